@@ -1,0 +1,1 @@
+"""context-journal: a durable, branching journal and a bounded context compiler for LLM agents."""

@@ -1,0 +1,337 @@
+"""Content blocks: the pydantic models, validation, and media stored as blobs.
+
+The block shapes follow the Anthropic Messages API (``text``, ``thinking``, ``redacted_thinking``,
+``tool_use``, ``tool_result``, ``image``, ``document``; see docs.anthropic.com, "Messages"). Every
+model allows unknown fields, so a host's own fields (``cache_control``, ``citations``...) survive a
+round trip: :func:`block_to_dict` returns exactly the fields that were given, plus ``type``.
+
+Base64 media (``image`` and ``document`` sources of type ``base64``) is moved into the store's blob
+table on write and replaced by a :class:`BlobSource` reference (sha256 and size in bytes of the
+decoded data); :func:`resolve_media` turns it back into base64 when an exporter needs the bytes.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Annotated, Any, Literal, TypeAlias
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
+
+from .errors import MalformedContentError
+
+__all__ = [
+    "Base64Source",
+    "BlobSource",
+    "Block",
+    "ContentBlock",
+    "ContentInput",
+    "DocumentBlock",
+    "ImageBlock",
+    "RedactedThinkingBlock",
+    "TextBlock",
+    "TextSource",
+    "ThinkingBlock",
+    "ToolResultBlock",
+    "ToolUseBlock",
+    "URLSource",
+    "block_to_dict",
+    "blocks_to_dicts",
+    "content_bytes",
+    "externalize_media",
+    "parse_block",
+    "parse_content",
+    "resolve_media",
+]
+
+
+class _Model(BaseModel):
+    """Base of every block and source: unknown fields allowed and kept; ``type`` always dumped."""
+
+    model_config = ConfigDict(extra="allow", frozen=True, populate_by_name=True)
+
+    def model_post_init(self, __context: Any) -> None:
+        # ``type`` has a default so hosts may omit it, but it must always be serialised.
+        self.model_fields_set.add("type")
+
+
+# --- media sources -------------------------------------------------------------------------------
+
+
+class Base64Source(_Model):
+    """Inline media: ``data`` is base64 text of the raw bytes, ``media_type`` e.g. ``image/png``."""
+
+    type: Literal["base64"] = "base64"
+    media_type: str
+    data: str
+
+    @field_validator("data")
+    @classmethod
+    def _is_base64(cls, value: str) -> str:
+        try:
+            base64.b64decode(value, validate=True)
+        except (binascii.Error, ValueError) as exc:
+            raise ValueError(f"data is not valid base64 ({exc})") from None
+        return value
+
+
+class URLSource(_Model):
+    """Media fetched by the provider from ``url``."""
+
+    type: Literal["url"] = "url"
+    url: str
+
+
+class TextSource(_Model):
+    """A plain-text document source (Anthropic ``{"type": "text", "media_type": "text/plain"}``)."""
+
+    type: Literal["text"] = "text"
+    media_type: str = "text/plain"
+    data: str
+
+
+class BlobSource(_Model):
+    """Stored form of base64 media: the bytes live in the store's blob table.
+
+    Attributes:
+        media_type: MIME type of the media.
+        sha256: Hex sha256 of the decoded bytes; the blob's key.
+        size: Length of the decoded bytes.
+    """
+
+    type: Literal["blob"] = "blob"
+    media_type: str
+    sha256: str
+    size: int
+
+
+MediaSource: TypeAlias = Annotated[Base64Source | URLSource | TextSource | BlobSource, Field(discriminator="type")]
+
+
+# --- blocks --------------------------------------------------------------------------------------
+
+
+class TextBlock(_Model):
+    """Plain text."""
+
+    type: Literal["text"] = "text"
+    text: str
+
+
+class ThinkingBlock(_Model):
+    """Extended thinking. When ``signature`` is set the block is signed: it is sent byte-identical or
+    not at all, never edited."""
+
+    type: Literal["thinking"] = "thinking"
+    thinking: str
+    signature: str | None = None
+
+
+class RedactedThinkingBlock(_Model):
+    """Thinking the provider encrypted; ``data`` is opaque and sent back unchanged."""
+
+    type: Literal["redacted_thinking"] = "redacted_thinking"
+    data: str
+
+
+class ToolUseBlock(_Model):
+    """A tool call: ``id`` pairs it with the ``tool_result`` that answers it; ``input`` is a JSON object."""
+
+    type: Literal["tool_use"] = "tool_use"
+    id: str = Field(min_length=1)
+    name: str = Field(min_length=1)
+    input: dict[str, Any]
+
+
+class ImageBlock(_Model):
+    """An image (base64, URL, or a stored blob)."""
+
+    type: Literal["image"] = "image"
+    source: MediaSource
+
+
+class DocumentBlock(_Model):
+    """A document such as a PDF (base64, URL, plain text, or a stored blob)."""
+
+    type: Literal["document"] = "document"
+    source: MediaSource
+
+
+class ToolResultBlock(_Model):
+    """The answer to the ``tool_use`` named by ``tool_use_id``; ``content`` is a string or nested
+    ``text``/``image``/``document`` blocks."""
+
+    type: Literal["tool_result"] = "tool_result"
+    tool_use_id: str = Field(min_length=1)
+    content: str | list[NestedBlock] = ""
+    is_error: bool = False
+
+
+NestedBlock: TypeAlias = Annotated[TextBlock | ImageBlock | DocumentBlock, Field(discriminator="type")]
+ToolResultBlock.model_rebuild()
+
+ContentBlock: TypeAlias = Annotated[
+    TextBlock | ThinkingBlock | RedactedThinkingBlock | ToolUseBlock | ToolResultBlock | ImageBlock | DocumentBlock,
+    Field(discriminator="type"),
+]
+Block: TypeAlias = (
+    TextBlock | ThinkingBlock | RedactedThinkingBlock | ToolUseBlock | ToolResultBlock | ImageBlock | DocumentBlock
+)
+ContentInput: TypeAlias = str | Sequence[Block | Mapping[str, Any]]
+"""What a write accepts: a string (one text block) or a list of blocks or block dicts."""
+
+_BLOCK_ADAPTER: TypeAdapter[Block] = TypeAdapter(ContentBlock)
+_KNOWN_TYPES = {"text", "thinking", "redacted_thinking", "tool_use", "tool_result", "image", "document"}
+
+
+def _loc_to_path(loc: tuple[int | str, ...]) -> str:
+    # pydantic puts the discriminator's tag in the location; drop tags so the path is the data's path.
+    parts = [str(p) for p in loc if not (isinstance(p, str) and p in _KNOWN_TYPES | {"base64", "url", "blob"})]
+    return ".".join(parts)
+
+
+def parse_block(raw: Block | Mapping[str, Any], *, message_index: int | None = None, block_index: int = 0) -> Block:
+    """Validate one block.
+
+    Args:
+        raw: A block model or a dict in the Anthropic shape.
+        message_index: Position of the message in the write, for the error's place.
+        block_index: Position of the block in the message, for the error's place.
+
+    Returns:
+        The validated block model (unknown fields kept).
+
+    Raises:
+        MalformedContentError: naming ``message_index``, ``block_index`` and the path in the block.
+    """
+    if isinstance(raw, BaseModel):
+        raw = raw.model_dump(mode="python", exclude_unset=True)
+    if not isinstance(raw, Mapping):
+        raise MalformedContentError(
+            f"a block must be an object, got {type(raw).__name__}",
+            message_index=message_index,
+            block_index=block_index,
+        )
+    kind = raw.get("type")
+    if kind not in _KNOWN_TYPES:
+        raise MalformedContentError(
+            f"unknown block type {kind!r}; expected one of {sorted(_KNOWN_TYPES)}",
+            message_index=message_index,
+            block_index=block_index,
+            path="type",
+        )
+    try:
+        return _BLOCK_ADAPTER.validate_python(dict(raw))
+    except ValidationError as exc:
+        # In a union every member reports; the deepest location is the one the host got wrong.
+        first = max(exc.errors(), key=lambda e: len(e["loc"]))
+        raise MalformedContentError(
+            f"{kind} block: {first['msg']}",
+            message_index=message_index,
+            block_index=block_index,
+            path=_loc_to_path(tuple(first["loc"])),
+        ) from None
+
+
+def parse_content(content: ContentInput, *, message_index: int | None = None) -> list[Block]:
+    """Validate a message's content.
+
+    Args:
+        content: A string (becomes one ``text`` block) or a non-empty list of blocks or block dicts.
+        message_index: Position of the message in the write, for the error's place.
+
+    Returns:
+        The validated blocks.
+
+    Raises:
+        MalformedContentError: when the content is empty, not a list, or any block is malformed.
+    """
+    if isinstance(content, str):
+        return [TextBlock(text=content)]
+    if isinstance(content, Mapping) or not isinstance(content, Iterable):
+        raise MalformedContentError(
+            f"content must be a string or a list of blocks, got {type(content).__name__}",
+            message_index=message_index,
+        )
+    blocks = [parse_block(b, message_index=message_index, block_index=i) for i, b in enumerate(content)]
+    if not blocks:
+        raise MalformedContentError("a message needs at least one content block", message_index=message_index)
+    return blocks
+
+
+def block_to_dict(block: Block) -> dict[str, Any]:
+    """The block as a JSON-ready dict: exactly the fields given (unknown ones included) plus ``type``."""
+    return block.model_dump(mode="json", exclude_unset=True)
+
+
+def blocks_to_dicts(blocks: Iterable[Block]) -> list[dict[str, Any]]:
+    """:func:`block_to_dict` over a list."""
+    return [block_to_dict(b) for b in blocks]
+
+
+def content_bytes(blocks: Iterable[Block]) -> int:
+    """UTF-8 size of the blocks' compact JSON, in bytes (the payload size the store accounts)."""
+    return len(json.dumps(blocks_to_dicts(blocks), separators=(",", ":"), ensure_ascii=False).encode())
+
+
+# --- media to and from blobs ---------------------------------------------------------------------
+
+
+def _map_media(block: dict[str, Any], fn: Callable[[dict[str, Any]], dict[str, Any]]) -> dict[str, Any]:
+    kind = block.get("type")
+    if kind in ("image", "document") and isinstance(block.get("source"), dict):
+        return {**block, "source": fn(block["source"])}
+    if kind == "tool_result" and isinstance(block.get("content"), list):
+        return {**block, "content": [_map_media(b, fn) for b in block["content"]]}
+    return block
+
+
+def externalize_media(blocks: Iterable[dict[str, Any]], put_blob: Callable[[bytes], str]) -> list[dict[str, Any]]:
+    """Move base64 media into blobs.
+
+    Args:
+        blocks: Block dicts (from :func:`block_to_dict`).
+        put_blob: Stores bytes and returns their hex sha256 (called inside the write's transaction).
+
+    Returns:
+        The blocks with each base64 source replaced by a ``blob`` source; other sources unchanged.
+    """
+
+    def swap(source: dict[str, Any]) -> dict[str, Any]:
+        if source.get("type") != "base64":
+            return source
+        raw = base64.b64decode(source["data"])
+        digest = put_blob(raw)
+        extra = {k: v for k, v in source.items() if k not in ("type", "media_type", "data")}
+        return {"type": "blob", "media_type": source["media_type"], "sha256": digest, "size": len(raw), **extra}
+
+    return [_map_media(b, swap) for b in blocks]
+
+
+def resolve_media(blocks: Iterable[dict[str, Any]], get_blob: Callable[[str], bytes]) -> list[dict[str, Any]]:
+    """Turn ``blob`` sources back into ``base64`` sources (what providers accept).
+
+    Args:
+        blocks: Block dicts as stored.
+        get_blob: Returns the bytes of a sha256; raises ``KeyError`` when missing.
+
+    Returns:
+        The blocks with every blob source replaced by a base64 source of the same bytes.
+    """
+
+    def swap(source: dict[str, Any]) -> dict[str, Any]:
+        if source.get("type") != "blob":
+            return source
+        data = base64.b64encode(get_blob(source["sha256"])).decode("ascii")
+        extra = {k: v for k, v in source.items() if k not in ("type", "media_type", "sha256", "size")}
+        return {"type": "base64", "media_type": source["media_type"], "data": data, **extra}
+
+    return [_map_media(b, swap) for b in blocks]
+
+
+def sha256_hex(data: bytes) -> str:
+    """Hex sha256 of ``data`` (the blob key)."""
+    return hashlib.sha256(data).hexdigest()

@@ -1,0 +1,245 @@
+"""The error tree of context-journal.
+
+Every error the library raises derives from :class:`ContextJournalError`. Each carries typed
+attributes that say where the fault is, and its message says what to do instead::
+
+    ContextJournalError
+    ├── ContentError
+    │   └── MalformedContentError          a message or block has the wrong shape (names the place)
+    ├── MessageError
+    │   ├── MessageNotFoundError           no visible message has that id (also a KeyError)
+    │   └── DuplicateMessageError          the id is already used in this slot and branch
+    ├── StoreError
+    │   ├── StoreClosedError               the handle was closed
+    │   ├── StoreBusyError                 the database stayed locked past the busy timeout
+    │   ├── MigrationError                 the schema is newer than this library, or a migration failed
+    │   └── BranchError
+    │       ├── BranchNotFoundError        no live branch has that name
+    │       ├── BranchExistsError          a live branch already has that name
+    │       └── BranchInUseError           the branch is current or has live children
+    ├── ImportFormatError                  a transcript could not be read in the format asked for
+    └── MissingExtraError                  an optional dependency is not installed (also an ImportError)
+
+Driver errors (``sqlite3``, ``psycopg``) are translated into :class:`StoreError` only at the store's
+transaction boundary; the CLI turns library errors into messages only at its edge.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "BranchError",
+    "BranchExistsError",
+    "BranchInUseError",
+    "BranchNotFoundError",
+    "ContentError",
+    "ContextJournalError",
+    "DuplicateMessageError",
+    "ImportFormatError",
+    "MalformedContentError",
+    "MessageError",
+    "MessageNotFoundError",
+    "MigrationError",
+    "MissingExtraError",
+    "StoreBusyError",
+    "StoreClosedError",
+    "StoreError",
+]
+
+
+class ContextJournalError(Exception):
+    """Root of every error raised by context-journal."""
+
+
+# --- content -------------------------------------------------------------------------------------
+
+
+class ContentError(ContextJournalError):
+    """Content that cannot be stored or rendered."""
+
+
+class MalformedContentError(ContentError, ValueError):
+    """A message or content block has the wrong shape; nothing was written.
+
+    Attributes:
+        message_index: Position of the message in the write (0 for a single ``add_message``), or None.
+        block_index: Position of the block in the message's content, or None when the fault is in the
+            message itself (participant, metadata, empty content).
+        path: Dotted path inside the block (``"input"``, ``"content.0.text"``), or ``""``.
+        reason: What is wrong, in words.
+    """
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        message_index: int | None = None,
+        block_index: int | None = None,
+        path: str = "",
+    ) -> None:
+        self.reason = reason
+        self.message_index = message_index
+        self.block_index = block_index
+        self.path = path
+        super().__init__(self._render())
+
+    @property
+    def place(self) -> str:
+        """The place of the fault as text, e.g. ``"message 0, block 2 (content.0.text)"``."""
+        parts: list[str] = []
+        if self.message_index is not None:
+            parts.append(f"message {self.message_index}")
+        if self.block_index is not None:
+            parts.append(f"block {self.block_index}")
+        where = ", ".join(parts) if parts else "content"
+        if self.path:
+            where += f" ({self.path})"
+        return where
+
+    def _render(self) -> str:
+        return f"malformed content at {self.place}: {self.reason}; nothing was written"
+
+    def at_message(self, message_index: int) -> MalformedContentError:
+        """Return a copy of this error placed at ``message_index`` (used by batch writes)."""
+        return MalformedContentError(
+            self.reason, message_index=message_index, block_index=self.block_index, path=self.path
+        )
+
+
+# --- messages ------------------------------------------------------------------------------------
+
+
+class MessageError(ContextJournalError):
+    """A message operation that refers to the wrong message."""
+
+
+class MessageNotFoundError(MessageError, KeyError):
+    """No message with ``message_id`` is visible on this branch (it never existed or was removed).
+
+    Attributes:
+        message_id: The id asked for.
+    """
+
+    def __init__(self, message_id: str, detail: str = "") -> None:
+        self.message_id = message_id
+        text = f"no visible message with id {message_id!r}"
+        if detail:
+            text += f" ({detail})"
+        super().__init__(text)
+
+    def __str__(self) -> str:  # KeyError quotes its argument; keep the plain message.
+        return str(self.args[0])
+
+
+class DuplicateMessageError(MessageError, ValueError):
+    """The message id is already used on this branch's slot; pass another id or none.
+
+    Attributes:
+        message_id: The id that is already taken.
+    """
+
+    def __init__(self, message_id: str) -> None:
+        self.message_id = message_id
+        super().__init__(
+            f"message id {message_id!r} is already used here; omit the id to get a fresh one, "
+            "or use edit_message to change the existing message"
+        )
+
+
+# --- store ---------------------------------------------------------------------------------------
+
+
+class StoreError(ContextJournalError):
+    """A failure of the durable store (translated from the database driver)."""
+
+
+class StoreClosedError(StoreError):
+    """The store or manager was closed; open a new one."""
+
+
+class StoreBusyError(StoreError):
+    """The database stayed locked by another writer longer than the busy timeout; retry later."""
+
+
+class MigrationError(StoreError):
+    """The store's schema is newer than this library knows, or a migration failed (rolled back).
+
+    Attributes:
+        version: The migration version concerned.
+    """
+
+    def __init__(self, message: str, version: int | None = None) -> None:
+        self.version = version
+        super().__init__(message)
+
+
+class BranchError(StoreError):
+    """A branch operation that cannot be done.
+
+    Attributes:
+        branch: The branch name concerned.
+    """
+
+    def __init__(self, message: str, branch: str) -> None:
+        self.branch = branch
+        super().__init__(message)
+
+
+class BranchNotFoundError(BranchError, KeyError):
+    """No live branch has this name; see ``list_branches()``."""
+
+    def __init__(self, branch: str) -> None:
+        super().__init__(f"no live branch named {branch!r}; list_branches() shows the live ones", branch)
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class BranchExistsError(BranchError, ValueError):
+    """A live branch already has this name; names are never merged into, pick another."""
+
+    def __init__(self, branch: str) -> None:
+        super().__init__(f"a live branch named {branch!r} already exists; choose another name", branch)
+
+
+class BranchInUseError(BranchError):
+    """The branch cannot be deleted: it is current for this handle, is the root, or has live children.
+
+    Attributes:
+        children: Names of the live child branches that keep it alive.
+    """
+
+    def __init__(self, branch: str, reason: str, children: list[str] | None = None) -> None:
+        self.children = list(children or [])
+        super().__init__(f"branch {branch!r} cannot be deleted: {reason}", branch)
+
+
+# --- formats and extras --------------------------------------------------------------------------
+
+
+class ImportFormatError(ContextJournalError, ValueError):
+    """A transcript could not be read in the format asked for.
+
+    Attributes:
+        source: The file or object read.
+        location: Line number, list index or key where reading failed, or None.
+    """
+
+    def __init__(self, message: str, *, source: str = "", location: str | int | None = None) -> None:
+        self.source = source
+        self.location = location
+        where = source
+        if location is not None:
+            where += f" at {location}"
+        super().__init__(f"{where}: {message}" if where else message)
+
+
+class MissingExtraError(ContextJournalError, ImportError):
+    """An optional dependency is missing; install the named extra.
+
+    Attributes:
+        extra: The extra to install, e.g. ``"postgres"``.
+    """
+
+    def __init__(self, package: str, extra: str) -> None:
+        self.extra = extra
+        super().__init__(f"{package} is not installed; install it with: pip install 'context-journal[{extra}]'")

@@ -1,0 +1,325 @@
+"""ContextManager: the host-facing object (DESIGN.md 2.5).
+
+A manager is bound to one store, one **namespace** (whose strategy state it owns) and one **branch**:
+two managers on two branches of one store never move each other. By default every namespace of a
+store shares one message slot (one conversation read by several agents); ``isolate=True`` gives the
+namespace a slot of its own.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from .content import ContentInput, resolve_media
+from .errors import MalformedContentError
+from .messages import Message, MessageInput, MessageStore, to_timestamp
+from .stores import ROOT_BRANCH, Store, open_store
+from .tokens import EstimatingCounter, TokenCounter
+
+__all__ = ["DEFAULT_NAMESPACE", "ContextManager"]
+
+DEFAULT_NAMESPACE = "default"
+
+
+def _namespace_name(namespace: str | None) -> str:
+    return namespace or DEFAULT_NAMESPACE
+
+
+class ContextManager:
+    """Messages of one namespace on one branch of a store. Use :meth:`open` to make one.
+
+    A manager is a context manager: leaving the ``with`` block closes it (and the store, if the
+    manager opened it from a path).
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        namespace: str | None = None,
+        isolate: bool = False,
+        strategy: Any = None,
+        token_counter: TokenCounter | None = None,
+        branch: str = ROOT_BRANCH,
+        owns_store: bool = False,
+    ) -> None:
+        self._store = store
+        self._owns_store = owns_store
+        self._namespace = _namespace_name(namespace)
+        self._isolate = isolate
+        self._counter: TokenCounter = token_counter or EstimatingCounter()
+        self._branch = store.get_branch(branch)
+        self._slot = f"messages/{self._namespace}" if isolate else "messages"
+        self._messages = MessageStore(store, self._slot, self._branch.id, self._counter)
+        self.strategy = strategy
+        self._closed = False
+
+    @classmethod
+    def open(
+        cls,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        store: Store | None = None,
+        namespace: str | None = None,
+        isolate: bool = False,
+        strategy: Any = None,
+        token_counter: TokenCounter | None = None,
+        branch: str = ROOT_BRANCH,
+        durability: str = "normal",
+    ) -> ContextManager:
+        """Open a manager.
+
+        Args:
+            path: A store location: a file path (SQLite, the default backend), ``sqlite:///path``,
+                ``memory:``, or a PostgreSQL URL. Exactly one of ``path`` and ``store`` is given.
+            store: An open :class:`Store` shared with other managers (not closed by this manager).
+            namespace: Whose strategy state this manager owns; ``None`` is ``"default"``.
+            isolate: Give the namespace its own message slot instead of the store's shared one.
+            strategy: The compile strategy (later issues; stored as given).
+            token_counter: Token counter (default :class:`EstimatingCounter`).
+            branch: The branch to read and write (default ``"main"``).
+            durability: SQLite ``"normal"`` or ``"full"`` when opening from a path.
+
+        Raises:
+            ValueError: both or neither of ``path`` and ``store``.
+            BranchNotFoundError: the branch does not exist.
+            StoreError: the store cannot be opened.
+        """
+        if (path is None) == (store is None):
+            raise ValueError("give exactly one of path= and store=")
+        owns = store is None
+        if store is None:
+            assert path is not None
+            text = os.fspath(path)
+            opts: dict[str, Any] = {}
+            if not text.startswith(("postgres", "memory:", ":memory:")):
+                opts["durability"] = durability
+            store = open_store(text, **opts)
+        try:
+            return cls(
+                store,
+                namespace=namespace,
+                isolate=isolate,
+                strategy=strategy,
+                token_counter=token_counter,
+                branch=branch,
+                owns_store=owns,
+            )
+        except BaseException:
+            if owns:
+                store.close()
+            raise
+
+    # ---- properties -------------------------------------------------------------------------------
+
+    @property
+    def store(self) -> Store:
+        """The underlying record store."""
+        return self._store
+
+    @property
+    def namespace(self) -> str:
+        return self._namespace
+
+    @property
+    def slot(self) -> str:
+        """Name of the message log this manager reads and writes."""
+        return self._slot
+
+    @property
+    def messages(self) -> MessageStore:
+        """The message index of this manager's slot and branch."""
+        return self._messages
+
+    @property
+    def token_counter(self) -> TokenCounter:
+        return self._counter
+
+    def current_branch(self) -> str:
+        """Name of the branch this manager reads and writes."""
+        return self._branch.name
+
+    # ---- writes -----------------------------------------------------------------------------------
+
+    def add_message(
+        self,
+        participant: str,
+        content: ContentInput,
+        metadata: Mapping[str, Any] | None = None,
+        *,
+        id: str | None = None,
+        timestamp: datetime | float | str | None = None,
+    ) -> str:
+        """Append a message in one transaction.
+
+        Args:
+            participant: Who wrote it (a free name: "user", "Claude", "ann").
+            content: A string or a list of content blocks (dicts or models).
+            metadata: JSON-serialisable host data.
+            id: The message id (default: a fresh ``msg_...`` id).
+            timestamp: When it was said (default: now).
+
+        Returns:
+            The message id.
+
+        Raises:
+            MalformedContentError: the content, participant or metadata is malformed; nothing is written.
+            DuplicateMessageError: ``id`` is already used on this branch.
+        """
+        return self._messages.append([MessageInput(participant, content, metadata, id, timestamp)])[0]
+
+    def add_messages(self, messages: Sequence[MessageInput | Mapping[str, Any]]) -> list[str]:
+        """Append several messages in one transaction (all or none).
+
+        Args:
+            messages: :class:`MessageInput` objects or dicts with ``participant``, ``content`` and
+                optionally ``metadata``, ``id``, ``timestamp``.
+
+        Returns:
+            The ids, in order.
+
+        Raises:
+            MalformedContentError: naming the index of the first malformed message; nothing is written.
+            DuplicateMessageError: an id is used twice or already exists; nothing is written.
+        """
+        items: list[MessageInput] = []
+        for i, m in enumerate(messages):
+            if isinstance(m, MessageInput):
+                items.append(m)
+                continue
+            if not isinstance(m, Mapping) or "participant" not in m or "content" not in m:
+                raise MalformedContentError("a message needs 'participant' and 'content'", message_index=i)
+            unknown = set(m) - {"participant", "content", "metadata", "id", "timestamp"}
+            if unknown:
+                raise MalformedContentError(f"unknown message fields {sorted(unknown)}", message_index=i)
+            items.append(
+                MessageInput(m["participant"], m["content"], m.get("metadata"), m.get("id"), m.get("timestamp"))
+            )
+        return self._messages.append(items)
+
+    def edit_message(
+        self,
+        message_id: str,
+        content: ContentInput | None = None,
+        *,
+        metadata: Mapping[str, Any] | None = None,
+        participant: str | None = None,
+    ) -> int:
+        """Write a new version of a message (the old one stays readable with :meth:`get_message_at`).
+
+        Returns:
+            The sequence of the new version.
+
+        Raises:
+            MessageNotFoundError: no visible message has the id.
+            MalformedContentError: the new content is malformed; nothing is written.
+        """
+        return self._messages.edit(message_id, content=content, metadata=metadata, participant=participant)
+
+    def remove_message(self, message_id: str) -> int:
+        """Remove a message from the view by writing a tombstone; returns its sequence.
+
+        Raises:
+            MessageNotFoundError: no visible message has the id.
+        """
+        return self._messages.remove(message_id)
+
+    # ---- reads ------------------------------------------------------------------------------------
+
+    def get_message(self, message_id: str) -> Message:
+        """The current version of a message, as stored.
+
+        Raises:
+            MessageNotFoundError: no visible message has the id.
+        """
+        return self._messages.get(message_id)
+
+    def get_message_at(self, message_id: str, sequence: int) -> Message:
+        """The version of a message visible at store sequence ``sequence`` (time travel).
+
+        Raises:
+            MessageNotFoundError: it did not exist yet, or had been removed, at that sequence.
+        """
+        return self._messages.get_at(message_id, sequence)
+
+    def get_all_messages(self, as_of: int | None = None) -> list[Message]:
+        """Every visible message in order, as stored; ``as_of`` reads the branch as it stood at that
+        sequence."""
+        if as_of is not None:
+            return self._messages.snapshot(as_of)
+        return self._messages.slice(0, None)
+
+    def message_count(self) -> int:
+        """Visible messages on this branch."""
+        return self._messages.count()
+
+    def get_messages(self, offset: int = 0, limit: int | None = None) -> list[Message]:
+        """Visible messages ``[offset, offset + limit)`` in order; O(log N + limit)."""
+        if offset < 0:
+            raise ValueError("offset must be >= 0")
+        return self._messages.slice(offset, limit)
+
+    def query_messages(
+        self,
+        *,
+        participant: str | Sequence[str] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        since: datetime | float | str | None = None,
+        until: datetime | float | str | None = None,
+        limit: int | None = None,
+        reverse: bool = False,
+    ) -> list[Message]:
+        """Messages matching every filter given, in order (newest first with ``reverse=True``).
+
+        Args:
+            participant: A name or a list of names.
+            metadata: Key/value pairs that must all equal the message's metadata values.
+            since: Only messages with timestamp >= this (datetime, epoch seconds or ISO-8601).
+            until: Only messages with timestamp < this.
+            limit: At most this many.
+            reverse: Walk from the newest message.
+        """
+        names = {participant} if isinstance(participant, str) else set(participant) if participant else None
+        lo = to_timestamp(since) if since is not None else None
+        hi = to_timestamp(until) if until is not None else None
+        out: list[Message] = []
+        self._messages.refresh()
+        for entry in self._messages.iter_entries(reverse=reverse):
+            if names is not None and entry.participant not in names:
+                continue
+            if lo is not None and entry.timestamp < lo:
+                continue
+            if hi is not None and entry.timestamp >= hi:
+                continue
+            msg = self._messages.load_entry(entry)
+            if metadata and any(msg.metadata.get(k) != v for k, v in metadata.items()):
+                continue
+            out.append(msg)
+            if limit is not None and len(out) >= limit:
+                break
+        return out
+
+    def resolve_media(self, message: Message) -> list[dict[str, Any]]:
+        """The message's content with stored media turned back into base64 (what providers accept)."""
+        return resolve_media(message.content_dicts(), self._store.get_blob)
+
+    # ---- lifecycle --------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the manager (and its store when it opened the store itself). Idempotent."""
+        if not self._closed:
+            self._closed = True
+            if self._owns_store:
+                self._store.close()
+
+    def __enter__(self) -> ContextManager:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"ContextManager(store={self._store!r}, namespace={self._namespace!r}, branch={self.current_branch()!r})"

@@ -1,0 +1,439 @@
+"""Messages and the :class:`MessageStore`: the messages of one slot on one branch, indexed in memory.
+
+The index is built once when the store is opened and extended on every write, so appending a message
+costs the same at 2,000 and at 200,000 messages. Positions are append order (removed messages leave a
+hole); two Fenwick trees give, in O(log N), the k-th visible message and the token sum of any span.
+Bodies are read from the store on demand and kept in a bounded cache.
+
+Writes by other handles or processes are noticed through :meth:`Store.change_token` and applied
+incrementally (only records newer than the last one seen are read).
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from .content import Block, ContentInput, blocks_to_dicts, externalize_media, parse_content
+from .errors import DuplicateMessageError, MalformedContentError, MessageNotFoundError
+from .fenwick import Fenwick
+from .stores.base import Op, Record, Store, Transaction
+from .tokens import TokenCounter
+
+__all__ = ["Message", "MessageInput", "MessageStore", "new_message_id", "to_timestamp"]
+
+
+class Message(BaseModel):
+    """A stored message (one version of it).
+
+    Attributes:
+        id: Stable id, unique in its slot and branch lineage.
+        participant: Who wrote it, a free name ("user", "Claude", "ann").
+        content: Content blocks; base64 media appears as ``blob`` sources (see ``content.resolve_media``).
+        metadata: The host's JSON metadata.
+        timestamp: When the message was written (UTC), as given by the host or the write time.
+        sequence: Store sequence of this version.
+        created_sequence: Store sequence of the first version (the append).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    participant: str
+    content: list[Block]
+    metadata: dict[str, Any]
+    timestamp: datetime
+    sequence: int
+    created_sequence: int
+
+    def content_dicts(self) -> list[dict[str, Any]]:
+        """The content as JSON-ready dicts (exactly the fields given, plus ``type``)."""
+        return blocks_to_dicts(self.content)
+
+    def text(self) -> str:
+        """The text of its ``text`` blocks joined with newlines (a convenience for display)."""
+        return "\n".join(b.text for b in self.content if b.type == "text")
+
+
+@dataclass
+class MessageInput:
+    """One message of a batch write (:meth:`ContextManager.add_messages`)."""
+
+    participant: str
+    content: ContentInput
+    metadata: Mapping[str, Any] | None = None
+    id: str | None = None
+    timestamp: datetime | float | str | None = None
+
+
+def new_message_id() -> str:
+    """A fresh message id: ``msg_`` + 16 hex digits (8 of time in ms, 8 random)."""
+    return f"msg_{int(time.time() * 1000) & 0xFFFFFFFF:08x}{secrets.token_hex(4)}"
+
+
+def to_timestamp(value: datetime | float | int | str | None) -> float:
+    """Seconds since the epoch from a datetime (naive = UTC), a number, or an ISO-8601 string."""
+    if value is None:
+        return time.time()
+    if isinstance(value, bool):
+        raise TypeError("a timestamp cannot be a bool")
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    return value.timestamp()
+
+
+def encode_body(
+    participant: str,
+    content: ContentInput,
+    metadata: Mapping[str, Any] | None,
+    timestamp: datetime | float | str | None,
+    *,
+    message_index: int | None,
+) -> tuple[list[Block], dict[str, Any]]:
+    """Validate a message and return its blocks and its stored body (media not yet externalized).
+
+    Raises:
+        MalformedContentError: naming the message (and block) at fault.
+    """
+    if not isinstance(participant, str) or not participant.strip():
+        raise MalformedContentError("participant must be a non-empty string", message_index=message_index)
+    blocks = parse_content(content, message_index=message_index)
+    meta = dict(metadata or {})
+    try:
+        json.dumps(meta)
+    except (TypeError, ValueError) as exc:
+        raise MalformedContentError(
+            f"metadata must be JSON-serialisable ({exc})", message_index=message_index, path="metadata"
+        ) from None
+    try:
+        ts = to_timestamp(timestamp)
+    except (TypeError, ValueError) as exc:
+        raise MalformedContentError(
+            f"timestamp must be a datetime, a number or ISO-8601 text ({exc})",
+            message_index=message_index,
+            path="timestamp",
+        ) from None
+    body = {"participant": participant, "content": blocks_to_dicts(blocks), "metadata": meta, "timestamp": ts}
+    return blocks, body
+
+
+@dataclass
+class _Entry:
+    id: str
+    participant: str
+    timestamp: float
+    created_seq: int
+    seq: int  # seq of the latest version
+    live: bool = True
+    kinds: tuple[str, ...] = field(default_factory=tuple)
+
+
+class MessageStore:
+    """The messages of one slot on one branch, with an in-memory index.
+
+    Args:
+        store: The record store.
+        slot: Name of the message log (``messages`` or ``messages/<namespace>``).
+        branch_id: The branch read and written.
+        counter: Token counter for the index's prefix sums.
+        cache_size: How many parsed message versions to keep.
+    """
+
+    def __init__(self, store: Store, slot: str, branch_id: int, counter: TokenCounter, cache_size: int = 4096) -> None:
+        self.store = store
+        self.slot = slot
+        self.branch_id = branch_id
+        self.counter = counter
+        self._lock = threading.RLock()
+        self._entries: list[_Entry] = []
+        self._pos: dict[str, int] = {}
+        self._live = Fenwick()
+        self._tokens = Fenwick()
+        self._kind_counts: dict[str, int] = {}
+        self._last_seq = 0
+        self._token = store.change_token()
+        self._cache: OrderedDict[int, Message] = OrderedDict()
+        self._cache_size = cache_size
+        self._apply(store.read_slot(slot, branch_id))
+
+    # ---- index maintenance ------------------------------------------------------------------------
+
+    def _apply(self, records: Sequence[Record]) -> None:
+        for rec in records:
+            if rec.seq <= self._last_seq:
+                continue
+            self._apply_one(rec, rec.value())
+
+    def _apply_one(self, rec: Record, body: dict[str, Any] | None) -> None:
+        self._last_seq = max(self._last_seq, rec.seq)
+        pos = self._pos.get(rec.item)
+        if rec.op == Op.APPEND:
+            if pos is not None:
+                return  # defensive: ids are unique; a second append never happens through this API
+            assert body is not None
+            kinds = tuple(b.get("type", "") for b in body["content"])
+            entry = _Entry(
+                rec.item, body["participant"], float(body.get("timestamp", rec.ts)), rec.seq, rec.seq, True, kinds
+            )
+            self._pos[rec.item] = len(self._entries)
+            self._entries.append(entry)
+            self._live.append(1)
+            self._tokens.append(self.counter.count_message(entry.participant, body["content"]))
+            self._count_kinds(kinds, +1)
+        elif pos is not None:
+            entry = self._entries[pos]
+            if rec.op == Op.EDIT and entry.live:
+                assert body is not None
+                self._count_kinds(entry.kinds, -1)
+                entry.participant = body["participant"]
+                entry.timestamp = float(body.get("timestamp", entry.timestamp))
+                entry.seq = rec.seq
+                entry.kinds = tuple(b.get("type", "") for b in body["content"])
+                self._count_kinds(entry.kinds, +1)
+                self._tokens.set(pos, self.counter.count_message(entry.participant, body["content"]))
+            elif rec.op == Op.REMOVE and entry.live:
+                self._count_kinds(entry.kinds, -1)
+                entry.live = False
+                entry.seq = rec.seq
+                self._live.set(pos, 0)
+                self._tokens.set(pos, 0)
+
+    def _count_kinds(self, kinds: tuple[str, ...], sign: int) -> None:
+        for k in kinds:
+            self._kind_counts[k] = self._kind_counts.get(k, 0) + sign
+
+    def refresh(self) -> bool:
+        """Apply records written by other handles since the last look. Returns True if any were read."""
+        with self._lock:
+            token = self.store.change_token()
+            if token == self._token:
+                return False
+            self._token = token
+            new = self.store.read_slot(self.slot, self.branch_id, after=self._last_seq)
+            self._apply(new)
+            return bool(new)
+
+    # ---- writes -----------------------------------------------------------------------------------
+
+    def _parsed_body(self, blocks: list[Block], body: dict[str, Any], tx: Transaction) -> str:
+        body = {**body, "content": externalize_media(body["content"], tx.put_blob)}
+        return json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+
+    def append(self, items: Sequence[MessageInput]) -> list[str]:
+        """Append messages in one transaction; returns their ids.
+
+        Raises:
+            MalformedContentError: a message is malformed (names its index); nothing is written.
+            DuplicateMessageError: an id is already used; nothing is written.
+        """
+        prepared: list[tuple[str, list[Block], dict[str, Any]]] = []
+        seen: set[str] = set()
+        for i, item in enumerate(items):
+            blocks, body = encode_body(item.participant, item.content, item.metadata, item.timestamp, message_index=i)
+            mid = item.id if item.id is not None else new_message_id()
+            if not isinstance(mid, str) or not mid:
+                raise MalformedContentError("id must be a non-empty string", message_index=i, path="id")
+            if mid in seen:
+                raise DuplicateMessageError(mid)
+            seen.add(mid)
+            prepared.append((mid, blocks, body))
+        with self._lock:
+            written: list[tuple[Record, dict[str, Any]]] = []
+            with self.store.transaction() as tx:
+                self.refresh()  # under the write lock: no other writer can slip in between
+                for mid, blocks, body in prepared:
+                    if mid in self._pos:
+                        raise DuplicateMessageError(mid)
+                    text = self._parsed_body(blocks, body, tx)
+                    seq = tx.append_text(self.branch_id, self.slot, mid, text, Op.APPEND)
+                    written.append(
+                        (Record(seq, self.branch_id, self.slot, mid, Op.APPEND, text, time.time()), json.loads(text))
+                    )
+            for rec, stored in written:
+                self._apply_one(rec, stored)
+            return [mid for mid, _, _ in prepared]
+
+    def edit(
+        self,
+        message_id: str,
+        *,
+        content: ContentInput | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        participant: str | None = None,
+    ) -> int:
+        """Write a new version of a message; fields left as None keep their value. Returns its sequence.
+
+        Raises:
+            MessageNotFoundError: no visible message has the id.
+            MalformedContentError: the new content is malformed; nothing is written.
+        """
+        with self._lock:
+            current = self.get(message_id)
+            blocks, body = encode_body(
+                participant if participant is not None else current.participant,
+                content if content is not None else current.content,
+                metadata if metadata is not None else current.metadata,
+                current.timestamp,
+                message_index=0,
+            )
+            with self.store.transaction() as tx:
+                self.refresh()
+                pos = self._pos.get(message_id)
+                if pos is None or not self._entries[pos].live:
+                    raise MessageNotFoundError(message_id)
+                text = self._parsed_body(blocks, body, tx)
+                seq = tx.append_text(self.branch_id, self.slot, message_id, text, Op.EDIT)
+            self._apply_one(
+                Record(seq, self.branch_id, self.slot, message_id, Op.EDIT, text, time.time()), json.loads(text)
+            )
+            return seq
+
+    def remove(self, message_id: str) -> int:
+        """Write a tombstone; the message leaves the view, its versions stay readable. Returns its sequence.
+
+        Raises:
+            MessageNotFoundError: no visible message has the id.
+        """
+        with self._lock, self.store.transaction() as tx:
+            self.refresh()
+            pos = self._pos.get(message_id)
+            if pos is None or not self._entries[pos].live:
+                raise MessageNotFoundError(message_id)
+            seq = tx.append_text(self.branch_id, self.slot, message_id, None, Op.REMOVE)
+            self._apply_one(Record(seq, self.branch_id, self.slot, message_id, Op.REMOVE, None, time.time()), None)
+            return seq
+
+    # ---- reads ------------------------------------------------------------------------------------
+
+    def _load(self, message_id: str, seq: int, created_seq: int) -> Message:
+        cached = self._cache.get(seq)
+        if cached is not None:
+            self._cache.move_to_end(seq)
+            return cached
+        recs = self.store.read_slot(self.slot, self.branch_id, item=message_id, after=seq - 1, as_of=seq)
+        if not recs or recs[-1].seq != seq or recs[-1].body is None:
+            raise MessageNotFoundError(message_id, f"version at sequence {seq} is not visible")
+        msg = self._from_record(recs[-1], created_seq)
+        self._cache[seq] = msg
+        if len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+        return msg
+
+    @staticmethod
+    def _from_record(rec: Record, created_seq: int) -> Message:
+        body = rec.value()
+        return Message(
+            id=rec.item,
+            participant=body["participant"],
+            content=parse_content(body["content"]),
+            metadata=body.get("metadata") or {},
+            timestamp=datetime.fromtimestamp(float(body.get("timestamp", rec.ts)), UTC),
+            sequence=rec.seq,
+            created_sequence=created_seq,
+        )
+
+    def get(self, message_id: str) -> Message:
+        """The current version of a visible message.
+
+        Raises:
+            MessageNotFoundError: no visible message has the id.
+        """
+        with self._lock:
+            self.refresh()
+            pos = self._pos.get(message_id)
+            if pos is None or not self._entries[pos].live:
+                raise MessageNotFoundError(message_id)
+            e = self._entries[pos]
+            return self._load(e.id, e.seq, e.created_seq)
+
+    def get_at(self, message_id: str, sequence: int) -> Message:
+        """The version of a message visible at store sequence ``sequence``.
+
+        Raises:
+            MessageNotFoundError: the message did not exist then, or was removed by then.
+        """
+        recs = self.store.read_slot(self.slot, self.branch_id, item=message_id, as_of=sequence)
+        if not recs:
+            raise MessageNotFoundError(message_id, f"not written by sequence {sequence}")
+        if recs[-1].op == Op.REMOVE:
+            raise MessageNotFoundError(message_id, f"removed at sequence {recs[-1].seq}")
+        return self._from_record(recs[-1], recs[0].seq)
+
+    def count(self) -> int:
+        """Visible messages."""
+        with self._lock:
+            self.refresh()
+            return self._live.total()
+
+    def position_of(self, k: int) -> int:
+        """Append position of the k-th (0-based) visible message."""
+        return self._live.find(k)
+
+    def slice(self, offset: int = 0, limit: int | None = None) -> list[Message]:
+        """Visible messages ``[offset, offset + limit)`` in order (O(log N + limit) index work)."""
+        with self._lock:
+            self.refresh()
+            total = self._live.total()
+            end = total if limit is None else min(total, offset + max(0, limit))
+            out: list[Message] = []
+            if offset >= end:
+                return out
+            pos = self._live.find(offset)
+            while len(out) < end - offset and pos < len(self._entries):
+                e = self._entries[pos]
+                if e.live:
+                    out.append(self._load(e.id, e.seq, e.created_seq))
+                pos += 1
+            return out
+
+    def iter_entries(self, reverse: bool = False) -> Iterator[_Entry]:
+        """Visible index entries (id, participant, timestamp, sequences) without loading bodies."""
+        entries = reversed(self._entries) if reverse else iter(self._entries)
+        return (e for e in entries if e.live)
+
+    def load_entry(self, entry: _Entry) -> Message:
+        return self._load(entry.id, entry.seq, entry.created_seq)
+
+    def tokens(self, start: int = 0, end: int | None = None) -> int:
+        """Estimated tokens of visible messages ``[start, end)`` (by visible index), O(log N)."""
+        with self._lock:
+            total = self._live.total()
+            end = total if end is None else min(end, total)
+            if end <= start:
+                return 0
+            p0 = self._live.find(start)
+            p1 = self._live.find(end) if end < total else len(self._entries)
+            return self._tokens.range(p0, p1)
+
+    def kind_count(self, kind: str) -> int:
+        """Visible blocks of a type (``tool_use``, ``image``...) across the slot."""
+        return self._kind_counts.get(kind, 0)
+
+    def snapshot(self, as_of: int) -> list[Message]:
+        """The visible messages as they stood at sequence ``as_of`` (reads the store; O(history))."""
+        latest: dict[str, Record] = {}
+        created: dict[str, int] = {}
+        for rec in self.store.read_slot(self.slot, self.branch_id, as_of=as_of):
+            latest[rec.item] = rec
+            created.setdefault(rec.item, rec.seq)
+        out = [self._from_record(r, created[i]) for i, r in latest.items() if r.op != Op.REMOVE]
+        out.sort(key=lambda m: m.created_sequence)
+        return out
+
+    @property
+    def last_seq(self) -> int:
+        """Newest sequence applied to the index."""
+        return self._last_seq

@@ -1,0 +1,460 @@
+"""The store contract: branches, sequences, item logs, states and blobs (DESIGN.md 2.1).
+
+A store is a durable list of **records**. Each record gets the next **sequence** (one store-wide,
+increasing integer; rolled-back writes consume none) and belongs to one **branch** and one **slot**
+(a named log, e.g. ``messages`` or ``summaries/ann``). A record is an operation on an **item** of its
+slot: ``append`` creates the item, ``edit`` writes a new version, ``remove`` writes a tombstone; the
+``state`` operation writes a version of a small JSON value under a key. Nothing is updated in place.
+
+A **branch** is one row ``(id, name, parent_id, fork_seq)``. A branch sees its own records plus its
+ancestors' records up to each fork sequence: its **lineage**. Creating one is O(1).
+
+Backends implement a handful of primitives (``_insert``, ``_rows``, ``_latest``, branches, blobs,
+transactions); everything else — lineage, visibility, reads "as of" a sequence — is written once here,
+so the memory reference backend, SQLite and PostgreSQL share the semantics. No method of the contract
+assumes SQLite: sequences come from the backend's own allocator, inside the write's transaction.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import Any
+
+from ..content import sha256_hex
+from ..errors import BranchExistsError, BranchInUseError, BranchNotFoundError, StoreClosedError
+
+__all__ = ["ROOT_BRANCH", "BranchInfo", "Lineage", "Op", "Record", "Store", "StoreStats", "Transaction"]
+
+ROOT_BRANCH = "main"
+"""Name of the branch every store starts with."""
+
+_INF = 2**62
+
+
+class Op(IntEnum):
+    """What a record does to its item."""
+
+    APPEND = 1
+    EDIT = 2
+    REMOVE = 3
+    STATE = 4
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One stored record.
+
+    Attributes:
+        seq: Store-wide sequence number.
+        branch_id: Branch the record was written on.
+        slot: Name of the log (``messages``, ``state``...).
+        item: Stable id of the item (message id, state key...).
+        op: The operation.
+        body: Compact JSON text, or None for a tombstone.
+        ts: Wall-clock time of the write, seconds since the epoch (informational; order is by ``seq``).
+    """
+
+    seq: int
+    branch_id: int
+    slot: str
+    item: str
+    op: Op
+    body: str | None
+    ts: float
+
+    def value(self) -> Any:
+        """The decoded JSON body (None for a tombstone)."""
+        return None if self.body is None else json.loads(self.body)
+
+
+@dataclass(frozen=True, slots=True)
+class BranchInfo:
+    """A branch row.
+
+    Attributes:
+        id: Backend id.
+        name: Unique among live branches.
+        parent_id: Id of the branch it was forked from (None for the root).
+        fork_seq: Last sequence of the parent that this branch sees (None for the root).
+        created_at: Wall-clock creation time, seconds since the epoch.
+        deleted: True once deleted (its records stay readable through children, which keep it).
+    """
+
+    id: int
+    name: str
+    parent_id: int | None
+    fork_seq: int | None
+    created_at: float
+    deleted: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Lineage:
+    """What one branch sees: ``segments`` are ``(branch_id, upto_seq)`` from the root to the branch,
+    in increasing sequence order (a branch's rows all come after its fork)."""
+
+    segments: tuple[tuple[int, int], ...]
+
+    @property
+    def branch_id(self) -> int:
+        return self.segments[-1][0]
+
+
+@dataclass(frozen=True, slots=True)
+class StoreStats:
+    """Sizes of a store.
+
+    Attributes:
+        records: Number of records.
+        payload_bytes: Bytes of record bodies plus blob bytes (what the host wrote).
+        bytes_on_disk: Bytes the backend uses (database files; 0 for memory).
+        head_seq: Newest sequence.
+    """
+
+    records: int
+    payload_bytes: int
+    bytes_on_disk: int
+    head_seq: int
+
+
+class Transaction:
+    """The writes of one logical operation; obtained from :meth:`Store.transaction`.
+
+    All writes commit together when the ``with`` block ends, or none does if it raises.
+    """
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self.seqs: list[int] = []
+
+    def append(self, branch_id: int, slot: str, item: str, body: Any, op: Op = Op.APPEND) -> int:
+        """Write a record; ``body`` is a JSON value (None only for ``Op.REMOVE``). Returns its sequence."""
+        text = None if body is None else json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+        seq = self._store._insert(branch_id, slot, item, op, text, time.time())
+        self.seqs.append(seq)
+        return seq
+
+    def append_text(self, branch_id: int, slot: str, item: str, body: str | None, op: Op) -> int:
+        """Like :meth:`append` with ``body`` already encoded as compact JSON text."""
+        seq = self._store._insert(branch_id, slot, item, op, body, time.time())
+        self.seqs.append(seq)
+        return seq
+
+    def put_state(self, branch_id: int, key: str, value: Any) -> int:
+        """Write a new version of state ``key`` on the branch. Returns its sequence."""
+        return self.append(branch_id, "state", key, value, Op.STATE)
+
+    def put_blob(self, data: bytes) -> str:
+        """Store bytes once (content-addressed); returns their hex sha256."""
+        digest = sha256_hex(data)
+        self._store._put_blob(digest, data)
+        return digest
+
+
+class Store(ABC):
+    """A durable record store. Thread-safe per handle; see the module docstring for the model.
+
+    Subclasses implement the ``_``-prefixed primitives. Public methods raise
+    :class:`~context_journal.errors.StoreClosedError` after :meth:`close`.
+    """
+
+    backend: str = "abstract"
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._closed = False
+        self._txn: Transaction | None = None
+        self._branches: dict[int, BranchInfo] = {}
+
+    # ---- primitives ------------------------------------------------------------------------------
+
+    @abstractmethod
+    def _begin(self) -> None: ...
+
+    @abstractmethod
+    def _commit(self) -> None: ...
+
+    @abstractmethod
+    def _rollback(self) -> None: ...
+
+    @abstractmethod
+    def _insert(self, branch_id: int, slot: str, item: str, op: Op, body: str | None, ts: float) -> int: ...
+
+    @abstractmethod
+    def _rows(self, slot: str, branch_id: int, after: int, upto: int, item: str | None = None) -> list[Record]: ...
+
+    @abstractmethod
+    def _latest(self, slot: str, branch_id: int, upto: int, item: str) -> Record | None: ...
+
+    @abstractmethod
+    def _load_branches(self) -> list[BranchInfo]: ...
+
+    @abstractmethod
+    def _insert_branch(self, name: str, parent_id: int, fork_seq: int, created_at: float) -> int: ...
+
+    @abstractmethod
+    def _mark_branch_deleted(self, branch_id: int) -> None: ...
+
+    @abstractmethod
+    def _branch_heads(self) -> dict[int, int]: ...
+
+    @abstractmethod
+    def _put_blob(self, digest: str, data: bytes) -> None: ...
+
+    @abstractmethod
+    def _get_blob(self, digest: str) -> bytes | None: ...
+
+    @abstractmethod
+    def _head_seq(self) -> int: ...
+
+    @abstractmethod
+    def _change_token(self) -> int: ...
+
+    @abstractmethod
+    def _stats(self) -> StoreStats: ...
+
+    @abstractmethod
+    def _close(self) -> None: ...
+
+    # ---- lifecycle -------------------------------------------------------------------------------
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreClosedError("the store is closed; open a new handle")
+
+    def close(self) -> None:
+        """Close the handle; idempotent."""
+        with self._lock:
+            if not self._closed:
+                self._closed = True
+                self._close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- transactions ----------------------------------------------------------------------------
+
+    @contextmanager
+    def transaction(self) -> Iterator[Transaction]:
+        """One logical operation: commits when the block ends, rolls back on any exception.
+
+        Nested calls join the outer transaction. On SQLite this is ``BEGIN IMMEDIATE``: the write
+        lock is taken at the start, so sequences are allocated under it.
+        """
+        with self._lock:
+            self._check_open()
+            if self._txn is not None:
+                yield self._txn
+                return
+            self._begin()
+            txn = Transaction(self)
+            self._txn = txn
+            try:
+                yield txn
+            except BaseException:
+                self._txn = None
+                self._rollback()
+                self._branches_cache_stale()
+                raise
+            self._txn = None
+            self._commit()
+
+    def _branches_cache_stale(self) -> None:
+        self._branches = {}
+
+    # ---- change detection ------------------------------------------------------------------------
+
+    def change_token(self) -> int:
+        """An opaque number that changes when another handle or process commits (SQLite
+        ``PRAGMA data_version``; the head sequence elsewhere). Cheap: call it before every read."""
+        with self._lock:
+            self._check_open()
+            return self._change_token()
+
+    def head_seq(self) -> int:
+        """The newest committed sequence (0 for an empty store)."""
+        with self._lock:
+            self._check_open()
+            return self._head_seq()
+
+    # ---- branches --------------------------------------------------------------------------------
+
+    def _branch_table(self, refresh: bool = False) -> dict[int, BranchInfo]:
+        if refresh or not self._branches:
+            self._branches = {b.id: b for b in self._load_branches()}
+        return self._branches
+
+    def _live_by_name(self, name: str, refresh: bool = False) -> BranchInfo | None:
+        for b in self._branch_table(refresh).values():
+            if b.name == name and not b.deleted:
+                return b
+        return None
+
+    def get_branch(self, name: str) -> BranchInfo:
+        """The live branch called ``name``.
+
+        Raises:
+            BranchNotFoundError: when no live branch has that name.
+        """
+        with self._lock:
+            self._check_open()
+            found = self._live_by_name(name) or self._live_by_name(name, refresh=True)
+            if found is None:
+                raise BranchNotFoundError(name)
+            return found
+
+    def branch_by_id(self, branch_id: int) -> BranchInfo:
+        """The branch row with this id (live or deleted)."""
+        with self._lock:
+            self._check_open()
+            table = self._branch_table()
+            if branch_id not in table:
+                table = self._branch_table(refresh=True)
+            return table[branch_id]
+
+    def list_branches(self, include_deleted: bool = False) -> list[BranchInfo]:
+        """Branches in creation order."""
+        with self._lock:
+            self._check_open()
+            rows = sorted(self._branch_table(refresh=True).values(), key=lambda b: b.id)
+            return [b for b in rows if include_deleted or not b.deleted]
+
+    def branch_heads(self) -> dict[int, int]:
+        """Newest sequence written on each branch (branches with no records are absent)."""
+        with self._lock:
+            self._check_open()
+            return self._branch_heads()
+
+    def create_branch(self, name: str, from_branch: str = ROOT_BRANCH, at_sequence: int | None = None) -> BranchInfo:
+        """Create branch ``name`` forked from ``from_branch`` at ``at_sequence`` (default: the store's
+        head). O(1): one row, nothing copied.
+
+        Raises:
+            BranchExistsError: a live branch already has the name.
+            BranchNotFoundError: ``from_branch`` does not exist.
+            ValueError: ``at_sequence`` is negative or newer than the head.
+        """
+        if not name or not isinstance(name, str):
+            raise ValueError("a branch name must be a non-empty string")
+        with self.transaction():
+            if self._live_by_name(name, refresh=True) is not None:
+                raise BranchExistsError(name)
+            parent = self.get_branch(from_branch)
+            head = self._head_seq()
+            fork = head if at_sequence is None else at_sequence
+            if fork < 0 or fork > head:
+                raise ValueError(f"at_sequence {fork} is outside 0..{head} (the store's head)")
+            created = time.time()
+            bid = self._insert_branch(name, parent.id, fork, created)
+            info = BranchInfo(bid, name, parent.id, fork, created)
+            self._branches[bid] = info
+        return info
+
+    def delete_branch(self, name: str) -> None:
+        """Delete a branch: it leaves the list and its name is free again; its records stay.
+
+        Raises:
+            BranchNotFoundError: no live branch has that name.
+            BranchInUseError: the root branch, or one with live children (named in the error).
+        """
+        with self.transaction():
+            info = self._live_by_name(name, refresh=True)
+            if info is None:
+                raise BranchNotFoundError(name)
+            if info.parent_id is None:
+                raise BranchInUseError(name, "it is the root branch")
+            children = [b.name for b in self._branch_table().values() if b.parent_id == info.id and not b.deleted]
+            if children:
+                raise BranchInUseError(name, f"it has live children: {', '.join(sorted(children))}", children)
+            self._mark_branch_deleted(info.id)
+        self._branches_cache_stale()
+
+    def lineage(self, branch_id: int, as_of: int | None = None) -> Lineage:
+        """The segments a branch sees, optionally as of an earlier sequence."""
+        with self._lock:
+            self._check_open()
+            segments: list[tuple[int, int]] = []
+            limit = _INF if as_of is None else as_of
+            current: int | None = branch_id
+            while current is not None:
+                info = self.branch_by_id(current)
+                segments.append((info.id, limit))
+                if info.fork_seq is not None:
+                    limit = min(limit, info.fork_seq)
+                current = info.parent_id
+            segments.reverse()
+            return Lineage(tuple(segments))
+
+    # ---- reads -----------------------------------------------------------------------------------
+
+    def read_slot(
+        self, slot: str, branch_id: int, *, after: int = 0, as_of: int | None = None, item: str | None = None
+    ) -> list[Record]:
+        """Every record of ``slot`` visible on the branch with ``seq > after``, in sequence order.
+
+        Args:
+            slot: The log's name.
+            branch_id: The branch read.
+            after: Only records newer than this sequence (for incremental refresh).
+            as_of: Read the branch as it stood at this sequence.
+            item: Only this item's records.
+        """
+        with self._lock:
+            self._check_open()
+            out: list[Record] = []
+            for bid, upto in self.lineage(branch_id, as_of).segments:
+                if upto > after:
+                    out.extend(self._rows(slot, bid, after, upto, item))
+            return out
+
+    def get_state(self, branch_id: int, key: str, as_of: int | None = None, default: Any = None) -> Any:
+        """The latest visible value of state ``key`` on the branch (``default`` if never written)."""
+        rec = self.get_state_record(branch_id, key, as_of)
+        return default if rec is None else rec.value()
+
+    def get_state_record(self, branch_id: int, key: str, as_of: int | None = None) -> Record | None:
+        """The record holding the latest visible version of state ``key``, or None."""
+        with self._lock:
+            self._check_open()
+            for bid, upto in reversed(self.lineage(branch_id, as_of).segments):
+                rec = self._latest("state", bid, upto, key)
+                if rec is not None:
+                    return rec
+            return None
+
+    def get_blob(self, digest: str) -> bytes:
+        """The bytes stored under a sha256.
+
+        Raises:
+            KeyError: no such blob.
+        """
+        with self._lock:
+            self._check_open()
+            data = self._get_blob(digest)
+            if data is None:
+                raise KeyError(f"no blob with sha256 {digest}")
+            return data
+
+    def stats(self) -> StoreStats:
+        """Record count, payload and disk sizes, head sequence."""
+        with self._lock:
+            self._check_open()
+            return self._stats()
+
+    def branch_names(self, ids: Sequence[int]) -> list[str]:
+        """Names of branch ids (helper for reports)."""
+        return [self.branch_by_id(i).name for i in ids]

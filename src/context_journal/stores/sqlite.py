@@ -1,0 +1,285 @@
+"""The embedded default backend: one SQLite file in WAL mode.
+
+Every logical write is one ``BEGIN IMMEDIATE`` transaction, so the write lock is held while the
+sequence is allocated (``INTEGER PRIMARY KEY`` = max + 1; nothing is ever deleted, so sequences are
+gap-free). ``durability="full"`` sets ``synchronous=FULL`` (fsync at every commit: survives power
+loss); ``"normal"`` (the default) sets ``synchronous=NORMAL`` (a process crash loses nothing committed;
+a power loss may lose the last commits). Other handles' commits are detected with
+``PRAGMA data_version``. Driver errors are translated to :class:`StoreError` at the transaction edge.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Literal
+
+from ..errors import StoreBusyError, StoreError
+from .base import ROOT_BRANCH, BranchInfo, Op, Record, Store, StoreStats
+from .migrations import Migration, apply_migrations
+
+__all__ = ["SQLiteStore"]
+
+Durability = Literal["normal", "full"]
+
+
+def _m1_schema(store: SQLiteStore) -> None:
+    # One statement at a time: executescript() would COMMIT the migration's open transaction.
+    script = """
+        CREATE TABLE branches (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL,
+            parent_id INTEGER REFERENCES branches(id),
+            fork_seq INTEGER,
+            created_at REAL NOT NULL,
+            deleted INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE UNIQUE INDEX branches_live_name ON branches(name) WHERE deleted = 0;
+        CREATE TABLE slots (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+        CREATE TABLE records (
+            seq INTEGER PRIMARY KEY,
+            branch_id INTEGER NOT NULL,
+            slot_id INTEGER NOT NULL,
+            item TEXT NOT NULL,
+            op INTEGER NOT NULL,
+            ts REAL NOT NULL,
+            body TEXT
+        );
+        CREATE INDEX records_slot ON records(slot_id, branch_id, seq);
+        CREATE TABLE blobs (sha256 TEXT PRIMARY KEY, size INTEGER NOT NULL, data BLOB NOT NULL) WITHOUT ROWID;
+        """
+    for statement in script.split(";"):
+        if statement.strip():
+            store._conn.execute(statement)
+    store._conn.execute(
+        "INSERT INTO branches(id, name, parent_id, fork_seq, created_at) VALUES (1, ?, NULL, NULL, ?)",
+        (ROOT_BRANCH, time.time()),
+    )
+
+
+def _m2_item_index(store: SQLiteStore) -> None:
+    # Item lookups (one message's versions, one state key) without scanning the slot.
+    store._conn.execute("CREATE INDEX records_item ON records(slot_id, item, seq)")
+
+
+MIGRATIONS: list[Migration[SQLiteStore]] = [
+    Migration(1, "records, branches, slots, blobs", _m1_schema),
+    Migration(2, "item index", _m2_item_index),
+]
+
+
+class SQLiteStore(Store):
+    """A store in one SQLite file.
+
+    Args:
+        path: The database file (created if missing), or ``":memory:"``.
+        durability: ``"normal"`` or ``"full"`` (see the module docstring).
+        busy_timeout: Seconds to wait for another writer's lock before :class:`StoreBusyError`.
+    """
+
+    backend = "sqlite"
+
+    def __init__(
+        self, path: str | os.PathLike[str], durability: Durability = "normal", busy_timeout: float = 60.0
+    ) -> None:
+        super().__init__()
+        if durability not in ("normal", "full"):
+            raise ValueError(f"durability must be 'normal' or 'full', got {durability!r}")
+        self.path = str(path)
+        self.durability = durability
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=busy_timeout)
+            self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
+            self._conn.execute("PRAGMA journal_mode = WAL")
+            self._conn.execute(f"PRAGMA synchronous = {'FULL' if durability == 'full' else 'NORMAL'}")
+            self._conn.execute("PRAGMA foreign_keys = ON")
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open SQLite store {self.path}: {exc}") from exc
+        self._slot_ids: dict[str, int] = {}
+        self._slot_names: dict[int, str] = {}
+        self._ensure_migration_table()
+        apply_migrations(self, MIGRATIONS)
+
+    # ---- driver error translation -----------------------------------------------------------------
+
+    @staticmethod
+    def _translate(exc: sqlite3.Error) -> StoreError:
+        text = str(exc)
+        if "locked" in text or "busy" in text:
+            return StoreBusyError(f"SQLite stayed locked past the busy timeout: {text}; retry later")
+        return StoreError(f"SQLite error: {text}")
+
+    def _exec(self, sql: str, params: tuple[object, ...] = ()) -> sqlite3.Cursor:
+        try:
+            return self._conn.execute(sql, params)
+        except sqlite3.Error as exc:
+            raise self._translate(exc) from exc
+
+    # ---- migrations -------------------------------------------------------------------------------
+
+    def _ensure_migration_table(self) -> None:
+        self._exec(
+            "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, "
+            "applied_at REAL NOT NULL)"
+        )
+
+    def _applied_versions(self) -> set[int]:
+        return {row[0] for row in self._exec("SELECT version FROM schema_migrations")}
+
+    def _run_migration(self, version: int, name: str, step: Callable[[], None]) -> None:
+        with self.transaction():
+            # Another process may have applied it while we waited for the lock.
+            if self._exec("SELECT 1 FROM schema_migrations WHERE version = ?", (version,)).fetchone():
+                return
+            step()
+            self._exec(
+                "INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, ?, ?)",
+                (version, name, time.time()),
+            )
+
+    # ---- transactions -----------------------------------------------------------------------------
+
+    def _begin(self) -> None:
+        self._exec("BEGIN IMMEDIATE")
+
+    def _commit(self) -> None:
+        try:
+            self._conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            with contextlib.suppress(sqlite3.Error):
+                self._conn.execute("ROLLBACK")
+            raise self._translate(exc) from exc
+
+    def _rollback(self) -> None:
+        if self._conn.in_transaction:
+            self._conn.execute("ROLLBACK")
+        # Slot ids allocated in the rolled-back transaction are gone.
+        self._slot_ids.clear()
+        self._slot_names.clear()
+
+    # ---- slots ------------------------------------------------------------------------------------
+
+    def _slot_id(self, slot: str, create: bool) -> int | None:
+        sid = self._slot_ids.get(slot)
+        if sid is not None:
+            return sid
+        row = self._exec("SELECT id FROM slots WHERE name = ?", (slot,)).fetchone()
+        if row is None:
+            if not create:
+                return None
+            sid = int(self._exec("INSERT INTO slots(name) VALUES (?)", (slot,)).lastrowid or 0)
+        else:
+            sid = int(row[0])
+        self._slot_ids[slot] = sid
+        self._slot_names[sid] = slot
+        return sid
+
+    # ---- records ----------------------------------------------------------------------------------
+
+    def _insert(self, branch_id: int, slot: str, item: str, op: Op, body: str | None, ts: float) -> int:
+        sid = self._slot_id(slot, create=True)
+        cur = self._exec(
+            "INSERT INTO records(branch_id, slot_id, item, op, ts, body) VALUES (?, ?, ?, ?, ?, ?)",
+            (branch_id, sid, item, int(op), ts, body),
+        )
+        return int(cur.lastrowid or 0)
+
+    def _rows(self, slot: str, branch_id: int, after: int, upto: int, item: str | None = None) -> list[Record]:
+        sid = self._slot_id(slot, create=False)
+        if sid is None:
+            return []
+        if item is None:
+            cur = self._exec(
+                "SELECT seq, item, op, body, ts FROM records WHERE slot_id = ? AND branch_id = ? "
+                "AND seq > ? AND seq <= ? ORDER BY seq",
+                (sid, branch_id, after, upto),
+            )
+        else:
+            cur = self._exec(
+                "SELECT seq, item, op, body, ts FROM records WHERE slot_id = ? AND item = ? AND branch_id = ? "
+                "AND seq > ? AND seq <= ? ORDER BY seq",
+                (sid, item, branch_id, after, upto),
+            )
+        return [Record(s, branch_id, slot, it, Op(o), b, t) for s, it, o, b, t in cur]
+
+    def _latest(self, slot: str, branch_id: int, upto: int, item: str) -> Record | None:
+        sid = self._slot_id(slot, create=False)
+        if sid is None:
+            return None
+        row = self._exec(
+            "SELECT seq, op, body, ts FROM records WHERE slot_id = ? AND item = ? AND branch_id = ? AND seq <= ? "
+            "ORDER BY seq DESC LIMIT 1",
+            (sid, item, branch_id, upto),
+        ).fetchone()
+        if row is None:
+            return None
+        return Record(row[0], branch_id, slot, item, Op(row[1]), row[2], row[3])
+
+    # ---- branches ---------------------------------------------------------------------------------
+
+    def _load_branches(self) -> list[BranchInfo]:
+        return [
+            BranchInfo(i, n, p, f, c, bool(d))
+            for i, n, p, f, c, d in self._exec(
+                "SELECT id, name, parent_id, fork_seq, created_at, deleted FROM branches ORDER BY id"
+            )
+        ]
+
+    def _insert_branch(self, name: str, parent_id: int, fork_seq: int, created_at: float) -> int:
+        cur = self._exec(
+            "INSERT INTO branches(name, parent_id, fork_seq, created_at) VALUES (?, ?, ?, ?)",
+            (name, parent_id, fork_seq, created_at),
+        )
+        return int(cur.lastrowid or 0)
+
+    def _mark_branch_deleted(self, branch_id: int) -> None:
+        self._exec("UPDATE branches SET deleted = 1 WHERE id = ?", (branch_id,))
+
+    def _branch_heads(self) -> dict[int, int]:
+        return {b: s for b, s in self._exec("SELECT branch_id, MAX(seq) FROM records GROUP BY branch_id")}
+
+    # ---- blobs ------------------------------------------------------------------------------------
+
+    def _put_blob(self, digest: str, data: bytes) -> None:
+        self._exec("INSERT OR IGNORE INTO blobs(sha256, size, data) VALUES (?, ?, ?)", (digest, len(data), data))
+
+    def _get_blob(self, digest: str) -> bytes | None:
+        row = self._exec("SELECT data FROM blobs WHERE sha256 = ?", (digest,)).fetchone()
+        return None if row is None else bytes(row[0])
+
+    # ---- misc -------------------------------------------------------------------------------------
+
+    def _head_seq(self) -> int:
+        row = self._exec("SELECT MAX(seq) FROM records").fetchone()
+        return int(row[0] or 0)
+
+    def _change_token(self) -> int:
+        return int(self._exec("PRAGMA data_version").fetchone()[0])
+
+    def _stats(self) -> StoreStats:
+        n, payload = self._exec("SELECT COUNT(*), COALESCE(SUM(LENGTH(CAST(body AS BLOB))), 0) FROM records").fetchone()
+        blob_bytes = self._exec("SELECT COALESCE(SUM(size), 0) FROM blobs").fetchone()[0]
+        on_disk = 0
+        if self.path != ":memory:":
+            for suffix in ("", "-wal"):
+                with contextlib.suppress(OSError):
+                    on_disk += os.path.getsize(self.path + suffix)
+        return StoreStats(int(n), int(payload) + int(blob_bytes), on_disk, self._head_seq())
+
+    def checkpoint(self) -> None:
+        """Fold the WAL into the database file (``PRAGMA wal_checkpoint(TRUNCATE)``)."""
+        with self._lock:
+            self._check_open()
+            self._exec("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    def _close(self) -> None:
+        self._conn.close()
+
+    def __repr__(self) -> str:
+        return f"SQLiteStore({self.path!r}, durability={self.durability!r})"
