@@ -1,0 +1,12 @@
+"""The ``context-journal`` command line: a thin typer shell over the Python API.
+
+Each command group lives in its own module and registers itself on :data:`app`; library errors become
+messages (exit code 1) only here, at the edge.
+"""
+
+from __future__ import annotations
+
+from ._app import app, main
+from . import store_cmds as _store_cmds  # noqa: F401  (registers import, stats, show)
+
+__all__ = ["app", "main"]

@@ -1,0 +1,48 @@
+"""The typer application and the helpers every command shares."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+import typer
+from rich.console import Console
+
+from ..errors import ContextJournalError
+
+__all__ = ["app", "console", "err_console", "fail_on_library_errors", "main", "print_json"]
+
+app = typer.Typer(
+    name="context-journal",
+    help="A durable, branching journal and a bounded context compiler for LLM agents.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+console = Console()
+err_console = Console(stderr=True)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def print_json(value: Any) -> None:
+    """Print one JSON document on stdout (machine-readable output of ``--json``)."""
+    sys.stdout.write(json.dumps(value, ensure_ascii=False, default=str) + "\n")
+    sys.stdout.flush()
+
+
+@contextmanager
+def fail_on_library_errors() -> Iterator[None]:
+    """Turn a library error into a one-line message on stderr and exit code 1."""
+    try:
+        yield
+    except ContextJournalError as exc:
+        err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
+        raise typer.Exit(1) from None
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()
