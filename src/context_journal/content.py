@@ -45,13 +45,16 @@ __all__ = [
     "parse_block",
     "parse_content",
     "resolve_media",
+    "sha256_hex",
+    "unencodable_block",
+    "validate_content",
 ]
 
 
 class _Model(BaseModel):
     """Base of every block and source: unknown fields allowed and kept; ``type`` always dumped."""
 
-    model_config = ConfigDict(extra="allow", frozen=True, populate_by_name=True)
+    model_config = ConfigDict(extra="allow", frozen=True, populate_by_name=True, strict=True)
 
     def model_post_init(self, __context: Any) -> None:
         # ``type`` has a default so hosts may omit it, but it must always be serialised.
@@ -260,6 +263,35 @@ def parse_content(content: ContentInput, *, message_index: int | None = None) ->
     if not blocks:
         raise MalformedContentError("a message needs at least one content block", message_index=message_index)
     return blocks
+
+
+def validate_content(content: ContentInput, *, message_index: int | None = None) -> list[dict[str, Any]]:
+    """Validate a message's content and return it as JSON-ready dicts, as given.
+
+    Dict blocks that validate are kept exactly as the host wrote them (key order and unknown fields
+    included), so signed thinking and ``cache_control`` survive byte for byte; models are dumped with
+    :func:`block_to_dict`.
+
+    Raises:
+        MalformedContentError: as :func:`parse_content`.
+    """
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    blocks = parse_content(content, message_index=message_index)
+    return [
+        dict(raw) if isinstance(raw, Mapping) else block_to_dict(block)
+        for raw, block in zip(content, blocks, strict=True)
+    ]
+
+
+def unencodable_block(blocks: Sequence[Mapping[str, Any]]) -> tuple[int, str] | None:
+    """The index of the first block JSON cannot encode and why, or None when all encode."""
+    for i, b in enumerate(blocks):
+        try:
+            json.dumps(b, separators=(",", ":"), ensure_ascii=False)
+        except (TypeError, ValueError) as exc:
+            return i, str(exc)
+    return None
 
 
 def block_to_dict(block: Block) -> dict[str, Any]:

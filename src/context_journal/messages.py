@@ -23,13 +23,21 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from .content import Block, ContentInput, blocks_to_dicts, externalize_media, parse_content
+from .content import (
+    Block,
+    ContentInput,
+    blocks_to_dicts,
+    externalize_media,
+    parse_content,
+    unencodable_block,
+    validate_content,
+)
 from .errors import DuplicateMessageError, MalformedContentError, MessageNotFoundError
 from .fenwick import Fenwick
 from .stores.base import Op, Record, Store, Transaction
 from .tokens import TokenCounter
 
-__all__ = ["Message", "MessageInput", "MessageStore", "new_message_id", "to_timestamp"]
+__all__ = ["Message", "MessageInput", "MessageStore", "count_visible", "new_message_id", "to_timestamp"]
 
 
 class Message(BaseModel):
@@ -102,22 +110,17 @@ def encode_body(
     timestamp: datetime | float | str | None,
     *,
     message_index: int | None,
-) -> tuple[list[Block], dict[str, Any]]:
-    """Validate a message and return its blocks and its stored body (media not yet externalized).
+) -> dict[str, Any]:
+    """Validate a message and return its stored body (media not yet moved to blobs).
 
     Raises:
         MalformedContentError: naming the message (and block) at fault.
     """
     if not isinstance(participant, str) or not participant.strip():
         raise MalformedContentError("participant must be a non-empty string", message_index=message_index)
-    blocks = parse_content(content, message_index=message_index)
-    meta = dict(metadata or {})
-    try:
-        json.dumps(meta)
-    except (TypeError, ValueError) as exc:
-        raise MalformedContentError(
-            f"metadata must be JSON-serialisable ({exc})", message_index=message_index, path="metadata"
-        ) from None
+    blocks = validate_content(content, message_index=message_index)
+    if metadata is not None and not isinstance(metadata, Mapping):
+        raise MalformedContentError("metadata must be an object", message_index=message_index, path="metadata")
     try:
         ts = to_timestamp(timestamp)
     except (TypeError, ValueError) as exc:
@@ -126,8 +129,40 @@ def encode_body(
             message_index=message_index,
             path="timestamp",
         ) from None
-    body = {"participant": participant, "content": blocks_to_dicts(blocks), "metadata": meta, "timestamp": ts}
-    return blocks, body
+    return {"participant": participant, "content": blocks, "metadata": dict(metadata or {}), "timestamp": ts}
+
+
+def dump_body(body: dict[str, Any], message_index: int | None) -> str:
+    """Compact JSON text of a body.
+
+    Raises:
+        MalformedContentError: naming the block or ``metadata`` that JSON cannot encode.
+    """
+    try:
+        return json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+    except (TypeError, ValueError) as exc:
+        bad = unencodable_block(body["content"])
+        if bad is not None:
+            raise MalformedContentError(
+                f"block holds a value JSON cannot encode ({bad[1]})", message_index=message_index, block_index=bad[0]
+            ) from None
+        raise MalformedContentError(
+            f"metadata must be JSON-serialisable ({exc})", message_index=message_index, path="metadata"
+        ) from None
+
+
+_MEDIA_KINDS = frozenset({"image", "document", "tool_result"})
+
+
+def count_visible(store: Store, slot: str, branch_id: int, as_of: int | None = None) -> int:
+    """Visible messages of a slot on a branch, folded from its records (O(records); for reports)."""
+    live: set[str] = set()
+    for rec in store.read_slot(slot, branch_id, as_of=as_of):
+        if rec.op == Op.APPEND:
+            live.add(rec.item)
+        elif rec.op == Op.REMOVE:
+            live.discard(rec.item)
+    return len(live)
 
 
 @dataclass
@@ -165,9 +200,10 @@ class MessageStore:
         self._kind_counts: dict[str, int] = {}
         self._last_seq = 0
         self._token = store.change_token()
+        self._seen_head = store.head_seq()
         self._cache: OrderedDict[int, Message] = OrderedDict()
         self._cache_size = cache_size
-        self._apply(store.read_slot(slot, branch_id))
+        self._apply(store.read_slot(slot, branch_id, as_of=self._seen_head))
 
     # ---- index maintenance ------------------------------------------------------------------------
 
@@ -222,15 +258,27 @@ class MessageStore:
             if token == self._token:
                 return False
             self._token = token
-            new = self.store.read_slot(self.slot, self.branch_id, after=self._last_seq)
+            head = self.store.head_seq()
+            new = self.store.read_slot(self.slot, self.branch_id, after=self._last_seq, as_of=head)
             self._apply(new)
+            self._seen_head = head
             return bool(new)
 
     # ---- writes -----------------------------------------------------------------------------------
 
-    def _parsed_body(self, blocks: list[Block], body: dict[str, Any], tx: Transaction) -> str:
-        body = {**body, "content": externalize_media(body["content"], tx.put_blob)}
-        return json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+    def _store_body(
+        self, body: dict[str, Any], tx: Transaction, message_index: int | None
+    ) -> tuple[str, dict[str, Any]]:
+        if any(b.get("type") in _MEDIA_KINDS for b in body["content"]):
+            body = {**body, "content": externalize_media(body["content"], tx.put_blob)}
+        return dump_body(body, message_index), body
+
+    def _catch_up(self, first_new_seq: int) -> None:
+        """Inside a write transaction, after our first insert got ``first_new_seq``: apply the records of
+        this slot that other writers committed since we last looked (there are none when the sequence
+        follows directly on the newest one we saw, which is the common case and costs no query)."""
+        if first_new_seq != self._seen_head + 1:
+            self._apply(self.store.read_slot(self.slot, self.branch_id, after=self._last_seq, as_of=first_new_seq - 1))
 
     def append(self, items: Sequence[MessageInput]) -> list[str]:
         """Append messages in one transaction; returns their ids.
@@ -239,32 +287,36 @@ class MessageStore:
             MalformedContentError: a message is malformed (names its index); nothing is written.
             DuplicateMessageError: an id is already used; nothing is written.
         """
-        prepared: list[tuple[str, list[Block], dict[str, Any]]] = []
+        prepared: list[tuple[str, dict[str, Any]]] = []
         seen: set[str] = set()
         for i, item in enumerate(items):
-            blocks, body = encode_body(item.participant, item.content, item.metadata, item.timestamp, message_index=i)
+            body = encode_body(item.participant, item.content, item.metadata, item.timestamp, message_index=i)
             mid = item.id if item.id is not None else new_message_id()
             if not isinstance(mid, str) or not mid:
                 raise MalformedContentError("id must be a non-empty string", message_index=i, path="id")
-            if mid in seen:
+            if mid in seen or mid in self._pos:
                 raise DuplicateMessageError(mid)
             seen.add(mid)
-            prepared.append((mid, blocks, body))
+            prepared.append((mid, body))
         with self._lock:
-            written: list[tuple[Record, dict[str, Any]]] = []
+            written: list[tuple[int, str, dict[str, Any]]] = []
             with self.store.transaction() as tx:
-                self.refresh()  # under the write lock: no other writer can slip in between
-                for mid, blocks, body in prepared:
-                    if mid in self._pos:
-                        raise DuplicateMessageError(mid)
-                    text = self._parsed_body(blocks, body, tx)
+                for i, (mid, body) in enumerate(prepared):
+                    text, stored = self._store_body(body, tx, i)
                     seq = tx.append_text(self.branch_id, self.slot, mid, text, Op.APPEND)
-                    written.append(
-                        (Record(seq, self.branch_id, self.slot, mid, Op.APPEND, text, time.time()), json.loads(text))
-                    )
-            for rec, stored in written:
-                self._apply_one(rec, stored)
-            return [mid for mid, _, _ in prepared]
+                    if i == 0:
+                        self._catch_up(seq)
+                    written.append((seq, mid, stored))
+                for mid, _ in prepared:
+                    if mid in self._pos:  # written meanwhile by another handle
+                        raise DuplicateMessageError(mid)
+                token = self.store.token_after_commit()
+            self._token = token
+            now = time.time()
+            for seq, mid, stored in written:
+                self._apply_one(Record(seq, self.branch_id, self.slot, mid, Op.APPEND, None, now), stored)
+            self._seen_head = written[-1][0] if written else self._seen_head
+            return [mid for mid, _ in prepared]
 
     def edit(
         self,
@@ -282,7 +334,7 @@ class MessageStore:
         """
         with self._lock:
             current = self.get(message_id)
-            blocks, body = encode_body(
+            body = encode_body(
                 participant if participant is not None else current.participant,
                 content if content is not None else current.content,
                 metadata if metadata is not None else current.metadata,
@@ -290,15 +342,16 @@ class MessageStore:
                 message_index=0,
             )
             with self.store.transaction() as tx:
-                self.refresh()
+                text, stored = self._store_body(body, tx, 0)
+                seq = tx.append_text(self.branch_id, self.slot, message_id, text, Op.EDIT)
+                self._catch_up(seq)
                 pos = self._pos.get(message_id)
                 if pos is None or not self._entries[pos].live:
                     raise MessageNotFoundError(message_id)
-                text = self._parsed_body(blocks, body, tx)
-                seq = tx.append_text(self.branch_id, self.slot, message_id, text, Op.EDIT)
-            self._apply_one(
-                Record(seq, self.branch_id, self.slot, message_id, Op.EDIT, text, time.time()), json.loads(text)
-            )
+                token = self.store.token_after_commit()
+            self._token = token
+            self._apply_one(Record(seq, self.branch_id, self.slot, message_id, Op.EDIT, None, time.time()), stored)
+            self._seen_head = seq
             return seq
 
     def remove(self, message_id: str) -> int:
@@ -307,13 +360,17 @@ class MessageStore:
         Raises:
             MessageNotFoundError: no visible message has the id.
         """
-        with self._lock, self.store.transaction() as tx:
-            self.refresh()
-            pos = self._pos.get(message_id)
-            if pos is None or not self._entries[pos].live:
-                raise MessageNotFoundError(message_id)
-            seq = tx.append_text(self.branch_id, self.slot, message_id, None, Op.REMOVE)
+        with self._lock:
+            with self.store.transaction() as tx:
+                seq = tx.append_text(self.branch_id, self.slot, message_id, None, Op.REMOVE)
+                self._catch_up(seq)
+                pos = self._pos.get(message_id)
+                if pos is None or not self._entries[pos].live:
+                    raise MessageNotFoundError(message_id)
+                token = self.store.token_after_commit()
+            self._token = token
             self._apply_one(Record(seq, self.branch_id, self.slot, message_id, Op.REMOVE, None, time.time()), None)
+            self._seen_head = seq
             return seq
 
     # ---- reads ------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ messages (exit code 1) only here, at the edge.
 
 from __future__ import annotations
 
-from ._app import app, main
 from . import store_cmds as _store_cmds  # noqa: F401  (registers import, stats, show)
+from ._app import app, main
 
 __all__ = ["app", "main"]

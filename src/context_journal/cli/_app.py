@@ -12,8 +12,9 @@ import typer
 from rich.console import Console
 
 from ..errors import ContextJournalError
+from ..stores import Store, open_store
 
-__all__ = ["app", "console", "err_console", "fail_on_library_errors", "main", "print_json"]
+__all__ = ["app", "console", "err_console", "existing_store", "fail_on_library_errors", "main", "print_json"]
 
 app = typer.Typer(
     name="context-journal",
@@ -41,6 +42,13 @@ def fail_on_library_errors() -> Iterator[None]:
     except ContextJournalError as exc:
         err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
         raise typer.Exit(1) from None
+
+
+def existing_store(location: str) -> Store:
+    """Open a store that must already exist (read commands never create an empty file by mistake)."""
+    if location.startswith(("postgres", "memory:", ":memory:")):
+        return open_store(location)
+    return open_store(location, create=False)
 
 
 def main() -> None:

@@ -2,4 +2,172 @@
 
 from __future__ import annotations
 
-from ._app import app  # noqa: F401
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from ..manager import ContextManager
+from ..messages import Message, count_visible
+from ..stores import ROOT_BRANCH, open_store
+from ._app import app, console, existing_store, fail_on_library_errors, print_json
+
+StoreOpt = Annotated[str, typer.Option("--store", "-s", help="Store location: a SQLite file path or a URL.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+BranchOpt = Annotated[str, typer.Option("--branch", "-b", help="Branch to read.")]
+NamespaceOpt = Annotated[str | None, typer.Option("--namespace", "-n", help="Namespace (default: the shared one).")]
+
+FORMATS = ("auto", "claude-code", "locomo", "tau-bench", "irc", "anthropic", "openai")
+
+
+@app.command("import")
+def import_cmd(
+    path: Annotated[Path, typer.Argument(exists=True, help="Transcript file or directory.")],
+    store: StoreOpt,
+    fmt: Annotated[str, typer.Option("--format", "-f", help=f"One of: {', '.join(FORMATS)}.")] = "auto",
+    namespace: NamespaceOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Import a transcript (Claude Code, LoCoMo, tau-bench, IRC, Anthropic or OpenAI JSON) into a store."""
+    from ..formats import import_into, read_transcript
+
+    if fmt not in FORMATS:
+        raise typer.BadParameter(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}", param_hint="--format")
+    with fail_on_library_errors():
+        result = read_transcript(path, format=fmt)
+        st = open_store(store)
+        try:
+            if as_json:
+                report = import_into(st, result, namespace=namespace)
+            else:
+                with Progress(
+                    TextColumn("[bold]importing"),
+                    BarColumn(),
+                    MofNCompleteColumn(),
+                    TimeRemainingColumn(),
+                    console=console,
+                    transient=True,
+                ) as progress:
+                    task = progress.add_task("import", total=result.message_count)
+
+                    def advance(done: int, total: int) -> None:
+                        progress.update(task, completed=done, total=total)
+
+                    report = import_into(st, result, namespace=namespace, progress=advance)
+        finally:
+            st.close()
+    skipped = result.skipped_count + report.skipped
+    payload: dict[str, Any] = {
+        "format": result.format,
+        "conversations": len(result.conversations),
+        "messages": report.messages,
+        "skipped": skipped,
+        "skipped_by_reason": {s.reason: s.count for s in result.skipped} | report.skipped_by_reason,
+        "namespaces": report.namespaces,
+    }
+    if as_json:
+        print_json(payload)
+        return
+    console.print(
+        f"imported [bold]{report.messages}[/] messages from {len(result.conversations)} conversation(s) "
+        f"({result.format}); skipped {skipped}"
+    )
+    for reason, count in payload["skipped_by_reason"].items():
+        console.print(f"  skipped {count}: {reason}", highlight=False)
+
+
+@app.command("stats")
+def stats_cmd(store: StoreOpt, as_json: JsonOpt = False) -> None:
+    """Messages, branches, records and sizes of a store."""
+    with fail_on_library_errors():
+        st = existing_store(store)
+        try:
+            stats = st.stats()
+            branches = st.list_branches()
+            root = st.get_branch(ROOT_BRANCH)
+            per_slot = {
+                slot: count_visible(st, slot, root.id) for slot in st.list_slots() if slot.startswith("messages")
+            }
+            messages = sum(per_slot.values())
+        finally:
+            st.close()
+    payload = {
+        "messages": messages,
+        "branches": len(branches),
+        "records": stats.records,
+        "head_sequence": stats.head_seq,
+        "bytes_on_disk": stats.bytes_on_disk,
+        "payload_bytes": stats.payload_bytes,
+        "slots": per_slot,
+        "backend": st.backend,
+    }
+    if as_json:
+        print_json(payload)
+        return
+    table = Table(title=f"store {store}", show_header=False)
+    for key, value in payload.items():
+        if key != "slots":
+            table.add_row(key, f"{value:,}" if isinstance(value, int) else str(value))
+    for slot, count in per_slot.items():
+        table.add_row(f"  {slot}", f"{count:,} messages on {ROOT_BRANCH}")
+    console.print(table)
+
+
+def _message_json(m: Message) -> dict[str, Any]:
+    return {
+        "id": m.id,
+        "participant": m.participant,
+        "sequence": m.sequence,
+        "timestamp": m.timestamp.isoformat(),
+        "content": m.content_dicts(),
+        "metadata": m.metadata,
+    }
+
+
+def _preview(m: Message, width: int = 160) -> str:
+    parts: list[str] = []
+    for b in m.content:
+        if b.type == "text":
+            parts.append(b.text)
+        elif b.type == "tool_use":
+            parts.append(f"[tool_use {b.name} {b.id}]")
+        elif b.type == "tool_result":
+            parts.append(f"[tool_result {b.tool_use_id}{' error' if b.is_error else ''}]")
+        else:
+            parts.append(f"[{b.type}]")
+    text = " ".join(" ".join(parts).split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+@app.command("show")
+def show_cmd(
+    store: StoreOpt,
+    last: Annotated[int | None, typer.Option("--last", help="Only the newest N messages.")] = None,
+    branch: BranchOpt = ROOT_BRANCH,
+    namespace: NamespaceOpt = None,
+    isolate: Annotated[bool, typer.Option("--isolate", help="Read the namespace's own slot.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Print the messages of a branch (oldest first)."""
+    with fail_on_library_errors():
+        st = existing_store(store)
+        try:
+            cm = ContextManager.open(store=st, namespace=namespace, isolate=isolate, branch=branch)
+            total = cm.message_count()
+            offset = max(0, total - last) if last is not None else 0
+            messages = cm.get_messages(offset, None)
+        finally:
+            st.close()
+    if as_json:
+        print_json({"total": total, "messages": [_message_json(m) for m in messages]})
+        return
+    table = Table(show_lines=False)
+    table.add_column("seq", justify="right")
+    table.add_column("participant")
+    table.add_column("content")
+    for m in messages:
+        table.add_row(str(m.sequence), m.participant, _preview(m))
+    console.print(table)
+    console.print(f"{len(messages)} of {total} messages on branch {branch}")

@@ -218,10 +218,18 @@ class Store(ABC):
     def _change_token(self) -> int: ...
 
     @abstractmethod
+    def _token_after_commit(self) -> int:
+        """Inside a write transaction: the change token this handle will report right after the
+        commit, provided no one else commits in between."""
+
+    @abstractmethod
     def _stats(self) -> StoreStats: ...
 
     @abstractmethod
     def _close(self) -> None: ...
+
+    @abstractmethod
+    def _slot_list(self) -> list[str]: ...
 
     # ---- lifecycle -------------------------------------------------------------------------------
 
@@ -279,11 +287,20 @@ class Store(ABC):
     # ---- change detection ------------------------------------------------------------------------
 
     def change_token(self) -> int:
-        """An opaque number that changes when another handle or process commits (SQLite
-        ``PRAGMA data_version``; the head sequence elsewhere). Cheap: call it before every read."""
+        """An opaque number that changes whenever anyone commits: another process, another handle, or
+        another user of this handle (SQLite ``PRAGMA data_version`` plus this handle's commit count; the
+        head sequence elsewhere). Cheap: call it before every read."""
         with self._lock:
             self._check_open()
             return self._change_token()
+
+    def token_after_commit(self) -> int:
+        """Inside a write transaction (the write lock is held, so no other writer can commit): the change
+        token right after this transaction commits. A cache that applies its own writes records it, so
+        it refreshes on any later foreign write and never on its own."""
+        with self._lock:
+            self._check_open()
+            return self._token_after_commit()
 
     def head_seq(self) -> int:
         """The newest committed sequence (0 for an empty store)."""
@@ -454,6 +471,12 @@ class Store(ABC):
         with self._lock:
             self._check_open()
             return self._stats()
+
+    def list_slots(self) -> list[str]:
+        """Names of every slot that holds records, sorted."""
+        with self._lock:
+            self._check_open()
+            return sorted(self._slot_list())
 
     def branch_names(self, ids: Sequence[int]) -> list[str]:
         """Names of branch ids (helper for reports)."""

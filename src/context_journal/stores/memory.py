@@ -126,6 +126,12 @@ class MemoryStore(Store):
     def _change_token(self) -> int:
         return len(self._records) * 1_000_003 + len(self._branch_rows)
 
+    def _slot_list(self) -> list[str]:
+        return sorted({slot for slot, _ in self._by_slot})
+
+    def _token_after_commit(self) -> int:
+        return self._change_token()
+
     def _stats(self) -> StoreStats:
         payload = sum(len(r.body.encode()) for r in self._records if r.body is not None)
         payload += sum(len(b) for b in self._blobs.values())

@@ -79,12 +79,17 @@ class SQLiteStore(Store):
         path: The database file (created if missing), or ``":memory:"``.
         durability: ``"normal"`` or ``"full"`` (see the module docstring).
         busy_timeout: Seconds to wait for another writer's lock before :class:`StoreBusyError`.
+        create: Create the file when missing (default); with False a missing file raises StoreError.
     """
 
     backend = "sqlite"
 
     def __init__(
-        self, path: str | os.PathLike[str], durability: Durability = "normal", busy_timeout: float = 60.0
+        self,
+        path: str | os.PathLike[str],
+        durability: Durability = "normal",
+        busy_timeout: float = 60.0,
+        create: bool = True,
     ) -> None:
         super().__init__()
         if durability not in ("normal", "full"):
@@ -92,6 +97,8 @@ class SQLiteStore(Store):
         self.path = str(path)
         self.durability = durability
         if self.path != ":memory:":
+            if not create and not Path(self.path).exists():
+                raise StoreError(f"no store at {self.path}; import or write something first")
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         try:
             self._conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=busy_timeout)
@@ -101,6 +108,7 @@ class SQLiteStore(Store):
             self._conn.execute("PRAGMA foreign_keys = ON")
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open SQLite store {self.path}: {exc}") from exc
+        self._commits = 0
         self._slot_ids: dict[str, int] = {}
         self._slot_names: dict[int, str] = {}
         self._ensure_migration_table()
@@ -151,6 +159,7 @@ class SQLiteStore(Store):
     def _commit(self) -> None:
         try:
             self._conn.execute("COMMIT")
+            self._commits += 1
         except sqlite3.Error as exc:
             with contextlib.suppress(sqlite3.Error):
                 self._conn.execute("ROLLBACK")
@@ -260,7 +269,14 @@ class SQLiteStore(Store):
         return int(row[0] or 0)
 
     def _change_token(self) -> int:
-        return int(self._exec("PRAGMA data_version").fetchone()[0])
+        # data_version changes on other connections' commits; our own commits are counted here.
+        return (int(self._exec("PRAGMA data_version").fetchone()[0]) << 32) + self._commits
+
+    def _slot_list(self) -> list[str]:
+        return [row[0] for row in self._exec("SELECT name FROM slots ORDER BY name")]
+
+    def _token_after_commit(self) -> int:
+        return (int(self._exec("PRAGMA data_version").fetchone()[0]) << 32) + self._commits + 1
 
     def _stats(self) -> StoreStats:
         n, payload = self._exec("SELECT COUNT(*), COALESCE(SUM(LENGTH(CAST(body AS BLOB))), 0) FROM records").fetchone()
