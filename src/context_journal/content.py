@@ -190,9 +190,22 @@ _BLOCK_ADAPTER: TypeAdapter[Block] = TypeAdapter(ContentBlock)
 _KNOWN_TYPES = {"text", "thinking", "redacted_thinking", "tool_use", "tool_result", "image", "document"}
 
 
-def _loc_to_path(loc: tuple[int | str, ...]) -> str:
-    # pydantic puts the discriminator's tag in the location; drop tags so the path is the data's path.
-    parts = [str(p) for p in loc if not (isinstance(p, str) and p in _KNOWN_TYPES | {"base64", "url", "blob"})]
+def _loc_to_path(raw: Any, loc: tuple[int | str, ...]) -> str:
+    """The data path of a pydantic error location: walk ``raw`` along ``loc`` and drop the elements that
+    are not keys or indexes of the data (discriminator tags, union member labels); the last element is
+    always kept (it may name a missing field)."""
+    parts: list[str] = []
+    current = raw
+    for n, part in enumerate(loc):
+        last = n == len(loc) - 1
+        if isinstance(current, Mapping) and isinstance(part, str) and part in current:
+            current = current[part]
+            parts.append(part)
+        elif isinstance(current, list) and isinstance(part, int) and 0 <= part < len(current):
+            current = current[part]
+            parts.append(str(part))
+        elif last and not (isinstance(part, str) and ("[" in part or part in ("str", "function-after"))):
+            parts.append(str(part))
     return ".".join(parts)
 
 
@@ -235,7 +248,7 @@ def parse_block(raw: Block | Mapping[str, Any], *, message_index: int | None = N
             f"{kind} block: {first['msg']}",
             message_index=message_index,
             block_index=block_index,
-            path=_loc_to_path(tuple(first["loc"])),
+            path=_loc_to_path(raw, tuple(first["loc"])),
         ) from None
 
 

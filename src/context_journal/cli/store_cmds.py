@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.markup import escape
 from rich.table import Table
 
 from ..manager import ContextManager
@@ -168,6 +169,6 @@ def show_cmd(
     table.add_column("participant")
     table.add_column("content")
     for m in messages:
-        table.add_row(str(m.sequence), m.participant, _preview(m))
+        table.add_row(str(m.sequence), escape(m.participant), escape(_preview(m)))
     console.print(table)
     console.print(f"{len(messages)} of {total} messages on branch {branch}")

@@ -1,0 +1,56 @@
+"""CLI: stats and show on a real store, with --json, and clean errors at the edge."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from context_journal import ContextManager
+from context_journal.cli import app
+
+runner = CliRunner()
+
+
+def _store(tmp_path: Path) -> Path:
+    path = tmp_path / "s.db"
+    with ContextManager.open(path) as cm:
+        for i in range(12):
+            cm.add_message("user" if i % 2 == 0 else "Claude", f"message {i}")
+        cm.add_message("Claude", [{"type": "tool_use", "id": "t1", "name": "Read", "input": {"path": "/a"}}])
+        cm.add_message("user", [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}])
+    return path
+
+
+def test_stats_json(tmp_path: Path) -> None:
+    path = _store(tmp_path)
+    res = runner.invoke(app, ["stats", "--store", str(path), "--json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["messages"] == 14
+    assert data["branches"] == 1
+    assert data["payload_bytes"] > 0
+    assert data["bytes_on_disk"] >= data["payload_bytes"]
+
+
+def test_show_last_json_and_table(tmp_path: Path) -> None:
+    path = _store(tmp_path)
+    res = runner.invoke(app, ["show", "--store", str(path), "--last", "3", "--json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["total"] == 14
+    assert [m["content"][0]["type"] for m in data["messages"]] == ["text", "tool_use", "tool_result"]
+    res = runner.invoke(app, ["show", "--store", str(path), "--last", "2"])
+    assert res.exit_code == 0
+    assert "tool_use Read t1" in res.stdout and "2 of 14" in res.stdout
+
+
+def test_missing_store_and_branch_are_clean_errors(tmp_path: Path) -> None:
+    res = runner.invoke(app, ["show", "--store", str(tmp_path / "none.db")])
+    assert res.exit_code == 1
+    assert "no store at" in res.output
+    assert not (tmp_path / "none.db").exists()
+    path = _store(tmp_path)
+    res = runner.invoke(app, ["show", "--store", str(path), "--branch", "nope"])
+    assert res.exit_code == 1 and "no live branch named 'nope'" in res.output

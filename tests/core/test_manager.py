@@ -1,0 +1,163 @@
+"""ContextManager's message API on every backend: writes, edits, tombstones, time travel, queries."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from context_journal import (
+    ContextManager,
+    DuplicateMessageError,
+    MalformedContentError,
+    MemoryStore,
+    MessageNotFoundError,
+    SQLiteStore,
+    Store,
+    StoreClosedError,
+)
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    st: Store = MemoryStore() if request.param == "memory" else SQLiteStore(tmp_path / "m.db")
+    yield st
+    st.close()
+
+
+def test_add_get_edit_remove_and_time_travel(store: Store) -> None:
+    cm = ContextManager.open(store=store)
+    a = cm.add_message("user", "first", {"topic": "db"})
+    b = cm.add_message("Claude", [{"type": "text", "text": "second"}])
+    before_edit = store.head_seq()
+    seq_edit = cm.edit_message(a, "first, edited")
+    assert seq_edit == before_edit + 1
+    assert cm.get_message(a).text() == "first, edited"
+    assert cm.get_message(a).metadata == {"topic": "db"}  # kept when not given
+    assert cm.get_message(a).created_sequence == 1
+    assert cm.get_message_at(a, before_edit).text() == "first"
+    cm.remove_message(b)
+    assert cm.message_count() == 1
+    with pytest.raises(MessageNotFoundError):
+        cm.get_message(b)
+    with pytest.raises(MessageNotFoundError, match="removed"):
+        cm.get_message_at(b, store.head_seq())
+    assert cm.get_message_at(b, 2).text() == "second"  # history stays readable
+    assert [m.text() for m in cm.get_all_messages(as_of=2)] == ["first", "second"]
+    assert [m.text() for m in cm.get_all_messages()] == ["first, edited"]
+    with pytest.raises(MessageNotFoundError):
+        cm.edit_message(b, "resurrect")
+    with pytest.raises(MessageNotFoundError):
+        cm.remove_message("nope")
+
+
+def test_get_messages_offset_limit_skips_removed(store: Store) -> None:
+    cm = ContextManager.open(store=store)
+    ids = [cm.add_message("user", f"m{i}") for i in range(50)]
+    for i in range(0, 50, 3):
+        cm.remove_message(ids[i])
+    live = [f"m{i}" for i in range(50) if i % 3]
+    assert cm.message_count() == len(live)
+    for offset, limit in [(0, 5), (7, 10), (30, 100), (33, 0), (40, None)]:
+        got = [m.text() for m in cm.get_messages(offset, limit)]
+        assert got == live[offset : None if limit is None else offset + limit]
+
+
+def test_token_prefix_sums_follow_edits_and_removals(store: Store) -> None:
+    cm = ContextManager.open(store=store)
+    ids = [cm.add_message("user", "word " * (i + 1)) for i in range(20)]
+    counter = cm.token_counter
+
+    def expected(lo: int, hi: int) -> int:
+        return sum(counter.count_message(m.participant, m.content_dicts()) for m in cm.get_all_messages()[lo:hi])
+
+    cm.edit_message(ids[3], "much longer text " * 40)
+    cm.remove_message(ids[10])
+    n = cm.message_count()
+    for lo, hi in [(0, n), (2, 9), (9, 12), (5, 5), (n - 1, n)]:
+        assert cm.messages.tokens(lo, hi) == expected(lo, hi)
+
+
+def test_add_messages_is_all_or_nothing(store: Store) -> None:
+    cm = ContextManager.open(store=store)
+    cm.add_message("user", "x", id="taken")
+    head = store.head_seq()
+    with pytest.raises(DuplicateMessageError):
+        cm.add_messages([{"participant": "user", "content": "a", "id": "new"}, {"participant": "u", "content": "b",
+                                                                                 "id": "taken"}])
+    with pytest.raises(DuplicateMessageError):
+        cm.add_messages([{"participant": "user", "content": "a", "id": "dup"}, {"participant": "u", "content": "b",
+                                                                               "id": "dup"}])
+    with pytest.raises(MalformedContentError, match="message 1"):
+        cm.add_messages([{"participant": "user", "content": "a"}, {"participant": "user"}])
+    assert store.head_seq() == head
+    assert cm.message_count() == 1
+
+
+def test_query_messages(store: Store) -> None:
+    cm = ContextManager.open(store=store)
+    t0 = datetime(2025, 1, 1, tzinfo=UTC)
+    for i in range(10):
+        cm.add_message("ann" if i % 2 else "bob", f"m{i}", {"k": i % 3}, timestamp=t0 + timedelta(hours=i))
+    assert [m.text() for m in cm.query_messages(participant="ann")] == ["m1", "m3", "m5", "m7", "m9"]
+    assert [m.text() for m in cm.query_messages(participant=["ann", "bob"], metadata={"k": 0})] == ["m0", "m3",
+                                                                                                    "m6", "m9"]
+    assert [m.text() for m in cm.query_messages(since=t0 + timedelta(hours=7))] == ["m7", "m8", "m9"]
+    assert [m.text() for m in cm.query_messages(until="2025-01-01T02:00:00Z")] == ["m0", "m1"]
+    assert [m.text() for m in cm.query_messages(reverse=True, limit=2)] == ["m9", "m8"]
+    assert cm.get_message(cm.query_messages(limit=1)[0].id).timestamp == t0
+
+
+def test_namespaces_share_a_slot_unless_isolated(store: Store) -> None:
+    ann = ContextManager.open(store=store, namespace="ann")
+    bob = ContextManager.open(store=store, namespace="bob")
+    solo = ContextManager.open(store=store, namespace="solo", isolate=True)
+    ann.add_message("ann", "hi all")
+    bob.add_message("bob", "hi ann")
+    solo.add_message("solo", "private")
+    assert [m.text() for m in ann.get_all_messages()] == ["hi all", "hi ann"]
+    assert [m.text() for m in bob.get_all_messages()] == ["hi all", "hi ann"]
+    assert [m.text() for m in solo.get_all_messages()] == ["private"]
+
+
+def test_two_handles_on_one_file_see_each_other(tmp_path: Path) -> None:
+    path = tmp_path / "shared.db"
+    with ContextManager.open(path) as one, ContextManager.open(path) as two:
+        one.add_message("user", "from one")
+        assert [m.text() for m in two.get_all_messages()] == ["from one"]
+        two.add_message("user", "from two")
+        edited = one.get_all_messages()[0].id
+        two.edit_message(edited, "edited by two")
+        assert [m.text() for m in one.get_all_messages()] == ["edited by two", "from two"]
+        assert one.message_count() == two.message_count() == 2
+
+
+def test_reopen_rebuilds_the_same_index(tmp_path: Path) -> None:
+    path = tmp_path / "r.db"
+    with ContextManager.open(path) as cm:
+        ids = [cm.add_message("user", f"m{i}") for i in range(30)]
+        cm.remove_message(ids[4])
+        cm.edit_message(ids[7], "seven")
+        before = [(m.id, m.text(), m.sequence) for m in cm.get_all_messages()]
+        tokens = cm.messages.tokens()
+    with ContextManager.open(path) as cm:
+        assert [(m.id, m.text(), m.sequence) for m in cm.get_all_messages()] == before
+        assert cm.messages.tokens() == tokens
+
+
+def test_closed_manager_and_store(tmp_path: Path) -> None:
+    cm = ContextManager.open(tmp_path / "c.db")
+    cm.add_message("user", "x")
+    cm.close()
+    cm.close()  # idempotent
+    with pytest.raises(StoreClosedError):
+        cm.add_message("user", "y")
+
+
+def test_open_arguments_are_checked(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="exactly one"):
+        ContextManager.open()
+    with pytest.raises(ValueError, match="exactly one"):
+        ContextManager.open(tmp_path / "a.db", store=MemoryStore())
