@@ -172,6 +172,7 @@ class Store(ABC):
         self._closed = False
         self._txn: Transaction | None = None
         self._branches: dict[int, BranchInfo] = {}
+        self._branches_token: int | None = None
 
     # ---- primitives ------------------------------------------------------------------------------
 
@@ -279,7 +280,12 @@ class Store(ABC):
                 self._branches_cache_stale()
                 raise
             self._txn = None
-            self._commit()
+            try:
+                self._commit()
+            except BaseException:
+                # The backend rolled back: what this handle cached during the transaction is void.
+                self._branches_cache_stale()
+                raise
 
     def _branches_cache_stale(self) -> None:
         self._branches = {}
@@ -312,6 +318,7 @@ class Store(ABC):
 
     def _branch_table(self, refresh: bool = False) -> dict[int, BranchInfo]:
         if refresh or not self._branches:
+            self._branches_token = self._change_token()  # read first: a commit racing the load shows later
             self._branches = {b.id: b for b in self._load_branches()}
         return self._branches
 
@@ -329,7 +336,10 @@ class Store(ABC):
         """
         with self._lock:
             self._check_open()
-            found = self._live_by_name(name) or self._live_by_name(name, refresh=True)
+            # Names move (a branch deleted and its name reused, maybe by another handle or process):
+            # trust the cached table only while nothing was committed since it was loaded.
+            fresh = bool(self._branches) and self._branches_token == self._change_token()
+            found = self._live_by_name(name, refresh=not fresh)
             if found is None:
                 raise BranchNotFoundError(name)
             return found

@@ -9,15 +9,26 @@ from __future__ import annotations
 import bisect
 import time
 from collections.abc import Callable
+from typing import TypeVar
 
 from .base import ROOT_BRANCH, BranchInfo, Op, Record, Store, StoreStats
 from .migrations import Migration, apply_migrations
 
 __all__ = ["MemoryStore"]
 
+K = TypeVar("K")
+
 
 def _create_root(store: MemoryStore) -> None:
     store._branch_rows.append(BranchInfo(1, ROOT_BRANCH, None, None, time.time()))
+
+
+def _pop_last(index: dict[K, list[int]], key: K) -> None:
+    """Drop the newest sequence of ``key``, and the key once empty (no trace of a rolled-back slot)."""
+    seqs = index[key]
+    seqs.pop()
+    if not seqs:
+        del index[key]
 
 
 MIGRATIONS: list[Migration[MemoryStore]] = [Migration(1, "root branch", _create_root)]
@@ -37,7 +48,12 @@ class MemoryStore(Store):
         self._branch_rows: list[BranchInfo] = []
         self._blobs: dict[str, bytes] = {}
         self._applied: dict[int, str] = {}
-        self._snapshot: tuple[int, int, set[str], dict[int, str]] | None = None
+        # Undo state of the open transaction: lengths to truncate to, the applied migrations, blobs
+        # added, and branch rows changed in place (by id, their old value). O(1) to take.
+        self._snapshot: tuple[int, int, dict[int, str]] | None = None
+        self._new_blobs: list[str] = []
+        self._changed_branches: dict[int, BranchInfo] = {}
+        self._version = 0  # commits so far: the change token
         apply_migrations(self, MIGRATIONS)
 
     # migrations
@@ -51,20 +67,26 @@ class MemoryStore(Store):
 
     # transactions
     def _begin(self) -> None:
-        self._snapshot = (len(self._records), len(self._branch_rows), set(self._blobs), dict(self._applied))
+        self._snapshot = (len(self._records), len(self._branch_rows), dict(self._applied))
+        self._new_blobs = []
+        self._changed_branches = {}
 
     def _commit(self) -> None:
         self._snapshot = None
+        self._version += 1
 
     def _rollback(self) -> None:
         assert self._snapshot is not None
-        n_records, n_branches, blobs, applied = self._snapshot
-        for rec in self._records[n_records:]:
-            self._by_slot[(rec.slot, rec.branch_id)].pop()
-            self._by_item[(rec.slot, rec.branch_id, rec.item)].pop()
+        n_records, n_branches, applied = self._snapshot
+        for rec in reversed(self._records[n_records:]):
+            _pop_last(self._by_slot, (rec.slot, rec.branch_id))
+            _pop_last(self._by_item, (rec.slot, rec.branch_id, rec.item))
         del self._records[n_records:]
+        for bid, old in self._changed_branches.items():
+            if bid <= n_branches:
+                self._branch_rows[bid - 1] = old
         del self._branch_rows[n_branches:]
-        for key in set(self._blobs) - blobs:
+        for key in self._new_blobs:
             del self._blobs[key]
         self._applied = applied
         self._snapshot = None
@@ -101,6 +123,7 @@ class MemoryStore(Store):
 
     def _mark_branch_deleted(self, branch_id: int) -> None:
         old = self._branch_rows[branch_id - 1]
+        self._changed_branches.setdefault(branch_id, old)
         self._branch_rows[branch_id - 1] = BranchInfo(
             old.id, old.name, old.parent_id, old.fork_seq, old.created_at, deleted=True
         )
@@ -114,7 +137,9 @@ class MemoryStore(Store):
 
     # blobs
     def _put_blob(self, digest: str, data: bytes) -> None:
-        self._blobs.setdefault(digest, data)
+        if digest not in self._blobs:
+            self._blobs[digest] = data
+            self._new_blobs.append(digest)
 
     def _get_blob(self, digest: str) -> bytes | None:
         return self._blobs.get(digest)
@@ -124,13 +149,14 @@ class MemoryStore(Store):
         return len(self._records)
 
     def _change_token(self) -> int:
-        return len(self._records) * 1_000_003 + len(self._branch_rows)
+        # Every commit counts (branch deletions and blob-only writes included), on any user of the object.
+        return self._version
 
     def _slot_list(self) -> list[str]:
         return sorted({slot for slot, _ in self._by_slot})
 
     def _token_after_commit(self) -> int:
-        return self._change_token()
+        return self._version + 1
 
     def _stats(self) -> StoreStats:
         payload = sum(len(r.body.encode()) for r in self._records if r.body is not None)

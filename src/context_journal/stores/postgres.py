@@ -18,6 +18,7 @@ Driver errors are translated into :class:`~context_journal.errors.StoreError` at
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
 from collections.abc import Callable
@@ -196,19 +197,15 @@ class PostgresStore(Store):
                 )
             self._conn.execute("COMMIT")
         except psycopg.Error as exc:
-            try:
+            with contextlib.suppress(psycopg.Error):
                 self._conn.execute("ROLLBACK")
-            except psycopg.Error:
-                pass
             self._reset_txn()
             raise self._translate(exc) from exc
         self._reset_txn()
 
     def _rollback(self) -> None:
-        try:
+        with contextlib.suppress(psycopg.Error):
             self._conn.execute("ROLLBACK")
-        except psycopg.Error:
-            pass
         self._slot_ids.clear()
         self._reset_txn()
 
@@ -344,9 +341,7 @@ class PostgresStore(Store):
         return [r[0] for r in self._execute("SELECT name FROM slots ORDER BY name").fetchall()]
 
     def _stats(self) -> StoreStats:
-        row = self._execute(
-            "SELECT COUNT(*), COALESCE(SUM(OCTET_LENGTH(body)), 0) FROM records"
-        ).fetchone()
+        row = self._execute("SELECT COUNT(*), COALESCE(SUM(OCTET_LENGTH(body)), 0) FROM records").fetchone()
         assert row is not None
         blob_row = self._execute("SELECT COALESCE(SUM(size), 0) FROM blobs").fetchone()
         size_row = self._execute(

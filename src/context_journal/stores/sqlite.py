@@ -161,16 +161,20 @@ class SQLiteStore(Store):
             self._conn.execute("COMMIT")
             self._commits += 1
         except sqlite3.Error as exc:
-            with contextlib.suppress(sqlite3.Error):
-                self._conn.execute("ROLLBACK")
+            with contextlib.suppress(StoreError):
+                self._rollback()  # also forgets slot ids allocated by the failed transaction
             raise self._translate(exc) from exc
 
     def _rollback(self) -> None:
-        if self._conn.in_transaction:
-            self._conn.execute("ROLLBACK")
-        # Slot ids allocated in the rolled-back transaction are gone.
-        self._slot_ids.clear()
-        self._slot_names.clear()
+        try:
+            if self._conn.in_transaction:
+                self._conn.execute("ROLLBACK")
+        except sqlite3.Error as exc:
+            raise self._translate(exc) from exc
+        finally:
+            # Slot ids allocated in the rolled-back transaction are gone.
+            self._slot_ids.clear()
+            self._slot_names.clear()
 
     # ---- slots ------------------------------------------------------------------------------------
 
