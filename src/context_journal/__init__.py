@@ -36,6 +36,16 @@ from .errors import (
     StoreClosedError,
     StoreError,
 )
+from .formats import (
+    Conversation,
+    ImportReport,
+    ImportResult,
+    Skipped,
+    detect_format,
+    import_into,
+    load_locomo_qa,
+    read_transcript,
+)
 from .manager import ContextManager
 from .messages import Message, MessageInput
 from .stores import MemoryStore, SQLiteStore, Store, open_store
@@ -54,11 +64,14 @@ __all__ = [
     "ContentError",
     "ContextJournalError",
     "ContextManager",
+    "Conversation",
     "DocumentBlock",
     "DuplicateMessageError",
     "EstimatingCounter",
     "ImageBlock",
     "ImportFormatError",
+    "ImportReport",
+    "ImportResult",
     "MalformedContentError",
     "MemoryStore",
     "Message",
@@ -69,6 +82,7 @@ __all__ = [
     "MissingExtraError",
     "RedactedThinkingBlock",
     "SQLiteStore",
+    "Skipped",
     "Store",
     "StoreBusyError",
     "StoreClosedError",
@@ -79,5 +93,9 @@ __all__ = [
     "ToolResultBlock",
     "ToolUseBlock",
     "URLSource",
+    "detect_format",
+    "import_into",
+    "load_locomo_qa",
     "open_store",
+    "read_transcript",
 ]

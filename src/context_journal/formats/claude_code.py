@@ -1,0 +1,147 @@
+"""Claude Code session transcripts (``~/.claude/projects/<project>/<session>.jsonl``).
+
+Follows the converter SPEC of ``shared/data/claude-code-sessions/README.md``:
+
+- only ``user`` and ``assistant`` lines become messages; ``system/compact_boundary`` and the
+  ``isCompactSummary`` line after it become a compaction **marker** (conversation metadata, with the
+  summary text as a reference), never a human message; every other line is reported as skipped;
+- assistant lines are API-response fragments (one block each) grouped by ``message.id``; fragments of
+  one response may be interleaved with the results of its tool calls (Claude Code runs a tool while
+  the response streams), so the results are collected and emitted as one message right after the
+  assistant message: every ``tool_use`` of assistant message k is answered in message k+1;
+- human text flagged ``isMeta`` or injected by the runtime (``<system-reminder>``, task
+  notifications, local-command output) gets ``metadata["system_injected"] = True``;
+- sub-agent files ``<session>/subagents/agent-<id>.jsonl`` become conversations of their own, linked
+  to the parent by ``parent_id`` and to the spawning ``Task`` call; ``agent-acompact-*`` files are the
+  compaction calls and are linked to the compaction marker.
+
+Thinking signatures that the publisher redacted (``[REDACTED...``) cannot be replayed, so they are
+dropped (the thinking text is kept) and counted in ``metadata["redacted_signatures"]``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from .base import Conversation, ImportResult, SkipLog, pairing_problems
+from .claude_code_lines import TOOL_PARTICIPANT, SessionReader
+
+__all__ = ["DEFAULT_USER", "TOOL_PARTICIPANT", "read_claude_code", "read_claude_code_session"]
+
+DEFAULT_USER = "developer"
+"""Participant name of the human in a main session."""
+
+RUNTIME_PARTICIPANT = "claude-code"
+"""Participant that asks for a compaction summary in an ``agent-acompact-*`` file."""
+
+
+def _conversation(
+    reader: SessionReader, conv_id: str, *, primary: bool, parent: str | None, extra: dict[str, Any]
+) -> Conversation:
+    assistant = reader.assistant or reader.first_model or "claude"
+    meta: dict[str, Any] = {
+        "format": "claude-code",
+        "source_file": reader.path,
+        "session_id": reader.session_id,
+        "assistant": assistant,
+        "user": reader.user,
+        "tool_participants": [TOOL_PARTICIPANT],
+        "system_participants": [],
+        "models": reader.models,
+        "markers": reader.markers,
+        "branch_points": reader.branch_points,
+        **extra,
+    }
+    meta.update(pairing_problems(reader.messages))
+    return Conversation(conv_id, reader.messages, meta, parent, primary)
+
+
+def read_claude_code_session(
+    path: str | os.PathLike[str], *, skips: SkipLog | None = None, user: str = DEFAULT_USER
+) -> Conversation:
+    """Read one session file (no sub-agents) into a conversation.
+
+    Args:
+        path: The ``<session>.jsonl`` file.
+        skips: Where to report skipped lines and blocks (a fresh log when None).
+        user: Participant name of the human.
+
+    Returns:
+        The conversation ``claude-code:<sessionId>``.
+
+    Raises:
+        ImportFormatError: a line is not JSON, not an object, or has the wrong shape (names the line).
+    """
+    source = os.fspath(path)
+    reader = SessionReader(source, user=user, assistant=None, skips=skips or SkipLog())
+    reader.read()
+    conv_id = f"claude-code:{reader.session_id or Path(source).stem}"
+    return _conversation(reader, conv_id, primary=True, parent=None, extra={"kind": "session"})
+
+
+def read_claude_code(
+    path: str | os.PathLike[str], *, include_subagents: bool = True, user: str = DEFAULT_USER
+) -> ImportResult:
+    """Read a Claude Code session and (optionally) its sub-agent files.
+
+    Args:
+        path: The ``<session>.jsonl`` file; sub-agents are read from ``<session>/subagents/agent-*.jsonl``.
+        include_subagents: Also read the sub-agent and compaction-call files as child conversations.
+        user: Participant name of the human.
+
+    Returns:
+        The main conversation (primary) followed by one conversation per sub-agent file.
+
+    Raises:
+        ImportFormatError: any file has a malformed line (names the file and line).
+    """
+    source = os.fspath(path)
+    skips = SkipLog()
+    reader = SessionReader(source, user=user, assistant=None, skips=skips)
+    reader.read()
+    main_id = f"claude-code:{reader.session_id or Path(source).stem}"
+    conversations = [_conversation(reader, main_id, primary=True, parent=None, extra={"kind": "session"})]
+    sub_dir = Path(source).with_suffix("") / "subagents"
+    if include_subagents and sub_dir.is_dir():
+        parent_name = conversations[0].metadata["assistant"]
+        for file in sorted(sub_dir.glob("agent-*.jsonl")):
+            agent_id = file.stem[len("agent-") :]
+            compaction = agent_id.startswith("acompact")
+            child = SessionReader(
+                str(file),
+                user=RUNTIME_PARTICIPANT if compaction else parent_name,
+                assistant=f"subagent:{agent_id}",
+                skips=skips,
+            )
+            child.read()
+            child_id = f"{main_id}:agent-{agent_id}"
+            extra: dict[str, Any] = {"kind": "compaction-call" if compaction else "subagent", "agent_id": agent_id}
+            if compaction:
+                marker = _match_compaction(reader.markers, child)
+                if marker is not None:
+                    marker["conversation_id"] = child_id
+                    extra["compaction_marker"] = marker.get("uuid")
+            else:
+                tool_id = reader.agent_links.get(agent_id)
+                if tool_id is not None:
+                    extra["parent_tool_use_id"] = tool_id
+                    if tool_id in reader.task_calls:
+                        msg_id, task_input = reader.task_calls[tool_id]
+                        extra["parent_message_id"] = msg_id
+                        for key in ("subagent_type", "description"):
+                            if key in task_input:
+                                extra[key] = task_input[key]
+            conversations.append(_conversation(child, child_id, primary=False, parent=main_id, extra=extra))
+    return ImportResult("claude-code", source, conversations, skips.report())
+
+
+def _match_compaction(markers: list[dict[str, Any]], child: SessionReader) -> dict[str, Any] | None:
+    """The first compaction marker at or after the compaction call's last message (ISO-8601 UTC text)."""
+    last = max((str(m.timestamp) for m in child.messages if m.timestamp), default="")
+    candidates = [m for m in markers if m.get("conversation_id") is None]
+    for marker in candidates:
+        if str(marker.get("at") or "") >= last:
+            return marker
+    return candidates[-1] if candidates else None

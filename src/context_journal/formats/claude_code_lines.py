@@ -1,0 +1,403 @@
+"""Line-level reader of Claude Code session JSONL files (see :mod:`.claude_code` for the rules)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..content import parse_block
+from ..errors import ImportFormatError, MalformedContentError
+from ..messages import MessageInput
+from .base import SkipLog, expect, iter_jsonl
+
+__all__ = ["TOOL_PARTICIPANT", "SessionReader"]
+
+TOOL_PARTICIPANT = "tools:claude-code"
+"""Participant name of the runtime that authors tool results."""
+
+_INJECTED_PREFIXES = {
+    "<system-reminder>": "system-reminder",
+    "<task-notification>": "task-notification",
+    "<local-command-stdout>": "local-command",
+    "<local-command-stderr>": "local-command",
+    "<local-command-caveat>": "local-command",
+    "<user-prompt-submit-hook>": "hook",
+}
+_BLOCK_TYPES = {"text", "thinking", "redacted_thinking", "tool_use", "tool_result", "image", "document"}
+_NESTED_TYPES = {"text", "image", "document"}
+
+
+def _check_block(block: Any, source: str, where: str) -> None:
+    try:
+        parse_block(block)
+    except MalformedContentError as exc:
+        raise ImportFormatError(f"malformed content block: {exc.reason}", source=source, location=where) from None
+
+
+class _Group:
+    """Lines that become one message."""
+
+    def __init__(self, kind: str, lineno: int, record: dict[str, Any]) -> None:
+        self.kind = kind  # "assistant" | "results"
+        self.blocks: list[dict[str, Any]] = []
+        self.lines: list[int] = [lineno]
+        self.uuids: list[str] = [str(record["uuid"])] if record.get("uuid") else []
+        self.timestamp: Any = record.get("timestamp")
+        self.first = record
+        self.last = record
+        self.tool_ids: set[str] = set()
+        self.redacted = 0
+
+    def add_line(self, lineno: int, record: dict[str, Any]) -> None:
+        if lineno not in self.lines:
+            self.lines.append(lineno)
+            if record.get("uuid"):
+                self.uuids.append(str(record["uuid"]))
+        self.last = record
+
+
+class SessionReader:
+    """Reads one JSONL file into messages, compaction markers and sub-agent links.
+
+    Args:
+        path: The JSONL file.
+        user: Participant of human (or, in a sub-agent file, requesting) user lines.
+        assistant: Participant of assistant messages; None takes the first model name.
+        skips: Where skipped lines and blocks are reported.
+    """
+
+    def __init__(self, path: str, *, user: str, assistant: str | None, skips: SkipLog) -> None:
+        self.path = path
+        self.name = Path(path).name
+        self.user = user
+        self.assistant = assistant  # fixed name (sub-agents) or None: first model name
+        self.skips = skips
+        self.messages: list[MessageInput] = []
+        self.ids: set[str] = set()
+        self.markers: list[dict[str, Any]] = []
+        self.agent_links: dict[str, str] = {}  # agentId -> parent tool_use id
+        self.task_calls: dict[str, tuple[str, dict[str, Any]]] = {}  # tool_use id -> (message id, input)
+        self.branch_points: list[str] = []
+        self.session_id: str | None = None
+        self.models: list[str] = []
+        self.first_model: str | None = None
+        self._open: _Group | None = None
+        self._results: _Group | None = None
+        self._line_of: dict[str, int] = {}
+        self._unit_starts: list[int] = []
+        self._pending_compaction: dict[str, Any] | None = None
+        self._after_marker: str | None = None
+
+    def loc(self, lineno: int) -> str:
+        return f"{self.name}:line {lineno}"
+
+    # ---- driving ----------------------------------------------------------------------------------
+
+    def read(self) -> None:
+        """Read the whole file; results land in :attr:`messages`, :attr:`markers` and the link maps.
+
+        Raises:
+            ImportFormatError: a line is not JSON, has no ``type``, or a message has the wrong shape.
+        """
+        for lineno, rec in iter_jsonl(self.path):
+            kind = rec.get("type")
+            expect(
+                isinstance(kind, str),
+                "not a Claude Code record (no 'type')",
+                source=self.path,
+                location=f"line {lineno}",
+            )
+            if self.session_id is None and isinstance(rec.get("sessionId"), str):
+                self.session_id = rec["sessionId"]
+            if kind == "user":
+                self._user(lineno, rec)
+            elif kind == "assistant":
+                self._assistant(lineno, rec)
+            elif kind == "system" and rec.get("subtype") == "compact_boundary":
+                self._flush()
+                self._boundary(lineno, rec)
+            else:
+                if kind == "progress":
+                    data = rec.get("data") or {}
+                    if data.get("type") == "agent_progress" and data.get("agentId") and rec.get("parentToolUseID"):
+                        self.agent_links.setdefault(str(data["agentId"]), str(rec["parentToolUseID"]))
+                reason = f"system/{rec.get('subtype')}" if kind == "system" else str(kind)
+                self.skips.add(reason, self.loc(lineno))
+            if rec.get("uuid"):
+                self._line_of[str(rec["uuid"])] = lineno
+        self._flush()
+        if self._pending_compaction is not None:
+            self.markers.append(self._pending_compaction)
+
+    def _message(self, lineno: int, rec: dict[str, Any]) -> dict[str, Any]:
+        msg = rec.get("message")
+        expect(
+            isinstance(msg, dict) and "content" in msg,
+            f"a {rec.get('type')} record needs a 'message' object with 'content'",
+            source=self.path,
+            location=f"line {lineno}",
+        )
+        assert isinstance(msg, dict)
+        return msg
+
+    def _branch_check(self, lineno: int, rec: dict[str, Any], starts_unit: bool) -> bool:
+        """True when ``parentUuid`` points before the previous message unit (an edit or a rewind)."""
+        if starts_unit:
+            self._unit_starts.append(lineno)
+        window = self._unit_starts[-2] if len(self._unit_starts) >= 2 else 0
+        parent = rec.get("parentUuid")
+        if not parent or str(parent) not in self._line_of:
+            return False
+        return self._line_of[str(parent)] < window
+
+    # ---- assistant fragments ----------------------------------------------------------------------
+
+    def _assistant(self, lineno: int, rec: dict[str, Any]) -> None:
+        msg = self._message(lineno, rec)
+        mid = msg.get("id")
+        content = msg["content"]
+        expect(
+            isinstance(content, list),
+            "assistant content must be a list of blocks",
+            source=self.path,
+            location=f"line {lineno}",
+        )
+        if self._open is None or self._open.first["message"].get("id") != mid or mid is None:
+            self._flush()
+            self._open = _Group("assistant", lineno, rec)
+            branch = self._branch_check(lineno, rec, starts_unit=True)
+            self._open.first = {**rec, "_branch": branch}
+            model = msg.get("model")
+            if isinstance(model, str) and model != "<synthetic>":
+                self.first_model = self.first_model or model
+                if model not in self.models:
+                    self.models.append(model)
+        else:
+            self._open.add_line(lineno, rec)
+        group = self._open
+        for i, block in enumerate(content):
+            where = f"line {lineno}, block {i}"
+            if not isinstance(block, dict) or block.get("type") not in _BLOCK_TYPES - {"tool_result"}:
+                btype = block.get("type") if isinstance(block, dict) else type(block).__name__
+                self.skips.add(f"unsupported assistant block type {btype!r}", self.loc(lineno))
+                continue
+            if block["type"] == "text" and not str(block.get("text", "")).strip():
+                self.skips.add("whitespace-only text block", self.loc(lineno))
+                continue
+            if block["type"] == "thinking" and str(block.get("signature") or "").startswith("[REDACTED"):
+                block = {k: v for k, v in block.items() if k != "signature"}
+                group.redacted += 1
+            _check_block(block, self.path, where)
+            if block["type"] == "tool_use":
+                group.tool_ids.add(str(block["id"]))
+                if block.get("name") == "Task":
+                    self.task_calls[str(block["id"])] = (str(mid), dict(block.get("input") or {}))
+            group.blocks.append(block)
+
+    # ---- user lines -------------------------------------------------------------------------------
+
+    def _user(self, lineno: int, rec: dict[str, Any]) -> None:
+        msg = self._message(lineno, rec)
+        content = msg["content"]
+        if rec.get("isCompactSummary"):
+            self._flush()
+            self._summary(lineno, rec, content)
+            return
+        if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
+            self._result_line(lineno, rec, content)
+            return
+        self._flush()
+        blocks = self._user_blocks(lineno, content)
+        if not blocks:
+            self.skips.add("empty message", self.loc(lineno))
+            return
+        branch = self._branch_check(lineno, rec, starts_unit=True)
+        meta: dict[str, Any] = {"source_lines": [lineno]}
+        if rec.get("uuid"):
+            meta["uuid"] = rec["uuid"]
+        if rec.get("parentUuid"):
+            meta["parent_uuid"] = rec["parentUuid"]
+        first_text = next((b["text"] for b in blocks if b["type"] == "text"), "").lstrip()
+        injected = next((k for p, k in _INJECTED_PREFIXES.items() if first_text.startswith(p)), None)
+        if rec.get("isMeta"):
+            meta["is_meta"] = True
+            injected = injected or "meta"
+        if injected:
+            meta["system_injected"] = True
+            meta["injected_kind"] = injected
+        elif first_text.startswith("<command-name>"):
+            meta["slash_command"] = True
+        self._emit(rec.get("uuid") or f"line-{lineno}", self.user, blocks, meta, rec.get("timestamp"), branch, rec)
+
+    def _user_blocks(self, lineno: int, content: Any) -> list[dict[str, Any]]:
+        if isinstance(content, str):
+            return [{"type": "text", "text": content}] if content.strip() else []
+        expect(
+            isinstance(content, list),
+            "user content must be a string or a list",
+            source=self.path,
+            location=f"line {lineno}",
+        )
+        out: list[dict[str, Any]] = []
+        for i, block in enumerate(content):
+            btype = block.get("type") if isinstance(block, dict) else None
+            if btype not in _BLOCK_TYPES:
+                self.skips.add(f"unsupported user block type {btype!r}", self.loc(lineno))
+                continue
+            assert isinstance(block, dict)
+            if btype == "text" and not str(block.get("text", "")).strip():
+                self.skips.add("whitespace-only text block", self.loc(lineno))
+                continue
+            if btype == "tool_result":
+                block = self._clean_result(lineno, block)
+            _check_block(block, self.path, f"line {lineno}, block {i}")
+            out.append(block)
+        return out
+
+    def _clean_result(self, lineno: int, block: dict[str, Any]) -> dict[str, Any]:
+        inner = block.get("content")
+        if isinstance(inner, list):
+            kept = [b for b in inner if isinstance(b, dict) and b.get("type") in _NESTED_TYPES]
+            for b in inner:
+                if not (isinstance(b, dict) and b.get("type") in _NESTED_TYPES):
+                    btype = b.get("type") if isinstance(b, dict) else type(b).__name__
+                    self.skips.add(f"unsupported tool_result content type {btype!r}", self.loc(lineno))
+            block = {**block, "content": kept if kept else ""}
+        elif inner is None:
+            block = {**block, "content": ""}
+        return block
+
+    def _result_line(self, lineno: int, rec: dict[str, Any], content: list[Any]) -> None:
+        blocks = self._user_blocks(lineno, content)
+        ids = {str(b["tool_use_id"]) for b in blocks if b["type"] == "tool_result"}
+        open_ = self._open
+        if open_ is not None and ids <= open_.tool_ids:
+            if self._results is None:
+                self._results = _Group("results", lineno, rec)
+            else:
+                self._results.add_line(lineno, rec)
+            self._results.blocks.extend(blocks)
+            return
+        # Results that do not answer the open assistant message: emit them on their own.
+        if self._results is not None and open_ is None:
+            self._results.add_line(lineno, rec)
+            self._results.blocks.extend(blocks)
+            return
+        self._flush()
+        self._branch_check(lineno, rec, starts_unit=True)
+        self._results = _Group("results", lineno, rec)
+        self._results.blocks.extend(blocks)
+
+    # ---- compaction -------------------------------------------------------------------------------
+
+    def _boundary(self, lineno: int, rec: dict[str, Any]) -> None:
+        if self._pending_compaction is not None:
+            self.markers.append(self._pending_compaction)
+        meta = rec.get("compactMetadata") or {}
+        self._pending_compaction = {
+            "kind": "compaction",
+            "trigger": meta.get("trigger"),
+            "preTokens": meta.get("preTokens"),
+            "at": rec.get("timestamp"),
+            "uuid": rec.get("uuid"),
+            "logical_parent_uuid": rec.get("logicalParentUuid"),
+            "line": lineno,
+            "after_message_id": self.messages[-1].id if self.messages else None,
+            "position": len(self.messages),
+        }
+        self._after_marker = str(rec.get("uuid") or f"line-{lineno}")
+
+    def _summary(self, lineno: int, rec: dict[str, Any], content: Any) -> None:
+        marker = self._pending_compaction
+        if marker is None:  # a summary without its boundary line: still a reference, not a message
+            marker = {
+                "kind": "compaction",
+                "trigger": None,
+                "preTokens": None,
+                "at": rec.get("timestamp"),
+                "uuid": None,
+                "line": None,
+                "position": len(self.messages),
+                "after_message_id": self.messages[-1].id if self.messages else None,
+            }
+            self._after_marker = str(rec.get("uuid") or f"line-{lineno}")
+        if isinstance(content, list):
+            text = "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text")
+        else:
+            text = str(content)
+        marker.update({"summary": text, "summary_uuid": rec.get("uuid"), "summary_line": lineno})
+        self.markers.append(marker)
+        self._pending_compaction = None
+
+    # ---- emitting ---------------------------------------------------------------------------------
+
+    def _flush(self) -> None:
+        group, results = self._open, self._results
+        self._open = self._results = None
+        answered: str | None = None
+        if group is not None:
+            msg = group.first["message"]
+            last = group.last["message"]
+            meta: dict[str, Any] = {"source_lines": group.lines, "uuids": group.uuids}
+            for key, value in (
+                ("model", msg.get("model")),
+                ("usage", last.get("usage")),
+                ("stop_reason", last.get("stop_reason")),
+                ("request_id", group.first.get("requestId")),
+                ("parent_uuid", group.first.get("parentUuid")),
+            ):
+                if value is not None:
+                    meta[key] = value
+            if group.redacted:
+                meta["redacted_signatures"] = group.redacted
+            name = self.assistant or self.first_model or "claude"
+            if not group.blocks:
+                self.skips.add("empty message", self.loc(group.lines[0]))
+            else:
+                answered = self._emit(
+                    str(msg.get("id") or f"line-{group.lines[0]}"),
+                    name,
+                    group.blocks,
+                    meta,
+                    group.timestamp,
+                    bool(group.first.get("_branch")),
+                    group.first,
+                )
+        if results is not None and results.blocks:
+            meta = {"source_lines": results.lines, "uuids": results.uuids}
+            if answered is not None:
+                meta["answers"] = answered
+            self._emit(
+                results.uuids[0] if results.uuids else f"line-{results.lines[0]}",
+                TOOL_PARTICIPANT,
+                results.blocks,
+                meta,
+                results.timestamp,
+                False,
+                results.first,
+            )
+
+    def _emit(
+        self,
+        mid: str,
+        participant: str,
+        blocks: list[dict[str, Any]],
+        meta: dict[str, Any],
+        timestamp: Any,
+        branch: bool,
+        rec: dict[str, Any],
+    ) -> str:
+        base, n = mid, 2
+        while mid in self.ids:
+            mid, n = f"{base}#{n}", n + 1
+        self.ids.add(mid)
+        if branch:
+            meta["branch_point"] = True
+            self.branch_points.append(mid)
+        if self._after_marker is not None:
+            meta["after_compaction"] = self._after_marker
+            self._after_marker = None
+        if rec.get("isSidechain"):
+            meta["is_sidechain"] = True
+        self.messages.append(MessageInput(participant, blocks, meta, mid, timestamp))
+        return mid

@@ -1,0 +1,354 @@
+"""Entry points: detect a transcript's format, read it, and write it into a store.
+
+:func:`read_transcript` returns an :class:`~context_journal.formats.base.ImportResult` without
+touching a store; :func:`import_into` writes one into a store:
+
+- the primary conversation (or the only one) goes into ``namespace``'s view of the store's shared
+  message slot; every other conversation into an isolated namespace named by its id;
+- messages are written in batches of :data:`BATCH_SIZE` per transaction;
+- a message whose id is already in its slot is not written again but counted as skipped
+  (``"already imported"``), so importing the same file twice changes nothing;
+- each conversation's metadata (markers, links, participants' roles) is written as the state
+  ``imports/<conversation id>`` on the branch, next to its messages.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import DuplicateMessageError, ImportFormatError, MalformedContentError
+from ..messages import MessageInput
+from ..stores import ROOT_BRANCH, Store, open_store
+from .base import FORMATS, Conversation, ImportResult, SkipLog, Skipped, load_json
+from .chat_json import read_anthropic, read_openai
+from .claude_code import read_claude_code
+from .irc import read_irc
+from .locomo import read_locomo
+from .tau_bench import read_tau_bench
+
+if TYPE_CHECKING:
+    from ..manager import ContextManager
+
+__all__ = ["BATCH_SIZE", "ConversationReport", "ImportReport", "detect_format", "import_into", "read_transcript"]
+
+BATCH_SIZE = 250
+"""Messages per ``add_messages`` transaction in :func:`import_into`."""
+
+STATE_PREFIX = "imports/"
+"""Key prefix of the states that hold imported conversations' metadata."""
+
+_OPENAI_ROLES = {"system", "developer", "tool", "function"}
+_ANTHROPIC_BLOCKS = {"tool_use", "tool_result", "thinking", "redacted_thinking", "image", "document"}
+
+
+# --- detection -----------------------------------------------------------------------------------
+
+
+def _chat_flavour(data: Any) -> str | None:
+    """``"anthropic"`` or ``"openai"`` for a chat transcript, None when it is not one."""
+    if isinstance(data, dict):
+        if not isinstance(data.get("messages"), list):
+            return None
+        if "system" in data:
+            return "anthropic"
+        msgs: list[Any] = data["messages"]
+    elif isinstance(data, list):
+        msgs = data
+    else:
+        return None
+    if not msgs or not all(isinstance(m, dict) and "role" in m for m in msgs):
+        return None
+    for m in msgs:
+        if m.get("role") in _OPENAI_ROLES or "tool_calls" in m or "function_call" in m:
+            return "openai"
+        content = m.get("content")
+        if isinstance(content, list):
+            for b in content:
+                kind = b.get("type") if isinstance(b, dict) else None
+                if kind in _ANTHROPIC_BLOCKS:
+                    return "anthropic"
+                if kind in ("image_url", "input_audio", "refusal", "file"):
+                    return "openai"
+    return "anthropic"
+
+
+def _detect_data(data: Any) -> str | None:
+    if isinstance(data, list) and data and isinstance(data[0], dict):
+        first = data[0]
+        if "sample_id" in first and "conversation" in first:
+            return "locomo"
+        if "traj" in first and "task_id" in first:
+            return "tau-bench"
+    return _chat_flavour(data)
+
+
+def _detect(path: Path) -> tuple[str, Any]:
+    """``(format, parsed JSON or None)``."""
+    source = str(path)
+    if path.is_dir():
+        if any(path.rglob("*.raw.txt")):
+            return "irc", None
+        raise ImportFormatError("cannot detect the format of this directory (no '*.raw.txt' IRC logs)", source=source)
+    if not path.exists():
+        raise ImportFormatError("no such file or directory", source=source)
+    name = path.name
+    if name.endswith((".raw.txt", ".annotation.txt")):
+        return "irc", None
+    if name.endswith(".jsonl"):
+        return "claude-code", None
+    data = load_json(source)
+    found = _detect_data(data)
+    if found is None:
+        raise ImportFormatError("cannot detect the format; pass format= one of " + ", ".join(FORMATS), source=source)
+    return found, data
+
+
+def detect_format(path: str | os.PathLike[str]) -> str:
+    """The format of a transcript, from its name and (for ``.json``) its shape.
+
+    Args:
+        path: A file or a directory (a directory of IRC logs).
+
+    Returns:
+        One of ``claude-code``, ``locomo``, ``tau-bench``, ``irc``, ``anthropic``, ``openai``.
+
+    Raises:
+        ImportFormatError: the path does not exist, is not valid JSON, or matches no format.
+    """
+    return _detect(Path(os.fspath(path)))[0]
+
+
+def read_transcript(path: str | os.PathLike[str], format: str = "auto") -> ImportResult:
+    """Read a transcript into conversations (no store involved).
+
+    Args:
+        path: The file (or, for IRC, a directory).
+        format: ``"auto"`` or one of :data:`~context_journal.formats.base.FORMATS`.
+
+    Returns:
+        The conversations and the skip report.
+
+    Raises:
+        ImportFormatError: the format is unknown or cannot be detected, or the input is malformed
+            (the error names the file and the line or index).
+    """
+    p = Path(os.fspath(path))
+    data: Any = None
+    if format == "auto":
+        format, data = _detect(p)
+    elif format not in FORMATS:
+        raise ImportFormatError(f"unknown format {format!r}; use auto or one of {', '.join(FORMATS)}", source=str(p))
+    if format == "claude-code":
+        return read_claude_code(p)
+    if format == "irc":
+        return read_irc(p)
+    readers: dict[str, Callable[..., ImportResult]] = {
+        "locomo": read_locomo,
+        "tau-bench": read_tau_bench,
+        "anthropic": read_anthropic,
+        "openai": read_openai,
+    }
+    return readers[format](p, data=data)
+
+
+# --- writing into a store ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ConversationReport:
+    """Where one conversation went.
+
+    Attributes:
+        id: The conversation id.
+        namespace: The namespace its messages were written under.
+        isolated: True when it has its own message slot.
+        written: Messages written now.
+        already_imported: Messages skipped because their id was already in the slot.
+    """
+
+    id: str
+    namespace: str
+    isolated: bool
+    written: int
+    already_imported: int
+
+
+@dataclass
+class ImportReport:
+    """The outcome of :func:`import_into`.
+
+    What *reading* skipped is in :attr:`ImportResult.skipped`; this report counts what the *import*
+    skipped: messages whose id was already in the store (``"already imported"``).
+
+    Attributes:
+        format: The transcript's format.
+        source: The file read.
+        conversations: One entry per conversation, in order.
+        skip_details: The import's skips by reason, with sample locations.
+    """
+
+    format: str
+    source: str
+    conversations: list[ConversationReport] = field(default_factory=list)
+    skip_details: list[Skipped] = field(default_factory=list)
+
+    @property
+    def messages(self) -> int:
+        """Messages written by this import."""
+        return sum(c.written for c in self.conversations)
+
+    @property
+    def skipped(self) -> int:
+        """Messages not written because they were already in the store."""
+        return sum(s.count for s in self.skip_details)
+
+    @property
+    def skipped_by_reason(self) -> dict[str, int]:
+        """The import's skips as ``{reason: count}``."""
+        return {s.reason: s.count for s in self.skip_details}
+
+    @property
+    def namespaces(self) -> dict[str, str]:
+        """``{conversation id: namespace}`` of every conversation written."""
+        return {c.id: c.namespace for c in self.conversations}
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready summary."""
+        return {
+            "format": self.format,
+            "source": self.source,
+            "messages": self.messages,
+            "skipped": self.skipped,
+            "skipped_by_reason": self.skipped_by_reason,
+            "conversations": [c.__dict__ for c in self.conversations],
+        }
+
+
+def _state_value(result: ImportResult, conv: Conversation, namespace: str, slot: str) -> dict[str, Any]:
+    value = {
+        "format": result.format,
+        "source": result.source,
+        "conversation_id": conv.id,
+        "parent_id": conv.parent_id,
+        "primary": conv.primary,
+        "namespace": namespace,
+        "slot": slot,
+        "message_count": len(conv.messages),
+        "metadata": conv.metadata,
+    }
+    return json.loads(json.dumps(value, default=str))  # type: ignore[no-any-return]
+
+
+def import_into(
+    store_or_path: Store | str | os.PathLike[str],
+    result: ImportResult,
+    namespace: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    *,
+    branch: str = ROOT_BRANCH,
+) -> ImportReport:
+    """Write an :class:`ImportResult` into a store.
+
+    Args:
+        store_or_path: An open store (left open) or a store location (opened and closed here).
+        result: What :func:`read_transcript` returned.
+        namespace: Namespace of the primary conversation (default ``"default"``); it shares the
+            store's message slot. Other conversations get isolated namespaces named by their ids.
+        progress: Called as ``progress(done, total)`` in messages after each batch.
+        branch: The branch to write.
+
+    Returns:
+        Per-conversation counts and the import's own skips (``"already imported"``); what reading
+        skipped stays in ``result.skipped``.
+
+    Raises:
+        ImportFormatError: a message was refused by the store as malformed (names the conversation and
+            message; that batch is not written, earlier batches stay).
+        StoreError: the store cannot be opened or written.
+    """
+    from ..manager import ContextManager  # the manager layer sits above formats/; import at call time
+
+    owns = not isinstance(store_or_path, Store)
+    store = open_store(store_or_path)
+    skips = SkipLog()
+    report = ImportReport(result.format, result.source)
+    total = result.message_count
+    done = 0
+    shared_target = result.primary or (result.conversations[0] if len(result.conversations) == 1 else None)
+    try:
+        for conv in result.conversations:
+            shared = conv is shared_target
+            ns = (namespace or "default") if shared else conv.id
+            manager = ContextManager.open(store=store, namespace=ns, isolate=not shared, branch=branch)
+            try:
+                written, already = _write_conversation(manager, conv, skips, done, total, progress, result.source)
+                done += len(conv.messages)
+                branch_id = store.get_branch(branch).id
+                value = _state_value(result, conv, ns, manager.slot)
+                if store.get_state(branch_id, STATE_PREFIX + conv.id) != value:
+                    with store.transaction() as tx:
+                        tx.put_state(branch_id, STATE_PREFIX + conv.id, value)
+            finally:
+                manager.close()
+            report.conversations.append(ConversationReport(conv.id, ns, not shared, written, already))
+    finally:
+        if owns:
+            store.close()
+    report.skip_details = skips.report()
+    return report
+
+
+def _write_conversation(
+    manager: ContextManager,
+    conv: Conversation,
+    skips: SkipLog,
+    done: int,
+    total: int,
+    progress: Callable[[int, int], None] | None,
+    source: str,
+) -> tuple[int, int]:
+    """Write the messages not yet in the slot; returns ``(written, already imported)``.
+
+    Raises:
+        ImportFormatError: the store refused a message as malformed.
+    """
+    manager.messages.refresh()
+    existing = {e.id for e in manager.messages.iter_entries()}
+    todo: list[MessageInput] = []
+    already = 0
+    for m in conv.messages:
+        if m.id is not None and m.id in existing:
+            already += 1
+            skips.add("already imported", f"{conv.id}:{m.id}")
+        else:
+            todo.append(m)
+    processed = done + already
+    if progress is not None and already:
+        progress(processed, total)
+    written = 0
+    for start in range(0, len(todo), BATCH_SIZE):
+        batch = todo[start : start + BATCH_SIZE]
+        processed += len(batch)
+        while batch:
+            try:
+                manager.add_messages(batch)
+                break
+            except DuplicateMessageError as exc:  # an id held by a removed message, or another writer
+                batch = [m for m in batch if m.id != exc.message_id]
+                already += 1
+                skips.add("already imported", f"{conv.id}:{exc.message_id}")
+            except MalformedContentError as exc:
+                index = exc.message_index or 0
+                bad = batch[index].id if index < len(batch) else None
+                raise ImportFormatError(
+                    f"the store refused a message: {exc.reason}", source=source, location=f"{conv.id} message {bad}"
+                ) from exc
+        written += len(batch)
+        if progress is not None:
+            progress(processed, total)
+    return written, already

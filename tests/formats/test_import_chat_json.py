@@ -1,0 +1,159 @@
+"""Plain Anthropic Messages and OpenAI Chat Completions transcripts, and format detection."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from context_journal.errors import ImportFormatError
+from context_journal.formats import detect_format, read_anthropic, read_openai, read_transcript
+from context_journal.formats.base import pairing_problems
+
+ANTHROPIC: dict[str, Any] = {
+    "model": "claude-sonnet-4-5",
+    "system": "You are terse.",
+    "messages": [
+        {"role": "user", "content": "What is in /tmp?"},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "thinking", "thinking": "list it", "signature": "sig=="},
+                {"type": "text", "text": "Let me look."},
+                {"type": "tool_use", "id": "toolu_1", "name": "ls", "input": {"path": "/tmp"}},
+                {"type": "server_tool_use", "id": "srv_1", "name": "web_search", "input": {}},
+            ],
+        },
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "a.txt", "is_error": False}],
+            "timestamp": "2025-01-02T03:04:05Z",
+        },
+        {"role": "assistant", "content": "One file: a.txt", "cache_hint": 1},
+        {"role": "user", "content": "   "},
+    ],
+}
+
+OPENAI: dict[str, Any] = {
+    "messages": [
+        {"role": "developer", "content": "Be helpful."},
+        {
+            "role": "user",
+            "name": "ann",
+            "content": [
+                {"type": "text", "text": "Weather in Paris and Rome?"},
+                {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}},
+                {"type": "input_audio", "input_audio": {"data": "", "format": "wav"}},
+            ],
+        },
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "call_a", "type": "function", "function": {"name": "weather", "arguments": '{"city": "Paris"}'}},
+                {"id": "call_b", "type": "function", "function": {"name": "weather", "arguments": '{"city": "Ro'}},
+            ],
+        },
+        {"role": "tool", "tool_call_id": "call_a", "content": "sunny"},
+        {"role": "tool", "tool_call_id": "call_b", "content": [{"type": "text", "text": "rain"}]},
+        {"role": "assistant", "content": "Paris is sunny, Rome rainy."},
+    ]
+}
+
+
+def _write(tmp_path: Path, name: str, data: Any) -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def test_anthropic(tmp_path: Path) -> None:
+    path = _write(tmp_path, "chat.json", ANTHROPIC)
+    assert detect_format(path) == "anthropic"
+    result = read_transcript(path)
+    (conv,) = result.conversations
+    assert conv.id == "anthropic:chat" and conv.primary and conv.metadata["model"] == "claude-sonnet-4-5"
+    assert [m.participant for m in conv.messages] == ["system", "user", "assistant", "user", "assistant"]
+    assert [m.id for m in conv.messages] == ["anthropic:chat:system"] + [f"anthropic:chat:{i}" for i in range(4)]
+    assistant = conv.messages[2]
+    assert assistant.content == ANTHROPIC["messages"][1]["content"][:3]  # signed thinking kept byte-identical
+    assert conv.messages[3].timestamp == "2025-01-02T03:04:05Z"
+    assert pairing_problems(conv.messages) == {}
+    assert {s.reason: s.count for s in result.skipped} == {
+        "unsupported block type 'server_tool_use'": 1,
+        "empty message": 1,
+    }
+    assert result.skipped_count == 2
+
+
+def test_anthropic_bare_list_and_malformed_block(tmp_path: Path) -> None:
+    path = _write(tmp_path, "list.json", ANTHROPIC["messages"][:1])
+    assert read_anthropic(path).message_count == 1
+    bad = [{"role": "assistant", "content": [{"type": "text", "text": "ok"}, {"type": "tool_use", "name": "x"}]}]
+    path = _write(tmp_path, "bad.json", {"system": "s", "messages": bad})
+    with pytest.raises(ImportFormatError, match="tool_use") as info:
+        read_transcript(path)
+    assert info.value.location == "messages[0].content[1]" and info.value.source == str(path)
+    path = _write(tmp_path, "bad2.json", {"system": "s", "messages": [{"role": "robot", "content": "hi"}]})
+    with pytest.raises(ImportFormatError, match="role") as info:
+        read_anthropic(path)
+    assert info.value.location == "messages[0]"
+
+
+def test_openai(tmp_path: Path) -> None:
+    path = _write(tmp_path, "oa.json", OPENAI)
+    assert detect_format(path) == "openai"
+    result = read_transcript(path)
+    (conv,) = result.conversations
+    assert [m.participant for m in conv.messages] == ["system", "ann", "assistant", "tool", "assistant"]
+    user = conv.messages[1]
+    assert user.content[1] == {
+        "type": "image",
+        "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="},
+    }
+    call = conv.messages[2]
+    assert call.content == [
+        {"type": "tool_use", "id": "call_a", "name": "weather", "input": {"city": "Paris"}},
+        {"type": "tool_use", "id": "call_b", "name": "weather", "input": {"_raw_arguments": '{"city": "Ro'}},
+    ]
+    assert call.metadata["unparsed_arguments"] == ["call_b"]
+    merged = conv.messages[3]  # both tool messages answer one assistant message: merged into one
+    assert merged.content == [
+        {"type": "tool_result", "tool_use_id": "call_a", "content": "sunny"},
+        {"type": "tool_result", "tool_use_id": "call_b", "content": "rain"},
+    ]
+    assert merged.id == "openai:oa:3" and merged.metadata["indices"] == [3, 4]
+    assert pairing_problems(conv.messages) == {}
+    assert [s.reason for s in result.skipped] == ["unsupported content part 'input_audio'"]
+    assert result.skipped[0].sample_locations == ("messages[1].content[2]",)
+
+
+def test_openai_malformed(tmp_path: Path) -> None:
+    path = _write(tmp_path, "oa.json", [{"role": "user", "content": "hi"}, {"role": "tool", "content": "x"}])
+    with pytest.raises(ImportFormatError, match="tool_call_id") as info:
+        read_openai(path)
+    assert info.value.location == "messages[1]"
+    path = _write(tmp_path, "oa2.json", {"messages": [{"role": "assistant", "tool_calls": [{"function": {}}]}]})
+    with pytest.raises(ImportFormatError, match="tool call") as info:
+        read_openai(path)
+    assert info.value.location == "messages[0].tool_calls[0]"
+
+
+def test_detection_errors(tmp_path: Path) -> None:
+    with pytest.raises(ImportFormatError, match="no such"):
+        detect_format(tmp_path / "missing.json")
+    path = _write(tmp_path, "odd.json", {"hello": 1})
+    with pytest.raises(ImportFormatError, match="cannot detect"):
+        read_transcript(path)
+    with pytest.raises(ImportFormatError, match="unknown format"):
+        read_transcript(path, format="csv")
+    truncated = tmp_path / "cut.json"
+    truncated.write_text('{"messages": [{"role": "user",\n "content": "hi"', encoding="utf-8")
+    with pytest.raises(ImportFormatError) as info:
+        read_transcript(truncated)
+    assert info.value.location == "line 2" and str(truncated) in str(info.value)
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ImportFormatError, match="directory"):
+        detect_format(tmp_path / "empty")

@@ -1,0 +1,120 @@
+"""``import_into``: real transcripts written into SQLite and memory stores, idempotent re-imports."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from context_journal.errors import ImportFormatError
+from context_journal.formats import Conversation, ImportResult, detect_format, import_into, read_transcript
+from context_journal.formats.importers import BATCH_SIZE, STATE_PREFIX
+from context_journal.manager import ContextManager
+from context_journal.messages import MessageInput
+from context_journal.stores import MemoryStore, SQLiteStore
+
+DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"data sets not found at {DATA}")
+SESSION = DATA / "claude-code-sessions" / "4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
+
+
+@pytest.mark.parametrize(
+    ("path", "fmt"),
+    [
+        (SESSION, "claude-code"),
+        (DATA / "claude-code-sessions" / "short.jsonl", "claude-code"),
+        (DATA / "locomo" / "locomo-dev7.json", "locomo"),
+        (DATA / "tau-bench-airline" / "gpt-4o-airline-dev150.json", "tau-bench"),
+        (DATA / "ubuntu-irc-disentanglement", "irc"),
+        (DATA / "ubuntu-irc-disentanglement" / "dev" / "2009-02-23_10.annotation.txt", "irc"),
+    ],
+)
+def test_detect_format(path: Path, fmt: str) -> None:
+    assert detect_format(path) == fmt
+
+
+def test_claude_code_round_trip_through_sqlite(tmp_path: Path) -> None:
+    result = read_transcript(SESSION)
+    main, *children = result.conversations
+    db = tmp_path / "journal.db"
+    calls: list[tuple[int, int]] = []
+    report = import_into(db, result, progress=lambda done, total: calls.append((done, total)))
+    assert report.messages == result.message_count and report.skipped == 0
+    assert calls[-1] == (result.message_count, result.message_count)
+    assert [d for d, _ in calls] == sorted(d for d, _ in calls)
+    assert report.namespaces[main.id] == "default" and all(report.namespaces[c.id] == c.id for c in children)
+
+    with ContextManager.open(db) as cm:  # the primary conversation is in the shared slot
+        assert cm.message_count() == len(main.messages)
+        stored = cm.get_all_messages()
+        assert [m.id for m in stored] == [m.id for m in main.messages]
+        assert [m.participant for m in stored] == [m.participant for m in main.messages]
+        first_use = next(m for m in stored if any(b.type == "tool_use" for b in m.content))
+        assert first_use.metadata["usage"]["output_tokens"] >= 1
+        assert stored[0].timestamp.isoformat().startswith(str(main.messages[0].timestamp)[:19])
+        state = cm.store.get_state(cm.store.get_branch("main").id, STATE_PREFIX + main.id)
+        assert state["metadata"]["markers"][0]["kind"] == "compaction" and state["namespace"] == "default"
+    store = SQLiteStore(db)
+    try:
+        for child in children:
+            cm = ContextManager.open(store=store, namespace=child.id, isolate=True)
+            assert cm.message_count() == len(child.messages)
+    finally:
+        store.close()
+
+    again = import_into(db, read_transcript(SESSION))  # a re-import writes nothing
+    assert again.messages == 0 and again.skipped == result.message_count
+    assert again.skipped_by_reason == {"already imported": result.message_count}
+    with ContextManager.open(db) as cm:
+        assert cm.message_count() == len(main.messages)
+
+
+def test_many_conversations_into_isolated_namespaces(tmp_path: Path) -> None:
+    result = read_transcript(DATA / "tau-bench-airline" / "gpt-4o-airline-dev150.json")
+    result.conversations = result.conversations[:12]
+    store = MemoryStore()
+    report = import_into(store, result, namespace="ignored-for-isolated")
+    assert report.messages == result.message_count
+    assert all(c.isolated for c in report.conversations)
+    for conv in result.conversations:
+        cm = ContextManager.open(store=store, namespace=conv.id, isolate=True)
+        assert [m.id for m in cm.get_all_messages()] == [m.id for m in conv.messages]
+    assert ContextManager.open(store=store).message_count() == 0  # nothing in the shared slot
+    assert not store.closed  # a store passed in is left open
+
+
+def test_batches_and_partial_reimport(tmp_path: Path) -> None:
+    raw = DATA / "ubuntu-irc-disentanglement" / "test" / "2016-06-08_07.raw.txt"
+    result = read_transcript(raw)
+    (conv,) = result.conversations
+    assert len(conv.messages) > 2 * BATCH_SIZE
+    db = tmp_path / "irc.db"
+    head = read_transcript(raw)
+    head.conversations[0].messages = head.conversations[0].messages[:700]
+    assert import_into(db, head).messages == 700
+    report = import_into(db, result, namespace="reader")
+    assert (report.messages, report.skipped) == (len(conv.messages) - 700, 700)
+    with ContextManager.open(db, namespace="reader") as cm:
+        assert cm.message_count() == len(conv.messages) == 1500
+        m = cm.get_message(f"{conv.id.rsplit(':', 1)[1]}:1005")
+        assert m.metadata["reply_to"] and m.timestamp.year == 2016
+
+
+def test_reimport_writes_nothing_at_all() -> None:
+    store = MemoryStore()
+    result = read_transcript(DATA / "claude-code-sessions" / "short.jsonl")
+    import_into(store, result)
+    head = store.head_seq()
+    again = import_into(store, read_transcript(DATA / "claude-code-sessions" / "short.jsonl"))
+    assert again.messages == 0 and store.head_seq() == head  # no message, no state version
+
+
+def test_a_message_the_store_refuses_names_its_place() -> None:
+    bad = ImportResult(
+        "anthropic",
+        "chat.json",
+        [Conversation("anthropic:chat", [MessageInput("user", "hi", id="m0", timestamp="not a time")], {}, None, True)],
+    )
+    with pytest.raises(ImportFormatError, match="timestamp") as info:
+        import_into(MemoryStore(), bad)
+    assert info.value.source == "chat.json" and info.value.location == "anthropic:chat message m0"

@@ -1,0 +1,116 @@
+"""The IRC importer on ``../shared/data/ubuntu-irc-disentanglement``.
+
+Lines per file (1,250 dev / 1,500 test), links (7,794, 1,384 self-links) and system lines in the
+annotated parts (575) are the data README's figures; per-file link counts are recomputed from the
+annotation files.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from context_journal.errors import ImportFormatError
+from context_journal.formats import ImportResult, read_irc, read_transcript
+
+DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "ubuntu-irc-disentanglement"
+pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"data set not found at {DATA}")
+MESSAGE = re.compile(r"^\[(\d\d:\d\d)\] <([^>]+)> (.*)$")  # the SPEC's regular expression
+
+
+@pytest.fixture(scope="module")
+def result() -> ImportResult:
+    return read_transcript(DATA)
+
+
+def test_one_message_per_line(result: ImportResult) -> None:
+    files = sorted(DATA.rglob("*.raw.txt"))
+    assert result.format == "irc" and len(result.conversations) == len(files) == 20
+    for file, conv in zip(files, result.conversations, strict=True):
+        stem = file.name.removesuffix(".raw.txt")
+        lines = file.read_text(encoding="utf-8").split("\n")[:-1]  # not splitlines(): logs hold \x1c etc.
+        assert len(conv.messages) == len(lines) == (1250 if file.parent.name == "dev" else 1500)
+        assert conv.id == f"irc:#ubuntu:{stem}" and not conv.primary
+        assert [m.id for m in conv.messages] == [f"{stem}:{i}" for i in range(len(lines))]
+        for line, m in zip(lines, conv.messages, strict=True):
+            match = MESSAGE.match(line)
+            if match:
+                assert m.participant == match.group(2) and m.content == [{"type": "text", "text": match.group(3)}]
+            else:
+                assert m.participant == "irc-server" and m.content == [{"type": "text", "text": line}]
+                assert m.metadata["irc_event"]
+    system = sum(1 for c in result.conversations for m in c.messages[1000:] if m.participant == "irc-server")
+    assert system == 575
+
+
+def test_annotation_links(result: ImportResult) -> None:
+    total = self_links = 0
+    for conv in result.conversations:
+        stem = conv.id.rsplit(":", 1)[1]
+        file = next(DATA.rglob(f"{stem}.annotation.txt"))
+        links = [tuple(map(int, line.split()[:2])) for line in file.read_text().splitlines() if line.strip()]
+        dev = file.parent.name == "dev"
+        assert (254 if dev else 506) <= len(links) <= (268 if dev else 532)
+        assert conv.metadata["links"] == len(links)
+        by_id = {m.id: m for m in conv.messages}
+        kept = 0
+        for parent, child in links:
+            meta = conv.messages[child].metadata
+            if parent == child:
+                assert meta["starts_thread"] is True
+            else:
+                assert f"{stem}:{parent}" in meta["reply_to"] and f"{stem}:{parent}" in by_id
+            kept += 1
+        assert kept == sum(
+            len(m.metadata.get("reply_to", [])) + m.metadata.get("starts_thread", 0) for m in conv.messages
+        )
+        assert all(
+            "thread" in m.metadata
+            for m in conv.messages[1000:]
+            if "reply_to" in m.metadata or m.metadata.get("starts_thread")
+        )
+        total += len(links)
+        self_links += sum(1 for p, c in links if p == c)
+    assert (total, self_links) == (7794, 1384)
+
+
+def test_timestamps_addressing_and_aliases(result: ImportResult) -> None:
+    conv = result.conversation("irc:#ubuntu:2016-06-08_07")
+    msgs = conv.messages
+    assert msgs[1000].timestamp == datetime(2016, 6, 8, 7, 0, tzinfo=UTC)
+    assert msgs[0].timestamp == datetime(2016, 6, 7, 21, 16, tzinfo=UTC)  # the context runs back over midnight
+    for c in result.conversations:
+        stamps = [m.timestamp for m in c.messages]
+        assert stamps == sorted(stamps), c.id
+        day = datetime.strptime(c.id.rsplit(":", 1)[1][:10], "%Y-%m-%d").date()
+        assert c.messages[1000].timestamp.date() == day
+    # The README's example lines.
+    ben = next(m for m in msgs if m.participant == "Ben64" and m.content[0]["text"].startswith("epifanio__: ok"))
+    assert ben.metadata["addressed_to"] == ["epifanio__"] and ben.metadata["irc_time"] == "07:01"
+    reply = next(m for m in msgs if m.participant == "epifanio__" and m.content[0]["text"].startswith("Ben64 OK"))
+    assert reply.metadata["addressed_to"] == ["Ben64"]
+    assert any(m.metadata.get("bot") for m in msgs if m.participant == "ubottu")
+    renames = [m for c in result.conversations for m in c.messages if m.metadata.get("irc_event") == "nick_change"]
+    assert renames
+    first = renames[0].metadata
+    aliases = next(c for c in result.conversations if renames[0] in c.messages).metadata["aliases"]
+    assert aliases[first["new_nick"]] in (first["old_nick"], aliases.get(first["old_nick"]))
+
+
+def test_single_file_and_malformed_annotation(tmp_path: Path) -> None:
+    raw = DATA / "dev" / "2004-11-15_03.raw.txt"
+    one = read_irc(raw)
+    assert len(one.conversations) == 1 and one.conversations[0].primary
+    shutil.copy(raw, tmp_path / raw.name)
+    annotation = tmp_path / "2004-11-15_03.annotation.txt"
+    annotation.write_text("1000 1000 -\n1000 1001 -\nnot a link\n", encoding="utf-8")
+    with pytest.raises(ImportFormatError) as info:
+        read_transcript(tmp_path / raw.name)
+    assert info.value.source == str(annotation) and info.value.location == "line 3"
+    annotation.write_text("1000 99999 -\n", encoding="utf-8")
+    with pytest.raises(ImportFormatError, match="out of range"):
+        read_irc(tmp_path)
