@@ -1,0 +1,53 @@
+"""The LLM layer: a provider protocol, SDK adapters, the offline summarizer.
+
+* :class:`Provider` — ``async complete(LLMRequest) -> LLMResponse`` with ``name`` and ``model``;
+  :func:`run_sync` / :func:`complete_sync` call it from synchronous code.
+* :class:`AnthropicProvider` and :class:`OpenAIProvider` — the official SDKs (extras ``anthropic``
+  and ``openai``, imported only when a provider is built), with one retry loop of ours
+  (:class:`RetryPolicy`) and prompt-cache markers where the provider has them.
+* :class:`OfflineSummarizer` — the embedded default: an extractive, deterministic digest.
+* The scripted fake for tests is :class:`context_journal.testing.ScriptedProvider`.
+
+Failures are :class:`ProviderError` subclasses (see :mod:`context_journal.llm.errors`).
+"""
+
+from __future__ import annotations
+
+from .anthropic import AnthropicProvider
+from .errors import (
+    ProviderAuthError,
+    ProviderError,
+    ProviderRefusalError,
+    ProviderRequestError,
+    ProviderResponseError,
+    ProviderTransientError,
+)
+from .offline import Digest, DigestLine, OfflineSummarizer, summarize_request
+from .openai import OpenAIProvider
+from .provider import Provider, complete_sync, run_sync
+from .retry import RetryPolicy
+from .types import LLMMessage, LLMRequest, LLMResponse, ToolDefinition, Usage
+
+__all__ = [
+    "AnthropicProvider",
+    "Digest",
+    "DigestLine",
+    "LLMMessage",
+    "LLMRequest",
+    "LLMResponse",
+    "OfflineSummarizer",
+    "OpenAIProvider",
+    "Provider",
+    "ProviderAuthError",
+    "ProviderError",
+    "ProviderRefusalError",
+    "ProviderRequestError",
+    "ProviderResponseError",
+    "ProviderTransientError",
+    "RetryPolicy",
+    "ToolDefinition",
+    "Usage",
+    "complete_sync",
+    "run_sync",
+    "summarize_request",
+]
