@@ -46,6 +46,25 @@ from .formats import (
     load_locomo_qa,
     read_transcript,
 )
+from .llm import (
+    AnthropicProvider,
+    LLMMessage,
+    LLMRequest,
+    LLMResponse,
+    OfflineSummarizer,
+    OpenAIProvider,
+    Provider,
+    ProviderAuthError,
+    ProviderError,
+    ProviderRefusalError,
+    ProviderRequestError,
+    ProviderResponseError,
+    ProviderTransientError,
+    RetryPolicy,
+    ToolDefinition,
+    Usage,
+    run_sync,
+)
 from .manager import ContextManager
 from .messages import Message, MessageInput
 from .stores import MemoryStore, SQLiteStore, Store, open_store
@@ -54,6 +73,7 @@ from .tokens import EstimatingCounter, TokenCounter
 __version__ = "0.1.0"
 
 __all__ = [
+    "AnthropicProvider",
     "Base64Source",
     "BlobSource",
     "Block",
@@ -72,6 +92,9 @@ __all__ = [
     "ImportFormatError",
     "ImportReport",
     "ImportResult",
+    "LLMMessage",
+    "LLMRequest",
+    "LLMResponse",
     "MalformedContentError",
     "MemoryStore",
     "Message",
@@ -80,7 +103,17 @@ __all__ = [
     "MessageNotFoundError",
     "MigrationError",
     "MissingExtraError",
+    "OfflineSummarizer",
+    "OpenAIProvider",
+    "Provider",
+    "ProviderAuthError",
+    "ProviderError",
+    "ProviderRefusalError",
+    "ProviderRequestError",
+    "ProviderResponseError",
+    "ProviderTransientError",
     "RedactedThinkingBlock",
+    "RetryPolicy",
     "SQLiteStore",
     "Skipped",
     "Store",
@@ -90,12 +123,15 @@ __all__ = [
     "TextBlock",
     "ThinkingBlock",
     "TokenCounter",
+    "ToolDefinition",
     "ToolResultBlock",
     "ToolUseBlock",
     "URLSource",
+    "Usage",
     "detect_format",
     "import_into",
     "load_locomo_qa",
     "open_store",
     "read_transcript",
+    "run_sync",
 ]

@@ -18,7 +18,12 @@ attributes that say where the fault is, and its message says what to do instead:
     │       ├── BranchExistsError          a live branch already has that name
     │       └── BranchInUseError           the branch is current or has live children
     ├── ImportFormatError                  a transcript could not be read in the format asked for
-    └── MissingExtraError                  an optional dependency is not installed (also an ImportError)
+    ├── MissingExtraError                  an optional dependency is not installed (also an ImportError)
+    ├── OverBudgetError                    (compile.py) the must-keep part of a compile exceeds the budget
+    └── ProviderError                      (llm/errors.py) a model call failed; its subtree is drawn there:
+        ├── ProviderTransientError         rate limits, 5xx, timeouts that outlasted the retries
+        ├── ProviderRequestError           the request was rejected (ProviderAuthError: bad credentials)
+        └── ProviderResponseError          the answer is unusable (ProviderRefusalError: the model declined)
 
 Driver errors (``sqlite3``, ``psycopg``) are translated into :class:`StoreError` only at the store's
 transaction boundary; the CLI turns library errors into messages only at its edge.
