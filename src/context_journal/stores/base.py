@@ -21,7 +21,7 @@ import json
 import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import IntEnum
@@ -133,6 +133,26 @@ class Transaction:
     def __init__(self, store: Store) -> None:
         self._store = store
         self.seqs: list[int] = []
+        self._on_commit: list[Callable[[], None]] = []
+        self._on_rollback: list[Callable[[], None]] = []
+
+    def on_commit(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` once the outermost transaction has committed (never if it rolls back).
+
+        A cache that applies its own writes does it here: a write made inside a transaction joined by an
+        outer one is not durable until the outer one commits.
+        """
+        self._on_commit.append(callback)
+
+    def on_rollback(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` if the outermost transaction rolls back (for any exception, or a failed commit)."""
+        self._on_rollback.append(callback)
+
+    def _finish(self, committed: bool) -> None:
+        callbacks = self._on_commit if committed else self._on_rollback
+        self._on_commit, self._on_rollback = [], []
+        for callback in callbacks:
+            callback()
 
     def append(self, branch_id: int, slot: str, item: str, body: Any, op: Op = Op.APPEND) -> int:
         """Write a record; ``body`` is a JSON value (None only for ``Op.REMOVE``). Returns its sequence."""
@@ -206,6 +226,12 @@ class Store(ABC):
     @abstractmethod
     def _branch_heads(self) -> dict[int, int]: ...
 
+    def _lock_branches(self) -> None:
+        """Inside a write transaction: hold the write lock before the branch table is read for a create
+        or delete, so two handles cannot both pass the checks (name free, no live children). A backend
+        whose transactions take the write lock at ``BEGIN`` (SQLite, memory) has nothing to do."""
+        return None
+
     @abstractmethod
     def _put_blob(self, digest: str, data: bytes) -> None: ...
 
@@ -261,8 +287,10 @@ class Store(ABC):
     def transaction(self) -> Iterator[Transaction]:
         """One logical operation: commits when the block ends, rolls back on any exception.
 
-        Nested calls join the outer transaction. On SQLite this is ``BEGIN IMMEDIATE``: the write
-        lock is taken at the start, so sequences are allocated under it.
+        Nested calls join the outer transaction (no savepoint: the outermost block decides, and
+        :meth:`Transaction.on_commit` / :meth:`Transaction.on_rollback` callbacks run when it ends). On
+        SQLite this is ``BEGIN IMMEDIATE``: the write lock is taken at the start, so sequences are
+        allocated under it.
         """
         with self._lock:
             self._check_open()
@@ -276,8 +304,11 @@ class Store(ABC):
                 yield txn
             except BaseException:
                 self._txn = None
-                self._rollback()
-                self._branches_cache_stale()
+                try:
+                    self._rollback()
+                finally:
+                    self._branches_cache_stale()
+                    txn._finish(committed=False)
                 raise
             self._txn = None
             try:
@@ -285,7 +316,9 @@ class Store(ABC):
             except BaseException:
                 # The backend rolled back: what this handle cached during the transaction is void.
                 self._branches_cache_stale()
+                txn._finish(committed=False)
                 raise
+            txn._finish(committed=True)
 
     def _branches_cache_stale(self) -> None:
         self._branches = {}
@@ -378,6 +411,7 @@ class Store(ABC):
         if not name or not isinstance(name, str):
             raise ValueError("a branch name must be a non-empty string")
         with self.transaction():
+            self._lock_branches()
             if self._live_by_name(name, refresh=True) is not None:
                 raise BranchExistsError(name)
             parent = self.get_branch(from_branch)
@@ -399,6 +433,7 @@ class Store(ABC):
             BranchInUseError: the root branch, or one with live children (named in the error).
         """
         with self.transaction():
+            self._lock_branches()
             info = self._live_by_name(name, refresh=True)
             if info is None:
                 raise BranchNotFoundError(name)

@@ -289,6 +289,11 @@ class PostgresStore(Store):
             for i, n, p, f, c, d in rows
         ]
 
+    def _lock_branches(self) -> None:
+        # Branch checks read the table under the head row lock, which every writer takes: a concurrent
+        # create of the same name, or a fork of a branch being deleted, waits and then sees the result.
+        self._lock_head()
+
     def _insert_branch(self, name: str, parent_id: int, fork_seq: int, created_at: float) -> int:
         self._lock_head()
         self._bump_branches = True

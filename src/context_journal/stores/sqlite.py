@@ -103,16 +103,36 @@ class SQLiteStore(Store):
         try:
             self._conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=busy_timeout)
             self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
-            self._conn.execute("PRAGMA journal_mode = WAL")
+            self._enable_wal(busy_timeout)
             self._conn.execute(f"PRAGMA synchronous = {'FULL' if durability == 'full' else 'NORMAL'}")
             self._conn.execute("PRAGMA foreign_keys = ON")
         except sqlite3.Error as exc:
-            raise StoreError(f"cannot open SQLite store {self.path}: {exc}") from exc
+            with contextlib.suppress(AttributeError, sqlite3.Error):
+                self._conn.close()
+            busy = isinstance(self._translate(exc), StoreBusyError)
+            error = StoreBusyError if busy else StoreError
+            raise error(f"cannot open SQLite store {self.path}: {exc}") from exc
         self._commits = 0
         self._slot_ids: dict[str, int] = {}
         self._slot_names: dict[int, str] = {}
         self._ensure_migration_table()
         apply_migrations(self, MIGRATIONS)
+
+    def _enable_wal(self, timeout: float) -> None:
+        """Switch to WAL. Several handles opening a new file at once race for the switch, and SQLite
+        answers the losers "database is locked" at once, without its busy handler: retry until ``timeout``
+        seconds have passed (then the error escapes)."""
+        deadline = time.monotonic() + timeout
+        delay = 0.001
+        while True:
+            try:
+                self._conn.execute("PRAGMA journal_mode = WAL").fetchall()
+                return
+            except sqlite3.OperationalError as exc:
+                if not isinstance(self._translate(exc), StoreBusyError) or time.monotonic() + delay > deadline:
+                    raise
+            time.sleep(delay)
+            delay = min(delay * 2, 0.05)
 
     # ---- driver error translation -----------------------------------------------------------------
 

@@ -1,0 +1,228 @@
+"""Shared fixtures.
+
+``data_dir``: the real data sets in ``../shared/data`` beside the repository (CI lays ``../shared``
+there).
+
+``backend`` / ``store``: every store backend under one interface, so a test written against them runs
+on each (memory, SQLite, and PostgreSQL when a server is reachable at ``CONTEXT_JOURNAL_TEST_PG_URL``).
+A backend is one entry in ``BACKENDS`` plus one :class:`Backend` subclass: the tests never assume
+SQLite.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import os
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from context_journal.stores import MemoryStore, SQLiteStore, Store
+from context_journal.stores import memory as memory_backend
+from context_journal.stores import sqlite as sqlite_backend
+
+DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    """``../shared/data`` beside the repository; skips the test when it is not there."""
+    if not DATA_DIR.is_dir():
+        pytest.skip(f"data sets not found at {DATA_DIR}")
+    return DATA_DIR
+
+
+class Backend:
+    """How the tests make stores of one backend.
+
+    Attributes:
+        name: The backend's name (the fixture's id).
+        durable: Whether a store survives :meth:`reopen` (and a second handle is a separate object).
+        migrations: The backend's ordered migration list.
+    """
+
+    name: str = "abstract"
+    durable: bool = True
+    migrations: Sequence[Any] = ()
+
+    def __init__(self) -> None:
+        self._opened: list[Store] = []
+
+    def _track(self, store: Store) -> Store:
+        self._opened.append(store)
+        return store
+
+    def new(self) -> Store:
+        """A fresh, empty store."""
+        raise NotImplementedError
+
+    def handle(self, store: Store) -> Store:
+        """Another handle on the same stored data (another connection where the backend has them)."""
+        raise NotImplementedError
+
+    def reopen(self, store: Store) -> Store:
+        """Close ``store`` and open it again (only for durable backends)."""
+        raise NotImplementedError
+
+    def reopen_factory(self, store: Store) -> Callable[[], Store]:
+        """A callable that opens a new handle on the store's data, as at process start."""
+        raise NotImplementedError
+
+    def close_all(self) -> None:
+        for s in self._opened:
+            s.close()
+        self._opened.clear()
+
+
+class MemoryBackend(Backend):
+    """The reference backend: "another handle" is the same object (that is how it is shared)."""
+
+    name = "memory"
+    durable = False
+    migrations = memory_backend.MIGRATIONS
+
+    def new(self) -> Store:
+        return self._track(MemoryStore())
+
+    def handle(self, store: Store) -> Store:
+        return store
+
+    def reopen(self, store: Store) -> Store:
+        raise pytest.skip.Exception("the memory backend is not durable")
+
+    def reopen_factory(self, store: Store) -> Callable[[], Store]:
+        raise pytest.skip.Exception("the memory backend is not durable")
+
+
+class SQLiteBackend(Backend):
+    """One SQLite file per store in a temporary directory."""
+
+    name = "sqlite"
+    migrations = sqlite_backend.MIGRATIONS
+
+    def __init__(self, directory: Path) -> None:
+        super().__init__()
+        self.directory = directory
+        self._counter = itertools.count()
+
+    def new(self) -> Store:
+        return self._track(SQLiteStore(self.directory / f"store-{next(self._counter)}.db"))
+
+    def handle(self, store: Store) -> Store:
+        assert isinstance(store, SQLiteStore)
+        return self._track(SQLiteStore(store.path))
+
+    def reopen(self, store: Store) -> Store:
+        assert isinstance(store, SQLiteStore)
+        store.close()
+        return self._track(SQLiteStore(store.path))
+
+    def reopen_factory(self, store: Store) -> Callable[[], Store]:
+        assert isinstance(store, SQLiteStore)
+        path = store.path
+        return lambda: self._track(SQLiteStore(path))
+
+
+PG_URL = os.environ.get("CONTEXT_JOURNAL_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
+"""The PostgreSQL server the ``postgres`` backend tests use (CI starts one; skipped when absent)."""
+
+
+def _postgres_unavailable() -> str | None:
+    """Why the PostgreSQL backend cannot be tested here, or None when it can."""
+    try:
+        import psycopg
+
+        from context_journal.stores import postgres  # noqa: F401
+    except ImportError as exc:
+        return f"PostgreSQL backend not importable: {exc}"
+    try:
+        psycopg.connect(PG_URL, connect_timeout=2).close()
+    except psycopg.Error as exc:
+        return f"no PostgreSQL server at {PG_URL}: {exc}"
+    return None
+
+
+class PostgresBackend(Backend):
+    """One schema per store in the test database; every schema made is dropped at teardown."""
+
+    name = "postgres"
+
+    def __init__(self) -> None:
+        super().__init__()
+        from context_journal.stores import postgres
+
+        self._module = postgres
+        self.migrations = postgres.MIGRATIONS
+        self._schemas: list[str] = []
+
+    def _open(self, schema: str) -> Store:
+        store: Store = self._module.PostgresStore(PG_URL, schema=schema)
+        return self._track(store)
+
+    def new(self) -> Store:
+        schema = f"cj_test_{uuid.uuid4().hex[:16]}"
+        self._schemas.append(schema)
+        return self._open(schema)
+
+    def handle(self, store: Store) -> Store:
+        return self._open(store.schema)  # type: ignore[attr-defined]
+
+    def reopen(self, store: Store) -> Store:
+        store.close()
+        return self._open(store.schema)  # type: ignore[attr-defined]
+
+    def reopen_factory(self, store: Store) -> Callable[[], Store]:
+        schema = store.schema  # type: ignore[attr-defined]
+        return lambda: self._open(schema)
+
+    def close_all(self) -> None:
+        super().close_all()
+        if self._schemas:
+            import psycopg
+
+            with psycopg.connect(PG_URL, autocommit=True) as conn:
+                for schema in self._schemas:
+                    conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+            self._schemas.clear()
+
+
+BACKENDS = ["memory", "sqlite", "postgres"]
+"""Backends every conformance test runs on; each has a :class:`Backend` in :func:`make_backend`."""
+
+
+@functools.cache
+def backend_unavailable(name: str) -> str | None:
+    return _postgres_unavailable() if name == "postgres" else None
+
+
+def make_backend(name: str, tmp_path: Path) -> Backend:
+    reason = backend_unavailable(name)
+    if reason is not None:
+        pytest.skip(reason)
+    if name == "memory":
+        return MemoryBackend()
+    if name == "sqlite":
+        return SQLiteBackend(tmp_path)
+    if name == "postgres":
+        return PostgresBackend()
+    raise ValueError(f"unknown backend {name!r}")
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
+    """Each store backend in turn; every store it made is closed at teardown."""
+    b = make_backend(request.param, tmp_path)
+    try:
+        yield b
+    finally:
+        b.close_all()
+
+
+@pytest.fixture
+def store(backend: Backend) -> Store:
+    """A fresh, empty store of each backend."""
+    return backend.new()

@@ -1,0 +1,86 @@
+"""What only the SQLite backend has: pragmas, durability modes, and a COMMIT that fails.
+
+Everything the contract says is in test_conformance.py, run on every backend.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from context_journal.errors import BranchNotFoundError, StoreBusyError, StoreError
+from context_journal.stores import ROOT_BRANCH, SQLiteStore, open_store
+
+
+@pytest.mark.parametrize(("durability", "synchronous"), [("normal", 1), ("full", 2)])
+def test_wal_and_durability(tmp_path: Path, durability: Any, synchronous: int) -> None:
+    with SQLiteStore(tmp_path / "s.db", durability=durability) as store:
+        assert store._conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert store._conn.execute("PRAGMA synchronous").fetchone()[0] == synchronous
+        assert store._conn.execute("PRAGMA busy_timeout").fetchone()[0] > 0
+    with pytest.raises(ValueError):
+        SQLiteStore(tmp_path / "s.db", durability="sometimes")  # type: ignore[arg-type]
+
+
+def test_open_store_locations(tmp_path: Path) -> None:
+    with open_store(f"sqlite:///{tmp_path / 'a.db'}") as a, open_store(tmp_path / "b.db") as b:
+        assert isinstance(a, SQLiteStore) and isinstance(b, SQLiteStore)
+        assert open_store(a) is a
+
+
+class _FailingCommit:
+    """A connection whose next COMMIT fails (as on a full disk or an I/O error)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+        self.fail_next_commit = True
+
+    def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:
+        if sql == "COMMIT" and self.fail_next_commit:
+            self.fail_next_commit = False
+            raise sqlite3.OperationalError("disk I/O error")
+        return self._conn.execute(sql, *args)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._conn, name)
+
+
+def test_failed_commit_rolls_back_and_forgets_its_caches(tmp_path: Path) -> None:
+    """A COMMIT that fails leaves nothing behind: no record, no branch, and no cached slot id or branch
+    row that the next transaction would trust (a stale slot id would file later records under a slot
+    row that does not exist, invisible to every other handle)."""
+    path = tmp_path / "s.db"
+    store = SQLiteStore(path)
+    main = store.get_branch(ROOT_BRANCH).id
+    store._conn = _FailingCommit(store._conn)  # type: ignore[assignment]
+    rolled_back: list[bool] = []
+    with pytest.raises(StoreError) as err, store.transaction() as tx:
+        tx.on_rollback(lambda: rolled_back.append(True))
+        tx.append(main, "new-slot", "lost", {"t": 1})
+        store.create_branch("lost-branch")
+    assert not isinstance(err.value, StoreBusyError)
+    assert rolled_back == [True]
+    assert store.head_seq() == 0
+    with pytest.raises(BranchNotFoundError):
+        store.get_branch("lost-branch")
+    with store.transaction() as tx:
+        tx.append(main, "new-slot", "kept", {"t": 2})
+    with SQLiteStore(path) as other:
+        assert [r.item for r in other.read_slot("new-slot", main)] == ["kept"]
+        assert other.list_slots() == ["new-slot"]
+    store.close()
+
+
+def test_second_process_sees_nothing_uncommitted(tmp_path: Path) -> None:
+    """WAL readers see the last commit, never an open transaction's rows."""
+    path = tmp_path / "s.db"
+    with SQLiteStore(path) as writer, SQLiteStore(path) as reader:
+        main = writer.get_branch(ROOT_BRANCH).id
+        with writer.transaction() as tx:
+            tx.append(main, "messages", "m1", {"t": 1})
+            assert reader.read_slot("messages", main) == []
+            assert reader.head_seq() == 0
+        assert [r.item for r in reader.read_slot("messages", main)] == ["m1"]
