@@ -201,6 +201,8 @@ class MessageStore:
         self._last_seq = 0
         self._token = store.change_token()
         self._seen_head = store.head_seq()
+        self._pending: list[tuple[int, str, Op, dict[str, Any] | None]] = []
+        self._pending_token = self._token
         self._cache: OrderedDict[int, Message] = OrderedDict()
         self._cache_size = cache_size
         self._apply(store.read_slot(slot, branch_id, as_of=self._seen_head))
@@ -277,8 +279,34 @@ class MessageStore:
         """Inside a write transaction, after our first insert got ``first_new_seq``: apply the records of
         this slot that other writers committed since we last looked (there are none when the sequence
         follows directly on the newest one we saw, which is the common case and costs no query)."""
-        if first_new_seq != self._seen_head + 1:
-            self._apply(self.store.read_slot(self.slot, self.branch_id, after=self._last_seq, as_of=first_new_seq - 1))
+        newest_known = self._pending[-1][0] if self._pending else self._seen_head
+        if first_new_seq != newest_known + 1:
+            rows = self.store.read_slot(self.slot, self.branch_id, after=self._last_seq, as_of=first_new_seq - 1)
+            pending_seqs = {p[0] for p in self._pending}
+            self._apply([r for r in rows if r.seq not in pending_seqs])
+
+    def _stage(self, tx: Transaction, writes: list[tuple[int, str, Op, dict[str, Any] | None]]) -> None:
+        """Apply our own writes to the index when the outermost transaction commits, never before: a
+        write inside a transaction that later rolls back must leave no phantom in the index."""
+        if not self._pending:
+            tx.on_commit(self._commit_pending)
+            tx.on_rollback(self._drop_pending)
+        self._pending.extend(writes)
+        self._pending_token = self.store.token_after_commit()
+
+    def _commit_pending(self) -> None:
+        with self._lock:
+            now = time.time()
+            for seq, mid, op, stored in self._pending:
+                self._apply_one(Record(seq, self.branch_id, self.slot, mid, op, None, now), stored)
+            if self._pending:
+                self._seen_head = max(self._seen_head, self._pending[-1][0])
+            self._token = self._pending_token
+            self._pending = []
+
+    def _drop_pending(self) -> None:
+        with self._lock:
+            self._pending = []
 
     def append(self, items: Sequence[MessageInput]) -> list[str]:
         """Append messages in one transaction; returns their ids.
@@ -294,29 +322,23 @@ class MessageStore:
             mid = item.id if item.id is not None else new_message_id()
             if not isinstance(mid, str) or not mid:
                 raise MalformedContentError("id must be a non-empty string", message_index=i, path="id")
-            if mid in seen or mid in self._pos:
+            if mid in seen or mid in self._pos or any(p[1] == mid for p in self._pending):
                 raise DuplicateMessageError(mid)
             seen.add(mid)
             prepared.append((mid, body))
-        with self._lock:
-            written: list[tuple[int, str, dict[str, Any]]] = []
-            with self.store.transaction() as tx:
-                for i, (mid, body) in enumerate(prepared):
-                    text, stored = self._store_body(body, tx, i)
-                    seq = tx.append_text(self.branch_id, self.slot, mid, text, Op.APPEND)
-                    if i == 0:
-                        self._catch_up(seq)
-                    written.append((seq, mid, stored))
-                for mid, _ in prepared:
-                    if mid in self._pos:  # written meanwhile by another handle
-                        raise DuplicateMessageError(mid)
-                token = self.store.token_after_commit()
-            self._token = token
-            now = time.time()
-            for seq, mid, stored in written:
-                self._apply_one(Record(seq, self.branch_id, self.slot, mid, Op.APPEND, None, now), stored)
-            self._seen_head = written[-1][0] if written else self._seen_head
-            return [mid for mid, _ in prepared]
+        with self._lock, self.store.transaction() as tx:
+            written: list[tuple[int, str, Op, dict[str, Any] | None]] = []
+            for i, (mid, body) in enumerate(prepared):
+                text, stored = self._store_body(body, tx, i)
+                seq = tx.append_text(self.branch_id, self.slot, mid, text, Op.APPEND)
+                if i == 0:
+                    self._catch_up(seq)
+                written.append((seq, mid, Op.APPEND, stored))
+            for mid, _ in prepared:
+                if mid in self._pos:  # written meanwhile by another handle
+                    raise DuplicateMessageError(mid)
+            self._stage(tx, written)
+        return [mid for mid, _ in prepared]
 
     def edit(
         self,
@@ -348,10 +370,7 @@ class MessageStore:
                 pos = self._pos.get(message_id)
                 if pos is None or not self._entries[pos].live:
                     raise MessageNotFoundError(message_id)
-                token = self.store.token_after_commit()
-            self._token = token
-            self._apply_one(Record(seq, self.branch_id, self.slot, message_id, Op.EDIT, None, time.time()), stored)
-            self._seen_head = seq
+                self._stage(tx, [(seq, message_id, Op.EDIT, stored)])
             return seq
 
     def remove(self, message_id: str) -> int:
@@ -367,10 +386,7 @@ class MessageStore:
                 pos = self._pos.get(message_id)
                 if pos is None or not self._entries[pos].live:
                     raise MessageNotFoundError(message_id)
-                token = self.store.token_after_commit()
-            self._token = token
-            self._apply_one(Record(seq, self.branch_id, self.slot, message_id, Op.REMOVE, None, time.time()), None)
-            self._seen_head = seq
+                self._stage(tx, [(seq, message_id, Op.REMOVE, None)])
             return seq
 
     # ---- reads ------------------------------------------------------------------------------------

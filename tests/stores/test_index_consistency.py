@@ -32,7 +32,6 @@ PHANTOM = (
 )
 
 
-@pytest.mark.xfail(strict=True, reason=PHANTOM)
 def test_outer_rollback_leaves_no_phantom_message(store: Store) -> None:
     cm = ContextManager.open(store=store)
     cm.add_message("user", "kept", id="a")
@@ -45,7 +44,6 @@ def test_outer_rollback_leaves_no_phantom_message(store: Store) -> None:
         cm.get_message("b")
 
 
-@pytest.mark.xfail(strict=True, reason=PHANTOM)
 def test_outer_rollback_does_not_hide_the_next_write(store: Store) -> None:
     cm = ContextManager.open(store=store)
     other = ContextManager.open(store=store, namespace="other")
@@ -56,7 +54,6 @@ def test_outer_rollback_does_not_hide_the_next_write(store: Store) -> None:
     assert [m.id for m in cm.get_all_messages()] == ["c"]
 
 
-@pytest.mark.xfail(strict=True, reason=PHANTOM)
 def test_outer_rollback_undoes_edit_and_remove_in_the_index(store: Store) -> None:
     cm = ContextManager.open(store=store)
     cm.add_message("user", "original", id="a")
