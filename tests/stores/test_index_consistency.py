@@ -1,9 +1,5 @@
 """The message index (messages.py, manager.py) against the store contract: what a cache over the store
 must get right when transactions roll back and other handles write.
-
-Tests marked ``xfail(strict=True)`` are faults found in messages.py (owned elsewhere); each reason says
-what is wrong and how to fix it. A fix makes the test pass, and strict xfail then fails the suite until
-the marker is removed.
 """
 
 from __future__ import annotations
@@ -22,14 +18,6 @@ if TYPE_CHECKING:
 
 class Boom(Exception):
     pass
-
-
-PHANTOM = (
-    "messages.py: MessageStore.append/edit/remove apply their write to the index (and set _token/_seen_head) "
-    "when their own, possibly nested, transaction block ends, not when the outermost transaction commits; "
-    "an outer rollback leaves a phantom entry that get_all_messages cannot load, and a later record taking "
-    "the same sequence is skipped. Fix: apply in Transaction.on_commit, and reset/rebuild on on_rollback."
-)
 
 
 def test_outer_rollback_leaves_no_phantom_message(store: Store) -> None:
