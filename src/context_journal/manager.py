@@ -13,11 +13,14 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from .compile import CompileOptions, CompileResult, Injection, RenderCache, Roles, compile_context
 from .content import ContentInput, resolve_media
 from .errors import MalformedContentError
 from .messages import Message, MessageInput, MessageStore, to_timestamp
 from .stores import ROOT_BRANCH, Store, open_store
-from .tokens import EstimatingCounter, TokenCounter
+from .strategies import PassthroughStrategy, Selection, Strategy, StrategyContext
+from .tokens import Calibration, EstimatingCounter, TokenCounter
+from .views import StoreView
 
 __all__ = ["DEFAULT_NAMESPACE", "ContextManager"]
 
@@ -305,6 +308,171 @@ class ContextManager:
     def resolve_media(self, message: Message) -> list[dict[str, Any]]:
         """The message's content with stored media turned back into base64 (what providers accept)."""
         return resolve_media(message.content_dicts(), self._store.get_blob)
+
+    # ---- compile (issue 3) -------------------------------------------------------------------------
+
+    _compile_view: StoreView | None = None
+    _render_cache: RenderCache | None = None
+    _compile_estimates: dict[str, int] | None = None
+    _default_strategy: PassthroughStrategy | None = None
+
+    def set_strategy(self, strategy: Strategy) -> None:
+        """Use ``strategy`` for the following compiles (its state is read from this namespace and branch)."""
+        self.strategy = strategy
+
+    def _strategy_context(self) -> StrategyContext:
+        return StrategyContext(self._store, self._branch.id, self._namespace, self._counter)
+
+    def _active_strategy(self) -> Strategy:
+        if self.strategy is not None:
+            return self.strategy  # type: ignore[no-any-return]
+        if self._default_strategy is None:
+            self._default_strategy = PassthroughStrategy()
+        return self._default_strategy
+
+    def _run_compile(
+        self,
+        max_tokens: int,
+        reserve_for_response: int,
+        system: str | Sequence[Mapping[str, Any]] | None,
+        injections: Sequence[Injection] | None,
+        assistant: str | Sequence[str] | None,
+        roles: Roles | None,
+        options: CompileOptions | None,
+    ) -> tuple[CompileResult, Selection, Strategy, StrategyContext]:
+        if self._compile_view is None or self._compile_view.message_store is not self._messages:
+            self._compile_view = StoreView(self._messages)
+            self._render_cache = RenderCache()
+        view = self._compile_view
+        view.refresh()
+        ctx = self._strategy_context()
+        if roles is None:
+            stored = ctx.get_state("roles")
+            roles = Roles.from_metadata(stored) if isinstance(stored, Mapping) else Roles()
+        if assistant is not None:
+            names = {assistant} if isinstance(assistant, str) else set(assistant)
+            roles = Roles(roles.assistant | names, roles.user - names, roles.system, roles.tool, roles.name_format)
+        strategy = self._active_strategy()
+        strategy.load(ctx)
+        calibration = Calibration.from_state(ctx.get_state("calibration"))
+        result, selection = compile_context(
+            view,
+            strategy,
+            max_tokens=max_tokens,
+            reserve_for_response=reserve_for_response,
+            system=system,
+            injections=injections,
+            counter=self._counter,
+            roles=roles,
+            options=options,
+            calibration=calibration,
+            cache=self._render_cache,
+            get_blob=self._store.get_blob,
+            namespace=self._namespace,
+            branch=self._branch.name,
+            state_key=repr(getattr(strategy, "anchor", None)),
+        )
+        if self._compile_estimates is None:
+            self._compile_estimates = {}
+        estimates = self._compile_estimates
+        estimates.pop(result.compile_id, None)
+        estimates[result.compile_id] = result.estimated_tokens
+        while len(estimates) > 256:
+            estimates.pop(next(iter(estimates)))
+        return result, selection, strategy, ctx
+
+    def compile(
+        self,
+        max_tokens: int,
+        reserve_for_response: int = 0,
+        system: str | Sequence[Mapping[str, Any]] | None = None,
+        injections: Sequence[Injection] | None = None,
+        *,
+        assistant: str | Sequence[str] | None = None,
+        roles: Roles | None = None,
+        options: CompileOptions | None = None,
+    ) -> CompileResult:
+        """The context for the next model call, within ``max_tokens - reserve_for_response`` tokens.
+
+        Never calls a model and never waits for compression. Writes nothing but the strategy's own
+        state (e.g. the windowed anchor when it jumps); the journal is unchanged.
+
+        Args:
+            max_tokens: The model's context window, in tokens.
+            reserve_for_response: Tokens kept free for the reply.
+            system: System prompt text or text blocks, placed before the stored system messages.
+            injections: Content added to this compile only (never stored).
+            assistant: The participant(s) rendered as the assistant, added to the defaults
+                (``"assistant"``, ``"Claude"``, or the namespace's stored roles).
+            roles: Who plays which role (replaces the defaults).
+            options: Repair knobs (images, thinking, cache breakpoints).
+
+        Returns:
+            The compiled context (see :class:`~context_journal.compile.CompileResult`).
+
+        Raises:
+            OverBudgetError: the system part and injections, or the smallest valid context, do not fit.
+            MalformedContentError: ``system`` or an injection is malformed.
+            ValueError: ``max_tokens`` is not positive or ``reserve_for_response`` is negative.
+        """
+        result, selection, strategy, ctx = self._run_compile(
+            max_tokens, reserve_for_response, system, injections, assistant, roles, options
+        )
+        strategy.commit(selection, ctx)
+        return result
+
+    def preview_context(
+        self,
+        max_tokens: int,
+        reserve_for_response: int = 0,
+        system: str | Sequence[Mapping[str, Any]] | None = None,
+        injections: Sequence[Injection] | None = None,
+        *,
+        assistant: str | Sequence[str] | None = None,
+        roles: Roles | None = None,
+        options: CompileOptions | None = None,
+    ) -> CompileResult:
+        """What :meth:`compile` would return, writing nothing (not even strategy state).
+
+        Raises:
+            OverBudgetError: as :meth:`compile`.
+            MalformedContentError: as :meth:`compile`.
+            ValueError: as :meth:`compile`.
+        """
+        return self._run_compile(max_tokens, reserve_for_response, system, injections, assistant, roles, options)[0]
+
+    def report_usage(self, compile: str | CompileResult, input_tokens: int) -> float:
+        """Tell the manager how many input tokens the provider counted for a compiled request.
+
+        The namespace's calibration factor moves toward ``input_tokens / estimate`` (bounded; see
+        :class:`~context_journal.tokens.Calibration`) and is stored as the state ``<namespace>/calibration``
+        on this branch. Report only the tokens of the compiled context (leave out tool definitions the
+        host adds to the request).
+
+        Args:
+            compile: The :class:`~context_journal.compile.CompileResult`, or its ``compile_id`` when it
+                was made by this manager (the last 256 are remembered).
+            input_tokens: Input tokens the provider reported (including cached ones), > 0.
+
+        Returns:
+            The new calibration factor.
+
+        Raises:
+            KeyError: a ``compile_id`` this manager did not make recently (pass the result instead).
+            ValueError: ``input_tokens`` is not positive.
+        """
+        if isinstance(compile, CompileResult):
+            estimated = compile.estimated_tokens
+        else:
+            known = (self._compile_estimates or {}).get(compile)
+            if known is None:
+                raise KeyError(f"no recent compile with id {compile!r} on this manager; pass the CompileResult")
+            estimated = known
+        ctx = self._strategy_context()
+        calibration = Calibration.from_state(ctx.get_state("calibration"))
+        factor = calibration.update(estimated, input_tokens)
+        ctx.put_states({"calibration": calibration.to_state()})
+        return factor
 
     # ---- lifecycle --------------------------------------------------------------------------------
 

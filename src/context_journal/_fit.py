@@ -1,0 +1,332 @@
+"""The compiler's working steps: prepared message forms, entries to working messages and the repair
+passes in order, fitting to the budget (re-selection, excerpts), cache breakpoints, provenance and
+coverage. Private to :mod:`context_journal.compile`."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import TYPE_CHECKING, Any, Literal
+
+from ._render import (
+    F_IMAGE,
+    F_MEDIA,
+    F_PROBLEM,
+    F_THINKING,
+    F_TOOL_RESULT,
+    F_TOOL_USE,
+    CompiledMessage,
+    Pass,
+    Source,
+    Work,
+    block_flags,
+    clean_blocks,
+    drop_empty,
+    drop_old_thinking,
+    excerpt_blocks,
+    lead_with_user,
+    limit_images,
+    pair_tools,
+    place_tool_blocks,
+    trim_final_whitespace,
+)
+from .strategies.base import RawSpan, RenderedEntry, Selection
+from .tokens import TokenCounter
+
+if TYPE_CHECKING:
+    from .compile import CompileOptions, Injection, Roles
+    from .messages import Message
+    from .views import MessageView, ViewEntry
+
+Block = dict[str, Any]
+
+
+class RenderCache:
+    """Prepared forms of message versions (block dicts, flags, metadata role, tokens), keyed by id and
+    sequence (and name prefix for named turns), so a compile pays for parsing a message version once.
+    Bounded: the least recently used forms are dropped first.
+
+    Args:
+        size: Message versions kept.
+    """
+
+    def __init__(self, size: int = 16384) -> None:
+        self._base: OrderedDict[tuple[str, int], tuple[list[Block], int, Any, int]] = OrderedDict()
+        self._named: OrderedDict[tuple[str, int, str], tuple[list[Block], int, int]] = OrderedDict()
+        self.size = size
+
+    def base(self, entry: ViewEntry, load: Callable[[], Message]) -> tuple[list[Block], int, Any, int]:
+        """``(blocks, flags, metadata role, tokens)`` of a message version as stored."""
+        key = (entry.id, entry.sequence)
+        hit = self._base.get(key)
+        if hit is not None:
+            return hit
+        msg = load()
+        blocks = msg.content_dicts()
+        role = msg.metadata.get("role")
+        value = (blocks, block_flags(blocks), role if isinstance(role, str) else None, entry.tokens)
+        self._base[key] = value
+        if len(self._base) > self.size:
+            self._base.popitem(last=False)
+        return value
+
+    def named(
+        self, entry: ViewEntry, blocks: list[Block], prefix: str, counter: TokenCounter
+    ) -> tuple[list[Block], int, int]:
+        """``(blocks, flags, tokens)`` of a message version rendered with a name prefix."""
+        key = (entry.id, entry.sequence, prefix)
+        hit = self._named.get(key)
+        if hit is not None:
+            return hit
+        named = with_prefix(blocks, prefix)
+        value = (named, block_flags(named), counter.count_message(entry.participant, named))
+        self._named[key] = value
+        if len(self._named) > self.size:
+            self._named.popitem(last=False)
+        return value
+
+
+def with_prefix(blocks: list[Block], prefix: str) -> list[Block]:
+    """Name the speaker: prefix the first non-empty text block, or put a text block before the first
+    image or document when there is no text (tool results and thinking are never named)."""
+    out = list(blocks)
+    for i, b in enumerate(out):
+        if b.get("type") == "text" and isinstance(b.get("text"), str) and b["text"].strip():
+            out[i] = {**b, "text": prefix + b["text"]}
+            return out
+    for i, b in enumerate(out):
+        if b.get("type") in ("image", "document", "tool_use"):
+            out.insert(i, {"type": "text", "text": prefix.rstrip() or prefix})
+            return out
+    return out
+
+
+def system_head(view: MessageView, roles: Roles, cache: RenderCache) -> int:
+    """How many leading messages of the view are system-flagged."""
+    k = 0
+    n = len(view)
+    while k < n:
+        batch = view.entries(k, min(n, k + 8))
+        for e in batch:
+            if e.participant in roles.system:
+                k += 1
+                continue
+            meta_role = cache.base(e, partial(view.message, e.position))[2]
+            if roles.role(e.participant, meta_role) == "system":
+                k += 1
+                continue
+            return k
+    return k
+
+
+def fresh_pass(p: Pass) -> Pass:
+    """A new pass keeping the repairs made before the selection (system blocks)."""
+    q = Pass()
+    q.repairs = [r for r in p.repairs if r.kind == "system_block_dropped"]
+    return q
+
+
+def tokens_of(m: Work, counter: TokenCounter) -> int:
+    if m.tokens is None:
+        m.tokens = counter.count_message(m.participant, m.blocks)
+    return m.tokens
+
+
+def render(
+    view: MessageView,
+    selection: Selection,
+    roles: Roles,
+    options: CompileOptions,
+    counter: TokenCounter,
+    cache: RenderCache,
+    p: Pass,
+    late: Sequence[tuple[Injection, list[Block]]],
+) -> list[Work]:
+    work: list[Work] = []
+    first_index: int | None = None
+    who: dict[tuple[str, Any], tuple[str, str]] = {}
+    for entry in selection.entries:
+        if isinstance(entry, RawSpan):
+            if first_index is None:
+                first_index = entry.start
+            for e in view.entries(entry.start, entry.end):
+                blocks, flags, meta_role, tokens = cache.base(e, partial(view.message, e.position))
+                known = who.get((e.participant, meta_role))
+                if known is None:
+                    role = roles.role(e.participant, meta_role)
+                    role = "user" if role == "system" else role
+                    known = who[(e.participant, meta_role)] = (role, roles.prefix(e.participant, role))
+                role, prefix = known
+                if prefix:
+                    blocks, flags, tokens = cache.named(e, blocks, prefix, counter)
+                # The cached list is shared: passes replace a message's list, never change it in place.
+                work.append(Work(e.participant, role, blocks, flags, tokens, e.id, e.sequence))
+        elif isinstance(entry, RenderedEntry):
+            if first_index is None and entry.covers is not None:
+                first_index = entry.covers[0]
+            role = entry.role or roles.role(entry.participant)
+            role = "user" if role == "system" else role
+            blocks = [dict(b) for b in entry.content]
+            prefix = roles.prefix(entry.participant, role)
+            if prefix:
+                blocks = with_prefix(blocks, prefix)
+            sources = [Source("summary", s.id, None, not s.partial, s.level) for s in entry.summaries]
+            work.append(
+                Work(
+                    entry.participant,
+                    role,
+                    blocks,
+                    block_flags(blocks),
+                    None,
+                    None,
+                    kind=entry.kind,
+                    sources=sources or [Source("synthetic", entry.kind)],
+                    breakpoint=entry.cache_breakpoint,
+                )
+            )
+    for inj, inj_blocks in late:
+        blocks = list(inj_blocks)
+        item = Work(
+            inj.participant,
+            "user",
+            blocks,
+            block_flags(blocks),
+            None,
+            None,
+            kind="injection",
+            sources=[Source("injection", inj.label)],
+        )
+        _place_injection(work, item, inj.position)
+    seen = 0
+    for m in work:
+        seen |= m.flags
+    # Each pass runs only when some message carries what it repairs (plain chat skips them all).
+    if seen & (F_PROBLEM | F_THINKING | F_MEDIA):
+        work = clean_blocks(work, p)
+    if seen & (F_TOOL_USE | F_TOOL_RESULT):
+        work = place_tool_blocks(work, p)
+        work = pair_tools(work, p, next(iter(sorted(roles.tool)), "tool"))
+    if options.keep_thinking_turns is not None and seen & F_THINKING:
+        drop_old_thinking(work, p, options.keep_thinking_turns)
+    work = drop_empty(work, p)
+    work = lead_with_user(work, p, bool(first_index))
+    if seen & F_IMAGE:
+        limit_images(work, p, options.max_images, options.image_depth_tokens, lambda m: tokens_of(m, counter))
+    return trim_final_whitespace(work, p)
+
+
+def _place_injection(work: list[Work], item: Work, position: str) -> None:
+    if position == "before_last_user":
+        for i in range(len(work) - 1, -1, -1):
+            if work[i].role == "user":
+                if any(b.get("type") == "tool_result" for b in work[i].blocks):
+                    break  # an answer turn: put the injection after it
+                work.insert(i, item)
+                return
+    work.append(item)
+
+
+def _water_cap(sizes: Sequence[int], target: float) -> float:
+    """The largest cap ``C`` with ``sum(min(size, C)) <= target`` (infinite when everything fits)."""
+    remaining = target
+    ordered = sorted(sizes)
+    n = len(ordered)
+    for k, size in enumerate(ordered):
+        if size * (n - k) <= remaining:
+            remaining -= size
+            continue
+        return max(0.0, remaining / (n - k))
+    return float("inf")
+
+
+def shrink(work: list[Work], room: int, counter: TokenCounter, p: Pass, options: CompileOptions) -> list[Work]:
+    """Reduce the largest messages to excerpts until the context fits ``room`` tokens (or cannot).
+
+    The cut is a water level: every message above a cap is cut down toward it (head and tail kept), the
+    smaller ones stay whole; the cap is lowered until the recounted total fits.
+    """
+    sizes = [tokens_of(m, counter) for m in work]
+    if sum(sizes) <= room:
+        return work
+    originals = [list(m.blocks) for m in work]
+    target = float(room)
+    cut: set[int] = set()
+    for _ in range(16):
+        cap = _water_cap(sizes, target)
+        for i, m in enumerate(work):
+            if sizes[i] > cap:
+                ratio = cap / sizes[i] if cap > 0 else 0.0
+                m.blocks = excerpt_blocks(originals[i], ratio * 0.95, counter, m.origin)
+                m.flags = block_flags(m.blocks)
+                p.alter(m)
+                cut.add(i)
+        total = sum(tokens_of(m, counter) for m in work)
+        if total <= room:
+            break
+        target = target * 0.85 - (total - room)
+        if target < 0:
+            target = 0.0
+    for i in sorted(cut):
+        m = work[i]
+        if m.blocks != originals[i]:
+            p.repair("excerpted", m, f"cut from about {sizes[i]} to {tokens_of(m, counter)} tokens to fit the budget")
+    out = drop_empty(work, p)
+    return lead_with_user(out, p, False) if out and out[0].role != "user" else out
+
+
+def mark_breakpoints(work: list[Work], limit: int) -> None:
+    if not work or limit <= 0:
+        for m in work:
+            m.breakpoint = False
+        return
+    marks = {i for i, m in enumerate(work) if m.breakpoint}
+    marks.add(len(work) - 1)
+    for i in range(len(work) - 1, 0, -1):
+        if work[i].role == "assistant":
+            marks.add(i - 1)
+            break
+    keep = sorted(marks)[-limit:]
+    for i, m in enumerate(work):
+        m.breakpoint = i in keep
+
+
+def finish(m: Work, p: Pass, counter: TokenCounter) -> CompiledMessage:
+    role: Literal["user", "assistant"] = "assistant" if m.role == "assistant" else "user"
+    tokens = m.tokens if m.tokens is not None else tokens_of(m, counter)
+    if m.origin is not None:
+        own = Source("message", m.origin, m.sequence, m.origin not in p.altered)
+        if not m.sources:
+            return CompiledMessage(m.participant, role, tuple(m.blocks), m.breakpoint, (own,), tokens)
+        sources = (own, *(_recheck(s, p) for s in m.sources if not (s.kind == "message" and s.id == m.origin)))
+    else:
+        sources = tuple(_recheck(s, p) for s in m.sources)
+    return CompiledMessage(m.participant, role, tuple(m.blocks), m.breakpoint, sources, tokens)
+
+
+def _recheck(s: Source, p: Pass) -> Source:
+    if s.kind == "message" and s.complete and s.id in p.altered:
+        return s._replace(complete=False)
+    return s
+
+
+def coverage(view: MessageView, selection: Selection) -> tuple[int, tuple[tuple[str, str, int, str], ...]]:
+    spans: list[tuple[int, int]] = []
+    for entry in selection.entries:
+        if isinstance(entry, RawSpan):
+            spans.append((entry.start, entry.end))
+        elif entry.covers is not None:
+            spans.append(entry.covers)
+    spans.sort()
+    covered = 0
+    reach = 0
+    for a, b in spans:
+        a = max(a, reach)
+        if b > a:
+            covered += b - a
+            reach = b
+    omitted: list[tuple[str, str, int, str]] = []
+    for a, b, reason in selection.omitted:
+        if b > a:
+            omitted.append((view.entry(a).id, view.entry(b - 1).id, b - a, reason))
+    return covered, tuple(omitted)

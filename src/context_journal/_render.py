@@ -1,0 +1,648 @@
+"""The compiler's repair passes: they turn selected entries into a provider-valid message list.
+
+Private to :mod:`context_journal.compile`. Every pass is a pure function of a list of :class:`Work`
+messages; none mutates a block dict in place (block dicts may be shared with the render cache), each
+records what it changed as a :class:`Repair`, and each leaves the journal untouched. Rules and their
+sources are listed in :mod:`context_journal.validate`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, NamedTuple
+
+from .tokens import TokenCounter
+
+__all__ = ["CompiledMessage", "Repair", "Source", "Work", "block_flags"]
+
+F_TOOL_USE = 1
+F_TOOL_RESULT = 2
+F_IMAGE = 4
+F_THINKING = 8
+F_PROBLEM = 16  # an empty or whitespace text block, an empty tool_result, an unsigned thinking block
+F_MEDIA = 32  # a top-level image or document block (user turns only)
+
+NO_OUTPUT = "(no output)"
+STUB_TEXT = "[no result recorded for this call: it was cancelled, failed, or is still pending]"
+
+Block = dict[str, Any]
+
+
+class Source(NamedTuple):
+    """Where (part of) a compiled message came from (a named tuple).
+
+    Attributes:
+        kind: ``"message"`` (a stored message), ``"summary"``, ``"injection"``, ``"system"`` (a stored
+            system-flagged message) or ``"synthetic"`` (a note or stub the compiler wrote).
+        id: The message id, summary id, injection label or a synthetic name.
+        sequence: Store sequence of the message version rendered (messages only).
+        complete: True when the whole source is in this message unaltered (a participant name
+            prefix does not count as an alteration).
+        level: Summary level (summaries only).
+    """
+
+    kind: Literal["message", "summary", "injection", "system", "synthetic"]
+    id: str
+    sequence: int | None = None
+    complete: bool = True
+    level: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        out: dict[str, Any] = {"kind": self.kind, "id": self.id, "complete": self.complete}
+        if self.sequence is not None:
+            out["sequence"] = self.sequence
+        if self.level is not None:
+            out["level"] = self.level
+        return out
+
+
+@dataclass(frozen=True)
+class Repair:
+    """One change the compiler made so the context is valid and within budget (the journal is not
+    changed).
+
+    Attributes:
+        kind: What was done: ``orphan_result_dropped``, ``duplicate_result_dropped``, ``result_relocated``,
+            ``result_stubbed``, ``results_split_from_assistant``, ``results_moved_first``,
+            ``foreign_tool_use_transcribed``, ``duplicate_tool_use_transcribed``, ``duplicate_tool_use_renamed``,
+            ``empty_text_dropped``,
+            ``empty_result_filled``, ``empty_message_dropped``, ``unsigned_thinking_dropped``,
+            ``old_thinking_dropped``, ``thinking_dropped_outside_assistant``, ``image_placeholder``,
+            ``media_outside_user_turn``,
+            ``excerpted``, ``leading_user_turn``, ``trailing_whitespace_trimmed``,
+            ``system_block_dropped``.
+        message_id: The stored message concerned, when there is one.
+        detail: What happened, in words.
+        tool_use_id: The tool call concerned, when there is one.
+    """
+
+    kind: str
+    message_id: str | None
+    detail: str
+    tool_use_id: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        out: dict[str, Any] = {"kind": self.kind, "message_id": self.message_id, "detail": self.detail}
+        if self.tool_use_id is not None:
+            out["tool_use_id"] = self.tool_use_id
+        return out
+
+
+class CompiledMessage(NamedTuple):
+    """One message of a compiled context (a named tuple).
+
+    Attributes:
+        participant: Who speaks it (a stored participant, or ``"context-journal"`` for a compiler note).
+        role: ``"user"`` or ``"assistant"``.
+        content: Block dicts (stored media appear as ``blob`` sources; exporters resolve them). Shared
+            with the compiler's cache: treat them as read-only.
+        cache_breakpoint: A prompt-cache breakpoint belongs after this message.
+        sources: Where it came from (see :class:`Source`).
+        tokens: Its estimated tokens (before calibration).
+    """
+
+    participant: str
+    role: Literal["user", "assistant"]
+    content: tuple[Block, ...]
+    cache_breakpoint: bool = False
+    sources: tuple[Source, ...] = ()
+    tokens: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {
+            "participant": self.participant,
+            "role": self.role,
+            "content": list(self.content),
+            "cache_breakpoint": self.cache_breakpoint,
+            "sources": [s.to_dict() for s in self.sources],
+            "tokens": self.tokens,
+        }
+
+
+@dataclass(eq=False, slots=True)
+class Work:
+    """A message while the compiler works on it."""
+
+    participant: str
+    role: str  # "user" | "assistant"
+    blocks: list[Block]
+    flags: int
+    tokens: int | None  # known count of these blocks, or None to recount
+    origin: str | None  # stored message id for raw messages
+    sequence: int | None = None
+    kind: str = "message"
+    sources: list[Source] = field(default_factory=list)
+    breakpoint: bool = False
+
+
+class Pass:
+    """Shared state of the repair passes of one render: repairs so far and altered sources."""
+
+    def __init__(self) -> None:
+        self.repairs: list[Repair] = []
+        self.altered: set[str] = set()
+
+    def repair(self, kind: str, m: Work | None, detail: str, tool_use_id: str | None = None) -> None:
+        self.repairs.append(Repair(kind, m.origin if m else None, detail, tool_use_id))
+
+    def alter(self, m: Work) -> None:
+        m.tokens = None
+        if m.origin is not None:
+            self.altered.add(m.origin)
+
+
+def _blank(text: Any) -> bool:
+    return not isinstance(text, str) or not text.strip()
+
+
+def block_flags(blocks: Iterable[Mapping[str, Any]]) -> int:
+    """The flag bits of a block list (tool use, tool result, image, thinking, problem)."""
+    flags = 0
+    for b in blocks:
+        kind = b.get("type")
+        if kind == "text":
+            if _blank(b.get("text")):
+                flags |= F_PROBLEM
+        elif kind == "tool_use":
+            flags |= F_TOOL_USE
+        elif kind == "tool_result":
+            flags |= F_TOOL_RESULT
+            content = b.get("content", "")
+            if isinstance(content, str):
+                if not content.strip():
+                    flags |= F_PROBLEM
+            elif not content:
+                flags |= F_PROBLEM
+            else:
+                for nested in content:
+                    if nested.get("type") == "image":
+                        flags |= F_IMAGE
+                    elif nested.get("type") == "text" and _blank(nested.get("text")):
+                        flags |= F_PROBLEM
+        elif kind == "image":
+            flags |= F_IMAGE | F_MEDIA
+        elif kind == "document":
+            flags |= F_MEDIA
+        elif kind == "thinking":
+            flags |= F_THINKING
+            if _blank(b.get("signature")):
+                flags |= F_PROBLEM
+        elif kind == "redacted_thinking":
+            flags |= F_THINKING
+    return flags
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def _text(text: str) -> Block:
+    return {"type": "text", "text": text}
+
+
+def _rebuild(m: Work, blocks: list[Block], p: Pass, lossy: bool = True) -> None:
+    """Give ``m`` new blocks; ``lossy`` marks its source incomplete (content left out or changed, as
+    opposed to blocks moved to another turn)."""
+    if blocks is not m.blocks and blocks != m.blocks:
+        m.blocks = blocks
+        m.flags = block_flags(blocks)
+        m.tokens = None
+        if lossy:
+            p.alter(m)
+
+
+# --- pass 1: empty blocks, unsigned thinking ------------------------------------------------------
+
+
+def clean_blocks(work: list[Work], p: Pass) -> list[Work]:
+    """Drop empty text blocks, unsigned thinking and thinking outside assistant turns; give empty tool
+    results a placeholder text; show images and documents of assistant turns as placeholders (only
+    user turns may carry media)."""
+    out: list[Work] = []
+    for m in work:
+        assistant = m.role == "assistant"
+        if m.flags & F_PROBLEM or (m.flags & F_THINKING and not assistant) or (m.flags & F_MEDIA and assistant):
+            blocks: list[Block] = []
+            for b in m.blocks:
+                kind = b.get("type")
+                if kind in ("thinking", "redacted_thinking") and not assistant:
+                    p.repair("thinking_dropped_outside_assistant", m, "thinking in a non-assistant turn left out")
+                    continue
+                if kind in ("image", "document") and assistant:
+                    p.repair("media_outside_user_turn", m, f"an {kind} in an assistant turn is shown as a placeholder")
+                    blocks.append(image_placeholder(b, m.origin))
+                    continue
+                if kind == "text" and _blank(b.get("text")):
+                    p.repair("empty_text_dropped", m, "empty or whitespace-only text block left out")
+                    continue
+                if kind == "thinking" and _blank(b.get("signature")):
+                    p.repair("unsigned_thinking_dropped", m, "thinking without a signature cannot be replayed")
+                    continue
+                if kind == "tool_result":
+                    content = b.get("content", "")
+                    if isinstance(content, list):
+                        kept = [n for n in content if not (n.get("type") == "text" and _blank(n.get("text")))]
+                        if len(kept) != len(content) or not kept:
+                            b = {**b, "content": kept or NO_OUTPUT}
+                            p.repair("empty_result_filled", m, "empty text left out of a tool result", b["tool_use_id"])
+                    elif not content.strip():
+                        b = {**b, "content": NO_OUTPUT}
+                        p.repair("empty_result_filled", m, f"empty result shown as {NO_OUTPUT!r}", b["tool_use_id"])
+                blocks.append(b)
+            _rebuild(m, blocks, p)
+        if not m.blocks:
+            p.repair("empty_message_dropped", m, "nothing left to send after empty blocks were left out")
+            continue
+        out.append(m)
+    return out
+
+
+# --- pass 2: tool blocks in the wrong role --------------------------------------------------------
+
+
+def _transcribe_use(b: Mapping[str, Any], who: str) -> Block:
+    return _text(f"[{who} called {b.get('name')} (call {b.get('id')}) with {_json(b.get('input', {}))}]")
+
+
+def _result_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    parts = []
+    for n in content or []:
+        if n.get("type") == "text":
+            parts.append(str(n.get("text", "")))
+        else:
+            parts.append(f"[{n.get('type')} omitted]")
+    return "\n".join(parts)
+
+
+def _transcribe_result(b: Mapping[str, Any]) -> Block:
+    err = " (error)" if b.get("is_error") else ""
+    body = _result_text(b.get("content", "")).strip() or NO_OUTPUT
+    return _text(f"[result of call {b.get('tool_use_id')}{err}]: {body}")
+
+
+def place_tool_blocks(work: list[Work], p: Pass) -> list[Work]:
+    """Split tool results out of assistant turns into user turns; transcribe as text the tool calls made
+    in non-assistant turns (another agent's calls) and their results."""
+    foreign: set[str] = set()
+    out: list[Work] = []
+    for m in work:
+        if m.role == "user" and m.flags & F_TOOL_USE:
+            blocks = []
+            for b in m.blocks:
+                if b.get("type") == "tool_use":
+                    foreign.add(str(b.get("id")))
+                    blocks.append(_transcribe_use(b, m.participant))
+                    why = "a tool call outside an assistant turn is shown as text"
+                    p.repair("foreign_tool_use_transcribed", m, why, str(b.get("id")))
+                else:
+                    blocks.append(b)
+            _rebuild(m, blocks, p)
+        if m.role == "assistant" and m.flags & F_TOOL_RESULT:
+            runs: list[tuple[str, list[Block]]] = []
+            for b in m.blocks:
+                role = "user" if b.get("type") == "tool_result" else "assistant"
+                if runs and runs[-1][0] == role:
+                    runs[-1][1].append(b)
+                else:
+                    runs.append((role, [b]))
+            p.repair("results_split_from_assistant", m, "tool results moved from an assistant turn into a user turn")
+            for role, blocks in runs:
+                part = Work(
+                    m.participant,
+                    role,
+                    blocks,
+                    block_flags(blocks),
+                    None,
+                    m.origin,
+                    m.sequence,
+                    m.kind,
+                    list(m.sources),
+                    m.breakpoint,
+                )
+                out.append(part)
+            continue
+        out.append(m)
+    if foreign:
+        for m in out:
+            if m.flags & F_TOOL_RESULT and any(
+                b.get("type") == "tool_result" and b.get("tool_use_id") in foreign for b in m.blocks
+            ):
+                blocks = [
+                    _transcribe_result(b) if b.get("type") == "tool_result" and b.get("tool_use_id") in foreign else b
+                    for b in m.blocks
+                ]
+                _rebuild(m, blocks, p)
+    return out
+
+
+# --- pass 3: tool_use / tool_result pairing ---------------------------------------------------------
+
+
+def _fresh_id(tid: str, n: int, taken: set[str]) -> str:
+    new = f"{tid}_{n}"
+    while new in taken:
+        n += 1
+        new = f"{tid}_{n}"
+    taken.add(new)
+    return new
+
+
+def pair_tools(work: list[Work], p: Pass, stub_participant: str) -> list[Work]:
+    """Make every call answered in the next message and every result answer the call just before.
+
+    A result pairs with the nearest call with its id before it (some agents reuse ids; a reused id is
+    renamed, with its result, since providers want ids unique in a request). Results found later are
+    moved up (``result_relocated``); missing ones are stubbed with an error result (``result_stubbed``);
+    results with no call before them are dropped (``orphan_result_dropped``).
+    """
+    occurrences: dict[str, list[int]] = {}
+    uses: dict[int, list[tuple[str, str]]] = {}
+    taken = {str(b.get("id")) for m in work if m.flags & F_TOOL_USE for b in m.blocks if b.get("type") == "tool_use"}
+    for i, m in enumerate(work):
+        if m.role != "assistant" or not m.flags & F_TOOL_USE:
+            continue
+        pairs: list[tuple[str, str]] = []
+        blocks: list[Block] = []
+        for b in m.blocks:
+            if b.get("type") == "tool_use":
+                tid = str(b.get("id"))
+                occ = occurrences.setdefault(tid, [])
+                if occ and occ[-1] == i:
+                    blocks.append(_transcribe_use(b, m.participant))
+                    p.repair("duplicate_tool_use_transcribed", m, "a second call with the same id in one turn", tid)
+                    continue
+                new = tid if not occ else _fresh_id(tid, len(occ) + 1, taken)
+                if new != tid:
+                    b = {**b, "id": new}
+                    p.repair("duplicate_tool_use_renamed", m, f"a reused call id renamed {new!r} with its result", tid)
+                occ.append(i)
+                pairs.append((tid, new))
+            blocks.append(b)
+        _rebuild(m, blocks, p)
+        uses[i] = pairs
+    found: dict[tuple[str, int], tuple[Block, int]] = {}
+    for j, m in enumerate(work):
+        if m.role != "user" or not m.flags & F_TOOL_RESULT:
+            continue
+        for b in m.blocks:
+            if b.get("type") != "tool_result":
+                continue
+            tid = str(b.get("tool_use_id"))
+            occ = occurrences.get(tid, [])
+            k = bisect.bisect_left(occ, j) - 1
+            if k < 0:
+                p.repair("orphan_result_dropped", m, "a tool result whose call is not in the context was left out", tid)
+                p.alter(m)
+            elif (tid, occ[k]) in found:
+                p.repair("duplicate_result_dropped", m, "a second result for the same call was left out", tid)
+                p.alter(m)
+            else:
+                found[(tid, occ[k])] = (b, j)
+    if not uses and not found:
+        return [m for m in work if not _strip_results(m, p)]
+    out: list[Work] = []
+    skip = -1
+    for i, m in enumerate(work):
+        if i == skip:
+            continue
+        if i not in uses:
+            if m.role == "user" and m.flags & F_TOOL_RESULT and _strip_results(m, p):
+                continue
+            out.append(m)
+            continue
+        out.append(m)
+        answer: list[Block] = []
+        extra: list[Source] = []
+        for tid, new in uses[i]:
+            hit = found.get((tid, i))
+            if hit is None:
+                answer.append({"type": "tool_result", "tool_use_id": new, "content": STUB_TEXT, "is_error": True})
+                p.repair("result_stubbed", m, "a call with no result in the context got an error result", new)
+                continue
+            b, j = hit
+            src = work[j]
+            if new != tid:
+                b = {**b, "tool_use_id": new}
+                if src.origin is not None:
+                    p.altered.add(src.origin)
+            answer.append(b)
+            if j != i + 1:
+                p.repair("result_relocated", src, "a tool result was moved to follow its call", tid)
+                if src.origin is not None and all(s.id != src.origin for s in extra):
+                    extra.append(Source("message", src.origin, src.sequence, True))
+        nxt = work[i + 1] if i + 1 < len(work) and work[i + 1].role == "user" else None
+        if nxt is None:
+            stub = Work(
+                stub_participant,
+                "user",
+                answer,
+                block_flags(answer),
+                None,
+                None,
+                kind="answer",
+                sources=extra or [Source("synthetic", "tool results")],
+            )
+            out.append(stub)
+            continue
+        skip = i + 1
+        rest = [b for b in nxt.blocks if b.get("type") != "tool_result"]
+        blocks = answer + rest
+        if blocks != nxt.blocks:
+            own = [b for b in nxt.blocks if b.get("type") == "tool_result"]
+            if own and own == answer and nxt.blocks[: len(own)] != own:
+                p.repair("results_moved_first", nxt, "tool results placed before the other blocks of the turn")
+            nxt.blocks = blocks
+            nxt.flags = block_flags(blocks)
+            nxt.tokens = None
+        nxt.sources = nxt.sources + extra
+        if nxt.blocks:
+            out.append(nxt)
+    return out
+
+
+def _strip_results(m: Work, p: Pass) -> bool:
+    """Remove every tool result of a user turn that answers no call just before; True if it is empty."""
+    if not m.flags & F_TOOL_RESULT:
+        return False
+    blocks = [b for b in m.blocks if b.get("type") != "tool_result"]
+    _rebuild(m, blocks, p, lossy=False)  # dropped orphans were marked when found; the rest moved
+    return not m.blocks
+
+
+# --- pass 4: thinking, empties, the first turn, images, trailing whitespace -----------------------
+
+
+def drop_old_thinking(work: list[Work], p: Pass, keep_turns: int) -> None:
+    """Drop thinking blocks of assistant turns older than the newest ``keep_turns`` (whole blocks only)."""
+    seen = 0
+    for m in reversed(work):
+        if m.role != "assistant":
+            continue
+        seen += 1
+        if seen > keep_turns and m.flags & F_THINKING:
+            blocks = [b for b in m.blocks if b.get("type") not in ("thinking", "redacted_thinking")]
+            p.repair("old_thinking_dropped", m, "thinking of an older turn left out (never edited)")
+            _rebuild(m, blocks, p)
+
+
+def drop_empty(work: list[Work], p: Pass) -> list[Work]:
+    """Leave out messages with no blocks left."""
+    out = []
+    for m in work:
+        if m.blocks:
+            out.append(m)
+        else:
+            p.repair("empty_message_dropped", m, "nothing left to send")
+    return out
+
+
+def lead_with_user(work: list[Work], p: Pass, something_before: bool) -> list[Work]:
+    """Open with a user turn: providers expect one first."""
+    if work and work[0].role != "user":
+        note = "[earlier turns omitted]" if something_before else "[start of the conversation]"
+        blocks = [_text(note)]
+        p.repair("leading_user_turn", None, f"a user turn {note!r} opens the context")
+        return [
+            Work(
+                "context-journal",
+                "user",
+                blocks,
+                0,
+                None,
+                None,
+                kind="note",
+                sources=[Source("synthetic", "leading user turn")],
+            ),
+            *work,
+        ]
+    return work
+
+
+def image_placeholder(b: Mapping[str, Any], origin: str | None) -> Block:
+    """A short text standing for an image or document left out."""
+    source = b.get("source") or {}
+    media = source.get("media_type", "") if isinstance(source, Mapping) else ""
+    size = source.get("size") if isinstance(source, Mapping) else None
+    what = ", ".join(x for x in (str(media), f"{size} bytes" if size else "") if x)
+    where = f"; kept in the journal (message {origin})" if origin else ""
+    return _text(f"[{b.get('type')} omitted{': ' + what if what else ''}{where}]")
+
+
+def limit_images(
+    work: list[Work], p: Pass, max_images: int | None, depth_tokens: int | None, tokens_of: Callable[[Work], int]
+) -> None:
+    """Replace images beyond ``max_images`` (counted from the newest) or deeper than ``depth_tokens`` from
+    the newest message by a placeholder text."""
+    if max_images is None and depth_tokens is None:
+        return
+    count = 0
+    depth = 0
+    for m in reversed(work):
+        depth += tokens_of(m)
+        if not m.flags & F_IMAGE:
+            continue
+        too_deep = depth_tokens is not None and depth > depth_tokens
+        changed = False
+        blocks: list[Block] = []
+        for b in reversed(m.blocks):
+            if b.get("type") == "image":
+                count += 1
+                if too_deep or (max_images is not None and count > max_images):
+                    b = image_placeholder(b, m.origin)
+                    changed = True
+            elif b.get("type") == "tool_result" and isinstance(b.get("content"), list):
+                nested: list[Block] = []
+                for n in reversed(b["content"]):
+                    if n.get("type") == "image":
+                        count += 1
+                        if too_deep or (max_images is not None and count > max_images):
+                            n = image_placeholder(n, m.origin)
+                            changed = True
+                    nested.append(n)
+                nested.reverse()
+                if nested != b["content"]:
+                    b = {**b, "content": nested}
+            blocks.append(b)
+        if changed:
+            blocks.reverse()
+            p.repair("image_placeholder", m, "an image beyond the image limit is shown as a placeholder")
+            _rebuild(m, blocks, p)
+
+
+def trim_final_whitespace(work: list[Work], p: Pass) -> list[Work]:
+    """A final assistant turn may not end with whitespace (Anthropic rejects it as a prefill)."""
+    if not work or work[-1].role != "assistant":
+        return work
+    m = work[-1]
+    last = m.blocks[-1]
+    if last.get("type") == "text" and last["text"] != last["text"].rstrip():
+        text = last["text"].rstrip()
+        blocks = m.blocks[:-1] + ([{**last, "text": text}] if text else [])
+        p.repair("trailing_whitespace_trimmed", m, "trailing whitespace of the final assistant turn trimmed")
+        _rebuild(m, blocks, p)
+        if not m.blocks:
+            return work[:-1]
+    return work
+
+
+# --- excerpts ------------------------------------------------------------------------------------
+
+
+def _cut_text(text: str, ratio: float, total_tokens: int, origin: str | None) -> str:
+    keep = int(len(text) * max(0.0, min(1.0, ratio)))
+    where = f" message {origin}" if origin else " the message"
+    cut = max(0, total_tokens - int(total_tokens * ratio))
+    marker = f"[… about {cut} of {total_tokens} tokens cut here; the journal keeps{where} whole …]"
+    if keep <= 0:
+        return marker
+    head = keep * 2 // 3
+    tail = keep - head
+    return f"{text[:head]}\n{marker}\n{text[len(text) - tail :] if tail else ''}".rstrip()
+
+
+def _cut_json(value: Any, ratio: float, counter: TokenCounter, origin: str | None) -> Any:
+    if isinstance(value, str):
+        if len(value) <= 200:
+            return value
+        return _cut_text(value, ratio, counter.count_block(_text(value)), origin)
+    if isinstance(value, dict):
+        return {k: _cut_json(v, ratio, counter, origin) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_cut_json(v, ratio, counter, origin) for v in value]
+    return value
+
+
+def excerpt_blocks(blocks: list[Block], ratio: float, counter: TokenCounter, origin: str | None) -> list[Block]:
+    """The blocks reduced to about ``ratio`` of their text (head and tail kept, a marker in between
+    saying how much was cut); calls keep their id and name, results their ``tool_use_id``; thinking is
+    dropped (it cannot be cut) and media become placeholders."""
+    out: list[Block] = []
+    for b in blocks:
+        kind = b.get("type")
+        if kind == "text":
+            text = str(b.get("text", ""))
+            if len(text) > 200:
+                b = {**b, "text": _cut_text(text, ratio, counter.count_block(b), origin)}
+        elif kind in ("thinking", "redacted_thinking"):
+            continue
+        elif kind in ("image", "document"):
+            b = image_placeholder(b, origin)
+        elif kind == "tool_use":
+            b = {**b, "input": _cut_json(b.get("input", {}), ratio, counter, origin)}
+        elif kind == "tool_result":
+            content = b.get("content", "")
+            if isinstance(content, str):
+                if len(content) > 200:
+                    b = {**b, "content": _cut_text(content, ratio, counter.count_block(_text(content)), origin)}
+            else:
+                b = {**b, "content": excerpt_blocks(list(content), ratio, counter, origin) or NO_OUTPUT}
+        out.append(b)
+    return out

@@ -1,0 +1,74 @@
+"""``compile``: the context a store would send next, within a token budget."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from ..manager import ContextManager
+from ..strategies import PassthroughStrategy, Strategy, WindowedPassthroughStrategy
+from ._app import app, err_console, existing_store, fail_on_library_errors, print_json
+
+STRATEGIES = ("passthrough", "windowed")
+OUTPUT_FORMATS = ("json", "anthropic", "openai")
+
+
+def _strategy(name: str) -> Strategy:
+    if name == "windowed":
+        return WindowedPassthroughStrategy()
+    return PassthroughStrategy()
+
+
+@app.command("compile")
+def compile_cmd(
+    store: Annotated[str, typer.Option("--store", "-s", help="Store location: a SQLite file path or a URL.")],
+    budget: Annotated[int, typer.Option("--budget", help="Context window (max_tokens), in tokens.", min=1)],
+    reserve: Annotated[int, typer.Option("--reserve", help="Tokens kept free for the reply.", min=0)] = 0,
+    strategy: Annotated[str, typer.Option("--strategy", help="passthrough or windowed.")] = "passthrough",
+    fmt: Annotated[str, typer.Option("--format", "-f", help="json, anthropic or openai.")] = "json",
+    as_json: Annotated[bool, typer.Option("--json", help="Print only the summary as JSON.")] = False,
+    namespace: Annotated[str | None, typer.Option("--namespace", "-n", help="Namespace (default: shared).")] = None,
+    branch: Annotated[str, typer.Option("--branch", "-b", help="Branch to compile.")] = "main",
+    assistant: Annotated[
+        list[str] | None, typer.Option("--assistant", "-a", help="Participant rendered as the assistant (repeatable).")
+    ] = None,
+    system: Annotated[str | None, typer.Option("--system", help="System prompt text placed first.")] = None,
+    preview: Annotated[bool, typer.Option("--preview", help="Write nothing (not even the windowed anchor).")] = False,
+) -> None:
+    """Compile the next context of a store within BUDGET tokens and print it (or its summary with --json).
+
+    --json prints {"tokens", "budget", "messages", "repairs", "dropped", ...}. Without it the compiled
+    context is printed as JSON in the chosen --format: the whole result (json), the parameters for
+    anthropic.Anthropic().messages.create (anthropic), or Chat Completions messages (openai).
+    """
+    if strategy not in STRATEGIES:
+        raise typer.BadParameter(
+            f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}", param_hint="--strategy"
+        )
+    if fmt not in OUTPUT_FORMATS:
+        raise typer.BadParameter(
+            f"unknown format {fmt!r}; choose one of {', '.join(OUTPUT_FORMATS)}", param_hint="--format"
+        )
+    with fail_on_library_errors():
+        st = existing_store(store)
+        try:
+            with ContextManager.open(store=st, namespace=namespace, branch=branch, strategy=_strategy(strategy)) as cm:
+                run = cm.preview_context if preview else cm.compile
+                result = run(budget, reserve, system, assistant=assistant or None)
+        finally:
+            st.close()
+    if as_json:
+        print_json(result.summary())
+        return
+    if fmt == "anthropic":
+        print_json(result.to_anthropic())
+    elif fmt == "openai":
+        print_json({"messages": result.to_openai()})
+    else:
+        print_json(result.to_dict())
+    err_console.print(
+        f"[dim]{len(result.messages)} messages, {result.tokens:,} of {result.budget:,} tokens, "
+        f"{len(result.repairs)} repairs, {result.dropped} dropped[/]",
+        highlight=False,
+    )

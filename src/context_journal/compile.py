@@ -1,0 +1,527 @@
+"""Compile: the message list for the next model call, within a token budget, always provider-valid.
+
+:func:`compile_context` is what :meth:`ContextManager.compile` and ``preview_context`` run:
+
+1. **Budget.** ``budget = max_tokens - reserve_for_response`` tokens (provider tokens: the estimate times
+   the namespace's calibration factor). A result never exceeds it.
+2. **Must-keep part.** The ``system`` argument, the view's leading system-flagged messages (participant in
+   :attr:`Roles.system` or metadata ``{"role": "system"}``) and the injections always go in. When they
+   alone do not fit, :class:`OverBudgetError` says so with the size of each part.
+3. **Selection.** The strategy selects from the rest of the view (sans-I/O) within what is left.
+4. **Repairs** (passes in ``context_journal._render``, run in order by ``context_journal._fit``),
+   whatever the strategy: empty blocks, unsigned thinking and thinking outside assistant turns left
+   out, empty tool results filled, tool results split out of assistant turns, other agents' tool calls
+   shown as text, reused call ids renamed, every call answered in the next turn (moved up, or stubbed as
+   an error) and every orphan result dropped, old thinking dropped whole when asked, images beyond the
+   limit replaced by placeholders, a user turn first. Each change is listed in ``result.repairs``; the
+   journal never changes.
+5. **Fit.** If the repaired context is over budget the strategy selects again with less; if its
+   smallest selection is still over (one tool unit larger than the budget) the largest blocks are
+   reduced to bounded excerpts that keep their tool pairing and say how much was cut.
+6. **Check.** The result is validated (:func:`context_journal.validate.validate_messages`) before it
+   is returned.
+
+Participants are names. A participant in :attr:`Roles.assistant` (or a message whose metadata says
+``{"role": "assistant"}``) is the assistant; everyone else speaks in user turns. A user-turn speaker
+that is not in :attr:`Roles.user` or :attr:`Roles.tool` (a multi-party chat, another agent) is named: its
+first text block is prefixed with ``"<name>: "`` (:attr:`Roles.name_format`). Consecutive turns of one
+role stay separate in the result and are merged by the exporters where the provider requires it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ._fit import (
+    RenderCache,
+    coverage,
+    finish,
+    fresh_pass,
+    mark_breakpoints,
+    render,
+    shrink,
+    system_head,
+    tokens_of,
+    with_prefix,
+)
+from ._render import CompiledMessage, Pass, Repair, Source, Work
+from .content import parse_content
+from .errors import ContextJournalError
+from .strategies.base import Budget, RawSpan, Selection, Strategy
+from .tokens import Calibration, TokenCounter
+from .validate import InvalidContextError, validate_turns
+from .views import MessageView, SliceView
+
+__all__ = [
+    "CompileOptions",
+    "CompileResult",
+    "CompiledMessage",
+    "Injection",
+    "OverBudgetError",
+    "RenderCache",
+    "Repair",
+    "Roles",
+    "Source",
+    "compile_context",
+]
+
+Block = dict[str, Any]
+
+
+class OverBudgetError(ContextJournalError):
+    """What must be in the context does not fit the budget; nothing was dropped silently.
+
+    Attributes:
+        budget: ``max_tokens - reserve_for_response``, in tokens.
+        actual: Tokens the must-keep part (or the smallest valid context) needs.
+        parts: Each part and its size in tokens (``"system"``, ``"message m0 (system)"``,
+            ``"injections"``, ``"newest unit from m5"``...).
+    """
+
+    def __init__(self, budget: int, actual: int, parts: Mapping[str, int], what: str = "the must-keep part") -> None:
+        self.budget = budget
+        self.actual = actual
+        self.parts = dict(parts)
+        listed = ", ".join(f"{k} {v}" for k, v in self.parts.items())
+        super().__init__(
+            f"{what} needs {actual} tokens but the budget is {budget} ({listed}); raise max_tokens, lower "
+            "reserve_for_response, or shorten the system prompt and injections"
+        )
+
+
+@dataclass(frozen=True)
+class Roles:
+    """Which participants play which provider role.
+
+    Attributes:
+        assistant: Names rendered as assistant turns.
+        user: Names rendered as unnamed user turns.
+        system: Names whose messages are instructions (leading ones go to the system prompt).
+        tool: Names that author tool results (rendered as unnamed user turns).
+        name_format: Prefix of the first text block of other speakers' turns (``{name}`` is replaced).
+    """
+
+    assistant: frozenset[str] = frozenset({"assistant", "Claude"})
+    user: frozenset[str] = frozenset({"user", "human", "User", "Human"})
+    system: frozenset[str] = frozenset({"system"})
+    tool: frozenset[str] = frozenset({"tool", "tools"})
+    name_format: str = "{name}: "
+
+    @classmethod
+    def of(
+        cls,
+        assistant: str | Iterable[str] | None = None,
+        *,
+        user: str | Iterable[str] | None = None,
+        system: str | Iterable[str] | None = None,
+        tool: str | Iterable[str] | None = None,
+    ) -> Roles:
+        """Defaults extended by the names given (a string is one name)."""
+        base = cls()
+
+        def more(current: frozenset[str], extra: str | Iterable[str] | None) -> frozenset[str]:
+            if extra is None:
+                return current
+            return current | ({extra} if isinstance(extra, str) else frozenset(extra))
+
+        return cls(
+            more(base.assistant, assistant), more(base.user, user), more(base.system, system), more(base.tool, tool)
+        )
+
+    @classmethod
+    def from_metadata(cls, metadata: Mapping[str, Any]) -> Roles:
+        """Roles from a conversation's metadata as the importers write it (``assistant``, ``user``,
+        ``system_participants``, ``tool_participants``)."""
+        return cls.of(
+            metadata.get("assistant") or None,
+            user=metadata.get("user") or None,
+            system=metadata.get("system_participants") or None,
+            tool=metadata.get("tool_participants") or None,
+        )
+
+    def role(self, participant: str, meta_role: Any = None) -> str:
+        """``"system"``, ``"assistant"`` or ``"user"`` for a message."""
+        if meta_role == "system" or participant in self.system:
+            return "system"
+        if participant in self.assistant or meta_role == "assistant":
+            return "assistant"
+        return "user"
+
+    def prefix(self, participant: str, role: str) -> str:
+        """The name prefix of a user turn by this participant ("" when it speaks unnamed)."""
+        if role == "assistant" or participant in self.user or participant in self.tool:
+            return ""
+        return self.name_format.format(name=participant)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form (sorted names)."""
+        return {
+            "assistant": sorted(self.assistant),
+            "user": sorted(self.user),
+            "system": sorted(self.system),
+            "tool": sorted(self.tool),
+            "name_format": self.name_format,
+        }
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    """Knobs of the repair passes.
+
+    Attributes:
+        max_images: Images kept, counted from the newest; older ones become placeholders (None = all).
+            Anthropic accepts up to 100 images per request.
+        image_depth_tokens: Images further than this many tokens from the newest message become
+            placeholders (None = no depth limit).
+        keep_thinking_turns: Keep thinking blocks only in the newest N assistant turns (None = all).
+            Blocks are dropped whole, never edited.
+        cache_breakpoints: Messages marked ``cache_breakpoint`` (Anthropic allows 4 ``cache_control``
+            markers per request; the exporter uses one more on the system prompt).
+        repair_reserve: Tokens held back from the first selection for repair notes and stubs (when the
+            repaired context is over, the strategy selects again with the excess taken off anyway).
+        validate: Check the result before returning it (see :mod:`context_journal.validate`).
+    """
+
+    max_images: int | None = 20
+    image_depth_tokens: int | None = None
+    keep_thinking_turns: int | None = None
+    cache_breakpoints: int = 3
+    repair_reserve: int = 0
+    validate: bool = True
+
+
+@dataclass(frozen=True)
+class Injection:
+    """Content added to one compile and never stored.
+
+    Attributes:
+        content: A string or content blocks.
+        position: ``"system"`` (appended to the system prompt), ``"end"`` (a user turn after everything)
+            or ``"before_last_user"`` (just before the newest user turn; added to it when it answers
+            tool calls).
+        participant: Who speaks it (user turns).
+        label: A name for provenance (e.g. ``"memory"``).
+    """
+
+    content: str | Sequence[Mapping[str, Any]]
+    position: Literal["system", "end", "before_last_user"] = "end"
+    participant: str = "user"
+    label: str = "injection"
+
+
+@dataclass(frozen=True)
+class CompileResult:
+    """A compiled context.
+
+    Attributes:
+        messages: The messages, oldest first.
+        system: System prompt text blocks (the ``system`` argument, stored system messages, injections).
+        system_sources: Where the system blocks came from.
+        tokens: Estimated total in provider tokens (estimate times calibration); ``<= budget``.
+        estimated_tokens: The same before calibration.
+        budget: ``max_tokens - reserve_for_response``.
+        max_tokens: As given.
+        reserve_for_response: As given.
+        repairs: Every change made so the context is valid and fits.
+        dropped: Messages of the view not in the result (left out by the strategy or emptied by repairs).
+        omitted: Spans left out: ``(first id, last id, count, reason)``.
+        compile_id: Deterministic id of this compile (same inputs, same id); give it to
+            ``report_usage``.
+        strategy: The strategy's name.
+        namespace: The manager's namespace.
+        branch: The branch compiled.
+        calibration: The calibration factor applied.
+        parts: Tokens by part: ``system``, ``injections``, ``messages``.
+        assistant: The names rendered as the assistant.
+    """
+
+    messages: tuple[CompiledMessage, ...]
+    system: tuple[Block, ...]
+    system_sources: tuple[Source, ...]
+    tokens: int
+    estimated_tokens: int
+    budget: int
+    max_tokens: int
+    reserve_for_response: int
+    repairs: tuple[Repair, ...]
+    dropped: int
+    omitted: tuple[tuple[str, str, int, str], ...]
+    compile_id: str
+    strategy: str
+    namespace: str
+    branch: str
+    calibration: float
+    parts: Mapping[str, int]
+    assistant: tuple[str, ...]
+    get_blob: Callable[[str], bytes] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def provenance(self) -> list[tuple[Source, ...]]:
+        """Sources per compiled message, parallel to :attr:`messages`."""
+        return [m.sources for m in self.messages]
+
+    def as_messages(self) -> list[dict[str, Any]]:
+        """``{"role", "content"}`` dicts (roles not merged), as the validator reads them."""
+        return [{"role": m.role, "content": list(m.content)} for m in self.messages]
+
+    def to_anthropic(self, assistant: str | None = None, **params: Any) -> dict[str, Any]:
+        """Parameters for ``anthropic.Anthropic().messages.create(**params)`` (see
+        :func:`context_journal.formats.exporters.to_anthropic`). Stored media are read from the store
+        the result was compiled from, which must still be open.
+
+        Raises:
+            ValueError: ``assistant`` is not the compile's assistant.
+            StoreClosedError: the store was closed before its media were read.
+        """
+        from .formats.exporters import to_anthropic
+
+        return to_anthropic(self, assistant=assistant, **params)
+
+    def to_openai(self, assistant: str | None = None, **kwargs: Any) -> list[dict[str, Any]]:
+        """Chat Completions messages (see :func:`context_journal.formats.exporters.to_openai`).
+
+        Raises:
+            ValueError: ``assistant`` is not the compile's assistant.
+            StoreClosedError: the store was closed before its media were read.
+        """
+        from .formats.exporters import to_openai
+
+        return to_openai(self, assistant=assistant, **kwargs)
+
+    def summary(self) -> dict[str, Any]:
+        """The short report the CLI prints with ``--json``."""
+        return {
+            "tokens": self.tokens,
+            "budget": self.budget,
+            "messages": len(self.messages),
+            "repairs": [r.to_dict() for r in self.repairs],
+            "dropped": self.dropped,
+            "compile_id": self.compile_id,
+            "strategy": self.strategy,
+            "parts": dict(self.parts),
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        """The whole result as JSON-ready data."""
+        out = self.summary()
+        out.update(
+            {
+                "system": list(self.system),
+                "system_sources": [s.to_dict() for s in self.system_sources],
+                "messages": [m.to_dict() for m in self.messages],
+                "estimated_tokens": self.estimated_tokens,
+                "max_tokens": self.max_tokens,
+                "reserve_for_response": self.reserve_for_response,
+                "omitted": [list(o) for o in self.omitted],
+                "namespace": self.namespace,
+                "branch": self.branch,
+                "calibration": self.calibration,
+                "assistant": list(self.assistant),
+            }
+        )
+        return out
+
+
+def _content_blocks(content: str | Sequence[Mapping[str, Any]]) -> list[Block]:
+    from .content import blocks_to_dicts
+
+    return blocks_to_dicts(parse_content(content))
+
+
+def _compile_id(parts: Sequence[Any]) -> str:
+    digest = hashlib.blake2b(json.dumps(parts, sort_keys=True, default=str).encode(), digest_size=10)
+    return "cmp_" + digest.hexdigest()
+
+
+def compile_context(
+    view: MessageView,
+    strategy: Strategy,
+    *,
+    max_tokens: int,
+    reserve_for_response: int = 0,
+    system: str | Sequence[Mapping[str, Any]] | None = None,
+    injections: Sequence[Injection] | None = None,
+    counter: TokenCounter,
+    roles: Roles | None = None,
+    options: CompileOptions | None = None,
+    calibration: Calibration | None = None,
+    cache: RenderCache | None = None,
+    get_blob: Callable[[str], bytes] | None = None,
+    namespace: str = "default",
+    branch: str = "main",
+    state_key: Any = None,
+) -> tuple[CompileResult, Selection]:
+    """Compile ``view`` with ``strategy`` (see the module docstring). Reads only; writes nothing.
+
+    Args:
+        view: The messages to compile (the manager's view, refreshed once before the call).
+        strategy: The strategy, with its state loaded.
+        max_tokens: The model's context window, in tokens.
+        reserve_for_response: Tokens kept free for the reply.
+        system: System prompt text or text blocks placed first.
+        injections: Content added to this compile only.
+        counter: The token counter the view's index uses.
+        roles: Who plays which role (default :class:`Roles`).
+        options: Repair knobs (default :class:`CompileOptions`).
+        calibration: The namespace's calibration (default: factor 1).
+        cache: Prepared message forms kept between compiles.
+        get_blob: Reads stored media for the exporters.
+        namespace: For the result and its id.
+        branch: For the result and its id.
+        state_key: Anything that identifies the strategy's state (part of the compile id).
+
+    Returns:
+        The result and the strategy's selection (commit it to persist strategy state).
+
+    Raises:
+        ValueError: ``max_tokens`` is not positive or ``reserve_for_response`` is negative.
+        MalformedContentError: ``system`` or an injection is malformed.
+        OverBudgetError: the must-keep part, or the smallest valid context, does not fit.
+        InvalidContextError: the result broke a provider rule (a bug; never expected).
+    """
+    if max_tokens <= 0:
+        raise ValueError(f"max_tokens must be positive, got {max_tokens}")
+    if reserve_for_response < 0:
+        raise ValueError(f"reserve_for_response must be >= 0, got {reserve_for_response}")
+    roles = roles or Roles()
+    options = options or CompileOptions()
+    calibration = calibration or Calibration()
+    cache = cache or RenderCache()
+    budget = max_tokens - reserve_for_response
+    raw_budget = calibration.raw_budget(budget) if budget > 0 else 0
+    p = Pass()
+
+    # --- the must-keep part ------------------------------------------------------------------------
+    head = system_head(view, roles, cache)
+    parts: dict[str, int] = {}
+    system_blocks: list[Block] = []
+    system_sources: list[Source] = []
+    if system is not None:
+        blocks = [b for b in _content_blocks(system) if not (b.get("type") == "text" and not b["text"].strip())]
+        system_blocks.extend(blocks)
+        if blocks:
+            system_sources.append(Source("synthetic", "system argument"))
+            parts["system"] = sum(counter.count_block(b) for b in blocks)
+    for e in view.entries(0, head):
+        msg = view.message(e.position)
+        kept = []
+        for b in msg.content_dicts():
+            if b.get("type") == "text" and b["text"].strip():
+                kept.append(b)
+            elif b.get("type") != "text":
+                why = f"a {b.get('type')} block cannot go in the system prompt"
+                p.repairs.append(Repair("system_block_dropped", e.id, why))
+        system_blocks.extend(kept)
+        complete = len(kept) == len(msg.content)
+        system_sources.append(Source("system", e.id, e.sequence, complete))
+        parts[f"message {e.id} (system)"] = sum(counter.count_block(b) for b in kept)
+    late: list[tuple[Injection, list[Block]]] = []
+    late_tokens = 0  # injected turns: must be kept, counted with the messages they sit among
+    for k, inj in enumerate(injections or ()):
+        blocks = _content_blocks(inj.content)
+        if inj.position == "system":
+            texts = [b for b in blocks if b.get("type") == "text" and b["text"].strip()]
+            system_blocks.extend(texts)
+            system_sources.append(Source("injection", inj.label))
+            parts[f"injection {k} ({inj.label})"] = sum(counter.count_block(b) for b in texts)
+        else:
+            prefix = roles.prefix(inj.participant, "user")
+            blocks = with_prefix(blocks, prefix) if prefix else blocks
+            late.append((inj, blocks))
+            parts[f"injection {k} ({inj.label})"] = counter.count_message(inj.participant, blocks)
+            late_tokens += parts[f"injection {k} ({inj.label})"]
+    if system_blocks:
+        parts["system overhead"] = getattr(counter, "message_overhead", 0)
+    needed = sum(parts.values())
+    if needed > raw_budget:
+        raise OverBudgetError(budget, calibration.apply(needed), {k: calibration.apply(v) for k, v in parts.items()})
+    must_keep = needed - late_tokens  # the system part; injected turns are counted among the messages
+
+    # --- select, render, fit -------------------------------------------------------------------------
+    body: MessageView = SliceView(view, head) if head else view
+    n_body = len(body)
+    room = raw_budget - must_keep
+    avail = max(0, room - late_tokens - options.repair_reserve)
+    selection: Selection | None = None
+    work: list[Work] = []
+    previous: tuple[Any, ...] | None = None
+    for _attempt in range(16):
+        selection = strategy.select(body, Budget(avail, budget, max_tokens, reserve_for_response))
+        p = fresh_pass(p)
+        work = render(body, selection, roles, options, counter, cache, p, late)
+        used = sum(tokens_of(m, counter) for m in work)
+        if used <= room or avail == 0:
+            break
+        # Over after repairs: select again with the excess taken off (halve when that changed nothing).
+        avail = avail // 2 if selection.entries == previous else max(0, avail - (used - room) - 8)
+        previous = selection.entries
+    assert selection is not None
+    if used > room:
+        work = shrink(work, room, counter, p, options)
+        used = sum(tokens_of(m, counter) for m in work)
+        if used > room or (not work and n_body):
+            parts["smallest valid context"] = used
+            raise OverBudgetError(
+                budget,
+                calibration.apply(must_keep + used),
+                {k: calibration.apply(v) for k, v in parts.items()},
+                "the newest tool unit, reduced to an excerpt,",
+            )
+
+    # --- result ------------------------------------------------------------------------------------
+    mark_breakpoints(work, options.cache_breakpoints)
+    compiled = tuple(finish(m, p, counter) for m in work)
+    estimated = must_keep + sum(m.tokens for m in compiled)
+    if options.validate:
+        issues = validate_turns([(m.role, m.content) for m in compiled])
+        if issues:
+            raise InvalidContextError(issues)
+    covered, omitted = coverage(body, selection)
+    rendered_ids = {s.id for m in compiled for s in m.sources if s.kind == "message"}
+    raw_count = sum(e.end - e.start for e in selection.entries if isinstance(e, RawSpan))
+    dropped = (n_body - covered) + max(0, raw_count - len(rendered_ids))
+    parts["messages"] = estimated - must_keep - late_tokens
+    compile_id = _compile_id(
+        [
+            namespace,
+            branch,
+            getattr(view, "last_sequence", None),
+            len(view),
+            max_tokens,
+            reserve_for_response,
+            strategy.name,
+            state_key,
+            system,
+            [repr(i) for i in injections or ()],
+            repr(options),
+            roles.to_dict(),
+            calibration.factor,
+            [repr(e) for e in selection.entries],
+        ]
+    )
+    result = CompileResult(
+        messages=compiled,
+        system=tuple(system_blocks),
+        system_sources=tuple(system_sources),
+        tokens=calibration.apply(estimated),
+        estimated_tokens=estimated,
+        budget=budget,
+        max_tokens=max_tokens,
+        reserve_for_response=reserve_for_response,
+        repairs=tuple(p.repairs),
+        dropped=dropped,
+        omitted=omitted,
+        compile_id=compile_id,
+        strategy=strategy.name,
+        namespace=namespace,
+        branch=branch,
+        calibration=calibration.factor,
+        parts={k: calibration.apply(v) for k, v in parts.items()},
+        assistant=tuple(sorted(roles.assistant)),
+        get_blob=get_blob,
+    )
+    return result, selection

@@ -1,0 +1,264 @@
+"""Exporters: a :class:`~context_journal.compile.CompileResult` as the official SDKs take it.
+
+* :func:`to_anthropic` → ``{"system": [...], "messages": [...]}`` (plus any extra parameters given),
+  ready for ``anthropic.Anthropic().messages.create(**params)``.
+* :func:`to_openai` → a Chat Completions ``messages`` list for
+  ``openai.OpenAI().chat.completions.create(model=..., messages=...)``.
+
+Both merge consecutive turns of one role (strict providers require alternation; Anthropic's docs
+note that consecutive same-role turns are combined), keep only the fields each API accepts (a stored
+block may carry the host's own fields), and turn stored media (``blob`` sources) back into base64.
+
+Anthropic prompt caching: ``cache_control: {"type": "ephemeral"}`` goes on the last system block and on
+the last cacheable block of the newest messages marked ``cache_breakpoint``, at most 4 in all (the
+API's limit; thinking blocks cannot carry it). See Anthropic's "Prompt caching" guide.
+
+OpenAI mapping: assistant ``tool_use`` blocks become ``tool_calls`` (``arguments`` is the JSON text of
+``input``); each ``tool_result`` becomes a ``tool`` message right after the assistant message (text
+only: nested images become a placeholder; ``is_error`` results are prefixed ``[error]``); thinking is
+not sent (Chat Completions has no field for it); user images become ``image_url`` parts with a data
+URL, PDFs ``file`` parts.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..compile import CompiledMessage, CompileResult
+
+__all__ = ["to_anthropic", "to_openai"]
+
+Block = dict[str, Any]
+
+_ANTHROPIC_FIELDS: dict[str, tuple[str, ...]] = {
+    "text": ("type", "text", "citations", "cache_control"),
+    "image": ("type", "source", "cache_control"),
+    "document": ("type", "source", "title", "context", "citations", "cache_control"),
+    "tool_use": ("type", "id", "name", "input", "cache_control"),
+    "tool_result": ("type", "tool_use_id", "content", "is_error", "cache_control"),
+    "thinking": ("type", "thinking", "signature"),
+    "redacted_thinking": ("type", "data"),
+}
+_SOURCE_FIELDS: dict[str, tuple[str, ...]] = {
+    "base64": ("type", "media_type", "data"),
+    "url": ("type", "url"),
+    "text": ("type", "media_type", "data"),
+}
+_CACHEABLE = ("text", "image", "document", "tool_use", "tool_result")
+MAX_CACHE_BREAKPOINTS = 4
+
+
+def _check_assistant(result: CompileResult, assistant: str | None) -> None:
+    if assistant is not None and assistant not in result.assistant:
+        raise ValueError(
+            f"{assistant!r} was not the assistant when this context was compiled (it was {list(result.assistant)}); "
+            f"compile with assistant={assistant!r} so its turns are rendered as the assistant's"
+        )
+
+
+def _source(source: Mapping[str, Any], get_blob: Callable[[str], bytes] | None) -> dict[str, Any]:
+    kind = source.get("type")
+    if kind == "blob":
+        if get_blob is None:
+            raise ValueError("this result holds stored media but no blob reader; compile through a ContextManager")
+        data = base64.b64encode(get_blob(str(source["sha256"]))).decode("ascii")
+        return {"type": "base64", "media_type": source["media_type"], "data": data}
+    fields = _SOURCE_FIELDS.get(str(kind))
+    return {k: source[k] for k in fields if k in source} if fields else dict(source)
+
+
+def _anthropic_block(block: Mapping[str, Any], get_blob: Callable[[str], bytes] | None) -> Block:
+    kind = str(block.get("type"))
+    fields = _ANTHROPIC_FIELDS.get(kind)
+    out: Block = {k: block[k] for k in fields if k in block} if fields else dict(block)
+    if kind in ("image", "document") and isinstance(block.get("source"), Mapping):
+        out["source"] = _source(block["source"], get_blob)
+    elif kind == "tool_result" and isinstance(block.get("content"), list):
+        out["content"] = [_anthropic_block(b, get_blob) for b in block["content"]]
+    return out
+
+
+def _merge_runs(messages: Sequence[CompiledMessage]) -> list[tuple[str, list[CompiledMessage]]]:
+    runs: list[tuple[str, list[CompiledMessage]]] = []
+    for m in messages:
+        if runs and runs[-1][0] == m.role:
+            runs[-1][1].append(m)
+        else:
+            runs.append((m.role, [m]))
+    return runs
+
+
+def to_anthropic(
+    result: CompileResult, *, assistant: str | None = None, cache: bool = True, **params: Any
+) -> dict[str, Any]:
+    """Anthropic Messages API parameters for a compiled context.
+
+    Args:
+        result: The compiled context.
+        assistant: The assistant's participant name, checked against the compile's (None = no check).
+        cache: Add ``cache_control`` breakpoints (system prompt and marked messages, at most 4).
+        **params: Other request parameters to include (``model``, ``max_tokens``, ``tools``...).
+
+    Returns:
+        ``{"system": [text blocks], "messages": [{"role", "content"}], **params}``; ``system`` is left out
+        when empty.
+
+    Raises:
+        ValueError: ``assistant`` is not the compile's assistant, or stored media cannot be read.
+    """
+    _check_assistant(result, assistant)
+    get_blob = result.get_blob
+    messages: list[dict[str, Any]] = []
+    marks: list[tuple[int, int]] = []  # (message index, block index) of cache breakpoints
+    for role, group in _merge_runs(result.messages):
+        content: list[Block] = []
+        for m in group:
+            content.extend(_anthropic_block(b, get_blob) for b in m.content)
+            if m.cache_breakpoint:
+                for j in range(len(content) - 1, len(content) - len(m.content) - 1, -1):
+                    if content[j].get("type") in _CACHEABLE:
+                        marks.append((len(messages), j))
+                        break
+        messages.append({"role": role, "content": content})
+    system = [_anthropic_block(b, get_blob) for b in result.system]
+    if cache:
+        slots = MAX_CACHE_BREAKPOINTS - (1 if system else 0)
+        if system:
+            system[-1] = {**system[-1], "cache_control": {"type": "ephemeral"}}
+        for i, j in sorted(set(marks))[-slots:] if slots > 0 else []:
+            messages[i]["content"][j] = {**messages[i]["content"][j], "cache_control": {"type": "ephemeral"}}
+    out: dict[str, Any] = {}
+    if system:
+        out["system"] = system
+    out["messages"] = messages
+    out.update(params)
+    return out
+
+
+def _data_url(source: Mapping[str, Any], get_blob: Callable[[str], bytes] | None) -> str | None:
+    src = _source(source, get_blob)
+    if src.get("type") == "base64":
+        return f"data:{src['media_type']};base64,{src['data']}"
+    if src.get("type") == "url":
+        return str(src["url"])
+    return None
+
+
+def _tool_text(block: Mapping[str, Any]) -> str:
+    content = block.get("content", "")
+    if isinstance(content, str):
+        text = content
+    else:
+        parts = []
+        for b in content:
+            if b.get("type") == "text":
+                parts.append(str(b.get("text", "")))
+            elif (
+                b.get("type") == "document"
+                and isinstance(b.get("source"), Mapping)
+                and b["source"].get("type") == "text"
+            ):
+                parts.append(str(b["source"].get("data", "")))
+            else:
+                parts.append(f"[{b.get('type')} omitted: tool messages carry text only]")
+        text = "\n".join(parts)
+    text = text if text.strip() else "(no output)"
+    return f"[error] {text}" if block.get("is_error") else text
+
+
+def _user_part(block: Mapping[str, Any], get_blob: Callable[[str], bytes] | None) -> dict[str, Any] | None:
+    kind = block.get("type")
+    if kind == "text":
+        return {"type": "text", "text": block["text"]}
+    if kind == "image" and isinstance(block.get("source"), Mapping):
+        url = _data_url(block["source"], get_blob)
+        return {"type": "image_url", "image_url": {"url": url}} if url else None
+    if kind == "document" and isinstance(block.get("source"), Mapping):
+        source = block["source"]
+        if source.get("type") == "text":
+            return {"type": "text", "text": str(source.get("data", ""))}
+        url = _data_url(source, get_blob)
+        if url and url.startswith("data:"):
+            name = str(block.get("title") or "document.pdf")
+            return {"type": "file", "file": {"filename": name, "file_data": url}}
+        return {"type": "text", "text": f"[document: {url}]"} if url else None
+    return None
+
+
+def _content_value(parts: list[dict[str, Any]]) -> str | list[dict[str, Any]]:
+    if len(parts) == 1 and parts[0]["type"] == "text":
+        return str(parts[0]["text"])
+    return parts
+
+
+def to_openai(
+    result: CompileResult, *, assistant: str | None = None, system_role: str = "system"
+) -> list[dict[str, Any]]:
+    """Chat Completions messages for a compiled context.
+
+    Args:
+        result: The compiled context.
+        assistant: The assistant's participant name, checked against the compile's (None = no check).
+        system_role: ``"system"`` or ``"developer"`` (OpenAI's reasoning models prefer the latter).
+
+    Returns:
+        ``[{"role": "system", ...}, {"role": "user", ...}, {"role": "assistant", "tool_calls": [...]},
+        {"role": "tool", "tool_call_id": ..., "content": ...}, ...]``.
+
+    Raises:
+        ValueError: ``assistant`` is not the compile's assistant, or stored media cannot be read.
+    """
+    _check_assistant(result, assistant)
+    get_blob = result.get_blob
+    out: list[dict[str, Any]] = []
+    system_text = "\n\n".join(str(b.get("text", "")) for b in result.system if b.get("type") == "text")
+    if system_text.strip():
+        out.append({"role": system_role, "content": system_text})
+    for role, group in _merge_runs(result.messages):
+        blocks = [b for m in group for b in m.content]
+        if role == "assistant":
+            texts: list[dict[str, Any]] = []
+            calls: list[dict[str, Any]] = []
+            for b in blocks:
+                kind = b.get("type")
+                if kind == "text":
+                    texts.append({"type": "text", "text": b["text"]})
+                elif kind == "tool_use":
+                    calls.append(
+                        {
+                            "id": b["id"],
+                            "type": "function",
+                            "function": {
+                                "name": b["name"],
+                                "arguments": json.dumps(b.get("input", {}), ensure_ascii=False),
+                            },
+                        }
+                    )
+                elif kind in ("image", "document"):
+                    texts.append({"type": "text", "text": f"[{kind} omitted: assistant messages carry text only]"})
+            msg: dict[str, Any] = {"role": "assistant"}
+            if texts:
+                msg["content"] = _content_value(texts)
+            elif not calls:
+                continue  # thinking only: nothing Chat Completions can carry
+            else:
+                msg["content"] = None
+            if calls:
+                msg["tool_calls"] = calls
+            out.append(msg)
+            continue
+        parts: list[dict[str, Any]] = []
+        for b in blocks:
+            if b.get("type") == "tool_result":
+                out.append({"role": "tool", "tool_call_id": b["tool_use_id"], "content": _tool_text(b)})
+                continue
+            part = _user_part(b, get_blob)
+            if part is not None:
+                parts.append(part)
+        if parts:
+            out.append({"role": "user", "content": _content_value(parts)})
+    return out

@@ -1,0 +1,297 @@
+"""The strategy protocol: sans-I/O selection over a view, state through a context, a summary queue.
+
+A strategy decides *what* the next context holds; the compiler (``context_journal.compile``) turns
+that into provider-valid messages within the budget, and the manager does the I/O. The contract:
+
+1. ``load(ctx)`` — read the strategy's persisted state (the manager calls it before each compile and
+   after a branch switch, so a state another handle wrote is seen).
+2. ``select(view, budget) -> Selection`` — **pure** and fast: reads the view and in-memory state,
+   returns the entries to render (raw spans of the view and rendered entries such as summaries) and the
+   state it would persist. It must not write or call a model. The compiler may call it again with a
+   smaller budget when repairs made the rendered context larger than the estimate.
+3. ``commit(selection, ctx)`` — persist what the chosen selection decided (e.g. the windowed anchor).
+   Not called by ``preview_context``.
+4. ``on_messages_added(view, start)`` — told that positions ``start..len(view)-1`` are new; may queue
+   work (no I/O).
+5. ``pending_requests()`` / ``record_result(result, ctx)`` — the compression queue: a driver
+   (``ContextManager.tick``) sends each :class:`SummaryRequest` to the LLM layer and hands the
+   :class:`SummaryResult` back; the strategy records it through ``ctx``.
+
+Entries are :class:`RawSpan` (messages of the view, rendered as stored then repaired) and
+:class:`RenderedEntry` (content the strategy renders itself: a summary, the marker turn of a recall
+pair, a note), each saying which view positions it stands for so the compile can report coverage and
+provenance. Passthrough and windowed strategies only return raw spans.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias, runtime_checkable
+
+if TYPE_CHECKING:
+    from ..stores.base import Store
+    from ..tokens import TokenCounter
+    from ..views import MessageView
+
+__all__ = [
+    "BaseStrategy",
+    "Budget",
+    "ContextEntry",
+    "RawSpan",
+    "RenderedEntry",
+    "Selection",
+    "Strategy",
+    "StrategyContext",
+    "SummaryRef",
+    "SummaryRequest",
+    "SummaryResult",
+]
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What a strategy may fill.
+
+    Attributes:
+        tokens: Estimated tokens (the view's units, before calibration) available for the entries,
+            after the system part, the injections and a small reserve for repairs.
+        total: The compile's whole budget, ``max_tokens - reserve_for_response`` (provider tokens).
+        max_tokens: The model's context window as given to ``compile``.
+        reserve_for_response: Tokens kept free for the reply.
+    """
+
+    tokens: int
+    total: int
+    max_tokens: int
+    reserve_for_response: int = 0
+
+
+@dataclass(frozen=True)
+class RawSpan:
+    """Messages ``[start, end)`` of the view, rendered raw (the compiler still repairs them).
+
+    Attributes:
+        start: First view position.
+        end: One past the last view position.
+    """
+
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class SummaryRef:
+    """A summary a rendered entry shows.
+
+    Attributes:
+        id: The summary's id.
+        level: 1 for a summary of raw messages, 2+ for merges.
+        partial: True when only part of the summary's text is rendered.
+    """
+
+    id: str
+    level: int
+    partial: bool = False
+
+
+@dataclass(frozen=True)
+class RenderedEntry:
+    """A message the strategy renders itself.
+
+    Attributes:
+        participant: Who speaks it (e.g. ``"Context Manager"`` for a recall marker, the assistant's
+            name for a summary in its own voice).
+        content: Content blocks (text blocks for summaries and markers).
+        kind: ``"summary"``, ``"marker"`` (first half of a recall pair) or ``"note"``.
+        covers: View positions ``(start, end)`` this entry stands for, or None.
+        summaries: The summaries it shows (for provenance).
+        role: ``"user"`` or ``"assistant"`` to force a role; None derives it from the participant.
+        cache_breakpoint: Ask for a prompt-cache breakpoint after this entry.
+    """
+
+    participant: str
+    content: tuple[Mapping[str, Any], ...]
+    kind: Literal["summary", "marker", "note"] = "summary"
+    covers: tuple[int, int] | None = None
+    summaries: tuple[SummaryRef, ...] = ()
+    role: Literal["user", "assistant"] | None = None
+    cache_breakpoint: bool = False
+
+
+ContextEntry: TypeAlias = RawSpan | RenderedEntry
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What ``select`` chose.
+
+    Attributes:
+        entries: In conversation order.
+        state: State keys (relative to the strategy's namespace) and JSON values to persist if this
+            selection is compiled (not previewed).
+        omitted: Spans ``(start, end, reason)`` of the view the strategy left out on purpose.
+    """
+
+    entries: tuple[ContextEntry, ...]
+    state: Mapping[str, Any] = field(default_factory=dict)
+    omitted: tuple[tuple[int, int, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class SummaryRequest:
+    """One unit of compression work for a driver to send to the LLM layer.
+
+    Attributes:
+        id: Stable id (the strategy matches the result by it).
+        system: System prompt of the request, or None.
+        messages: ``{"participant", "role", "content"}`` dicts, themselves provider-valid.
+        max_tokens: Output tokens asked for.
+        metadata: The strategy's own bookkeeping (chunk id, level, source range...).
+    """
+
+    id: str
+    system: str | None
+    messages: tuple[Mapping[str, Any], ...]
+    max_tokens: int
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SummaryResult:
+    """What the LLM layer answered to a :class:`SummaryRequest`.
+
+    Attributes:
+        request_id: The request answered.
+        text: The summary text, or None on failure.
+        stop_reason: The provider's stop reason (``"end_turn"`` when complete).
+        input_tokens: Input tokens the provider counted.
+        output_tokens: Output tokens the provider counted.
+        model: The model that answered.
+        error: Why the call failed, when it did.
+    """
+
+    request_id: str
+    text: str | None
+    stop_reason: str | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    model: str | None = None
+    error: str | None = None
+
+
+class StrategyContext:
+    """Persisted state of one strategy for one namespace on one branch (the manager makes it).
+
+    Keys are relative: ``get_state("windowed/anchor")`` reads the store state
+    ``"<namespace>/windowed/anchor"`` on the branch.
+
+    Args:
+        store: The record store.
+        branch_id: The branch the manager reads and writes.
+        namespace: The manager's namespace.
+        counter: The manager's token counter.
+    """
+
+    def __init__(self, store: Store, branch_id: int, namespace: str, counter: TokenCounter) -> None:
+        self.store = store
+        self.branch_id = branch_id
+        self.namespace = namespace
+        self.counter = counter
+
+    def key(self, name: str) -> str:
+        """The store key of a relative state name."""
+        return f"{self.namespace}/{name}"
+
+    def get_state(self, name: str, default: Any = None) -> Any:
+        """The latest visible value of a state, or ``default``."""
+        return self.store.get_state(self.branch_id, self.key(name), default=default)
+
+    def put_states(self, values: Mapping[str, Any]) -> int:
+        """Write several states in one transaction; returns the last sequence written (0 if none).
+
+        Raises:
+            StoreError: the write failed (nothing is written).
+        """
+        seq = 0
+        if not values:
+            return seq
+        with self.store.transaction() as tx:
+            for name, value in values.items():
+                seq = tx.put_state(self.branch_id, self.key(name), value)
+        return seq
+
+
+@runtime_checkable
+class Strategy(Protocol):
+    """A compile strategy (see the module docstring for the contract)."""
+
+    name: str
+
+    def load(self, ctx: StrategyContext) -> None:
+        """Read persisted state."""
+        ...
+
+    def select(self, view: MessageView, budget: Budget) -> Selection:
+        """Choose the entries to render; pure."""
+        ...
+
+    def commit(self, selection: Selection, ctx: StrategyContext) -> None:
+        """Persist what ``selection`` decided."""
+        ...
+
+    def on_messages_added(self, view: MessageView, start: int) -> None:
+        """Positions ``start..len(view)-1`` were appended."""
+        ...
+
+    def pending_requests(self) -> Sequence[SummaryRequest]:
+        """Compression work waiting for a driver."""
+        ...
+
+    def record_result(self, result: SummaryResult, ctx: StrategyContext) -> None:
+        """Record what the LLM layer answered."""
+        ...
+
+    def is_ready(self) -> bool:
+        """True when no compression work is pending."""
+        ...
+
+
+class BaseStrategy:
+    """Defaults for the optional parts of :class:`Strategy`: no state, no queue."""
+
+    name = "base"
+
+    def load(self, ctx: StrategyContext) -> None:
+        """No state to read."""
+
+    def select(self, view: MessageView, budget: Budget) -> Selection:  # pragma: no cover - abstract
+        """Subclasses choose the entries."""
+        raise NotImplementedError
+
+    def commit(self, selection: Selection, ctx: StrategyContext) -> None:
+        """Write the selection's state changes, if any."""
+        if selection.state:
+            ctx.put_states(selection.state)
+
+    def on_messages_added(self, view: MessageView, start: int) -> None:
+        """Nothing to queue."""
+
+    def pending_requests(self) -> Sequence[SummaryRequest]:
+        """Nothing pending."""
+        return ()
+
+    def record_result(self, result: SummaryResult, ctx: StrategyContext) -> None:
+        """No requests are ever sent.
+
+        Raises:
+            ValueError: always (this strategy asks for no summaries).
+        """
+        raise ValueError(f"{self.name} strategy asked for no summary (result {result.request_id!r})")
+
+    def is_ready(self) -> bool:
+        """Always ready."""
+        return True
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"

@@ -1,0 +1,287 @@
+"""Provider validity of a message list: the rules every compile's output must satisfy.
+
+:func:`validate_messages` checks Anthropic-shaped messages (``{"role", "content"}``); the compiler
+runs it on every result, the exporters' output passes it, and tests use it as the oracle.
+:func:`validate_openai_messages` checks Chat Completions messages. Both return a list of
+:class:`ValidationIssue` (empty = valid); :func:`check_messages` raises instead.
+
+Rules and their sources:
+
+* Roles are ``user`` and ``assistant``; the system prompt is a separate parameter (Anthropic Messages
+  API reference, "messages"). The first message is a user turn.
+* With ``alternate=True``: no two consecutive messages share a role (some providers reject it;
+  Anthropic merges them, so the compiler's own list may repeat a role and the exporters merge).
+* No message without content, no empty or whitespace-only text block ("text content blocks must
+  be non-empty"; "messages: all messages must have non-empty content").
+* Images and documents appear only in user turns (Anthropic Messages API: assistant content is text,
+  tool use and thinking).
+* ``tool_use`` appears only in assistant turns and ``tool_result`` only in user turns; each
+  ``tool_use`` is answered by a ``tool_result`` in the *next* message, and every ``tool_result``
+  answers a ``tool_use`` of the message just before it (Anthropic tool-use guide: "tool_result
+  blocks must immediately follow the corresponding tool_use"; "in the user message containing tool
+  results, the tool_result blocks must come first in the content array"). ``tool_use`` ids are unique.
+* A ``tool_result`` has non-empty content.
+* Thinking blocks carry a non-empty signature (thinking must be returned unmodified, with its
+  signature: Anthropic extended-thinking guide, "Preserving thinking blocks").
+* The final assistant turn, when the list ends with one, does not end with whitespace (Anthropic:
+  "final assistant content cannot end with trailing whitespace").
+
+OpenAI Chat Completions: ``tool`` messages follow an assistant message with ``tool_calls`` and answer
+each call exactly once before any other message ("messages with role 'tool' must be a response to a
+preceding message with 'tool_calls'"); every call is answered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import ContextJournalError
+
+__all__ = [
+    "InvalidContextError",
+    "ValidationIssue",
+    "check_messages",
+    "validate_messages",
+    "validate_openai_messages",
+    "validate_turns",
+]
+
+
+@dataclass(frozen=True)
+class ValidationIssue:
+    """One broken rule.
+
+    Attributes:
+        index: Position of the message.
+        code: A short stable name (``"orphan_tool_result"``, ``"empty_text"``...).
+        detail: What is wrong, in words.
+        block: Position of the block in the message, when the fault is in a block.
+    """
+
+    index: int
+    code: str
+    detail: str
+    block: int | None = None
+
+    def __str__(self) -> str:
+        where = f"message {self.index}" + (f", block {self.block}" if self.block is not None else "")
+        return f"{where}: {self.code}: {self.detail}"
+
+
+class InvalidContextError(ContextJournalError, ValueError):
+    """A message list breaks a provider rule (a compile never returns one; hosts may check their own).
+
+    Attributes:
+        issues: Every broken rule found.
+    """
+
+    def __init__(self, issues: Sequence[ValidationIssue]) -> None:
+        self.issues = list(issues)
+        shown = "; ".join(str(i) for i in self.issues[:5])
+        more = f" (and {len(self.issues) - 5} more)" if len(self.issues) > 5 else ""
+        super().__init__(f"the message list is not valid for the provider: {shown}{more}")
+
+
+def _blank(text: Any) -> bool:
+    return not isinstance(text, str) or not text.strip()
+
+
+def _result_content_issue(content: Any) -> str | None:
+    if isinstance(content, str):
+        return "empty tool_result content" if not content.strip() else None
+    if isinstance(content, list):
+        if not content:
+            return "empty tool_result content"
+        for nested in content:
+            if not isinstance(nested, Mapping):
+                return "tool_result content holds a non-object"
+            if nested.get("type") == "text" and _blank(nested.get("text")):
+                return "empty text block inside tool_result"
+        return None
+    return "tool_result content must be a string or a list of blocks"
+
+
+def validate_messages(
+    messages: Sequence[Mapping[str, Any]], *, alternate: bool = False, require_signatures: bool = True
+) -> list[ValidationIssue]:
+    """Check Anthropic-shaped messages against the rules in the module docstring.
+
+    Args:
+        messages: ``{"role": "user"|"assistant", "content": str | [block dicts]}``.
+        alternate: Also require user and assistant turns to alternate.
+        require_signatures: Require thinking blocks to be signed.
+
+    Returns:
+        The issues found, in message order; empty when the list is valid.
+    """
+    return validate_turns(
+        [(m.get("role"), m.get("content")) for m in messages],
+        alternate=alternate,
+        require_signatures=require_signatures,
+    )
+
+
+def validate_turns(
+    turns: Sequence[tuple[Any, Any]], *, alternate: bool = False, require_signatures: bool = True
+) -> list[ValidationIssue]:
+    """:func:`validate_messages` over ``(role, content)`` pairs (content a string, list or tuple of
+    blocks); what the compiler runs on every result without building message dicts."""
+    issues: list[ValidationIssue] = []
+    add = issues.append
+    seen_uses: set[str] = set()
+    pending: dict[str, int] = {}  # tool_use ids of the previous assistant message, awaiting results
+    prev_role: str | None = None
+    last = len(turns) - 1
+    for i, (role, content) in enumerate(turns):
+        if role not in ("user", "assistant"):
+            add(ValidationIssue(i, "bad_role", f"role must be 'user' or 'assistant', got {role!r}"))
+        if i == 0 and role != "user":
+            add(ValidationIssue(i, "first_not_user", "the first message must be a user turn"))
+        if alternate and prev_role is not None and role == prev_role:
+            add(ValidationIssue(i, "same_role", f"two consecutive {role} turns"))
+        blocks: Iterable[Any]
+        if isinstance(content, str):
+            if _blank(content):
+                add(ValidationIssue(i, "empty_message", "text content is empty"))
+            blocks = ()
+        elif isinstance(content, (list, tuple)):
+            if not content:
+                add(ValidationIssue(i, "empty_message", "message has no content blocks"))
+            blocks = content
+        else:
+            add(ValidationIssue(i, "bad_content", "content must be a string or a list of blocks"))
+            blocks = ()
+        answered: set[str] = set()
+        uses_here: list[str] = []
+        seen_other = False
+        for j, block in enumerate(blocks):
+            if type(block) is not dict and not isinstance(block, Mapping):
+                add(ValidationIssue(i, "bad_block", "a block must be an object", j))
+                continue
+            kind = block.get("type")
+            if kind == "text":
+                text = block.get("text")
+                if type(text) is not str or not text.strip():
+                    add(ValidationIssue(i, "empty_text", "empty or whitespace-only text block", j))
+                seen_other = True
+            elif kind == "tool_use":
+                tid = block.get("id")
+                if role != "assistant":
+                    add(ValidationIssue(i, "tool_use_not_assistant", f"tool_use {tid!r} in a {role} turn", j))
+                if not isinstance(tid, str) or not tid:
+                    add(ValidationIssue(i, "bad_tool_use", "tool_use needs a non-empty id", j))
+                elif tid in seen_uses:
+                    add(ValidationIssue(i, "duplicate_tool_use", f"tool_use id {tid!r} used twice", j))
+                else:
+                    seen_uses.add(tid)
+                    uses_here.append(tid)
+                if not isinstance(block.get("input"), Mapping):
+                    add(ValidationIssue(i, "bad_tool_use", "tool_use input must be an object", j))
+                seen_other = True
+            elif kind == "tool_result":
+                tid = block.get("tool_use_id")
+                if role != "user":
+                    add(ValidationIssue(i, "tool_result_not_user", f"tool_result {tid!r} in a {role} turn", j))
+                elif tid not in pending:
+                    add(ValidationIssue(i, "orphan_tool_result", f"tool_result {tid!r} answers no call just before", j))
+                elif tid in answered:
+                    add(ValidationIssue(i, "duplicate_tool_result", f"tool_use {tid!r} answered twice", j))
+                else:
+                    answered.add(str(tid))
+                if seen_other:
+                    add(ValidationIssue(i, "tool_result_not_first", "tool_result blocks must come first", j))
+                problem = _result_content_issue(block.get("content", ""))
+                if problem:
+                    add(ValidationIssue(i, "empty_tool_result", problem, j))
+            elif kind in ("thinking", "redacted_thinking"):
+                if role != "assistant":
+                    add(ValidationIssue(i, "thinking_not_assistant", f"{kind} block in a {role} turn", j))
+                if kind == "thinking" and require_signatures and _blank(block.get("signature")):
+                    add(ValidationIssue(i, "unsigned_thinking", "thinking block without a signature", j))
+                seen_other = True
+            elif kind in ("image", "document"):
+                if role != "user":
+                    add(ValidationIssue(i, "media_not_user", f"{kind} block in a {role} turn", j))
+                if not isinstance(block.get("source"), Mapping):
+                    add(ValidationIssue(i, "bad_media", f"{kind} block needs a source", j))
+                seen_other = True
+            else:
+                add(ValidationIssue(i, "unknown_block", f"unknown block type {kind!r}", j))
+                seen_other = True
+        for tid in pending:
+            if tid not in answered:
+                add(ValidationIssue(i, "missing_tool_result", f"tool_use {tid!r} of the previous turn is not answered"))
+        pending = dict.fromkeys(uses_here, i)
+        if i == last and role == "assistant" and isinstance(content, (list, tuple)) and content:
+            tail = content[-1]
+            if isinstance(tail, Mapping) and tail.get("type") == "text":
+                text = tail.get("text")
+                if isinstance(text, str) and text != text.rstrip():
+                    add(ValidationIssue(i, "trailing_whitespace", "final assistant text ends with whitespace"))
+        prev_role = role if isinstance(role, str) else None
+    if pending and turns:
+        # A call in the final assistant turn has no answer yet: providers reject it as input.
+        for tid in pending:
+            add(ValidationIssue(last, "missing_tool_result", f"tool_use {tid!r} in the final turn is not answered"))
+    return issues
+
+
+def check_messages(messages: Sequence[Mapping[str, Any]], *, alternate: bool = False) -> None:
+    """Raise unless ``messages`` is valid (see :func:`validate_messages`).
+
+    Raises:
+        InvalidContextError: listing every issue.
+    """
+    issues = validate_messages(messages, alternate=alternate)
+    if issues:
+        raise InvalidContextError(issues)
+
+
+def validate_openai_messages(messages: Sequence[Mapping[str, Any]]) -> list[ValidationIssue]:
+    """Check Chat Completions messages (``system``/``developer``/``user``/``assistant``/``tool``).
+
+    Returns:
+        The issues found; empty when the list is valid.
+    """
+    issues: list[ValidationIssue] = []
+    add = issues.append
+    open_calls: set[str] = set()
+    seen_calls: set[str] = set()
+    for i, msg in enumerate(messages):
+        role = msg.get("role")
+        if role == "tool":
+            cid = msg.get("tool_call_id")
+            if cid not in open_calls:
+                add(ValidationIssue(i, "orphan_tool_message", f"tool message {cid!r} answers no open call"))
+            else:
+                open_calls.discard(str(cid))
+            if not isinstance(msg.get("content"), str) or _blank(msg.get("content")):
+                add(ValidationIssue(i, "empty_tool_message", "tool message content must be non-empty text"))
+            continue
+        if open_calls:
+            add(ValidationIssue(i, "missing_tool_message", f"calls {sorted(open_calls)} are not answered"))
+            open_calls = set()
+        if role not in ("system", "developer", "user", "assistant"):
+            add(ValidationIssue(i, "bad_role", f"unknown role {role!r}"))
+            continue
+        content = msg.get("content")
+        calls = msg.get("tool_calls") or []
+        if role == "assistant" and calls:
+            for call in calls:
+                cid = call.get("id") if isinstance(call, Mapping) else None
+                if not isinstance(cid, str) or not cid or cid in seen_calls:
+                    add(ValidationIssue(i, "bad_tool_call", f"tool call id {cid!r} missing or reused"))
+                    continue
+                seen_calls.add(cid)
+                open_calls.add(cid)
+        elif content is None or (isinstance(content, str) and _blank(content)) or content == []:
+            add(ValidationIssue(i, "empty_message", f"{role} message has no content"))
+        if isinstance(content, list):
+            for j, part in enumerate(content):
+                if isinstance(part, Mapping) and part.get("type") == "text" and _blank(part.get("text")):
+                    add(ValidationIssue(i, "empty_text", "empty text part", j))
+    if open_calls:
+        add(ValidationIssue(len(messages) - 1, "missing_tool_message", f"calls {sorted(open_calls)} are not answered"))
+    return issues
