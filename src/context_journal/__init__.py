@@ -5,6 +5,7 @@ The public surface is re-exported here; ``__all__`` is sorted and pinned by a te
 
 from __future__ import annotations
 
+from .compile import CompiledMessage, CompileOptions, CompileResult, Injection, OverBudgetError, Repair, Roles, Source
 from .content import (
     Base64Source,
     BlobSource,
@@ -68,7 +69,16 @@ from .llm import (
 from .manager import ContextManager
 from .messages import Message, MessageInput
 from .stores import MemoryStore, SQLiteStore, Store, open_store
-from .tokens import EstimatingCounter, TokenCounter
+from .strategies import (
+    PassthroughStrategy,
+    Strategy,
+    StrategyContext,
+    SummaryRequest,
+    SummaryResult,
+    WindowedPassthroughStrategy,
+)
+from .tokens import Calibration, EstimatingCounter, TiktokenCounter, TokenCounter, TokenizerUnavailableError
+from .validate import InvalidContextError, ValidationIssue, validate_messages
 
 __version__ = "0.1.0"
 
@@ -81,6 +91,10 @@ __all__ = [
     "BranchExistsError",
     "BranchInUseError",
     "BranchNotFoundError",
+    "Calibration",
+    "CompileOptions",
+    "CompileResult",
+    "CompiledMessage",
     "ContentError",
     "ContextJournalError",
     "ContextManager",
@@ -92,6 +106,8 @@ __all__ = [
     "ImportFormatError",
     "ImportReport",
     "ImportResult",
+    "Injection",
+    "InvalidContextError",
     "LLMMessage",
     "LLMRequest",
     "LLMResponse",
@@ -105,6 +121,8 @@ __all__ = [
     "MissingExtraError",
     "OfflineSummarizer",
     "OpenAIProvider",
+    "OverBudgetError",
+    "PassthroughStrategy",
     "Provider",
     "ProviderAuthError",
     "ProviderError",
@@ -113,25 +131,37 @@ __all__ = [
     "ProviderResponseError",
     "ProviderTransientError",
     "RedactedThinkingBlock",
+    "Repair",
     "RetryPolicy",
+    "Roles",
     "SQLiteStore",
     "Skipped",
+    "Source",
     "Store",
     "StoreBusyError",
     "StoreClosedError",
     "StoreError",
+    "Strategy",
+    "StrategyContext",
+    "SummaryRequest",
+    "SummaryResult",
     "TextBlock",
     "ThinkingBlock",
+    "TiktokenCounter",
     "TokenCounter",
+    "TokenizerUnavailableError",
     "ToolDefinition",
     "ToolResultBlock",
     "ToolUseBlock",
     "URLSource",
     "Usage",
+    "ValidationIssue",
+    "WindowedPassthroughStrategy",
     "detect_format",
     "import_into",
     "load_locomo_qa",
     "open_store",
     "read_transcript",
     "run_sync",
+    "validate_messages",
 ]

@@ -20,6 +20,8 @@ attributes that say where the fault is, and its message says what to do instead:
     ├── ImportFormatError                  a transcript could not be read in the format asked for
     ├── MissingExtraError                  an optional dependency is not installed (also an ImportError)
     ├── OverBudgetError                    (compile.py) the must-keep part of a compile exceeds the budget
+    ├── InvalidContextError                (validate.py) a compiled context breaks a provider rule (a bug)
+    ├── TokenizerUnavailableError          (tokens.py) no offline rank file for the exact token counter
     └── ProviderError                      (llm/errors.py) a model call failed; its subtree is drawn there:
         ├── ProviderTransientError         rate limits, 5xx, timeouts that outlasted the retries
         ├── ProviderRequestError           the request was rejected (ProviderAuthError: bad credentials)

@@ -118,3 +118,16 @@ def test_a_message_the_store_refuses_names_its_place() -> None:
     with pytest.raises(ImportFormatError, match="timestamp") as info:
         import_into(MemoryStore(), bad)
     assert info.value.source == "chat.json" and info.value.location == "anthropic:chat message m0"
+
+
+def test_import_writes_the_namespace_roles_that_compile_reads(data_dir: Path, tmp_path: Path) -> None:
+    from context_journal import ContextManager, import_into, read_transcript
+
+    result = read_transcript(data_dir / "claude-code-sessions" / "short.jsonl")
+    import_into(tmp_path / "r.db", result)
+    with ContextManager.open(tmp_path / "r.db") as cm:
+        roles = cm.store.get_state(cm.store.get_branch("main").id, "default/roles")
+        assert roles["assistant"] == result.conversations[0].metadata["assistant"]
+        compiled = cm.compile(max_tokens=8000)
+        assert any(m.role == "assistant" for m in compiled.messages)
+        assert all(m.role != "assistant" or m.participant == roles["assistant"] for m in compiled.messages)

@@ -9,7 +9,8 @@ touching a store; :func:`import_into` writes one into a store:
 - a message whose id is already in its slot is not written again but counted as skipped
   (``"already imported"``), so importing the same file twice changes nothing;
 - each conversation's metadata (markers, links, participants' roles) is written as the state
-  ``imports/<conversation id>`` on the branch, next to its messages.
+  ``imports/<conversation id>`` on the branch, next to its messages, and the participants' roles as
+  ``<namespace>/roles`` (read by compile to tell the assistant from the other speakers).
 """
 
 from __future__ import annotations
@@ -38,6 +39,9 @@ __all__ = ["BATCH_SIZE", "ConversationReport", "ImportReport", "detect_format", 
 
 BATCH_SIZE = 250
 """Messages per ``add_messages`` transaction in :func:`import_into`."""
+
+ROLE_KEYS = ("assistant", "user", "system_participants", "tool_participants")
+"""Conversation metadata keys copied into the namespace state ``<namespace>/roles`` (see ``compile.Roles``)."""
 
 STATE_PREFIX = "imports/"
 """Key prefix of the states that hold imported conversations' metadata."""
@@ -290,9 +294,14 @@ def import_into(
                 done += len(conv.messages)
                 branch_id = store.get_branch(branch).id
                 value = _state_value(result, conv, ns, manager.slot)
-                if store.get_state(branch_id, STATE_PREFIX + conv.id) != value:
-                    with store.transaction() as tx:
+                # The namespace's roles (who is the assistant, who speaks as system or tool), read by compile.
+                roles = {k: conv.metadata.get(k) for k in ROLE_KEYS if conv.metadata.get(k) is not None}
+                roles_key = f"{ns}/roles"
+                with store.transaction() as tx:
+                    if store.get_state(branch_id, STATE_PREFIX + conv.id) != value:
                         tx.put_state(branch_id, STATE_PREFIX + conv.id, value)
+                    if roles and store.get_state(branch_id, roles_key) != roles:
+                        tx.put_state(branch_id, roles_key, roles)
             finally:
                 manager.close()
             report.conversations.append(ConversationReport(conv.id, ns, not shared, written, already))
