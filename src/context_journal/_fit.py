@@ -71,6 +71,13 @@ class RenderCache:
             self._base.popitem(last=False)
         return value
 
+    def prefetch(self, view: MessageView, entries: list[ViewEntry]) -> None:
+        """Load, in one store round trip, the bodies of the entries this cache has not prepared yet."""
+        missing = [e for e in entries if (e.id, e.sequence) not in self._base]
+        if len(missing) > 1:
+            for e, msg in zip(missing, view.messages_for(missing), strict=True):
+                self.base(e, partial(_same, msg))
+
     def named(
         self, entry: ViewEntry, blocks: list[Block], prefix: str, counter: TokenCounter
     ) -> tuple[list[Block], int, int]:
@@ -85,6 +92,10 @@ class RenderCache:
         if len(self._named) > self.size:
             self._named.popitem(last=False)
         return value
+
+
+def _same(msg: Message) -> Message:
+    return msg
 
 
 def with_prefix(blocks: list[Block], prefix: str) -> list[Block]:
@@ -150,7 +161,10 @@ def render(
         if isinstance(entry, RawSpan):
             if first_index is None:
                 first_index = entry.start
-            for e in view.entries(entry.start, entry.end):
+            span = list(view.entries(entry.start, entry.end))
+            for k in range(0, len(span), 512):
+                cache.prefetch(view, span[k : k + 512])
+            for e in span:
                 blocks, flags, meta_role, tokens = cache.base(e, partial(view.message, e.position))
                 known = who.get((e.participant, meta_role))
                 if known is None:

@@ -392,18 +392,33 @@ class MessageStore:
     # ---- reads ------------------------------------------------------------------------------------
 
     def _load(self, message_id: str, seq: int, created_seq: int) -> Message:
-        cached = self._cache.get(seq)
-        if cached is not None:
-            self._cache.move_to_end(seq)
-            return cached
-        recs = self.store.read_slot(self.slot, self.branch_id, item=message_id, after=seq - 1, as_of=seq)
-        if not recs or recs[-1].seq != seq or recs[-1].body is None:
-            raise MessageNotFoundError(message_id, f"version at sequence {seq} is not visible")
-        msg = self._from_record(recs[-1], created_seq)
-        self._cache[seq] = msg
-        if len(self._cache) > self._cache_size:
-            self._cache.popitem(last=False)
-        return msg
+        return self.load_versions([(message_id, seq, created_seq)])[0]
+
+    def load_versions(self, versions: Sequence[tuple[str, int, int]]) -> list[Message]:
+        """Messages for ``(id, version sequence, created sequence)`` triples, in the order given: cached
+        ones from memory, the rest read from the store in one batch.
+
+        Raises:
+            MessageNotFoundError: a version has no body in the store (it was never written or is a tombstone).
+        """
+        missing = [seq for _, seq, _ in versions if seq not in self._cache]
+        bodies = self.store.read_bodies(missing) if missing else {}
+        out: list[Message] = []
+        for message_id, seq, created_seq in versions:
+            msg = self._cache.get(seq)
+            if msg is None:
+                body = bodies.get(seq)
+                if body is None:
+                    raise MessageNotFoundError(message_id, f"version at sequence {seq} is not visible")
+                msg = self._from_record(Record(seq, self.branch_id, self.slot, message_id, Op.EDIT, body, 0.0),
+                                        created_seq)
+                self._cache[seq] = msg
+                if len(self._cache) > self._cache_size:
+                    self._cache.popitem(last=False)
+            else:
+                self._cache.move_to_end(seq)
+            out.append(msg)
+        return out
 
     @staticmethod
     def _from_record(rec: Record, created_seq: int) -> Message:
@@ -465,12 +480,13 @@ class MessageStore:
             if offset >= end:
                 return out
             pos = self._live.find(offset)
-            while len(out) < end - offset and pos < len(self._entries):
+            wanted: list[tuple[str, int, int]] = []
+            while len(wanted) < end - offset and pos < len(self._entries):
                 e = self._entries[pos]
                 if e.live:
-                    out.append(self._load(e.id, e.seq, e.created_seq))
+                    wanted.append((e.id, e.seq, e.created_seq))
                 pos += 1
-            return out
+            return self.load_versions(wanted)
 
     def iter_entries(self, reverse: bool = False) -> Iterator[_Entry]:
         """Visible index entries (id, participant, timestamp, sequences) without loading bodies."""

@@ -93,6 +93,10 @@ class MessageView(Protocol):
         """Message bodies of positions ``[start, end)``, in order."""
         ...
 
+    def messages_for(self, entries: Sequence[ViewEntry]) -> list[Message]:
+        """Bodies of the given entries of this view, in order (one store round trip for the uncached)."""
+        ...
+
     def index_of(self, message_id: str) -> int | None:
         """Position of the message with this id, or None when the view does not hold it."""
         ...
@@ -209,11 +213,15 @@ class StoreView:
         return self._ms._load(e.id, e.sequence, e.created_sequence)
 
     def messages(self, start: int = 0, end: int | None = None) -> list[Message]:
-        return [self._ms._load(e.id, e.sequence, e.created_sequence) for e in self.entries(start, end)]
+        return self._ms.load_versions([(e.id, e.sequence, e.created_sequence) for e in self.entries(start, end)])
 
     def load(self, entry: ViewEntry) -> Message:
         """The body of an entry read from this view."""
         return self._ms._load(entry.id, entry.sequence, entry.created_sequence)
+
+    def messages_for(self, entries: Sequence[ViewEntry]) -> list[Message]:
+        """Bodies of several entries of this view, read in one store round trip."""
+        return self._ms.load_versions([(e.id, e.sequence, e.created_sequence) for e in entries])
 
     def index_of(self, message_id: str) -> int | None:
         pos = self._ms._pos.get(message_id)
@@ -290,6 +298,9 @@ class SliceView:
     def messages(self, start: int = 0, end: int | None = None) -> list[Message]:
         a, b = self._clip(start, end)
         return self.base.messages(a, b)
+
+    def messages_for(self, entries: Sequence[ViewEntry]) -> list[Message]:
+        return self.base.messages_for(entries)
 
     def index_of(self, message_id: str) -> int | None:
         i = self.base.index_of(message_id)

@@ -10,13 +10,26 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from .base import ROOT_BRANCH, BranchInfo, Lineage, Op, Record, Store, StoreStats, Transaction
+from .base import (
+    JOURNAL_SLOT,
+    ROOT_BRANCH,
+    BranchInfo,
+    JournalRow,
+    Lineage,
+    Op,
+    Record,
+    Store,
+    StoreStats,
+    Transaction,
+)
 from .memory import MemoryStore
 from .sqlite import SQLiteStore
 
 __all__ = [
+    "JOURNAL_SLOT",
     "ROOT_BRANCH",
     "BranchInfo",
+    "JournalRow",
     "Lineage",
     "MemoryStore",
     "Op",

@@ -30,12 +30,27 @@ from typing import Any
 from ..content import sha256_hex
 from ..errors import BranchExistsError, BranchInUseError, BranchNotFoundError, StoreClosedError
 
-__all__ = ["ROOT_BRANCH", "BranchInfo", "Lineage", "Op", "Record", "Store", "StoreStats", "Transaction"]
+__all__ = [
+    "JOURNAL_SLOT",
+    "ROOT_BRANCH",
+    "BranchInfo",
+    "JournalRow",
+    "Lineage",
+    "Op",
+    "Record",
+    "Store",
+    "StoreStats",
+    "Transaction",
+]
 
 ROOT_BRANCH = "main"
 """Name of the branch every store starts with."""
 
 _INF = 2**62
+
+JOURNAL_SLOT = "journal"
+"""Slot of the marker record each execution-journal entry writes on the root branch (it gives the entry its
+store-wide sequence, so journal writes share the store's sequence, change tokens and transactions)."""
 
 
 class Op(IntEnum):
@@ -72,6 +87,39 @@ class Record:
     def value(self) -> Any:
         """The decoded JSON body (None for a tombstone)."""
         return None if self.body is None else json.loads(self.body)
+
+
+@dataclass(frozen=True, slots=True)
+class JournalRow:
+    """One row of the execution journal's table (``journal_entries``); see :mod:`context_journal.journal`.
+
+    Rows are append-only: backends refuse UPDATE and DELETE (triggers on SQLite and PostgreSQL, no such
+    operation in memory) and an insert whose ``seq`` is not the project's head + 1 or whose ``prev_hash``
+    is not the head's ``hash``.
+
+    Attributes:
+        project: The project's slug.
+        seq: Position in the project's journal, from 1, gap-free.
+        store_seq: The store-wide sequence of the entry's marker record.
+        kind: Entry kind (``plan``, ``handoff``...).
+        author: Who wrote it.
+        idempotency_key: Unique per project; a retry with the same key finds this row.
+        body: Canonical JSON text of the validated body (sorted keys, compact).
+        prev_hash: ``hash`` of the previous entry (``""`` for the first).
+        hash: Hex sha256 chaining this entry to the previous one.
+        ts: Wall-clock time of the write, seconds since the epoch (informational).
+    """
+
+    project: str
+    seq: int
+    store_seq: int
+    kind: str
+    author: str
+    idempotency_key: str
+    body: str
+    prev_hash: str
+    hash: str
+    ts: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,6 +225,39 @@ class Transaction:
         self._store._put_blob(digest, data)
         return digest
 
+    def lock_journal(self, project: str) -> None:
+        """Hold the journal write lock of ``project`` until this transaction ends, so its head can be read
+        and extended without a race (SQLite: the ``BEGIN IMMEDIATE`` lock; PostgreSQL: the head row lock).
+        Call it before reading the head you are going to extend."""
+        self._store._journal_lock(project)
+
+    def append_journal(
+        self,
+        branch_id: int,
+        project: str,
+        seq: int,
+        kind: str,
+        author: str,
+        idempotency_key: str,
+        body: str,
+        prev_hash: str,
+        hash: str,
+    ) -> JournalRow:
+        """Write one journal row and its marker record (slot :data:`JOURNAL_SLOT` on ``branch_id``, which
+        gives the row its store-wide sequence). Call :meth:`lock_journal` first.
+
+        Raises:
+            StoreError: the backend refused the row (``seq`` not head + 1, ``prev_hash`` not the head's
+                hash, or a duplicate idempotency key).
+        """
+        ts = time.time()
+        marker = json.dumps({"project": project, "seq": seq, "hash": hash}, separators=(",", ":"), ensure_ascii=False)
+        store_seq = self._store._insert(branch_id, JOURNAL_SLOT, f"{project}#{seq}", Op.APPEND, marker, ts)
+        self.seqs.append(store_seq)
+        row = JournalRow(project, seq, store_seq, kind, author, idempotency_key, body, prev_hash, hash, ts)
+        self._store._journal_insert(row)
+        return row
+
 
 class Store(ABC):
     """A durable record store. Thread-safe per handle; see the module docstring for the model.
@@ -257,6 +338,31 @@ class Store(ABC):
 
     @abstractmethod
     def _slot_list(self) -> list[str]: ...
+
+    @abstractmethod
+    def _bodies(self, seqs: Sequence[int]) -> dict[int, str | None]: ...
+
+    # Execution-journal primitives (not abstract: a backend without the table refuses journal use).
+
+    def _journal_lock(self, project: str) -> None:
+        """Inside a write transaction: serialise journal writers of ``project`` (see
+        :meth:`Transaction.lock_journal`). Backends whose transactions take the write lock at ``BEGIN``
+        have nothing to do."""
+        return None
+
+    def _journal_insert(self, row: JournalRow) -> None:
+        raise NotImplementedError(f"the {self.backend} backend has no execution journal")
+
+    def _journal_select(
+        self, project: str, after: int, upto: int, limit: int | None, descending: bool, kinds: tuple[str, ...] | None
+    ) -> list[JournalRow]:
+        raise NotImplementedError(f"the {self.backend} backend has no execution journal")
+
+    def _journal_by_key(self, project: str, key: str) -> JournalRow | None:
+        raise NotImplementedError(f"the {self.backend} backend has no execution journal")
+
+    def _journal_projects(self) -> list[str]:
+        raise NotImplementedError(f"the {self.backend} backend has no execution journal")
 
     # ---- lifecycle -------------------------------------------------------------------------------
 
@@ -517,11 +623,57 @@ class Store(ABC):
             self._check_open()
             return self._stats()
 
+    def read_bodies(self, seqs: Sequence[int]) -> dict[int, str | None]:
+        """Bodies (compact JSON text, None for tombstones) of the records with these sequences, read in
+        batches; sequences with no record are absent from the result. Visibility is the caller's concern:
+        a cache that already knows which version it wants reads it here in one round trip."""
+        with self._lock:
+            self._check_open()
+            return self._bodies(seqs) if seqs else {}
+
     def list_slots(self) -> list[str]:
         """Names of every slot that holds records, sorted."""
         with self._lock:
             self._check_open()
             return sorted(self._slot_list())
+
+    # ---- execution journal rows ------------------------------------------------------------------
+
+    def journal_rows(
+        self,
+        project: str,
+        *,
+        after: int = 0,
+        upto: int | None = None,
+        limit: int | None = None,
+        descending: bool = False,
+        kinds: Sequence[str] | None = None,
+    ) -> list[JournalRow]:
+        """Journal rows of ``project`` with ``after < seq <= upto``, in seq order (newest first with
+        ``descending``), at most ``limit`` of them, only of ``kinds`` when given."""
+        with self._lock:
+            self._check_open()
+            top = _INF if upto is None else upto
+            if limit is not None and limit <= 0:
+                return []
+            return self._journal_select(project, after, top, limit, descending, None if kinds is None else tuple(kinds))
+
+    def journal_head(self, project: str) -> JournalRow | None:
+        """The newest journal row of ``project`` (None for a project with no entries)."""
+        rows = self.journal_rows(project, limit=1, descending=True)
+        return rows[0] if rows else None
+
+    def journal_row_by_key(self, project: str, idempotency_key: str) -> JournalRow | None:
+        """The journal row of ``project`` written with this idempotency key, or None."""
+        with self._lock:
+            self._check_open()
+            return self._journal_by_key(project, idempotency_key)
+
+    def journal_projects(self) -> list[str]:
+        """Slugs of every project with at least one journal entry, sorted."""
+        with self._lock:
+            self._check_open()
+            return sorted(self._journal_projects())
 
     def branch_names(self, ids: Sequence[int]) -> list[str]:
         """Names of branch ids (helper for reports)."""

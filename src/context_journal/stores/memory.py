@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import bisect
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from .base import ROOT_BRANCH, BranchInfo, Op, Record, Store, StoreStats
+from ..errors import StoreError
+from .base import ROOT_BRANCH, BranchInfo, JournalRow, Op, Record, Store, StoreStats
 from .migrations import Migration, apply_migrations
 
 __all__ = ["MemoryStore"]
@@ -31,13 +32,25 @@ def _pop_last(index: dict[K, list[int]], key: K) -> None:
         del index[key]
 
 
-MIGRATIONS: list[Migration[MemoryStore]] = [Migration(1, "root branch", _create_root)]
+def _create_journal(store: MemoryStore) -> None:
+    store._journal = {}
+    store._journal_keys = {}
+
+
+MIGRATIONS: list[Migration[MemoryStore]] = [
+    Migration(1, "root branch", _create_root),
+    Migration(2, "execution journal", _create_journal),
+]
 
 
 class MemoryStore(Store):
     """Records, branches and blobs held in lists and dicts; transactions roll back by truncation."""
 
     backend = "memory"
+
+    # The execution journal (migration 2): rows per project in seq order, and (project, key) -> row.
+    _journal: dict[str, list[JournalRow]]
+    _journal_keys: dict[tuple[str, str], JournalRow]
 
     def __init__(self) -> None:
         super().__init__()
@@ -144,6 +157,52 @@ class MemoryStore(Store):
     def _get_blob(self, digest: str) -> bytes | None:
         return self._blobs.get(digest)
 
+    # execution journal: the same refusals as the database triggers, in Python
+    def _journal_insert(self, row: JournalRow) -> None:
+        txn = self._txn
+        if txn is None:
+            raise StoreError("journal rows are written inside a transaction")
+        rows = self._journal.setdefault(row.project, [])
+        head_seq, head_hash = (rows[-1].seq, rows[-1].hash) if rows else (0, "")
+        if row.seq != head_seq + 1 or row.prev_hash != head_hash:
+            raise StoreError(
+                f"journal entries are append-only: {row.project} seq {row.seq} refused (head is {head_seq}, "
+                "and prev_hash must be the head's hash)"
+            )
+        key = (row.project, row.idempotency_key)
+        if key in self._journal_keys:
+            raise StoreError(f"journal idempotency key {row.idempotency_key!r} already used in {row.project}")
+        before = len(rows)
+        rows.append(row)
+        self._journal_keys[key] = row
+
+        def undo() -> None:
+            kept = self._journal.get(row.project, [])
+            del kept[before:]
+            if not kept:
+                self._journal.pop(row.project, None)
+            self._journal_keys.pop(key, None)
+
+        txn.on_rollback(undo)
+
+    def _journal_select(
+        self, project: str, after: int, upto: int, limit: int | None, descending: bool, kinds: tuple[str, ...] | None
+    ) -> list[JournalRow]:
+        rows = self._journal.get(project, [])
+        # seq n sits at index n - 1 (gap-free): slice, then filter.
+        window = rows[max(0, after) : max(0, min(upto, len(rows)))]
+        if kinds is not None:
+            window = [r for r in window if r.kind in kinds]
+        if descending:
+            window = window[::-1]
+        return window if limit is None else window[:limit]
+
+    def _journal_by_key(self, project: str, key: str) -> JournalRow | None:
+        return self._journal_keys.get((project, key))
+
+    def _journal_projects(self) -> list[str]:
+        return list(self._journal)
+
     # misc
     def _head_seq(self) -> int:
         return len(self._records)
@@ -151,6 +210,10 @@ class MemoryStore(Store):
     def _change_token(self) -> int:
         # Every commit counts (branch deletions and blob-only writes included), on any user of the object.
         return self._version
+
+    def _bodies(self, seqs: Sequence[int]) -> dict[int, str | None]:
+        n = len(self._records)
+        return {q: self._records[q - 1].body for q in seqs if 0 < q <= n}
 
     def _slot_list(self) -> list[str]:
         return sorted({slot for slot, _ in self._by_slot})

@@ -21,11 +21,11 @@ from __future__ import annotations
 import contextlib
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..errors import MissingExtraError, StoreBusyError, StoreError
-from .base import ROOT_BRANCH, BranchInfo, Op, Record, Store, StoreStats
+from .base import ROOT_BRANCH, BranchInfo, JournalRow, Op, Record, Store, StoreStats
 from .migrations import Migration, apply_migrations
 
 try:
@@ -82,9 +82,62 @@ def _m1_schema(store: PostgresStore) -> None:
     )
 
 
+def _m2_journal(store: PostgresStore) -> None:
+    # The execution journal: append-only rows per project; UPDATE, DELETE and TRUNCATE refused by triggers,
+    # and an insert refused unless seq is the project's head + 1 and prev_hash the head's hash.
+    store._run_ddl(
+        """
+        CREATE TABLE journal_entries (
+            project TEXT NOT NULL,
+            seq BIGINT NOT NULL,
+            store_seq BIGINT NOT NULL UNIQUE,
+            kind TEXT NOT NULL,
+            author TEXT NOT NULL,
+            idempotency_key TEXT NOT NULL,
+            body TEXT NOT NULL,
+            prev_hash TEXT NOT NULL,
+            hash TEXT NOT NULL,
+            ts DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (project, seq),
+            UNIQUE (project, idempotency_key)
+        );
+        CREATE INDEX journal_entries_kind ON journal_entries(project, kind, seq);
+        CREATE FUNCTION journal_entries_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            RAISE EXCEPTION 'journal entries are immutable: % refused', TG_OP;
+        END $$;
+        CREATE TRIGGER journal_entries_no_update BEFORE UPDATE OR DELETE ON journal_entries
+            FOR EACH ROW EXECUTE FUNCTION journal_entries_refuse_change();
+        CREATE TRIGGER journal_entries_no_truncate BEFORE TRUNCATE ON journal_entries
+            FOR EACH STATEMENT EXECUTE FUNCTION journal_entries_refuse_change();
+        CREATE FUNCTION journal_entries_check_order() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE
+            head_seq BIGINT;
+            head_hash TEXT;
+        BEGIN
+            SELECT seq, hash INTO head_seq, head_hash FROM journal_entries
+                WHERE project = NEW.project ORDER BY seq DESC LIMIT 1;
+            IF NEW.seq <> COALESCE(head_seq, 0) + 1 OR NEW.prev_hash <> COALESCE(head_hash, '') THEN
+                RAISE EXCEPTION 'journal entries are append-only: seq must be the head + 1, prev_hash its hash';
+            END IF;
+            RETURN NEW;
+        END $$;
+        CREATE TRIGGER journal_entries_in_order BEFORE INSERT ON journal_entries
+            FOR EACH ROW EXECUTE FUNCTION journal_entries_check_order();
+        """
+    )
+
+
 MIGRATIONS: list[Migration[PostgresStore]] = [
     Migration(1, "records, branches, slots, head, blobs; append-only triggers", _m1_schema),
+    Migration(2, "execution journal (append-only triggers)", _m2_journal),
 ]
+
+_JOURNAL_COLUMNS = "project, seq, store_seq, kind, author, idempotency_key, body, prev_hash, hash, ts"
+
+
+def _journal_row(r: tuple[Any, ...]) -> JournalRow:
+    return JournalRow(r[0], int(r[1]), int(r[2]), r[3], r[4], r[5], r[6], r[7], r[8], float(r[9]))
 
 
 class PostgresStore(Store):
@@ -325,6 +378,54 @@ class PostgresStore(Store):
         row = self._execute("SELECT data FROM blobs WHERE sha256 = %s", (digest,)).fetchone()
         return None if row is None else bytes(row[0])
 
+    # ---- execution journal --------------------------------------------------------------------------
+
+    def _journal_lock(self, project: str) -> None:
+        # Every writer takes the head row lock before its first record; taking it first here orders journal
+        # writers too (the head read after the lock sees every committed entry: READ COMMITTED).
+        self._lock_head()
+
+    def _journal_insert(self, row: JournalRow) -> None:
+        self._execute(
+            f"INSERT INTO journal_entries({_JOURNAL_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            (
+                row.project,
+                row.seq,
+                row.store_seq,
+                row.kind,
+                row.author,
+                row.idempotency_key,
+                row.body,
+                row.prev_hash,
+                row.hash,
+                row.ts,
+            ),
+        )
+
+    def _journal_select(
+        self, project: str, after: int, upto: int, limit: int | None, descending: bool, kinds: tuple[str, ...] | None
+    ) -> list[JournalRow]:
+        query = f"SELECT {_JOURNAL_COLUMNS} FROM journal_entries WHERE project = %s AND seq > %s AND seq <= %s"
+        params: list[Any] = [project, after, upto]
+        if kinds is not None:
+            query += " AND kind = ANY(%s)"
+            params.append(list(kinds))
+        query += " ORDER BY seq DESC" if descending else " ORDER BY seq"
+        if limit is not None:
+            query += " LIMIT %s"
+            params.append(limit)
+        return [_journal_row(r) for r in self._execute(query, tuple(params)).fetchall()]
+
+    def _journal_by_key(self, project: str, key: str) -> JournalRow | None:
+        row = self._execute(
+            f"SELECT {_JOURNAL_COLUMNS} FROM journal_entries WHERE project = %s AND idempotency_key = %s",
+            (project, key),
+        ).fetchone()
+        return None if row is None else _journal_row(row)
+
+    def _journal_projects(self) -> list[str]:
+        return [r[0] for r in self._execute("SELECT DISTINCT project FROM journal_entries").fetchall()]
+
     # ---- misc -------------------------------------------------------------------------------------
 
     def _head_seq(self) -> int:
@@ -341,6 +442,10 @@ class PostgresStore(Store):
         row = self._execute("SELECT branch_version FROM head WHERE id = 1").fetchone()
         version = int(row[0]) if row else 0
         return (self._next_seq << 20) + version + (1 if self._bump_branches else 0)
+
+    def _bodies(self, seqs: Sequence[int]) -> dict[int, str | None]:
+        rows = self._execute("SELECT seq, body FROM records WHERE seq = ANY(%s)", (list(seqs),)).fetchall()
+        return {int(seq): body for seq, body in rows}
 
     def _slot_list(self) -> list[str]:
         return [r[0] for r in self._execute("SELECT name FROM slots ORDER BY name").fetchall()]

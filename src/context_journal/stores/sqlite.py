@@ -14,12 +14,12 @@ import contextlib
 import os
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Literal
 
 from ..errors import StoreBusyError, StoreError
-from .base import ROOT_BRANCH, BranchInfo, Op, Record, Store, StoreStats
+from .base import ROOT_BRANCH, BranchInfo, JournalRow, Op, Record, Store, StoreStats
 from .migrations import Migration, apply_migrations
 
 __all__ = ["SQLiteStore"]
@@ -66,10 +66,47 @@ def _m2_item_index(store: SQLiteStore) -> None:
     store._conn.execute("CREATE INDEX records_item ON records(slot_id, item, seq)")
 
 
+def _m3_journal(store: SQLiteStore) -> None:
+    # The execution journal: append-only rows per project, refused at the database level when changed,
+    # deleted, or inserted out of order (seq must be the project's head + 1 and prev_hash its hash).
+    statements = [
+        """CREATE TABLE journal_entries (
+            project TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            store_seq INTEGER NOT NULL UNIQUE,
+            kind TEXT NOT NULL,
+            author TEXT NOT NULL,
+            idempotency_key TEXT NOT NULL,
+            body TEXT NOT NULL,
+            prev_hash TEXT NOT NULL,
+            hash TEXT NOT NULL,
+            ts REAL NOT NULL,
+            PRIMARY KEY (project, seq),
+            UNIQUE (project, idempotency_key)
+        ) WITHOUT ROWID""",
+        "CREATE INDEX journal_entries_kind ON journal_entries(project, kind, seq)",
+        """CREATE TRIGGER journal_entries_no_update BEFORE UPDATE ON journal_entries
+        BEGIN SELECT RAISE(ABORT, 'journal entries are immutable: UPDATE refused'); END""",
+        """CREATE TRIGGER journal_entries_no_delete BEFORE DELETE ON journal_entries
+        BEGIN SELECT RAISE(ABORT, 'journal entries are immutable: DELETE refused'); END""",
+        """CREATE TRIGGER journal_entries_in_order BEFORE INSERT ON journal_entries
+        WHEN NEW.seq IS NOT COALESCE((SELECT MAX(seq) FROM journal_entries WHERE project = NEW.project), 0) + 1
+          OR NEW.prev_hash IS NOT COALESCE(
+               (SELECT hash FROM journal_entries WHERE project = NEW.project AND seq = NEW.seq - 1), '')
+        BEGIN SELECT RAISE(ABORT, 'journal entries are append-only: seq must be the head + 1, prev_hash its hash');
+        END""",
+    ]
+    for statement in statements:
+        store._conn.execute(statement)
+
+
 MIGRATIONS: list[Migration[SQLiteStore]] = [
     Migration(1, "records, branches, slots, blobs", _m1_schema),
     Migration(2, "item index", _m2_item_index),
+    Migration(3, "execution journal (append-only triggers)", _m3_journal),
 ]
+
+_JOURNAL_COLUMNS = "project, seq, store_seq, kind, author, idempotency_key, body, prev_hash, hash, ts"
 
 
 class SQLiteStore(Store):
@@ -286,6 +323,50 @@ class SQLiteStore(Store):
         row = self._exec("SELECT data FROM blobs WHERE sha256 = ?", (digest,)).fetchone()
         return None if row is None else bytes(row[0])
 
+    # ---- execution journal --------------------------------------------------------------------------
+
+    def _journal_insert(self, row: JournalRow) -> None:
+        self._exec(
+            f"INSERT INTO journal_entries({_JOURNAL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                row.project,
+                row.seq,
+                row.store_seq,
+                row.kind,
+                row.author,
+                row.idempotency_key,
+                row.body,
+                row.prev_hash,
+                row.hash,
+                row.ts,
+            ),
+        )
+
+    def _journal_select(
+        self, project: str, after: int, upto: int, limit: int | None, descending: bool, kinds: tuple[str, ...] | None
+    ) -> list[JournalRow]:
+        sql = f"SELECT {_JOURNAL_COLUMNS} FROM journal_entries WHERE project = ? AND seq > ? AND seq <= ?"
+        params: list[object] = [project, after, upto]
+        if kinds is not None:
+            if not kinds:
+                return []
+            sql += f" AND kind IN ({', '.join('?' * len(kinds))})"
+            params += kinds
+        sql += " ORDER BY seq DESC" if descending else " ORDER BY seq"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        return [JournalRow(*r) for r in self._exec(sql, tuple(params))]
+
+    def _journal_by_key(self, project: str, key: str) -> JournalRow | None:
+        row = self._exec(
+            f"SELECT {_JOURNAL_COLUMNS} FROM journal_entries WHERE project = ? AND idempotency_key = ?", (project, key)
+        ).fetchone()
+        return None if row is None else JournalRow(*row)
+
+    def _journal_projects(self) -> list[str]:
+        return [r[0] for r in self._exec("SELECT DISTINCT project FROM journal_entries")]
+
     # ---- misc -------------------------------------------------------------------------------------
 
     def _head_seq(self) -> int:
@@ -295,6 +376,16 @@ class SQLiteStore(Store):
     def _change_token(self) -> int:
         # data_version changes on other connections' commits; our own commits are counted here.
         return (int(self._exec("PRAGMA data_version").fetchone()[0]) << 32) + self._commits
+
+    def _bodies(self, seqs: Sequence[int]) -> dict[int, str | None]:
+        out: dict[int, str | None] = {}
+        ordered = list(seqs)
+        for i in range(0, len(ordered), 500):
+            part = ordered[i : i + 500]
+            marks = ",".join("?" * len(part))
+            for seq, body in self._exec(f"SELECT seq, body FROM records WHERE seq IN ({marks})", tuple(part)):
+                out[int(seq)] = body
+        return out
 
     def _slot_list(self) -> list[str]:
         return [row[0] for row in self._exec("SELECT name FROM slots ORDER BY name")]
