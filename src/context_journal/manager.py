@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from .branching import BranchingMixin, StrategyInitError
 from .compile import CompileOptions, CompileResult, Injection, RenderCache, Roles, compile_context
 from .content import ContentInput, resolve_media
 from .errors import MalformedContentError
@@ -31,7 +32,7 @@ def _namespace_name(namespace: str | None) -> str:
     return namespace or DEFAULT_NAMESPACE
 
 
-class ContextManager:
+class ContextManager(BranchingMixin):
     """Messages of one namespace on one branch of a store. Use :meth:`open` to make one.
 
     A manager is a context manager: leaving the ``with`` block closes it (and the store, if the
@@ -48,6 +49,7 @@ class ContextManager:
         token_counter: TokenCounter | None = None,
         branch: str = ROOT_BRANCH,
         owns_store: bool = False,
+        slot: str | None = None,
     ) -> None:
         self._store = store
         self._owns_store = owns_store
@@ -55,8 +57,9 @@ class ContextManager:
         self._isolate = isolate
         self._counter: TokenCounter = token_counter or EstimatingCounter()
         self._branch = store.get_branch(branch)
-        self._slot = f"messages/{self._namespace}" if isolate else "messages"
+        self._slot = slot or (f"messages/{self._namespace}" if isolate else "messages")
         self._messages = MessageStore(store, self._slot, self._branch.id, self._counter)
+        self._branch_indexes: dict[int, MessageStore] = {}
         self.strategy = strategy
         self._closed = False
 
@@ -317,7 +320,15 @@ class ContextManager:
     _default_strategy: PassthroughStrategy | None = None
 
     def set_strategy(self, strategy: Strategy) -> None:
-        """Use ``strategy`` for the following compiles (its state is read from this namespace and branch)."""
+        """Use ``strategy`` for the following compiles; it initialises from this namespace and branch now.
+
+        Raises:
+            StrategyInitError: the strategy failed to initialise; the manager keeps its previous one.
+        """
+        try:
+            strategy.load(self._strategy_context())
+        except Exception as exc:
+            raise StrategyInitError(type(strategy).__name__, exc) from exc
         self.strategy = strategy
 
     def _strategy_context(self) -> StrategyContext:

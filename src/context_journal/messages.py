@@ -488,6 +488,13 @@ class MessageStore:
                 pos += 1
             return self.load_versions(wanted)
 
+    def entry_for(self, message_id: str) -> _Entry | None:
+        """The index entry of a visible message (id, participant, sequences), or None."""
+        pos = self._pos.get(message_id)
+        if pos is None or not self._entries[pos].live:
+            return None
+        return self._entries[pos]
+
     def iter_entries(self, reverse: bool = False) -> Iterator[_Entry]:
         """Visible index entries (id, participant, timestamp, sequences) without loading bodies."""
         entries = reversed(self._entries) if reverse else iter(self._entries)

@@ -6,6 +6,7 @@ messages (exit code 1) only here, at the edge.
 
 from __future__ import annotations
 
+from . import branch_cmd as _branch_cmd  # noqa: F401  (registers branch list|fork|switch|delete)
 from . import compile_cmd as _compile_cmd  # noqa: F401  (registers compile)
 from . import store_cmds as _store_cmds  # noqa: F401  (registers import, stats, show)
 from ._app import app, main

@@ -12,9 +12,19 @@ import typer
 from rich.console import Console
 
 from ..errors import ContextJournalError
-from ..stores import Store, open_store
+from ..stores import ROOT_BRANCH, Store, open_store
 
-__all__ = ["app", "console", "err_console", "existing_store", "fail_on_library_errors", "main", "print_json"]
+__all__ = [
+    "CLI_BRANCH_KEY",
+    "app",
+    "cli_branch",
+    "console",
+    "err_console",
+    "existing_store",
+    "fail_on_library_errors",
+    "main",
+    "print_json",
+]
 
 app = typer.Typer(
     name="context-journal",
@@ -49,6 +59,22 @@ def existing_store(location: str) -> Store:
     if location.startswith(("postgres", "memory:", ":memory:")):
         return open_store(location)
     return open_store(location, create=False)
+
+
+CLI_BRANCH_KEY = "cli/branch"
+"""State (on the root branch) naming the branch commands use when ``--branch`` is omitted."""
+
+
+def cli_branch(store: Store, branch: str | None) -> str:
+    """The branch a command works on: ``--branch`` if given, else the one ``branch switch`` recorded,
+    else ``main``."""
+    if branch:
+        return branch
+    root = store.get_branch(ROOT_BRANCH)
+    recorded = store.get_state(root.id, CLI_BRANCH_KEY)
+    if isinstance(recorded, str) and recorded in {b.name for b in store.list_branches()}:
+        return recorded
+    return ROOT_BRANCH
 
 
 def main() -> None:

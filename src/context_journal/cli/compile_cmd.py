@@ -8,7 +8,7 @@ import typer
 
 from ..manager import ContextManager
 from ..strategies import PassthroughStrategy, Strategy, WindowedPassthroughStrategy
-from ._app import app, err_console, existing_store, fail_on_library_errors, print_json
+from ._app import app, cli_branch, err_console, existing_store, fail_on_library_errors, print_json
 
 STRATEGIES = ("passthrough", "windowed")
 OUTPUT_FORMATS = ("json", "anthropic", "openai")
@@ -29,7 +29,9 @@ def compile_cmd(
     fmt: Annotated[str, typer.Option("--format", "-f", help="json, anthropic or openai.")] = "json",
     as_json: Annotated[bool, typer.Option("--json", help="Print only the summary as JSON.")] = False,
     namespace: Annotated[str | None, typer.Option("--namespace", "-n", help="Namespace (default: shared).")] = None,
-    branch: Annotated[str, typer.Option("--branch", "-b", help="Branch to compile.")] = "main",
+    branch: Annotated[
+        str | None, typer.Option("--branch", "-b", help="Branch to compile (default: the one `branch switch` chose).")
+    ] = None,
     assistant: Annotated[
         list[str] | None, typer.Option("--assistant", "-a", help="Participant rendered as the assistant (repeatable).")
     ] = None,
@@ -53,6 +55,7 @@ def compile_cmd(
     with fail_on_library_errors():
         st = existing_store(store)
         try:
+            branch = cli_branch(st, branch)
             with ContextManager.open(store=st, namespace=namespace, branch=branch, strategy=_strategy(strategy)) as cm:
                 run = cm.preview_context if preview else cm.compile
                 result = run(budget, reserve, system, assistant=assistant or None)

@@ -13,11 +13,13 @@ from rich.table import Table
 from ..manager import ContextManager
 from ..messages import Message, count_visible
 from ..stores import ROOT_BRANCH, open_store
-from ._app import app, console, existing_store, fail_on_library_errors, print_json
+from ._app import app, cli_branch, console, existing_store, fail_on_library_errors, print_json
 
 StoreOpt = Annotated[str, typer.Option("--store", "-s", help="Store location: a SQLite file path or a URL.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
-BranchOpt = Annotated[str, typer.Option("--branch", "-b", help="Branch to read.")]
+BranchOpt = Annotated[
+    str | None, typer.Option("--branch", "-b", help="Branch to read (default: the one `branch switch` chose).")
+]
 NamespaceOpt = Annotated[str | None, typer.Option("--namespace", "-n", help="Namespace (default: the shared one).")]
 
 FORMATS = ("auto", "claude-code", "locomo", "tau-bench", "irc", "anthropic", "openai")
@@ -146,7 +148,7 @@ def _preview(m: Message, width: int = 160) -> str:
 def show_cmd(
     store: StoreOpt,
     last: Annotated[int | None, typer.Option("--last", help="Only the newest N messages.")] = None,
-    branch: BranchOpt = ROOT_BRANCH,
+    branch: BranchOpt = None,
     namespace: NamespaceOpt = None,
     isolate: Annotated[bool, typer.Option("--isolate", help="Read the namespace's own slot.")] = False,
     as_json: JsonOpt = False,
@@ -155,6 +157,7 @@ def show_cmd(
     with fail_on_library_errors():
         st = existing_store(store)
         try:
+            branch = cli_branch(st, branch)
             cm = ContextManager.open(store=st, namespace=namespace, isolate=isolate, branch=branch)
             total = cm.message_count()
             offset = max(0, total - last) if last is not None else 0
