@@ -1,0 +1,354 @@
+"""Branches through the manager: fork, switch, derive, delete, reopen — each branch reads exactly its lineage."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import settings
+from hypothesis import strategies as st
+from hypothesis.stateful import Bundle, RuleBasedStateMachine, consumes, initialize, invariant, precondition, rule
+
+from context_journal import (
+    BranchExistsError,
+    BranchInUseError,
+    BranchNotFoundError,
+    ContextManager,
+    MemoryStore,
+    MessageNotFoundError,
+    WindowedPassthroughStrategy,
+)
+from context_journal.branching import StrategyInitError
+
+
+def texts(cm: ContextManager) -> list[str]:
+    return [m.text() for m in cm.get_all_messages()]
+
+
+def compiled(cm: ContextManager, budget: int = 200_000) -> str:
+    return json.dumps(cm.preview_context(budget).to_anthropic(), sort_keys=True)
+
+
+# ---- the model: each branch is (parent, fork sequence, its own events) -----------------------------
+
+
+class Model:
+    def __init__(self) -> None:
+        self.seq = 0
+        self.branches: dict[str, tuple[str | None, int, list[tuple[int, str, str, str]]]] = {"main": (None, 0, [])}
+
+    def write(self, branch: str, op: str, mid: str, text: str, seq: int) -> None:
+        self.seq = seq  # the store's sequence of the write (state writes consume sequences too)
+        self.branches[branch][2].append((seq, op, mid, text))
+
+    def events(self, branch: str, upto: int | None = None) -> list[tuple[int, str, str, str]]:
+        parent, fork, own = self.branches[branch]
+        limit = upto if upto is not None else 10**18
+        inherited = self.events(parent, min(fork, limit)) if parent is not None else []
+        return inherited + [e for e in own if e[0] <= limit]
+
+    def read(self, branch: str, upto: int | None = None) -> list[tuple[str, str]]:
+        live: dict[str, str] = {}
+        for _, op, mid, text in self.events(branch, upto):
+            if op == "remove":
+                live.pop(mid, None)
+            else:
+                live[mid] = text
+        return list(live.items())  # dicts keep first-insertion order = append order
+
+    def created_seq(self, branch: str, mid: str) -> int:
+        return next(s for s, op, m, _ in self.events(branch) if m == mid and op == "add")
+
+
+class BranchMachine(RuleBasedStateMachine):
+    """Random adds, edits, removals, forks (at the head or at a message), switches and derives, with one
+    manager per branch plus one manager that switches around; every branch must read its model."""
+
+    names = Bundle("names")
+
+    @initialize()
+    def setup(self) -> None:
+        self.store = MemoryStore()
+        self.model = Model()
+        self.managers: dict[str, ContextManager] = {"main": ContextManager.open(store=self.store)}
+        self.roamer = ContextManager.open(store=self.store)  # switches between branches
+        self.counter = 0
+        self.frozen: dict[str, str] = {}
+
+    def _id(self) -> str:
+        self.counter += 1
+        return f"m{self.counter}"
+
+    @rule(data=st.data(), text=st.text("xyz ", max_size=8))
+    def add(self, data: st.DataObject, text: str) -> None:
+        branch = data.draw(st.sampled_from(sorted(self.managers)))
+        cm = self.managers[branch]
+        mid = self._id()
+        cm.add_message("user", text or "-", id=mid)
+        self.model.write(branch, "add", mid, text or "-", self.store.head_seq())
+
+    @rule(data=st.data())
+    def edit_or_remove(self, data: st.DataObject) -> None:
+        branch = data.draw(st.sampled_from(sorted(self.managers)))
+        live = self.model.read(branch)
+        if not live:
+            return
+        mid, _ = data.draw(st.sampled_from(live))
+        cm = self.managers[branch]
+        if data.draw(st.booleans()):
+            seq = cm.edit_message(mid, f"edited {mid}")
+            self.model.write(branch, "edit", mid, f"edited {mid}", seq)
+        else:
+            seq = cm.remove_message(mid)
+            self.model.write(branch, "remove", mid, "", seq)
+
+    @rule(target=names, data=st.data(), derive=st.booleans())
+    def fork(self, data: st.DataObject, derive: bool) -> str:
+        source = data.draw(st.sampled_from(sorted(self.managers)))
+        self.counter += 1
+        name = "abc"[self.counter % 3] + str(self.counter)
+        cm = self.managers[source]
+        live = self.model.read(source)
+        at = data.draw(st.none() | st.sampled_from([mid for mid, _ in live])) if live else None
+        fork_seq = self.store.head_seq() if at is None else self.model.created_seq(source, at)
+        if derive:
+            child = cm.derive(name, at=at)
+            derivation = child.get_derivation()
+            assert derivation is not None and derivation.parent_branch == source
+            assert derivation.fork_sequence == fork_seq
+        else:
+            cm.fork(name, at=at)
+            child = ContextManager.open(store=self.store, branch=name)
+        self.model.branches[name] = (source, fork_seq, [])
+        self.managers[name] = child
+        return name
+
+    @rule(name=names)
+    def switch_roamer(self, name: str) -> None:
+        self.roamer.switch_branch(name)
+        assert texts(self.roamer) == [t for _, t in self.model.read(name)]
+
+    @rule(name=names)
+    def freeze_compile(self, name: str) -> None:
+        """Remember a compile; it must not change while only other branches are written."""
+        self.frozen = {name: compiled(self.managers[name])}
+
+    @precondition(lambda self: bool(self.frozen))
+    @invariant()
+    def frozen_compile_unchanged_unless_written(self) -> None:
+        for name, before in list(self.frozen.items()):
+            now = compiled(self.managers[name])
+            own = self.model.branches[name][2]
+            if now != before:
+                # only a write on this branch (or an ancestor before the fork: impossible) may change it
+                assert own, f"compile of {name} changed with work done elsewhere"
+                self.frozen[name] = now
+
+    @invariant()
+    def every_branch_reads_its_lineage(self) -> None:
+        if not hasattr(self, "managers"):
+            return
+        for name, cm in self.managers.items():
+            assert texts(cm) == [t for _, t in self.model.read(name)], name
+
+    @rule(name=consumes(names))
+    def delete_leaf(self, name: str) -> None:
+        children = [b for b, (p, _, _) in self.model.branches.items() if p == name]
+        if children:
+            with pytest.raises(BranchInUseError):
+                self.managers["main"].delete_branch(name)
+            return
+        if self.roamer.current_branch() == name:
+            with pytest.raises(BranchInUseError, match="current branch"):
+                self.roamer.delete_branch(name)
+            self.roamer.switch_branch("main")
+        self.managers["main"].delete_branch(name)
+        del self.managers[name]
+        del self.model.branches[name]
+        self.frozen.pop(name, None)
+
+
+BranchMachine.TestCase.settings = settings(max_examples=120, stateful_step_count=30, deadline=None)
+TestBranchMachine = BranchMachine.TestCase
+
+
+# ---- targeted cases ------------------------------------------------------------------------------
+
+
+def _report(cm: ContextManager) -> list[str]:
+    return [
+        cm.add_message(p, t, id=f"m{i + 1}")
+        for i, (p, t) in enumerate(
+            [("user", "Write the report."), ("Claude", "Draft v1."), ("user", "Shorter."), ("Claude", "Draft v2.")]
+        )
+    ]
+
+
+def test_rewind_is_a_fork_and_the_old_end_stays_compilable() -> None:
+    """B33 at the manager: rewinding to m2 forks; the abandoned head m4 stays listed and compilable."""
+    cm = ContextManager.open(store=MemoryStore())
+    _report(cm)
+    before = compiled(cm)
+    cm.fork("longer", at="m2")
+    cm.switch_branch("longer")
+    cm.add_message("user", "Make it longer.")
+    assert texts(cm) == ["Write the report.", "Draft v1.", "Make it longer."]
+    cm.switch_branch("main")
+    assert texts(cm) == ["Write the report.", "Draft v1.", "Shorter.", "Draft v2."]
+    assert compiled(cm) == before
+    assert {b.name for b in cm.list_branches()} == {"main", "longer"}
+
+
+def test_fork_refusals_leave_no_branch() -> None:
+    cm = ContextManager.open(store=MemoryStore())
+    _report(cm)
+    cm.fork("alt")
+    with pytest.raises(BranchExistsError):
+        cm.fork("alt")
+    with pytest.raises(BranchExistsError):
+        cm.derive("alt")
+    with pytest.raises(MessageNotFoundError):
+        cm.fork("ghost", at="no-such-message")
+    with pytest.raises(ValueError, match="outside"):
+        cm.fork("future", at=10_000)
+    assert [b.name for b in cm.list_branches()] == ["main", "alt"]
+    with pytest.raises(BranchNotFoundError):
+        cm.switch_branch("ghost")
+    assert cm.current_branch() == "main"
+
+
+def test_delete_branch_refusals_name_the_reason() -> None:
+    cm = ContextManager.open(store=MemoryStore())
+    _report(cm)
+    cm.fork("a")
+    child = cm.derive("b")
+    child.fork("b1")
+    with pytest.raises(BranchInUseError, match="current branch"):
+        cm.delete_branch("main")
+    with pytest.raises(BranchInUseError, match="b1"):
+        cm.delete_branch("b")
+    cm.delete_branch("a")
+    assert [b.name for b in cm.list_branches()] == ["main", "b", "b1"]
+    cm.fork("a")  # the name is free again, and the new branch starts from now
+    assert [b.fork_sequence for b in cm.list_branches() if b.name == "a"] == [cm.store.head_seq()]
+
+
+def test_derive_inherits_state_up_to_the_fork_and_reopens(tmp_path: Path) -> None:
+    """B34 at the manager: state written at creation (genesis) is seen by a child derived at any point;
+    state written on the parent after the fork is not."""
+    path = tmp_path / "d.db"
+    with ContextManager.open(path) as cm:
+        main = cm.store.get_branch("main").id
+        with cm.store.transaction() as tx:
+            tx.put_state(main, "default/meta", {"tenant": "t-1", "colour": None})
+        cm.add_message("user", "Set colour to red.", id="m1")
+        with cm.store.transaction() as tx:
+            tx.put_state(main, "default/meta", {"tenant": "t-1", "colour": "red"})
+        cm.add_message("Claude", "Colour is red.", id="m2")
+        cm.add_message("user", "Set colour to blue.", id="m3")
+        with cm.store.transaction() as tx:
+            tx.put_state(main, "default/meta", {"tenant": "t-1", "colour": "blue"})
+        child = cm.derive("kid", strategy=WindowedPassthroughStrategy(), at="m2")
+        kid = child.store.get_branch("kid").id
+        assert child.store.get_state(kid, "default/meta") == {"tenant": "t-1", "colour": "red"}
+        child.add_message("user", "Keep red.")
+        assert texts(child) == ["Set colour to red.", "Colour is red.", "Keep red."]
+        before = compiled(child)
+    with ContextManager.open(path) as again:
+        reopened = ContextManager.reopen_derived(again.store, "kid", strategy=WindowedPassthroughStrategy())
+        assert texts(reopened) == ["Set colour to red.", "Colour is red.", "Keep red."]
+        assert compiled(reopened) == before
+        derivation = reopened.get_derivation()
+        assert derivation is not None
+        assert (derivation.parent_branch, derivation.strategy) == ("main", "WindowedPassthroughStrategy")
+        assert again.get_derivation() is None
+        with pytest.raises(ValueError, match="not made by derive"):
+            ContextManager.reopen_derived(again.store, "main")
+
+
+def test_isolated_namespace_child_keeps_the_parents_slot() -> None:
+    store = MemoryStore()
+    parent = ContextManager.open(store=store, namespace="agent", isolate=True)
+    parent.add_message("user", "private to agent")
+    ContextManager.open(store=store).add_message("user", "shared slot")
+    child = parent.derive("sub", namespace="subagent")
+    assert texts(child) == ["private to agent"]
+    assert child.namespace == "subagent"
+
+
+def test_set_strategy_failure_keeps_the_old_strategy() -> None:
+    class Broken(WindowedPassthroughStrategy):
+        def load(self, ctx: Any) -> None:
+            raise RuntimeError("state unreadable")
+
+    cm = ContextManager.open(store=MemoryStore())
+    _report(cm)
+    old = WindowedPassthroughStrategy()
+    cm.set_strategy(old)
+    with pytest.raises(StrategyInitError, match="state unreadable"):
+        cm.set_strategy(Broken())
+    assert cm.strategy is old
+
+
+def test_two_managers_on_two_branches_do_not_move_each_other() -> None:
+    store = MemoryStore()
+    a = ContextManager.open(store=store)
+    _report(a)
+    a.fork("b")
+    b = ContextManager.open(store=store, branch="b")
+    a.add_message("user", "on main")
+    b.add_message("user", "on b")
+    assert texts(a)[-1] == "on main" and texts(b)[-1] == "on b"
+    assert a.current_branch() == "main" and b.current_branch() == "b"
+
+
+def test_fork_is_pinned_while_another_handle_appends(tmp_path: Path) -> None:
+    """B37 at the manager: a fork at m5 holds m1..m5 whether or not m6 committed first."""
+    path = tmp_path / "f.db"
+    with ContextManager.open(path) as one, ContextManager.open(path) as two:
+        for i in range(5):
+            one.add_message("user" if i % 2 == 0 else "Claude", f"msg {i + 1}", id=f"m{i + 1}")
+        two.add_message("Claude", "msg 6", id="m6")  # commits before the fork, on another handle
+        one.fork("pinned", at="m5")
+        pinned = ContextManager.open(path, branch="pinned")
+        assert texts(pinned) == [f"msg {i}" for i in range(1, 6)]
+        pinned.close()
+
+
+WORKER = textwrap.dedent(
+    """
+    import json, sys
+    from context_journal import ContextManager
+    path, branch, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    with ContextManager.open(path, branch=branch) as cm:
+        for i in range(n):
+            cm.add_message("user", f"{branch} {i}")
+            if i % 10 == 0:
+                result = cm.compile(max_tokens=50_000)
+                assert all(m.participant == "user" for m in result.messages)
+        print(json.dumps([m.text() for m in cm.get_all_messages()]))
+    """
+)
+
+
+def test_two_processes_on_two_branches_of_one_sqlite_store(tmp_path: Path) -> None:
+    path = tmp_path / "p.db"
+    with ContextManager.open(path) as cm:
+        cm.add_message("user", "common")
+        cm.fork("left")
+        cm.fork("right")
+    procs = [
+        subprocess.Popen([sys.executable, "-c", WORKER, str(path), b, "60"], stdout=subprocess.PIPE, text=True)
+        for b in ("left", "right")
+    ]
+    outs = [p.communicate(timeout=120)[0] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0]
+    for branch, out in zip(("left", "right"), outs, strict=True):
+        assert json.loads(out) == ["common"] + [f"{branch} {i}" for i in range(60)]
+    with ContextManager.open(path) as cm:
+        assert texts(cm) == ["common"]
