@@ -293,7 +293,8 @@ class Store(ABC):
     def _rows(self, slot: str, branch_id: int, after: int, upto: int, item: str | None = None) -> list[Record]: ...
 
     @abstractmethod
-    def _latest(self, slot: str, branch_id: int, upto: int, item: str) -> Record | None: ...
+    def _latest(self, slot: str, branch_id: int, upto: int, item: str) -> Record | None:
+        """The newest ``Op.STATE`` record of ``item`` on the branch up to ``upto`` (states only)."""
 
     @abstractmethod
     def _load_branches(self) -> list[BranchInfo]: ...

@@ -64,7 +64,7 @@ def _m1_schema(store: PostgresStore) -> None:
             body TEXT
         );
         CREATE INDEX records_slot ON records(slot_id, branch_id, seq);
-        CREATE INDEX records_item ON records(slot_id, item, seq);
+        CREATE INDEX records_item ON records(slot_id, item, seq) WHERE op = 4;
         CREATE TABLE blobs (sha256 TEXT PRIMARY KEY, size BIGINT NOT NULL, data BYTEA NOT NULL);
         CREATE FUNCTION records_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN
@@ -323,7 +323,7 @@ class PostgresStore(Store):
         if sid is None:
             return None
         row = self._execute(
-            "SELECT seq, op, body, ts FROM records WHERE slot_id = %s AND item = %s AND branch_id = %s "
+            "SELECT seq, op, body, ts FROM records WHERE op = 4 AND slot_id = %s AND item = %s AND branch_id = %s "
             "AND seq <= %s ORDER BY seq DESC LIMIT 1",
             (sid, item, branch_id, upto),
         ).fetchone()
