@@ -54,3 +54,27 @@ def test_missing_store_and_branch_are_clean_errors(tmp_path: Path) -> None:
     path = _store(tmp_path)
     res = runner.invoke(app, ["show", "--store", str(path), "--branch", "nope"])
     assert res.exit_code == 1 and "no live branch named 'nope'" in res.output
+
+
+def test_import_json_on_real_data_then_reimport(tmp_path: Path, data_dir: Path) -> None:
+    store = tmp_path / "tau.db"
+    src = data_dir / "tau-bench-airline" / "gpt-4o-airline-dev150.json"
+    res = runner.invoke(app, ["import", str(src), "--store", str(store), "--json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert (data["format"], data["conversations"], data["messages"], data["skipped"]) == ("tau-bench", 150, 3916, 0)
+    again = json.loads(runner.invoke(app, ["import", str(src), "--store", str(store), "--json"]).stdout)
+    assert (again["messages"], again["skipped"]) == (0, 3916)
+    stats = json.loads(runner.invoke(app, ["stats", "--store", str(store), "--json"]).stdout)
+    assert stats["messages"] == 3916
+
+
+def test_import_with_progress_bar_and_bad_format(tmp_path: Path, data_dir: Path) -> None:
+    src = data_dir / "claude-code-sessions" / "short.jsonl"
+    res = runner.invoke(app, ["import", str(src), "--store", str(tmp_path / "s.db")])
+    assert res.exit_code == 0, res.output
+    assert "imported 4 messages" in res.stdout
+    res = runner.invoke(app, ["import", str(src), "--store", str(tmp_path / "s.db"), "--format", "nope"])
+    assert res.exit_code != 0
+    res = runner.invoke(app, ["import", str(src), "--store", str(tmp_path / "s.db"), "--format", "locomo"])
+    assert res.exit_code == 1 and "error:" in res.output
