@@ -148,11 +148,12 @@ class _Recorder(PassthroughStrategy):
 def test_preview_never_commits_and_compile_commits_once() -> None:
     cm = _chat(4)
     strategy = _Recorder()
-    cm.set_strategy(strategy)
+    cm.set_strategy(strategy)  # initialises from the store once
+    assert strategy.loaded == 1
     cm.preview_context(1_000)
-    assert strategy.loaded == 1 and not strategy.committed
+    assert strategy.loaded == 2 and not strategy.committed
     cm.compile(1_000)
-    assert strategy.loaded == 2 and len(strategy.committed) == 1
+    assert strategy.loaded == 3 and len(strategy.committed) == 1
 
 
 def test_argument_errors() -> None:
@@ -210,3 +211,15 @@ def test_options_are_honoured() -> None:
     cm = _chat(6)
     plain = cm.compile(100_000, options=CompileOptions(cache_breakpoints=0))
     assert not any(m.cache_breakpoint for m in plain.messages)
+
+
+def test_windowed_anchor_follows_the_budget() -> None:
+    """A windowed anchor set under a small budget does not leave a larger budget mostly empty."""
+    cm = _chat(60)
+    cm.set_strategy(WindowedPassthroughStrategy())
+    small = cm.compile(300)
+    large = cm.compile(50_000)
+    assert len(large.messages) > len(small.messages)
+    assert large.dropped == 0
+    again = cm.compile(300)  # back to the small budget: a fresh jump, within budget
+    assert again.tokens <= 300

@@ -4,8 +4,9 @@ Everything from the anchor on is rendered. When that window no longer fits, the 
 so the window fills about ``fraction`` of the budget; between jumps the rendered prefix is
 byte-identical from compile to compile, so a provider's prompt cache keeps hitting (one cache miss per
 jump, amortised over roughly ``(1 - fraction) * budget`` tokens of new messages). The anchor is kept as
-the store sequence at which its message was appended, under ``<namespace>/windowed/anchor`` on the
-manager's branch, so it survives restarts and follows branches.
+the store sequence at which its message was appended, with the budget (``max_tokens -
+reserve_for_response``) it was set for, under ``<namespace>/windowed/anchor`` on the manager's branch,
+so it survives restarts and follows branches. A compile with another budget sets a new anchor.
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ class WindowedPassthroughStrategy(BaseStrategy):
         self.anchor: dict[str, Any] | None = None
 
     def load(self, ctx: StrategyContext) -> None:
-        """Read the anchor (``{"sequence": int, "id": str}``) of the manager's namespace and branch."""
+        """Read the anchor (``{"sequence": int, "id": str, "budget": tokens}``) of the manager's namespace and
+        branch."""
         value = ctx.get_state(self.state_name)
         if isinstance(value, dict) and isinstance(value.get("sequence"), int):
             self.anchor = value
@@ -66,13 +68,16 @@ class WindowedPassthroughStrategy(BaseStrategy):
         n = len(view)
         if n == 0:
             return Selection(())
-        start = self.anchor_index(view)
+        # An anchor belongs to the budget it was set for: a compile with another budget starts afresh
+        # (the whole view if it fits, else a new jump), so a larger budget is never left mostly empty.
+        same_budget = self.anchor is None or self.anchor.get("budget", budget.total) == budget.total
+        start = self.anchor_index(view) if same_budget else 0
         state: dict[str, Any] = {}
         if view.tokens(start, n) > budget.tokens:
             start = max(start, newest_fitting_suffix(view, int(budget.tokens * self.fraction), n))
         if start > 0 or self.anchor is not None:
             entry = view.entry(start)
-            new_anchor = {"sequence": entry.created_sequence, "id": entry.id}
+            new_anchor = {"sequence": entry.created_sequence, "id": entry.id, "budget": budget.total}
             if new_anchor != self.anchor:
                 state[self.state_name] = new_anchor
         omitted = ((0, start, "before the window's anchor"),) if start else ()
