@@ -1,0 +1,208 @@
+"""Appending to a project's journal: idempotency, ``expected_seq`` and the journal's rules.
+
+One append is one store transaction holding the project's journal lock (SQLite ``BEGIN IMMEDIATE``;
+PostgreSQL the head row lock), in this order:
+
+1. **Idempotency.** A row with the same key exists: the same kind, author and body make the call a
+   ``duplicate`` that returns the original entry (checked before ``expected_seq``, so a retry after a
+   crash or a lost answer is recognised even though the head moved); anything else differing raises
+   :class:`~context_journal.journal.errors.IdempotencyKeyReuseError`.
+2. **Concurrency.** ``expected_seq`` (the head seq the writer last saw; 0 for an empty project) differs
+   from the head: the outcome is ``conflict`` with the current head, and nothing is written.
+3. **Rules** (against the fold at the head): one ``plan``; a ``plan_revision`` names the current plan; a
+   ``reverse_ruleout`` names an active rule-out; a ``verification`` names a task of the current plan and
+   gives one result for each of its conditions, and comes from a harness author.
+4. **Write**: seq = head + 1, ``prev_hash`` = the head's hash, the hash (:func:`.chain.entry_hash`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from ..stores import JournalRow, Store
+from .chain import GENESIS_HASH, entry_hash
+from .entries import (
+    MAX_BODY_BYTES,
+    Entry,
+    PlanBody,
+    PlanRevisionBody,
+    ReverseRuleOutBody,
+    VerificationBody,
+    canonical_json,
+    parse_body,
+)
+from .errors import AuthorNotAllowedError, EntryValidationError, IdempotencyKeyReuseError
+from .folds import ProjectState
+from .storage import check_author, check_key, check_slug, to_entry
+
+__all__ = ["AppendOutcome", "AppendStatus", "append_entry", "check_rules", "prepare_body"]
+
+AppendStatus = Literal["appended", "duplicate", "conflict"]
+
+
+class AppendOutcome(BaseModel):
+    """What an append did.
+
+    Attributes:
+        status: ``appended`` (written now), ``duplicate`` (the key was written before with the same entry:
+            ``entry`` is the original) or ``conflict`` (``expected_seq`` was stale: nothing written).
+        entry: The entry written or found; None for a conflict.
+        head_seq: The project's head seq after the call.
+        head_hash: The head entry's hash (``""`` for an empty project).
+        expected_seq: The ``expected_seq`` given, or None.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    status: AppendStatus
+    entry: Entry | None
+    head_seq: int
+    head_hash: str
+    expected_seq: int | None = None
+
+    @property
+    def ok(self) -> bool:
+        """True unless the outcome is a conflict."""
+        return self.status != "conflict"
+
+
+def prepare_body(project: str, kind: str, body: object) -> tuple[dict[str, object], str]:
+    """Validate a body and return it as JSON data and canonical JSON text.
+
+    Raises:
+        EntryValidationError: an unknown kind, a body that does not validate, or one over
+            :data:`~context_journal.journal.entries.MAX_BODY_BYTES`.
+    """
+    try:
+        model = parse_body(kind, body)
+    except ValueError as exc:
+        raise EntryValidationError(str(exc), project=project, kind=kind) from None
+    data = model.model_dump(mode="json")
+    text = canonical_json(data)
+    size = len(text.encode("utf-8"))
+    if size > MAX_BODY_BYTES:
+        raise EntryValidationError(
+            f"the body is {size:,} bytes of JSON, over the {MAX_BODY_BYTES:,} byte limit", project=project, kind=kind
+        )
+    return data, text
+
+
+def check_rules(state: ProjectState, kind: str, body: object, author: str, harness_authors: Collection[str]) -> None:
+    """Check an entry against the journal's rules at ``state`` (the fold at the head it will extend).
+
+    Raises:
+        EntryValidationError: a rule is broken (the message says which and what to do).
+        AuthorNotAllowedError: a verification from an author not in ``harness_authors``.
+    """
+    project = state.project
+    model = parse_body(kind, body)
+
+    def refuse(reason: str) -> EntryValidationError:
+        return EntryValidationError(reason, project=project, kind=kind)
+
+    if isinstance(model, PlanBody) and state.plan is not None:
+        raise refuse(f"the project already has a plan (#{state.plan.seq}); write a plan_revision that replaces it")
+    if isinstance(model, PlanRevisionBody):
+        if state.plan is None:
+            raise refuse("the project has no plan yet; write a plan first")
+        if model.replaces != state.plan.seq:
+            raise refuse(f"replaces #{model.replaces}, but the current plan is #{state.plan.seq}; name that one")
+    if isinstance(model, ReverseRuleOutBody) and state.rule_out(model.id) is None:
+        active = ", ".join(sorted(state.active_ids())) or "none"
+        raise refuse(f"rule-out {model.id!r} is not active (active: {active})")
+    if isinstance(model, VerificationBody):
+        if author not in harness_authors:
+            raise AuthorNotAllowedError(project=project, author=author, allowed=frozenset(harness_authors))
+        task = state.plan.task(model.task_id) if state.plan else None
+        if task is None:
+            raise refuse(f"task {model.task_id!r} is not in the current plan")
+        wanted = [c.id for c in task.conditions]
+        given = [r.condition_id for r in model.results]
+        if sorted(given) != sorted(wanted):
+            raise refuse(f"give exactly one result for each condition of {task.id}: {', '.join(wanted)} (got {given})")
+
+
+def _duplicate_or_raise(project: str, existing: JournalRow, kind: str, author: str, body_text: str) -> Entry:
+    differs = [
+        name for name, old, new in (("kind", existing.kind, kind), ("author", existing.author, author)) if old != new
+    ]
+    if existing.body != body_text:
+        differs.append("body")
+    if differs:
+        raise IdempotencyKeyReuseError(
+            project=project, idempotency_key=existing.idempotency_key, seq=existing.seq, differs=differs
+        )
+    return to_entry(existing)
+
+
+def append_entry(
+    store: Store,
+    branch_id: int,
+    project: str,
+    kind: str,
+    body: object,
+    author: str,
+    idempotency_key: str,
+    *,
+    expected_seq: int | None,
+    state_at: Callable[[int], ProjectState],
+    harness_authors: Collection[str],
+    on_appended: Callable[[JournalRow], None] | None = None,
+) -> AppendOutcome:
+    """Append one entry (the steps are in the module docstring).
+
+    Args:
+        store: The store.
+        branch_id: The root branch (where the marker record goes).
+        project: The slug.
+        kind: The entry kind.
+        body: The body (JSON data or the kind's model).
+        author: Who writes it.
+        idempotency_key: Unique per project; a retry sends the same key.
+        expected_seq: The head seq the writer last saw, or None to append wherever the head is.
+        state_at: Returns the fold at a head seq (called under the lock).
+        harness_authors: Authors allowed to write verifications.
+        on_appended: Called with the row once the transaction has committed.
+
+    Returns:
+        The outcome.
+
+    Raises:
+        ValueError: an invalid slug, author, key or ``expected_seq``.
+        EntryValidationError: the body or a rule (nothing written).
+        AuthorNotAllowedError: a verification from a non-harness author.
+        IdempotencyKeyReuseError: the key names another entry.
+        StoreError: the store failed (nothing written).
+    """
+    check_slug(project)
+    check_author(author)
+    check_key(idempotency_key)
+    if expected_seq is not None and (not isinstance(expected_seq, int) or expected_seq < 0):
+        raise ValueError(f"expected_seq must be a seq >= 0 (0 for an empty project), got {expected_seq!r}")
+    data, text = prepare_body(project, kind, body)
+    with store.transaction() as txn:
+        txn.lock_journal(project)
+        head = store.journal_head(project)
+        head_seq, head_hash = (head.seq, head.hash) if head else (0, GENESIS_HASH)
+        existing = store.journal_row_by_key(project, idempotency_key)
+        if existing is not None:
+            entry = _duplicate_or_raise(project, existing, kind, author, text)
+            return AppendOutcome(
+                status="duplicate", entry=entry, head_seq=head_seq, head_hash=head_hash, expected_seq=expected_seq
+            )
+        if expected_seq is not None and expected_seq != head_seq:
+            return AppendOutcome(
+                status="conflict", entry=None, head_seq=head_seq, head_hash=head_hash, expected_seq=expected_seq
+            )
+        check_rules(state_at(head_seq), kind, data, author, harness_authors)
+        seq = head_seq + 1
+        digest = entry_hash(head_hash, project, seq, kind, author, data)
+        row = txn.append_journal(branch_id, project, seq, kind, author, idempotency_key, text, head_hash, digest)
+        if on_appended is not None:
+            txn.on_commit(lambda: on_appended(row))
+    return AppendOutcome(
+        status="appended", entry=to_entry(row), head_seq=seq, head_hash=digest, expected_seq=expected_seq
+    )

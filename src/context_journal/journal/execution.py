@@ -1,0 +1,465 @@
+"""ExecutionJournal: the per-project, append-only journal of an orchestration harness, and its read side.
+
+Workers append entries (:meth:`ExecutionJournal.append`); the harness reads a small, current view — the
+per-step summaries (:meth:`~ExecutionJournal.get_project_summaries`), the rolling brief
+(:meth:`~ExecutionJournal.build_brief`, :meth:`~ExecutionJournal.get_brief`), drift findings
+(:meth:`~ExecutionJournal.check_drift`) and a bounded rendering for its own context
+(:meth:`~ExecutionJournal.render_for_harness`) — and never reads raw worker output.
+
+A journal object is a thin layer over a :class:`~context_journal.stores.Store` (any backend); many
+objects, processes and hosts may share one store. It keeps an incremental fold per project and applies only
+the entries written since (by anyone).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Collection, Sequence
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from ..llm import Provider, run_sync
+from ..stores import ROOT_BRANCH, JournalRow, Store, open_store
+from ..tokens import TokenCounter
+from .append import AppendOutcome, append_entry
+from .brief import Brief
+from .chain import ChainReport, verify_chain
+from .drift import DEFAULT_STALE_AFTER, DriftReport, check_brief, check_journal, make_report
+from .entries import Entry
+from .errors import EntryNotFoundError, JournalIntegrityError
+from .folds import Fold, ProjectState, fold
+from .render import HarnessView, render_view
+from .storage import brief_pointer, check_slug, read_brief_record, to_entry, write_brief_record
+from .summaries import DEFAULT_PAGE_TOKENS, MAX_LIMIT, SummaryPage, build_page, json_tokens, normalise_handoff
+from .synthesis import SynthesisConfig, synthesize
+
+__all__ = ["DEFAULT_HARNESS_AUTHORS", "BriefTrigger", "ExecutionJournal"]
+
+DEFAULT_HARNESS_AUTHORS = frozenset({"harness"})
+"""Authors allowed to write ``verification`` entries by default."""
+
+DEFAULT_BRIEF_THRESHOLD = 4000
+"""Tokens of per-step summaries not covered by the current brief above which a brief is needed."""
+
+_PAGE = 2000  # rows read per query when scanning a whole journal
+
+
+class BriefTrigger(BaseModel):
+    """Whether a (new) brief is needed.
+
+    Attributes:
+        needed: True when the summaries not covered by the current brief exceed the threshold.
+        reason: Why, in words.
+        head_seq: The journal head.
+        brief_version: The current brief, or None.
+        brief_as_of: Its ``as_of_seq``, or None.
+        uncovered_handoffs: Handoffs after the brief counted (counting stops once over the threshold).
+        uncovered_tokens: Their estimated tokens as summaries.
+        threshold_tokens: The threshold, in tokens.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    needed: bool
+    reason: str
+    head_seq: int
+    brief_version: int | None
+    brief_as_of: int | None
+    uncovered_handoffs: int
+    uncovered_tokens: int
+    threshold_tokens: int
+
+
+class ExecutionJournal:
+    """The execution journal of every project in one store.
+
+    Args:
+        store: The store (not closed by the journal unless made by :meth:`open`).
+        harness_authors: Authors allowed to write ``verification`` entries.
+        provider: Default synthesizer for briefs (None: the offline summarizer).
+        counter: Token counter of :meth:`render_for_harness` (default: the estimating counter).
+        stale_after: Entries a brief may lag behind the head before it is stale.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        harness_authors: Collection[str] = DEFAULT_HARNESS_AUTHORS,
+        provider: Provider | None = None,
+        counter: TokenCounter | None = None,
+        stale_after: int = DEFAULT_STALE_AFTER,
+    ) -> None:
+        self._store = store
+        self._owns_store = False
+        self.harness_authors = frozenset(harness_authors)
+        self.provider = provider
+        self.counter = counter
+        self.stale_after = stale_after
+        self._root = store.get_branch(ROOT_BRANCH).id
+        self._folds: dict[str, Fold] = {}
+        self._lock = threading.Lock()  # guards _folds; never held while calling the store
+
+    @classmethod
+    def open(cls, location: str | os.PathLike[str], **options: object) -> ExecutionJournal:
+        """Open a store (a SQLite path, ``sqlite:///path``, ``memory:`` or a PostgreSQL URL) and a journal
+        over it; :meth:`close` closes the store.
+
+        Raises:
+            StoreError: the store cannot be opened.
+        """
+        store = open_store(location)
+        try:
+            journal = cls(store, **options)  # type: ignore[arg-type]
+        except BaseException:
+            store.close()
+            raise
+        journal._owns_store = True
+        return journal
+
+    @property
+    def store(self) -> Store:
+        """The underlying store."""
+        return self._store
+
+    def close(self) -> None:
+        """Close the store if this journal opened it. Idempotent."""
+        if self._owns_store:
+            self._store.close()
+
+    def __enter__(self) -> ExecutionJournal:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- folds ------------------------------------------------------------------------------------
+
+    def _catch_up(self, project: str) -> ProjectState:
+        with self._lock:
+            start = self._folds[project].head_seq if project in self._folds else 0
+        rows = self._store.journal_rows(project, after=start)
+        with self._lock:
+            f = self._folds.setdefault(project, Fold(project))
+            for row in rows:
+                if row.seq == f.head_seq + 1:
+                    f.apply(to_entry(row))
+            return f.snapshot()
+
+    def _applied(self, row: JournalRow) -> None:
+        with self._lock:
+            f = self._folds.get(row.project)
+            if f is not None and row.seq == f.head_seq + 1:
+                f.apply(to_entry(row))
+
+    def state(self, project: str, as_of: int | None = None) -> ProjectState:
+        """The fold of a project: active rule-outs, task status, latest goal and next step.
+
+        Args:
+            project: The slug.
+            as_of: Fold only entries up to this seq (default: all).
+        """
+        current = self._catch_up(project)
+        if as_of is None or as_of >= current.head_seq:
+            return current
+        return fold(self.entries(project, upto=as_of), project)
+
+    # ---- writes -----------------------------------------------------------------------------------
+
+    def append(
+        self,
+        project: str,
+        kind: str,
+        body: object,
+        author: str,
+        idempotency_key: str,
+        expected_seq: int | None = None,
+    ) -> AppendOutcome:
+        """Append an entry to a project's journal (one transaction; safe across processes).
+
+        Args:
+            project: The slug (created by its first entry).
+            kind: ``plan``, ``plan_revision``, ``step``, ``handoff``, ``reverse_ruleout`` or ``verification``.
+            body: The body as JSON data (or the kind's pydantic model); unknown fields are refused.
+            author: Who writes it; ``verification`` needs one of :attr:`harness_authors`.
+            idempotency_key: Unique per project. Retry a failed or unanswered call with the same key.
+            expected_seq: The head seq you last saw (0 for an empty project), or None to append anyway.
+
+        Returns:
+            ``appended``, ``duplicate`` (the key was written before with the same entry: the original is
+            returned) or ``conflict`` (``expected_seq`` is stale: nothing written; ``head_seq`` is the head).
+
+        Raises:
+            ValueError: an invalid slug, author, key or ``expected_seq``.
+            EntryValidationError: the body does not fit its kind or breaks a journal rule (nothing written).
+            AuthorNotAllowedError: a verification from an author that is not a harness.
+            IdempotencyKeyReuseError: the key names an entry with another kind, author or body.
+            StoreError: the store failed (nothing written); retrying with the same key is safe.
+        """
+
+        def state_at(head_seq: int) -> ProjectState:
+            state = self._catch_up(project)
+            if state.head_seq != head_seq:  # cannot happen under the lock; refold rather than trust a cache
+                state = fold(self.entries(project, upto=head_seq), project)
+            return state
+
+        return append_entry(
+            self._store,
+            self._root,
+            project,
+            kind,
+            body,
+            author,
+            idempotency_key,
+            expected_seq=expected_seq,
+            state_at=state_at,
+            harness_authors=self.harness_authors,
+            on_appended=self._applied,
+        )
+
+    # ---- reads ------------------------------------------------------------------------------------
+
+    def projects(self) -> list[str]:
+        """Slugs of every project with entries, sorted."""
+        return self._store.journal_projects()
+
+    def head_seq(self, project: str) -> int:
+        """The newest seq of a project (0 when it has no entries)."""
+        head = self._store.journal_head(project)
+        return head.seq if head else 0
+
+    def entries(
+        self,
+        project: str,
+        *,
+        after: int = 0,
+        upto: int | None = None,
+        limit: int | None = None,
+        kinds: Sequence[str] | None = None,
+        descending: bool = False,
+    ) -> list[Entry]:
+        """Entries with ``after < seq <= upto`` in seq order (newest first with ``descending``)."""
+        rows = self._store.journal_rows(
+            project, after=after, upto=upto, limit=limit, kinds=kinds, descending=descending
+        )
+        return [to_entry(r) for r in rows]
+
+    def get_entry(self, project: str, seq: int) -> Entry:
+        """One entry.
+
+        Raises:
+            EntryNotFoundError: no entry with that seq.
+        """
+        rows = self._store.journal_rows(project, after=seq - 1, upto=seq) if seq >= 1 else []
+        if not rows:
+            raise EntryNotFoundError(project=project, seq=seq, head_seq=self.head_seq(project))
+        return to_entry(rows[0])
+
+    def verify_chain(self, project: str, *, raise_on_error: bool = False) -> ChainReport:
+        """Recompute the hash chain of a project (reads every entry, in pages).
+
+        Raises:
+            JournalIntegrityError: with ``raise_on_error``, when an entry does not verify.
+        """
+        checked, prev, after = 0, "", 0
+        while True:
+            rows = self._store.journal_rows(project, after=after, limit=_PAGE)
+            report = verify_chain(rows, prev_hash=prev, start_seq=after + 1)
+            if not report.ok:
+                report = ChainReport(False, checked + report.checked, report.first_bad_seq, report.reason)
+                if raise_on_error:
+                    assert report.first_bad_seq is not None
+                    raise JournalIntegrityError(project=project, seq=report.first_bad_seq, reason=report.reason)
+                return report
+            checked += report.checked
+            if len(rows) < _PAGE:
+                return ChainReport(True, checked)
+            prev, after = rows[-1].hash, rows[-1].seq
+
+    # ---- synthesis: summaries ----------------------------------------------------------------------
+
+    def get_project_summaries(
+        self,
+        project: str,
+        limit: int = 10,
+        order: Literal["desc", "asc"] = "desc",
+        before_seq: int | None = None,
+        *,
+        max_tokens: int = DEFAULT_PAGE_TOKENS,
+    ) -> SummaryPage:
+        """The per-step summaries (handoffs, lightly normalised and bounded) with the active rule-outs, task
+        status, latest goal and next step from the fold, and a cursor.
+
+        The window is always the newest ``limit`` handoffs with seq < ``before_seq`` (all when None);
+        ``order`` only sorts that window (``desc``: newest first, ``asc``: oldest first). Every field is
+        clipped and the whole page is at most ``max_tokens`` estimated tokens, whatever workers wrote; when
+        the window does not fit, its oldest handoffs are left for the next page. Page backwards with
+        ``before_seq=page.next_before_seq`` until it is None.
+
+        Args:
+            project: The slug.
+            limit: Handoffs per page, 1..50.
+            order: ``desc`` or ``asc``.
+            before_seq: Only handoffs before this seq.
+            max_tokens: Bound of the page, in estimated tokens (>= 4000).
+
+        Raises:
+            ValueError: ``limit``, ``order`` or ``max_tokens`` out of range.
+        """
+        check_slug(project)
+        if not 1 <= limit <= MAX_LIMIT:
+            raise ValueError(f"limit must be 1..{MAX_LIMIT}, got {limit}")
+        if order not in ("desc", "asc"):
+            raise ValueError(f"order must be 'desc' or 'asc', got {order!r}")
+        state = self._catch_up(project)
+        upto = None if before_seq is None else before_seq - 1
+        rows = self._store.journal_rows(project, upto=upto, limit=limit + 1, descending=True, kinds=["handoff"])
+        window = [to_entry(r) for r in rows[:limit]]
+        return build_page(
+            state,
+            window,
+            limit=limit,
+            order=order,
+            before_seq=before_seq,
+            more_before=len(rows) > limit,
+            max_tokens=max_tokens,
+        )
+
+    # ---- synthesis: briefs --------------------------------------------------------------------------
+
+    def get_brief(self, project: str, version: int | None = None) -> Brief | None:
+        """A stored brief: the current one (newest not rejected) by default, or ``version`` (any status).
+
+        Returns:
+            The brief, or None when there is none.
+        """
+        pointer = brief_pointer(self._store, self._root, project)
+        wanted = version if version is not None else pointer.get("current")
+        if wanted is None:
+            return None
+        body = read_brief_record(self._store, self._root, project, wanted)
+        return None if body is None else Brief.model_validate(body)
+
+    def list_briefs(self, project: str) -> list[Brief]:
+        """Every stored brief of a project, oldest first (rejected ones included)."""
+        latest = brief_pointer(self._store, self._root, project).get("latest", 0)
+        out = [self.get_brief(project, v) for v in range(1, latest + 1)]
+        return [b for b in out if b is not None]
+
+    def brief_needed(self, project: str, threshold_tokens: int = DEFAULT_BRIEF_THRESHOLD) -> BriefTrigger:
+        """Whether the per-step summaries not covered by the current brief exceed ``threshold_tokens``
+        (estimated tokens). Reads at most what it takes to pass the threshold."""
+        brief = self.get_brief(project)
+        head = self.head_seq(project)
+        after = brief.as_of_seq if brief else 0
+        tokens = handoffs = 0
+        upto: int | None = None
+        while tokens <= threshold_tokens:
+            rows = self._store.journal_rows(
+                project, after=after, upto=upto, limit=50, descending=True, kinds=["handoff"]
+            )
+            for r in rows:
+                tokens += json_tokens(normalise_handoff(to_entry(r)))
+                handoffs += 1
+            if len(rows) < 50:
+                break
+            upto = rows[-1].seq - 1
+        needed = tokens > threshold_tokens
+        covered = f"the brief v{brief.version} (as of #{brief.as_of_seq})" if brief else "no brief"
+        reason = (
+            f"{handoffs} handoffs ({tokens} tokens) after {covered} exceed {threshold_tokens} tokens"
+            if needed
+            else f"{tokens} tokens of handoffs after {covered}, within {threshold_tokens}"
+        )
+        return BriefTrigger(
+            needed=needed,
+            reason=reason,
+            head_seq=head,
+            brief_version=brief.version if brief else None,
+            brief_as_of=brief.as_of_seq if brief else None,
+            uncovered_handoffs=handoffs,
+            uncovered_tokens=tokens,
+            threshold_tokens=threshold_tokens,
+        )
+
+    async def abuild_brief(
+        self, project: str, *, config: SynthesisConfig | None = None, provider: Provider | None = None
+    ) -> Brief:
+        """Write, check and store a new brief (see :mod:`~context_journal.journal.synthesis`).
+
+        Returns:
+            The stored brief: ``accepted``, ``rebuilt`` or ``rejected`` (a rejected brief does not become
+            current), with its findings.
+
+        Raises:
+            ValueError: the project has no entries.
+            ProviderError: the model call failed (nothing stored).
+        """
+        cfg = config or SynthesisConfig(stale_after=self.stale_after)
+        state = self._catch_up(project)
+        if state.head_seq == 0:
+            raise ValueError(f"project {project!r} has no entries to brief")
+        previous = self.get_brief(project)
+        if cfg.mode == "cumulative" and previous is not None:
+            window = self.entries(project, after=previous.as_of_seq, limit=None)[-cfg.window :]
+        else:
+            window = self.entries(project, limit=cfg.window, descending=True)[::-1]
+        brief = await synthesize(state, window, previous, provider or self.provider, cfg)
+        return self._store_brief(project, brief)
+
+    def build_brief(
+        self, project: str, *, config: SynthesisConfig | None = None, provider: Provider | None = None
+    ) -> Brief:
+        """:meth:`abuild_brief` from synchronous code.
+
+        Raises:
+            ValueError: the project has no entries.
+            ProviderError: the model call failed (nothing stored).
+        """
+        return run_sync(self.abuild_brief(project, config=config, provider=provider))
+
+    def _store_brief(self, project: str, brief: Brief) -> Brief:
+        with self._store.transaction() as txn:
+            txn.lock_journal(project)  # versions are allocated under the project's lock
+            version = brief_pointer(self._store, self._root, project).get("latest", 0) + 1
+            stored = brief.model_copy(update={"version": version})
+            write_brief_record(self._store, txn, self._root, project, version, stored.model_dump(mode="json"))
+        return stored
+
+    def check_drift(
+        self, project: str, *, brief_version: int | None = None, stale_after: int | None = None
+    ) -> DriftReport:
+        """Run the drift checks: the journal's warnings, and the current brief's (or ``brief_version``'s)
+        errors — reconciled against the fold at its ``as_of_seq``, staleness against the head, citations.
+
+        Raises:
+            ValueError: ``brief_version`` names no stored brief.
+        """
+        head = self._catch_up(project)
+        brief = self.get_brief(project, brief_version)
+        if brief_version is not None and brief is None:
+            raise ValueError(f"project {project!r} has no brief v{brief_version}")
+        findings = check_journal(head)
+        if brief is not None:
+            at = self.state(project, as_of=brief.as_of_seq) if brief.as_of_seq <= head.head_seq else head
+            stale = self.stale_after if stale_after is None else stale_after
+            findings = [*check_brief(brief, at, head_seq=head.head_seq, stale_after=stale), *findings]
+        return make_report(project, head.head_seq, brief, findings)
+
+    # ---- synthesis: the harness view ---------------------------------------------------------------
+
+    def render_for_harness(self, project: str, max_tokens: int = 2000) -> HarnessView:
+        """The project's state as content blocks within ``max_tokens`` (see
+        :mod:`~context_journal.journal.render`); pass ``view.to_injection()`` to ``ContextManager.compile``.
+        Its size depends on ``max_tokens`` only, never on the length of the project.
+
+        Raises:
+            ValueError: ``max_tokens`` below 300.
+        """
+        state = self._catch_up(project)
+        brief = self.get_brief(project)
+        after = brief.as_of_seq if brief else 0
+        recent = self.entries(project, after=after, limit=20, descending=True, kinds=["handoff"])
+        return render_view(state, brief, recent, max_tokens=max_tokens, counter=self.counter)

@@ -1,0 +1,125 @@
+"""Where the execution journal lives in a store.
+
+**Entries** are rows of the ``journal_entries`` table (see :class:`~context_journal.stores.JournalRow`):
+``UNIQUE(project, seq)`` and ``UNIQUE(project, idempotency_key)``; the backends refuse UPDATE and DELETE
+(and TRUNCATE on PostgreSQL) and an insert that is not the project's head + 1 chained to the head's hash.
+Each entry also writes a small marker record (slot ``journal`` on the root branch) that gives it its
+store-wide sequence, so journal writes share the store's one sequence, change detection and transactions.
+
+**Briefs** are records too: version ``v`` of project ``p`` is an ``append`` record in slot
+``journal-briefs/<p>`` with item ``v<v>`` (never edited), and the state ``_journal/briefs/<p>`` points at
+the newest version and the current (newest not rejected) one.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from ..stores import JournalRow, Store, Transaction
+from .entries import Entry
+
+__all__ = [
+    "BRIEF_SLOT_PREFIX",
+    "BRIEF_STATE_PREFIX",
+    "brief_pointer",
+    "check_author",
+    "check_key",
+    "check_slug",
+    "read_brief_record",
+    "to_entry",
+    "write_brief_record",
+]
+
+BRIEF_SLOT_PREFIX = "journal-briefs/"
+BRIEF_STATE_PREFIX = "_journal/briefs/"
+
+_SLUG = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def check_slug(project: str) -> str:
+    """``project`` if it is a valid slug (1..128 characters: letters, digits, ``._-``, not starting with a
+    punctuation mark).
+
+    Raises:
+        ValueError: it is not.
+    """
+    if not isinstance(project, str) or not _SLUG.match(project):
+        raise ValueError(
+            f"project slug {project!r} must be 1..128 letters, digits, '.', '_' or '-', starting with a letter or digit"
+        )
+    return project
+
+
+def check_author(author: str) -> str:
+    """``author`` if it is 1..200 characters without control characters.
+
+    Raises:
+        ValueError: it is not.
+    """
+    if not isinstance(author, str) or not 1 <= len(author) <= 200 or _CONTROL.search(author) or not author.strip():
+        raise ValueError(f"author {author!r} must be 1..200 printable characters")
+    return author
+
+
+def check_key(key: str) -> str:
+    """``key`` if it is a valid idempotency key (1..200 characters without control characters).
+
+    Raises:
+        ValueError: it is not.
+    """
+    if not isinstance(key, str) or not 1 <= len(key) <= 200 or _CONTROL.search(key):
+        raise ValueError(f"idempotency key {key!r} must be 1..200 printable characters")
+    return key
+
+
+def to_entry(row: JournalRow) -> Entry:
+    """The :class:`Entry` of a stored row."""
+    return Entry(
+        project=row.project,
+        seq=row.seq,
+        store_seq=row.store_seq,
+        kind=row.kind,
+        author=row.author,
+        idempotency_key=row.idempotency_key,
+        body=json.loads(row.body),
+        prev_hash=row.prev_hash,
+        hash=row.hash,
+        ts=row.ts,
+    )
+
+
+def brief_pointer(store: Store, branch_id: int, project: str) -> dict[str, int]:
+    """``{"latest": v, "current": v}`` of a project's briefs (``{}`` when none was stored); ``current`` is
+    absent while every brief was rejected."""
+    value = store.get_state(branch_id, BRIEF_STATE_PREFIX + project, default=None)
+    return {k: int(v) for k, v in value.items()} if isinstance(value, dict) else {}
+
+
+def write_brief_record(
+    store: Store, txn: Transaction, branch_id: int, project: str, version: int, body: dict[str, Any]
+) -> int:
+    """Append brief ``version`` of ``project`` and move the pointer (``current`` only when the brief is not
+    rejected). Call inside a transaction that holds the project's journal lock.
+
+    Returns:
+        The record's store sequence.
+    """
+    seq = txn.append(branch_id, BRIEF_SLOT_PREFIX + project, f"v{version}", body)
+    pointer = brief_pointer(store, branch_id, project)
+    pointer["latest"] = version
+    if body.get("status") != "rejected":
+        pointer["current"] = version
+    txn.put_state(branch_id, BRIEF_STATE_PREFIX + project, pointer)
+    return seq
+
+
+def read_brief_record(store: Store, branch_id: int, project: str, version: int) -> dict[str, Any] | None:
+    """The stored body of brief ``version`` of ``project``, or None."""
+    records = store.read_slot(BRIEF_SLOT_PREFIX + project, branch_id, item=f"v{version}")
+    if not records:
+        return None
+    value = records[-1].value()
+    return value if isinstance(value, dict) else None
