@@ -5,6 +5,7 @@ The public surface is re-exported here; ``__all__`` is sorted and pinned by a te
 
 from __future__ import annotations
 
+from .branching import BranchSummary, Derivation, StrategyInitError
 from .compile import CompiledMessage, CompileOptions, CompileResult, Injection, OverBudgetError, Repair, Roles, Source
 from .content import (
     Base64Source,
@@ -47,6 +48,23 @@ from .formats import (
     load_locomo_qa,
     read_transcript,
 )
+from .journal import (
+    AppendOutcome,
+    AuthorNotAllowedError,
+    Brief,
+    BriefTrigger,
+    DriftReport,
+    EntryNotFoundError,
+    EntryValidationError,
+    ExecutionJournal,
+    Finding,
+    HarnessView,
+    IdempotencyKeyReuseError,
+    JournalError,
+    JournalIntegrityError,
+    SummaryPage,
+)
+from .journal import Entry as JournalEntry
 from .llm import (
     AnthropicProvider,
     LLMMessage,
@@ -84,6 +102,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AnthropicProvider",
+    "AppendOutcome",
+    "AuthorNotAllowedError",
     "Base64Source",
     "BlobSource",
     "Block",
@@ -91,6 +111,9 @@ __all__ = [
     "BranchExistsError",
     "BranchInUseError",
     "BranchNotFoundError",
+    "BranchSummary",
+    "Brief",
+    "BriefTrigger",
     "Calibration",
     "CompileOptions",
     "CompileResult",
@@ -99,15 +122,26 @@ __all__ = [
     "ContextJournalError",
     "ContextManager",
     "Conversation",
+    "Derivation",
     "DocumentBlock",
+    "DriftReport",
     "DuplicateMessageError",
+    "EntryNotFoundError",
+    "EntryValidationError",
     "EstimatingCounter",
+    "ExecutionJournal",
+    "Finding",
+    "HarnessView",
+    "IdempotencyKeyReuseError",
     "ImageBlock",
     "ImportFormatError",
     "ImportReport",
     "ImportResult",
     "Injection",
     "InvalidContextError",
+    "JournalEntry",
+    "JournalError",
+    "JournalIntegrityError",
     "LLMMessage",
     "LLMRequest",
     "LLMResponse",
@@ -143,6 +177,8 @@ __all__ = [
     "StoreError",
     "Strategy",
     "StrategyContext",
+    "StrategyInitError",
+    "SummaryPage",
     "SummaryRequest",
     "SummaryResult",
     "TextBlock",

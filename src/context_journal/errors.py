@@ -20,6 +20,13 @@ attributes that say where the fault is, and its message says what to do instead:
     ├── ImportFormatError                  a transcript could not be read in the format asked for
     ├── MissingExtraError                  an optional dependency is not installed (also an ImportError)
     ├── OverBudgetError                    (compile.py) the must-keep part of a compile exceeds the budget
+    ├── JournalError                       (journal/errors.py) an execution-journal operation that cannot be done
+    │   ├── EntryValidationError           the entry does not fit its kind or breaks a journal rule
+    │   ├── IdempotencyKeyReuseError       the key was used before for another entry
+    │   ├── AuthorNotAllowedError          a verification from an author that is not a harness
+    │   ├── EntryNotFoundError             no entry with that seq
+    │   └── JournalIntegrityError          the hash chain does not verify
+    ├── StrategyInitError                  (branching.py) a strategy failed to initialise; the old one stays
     ├── InvalidContextError                (validate.py) a compiled context breaks a provider rule (a bug)
     ├── TokenizerUnavailableError          (tokens.py) no offline rank file for the exact token counter
     └── ProviderError                      (llm/errors.py) a model call failed; its subtree is drawn there:

@@ -145,6 +145,9 @@ class SQLiteStore(Store):
             self._enable_wal(busy_timeout)
             self._conn.execute(f"PRAGMA synchronous = {'FULL' if durability == 'full' else 'NORMAL'}")
             self._conn.execute("PRAGMA foreign_keys = ON")
+            # An INSERT OR REPLACE deletes the row it replaces; only with recursive triggers does that
+            # delete meet the append-only triggers.
+            self._conn.execute("PRAGMA recursive_triggers = ON")
         except sqlite3.Error as exc:
             with contextlib.suppress(AttributeError, sqlite3.Error):
                 self._conn.close()
@@ -285,8 +288,8 @@ class SQLiteStore(Store):
         if sid is None:
             return None
         row = self._exec(
-            "SELECT seq, op, body, ts FROM records WHERE op = 4 AND slot_id = ? AND item = ? AND branch_id = ? AND seq <= ? "
-            "ORDER BY seq DESC LIMIT 1",
+            "SELECT seq, op, body, ts FROM records WHERE op = 4 AND slot_id = ? AND item = ? AND branch_id = ? "
+            "AND seq <= ? ORDER BY seq DESC LIMIT 1",
             (sid, item, branch_id, upto),
         ).fetchone()
         if row is None:
