@@ -112,6 +112,7 @@ class BranchingMixin:
     _slot: str
     _counter: TokenCounter
     _branch_indexes: dict[int, MessageStore]
+    _summarizer: Any
     strategy: Any
 
     # ---- fork / switch ----------------------------------------------------------------------------
@@ -214,7 +215,8 @@ class BranchingMixin:
             at: Fork point, as for :meth:`fork`.
 
         Returns:
-            The child manager (it shares this manager's store and does not close it).
+            The child manager (it shares this manager's store, token counter and summarizer, and does not
+            close the store).
 
         Raises:
             BranchExistsError: the branch name is taken; nothing is created.
@@ -246,6 +248,7 @@ class BranchingMixin:
             token_counter=self._counter,
             branch=branch,
             slot=self._slot,
+            summarizer=self._summarizer,
         )
 
     def get_derivation(self) -> Derivation | None:
@@ -262,6 +265,7 @@ class BranchingMixin:
         branch: str,
         strategy: Strategy | None = None,
         token_counter: TokenCounter | None = None,
+        summarizer: Any = None,
     ) -> ContextManager:
         """Reopen a derived child after a restart with the same view (namespace, slot, branch).
 
@@ -270,6 +274,7 @@ class BranchingMixin:
             branch: The child's branch.
             strategy: Its strategy (a strategy object cannot be stored; pass the same one again).
             token_counter: Its token counter (default estimate).
+            summarizer: Its summarizer (default offline).
 
         Raises:
             BranchNotFoundError: no live branch has that name.
@@ -290,6 +295,7 @@ class BranchingMixin:
             token_counter=token_counter,
             branch=branch,
             slot=record.slot,
+            summarizer=summarizer,
         )
 
     def _strategy_context(self) -> Any:  # implemented by the manager

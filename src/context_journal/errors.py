@@ -27,6 +27,8 @@ attributes that say where the fault is, and its message says what to do instead:
     │   ├── EntryNotFoundError             no entry with that seq
     │   └── JournalIntegrityError          the hash chain does not verify
     ├── StrategyInitError                  (branching.py) a strategy failed to initialise; the old one stays
+    ├── SummaryNotFoundError               (compression.py) no summary with that id here (also a KeyError)
+    ├── CompressionUnavailableError        (compression.py) the strategy does not compress (also a TypeError)
     ├── InvalidContextError                (validate.py) a compiled context breaks a provider rule (a bug)
     ├── TokenizerUnavailableError          (tokens.py) no offline rank file for the exact token counter
     └── ProviderError                      (llm/errors.py) a model call failed; its subtree is drawn there:

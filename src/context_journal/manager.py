@@ -9,17 +9,21 @@ namespace a slot of its own.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
 from .branching import BranchingMixin, StrategyInitError
 from .compile import CompileOptions, CompileResult, Injection, RenderCache, Roles, compile_context
+from .compression import CompressionDriver, CompressionStats, DrainProgress, DrainReport, TickResult
 from .content import ContentInput, resolve_media
 from .errors import MalformedContentError
+from .llm import OfflineSummarizer, Provider, ToolDefinition, run_sync
 from .messages import Message, MessageInput, MessageStore, to_timestamp
 from .stores import ROOT_BRANCH, Store, open_store
-from .strategies import PassthroughStrategy, Selection, Strategy, StrategyContext
+from .strategies import PassthroughStrategy, PendingWork, Selection, Strategy, StrategyContext, Summary
+from .strategies.autobiographical import SYSTEM_STATE, TOOLS_STATE
 from .tokens import Calibration, EstimatingCounter, TokenCounter
 from .views import StoreView
 
@@ -50,7 +54,9 @@ class ContextManager(BranchingMixin):
         branch: str = ROOT_BRANCH,
         owns_store: bool = False,
         slot: str | None = None,
+        summarizer: Provider | None = None,
     ) -> None:
+        self._summarizer = summarizer
         self._store = store
         self._owns_store = owns_store
         self._namespace = _namespace_name(namespace)
@@ -75,6 +81,7 @@ class ContextManager(BranchingMixin):
         token_counter: TokenCounter | None = None,
         branch: str = ROOT_BRANCH,
         durability: str = "normal",
+        summarizer: Provider | None = None,
     ) -> ContextManager:
         """Open a manager.
 
@@ -88,6 +95,7 @@ class ContextManager(BranchingMixin):
             token_counter: Token counter (default :class:`EstimatingCounter`).
             branch: The branch to read and write (default ``"main"``).
             durability: SQLite ``"normal"`` or ``"full"`` when opening from a path.
+            summarizer: The model that writes summaries (default :class:`OfflineSummarizer`).
 
         Raises:
             ValueError: both or neither of ``path`` and ``store``.
@@ -113,6 +121,7 @@ class ContextManager(BranchingMixin):
                 token_counter=token_counter,
                 branch=branch,
                 owns_store=owns,
+                summarizer=summarizer,
             )
         except BaseException:
             if owns:
@@ -175,7 +184,9 @@ class ContextManager(BranchingMixin):
             MalformedContentError: the content, participant or metadata is malformed; nothing is written.
             DuplicateMessageError: ``id`` is already used on this branch.
         """
-        return self._messages.append([MessageInput(participant, content, metadata, id, timestamp)])[0]
+        ids = self._messages.append([MessageInput(participant, content, metadata, id, timestamp)])
+        self._messages_added(len(ids))
+        return ids[0]
 
     def add_messages(self, messages: Sequence[MessageInput | Mapping[str, Any]]) -> list[str]:
         """Append several messages in one transaction (all or none).
@@ -204,7 +215,9 @@ class ContextManager(BranchingMixin):
             items.append(
                 MessageInput(m["participant"], m["content"], m.get("metadata"), m.get("id"), m.get("timestamp"))
             )
-        return self._messages.append(items)
+        ids = self._messages.append(items)
+        self._messages_added(len(ids))
+        return ids
 
     def edit_message(
         self,
@@ -484,6 +497,197 @@ class ContextManager(BranchingMixin):
         factor = calibration.update(estimated, input_tokens)
         ctx.put_states({"calibration": calibration.to_state()})
         return factor
+
+    # ---- compression (issue 4) ---------------------------------------------------------------------
+    # The I/O half of compressing strategies lives in context_journal.compression; these are its handles.
+
+    _compression: CompressionDriver | None = None
+
+    @property
+    def summarizer(self) -> Provider:
+        """The model that writes summaries (default: :class:`~context_journal.llm.OfflineSummarizer`,
+        no network). Settable; ``open(..., summarizer=...)`` sets it at open."""
+        if self._summarizer is None:
+            self._summarizer = OfflineSummarizer()
+        return self._summarizer
+
+    @summarizer.setter
+    def summarizer(self, provider: Provider) -> None:
+        self._summarizer = provider
+
+    @property
+    def compression(self) -> CompressionDriver:
+        """The compression driver of this manager (its counters are :attr:`compression_stats`)."""
+        if self._compression is None:
+            self._compression = CompressionDriver(self)
+        return self._compression
+
+    @property
+    def compression_stats(self) -> CompressionStats:
+        """Summarizer calls, failures, input and output tokens and summaries stored by this manager's
+        ``tick``/``drain`` (in memory; ``compression_stats.reset()`` zeroes them)."""
+        return self.compression.stats
+
+    def _messages_added(self, count: int) -> None:
+        """Tell the strategy about ``count`` messages just appended (it may queue work; no I/O)."""
+        strategy = self.strategy
+        if count and strategy is not None and hasattr(strategy, "on_messages_added"):
+            view = StoreView(self._messages)
+            strategy.on_messages_added(view, max(0, len(view) - count))
+
+    def tick(self) -> TickResult:
+        """Do one unit of compression work: close the chunks that are due, send the next summary request
+        to :attr:`summarizer`, store the summary (or the failure and its retry time).
+
+        Returns:
+            What was done (``status`` ``"done"``, ``"failed"``, ``"waiting"`` or ``"idle"``).
+
+        Raises:
+            StoreError: a write failed (the journal stays consistent).
+        """
+        return run_sync(self.compression.atick())
+
+    async def atick(self) -> TickResult:
+        """:meth:`tick` for async hosts (awaits the summarizer on the running loop).
+
+        Raises:
+            StoreError: a write failed.
+        """
+        return await self.compression.atick()
+
+    def drain(
+        self,
+        progress: Callable[[DrainProgress], Any] | None = None,
+        *,
+        max_units: int | None = None,
+        wait: bool = True,
+        max_wait: float | None = None,
+    ) -> DrainReport:
+        """Tick until no compression work is pending (stuck work excepted; see :meth:`pending_work`).
+
+        Args:
+            progress: Called after each unit with a :class:`~context_journal.compression.DrainProgress`
+                (units done, an estimate of what remains, the unit's result, the counters).
+            max_units: Stop after this many units.
+            wait: Wait out the retry backoff of failed work (until it succeeds or gets stuck).
+            max_wait: Stop rather than wait past this many seconds.
+
+        Returns:
+            A :class:`~context_journal.compression.DrainReport` (units, summaries, failures, seconds,
+            the work left, the counters).
+
+        Raises:
+            StoreError: a write failed.
+        """
+        return run_sync(self.compression.adrain(progress, max_units=max_units, wait=wait, max_wait=max_wait))
+
+    async def adrain(
+        self,
+        progress: Callable[[DrainProgress], Any] | None = None,
+        *,
+        max_units: int | None = None,
+        wait: bool = True,
+        max_wait: float | None = None,
+    ) -> DrainReport:
+        """:meth:`drain` for async hosts.
+
+        Raises:
+            StoreError: a write failed.
+        """
+        return await self.compression.adrain(progress, max_units=max_units, wait=wait, max_wait=max_wait)
+
+    def is_ready(self) -> bool:
+        """True when no compression work is ready or waiting for a retry on this namespace and branch
+        (closing the chunks that are due first). Stuck work is reported by :meth:`pending_work` only."""
+        return self.compression.is_ready()
+
+    def pending_work(self) -> PendingWork:
+        """Compression work not done yet: ``ready``, ``waiting`` (retry backoff), ``stuck`` (failed
+        ``max_attempts`` times; no longer retried), ``held`` message ids and unchunked tokens."""
+        return self.compression.pending_work()
+
+    def hold_compression(self, message_id: str) -> None:
+        """Keep compression away from ``message_id`` and everything after it: no chunk closes at or
+        after it until :meth:`release_compression`. Persisted per namespace and branch (other handles and
+        workers respect it). Compiles are unaffected.
+
+        Raises:
+            MessageNotFoundError: no visible message has the id.
+        """
+        self.compression.set_hold(message_id, True)
+
+    def release_compression(self, message_id: str) -> None:
+        """Release a :meth:`hold_compression` hold (a message never held is a no-op write)."""
+        self.compression.set_hold(message_id, False)
+
+    def search_summaries(
+        self, text: str | None = None, regex: str | re.Pattern[str] | None = None, limit: int | None = 10
+    ) -> list[Summary]:
+        """Summaries of this namespace and branch whose text holds ``text`` (case-insensitive) and
+        matches ``regex``; newest first. Both None lists every summary; ``limit=None`` returns all.
+
+        Raises:
+            re.error: ``regex`` is not a valid pattern.
+        """
+        return self.compression.search(text, regex, limit)
+
+    def get_summary(self, summary_id: str) -> Summary:
+        """A summary row (id, level, source ids and range, parent id, tokens, created, model, hash).
+
+        Raises:
+            SummaryNotFoundError: no such summary on this namespace and branch.
+        """
+        return self.compression.get(summary_id)
+
+    def get_summaries_in_range(self, start: int | str, end: int | str) -> list[Summary]:
+        """Summaries (every level) standing for any message of a range: positions ``[start, end)`` as
+        :meth:`get_messages` counts them, or message ids ``start..end`` inclusive.
+
+        Raises:
+            MessageNotFoundError: a message id is not visible.
+            ValueError: the range is reversed.
+        """
+        return self.compression.in_range(start, end)
+
+    def reset_head_window(self, text: str | None = None) -> str:
+        """Start a new topic: store a transition summary as a message and start the head window there.
+
+        The summary is the host's ``text``, or (None) one the summarizer writes from the current head,
+        summaries and newest messages. The message (participant ``marker_participant``, metadata
+        ``{"context_journal": {"kind": "transition_summary", ...}}``) and the new head's record are
+        written in one transaction; a reopen finds the head there. Older messages stay covered (chunked
+        and summarised before the new head).
+
+        Returns:
+            The transition message's id.
+
+        Raises:
+            CompressionUnavailableError: the strategy does not compress.
+            ValueError: ``text`` is blank.
+            ProviderError: the summarizer failed (nothing is written).
+        """
+        mid = run_sync(self.compression.areset_head_window(text))
+        self._messages_added(1)
+        return mid
+
+    def set_tools(self, tools: Sequence[ToolDefinition | Mapping[str, Any]]) -> None:
+        """Tool definitions sent with every summary request (so requests replaying tool calls are
+        valid and share the agent's prompt-cache prefix). Stored per namespace and branch.
+
+        Raises:
+            pydantic.ValidationError: a definition is malformed.
+        """
+        value = [ToolDefinition.model_validate(t).model_dump() for t in tools]
+        ctx = self._strategy_context()
+        if ctx.get_state(TOOLS_STATE) != value:
+            ctx.put_states({TOOLS_STATE: value})
+
+    def set_system_prompt(self, text: str | None) -> None:
+        """The host's system prompt, sent first with every summary request (None removes it). Stored
+        per namespace and branch."""
+        ctx = self._strategy_context()
+        if ctx.get_state(SYSTEM_STATE) != text:
+            ctx.put_states({SYSTEM_STATE: text})
 
     # ---- lifecycle --------------------------------------------------------------------------------
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .autobiographical import AutobiographicalConfig, AutobiographicalStrategy, PendingWork, Summary
 from .base import (
     BaseStrategy,
     Budget,
@@ -15,19 +16,26 @@ from .base import (
     SummaryRequest,
     SummaryResult,
 )
+from .knowledge import KnowledgeStrategy, Phase
 from .passthrough import PassthroughStrategy
 from .windowed import WindowedPassthroughStrategy
 
 __all__ = [
+    "AutobiographicalConfig",
+    "AutobiographicalStrategy",
     "BaseStrategy",
     "Budget",
     "ContextEntry",
+    "KnowledgeStrategy",
     "PassthroughStrategy",
+    "PendingWork",
+    "Phase",
     "RawSpan",
     "RenderedEntry",
     "Selection",
     "Strategy",
     "StrategyContext",
+    "Summary",
     "SummaryRef",
     "SummaryRequest",
     "SummaryResult",

@@ -1,0 +1,638 @@
+"""The compression driver: the I/O half of a compressing strategy (``tick``, ``drain``, retries, holds).
+
+Strategies are sans-I/O (DESIGN.md 2.4). A :class:`CompressionDriver` does the rest for one manager:
+
+1. refresh the manager's view and let the strategy fold what other handles wrote;
+2. ``strategy.prepare(view, ctx)`` when the strategy has it (the autobiographical strategies close the
+   chunks that are due and render the next requests), then ``strategy.pending_requests()``;
+3. send the first request to the manager's **summarizer** (any :class:`~context_journal.llm.Provider`;
+   the default is the offline one), demanding usable text (:meth:`LLMResponse.require_text`: a refusal,
+   an empty answer or a stop other than ``end_turn`` is a failure, like an exception);
+4. hand the :class:`~context_journal.strategies.SummaryResult` back with ``strategy.record_result``,
+   which stores a summary, or one more failed attempt with its backoff.
+
+A model call never happens inside ``compile``; a failed call leaves the journal consistent (nothing but
+the attempt is written, the chunk stays pending and is compiled raw or by older summaries). Everything
+is async underneath (:meth:`atick`, :meth:`adrain`); the manager's ``tick``/``drain`` run them with
+:func:`~context_journal.llm.run_sync`. Counters (:class:`CompressionStats`) count calls, failures and
+the tokens the summarizer read and wrote.
+
+Work is per namespace and branch (the strategy's records live there), so several drivers (threads,
+processes, hosts) may drain one namespace: each refreshes before it works, and a result for work
+another driver finished first is dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from ._fit import RenderCache, system_head
+from .compile import Roles
+from .content import resolve_media
+from .errors import ContextJournalError
+from .llm.types import LLMMessage, LLMRequest, ToolDefinition
+from .messages import MessageInput
+from .stores.base import Op
+from .strategies.autobiographical import AutobiographicalStrategy, CompressionLog, PendingItem, PendingWork, Summary
+from .strategies.autobiographical.chunking import regions
+from .strategies.autobiographical.planning import transition_plan
+from .strategies.autobiographical.records import slot_for, summary_id_for_chunk
+from .strategies.base import StrategyContext, SummaryRequest, SummaryResult
+from .views import MessageView, SliceView, StoreView
+
+if TYPE_CHECKING:
+    from .llm.provider import Provider
+    from .messages import MessageStore
+    from .stores.base import Store
+    from .strategies.base import Strategy
+
+__all__ = [
+    "CompressionDriver",
+    "CompressionStats",
+    "CompressionUnavailableError",
+    "DrainProgress",
+    "DrainReport",
+    "SummaryNotFoundError",
+    "TickResult",
+]
+
+
+class CompressionUnavailableError(ContextJournalError, TypeError):
+    """The manager's strategy does not compress (e.g. passthrough); set an autobiographical or
+    knowledge strategy first.
+
+    Attributes:
+        strategy: The strategy's name.
+    """
+
+    def __init__(self, strategy: str, what: str) -> None:
+        self.strategy = strategy
+        super().__init__(
+            f"{what} needs a compressing strategy, but this manager uses {strategy!r}; "
+            "set_strategy(AutobiographicalStrategy()) first"
+        )
+
+
+class SummaryNotFoundError(ContextJournalError, KeyError):
+    """No summary with that id on this namespace and branch (summaries made on other branches after
+    the fork point are not visible here).
+
+    Attributes:
+        summary_id: The id asked for.
+    """
+
+    def __init__(self, summary_id: str) -> None:
+        self.summary_id = summary_id
+        super().__init__(f"no summary {summary_id!r} on this namespace and branch; list them with search_summaries()")
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+@dataclass(frozen=True)
+class TickResult:
+    """What one :meth:`CompressionDriver.atick` did.
+
+    Attributes:
+        status: ``"done"`` (a summary or a part of one was stored), ``"failed"`` (the attempt failed and
+            was recorded), ``"waiting"`` (nothing ready; work waits for its retry backoff) or ``"idle"``
+            (nothing pending; stuck work may remain, see ``pending_work()``).
+        work: The work item's key, when one was attempted.
+        kind: ``"chunk"``, ``"part"`` or ``"merge"``.
+        level: Level of the summary made.
+        summary_id: The summary stored, when one was.
+        error: Why the attempt failed.
+        input_tokens: Input tokens of the call (the provider's count, else the request's estimate).
+        output_tokens: Output tokens of the call.
+        seconds: Wall time of the model call.
+    """
+
+    status: Literal["done", "failed", "waiting", "idle"]
+    work: str | None = None
+    kind: str | None = None
+    level: int | None = None
+    summary_id: str | None = None
+    error: str | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    seconds: float = 0.0
+
+    @property
+    def progressed(self) -> bool:
+        """True when the tick did a unit of work (stored a summary or recorded a failure)."""
+        return self.status in ("done", "failed")
+
+
+@dataclass
+class CompressionStats:
+    """Counters of one driver (reset with :meth:`reset`; not persisted).
+
+    Attributes:
+        calls: Model calls made.
+        failures: Calls that failed (errors, refusals, empty or cut-off answers).
+        summaries: Summaries stored, by level (``{1: n, 2: n}``).
+        parts: Parts of large chunks stored.
+        input_tokens: Input tokens sent to the summarizer (provider counts where reported).
+        output_tokens: Output tokens it wrote.
+        seconds: Wall time spent in model calls.
+    """
+
+    calls: int = 0
+    failures: int = 0
+    summaries: dict[int, int] = field(default_factory=dict)
+    parts: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    seconds: float = 0.0
+
+    @property
+    def summaries_total(self) -> int:
+        return sum(self.summaries.values())
+
+    def reset(self) -> None:
+        """Zero every counter."""
+        self.calls = self.failures = self.parts = self.input_tokens = self.output_tokens = 0
+        self.summaries = {}
+        self.seconds = 0.0
+
+    def snapshot(self) -> CompressionStats:
+        """A copy."""
+        return replace(self, summaries=dict(self.summaries))
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form (summaries keyed ``"L1"``, ``"L2"``...)."""
+        return {
+            "calls": self.calls,
+            "failures": self.failures,
+            "summaries": {f"L{k}": v for k, v in sorted(self.summaries.items())},
+            "parts": self.parts,
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+@dataclass(frozen=True)
+class DrainProgress:
+    """Passed to a ``drain(progress=...)`` callback after each unit of work.
+
+    Attributes:
+        done: Units done so far in this drain.
+        remaining: Work items still pending (an estimate: merges appear as summaries complete).
+        result: The unit just done.
+        stats: The driver's counters (live object; copy it to keep).
+    """
+
+    done: int
+    remaining: int
+    result: TickResult
+    stats: CompressionStats
+
+
+@dataclass(frozen=True)
+class DrainReport:
+    """What a drain did.
+
+    Attributes:
+        units: Units of work done (summaries stored and failures recorded).
+        summaries: Summaries (and parts) stored.
+        failures: Failed attempts.
+        seconds: Wall time of the drain.
+        pending: The work left (stuck items, or waiting ones when the drain stopped waiting).
+        stats: The driver's counters after the drain (a copy).
+    """
+
+    units: int
+    summaries: int
+    failures: int
+    seconds: float
+    pending: PendingWork
+    stats: CompressionStats
+
+
+class CompressionHost(Protocol):
+    """What a driver needs from its manager."""
+
+    @property
+    def store(self) -> Store: ...
+
+    @property
+    def messages(self) -> MessageStore: ...
+
+    @property
+    def summarizer(self) -> Provider: ...
+
+    def _strategy_context(self) -> StrategyContext: ...
+
+    def _active_strategy(self) -> Strategy: ...
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    return f"{type(exc).__name__}: {text}" if type(exc).__name__ not in text else text
+
+
+class CompressionDriver:
+    """Runs compression for one manager (see the module docstring).
+
+    Args:
+        host: The manager.
+        clock: Wall clock used for retry backoff (seconds since the epoch).
+        sleep: Awaited to wait for a backoff during :meth:`adrain`.
+    """
+
+    def __init__(
+        self,
+        host: CompressionHost,
+        *,
+        clock: Callable[[], float] = time.time,
+        sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+    ) -> None:
+        self.host = host
+        self.clock = clock
+        self.sleep = sleep
+        self.stats = CompressionStats()
+        self._cache = RenderCache(size=256)
+        self._log: CompressionLog | None = None
+
+    # ---- views and state -------------------------------------------------------------------------
+
+    def views(self, ctx: StrategyContext) -> tuple[MessageView, MessageView]:
+        """The manager's whole view (refreshed) and the part a strategy selects from (after the
+        leading system messages, as ``compile`` gives it)."""
+        full = StoreView(self.host.messages)
+        full.refresh()
+        stored = ctx.get_state("roles")
+        roles = Roles.from_metadata(stored) if isinstance(stored, Mapping) else Roles()
+        head = system_head(full, roles, self._cache)
+        return full, (SliceView(full, head) if head else full)
+
+    def _setup(self) -> tuple[Strategy, StrategyContext, MessageView, MessageView]:
+        ctx = self.host._strategy_context()
+        strategy = self.host._active_strategy()
+        strategy.load(ctx)
+        full, body = self.views(ctx)
+        return strategy, ctx, full, body
+
+    def _prepare(self) -> tuple[Strategy, StrategyContext, bool]:
+        strategy, ctx, full, body = self._setup()
+        prepare = getattr(strategy, "prepare", None)
+        if prepare is not None:
+            prepare(body, ctx, now=self.clock(), request_view=full)
+        return strategy, ctx, prepare is not None
+
+    @staticmethod
+    def _counts(strategy: Strategy, prepared: bool) -> tuple[int, int, int, float | None]:
+        counts = getattr(strategy, "pending_counts", None)
+        if prepared and counts is not None:
+            return counts()  # type: ignore[no-any-return]
+        return len(strategy.pending_requests()), 0, 0, None
+
+    def compression_log(self) -> CompressionLog:
+        """The folded compression records of the manager's namespace and branch (the strategy's own
+        when it compresses, else a read-only fold)."""
+        ctx = self.host._strategy_context()
+        strategy = self.host._active_strategy()
+        if isinstance(strategy, AutobiographicalStrategy):
+            return strategy.compression_log(ctx)
+        log = self._log
+        if (
+            log is None
+            or log.store is not ctx.store
+            or log.branch_id != ctx.branch_id
+            or log.namespace != ctx.namespace
+        ):
+            log = self._log = CompressionLog(ctx.store, ctx.branch_id, ctx.namespace)
+        log.refresh()
+        return log
+
+    def pending_work(self) -> PendingWork:
+        """Work not done yet (closing the chunks that are due first)."""
+        strategy, _, prepared = self._prepare()
+        report = getattr(strategy, "pending_work", None)
+        if prepared and report is not None:
+            return report()  # type: ignore[no-any-return]
+        rows = tuple(PendingItem(r.id, "request", 0, None, None, "ready") for r in strategy.pending_requests())
+        return PendingWork(ready=rows)
+
+    def is_ready(self) -> bool:
+        """True when no work is ready or waiting (stuck work only shows in :meth:`pending_work`)."""
+        strategy, _, _ = self._prepare()
+        return strategy.is_ready()
+
+    # ---- requests --------------------------------------------------------------------------------
+
+    def llm_request(self, request: SummaryRequest) -> LLMRequest:
+        """The provider request for a strategy's :class:`SummaryRequest` (tools from its metadata,
+        ``tool_choice="none"`` when there are tools, stored media resolved, cache markers on the system
+        prompt, the tools and the end of the head window)."""
+        meta = request.metadata
+        tools: list[ToolDefinition] = []
+        for t in meta.get("tools") or ():
+            if isinstance(t, Mapping):
+                try:
+                    tools.append(ToolDefinition.model_validate(dict(t)))
+                except ValueError:
+                    continue
+        messages = []
+        for m in request.messages:
+            content = list(m["content"])
+            if any(_has_blob(b) for b in content):
+                content = resolve_media(content, self.host.store.get_blob)
+            messages.append(LLMMessage(role=m["role"], content=content, cache=bool(m.get("cache", False))))
+        keep = ("summarize_range", "target_tokens", "instruction_last", "work", "kind", "level")
+        return LLMRequest(
+            messages=messages,
+            system=request.system or "",
+            tools=tools,
+            tool_choice="none" if tools else None,
+            max_tokens=request.max_tokens,
+            metadata={k: meta[k] for k in keep if k in meta},
+            cache_system=bool(request.system),
+            cache_tools=bool(tools),
+        )
+
+    async def _call(self, request: SummaryRequest) -> tuple[SummaryResult, float]:
+        llm = self.llm_request(request)
+        provider = self.host.summarizer
+        started = time.perf_counter()
+        self.stats.calls += 1
+        estimate = int(request.metadata.get("estimated_input_tokens", 0) or 0)
+        try:
+            response = await provider.complete(llm)
+        except AssertionError:
+            raise  # a scripted provider's "unexpected call", or a bug: never a provider failure
+        except Exception as exc:
+            return SummaryResult(request.id, None, error=_describe(exc), model=getattr(exc, "model", None)), started
+        usage = response.usage
+        tokens_in = usage.total_input_tokens or estimate
+        try:
+            text = response.require_text()
+        except ContextJournalError as exc:
+            return (
+                SummaryResult(
+                    request.id,
+                    None,
+                    response.stop_reason,
+                    tokens_in,
+                    usage.output_tokens,
+                    response.model,
+                    _describe(exc),
+                ),
+                started,
+            )
+        return (
+            SummaryResult(request.id, text, response.stop_reason, tokens_in, usage.output_tokens, response.model),
+            started,
+        )
+
+    # ---- tick and drain --------------------------------------------------------------------------
+
+    async def atick(self) -> TickResult:
+        """Do one unit of pending work: one model call and its record.
+
+        Returns:
+            What was done (see :class:`TickResult`).
+
+        Raises:
+            StoreError: a write failed.
+        """
+        strategy, ctx, prepared = self._prepare()
+        requests = list(strategy.pending_requests())
+        if not requests:
+            ready, waiting, _, _ = self._counts(strategy, prepared)
+            if ready:
+                return TickResult("failed", error="the next requests could not be built (see pending_work())")
+            return TickResult("waiting" if waiting else "idle")
+        request = requests[0]
+        meta = request.metadata
+        result, started = await self._call(request)
+        seconds = time.perf_counter() - started
+        self.stats.seconds += seconds
+        self.stats.input_tokens += result.input_tokens or 0
+        self.stats.output_tokens += result.output_tokens or 0
+        strategy.record_result(result, ctx)
+        kind = str(meta.get("kind")) if meta.get("kind") is not None else None
+        level = int(meta["level"]) if isinstance(meta.get("level"), int) else None
+        base = TickResult(
+            "done",
+            work=request.id,
+            kind=kind,
+            level=level,
+            input_tokens=result.input_tokens or 0,
+            output_tokens=result.output_tokens or 0,
+            seconds=seconds,
+        )
+        if result.text is None:
+            self.stats.failures += 1
+            return replace(base, status="failed", error=result.error)
+        summary_id = self._stored_summary(request.id)
+        if summary_id is not None and level is not None:
+            self.stats.summaries[level] = self.stats.summaries.get(level, 0) + 1
+        elif kind == "part":
+            self.stats.parts += 1
+        return replace(base, summary_id=summary_id)
+
+    def _stored_summary(self, key: str) -> str | None:
+        strategy = self.host._active_strategy()
+        if not isinstance(strategy, AutobiographicalStrategy) or strategy._log is None:
+            return None
+        log = strategy._log
+        if key.startswith("merge:"):
+            sid = key.split(":", 1)[1]
+        elif key.startswith("chunk:"):
+            sid = summary_id_for_chunk(key.split(":")[1])
+        else:
+            return None
+        return sid if sid in log.summaries else None
+
+    async def adrain(
+        self,
+        progress: Callable[[DrainProgress], Any] | None = None,
+        *,
+        max_units: int | None = None,
+        wait: bool = True,
+        max_wait: float | None = None,
+    ) -> DrainReport:
+        """Tick until nothing is pending (stuck work excepted).
+
+        Args:
+            progress: Called with a :class:`DrainProgress` after each unit of work.
+            max_units: Stop after this many units.
+            wait: Wait for the backoff of failed work and retry it (until it succeeds or is stuck);
+                False stops when only waiting work is left.
+            max_wait: Stop rather than wait past this many seconds of the drain.
+
+        Returns:
+            A :class:`DrainReport`.
+
+        Raises:
+            StoreError: a write failed.
+        """
+        started = time.perf_counter()
+        units = summaries = failures = 0
+        while max_units is None or units < max_units:
+            result = await self.atick()
+            if result.status == "idle":
+                break
+            if result.status == "waiting":
+                strategy, _, prepared = self._prepare()
+                next_at = self._counts(strategy, prepared)[3]
+                if not wait or next_at is None:
+                    break
+                delay = max(0.0, next_at - self.clock())
+                if max_wait is not None and time.perf_counter() - started + delay > max_wait:
+                    break
+                await self.sleep(delay)
+                continue
+            units += 1
+            summaries += result.status == "done"
+            failures += result.status == "failed"
+            if progress is not None:
+                ready, waiting, _, _ = self._counts(self.host._active_strategy(), True)
+                progress(DrainProgress(units, max(0, ready + waiting - 1), result, self.stats))
+        pending = self.pending_work()
+        return DrainReport(units, summaries, failures, time.perf_counter() - started, pending, self.stats.snapshot())
+
+    # ---- holds, queries, head resets -------------------------------------------------------------
+
+    def set_hold(self, message_id: str, active: bool) -> None:
+        """Hold (or release) compression at a message: no chunk closes at or after it while held.
+
+        Raises:
+            MessageNotFoundError: no visible message has the id (when holding).
+        """
+        if active:
+            self.host.messages.get(message_id)
+        log = self.compression_log()
+        ctx = self.host._strategy_context()
+        body = {"type": "hold", "message_id": message_id, "active": active, "at": time.time()}
+        item = f"hold/{message_id}"
+        with ctx.store.transaction() as tx:
+            tx.append(ctx.branch_id, log.slot, item, body, Op.EDIT if log.has_item(item) else Op.APPEND)
+        log.refresh()
+
+    def summaries(self) -> list[Summary]:
+        """Every summary visible on the namespace and branch, in conversation order (finest first)."""
+        log = self.compression_log()
+        with log.lock:
+            rows = [log.with_parent(s) for s in log.summaries.values()]
+        rows.sort(key=lambda s: (s.first_sequence, s.level))
+        return rows
+
+    def search(
+        self, text: str | None = None, regex: str | re.Pattern[str] | None = None, limit: int | None = 10
+    ) -> list[Summary]:
+        """Summaries whose text holds ``text`` (case-insensitive) and matches ``regex``, newest first.
+
+        Raises:
+            re.error: ``regex`` is not a valid pattern.
+        """
+        pattern = re.compile(regex) if isinstance(regex, str) else regex
+        needle = text.casefold() if text else None
+        rows = sorted(self.summaries(), key=lambda s: (-s.last_sequence, s.level))
+        out = [
+            s
+            for s in rows
+            if (needle is None or needle in s.text.casefold()) and (pattern is None or pattern.search(s.text))
+        ]
+        return out if limit is None else out[: max(0, limit)]
+
+    def get(self, summary_id: str) -> Summary:
+        """One summary by id.
+
+        Raises:
+            SummaryNotFoundError: no such summary on this namespace and branch.
+        """
+        log = self.compression_log()
+        found = log.summaries.get(summary_id)
+        if found is None:
+            raise SummaryNotFoundError(summary_id)
+        return log.with_parent(found)
+
+    def in_range(self, start: int | str, end: int | str) -> list[Summary]:
+        """Summaries standing for any message of a range: view positions ``[start, end)`` (ints) or
+        message ids ``start..end`` inclusive (strings); coarse to fine within conversation order.
+
+        Raises:
+            MessageNotFoundError: a message id is not visible.
+            ValueError: the range is empty or reversed.
+        """
+        full = StoreView(self.host.messages)
+        full.refresh()
+
+        def seq_of(ref: int | str, is_end: bool) -> int:
+            if isinstance(ref, str):
+                return self.host.messages.get(ref).created_sequence
+            index = min(max(ref - 1 if is_end else ref, 0), len(full) - 1)
+            return full.entry(index).created_sequence
+
+        if len(full) == 0:
+            return []
+        lo, hi = seq_of(start, False), seq_of(end, True)
+        if hi < lo:
+            raise ValueError(f"empty or reversed range {start!r}..{end!r}")
+        rows = [s for s in self.summaries() if s.first_sequence <= hi and s.last_sequence >= lo]
+        rows.sort(key=lambda s: (s.first_sequence, -s.level))
+        return rows
+
+    async def areset_head_window(self, text: str | None = None) -> str:
+        """Start a new head window at a transition message (see ``ContextManager.reset_head_window``).
+
+        Raises:
+            CompressionUnavailableError: the strategy does not compress.
+            ValueError: ``text`` is blank.
+            ProviderError: the summarizer failed (nothing is written).
+        """
+        if text is not None and not text.strip():
+            raise ValueError("text must be non-blank (or None to have the summarizer write it)")
+        strategy, ctx, full, body = self._setup()
+        if not isinstance(strategy, AutobiographicalStrategy):
+            raise CompressionUnavailableError(getattr(strategy, "name", type(strategy).__name__), "reset_head_window")
+        cfg = strategy.config
+        info: dict[str, Any] = {}
+        if text is None:
+            if len(body) == 0:
+                text = "(nothing was said before this point)"
+            else:
+                log = strategy.compression_log(ctx)
+                plan = transition_plan(strategy, body, log, regions(body, log, strategy.config.head_window_tokens))
+                request = strategy.render_plan(plan, body, ctx, full)
+                self.stats.calls += 1
+                started = time.perf_counter()
+                response = await self.host.summarizer.complete(self.llm_request(request))
+                self.stats.seconds += time.perf_counter() - started
+                self.stats.input_tokens += response.usage.total_input_tokens
+                self.stats.output_tokens += response.usage.output_tokens
+                text = response.require_text()
+                info = {
+                    "model": response.model,
+                    "request_hash": request.metadata.get("request_hash"),
+                    "input_tokens": response.usage.total_input_tokens,
+                }
+        content = [{"type": "text", "text": cfg.transition_heading + text}]
+        metadata = {"context_journal": {"kind": "transition_summary", "namespace": ctx.namespace, **info}}
+        log = strategy.compression_log(ctx)
+        with ctx.store.transaction() as tx:
+            mid = self.host.messages.append([MessageInput(cfg.marker_participant, content, metadata)])[0]
+            item, record = strategy.head_record(mid, info)
+            tx.append(ctx.branch_id, slot_for(ctx.namespace), item, record)
+        log.refresh()
+        return mid
+
+
+def _has_blob(block: Mapping[str, Any]) -> bool:
+    source = block.get("source")
+    if isinstance(source, Mapping) and source.get("type") == "blob":
+        return True
+    content = block.get("content")
+    return (
+        isinstance(content, Sequence)
+        and not isinstance(content, str)
+        and any(isinstance(b, Mapping) and _has_blob(b) for b in content)
+    )

@@ -1,0 +1,223 @@
+"""Folding: the entries of a compile, each span at the finest level that fits.
+
+Start from the coarsest cover: every root (an unmerged summary, or a chunk without a summary, rendered
+raw) between raw gaps, the head window and the tail. The raw parts always go in. Then, from the newest
+root back to the oldest, a summary is replaced by what it was made from (its children, or an L1's raw
+chunk) while the extra tokens fit. The fold is **monotone**: going back in time the level never gets
+finer (once a span stays at level ``L``, older spans are rendered at ``L`` or coarser), so detail is
+spent on the recent past first. Cost: O(roots + rendered nodes), each O(log N); never O(history).
+
+A summary is rendered as a recall pair: a short marker turn from the marker participant ("Context
+Manager": a user turn) and the summary in the summary participant's voice (an assistant turn). Both
+entries say which view positions they cover, so the compile reports coverage and provenance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..base import ContextEntry, RawSpan, RenderedEntry, SummaryRef
+from .chunking import Layout, Node, first_at_least, summary_span
+from .records import Summary
+
+if TYPE_CHECKING:
+    from ...views import MessageView
+    from .state import CompressionLog
+
+__all__ = ["Item", "fold", "recall_pair", "to_entries"]
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """A piece of the folded cover: raw positions ``[start, end)``, or a summary standing for them."""
+
+    start: int
+    end: int
+    summary: Summary | None = None
+
+
+def recall_pair(
+    summary_text: str,
+    marker_text: str,
+    summary_participant: str,
+    marker_participant: str,
+    covers: tuple[int, int] | None,
+    refs: tuple[SummaryRef, ...],
+) -> tuple[RenderedEntry, RenderedEntry]:
+    """The two entries of a recall pair: the marker question (user turn) and the memory (assistant)."""
+    marker = RenderedEntry(
+        marker_participant, ({"type": "text", "text": marker_text},), kind="marker", covers=covers, role="user"
+    )
+    memory = RenderedEntry(
+        summary_participant,
+        ({"type": "text", "text": summary_text},),
+        kind="summary",
+        covers=covers,
+        summaries=refs,
+        role="assistant",
+    )
+    return marker, memory
+
+
+def fold(
+    view: MessageView,
+    log: CompressionLog,
+    lay: Layout,
+    budget: int,
+    pair_cost: Callable[[Summary], int],
+    owned: Callable[[str], frozenset[str]],
+    memo: dict[str, tuple[int, int] | None] | None = None,
+    window: bool = False,
+) -> tuple[list[Item], list[tuple[int, int]]]:
+    """The cover of the whole view within ``budget`` tokens where possible (see the module docstring).
+
+    The raw parts (head, gaps, tail, chunks without a summary) are always included; when they and the
+    coarsest summaries exceed ``budget`` the result is the coarsest cover (the compiler then reduces
+    the largest messages to excerpts), or, with ``window``, the oldest raw items outside the head are
+    left out until it fits (never the newest tool unit).
+
+    Returns:
+        The items in order, and the spans left out.
+    """
+    memo = {} if memo is None else memo
+    segments: list[Item] = []
+    pos = 0
+    fixed = 0
+    for node in lay.nodes:
+        if node.start > pos:
+            segments.append(Item(pos, node.start))
+            fixed += view.tokens(pos, node.start)
+        segments.append(_item(log, node))
+        if node.kind == "chunk":
+            fixed += view.tokens(node.start, node.end)
+        else:
+            fixed += pair_cost(log.summaries[node.id])
+        pos = node.end
+    if pos < lay.n:
+        segments.append(Item(pos, lay.n))
+        fixed += view.tokens(pos, lay.n)
+    omitted: list[tuple[int, int]] = []
+    if window and fixed > budget:
+        segments, fixed, omitted = _window(view, lay, segments, fixed, budget)
+    remaining = budget - fixed
+    out_rev: list[Item] = []
+    min_level = 0
+
+    def children(s: Summary, span: tuple[int, int]) -> list[Item] | None:
+        if s.level <= 1:
+            return [Item(span[0], span[1])]
+        kids = log.children(s)
+        items: list[Item] = []
+        for kid in kids:
+            kspan = summary_span(view, log, kid, owned, memo)
+            if kspan is None:
+                return None
+            items.append(Item(kspan[0], kspan[1], kid))
+        return items
+
+    def cost(item: Item) -> int:
+        return view.tokens(item.start, item.end) if item.summary is None else pair_cost(item.summary)
+
+    def visit(item: Item) -> None:
+        nonlocal remaining, min_level
+        s = item.summary
+        if s is None:
+            out_rev.append(item)
+            return
+        if s.level - 1 >= min_level:
+            kids = children(s, (item.start, item.end))
+            if kids is not None:
+                delta = sum(cost(k) for k in kids) - cost(item)
+                if delta <= remaining:
+                    remaining -= delta
+                    for kid in reversed(kids):
+                        visit(kid)
+                    return
+        out_rev.append(item)
+        min_level = max(min_level, s.level)
+
+    for seg in reversed(segments):
+        visit(seg)
+    out_rev.reverse()
+    return out_rev, omitted
+
+
+def _window(
+    view: MessageView, lay: Layout, segments: list[Item], fixed: int, budget: int
+) -> tuple[list[Item], int, list[tuple[int, int]]]:
+    """Leave out the oldest raw messages outside the head until ``fixed`` fits ``budget``: whole tool
+    units only, and never the newest unit."""
+    from ...views import newest_unit_start, unit_start_at_or_after
+
+    keep_from = newest_unit_start(view, lay.n)
+    kept: list[Item] = []
+    omitted: list[tuple[int, int]] = []
+    for item in segments:
+        if fixed <= budget or item.summary is not None:
+            kept.append(item)
+            continue
+        pieces = (
+            (item.start, min(item.end, lay.head_start), True),
+            (max(item.start, lay.head_start), min(item.end, lay.head_end), False),
+            (max(item.start, lay.head_end), item.end, True),
+        )
+        for a, b, droppable in pieces:
+            if b <= a:
+                continue
+            limit = min(b, max(a, keep_from))
+            if not droppable or fixed <= budget or limit <= a:
+                kept.append(Item(a, b))
+                continue
+            cut = first_at_least(view, a, limit, fixed - budget) or limit
+            cut = unit_start_at_or_after(view, cut, limit)
+            omitted.append((a, cut))
+            fixed -= view.tokens(a, cut)
+            if cut < b:
+                kept.append(Item(cut, b))
+    return kept, fixed, omitted
+
+
+def _item(log: CompressionLog, node: Node) -> Item:
+    if node.kind == "chunk":
+        return Item(node.start, node.end)
+    return Item(node.start, node.end, log.summaries[node.id])
+
+
+def to_entries(
+    items: Sequence[Item],
+    marker_text: Callable[[Summary], str],
+    summary_participant: str,
+    marker_participant: str,
+) -> tuple[ContextEntry, ...]:
+    """Entries of a folded cover: adjacent raw items joined into one span, summaries as recall pairs."""
+    out: list[ContextEntry] = []
+    raw_start: int | None = None
+    raw_end = 0
+    for item in items:
+        if item.summary is None:
+            if raw_start is not None and item.start == raw_end:
+                raw_end = item.end
+            else:
+                if raw_start is not None:
+                    out.append(RawSpan(raw_start, raw_end))
+                raw_start, raw_end = item.start, item.end
+            continue
+        if raw_start is not None:
+            out.append(RawSpan(raw_start, raw_end))
+            raw_start = None
+        s = item.summary
+        out.extend(
+            recall_pair(
+                s.text,
+                marker_text(s),
+                summary_participant,
+                marker_participant,
+                (item.start, item.end),
+                (SummaryRef(s.id, s.level),),
+            )
+        )
+    if raw_start is not None:
+        out.append(RawSpan(raw_start, raw_end))
+    return tuple(out)

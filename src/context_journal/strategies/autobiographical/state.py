@@ -1,0 +1,342 @@
+"""The in-memory fold of a namespace's compression records on one branch (:class:`CompressionLog`).
+
+The log reads the slot ``compression/<namespace>`` once and then only the records newer than the last
+one it saw (nothing is read when the store's change token has not moved), so keeping it current costs
+nothing per compile when compression is idle. Folding rules (first valid record wins, so two workers
+writing the same thing agree):
+
+* a chunk that overlaps an earlier chunk's sequence range is ignored;
+* an L1 summary is kept only for a known chunk that has none yet;
+* a merge is kept only when its sources are adjacent unmerged summaries of the level below, in order;
+  it then becomes their parent;
+* the newest version of an attempt, hold or head mark wins.
+
+The **roots** are what a compile starts from: the unmerged summaries and the chunks still without a
+summary, in conversation order (by created sequence); every chunk is under exactly one root.
+"""
+
+from __future__ import annotations
+
+import bisect
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from ...stores.base import Op, Record
+from .records import Attempt, ChunkRecord, HeadMark, PartRecord, Summary, slot_for
+
+if TYPE_CHECKING:
+    from ...stores.base import Store
+
+__all__ = ["CompressionLog", "Root"]
+
+
+@dataclass(frozen=True, slots=True)
+class Root:
+    """A top-level node: an unmerged summary or a chunk without a summary.
+
+    Attributes:
+        kind: ``"summary"`` or ``"chunk"``.
+        id: Its id.
+        first_seq: Created sequence of its first message.
+        last_seq: Created sequence of its last message.
+        level: The summary's level (0 for a chunk rendered raw).
+    """
+
+    kind: Literal["summary", "chunk"]
+    id: str
+    first_seq: int
+    last_seq: int
+    level: int
+
+
+class CompressionLog:
+    """Chunks, summaries and work bookkeeping of one namespace on one branch, folded from the store.
+
+    Args:
+        store: The record store.
+        branch_id: The branch read.
+        namespace: The namespace whose slot is read.
+        inherit: ``(namespace, as_of)`` of a parent namespace whose records up to ``as_of`` are
+            folded first (a derived context under another namespace), or None.
+    """
+
+    def __init__(self, store: Store, branch_id: int, namespace: str, inherit: tuple[str, int] | None = None) -> None:
+        self.store = store
+        self.branch_id = branch_id
+        self.namespace = namespace
+        self.slot = slot_for(namespace)
+        self.inherit = inherit
+        self.lock = threading.RLock()
+        self.last_seq = 0
+        self.version = 0
+        self._token: int | None = None
+        self.chunks: dict[str, ChunkRecord] = {}
+        self._chunk_keys: list[int] = []  # first_seq of each chunk, sorted
+        self._chunk_at: dict[int, str] = {}
+        self.summaries: dict[str, Summary] = {}
+        self.l1_of: dict[str, str] = {}  # chunk id -> its L1 summary id
+        self.unsummarised: list[int] = []  # first_seq of chunks without an L1, sorted
+        self.parent: dict[str, str] = {}
+        self._root_keys: list[int] = []
+        self._roots: dict[int, Root] = {}
+        self._summary_root_keys: list[int] = []  # first_seq of unmerged summaries, sorted
+        self._untiled: dict[int, str | None] = {}  # first_seq of a chunk not tiled to the one before -> that one
+        self.parts: dict[str, dict[tuple[int, int], PartRecord]] = {}
+        self.attempts: dict[str, Attempt] = {}
+        self.holds: dict[str, bool] = {}
+        self.heads: list[HeadMark] = []
+        self.items: set[str] = set()
+        self._loaded_inherit = False
+
+    # ---- reading ---------------------------------------------------------------------------------
+
+    def refresh(self) -> bool:
+        """Fold the records written since the last look (by anyone). Returns True if any were new."""
+        with self.lock:
+            token = self.store.change_token()
+            if token == self._token:
+                return False
+            self._token = token
+            changed = False
+            if self.inherit is not None and not self._loaded_inherit:
+                ns, as_of = self.inherit
+                for rec in self.store.read_slot(slot_for(ns), self.branch_id, as_of=as_of):
+                    changed = self._apply(rec) or changed
+                self._loaded_inherit = True
+                self.last_seq = 0  # the own slot is read from its start
+            records = self.store.read_slot(self.slot, self.branch_id, after=self.last_seq)
+            for rec in records:
+                changed = self._apply(rec) or changed
+                self.last_seq = max(self.last_seq, rec.seq)
+            if changed:
+                self.version += 1
+            return changed
+
+    def _apply(self, rec: Record) -> bool:
+        if rec.body is None or rec.op == Op.REMOVE:
+            return False
+        try:
+            body: Any = rec.value()
+            kind = body.get("type") if isinstance(body, dict) else None
+            if kind == "chunk":
+                return self._add_chunk(ChunkRecord.from_body(body), rec.item)
+            if kind == "summary":
+                return self._add_summary(Summary.from_body(body), rec.item)
+            if kind == "part":
+                part = PartRecord.from_body(body)
+                self.parts.setdefault(part.chunk_id, {}).setdefault((part.first_seq, part.last_seq), part)
+                self.items.add(rec.item)
+                return True
+            if kind == "attempt":
+                attempt = Attempt.from_body(body)
+                self.attempts[attempt.key] = attempt
+                self.items.add(rec.item)
+                return True
+            if kind == "hold":
+                self.holds[str(body["message_id"])] = bool(body.get("active", False))
+                self.items.add(rec.item)
+                return True
+            if kind == "head":
+                self.heads.append(HeadMark.from_body(body))
+                self.items.add(rec.item)
+                return True
+        except (KeyError, TypeError, ValueError):
+            return False  # a malformed record is ignored (never written by this library)
+        return False
+
+    def _add_chunk(self, chunk: ChunkRecord, item: str) -> bool:
+        if chunk.id in self.chunks or not chunk.ids or chunk.last_seq < chunk.first_seq:
+            return False
+        if self.overlaps(chunk.first_seq, chunk.last_seq):
+            return False
+        k = bisect.bisect_left(self._chunk_keys, chunk.first_seq)
+        self._chunk_keys.insert(k, chunk.first_seq)
+        self._chunk_at[chunk.first_seq] = chunk.id
+        self.chunks[chunk.id] = chunk
+        self._retile(k)
+        bisect.insort(self.unsummarised, chunk.first_seq)
+        self._put_root(Root("chunk", chunk.id, chunk.first_seq, chunk.last_seq, 0))
+        self.items.add(item)
+        return True
+
+    def _add_summary(self, s: Summary, item: str) -> bool:
+        if s.id in self.summaries:
+            return False
+        if s.level == 1:
+            chunk = s.source_ids[0] if s.source_ids else None
+            if chunk is None or chunk not in self.chunks or chunk in self.l1_of:
+                return False
+            self.l1_of[chunk] = s.id
+            start = self.chunks[chunk].first_seq
+            k = bisect.bisect_left(self.unsummarised, start)
+            if k < len(self.unsummarised) and self.unsummarised[k] == start:
+                del self.unsummarised[k]
+            self.summaries[s.id] = s
+            self._put_root(Root("summary", s.id, s.first_sequence, s.last_sequence, 1))
+            self.items.add(item)
+            return True
+        # A merge: its sources must be consecutive roots of the level below, in order.
+        sources = [self.summaries.get(i) for i in s.source_ids]
+        if len(sources) < 2 or any(x is None or x.level != s.level - 1 or x.id in self.parent for x in sources):
+            return False
+        first = sources[0]
+        assert first is not None
+        k = bisect.bisect_left(self._root_keys, first.first_sequence)
+        keys = self._root_keys[k : k + len(sources)]
+        if len(keys) != len(sources) or any(
+            self._roots[key].id != src.id for key, src in zip(keys, sources, strict=True) if src is not None
+        ):
+            return False
+        for key in keys:
+            del self._roots[key]
+            j = bisect.bisect_left(self._summary_root_keys, key)
+            if j < len(self._summary_root_keys) and self._summary_root_keys[j] == key:
+                del self._summary_root_keys[j]
+        del self._root_keys[k : k + len(sources)]
+        for src in sources:
+            assert src is not None
+            self.parent[src.id] = s.id
+        self.summaries[s.id] = s
+        self._put_root(Root("summary", s.id, s.first_sequence, s.last_sequence, s.level))
+        self.items.add(item)
+        return True
+
+    def _retile(self, k: int) -> None:
+        """Update the untiled boundaries around the chunk just inserted at index ``k``."""
+        keys = self._chunk_keys
+        for i in (k, k + 1):
+            if i >= len(keys):
+                continue
+            here = self.chunks[self._chunk_at[keys[i]]]
+            before = self.chunks[self._chunk_at[keys[i - 1]]] if i > 0 else None
+            if before is not None and self.tiled(before, here):
+                self._untiled.pop(keys[i], None)
+            else:
+                self._untiled[keys[i]] = before.id if before is not None else None
+
+    def untiled(self) -> list[tuple[ChunkRecord | None, ChunkRecord]]:
+        """``(chunk before, chunk)`` pairs with (possibly) messages between them, in order (the first
+        chunk always, with None before it). Kept up to date as chunks arrive: O(gaps), not O(chunks)."""
+        out: list[tuple[ChunkRecord | None, ChunkRecord]] = []
+        for seq in sorted(self._untiled):
+            left = self._untiled[seq]
+            out.append((self.chunks[left] if left is not None else None, self.chunks[self._chunk_at[seq]]))
+        return out
+
+    def _put_root(self, root: Root) -> None:
+        if root.first_seq not in self._roots:
+            bisect.insort(self._root_keys, root.first_seq)
+        self._roots[root.first_seq] = root
+        k = bisect.bisect_left(self._summary_root_keys, root.first_seq)
+        present = k < len(self._summary_root_keys) and self._summary_root_keys[k] == root.first_seq
+        if root.kind == "summary" and not present:
+            self._summary_root_keys.insert(k, root.first_seq)
+        elif root.kind != "summary" and present:
+            del self._summary_root_keys[k]
+
+    def summary_roots(self) -> list[Root]:
+        """The unmerged summaries in conversation order (no chunk roots): O(their number)."""
+        return [self._roots[k] for k in self._summary_root_keys]
+
+    # ---- queries ---------------------------------------------------------------------------------
+
+    def overlaps(self, first_seq: int, last_seq: int) -> bool:
+        """True when a chunk owns any created sequence in ``[first_seq, last_seq]``."""
+        k = bisect.bisect_right(self._chunk_keys, last_seq)
+        if k == 0:
+            return False
+        prev = self.chunks[self._chunk_at[self._chunk_keys[k - 1]]]
+        return prev.last_seq >= first_seq
+
+    def chunk_starting_after(self, seq: int) -> ChunkRecord | None:
+        """The first chunk whose first sequence is greater than ``seq``."""
+        k = bisect.bisect_right(self._chunk_keys, seq)
+        return self.chunks[self._chunk_at[self._chunk_keys[k]]] if k < len(self._chunk_keys) else None
+
+    def chunk_holding(self, seq: int) -> ChunkRecord | None:
+        """The chunk whose sequence range holds ``seq``, or None."""
+        k = bisect.bisect_right(self._chunk_keys, seq)
+        if k == 0:
+            return None
+        chunk = self.chunks[self._chunk_at[self._chunk_keys[k - 1]]]
+        return chunk if chunk.last_seq >= seq else None
+
+    def chunk_before(self, chunk: ChunkRecord) -> ChunkRecord | None:
+        """The chunk just before ``chunk`` in conversation order, or None."""
+        k = bisect.bisect_left(self._chunk_keys, chunk.first_seq)
+        return self.chunks[self._chunk_at[self._chunk_keys[k - 1]]] if k > 0 else None
+
+    def iter_chunks(self) -> Iterator[ChunkRecord]:
+        """Every chunk in conversation order."""
+        return (self.chunks[self._chunk_at[k]] for k in self._chunk_keys)
+
+    def last_chunk(self) -> ChunkRecord | None:
+        return self.chunks[self._chunk_at[self._chunk_keys[-1]]] if self._chunk_keys else None
+
+    @staticmethod
+    def tiled(left: ChunkRecord, right: ChunkRecord) -> bool:
+        """True when ``right`` starts exactly where ``left`` ends (recorded when either closed)."""
+        return right.follows == left.id or left.precedes == right.id
+
+    def roots_adjacent(self, left: Root, right: Root) -> bool:
+        """True when ``right`` directly follows ``left``: no root between them and no message between
+        their chunks."""
+        first = self.chunks.get(self._chunk_at.get(right.first_seq, ""))
+        if first is None or right.first_seq in self._untiled:
+            return False
+        before = self.chunk_before(first)
+        return before is not None and before.last_seq == left.last_seq
+
+    def roots_before(self, seq: int) -> Iterator[Root]:
+        """Roots ending before ``seq``, newest first."""
+        keys = self._root_keys
+        for i in range(bisect.bisect_left(keys, seq) - 1, -1, -1):
+            yield self._roots[keys[i]]
+
+    def roots(self) -> list[Root]:
+        """The roots in conversation order."""
+        return [self._roots[k] for k in self._root_keys]
+
+    def iter_roots(self, reverse: bool = False) -> Iterator[Root]:
+        keys = reversed(self._root_keys) if reverse else iter(self._root_keys)
+        return (self._roots[k] for k in keys)
+
+    def children(self, summary: Summary) -> list[Summary]:
+        """The summaries a merge was made from (empty for an L1)."""
+        if summary.level <= 1:
+            return []
+        return [self.summaries[i] for i in summary.source_ids if i in self.summaries]
+
+    def with_parent(self, summary: Summary) -> Summary:
+        """The summary with its ``parent_id`` filled in."""
+        parent = self.parent.get(summary.id)
+        if parent == summary.parent_id:
+            return summary
+        from dataclasses import replace
+
+        return replace(summary, parent_id=parent)
+
+    def active_holds(self) -> list[str]:
+        """Message ids under an active compression hold."""
+        return [mid for mid, active in self.holds.items() if active]
+
+    def has_item(self, item: str) -> bool:
+        return item in self.items
+
+    def chunk_of_summary(self, summary: Summary) -> ChunkRecord | None:
+        """The chunk of an L1 summary."""
+        return self.chunks.get(summary.source_ids[0]) if summary.level == 1 and summary.source_ids else None
+
+    def stats(self) -> dict[str, Any]:
+        """Counts for reports: chunks, summaries by level, roots."""
+        levels: dict[str, int] = {}
+        for s in self.summaries.values():
+            levels[f"L{s.level}"] = levels.get(f"L{s.level}", 0) + 1
+        return {
+            "chunks": len(self.chunks),
+            "summaries": dict(sorted(levels.items(), key=lambda kv: int(kv[0][1:]))),
+            "roots": len(self._root_keys),
+            "unsummarised_chunks": len(self.chunks) - len(self.l1_of),
+        }

@@ -1,0 +1,447 @@
+"""``AutobiographicalStrategy``: a raw head, a raw recent window, and a middle of chunks → summaries.
+
+How it works (each part in its own module of this package):
+
+* **State** (:mod:`.records`, :mod:`.state`): chunks, summaries, attempts, holds and head marks are
+  records of the slot ``compression/<namespace>`` on the manager's branch, folded incrementally.
+* **Chunking** (:mod:`.chunking`): the head window is raw; after it the middle closes into chunks of at
+  least ``target_chunk_tokens`` ending where a tool unit ends, never inside the recent window, never a
+  trailing partial chunk; a closed chunk owns its messages for good, so a restart or a new
+  configuration never re-summarises covered ground.
+* **Work** (:mod:`.work`, :mod:`.requests`): each chunk owes an L1 summary; ``merge_threshold`` adjacent
+  unmerged summaries of a level owe a merge. :meth:`prepare` (run by the driver, with the context)
+  closes chunks and renders the next requests; :meth:`record_result` stores a summary or a failure.
+* **Select** (:mod:`.folding`): pure; head, then the middle at the finest level that fits, then the
+  tail; every message covered raw or by a rendered summary.
+
+All reads that feed a summary go through :meth:`AutobiographicalStrategy.before_read`, the single
+choke point where a reader-scoped manager can record what compression may have read (issue 7).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ...stores.base import Op
+from ..base import BaseStrategy, Budget, RawSpan, Selection, StrategyContext, SummaryRequest, SummaryResult
+from .chunking import Layout, Regions, chunk_span, first_at_least, layout, new_chunks, recent_start, regions
+from .config import AutobiographicalConfig
+from .folding import fold, to_entries
+from .planning import cap_text
+from .records import ChunkRecord, HeadMark, Summary
+from .requests import RequestPlan, render_request
+from .state import CompressionLog
+from .work import PendingWork, Queue, WorkItem, split_parts
+
+if TYPE_CHECKING:
+    from ...tokens import TokenCounter
+    from ...views import MessageView
+
+__all__ = ["INHERIT_STATE", "SYSTEM_STATE", "TOOLS_STATE", "AutobiographicalStrategy"]
+
+INHERIT_STATE = "compression/inherit"
+"""Namespace state ``{"namespace": str, "as_of": int}``: fold that namespace's records up to ``as_of``
+first (a derived context under a new namespace inherits its parent's chunks and summaries)."""
+SYSTEM_STATE = "summarizer/system"
+"""Namespace state: the host's system prompt sent with summary requests (``set_system_prompt``)."""
+TOOLS_STATE = "summarizer/tools"
+"""Namespace state: the host's tool definitions sent with summary requests (``set_tools``)."""
+
+
+class AutobiographicalStrategy(BaseStrategy):
+    """Head and recent windows raw, the middle as chunks summarised by a model and merged upward.
+
+    Args:
+        config: The settings (default :class:`AutobiographicalConfig`).
+        **overrides: Settings changed from ``config`` (e.g. ``head_window_tokens=500``).
+
+    Raises:
+        ValueError: an invalid setting (see :class:`AutobiographicalConfig`).
+        TypeError: an unknown setting.
+    """
+
+    name = "autobiographical"
+    records_compression_reads = True
+    """Declares that every read feeding a summary goes through :meth:`before_read`."""
+
+    def __init__(self, config: AutobiographicalConfig | None = None, **overrides: Any) -> None:
+        base = config or AutobiographicalConfig()
+        self.config = base.with_(**overrides) if overrides else base
+        self._log: CompressionLog | None = None
+        self._counter: TokenCounter | None = None
+        self._owned: dict[str, frozenset[str]] = {}
+        self._pair_costs: dict[str, int] = {}
+        self._queue: Queue | None = None
+        self._report: PendingWork | None = None
+        self._off_path: set[str] = set()
+        self._requests: list[SummaryRequest] = []
+        self._inflight: dict[str, tuple[WorkItem, RequestPlan, SummaryRequest]] = {}
+        self._now: float | None = None
+        self._memo_key: tuple[int, int, int, int] | None = None
+        self._memo: dict[str, tuple[int, int] | None] = {}
+
+    # ---- state -----------------------------------------------------------------------------------
+
+    def load(self, ctx: StrategyContext) -> None:
+        """Fold the records written since the last look on the context's namespace and branch (nothing
+        is read when the store has not changed; a new branch or store starts a fresh fold)."""
+        self.compression_log(ctx)
+
+    def compression_log(self, ctx: StrategyContext) -> CompressionLog:
+        """The folded records of ``ctx``'s namespace and branch, brought up to date."""
+        log = self._log
+        if (
+            log is None
+            or log.store is not ctx.store
+            or log.branch_id != ctx.branch_id
+            or log.namespace != ctx.namespace
+        ):
+            inherit = ctx.get_state(INHERIT_STATE)
+            parent = None
+            if isinstance(inherit, Mapping) and isinstance(inherit.get("namespace"), str):
+                parent = (str(inherit["namespace"]), int(inherit.get("as_of", 0)))
+            log = CompressionLog(ctx.store, ctx.branch_id, ctx.namespace, parent)
+            self._log = log
+            self._owned, self._pair_costs, self._off_path = {}, {}, set()
+            self._memo_key, self._memo = None, {}
+            self._queue, self._report, self._requests, self._inflight = None, None, [], {}
+        if self._counter is not ctx.counter:
+            self._counter, self._pair_costs = ctx.counter, {}
+        log.refresh()
+        return log
+
+    def _spans(self, view: MessageView) -> dict[str, tuple[int, int] | None]:
+        """Spans of summaries in ``view``, kept while the view shows the same thing (same store view,
+        same newest sequence, same length): a compile that selects again with less budget, and the
+        next compile when nothing changed, place nothing twice."""
+        base = getattr(view, "base", None) or view
+        seq = getattr(base, "last_sequence", None)
+        if not isinstance(seq, int):
+            return {}
+        key = (id(base), seq, len(view), int(getattr(view, "start", 0)))
+        if key != self._memo_key or len(self._memo) > 200_000:
+            self._memo_key, self._memo = key, {}
+        return self._memo
+
+    def _owned_ids(self, chunk: str) -> frozenset[str]:
+        ids = self._owned.get(chunk)
+        if ids is None and self._log is not None:
+            ids = self._owned[chunk] = frozenset(self._log.chunks[chunk].ids)
+        return ids or frozenset()
+
+    def marker_text(self, summary: Summary) -> str:
+        """The marker turn of a summary's recall pair."""
+        return self.config.recall_marker.format(count=summary.message_count)
+
+    def _text_tokens(self, participant: str, text: str) -> int:
+        counter = self._counter
+        return counter.count_message(participant, [{"type": "text", "text": text}]) if counter else len(text) // 4 + 1
+
+    def pair_cost(self, summary: Summary) -> int:
+        """Tokens of a summary's recall pair as a compile renders it (marker named, then memory)."""
+        cost = self._pair_costs.get(summary.id)
+        if cost is None:
+            cfg = self.config
+            marker = f"{cfg.marker_participant}: {self.marker_text(summary)}"
+            cost = self._text_tokens(cfg.marker_participant, marker) + self._text_tokens(
+                cfg.summary_participant, summary.text
+            )
+            self._pair_costs[summary.id] = cost
+        return cost
+
+    def layout(self, view: MessageView, memo: dict[str, tuple[int, int] | None] | None = None) -> Layout:
+        """Where the head, the chunks, the summaries and the tail are in ``view`` (after :meth:`load`).
+
+        Raises:
+            RuntimeError: :meth:`load` was never called.
+        """
+        if self._log is None:
+            raise RuntimeError("load(ctx) the strategy before reading its layout")
+        return layout(view, self._log, self.config.head_window_tokens, self._owned_ids, memo)
+
+    # ---- select (pure) ---------------------------------------------------------------------------
+
+    def select(self, view: MessageView, budget: Budget) -> Selection:
+        """Head, the middle at the finest level that fits ``budget.tokens``, then the tail (see
+        :mod:`.folding`). Pure: reads the view and the folded state, writes nothing."""
+        n = len(view)
+        if n == 0:
+            return Selection(())
+        log = self._log
+        if log is None:
+            return Selection((RawSpan(0, n),))
+        with log.lock:
+            memo = self._spans(view)
+            lay = layout(view, log, self.config.head_window_tokens, self._owned_ids, memo)
+            cfg = self.config
+            window = cfg.overflow == "window"
+            items, left_out = fold(view, log, lay, budget.tokens, self.pair_cost, self._owned_ids, memo, window)
+            entries = to_entries(items, self.marker_text, cfg.summary_participant, cfg.marker_participant)
+        omitted = tuple(
+            (a, b, "not summarised yet; left out to fit the budget (overflow='window')") for a, b in left_out
+        )
+        return Selection(entries, omitted=omitted)
+
+    # ---- chunking --------------------------------------------------------------------------------
+
+    def chunk_end(self, view: MessageView, start: int, limit: int, bounded: bool) -> tuple[int, str | None] | None:
+        """End of the chunk starting at ``start`` and its phase, or None when it cannot close yet.
+
+        ``limit`` is the furthest end allowed; ``bounded`` says ``[start, limit)`` is a closed gap (its
+        remainder closes too) rather than the growing end (only full chunks close there). Subclasses
+        change the cut (see :class:`~context_journal.strategies.KnowledgeStrategy`).
+        """
+        from ...views import unit_start_at_or_after
+
+        target = self.config.target_chunk_tokens
+        n = len(view)
+        if start >= limit:
+            return None
+        e = first_at_least(view, start, limit, target)
+        if e is None:
+            return (limit, None) if bounded else None
+        end = unit_start_at_or_after(view, e, n)
+        if bounded:
+            end = min(end, limit)
+            if view.tokens(end, limit) < target // 2:
+                end = limit
+        elif end > limit or end >= n:
+            return None
+        return end, None
+
+    def chunk_target(self, chunk: ChunkRecord) -> int:
+        """Tokens asked of a chunk's L1 summary (the current ``summary_target_tokens``)."""
+        return self.config.summary_target_tokens
+
+    def chunk_hint(self, chunk: ChunkRecord) -> str:
+        """Extra advice appended to a chunk's instruction (empty here; phases add some)."""
+        return ""
+
+    def _new_chunks(self, view: MessageView, log: CompressionLog, reg: Regions) -> list[ChunkRecord]:
+        return new_chunks(view, log, reg, self.chunk_end, self.chunk_target, self.config)
+
+    # ---- the driver's side -----------------------------------------------------------------------
+
+    def before_read(self, ctx: StrategyContext, sequence: int) -> None:
+        """The single choke point of compression reads: called before anything up to store sequence
+        ``sequence`` is read into a chunk, a request or a merge. Calls ``ctx.note_compression_read``
+        when the context has one (reader-scoped managers); its exception stops the work.
+        """
+        hook = getattr(ctx, "note_compression_read", None)
+        if hook is not None and sequence > 0:
+            hook(sequence)
+
+    def _write(
+        self, ctx: StrategyContext, log: CompressionLog, records: Sequence[tuple[str, Mapping[str, Any]]]
+    ) -> None:
+        with ctx.store.transaction() as tx:
+            for item, body in records:
+                tx.append(ctx.branch_id, log.slot, item, dict(body), Op.EDIT if log.has_item(item) else Op.APPEND)
+        log.refresh()
+
+    def prepare(
+        self,
+        view: MessageView,
+        ctx: StrategyContext,
+        *,
+        now: float | None = None,
+        request_view: MessageView | None = None,
+    ) -> None:
+        """Close the chunks that are due (persisted) and render the next ready requests.
+
+        The queue is then available from :meth:`pending_requests`, :meth:`pending_counts` (cheap)
+        and :meth:`pending_work` (the full report). Cost: O(unmerged summaries) dictionary work and
+        O(log N) view reads per region boundary, plus rendering the next requests; flat in history.
+
+        Args:
+            view: The view ``select`` sees (the conversation after its leading system messages).
+            ctx: The namespace and branch.
+            now: The time used for retry backoff (default: now).
+            request_view: The whole view requests are rendered from (default ``view``).
+
+        Raises:
+            StoreError: a write failed (nothing of it is kept).
+        """
+        from ...compile import OverBudgetError  # the compiler sits above the strategies
+        from .planning import plan_for
+
+        log = self.compression_log(ctx)
+        now = time.time() if now is None else now
+        self._now = now
+        cfg = self.config
+        with log.lock:
+            reg = regions(view, log, cfg.head_window_tokens)
+            new = self._new_chunks(view, log, reg)
+            if new:
+                newest = max(e.sequence for c in new for e in view.entries(*self._span_of(view, c)))
+                self.before_read(ctx, newest)
+                self._write(ctx, log, [(f"chunk/{c.id}", c.to_body()) for c in new])
+                reg = regions(view, log, cfg.head_window_tokens)
+            full = request_view if request_view is not None else view
+            system = ctx.get_state(SYSTEM_STATE)
+            tools = ctx.get_state(TOOLS_STATE) or []
+            overhead = full.tokens(0, len(full) - len(view)) + (self._text_tokens("system", system) if system else 0)
+            overhead += sum(self._text_tokens("tool", str(t)) for t in tools)
+            part_budget = cfg.summarizer_context_tokens - cfg.output_tokens(cfg.max_summary_tokens)
+            part_budget = max(256, part_budget - view.tokens(reg.head_start, reg.head_end) - overhead - 600)
+            unchunked = sum(view.tokens(a, b) for a, b, _, _ in reg.fills)
+            unchunked += view.tokens(reg.frontier, max(reg.frontier, recent_start(view, cfg.recent_window_tokens)))
+            held = tuple(m for m in log.active_holds() if view.index_of(m) is not None)
+            queue = Queue(log, cfg, now, self.chunk_target, held, unchunked, frozenset(self._off_path))
+            self._queue, self._report = queue, None
+            self._requests, self._inflight = [], {}
+            for item in queue.ready():
+                if len(self._requests) >= cfg.request_lookahead:
+                    break
+                work = self._expand(view, log, queue, item, part_budget)
+                if work is None:
+                    continue
+                plan = plan_for(self, view, log, reg, work)
+                try:
+                    request = self.render_plan(plan, view, ctx, full)
+                except OverBudgetError as exc:
+                    self._fail(ctx, log, work.key, f"the request could not be built: {exc}", now)
+                    continue
+                self._requests.append(request)
+                self._inflight[request.id] = (work, plan, request)
+
+    def _span_of(self, view: MessageView, chunk: ChunkRecord) -> tuple[int, int]:
+        return view.index_at_sequence(chunk.first_seq), view.index_at_sequence(chunk.last_seq + 1)
+
+    def _expand(
+        self, view: MessageView, log: CompressionLog, queue: Queue, item: WorkItem, budget: int
+    ) -> WorkItem | None:
+        """A chunk item as the request to make next: the item itself, or the first part not yet done
+        of a chunk too large for one request; None when the chunk is off this view's path or its part
+        is not ready."""
+        if item.kind != "chunk" or item.chunk_id is None:
+            return item
+        chunk = log.chunks[item.chunk_id]
+        span = chunk_span(view, chunk, self._owned_ids)
+        if span is None:
+            self._off_path.add(chunk.id)
+            return None
+        parts = split_parts(view, span[0], span[1], budget)
+        if len(parts) == 1:
+            return item
+        done = log.parts.get(chunk.id, {})
+        ranges = tuple((view.entry(a).created_sequence, view.entry(b - 1).created_sequence) for a, b in parts)
+        share = max(1, item.target_tokens // len(parts))
+        for k, (first, last) in enumerate(ranges):
+            if (first, last) in done:
+                continue
+            key = f"chunk:{chunk.id}:{first}-{last}"
+            if queue.status(key)[0] != "ready":
+                return None
+            return WorkItem(key, "part", 1, first, last, share, chunk.id, part=(k, len(parts)), parts=ranges)
+        return None
+
+    def render_plan(
+        self, plan: RequestPlan, view: MessageView, ctx: StrategyContext, request_view: MessageView | None = None
+    ) -> SummaryRequest:
+        """Render a request plan with the host's system prompt and tools (after :meth:`before_read`).
+
+        Raises:
+            OverBudgetError: the system prompt, tools and instruction alone exceed the summarizer's window.
+        """
+        from .planning import plan_read_sequence
+
+        log = self.compression_log(ctx)
+        read = plan_read_sequence(view, log, plan)
+        self.before_read(ctx, read)
+        system = ctx.get_state(SYSTEM_STATE)
+        tools = ctx.get_state(TOOLS_STATE) or []
+        roles = ctx.get_state("roles")
+        return render_request(
+            request_view if request_view is not None else view,
+            plan,
+            self.config,
+            counter=ctx.counter,
+            roles_state=roles if isinstance(roles, Mapping) else None,
+            host_system=system if isinstance(system, str) else None,
+            host_tools=[t for t in tools if isinstance(t, Mapping)],
+            marker=self.marker_text,
+            pair_cost=self.pair_cost,
+            read_sequence=read,
+            namespace=ctx.namespace,
+        )
+
+    def pending_requests(self) -> Sequence[SummaryRequest]:
+        """The next ready requests rendered by the last :meth:`prepare` (at most ``request_lookahead``)."""
+        return tuple(self._requests)
+
+    def pending_work(self) -> PendingWork:
+        """The queue as of the last :meth:`prepare` (the full report; O(items))."""
+        if self._queue is None:
+            return PendingWork()
+        if self._report is None:
+            self._report = self._queue.pending_work()
+        return self._report
+
+    def pending_counts(self) -> tuple[int, int, int, float | None]:
+        """``(ready, waiting, stuck, next retry time)`` as of the last :meth:`prepare`, without listing."""
+        return self._queue.counts() if self._queue is not None else (0, 0, 0, None)
+
+    def is_ready(self) -> bool:
+        """True when, as of the last :meth:`prepare`, no work is ready or waiting for a retry (stuck
+        work does not count: it is only reported)."""
+        ready, waiting, _, _ = self.pending_counts()
+        return ready + waiting == 0
+
+    def record_result(self, result: SummaryResult, ctx: StrategyContext) -> None:
+        """Store what the summarizer answered: a summary (or a part of one), or a failure.
+
+        A failed answer (an error, no text) records one more attempt with its backoff; the chunk stays
+        pending and every compile still covers it. A result for work another worker already did is
+        dropped.
+
+        Raises:
+            ValueError: ``result`` answers no request of the last :meth:`prepare`.
+            StoreError: the write failed (nothing is written).
+        """
+        from .planning import store_summary
+
+        entry = self._inflight.pop(result.request_id, None)
+        if entry is None:
+            raise ValueError(f"no pending summary request {result.request_id!r}")
+        item, plan, request = entry
+        log = self.compression_log(ctx)
+        now = self._now if self._now is not None else time.time()
+        with log.lock:
+            text = (result.text or "").strip()
+            if result.error is not None or not text:
+                self._fail(ctx, log, item.key, result.error or "the summarizer answered no text", now)
+                return
+            records = store_summary(self, log, item, plan, request, text, result)
+            if records:
+                self._write(ctx, log, records)
+            self._requests = [r for r in self._requests if r.id != result.request_id]
+
+    def _fail(self, ctx: StrategyContext, log: CompressionLog, key: str, error: str, now: float) -> None:
+        from .records import Attempt
+
+        previous = log.attempts.get(key)
+        attempts = (previous.attempts if previous else 0) + 1
+        attempt = Attempt(key, attempts, error[:2000], now + self.config.backoff(attempts), now)
+        self._write(ctx, log, [(f"attempt/{key}", attempt.to_body())])
+
+    def cap_text(self, text: str, level: int, target: int) -> tuple[str, bool]:
+        """``text`` cut at a line or sentence end to the level's cap (tokens); True when cut."""
+        return cap_text(
+            text, self.config.level_cap(level, target), lambda t: self._text_tokens(self.config.summary_participant, t)
+        )
+
+    # ---- head resets ---------------------------------------------------------------------
+
+    def head_record(self, message_id: str, info: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+        """The record of a head reset at ``message_id`` (written with the transition message)."""
+        return f"head/{message_id}", HeadMark(message_id, time.time(), dict(info)).to_body()
+
+    def __repr__(self) -> str:
+        cfg = self.config
+        return (
+            f"{type(self).__name__}(head_window_tokens={cfg.head_window_tokens}, recent_window_tokens="
+            f"{cfg.recent_window_tokens}, target_chunk_tokens={cfg.target_chunk_tokens})"
+        )
