@@ -1,0 +1,342 @@
+"""The MCP server (official SDK ``mcp>=2.3,<3``, extra ``mcp``): tools over the journal and the managers.
+
+Tools (each with a typed, structured result; an expected failure — an unknown entry, a refused body, a
+stale brief version — is a tool error whose text says what went wrong and what to do):
+
+* ``journal_append``, ``get_project_summaries``, ``get_entry``, ``get_brief``, ``check_drift`` — the
+  execution journal (:class:`~context_journal.journal.ExecutionJournal`);
+* ``add_message``, ``compile_context``, ``search_summaries``, ``get_summary`` — context managers
+  (:class:`~context_journal.manager.ContextManager`, one per namespace and branch).
+
+The server is a thin shell: :class:`~.tools.ToolBackend` does the work through the Python API.
+
+Transports: stdio (:func:`run_stdio`), and streamable HTTP (:func:`run_http`) bound to ``127.0.0.1`` by
+default. Bound to any other address it requires a bearer token (``Authorization: Bearer <token>``); with a
+token on a loopback address the token is required too.
+"""
+
+from __future__ import annotations
+
+import hmac
+import inspect
+import ipaddress
+import json
+import re
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Annotated, Any, Literal, TypeVar
+
+from pydantic import Field
+
+from ..errors import ContextJournalError, MissingExtraError
+from ..journal import AppendOutcome, DriftReport, Entry, SummaryPage
+from ..llm import Provider
+from ..stores import ROOT_BRANCH, Store, open_store
+from .tools import (
+    AddMessageResult,
+    BriefResult,
+    CompiledContext,
+    SummaryResult,
+    SummarySearchResult,
+    ToolBackend,
+    ToolUnavailableError,
+)
+
+try:
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.types import ToolAnnotations
+except ImportError as _exc:  # pragma: no cover - depends on the extra
+    raise MissingExtraError("mcp", "mcp") from _exc
+
+__all__ = ["SERVER_NAME", "BearerTokenMiddleware", "build_server", "is_loopback", "run_http", "run_stdio"]
+
+SERVER_NAME = "context-journal"
+
+T = TypeVar("T")
+
+_EXPECTED = (ContextJournalError, ValueError, LookupError, PermissionError, re.error)
+"""Failures the caller can act on: reported as tool errors with their message."""
+
+Project = Annotated[str, Field(description="The project's slug (letters, digits, '.', '_', '-').")]
+Namespace = Annotated[str | None, Field(description="The manager's namespace (default: the shared one).")]
+Branch = Annotated[str, Field(description="The branch to read and write.")]
+
+_READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True)
+_APPEND = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True)
+_WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False)
+
+
+def _message(exc: BaseException) -> str:
+    if isinstance(exc, KeyError) and exc.args:
+        return str(exc.args[0])
+    return str(exc)
+
+
+def _call(fn: Callable[[], T]) -> T:
+    """Run a tool body; an expected failure becomes a :class:`ToolError` with its message."""
+    try:
+        return fn()
+    except ToolUnavailableError as exc:
+        raise ToolError(str(exc)) from exc
+    except _EXPECTED as exc:
+        raise ToolError(f"{type(exc).__name__}: {_message(exc)}") from exc
+
+
+def build_server(
+    store: Store | str,
+    *,
+    provider: Provider | None = None,
+    allow_verification: bool = False,
+    harness_authors: tuple[str, ...] = ("harness",),
+) -> tuple[MCPServer[Any], ToolBackend]:
+    """The MCP server over one store.
+
+    Args:
+        store: An open store (left open) or a location to open (closed by ``backend.close()``).
+        provider: Synthesizer for briefs (None: the offline default).
+        allow_verification: Accept ``verification`` entries through ``journal_append``.
+        harness_authors: Authors allowed to write them.
+
+    Returns:
+        The server and its backend (call ``backend.close()`` when done).
+
+    Raises:
+        StoreError: the store cannot be opened.
+    """
+    owns = not isinstance(store, Store)
+    st = open_store(store) if owns else store
+    assert isinstance(st, Store)
+    backend = ToolBackend(
+        st, provider=provider, allow_verification=allow_verification, harness_authors=harness_authors, owns_store=owns
+    )
+    server: MCPServer[Any] = MCPServer(
+        SERVER_NAME,
+        instructions=(
+            "Execution journal and context compiler. Workers append handoffs with journal_append (retry with the "
+            "same idempotency_key; a stale expected_seq answers status 'conflict'). Harnesses read "
+            "get_project_summaries, get_brief and check_drift, never raw step reports. Never re-propose an "
+            "active rule-out."
+        ),
+        warn_on_duplicate_tools=True,
+        log_level="WARNING",
+    )
+
+    def tool(annotations: ToolAnnotations) -> Callable[[Callable[..., T]], Callable[..., T]]:
+        """Register a tool; its description is its docstring without the source indentation."""
+
+        def register(fn: Callable[..., T]) -> Callable[..., T]:
+            server.add_tool(fn, annotations=annotations, description=inspect.cleandoc(fn.__doc__ or ""))
+            return fn
+
+        return register
+
+    @tool(_APPEND)
+    def journal_append(
+        project: Project,
+        kind: Annotated[
+            Literal["plan", "plan_revision", "step", "handoff", "reverse_ruleout", "verification"],
+            Field(description="The entry kind."),
+        ],
+        body: Annotated[dict[str, Any], Field(description="The entry body; unknown fields are refused.")],
+        author: Annotated[str, Field(description="Who writes it.")],
+        idempotency_key: Annotated[
+            str, Field(description="Unique per project; retry a failed or unanswered call with the same key.")
+        ],
+        expected_seq: Annotated[
+            int | None, Field(description="The head seq you last saw (0 for an empty project); omit to append anyway.")
+        ] = None,
+    ) -> AppendOutcome:
+        """Append an entry to a project's execution journal.
+
+        status is 'appended', 'duplicate' (the key was used before for the same entry: the original is
+        returned) or 'conflict' (expected_seq is stale: nothing written; head_seq is the current head).
+        Handoff body: goal, state, next_step, ruled_out [{id, item, reason}], done_claims [task ids], refs.
+        """
+        return _call(lambda: backend.journal_append(project, kind, body, author, idempotency_key, expected_seq))
+
+    @tool(_READ_ONLY)
+    def get_project_summaries(
+        project: Project,
+        limit: Annotated[int, Field(ge=1, le=50, description="Handoffs per page.")] = 10,
+        order: Annotated[Literal["desc", "asc"], Field(description="How the chosen window is sorted.")] = "desc",
+        before_seq: Annotated[
+            int | None, Field(description="Only handoffs before this seq: pass next_before_seq to page back.")
+        ] = None,
+    ) -> SummaryPage:
+        """Bounded per-step summaries (the newest `limit` handoffs before `before_seq`; `order` sorts that
+        window), with the active rule-outs, task status, latest goal and next step, and a cursor."""
+        return _call(lambda: backend.get_project_summaries(project, limit, order, before_seq))
+
+    @tool(_READ_ONLY)
+    def get_entry(project: Project, seq: Annotated[int, Field(ge=1, description="The entry's seq.")]) -> Entry:
+        """One journal entry, with its body and hashes."""
+        return _call(lambda: backend.get_entry(project, seq))
+
+    @tool(_APPEND)
+    def get_brief(
+        project: Project,
+        version: Annotated[int | None, Field(ge=1, description="A stored version; omit for the current brief.")] = None,
+        build: Annotated[
+            Literal["never", "if_needed", "always"],
+            Field(description="Build a new brief first: never, when none exists or the trigger fires, or always."),
+        ] = "if_needed",
+        mode: Annotated[Literal["windowed", "cumulative"], Field(description="How a new narrative is written.")] = (
+            "windowed"
+        ),
+    ) -> BriefResult:
+        """The rolling brief: mechanical fields folded from the journal, a narrative whose claims cite entry
+        seqs as [#n], and the findings of its checks."""
+        return _call(lambda: backend.get_brief(project, version, build, mode))
+
+    @tool(_READ_ONLY)
+    def check_drift(
+        project: Project,
+        brief_version: Annotated[int | None, Field(ge=1, description="The brief to check (default: current).")] = None,
+        stale_after: Annotated[int | None, Field(ge=0, description="Entries a brief may lag the head.")] = None,
+    ) -> DriftReport:
+        """Drift findings with evidence seqs: rule-outs dropped or invented, unverified done claims, a stale
+        brief, uncited or wrongly cited claims, reconciliation against the journal."""
+        return _call(lambda: backend.check_drift(project, brief_version, stale_after))
+
+    @tool(_WRITE)
+    def add_message(
+        participant: Annotated[str, Field(description="Who says it: 'user', 'Claude', 'ann'...")],
+        content: Annotated[str | list[dict[str, Any]], Field(description="Text, or content blocks.")],
+        namespace: Namespace = None,
+        branch: Branch = ROOT_BRANCH,
+        metadata: Annotated[dict[str, Any] | None, Field(description="Host data stored with it.")] = None,
+        id: Annotated[str | None, Field(description="The message id (default: a fresh one).")] = None,
+    ) -> AddMessageResult:
+        """Append a message to a context manager's journal."""
+        return _call(lambda: backend.add_message(participant, content, namespace, branch, metadata, id))
+
+    @tool(_WRITE)
+    def compile_context(
+        max_tokens: Annotated[int, Field(ge=1, description="The model's context window, in tokens.")],
+        reserve_for_response: Annotated[int, Field(ge=0, description="Tokens kept free for the reply.")] = 0,
+        namespace: Namespace = None,
+        branch: Branch = ROOT_BRANCH,
+        system: Annotated[str | None, Field(description="System prompt text placed first.")] = None,
+        format: Annotated[Literal["anthropic", "openai"], Field(description="Provider format.")] = "anthropic",
+        journal_project: Annotated[
+            str | None, Field(description="Inject this project's bounded journal view into the system prompt.")
+        ] = None,
+        journal_tokens: Annotated[int, Field(ge=300, description="Bound of the injected view, in tokens.")] = 1500,
+    ) -> CompiledContext:
+        """The context for the next model call within the budget, in the provider's format."""
+        return _call(
+            lambda: backend.compile_context(
+                max_tokens, reserve_for_response, namespace, branch, system, format, journal_project, journal_tokens
+            )
+        )
+
+    @tool(_READ_ONLY)
+    def search_summaries(
+        query: Annotated[str | None, Field(description="Text the summary holds (case-insensitive).")] = None,
+        namespace: Namespace = None,
+        branch: Branch = ROOT_BRANCH,
+        limit: Annotated[int, Field(ge=1, le=100, description="At most this many.")] = 10,
+        regex: Annotated[str | None, Field(description="A regular expression the summary matches.")] = None,
+    ) -> SummarySearchResult:
+        """Search a manager's summaries (every level), newest first."""
+        return _call(lambda: backend.search_summaries(query, namespace, branch, limit, regex))
+
+    @tool(_READ_ONLY)
+    def get_summary(
+        summary_id: Annotated[str, Field(description="The summary's id.")],
+        namespace: Namespace = None,
+        branch: Branch = ROOT_BRANCH,
+    ) -> SummaryResult:
+        """One summary of a manager."""
+        return _call(lambda: backend.get_summary(summary_id, namespace, branch))
+
+    return server, backend
+
+
+# ---- transports ------------------------------------------------------------------------------------------
+
+
+def is_loopback(host: str) -> bool:
+    """True for ``localhost`` and loopback addresses (``127.0.0.0/8``, ``::1``)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+
+
+class BearerTokenMiddleware:
+    """ASGI middleware: every HTTP request needs ``Authorization: Bearer <token>`` (compared in constant time);
+    others get 401 with ``WWW-Authenticate: Bearer``. Lifespan events pass through.
+
+    Args:
+        app: The ASGI app guarded.
+        token: The token.
+    """
+
+    def __init__(self, app: Callable[[Scope, Receive, Send], Awaitable[None]], token: str) -> None:
+        if not token:
+            raise ValueError("the bearer token must not be empty")
+        self.app = app
+        self._expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            given = dict(scope.get("headers") or []).get(b"authorization", b"")
+            if not hmac.compare_digest(given, self._expected):
+                body = json.dumps({"error": "unauthorized", "detail": "send Authorization: Bearer <token>"}).encode()
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 401,
+                        "headers": [
+                            (b"content-type", b"application/json"),
+                            (b"www-authenticate", b'Bearer realm="context-journal"'),
+                            (b"content-length", str(len(body)).encode()),
+                        ],
+                    }
+                )
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)
+
+
+def run_stdio(server: MCPServer[Any]) -> None:
+    """Serve over stdin/stdout until the client closes them."""
+    server.run("stdio")
+
+
+def run_http(
+    server: MCPServer[Any], host: str = "127.0.0.1", port: int = 8765, *, token: str | None = None, path: str = "/mcp"
+) -> None:
+    """Serve streamable HTTP at ``http://host:port/mcp`` until interrupted.
+
+    Args:
+        server: The server.
+        host: The address to bind (default loopback only).
+        port: The TCP port.
+        token: Bearer token required from clients; mandatory when ``host`` is not a loopback address.
+        path: The endpoint's path.
+
+    Raises:
+        ValueError: a non-loopback ``host`` without a token.
+    """
+    if not is_loopback(host) and not token:
+        raise ValueError(
+            f"binding to {host} exposes the store to the network; pass a bearer token (--token or "
+            "CONTEXT_JOURNAL_MCP_TOKEN), or bind to 127.0.0.1"
+        )
+    import anyio
+    import uvicorn
+
+    app: Any = server.streamable_http_app(streamable_http_path=path, host=host)
+    if token:
+        app = BearerTokenMiddleware(app, token)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+    anyio.run(uvicorn.Server(config).serve)

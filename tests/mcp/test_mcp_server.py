@@ -1,0 +1,382 @@
+"""The MCP server through the official SDK's clients.
+
+* Every tool through the in-process client, in both protocol modes the SDK offers (``legacy``: the
+  initialize handshake over in-memory streams; ``2026-07-28``: the modern per-request path), with
+  structured results and tool errors for expected failures.
+* ``tools/list`` against the checked-in snapshot ``tools_list.json`` (regenerate with
+  ``UPDATE_MCP_SNAPSHOT=1``).
+* One stdio subprocess (``context-journal mcp serve --store DB``) and one streamable HTTP server on
+  127.0.0.1 with a bearer token (refused without it, served with it); a non-loopback bind without a token
+  is refused before anything listens.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+pytest.importorskip("mcp", reason="the MCP SDK (extra 'mcp') is not installed")
+
+from mcp import Client, StdioServerParameters
+
+from context_journal.manager import ContextManager
+from context_journal.mcp import build_server
+from context_journal.stores import MemoryStore, SQLiteStore
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "journal"))
+from _journal_helpers import handoff, plan
+
+SNAPSHOT = Path(__file__).with_name("tools_list.json")
+MODES = ["legacy", "2026-07-28"]
+CLI = [sys.executable, "-c", "from context_journal.cli import main; main()"]
+
+
+def run(fn: Callable[[Client], Awaitable[None]], server: Any, mode: str) -> None:
+    async def main() -> None:
+        async with Client(server, mode=mode) as client:
+            await fn(client)
+
+    anyio.run(main)
+
+
+async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
+    """Call a tool that must succeed; its structured result."""
+    result = await client.call_tool(tool, arguments)
+    assert not result.is_error, result.content
+    assert result.structured_content is not None
+    return result.structured_content
+
+
+async def fail(client: Client, tool: str, **arguments: Any) -> str:
+    """Call a tool that must fail; its error text."""
+    result = await client.call_tool(tool, arguments)
+    assert result.is_error, result.structured_content
+    return " ".join(getattr(c, "text", "") for c in result.content)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_journal_tools(mode: str) -> None:
+    server, backend = build_server(MemoryStore())
+
+    async def body(client: Client) -> None:
+        out = await call(
+            client, "journal_append", project="p", kind="plan", body=plan(), author="lead", idempotency_key="k0"
+        )
+        assert out["status"] == "appended" and out["entry"]["seq"] == 1
+        h = handoff("parser half done", ruled_out=[("regex", "regex parser", "cannot nest")], claims=["T1"])
+        out = await call(
+            client,
+            "journal_append",
+            project="p",
+            kind="handoff",
+            body=h,
+            author="ann",
+            idempotency_key="k1",
+            expected_seq=1,
+        )
+        assert (out["status"], out["head_seq"]) == ("appended", 2)
+        again = await call(
+            client, "journal_append", project="p", kind="handoff", body=h, author="ann", idempotency_key="k1"
+        )
+        assert again["status"] == "duplicate" and again["entry"]["seq"] == 2
+        stale = await call(
+            client,
+            "journal_append",
+            project="p",
+            kind="step",
+            body={"report": "r"},
+            author="ann",
+            idempotency_key="k2",
+            expected_seq=1,
+        )
+        assert stale["status"] == "conflict" and stale["entry"] is None and stale["head_seq"] == 2
+        # expected failures are tool errors with a clear message
+        assert "mood" in await fail(
+            client,
+            "journal_append",
+            project="p",
+            kind="handoff",
+            body={**h, "mood": 1},
+            author="a",
+            idempotency_key="x",
+        )
+        assert "already names entry #2" in await fail(
+            client,
+            "journal_append",
+            project="p",
+            kind="handoff",
+            body=handoff("other"),
+            author="ann",
+            idempotency_key="k1",
+        )
+        text = await fail(
+            client,
+            "journal_append",
+            project="p",
+            kind="verification",
+            body={"task_id": "T1", "results": [{"condition_id": "c1", "passed": True}]},
+            author="harness",
+            idempotency_key="v",
+        )
+        assert "--allow-verification" in text
+
+        page = await call(client, "get_project_summaries", project="p", limit=5, order="asc")
+        assert [s["seq"] for s in page["summaries"]] == [2]
+        assert [r["id"] for r in page["active_rule_outs"]] == ["regex"] and page["next_before_seq"] is None
+        assert "limit" in await fail(client, "get_project_summaries", project="p", limit=0)
+
+        entry = await call(client, "get_entry", project="p", seq=2)
+        assert entry["kind"] == "handoff" and entry["body"]["state"] == "parser half done"
+        assert "no entry #7" in await fail(client, "get_entry", project="p", seq=7)
+
+        never = await call(client, "get_brief", project="p", build="never")
+        assert never["brief"] is None and never["built"] is False and never["trigger"]["brief_version"] is None
+        built = await call(client, "get_brief", project="p")
+        assert built["built"] is True and built["brief"]["version"] == 1 and built["brief"]["status"] == "accepted"
+        assert [r["id"] for r in built["brief"]["rule_outs"]] == ["regex"]
+        cached = await call(client, "get_brief", project="p")
+        assert cached["built"] is False and cached["brief"]["version"] == 1
+        assert "no brief v5" in await fail(client, "get_brief", project="p", version=5)
+
+        drift = await call(client, "check_drift", project="p")
+        assert drift["ok"] is True and drift["brief_version"] == 1
+        assert [f["code"] for f in drift["findings"]] == ["claim_unverified"]
+
+    run(body, server, mode)
+    backend.close()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_context_manager_tools(mode: str) -> None:
+    store = MemoryStore()
+    server, backend = build_server(store)
+    backend.journal.append("p", "handoff", handoff(ruled_out=[("regex", "regex parser", "cannot nest")]), "ann", "k")
+
+    async def body(client: Client) -> None:
+        a = await call(client, "add_message", participant="user", content="Where are we on the parser?")
+        assert a["message_count"] == 1 and a["namespace"] == "default" and a["branch"] == "main"
+        blocks = [{"type": "text", "text": "Checking the journal."}]
+        b = await call(client, "add_message", participant="Claude", content=blocks, metadata={"turn": 2}, id="m2")
+        assert b["id"] == "m2" and b["message_count"] == 2
+        assert "m2" in await fail(client, "add_message", participant="Claude", content="again", id="m2")
+        assert "malformed" in await fail(client, "add_message", participant="user", content=[{"type": "text"}])
+
+        ctx = await call(client, "compile_context", max_tokens=4000, system="You orchestrate.", journal_project="p")
+        assert ctx["format"] == "anthropic" and ctx["tokens"] <= ctx["budget"] == 4000
+        assert [m["role"] for m in ctx["messages"]] == ["user", "assistant"]
+        system_text = " ".join(b["text"] for b in ctx["system"])
+        assert "You orchestrate." in system_text and "regex" in system_text and ctx["journal_tokens"] > 0
+        oa = await call(client, "compile_context", max_tokens=4000, format="openai")
+        assert oa["messages"][0]["role"] == "user" and oa["journal_tokens"] is None
+        assert "budget" in await fail(client, "compile_context", max_tokens=5, system="x " * 200)
+
+    run(body, server, mode)
+    assert ContextManager.open(store=store).message_count() == 2
+    backend.close()
+
+
+def _summarised_store() -> MemoryStore:
+    """A store whose default namespace has summaries (autobiographical strategy, offline summarizer)."""
+    from context_journal.strategies import AutobiographicalConfig, AutobiographicalStrategy
+
+    store = MemoryStore()
+    config = AutobiographicalConfig(head_window_tokens=0, recent_window_tokens=50, target_chunk_tokens=60)
+    with ContextManager.open(store=store, strategy=AutobiographicalStrategy(config)) as cm:
+        for i in range(30):
+            who = "user" if i % 2 == 0 else "Claude"
+            cm.add_message(who, f"Message {i} about the PEG grammar in src/parser_{i}.py")
+        cm.drain()
+    return store
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_summary_tools(mode: str) -> None:
+    missing = [m for m in ("search_summaries", "get_summary") if not hasattr(ContextManager, m)]
+    server, backend = build_server(MemoryStore() if missing else _summarised_store())
+
+    async def body(client: Client) -> None:
+        if missing:
+            for tool in missing:
+                args = {"query": "parser"} if tool == "search_summaries" else {"summary_id": "s1"}
+                assert f"needs ContextManager.{tool}" in await fail(client, tool, **args)
+            return
+        found = await call(client, "search_summaries", query="peg grammar", limit=3)
+        assert 1 <= len(found["results"]) <= 3 and all("PEG" in r["text"] for r in found["results"])
+        first = found["results"][0]
+        got = await call(client, "get_summary", summary_id=first["id"])
+        assert got["summary"] == first
+        by_regex = await call(client, "search_summaries", regex=r"parser_\d+", limit=100)
+        assert len(by_regex["results"]) >= len(found["results"])
+        assert "s-unknown" in await fail(client, "get_summary", summary_id="s-unknown")
+        assert "error" in (await fail(client, "search_summaries", regex="(")).lower()
+        empty = await call(client, "search_summaries", query="parser", namespace="nobody")
+        assert empty["results"] == []
+
+    run(body, server, mode)
+    backend.close()
+    if missing:
+        pytest.skip(
+            f"ContextManager.{' and ContextManager.'.join(missing)} not implemented yet (the autobiographical "
+            "strategy brings them); the tools answer a clear tool error until then"
+        )
+
+
+def _tool_list(server: Any) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+
+    async def body(client: Client) -> None:
+        listed = await client.list_tools()
+        out.extend(t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in listed.tools)
+
+    run(body, server, "legacy")
+    return out
+
+
+def test_tools_list_matches_the_snapshot() -> None:
+    server, backend = build_server(MemoryStore())
+    tools = _tool_list(server)
+    backend.close()
+    names = [t["name"] for t in tools]
+    assert names == [
+        "journal_append",
+        "get_project_summaries",
+        "get_entry",
+        "get_brief",
+        "check_drift",
+        "add_message",
+        "compile_context",
+        "search_summaries",
+        "get_summary",
+    ]
+    assert all("outputSchema" in t for t in tools), "every tool has a typed, structured result"
+    if os.environ.get("UPDATE_MCP_SNAPSHOT") or not SNAPSHOT.exists():
+        SNAPSHOT.write_text(json.dumps(tools, indent=2, sort_keys=True) + "\n")
+    assert tools == json.loads(SNAPSHOT.read_text()), "tools/list changed: review, then UPDATE_MCP_SNAPSHOT=1"
+
+
+def _env() -> dict[str, str]:
+    return {"PYTHONPATH": os.pathsep.join(sys.path), "PATH": os.environ.get("PATH", "")}
+
+
+def test_stdio_subprocess(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    SQLiteStore(db).close()
+    params = StdioServerParameters(command=CLI[0], args=[*CLI[1:], "mcp", "serve", "--store", str(db)], env=_env())
+
+    async def main() -> None:
+        async with Client(params, mode="legacy") as client:
+            out = await call(
+                client,
+                "journal_append",
+                project="p",
+                kind="handoff",
+                body=handoff("over stdio"),
+                author="a",
+                idempotency_key="k",
+            )
+            assert out["status"] == "appended"
+            page = await call(client, "get_project_summaries", project="p")
+            assert page["summaries"][0]["state"] == "over stdio"
+
+    anyio.run(main)
+    store = SQLiteStore(db)
+    assert store.journal_head("p") is not None
+    store.close()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_http_on_loopback_with_and_without_the_token(tmp_path: Path) -> None:
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    db, port, token = tmp_path / "h.db", _free_port(), "s3cret-token"
+    proc = subprocess.Popen(
+        [*CLI, "mcp", "serve", "--store", str(db), "--http", f"127.0.0.1:{port}", "--token", token],
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"the server did not start: {proc.stderr.read().decode() if proc.stderr else ''}")
+                time.sleep(0.05)
+        init = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "0"},
+            },
+        }
+        headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+        for bad in ({}, {"authorization": "Bearer wrong"}, {"authorization": token}):
+            refused = httpx2.post(url, json=init, headers={**headers, **bad}, timeout=10)
+            assert refused.status_code == 401 and refused.headers["www-authenticate"].startswith("Bearer")
+
+        async def main() -> None:
+            http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
+            async with Client(streamable_http_client(url, http_client=http), mode="legacy") as client:
+                out = await call(
+                    client,
+                    "journal_append",
+                    project="p",
+                    kind="handoff",
+                    body=handoff("over http"),
+                    author="a",
+                    idempotency_key="k",
+                )
+                assert out["status"] == "appended"
+                assert (await call(client, "get_entry", project="p", seq=1))["body"]["state"] == "over http"
+
+        anyio.run(main)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
+
+
+def test_non_loopback_bind_needs_a_token(tmp_path: Path) -> None:
+    res = subprocess.run(
+        [*CLI, "mcp", "serve", "--store", str(tmp_path / "x.db"), "--http", "0.0.0.0:1"],
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert res.returncode == 1 and "--token" in res.stderr
+    from context_journal.mcp import is_loopback, run_http
+
+    assert is_loopback("127.0.0.2") and is_loopback("::1") and is_loopback("localhost")
+    assert not is_loopback("0.0.0.0") and not is_loopback("example.com")
+    server, backend = build_server(MemoryStore())
+    with pytest.raises(ValueError, match="bearer token"):
+        run_http(server, "0.0.0.0", 1)
+    backend.close()
