@@ -34,10 +34,11 @@ from context_journal import ContextManager
 from context_journal.messages import MessageInput
 from context_journal.stores import SQLiteStore
 
-WORDS = (
+SENTENCE = (
     "the store keeps every message and edit so a crash loses nothing committed while the compiler renders "
     "a bounded context for the next model call with summaries of older turns"
-).split()
+)
+WORDS = SENTENCE.split()
 
 
 def make_message(rng: random.Random, i: int) -> tuple[str, Any]:
@@ -47,7 +48,9 @@ def make_message(rng: random.Random, i: int) -> tuple[str, Any]:
         text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(10, 120)))
         return ("user" if i % 2 == 0 else "assistant"), text
     if kind < 0.75:
-        code = "\n".join(f"def f_{i}_{k}(x):\n    return x * {k} + {rng.randint(0, 999)}" for k in range(rng.randint(2, 12)))
+        code = "\n".join(
+            f"def f_{i}_{k}(x):\n    return x * {k} + {rng.randint(0, 999)}" for k in range(rng.randint(2, 12))
+        )
         return "assistant", [{"type": "text", "text": "```python\n" + code + "\n```"}]
     tid = f"toolu_{i:08d}"
     return "assistant", [
@@ -57,7 +60,9 @@ def make_message(rng: random.Random, i: int) -> tuple[str, Any]:
 
 
 def tool_result(i: int, rng: random.Random) -> list[dict[str, Any]]:
-    body = "\n".join(f"{n:>5}  line {n} of module {i}: value = {rng.randint(0, 10**6)}" for n in range(rng.randint(5, 40)))
+    body = "\n".join(
+        f"{n:>5}  line {n} of module {i}: value = {rng.randint(0, 10**6)}" for n in range(rng.randint(5, 40))
+    )
     return [{"type": "tool_result", "tool_use_id": f"toolu_{i:08d}", "content": body}]
 
 

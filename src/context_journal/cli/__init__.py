@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from . import branch_cmd as _branch_cmd  # noqa: F401  (registers branch list|fork|switch|delete)
 from . import compile_cmd as _compile_cmd  # noqa: F401  (registers compile)
+from . import demo_cmd as _demo_cmd  # noqa: F401  (registers demo, replay, summaries)
 from . import journal_cmd as _journal_cmd  # noqa: F401  (registers journal append|summaries|brief|check|show|render)
 from . import mcp_cmd as _mcp_cmd  # noqa: F401  (registers mcp serve)
 from . import store_cmds as _store_cmds  # noqa: F401  (registers import, stats, show)
