@@ -49,7 +49,7 @@ from ._fit import (
     with_prefix,
 )
 from ._render import CompiledMessage, Pass, Repair, Source, Work
-from .content import parse_content
+from .content import check_audience, parse_content
 from .errors import ContextJournalError
 from .strategies.base import Budget, RawSpan, Selection, Strategy
 from .tokens import Calibration, TokenCounter
@@ -423,6 +423,7 @@ def compile_context(
     late_tokens = 0  # injected turns: must be kept, counted with the messages they sit among
     for k, inj in enumerate(injections or ()):
         blocks = _content_blocks(inj.content)
+        check_audience(blocks, message_index=k, allowed=False)
         if inj.position == "system":
             texts = [b for b in blocks if b.get("type") == "text" and b["text"].strip()]
             system_blocks.extend(texts)

@@ -40,6 +40,7 @@ __all__ = [
     "URLSource",
     "block_to_dict",
     "blocks_to_dicts",
+    "check_audience",
     "content_bytes",
     "externalize_media",
     "parse_block",
@@ -291,10 +292,71 @@ def validate_content(content: ContentInput, *, message_index: int | None = None)
     if isinstance(content, str):
         return [{"type": "text", "text": content}]
     blocks = parse_content(content, message_index=message_index)
-    return [
+    out = [
         dict(raw) if isinstance(raw, Mapping) else block_to_dict(block)
         for raw, block in zip(content, blocks, strict=True)
     ]
+    check_audience(out, message_index=message_index)
+    return out
+
+
+# --- audience (issue 7) --------------------------------------------------------------------------
+
+_NO_AUDIENCE_KINDS = frozenset({"tool_use", "tool_result", "image", "document"})
+
+
+def check_audience(
+    blocks: Sequence[Mapping[str, Any]], *, message_index: int | None = None, allowed: bool = True
+) -> int:
+    """Check the ``audience`` fields of a message's blocks; returns how many blocks carry one.
+
+    An audience (a non-empty list of non-empty reader names) may sit on a message's own ``text``,
+    ``thinking`` and ``redacted_thinking`` blocks only: never on ``tool_use``, ``tool_result``, ``image``
+    or ``document`` blocks, never on a block nested inside a ``tool_result``, and nowhere when
+    ``allowed`` is False (compile injections). A key named ``audience`` inside a ``tool_use``'s
+    ``input`` is ordinary data.
+
+    Raises:
+        MalformedContentError: naming the block and path of the misplaced or malformed audience.
+    """
+    n = 0
+    for i, b in enumerate(blocks):
+        kind = b.get("type")
+        if kind == "tool_result" and isinstance(b.get("content"), list):
+            for j, nested in enumerate(b["content"]):
+                if isinstance(nested, Mapping) and "audience" in nested:
+                    raise MalformedContentError(
+                        "an audience may not sit on a block nested inside a tool_result",
+                        message_index=message_index,
+                        block_index=i,
+                        path=f"content.{j}.audience",
+                    )
+        if "audience" not in b:
+            continue
+        if not allowed:
+            raise MalformedContentError(
+                "an audience may not sit on an injection (injections are for the compile's reader only)",
+                message_index=message_index,
+                block_index=i,
+                path="audience",
+            )
+        if kind in _NO_AUDIENCE_KINDS:
+            raise MalformedContentError(
+                f"an audience may not sit on a {kind} block",
+                message_index=message_index,
+                block_index=i,
+                path="audience",
+            )
+        aud = b["audience"]
+        if not isinstance(aud, list) or not aud or not all(isinstance(x, str) and x for x in aud):
+            raise MalformedContentError(
+                "audience must be a non-empty list of non-empty reader names",
+                message_index=message_index,
+                block_index=i,
+                path="audience",
+            )
+        n += 1
+    return n
 
 
 def unencodable_block(blocks: Sequence[Mapping[str, Any]]) -> tuple[int, str] | None:

@@ -174,6 +174,20 @@ class _Entry:
     seq: int  # seq of the latest version
     live: bool = True
     kinds: tuple[str, ...] = field(default_factory=tuple)
+    # Per block: its audience (reader names) or None; None for the whole message when no block has one.
+    audience: tuple[frozenset[str] | None, ...] | None = None
+
+
+def _audiences(content: Sequence[Mapping[str, Any]]) -> tuple[frozenset[str] | None, ...] | None:
+    """Per-block audiences of stored content, or None (the common case) when no block has one."""
+    for b in content:
+        if "audience" in b:
+            return tuple(frozenset(b["audience"]) if "audience" in b else None for b in content)
+    return None
+
+
+def _audience_blocks(audience: tuple[frozenset[str] | None, ...] | None) -> int:
+    return 0 if audience is None else sum(1 for a in audience if a is not None)
 
 
 class MessageStore:
@@ -198,6 +212,10 @@ class MessageStore:
         self._live = Fenwick()
         self._tokens = Fenwick()
         self._kind_counts: dict[str, int] = {}
+        self._audience_count = 0  # visible blocks that carry an audience (issue 7)
+        self._mutations = 0  # edits and removals applied (reader views rebuild from where they happened)
+        self._mutated: list[int] = []  # positions of the latest mutations: _mutated[k] is mutation _mutation_base + k
+        self._mutation_base = 0
         self._last_seq = 0
         self._token = store.change_token()
         self._seen_head = store.head_seq()
@@ -226,6 +244,10 @@ class MessageStore:
             entry = _Entry(
                 rec.item, body["participant"], float(body.get("timestamp", rec.ts)), rec.seq, rec.seq, True, kinds
             )
+            aud = _audiences(body["content"])
+            if aud is not None:
+                entry.audience = aud
+                self._audience_count += _audience_blocks(aud)
             self._pos[rec.item] = len(self._entries)
             self._entries.append(entry)
             self._live.append(1)
@@ -241,13 +263,35 @@ class MessageStore:
                 entry.seq = rec.seq
                 entry.kinds = tuple(b.get("type", "") for b in body["content"])
                 self._count_kinds(entry.kinds, +1)
+                self._audience_count -= _audience_blocks(entry.audience)
+                entry.audience = _audiences(body["content"])
+                self._audience_count += _audience_blocks(entry.audience)
                 self._tokens.set(pos, self.counter.count_message(entry.participant, body["content"]))
+                self._note_mutation(pos)
             elif rec.op == Op.REMOVE and entry.live:
                 self._count_kinds(entry.kinds, -1)
+                self._audience_count -= _audience_blocks(entry.audience)
+                self._note_mutation(pos)
                 entry.live = False
                 entry.seq = rec.seq
                 self._live.set(pos, 0)
                 self._tokens.set(pos, 0)
+
+    def _note_mutation(self, pos: int) -> None:
+        self._mutations += 1
+        self._mutated.append(pos)
+        if len(self._mutated) > 1024:  # bounded: a reader view further behind rebuilds from the start
+            self._mutation_base += len(self._mutated)
+            self._mutated = []
+
+    def mutated_since(self, mutations: int) -> int | None:
+        """The lowest position edited or removed after the first ``mutations`` mutations (None: none),
+        or 0 when that is no longer known."""
+        if mutations >= self._mutations:
+            return None
+        if mutations < self._mutation_base:
+            return 0
+        return min(self._mutated[mutations - self._mutation_base :])
 
     def _count_kinds(self, kinds: tuple[str, ...], sign: int) -> None:
         for k in kinds:
@@ -513,6 +557,10 @@ class MessageStore:
             p0 = self._live.find(start)
             p1 = self._live.find(end) if end < total else len(self._entries)
             return self._tokens.range(p0, p1)
+
+    def audience_count(self) -> int:
+        """Visible blocks that carry an ``audience`` across the slot (O(1); 0 means no reader filtering)."""
+        return self._audience_count
 
     def kind_count(self, kind: str) -> int:
         """Visible blocks of a type (``tool_use``, ``image``...) across the slot."""

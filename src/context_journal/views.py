@@ -35,7 +35,16 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol, runtime_checkable
 if TYPE_CHECKING:
     from .messages import Message, MessageStore
 
-__all__ = ["MessageView", "SliceView", "StoreView", "ViewEntry", "newest_unit_start", "unit_start_at_or_after"]
+__all__ = [
+    "MessageView",
+    "ReaderView",
+    "SliceView",
+    "StoreView",
+    "ViewEntry",
+    "filter_for_reader",
+    "newest_unit_start",
+    "unit_start_at_or_after",
+]
 
 
 class ViewEntry(NamedTuple):
@@ -233,6 +242,218 @@ class StoreView:
         rows = self._ms._entries
         pos = bisect.bisect_left(rows, created_sequence, key=lambda e: e.created_seq)
         return self._ms._live.prefix(pos)
+
+
+def filter_for_reader(message: Message, reader: str | None) -> Message | None:
+    """The message as ``reader`` sees it: blocks with no audience, and blocks whose audience names the
+    reader exactly (the ``audience`` field removed); None when every block is someone else's. With
+    ``reader`` None only the blocks with no audience are kept."""
+    from .content import block_to_dict, parse_block
+
+    kept = []
+    changed = False
+    for b in message.content:
+        extra = b.model_extra
+        if extra and "audience" in extra:
+            changed = True
+            if reader is None or reader not in extra["audience"]:
+                continue
+            d = block_to_dict(b)
+            d.pop("audience", None)
+            b = parse_block(d)
+        kept.append(b)
+    if not kept:
+        return None
+    if not changed:
+        return message
+    return message.model_copy(update={"content": kept})
+
+
+class _Row(NamedTuple):
+    id: str
+    participant: str
+    kinds: tuple[str, ...]
+    sequence: int
+    created_sequence: int
+    tokens: int
+    filtered: bool  # the body differs from the stored one (blocks dropped or audience fields removed)
+
+
+class ReaderView:
+    """The :class:`MessageView` of one reader over a :class:`~context_journal.messages.MessageStore`
+    (issue 7): blocks with no audience and blocks whose audience names ``reader`` (field removed);
+    messages whose every block is someone else's are left out. ``reader`` None keeps no block that
+    has an audience.
+
+    While the slot holds no block with an audience (an O(1) counter of the index) every call goes to
+    a plain :class:`StoreView`, so compiles are byte-identical to a build without readers. Otherwise
+    the view keeps a list of the reader's rows, extended on appends and rebuilt after an edit or
+    removal from the first position changed (O(N - position); bodies are read only for messages that
+    carry an audience).
+    """
+
+    def __init__(self, store: MessageStore, reader: str | None) -> None:
+        self._ms = store
+        self.reader = reader
+        self._plain = StoreView(store)
+        self._rows: list[_Row] = []
+        self._prefix: list[int] = [0]
+        self._index: dict[str, int] = {}
+        self._filtered: dict[int, Message] = {}
+        self._row_pos: list[int] = []  # store position of each row
+        self._done = 0
+        self._mutations = 0
+
+    @property
+    def message_store(self) -> MessageStore:
+        """The message index this view reads."""
+        return self._ms
+
+    def refresh(self) -> bool:
+        """Apply writes made by other handles (call once before a compile, not during it)."""
+        return self._ms.refresh()
+
+    @property
+    def last_sequence(self) -> int:
+        """Newest store sequence applied to the index."""
+        return self._ms.last_seq
+
+    @property
+    def plain(self) -> bool:
+        """True while the slot holds no block with an audience (the view is the store's)."""
+        return self._ms._audience_count == 0
+
+    def _sync(self) -> None:
+        ms = self._ms
+        since = ms.mutated_since(self._mutations)
+        if since is not None:  # drop the rows from the first position edited or removed, and rescan
+            self._mutations = ms._mutations
+            if since < self._done:
+                keep = bisect.bisect_left(self._row_pos, since)
+                for r in self._rows[keep:]:
+                    del self._index[r.id]
+                    self._filtered.pop(r.sequence, None)
+                del self._rows[keep:], self._row_pos[keep:], self._prefix[keep + 1 :]
+                self._done = since
+        entries = ms._entries
+        if self._done >= len(entries):
+            return
+        values = ms._tokens._values
+        rows, prefix, index, row_pos = self._rows, self._prefix, self._index, self._row_pos
+        for pos in range(self._done, len(entries)):
+            e = entries[pos]
+            if not e.live:
+                continue
+            if e.audience is None:
+                row = _Row(e.id, e.participant, e.kinds, e.seq, e.created_seq, values[pos], False)
+            else:
+                reader = self.reader
+                kept = [i for i, a in enumerate(e.audience) if a is None or (reader is not None and reader in a)]
+                if not kept:
+                    continue
+                msg = filter_for_reader(ms._load(e.id, e.seq, e.created_seq), reader)
+                assert msg is not None
+                self._filtered[e.seq] = msg
+                tokens = ms.counter.count_message(e.participant, msg.content_dicts())
+                row = _Row(e.id, e.participant, tuple(e.kinds[i] for i in kept), e.seq, e.created_seq, tokens, True)
+            index[e.id] = len(rows)
+            rows.append(row)
+            row_pos.append(pos)
+            prefix.append(prefix[-1] + row.tokens)
+        self._done = len(entries)
+
+    @staticmethod
+    def _entry(i: int, r: _Row) -> ViewEntry:
+        return ViewEntry(i, r.id, r.participant, r.kinds, r.sequence, r.created_sequence, r.tokens)
+
+    def __len__(self) -> int:
+        if self.plain:
+            return len(self._plain)
+        self._sync()
+        return len(self._rows)
+
+    def _clip(self, start: int, end: int | None) -> tuple[int, int]:
+        n = len(self._rows)
+        end = n if end is None else min(max(end, 0), n)
+        return min(max(start, 0), end), end
+
+    def tokens(self, start: int = 0, end: int | None = None) -> int:
+        if self.plain:
+            return self._plain.tokens(start, end)
+        self._sync()
+        a, b = self._clip(start, end)
+        return self._prefix[b] - self._prefix[a]
+
+    def suffix_start(self, budget: int, end: int | None = None) -> int:
+        if self.plain:
+            return self._plain.suffix_start(budget, end)
+        self._sync()
+        _, b = self._clip(0, end)
+        if b == 0:
+            return 0
+        threshold = self._prefix[b] - max(0, budget)
+        return min(b, bisect.bisect_left(self._prefix, threshold, 0, b + 1))
+
+    def entry(self, index: int) -> ViewEntry:
+        if self.plain:
+            return self._plain.entry(index)
+        self._sync()
+        n = len(self._rows)
+        if index < 0:
+            index += n
+        if not 0 <= index < n:
+            raise IndexError(f"view index {index} out of range (0..{n - 1})")
+        return self._entry(index, self._rows[index])
+
+    def entries(self, start: int = 0, end: int | None = None) -> list[ViewEntry]:
+        if self.plain:
+            return self._plain.entries(start, end)
+        self._sync()
+        a, b = self._clip(start, end)
+        rows = self._rows
+        return [self._entry(i, rows[i]) for i in range(a, b)]
+
+    def iter_reverse(self, end: int | None = None) -> Iterator[ViewEntry]:
+        """Entries from ``end - 1`` down to 0, lazily."""
+        if self.plain:
+            yield from self._plain.iter_reverse(end)
+            return
+        self._sync()
+        _, b = self._clip(0, end)
+        rows = self._rows
+        for i in range(b - 1, -1, -1):
+            yield self._entry(i, rows[i])
+
+    def messages_for(self, entries: Sequence[ViewEntry]) -> list[Message]:
+        if self.plain:
+            return self._plain.messages_for(entries)
+        self._sync()
+        filtered = self._filtered
+        wanted = [(e.id, e.sequence, e.created_sequence) for e in entries if e.sequence not in filtered]
+        loaded = iter(self._ms.load_versions(wanted)) if wanted else iter(())
+        return [filtered[e.sequence] if e.sequence in filtered else next(loaded) for e in entries]
+
+    def message(self, index: int) -> Message:
+        return self.messages_for([self.entry(index)])[0]
+
+    def messages(self, start: int = 0, end: int | None = None) -> list[Message]:
+        return self.messages_for(self.entries(start, end))
+
+    def load(self, entry: ViewEntry) -> Message:
+        """The body of an entry read from this view."""
+        return self.messages_for([entry])[0]
+
+    def index_of(self, message_id: str) -> int | None:
+        if self.plain:
+            return self._plain.index_of(message_id)
+        self._sync()
+        return self._index.get(message_id)
+
+    def index_at_sequence(self, created_sequence: int) -> int:
+        if self.plain:
+            return self._plain.index_at_sequence(created_sequence)
+        self._sync()
+        return bisect.bisect_left(self._rows, created_sequence, key=lambda r: r.created_sequence)
 
 
 class SliceView:

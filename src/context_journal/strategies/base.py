@@ -193,11 +193,28 @@ class StrategyContext:
         counter: The manager's token counter.
     """
 
-    def __init__(self, store: Store, branch_id: int, namespace: str, counter: TokenCounter) -> None:
+    def __init__(
+        self, store: Store, branch_id: int, namespace: str, counter: TokenCounter, *, reader: str | None = None
+    ) -> None:
         self.store = store
         self.branch_id = branch_id
         self.namespace = namespace
         self.counter = counter
+        self.reader = reader
+
+    def note_compression_read(self, sequence: int) -> None:
+        """Raise the namespace's compression read mark to ``sequence`` before compression reads messages
+        up to it (issue 7; never lowered). A no-op for a manager with no reader: it never reads a block
+        with an audience, and may never narrow one.
+
+        Raises:
+            StoreError: the write failed; the caller must not send the request.
+        """
+        if self.reader is None:
+            return
+        from ..readers import raise_compression_read
+
+        raise_compression_read(self.store, self.branch_id, self.namespace, sequence)
 
     def key(self, name: str) -> str:
         """The store key of a relative state name."""

@@ -38,6 +38,8 @@ class PassthroughStrategy(BaseStrategy):
     count. Stateless.
     """
 
+    records_compression_reads = True  # issue 7: it never compresses, so it never reads for a summary
+
     name = "passthrough"
 
     def select(self, view: MessageView, budget: Budget) -> Selection:
