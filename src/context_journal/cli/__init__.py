@@ -12,6 +12,7 @@ from . import demo_cmd as _demo_cmd  # noqa: F401  (registers demo, replay, summ
 from . import journal_cmd as _journal_cmd  # noqa: F401  (registers journal append|summaries|brief|check|show|render)
 from . import mcp_cmd as _mcp_cmd  # noqa: F401  (registers mcp serve)
 from . import store_cmds as _store_cmds  # noqa: F401  (registers import, stats, show)
+from . import worker_cmd as _worker_cmd  # noqa: F401  (registers worker)
 from ._app import app, main
 
 __all__ = ["app", "main"]

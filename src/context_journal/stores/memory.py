@@ -9,11 +9,12 @@ from __future__ import annotations
 import bisect
 import time
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from ..errors import StoreError
 from .base import ROOT_BRANCH, BranchInfo, JournalRow, Op, Record, Store, StoreStats
 from .migrations import Migration, apply_migrations
+from .queue import QUEUE_COLUMNS, WorkClaim
 
 __all__ = ["MemoryStore"]
 
@@ -51,6 +52,7 @@ class MemoryStore(Store):
     # The execution journal (migration 2): rows per project in seq order, and (project, key) -> row.
     _journal: dict[str, list[JournalRow]]
     _journal_keys: dict[tuple[str, str], JournalRow]
+    _queue: dict[str, dict[str, Any]]
 
     def __init__(self) -> None:
         super().__init__()
@@ -231,3 +233,79 @@ class MemoryStore(Store):
 
     def __repr__(self) -> str:
         return f"MemoryStore(records={len(self._records)})"
+
+    # ---- compression work queue (see context_journal.stores.queue; in-process only) ----------------
+
+    def _queue_rows(self) -> dict[str, dict[str, Any]]:
+        if not hasattr(self, "_queue"):
+            self._queue = {}
+        return self._queue
+
+    def queue_enqueue(self, key: str, namespace: str, branch_id: int, slot: str, config: str, now: float) -> None:
+        """Mark a conversation's compression as wanted (insert, or bump its generation back to pending)."""
+        with self._lock:
+            rows = self._queue_rows()
+            row = rows.get(key)
+            if row is None:
+                rows[key] = {
+                    "key": key,
+                    "namespace": namespace,
+                    "branch_id": branch_id,
+                    "slot": slot,
+                    "config": config,
+                    "status": "pending",
+                    "lease_owner": None,
+                    "lease_expires": 0.0,
+                    "attempts": 0,
+                    "generation": 1,
+                    "error": None,
+                    "updated": now,
+                }
+                return
+            row.update(status="pending", generation=row["generation"] + 1, config=config, error=None)
+            if row["lease_owner"] is None:
+                row["lease_expires"] = 0.0
+
+    def queue_claim(self, owner: str, lease_seconds: float, now: float) -> WorkClaim | None:
+        """Lease the pending item waiting longest (free, or whose lease expired)."""
+        with self._lock:
+            ready = [r for r in self._queue_rows().values() if r["status"] == "pending" and r["lease_expires"] < now]
+            if not ready:
+                return None
+            row = min(ready, key=lambda r: r["updated"])
+            row.update(lease_owner=owner, lease_expires=now + lease_seconds, updated=now, attempts=row["attempts"] + 1)
+            return WorkClaim(
+                row["key"],
+                row["namespace"],
+                row["branch_id"],
+                row["slot"],
+                row["config"],
+                row["generation"],
+                row["attempts"],
+            )
+
+    def queue_check(self, key: str, owner: str, now: float) -> bool:
+        """True when ``owner`` still holds an unexpired lease on ``key``."""
+        with self._lock:
+            row = self._queue_rows().get(key)
+            return row is not None and row["lease_owner"] == owner and row["lease_expires"] >= now
+
+    def queue_finish(
+        self, key: str, owner: str, generation: int, status: str, retry_at: float, now: float, error: str | None
+    ) -> bool:
+        """Give a lease back (see :class:`~context_journal.stores.queue.QueueStore`)."""
+        with self._lock:
+            row = self._queue_rows().get(key)
+            if row is None or row["lease_owner"] != owner:
+                return False
+            if status == "done":
+                row.update(status="done" if row["generation"] == generation else "pending", lease_expires=0.0)
+            else:
+                row.update(status=status, lease_expires=retry_at)
+            row.update(lease_owner=None, updated=now, error=error)
+            return True
+
+    def queue_rows(self) -> list[dict[str, Any]]:
+        """Every queue row (for reports and tests)."""
+        with self._lock:
+            return [{c: r[c] for c in QUEUE_COLUMNS} for _, r in sorted(self._queue_rows().items())]

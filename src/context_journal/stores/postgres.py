@@ -27,6 +27,7 @@ from typing import Any
 from ..errors import MissingExtraError, StoreBusyError, StoreError
 from .base import ROOT_BRANCH, BranchInfo, JournalRow, Op, Record, Store, StoreStats
 from .migrations import Migration, apply_migrations
+from .queue import QUEUE_COLUMNS, WorkClaim
 
 try:
     import psycopg
@@ -128,9 +129,34 @@ def _m2_journal(store: PostgresStore) -> None:
     )
 
 
+def _m3_work_queue(store: PostgresStore) -> None:
+    # Pending summarisation work, one row per (namespace, branch, slot); leased by compression workers with
+    # SELECT ... FOR UPDATE SKIP LOCKED. Mutable by design (coordination state, not history).
+    store._run_ddl(
+        """
+        CREATE TABLE work_queue (
+            key TEXT PRIMARY KEY,
+            namespace TEXT NOT NULL,
+            branch_id BIGINT NOT NULL,
+            slot TEXT NOT NULL,
+            config TEXT NOT NULL,
+            status TEXT NOT NULL DEFAULT 'pending',
+            lease_owner TEXT,
+            lease_expires DOUBLE PRECISION NOT NULL DEFAULT 0,
+            attempts INT NOT NULL DEFAULT 0,
+            generation BIGINT NOT NULL DEFAULT 1,
+            error TEXT,
+            updated DOUBLE PRECISION NOT NULL
+        );
+        CREATE INDEX work_queue_ready ON work_queue(status, lease_expires, updated)
+        """
+    )
+
+
 MIGRATIONS: list[Migration[PostgresStore]] = [
     Migration(1, "records, branches, slots, head, blobs; append-only triggers", _m1_schema),
     Migration(2, "execution journal (append-only triggers)", _m2_journal),
+    Migration(3, "compression work queue", _m3_work_queue),
 ]
 
 _JOURNAL_COLUMNS = "project, seq, store_seq, kind, author, idempotency_key, body, prev_hash, hash, ts"
@@ -478,6 +504,77 @@ class PostgresStore(Store):
 
     def __repr__(self) -> str:
         return f"PostgresStore({_redact(self.url)!r}, schema={self.schema!r})"
+
+    # ---- compression work queue (see context_journal.stores.queue) ---------------------------------
+
+    def queue_enqueue(self, key: str, namespace: str, branch_id: int, slot: str, config: str, now: float) -> None:
+        """Mark a conversation's compression as wanted (insert, or bump its generation back to pending)."""
+        with self.transaction():
+            self._execute(
+                "INSERT INTO work_queue(key, namespace, branch_id, slot, config, updated) "
+                "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (key) DO UPDATE SET status = 'pending', "
+                "generation = work_queue.generation + 1, config = excluded.config, error = NULL, "
+                "lease_expires = CASE WHEN work_queue.lease_owner IS NULL THEN 0 ELSE work_queue.lease_expires END",
+                (key, namespace, branch_id, slot, config, now),
+            )
+
+    def queue_claim(self, owner: str, lease_seconds: float, now: float) -> WorkClaim | None:
+        """Lease the pending item waiting longest (free, or whose lease expired): ``SELECT ... FOR UPDATE
+        SKIP LOCKED``, then the lease columns, in one transaction (the head row is not locked)."""
+        with self.transaction():
+            row = self._execute(
+                "SELECT key, namespace, branch_id, slot, config, generation, attempts FROM work_queue "
+                "WHERE status = 'pending' AND lease_expires < %s ORDER BY updated LIMIT 1 FOR UPDATE SKIP LOCKED",
+                (now,),
+            ).fetchone()
+            if row is None:
+                return None
+            self._execute(
+                "UPDATE work_queue SET lease_owner = %s, lease_expires = %s, attempts = attempts + 1, updated = %s "
+                "WHERE key = %s",
+                (owner, now + lease_seconds, now, row[0]),
+            )
+        return WorkClaim(row[0], row[1], int(row[2]), row[3], row[4], int(row[5]), int(row[6]) + 1)
+
+    def queue_check(self, key: str, owner: str, now: float) -> bool:
+        """Inside the caller's transaction: True when ``owner`` still holds an unexpired lease on ``key``.
+        Takes the head row lock first (the order every writer uses), then the queue row's."""
+        with self.transaction():
+            self._lock_head()
+            cur = self._execute(
+                "UPDATE work_queue SET updated = updated WHERE key = %s AND lease_owner = %s AND lease_expires >= %s",
+                (key, owner, now),
+            )
+            return cur.rowcount == 1
+
+    def queue_finish(
+        self, key: str, owner: str, generation: int, status: str, retry_at: float, now: float, error: str | None
+    ) -> bool:
+        """Give a lease back: ``status`` ``"done"`` (kept pending if the item was enqueued again since the
+        claim), ``"pending"`` (claimable from ``retry_at``) or ``"failed"``. False when the lease was lost."""
+        if status == "done":
+            sql = (
+                "UPDATE work_queue SET status = CASE WHEN generation = %s THEN 'done' ELSE 'pending' END, "
+                "lease_owner = NULL, lease_expires = 0, updated = %s, error = %s "
+                "WHERE key = %s AND lease_owner = %s"
+            )
+            params: tuple[Any, ...] = (generation, now, error, key, owner)
+        else:
+            sql = (
+                "UPDATE work_queue SET status = %s, lease_owner = NULL, lease_expires = %s, updated = %s, "
+                "error = %s WHERE key = %s AND lease_owner = %s"
+            )
+            params = (status, retry_at, now, error, key, owner)
+        with self.transaction():
+            return self._execute(sql, params).rowcount == 1
+
+    def queue_rows(self) -> list[dict[str, Any]]:
+        """Every queue row (for reports and tests)."""
+        cur = self._execute(
+            "SELECT key, namespace, branch_id, slot, status, lease_owner, lease_expires, attempts, generation, "
+            "error, updated FROM work_queue ORDER BY key"
+        )
+        return [dict(zip(QUEUE_COLUMNS, row, strict=True)) for row in cur.fetchall()]
 
 
 def _redact(url: str) -> str:

@@ -16,11 +16,12 @@ import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from ..errors import StoreBusyError, StoreError
 from .base import ROOT_BRANCH, BranchInfo, JournalRow, Op, Record, Store, StoreStats
 from .migrations import Migration, apply_migrations
+from .queue import QUEUE_COLUMNS, WorkClaim
 
 __all__ = ["SQLiteStore"]
 
@@ -102,10 +103,33 @@ def _m3_journal(store: SQLiteStore) -> None:
         store._conn.execute(statement)
 
 
+def _m4_work_queue(store: SQLiteStore) -> None:
+    # Pending summarisation work, one row per (namespace, branch, slot); leased by compression workers.
+    # Mutable by design (it is a queue, not history): leases and statuses are updated in place.
+    store._conn.execute(
+        """CREATE TABLE work_queue (
+            key TEXT PRIMARY KEY,
+            namespace TEXT NOT NULL,
+            branch_id INTEGER NOT NULL,
+            slot TEXT NOT NULL,
+            config TEXT NOT NULL,
+            status TEXT NOT NULL DEFAULT 'pending',
+            lease_owner TEXT,
+            lease_expires REAL NOT NULL DEFAULT 0,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            generation INTEGER NOT NULL DEFAULT 1,
+            error TEXT,
+            updated REAL NOT NULL
+        )"""
+    )
+    store._conn.execute("CREATE INDEX work_queue_ready ON work_queue(status, lease_expires, updated)")
+
+
 MIGRATIONS: list[Migration[SQLiteStore]] = [
     Migration(1, "records, branches, slots, blobs", _m1_schema),
     Migration(2, "item index", _m2_item_index),
     Migration(3, "execution journal (append-only triggers)", _m3_journal),
+    Migration(4, "compression work queue", _m4_work_queue),
 ]
 
 _JOURNAL_COLUMNS = "project, seq, store_seq, kind, author, idempotency_key, body, prev_hash, hash, ts"
@@ -419,3 +443,66 @@ class SQLiteStore(Store):
 
     def __repr__(self) -> str:
         return f"SQLiteStore({self.path!r}, durability={self.durability!r})"
+
+    # ---- compression work queue (see context_journal.stores.queue) ---------------------------------
+
+    def queue_enqueue(self, key: str, namespace: str, branch_id: int, slot: str, config: str, now: float) -> None:
+        """Mark a conversation's compression as wanted (insert, or bump its generation back to pending)."""
+        with self.transaction():
+            self._exec(
+                "INSERT INTO work_queue(key, namespace, branch_id, slot, config, updated) VALUES (?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET status = 'pending', generation = generation + 1, "
+                "config = excluded.config, error = NULL, lease_expires = CASE WHEN lease_owner IS NULL "
+                "THEN 0 ELSE lease_expires END",
+                (key, namespace, branch_id, slot, config, now),
+            )
+
+    def queue_claim(self, owner: str, lease_seconds: float, now: float) -> WorkClaim | None:
+        """Lease the pending item waiting longest (free, or whose lease expired), inside ``BEGIN IMMEDIATE``."""
+        with self.transaction():
+            rows = self._exec(
+                "UPDATE work_queue SET lease_owner = ?, lease_expires = ?, attempts = attempts + 1, updated = ? "
+                "WHERE key = (SELECT key FROM work_queue WHERE status = 'pending' AND lease_expires < ? "
+                "ORDER BY updated LIMIT 1) "
+                "RETURNING key, namespace, branch_id, slot, config, generation, attempts",
+                (owner, now + lease_seconds, now, now),
+            ).fetchall()
+        return WorkClaim(*rows[0]) if rows else None
+
+    def queue_check(self, key: str, owner: str, now: float) -> bool:
+        """Inside the caller's transaction: True when ``owner`` still holds an unexpired lease on ``key``."""
+        with self.transaction():
+            cur = self._exec(
+                "UPDATE work_queue SET updated = updated WHERE key = ? AND lease_owner = ? AND lease_expires >= ?",
+                (key, owner, now),
+            )
+            return cur.rowcount == 1
+
+    def queue_finish(
+        self, key: str, owner: str, generation: int, status: str, retry_at: float, now: float, error: str | None
+    ) -> bool:
+        """Give a lease back: ``status`` ``"done"`` (kept pending if the item was enqueued again since the
+        claim), ``"pending"`` (claimable from ``retry_at``) or ``"failed"``. False when the lease was lost."""
+        if status == "done":
+            sql = (
+                "UPDATE work_queue SET status = CASE WHEN generation = ? THEN 'done' ELSE 'pending' END, "
+                "lease_owner = NULL, lease_expires = 0, updated = ?, error = ? "
+                "WHERE key = ? AND lease_owner = ?"
+            )
+            params: tuple[Any, ...] = (generation, now, error, key, owner)
+        else:
+            sql = (
+                "UPDATE work_queue SET status = ?, lease_owner = NULL, lease_expires = ?, updated = ?, "
+                "error = ? WHERE key = ? AND lease_owner = ?"
+            )
+            params = (status, retry_at, now, error, key, owner)
+        with self.transaction():
+            return self._exec(sql, params).rowcount == 1
+
+    def queue_rows(self) -> list[dict[str, Any]]:
+        """Every queue row (for reports and tests)."""
+        cur = self._exec(
+            "SELECT key, namespace, branch_id, slot, status, lease_owner, lease_expires, attempts, generation, "
+            "error, updated FROM work_queue ORDER BY key"
+        )
+        return [dict(zip(QUEUE_COLUMNS, row, strict=True)) for row in cur.fetchall()]

@@ -1,0 +1,62 @@
+"""``worker``: a compression worker over a store's work queue (see :mod:`context_journal.workers`)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from ..llm.provider import Provider
+from ..workers import CompressionWorker
+from ._app import app, err_console, existing_store, fail_on_library_errors, print_json
+
+PROVIDERS = ("offline", "anthropic", "openai")
+
+
+def _provider(name: str, model: str | None) -> Provider:
+    if name == "anthropic":
+        from ..llm import AnthropicProvider
+
+        return AnthropicProvider(model) if model else AnthropicProvider()
+    if name == "openai":
+        from ..llm import OpenAIProvider
+
+        return OpenAIProvider(model) if model else OpenAIProvider()
+    from ..llm import OfflineSummarizer
+
+    return OfflineSummarizer(model) if model else OfflineSummarizer()
+
+
+@app.command("worker")
+def worker_cmd(
+    store: Annotated[str, typer.Option("--store", "-s", help="Store location: a SQLite file path or a URL.")],
+    provider: Annotated[str, typer.Option("--provider", help="offline, anthropic or openai.")] = "offline",
+    model: Annotated[str | None, typer.Option("--model", help="Model name (provider default if omitted).")] = None,
+    concurrency: Annotated[int, typer.Option("--concurrency", help="Items worked on at once.", min=1)] = 1,
+    lease_seconds: Annotated[
+        float, typer.Option("--lease-seconds", help="Lease length in seconds (above the longest model call).", min=0.1)
+    ] = 60.0,
+    until_idle: Annotated[bool, typer.Option("--until-idle", help="Stop once nothing is pending.")] = False,
+    max_items: Annotated[int | None, typer.Option("--max-items", help="Stop after this many claims.", min=1)] = None,
+    worker_id: Annotated[str | None, typer.Option("--worker-id", help="Lease owner name.")] = None,
+) -> None:
+    """Claim pending summarisation work of any namespace and branch, do it, record it (Ctrl-C stops)."""
+    if provider not in PROVIDERS:
+        err_console.print(f"error: --provider must be one of {', '.join(PROVIDERS)}, not {provider!r}")
+        raise typer.Exit(2)
+    with fail_on_library_errors():
+        summarizer = _provider(provider, model)
+        worker = CompressionWorker(
+            existing_store(store),
+            summarizer,
+            worker_id=worker_id,
+            lease_seconds=lease_seconds,
+            concurrency=concurrency,
+        )
+        try:
+            report = worker.run(until_idle=until_idle, max_items=max_items)
+        except KeyboardInterrupt:
+            report = worker.report
+        finally:
+            worker.store.close()
+    print_json(report.to_dict())
