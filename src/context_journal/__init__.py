@@ -94,6 +94,7 @@ from .llm import (
 )
 from .manager import ContextManager
 from .messages import Message, MessageInput
+from .readers import AudienceNarrowingError, ReaderConflictError, ReaderError, StaleReaderError
 from .stores import MemoryStore, SQLiteStore, Store, open_store
 from .strategies import (
     AutobiographicalConfig,
@@ -111,12 +112,15 @@ from .strategies import (
 )
 from .tokens import Calibration, EstimatingCounter, TiktokenCounter, TokenCounter, TokenizerUnavailableError
 from .validate import InvalidContextError, ValidationIssue, validate_messages
+from .views import ReaderView
+from .workers import CompressionDelegatedError, CompressionWorker, LeaseLostError, WorkerReport
 
 __version__ = "0.1.0"
 
 __all__ = [
     "AnthropicProvider",
     "AppendOutcome",
+    "AudienceNarrowingError",
     "AuthorNotAllowedError",
     "AutobiographicalConfig",
     "AutobiographicalStrategy",
@@ -134,8 +138,10 @@ __all__ = [
     "CompileOptions",
     "CompileResult",
     "CompiledMessage",
+    "CompressionDelegatedError",
     "CompressionStats",
     "CompressionUnavailableError",
+    "CompressionWorker",
     "ContentError",
     "ContextJournalError",
     "ContextManager",
@@ -166,6 +172,7 @@ __all__ = [
     "LLMMessage",
     "LLMRequest",
     "LLMResponse",
+    "LeaseLostError",
     "MalformedContentError",
     "MemoryStore",
     "Message",
@@ -187,6 +194,9 @@ __all__ = [
     "ProviderRequestError",
     "ProviderResponseError",
     "ProviderTransientError",
+    "ReaderConflictError",
+    "ReaderError",
+    "ReaderView",
     "RedactedThinkingBlock",
     "Repair",
     "RetryPolicy",
@@ -194,6 +204,7 @@ __all__ = [
     "SQLiteStore",
     "Skipped",
     "Source",
+    "StaleReaderError",
     "Store",
     "StoreBusyError",
     "StoreClosedError",
@@ -219,6 +230,7 @@ __all__ = [
     "Usage",
     "ValidationIssue",
     "WindowedPassthroughStrategy",
+    "WorkerReport",
     "detect_format",
     "import_into",
     "load_locomo_qa",

@@ -22,6 +22,7 @@ from .messages import MessageStore
 from .stores import BranchInfo, Store
 
 if TYPE_CHECKING:
+    from .llm import Provider
     from .manager import ContextManager
     from .strategies import Strategy
     from .tokens import TokenCounter
@@ -112,8 +113,16 @@ class BranchingMixin:
     _slot: str
     _counter: TokenCounter
     _branch_indexes: dict[int, MessageStore]
-    _summarizer: Any
+    _summarizer: Provider | None
+    _compression_mode: str
+    _view_reader: str | None
     strategy: Any
+
+    def _check_reader(self, action: str = "read") -> None:  # implemented by the manager
+        raise NotImplementedError
+
+    def _claim_reader(self, branch_id: int) -> None:  # implemented by the manager
+        raise NotImplementedError
 
     # ---- fork / switch ----------------------------------------------------------------------------
 
@@ -148,6 +157,7 @@ class BranchingMixin:
             MessageNotFoundError: ``at`` names a message not visible on this branch.
             ValueError: ``at`` is a sequence outside ``0..head``.
         """
+        self._check_reader("fork")  # issue 7: a fork inherits the namespace's reader record
         info = self._store.create_branch(name, self._branch.name, self._resolve_at(at))
         return self._summary(info, {})
 
@@ -158,6 +168,12 @@ class BranchingMixin:
             BranchNotFoundError: no live branch has that name (the manager stays where it was).
         """
         info = self._store.get_branch(name)
+        # Issue 7: refuse a branch where the namespace records another reader (the manager stays put).
+        from .readers import ReaderConflictError, recorded_reader
+
+        recorded = recorded_reader(self._store, info.id, self._namespace)
+        if recorded is not None and recorded != self._view_reader:
+            raise ReaderConflictError(self._namespace, recorded, self._view_reader, f"switch to branch {name!r}")
         index = self._branch_indexes.get(info.id)
         if index is None:
             index = MessageStore(self._store, self._slot, info.id, self._counter)
@@ -170,6 +186,8 @@ class BranchingMixin:
             except BaseException:
                 self._branch, self._messages = old_branch, old_index
                 raise
+        if recorded is None and self._view_reader is not None:
+            self._claim_reader(info.id)
 
     def _summary(self, info: BranchInfo, heads: dict[int, int]) -> BranchSummary:
         parent = self._store.branch_by_id(info.parent_id).name if info.parent_id is not None else None
@@ -215,17 +233,27 @@ class BranchingMixin:
             at: Fork point, as for :meth:`fork`.
 
         Returns:
-            The child manager (it shares this manager's store, token counter and summarizer, and does not
-            close the store).
+            The child manager (it shares this manager's store, token counter, summarizer and compression
+            mode, and does not close the store).
 
         Raises:
             BranchExistsError: the branch name is taken; nothing is created.
             MessageNotFoundError: ``at`` names a message not visible here.
         """
         from .manager import ContextManager
+        from .readers import READER_STATE, ReaderConflictError, recorded_reader
 
+        self._check_reader("derive")
         fork_seq = self._resolve_at(at)
         child_ns = namespace or self._namespace
+        reader = self._view_reader
+        child_recorded = recorded_reader(self._store, self._branch.id, child_ns)
+        if child_recorded is not None and child_recorded != reader:
+            raise ReaderConflictError(child_ns, child_recorded, reader, f"derive branch {branch!r}")
+        if reader is not None:
+            from .manager import _require_recorded_reads
+
+            _require_recorded_reads(strategy)
         with self._store.transaction() as tx:
             info = self._store.create_branch(branch, self._branch.name, fork_seq)
             record = Derivation(
@@ -240,6 +268,8 @@ class BranchingMixin:
                 created=time.time(),
             )
             tx.put_state(info.id, derivation_key(info.id), record.to_state())
+            if reader is not None:
+                tx.put_state(info.id, f"{child_ns}/{READER_STATE}", reader)
         return ContextManager(
             self._store,
             namespace=child_ns,
@@ -249,6 +279,7 @@ class BranchingMixin:
             branch=branch,
             slot=self._slot,
             summarizer=self._summarizer,
+            compression=self._compression_mode,
         )
 
     def get_derivation(self) -> Derivation | None:
@@ -265,7 +296,7 @@ class BranchingMixin:
         branch: str,
         strategy: Strategy | None = None,
         token_counter: TokenCounter | None = None,
-        summarizer: Any = None,
+        summarizer: Provider | None = None,
     ) -> ContextManager:
         """Reopen a derived child after a restart with the same view (namespace, slot, branch).
 

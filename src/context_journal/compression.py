@@ -34,7 +34,8 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from ._fit import RenderCache, system_head
 from .compile import Roles
 from .content import resolve_media
-from .errors import ContextJournalError
+from .errors import ContextJournalError, MessageNotFoundError
+from .llm.errors import ProviderRequestError
 from .llm.types import LLMMessage, LLMRequest, ToolDefinition
 from .messages import MessageInput
 from .stores.base import Op
@@ -43,7 +44,7 @@ from .strategies.autobiographical.chunking import regions
 from .strategies.autobiographical.planning import transition_plan
 from .strategies.autobiographical.records import slot_for, summary_id_for_chunk
 from .strategies.base import StrategyContext, SummaryRequest, SummaryResult
-from .views import MessageView, SliceView, StoreView
+from .views import MessageView, ReaderView, SliceView, StoreView
 
 if TYPE_CHECKING:
     from .llm.provider import Provider
@@ -262,10 +263,18 @@ class CompressionDriver:
 
     # ---- views and state -------------------------------------------------------------------------
 
+    def _view(self) -> ReaderView | StoreView:
+        """The manager's reader view (issue 7; checks the namespace's reader record first)."""
+        make = getattr(self.host, "_reader_view", None)
+        if make is None:
+            return StoreView(self.host.messages)
+        view: ReaderView = make()
+        return view
+
     def views(self, ctx: StrategyContext) -> tuple[MessageView, MessageView]:
         """The manager's whole view (refreshed) and the part a strategy selects from (after the
         leading system messages, as ``compile`` gives it)."""
-        full = StoreView(self.host.messages)
+        full = self._view()
         full.refresh()
         stored = ctx.get_state("roles")
         roles = Roles.from_metadata(stored) if isinstance(stored, Mapping) else Roles()
@@ -367,6 +376,11 @@ class CompressionDriver:
             response = await provider.complete(llm)
         except AssertionError:
             raise  # a scripted provider's "unexpected call", or a bug: never a provider failure
+        except ProviderRequestError:
+            # The provider refused the request itself (bad key, unknown model, malformed request): the same
+            # request would fail again, so nothing is recorded and the host hears it now; the work stays
+            # pending and is retried at the next tick, once the configuration is fixed.
+            raise
         except Exception as exc:
             return SummaryResult(request.id, None, error=_describe(exc), model=getattr(exc, "model", None)), started
         usage = response.usage
@@ -563,12 +577,15 @@ class CompressionDriver:
             MessageNotFoundError: a message id is not visible.
             ValueError: the range is empty or reversed.
         """
-        full = StoreView(self.host.messages)
+        full = self._view()
         full.refresh()
 
         def seq_of(ref: int | str, is_end: bool) -> int:
             if isinstance(ref, str):
-                return self.host.messages.get(ref).created_sequence
+                found = full.index_of(ref)  # the reader's view (issue 7): another reader's message is not found
+                if found is None:
+                    raise MessageNotFoundError(ref)
+                return full.entry(found).created_sequence
             index = min(max(ref - 1 if is_end else ref, 0), len(full) - 1)
             return full.entry(index).created_sequence
 
@@ -596,6 +613,8 @@ class CompressionDriver:
             raise CompressionUnavailableError(getattr(strategy, "name", type(strategy).__name__), "reset_head_window")
         cfg = strategy.config
         info: dict[str, Any] = {}
+        # Issue 7: a summary made from a reader's view is that reader's; a host's own text is stored as given.
+        audience = [ctx.reader] if text is None and getattr(ctx, "reader", None) is not None else None
         if text is None:
             if len(body) == 0:
                 text = "(nothing was said before this point)"
@@ -615,7 +634,9 @@ class CompressionDriver:
                     "request_hash": request.metadata.get("request_hash"),
                     "input_tokens": response.usage.total_input_tokens,
                 }
-        content = [{"type": "text", "text": cfg.transition_heading + text}]
+        content: list[dict[str, Any]] = [{"type": "text", "text": cfg.transition_heading + text}]
+        if audience is not None:
+            content[0]["audience"] = audience
         metadata = {"context_journal": {"kind": "transition_summary", "namespace": ctx.namespace, **info}}
         log = strategy.compression_log(ctx)
         with ctx.store.transaction() as tx:

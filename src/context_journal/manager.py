@@ -17,15 +17,24 @@ from typing import Any
 from .branching import BranchingMixin, StrategyInitError
 from .compile import CompileOptions, CompileResult, Injection, RenderCache, Roles, compile_context
 from .compression import CompressionDriver, CompressionStats, DrainProgress, DrainReport, TickResult
-from .content import ContentInput, resolve_media
+from .content import ContentInput, resolve_media, validate_content
 from .errors import MalformedContentError
 from .llm import OfflineSummarizer, Provider, ToolDefinition, run_sync
 from .messages import Message, MessageInput, MessageStore, to_timestamp
+from .readers import (
+    ReaderConflictError,
+    ReaderError,
+    StaleReaderError,
+    check_narrowing,
+    compression_read_mark,
+    recorded_reader,
+    validate_reader,
+)
 from .stores import ROOT_BRANCH, Store, open_store
 from .strategies import PassthroughStrategy, PendingWork, Selection, Strategy, StrategyContext, Summary
 from .strategies.autobiographical import SYSTEM_STATE, TOOLS_STATE
 from .tokens import Calibration, EstimatingCounter, TokenCounter
-from .views import StoreView
+from .views import ReaderView
 
 __all__ = ["DEFAULT_NAMESPACE", "ContextManager"]
 
@@ -55,7 +64,12 @@ class ContextManager(BranchingMixin):
         owns_store: bool = False,
         slot: str | None = None,
         summarizer: Provider | None = None,
+        compression: str = "inline",
+        view_reader: str | None = None,
     ) -> None:
+        if compression not in ("inline", "workers"):
+            raise ValueError(f"compression must be 'inline' or 'workers', not {compression!r}")
+        self._compression_mode = compression
         self._summarizer = summarizer
         self._store = store
         self._owns_store = owns_store
@@ -63,11 +77,21 @@ class ContextManager(BranchingMixin):
         self._isolate = isolate
         self._counter: TokenCounter = token_counter or EstimatingCounter()
         self._branch = store.get_branch(branch)
+        # Issue 7: who this manager compiles for (its own reader, else the one the namespace records).
+        reader = validate_reader(view_reader)
+        recorded = recorded_reader(store, self._branch.id, self._namespace)
+        if reader is not None and recorded is not None and recorded != reader:
+            raise ReaderConflictError(self._namespace, recorded, reader, "open")
+        self._view_reader: str | None = reader if reader is not None else recorded
+        if self._view_reader is not None:
+            _require_recorded_reads(strategy)
         self._slot = slot or (f"messages/{self._namespace}" if isolate else "messages")
         self._messages = MessageStore(store, self._slot, self._branch.id, self._counter)
         self._branch_indexes: dict[int, MessageStore] = {}
         self.strategy = strategy
         self._closed = False
+        if reader is not None and recorded is None:
+            self._claim_reader(self._branch.id)
 
     @classmethod
     def open(
@@ -82,6 +106,8 @@ class ContextManager(BranchingMixin):
         branch: str = ROOT_BRANCH,
         durability: str = "normal",
         summarizer: Provider | None = None,
+        compression: str = "inline",
+        view_reader: str | None = None,
     ) -> ContextManager:
         """Open a manager.
 
@@ -96,11 +122,22 @@ class ContextManager(BranchingMixin):
             branch: The branch to read and write (default ``"main"``).
             durability: SQLite ``"normal"`` or ``"full"`` when opening from a path.
             summarizer: The model that writes summaries (default :class:`OfflineSummarizer`).
+            view_reader: The reader this manager compiles for (issue 7): compiles and compression read
+                blocks with no audience and blocks whose audience names this reader. The first reader a
+                namespace is opened with is recorded per branch; None compiles for the recorded reader,
+                or for no reader (no block with an audience) when none is recorded.
+            compression: ``"inline"`` (``tick``/``drain`` call the summarizer in this process) or
+                ``"workers"``: this manager never calls a model; it enqueues its conversation in the
+                store's work queue (on each append and compile) for ``context-journal worker`` processes,
+                and ``tick``/``drain`` raise :class:`~context_journal.workers.CompressionDelegatedError`.
 
         Raises:
-            ValueError: both or neither of ``path`` and ``store``.
+            ValueError: both or neither of ``path`` and ``store``, or an unknown ``compression``.
             BranchNotFoundError: the branch does not exist.
             StoreError: the store cannot be opened.
+            ReaderConflictError: the namespace records another reader on the branch (nothing is written).
+            ReaderError: ``view_reader`` is empty, the namespace's record is not a reader's name, or the
+                strategy does not record its compression reads.
         """
         if (path is None) == (store is None):
             raise ValueError("give exactly one of path= and store=")
@@ -122,6 +159,8 @@ class ContextManager(BranchingMixin):
                 branch=branch,
                 owns_store=owns,
                 summarizer=summarizer,
+                compression=compression,
+                view_reader=view_reader,
             )
         except BaseException:
             if owns:
@@ -129,6 +168,48 @@ class ContextManager(BranchingMixin):
             raise
 
     # ---- properties -------------------------------------------------------------------------------
+
+    @property
+    def view_reader(self) -> str | None:
+        """The reader this manager compiles for (None: no reader; no block with an audience is read)."""
+        return self._view_reader
+
+    def _claim_reader(self, branch_id: int) -> None:
+        """Record this manager's reader for its namespace on ``branch_id``."""
+        with self._store.transaction() as tx:
+            tx.put_state(branch_id, f"{self._namespace}/reader", self._view_reader)
+
+    def _check_reader(self, action: str = "read") -> None:
+        """Refuse when the namespace now records a reader this manager does not compile for.
+
+        Raises:
+            StaleReaderError: another handle claimed the namespace (or the record is not a name).
+        """
+        try:
+            recorded = recorded_reader(self._store, self._branch.id, self._namespace)
+        except ReaderError as exc:
+            raise StaleReaderError(str(exc)) from None
+        if recorded is not None and recorded != self._view_reader:
+            raise StaleReaderError(
+                f"cannot {action}: namespace {self._namespace!r} now records reader {recorded!r} on branch "
+                f"{self._branch.name!r}, and this manager compiles for "
+                + ("no reader" if self._view_reader is None else f"reader {self._view_reader!r}")
+                + "; reopen it"
+            )
+
+    def _reader_view(self, check: bool = True) -> ReaderView:
+        """The view strategies, compiles and compression read: this manager's reader's (checked first).
+
+        Raises:
+            StaleReaderError: as :meth:`_check_reader`.
+        """
+        if check:
+            self._check_reader()
+        view = self._compile_view
+        if view is None or view.message_store is not self._messages:
+            view = self._compile_view = ReaderView(self._messages, self._view_reader)
+            self._render_cache = RenderCache()
+        return view
 
     @property
     def store(self) -> Store:
@@ -235,7 +316,22 @@ class ContextManager(BranchingMixin):
         Raises:
             MessageNotFoundError: no visible message has the id.
             MalformedContentError: the new content is malformed; nothing is written.
+            AudienceNarrowingError: the edit hides a block from a reader who may have seen it (issue 7).
+            StaleReaderError: another handle claimed the namespace for another reader.
         """
+        self._check_reader("edit a message")
+        if content is not None:
+            new = validate_content(content, message_index=0)
+            if self._messages.entry_for(message_id) is not None and any("audience" in b for b in new):
+                current = self._messages.get(message_id)
+                check_narrowing(
+                    message_id,
+                    current.created_sequence,
+                    current.content_dicts(),
+                    new,
+                    self._view_reader,
+                    compression_read_mark(self._store, self._branch.id, self._namespace),
+                )
         return self._messages.edit(message_id, content=content, metadata=metadata, participant=participant)
 
     def remove_message(self, message_id: str) -> int:
@@ -276,7 +372,8 @@ class ContextManager(BranchingMixin):
         return self._messages.count()
 
     def get_messages(self, offset: int = 0, limit: int | None = None) -> list[Message]:
-        """Visible messages ``[offset, offset + limit)`` in order; O(log N + limit)."""
+        """Visible messages ``[offset, offset + limit)`` in order, as stored (every block, audiences
+        included, whatever :attr:`view_reader` is); O(log N + limit)."""
         if offset < 0:
             raise ValueError("offset must be >= 0")
         return self._messages.slice(offset, limit)
@@ -291,7 +388,8 @@ class ContextManager(BranchingMixin):
         limit: int | None = None,
         reverse: bool = False,
     ) -> list[Message]:
-        """Messages matching every filter given, in order (newest first with ``reverse=True``).
+        """Messages matching every filter given, in order (newest first with ``reverse=True``), as stored
+        (every block, audiences included, whatever :attr:`view_reader` is).
 
         Args:
             participant: A name or a list of names.
@@ -327,7 +425,7 @@ class ContextManager(BranchingMixin):
 
     # ---- compile (issue 3) -------------------------------------------------------------------------
 
-    _compile_view: StoreView | None = None
+    _compile_view: ReaderView | None = None
     _render_cache: RenderCache | None = None
     _compile_estimates: dict[str, int] | None = None
     _default_strategy: PassthroughStrategy | None = None
@@ -338,6 +436,9 @@ class ContextManager(BranchingMixin):
         Raises:
             StrategyInitError: the strategy failed to initialise; the manager keeps its previous one.
         """
+        self._check_reader("set a strategy")
+        if self._view_reader is not None:
+            _require_recorded_reads(strategy)
         try:
             strategy.load(self._strategy_context())
         except Exception as exc:
@@ -345,7 +446,7 @@ class ContextManager(BranchingMixin):
         self.strategy = strategy
 
     def _strategy_context(self) -> StrategyContext:
-        return StrategyContext(self._store, self._branch.id, self._namespace, self._counter)
+        return StrategyContext(self._store, self._branch.id, self._namespace, self._counter, reader=self._view_reader)
 
     def _active_strategy(self) -> Strategy:
         if self.strategy is not None:
@@ -364,10 +465,7 @@ class ContextManager(BranchingMixin):
         roles: Roles | None,
         options: CompileOptions | None,
     ) -> tuple[CompileResult, Selection, Strategy, StrategyContext]:
-        if self._compile_view is None or self._compile_view.message_store is not self._messages:
-            self._compile_view = StoreView(self._messages)
-            self._render_cache = RenderCache()
-        view = self._compile_view
+        view = self._reader_view()
         view.refresh()
         ctx = self._strategy_context()
         if roles is None:
@@ -443,6 +541,8 @@ class ContextManager(BranchingMixin):
             max_tokens, reserve_for_response, system, injections, assistant, roles, options
         )
         strategy.commit(selection, ctx)
+        if self._compression_mode == "workers":
+            self._enqueue_compression()
         return result
 
     def preview_context(
@@ -532,8 +632,27 @@ class ContextManager(BranchingMixin):
         """Tell the strategy about ``count`` messages just appended (it may queue work; no I/O)."""
         strategy = self.strategy
         if count and strategy is not None and hasattr(strategy, "on_messages_added"):
-            view = StoreView(self._messages)
-            strategy.on_messages_added(view, max(0, len(view) - count))
+            view = self._reader_view(check=False)
+            entries = self._messages._entries
+            first = entries[max(0, len(entries) - count)].created_seq if entries else 0
+            start = view.index_at_sequence(first)
+            if start < len(view):  # nothing to tell when the reader sees none of them
+                strategy.on_messages_added(view, start)
+        if count and self._compression_mode == "workers":
+            self._enqueue_compression(grown=True)
+
+    def _enqueue_compression(self, grown: bool = False) -> None:
+        """``compression="workers"``: put this conversation in the store's work queue (no model call; on
+        appends only once a chunk's worth of tokens was added since the last enqueue)."""
+        from .workers import enqueue
+
+        enqueue(self, only_if_grown=grown)
+
+    def _refuse_inline(self, what: str) -> None:
+        if self._compression_mode == "workers":
+            from .workers import CompressionDelegatedError
+
+            raise CompressionDelegatedError(what)
 
     def tick(self) -> TickResult:
         """Do one unit of compression work: close the chunks that are due, send the next summary request
@@ -544,7 +663,9 @@ class ContextManager(BranchingMixin):
 
         Raises:
             StoreError: a write failed (the journal stays consistent).
+            CompressionDelegatedError: the manager was opened with ``compression="workers"``.
         """
+        self._refuse_inline("tick")
         return run_sync(self.compression.atick())
 
     async def atick(self) -> TickResult:
@@ -552,7 +673,9 @@ class ContextManager(BranchingMixin):
 
         Raises:
             StoreError: a write failed.
+            CompressionDelegatedError: the manager was opened with ``compression="workers"``.
         """
+        self._refuse_inline("atick")
         return await self.compression.atick()
 
     def drain(
@@ -578,7 +701,9 @@ class ContextManager(BranchingMixin):
 
         Raises:
             StoreError: a write failed.
+            CompressionDelegatedError: the manager was opened with ``compression="workers"``.
         """
+        self._refuse_inline("drain")
         return run_sync(self.compression.adrain(progress, max_units=max_units, wait=wait, max_wait=max_wait))
 
     async def adrain(
@@ -593,7 +718,9 @@ class ContextManager(BranchingMixin):
 
         Raises:
             StoreError: a write failed.
+            CompressionDelegatedError: the manager was opened with ``compression="workers"``.
         """
+        self._refuse_inline("adrain")
         return await self.compression.adrain(progress, max_units=max_units, wait=wait, max_wait=max_wait)
 
     def is_ready(self) -> bool:
@@ -706,3 +833,16 @@ class ContextManager(BranchingMixin):
 
     def __repr__(self) -> str:
         return f"ContextManager(store={self._store!r}, namespace={self._namespace!r}, branch={self.current_branch()!r})"
+
+
+def _require_recorded_reads(strategy: Any) -> None:
+    """A manager with a reader runs only strategies that record their compression reads (issue 7).
+
+    Raises:
+        ReaderError: the strategy does not declare ``records_compression_reads = True``.
+    """
+    if strategy is not None and getattr(strategy, "records_compression_reads", False) is not True:
+        raise ReaderError(
+            f"strategy {type(strategy).__name__} does not declare records_compression_reads = True; "
+            "a manager with a view_reader cannot run it"
+        )
