@@ -280,6 +280,7 @@ class BranchingMixin:
             slot=self._slot,
             summarizer=self._summarizer,
             compression=self._compression_mode,
+            index=self._messages.clone_for(info.id, fork_seq),
         )
 
     def get_derivation(self) -> Derivation | None:

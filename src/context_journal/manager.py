@@ -63,6 +63,7 @@ class ContextManager(BranchingMixin):
         branch: str = ROOT_BRANCH,
         owns_store: bool = False,
         slot: str | None = None,
+        index: MessageStore | None = None,
         summarizer: Provider | None = None,
         compression: str = "inline",
         view_reader: str | None = None,
@@ -86,7 +87,10 @@ class ContextManager(BranchingMixin):
         if self._view_reader is not None:
             _require_recorded_reads(strategy)
         self._slot = slot or (f"messages/{self._namespace}" if isolate else "messages")
-        self._messages = MessageStore(store, self._slot, self._branch.id, self._counter)
+        if index is not None and index.slot == self._slot and index.branch_id == self._branch.id:
+            self._messages = index  # a derived child's index, cloned from its parent's
+        else:
+            self._messages = MessageStore(store, self._slot, self._branch.id, self._counter)
         self._branch_indexes: dict[int, MessageStore] = {}
         self.strategy = strategy
         self._closed = False

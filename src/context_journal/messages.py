@@ -17,7 +17,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -165,7 +165,7 @@ def count_visible(store: Store, slot: str, branch_id: int, as_of: int | None = N
     return len(live)
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Entry:
     id: str
     participant: str
@@ -246,7 +246,7 @@ class MessageStore:
             )
             aud = _audiences(body["content"])
             if aud is not None:
-                entry.audience = aud
+                entry = replace(entry, audience=aud)
                 self._audience_count += _audience_blocks(aud)
             self._pos[rec.item] = len(self._entries)
             self._entries.append(entry)
@@ -254,17 +254,22 @@ class MessageStore:
             self._tokens.append(self.counter.count_message(entry.participant, body["content"]))
             self._count_kinds(kinds, +1)
         elif pos is not None:
+            # Entries are replaced, never changed in place: a cloned index (clone_for) shares them.
             entry = self._entries[pos]
             if rec.op == Op.EDIT and entry.live:
                 assert body is not None
                 self._count_kinds(entry.kinds, -1)
-                entry.participant = body["participant"]
-                entry.timestamp = float(body.get("timestamp", entry.timestamp))
-                entry.seq = rec.seq
-                entry.kinds = tuple(b.get("type", "") for b in body["content"])
-                self._count_kinds(entry.kinds, +1)
                 self._audience_count -= _audience_blocks(entry.audience)
-                entry.audience = _audiences(body["content"])
+                entry = replace(
+                    entry,
+                    participant=body["participant"],
+                    timestamp=float(body.get("timestamp", entry.timestamp)),
+                    seq=rec.seq,
+                    kinds=tuple(b.get("type", "") for b in body["content"]),
+                    audience=_audiences(body["content"]),
+                )
+                self._entries[pos] = entry
+                self._count_kinds(entry.kinds, +1)
                 self._audience_count += _audience_blocks(entry.audience)
                 self._tokens.set(pos, self.counter.count_message(entry.participant, body["content"]))
                 self._note_mutation(pos)
@@ -272,10 +277,33 @@ class MessageStore:
                 self._count_kinds(entry.kinds, -1)
                 self._audience_count -= _audience_blocks(entry.audience)
                 self._note_mutation(pos)
-                entry.live = False
-                entry.seq = rec.seq
+                self._entries[pos] = replace(entry, live=False, seq=rec.seq)
                 self._live.set(pos, 0)
                 self._tokens.set(pos, 0)
+
+    def clone_for(self, branch_id: int, fork_seq: int) -> MessageStore | None:
+        """The index of a branch forked from this one at ``fork_seq``, copied instead of rebuilt, or None
+        when this index already holds a record newer than the fork (then the branch must be read from the
+        store). Costs a copy of the index's lists (C speed), not a read and re-pricing of every message.
+        """
+        with self._lock:
+            if self._pending or self._last_seq > fork_seq:
+                return None
+            twin = MessageStore.__new__(MessageStore)
+            twin.__dict__.update(self.__dict__)
+            twin.branch_id = branch_id
+            twin._lock = threading.RLock()
+            twin._entries = list(self._entries)
+            twin._pos = dict(self._pos)
+            twin._live = self._live.copy()
+            twin._tokens = self._tokens.copy()
+            twin._kind_counts = dict(self._kind_counts)
+            twin._mutated = list(self._mutated)
+            twin._pending = []
+            twin._cache = OrderedDict(self._cache)
+            twin._token = -1  # force a refresh: it reads the parent's records up to the fork, if any are new
+            twin._seen_head = min(self._seen_head, fork_seq)
+            return twin
 
     def _note_mutation(self, pos: int) -> None:
         self._mutations += 1
