@@ -136,6 +136,9 @@ def target_tokens(request: LLMRequest) -> int:
     return max(1, min(target, request.max_tokens))
 
 
+_LABELLED = re.compile(r"^(?:The user said|I said|I called|Results|Errors|I thought|\S{1,60} said):")
+
+
 def _group(units: list[Unit]) -> list[DigestLine]:
     lines: list[DigestLine] = []
     run: list[Unit] = []
@@ -149,7 +152,9 @@ def _group(units: list[Unit]) -> list[DigestLine]:
         else:
             body = " ".join(u.fragments[0] for u in run)
         frags = tuple(f for u in run for f in u.fragments)
-        lines.append(DigestLine(head.label, head.kind, frags, f"{head.label} {body}"))
+        # A merge summarises earlier digests, whose sentences already open with a label: keep one label.
+        text = body if _LABELLED.match(body) else f"{head.label} {body}"
+        lines.append(DigestLine(head.label, head.kind, frags, text))
         run.clear()
 
     for u in units:
