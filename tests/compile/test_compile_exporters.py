@@ -294,3 +294,20 @@ def test_the_shape_checker_rejects_what_the_sdk_types_do_not_allow() -> None:
     assert conforms({"role": "user", "content": [{"type": "tool_result"}]}, MessageParam)
     assert conforms({"role": "tool", "content": "x"}, ChatCompletionMessageParam)  # no tool_call_id
     assert not conforms({"role": "tool", "content": "x", "tool_call_id": "c"}, ChatCompletionMessageParam)
+
+
+def test_host_cache_markers_are_capped_at_four() -> None:
+    """Hosts may store cache_control on their own blocks; the Anthropic request never carries more than 4."""
+    from context_journal import ContextManager
+
+    cm = ContextManager.open("memory:")
+    for i in range(8):
+        cm.add_message("user" if i % 2 == 0 else "assistant", [
+            {"type": "text", "text": f"turn {i}", "cache_control": {"type": "ephemeral"}},
+        ])
+    system = [{"type": "text", "text": f"rule {k}", "cache_control": {"type": "ephemeral"}} for k in range(2)]
+    params = cm.compile(max_tokens=4000, system=system).to_anthropic()
+    text = json.dumps(params)
+    assert text.count('"cache_control"') == 4
+    last = params["messages"][-1]["content"][-1]
+    assert "cache_control" in last  # the newest breakpoints are the ones kept

@@ -131,12 +131,24 @@ def to_anthropic(
             system[-1] = {**system[-1], "cache_control": {"type": "ephemeral"}}
         for i, j in sorted(set(marks))[-slots:] if slots > 0 else []:
             messages[i]["content"][j] = {**messages[i]["content"][j], "cache_control": {"type": "ephemeral"}}
+    _cap_cache_markers(system, messages)
     out: dict[str, Any] = {}
     if system:
         out["system"] = system
     out["messages"] = messages
     out.update(params)
     return out
+
+
+def _cap_cache_markers(system: list[Block], messages: list[dict[str, Any]]) -> None:
+    """Keep at most ``MAX_CACHE_BREAKPOINTS`` ``cache_control`` markers, the last ones in prompt order: the
+    API refuses a request with more, and hosts may have written markers of their own into stored blocks."""
+    places: list[tuple[list[Block], int]] = [(system, j) for j in range(len(system))]
+    for m in messages:
+        places.extend((m["content"], j) for j in range(len(m["content"])))
+    marked = [(blocks, j) for blocks, j in places if "cache_control" in blocks[j]]
+    for blocks, j in marked[: max(0, len(marked) - MAX_CACHE_BREAKPOINTS)]:
+        blocks[j] = {k: v for k, v in blocks[j].items() if k != "cache_control"}
 
 
 def _data_url(source: Mapping[str, Any], get_blob: Callable[[str], bytes] | None) -> str | None:
