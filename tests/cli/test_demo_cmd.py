@@ -152,9 +152,14 @@ def test_replay_on_a_branch(tmp_path: Path, data_dir: Path) -> None:
     assert child["compile_tokens"] == main["compile_tokens"] and not child["notes"][1:]
     listed = _json(["summaries", "--store", store, "--branch", "b2", "--json"])
     assert listed["branch"] == "b2" and listed["count"] == sum(main["summaries"].values())
-    other = _json(["replay", tau, "--budget", "4000", "--store", store, "--json", "-c", "tau-airline:4:0"])
-    assert other["messages"] == main["messages"] + other["messages_written"]
-    assert any("already held" in n for n in other["notes"])
+    refused = runner.invoke(app, ["replay", tau, "--budget", "4000", "--store", store, "-c", "tau-airline:4:0"])
+    assert refused.exit_code == 1 and "would merge two conversations" in refused.output
+    other = _json(
+        ["replay", tau, "--budget", "4000", "--store", store, "--json", "-c", "tau-airline:4:0", "-n", "second"]
+    )
+    assert other["messages"] == other["messages_written"]  # its own slot: nothing of the first conversation
+    listed = _json(["summaries", "--store", store, "-n", "second", "--json"])
+    assert listed["count"] == sum(other["summaries"].values())
 
 
 # ---- summaries --------------------------------------------------------------------------------------------

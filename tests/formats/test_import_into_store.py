@@ -92,9 +92,9 @@ def test_batches_and_partial_reimport(tmp_path: Path) -> None:
     head = read_transcript(raw)
     head.conversations[0].messages = head.conversations[0].messages[:700]
     assert import_into(db, head).messages == 700
-    report = import_into(db, result, namespace="reader")
+    report = import_into(db, result)  # the same conversation again: completes it
     assert (report.messages, report.skipped) == (len(conv.messages) - 700, 700)
-    with ContextManager.open(db, namespace="reader") as cm:
+    with ContextManager.open(db) as cm:
         assert cm.message_count() == len(conv.messages) == 1500
         m = cm.get_message(f"{conv.id.rsplit(':', 1)[1]}:1005")
         assert m.metadata["reply_to"] and m.timestamp.year == 2016
@@ -131,3 +131,29 @@ def test_import_writes_the_namespace_roles_that_compile_reads(data_dir: Path, tm
         compiled = cm.compile(max_tokens=8000)
         assert any(m.role == "assistant" for m in compiled.messages)
         assert all(m.role != "assistant" or m.participant == roles["assistant"] for m in compiled.messages)
+
+
+def test_a_slot_never_mixes_two_conversations(tmp_path: Path) -> None:
+    """Importing another conversation where one already lives is refused (nothing written); a named
+    namespace gets a slot of its own; the roles are written before the messages, so a fork anywhere in
+    the conversation keeps them."""
+    db = tmp_path / "two.db"
+    first = read_transcript(DATA / "claude-code-sessions" / "short.jsonl")
+    import_into(db, first)
+    other = read_transcript(DATA / "tau-bench-airline" / "gpt-4o-airline-dev150.json")
+    single = ImportResult(other.format, other.source, [other.conversations[0]], other.skipped)
+    with SQLiteStore(db) as store:
+        head = store.head_seq()
+        with pytest.raises(ImportFormatError, match="would merge two conversations"):
+            import_into(store, single)
+        assert store.head_seq() == head
+        report = import_into(store, single, namespace="tau")
+        assert report.conversations[0].isolated and report.messages == len(other.conversations[0].messages)
+        with ContextManager.open(store=store) as cm:
+            assert cm.message_count() == len(first.conversations[0].messages)
+            first_id = cm.get_messages(0, 1)[0].id
+            cm.fork("early", at=first_id)
+        with ContextManager.open(store=store, branch="early") as early:
+            roles = store.get_state(store.get_branch("early").id, "default/roles")
+            assert roles and roles["assistant"] == first.conversations[0].metadata["assistant"]
+            assert early.message_count() == 1

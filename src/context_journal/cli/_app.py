@@ -23,6 +23,7 @@ __all__ = [
     "existing_store",
     "fail_on_library_errors",
     "main",
+    "namespace_is_isolated",
     "print_json",
 ]
 
@@ -46,10 +47,11 @@ def print_json(value: Any) -> None:
 
 @contextmanager
 def fail_on_library_errors() -> Iterator[None]:
-    """Turn a library error into a one-line message on stderr and exit code 1."""
+    """Turn a library error (or an argument the library refused with ``ValueError``) into a one-line message
+    on stderr and exit code 1."""
     try:
         yield
-    except ContextJournalError as exc:
+    except (ContextJournalError, ValueError) as exc:  # ValueError: an argument the library refused
         err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
         raise typer.Exit(1) from None
 
@@ -75,6 +77,12 @@ def cli_branch(store: Store, branch: str | None) -> str:
     if isinstance(recorded, str) and recorded in {b.name for b in store.list_branches()}:
         return recorded
     return ROOT_BRANCH
+
+
+def namespace_is_isolated(store: Store, namespace: str | None) -> bool:
+    """True when ``namespace`` has a message slot of its own in the store (as imports of several
+    conversations, or with ``--namespace``, create), so commands read it without an ``--isolate`` flag."""
+    return bool(namespace) and f"messages/{namespace}" in store.list_slots()
 
 
 def main() -> None:

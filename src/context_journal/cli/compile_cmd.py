@@ -7,16 +7,37 @@ from typing import Annotated
 import typer
 
 from ..manager import ContextManager
-from ..strategies import PassthroughStrategy, Strategy, WindowedPassthroughStrategy
-from ._app import app, cli_branch, err_console, existing_store, fail_on_library_errors, print_json
+from ..strategies import (
+    AutobiographicalConfig,
+    AutobiographicalStrategy,
+    KnowledgeStrategy,
+    PassthroughStrategy,
+    Strategy,
+    WindowedPassthroughStrategy,
+)
+from ._app import (
+    app,
+    cli_branch,
+    err_console,
+    existing_store,
+    fail_on_library_errors,
+    namespace_is_isolated,
+    print_json,
+)
 
-STRATEGIES = ("passthrough", "windowed")
+STRATEGIES = ("passthrough", "windowed", "autobiographical", "knowledge")
 OUTPUT_FORMATS = ("json", "anthropic", "openai")
 
 
-def _strategy(name: str) -> Strategy:
+def _strategy(name: str, budget: int) -> Strategy:
+    """The strategy called ``name``; the compressing ones are sized for ``budget`` and render the summaries
+    already in the store (compile never calls a model: ``replay`` or a worker writes them)."""
     if name == "windowed":
         return WindowedPassthroughStrategy()
+    if name == "autobiographical":
+        return AutobiographicalStrategy(AutobiographicalConfig.for_budget(budget))
+    if name == "knowledge":
+        return KnowledgeStrategy(AutobiographicalConfig.for_budget(budget))
     return PassthroughStrategy()
 
 
@@ -25,7 +46,9 @@ def compile_cmd(
     store: Annotated[str, typer.Option("--store", "-s", help="Store location: a SQLite file path or a URL.")],
     budget: Annotated[int, typer.Option("--budget", help="Context window (max_tokens), in tokens.", min=1)],
     reserve: Annotated[int, typer.Option("--reserve", help="Tokens kept free for the reply.", min=0)] = 0,
-    strategy: Annotated[str, typer.Option("--strategy", help="passthrough or windowed.")] = "passthrough",
+    strategy: Annotated[
+        str, typer.Option("--strategy", help="passthrough, windowed, autobiographical or knowledge.")
+    ] = "passthrough",
     fmt: Annotated[str, typer.Option("--format", "-f", help="json, anthropic or openai.")] = "json",
     as_json: Annotated[bool, typer.Option("--json", help="Print only the summary as JSON.")] = False,
     namespace: Annotated[str | None, typer.Option("--namespace", "-n", help="Namespace (default: shared).")] = None,
@@ -56,7 +79,13 @@ def compile_cmd(
         st = existing_store(store)
         try:
             branch = cli_branch(st, branch)
-            with ContextManager.open(store=st, namespace=namespace, branch=branch, strategy=_strategy(strategy)) as cm:
+            with ContextManager.open(
+                store=st,
+                namespace=namespace,
+                isolate=namespace_is_isolated(st, namespace),
+                branch=branch,
+                strategy=_strategy(strategy, max(1, budget - reserve)),
+            ) as cm:
                 run = cm.preview_context if preview else cm.compile
                 result = run(budget, reserve, system, assistant=assistant or None)
         finally:

@@ -40,7 +40,16 @@ from ..strategies import (
     Strategy,
     WindowedPassthroughStrategy,
 )
-from ._app import app, cli_branch, console, err_console, existing_store, fail_on_library_errors, print_json
+from ._app import (
+    app,
+    cli_branch,
+    console,
+    err_console,
+    existing_store,
+    fail_on_library_errors,
+    namespace_is_isolated,
+    print_json,
+)
 from ._shape import Part, Shape, shape_of
 
 STRATEGIES = ("autobiographical", "knowledge", "windowed", "passthrough")
@@ -273,8 +282,14 @@ def run_job(
         report = import_into(st, single, namespace=namespace, branch=name)
         seconds["import"] = time.perf_counter() - started
         ns = report.conversations[0].namespace if report.conversations else namespace
+        isolated = report.conversations[0].isolated if report.conversations else False
         with ContextManager.open(
-            store=st, namespace=ns, branch=name, strategy=make_strategy(strategy, budget), summarizer=watched
+            store=st,
+            namespace=ns,
+            isolate=isolated,
+            branch=name,
+            strategy=make_strategy(strategy, budget),
+            summarizer=watched,
         ) as cm:
             extra = cm.message_count() - len(conversation.messages)
             if extra > 0:
@@ -557,7 +572,8 @@ def summaries_cmd(
         st = existing_store(store)
         try:
             name = cli_branch(st, branch)
-            with ContextManager.open(store=st, namespace=namespace, branch=name) as cm:
+            isolate = namespace_is_isolated(st, namespace)
+            with ContextManager.open(store=st, namespace=namespace, isolate=isolate, branch=name) as cm:
                 rows = cm.search_summaries(search, limit=None)
                 if search is None:
                     rows.sort(key=lambda s: (s.first_sequence, -s.level))

@@ -13,7 +13,15 @@ from rich.table import Table
 from ..manager import ContextManager
 from ..messages import Message, count_visible
 from ..stores import ROOT_BRANCH, open_store
-from ._app import app, cli_branch, console, existing_store, fail_on_library_errors, print_json
+from ._app import (
+    app,
+    cli_branch,
+    console,
+    existing_store,
+    fail_on_library_errors,
+    namespace_is_isolated,
+    print_json,
+)
 
 StoreOpt = Annotated[str, typer.Option("--store", "-s", help="Store location: a SQLite file path or a URL.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
@@ -158,6 +166,7 @@ def show_cmd(
         st = existing_store(store)
         try:
             branch = cli_branch(st, branch)
+            isolate = isolate or namespace_is_isolated(st, namespace)
             cm = ContextManager.open(store=st, namespace=namespace, isolate=isolate, branch=branch)
             total = cm.message_count()
             offset = max(0, total - last) if last is not None else 0

@@ -261,8 +261,10 @@ def import_into(
     Args:
         store_or_path: An open store (left open) or a store location (opened and closed here).
         result: What :func:`read_transcript` returned.
-        namespace: Namespace of the primary conversation (default ``"default"``); it shares the
-            store's message slot. Other conversations get isolated namespaces named by their ids.
+        namespace: Namespace of the primary conversation. Without one it goes to the store's shared
+            message slot (namespace ``"default"``); with one, to that namespace's own slot. Other
+            conversations get isolated namespaces named by their ids. A slot never mixes two
+            conversations: importing into one that holds another raises.
         progress: Called as ``progress(done, total)`` in messages after each batch.
         branch: The branch to write.
 
@@ -272,7 +274,8 @@ def import_into(
 
     Raises:
         ImportFormatError: a message was refused by the store as malformed (names the conversation and
-            message; that batch is not written, earlier batches stay).
+            message; that batch is not written, earlier batches stay), or the target slot already holds
+            another conversation (nothing is written).
         StoreError: the store cannot be opened or written.
     """
     from ..manager import ContextManager  # the manager layer sits above formats/; import at call time
@@ -285,16 +288,19 @@ def import_into(
     done = 0
     shared_target = result.primary or (result.conversations[0] if len(result.conversations) == 1 else None)
     try:
+        branch_id = store.get_branch(branch).id
         for conv in result.conversations:
-            shared = conv is shared_target
-            ns = (namespace or "default") if shared else conv.id
+            # The primary conversation goes to the shared slot unless a namespace is named; a named
+            # namespace, and every other conversation, gets a slot of its own.
+            shared = conv is shared_target and not namespace
+            ns = (namespace or "default") if conv is shared_target else conv.id
             manager = ContextManager.open(store=store, namespace=ns, isolate=not shared, branch=branch)
             try:
-                written, already = _write_conversation(manager, conv, skips, done, total, progress, result.source)
-                done += len(conv.messages)
-                branch_id = store.get_branch(branch).id
+                _claim_slot(store, branch_id, manager, conv, result.source)
+                # Conversation metadata and roles (who is the assistant, who speaks as system or tool; read
+                # by compile) are written before the messages, so a branch forked anywhere inside the
+                # conversation has them.
                 value = _state_value(result, conv, ns, manager.slot)
-                # The namespace's roles (who is the assistant, who speaks as system or tool), read by compile.
                 roles = {k: conv.metadata.get(k) for k in ROLE_KEYS if conv.metadata.get(k) is not None}
                 roles_key = f"{ns}/roles"
                 with store.transaction() as tx:
@@ -302,6 +308,8 @@ def import_into(
                         tx.put_state(branch_id, STATE_PREFIX + conv.id, value)
                     if roles and store.get_state(branch_id, roles_key) != roles:
                         tx.put_state(branch_id, roles_key, roles)
+                written, already = _write_conversation(manager, conv, skips, done, total, progress, result.source)
+                done += len(conv.messages)
             finally:
                 manager.close()
             report.conversations.append(ConversationReport(conv.id, ns, not shared, written, already))
@@ -310,6 +318,32 @@ def import_into(
             store.close()
     report.skip_details = skips.report()
     return report
+
+
+SLOT_OWNER_PREFIX = "imports/slot/"
+"""State naming the conversation an import wrote into a message slot (one conversation per slot)."""
+
+
+def _claim_slot(store: Store, branch_id: int, manager: ContextManager, conv: Conversation, source: str) -> None:
+    """Refuse to mix two conversations in one message slot: a slot holding messages of another
+    conversation (or written by a host) is not imported into; the same conversation again is a re-import.
+
+    Raises:
+        ImportFormatError: the slot already holds another conversation; import under another namespace.
+    """
+    key = SLOT_OWNER_PREFIX + manager.slot
+    owner = store.get_state(branch_id, key)
+    if owner == conv.id:
+        return
+    if owner is not None or manager.message_count():
+        held = f"conversation {owner!r}" if owner is not None else f"{manager.message_count()} messages"
+        raise ImportFormatError(
+            f"namespace {manager.namespace!r} already holds {held}; importing {conv.id!r} there would merge "
+            "two conversations; import it under its own namespace (--namespace NAME)",
+            source=source,
+        )
+    with store.transaction() as tx:
+        tx.put_state(branch_id, key, conv.id)
 
 
 def _write_conversation(
