@@ -470,7 +470,7 @@ def compile_context(
                 budget,
                 calibration.apply(must_keep + used),
                 {k: calibration.apply(v) for k, v in parts.items()},
-                "the newest tool unit, reduced to an excerpt,",
+                "what the strategy must keep, with its largest messages reduced to excerpts,",
             )
 
     # --- result ------------------------------------------------------------------------------------

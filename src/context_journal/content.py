@@ -360,10 +360,11 @@ def check_audience(
 
 
 def unencodable_block(blocks: Sequence[Mapping[str, Any]]) -> tuple[int, str] | None:
-    """The index of the first block JSON cannot encode and why, or None when all encode."""
+    """The index of the first block that cannot be stored as UTF-8 JSON and why, or None when all can
+    (refused: values JSON cannot encode, NaN and infinities, lone surrogates in strings)."""
     for i, b in enumerate(blocks):
         try:
-            json.dumps(b, separators=(",", ":"), ensure_ascii=False)
+            json.dumps(b, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
         except (TypeError, ValueError) as exc:
             return i, str(exc)
     return None

@@ -139,8 +139,10 @@ def dump_body(body: dict[str, Any], message_index: int | None) -> str:
         MalformedContentError: naming the block or ``metadata`` that JSON cannot encode.
     """
     try:
-        return json.dumps(body, separators=(",", ":"), ensure_ascii=False)
-    except (TypeError, ValueError) as exc:
+        text = json.dumps(body, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        text.encode("utf-8")  # a lone surrogate ("\ud800") passes json.dumps but no database stores it
+        return text
+    except (TypeError, ValueError) as exc:  # UnicodeEncodeError is a ValueError
         bad = unencodable_block(body["content"])
         if bad is not None:
             raise MalformedContentError(

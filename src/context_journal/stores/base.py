@@ -181,6 +181,7 @@ class Transaction:
     def __init__(self, store: Store) -> None:
         self._store = store
         self.seqs: list[int] = []
+        self._live_checked: set[int] = set()
         self._on_commit: list[Callable[[], None]] = []
         self._on_rollback: list[Callable[[], None]] = []
 
@@ -210,8 +211,16 @@ class Transaction:
         return seq
 
     def append_text(self, branch_id: int, slot: str, item: str, body: str | None, op: Op) -> int:
-        """Like :meth:`append` with ``body`` already encoded as compact JSON text."""
+        """Like :meth:`append` with ``body`` already encoded as compact JSON text.
+
+        Raises:
+            BranchNotFoundError: the branch was deleted (perhaps by another handle); nothing is written.
+        """
         seq = self._store._insert(branch_id, slot, item, op, body, time.time())
+        if branch_id not in self._live_checked:
+            # Checked after the insert, under the write lock, so a concurrent delete cannot slip between.
+            self._store._require_live_branch(branch_id)
+            self._live_checked.add(branch_id)
         self.seqs.append(seq)
         return seq
 
@@ -461,6 +470,14 @@ class Store(ABC):
             self._branches_token = self._change_token()  # read first: a commit racing the load shows later
             self._branches = {b.id: b for b in self._load_branches()}
         return self._branches
+
+    def _require_live_branch(self, branch_id: int) -> None:
+        """Raise :class:`BranchNotFoundError` unless the branch exists and is not deleted (the cached table
+        is trusted only while nothing was committed since it was loaded)."""
+        fresh = bool(self._branches) and self._branches_token == self._change_token()
+        info = self._branch_table(refresh=not fresh).get(branch_id)
+        if info is None or info.deleted:
+            raise BranchNotFoundError(info.name if info is not None else f"#{branch_id}")
 
     def _live_by_name(self, name: str, refresh: bool = False) -> BranchInfo | None:
         for b in self._branch_table(refresh).values():
