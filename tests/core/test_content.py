@@ -118,6 +118,8 @@ REFUSED: list[tuple[Any, int | None, str, str]] = [
     ([{"type": "image", "source": {"type": "ftp", "url": "x"}}], 0, "source", "tag"),
     ([{"type": "thinking", "thinking": None}], 0, "thinking", "string"),
     ([{"type": "tool_use", "id": "t", "name": "n", "input": {"when": object()}}], 0, "", "JSON"),
+    ([{"type": "tool_use", "id": "t", "name": "n", "input": {"x": float("nan")}}], 0, "", "JSON"),
+    ([{"type": "text", "text": "lone \udc00 surrogate"}], 0, "", "surrogates"),
 ]
 
 

@@ -161,3 +161,18 @@ def test_open_arguments_are_checked(tmp_path: Path) -> None:
         ContextManager.open()
     with pytest.raises(ValueError, match="exactly one"):
         ContextManager.open(tmp_path / "a.db", store=MemoryStore())
+
+
+def test_a_handle_on_a_deleted_branch_cannot_write(store: Store) -> None:
+    from context_journal import BranchNotFoundError
+
+    a = ContextManager.open(store=store)
+    a.add_message("user", "x")
+    a.fork("b2")
+    b = ContextManager.open(store=store, branch="b2")
+    b.add_message("user", "on b2")
+    a.delete_branch("b2")
+    head = store.head_seq()
+    with pytest.raises(BranchNotFoundError):
+        b.add_message("user", "after delete")
+    assert store.head_seq() == head
