@@ -403,6 +403,8 @@ class ContextManager(BranchingMixin):
             limit: At most this many.
             reverse: Walk from the newest message.
         """
+        if limit is not None and limit <= 0:
+            return []
         names = {participant} if isinstance(participant, str) else set(participant) if participant else None
         lo = to_timestamp(since) if since is not None else None
         hi = to_timestamp(until) if until is not None else None

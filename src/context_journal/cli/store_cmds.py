@@ -155,7 +155,7 @@ def _preview(m: Message, width: int = 160) -> str:
 @app.command("show")
 def show_cmd(
     store: StoreOpt,
-    last: Annotated[int | None, typer.Option("--last", help="Only the newest N messages.")] = None,
+    last: Annotated[int | None, typer.Option("--last", help="Only the newest N messages.", min=0)] = None,
     branch: BranchOpt = None,
     namespace: NamespaceOpt = None,
     isolate: Annotated[bool, typer.Option("--isolate", help="Read the namespace's own slot.")] = False,

@@ -109,8 +109,11 @@ def build_server(
     backend = ToolBackend(
         st, provider=provider, allow_verification=allow_verification, harness_authors=harness_authors, owns_store=owns
     )
+    from .. import __version__
+
     server: MCPServer[Any] = MCPServer(
         SERVER_NAME,
+        version=__version__,
         instructions=(
             "Execution journal and context compiler. Workers append handoffs with journal_append (retry with the "
             "same idempotency_key; a stale expected_seq answers status 'conflict'). Harnesses read "
