@@ -15,6 +15,8 @@ from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, consumes, initialize, invariant, precondition, rule
 
 from context_journal import (
+    AutobiographicalConfig,
+    AutobiographicalStrategy,
     BranchExistsError,
     BranchInUseError,
     BranchNotFoundError,
@@ -24,13 +26,14 @@ from context_journal import (
     WindowedPassthroughStrategy,
 )
 from context_journal.branching import StrategyInitError
+from context_journal.testing import ScriptedProvider
 
 
 def texts(cm: ContextManager) -> list[str]:
     return [m.text() for m in cm.get_all_messages()]
 
 
-def compiled(cm: ContextManager, budget: int = 200_000) -> str:
+def compiled(cm: ContextManager, budget: int = 400) -> str:
     return json.dumps(cm.preview_context(budget).to_anthropic(), sort_keys=True)
 
 
@@ -66,8 +69,10 @@ class Model:
 
 
 class BranchMachine(RuleBasedStateMachine):
-    """Random adds, edits, removals, forks (at the head or at a message), switches and derives, with one
-    manager per branch plus one manager that switches around; every branch must read its model."""
+    """Random adds, edits, removals, forks (at the head or at a message), switches, derives, compression
+    ticks and compiles, with one autobiographical manager per branch plus one manager that switches around:
+    every branch reads exactly its model's lineage, and a branch's compile changes only with work done on
+    that branch."""
 
     names = Bundle("names")
 
@@ -75,10 +80,28 @@ class BranchMachine(RuleBasedStateMachine):
     def setup(self) -> None:
         self.store = MemoryStore()
         self.model = Model()
-        self.managers: dict[str, ContextManager] = {"main": ContextManager.open(store=self.store)}
-        self.roamer = ContextManager.open(store=self.store)  # switches between branches
+        self.summarizer = ScriptedProvider(default=lambda request: f"memory of {request.metadata.get('work')}")
+        self.managers: dict[str, ContextManager] = {"main": self._open("main")}
+        self.roamer = self._open("main")  # switches between branches
         self.counter = 0
         self.frozen: dict[str, str] = {}
+        self.touched: set[str] = set()
+
+    def _strategy(self) -> AutobiographicalStrategy:
+        return AutobiographicalStrategy(
+            AutobiographicalConfig(
+                head_window_tokens=30,
+                recent_window_tokens=60,
+                target_chunk_tokens=40,
+                summary_target_tokens=20,
+                overflow="window",
+            )
+        )
+
+    def _open(self, branch: str) -> ContextManager:
+        return ContextManager.open(
+            store=self.store, branch=branch, strategy=self._strategy(), summarizer=self.summarizer
+        )
 
     def _id(self) -> str:
         self.counter += 1
@@ -89,8 +112,10 @@ class BranchMachine(RuleBasedStateMachine):
         branch = data.draw(st.sampled_from(sorted(self.managers)))
         cm = self.managers[branch]
         mid = self._id()
-        cm.add_message("user", text or "-", id=mid)
-        self.model.write(branch, "add", mid, text or "-", self.store.head_seq())
+        body = f"{text or '-'} " + " ".join(f"w{k}" for k in range(12))  # long enough for chunks to close
+        cm.add_message("user", body, id=mid)
+        self.model.write(branch, "add", mid, body, self.store.head_seq())
+        self.touched.add(branch)
 
     @rule(data=st.data())
     def edit_or_remove(self, data: st.DataObject) -> None:
@@ -100,6 +125,7 @@ class BranchMachine(RuleBasedStateMachine):
             return
         mid, _ = data.draw(st.sampled_from(live))
         cm = self.managers[branch]
+        self.touched.add(branch)
         if data.draw(st.booleans()):
             seq = cm.edit_message(mid, f"edited {mid}")
             self.model.write(branch, "edit", mid, f"edited {mid}", seq)
@@ -117,13 +143,13 @@ class BranchMachine(RuleBasedStateMachine):
         at = data.draw(st.none() | st.sampled_from([mid for mid, _ in live])) if live else None
         fork_seq = self.store.head_seq() if at is None else self.model.created_seq(source, at)
         if derive:
-            child = cm.derive(name, at=at)
+            child = cm.derive(name, strategy=self._strategy(), at=at)
             derivation = child.get_derivation()
             assert derivation is not None and derivation.parent_branch == source
             assert derivation.fork_sequence == fork_seq
         else:
             cm.fork(name, at=at)
-            child = ContextManager.open(store=self.store, branch=name)
+            child = self._open(name)
         self.model.branches[name] = (source, fork_seq, [])
         self.managers[name] = child
         return name
@@ -133,21 +159,29 @@ class BranchMachine(RuleBasedStateMachine):
         self.roamer.switch_branch(name)
         assert texts(self.roamer) == [t for _, t in self.model.read(name)]
 
+    @rule(data=st.data())
+    def tick(self, data: st.DataObject) -> None:
+        """One unit of compression work on one branch (a chunk summary or a merge)."""
+        branch = data.draw(st.sampled_from(sorted(self.managers)))
+        if self.managers[branch].tick().progressed:
+            self.touched.add(branch)
+
     @rule(name=names)
     def freeze_compile(self, name: str) -> None:
-        """Remember a compile; it must not change while only other branches are written."""
+        """Remember a compile; it must not change while only other branches are written or compressed."""
         self.frozen = {name: compiled(self.managers[name])}
+        self.touched = set()
 
     @precondition(lambda self: bool(self.frozen))
     @invariant()
     def frozen_compile_unchanged_unless_written(self) -> None:
         for name, before in list(self.frozen.items()):
             now = compiled(self.managers[name])
-            own = self.model.branches[name][2]
             if now != before:
-                # only a write on this branch (or an ancestor before the fork: impossible) may change it
-                assert own, f"compile of {name} changed with work done elsewhere"
+                # only work on this branch itself (messages or compression) may change its compile
+                assert name in self.touched, f"compile of {name} changed with work done elsewhere"
                 self.frozen[name] = now
+                self.touched.discard(name)
 
     @invariant()
     def every_branch_reads_its_lineage(self) -> None:
