@@ -25,9 +25,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..errors import MissingExtraError, StoreBusyError, StoreError
-from .base import ROOT_BRANCH, BranchInfo, JournalRow, Op, Record, Store, StoreStats
+from .base import ROOT_BRANCH, JournalRow, Op, StoreStats
 from .migrations import Migration, apply_migrations
-from .queue import QUEUE_COLUMNS, WorkClaim
+from .queue import WorkClaim
+from .sql import JOURNAL_COLUMNS, SQLStore
 
 try:
     import psycopg
@@ -159,14 +160,11 @@ MIGRATIONS: list[Migration[PostgresStore]] = [
     Migration(3, "compression work queue", _m3_work_queue),
 ]
 
-_JOURNAL_COLUMNS = "project, seq, store_seq, kind, author, idempotency_key, body, prev_hash, hash, ts"
 
 
-def _journal_row(r: tuple[Any, ...]) -> JournalRow:
-    return JournalRow(r[0], int(r[1]), int(r[2]), r[3], r[4], r[5], r[6], r[7], r[8], float(r[9]))
 
 
-class PostgresStore(Store):
+class PostgresStore(SQLStore):
     """A store in a PostgreSQL database.
 
     Args:
@@ -221,6 +219,12 @@ class PostgresStore(Store):
         if isinstance(exc, psycopg.errors.LockNotAvailable):
             return StoreBusyError(f"PostgreSQL lock wait exceeded the lock timeout: {exc}; retry later")
         return StoreError(f"PostgreSQL error: {exc}")
+
+    def _query(self, sql: str, params: tuple[Any, ...] = ()) -> psycopg.Cursor[Any]:
+        return self._execute(sql.replace("?", "%s"), params)
+
+    def _lock_for_queue(self) -> None:
+        self._lock_head()  # the order every writer uses: head row first, then the queue row
 
     def _execute(self, query: Any, params: tuple[Any, ...] | None = None) -> psycopg.Cursor[Any]:
         try:
@@ -326,47 +330,7 @@ class PostgresStore(Store):
         self._next_seq = seq
         return seq
 
-    def _rows(self, slot: str, branch_id: int, after: int, upto: int, item: str | None = None) -> list[Record]:
-        sid = self._slot_id(slot, create=False)
-        if sid is None:
-            return []
-        if item is None:
-            cur = self._execute(
-                "SELECT seq, item, op, body, ts FROM records WHERE slot_id = %s AND branch_id = %s "
-                "AND seq > %s AND seq <= %s ORDER BY seq",
-                (sid, branch_id, after, upto),
-            )
-        else:
-            cur = self._execute(
-                "SELECT seq, item, op, body, ts FROM records WHERE slot_id = %s AND item = %s AND branch_id = %s "
-                "AND seq > %s AND seq <= %s ORDER BY seq",
-                (sid, item, branch_id, after, upto),
-            )
-        return [Record(int(s), branch_id, slot, it, Op(o), b, float(t)) for s, it, o, b, t in cur.fetchall()]
-
-    def _latest(self, slot: str, branch_id: int, upto: int, item: str) -> Record | None:
-        sid = self._slot_id(slot, create=False)
-        if sid is None:
-            return None
-        row = self._execute(
-            "SELECT seq, op, body, ts FROM records WHERE op = 4 AND slot_id = %s AND item = %s AND branch_id = %s "
-            "AND seq <= %s ORDER BY seq DESC LIMIT 1",
-            (sid, item, branch_id, upto),
-        ).fetchone()
-        if row is None:
-            return None
-        return Record(int(row[0]), branch_id, slot, item, Op(row[1]), row[2], float(row[3]))
-
     # ---- branches ---------------------------------------------------------------------------------
-
-    def _load_branches(self) -> list[BranchInfo]:
-        rows = self._execute(
-            "SELECT id, name, parent_id, fork_seq, created_at, deleted FROM branches ORDER BY id"
-        ).fetchall()
-        return [
-            BranchInfo(int(i), n, None if p is None else int(p), None if f is None else int(f), float(c), bool(d))
-            for i, n, p, f, c, d in rows
-        ]
 
     def _lock_branches(self) -> None:
         # Branch checks read the table under the head row lock, which every writer takes: a concurrent
@@ -388,10 +352,6 @@ class PostgresStore(Store):
         self._bump_branches = True
         self._execute("UPDATE branches SET deleted = TRUE WHERE id = %s", (branch_id,))
 
-    def _branch_heads(self) -> dict[int, int]:
-        rows = self._execute("SELECT branch_id, MAX(seq) FROM records GROUP BY branch_id").fetchall()
-        return {int(b): int(s) for b, s in rows}
-
     # ---- blobs ------------------------------------------------------------------------------------
 
     def _put_blob(self, digest: str, data: bytes) -> None:
@@ -399,10 +359,6 @@ class PostgresStore(Store):
             "INSERT INTO blobs(sha256, size, data) VALUES (%s, %s, %s) ON CONFLICT (sha256) DO NOTHING",
             (digest, len(data), data),
         )
-
-    def _get_blob(self, digest: str) -> bytes | None:
-        row = self._execute("SELECT data FROM blobs WHERE sha256 = %s", (digest,)).fetchone()
-        return None if row is None else bytes(row[0])
 
     # ---- execution journal --------------------------------------------------------------------------
 
@@ -413,7 +369,7 @@ class PostgresStore(Store):
 
     def _journal_insert(self, row: JournalRow) -> None:
         self._execute(
-            f"INSERT INTO journal_entries({_JOURNAL_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            f"INSERT INTO journal_entries({JOURNAL_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
             (
                 row.project,
                 row.seq,
@@ -427,30 +383,6 @@ class PostgresStore(Store):
                 row.ts,
             ),
         )
-
-    def _journal_select(
-        self, project: str, after: int, upto: int, limit: int | None, descending: bool, kinds: tuple[str, ...] | None
-    ) -> list[JournalRow]:
-        query = f"SELECT {_JOURNAL_COLUMNS} FROM journal_entries WHERE project = %s AND seq > %s AND seq <= %s"
-        params: list[Any] = [project, after, upto]
-        if kinds is not None:
-            query += " AND kind = ANY(%s)"
-            params.append(list(kinds))
-        query += " ORDER BY seq DESC" if descending else " ORDER BY seq"
-        if limit is not None:
-            query += " LIMIT %s"
-            params.append(limit)
-        return [_journal_row(r) for r in self._execute(query, tuple(params)).fetchall()]
-
-    def _journal_by_key(self, project: str, key: str) -> JournalRow | None:
-        row = self._execute(
-            f"SELECT {_JOURNAL_COLUMNS} FROM journal_entries WHERE project = %s AND idempotency_key = %s",
-            (project, key),
-        ).fetchone()
-        return None if row is None else _journal_row(row)
-
-    def _journal_projects(self) -> list[str]:
-        return [r[0] for r in self._execute("SELECT DISTINCT project FROM journal_entries").fetchall()]
 
     # ---- misc -------------------------------------------------------------------------------------
 
@@ -472,9 +404,6 @@ class PostgresStore(Store):
     def _bodies(self, seqs: Sequence[int]) -> dict[int, str | None]:
         rows = self._execute("SELECT seq, body FROM records WHERE seq = ANY(%s)", (list(seqs),)).fetchall()
         return {int(seq): body for seq, body in rows}
-
-    def _slot_list(self) -> list[str]:
-        return [r[0] for r in self._execute("SELECT name FROM slots ORDER BY name").fetchall()]
 
     def _stats(self) -> StoreStats:
         row = self._execute("SELECT COUNT(*), COALESCE(SUM(OCTET_LENGTH(body)), 0) FROM records").fetchone()
@@ -535,47 +464,6 @@ class PostgresStore(Store):
                 (owner, now + lease_seconds, now, row[0]),
             )
         return WorkClaim(row[0], row[1], int(row[2]), row[3], row[4], int(row[5]), int(row[6]) + 1)
-
-    def queue_check(self, key: str, owner: str, now: float) -> bool:
-        """Inside the caller's transaction: True when ``owner`` still holds an unexpired lease on ``key``.
-        Takes the head row lock first (the order every writer uses), then the queue row's."""
-        with self.transaction():
-            self._lock_head()
-            cur = self._execute(
-                "UPDATE work_queue SET updated = updated WHERE key = %s AND lease_owner = %s AND lease_expires >= %s",
-                (key, owner, now),
-            )
-            return cur.rowcount == 1
-
-    def queue_finish(
-        self, key: str, owner: str, generation: int, status: str, retry_at: float, now: float, error: str | None
-    ) -> bool:
-        """Give a lease back: ``status`` ``"done"`` (kept pending if the item was enqueued again since the
-        claim), ``"pending"`` (claimable from ``retry_at``) or ``"failed"``. False when the lease was lost."""
-        if status == "done":
-            sql = (
-                "UPDATE work_queue SET status = CASE WHEN generation = %s THEN 'done' ELSE 'pending' END, "
-                "lease_owner = NULL, lease_expires = 0, updated = %s, error = %s "
-                "WHERE key = %s AND lease_owner = %s"
-            )
-            params: tuple[Any, ...] = (generation, now, error, key, owner)
-        else:
-            sql = (
-                "UPDATE work_queue SET status = %s, lease_owner = NULL, lease_expires = %s, updated = %s, "
-                "error = %s WHERE key = %s AND lease_owner = %s"
-            )
-            params = (status, retry_at, now, error, key, owner)
-        with self.transaction():
-            return self._execute(sql, params).rowcount == 1
-
-    def queue_rows(self) -> list[dict[str, Any]]:
-        """Every queue row (for reports and tests)."""
-        cur = self._execute(
-            "SELECT key, namespace, branch_id, slot, status, lease_owner, lease_expires, attempts, generation, "
-            "error, updated FROM work_queue ORDER BY key"
-        )
-        return [dict(zip(QUEUE_COLUMNS, row, strict=True)) for row in cur.fetchall()]
-
 
 def _redact(url: str) -> str:
     """The URL with any password replaced by ``***``."""

@@ -19,9 +19,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import StoreBusyError, StoreError
-from .base import ROOT_BRANCH, BranchInfo, JournalRow, Op, Record, Store, StoreStats
+from .base import ROOT_BRANCH, JournalRow, Op, StoreStats
 from .migrations import Migration, apply_migrations
-from .queue import QUEUE_COLUMNS, WorkClaim
+from .queue import WorkClaim
+from .sql import JOURNAL_COLUMNS, SQLStore
 
 __all__ = ["SQLiteStore"]
 
@@ -132,10 +133,9 @@ MIGRATIONS: list[Migration[SQLiteStore]] = [
     Migration(4, "compression work queue", _m4_work_queue),
 ]
 
-_JOURNAL_COLUMNS = "project, seq, store_seq, kind, author, idempotency_key, body, prev_hash, hash, ts"
 
 
-class SQLiteStore(Store):
+class SQLiteStore(SQLStore):
     """A store in one SQLite file.
 
     Args:
@@ -208,6 +208,9 @@ class SQLiteStore(Store):
         if "locked" in text or "busy" in text:
             return StoreBusyError(f"SQLite stayed locked past the busy timeout: {text}; retry later")
         return StoreError(f"SQLite error: {text}")
+
+    def _query(self, sql: str, params: tuple[Any, ...] = ()) -> sqlite3.Cursor:
+        return self._exec(sql, params)
 
     def _exec(self, sql: str, params: tuple[object, ...] = ()) -> sqlite3.Cursor:
         try:
@@ -289,46 +292,7 @@ class SQLiteStore(Store):
         )
         return int(cur.lastrowid or 0)
 
-    def _rows(self, slot: str, branch_id: int, after: int, upto: int, item: str | None = None) -> list[Record]:
-        sid = self._slot_id(slot, create=False)
-        if sid is None:
-            return []
-        if item is None:
-            cur = self._exec(
-                "SELECT seq, item, op, body, ts FROM records WHERE slot_id = ? AND branch_id = ? "
-                "AND seq > ? AND seq <= ? ORDER BY seq",
-                (sid, branch_id, after, upto),
-            )
-        else:
-            cur = self._exec(
-                "SELECT seq, item, op, body, ts FROM records WHERE slot_id = ? AND item = ? AND branch_id = ? "
-                "AND seq > ? AND seq <= ? ORDER BY seq",
-                (sid, item, branch_id, after, upto),
-            )
-        return [Record(s, branch_id, slot, it, Op(o), b, t) for s, it, o, b, t in cur]
-
-    def _latest(self, slot: str, branch_id: int, upto: int, item: str) -> Record | None:
-        sid = self._slot_id(slot, create=False)
-        if sid is None:
-            return None
-        row = self._exec(
-            "SELECT seq, op, body, ts FROM records WHERE op = 4 AND slot_id = ? AND item = ? AND branch_id = ? "
-            "AND seq <= ? ORDER BY seq DESC LIMIT 1",
-            (sid, item, branch_id, upto),
-        ).fetchone()
-        if row is None:
-            return None
-        return Record(row[0], branch_id, slot, item, Op(row[1]), row[2], row[3])
-
     # ---- branches ---------------------------------------------------------------------------------
-
-    def _load_branches(self) -> list[BranchInfo]:
-        return [
-            BranchInfo(i, n, p, f, c, bool(d))
-            for i, n, p, f, c, d in self._exec(
-                "SELECT id, name, parent_id, fork_seq, created_at, deleted FROM branches ORDER BY id"
-            )
-        ]
 
     def _insert_branch(self, name: str, parent_id: int, fork_seq: int, created_at: float) -> int:
         cur = self._exec(
@@ -340,23 +304,16 @@ class SQLiteStore(Store):
     def _mark_branch_deleted(self, branch_id: int) -> None:
         self._exec("UPDATE branches SET deleted = 1 WHERE id = ?", (branch_id,))
 
-    def _branch_heads(self) -> dict[int, int]:
-        return {b: s for b, s in self._exec("SELECT branch_id, MAX(seq) FROM records GROUP BY branch_id")}
-
     # ---- blobs ------------------------------------------------------------------------------------
 
     def _put_blob(self, digest: str, data: bytes) -> None:
         self._exec("INSERT OR IGNORE INTO blobs(sha256, size, data) VALUES (?, ?, ?)", (digest, len(data), data))
 
-    def _get_blob(self, digest: str) -> bytes | None:
-        row = self._exec("SELECT data FROM blobs WHERE sha256 = ?", (digest,)).fetchone()
-        return None if row is None else bytes(row[0])
-
     # ---- execution journal --------------------------------------------------------------------------
 
     def _journal_insert(self, row: JournalRow) -> None:
         self._exec(
-            f"INSERT INTO journal_entries({_JOURNAL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO journal_entries({JOURNAL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 row.project,
                 row.seq,
@@ -370,31 +327,6 @@ class SQLiteStore(Store):
                 row.ts,
             ),
         )
-
-    def _journal_select(
-        self, project: str, after: int, upto: int, limit: int | None, descending: bool, kinds: tuple[str, ...] | None
-    ) -> list[JournalRow]:
-        sql = f"SELECT {_JOURNAL_COLUMNS} FROM journal_entries WHERE project = ? AND seq > ? AND seq <= ?"
-        params: list[object] = [project, after, upto]
-        if kinds is not None:
-            if not kinds:
-                return []
-            sql += f" AND kind IN ({', '.join('?' * len(kinds))})"
-            params += kinds
-        sql += " ORDER BY seq DESC" if descending else " ORDER BY seq"
-        if limit is not None:
-            sql += " LIMIT ?"
-            params.append(limit)
-        return [JournalRow(*r) for r in self._exec(sql, tuple(params))]
-
-    def _journal_by_key(self, project: str, key: str) -> JournalRow | None:
-        row = self._exec(
-            f"SELECT {_JOURNAL_COLUMNS} FROM journal_entries WHERE project = ? AND idempotency_key = ?", (project, key)
-        ).fetchone()
-        return None if row is None else JournalRow(*row)
-
-    def _journal_projects(self) -> list[str]:
-        return [r[0] for r in self._exec("SELECT DISTINCT project FROM journal_entries")]
 
     # ---- misc -------------------------------------------------------------------------------------
 
@@ -415,9 +347,6 @@ class SQLiteStore(Store):
             for seq, body in self._exec(f"SELECT seq, body FROM records WHERE seq IN ({marks})", tuple(part)):
                 out[int(seq)] = body
         return out
-
-    def _slot_list(self) -> list[str]:
-        return [row[0] for row in self._exec("SELECT name FROM slots ORDER BY name")]
 
     def _token_after_commit(self) -> int:
         return (int(self._exec("PRAGMA data_version").fetchone()[0]) << 32) + self._commits + 1
@@ -468,41 +397,3 @@ class SQLiteStore(Store):
                 (owner, now + lease_seconds, now, now),
             ).fetchall()
         return WorkClaim(*rows[0]) if rows else None
-
-    def queue_check(self, key: str, owner: str, now: float) -> bool:
-        """Inside the caller's transaction: True when ``owner`` still holds an unexpired lease on ``key``."""
-        with self.transaction():
-            cur = self._exec(
-                "UPDATE work_queue SET updated = updated WHERE key = ? AND lease_owner = ? AND lease_expires >= ?",
-                (key, owner, now),
-            )
-            return cur.rowcount == 1
-
-    def queue_finish(
-        self, key: str, owner: str, generation: int, status: str, retry_at: float, now: float, error: str | None
-    ) -> bool:
-        """Give a lease back: ``status`` ``"done"`` (kept pending if the item was enqueued again since the
-        claim), ``"pending"`` (claimable from ``retry_at``) or ``"failed"``. False when the lease was lost."""
-        if status == "done":
-            sql = (
-                "UPDATE work_queue SET status = CASE WHEN generation = ? THEN 'done' ELSE 'pending' END, "
-                "lease_owner = NULL, lease_expires = 0, updated = ?, error = ? "
-                "WHERE key = ? AND lease_owner = ?"
-            )
-            params: tuple[Any, ...] = (generation, now, error, key, owner)
-        else:
-            sql = (
-                "UPDATE work_queue SET status = ?, lease_owner = NULL, lease_expires = ?, updated = ?, "
-                "error = ? WHERE key = ? AND lease_owner = ?"
-            )
-            params = (status, retry_at, now, error, key, owner)
-        with self.transaction():
-            return self._exec(sql, params).rowcount == 1
-
-    def queue_rows(self) -> list[dict[str, Any]]:
-        """Every queue row (for reports and tests)."""
-        cur = self._exec(
-            "SELECT key, namespace, branch_id, slot, status, lease_owner, lease_expires, attempts, generation, "
-            "error, updated FROM work_queue ORDER BY key"
-        )
-        return [dict(zip(QUEUE_COLUMNS, row, strict=True)) for row in cur.fetchall()]

@@ -1,0 +1,162 @@
+"""What SQLite and PostgreSQL share: the store primitives whose SQL is the same on both.
+
+Queries are written once with ``?`` placeholders; each backend's :meth:`SQLStore._query` adapts them to
+its driver (``sqlite3`` takes them as they are, psycopg gets ``%s``) and translates driver errors. What
+differs — transactions, sequence allocation, change tokens, slot creation, DDL — stays in the backends.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from typing import Any
+
+from .base import BranchInfo, JournalRow, Op, Record, Store
+from .queue import QUEUE_COLUMNS
+
+__all__ = ["JOURNAL_COLUMNS", "SQLStore"]
+
+JOURNAL_COLUMNS = "project, seq, store_seq, kind, author, idempotency_key, body, prev_hash, hash, ts"
+
+
+def journal_row(row: Any) -> JournalRow:
+    """A ``journal_entries`` row (columns as :data:`JOURNAL_COLUMNS`) as a :class:`JournalRow`."""
+    project, seq, store_seq, kind, author, key, body, prev_hash, hash_, ts = row
+    return JournalRow(project, int(seq), int(store_seq), kind, author, key, body, prev_hash, hash_, float(ts))
+
+
+class SQLStore(Store):
+    """Shared primitives of the SQL backends (records, branches, blobs, journal reads, queue leases)."""
+
+    @abstractmethod
+    def _query(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
+        """Run ``sql`` (``?`` placeholders) and return the driver's cursor (``fetchone``, ``fetchall``,
+        ``rowcount``); driver errors become :class:`~context_journal.errors.StoreError`."""
+
+    @abstractmethod
+    def _slot_id(self, slot: str, create: bool) -> int | None: ...
+
+    # ---- records ----------------------------------------------------------------------------------
+
+    def _rows(self, slot: str, branch_id: int, after: int, upto: int, item: str | None = None) -> list[Record]:
+        sid = self._slot_id(slot, create=False)
+        if sid is None:
+            return []
+        if item is None:
+            rows = self._query(
+                "SELECT seq, item, op, body, ts FROM records WHERE slot_id = ? AND branch_id = ? "
+                "AND seq > ? AND seq <= ? ORDER BY seq",
+                (sid, branch_id, after, upto),
+            ).fetchall()
+        else:
+            rows = self._query(
+                "SELECT seq, item, op, body, ts FROM records WHERE slot_id = ? AND item = ? AND branch_id = ? "
+                "AND seq > ? AND seq <= ? ORDER BY seq",
+                (sid, item, branch_id, after, upto),
+            ).fetchall()
+        return [Record(int(s), branch_id, slot, it, Op(o), b, float(t)) for s, it, o, b, t in rows]
+
+    def _latest(self, slot: str, branch_id: int, upto: int, item: str) -> Record | None:
+        sid = self._slot_id(slot, create=False)
+        if sid is None:
+            return None
+        row = self._query(
+            "SELECT seq, op, body, ts FROM records WHERE op = 4 AND slot_id = ? AND item = ? AND branch_id = ? "
+            "AND seq <= ? ORDER BY seq DESC LIMIT 1",
+            (sid, item, branch_id, upto),
+        ).fetchone()
+        if row is None:
+            return None
+        return Record(int(row[0]), branch_id, slot, item, Op(row[1]), row[2], float(row[3]))
+
+    def _slot_list(self) -> list[str]:
+        return [r[0] for r in self._query("SELECT name FROM slots ORDER BY name").fetchall()]
+
+    # ---- branches and blobs -----------------------------------------------------------------------
+
+    def _load_branches(self) -> list[BranchInfo]:
+        rows = self._query(
+            "SELECT id, name, parent_id, fork_seq, created_at, deleted FROM branches ORDER BY id"
+        ).fetchall()
+        return [
+            BranchInfo(int(i), n, None if p is None else int(p), None if f is None else int(f), float(c), bool(d))
+            for i, n, p, f, c, d in rows
+        ]
+
+    def _branch_heads(self) -> dict[int, int]:
+        rows = self._query("SELECT branch_id, MAX(seq) FROM records GROUP BY branch_id").fetchall()
+        return {int(b): int(s) for b, s in rows}
+
+    def _get_blob(self, digest: str) -> bytes | None:
+        row = self._query("SELECT data FROM blobs WHERE sha256 = ?", (digest,)).fetchone()
+        return None if row is None else bytes(row[0])
+
+    # ---- journal reads ----------------------------------------------------------------------------
+
+    def _journal_select(
+        self, project: str, after: int, upto: int, limit: int | None, descending: bool, kinds: tuple[str, ...] | None
+    ) -> list[JournalRow]:
+        sql = f"SELECT {JOURNAL_COLUMNS} FROM journal_entries WHERE project = ? AND seq > ? AND seq <= ?"
+        params: list[Any] = [project, after, upto]
+        if kinds is not None:
+            if not kinds:
+                return []
+            sql += f" AND kind IN ({', '.join('?' * len(kinds))})"
+            params += kinds
+        sql += " ORDER BY seq DESC" if descending else " ORDER BY seq"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        return [journal_row(r) for r in self._query(sql, tuple(params)).fetchall()]
+
+    def _journal_by_key(self, project: str, key: str) -> JournalRow | None:
+        row = self._query(
+            f"SELECT {JOURNAL_COLUMNS} FROM journal_entries WHERE project = ? AND idempotency_key = ?", (project, key)
+        ).fetchone()
+        return None if row is None else journal_row(row)
+
+    def _journal_projects(self) -> list[str]:
+        return [r[0] for r in self._query("SELECT DISTINCT project FROM journal_entries").fetchall()]
+
+    # ---- queue leases -----------------------------------------------------------------------------
+
+    def _lock_for_queue(self) -> None:
+        """Take what every writer takes before the queue row (PostgreSQL: the head row); default none."""
+
+    def queue_check(self, key: str, owner: str, now: float) -> bool:
+        """Inside the caller's transaction: True when ``owner`` still holds an unexpired lease on ``key``."""
+        with self.transaction():
+            self._lock_for_queue()
+            cur = self._query(
+                "UPDATE work_queue SET updated = updated WHERE key = ? AND lease_owner = ? AND lease_expires >= ?",
+                (key, owner, now),
+            )
+            return bool(cur.rowcount == 1)
+
+    def queue_finish(
+        self, key: str, owner: str, generation: int, status: str, retry_at: float, now: float, error: str | None
+    ) -> bool:
+        """Give a lease back: ``status`` ``"done"`` (kept pending if the item was enqueued again since the
+        claim), ``"pending"`` (claimable from ``retry_at``) or ``"failed"``. False when the lease was lost."""
+        if status == "done":
+            sql = (
+                "UPDATE work_queue SET status = CASE WHEN generation = ? THEN 'done' ELSE 'pending' END, "
+                "lease_owner = NULL, lease_expires = 0, updated = ?, error = ? "
+                "WHERE key = ? AND lease_owner = ?"
+            )
+            params: tuple[Any, ...] = (generation, now, error, key, owner)
+        else:
+            sql = (
+                "UPDATE work_queue SET status = ?, lease_owner = NULL, lease_expires = ?, updated = ?, "
+                "error = ? WHERE key = ? AND lease_owner = ?"
+            )
+            params = (status, retry_at, now, error, key, owner)
+        with self.transaction():
+            return bool(self._query(sql, params).rowcount == 1)
+
+    def queue_rows(self) -> list[dict[str, Any]]:
+        """Every queue row (for reports and tests)."""
+        cur = self._query(
+            "SELECT key, namespace, branch_id, slot, status, lease_owner, lease_expires, attempts, generation, "
+            "error, updated FROM work_queue ORDER BY key"
+        )
+        return [dict(zip(QUEUE_COLUMNS, row, strict=True)) for row in cur.fetchall()]
