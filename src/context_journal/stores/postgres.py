@@ -25,10 +25,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..errors import MissingExtraError, StoreBusyError, StoreError
-from .base import ROOT_BRANCH, JournalRow, Op, StoreStats
+from .base import ROOT_BRANCH, Op, StoreStats
 from .migrations import Migration, apply_migrations
 from .queue import WorkClaim
-from .sql import JOURNAL_COLUMNS, SQLStore
+from .sql import SQLStore
 
 try:
     import psycopg
@@ -367,23 +367,6 @@ class PostgresStore(SQLStore):
         # writers too (the head read after the lock sees every committed entry: READ COMMITTED).
         self._lock_head()
 
-    def _journal_insert(self, row: JournalRow) -> None:
-        self._execute(
-            f"INSERT INTO journal_entries({JOURNAL_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-            (
-                row.project,
-                row.seq,
-                row.store_seq,
-                row.kind,
-                row.author,
-                row.idempotency_key,
-                row.body,
-                row.prev_hash,
-                row.hash,
-                row.ts,
-            ),
-        )
-
     # ---- misc -------------------------------------------------------------------------------------
 
     def _head_seq(self) -> int:
@@ -435,17 +418,6 @@ class PostgresStore(SQLStore):
         return f"PostgresStore({_redact(self.url)!r}, schema={self.schema!r})"
 
     # ---- compression work queue (see context_journal.stores.queue) ---------------------------------
-
-    def queue_enqueue(self, key: str, namespace: str, branch_id: int, slot: str, config: str, now: float) -> None:
-        """Mark a conversation's compression as wanted (insert, or bump its generation back to pending)."""
-        with self.transaction():
-            self._execute(
-                "INSERT INTO work_queue(key, namespace, branch_id, slot, config, updated) "
-                "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (key) DO UPDATE SET status = 'pending', "
-                "generation = work_queue.generation + 1, config = excluded.config, error = NULL, "
-                "lease_expires = CASE WHEN work_queue.lease_owner IS NULL THEN 0 ELSE work_queue.lease_expires END",
-                (key, namespace, branch_id, slot, config, now),
-            )
 
     def queue_claim(self, owner: str, lease_seconds: float, now: float) -> WorkClaim | None:
         """Lease the pending item waiting longest (free, or whose lease expired): ``SELECT ... FOR UPDATE

@@ -92,6 +92,23 @@ class SQLStore(Store):
 
     # ---- journal reads ----------------------------------------------------------------------------
 
+    def _journal_insert(self, row: JournalRow) -> None:
+        self._query(
+            f"INSERT INTO journal_entries({JOURNAL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                row.project,
+                row.seq,
+                row.store_seq,
+                row.kind,
+                row.author,
+                row.idempotency_key,
+                row.body,
+                row.prev_hash,
+                row.hash,
+                row.ts,
+            ),
+        )
+
     def _journal_select(
         self, project: str, after: int, upto: int, limit: int | None, descending: bool, kinds: tuple[str, ...] | None
     ) -> list[JournalRow]:
@@ -121,6 +138,17 @@ class SQLStore(Store):
 
     def _lock_for_queue(self) -> None:
         """Take what every writer takes before the queue row (PostgreSQL: the head row); default none."""
+
+    def queue_enqueue(self, key: str, namespace: str, branch_id: int, slot: str, config: str, now: float) -> None:
+        """Mark a conversation's compression as wanted (insert, or bump its generation back to pending)."""
+        with self.transaction():
+            self._query(
+                "INSERT INTO work_queue(key, namespace, branch_id, slot, config, updated) "
+                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET status = 'pending', "
+                "generation = work_queue.generation + 1, config = excluded.config, error = NULL, "
+                "lease_expires = CASE WHEN work_queue.lease_owner IS NULL THEN 0 ELSE work_queue.lease_expires END",
+                (key, namespace, branch_id, slot, config, now),
+            )
 
     def queue_check(self, key: str, owner: str, now: float) -> bool:
         """Inside the caller's transaction: True when ``owner`` still holds an unexpired lease on ``key``."""

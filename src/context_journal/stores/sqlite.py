@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import StoreBusyError, StoreError
-from .base import ROOT_BRANCH, JournalRow, Op, StoreStats
+from .base import ROOT_BRANCH, Op, StoreStats
 from .migrations import Migration, apply_migrations
 from .queue import WorkClaim
-from .sql import JOURNAL_COLUMNS, SQLStore
+from .sql import SQLStore
 
 __all__ = ["SQLiteStore"]
 
@@ -311,23 +311,6 @@ class SQLiteStore(SQLStore):
 
     # ---- execution journal --------------------------------------------------------------------------
 
-    def _journal_insert(self, row: JournalRow) -> None:
-        self._exec(
-            f"INSERT INTO journal_entries({JOURNAL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                row.project,
-                row.seq,
-                row.store_seq,
-                row.kind,
-                row.author,
-                row.idempotency_key,
-                row.body,
-                row.prev_hash,
-                row.hash,
-                row.ts,
-            ),
-        )
-
     # ---- misc -------------------------------------------------------------------------------------
 
     def _head_seq(self) -> int:
@@ -374,17 +357,6 @@ class SQLiteStore(SQLStore):
         return f"SQLiteStore({self.path!r}, durability={self.durability!r})"
 
     # ---- compression work queue (see context_journal.stores.queue) ---------------------------------
-
-    def queue_enqueue(self, key: str, namespace: str, branch_id: int, slot: str, config: str, now: float) -> None:
-        """Mark a conversation's compression as wanted (insert, or bump its generation back to pending)."""
-        with self.transaction():
-            self._exec(
-                "INSERT INTO work_queue(key, namespace, branch_id, slot, config, updated) VALUES (?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT(key) DO UPDATE SET status = 'pending', generation = generation + 1, "
-                "config = excluded.config, error = NULL, lease_expires = CASE WHEN lease_owner IS NULL "
-                "THEN 0 ELSE lease_expires END",
-                (key, namespace, branch_id, slot, config, now),
-            )
 
     def queue_claim(self, owner: str, lease_seconds: float, now: float) -> WorkClaim | None:
         """Lease the pending item waiting longest (free, or whose lease expired), inside ``BEGIN IMMEDIATE``."""
