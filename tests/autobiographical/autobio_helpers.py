@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
-import json
-import re
-from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
+from collections.abc import Mapping, Sequence
 from typing import Any
+
+from bug_cases import BUG_DIR as BUG_DIR
+from bug_cases import WordCounter as WordCounter
+from bug_cases import load_case as load_case
+from bug_cases import words as words
 
 from context_journal.compile import CompileResult
 from context_journal.llm import LLMRequest
@@ -15,71 +17,6 @@ from context_journal.manager import ContextManager
 from context_journal.strategies import AutobiographicalStrategy
 from context_journal.testing import ScriptedProvider
 from context_journal.validate import validate_messages, validate_openai_messages
-
-BUG_DIR = Path(__file__).resolve().parents[3] / "shared" / "bug-cases"
-
-_FILLER = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda"]
-
-
-def words(n: int, seed: int = 0) -> str:
-    """``n`` filler words (distinct-looking, deterministic)."""
-    return " ".join(f"{_FILLER[(i + seed) % len(_FILLER)]}{i}" for i in range(n))
-
-
-class WordCounter:
-    """The bug cases' counter: one token per word; a tool_use costs 5 plus the words of its JSON input;
-    an image costs ``image_cost``; no per-message overhead."""
-
-    message_overhead = 0
-
-    def __init__(self, image_cost: int = 1100) -> None:
-        self.image_cost = image_cost
-
-    def count_block(self, block: Mapping[str, Any]) -> int:
-        kind = block.get("type")
-        if kind == "text":
-            return len(str(block.get("text", "")).split())
-        if kind == "thinking":
-            return len(str(block.get("thinking", "")).split())
-        if kind == "tool_use":
-            return 5 + len(json.dumps(block.get("input", {})).split())
-        if kind == "tool_result":
-            content = block.get("content", "")
-            if isinstance(content, str):
-                return len(content.split())
-            return sum(self.count_block(b) for b in content)
-        if kind in ("image", "document"):
-            return self.image_cost
-        return 0
-
-    def count_message(self, participant: str, blocks: Iterable[Mapping[str, Any]]) -> int:
-        return sum(self.count_block(b) for b in blocks)
-
-
-_WORDS_RE = re.compile(r"\{\{(\d+) words\}\}")
-
-
-def load_case(case_id: str) -> dict[str, Any]:
-    """A bug case's JSON with ``{{N words}}`` expanded and ``m1..m20`` runs built."""
-    raw = json.loads((BUG_DIR / f"{case_id}.json").read_text())
-    messages: list[dict[str, Any]] = []
-
-    def expand(block: dict[str, Any], seed: int) -> dict[str, Any]:
-        b = dict(block)
-        if b.get("type") == "text":
-            b["text"] = _WORDS_RE.sub(lambda m: words(int(m.group(1)), seed), b["text"]).split(" each")[0]
-        return b
-
-    for i, m in enumerate(raw["messages"]):
-        run = re.fullmatch(r"m(\d+)\.\.m(\d+)", m["id"])
-        if run:
-            roles = m["role"].split("|")
-            for k in range(int(run.group(1)), int(run.group(2)) + 1):
-                role = roles[k % len(roles)].split(" ")[0]
-                messages.append({"id": f"m{k}", "role": role, "content": [expand(b, k) for b in m["content"]]})
-            continue
-        messages.append({**m, "content": [expand(b, i) for b in m["content"]]})
-    return {"messages": messages, "call": raw["call"]}
 
 
 def echo_summarizer(prefix: str = "memory") -> ScriptedProvider:
