@@ -22,6 +22,7 @@ from ._render import (
     Work,
     block_flags,
     clean_blocks,
+    date_headers,
     drop_empty,
     drop_old_thinking,
     excerpt_blocks,
@@ -153,6 +154,7 @@ def render(
     cache: RenderCache,
     p: Pass,
     late: Sequence[tuple[Injection, list[Block]]],
+    timestamp_of: Callable[[str], float | None] | None = None,
 ) -> list[Work]:
     work: list[Work] = []
     first_index: int | None = None
@@ -186,6 +188,8 @@ def render(
             if prefix:
                 blocks = with_prefix(blocks, prefix)
             sources = [Source("summary", s.id, None, not s.partial, s.level) for s in entry.summaries]
+            if entry.kind == "recall":
+                sources += [Source("recall", mid, seq, complete) for mid, seq, complete in entry.recalled]
             work.append(
                 Work(
                     entry.participant,
@@ -227,6 +231,8 @@ def render(
     work = lead_with_user(work, p, bool(first_index))
     if seen & F_IMAGE:
         limit_images(work, p, options.max_images, options.image_depth_tokens, lambda m: tokens_of(m, counter))
+    if timestamp_of is not None:
+        date_headers(work, timestamp_of)
     return trim_final_whitespace(work, p)
 
 

@@ -35,7 +35,8 @@ class Source(NamedTuple):
     """Where (part of) a compiled message came from (a named tuple).
 
     Attributes:
-        kind: ``"message"`` (a stored message), ``"summary"``, ``"injection"``, ``"system"`` (a stored
+        kind: ``"message"`` (a stored message), ``"summary"``, ``"recall"`` (a message brought back by
+            a query, inside a recall entry), ``"injection"``, ``"system"`` (a stored
             system-flagged message) or ``"synthetic"`` (a note or stub the compiler wrote).
         id: The message id, summary id, injection label or a synthetic name.
         sequence: Store sequence of the message version rendered (messages only).
@@ -44,7 +45,7 @@ class Source(NamedTuple):
         level: Summary level (summaries only).
     """
 
-    kind: Literal["message", "summary", "injection", "system", "synthetic"]
+    kind: Literal["message", "summary", "recall", "injection", "system", "synthetic"]
     id: str
     sequence: int | None = None
     complete: bool = True
@@ -646,3 +647,37 @@ def excerpt_blocks(blocks: list[Block], ratio: float, counter: TokenCounter, ori
                 b = {**b, "content": excerpt_blocks(list(content), ratio, counter, origin) or NO_OUTPUT}
         out.append(b)
     return out
+
+
+_LEADING = frozenset({"thinking", "redacted_thinking", "tool_result"})
+
+
+def format_date(ts: float) -> str:
+    """A short UTC date: ``8 May 2023``."""
+    from datetime import UTC, datetime
+
+    d = datetime.fromtimestamp(ts, UTC)
+    return f"{d.day} {d.strftime('%B %Y')}"
+
+
+def date_headers(work: list[Work], timestamp_of: Callable[[str], float | None]) -> None:
+    """Open each stored message whose date (UTC) differs from the previous dated message's with a
+    ``[8 May 2023]`` text block, placed after any leading thinking and tool_result blocks (which must
+    come first). Like a name prefix, the header does not count as an alteration of the message."""
+    last: str | None = None
+    for m in work:
+        if m.origin is None:
+            continue
+        ts = timestamp_of(m.origin)
+        if ts is None:
+            continue
+        day = format_date(ts)
+        if day == last:
+            continue
+        last = day
+        at = 0
+        while at < len(m.blocks) and m.blocks[at].get("type") in _LEADING:
+            at += 1
+        m.blocks = [*m.blocks[:at], {"type": "text", "text": f"[{day}]"}, *m.blocks[at:]]
+        m.flags = block_flags(m.blocks)
+        m.tokens = None

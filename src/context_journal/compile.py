@@ -354,6 +354,7 @@ def compile_context(
     namespace: str = "default",
     branch: str = "main",
     state_key: Any = None,
+    timestamp_of: Callable[[str], float | None] | None = None,
 ) -> tuple[CompileResult, Selection]:
     """Compile ``view`` with ``strategy`` (see the module docstring). Reads only; writes nothing.
 
@@ -373,6 +374,8 @@ def compile_context(
         namespace: For the result and its id.
         branch: For the result and its id.
         state_key: Anything that identifies the strategy's state (part of the compile id).
+        timestamp_of: ``message id -> epoch seconds``; given, a ``[8 May 2023]`` line opens each rendered
+            message whose date differs from the previous dated message's.
 
     Returns:
         The result and the strategy's selection (commit it to persist strategy state).
@@ -453,7 +456,7 @@ def compile_context(
     for _attempt in range(16):
         selection = strategy.select(body, Budget(avail, budget, max_tokens, reserve_for_response))
         p = fresh_pass(p)
-        work = render(body, selection, roles, options, counter, cache, p, late)
+        work = render(body, selection, roles, options, counter, cache, p, late, timestamp_of)
         used = sum(tokens_of(m, counter) for m in work)
         if used <= room or avail == 0:
             break
@@ -496,6 +499,7 @@ def compile_context(
             reserve_for_response,
             strategy.name,
             state_key,
+            timestamp_of is not None,
             system,
             [repr(i) for i in injections or ()],
             repr(options),

@@ -30,6 +30,8 @@ from .readers import (
     recorded_reader,
     validate_reader,
 )
+from .recall.query import RecallArg, dated, with_recall
+from .recall.search import SearchHit, search_messages
 from .stores import ROOT_BRANCH, Store, open_store
 from .strategies import PassthroughStrategy, PendingWork, Selection, Strategy, StrategyContext, Summary
 from .strategies.autobiographical import SYSTEM_STATE, TOOLS_STATE
@@ -425,6 +427,49 @@ class ContextManager(BranchingMixin):
                 break
         return out
 
+    def search_messages(
+        self,
+        query: str,
+        *,
+        limit: int = 10,
+        as_of: int | None = None,
+        participants: str | Sequence[str] | None = None,
+        since: datetime | float | str | None = None,
+        until: datetime | float | str | None = None,
+    ) -> list[SearchHit]:
+        """Full-text search of this manager's messages: the best ``limit`` matches of any word of
+        ``query`` (minus stopwords; no query syntax), best first, as this manager's reader sees them
+        (branch lineage, ``as_of``, its slot and reader view obeyed: a block meant for another reader is
+        never matched, counted or shown in a snippet).
+
+        Args:
+            query: Plain text.
+            limit: At most this many hits (1..1000).
+            as_of: Search the branch as it stood at this store sequence.
+            participants: Only messages by this participant (or these).
+            since: Only messages with timestamp >= this (datetime, epoch seconds or ISO-8601).
+            until: Only messages with timestamp < this.
+
+        Returns:
+            :class:`~context_journal.recall.SearchHit` list (id, sequence, participant, timestamp, score:
+            bm25, higher is better, on SQLite and memory stores; ``ts_rank`` on PostgreSQL; snippet).
+
+        Raises:
+            ValueError: an empty or whitespace query, or ``limit`` outside 1..1000.
+            StaleReaderError: another handle claimed this namespace for another reader.
+        """
+        self._check_reader("search")
+        return search_messages(
+            self._messages,
+            query,
+            reader=self._view_reader,
+            limit=limit,
+            as_of=as_of,
+            participants=participants,
+            since=since,
+            until=until,
+        )
+
     def resolve_media(self, message: Message) -> list[dict[str, Any]]:
         """The message's content with stored media turned back into base64 (what providers accept)."""
         return resolve_media(message.content_dicts(), self._store.get_blob)
@@ -470,18 +515,33 @@ class ContextManager(BranchingMixin):
         assistant: str | Sequence[str] | None,
         roles: Roles | None,
         options: CompileOptions | None,
+        query: str | None = None,
+        recall: RecallArg = None,
+        render_dates: bool | None = None,
     ) -> tuple[CompileResult, Selection, Strategy, StrategyContext]:
         view = self._reader_view()
         view.refresh()
         ctx = self._strategy_context()
+        stored = ctx.get_state("roles")
         if roles is None:
-            stored = ctx.get_state("roles")
             roles = Roles.from_metadata(stored) if isinstance(stored, Mapping) else Roles()
+        dates = dated(stored) if render_dates is None else bool(render_dates)
         if assistant is not None:
             names = {assistant} if isinstance(assistant, str) else set(assistant)
             roles = Roles(roles.assistant | names, roles.user - names, roles.system, roles.tool, roles.name_format)
-        strategy = self._active_strategy()
-        strategy.load(ctx)
+        base_strategy = self._active_strategy()
+        base_strategy.load(ctx)
+        strategy, query = with_recall(
+            base_strategy,
+            view,
+            self._messages,
+            reader=self._view_reader,
+            query=query,
+            recall=recall,
+            roles=roles,
+            counter=self._counter,
+            dates=dates,
+        )
         calibration = Calibration.from_state(ctx.get_state("calibration"))
         result, selection = compile_context(
             view,
@@ -498,7 +558,8 @@ class ContextManager(BranchingMixin):
             get_blob=self._store.get_blob,
             namespace=self._namespace,
             branch=self._branch.name,
-            state_key=repr(getattr(strategy, "anchor", None)),
+            state_key=(repr(getattr(base_strategy, "anchor", None)), query),
+            timestamp_of=self._timestamp_of if dates else None,
         )
         if self._compile_estimates is None:
             self._compile_estimates = {}
@@ -507,7 +568,11 @@ class ContextManager(BranchingMixin):
         estimates[result.compile_id] = result.estimated_tokens
         while len(estimates) > 256:
             estimates.pop(next(iter(estimates)))
-        return result, selection, strategy, ctx
+        return result, selection, base_strategy, ctx
+
+    def _timestamp_of(self, message_id: str) -> float | None:
+        entry = self._messages.entry_for(message_id)
+        return None if entry is None else entry.timestamp
 
     def compile(
         self,
@@ -519,6 +584,9 @@ class ContextManager(BranchingMixin):
         assistant: str | Sequence[str] | None = None,
         roles: Roles | None = None,
         options: CompileOptions | None = None,
+        query: str | None = None,
+        recall: RecallArg = None,
+        render_dates: bool | None = None,
     ) -> CompileResult:
         """The context for the next model call, within ``max_tokens - reserve_for_response`` tokens.
 
@@ -534,6 +602,14 @@ class ContextManager(BranchingMixin):
                 (``"assistant"``, ``"Claude"``, or the namespace's stored roles).
             roles: Who plays which role (replaces the defaults).
             options: Repair knobs (images, thinking, cache breakpoints).
+            query: Bring back what matches this text: a recall section of the best-matching spans of
+                the journal not already in the context (see :mod:`context_journal.recall`), taking at
+                most ``RecallConfig.share`` of the budget; what recall does not use goes to the strategy.
+            recall: A :class:`~context_journal.recall.RecallConfig`, or ``"auto"``; without ``query``
+                the query is the newest user turn's text. None with no query: no recall.
+            render_dates: Show a ``[8 May 2023]`` line where the date changes between rendered turns,
+                and dates in recalled spans. None: on when the namespace's imported conversation carries
+                real dates (LoCoMo, Claude Code, IRC imports record it).
 
         Returns:
             The compiled context (see :class:`~context_journal.compile.CompileResult`).
@@ -541,10 +617,11 @@ class ContextManager(BranchingMixin):
         Raises:
             OverBudgetError: the system part and injections, or the smallest valid context, do not fit.
             MalformedContentError: ``system`` or an injection is malformed.
-            ValueError: ``max_tokens`` is not positive or ``reserve_for_response`` is negative.
+            ValueError: ``max_tokens`` is not positive or ``reserve_for_response`` is negative, or
+                ``query`` is empty or whitespace.
         """
         result, selection, strategy, ctx = self._run_compile(
-            max_tokens, reserve_for_response, system, injections, assistant, roles, options
+            max_tokens, reserve_for_response, system, injections, assistant, roles, options, query, recall, render_dates
         )
         strategy.commit(selection, ctx)
         if self._compression_mode == "workers":
@@ -561,6 +638,9 @@ class ContextManager(BranchingMixin):
         assistant: str | Sequence[str] | None = None,
         roles: Roles | None = None,
         options: CompileOptions | None = None,
+        query: str | None = None,
+        recall: RecallArg = None,
+        render_dates: bool | None = None,
     ) -> CompileResult:
         """What :meth:`compile` would return, writing nothing (not even strategy state).
 
@@ -569,7 +649,9 @@ class ContextManager(BranchingMixin):
             MalformedContentError: as :meth:`compile`.
             ValueError: as :meth:`compile`.
         """
-        return self._run_compile(max_tokens, reserve_for_response, system, injections, assistant, roles, options)[0]
+        return self._run_compile(
+            max_tokens, reserve_for_response, system, injections, assistant, roles, options, query, recall, render_dates
+        )[0]
 
     def report_usage(self, compile: str | CompileResult, input_tokens: int) -> float:
         """Tell the manager how many input tokens the provider counted for a compiled request.

@@ -35,6 +35,7 @@ from .content import (
 from .errors import DuplicateMessageError, MalformedContentError, MessageNotFoundError
 from .fenwick import Fenwick
 from .stores.base import Op, Record, Store, Transaction
+from .stores.fulltext import index_documents
 from .tokens import TokenCounter
 
 __all__ = ["Message", "MessageInput", "MessageStore", "count_visible", "new_message_id", "to_timestamp"]
@@ -201,7 +202,10 @@ class MessageStore:
         branch_id: The branch read and written.
         counter: Token counter for the index's prefix sums.
         cache_size: How many parsed message versions to keep.
+        index_thinking: Put the text of thinking blocks in the full-text index too (this handle's writes).
     """
+
+    index_thinking: bool = False
 
     def __init__(self, store: Store, slot: str, branch_id: int, counter: TokenCounter, cache_size: int = 4096) -> None:
         self.store = store
@@ -405,6 +409,7 @@ class MessageStore:
             for i, (mid, body) in enumerate(prepared):
                 text, stored = self._store_body(body, tx, i)
                 seq = tx.append_text(self.branch_id, self.slot, mid, text, Op.APPEND)
+                tx.index_text(seq, index_documents(stored, self.index_thinking))
                 if i == 0:
                     self._catch_up(seq)
                 written.append((seq, mid, Op.APPEND, stored))
@@ -440,6 +445,7 @@ class MessageStore:
             with self.store.transaction() as tx:
                 text, stored = self._store_body(body, tx, 0)
                 seq = tx.append_text(self.branch_id, self.slot, message_id, text, Op.EDIT)
+                tx.index_text(seq, index_documents(stored, self.index_thinking))
                 self._catch_up(seq)
                 pos = self._pos.get(message_id)
                 if pos is None or not self._entries[pos].live:

@@ -28,7 +28,8 @@ from enum import IntEnum
 from typing import Any
 
 from ..content import sha256_hex
-from ..errors import BranchExistsError, BranchInUseError, BranchNotFoundError, StoreClosedError
+from ..errors import BranchExistsError, BranchInUseError, BranchNotFoundError, StoreClosedError, StoreError
+from .fulltext import TextHit
 
 __all__ = [
     "JOURNAL_SLOT",
@@ -224,6 +225,13 @@ class Transaction:
         self.seqs.append(seq)
         return seq
 
+    def index_text(self, seq: int, documents: Sequence[tuple[int, str]]) -> None:
+        """Add the full-text documents of the record ``seq`` (a message version) to the store's index,
+        in this transaction: ``(group, text)`` pairs from :func:`~context_journal.stores.fulltext
+        .index_documents`. A backend without a full-text index ignores them."""
+        if documents and self._store.has_text_index:
+            self._store._text_insert(seq, documents)
+
     def put_state(self, branch_id: int, key: str, value: Any) -> int:
         """Write a new version of state ``key`` on the branch. Returns its sequence."""
         return self.append(branch_id, "state", key, value, Op.STATE)
@@ -373,6 +381,32 @@ class Store(ABC):
 
     def _journal_projects(self) -> list[str]:
         raise NotImplementedError(f"the {self.backend} backend has no execution journal")
+
+    # Full-text index primitives (opt-in: ``has_text_index`` False means none; see stores/fulltext.py).
+
+    has_text_index: bool = False
+    _text_built: bool = False  # the backfill is finished (it never restarts: its end is fixed at migration)
+
+    def _text_insert(self, seq: int, documents: Sequence[tuple[int, str]]) -> None:
+        raise NotImplementedError(f"the {self.backend} backend has no full-text index")
+
+    def _text_search(self, terms: Sequence[str], slots: Sequence[str], limit: int) -> list[TextHit]:
+        """The ``limit`` best documents of ``slots`` matching any of ``terms`` (query words, see
+        :func:`~context_journal.stores.fulltext.query_terms`), best first, ties newest first."""
+        raise NotImplementedError(f"the {self.backend} backend has no full-text index")
+
+    def _text_backfill_state(self) -> tuple[int, int]:
+        """``(done, upto)``: records with ``done < seq <= upto`` were written before the index existed
+        and are not indexed yet (``done == upto`` when nothing is left)."""
+        return (0, 0)
+
+    def _text_backfill_mark(self, done: int) -> None:
+        """Inside a write transaction: the records up to ``done`` are indexed."""
+        raise NotImplementedError(f"the {self.backend} backend has no full-text index")
+
+    def _message_records(self, after: int, upto: int, limit: int) -> list[Record]:
+        """Appends and edits of message slots with ``after < seq <= upto``, oldest first, at most ``limit``."""
+        raise NotImplementedError(f"the {self.backend} backend has no full-text index")
 
     # ---- lifecycle -------------------------------------------------------------------------------
 
@@ -654,6 +688,71 @@ class Store(ABC):
         with self._lock:
             self._check_open()
             return sorted(self._slot_list())
+
+    # ---- full-text index --------------------------------------------------------------------------
+
+    def search_text(self, terms: Sequence[str], slots: Sequence[str], limit: int) -> list[TextHit]:
+        """The best ``limit`` index documents of ``slots`` matching any of ``terms``, best first (ties: newest
+        first). Visibility (branch lineage, versions, readers) is the caller's concern: it filters these
+        candidates, asking for more when too many are not visible. Records written before the index existed
+        are indexed first (see :meth:`build_text_index`).
+
+        Raises:
+            StoreError: the backend has no full-text index, or the query failed.
+        """
+        if not self.has_text_index:
+            raise StoreError(f"the {self.backend} backend has no full-text index")
+        if not terms or limit <= 0 or not slots:
+            return []
+        self.build_text_index()
+        with self._lock:
+            self._check_open()
+            return self._text_search(list(terms), list(slots), limit)
+
+    def text_index_pending(self) -> int:
+        """How many sequences written before the full-text index existed are not indexed yet (0 once built)."""
+        if not self.has_text_index:
+            return 0
+        with self._lock:
+            self._check_open()
+            done, upto = self._text_backfill_state()
+            return max(0, upto - done)
+
+    def build_text_index(
+        self, *, batch: int = 2000, progress: Callable[[int, int], None] | None = None, thinking: bool = False
+    ) -> int:
+        """Index the messages written before the full-text index existed (a store from an earlier
+        version). Each batch of ``batch`` records commits with its progress mark, so a killed build resumes
+        where it stopped. Returns the number of message versions indexed.
+
+        Args:
+            batch: Records per transaction.
+            progress: Called with ``(sequences done, sequences in all)`` after each batch.
+            thinking: Index thinking text too.
+        """
+        if not self.has_text_index or self._text_built:
+            return 0
+        from .fulltext import index_documents
+
+        indexed = 0
+        first: int | None = None
+        while True:
+            with self.transaction():
+                done, upto = self._text_backfill_state()
+                if first is None:
+                    first = done
+                if done >= upto:
+                    self._text_built = True
+                    return indexed
+                records = self._message_records(done, upto, batch)
+                for rec in records:
+                    if rec.body is not None:
+                        self._text_insert(rec.seq, index_documents(json.loads(rec.body), thinking))
+                        indexed += 1
+                mark = records[-1].seq if len(records) == batch else upto
+                self._text_backfill_mark(mark)
+            if progress is not None:
+                progress(mark - first, upto - first)
 
     # ---- execution journal rows ------------------------------------------------------------------
 

@@ -12,7 +12,9 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from ..errors import StoreError
+from ._inverted import InvertedIndex
 from .base import ROOT_BRANCH, BranchInfo, JournalRow, Op, Record, Store, StoreStats
+from .fulltext import MAX_GROUPS, TextHit, doc_id, split_doc_id
 from .migrations import Migration, apply_migrations
 from .queue import QUEUE_COLUMNS, WorkClaim
 
@@ -69,6 +71,7 @@ class MemoryStore(Store):
         self._new_blobs: list[str] = []
         self._changed_branches: dict[int, BranchInfo] = {}
         self._version = 0  # commits so far: the change token
+        self._text = InvertedIndex()
         apply_migrations(self, MIGRATIONS)
 
     # migrations
@@ -204,6 +207,34 @@ class MemoryStore(Store):
 
     def _journal_projects(self) -> list[str]:
         return list(self._journal)
+
+    # full-text index (stores/fulltext.py)
+    has_text_index = True
+
+    def _text_insert(self, seq: int, documents: Sequence[tuple[int, str]]) -> None:
+        txn = self._txn
+        if txn is None:
+            raise StoreError("index documents are written inside a transaction")
+        added = [(doc_id(seq, group), text) for group, text in documents]
+        for doc, text in added:
+            self._text.add(doc, text)
+
+        def undo() -> None:
+            for doc, text in added:
+                self._text.remove(doc, text)
+
+        txn.on_rollback(undo)
+
+    def _text_search(self, terms: Sequence[str], slots: Sequence[str], limit: int) -> list[TextHit]:
+        wanted = set(slots)
+        hits: list[TextHit] = []
+        for doc, score in self._text.scores(terms).items():
+            seq, group = split_doc_id(doc)
+            rec = self._records[seq - 1]
+            if rec.slot in wanted:
+                hits.append(TextHit(seq, group, score, rec.slot, rec.branch_id, rec.item))
+        hits.sort(key=lambda h: (-h.score, -(h.seq * MAX_GROUPS + h.group)))
+        return hits[:limit]
 
     # misc
     def _head_seq(self) -> int:

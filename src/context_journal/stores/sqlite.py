@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import StoreBusyError, StoreError
-from .base import ROOT_BRANCH, Op, StoreStats
+from .base import ROOT_BRANCH, Op, Record, StoreStats
+from .fulltext import MAX_GROUPS, TextHit
 from .migrations import Migration, apply_migrations
 from .queue import WorkClaim
 from .sql import SQLStore
@@ -126,11 +127,28 @@ def _m4_work_queue(store: SQLiteStore) -> None:
     store._conn.execute("CREATE INDEX work_queue_ready ON work_queue(status, lease_expires, updated)")
 
 
+def _m5_text_index(store: SQLiteStore) -> None:
+    # The full-text index (stores/fulltext.py): contentless FTS5, rowid = sequence * 256 + audience group,
+    # so it stores only the inverted index, never a second copy of the text. Records written before this
+    # migration are indexed by Store.build_text_index, which marks its progress in text_index_backfill.
+    store._conn.execute(
+        "CREATE VIRTUAL TABLE text_index USING fts5(body, content='', "
+        "tokenize='porter unicode61 remove_diacritics 2')"
+    )
+    store._conn.execute(
+        "CREATE TABLE text_index_backfill (id INTEGER PRIMARY KEY CHECK (id = 1), done INTEGER NOT NULL, "
+        "upto INTEGER NOT NULL)"
+    )
+    head = store._conn.execute("SELECT COALESCE(MAX(seq), 0) FROM records").fetchone()[0]
+    store._conn.execute("INSERT INTO text_index_backfill(id, done, upto) VALUES (1, 0, ?)", (head,))
+
+
 MIGRATIONS: list[Migration[SQLiteStore]] = [
     Migration(1, "records, branches, slots, blobs", _m1_schema),
     Migration(2, "item index", _m2_item_index),
     Migration(3, "execution journal (append-only triggers)", _m3_journal),
     Migration(4, "compression work queue", _m4_work_queue),
+    Migration(5, "full-text index (FTS5)", _m5_text_index),
 ]
 
 
@@ -308,6 +326,49 @@ class SQLiteStore(SQLStore):
 
     def _put_blob(self, digest: str, data: bytes) -> None:
         self._exec("INSERT OR IGNORE INTO blobs(sha256, size, data) VALUES (?, ?, ?)", (digest, len(data), data))
+
+    # ---- full-text index (stores/fulltext.py) -------------------------------------------------------
+
+    has_text_index = True
+
+    def _text_insert(self, seq: int, documents: Sequence[tuple[int, str]]) -> None:
+        base = seq * MAX_GROUPS
+        for group, text in documents:
+            self._exec("INSERT INTO text_index(rowid, body) VALUES (?, ?)", (base + group, text))
+
+    def _text_search(self, terms: Sequence[str], slots: Sequence[str], limit: int) -> list[TextHit]:
+        ids = {sid: name for name in slots if (sid := self._slot_id(name, create=False)) is not None}
+        if not ids:
+            return []
+        match = " OR ".join(f'"{t}"' for t in terms)
+        marks = ",".join("?" * len(ids))
+        rows = self._exec(
+            "SELECT t.rowid, t.score, r.branch_id, r.slot_id, r.item FROM "
+            "(SELECT rowid, bm25(text_index) AS score FROM text_index WHERE text_index MATCH ?) AS t "
+            f"JOIN records r ON r.seq = t.rowid / {MAX_GROUPS} WHERE r.slot_id IN ({marks}) "
+            "ORDER BY t.score, t.rowid DESC LIMIT ?",
+            (match, *ids, limit),
+        ).fetchall()
+        return [
+            TextHit(int(rowid) // MAX_GROUPS, int(rowid) % MAX_GROUPS, -float(score), ids[sid], int(bid), item)
+            for rowid, score, bid, sid, item in rows
+        ]
+
+    def _text_backfill_state(self) -> tuple[int, int]:
+        row = self._exec("SELECT done, upto FROM text_index_backfill WHERE id = 1").fetchone()
+        return (int(row[0]), int(row[1])) if row else (0, 0)
+
+    def _text_backfill_mark(self, done: int) -> None:
+        self._exec("UPDATE text_index_backfill SET done = ? WHERE id = 1", (done,))
+
+    def _message_records(self, after: int, upto: int, limit: int) -> list[Record]:
+        rows = self._exec(
+            "SELECT r.seq, r.branch_id, s.name, r.item, r.op, r.body, r.ts FROM records r JOIN slots s "
+            "ON s.id = r.slot_id WHERE r.seq > ? AND r.seq <= ? AND r.op IN (1, 2) "
+            "AND (s.name = 'messages' OR s.name LIKE 'messages/%') ORDER BY r.seq LIMIT ?",
+            (after, upto, limit),
+        ).fetchall()
+        return [Record(int(q), int(b), n, i, Op(o), body, float(t)) for q, b, n, i, o, body, t in rows]
 
     # ---- execution journal --------------------------------------------------------------------------
 

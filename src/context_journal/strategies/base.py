@@ -103,20 +103,24 @@ class RenderedEntry:
         participant: Who speaks it (e.g. ``"Context Manager"`` for a recall marker, the assistant's
             name for a summary in its own voice).
         content: Content blocks (text blocks for summaries and markers).
-        kind: ``"summary"``, ``"marker"`` (first half of a recall pair) or ``"note"``.
+        kind: ``"summary"``, ``"marker"`` (first half of a recall pair), ``"recall"`` (messages brought
+            back by a query, see :mod:`context_journal.recall`) or ``"note"``.
         covers: View positions ``(start, end)`` this entry stands for, or None.
         summaries: The summaries it shows (for provenance).
         role: ``"user"`` or ``"assistant"`` to force a role; None derives it from the participant.
         cache_breakpoint: Ask for a prompt-cache breakpoint after this entry.
+        recalled: Messages a recall entry shows: ``(message id, sequence, complete)`` (complete is False
+            for an excerpt).
     """
 
     participant: str
     content: tuple[Mapping[str, Any], ...]
-    kind: Literal["summary", "marker", "note"] = "summary"
+    kind: Literal["summary", "marker", "recall", "note"] = "summary"
     covers: tuple[int, int] | None = None
     summaries: tuple[SummaryRef, ...] = ()
     role: Literal["user", "assistant"] | None = None
     cache_breakpoint: bool = False
+    recalled: tuple[tuple[str, int, bool], ...] = ()
 
 
 ContextEntry: TypeAlias = RawSpan | RenderedEntry

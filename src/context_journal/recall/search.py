@@ -1,0 +1,194 @@
+"""Full-text search over one manager's messages: the store's candidates, filtered to what it may read.
+
+The store's index (:mod:`context_journal.stores.fulltext`) knows documents, not visibility. A hit is
+kept only when the same handle's reads would show it: the message version is the one its branch
+shows now (or at ``as_of``: branch lineage, fork points, edits and tombstones all count), and its
+audience group is one the reader may read (group 0, the blocks with no audience, for everyone; an
+audience group only for a reader it names). The store is asked for more candidates until ``limit``
+visible hits are found or it has no more, so a hidden document is never returned or counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from ..messages import Message, MessageStore, to_timestamp
+from ..stores.base import Op
+from ..stores.fulltext import TextHit, audience_groups, block_text, query_terms, stem, words
+from ..views import filter_for_reader
+
+__all__ = ["MAX_LIMIT", "SearchHit", "search_messages", "snippet"]
+
+MAX_LIMIT = 1000
+"""The most hits one search returns."""
+
+_SNIPPET_WORDS = 32
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """A message that matches a query.
+
+    Attributes:
+        message_id: The message's id.
+        sequence: Store sequence of the matching version.
+        participant: Who wrote it.
+        timestamp: When it was written (UTC).
+        score: Relevance, higher is better (bm25 on SQLite and memory stores, ``ts_rank`` on PostgreSQL).
+        snippet: Up to 32 words around the best match, matched words marked ``**like this**``, ``…`` where
+            text was cut.
+        terms: The query words (stemmed) this message matched.
+    """
+
+    message_id: str
+    sequence: int
+    participant: str
+    timestamp: datetime
+    score: float
+    snippet: str
+    terms: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form (timestamp as ISO-8601 text)."""
+        return {
+            "message_id": self.message_id,
+            "sequence": self.sequence,
+            "participant": self.participant,
+            "timestamp": self.timestamp.isoformat(),
+            "score": round(self.score, 6),
+            "snippet": self.snippet,
+        }
+
+
+def message_text(message: Message) -> str:
+    """The indexed text of a (reader-filtered) message's blocks, without the participant name."""
+    parts: list[str] = []
+    for block in message.content_dicts():
+        parts.extend(block_text(block))
+    return "\n".join(parts)
+
+
+def snippet(text: str, stems: set[str], width: int = _SNIPPET_WORDS) -> tuple[str, tuple[str, ...]]:
+    """The ``width`` words of ``text`` around its densest run of matches, matches marked with ``**``;
+    also the stems matched anywhere in ``text``."""
+    tokens = text.split()
+    flags = [any(stem(w) in stems for w in words(t)) for t in tokens]
+    matched = tuple(sorted({stem(w) for t in tokens for w in words(t) if stem(w) in stems}))
+    if not tokens:
+        return "", matched
+    best, best_at, count = -1, 0, 0
+    for i, flag in enumerate(flags):
+        count += flag
+        if i >= width:
+            count -= flags[i - width]
+        if count > best:
+            best, best_at = count, max(0, i - width + 1)
+    start = best_at
+    end = min(len(tokens), start + width)
+    shown = [f"**{t}**" if flags[start + k] else t for k, t in enumerate(tokens[start:end])]
+    return ("… " if start else "") + " ".join(shown) + (" …" if end < len(tokens) else ""), matched
+
+
+def _visible_versions(ms: MessageStore, as_of: int) -> dict[str, tuple[int, int]]:
+    """item -> (visible version sequence, created sequence) as the branch stood at ``as_of``."""
+    latest: dict[str, tuple[int, int]] = {}
+    for rec in ms.store.read_slot(ms.slot, ms.branch_id, as_of=as_of):
+        if rec.op == Op.REMOVE:
+            latest.pop(rec.item, None)
+        elif rec.op in (Op.APPEND, Op.EDIT):
+            created = latest[rec.item][1] if rec.item in latest else rec.seq
+            latest[rec.item] = (rec.seq, created)
+    return latest
+
+
+def search_messages(
+    ms: MessageStore,
+    query: str,
+    *,
+    reader: str | None = None,
+    limit: int = 10,
+    as_of: int | None = None,
+    participants: Sequence[str] | str | None = None,
+    since: datetime | float | str | None = None,
+    until: datetime | float | str | None = None,
+) -> list[SearchHit]:
+    """The best ``limit`` visible messages of ``ms`` matching any word of ``query`` (see the module
+    docstring), best first, ties newest first.
+
+    Args:
+        ms: The message index of one slot and branch.
+        query: Plain text; its words minus stopwords are searched (no query syntax).
+        reader: The reader whose view is searched (None: only blocks with no audience).
+        limit: At most this many hits (1..1000).
+        as_of: Search the branch as it stood at this sequence.
+        participants: Only messages by these participants.
+        since: Only messages with timestamp >= this (datetime, epoch seconds or ISO-8601).
+        until: Only messages with timestamp < this.
+
+    Raises:
+        ValueError: the query is empty or whitespace, or ``limit`` is outside 1..1000.
+        StoreError: the store has no full-text index.
+    """
+    terms = query_terms(query)
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
+        raise ValueError(f"limit must be an integer in 1..{MAX_LIMIT}, got {limit!r}")
+    names = {participants} if isinstance(participants, str) else set(participants) if participants else None
+    lo = to_timestamp(since) if since is not None else None
+    hi = to_timestamp(until) if until is not None else None
+    ms.refresh()
+    versions = _visible_versions(ms, as_of) if as_of is not None else None
+    stems = {stem(t) for t in terms}
+
+    def version_of(hit: TextHit) -> tuple[int, int, str, float] | None:
+        if versions is not None:
+            found = versions.get(hit.item)
+            return None if found is None or found[0] != hit.seq else (found[0], found[1], "", 0.0)
+        entry = ms.entry_for(hit.item)
+        if entry is None or entry.seq != hit.seq:
+            return None
+        return entry.seq, entry.created_seq, entry.participant, entry.timestamp
+
+    out: list[SearchHit] = []
+    seen: set[str] = set()
+    want = max(4 * limit, 50)
+    while True:
+        candidates = ms.store.search_text(terms, [ms.slot], want)
+        out, seen = [], set()
+        keep = [(h, v) for h in candidates if h.item not in seen and (v := version_of(h)) is not None]
+        messages = ms.load_versions([(h.item, v[0], v[1]) for h, v in keep]) if keep else []
+        for (hit, _), message in zip(keep, messages, strict=True):
+            if hit.item in seen:
+                continue
+            if hit.group:
+                audience = audience_groups(message.content_dicts()).get(hit.group)
+                if reader is None or audience is None or reader not in audience:
+                    continue
+            if names is not None and message.participant not in names:
+                continue
+            ts = message.timestamp.timestamp()
+            if (lo is not None and ts < lo) or (hi is not None and ts >= hi):
+                continue
+            shown = filter_for_reader(message, reader)
+            if shown is None:
+                continue
+            seen.add(hit.item)
+            text, matched = snippet(message_text(shown), stems)
+            out.append(
+                SearchHit(
+                    hit.item,
+                    hit.seq,
+                    message.participant,
+                    message.timestamp.astimezone(UTC),
+                    hit.score,
+                    text,
+                    matched,
+                )
+            )
+            if len(out) >= limit:
+                return out
+        if len(candidates) < want:
+            return out
+        want *= 4

@@ -1,0 +1,65 @@
+"""The memory backend's full-text index: a plain inverted index with SQLite FTS5's results contract.
+
+Words and stems as :mod:`context_journal.stores.fulltext` defines them; ranking is FTS5's ``bm25()``
+(k1 = 1.2, b = 0.75, idf = ln((N - n + 0.5) / (n + 0.5)), floored at 1e-6; N, n and the mean document
+length taken over the whole index, as FTS5 does), so the memory and SQLite backends agree on hits and,
+up to stemmer details, on order.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from .fulltext import stem, words
+
+__all__ = ["InvertedIndex"]
+
+_K1 = 1.2
+_B = 0.75
+
+
+class InvertedIndex:
+    """Documents (an integer id each) → stems, with the postings and lengths bm25 needs."""
+
+    def __init__(self) -> None:
+        self._postings: dict[str, dict[int, int]] = {}
+        self._length: dict[int, int] = {}
+        self._total = 0
+
+    def add(self, doc: int, text: str) -> None:
+        """Index ``text`` as document ``doc`` (a new id)."""
+        tokens = words(text)
+        self._length[doc] = len(tokens)
+        self._total += len(tokens)
+        for token in tokens:
+            postings = self._postings.setdefault(stem(token), {})
+            postings[doc] = postings.get(doc, 0) + 1
+
+    def remove(self, doc: int, text: str) -> None:
+        """Take document ``doc`` out again (``text`` as it was added); used to roll a transaction back."""
+        self._total -= self._length.pop(doc, 0)
+        for token in set(words(text)):
+            postings = self._postings.get(stem(token))
+            if postings is not None:
+                postings.pop(doc, None)
+                if not postings:
+                    del self._postings[stem(token)]
+
+    def scores(self, terms: Sequence[str]) -> dict[int, float]:
+        """bm25 of every document matching any of ``terms`` (higher is better)."""
+        n_docs = len(self._length)
+        if not n_docs:
+            return {}
+        mean = self._total / n_docs
+        out: dict[int, float] = {}
+        for term in dict.fromkeys(stem(t) for t in terms):
+            postings = self._postings.get(term)
+            if not postings:
+                continue
+            idf = math.log((n_docs - len(postings) + 0.5) / (len(postings) + 0.5))
+            idf = idf if idf > 0 else 1e-6
+            for doc, tf in postings.items():
+                norm = tf + _K1 * (1 - _B + _B * self._length[doc] / mean)
+                out[doc] = out.get(doc, 0.0) + idf * tf * (_K1 + 1) / norm
+        return out

@@ -1,0 +1,234 @@
+"""The full-text index's shared parts: what a message's index text is, words, stems and queries.
+
+Every backend indexes the same **documents**: one per (message version, audience group). Group 0 holds
+the blocks with no ``audience``; each distinct audience set gets a group of its own, so a search for one
+reader never matches, counts or snippets a block whose audience excludes it. A document's text is what a
+model would read: the participant's name, text blocks, a tool_use's name and the string and number
+values of its input, tool_result text, a text document's data, and thinking text only when the writer
+asks for it. Media are never indexed (blobs hold no text a model reads as text).
+
+A document's id is ``sequence * 256 + group`` (:func:`doc_id`), so the index needs no side table: the
+record's slot, branch and item come from the record itself.
+
+Words follow SQLite FTS5's ``unicode61 remove_diacritics 2`` tokenizer: runs of letters and digits,
+lowercased, diacritics removed (an underscore separates words, as there). Stems are the Porter
+stemmer's (FTS5's ``porter`` tokenizer; the memory backend uses ``snowballstemmer``'s ``porter``
+algorithm). User text never reaches a backend's query syntax: a query is reduced to its words, minus
+English stopwords (the Snowball list, which PostgreSQL's ``english`` configuration also drops), and the
+backends match any of them (OR), ranked by bm25 (SQLite, memory) or ``ts_rank`` (PostgreSQL).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+__all__ = [
+    "MAX_GROUPS",
+    "MAX_QUERY_TERMS",
+    "STOPWORDS",
+    "TextHit",
+    "doc_id",
+    "index_documents",
+    "is_message_slot",
+    "query_terms",
+    "split_doc_id",
+    "stem",
+    "words",
+]
+
+MAX_GROUPS = 256
+"""Documents per message version: group 0 (no audience) and up to 255 audience sets (more are not indexed)."""
+
+MAX_QUERY_TERMS = 32
+"""Distinct query words kept (the first ones); a longer query is cut, never refused."""
+
+_WORD = re.compile(r"[^\W_]+")
+
+# The Snowball English stopword list (snowballstem.org/algorithms/english/stop.txt), which is also the
+# list of PostgreSQL's ``english`` configuration, plus a few question words that carry no topic.
+_STOPWORD_TEXT = """
+i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers
+herself it its itself they them their theirs themselves what which who whom this that these those am is
+are was were be been being have has had having do does did doing would should could ought i'm you're
+he's she's it's we're they're i've you've we've they've i'd you'd he'd she'd we'd they'd i'll you'll
+he'll she'll we'll they'll isn't aren't wasn't weren't hasn't haven't hadn't doesn't don't didn't won't
+wouldn't shan't shouldn't can't cannot couldn't mustn't let's that's who's what's here's there's when's
+where's why's how's a an the and but if or because as until while of at by for with about against
+between into through during before after above below to from up down in out on off over under again
+further then once here there when where why how all any both each few more most other some such no nor
+not only own same so than too very s t can will just don should now d ll m o re ve y ain aren couldn
+didn doesn hadn hasn haven isn ma mightn mustn needn shan shouldn wasn weren won wouldn also ever yet
+"""
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+
+
+@dataclass(frozen=True, slots=True)
+class TextHit:
+    """One matching document, as a backend returns it.
+
+    Attributes:
+        seq: Sequence of the message version matched.
+        group: Audience group of the document (0: blocks with no audience).
+        score: Relevance, higher is better (bm25 on SQLite and memory, ``ts_rank`` on PostgreSQL).
+        slot: The message slot of the record.
+        branch_id: The branch the record was written on.
+        item: The message id.
+    """
+
+    seq: int
+    group: int
+    score: float
+    slot: str
+    branch_id: int
+    item: str
+
+
+def doc_id(seq: int, group: int) -> int:
+    """The index's document id of a message version's audience group."""
+    return seq * MAX_GROUPS + group
+
+
+def split_doc_id(doc: int) -> tuple[int, int]:
+    """``(sequence, group)`` of a document id."""
+    return divmod(doc, MAX_GROUPS)
+
+
+def is_message_slot(slot: str) -> bool:
+    """True for the slots that hold messages (``messages`` and ``messages/<namespace>``)."""
+    return slot == "messages" or slot.startswith("messages/")
+
+
+def _fold(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text.lower())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def words(text: str) -> list[str]:
+    """The words of ``text`` as the index sees them: lowercased, diacritics removed, split on anything
+    that is not a letter or a digit."""
+    return _WORD.findall(_fold(text))
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """The Porter stem of a lowercase word (``snowballstemmer``'s ``porter`` algorithm)."""
+    return _stemmer().stemWord(word)  # type: ignore[no-any-return]
+
+
+@lru_cache(maxsize=1)
+def _stemmer() -> Any:
+    import snowballstemmer  # type: ignore[import-untyped]
+
+    return snowballstemmer.stemmer("porter")
+
+
+def query_terms(query: str) -> list[str]:
+    """The words a query searches for: its words minus stopwords (all of its words when every one is a
+    stopword), first occurrence order, at most :data:`MAX_QUERY_TERMS`. Quotes, ``*``, ``NEAR``,
+    ``-``, column filters and parentheses are plain text here: nothing of the query's syntax survives.
+
+    Raises:
+        ValueError: the query is empty or only whitespace.
+    """
+    if not isinstance(query, str) or not query.strip():
+        raise ValueError("a search query must be non-empty text")
+    found = words(query)
+    kept = [w for w in found if w not in STOPWORDS] or found
+    seen: dict[str, None] = {}
+    for w in kept:
+        seen.setdefault(w, None)
+    return list(seen)[:MAX_QUERY_TERMS]
+
+
+def _values(value: Any, out: list[str], depth: int = 0) -> None:
+    if depth > 64:
+        return
+    if isinstance(value, str):
+        out.append(value)
+    elif isinstance(value, bool) or value is None:
+        return
+    elif isinstance(value, (int, float)):
+        out.append(str(value))
+    elif isinstance(value, Mapping):
+        for v in value.values():
+            _values(v, out, depth + 1)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            _values(v, out, depth + 1)
+
+
+def block_text(block: Mapping[str, Any], thinking: bool = False) -> list[str]:
+    """The texts a model reads in one stored content block (see the module docstring)."""
+    kind = block.get("type")
+    out: list[str] = []
+    if kind == "text":
+        out.append(str(block.get("text", "")))
+    elif kind == "tool_use":
+        out.append(str(block.get("name", "")))
+        _values(block.get("input"), out)
+    elif kind == "tool_result":
+        content = block.get("content")
+        if isinstance(content, str):
+            out.append(content)
+        elif isinstance(content, list):
+            for inner in content:
+                if isinstance(inner, Mapping):
+                    out.extend(block_text(inner, thinking))
+    elif kind == "thinking" and thinking:
+        out.append(str(block.get("thinking", "")))
+    elif kind == "document":
+        source = block.get("source")
+        if isinstance(source, Mapping) and source.get("type") == "text":
+            out.append(str(source.get("data", "")))
+        for key in ("title", "context"):
+            if isinstance(block.get(key), str):
+                out.append(block[key])
+    return [t for t in out if t]
+
+
+def index_documents(body: Mapping[str, Any], thinking: bool = False) -> list[tuple[int, str]]:
+    """The documents of a stored message body: ``(group, text)`` pairs, group 0 first (only groups with
+    some text). Each group's text starts with the participant's name.
+
+    Args:
+        body: A message body as stored (``participant``, ``content``, ``metadata``...).
+        thinking: Index thinking text too.
+    """
+    participant = str(body.get("participant", ""))
+    groups: dict[tuple[str, ...] | None, list[str]] = {}
+    for block in body.get("content", ()):
+        if not isinstance(block, Mapping):
+            continue
+        audience = block.get("audience")
+        key = tuple(sorted(str(a) for a in audience)) if isinstance(audience, (list, tuple)) else None
+        texts = block_text(block, thinking)
+        if texts:
+            groups.setdefault(key, []).extend(texts)
+    numbers = {aud: n for n, aud in audience_groups(body.get("content", ())).items()}
+    out: list[tuple[int, str]] = []
+    for aud, n in sorted(numbers.items(), key=lambda kv: kv[1]):
+        found = groups.get(None if aud is None else tuple(sorted(aud)))
+        if found:
+            out.append((n, "\n".join([participant, *found])))
+    return out
+
+
+def audience_groups(content: Sequence[Mapping[str, Any]]) -> dict[int, frozenset[str] | None]:
+    """Group number -> audience (None for group 0) of a stored content list, numbered as
+    :func:`index_documents` numbers them (so a hit's group can be checked against a reader)."""
+    keys: set[tuple[str, ...]] = set()
+    for block in content:
+        audience = block.get("audience") if isinstance(block, Mapping) else None
+        if isinstance(audience, (list, tuple)):
+            keys.add(tuple(sorted(str(a) for a in audience)))
+    out: dict[int, frozenset[str] | None] = {0: None}
+    for n, key in enumerate(sorted(keys), start=1):
+        if n >= MAX_GROUPS:
+            break
+        out[n] = frozenset(key)
+    return out
