@@ -481,21 +481,24 @@ class MessageStore:
         Raises:
             MessageNotFoundError: a version has no body in the store (it was never written or is a tombstone).
         """
-        missing = [seq for _, seq, _ in versions if seq not in self._cache]
+        # Taken from the cache up front: a batch larger than the cache evicts, while it runs, messages
+        # found there at the start.
+        cached = {seq: m for _, seq, _ in versions if (m := self._cache.get(seq)) is not None}
+        missing = [seq for _, seq, _ in versions if seq not in cached]
         bodies = self.store.read_bodies(missing) if missing else {}
         out: list[Message] = []
         for message_id, seq, created_seq in versions:
-            msg = self._cache.get(seq)
+            msg = cached.get(seq)
             if msg is None:
                 body = bodies.get(seq)
                 if body is None:
                     raise MessageNotFoundError(message_id, f"version at sequence {seq} is not visible")
                 msg = self._from_record(Record(seq, self.branch_id, self.slot, message_id, Op.EDIT, body, 0.0),
                                         created_seq)
-                self._cache[seq] = msg
+                cached[seq] = self._cache[seq] = msg
                 if len(self._cache) > self._cache_size:
                     self._cache.popitem(last=False)
-            else:
+            elif seq in self._cache:
                 self._cache.move_to_end(seq)
             out.append(msg)
         return out

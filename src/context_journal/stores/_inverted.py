@@ -1,9 +1,10 @@
 """The memory backend's full-text index: a plain inverted index with SQLite FTS5's results contract.
 
 Words and stems as :mod:`context_journal.stores.fulltext` defines them; ranking is FTS5's ``bm25()``
-(k1 = 1.2, b = 0.75, idf = ln((N - n + 0.5) / (n + 0.5)), floored at 1e-6; N, n and the mean document
-length taken over the whole index, as FTS5 does), so the memory and SQLite backends agree on hits and,
-up to stemmer details, on order.
+on a ``columnsize=0`` table (k1 = 1.2, b = 0.75, idf = ln((N - n + 0.5) / (n + 0.5)), floored at 1e-6;
+N, n and the mean document length taken over the whole index; every document's own length read as -1,
+as FTS5 does when it keeps no sizes), so the memory and SQLite backends agree on hits and, up to
+stemmer details, on order.
 """
 
 from __future__ import annotations
@@ -60,6 +61,6 @@ class InvertedIndex:
             idf = math.log((n_docs - len(postings) + 0.5) / (len(postings) + 0.5))
             idf = idf if idf > 0 else 1e-6
             for doc, tf in postings.items():
-                norm = tf + _K1 * (1 - _B + _B * self._length[doc] / mean)
+                norm = tf + _K1 * (1 - _B - _B / mean)  # the document's length reads as -1 (see above)
                 out[doc] = out.get(doc, 0.0) + idf * tf * (_K1 + 1) / norm
         return out

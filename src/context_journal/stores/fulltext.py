@@ -24,6 +24,7 @@ import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
@@ -48,6 +49,7 @@ MAX_QUERY_TERMS = 32
 """Distinct query words kept (the first ones); a longer query is cut, never refused."""
 
 _WORD = re.compile(r"[^\W_]+")
+_DATE_RANGE = (-62_135_596_800.0, 253_402_300_799.0)  # years 1..9999: what datetime can show
 
 # The Snowball English stopword list (snowballstem.org/algorithms/english/stop.txt), which is also the
 # list of PostgreSQL's ``english`` configuration, plus a few question words that carry no topic.
@@ -116,7 +118,10 @@ def words(text: str) -> list[str]:
 
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """The Porter stem of a lowercase word (``snowballstemmer``'s ``porter`` algorithm)."""
+    """The Porter stem of a lowercase word (``snowballstemmer``'s ``porter`` algorithm); a word under 3
+    or over 64 bytes is its own stem, as in FTS5's ``porter`` tokenizer."""
+    if not 3 <= len(word.encode()) <= 64:
+        return word
     return _stemmer().stemWord(word)  # type: ignore[no-any-return]
 
 
@@ -191,15 +196,28 @@ def block_text(block: Mapping[str, Any], thinking: bool = False) -> list[str]:
     return [t for t in out if t]
 
 
+def format_date(ts: float) -> str:
+    """A short UTC date: ``8 May 2023``."""
+    d = datetime.fromtimestamp(ts, UTC)
+    return f"{d.day} {d.strftime('%B %Y')}"
+
+
 def index_documents(body: Mapping[str, Any], thinking: bool = False) -> list[tuple[int, str]]:
     """The documents of a stored message body: ``(group, text)`` pairs, group 0 first (only groups with
-    some text). Each group's text starts with the participant's name.
+    some text). Each group's text starts with the participant's name and the message's date
+    (``8 May 2023``, the form compiles render), so "what did Ann say in May 2023" finds it.
 
     Args:
         body: A message body as stored (``participant``, ``content``, ``metadata``...).
         thinking: Index thinking text too.
     """
     participant = str(body.get("participant", ""))
+    ts = body.get("timestamp")
+    header = (
+        f"{participant} {format_date(ts)}"
+        if isinstance(ts, (int, float)) and _DATE_RANGE[0] <= ts <= _DATE_RANGE[1]
+        else participant
+    )
     groups: dict[tuple[str, ...] | None, list[str]] = {}
     for block in body.get("content", ()):
         if not isinstance(block, Mapping):
@@ -214,7 +232,7 @@ def index_documents(body: Mapping[str, Any], thinking: bool = False) -> list[tup
     for aud, n in sorted(numbers.items(), key=lambda kv: kv[1]):
         found = groups.get(None if aud is None else tuple(sorted(aud)))
         if found:
-            out.append((n, "\n".join([participant, *found])))
+            out.append((n, "\n".join([header, *found])))
     return out
 
 

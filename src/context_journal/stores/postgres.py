@@ -14,6 +14,14 @@ refresh ("records after the last one I saw") exact across hosts.
 Change detection: :meth:`change_token` reads ``head.seq`` and ``head.branch_version`` in one query.
 Records cannot be changed: triggers refuse ``UPDATE``, ``DELETE`` and ``TRUNCATE`` on ``records``.
 Driver errors are translated into :class:`~context_journal.errors.StoreError` at this edge.
+
+Full-text index (:mod:`context_journal.stores.fulltext`): a side table ``text_index(doc, seq, tsv)`` with a
+GIN index on ``tsv``, one row per document (``doc = seq * 256 + group``), written in the transaction of its
+record and never changed (triggers refuse ``UPDATE``, ``DELETE`` and ``TRUNCATE``). The text is cut into
+words in Python first (:func:`~context_journal.stores.fulltext.words`, FTS5's ``unicode61`` rules), so
+PostgreSQL's parser never sees a file path, an e-mail address or a hyphenated word as one token; the words
+are stemmed by the store's own text-search configuration, made to group words as SQLite's FTS5 index does
+(see :class:`PostgresStore`). Hits are ranked by ``ts_rank`` (ties: newest document first).
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ from typing import Any
 
 from ..errors import MissingExtraError, StoreBusyError, StoreError
 from .base import ROOT_BRANCH, Op, StoreStats
+from .fulltext import MAX_GROUPS, TextHit, words
 from .migrations import Migration, apply_migrations
 from .queue import WorkClaim
 from .sql import SQLStore
@@ -39,6 +48,14 @@ except ImportError as _exc:  # pragma: no cover - depends on the extra
 __all__ = ["PostgresStore"]
 
 _SCHEMA_RE = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
+_TS_CONFIG_RE = re.compile(r"^(?:[a-z_][a-z0-9_]{0,62}\.)?[a-z_][a-z0-9_]{0,62}$")
+
+TEXT_CONFIG = "context_journal_text"
+"""Name of the store's own text-search configuration, in its schema (derived from ``text_search_config``)."""
+
+_TSV_BUDGET = 900_000
+"""Bytes of distinct words one document may bring (a tsvector holds at most 1 MiB of lexemes and positions:
+each distinct word is counted with 8 bytes of overhead, and 32 KiB are left for positions)."""
 
 
 def _m1_schema(store: PostgresStore) -> None:
@@ -154,10 +171,139 @@ def _m3_work_queue(store: PostgresStore) -> None:
     )
 
 
+def _m4_text_index(store: PostgresStore) -> None:
+    # The full-text index (stores/fulltext.py): one row per document, doc = sequence * 256 + audience group,
+    # a GIN index on the tsvector, refused when changed. Records written before this migration are indexed
+    # by Store.build_text_index, which marks its progress in text_index_backfill (as on SQLite).
+    source = store._text_source
+    _make_text_config(store, source)
+    store._run_ddl(
+        """
+        CREATE TABLE text_index (doc BIGINT PRIMARY KEY, seq BIGINT NOT NULL, tsv tsvector NOT NULL);
+        CREATE INDEX text_index_tsv ON text_index USING GIN (tsv);
+        CREATE FUNCTION text_index_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            RAISE EXCEPTION 'the text index is append-only: % refused', TG_OP;
+        END $$;
+        CREATE TRIGGER text_index_no_update BEFORE UPDATE OR DELETE ON text_index
+            FOR EACH ROW EXECUTE FUNCTION text_index_refuse_change();
+        CREATE TRIGGER text_index_no_truncate BEFORE TRUNCATE ON text_index
+            FOR EACH STATEMENT EXECUTE FUNCTION text_index_refuse_change();
+        CREATE TABLE text_index_backfill (
+            id INT PRIMARY KEY CHECK (id = 1), done BIGINT NOT NULL, upto BIGINT NOT NULL
+        );
+        CREATE TABLE text_index_settings (id INT PRIMARY KEY CHECK (id = 1), source_config TEXT NOT NULL)
+        """
+    )
+    # Under the head row lock: no writer of an older version commits between the head read and the mark.
+    head = store._lock_head()
+    store._execute("INSERT INTO text_index_backfill(id, done, upto) VALUES (1, 0, %s)", (head,))
+    store._execute("INSERT INTO text_index_settings(id, source_config) VALUES (1, %s)", (source,))
+
+
+def _make_text_config(store: PostgresStore, source: str) -> None:
+    """Create the store's text-search configuration :data:`TEXT_CONFIG`: a copy of ``source`` whose Snowball
+    dictionaries keep stopwords (FTS5 drops none), whose English stemmer is Porter's original algorithm
+    (Snowball's ``porter``, the stemmer of FTS5's ``porter`` tokenizer and of the memory backend), and which
+    stems words with digits like words (see :class:`PostgresStore`)."""
+    target = sql.Identifier(store.schema, TEXT_CONFIG)
+    store._execute(
+        sql.SQL("CREATE TEXT SEARCH CONFIGURATION {} (COPY = {})").format(target, sql.Identifier(*source.split(".")))
+    )
+    rows = store._execute(
+        "SELECT DISTINCT n.nspname, d.dictname, d.dictinitoption FROM pg_ts_config_map m "
+        "JOIN pg_ts_dict d ON d.oid = m.mapdict JOIN pg_namespace n ON n.oid = d.dictnamespace "
+        "JOIN pg_ts_template t ON t.oid = d.dicttemplate "
+        "WHERE m.mapcfg = %s::regconfig AND t.tmplname = 'snowball' ORDER BY 1, 2",
+        (store._text_config,),
+    ).fetchall()
+    for i, (namespace, name, options) in enumerate(rows):
+        found = re.search(r"language\s*=\s*'?([A-Za-z_]+)", options or "")
+        if found is None:
+            continue
+        language = found.group(1).lower()
+        stem_dict = sql.Identifier(store.schema, f"{TEXT_CONFIG}_stem{i}")
+        store._execute(
+            sql.SQL("CREATE TEXT SEARCH DICTIONARY {} (TEMPLATE = pg_catalog.snowball, LANGUAGE = {})").format(
+                stem_dict, sql.Literal("porter" if language == "english" else language)
+            )
+        )
+        store._execute(
+            sql.SQL("ALTER TEXT SEARCH CONFIGURATION {} ALTER MAPPING REPLACE {} WITH {}").format(
+                target, sql.Identifier(namespace, name), stem_dict
+            )
+        )
+    # FTS5 stems words with digits too ("v2s" -> "v2"): numword goes where asciiword goes.
+    words_to = store._execute(
+        "SELECT n.nspname, d.dictname FROM pg_ts_config_map m JOIN pg_ts_dict d ON d.oid = m.mapdict "
+        "JOIN pg_namespace n ON n.oid = d.dictnamespace JOIN pg_ts_config c ON c.oid = m.mapcfg "
+        "JOIN ts_token_type(c.cfgparser) tt ON tt.tokid = m.maptokentype "
+        "WHERE m.mapcfg = %s::regconfig AND tt.alias = 'asciiword' ORDER BY m.mapseqno",
+        (store._text_config,),
+    ).fetchall()
+    if words_to:
+        store._execute(
+            sql.SQL("ALTER TEXT SEARCH CONFIGURATION {} ALTER MAPPING FOR numword WITH {}").format(
+                target, sql.SQL(", ").join(sql.Identifier(n, d) for n, d in words_to)
+            )
+        )
+
+
+_MAX_LEXEME = 2047
+"""Bytes of the longest lexeme PostgreSQL stores (``to_tsvector`` skips longer words)."""
+
+
+def _unstemmed(word: str) -> bool:
+    """True for the words FTS5's ``porter`` tokenizer leaves as they are: under 3 or over 64 bytes. They are
+    indexed and searched as raw lexemes, not through the configuration (whose stemmer would change ``as``
+    to ``a``, and whose parser would cut a long identifier)."""
+    return not 3 <= len(word.encode()) <= 64
+
+
+def _index_parts(text: str) -> tuple[str, list[str]]:
+    """A document as PostgreSQL indexes it: the text ``to_tsvector`` is given (its stemmed words, cut by
+    :func:`~context_journal.stores.fulltext.words`, joined by spaces) and its raw lexemes (distinct
+    :func:`_unstemmed` words). Past :data:`_TSV_BUDGET` bytes of distinct words, new words are left out (a
+    tsvector over 1 MiB would refuse the write); repeats of kept ones still count."""
+    found = words(text)
+    if sum(len(w) for w in found) < _TSV_BUDGET // 12:  # at most 4 bytes a character, 8 of overhead a word
+        stemmed = [w for w in found if not _unstemmed(w)]
+        raw = {w for w in found if _unstemmed(w) and len(w.encode()) <= _MAX_LEXEME}
+        return " ".join(stemmed), sorted(raw)
+    kept: list[str] = []
+    kept_raw: list[str] = []
+    seen: set[str] = set()
+    budget = _TSV_BUDGET
+    for w in found:
+        if w not in seen:
+            size = len(w.encode()) + 8
+            if size > budget or (_unstemmed(w) and size - 8 > _MAX_LEXEME):
+                continue
+            budget -= size
+            seen.add(w)
+            if _unstemmed(w):
+                kept_raw.append(w)
+        if not _unstemmed(w):
+            kept.append(w)
+    return " ".join(kept), kept_raw
+
+
+def _query_part(term: str, config: str) -> tuple[str, tuple[str, ...]] | None:
+    """The SQL and parameters of one query word's ``tsquery``: ``plainto_tsquery`` in ``config`` (no query
+    syntax at all), or for an :func:`_unstemmed` word one quoted raw lexeme (letters and digits only); None
+    for a word longer than any lexeme (it matches nothing)."""
+    if not _unstemmed(term):
+        return "plainto_tsquery(%s::regconfig, %s)", (config, term)
+    if len(term.encode()) > _MAX_LEXEME:
+        return None
+    return "%s::tsquery", ("'" + term.replace("\\", "\\\\").replace("'", "''") + "'",)
+
+
 MIGRATIONS: list[Migration[PostgresStore]] = [
     Migration(1, "records, branches, slots, head, blobs; append-only triggers", _m1_schema),
     Migration(2, "execution journal (append-only triggers)", _m2_journal),
     Migration(3, "compression work queue", _m3_work_queue),
+    Migration(4, "full-text index (tsvector, GIN)", _m4_text_index),
 ]
 
 
@@ -167,15 +313,43 @@ MIGRATIONS: list[Migration[PostgresStore]] = [
 class PostgresStore(SQLStore):
     """A store in a PostgreSQL database.
 
+    Full-text search uses a text-search configuration chosen per store, when its index is created:
+    ``text_search_config`` names an existing PostgreSQL configuration (``english``, the default;
+    ``simple`` for mixed languages: no stemming; ``german``..., or ``myschema.myconfig``). The store keeps
+    its own copy, ``<schema>.context_journal_text``, made to index as SQLite's FTS5 ``porter unicode61``
+    tokenizer does, so that every backend returns the same hit sets on English text:
+
+    - its Snowball dictionaries drop no stopwords (FTS5 drops none: a query made only of stopwords finds
+      the same messages), and English is stemmed with Porter's original algorithm (Snowball ``porter``,
+      the memory backend's stemmer) rather than Snowball ``english`` (Porter2), which groups about 20 times
+      more English words differently from FTS5;
+    - words with digits are stemmed like words, and words under 3 or over 64 bytes are indexed unstemmed
+      (as FTS5 leaves them), as raw lexemes beside the configuration's output;
+    - words are cut in Python before PostgreSQL sees them (its parser would keep a path or an e-mail
+      address as one token). For letters outside ASCII the database's ``LC_CTYPE`` must be a UTF-8 locale
+      (in the ``C`` locale PostgreSQL's parser drops them).
+
+    What still differs: the few words whose Porter stems differ between Snowball and FTS5's C version
+    (``possible``/``possibly``, ``apology``/``apologize``: the memory backend has the same difference); hex
+    strings such as ``12e5ab`` that PostgreSQL's parser cuts in two (matched as a phrase); words past a
+    document's first 900 kB of distinct words (a tsvector holds at most 1 MiB) and words over 2,047 bytes,
+    which are not indexed. Ranking is ``ts_rank``, not bm25, so hits may come in another order.
+
     Args:
         url: A libpq URL, e.g. ``postgresql://postgres@127.0.0.1:5432/test``.
         schema: Schema holding this store's tables (created if missing); lower-case identifier.
         lock_timeout: Seconds a writer waits for the sequence lock before :class:`StoreBusyError`.
         connect_timeout: Seconds to wait for the server.
+        text_search_config: The text-search configuration of the full-text index (see above), a
+            lower-case identifier, optionally schema-qualified. None (the default) uses the store's
+            recorded one, or ``english`` for a store whose index is created now. It cannot change once
+            the index exists.
 
     Raises:
         StoreError: the server cannot be reached, or the schema name is not a plain identifier.
         MigrationError: the schema was written by a newer library.
+        ValueError: ``text_search_config`` is not an identifier, names no configuration of the database,
+            or differs from the configuration the store's index was built with.
     """
 
     backend = "postgres"
@@ -187,12 +361,23 @@ class PostgresStore(SQLStore):
         schema: str = "context_journal",
         lock_timeout: float = 60.0,
         connect_timeout: float = 10.0,
+        text_search_config: str | None = None,
     ) -> None:
         super().__init__()
         if not _SCHEMA_RE.match(schema):
             raise StoreError(f"schema {schema!r} must be a lower-case identifier (letters, digits, _)")
+        if text_search_config is not None and (
+            not isinstance(text_search_config, str) or not _TS_CONFIG_RE.match(text_search_config)
+        ):
+            raise ValueError(
+                f"text_search_config {text_search_config!r} must be a lower-case identifier such as 'english' "
+                "or 'simple' (optionally schema-qualified)"
+            )
         self.url = url
         self.schema = schema
+        self._text_source = text_search_config or "english"
+        self._text_config = f"{schema}.{TEXT_CONFIG}"
+        self.text_search_config = self._text_source
         self._lock_timeout = lock_timeout
         try:
             self._conn = psycopg.connect(url, autocommit=True, connect_timeout=int(connect_timeout))
@@ -203,14 +388,59 @@ class PostgresStore(SQLStore):
         self._locked_head: int | None = None
         self._next_seq = 0
         self._bump_branches = False
-        self._execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(schema)))
-        self._execute(sql.SQL("SET search_path TO {}").format(sql.Identifier(schema)))
-        self._execute(f"SET lock_timeout = '{int(lock_timeout * 1000)}ms'")
-        self._execute(
-            "CREATE TABLE IF NOT EXISTS schema_migrations (version INT PRIMARY KEY, name TEXT NOT NULL, "
-            "applied_at DOUBLE PRECISION NOT NULL)"
-        )
-        apply_migrations(self, MIGRATIONS)
+        try:
+            self._execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(schema)))
+            self._execute(sql.SQL("SET search_path TO {}").format(sql.Identifier(schema)))
+            self._execute(f"SET lock_timeout = '{int(lock_timeout * 1000)}ms'")
+            self._execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations (version INT PRIMARY KEY, name TEXT NOT NULL, "
+                "applied_at DOUBLE PRECISION NOT NULL)"
+            )
+            if text_search_config is not None:
+                self._require_text_config(text_search_config)
+            apply_migrations(self, MIGRATIONS)
+            self._load_text_config(text_search_config)
+        except BaseException:
+            with contextlib.suppress(psycopg.Error):
+                self._conn.close()
+            raise
+
+    def _require_text_config(self, name: str) -> None:
+        """Raise ValueError unless ``name`` is a text-search configuration of the database."""
+        namespace, _, config = name.rpartition(".")
+        if namespace:
+            query = (
+                "SELECT p.prsname FROM pg_ts_config c JOIN pg_namespace n ON n.oid = c.cfgnamespace "
+                "JOIN pg_ts_parser p ON p.oid = c.cfgparser WHERE c.cfgname = %s AND n.nspname = %s"
+            )
+            params: tuple[str, ...] = (config, namespace)
+        else:
+            query = (
+                "SELECT p.prsname FROM pg_ts_config c JOIN pg_ts_parser p ON p.oid = c.cfgparser "
+                "WHERE c.cfgname = %s AND pg_ts_config_is_visible(c.oid)"
+            )
+            params = (config,)
+        row = self._execute(query, params).fetchone()
+        if row is None:
+            raise ValueError(
+                f"no text search configuration {name!r} in this database (see pg_ts_config: 'english', "
+                "'simple', 'german'...)"
+            )
+        if row[0] != "default":
+            raise ValueError(f"text search configuration {name!r} must use PostgreSQL's default parser")
+
+    def _load_text_config(self, asked: str | None) -> None:
+        """Take the configuration the store's index was built with; ValueError when ``asked`` differs."""
+        row = None
+        if self._execute("SELECT to_regclass('text_index_settings')").fetchone() != (None,):
+            row = self._execute("SELECT source_config FROM text_index_settings WHERE id = 1").fetchone()
+        recorded = str(row[0]) if row else self._text_source
+        if asked is not None and asked != recorded:
+            raise ValueError(
+                f"this store's full-text index was built with text_search_config={recorded!r}; open it with "
+                f"that configuration (or None), not {asked!r}"
+            )
+        self._text_source = self.text_search_config = recorded
 
     # ---- driver edge ------------------------------------------------------------------------------
 
@@ -366,6 +596,49 @@ class PostgresStore(SQLStore):
         # Every writer takes the head row lock before its first record; taking it first here orders journal
         # writers too (the head read after the lock sees every committed entry: READ COMMITTED).
         self._lock_head()
+
+    # ---- full-text index (stores/fulltext.py) -------------------------------------------------------
+
+    has_text_index = True
+
+    def _text_insert(self, seq: int, documents: Sequence[tuple[int, str]]) -> None:
+        if not documents:
+            return
+        base = seq * MAX_GROUPS
+        params: list[Any] = []
+        for group, text in documents:
+            stemmed, raw = _index_parts(text)
+            params += [base + group, seq, self._text_config, stemmed, raw]
+        row = "(%s, %s, to_tsvector(%s::regconfig, %s) || array_to_tsvector(%s::text[]))"
+        values = ", ".join([row] * len(documents))
+        self._execute(f"INSERT INTO text_index(doc, seq, tsv) VALUES {values}", tuple(params))
+
+    def _text_search(self, terms: Sequence[str], slots: Sequence[str], limit: int) -> list[TextHit]:
+        ids = {sid: name for name in slots if (sid := self._slot_id(name, create=False)) is not None}
+        parts = [part for term in terms if (part := _query_part(term, self._text_config)) is not None]
+        if not ids or not parts:
+            return []
+        # The terms' tsqueries OR-ed: user text never meets tsquery syntax, and a query that reduces to
+        # nothing matches nothing (never raises).
+        query = " || ".join(part_sql for part_sql, _ in parts)
+        params = [value for _, values in parts for value in values]
+        rows = self._execute(
+            f"SELECT t.doc, ts_rank(t.tsv, q.q) AS score, r.branch_id, r.slot_id, r.item "
+            f"FROM (SELECT {query} AS q) AS q, text_index t JOIN records r ON r.seq = t.seq "
+            "WHERE t.tsv @@ q.q AND r.slot_id = ANY(%s) ORDER BY score DESC, t.doc DESC LIMIT %s",
+            (*params, list(ids), limit),
+        ).fetchall()
+        return [
+            TextHit(int(doc) // MAX_GROUPS, int(doc) % MAX_GROUPS, float(score), ids[int(sid)], int(bid), item)
+            for doc, score, bid, sid, item in rows
+        ]
+
+    def _text_backfill_state(self) -> tuple[int, int]:
+        # Inside a transaction (Store.build_text_index), lock the row: two handles building at once take
+        # turns, and the second resumes where the first stopped instead of indexing the same records again.
+        lock = " FOR UPDATE" if self._in_txn else ""
+        row = self._execute(f"SELECT done, upto FROM text_index_backfill WHERE id = 1{lock}").fetchone()
+        return (int(row[0]), int(row[1])) if row else (0, 0)
 
     # ---- misc -------------------------------------------------------------------------------------
 

@@ -68,6 +68,20 @@ class SQLStore(Store):
             return None
         return Record(int(row[0]), branch_id, slot, item, Op(row[1]), row[2], float(row[3]))
 
+    # ---- full-text index (stores/fulltext.py): what both backends share --------------------------
+
+    def _text_backfill_mark(self, done: int) -> None:
+        self._query("UPDATE text_index_backfill SET done = ? WHERE id = 1", (done,))
+
+    def _message_records(self, after: int, upto: int, limit: int) -> list[Record]:
+        rows = self._query(
+            "SELECT r.seq, r.branch_id, s.name, r.item, r.op, r.body, r.ts FROM records r JOIN slots s "
+            "ON s.id = r.slot_id WHERE r.seq > ? AND r.seq <= ? AND r.op IN (1, 2) "
+            "AND (s.name = 'messages' OR substr(s.name, 1, 9) = 'messages/') ORDER BY r.seq LIMIT ?",
+            (after, upto, limit),
+        ).fetchall()
+        return [Record(int(q), int(b), n, i, Op(o), body, float(t)) for q, b, n, i, o, body, t in rows]
+
     def _slot_list(self) -> list[str]:
         return [r[0] for r in self._query("SELECT name FROM slots ORDER BY name").fetchall()]
 

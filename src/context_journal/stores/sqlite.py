@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import StoreBusyError, StoreError
-from .base import ROOT_BRANCH, Op, Record, StoreStats
+from .base import ROOT_BRANCH, Op, StoreStats
 from .fulltext import MAX_GROUPS, TextHit
 from .migrations import Migration, apply_migrations
 from .queue import WorkClaim
@@ -129,10 +129,13 @@ def _m4_work_queue(store: SQLiteStore) -> None:
 
 def _m5_text_index(store: SQLiteStore) -> None:
     # The full-text index (stores/fulltext.py): contentless FTS5, rowid = sequence * 256 + audience group,
-    # so it stores only the inverted index, never a second copy of the text. Records written before this
-    # migration are indexed by Store.build_text_index, which marks its progress in text_index_backfill.
+    # so it stores only the inverted index, never a second copy of the text. columnsize=0 keeps no
+    # per-document lengths: bm25 then reads every length as -1 (no length normalisation, which ranks
+    # short chat turns better and costs a lookup less per match; the memory backend does the same).
+    # Records written before this migration are indexed by Store.build_text_index, which marks its
+    # progress in text_index_backfill.
     store._conn.execute(
-        "CREATE VIRTUAL TABLE text_index USING fts5(body, content='', "
+        "CREATE VIRTUAL TABLE text_index USING fts5(body, content='', columnsize=0, "
         "tokenize='porter unicode61 remove_diacritics 2')"
     )
     store._conn.execute(
@@ -341,34 +344,29 @@ class SQLiteStore(SQLStore):
         if not ids:
             return []
         match = " OR ".join(f'"{t}"' for t in terms)
-        marks = ",".join("?" * len(ids))
-        rows = self._exec(
-            "SELECT t.rowid, t.score, r.branch_id, r.slot_id, r.item FROM "
-            "(SELECT rowid, bm25(text_index) AS score FROM text_index WHERE text_index MATCH ?) AS t "
-            f"JOIN records r ON r.seq = t.rowid / {MAX_GROUPS} WHERE r.slot_id IN ({marks}) "
-            "ORDER BY t.score, t.rowid DESC LIMIT ?",
-            (match, *ids, limit),
-        ).fetchall()
+        # Rank first, join the few best to their records after (the join per match costs more than the
+        # ranking); ask for more when other slots' documents took places.
+        fetch = limit
+        while True:
+            rows = self._exec(
+                "SELECT t.rowid, t.score, r.branch_id, r.slot_id, r.item FROM "
+                "(SELECT rowid, bm25(text_index) AS score FROM text_index WHERE text_index MATCH ? "
+                f"ORDER BY score, rowid DESC LIMIT ?) AS t JOIN records r ON r.seq = t.rowid / {MAX_GROUPS} "
+                "ORDER BY t.score, t.rowid DESC",
+                (match, fetch),
+            ).fetchall()
+            kept = [row for row in rows if row[3] in ids]
+            if len(kept) >= limit or len(rows) < fetch:
+                break
+            fetch *= 4
         return [
             TextHit(int(rowid) // MAX_GROUPS, int(rowid) % MAX_GROUPS, -float(score), ids[sid], int(bid), item)
-            for rowid, score, bid, sid, item in rows
+            for rowid, score, bid, sid, item in kept[:limit]
         ]
 
     def _text_backfill_state(self) -> tuple[int, int]:
         row = self._exec("SELECT done, upto FROM text_index_backfill WHERE id = 1").fetchone()
         return (int(row[0]), int(row[1])) if row else (0, 0)
-
-    def _text_backfill_mark(self, done: int) -> None:
-        self._exec("UPDATE text_index_backfill SET done = ? WHERE id = 1", (done,))
-
-    def _message_records(self, after: int, upto: int, limit: int) -> list[Record]:
-        rows = self._exec(
-            "SELECT r.seq, r.branch_id, s.name, r.item, r.op, r.body, r.ts FROM records r JOIN slots s "
-            "ON s.id = r.slot_id WHERE r.seq > ? AND r.seq <= ? AND r.op IN (1, 2) "
-            "AND (s.name = 'messages' OR s.name LIKE 'messages/%') ORDER BY r.seq LIMIT ?",
-            (after, upto, limit),
-        ).fetchall()
-        return [Record(int(q), int(b), n, i, Op(o), body, float(t)) for q, b, n, i, o, body, t in rows]
 
     # ---- execution journal --------------------------------------------------------------------------
 
