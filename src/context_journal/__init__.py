@@ -95,6 +95,7 @@ from .llm import (
 from .manager import ContextManager
 from .messages import Message, MessageInput
 from .readers import AudienceNarrowingError, ReaderConflictError, ReaderError, StaleReaderError
+from .recall import RecallConfig, RecallStrategy, SearchHit
 from .stores import MemoryStore, SQLiteStore, Store, open_store
 from .strategies import (
     AutobiographicalConfig,
@@ -197,11 +198,14 @@ __all__ = [
     "ReaderConflictError",
     "ReaderError",
     "ReaderView",
+    "RecallConfig",
+    "RecallStrategy",
     "RedactedThinkingBlock",
     "Repair",
     "RetryPolicy",
     "Roles",
     "SQLiteStore",
+    "SearchHit",
     "Skipped",
     "Source",
     "StaleReaderError",

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
+from .stores.fulltext import format_date
 from .tokens import TokenCounter
 
 __all__ = ["CompiledMessage", "Repair", "Source", "Work", "block_flags"]
@@ -650,14 +651,6 @@ def excerpt_blocks(blocks: list[Block], ratio: float, counter: TokenCounter, ori
 
 
 _LEADING = frozenset({"thinking", "redacted_thinking", "tool_result"})
-
-
-def format_date(ts: float) -> str:
-    """A short UTC date: ``8 May 2023``."""
-    from datetime import UTC, datetime
-
-    d = datetime.fromtimestamp(ts, UTC)
-    return f"{d.day} {d.strftime('%B %Y')}"
 
 
 def date_headers(work: list[Work], timestamp_of: Callable[[str], float | None]) -> None:

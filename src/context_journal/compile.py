@@ -235,7 +235,8 @@ class CompileResult:
         namespace: The manager's namespace.
         branch: The branch compiled.
         calibration: The calibration factor applied.
-        parts: Tokens by part: ``system``, ``injections``, ``messages``.
+        parts: Tokens by part: ``system``, ``injections``, ``messages`` (and ``recall``: the recall pairs,
+            part of ``messages``).
         assistant: The names rendered as the assistant.
     """
 
@@ -330,6 +331,16 @@ def _content_blocks(content: str | Sequence[Mapping[str, Any]]) -> list[Block]:
     from .content import blocks_to_dicts
 
     return blocks_to_dicts(parse_content(content))
+
+
+def _is_recall(m: CompiledMessage) -> bool:
+    return any(s.kind == "recall" for s in m.sources)
+
+
+def _precedes_recall(compiled: Sequence[CompiledMessage], k: int) -> bool:
+    """True for the marker turn of a recall pair."""
+    marker = any(s.kind == "synthetic" and s.id == "marker" for s in compiled[k].sources)
+    return marker and k + 1 < len(compiled) and _is_recall(compiled[k + 1])
 
 
 def _compile_id(parts: Sequence[Any]) -> str:
@@ -487,8 +498,14 @@ def compile_context(
     covered, omitted = coverage(body, selection)
     rendered_ids = {s.id for m in compiled for s in m.sources if s.kind == "message"}
     raw_count = sum(e.end - e.start for e in selection.entries if isinstance(e, RawSpan))
-    dropped = (n_body - covered) + max(0, raw_count - len(rendered_ids))
+    recalled = {s.id for m in compiled for s in m.sources if s.kind == "recall"} - rendered_ids
+    dropped = max(0, n_body - covered - len(recalled)) + max(0, raw_count - len(rendered_ids))
     parts["messages"] = estimated - must_keep - late_tokens
+    if recalled:
+        # The recall pairs (marker turn and recalled transcript), counted inside "messages" too.
+        parts["recall"] = sum(
+            m.tokens for k, m in enumerate(compiled) if _is_recall(m) or _precedes_recall(compiled, k)
+        )
     compile_id = _compile_id(
         [
             namespace,

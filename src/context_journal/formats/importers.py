@@ -302,6 +302,8 @@ def import_into(
                 # conversation has them.
                 value = _state_value(result, conv, ns, manager.slot)
                 roles = {k: conv.metadata.get(k) for k in ROLE_KEYS if conv.metadata.get(k) is not None}
+                if any(m.timestamp is not None for m in conv.messages):
+                    roles["dated"] = True  # real dates: compiles render them (compile(render_dates=None))
                 roles_key = f"{ns}/roles"
                 with store.transaction() as tx:
                     if store.get_state(branch_id, STATE_PREFIX + conv.id) != value:

@@ -67,7 +67,7 @@ def with_recall(
     terms = query_terms(query)  # raises ValueError for an empty query
     if not terms or config.share == 0 or config.candidates == 0:
         return strategy, query
-    hits = search_messages(messages, query, reader=reader, limit=min(config.candidates, 1000))
+    hits = search_messages(messages, query, reader=reader, limit=min(config.candidates, 1000), snippets=False)
     stems = frozenset(stem(t) for t in terms)
     candidates = [Candidate(h.message_id, h.score, stems) for h in hits]
     show_dates = dates if config.dates is None else config.dates

@@ -71,12 +71,17 @@ def message_text(message: Message) -> str:
     return "\n".join(parts)
 
 
+_SNIPPET_SCAN = 5000  # whitespace tokens of a message looked at for a snippet (bounded work per hit)
+
+
 def snippet(text: str, stems: set[str], width: int = _SNIPPET_WORDS) -> tuple[str, tuple[str, ...]]:
     """The ``width`` words of ``text`` around its densest run of matches, matches marked with ``**``;
-    also the stems matched anywhere in ``text``."""
+    also the stems matched. Only the first 5,000 words of a long text are looked at."""
     tokens = text.split()
-    flags = [any(stem(w) in stems for w in words(t)) for t in tokens]
-    matched = tuple(sorted({stem(w) for t in tokens for w in words(t) if stem(w) in stems}))
+    scanned = tokens[:_SNIPPET_SCAN]
+    token_stems = [{stem(w) for w in words(t)} & stems for t in scanned]
+    flags = [bool(found) for found in token_stems]
+    matched = tuple(sorted(set().union(*token_stems))) if token_stems else ()
     if not tokens:
         return "", matched
     best, best_at, count = -1, 0, 0
@@ -88,7 +93,7 @@ def snippet(text: str, stems: set[str], width: int = _SNIPPET_WORDS) -> tuple[st
             best, best_at = count, max(0, i - width + 1)
     start = best_at
     end = min(len(tokens), start + width)
-    shown = [f"**{t}**" if flags[start + k] else t for k, t in enumerate(tokens[start:end])]
+    shown = [f"**{t}**" if start + k < len(flags) and flags[start + k] else t for k, t in enumerate(tokens[start:end])]
     return ("… " if start else "") + " ".join(shown) + (" …" if end < len(tokens) else ""), matched
 
 
@@ -114,6 +119,7 @@ def search_messages(
     participants: Sequence[str] | str | None = None,
     since: datetime | float | str | None = None,
     until: datetime | float | str | None = None,
+    snippets: bool = True,
 ) -> list[SearchHit]:
     """The best ``limit`` visible messages of ``ms`` matching any word of ``query`` (see the module
     docstring), best first, ties newest first.
@@ -127,6 +133,7 @@ def search_messages(
         participants: Only messages by these participants.
         since: Only messages with timestamp >= this (datetime, epoch seconds or ISO-8601).
         until: Only messages with timestamp < this.
+        snippets: Make snippets (False: empty snippets and terms, for callers that need only ids).
 
     Raises:
         ValueError: the query is empty or whitespace, or ``limit`` is outside 1..1000.
@@ -142,53 +149,59 @@ def search_messages(
     versions = _visible_versions(ms, as_of) if as_of is not None else None
     stems = {stem(t) for t in terms}
 
-    def version_of(hit: TextHit) -> tuple[int, int, str, float] | None:
+    def version_of(hit: TextHit) -> tuple[int, int, str | None, float | None] | None:
+        """(version, created sequence, participant, timestamp) of a visible hit, None if hidden (the
+        participant and timestamp are only known without reading the body when reading the present)."""
         if versions is not None:
             found = versions.get(hit.item)
-            return None if found is None or found[0] != hit.seq else (found[0], found[1], "", 0.0)
+            return None if found is None or found[0] != hit.seq else (found[0], found[1], None, None)
         entry = ms.entry_for(hit.item)
         if entry is None or entry.seq != hit.seq:
             return None
         return entry.seq, entry.created_seq, entry.participant, entry.timestamp
 
-    out: list[SearchHit] = []
-    seen: set[str] = set()
-    want = max(4 * limit, 50)
+    def passes(participant: str, ts: float) -> bool:
+        return (names is None or participant in names) and (lo is None or ts >= lo) and (hi is None or ts < hi)
+
+    want = max(2 * limit, 20)
     while True:
         candidates = ms.store.search_text(terms, [ms.slot], want)
-        out, seen = [], set()
-        keep = [(h, v) for h in candidates if h.item not in seen and (v := version_of(h)) is not None]
-        messages = ms.load_versions([(h.item, v[0], v[1]) for h, v in keep]) if keep else []
-        for (hit, _), message in zip(keep, messages, strict=True):
-            if hit.item in seen:
-                continue
-            if hit.group:
-                audience = audience_groups(message.content_dicts()).get(hit.group)
-                if reader is None or audience is None or reader not in audience:
+        out: list[SearchHit] = []
+        seen: set[str] = set()
+        keep: list[tuple[TextHit, tuple[int, int, str | None, float | None]]] = []
+        for hit in candidates:
+            v = version_of(hit)
+            if v is not None and (v[2] is None or v[3] is None or passes(v[2], v[3])):
+                keep.append((hit, v))
+        # Bodies are read (in batches) only where needed: an audience group to check, a snippet to
+        # make, or a past version whose participant and time only the body holds.
+        for k in range(0, len(keep), max(limit, 16)):
+            batch = keep[k : k + max(limit, 16)]
+            need = [(h.item, v[0], v[1]) for h, v in batch if snippets or h.group or v[2] is None]
+            loaded = {m.sequence: m for m in ms.load_versions(need)} if need else {}
+            for hit, (seq, _created, participant, ts) in batch:
+                if hit.item in seen:
                     continue
-            if names is not None and message.participant not in names:
-                continue
-            ts = message.timestamp.timestamp()
-            if (lo is not None and ts < lo) or (hi is not None and ts >= hi):
-                continue
-            shown = filter_for_reader(message, reader)
-            if shown is None:
-                continue
-            seen.add(hit.item)
-            text, matched = snippet(message_text(shown), stems)
-            out.append(
-                SearchHit(
-                    hit.item,
-                    hit.seq,
-                    message.participant,
-                    message.timestamp.astimezone(UTC),
-                    hit.score,
-                    text,
-                    matched,
-                )
-            )
-            if len(out) >= limit:
-                return out
+                message = loaded.get(seq)
+                shown: Message | None = None
+                if message is not None:
+                    if hit.group:
+                        audience = audience_groups(message.content_dicts()).get(hit.group)
+                        if reader is None or audience is None or reader not in audience:
+                            continue
+                    participant, ts = message.participant, message.timestamp.timestamp()
+                    if not passes(participant, ts):
+                        continue
+                    shown = filter_for_reader(message, reader)
+                    if shown is None:
+                        continue
+                assert participant is not None and ts is not None
+                seen.add(hit.item)
+                text, matched = snippet(message_text(shown), stems) if shown is not None and snippets else ("", ())
+                when = datetime.fromtimestamp(ts, UTC)
+                out.append(SearchHit(hit.item, seq, participant, when, hit.score, text, matched))
+                if len(out) >= limit:
+                    return out
         if len(candidates) < want:
             return out
         want *= 4

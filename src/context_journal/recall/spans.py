@@ -17,8 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .._render import format_date
-from ..stores.fulltext import stem, words
+from ..stores.fulltext import format_date, stem, words
 from ..tokens import TokenCounter
 from ..views import MessageView, ViewEntry
 
@@ -47,8 +46,11 @@ class RecallConfig:
         after: Messages taken after each hit.
         candidates: Hits asked of the search index.
         min_score_ratio: Hits scoring below this share of the best hit's score are not recalled.
-        hit_tokens: A hit message longer than this many tokens is cut to its matching sentences.
-        neighbour_tokens: A neighbour longer than this is cut to its opening.
+        hit_tokens: A hit message (or the reply to a hit that asks a question) longer than this many
+            tokens is cut to its matching sentences.
+        neighbour_tokens: A neighbour longer than this is cut to its opening sentences.
+        full_windows: The best hits that get their neighbours at once; the others get them only with
+            what is left once every hit that fits is in.
         dates: Show each recalled line's date when it changes (None: when the compile renders dates).
         marker_participant: Who asks in the marker turn of a recall pair.
     """
@@ -56,17 +58,18 @@ class RecallConfig:
     share: float = 0.6
     before: int = 1
     after: int = 1
-    candidates: int = 40
+    candidates: int = 200
     min_score_ratio: float = 0.0
     hit_tokens: int = 160
-    neighbour_tokens: int = 60
+    neighbour_tokens: int = 80
+    full_windows: int = 5
     dates: bool | None = None
     marker_participant: str = "Context Manager"
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.share <= 1.0:
             raise ValueError(f"share must be in 0..1, got {self.share}")
-        for name in ("before", "after", "candidates", "hit_tokens", "neighbour_tokens"):
+        for name in ("before", "after", "candidates", "hit_tokens", "neighbour_tokens", "full_windows"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0 or value > 10_000:
                 raise ValueError(f"{name} must be an integer in 0..10000, got {value!r}")
@@ -110,6 +113,11 @@ def _tokens(counter: TokenCounter, text: str) -> int:
     return counter.count_block({"type": "text", "text": text})
 
 
+def _text_tokens(counter: TokenCounter, text: str) -> int:
+    """Tokens of text inside a larger block (no block overhead)."""
+    return max(1, _tokens(counter, text) - _tokens(counter, ""))
+
+
 def _result_text(content: Any) -> str:
     if isinstance(content, str):
         return content
@@ -138,27 +146,33 @@ def message_line_text(blocks: Sequence[Mapping[str, Any]]) -> str:
 
 
 def _cut(text: str, stems: frozenset[str], limit: int, counter: TokenCounter) -> tuple[str, bool]:
-    """``text`` within about ``limit`` tokens: its sentences holding a query word (else its opening)."""
+    """``text`` within about ``limit`` tokens: its sentences holding a query word (with ``stems``), else
+    its opening sentences; a sentence longer than the limit is cut at a word."""
     if _tokens(counter, text) <= limit:
         return text, False
-    sentences = [s for s in _SENTENCE.split(text) if s.strip()]
-    kept: list[str] = []
+    sentences = [s.strip() for s in _SENTENCE.split(text) if s.strip()]
+    matching = [i for i, s in enumerate(sentences) if stems and any(stem(w) in stems for w in words(s))]
+    order = matching or list(range(len(sentences)))
+    kept: set[int] = set()
     used = 0
-    if stems:
-        for s in sentences:
-            if any(stem(w) in stems for w in words(s)):
-                cost = _tokens(counter, s)
-                if used + cost > limit and kept:
-                    break
-                kept.append(s.strip())
-                used += cost
+    for i in order:
+        cost = _text_tokens(counter, sentences[i])
+        if used + cost > limit:
+            break
+        kept.add(i)
+        used += cost
     if not kept:
-        head = text[: max(16, limit * 3)]
-        return head.rsplit(" ", 1)[0] + " …", True
-    joined = " … ".join(kept)
-    if _tokens(counter, joined) > limit * 2:
-        joined = joined[: limit * 6].rsplit(" ", 1)[0]
-    return "… " + joined + " …", True
+        first = sentences[order[0]] if sentences else text
+        cut = first[: max(16, limit * 3)].rsplit(" ", 1)[0]
+        return ("… " if order[0] else "") + cut + " …", True
+    out: list[str] = []
+    for i in sorted(kept):
+        if i and (i - 1) not in kept:
+            out.append("…")
+        out.append(sentences[i])
+    if max(kept) < len(sentences) - 1:
+        out.append("…")
+    return " ".join(out), True
 
 
 def _unit_bounds(view: MessageView, start: int, end: int) -> tuple[int, int]:
@@ -186,6 +200,7 @@ def plan_spans(
     load: Callable[[ViewEntry], tuple[str, float | None]],
     raw: Callable[[int], bool],
     pair_tokens: int,
+    place: Callable[[int], int] = lambda position: 0,
 ) -> list[RecallSpan]:
     """The spans to recall within ``allowance`` tokens, in view order.
 
@@ -198,53 +213,100 @@ def plan_spans(
         load: ``entry -> (line text, timestamp)`` of a message (the reader's view of it).
         raw: True for a position the strategy renders raw (left out of spans).
         pair_tokens: Overhead of one recall pair (marker turn and message framing).
+        place: The place in the context a span starting at a position goes to (spans with the same
+            place share one recall pair, so only the first one pays ``pair_tokens``).
     """
     if allowance <= pair_tokens or not candidates:
         return []
     best = max(c.score for c in candidates)
     taken: dict[int, RecalledLine] = {}
-    spans: list[tuple[int, int]] = []
+    places: set[int] = set()
     used = 0
-    for cand in candidates:
-        if cand.score < best * config.min_score_ratio:
-            break
-        pos = view.index_of(cand.message_id)
-        if pos is None or raw(pos) or pos in taken:
-            continue
-        start, end = _unit_bounds(view, max(0, pos - config.before), min(len(view), pos + 1 + config.after))
+
+    def lines_for(
+        positions: range, hit: int, stems: frozenset[str], reply: int = -1
+    ) -> tuple[list[RecalledLine], int, set[int]]:
         lines: list[RecalledLine] = []
         cost = 0
-        for p in range(start, end):
+        new_places: set[int] = set()
+        for p in positions:
             if raw(p) or p in taken:
                 continue
             entry = view.entry(p)
             text, ts = load(entry)
             if not text:
                 continue
-            limit = config.hit_tokens if p == pos else config.neighbour_tokens
-            text, cut = _cut(text, cand.stems if p == pos else frozenset(), limit, counter)
+            limit = config.hit_tokens if p in (hit, reply) else config.neighbour_tokens
+            text, cut = _cut(text, stems if p == hit else frozenset(), limit, counter)
             lines.append(RecalledLine(p, entry.id, entry.sequence, entry.participant, ts, text, cut))
-            cost += _tokens(counter, f"{entry.participant}: {text}\n") + 1
-        if not lines:
-            continue
-        # A new place in the conversation costs a pair of its own (merged later when adjacent).
-        extra = pair_tokens if not any(a <= start <= b for a, b in spans) else 0
-        if used + cost + extra > allowance:
-            continue
-        used += cost + extra
-        spans.append((start, end))
+            cost += _text_tokens(counter, f"{entry.participant}: {text}\n")
+            where = place(p)
+            if where not in places and where not in new_places:
+                new_places.add(where)
+                cost += pair_tokens
+        return lines, cost, new_places
+
+    def take(lines: list[RecalledLine], cost: int, new_places: set[int]) -> bool:
+        nonlocal used
+        if not lines or used + cost > allowance:
+            return False
+        used += cost
+        places.update(new_places)
         for line in lines:
             taken[line.position] = line
+        return True
+
+    def add_neighbours(pos: int, cand: Candidate) -> None:
+        around = [*range(pos - config.before, pos), *range(pos + 1, pos + 1 + config.after)]
+        for p in around:
+            if 0 <= p < n and p not in taken and not raw(p):
+                start, end = _unit_bounds(view, p, p + 1)
+                take(*lines_for(range(start, end), pos, cand.stems))
+
+    def regrow(pos: int, stems: frozenset[str]) -> None:
+        """A neighbour cut to its opening turned out to be a hit: cut it to its matching sentences."""
+        nonlocal used
+        old = taken.pop(pos)
+        lines, cost, _ = lines_for(range(pos, pos + 1), pos, stems)
+        before = _text_tokens(counter, f"{old.participant}: {old.text}\n")
+        if lines and used + cost - before <= allowance:
+            used += cost - before
+            taken[pos] = lines[0]
+        else:
+            taken[pos] = old
+
+    # Pass 1: as many hits as fit, each with the reply when the hit asks a question (the best
+    # ``full_windows`` hits with all their neighbours at once).
+    n = len(view)
+    chosen: list[tuple[int, Candidate]] = []
+    for cand in candidates:
+        if cand.score < best * config.min_score_ratio:
+            break
+        pos = view.index_of(cand.message_id)
+        if pos is None or raw(pos):
+            continue
+        already = pos in taken  # brought in as another hit's neighbour: still a hit, with its own reply
+        if already and taken[pos].excerpt:
+            regrow(pos, cand.stems)
+        end = pos + 1
+        if config.after and end < n and "?" in load(view.entry(pos))[0]:
+            end += 1
+        start, end = _unit_bounds(view, pos, end)
+        if take(*lines_for(range(start, end), pos, cand.stems, pos + 1 if end > pos + 1 else -1)) or already:
+            chosen.append((pos, cand))
+            if len(chosen) <= config.full_windows:
+                add_neighbours(pos, cand)
+    # Pass 2: the chosen hits' neighbours, best hit first, while they fit (tool units whole).
+    for pos, cand in chosen[config.full_windows :]:
+        add_neighbours(pos, cand)
     out: list[RecallSpan] = []
-    for start, end in sorted(spans):
-        kept = tuple(taken[p] for p in range(start, end) if p in taken)
-        if kept:
-            if out and out[-1].end >= start:  # overlapping or touching: one span
-                prev = out[-1]
-                merged = tuple(sorted({*prev.lines, *kept}, key=lambda ln: ln.position))
-                out[-1] = RecallSpan(prev.start, max(prev.end, end), merged, prev.tokens)
-            else:
-                out.append(RecallSpan(start, end, kept, 0))
+    for p in sorted(taken):
+        line = taken[p]
+        if out and out[-1].end == p:
+            prev = out[-1]
+            out[-1] = RecallSpan(prev.start, p + 1, (*prev.lines, line), 0)
+        else:
+            out.append(RecallSpan(p, p + 1, (line,), 0))
     return out
 
 

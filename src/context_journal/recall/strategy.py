@@ -110,11 +110,33 @@ class RecallStrategy:
         """The wrapped strategy's selection with recall pairs placed among its entries."""
         allowance = int(budget.tokens * self.config.share)
         load = self._loader(view)
-        first = plan_spans(
-            view, self.candidates, allowance, self.config, self.counter, load, lambda p: False, self._pair_tokens
-        )
-        planned = self._cost(first)
+        cfg, counter, pair = self.config, self.counter, self._pair_tokens
+        first = plan_spans(view, self.candidates, allowance, cfg, counter, load, lambda p: False, pair)
+        planned = self._cost(first, 1)
         selection = self.inner.select(view, replace(budget, tokens=max(0, budget.tokens - planned)))
+        spans: list[RecallSpan] = []
+        place: Callable[[int], int] = lambda p: 0  # noqa: E731
+        for _round in range(4):
+            spans, place, cost = self._fit(view, selection, planned, load)
+            if cost >= planned or _round == 3:
+                break
+            # Recall used less than it held back (hits the strategy shows raw): give the rest back.
+            selection = self.inner.select(view, replace(budget, tokens=max(0, budget.tokens - cost)))
+            planned = cost
+        self.recalled = list(spans)
+        if not spans:
+            return selection
+        return replace(selection, entries=self._place(selection.entries, spans, place))
+
+    def _fit(
+        self,
+        view: MessageView,
+        selection: Selection,
+        allowance: int,
+        load: Callable[[ViewEntry], tuple[str, float | None]],
+    ) -> tuple[list[RecallSpan], Callable[[int], int], int]:
+        """The spans that fit ``allowance`` around ``selection`` (its raw messages left out), where each
+        goes, and what they cost."""
         raw = sorted((e.start, e.end) for e in selection.entries if isinstance(e, RawSpan))
         starts = [a for a, _ in raw]
 
@@ -122,63 +144,73 @@ class RecallStrategy:
             k = bisect.bisect_right(starts, p) - 1
             return k >= 0 and raw[k][0] <= p < raw[k][1]
 
-        spans = plan_spans(view, self.candidates, planned, self.config, self.counter, load, is_raw, self._pair_tokens)
-        while spans and self._cost(spans) > planned:  # placement split them into more pairs than planned
-            spans = spans[:-1]
-        self.recalled = list(spans)
-        if not spans:
-            return selection
-        return replace(selection, entries=self._place(selection.entries, spans))
+        entry_starts = self._entry_starts(selection.entries)
 
-    def _loader(self, view: MessageView) -> Callable[[ViewEntry], tuple[str, float | None]]:
-        """``entry -> (line text, timestamp)``, the candidates' neighbourhoods read in one batch."""
-        wanted: dict[int, ViewEntry] = {}
-        reach = self.config.before + self.config.after + 2
-        for cand in self.candidates:
-            pos = view.index_of(cand.message_id)
-            if pos is None:
-                continue
-            for p in range(max(0, pos - reach), min(len(view), pos + reach + 1)):
-                wanted.setdefault(p, view.entry(p))
-        entries = [wanted[p] for p in sorted(wanted)]
-        loaded: dict[str, tuple[str, float | None]] = {}
-        for entry, message in zip(entries, view.messages_for(entries), strict=True):
-            loaded[entry.id] = (message_line_text(message.content_dicts()), message.timestamp.timestamp())
+        def place(p: int) -> int:
+            return bisect.bisect_right(entry_starts, p)
 
-        def load(entry: ViewEntry) -> tuple[str, float | None]:
-            found = loaded.get(entry.id)
-            if found is None:
-                message = view.message(entry.position)
-                found = loaded[entry.id] = (message_line_text(message.content_dicts()), message.timestamp.timestamp())
-            return found
+        allow = allowance
+        for _ in range(8):  # the estimate per line can fall short: plan again with less, best hits first
+            spans = plan_spans(
+                view, self.candidates, allow, self.config, self.counter, load, is_raw, self._pair_tokens, place
+            )
+            cost = self._cost(spans, len({place(s.start) for s in spans}))
+            if cost <= allowance:
+                return spans, place, cost
+            allow -= cost - allowance
+        return [], place, 0
 
-        return load
-
-    def _groups(
-        self, entries: Sequence[ContextEntry], spans: Sequence[RecallSpan]
-    ) -> list[tuple[int, list[RecallSpan]]]:
-        """Spans grouped by the entry index they are placed before."""
+    @staticmethod
+    def _entry_starts(entries: Sequence[ContextEntry]) -> list[int]:
+        """Per entry, the view position it starts at (an entry with no position inherits the previous)."""
         starts: list[int] = []
         last = -1
         for e in entries:
             s = _start(e)
             last = last if s is None else s
             starts.append(last)
-        groups: dict[int, list[RecallSpan]] = {}
-        for span in spans:
-            at = bisect.bisect_right(starts, span.start)
-            groups.setdefault(at, []).append(span)
-        return sorted(groups.items())
+        return starts
 
-    def _cost(self, spans: Sequence[RecallSpan]) -> int:
+    def _loader(self, view: MessageView) -> Callable[[ViewEntry], tuple[str, float | None]]:
+        """``entry -> (line text, timestamp)``, read in batches: the neighbourhoods of the next 16
+        candidates at a time (most compiles stop long before the last candidate)."""
+        reach = self.config.before + self.config.after + 2
+        positions = [p for c in self.candidates if (p := view.index_of(c.message_id)) is not None]
+        loaded: dict[int, tuple[str, float | None]] = {}
+        next_batch = 0
+
+        def fetch(centres: Sequence[int]) -> None:
+            wanted = sorted(
+                {q for p in centres for q in range(max(0, p - reach), min(len(view), p + reach + 1))} - set(loaded)
+            )
+            entries = [view.entry(q) for q in wanted]
+            for entry, message in zip(entries, view.messages_for(entries), strict=True):
+                loaded[entry.position] = (message_line_text(message.content_dicts()), message.timestamp.timestamp())
+
+        def load(entry: ViewEntry) -> tuple[str, float | None]:
+            nonlocal next_batch
+            if entry.position not in loaded and next_batch < len(positions):
+                fetch(positions[next_batch : next_batch + 16])
+                next_batch += 16
+            if entry.position not in loaded:
+                fetch([entry.position])
+            return loaded[entry.position]
+
+        return load
+
+    def _cost(self, spans: Sequence[RecallSpan], pairs: int) -> int:
         if not spans:
             return 0
         text = render_transcript(spans, self.dates)
-        return self._pair_tokens * len(spans) + self.counter.count_block({"type": "text", "text": text})
+        return self._pair_tokens * pairs + self.counter.count_block({"type": "text", "text": text})
 
-    def _place(self, entries: Sequence[ContextEntry], spans: Sequence[RecallSpan]) -> tuple[ContextEntry, ...]:
+    def _place(
+        self, entries: Sequence[ContextEntry], spans: Sequence[RecallSpan], place: Callable[[int], int]
+    ) -> tuple[ContextEntry, ...]:
+        groups: dict[int, list[RecallSpan]] = {}
+        for span in spans:
+            groups.setdefault(place(span.start), []).append(span)
         out: list[ContextEntry] = []
-        groups = dict(self._groups(entries, spans))
         for k in range(len(entries) + 1):
             group = groups.get(k)
             if group:

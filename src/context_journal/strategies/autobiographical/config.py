@@ -197,8 +197,9 @@ class AutobiographicalConfig:
         """Defaults scaled for compiles of about ``budget`` tokens.
 
         Head 15 %, recent window 30 %, chunks 12 % and L1 summaries 2.5 % of the budget, each within
-        sensible bounds (head 200–8,000, recent 300–32,000, chunk 300–6,000, summary 60–600), so the
-        raw parts and a coarse middle fit with room for finer detail.
+        sensible bounds (head 100–8,000, recent 300–32,000, chunk 300–6,000, summary 60–600), so the
+        raw parts and a coarse middle fit with room for finer detail (every shared LoCoMo conversation
+        compiles within 1,000 tokens: ``benchmarks/eval_locomo.py``).
 
         Args:
             budget: The compile budget in tokens (``max_tokens - reserve_for_response``).
@@ -214,7 +215,7 @@ class AutobiographicalConfig:
             return int(min(hi, max(lo, budget * share)))
 
         values: dict[str, Any] = {
-            "head_window_tokens": part(0.15, 200, 8_000),
+            "head_window_tokens": part(0.15, 100, 8_000),
             "recent_window_tokens": part(0.30, 300, 32_000),
             "target_chunk_tokens": part(0.12, 300, 6_000),
             "summary_target_tokens": part(0.025, 60, 600),
