@@ -3,6 +3,8 @@
 * Every tool through the in-process client, in both protocol modes the SDK offers (``legacy``: the
   initialize handshake over in-memory streams; ``2026-07-28``: the modern per-request path), with
   structured results and tool errors for expected failures.
+* ``search_messages`` and ``compile_context`` with a query, on a hand-made store and on a real LoCoMo
+  import (an isolated namespace per conversation).
 * ``tools/list`` against the checked-in snapshot ``tools_list.json`` (regenerate with
   ``UPDATE_MCP_SNAPSHOT=1``).
 * One stdio subprocess (``context-journal mcp serve --store DB``) and one streamable HTTP server on
@@ -231,6 +233,130 @@ def test_summary_tools(mode: str) -> None:
         )
 
 
+def _search_store() -> MemoryStore:
+    """A store with dated messages: two about the grammar, a long one, one whose match is for ann only."""
+    store = MemoryStore()
+    with ContextManager.open(store=store) as cm:
+        cm.add_message(
+            "user", "The PEG grammar fails on nested parentheses.", id="u1", timestamp="2024-03-01T10:00:00Z"
+        )
+        cm.add_message("Claude", "I will read the lexer first.", id="c1", timestamp="2024-03-02T10:00:00Z")
+        cm.add_message(
+            "Claude",
+            "Fixed the grammar: " + "x" * 3000 + " " + "filler words " * 400,
+            id="c2",
+            timestamp="2024-03-03T10:00:00Z",
+        )
+        cm.add_message(
+            "host",
+            [{"type": "text", "text": "Deploy at noon."}, {"type": "text", "text": "zebracode 7", "audience": ["ann"]}],
+            id="h1",
+            timestamp="2024-03-04T10:00:00Z",
+        )
+        for i in range(60):
+            cm.add_message("user", f"note {i} about the tokenizer", id=f"n{i}", timestamp="2024-03-05T10:00:00Z")
+    return store
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_search_messages_tool(mode: str) -> None:
+    store = _search_store()
+    server, backend = build_server(store)
+
+    async def body(client: Client) -> None:
+        out = await call(client, "search_messages", query="grammar")
+        assert (out["query"], out["namespace"], out["branch"]) == ("grammar", "default", "main")
+        assert {h["message_id"] for h in out["hits"]} == {"u1", "c2"}
+        first = out["hits"][0]
+        assert set(first) == {"message_id", "sequence", "participant", "timestamp", "score", "snippet"}
+        assert all(h["score"] > 0 for h in out["hits"])
+        by_id = {h["message_id"]: h for h in out["hits"]}
+        assert "**grammar**" in by_id["u1"]["snippet"] and by_id["u1"]["participant"] == "user"
+        assert by_id["u1"]["timestamp"].startswith("2024-03-01T10:00:00")
+        # bounded: a snippet, never the 8,000-character body
+        assert len(by_id["c2"]["snippet"]) <= 400 and by_id["c2"]["snippet"].endswith("…")
+
+        only_claude = await call(client, "search_messages", query="grammar", participants=["Claude"])
+        assert [h["message_id"] for h in only_claude["hits"]] == ["c2"]
+        window = await call(
+            client, "search_messages", query="grammar", since="2024-03-02", until="2024-03-04T00:00:00Z"
+        )
+        assert [h["message_id"] for h in window["hits"]] == ["c2"]
+        as_of = await call(client, "search_messages", query="grammar", as_of=by_id["u1"]["sequence"])
+        assert [h["message_id"] for h in as_of["hits"]] == ["u1"]
+        # a block meant for one reader is never matched for others
+        assert (await call(client, "search_messages", query="zebracode"))["hits"] == []
+        many = await call(client, "search_messages", query="tokenizer", limit=50)
+        assert len(many["hits"]) == 50
+        shared = await call(client, "search_messages", query="grammar", namespace="other")  # the shared slot
+        assert shared["namespace"] == "other" and shared["hits"] == out["hits"]
+        # query syntax is plain text
+        syntax = await call(client, "search_messages", query='"grammar* NEAR( -lexer')
+        assert {h["message_id"] for h in syntax["hits"]} == {"u1", "c1", "c2"}
+
+        assert "limit" in await fail(client, "search_messages", query="grammar", limit=51)
+        assert "limit" in await fail(client, "search_messages", query="grammar", limit=0)
+        assert "non-empty" in await fail(client, "search_messages", query="   ")
+        assert "ValueError" in await fail(client, "search_messages", query="grammar", since="last tuesday")
+        assert "no live branch" in await fail(client, "search_messages", query="grammar", branch="nope")
+
+    run(body, server, mode)
+    backend.close()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_compile_context_with_a_query(mode: str) -> None:
+    store = MemoryStore()
+    with ContextManager.open(store=store) as cm:
+        cm.add_message("user", "My locker code is 4471, remember it.")
+        cm.add_message("Claude", "Noted.")
+        for i in range(40):
+            cm.add_message("user", f"Step {i}: the build of module_{i}.py failed again with a long log line.")
+            cm.add_message("Claude", f"I pinned dependency v{i}.0 for module_{i}.py and re-ran the tests.")
+        cm.add_message("user", "What was my locker code?")
+    server, backend = build_server(store)
+
+    def text_of(ctx: dict[str, Any]) -> str:
+        return json.dumps(ctx["messages"])
+
+    async def body(client: Client) -> None:
+        plain = await call(client, "compile_context", max_tokens=400)
+        assert "4471" not in text_of(plain)
+        asked = await call(client, "compile_context", max_tokens=400, query="locker code")
+        assert "4471" in text_of(asked) and asked["tokens"] <= asked["budget"] == 400
+        auto = await call(client, "compile_context", max_tokens=400, recall_auto=True)
+        assert "4471" in text_of(auto)
+        oa = await call(client, "compile_context", max_tokens=400, query="locker code", format="openai")
+        assert "4471" in text_of(oa)
+        assert "non-empty" in await fail(client, "compile_context", max_tokens=400, query=" ")
+
+    run(body, server, mode)
+    backend.close()
+
+
+def test_search_and_recall_on_an_imported_locomo_conversation(tmp_path: Path, data_dir: Path) -> None:
+    from context_journal.formats import import_into, read_transcript
+
+    store = SQLiteStore(tmp_path / "l.db")
+    import_into(store, read_transcript(data_dir / "locomo" / "locomo-dev7.json"))
+    server, backend = build_server(store)
+
+    async def body(client: Client) -> None:
+        out = await call(client, "search_messages", query="pottery class", namespace="locomo:conv-26", limit=3)
+        assert out["namespace"] == "locomo:conv-26"
+        top = out["hits"][0]
+        assert (top["message_id"], top["participant"]) == ("D14:4", "Melanie")
+        assert top["timestamp"].startswith("2023-08-25") and "**pottery**" in top["snippet"]
+        ctx = await call(client, "compile_context", max_tokens=2000, namespace="locomo:conv-26", query="pottery class")
+        assert "signed up for a pottery class" in json.dumps(ctx["messages"]) and ctx["tokens"] <= 2000
+        # the shared slot of this store is empty: the namespace's own slot is what is read
+        assert (await call(client, "search_messages", query="pottery"))["hits"] == []
+
+    run(body, server, "legacy")
+    backend.close()
+    store.close()
+
+
 def _tool_list(server: Any) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
 
@@ -255,6 +381,7 @@ def test_tools_list_matches_the_snapshot() -> None:
         "check_drift",
         "add_message",
         "compile_context",
+        "search_messages",
         "search_summaries",
         "get_summary",
     ]

@@ -11,6 +11,7 @@ from . import compile_cmd as _compile_cmd  # noqa: F401  (registers compile)
 from . import demo_cmd as _demo_cmd  # noqa: F401  (registers demo, replay, summaries)
 from . import journal_cmd as _journal_cmd  # noqa: F401  (registers journal append|summaries|brief|check|show|render)
 from . import mcp_cmd as _mcp_cmd  # noqa: F401  (registers mcp serve)
+from . import search_cmd as _search_cmd  # noqa: F401  (registers search)
 from . import store_cmds as _store_cmds  # noqa: F401  (registers import, stats, show)
 from . import worker_cmd as _worker_cmd  # noqa: F401  (registers worker)
 from ._app import app, main

@@ -17,6 +17,7 @@ from ..stores import ROOT_BRANCH, Store, open_store
 __all__ = [
     "CLI_BRANCH_KEY",
     "app",
+    "build_text_index",
     "cli_branch",
     "console",
     "err_console",
@@ -77,6 +78,56 @@ def cli_branch(store: Store, branch: str | None) -> str:
     if isinstance(recorded, str) and recorded in {b.name for b in store.list_branches()}:
         return recorded
     return ROOT_BRANCH
+
+
+INDEX_BATCH = 2000
+"""Records per transaction when :func:`build_text_index` indexes a store written before the index existed."""
+
+
+def build_text_index(store: Store) -> int:
+    """Index the messages a store holds from before its full-text index existed, behind a progress bar on
+    stderr (nothing to do, and nothing shown, for a store written with the index). Each batch commits, so
+    an interrupted build resumes where it stopped the next time a command searches.
+
+    Returns:
+        The message versions indexed.
+
+    Raises:
+        typer.Exit: code 130 when interrupted (Ctrl-C); what was indexed so far is kept.
+    """
+    pending = store.text_index_pending()
+    if pending <= 0:
+        return 0
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    done = 0
+    try:
+        with Progress(
+            TextColumn("[bold]indexing for search"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=err_console,
+            transient=True,
+        ) as progress:
+            task = progress.add_task("index", total=pending)
+
+            def advance(finished: int, total: int) -> None:
+                nonlocal done
+                done = finished
+                progress.update(task, completed=finished, total=total)
+
+            indexed = store.build_text_index(batch=INDEX_BATCH, progress=advance)
+    except KeyboardInterrupt:
+        err_console.print(
+            f"[yellow]interrupted:[/] indexed {done:,} of {pending:,} sequences; run the command again to resume",
+            highlight=False,
+        )
+        raise typer.Exit(130) from None
+    err_console.print(
+        f"[dim]indexed {indexed:,} messages written before the full-text index existed[/]", highlight=False
+    )
+    return indexed
 
 
 def namespace_is_isolated(store: Store, namespace: str | None) -> bool:

@@ -17,6 +17,7 @@ from ..strategies import (
 )
 from ._app import (
     app,
+    build_text_index,
     cli_branch,
     err_console,
     existing_store,
@@ -60,12 +61,30 @@ def compile_cmd(
     ] = None,
     system: Annotated[str | None, typer.Option("--system", help="System prompt text placed first.")] = None,
     preview: Annotated[bool, typer.Option("--preview", help="Write nothing (not even the windowed anchor).")] = False,
+    query: Annotated[
+        str | None,
+        typer.Option("--query", "-q", help="Add a recall section: the spans of the journal that best match this text."),
+    ] = None,
+    recall_auto: Annotated[
+        bool, typer.Option("--recall-auto", help="Recall what the newest user turn asks about (without --query).")
+    ] = False,
+    dates: Annotated[
+        bool | None,
+        typer.Option(
+            "--dates/--no-dates",
+            help="Show a date line where the date changes between turns (default: when the import carries dates).",
+        ),
+    ] = None,
 ) -> None:
     """Compile the next context of a store within BUDGET tokens and print it (or its summary with --json).
 
     --json prints {"tokens", "budget", "messages", "repairs", "dropped", ...}. Without it the compiled
     context is printed as JSON in the chosen --format: the whole result (json), the parameters for
     anthropic.Anthropic().messages.create (anthropic), or Chat Completions messages (openai).
+
+    --query TEXT (or --recall-auto: the newest user turn's text) adds a recall section: the messages
+    that best match it, with their neighbours, within a share of the budget. A store written before the
+    search index existed is indexed first, behind a progress bar.
     """
     if strategy not in STRATEGIES:
         raise typer.BadParameter(
@@ -86,8 +105,18 @@ def compile_cmd(
                 branch=branch,
                 strategy=_strategy(strategy, max(1, budget - reserve)),
             ) as cm:
+                if (query is not None and query.strip()) or recall_auto:
+                    build_text_index(st)
                 run = cm.preview_context if preview else cm.compile
-                result = run(budget, reserve, system, assistant=assistant or None)
+                result = run(
+                    budget,
+                    reserve,
+                    system,
+                    assistant=assistant or None,
+                    query=query,
+                    recall="auto" if recall_auto else None,
+                    render_dates=dates,
+                )
         finally:
             st.close()
     if as_json:
@@ -99,8 +128,10 @@ def compile_cmd(
         print_json({"messages": result.to_openai()})
     else:
         print_json(result.to_dict())
+    recalled = {s.id for m in result.messages for s in m.sources if s.kind == "recall"}
     err_console.print(
         f"[dim]{len(result.messages)} messages, {result.tokens:,} of {result.budget:,} tokens, "
-        f"{len(result.repairs)} repairs, {result.dropped} dropped[/]",
+        f"{len(result.repairs)} repairs, {result.dropped} dropped"
+        f"{f', {len(recalled)} recalled' if recalled else ''}[/]",
         highlight=False,
     )

@@ -5,8 +5,9 @@ stale brief version — is a tool error whose text says what went wrong and what
 
 * ``journal_append``, ``get_project_summaries``, ``get_entry``, ``get_brief``, ``check_drift`` — the
   execution journal (:class:`~context_journal.journal.ExecutionJournal`);
-* ``add_message``, ``compile_context``, ``search_summaries``, ``get_summary`` — context managers
-  (:class:`~context_journal.manager.ContextManager`, one per namespace and branch).
+* ``add_message``, ``compile_context``, ``search_messages``, ``search_summaries``, ``get_summary`` —
+  context managers (:class:`~context_journal.manager.ContextManager`, one per namespace and branch; a
+  namespace with a message slot of its own, such as an imported conversation, reads that slot).
 
 The server is a thin shell: :class:`~.tools.ToolBackend` does the work through the Python API.
 
@@ -35,6 +36,7 @@ from .tools import (
     AddMessageResult,
     BriefResult,
     CompiledContext,
+    MessageSearchResult,
     SummaryResult,
     SummarySearchResult,
     ToolBackend,
@@ -225,12 +227,56 @@ def build_server(
             str | None, Field(description="Inject this project's bounded journal view into the system prompt.")
         ] = None,
         journal_tokens: Annotated[int, Field(ge=300, description="Bound of the injected view, in tokens.")] = 1500,
+        query: Annotated[
+            str | None,
+            Field(
+                description="Bring back the earlier messages that best match this text (a recall section within "
+                "a share of the budget)."
+            ),
+        ] = None,
+        recall_auto: Annotated[
+            bool, Field(description="Without query: recall what the newest user turn asks about.")
+        ] = False,
     ) -> CompiledContext:
-        """The context for the next model call within the budget, in the provider's format."""
+        """The context for the next model call within the budget, in the provider's format; with `query`
+        (or `recall_auto`) it also recalls the earlier messages that best match it."""
         return _call(
             lambda: backend.compile_context(
-                max_tokens, reserve_for_response, namespace, branch, system, format, journal_project, journal_tokens
+                max_tokens,
+                reserve_for_response,
+                namespace,
+                branch,
+                system,
+                format,
+                journal_project,
+                journal_tokens,
+                query,
+                recall_auto,
             )
+        )
+
+    @tool(_READ_ONLY)
+    def search_messages(
+        query: Annotated[str, Field(description="Plain words to look for (no query syntax; stopwords ignored).")],
+        namespace: Namespace = None,
+        branch: Branch = ROOT_BRANCH,
+        limit: Annotated[int, Field(ge=1, le=50, description="At most this many hits.")] = 10,
+        as_of: Annotated[
+            int | None, Field(ge=0, description="Search the branch as it stood at this store sequence.")
+        ] = None,
+        participants: Annotated[list[str] | None, Field(description="Only messages by these participants.")] = None,
+        since: Annotated[
+            str | None, Field(description="Only messages written at or after this ISO-8601 date or time (UTC).")
+        ] = None,
+        until: Annotated[
+            str | None, Field(description="Only messages written before this ISO-8601 date or time (UTC).")
+        ] = None,
+    ) -> MessageSearchResult:
+        """Full-text search of a manager's messages, best first (score: higher is better). Each hit has the
+        message id, sequence, participant, time and a short snippet with matched words marked **like this**;
+        compile_context with `query` brings the matching turns back into the context."""
+        return _call(
+            lambda: backend.search_messages(query, namespace, branch, limit, as_of, participants, since, until)
         )
 
     @tool(_READ_ONLY)

@@ -25,6 +25,8 @@ __all__ = [
     "AddMessageResult",
     "BriefResult",
     "CompiledContext",
+    "MessageHit",
+    "MessageSearchResult",
     "SummaryResult",
     "SummarySearchResult",
     "ToolBackend",
@@ -96,6 +98,56 @@ class CompiledContext(BaseModel):
     repairs: list[dict[str, Any]] = Field(default_factory=list)
     dropped: int = 0
     journal_tokens: int | None = None
+
+
+SNIPPET_CHARS = 400
+"""The longest snippet ``search_messages`` returns, in characters (a snippet is at most 32 words; this
+also bounds words without spaces, such as a pasted blob)."""
+
+
+class MessageHit(BaseModel):
+    """One message matching a ``search_messages`` query.
+
+    Attributes:
+        message_id: The message's id.
+        sequence: Store sequence of the matching version.
+        participant: Who wrote it.
+        timestamp: When it was written (ISO-8601, UTC).
+        score: Relevance, higher is better.
+        snippet: At most 32 words (and 400 characters) around the best match, matched words marked
+            ``**like this**``, ``…`` where text was cut; never the whole body of a long message.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    message_id: str
+    sequence: int
+    participant: str
+    timestamp: str
+    score: float
+    snippet: str
+
+
+class MessageSearchResult(BaseModel):
+    """Result of ``search_messages``.
+
+    Attributes:
+        query: The query searched.
+        namespace: The manager's namespace.
+        branch: The branch searched.
+        hits: The matching messages, best first.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    query: str
+    namespace: str
+    branch: str
+    hits: list[MessageHit]
+
+
+def _bounded(snippet: str, limit: int = SNIPPET_CHARS) -> str:
+    return snippet if len(snippet) <= limit else snippet[: limit - 1] + "…"
 
 
 class SummarySearchResult(BaseModel):
@@ -175,10 +227,13 @@ class ToolBackend:
             self.store.close()
 
     def _manager(self, namespace: str | None, branch: str) -> ContextManager:
+        """The manager of ``(namespace, branch)``; a namespace with a message slot of its own (an imported
+        conversation) reads and writes that slot, as the command line's ``--namespace`` does."""
         key = (namespace, branch)
         cm = self._managers.get(key)
         if cm is None:
-            cm = ContextManager.open(store=self.store, namespace=namespace, branch=branch)
+            isolate = bool(namespace) and f"messages/{namespace}" in self.store.list_slots()
+            cm = ContextManager.open(store=self.store, namespace=namespace, branch=branch, isolate=isolate)
             self._managers[key] = cm
         return cm
 
@@ -271,9 +326,12 @@ class ToolBackend:
         format: Literal["anthropic", "openai"] = "anthropic",
         journal_project: str | None = None,
         journal_tokens: int = 1500,
+        query: str | None = None,
+        recall_auto: bool = False,
     ) -> CompiledContext:
         """See :meth:`ContextManager.compile`; ``journal_project`` injects that project's harness view
-        (:meth:`ExecutionJournal.render_for_harness`, at most ``journal_tokens``) into the system prompt."""
+        (:meth:`ExecutionJournal.render_for_harness`, at most ``journal_tokens``) into the system prompt;
+        ``query`` (or ``recall_auto``: the newest user turn) adds a recall section."""
         injections = []
         view_tokens: int | None = None
         if journal_project is not None:
@@ -282,7 +340,14 @@ class ToolBackend:
             view_tokens = view.tokens
         with self._manager_lock:
             cm = self._manager(namespace, branch)
-            result = cm.compile(max_tokens, reserve_for_response, system, injections or None)
+            result = cm.compile(
+                max_tokens,
+                reserve_for_response,
+                system,
+                injections or None,
+                query=query,
+                recall="auto" if recall_auto else None,
+            )
             if format == "openai":
                 messages = result.to_openai()
                 system_blocks: list[dict[str, Any]] = []
@@ -304,6 +369,44 @@ class ToolBackend:
             dropped=result.dropped,
             journal_tokens=view_tokens,
         )
+
+    def search_messages(
+        self,
+        query: str,
+        namespace: str | None = None,
+        branch: str = ROOT_BRANCH,
+        limit: int = 10,
+        as_of: int | None = None,
+        participants: Sequence[str] | None = None,
+        since: str | None = None,
+        until: str | None = None,
+    ) -> MessageSearchResult:
+        """See :meth:`ContextManager.search_messages`; each hit carries a bounded snippet, never the body.
+
+        Raises:
+            ValueError: an empty query, ``limit`` out of range, or ``since``/``until`` not ISO-8601.
+        """
+        with self._manager_lock:
+            cm = self._manager(namespace, branch)
+            hits = cm.search_messages(
+                query, limit=limit, as_of=as_of, participants=participants or None, since=since, until=until
+            )
+            return MessageSearchResult(
+                query=query,
+                namespace=cm.namespace,
+                branch=branch,
+                hits=[
+                    MessageHit(
+                        message_id=h.message_id,
+                        sequence=h.sequence,
+                        participant=h.participant,
+                        timestamp=h.timestamp.isoformat(),
+                        score=round(h.score, 6),
+                        snippet=_bounded(h.snippet),
+                    )
+                    for h in hits
+                ],
+            )
 
     def search_summaries(
         self,

@@ -1,0 +1,127 @@
+"""``search``: full-text search of a namespace's messages (:meth:`ContextManager.search_messages`)."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Annotated
+
+import typer
+from rich.table import Table
+from rich.text import Text
+
+from ..manager import ContextManager
+from ..recall import SearchHit
+from ._app import (
+    app,
+    build_text_index,
+    cli_branch,
+    console,
+    existing_store,
+    fail_on_library_errors,
+    namespace_is_isolated,
+    print_json,
+)
+from .store_cmds import BranchOpt, JsonOpt, NamespaceOpt, StoreOpt
+
+_MARK = re.compile(r"(?<!\S)\*\*(\S+)\*\*(?!\S)")
+"""A word the snippet marks as matched (``**word**``)."""
+
+
+def _iso(value: str | None, option: str) -> str | None:
+    """``value`` unchanged when it is an ISO-8601 date or time (the library parses it), else a usage error."""
+    if value is None:
+        return None
+    try:
+        datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise typer.BadParameter(
+            f"{value!r} is not an ISO-8601 date or time (e.g. 2023-05-08 or 2023-05-08T13:56:00Z)", param_hint=option
+        ) from None
+    return value
+
+
+def snippet_text(snippet: str) -> Text:
+    """A snippet for the terminal: the words marked ``**like this**`` in bold, everything else as is
+    (no console markup is interpreted)."""
+    out = Text()
+    at = 0
+    for m in _MARK.finditer(snippet):
+        out.append(snippet[at : m.start()])
+        out.append(m.group(1), style="bold")
+        at = m.end()
+    out.append(snippet[at:])
+    return out
+
+
+def _table(hits: list[SearchHit]) -> Table:
+    table = Table(show_lines=False)
+    table.add_column("#", justify="right")
+    table.add_column("score", justify="right")
+    table.add_column("message")
+    table.add_column("participant")
+    table.add_column("time (UTC)", no_wrap=True)
+    table.add_column("snippet", ratio=1)
+    for rank, hit in enumerate(hits, 1):
+        table.add_row(
+            str(rank),
+            f"{hit.score:.2f}",
+            Text(hit.message_id),
+            Text(hit.participant),
+            hit.timestamp.strftime("%Y-%m-%d %H:%M"),
+            snippet_text(hit.snippet),
+        )
+    return table
+
+
+@app.command("search")
+def search_cmd(
+    query: Annotated[str, typer.Argument(help="Plain words to look for (no query syntax).")],
+    store: StoreOpt,
+    namespace: NamespaceOpt = None,
+    branch: BranchOpt = None,
+    limit: Annotated[int, typer.Option("--limit", "-l", help="At most this many hits (1..1000).")] = 10,
+    as_of: Annotated[
+        int | None, typer.Option("--as-of", help="Search the branch as it stood at this store sequence.")
+    ] = None,
+    participant: Annotated[
+        list[str] | None, typer.Option("--participant", "-p", help="Only messages by this participant (repeatable).")
+    ] = None,
+    since: Annotated[
+        str | None, typer.Option("--since", help="Only messages written at or after this ISO-8601 date or time.")
+    ] = None,
+    until: Annotated[
+        str | None, typer.Option("--until", help="Only messages written before this ISO-8601 date or time.")
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Full-text search of a namespace's messages on a branch, best first (bm25: higher is better).
+
+    A store written before the search index existed is indexed first, behind a progress bar (an
+    interrupted run resumes). --json prints {"query", "namespace", "branch", "hits": [{"message_id",
+    "sequence", "participant", "timestamp", "score", "snippet"}]}; snippets mark matched words **like this**.
+    """
+    since = _iso(since, "--since")
+    until = _iso(until, "--until")
+    with fail_on_library_errors():
+        st = existing_store(store)
+        try:
+            branch = cli_branch(st, branch)
+            isolate = namespace_is_isolated(st, namespace)
+            with ContextManager.open(store=st, namespace=namespace, isolate=isolate, branch=branch) as cm:
+                if query.strip():  # an empty query is refused by search_messages, before any indexing
+                    build_text_index(st)
+                hits = cm.search_messages(
+                    query, limit=limit, as_of=as_of, participants=participant or None, since=since, until=until
+                )
+                ns = cm.namespace
+        finally:
+            st.close()
+    if as_json:
+        print_json({"query": query, "namespace": ns, "branch": branch, "hits": [h.to_dict() for h in hits]})
+        return
+    if not hits:
+        console.print(Text(f"no message matches {query!r} in namespace {ns} on branch {branch}"))
+        return
+    console.print(_table(hits))
+    console.print(Text(f"{len(hits)} hit(s) for {query!r} in namespace {ns} on branch {branch}", style="dim"))
