@@ -32,6 +32,7 @@ from ._render import (
     place_tool_blocks,
     trim_final_whitespace,
 )
+from .stores.fulltext import format_date
 from .strategies.base import RawSpan, RenderedEntry, Selection
 from .tokens import TokenCounter
 
@@ -184,6 +185,8 @@ def render(
             role = entry.role or roles.role(entry.participant)
             role = "user" if role == "system" else role
             blocks = [dict(b) for b in entry.content]
+            if timestamp_of is not None and entry.kind == "marker" and entry.covers is not None:
+                blocks = _with_date_range(blocks, view, entry.covers, timestamp_of)
             prefix = roles.prefix(entry.participant, role)
             if prefix:
                 blocks = with_prefix(blocks, prefix)
@@ -234,6 +237,21 @@ def render(
     if timestamp_of is not None:
         date_headers(work, timestamp_of)
     return trim_final_whitespace(work, p)
+
+
+def _with_date_range(
+    blocks: list[Block], view: MessageView, covers: tuple[int, int], timestamp_of: Callable[[str], float | None]
+) -> list[Block]:
+    """A summary's marker turn with the dates its messages span (``(8 May 2023 to 9 June 2023)``)."""
+    start, end = covers
+    if not blocks or blocks[-1].get("type") != "text" or end <= start or end > len(view):
+        return blocks
+    first, last = timestamp_of(view.entry(start).id), timestamp_of(view.entry(end - 1).id)
+    if first is None or last is None:
+        return blocks
+    a, b = format_date(first), format_date(last)
+    span = a if a == b else f"{a} to {b}"
+    return [*blocks[:-1], {**blocks[-1], "text": f"{blocks[-1]['text']} ({span})"}]
 
 
 def _place_injection(work: list[Work], item: Work, position: str) -> None:
