@@ -464,6 +464,7 @@ def compile_context(
     selection: Selection | None = None
     work: list[Work] = []
     previous: tuple[Any, ...] | None = None
+    step = 0
     for _attempt in range(16):
         selection = strategy.select(body, Budget(avail, budget, max_tokens, reserve_for_response))
         p = fresh_pass(p)
@@ -471,8 +472,11 @@ def compile_context(
         used = sum(tokens_of(m, counter) for m in work)
         if used <= room or avail == 0:
             break
-        # Over after repairs: select again with the excess taken off (halve when that changed nothing).
-        avail = avail // 2 if selection.entries == previous else max(0, avail - (used - room) - 8)
+        # Over after repairs: select again with the excess taken off; when that changed nothing, take
+        # off twice as much as the time before (not half the budget at once, which would throw away
+        # what fits).
+        step = max(used - room + 8, 2 * step if selection.entries == previous else 0)
+        avail = max(0, avail - step)
         previous = selection.entries
     assert selection is not None
     if used > room:

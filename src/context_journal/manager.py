@@ -454,8 +454,14 @@ class ContextManager(BranchingMixin):
             :class:`~context_journal.recall.SearchHit` list (id, sequence, participant, timestamp, score:
             bm25, higher is better, on SQLite and memory stores; ``ts_rank`` on PostgreSQL; snippet).
 
+        Note:
+            Hidden documents are never returned or counted, but bm25's corpus statistics (how many
+            documents hold a word, the mean length) are the store's: the score of a visible hit can
+            move when another reader's blocks or another namespace's messages hold the same word.
+
         Raises:
-            ValueError: an empty or whitespace query, or ``limit`` outside 1..1000.
+            ValueError: an empty or whitespace query, ``limit`` outside 1..1000, a negative ``as_of``, or
+                ``since`` later than ``until``.
             StaleReaderError: another handle claimed this namespace for another reader.
         """
         self._check_reader("search")

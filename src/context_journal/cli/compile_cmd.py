@@ -94,6 +94,8 @@ def compile_cmd(
         raise typer.BadParameter(
             f"unknown format {fmt!r}; choose one of {', '.join(OUTPUT_FORMATS)}", param_hint="--format"
         )
+    if query is not None and recall_auto:
+        raise typer.BadParameter("give --query TEXT or --recall-auto, not both", param_hint="--recall-auto")
     with fail_on_library_errors():
         st = existing_store(store)
         try:

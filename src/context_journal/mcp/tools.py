@@ -331,7 +331,13 @@ class ToolBackend:
     ) -> CompiledContext:
         """See :meth:`ContextManager.compile`; ``journal_project`` injects that project's harness view
         (:meth:`ExecutionJournal.render_for_harness`, at most ``journal_tokens``) into the system prompt;
-        ``query`` (or ``recall_auto``: the newest user turn) adds a recall section."""
+        ``query`` (or ``recall_auto``: the newest user turn) adds a recall section.
+
+        Raises:
+            ValueError: both ``query`` and ``recall_auto`` given, or an empty query.
+        """
+        if query is not None and recall_auto:
+            raise ValueError("give query or recall_auto, not both")
         injections = []
         view_tokens: int | None = None
         if journal_project is not None:
@@ -392,7 +398,7 @@ class ToolBackend:
                 query, limit=limit, as_of=as_of, participants=participants or None, since=since, until=until
             )
             return MessageSearchResult(
-                query=query,
+                query=_bounded(query),
                 namespace=cm.namespace,
                 branch=branch,
                 hits=[

@@ -10,6 +10,7 @@ visible hits are found or it has no more, so a hidden document is never returned
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -76,11 +77,21 @@ _SNIPPET_SCAN = 5000  # whitespace tokens of a message looked at for a snippet (
 
 def snippet(text: str, stems: set[str], width: int = _SNIPPET_WORDS) -> tuple[str, tuple[str, ...]]:
     """The ``width`` words of ``text`` around its densest run of matches, matches marked with ``**``;
-    also the stems matched. Only the first 5,000 words of a long text are looked at."""
+    also the stems matched. Of a text longer than 5,000 words, the 5,000 around the first place a query
+    word starts are looked at."""
     tokens = text.split()
-    scanned = tokens[:_SNIPPET_SCAN]
+    offset = 0
+    if len(tokens) > _SNIPPET_SCAN:
+        # A long text (a log, a file dump): look around the first place a stem occurs as a word's start
+        # (a Porter stem is the start of its words, bar a final y/i), not only at its opening.
+        pattern = "|".join(re.escape(st) for st in sorted(stems, key=len, reverse=True) if st)
+        found = re.search(rf"(?<![^\W_])(?:{pattern})", text, flags=re.IGNORECASE) if pattern else None
+        if found is not None:
+            at = len(text[: found.start()].split())
+            offset = max(0, min(at - _SNIPPET_SCAN // 2, len(tokens) - _SNIPPET_SCAN))
+    scanned = tokens[offset : offset + _SNIPPET_SCAN]
     token_stems = [{stem(w) for w in words(t)} & stems for t in scanned]
-    flags = [bool(found) for found in token_stems]
+    flags = [False] * offset + [bool(found) for found in token_stems]
     matched = tuple(sorted(set().union(*token_stems))) if token_stems else ()
     if not tokens:
         return "", matched
@@ -136,7 +147,8 @@ def search_messages(
         snippets: Make snippets (False: empty snippets and terms, for callers that need only ids).
 
     Raises:
-        ValueError: the query is empty or whitespace, or ``limit`` is outside 1..1000.
+        ValueError: the query is empty or whitespace, ``limit`` is outside 1..1000, ``as_of`` is negative,
+            or ``since`` is later than ``until``.
         StoreError: the store has no full-text index.
     """
     terms = query_terms(query)
@@ -145,6 +157,10 @@ def search_messages(
     names = {participants} if isinstance(participants, str) else set(participants) if participants else None
     lo = to_timestamp(since) if since is not None else None
     hi = to_timestamp(until) if until is not None else None
+    if lo is not None and hi is not None and lo > hi:
+        raise ValueError("since is later than until: no message could match")
+    if as_of is not None and (isinstance(as_of, bool) or not isinstance(as_of, int) or as_of < 0):
+        raise ValueError(f"as_of must be a store sequence (an integer >= 0), got {as_of!r}")
     ms.refresh()
     versions = _visible_versions(ms, as_of) if as_of is not None else None
     stems = {stem(t) for t in terms}

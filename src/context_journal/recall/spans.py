@@ -1,13 +1,17 @@
 """Recall spans: what a query brings back, planned and rendered without I/O (sans-I/O, like strategies).
 
-A **span** is a hit message with its neighbours (``before`` and ``after`` messages, a tool unit taken
-whole: a tool_use message with the message holding its results, whatever side the span reaches it
-from). Spans are taken best hit first while they fit the recall allowance; messages the strategy
-already renders raw are left out of them (a hit rendered raw is not recalled at all). A long message is
-cut to its sentences that hold a query word (the hit) or to its opening (a neighbour), marked as an
-excerpt. Spans are rendered as **recall pairs** (a marker turn, then the recalled transcript in the
-assistant's voice), one pair per place in the conversation, in chronological order, each line saying
-who spoke and, when the date changes, when.
+Planning is greedy by hit score, in two passes, so a small budget holds many distinct hits rather than
+a few hits with their surroundings: first every hit that fits (with the message after it when the hit
+asks a question: the answer is usually the reply), the best ``full_windows`` hits with all their
+neighbours at once; then, with what is left, the other hits' neighbours (``before`` and ``after``
+messages), best hit first. A tool unit (a tool_use message and the message with its results) is taken
+whole or not at all. Messages the strategy already renders raw are left out (a hit rendered raw is not
+recalled). A long message is cut to its sentences that hold a query word (a hit) or to its opening
+sentences (a neighbour), marked as an excerpt. Measured on LoCoMo with ``benchmarks/eval_locomo.py``.
+
+Spans are rendered as **recall pairs** (a marker turn, then the recalled transcript in the assistant's
+voice), one pair per place in the conversation, in chronological order, each line saying who spoke
+and, when the date changes, when.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from ..stores.fulltext import format_date, stem, words
@@ -145,26 +150,49 @@ def message_line_text(blocks: Sequence[Mapping[str, Any]]) -> str:
     return " ".join(p for p in parts if p).strip()
 
 
+@lru_cache(maxsize=8192)
 def _cut(text: str, stems: frozenset[str], limit: int, counter: TokenCounter) -> tuple[str, bool]:
-    """``text`` within about ``limit`` tokens: its sentences holding a query word (with ``stems``), else
-    its opening sentences; a sentence longer than the limit is cut at a word."""
+    """``text`` within about ``limit`` tokens. With ``stems``: its sentences that hold a query word, the
+    ones adding query words not yet shown first, each distinct sentence once; else (or when none
+    matches) its opening sentences. A sentence longer than the limit is cut at a word. Cached: the
+    planner prices the same lines several times per compile."""
     if _tokens(counter, text) <= limit:
         return text, False
-    sentences = [s.strip() for s in _SENTENCE.split(text) if s.strip()]
-    matching = [i for i, s in enumerate(sentences) if stems and any(stem(w) in stems for w in words(s))]
-    order = matching or list(range(len(sentences)))
+    sentences: list[str] = []
+    seen: set[str] = set()
+    for sentence in _SENTENCE.split(text):
+        sentence = sentence.strip()
+        if sentence and sentence not in seen:  # a log repeating one line shows it once
+            seen.add(sentence)
+            sentences.append(sentence)
+    covers = [({stem(w) for w in words(s)} & stems) if stems else set() for s in sentences]
+    order: list[int] = []
+    shown: set[str] = set()
+    remaining = [i for i, c in enumerate(covers) if c]
+    while remaining:  # greedy: the sentence adding most query words not shown yet, earliest first
+        best = max(remaining, key=lambda i: (len(covers[i] - shown), -i))
+        if not covers[best] - shown:
+            order.extend(sorted(remaining))
+            break
+        order.append(best)
+        shown |= covers[best]
+        remaining.remove(best)
+    if not order:
+        order = list(range(len(sentences)))
     kept: set[int] = set()
     used = 0
     for i in order:
         cost = _text_tokens(counter, sentences[i])
         if used + cost > limit:
+            if kept:
+                continue
             break
         kept.add(i)
         used += cost
     if not kept:
         first = sentences[order[0]] if sentences else text
         cut = first[: max(16, limit * 3)].rsplit(" ", 1)[0]
-        return ("… " if order[0] else "") + cut + " …", True
+        return ("… " if order and order[0] else "") + cut + " …", True
     out: list[str] = []
     for i in sorted(kept):
         if i and (i - 1) not in kept:
@@ -237,7 +265,7 @@ def plan_spans(
             if not text:
                 continue
             limit = config.hit_tokens if p in (hit, reply) else config.neighbour_tokens
-            text, cut = _cut(text, stems if p == hit else frozenset(), limit, counter)
+            text, cut = _cut(text, stems if p == hit else frozenset(), limit, counter)  # type: ignore[arg-type]  # counters hash by identity
             lines.append(RecalledLine(p, entry.id, entry.sequence, entry.participant, ts, text, cut))
             cost += _text_tokens(counter, f"{entry.participant}: {text}\n")
             where = place(p)

@@ -82,7 +82,9 @@ class RecallStrategy:
         self.counter = counter
         self.dates = dates
         self.recalled: list[RecallSpan] = []
-        sample = [{"type": "text", "text": _marker_text([], True) + " 00 September 2023 to 00 September 2023"}]
+        # The marker as rendered: the compiler prefixes the marker participant's name.
+        marker = f"{config.marker_participant}: {_marker_text([], True)} 00 September 2023 to 00 September 2023"
+        sample = [{"type": "text", "text": marker}]
         self._pair_tokens = counter.count_message(config.marker_participant, sample) + counter.count_message(
             "assistant", [{"type": "text", "text": ""}]
         )

@@ -46,7 +46,8 @@ MAX_GROUPS = 256
 """Documents per message version: group 0 (no audience) and up to 255 audience sets (more are not indexed)."""
 
 MAX_QUERY_TERMS = 32
-"""Distinct query words kept (the first ones); a longer query is cut, never refused."""
+"""Distinct query words kept: the last ones (a long turn usually ends with its question); a longer query
+is cut, never refused."""
 
 _WORD = re.compile(r"[^\W_]+")
 _DATE_RANGE = (-62_135_596_800.0, 253_402_300_799.0)  # years 1..9999: what datetime can show
@@ -134,7 +135,7 @@ def _stemmer() -> Any:
 
 def query_terms(query: str) -> list[str]:
     """The words a query searches for: its words minus stopwords (all of its words when every one is a
-    stopword), first occurrence order, at most :data:`MAX_QUERY_TERMS`. Quotes, ``*``, ``NEAR``,
+    stopword), first occurrence order, the last :data:`MAX_QUERY_TERMS` of them. Quotes, ``*``, ``NEAR``,
     ``-``, column filters and parentheses are plain text here: nothing of the query's syntax survives.
 
     Raises:
@@ -147,7 +148,7 @@ def query_terms(query: str) -> list[str]:
     seen: dict[str, None] = {}
     for w in kept:
         seen.setdefault(w, None)
-    return list(seen)[:MAX_QUERY_TERMS]
+    return list(seen)[-MAX_QUERY_TERMS:]
 
 
 def _values(value: Any, out: list[str], depth: int = 0) -> None:
