@@ -63,7 +63,7 @@ class RecallConfig:
     share: float = 0.6
     before: int = 1
     after: int = 1
-    candidates: int = 200
+    candidates: int = 100
     min_score_ratio: float = 0.0
     hit_tokens: int = 160
     neighbour_tokens: int = 80
@@ -121,6 +121,12 @@ def _tokens(counter: TokenCounter, text: str) -> int:
 def _text_tokens(counter: TokenCounter, text: str) -> int:
     """Tokens of text inside a larger block (no block overhead)."""
     return max(1, _tokens(counter, text) - _tokens(counter, ""))
+
+
+@lru_cache(maxsize=16384)
+def _line_cost(participant: str, text: str, counter: TokenCounter) -> int:
+    """Tokens of one ``who: text`` line of a transcript (cached: lines are priced several times)."""
+    return _text_tokens(counter, f"{participant}: {text}\n")
 
 
 def _result_text(content: Any) -> str:
@@ -267,7 +273,7 @@ def plan_spans(
             limit = config.hit_tokens if p in (hit, reply) else config.neighbour_tokens
             text, cut = _cut(text, stems if p == hit else frozenset(), limit, counter)  # type: ignore[arg-type]  # counters hash by identity
             lines.append(RecalledLine(p, entry.id, entry.sequence, entry.participant, ts, text, cut))
-            cost += _text_tokens(counter, f"{entry.participant}: {text}\n")
+            cost += _line_cost(entry.participant, text, counter)  # type: ignore[arg-type]
             where = place(p)
             if where not in places and where not in new_places:
                 new_places.add(where)

@@ -14,6 +14,7 @@ import bisect
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+from ..messages import Message
 from ..strategies.base import (
     Budget,
     ContextEntry,
@@ -54,6 +55,37 @@ def _marker_text(spans: Sequence[RecallSpan], dates: bool) -> str:
         first, last = format_date(min(stamps)), format_date(max(stamps))
         when = f", {first}" if first == last else f", {first} to {last}"
     return f"[Recalled from earlier in this conversation: {n} message{'s' if n != 1 else ''}{when}.]"
+
+
+class _EntryCache:
+    """The few view reads the planner makes (length, entries, positions of ids), memoised for one
+    ``select``: the planner prices the same neighbourhoods several times."""
+
+    def __init__(self, view: MessageView) -> None:
+        self._view = view
+        self._n = len(view)
+        self._entries: dict[int, ViewEntry] = {}
+        self._index: dict[str, int | None] = {}
+
+    def __len__(self) -> int:
+        return self._n
+
+    def entry(self, index: int) -> ViewEntry:
+        found = self._entries.get(index)
+        if found is None:
+            found = self._entries[index] = self._view.entry(index)
+        return found
+
+    def index_of(self, message_id: str) -> int | None:
+        if message_id not in self._index:
+            self._index[message_id] = self._view.index_of(message_id)
+        return self._index[message_id]
+
+    def messages_for(self, entries: Sequence[ViewEntry]) -> list[Message]:
+        return self._view.messages_for(entries)
+
+    def message(self, index: int) -> Message:
+        return self._view.message(index)
 
 
 class RecallStrategy:
@@ -112,18 +144,19 @@ class RecallStrategy:
         """The wrapped strategy's selection with recall pairs placed among its entries."""
         allowance = int(budget.tokens * self.config.share)
         load = self._loader(view)
+        inner_view, view = view, _EntryCache(view)  # type: ignore[assignment]  # the planner's reads, memoised
         cfg, counter, pair = self.config, self.counter, self._pair_tokens
         first = plan_spans(view, self.candidates, allowance, cfg, counter, load, lambda p: False, pair)
         planned = self._cost(first, 1)
-        selection = self.inner.select(view, replace(budget, tokens=max(0, budget.tokens - planned)))
+        selection = self.inner.select(inner_view, replace(budget, tokens=max(0, budget.tokens - planned)))
         spans: list[RecallSpan] = []
         place: Callable[[int], int] = lambda p: 0  # noqa: E731
         for _round in range(4):
             spans, place, cost = self._fit(view, selection, planned, load)
-            if cost >= planned or _round == 3:
-                break
+            if cost >= planned - max(32, budget.tokens // 50) or _round == 3:
+                break  # what is left over is too little to be worth another selection
             # Recall used less than it held back (hits the strategy shows raw): give the rest back.
-            selection = self.inner.select(view, replace(budget, tokens=max(0, budget.tokens - cost)))
+            selection = self.inner.select(inner_view, replace(budget, tokens=max(0, budget.tokens - cost)))
             planned = cost
         self.recalled = list(spans)
         if not spans:
