@@ -220,7 +220,7 @@ def report(tally: Tally, info: dict[str, Any], budgets: list[int], rare_only: bo
         shown = "all" if budget == 0 else f"{budget:,}"
         print(
             f"| {shown} | {method}{over} | {'dated' if dated else 'undated'} | {mean} | {cells} | {overall:.1%} "
-            f"| {overall / ceiling:.2f}x |"
+            f"| {overall / ceiling:.3f}x |"
         )
 
 
