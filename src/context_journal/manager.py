@@ -30,6 +30,7 @@ from .readers import (
     recorded_reader,
     validate_reader,
 )
+from .recall.lines import LineCache
 from .recall.query import RecallArg, dated, with_recall
 from .recall.search import SearchHit, search_messages
 from .stores import ROOT_BRANCH, Store, open_store
@@ -94,6 +95,7 @@ class ContextManager(BranchingMixin):
         else:
             self._messages = MessageStore(store, self._slot, self._branch.id, self._counter)
         self._branch_indexes: dict[int, MessageStore] = {}
+        self._recall_lines = LineCache()  # recalled lines, by reader and version (recall/lines.py)
         self.strategy = strategy
         self._closed = False
         if reader is not None and recorded is None:
@@ -547,6 +549,7 @@ class ContextManager(BranchingMixin):
             roles=roles,
             counter=self._counter,
             dates=dates,
+            lines=self._recall_lines,
         )
         calibration = Calibration.from_state(ctx.get_state("calibration"))
         result, selection = compile_context(

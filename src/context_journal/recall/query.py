@@ -11,6 +11,7 @@ from ..stores.fulltext import query_terms, stem
 from ..strategies.base import Strategy
 from ..tokens import TokenCounter
 from ..views import MessageView
+from .lines import LineCache
 from .search import search_messages
 from .spans import Candidate, RecallConfig
 from .strategy import RecallStrategy
@@ -47,10 +48,11 @@ def with_recall(
     roles: Roles,
     counter: TokenCounter,
     dates: bool,
+    lines: LineCache | None = None,
 ) -> tuple[Strategy, str | None]:
     """``strategy`` wrapped in a :class:`RecallStrategy` for ``query`` (or the newest user turn when
     ``recall`` is given without a query), and the query used; ``strategy`` itself when there is nothing
-    to recall.
+    to recall. ``lines`` keeps recalled lines across compiles (one per manager).
 
     Raises:
         ValueError: ``query`` is empty or whitespace, or ``recall`` is not a RecallConfig, "auto" or None.
@@ -71,7 +73,7 @@ def with_recall(
     stems = frozenset(stem(t) for t in terms)
     candidates = [Candidate(h.message_id, h.score, stems) for h in hits]
     show_dates = dates if config.dates is None else config.dates
-    return RecallStrategy(strategy, candidates, config, counter, show_dates), query
+    return RecallStrategy(strategy, candidates, config, counter, show_dates, reader, lines), query
 
 
 def dated(stored_roles: Any) -> bool:

@@ -17,17 +17,19 @@ and, when the date changes, when.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Protocol
 
 from ..stores.fulltext import format_date, stem, words
 from ..tokens import TokenCounter
 from ..views import MessageView, ViewEntry
+from .lines import message_line_text
 
 __all__ = [
     "Candidate",
+    "Lines",
     "RecallConfig",
     "RecallSpan",
     "RecalledLine",
@@ -36,6 +38,8 @@ __all__ = [
     "plan_spans",
     "render_transcript",
 ]
+
+_BATCH = 16  # hits whose messages are read in one store round trip
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 
@@ -104,6 +108,15 @@ class RecalledLine:
     excerpt: bool
 
 
+class Lines(Protocol):
+    """Where the planner reads messages: ``load(entry) -> (line text, timestamp)``, and ``prefetch``
+    to say which positions it will read next (read in the same batch). See :class:`~.lines.LineSource`."""
+
+    def __call__(self, entry: ViewEntry) -> tuple[str, float | None]: ...
+
+    def prefetch(self, positions: Iterable[int]) -> None: ...
+
+
 @dataclass(frozen=True)
 class RecallSpan:
     """Positions ``[start, end)`` of the view recalled for a hit (minus those rendered raw)."""
@@ -127,33 +140,6 @@ def _text_tokens(counter: TokenCounter, text: str) -> int:
 def _line_cost(participant: str, text: str, counter: TokenCounter) -> int:
     """Tokens of one ``who: text`` line of a transcript (cached: lines are priced several times)."""
     return _text_tokens(counter, f"{participant}: {text}\n")
-
-
-def _result_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return " ".join(str(b.get("text", "")) for b in content if isinstance(b, Mapping) and b.get("type") == "text")
-    return ""
-
-
-def message_line_text(blocks: Sequence[Mapping[str, Any]]) -> str:
-    """What a model reads of a message's blocks, as one line of plain text (tool calls written out)."""
-    import json
-
-    parts: list[str] = []
-    for b in blocks:
-        kind = b.get("type")
-        if kind == "text":
-            parts.append(str(b.get("text", "")))
-        elif kind == "tool_use":
-            args = json.dumps(b.get("input"), ensure_ascii=False, separators=(",", ":"))
-            parts.append(f"[called {b.get('name')} {args}]")
-        elif kind == "tool_result":
-            parts.append(f"[{'error' if b.get('is_error') else 'result'}: {_result_text(b.get('content'))}]")
-        elif kind in ("image", "document"):
-            parts.append(f"[{kind}]")
-    return " ".join(p for p in parts if p).strip()
 
 
 @lru_cache(maxsize=8192)
@@ -231,7 +217,7 @@ def plan_spans(
     allowance: int,
     config: RecallConfig,
     counter: TokenCounter,
-    load: Callable[[ViewEntry], tuple[str, float | None]],
+    load: Lines,
     raw: Callable[[int], bool],
     pair_tokens: int,
     place: Callable[[int], int] = lambda position: 0,
@@ -244,7 +230,8 @@ def plan_spans(
         allowance: Tokens recall may use, pair overhead included.
         config: The recall knobs.
         counter: Token counter.
-        load: ``entry -> (line text, timestamp)`` of a message (the reader's view of it).
+        load: ``entry -> (line text, timestamp)`` of a message (the reader's view of it), told ahead
+            which positions come next.
         raw: True for a position the strategy renders raw (left out of spans).
         pair_tokens: Overhead of one recall pair (marker turn and message framing).
         place: The place in the context a span starting at a position goes to (spans with the same
@@ -290,9 +277,11 @@ def plan_spans(
             taken[line.position] = line
         return True
 
+    def around(pos: int) -> list[int]:
+        return [*range(pos - config.before, pos), *range(pos + 1, pos + 1 + config.after)]
+
     def add_neighbours(pos: int, cand: Candidate) -> None:
-        around = [*range(pos - config.before, pos), *range(pos + 1, pos + 1 + config.after)]
-        for p in around:
+        for p in around(pos):
             if 0 <= p < n and p not in taken and not raw(p):
                 start, end = _unit_bounds(view, p, p + 1)
                 take(*lines_for(range(start, end), pos, cand.stems))
@@ -313,10 +302,14 @@ def plan_spans(
     # ``full_windows`` hits with all their neighbours at once).
     n = len(view)
     chosen: list[tuple[int, Candidate]] = []
-    for cand in candidates:
+    positions = [view.index_of(c.message_id) for c in candidates]
+    reply = 1 if config.after else 0
+    for k, cand in enumerate(candidates):
         if cand.score < best * config.min_score_ratio:
             break
-        pos = view.index_of(cand.message_id)
+        if k % _BATCH == 0:  # the next hits (and the replies they may ask for) are read in one batch
+            load.prefetch(q for p in positions[k : k + _BATCH] if p is not None for q in range(p, p + 1 + reply))
+        pos = positions[k]
         if pos is None or raw(pos):
             continue
         already = pos in taken  # brought in as another hit's neighbour: still a hit, with its own reply
@@ -329,9 +322,15 @@ def plan_spans(
         if take(*lines_for(range(start, end), pos, cand.stems, pos + 1 if end > pos + 1 else -1)) or already:
             chosen.append((pos, cand))
             if len(chosen) <= config.full_windows:
+                load.prefetch(around(pos))
                 add_neighbours(pos, cand)
     # Pass 2: the chosen hits' neighbours, best hit first, while they fit (tool units whole).
-    for pos, cand in chosen[config.full_windows :]:
+    rest = chosen[config.full_windows :]
+    for k, (pos, cand) in enumerate(rest):
+        if used >= allowance:
+            break  # nothing more fits
+        if k % _BATCH == 0:
+            load.prefetch(q for p, _ in rest[k : k + _BATCH] for q in around(p))
         add_neighbours(pos, cand)
     out: list[RecallSpan] = []
     for p in sorted(taken):

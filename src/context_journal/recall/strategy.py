@@ -28,12 +28,12 @@ from ..strategies.base import (
 )
 from ..tokens import TokenCounter
 from ..views import MessageView, ViewEntry
+from .lines import LineCache, LineSource
 from .spans import (
     Candidate,
     RecallConfig,
     RecallSpan,
     format_date,
-    message_line_text,
     plan_spans,
     render_transcript,
 )
@@ -97,6 +97,8 @@ class RecallStrategy:
         config: The recall knobs.
         counter: The token counter of the view.
         dates: Show dates in recalled lines.
+        reader: The reader the view is scoped to (the key of ``lines``).
+        lines: Recalled lines kept across compiles (one per manager).
     """
 
     def __init__(
@@ -106,8 +108,12 @@ class RecallStrategy:
         config: RecallConfig,
         counter: TokenCounter,
         dates: bool,
+        reader: str | None = None,
+        lines: LineCache | None = None,
     ) -> None:
         self.inner = inner
+        self.reader = reader
+        self.lines = lines
         self.name = inner.name
         self.candidates = tuple(candidates)
         self.config = config
@@ -143,7 +149,7 @@ class RecallStrategy:
     def select(self, view: MessageView, budget: Budget) -> Selection:
         """The wrapped strategy's selection with recall pairs placed among its entries."""
         allowance = int(budget.tokens * self.config.share)
-        load = self._loader(view)
+        load = LineSource(view, self.reader, self.lines)
         inner_view, view = view, _EntryCache(view)  # type: ignore[assignment]  # the planner's reads, memoised
         cfg, counter, pair = self.config, self.counter, self._pair_tokens
         first = plan_spans(view, self.candidates, allowance, cfg, counter, load, lambda p: False, pair)
@@ -168,7 +174,7 @@ class RecallStrategy:
         view: MessageView,
         selection: Selection,
         allowance: int,
-        load: Callable[[ViewEntry], tuple[str, float | None]],
+        load: LineSource,
     ) -> tuple[list[RecallSpan], Callable[[int], int], int]:
         """The spans that fit ``allowance`` around ``selection`` (its raw messages left out), where each
         goes, and what they cost."""
@@ -205,33 +211,6 @@ class RecallStrategy:
             last = last if s is None else s
             starts.append(last)
         return starts
-
-    def _loader(self, view: MessageView) -> Callable[[ViewEntry], tuple[str, float | None]]:
-        """``entry -> (line text, timestamp)``, read in batches: the neighbourhoods of the next 16
-        candidates at a time (most compiles stop long before the last candidate)."""
-        reach = self.config.before + self.config.after + 2
-        positions = [p for c in self.candidates if (p := view.index_of(c.message_id)) is not None]
-        loaded: dict[int, tuple[str, float | None]] = {}
-        next_batch = 0
-
-        def fetch(centres: Sequence[int]) -> None:
-            wanted = sorted(
-                {q for p in centres for q in range(max(0, p - reach), min(len(view), p + reach + 1))} - set(loaded)
-            )
-            entries = [view.entry(q) for q in wanted]
-            for entry, message in zip(entries, view.messages_for(entries), strict=True):
-                loaded[entry.position] = (message_line_text(message.content_dicts()), message.timestamp.timestamp())
-
-        def load(entry: ViewEntry) -> tuple[str, float | None]:
-            nonlocal next_batch
-            if entry.position not in loaded and next_batch < len(positions):
-                fetch(positions[next_batch : next_batch + 16])
-                next_batch += 16
-            if entry.position not in loaded:
-                fetch([entry.position])
-            return loaded[entry.position]
-
-        return load
 
     def _cost(self, spans: Sequence[RecallSpan], pairs: int) -> int:
         if not spans:

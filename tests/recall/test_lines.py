@@ -1,0 +1,73 @@
+"""Recalled lines (recall/lines.py): read on demand in batches, cached across compiles by reader and version."""
+
+from __future__ import annotations
+
+from context_journal import ContextManager, MemoryStore
+from context_journal.recall import RecallConfig
+from context_journal.recall.lines import LineCache, LineSource, message_line_text
+from context_journal.strategies import PassthroughStrategy
+from context_journal.views import ReaderView
+
+
+def _conversation(cm: ContextManager, n: int = 60) -> None:
+    for i in range(n):
+        topic = "kayak" if i % 10 == 3 else "weather"
+        cm.add_message("ann" if i % 2 else "bob", f"turn {i}: we talked about the {topic} again, at length.")
+
+
+def test_message_line_text_writes_tool_calls_out() -> None:
+    blocks = [
+        {"type": "text", "text": "Looking."},
+        {"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": "/a.py"}},
+    ]
+    assert message_line_text(blocks) == 'Looking. [called Read {"file_path":"/a.py"}]'
+    result = [{"type": "tool_result", "tool_use_id": "t1", "content": "boom", "is_error": True}]
+    assert message_line_text(result) == "[error: boom]"
+
+
+def test_source_reads_prefetched_positions_in_one_batch_and_only_once() -> None:
+    cm = ContextManager.open(store=MemoryStore(), strategy=PassthroughStrategy())
+    _conversation(cm)
+    view = ReaderView(cm._messages, None)
+    source = LineSource(view, None)
+    source.prefetch([3, 4, 13, 14, 999, -1])  # out-of-range positions are ignored
+    assert source.reads == 0  # nothing is read before it is asked for
+    text, ts = source(view.entry(13))
+    assert text == "turn 13: we talked about the kayak again, at length." and ts is not None
+    assert source.reads == 4  # 13 and the prefetched 3, 4, 14, together
+    source(view.entry(4))
+    source(view.entry(13))
+    assert source.reads == 4
+    source(view.entry(20))
+    assert source.reads == 5
+
+
+def test_cache_serves_a_second_source_and_is_keyed_by_reader() -> None:
+    cm = ContextManager.open(store=MemoryStore(), strategy=PassthroughStrategy())
+    _conversation(cm)
+    view = ReaderView(cm._messages, None)
+    cache = LineCache(size=3)
+    first = LineSource(view, None, cache)
+    for p in (1, 2, 3, 4):
+        first(view.entry(p))
+    assert len(cache) == 3  # the least recently used line (position 1) was dropped
+    again = LineSource(view, None, cache)
+    for p in (2, 3, 4):
+        again(view.entry(p))
+    assert again.reads == 0
+    other = LineSource(view, "ann", cache)
+    other(view.entry(3))
+    assert other.reads == 1  # another reader's lines are never served from the cache
+
+
+def test_compile_with_the_same_query_twice_reads_no_message_again() -> None:
+    cm = ContextManager.open(store=MemoryStore(), strategy=PassthroughStrategy())
+    _conversation(cm, 400)
+    config = RecallConfig(share=0.5)
+    first = cm.compile(max_tokens=600, query="kayak", recall=config)
+    filled = len(cm._recall_lines)
+    assert 0 < filled < 100  # only what the plan looked at, not every candidate's neighbourhood
+    second = cm.compile(max_tokens=600, query="kayak", recall=config)
+    assert second.to_anthropic() == first.to_anthropic()
+    assert len(cm._recall_lines) == filled
+    assert second.parts["recall"] > 0 and "kayak" in str(second.to_anthropic()["messages"])
