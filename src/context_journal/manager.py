@@ -36,6 +36,7 @@ from .recall.search import SearchHit, search_messages
 from .stores import ROOT_BRANCH, Store, open_store
 from .strategies import PassthroughStrategy, PendingWork, Selection, Strategy, StrategyContext, Summary
 from .strategies.autobiographical import SYSTEM_STATE, TOOLS_STATE
+from .strategies.pinned import PINS_STATE, PinnedStrategy, pinned_ids
 from .tokens import Calibration, EstimatingCounter, TokenCounter
 from .views import ReaderView
 
@@ -539,8 +540,9 @@ class ContextManager(BranchingMixin):
             roles = Roles(roles.assistant | names, roles.user - names, roles.system, roles.tool, roles.name_format)
         base_strategy = self._active_strategy()
         base_strategy.load(ctx)
+        pins = pinned_ids(ctx.get_state(PINS_STATE))
         strategy, query = with_recall(
-            base_strategy,
+            PinnedStrategy(base_strategy, pins) if pins else base_strategy,
             view,
             self._messages,
             reader=self._view_reader,
@@ -843,6 +845,40 @@ class ContextManager(BranchingMixin):
     def release_compression(self, message_id: str) -> None:
         """Release a :meth:`hold_compression` hold (a message never held is a no-op write)."""
         self.compression.set_hold(message_id, False)
+
+    # ---- pins (issue 12) ----------------------------------------------------------------------------
+
+    def pin(self, message_id: str) -> int:
+        """Pin a message: it stays raw in every compile of this namespace and branch, with every strategy
+        (with its tool unit), until :meth:`unpin`. Pins are state records of the branch: a fork inherits
+        them, every change is in the history. Pinning a pinned message changes nothing. Returns the
+        sequence of the state record written (0 when nothing changed).
+
+        Raises:
+            MessageNotFoundError: no visible message has the id.
+        """
+        self._messages.get(message_id)
+        return self._write_pins(lambda ids: ids if message_id in ids else [*ids, message_id])
+
+    def unpin(self, message_id: str) -> int:
+        """Unpin a message (a message not pinned is a no-op: returns 0, writes nothing); returns the
+        sequence of the state record written."""
+        return self._write_pins(lambda ids: [i for i in ids if i != message_id])
+
+    def pins(self) -> list[str]:
+        """The pinned message ids of this namespace and branch, in the order they were pinned (a pinned
+        message that was removed since stays listed, and renders nothing)."""
+        return list(pinned_ids(self._strategy_context().get_state(PINS_STATE)))
+
+    def _write_pins(self, change: Callable[[list[str]], list[str]]) -> int:
+        ctx = self._strategy_context()
+        with self._store.transaction() as tx:
+            tx.lock_journal(f"{self._namespace}/{PINS_STATE}")  # no pin of a concurrent writer is lost
+            ids = list(pinned_ids(ctx.get_state(PINS_STATE)))
+            new = change(ids)
+            if new == ids:
+                return 0
+            return tx.put_state(ctx.branch_id, ctx.key(PINS_STATE), {"ids": new})
 
     def search_summaries(
         self, text: str | None = None, regex: str | re.Pattern[str] | None = None, limit: int | None = 10

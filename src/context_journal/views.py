@@ -43,6 +43,7 @@ __all__ = [
     "ViewEntry",
     "filter_for_reader",
     "newest_unit_start",
+    "unit_bounds",
     "unit_start_at_or_after",
 ]
 
@@ -558,6 +559,23 @@ def unit_start_at_or_after(view: MessageView, index: int, end: int | None = None
                 return e.position
         i += len(batch)
     return stop
+
+
+def unit_bounds(view: MessageView, start: int, end: int) -> tuple[int, int]:
+    """``[start, end)`` widened so no tool unit is cut: a message with ``tool_use`` blocks and the
+    message after it that carries their results travel together. Reads entries only (no bodies)."""
+    n = len(view)
+    for _ in range(64):
+        changed = False
+        if start > 0 and "tool_result" in view.entry(start).kinds and "tool_use" in view.entry(start - 1).kinds:
+            start -= 1
+            changed = True
+        if end < n and "tool_use" in view.entry(end - 1).kinds and "tool_result" in view.entry(end).kinds:
+            end += 1
+            changed = True
+        if not changed:
+            break
+    return start, end
 
 
 def newest_unit_start(view: MessageView, end: int | None = None) -> int:

@@ -24,7 +24,7 @@ from typing import Protocol
 
 from ..stores.fulltext import format_date, stem, words
 from ..tokens import TokenCounter
-from ..views import MessageView, ViewEntry
+from ..views import MessageView, ViewEntry, unit_bounds
 from .lines import message_line_text
 
 __all__ = [
@@ -195,22 +195,6 @@ def _cut(text: str, stems: frozenset[str], limit: int, counter: TokenCounter) ->
     return " ".join(out), True
 
 
-def _unit_bounds(view: MessageView, start: int, end: int) -> tuple[int, int]:
-    """Widen ``[start, end)`` so no tool unit is cut (a tool_use message and the results after it)."""
-    n = len(view)
-    for _ in range(64):
-        changed = False
-        if start > 0 and "tool_result" in view.entry(start).kinds and "tool_use" in view.entry(start - 1).kinds:
-            start -= 1
-            changed = True
-        if end < n and "tool_use" in view.entry(end - 1).kinds and "tool_result" in view.entry(end).kinds:
-            end += 1
-            changed = True
-        if not changed:
-            break
-    return start, end
-
-
 def plan_spans(
     view: MessageView,
     candidates: Sequence[Candidate],
@@ -283,7 +267,7 @@ def plan_spans(
     def add_neighbours(pos: int, cand: Candidate) -> None:
         for p in around(pos):
             if 0 <= p < n and p not in taken and not raw(p):
-                start, end = _unit_bounds(view, p, p + 1)
+                start, end = unit_bounds(view, p, p + 1)
                 take(*lines_for(range(start, end), pos, cand.stems))
 
     def regrow(pos: int, stems: frozenset[str]) -> None:
@@ -318,7 +302,7 @@ def plan_spans(
         end = pos + 1
         if config.after and end < n and "?" in load(view.entry(pos))[0]:
             end += 1
-        start, end = _unit_bounds(view, pos, end)
+        start, end = unit_bounds(view, pos, end)
         if take(*lines_for(range(start, end), pos, cand.stems, pos + 1 if end > pos + 1 else -1)) or already:
             chosen.append((pos, cand))
             if len(chosen) <= config.full_windows:

@@ -10,7 +10,6 @@ summary's pair). The spans never use more than the first plan did, so the select
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
@@ -18,7 +17,6 @@ from ..messages import Message
 from ..strategies.base import (
     Budget,
     ContextEntry,
-    RawSpan,
     RenderedEntry,
     Selection,
     Strategy,
@@ -26,6 +24,7 @@ from ..strategies.base import (
     SummaryRequest,
     SummaryResult,
 )
+from ..strategies.placement import entry_starts, insert_at, place_of, raw_test
 from ..tokens import TokenCounter
 from ..views import MessageView, ViewEntry
 from .lines import LineCache, LineSource
@@ -39,12 +38,6 @@ from .spans import (
 )
 
 __all__ = ["RecallStrategy"]
-
-
-def _start(entry: ContextEntry) -> int | None:
-    if isinstance(entry, RawSpan):
-        return entry.start
-    return entry.covers[0] if entry.covers is not None else None
 
 
 def _marker_text(spans: Sequence[RecallSpan], dates: bool) -> str:
@@ -178,17 +171,11 @@ class RecallStrategy:
     ) -> tuple[list[RecallSpan], Callable[[int], int], int]:
         """The spans that fit ``allowance`` around ``selection`` (its raw messages left out), where each
         goes, and what they cost."""
-        raw = sorted((e.start, e.end) for e in selection.entries if isinstance(e, RawSpan))
-        starts = [a for a, _ in raw]
-
-        def is_raw(p: int) -> bool:
-            k = bisect.bisect_right(starts, p) - 1
-            return k >= 0 and raw[k][0] <= p < raw[k][1]
-
-        entry_starts = self._entry_starts(selection.entries)
+        is_raw = raw_test(selection.entries)
+        starts = entry_starts(selection.entries)
 
         def place(p: int) -> int:
-            return bisect.bisect_right(entry_starts, p)
+            return place_of(starts, p)
 
         allow = allowance
         for _ in range(8):  # the estimate per line can fall short: plan again with less, best hits first
@@ -200,17 +187,6 @@ class RecallStrategy:
                 return spans, place, cost
             allow -= cost - allowance
         return [], place, 0
-
-    @staticmethod
-    def _entry_starts(entries: Sequence[ContextEntry]) -> list[int]:
-        """Per entry, the view position it starts at (an entry with no position inherits the previous)."""
-        starts: list[int] = []
-        last = -1
-        for e in entries:
-            s = _start(e)
-            last = last if s is None else s
-            starts.append(last)
-        return starts
 
     def _cost(self, spans: Sequence[RecallSpan], pairs: int) -> int:
         if not spans:
@@ -224,14 +200,7 @@ class RecallStrategy:
         groups: dict[int, list[RecallSpan]] = {}
         for span in spans:
             groups.setdefault(place(span.start), []).append(span)
-        out: list[ContextEntry] = []
-        for k in range(len(entries) + 1):
-            group = groups.get(k)
-            if group:
-                out.extend(self._pair(group))
-            if k < len(entries):
-                out.append(entries[k])
-        return tuple(out)
+        return insert_at(entries, {k: self._pair(group) for k, group in groups.items()})
 
     def _pair(self, spans: Sequence[RecallSpan]) -> tuple[RenderedEntry, RenderedEntry]:
         recalled = tuple((ln.message_id, ln.sequence, not ln.excerpt) for s in spans for ln in s.lines)

@@ -1,0 +1,63 @@
+"""Placing entries a wrapper strategy adds (recall pairs, pinned messages) among the wrapped strategy's
+entries, in conversation order, without splitting a tool unit or a summary's pair.
+
+An added entry that stands for view position ``p`` goes after every entry that starts at or before
+``p``; an entry with no position of its own (the second half of a pair) counts as starting where the
+entry before it starts, so nothing is ever placed between the two halves of a pair.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable, Mapping, Sequence
+
+from .base import ContextEntry, RawSpan
+
+__all__ = ["entry_start", "entry_starts", "insert_at", "place_of", "raw_test"]
+
+
+def entry_start(entry: ContextEntry) -> int | None:
+    """The view position an entry starts at (None for an entry that stands for no message)."""
+    if isinstance(entry, RawSpan):
+        return entry.start
+    return entry.covers[0] if entry.covers is not None else None
+
+
+def entry_starts(entries: Sequence[ContextEntry]) -> list[int]:
+    """Per entry, the view position it starts at (an entry with no position inherits the previous one's;
+    -1 before any)."""
+    starts: list[int] = []
+    last = -1
+    for e in entries:
+        s = entry_start(e)
+        last = last if s is None else s
+        starts.append(last)
+    return starts
+
+
+def place_of(starts: Sequence[int], position: int) -> int:
+    """The index in the entries (as :func:`entry_starts` gave ``starts``) where an entry standing for
+    ``position`` goes."""
+    return bisect.bisect_right(starts, position)
+
+
+def insert_at(entries: Sequence[ContextEntry], added: Mapping[int, Sequence[ContextEntry]]) -> tuple[ContextEntry, ...]:
+    """``entries`` with ``added[k]`` inserted before entry ``k`` (``k == len(entries)``: at the end)."""
+    out: list[ContextEntry] = []
+    for k in range(len(entries) + 1):
+        out.extend(added.get(k, ()))
+        if k < len(entries):
+            out.append(entries[k])
+    return tuple(out)
+
+
+def raw_test(entries: Sequence[ContextEntry]) -> Callable[[int], bool]:
+    """``position -> bool``: True for a view position one of the raw spans of ``entries`` renders."""
+    raw = sorted((e.start, e.end) for e in entries if isinstance(e, RawSpan))
+    starts = [a for a, _ in raw]
+
+    def is_raw(position: int) -> bool:
+        k = bisect.bisect_right(starts, position) - 1
+        return k >= 0 and raw[k][0] <= position < raw[k][1]
+
+    return is_raw
