@@ -20,11 +20,8 @@ from ..strategies.base import (
     RenderedEntry,
     Selection,
     Strategy,
-    StrategyContext,
-    SummaryRequest,
-    SummaryResult,
 )
-from ..strategies.placement import entry_starts, insert_at, place_of, raw_test
+from ..strategies.placement import StrategyWrapper, entry_starts, insert_at, place_of, raw_test
 from ..tokens import TokenCounter
 from ..views import MessageView, ViewEntry
 from .lines import LineCache, LineSource
@@ -81,7 +78,7 @@ class _EntryCache:
         return self._view.message(index)
 
 
-class RecallStrategy:
+class RecallStrategy(StrategyWrapper):
     """``inner`` plus a recall section for ``candidates`` (see the module docstring).
 
     Args:
@@ -119,25 +116,6 @@ class RecallStrategy:
         self._pair_tokens = counter.count_message(config.marker_participant, sample) + counter.count_message(
             "assistant", [{"type": "text", "text": ""}]
         )
-
-    # Delegated: state, compression and readiness belong to the wrapped strategy.
-    def load(self, ctx: StrategyContext) -> None:
-        self.inner.load(ctx)
-
-    def commit(self, selection: Selection, ctx: StrategyContext) -> None:
-        self.inner.commit(selection, ctx)
-
-    def on_messages_added(self, view: MessageView, start: int) -> None:
-        self.inner.on_messages_added(view, start)
-
-    def pending_requests(self) -> Sequence[SummaryRequest]:
-        return self.inner.pending_requests()
-
-    def record_result(self, result: SummaryResult, ctx: StrategyContext) -> None:
-        self.inner.record_result(result, ctx)
-
-    def is_ready(self) -> bool:
-        return self.inner.is_ready()
 
     def select(self, view: MessageView, budget: Budget) -> Selection:
         """The wrapped strategy's selection with recall pairs placed among its entries."""

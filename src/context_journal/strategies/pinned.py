@@ -20,8 +20,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..views import unit_bounds
-from .base import Budget, RawSpan, Selection, Strategy, StrategyContext, SummaryRequest, SummaryResult
-from .placement import entry_starts, insert_at, place_of, raw_test
+from .base import Budget, RawSpan, Selection, Strategy
+from .placement import StrategyWrapper, entry_starts, insert_at, place_of, raw_test
 
 if TYPE_CHECKING:
     from ..views import MessageView
@@ -39,7 +39,7 @@ def pinned_ids(value: Any) -> tuple[str, ...]:
     return ()
 
 
-class PinnedStrategy:
+class PinnedStrategy(StrategyWrapper):
     """``inner`` with the messages ``pins`` names kept raw (see the module docstring).
 
     Args:
@@ -48,28 +48,8 @@ class PinnedStrategy:
     """
 
     def __init__(self, inner: Strategy, pins: Sequence[str]) -> None:
-        self.inner = inner
-        self.name = inner.name
+        super().__init__(inner)
         self.pins = tuple(dict.fromkeys(pins))
-
-    # Delegated: state, compression and readiness belong to the wrapped strategy.
-    def load(self, ctx: StrategyContext) -> None:
-        self.inner.load(ctx)
-
-    def commit(self, selection: Selection, ctx: StrategyContext) -> None:
-        self.inner.commit(selection, ctx)
-
-    def on_messages_added(self, view: MessageView, start: int) -> None:
-        self.inner.on_messages_added(view, start)
-
-    def pending_requests(self) -> Sequence[SummaryRequest]:
-        return self.inner.pending_requests()
-
-    def record_result(self, result: SummaryResult, ctx: StrategyContext) -> None:
-        self.inner.record_result(result, ctx)
-
-    def is_ready(self) -> bool:
-        return self.inner.is_ready()
 
     def units(self, view: MessageView) -> list[tuple[int, int, tuple[str, ...]]]:
         """The pinned tool units of ``view``: ``(start, end, pinned ids in it)``, merged where they

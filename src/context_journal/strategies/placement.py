@@ -1,5 +1,7 @@
-"""Placing entries a wrapper strategy adds (recall pairs, pinned messages) among the wrapped strategy's
-entries, in conversation order, without splitting a tool unit or a summary's pair.
+"""Wrapper strategies: :class:`StrategyWrapper` delegates everything but ``select`` to the wrapped
+strategy, and the helpers below place the entries a wrapper adds (recall pairs, pinned messages)
+among the wrapped strategy's entries, in conversation order, without splitting a tool unit or a
+summary's pair.
 
 An added entry that stands for view position ``p`` goes after every entry that starts at or before
 ``p``; an entry with no position of its own (the second half of a pair) counts as starting where the
@@ -10,10 +12,41 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from .base import ContextEntry, RawSpan
+from .base import ContextEntry, RawSpan, Selection, Strategy, StrategyContext, SummaryRequest, SummaryResult
 
-__all__ = ["entry_start", "entry_starts", "insert_at", "place_of", "raw_test"]
+if TYPE_CHECKING:
+    from ..views import MessageView
+
+__all__ = ["StrategyWrapper", "entry_start", "entry_starts", "insert_at", "place_of", "raw_test"]
+
+
+class StrategyWrapper:
+    """A strategy around ``inner``: state, compression and readiness belong to ``inner``; a subclass
+    implements ``select`` (recall pairs, pinned messages... added to ``inner``'s selection)."""
+
+    def __init__(self, inner: Strategy) -> None:
+        self.inner = inner
+        self.name = inner.name
+
+    def load(self, ctx: StrategyContext) -> None:
+        self.inner.load(ctx)
+
+    def commit(self, selection: Selection, ctx: StrategyContext) -> None:
+        self.inner.commit(selection, ctx)
+
+    def on_messages_added(self, view: MessageView, start: int) -> None:
+        self.inner.on_messages_added(view, start)
+
+    def pending_requests(self) -> Sequence[SummaryRequest]:
+        return self.inner.pending_requests()
+
+    def record_result(self, result: SummaryResult, ctx: StrategyContext) -> None:
+        self.inner.record_result(result, ctx)
+
+    def is_ready(self) -> bool:
+        return self.inner.is_ready()
 
 
 def entry_start(entry: ContextEntry) -> int | None:
