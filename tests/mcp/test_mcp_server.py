@@ -259,6 +259,30 @@ def _search_store() -> MemoryStore:
 
 
 @pytest.mark.parametrize("mode", MODES)
+def test_pin_tools_keep_a_message_raw_in_compiles(mode: str) -> None:
+    store = _search_store()
+    server, backend = build_server(store)
+
+    async def body(client: Client) -> None:
+        before = await call(client, "compile_context", max_tokens=400)
+        assert "u1" not in json.dumps(before)
+        out = await call(client, "pin_message", message_id="u1")
+        assert out["changed"] and out["sequence"] > 0 and out["pins"] == ["u1"]
+        assert (await call(client, "pin_message", message_id="u1"))["changed"] is False
+        assert (await call(client, "list_pins"))["pins"] == ["u1"]
+        after = await call(client, "compile_context", max_tokens=400)
+        assert "grammar" in json.dumps(after["messages"])  # u1's text, raw
+        assert (await call(client, "list_pins", namespace="other"))["pins"] == []  # pins belong to a namespace
+        assert "no-such" in await fail(client, "pin_message", message_id="no-such")
+        assert "no-such" in await fail(client, "unpin_message", message_id="no-such")
+        gone = await call(client, "unpin_message", message_id="u1")
+        assert gone["changed"] and gone["pins"] == []
+
+    run(body, server, mode)
+    backend.close()
+
+
+@pytest.mark.parametrize("mode", MODES)
 def test_search_messages_tool(mode: str) -> None:
     store = _search_store()
     server, backend = build_server(store)
@@ -382,6 +406,9 @@ def test_tools_list_matches_the_snapshot() -> None:
         "add_message",
         "compile_context",
         "search_messages",
+        "pin_message",
+        "unpin_message",
+        "list_pins",
         "search_summaries",
         "get_summary",
     ]

@@ -6,13 +6,16 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 from rich.console import Console
 
 from ..errors import ContextJournalError
 from ..stores import ROOT_BRANCH, Store, open_store
+
+if TYPE_CHECKING:
+    from ..manager import ContextManager
 
 __all__ = [
     "CLI_BRANCH_KEY",
@@ -26,6 +29,7 @@ __all__ = [
     "main",
     "namespace_is_isolated",
     "print_json",
+    "with_manager",
 ]
 
 app = typer.Typer(
@@ -38,6 +42,7 @@ console = Console()
 err_console = Console(stderr=True)
 
 F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
 
 
 def print_json(value: Any) -> None:
@@ -134,6 +139,22 @@ def namespace_is_isolated(store: Store, namespace: str | None) -> bool:
     """True when ``namespace`` has a message slot of its own in the store (as imports of several
     conversations, or with ``--namespace``, create), so commands read it without an ``--isolate`` flag."""
     return bool(namespace) and f"messages/{namespace}" in store.list_slots()
+
+
+def with_manager(store: str, namespace: str | None, branch: str | None, act: Callable[[ContextManager], T]) -> T:
+    """``act(manager)`` on the namespace and branch of an existing store (the current CLI branch when
+    ``branch`` is None; an isolated namespace reads its own slot), library errors turned into messages."""
+    from ..manager import ContextManager
+
+    with fail_on_library_errors():
+        st = existing_store(store)
+        try:
+            branch = cli_branch(st, branch)
+            isolate = namespace_is_isolated(st, namespace)
+            with ContextManager.open(store=st, namespace=namespace, isolate=isolate, branch=branch) as cm:
+                return act(cm)
+        finally:
+            st.close()
 
 
 def main() -> None:

@@ -12,16 +12,7 @@ from rich.text import Text
 
 from ..manager import ContextManager
 from ..recall import SearchHit
-from ._app import (
-    app,
-    build_text_index,
-    cli_branch,
-    console,
-    existing_store,
-    fail_on_library_errors,
-    namespace_is_isolated,
-    print_json,
-)
+from ._app import app, build_text_index, console, print_json, with_manager
 from .store_cmds import BranchOpt, JsonOpt, NamespaceOpt, StoreOpt
 
 _MARK = re.compile(r"(?<!\S)\*\*(\S+)\*\*(?!\S)")
@@ -103,20 +94,16 @@ def search_cmd(
     """
     since = _iso(since, "--since")
     until = _iso(until, "--until")
-    with fail_on_library_errors():
-        st = existing_store(store)
-        try:
-            branch = cli_branch(st, branch)
-            isolate = namespace_is_isolated(st, namespace)
-            with ContextManager.open(store=st, namespace=namespace, isolate=isolate, branch=branch) as cm:
-                if query.strip():  # an empty query is refused by search_messages, before any indexing
-                    build_text_index(st)
-                hits = cm.search_messages(
-                    query, limit=limit, as_of=as_of, participants=participant or None, since=since, until=until
-                )
-                ns = cm.namespace
-        finally:
-            st.close()
+
+    def act(cm: ContextManager) -> tuple[list[SearchHit], str, str]:
+        if query.strip():  # an empty query is refused by search_messages, before any indexing
+            build_text_index(cm.store)
+        found = cm.search_messages(
+            query, limit=limit, as_of=as_of, participants=participant or None, since=since, until=until
+        )
+        return found, cm.namespace, cm.current_branch()
+
+    hits, ns, branch = with_manager(store, namespace, branch, act)
     if as_json:
         print_json({"query": query, "namespace": ns, "branch": branch, "hits": [h.to_dict() for h in hits]})
         return

@@ -5,7 +5,8 @@ stale brief version — is a tool error whose text says what went wrong and what
 
 * ``journal_append``, ``get_project_summaries``, ``get_entry``, ``get_brief``, ``check_drift`` — the
   execution journal (:class:`~context_journal.journal.ExecutionJournal`);
-* ``add_message``, ``compile_context``, ``search_messages``, ``search_summaries``, ``get_summary`` —
+* ``add_message``, ``compile_context``, ``search_messages``, ``search_summaries``, ``get_summary``,
+  ``pin_message``, ``unpin_message``, ``list_pins`` —
   context managers (:class:`~context_journal.manager.ContextManager`, one per namespace and branch; a
   namespace with a message slot of its own, such as an imported conversation, reads that slot).
 
@@ -37,6 +38,7 @@ from .tools import (
     BriefResult,
     CompiledContext,
     MessageSearchResult,
+    PinsResult,
     SummaryResult,
     SummarySearchResult,
     ToolBackend,
@@ -278,6 +280,30 @@ def build_server(
         return _call(
             lambda: backend.search_messages(query, namespace, branch, limit, as_of, participants, since, until)
         )
+
+    @tool(_APPEND)
+    def pin_message(
+        message_id: Annotated[str, Field(description="The message to keep raw in every compile.")],
+        namespace: Namespace = None,
+        branch: Branch = ROOT_BRANCH,
+    ) -> PinsResult:
+        """Pin a message: it stays raw in every compile of the namespace and branch (standing instructions,
+        a spec, a key decision), with its tool call or result. Pinning a pinned message changes nothing."""
+        return _call(lambda: backend.pin_message(message_id, True, namespace, branch))
+
+    @tool(_APPEND)
+    def unpin_message(
+        message_id: Annotated[str, Field(description="The pinned message.")],
+        namespace: Namespace = None,
+        branch: Branch = ROOT_BRANCH,
+    ) -> PinsResult:
+        """Unpin a message; compiles treat it like any other again."""
+        return _call(lambda: backend.pin_message(message_id, False, namespace, branch))
+
+    @tool(_READ_ONLY)
+    def list_pins(namespace: Namespace = None, branch: Branch = ROOT_BRANCH) -> PinsResult:
+        """The pinned message ids of a namespace on a branch, in the order they were pinned."""
+        return _call(lambda: backend.list_pins(namespace, branch))
 
     @tool(_READ_ONLY)
     def search_summaries(

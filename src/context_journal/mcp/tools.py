@@ -27,6 +27,7 @@ __all__ = [
     "CompiledContext",
     "MessageHit",
     "MessageSearchResult",
+    "PinsResult",
     "SummaryResult",
     "SummarySearchResult",
     "ToolBackend",
@@ -70,6 +71,22 @@ class AddMessageResult(BaseModel):
     namespace: str
     branch: str
     message_count: int
+
+
+class PinsResult(BaseModel):
+    """Result of ``pin_message``, ``unpin_message`` and ``list_pins``.
+
+    Attributes:
+        changed: True when the call changed the pins (False: already so, or a listing).
+        sequence: Store sequence of the state record written, when one was.
+        pins: The pinned message ids of the namespace and branch, in the order they were pinned.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    changed: bool
+    sequence: int | None
+    pins: list[str]
 
 
 class CompiledContext(BaseModel):
@@ -315,6 +332,27 @@ class ToolBackend:
             cm = self._manager(namespace, branch)
             mid = cm.add_message(participant, content, metadata, id=id)
             return AddMessageResult(id=mid, namespace=cm.namespace, branch=branch, message_count=cm.message_count())
+
+    def pin_message(
+        self, message_id: str, pinned: bool, namespace: str | None = None, branch: str = ROOT_BRANCH
+    ) -> PinsResult:
+        """``ContextManager.pin`` (``pinned``) or ``unpin``.
+
+        Raises:
+            MessageNotFoundError: no visible message has the id (pinning; unpinning an id that is neither
+                pinned nor a message).
+        """
+        with self._manager_lock:
+            cm = self._manager(namespace, branch)
+            if not pinned and message_id not in cm.pins():
+                cm.get_message(message_id)  # an unknown id is an error, not a silent no-op
+            seq = cm.pin(message_id) if pinned else cm.unpin(message_id)
+            return PinsResult(changed=seq > 0, sequence=seq or None, pins=cm.pins())
+
+    def list_pins(self, namespace: str | None = None, branch: str = ROOT_BRANCH) -> PinsResult:
+        """``ContextManager.pins()``."""
+        with self._manager_lock:
+            return PinsResult(changed=False, sequence=None, pins=self._manager(namespace, branch).pins())
 
     def compile_context(
         self,
