@@ -139,7 +139,7 @@ def test_compile_recall_auto(tmp_path: Path) -> None:
 
 def _store_without_index(path: Path, messages: int) -> None:
     """A SQLite store whose messages were written before the full-text index existed: written normally,
-    then the index emptied and its backfill mark reset (as migration 5 leaves an older store)."""
+    then the index emptied and its backfill mark reset (as migrations 5 and 6 leave an older store)."""
     with ContextManager.open(path) as cm:
         for i in range(messages):
             who = "user" if i % 2 == 0 else "Claude"
@@ -152,6 +152,7 @@ def _store_without_index(path: Path, messages: int) -> None:
             "tokenize='porter unicode61 remove_diacritics 2')"
         )
         conn.execute("UPDATE text_index_backfill SET done = 0, upto = (SELECT MAX(seq) FROM records)")
+        conn.execute("DELETE FROM text_index_pending")  # (queued by the writes above; the backfill indexes them)
     conn.close()
 
 

@@ -326,7 +326,7 @@ def _without_text_index(backend: Backend, monkeypatch: pytest.MonkeyPatch) -> Se
     module = importlib.import_module(f"context_journal.stores.{backend.name}")
     full = list(module.MIGRATIONS)
     monkeypatch.setattr(module, "MIGRATIONS", [m for m in full if "full-text" not in m.name])
-    assert len(module.MIGRATIONS) == len(full) - 1
+    assert 0 < len(module.MIGRATIONS) < len(full)  # SQLite: the index (5) and its rebuild (6)
     return full
 
 

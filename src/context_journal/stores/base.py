@@ -230,7 +230,7 @@ class Transaction:
         in this transaction: ``(group, text)`` pairs from :func:`~context_journal.stores.fulltext
         .index_documents`. A backend without a full-text index ignores them."""
         if documents and self._store.has_text_index:
-            self._store._text_insert(seq, documents)
+            self._store._text_index(self, seq, documents)
 
     def put_state(self, branch_id: int, key: str, value: Any) -> int:
         """Write a new version of state ``key`` on the branch. Returns its sequence."""
@@ -389,6 +389,12 @@ class Store(ABC):
 
     def _text_insert(self, seq: int, documents: Sequence[tuple[int, str]]) -> None:
         raise NotImplementedError(f"the {self.backend} backend has no full-text index")
+
+    def _text_index(self, tx: Transaction, seq: int, documents: Sequence[tuple[int, str]]) -> None:
+        """Inside ``tx``: index the documents of the record ``seq``. Here at once; a backend may queue them
+        in the same transaction instead (SQLite: pending rows that the next search, or a later write of
+        the same handle, folds into the index before anything reads it)."""
+        self._text_insert(seq, documents)
 
     def _text_search(self, terms: Sequence[str], slots: Sequence[str], limit: int) -> list[TextHit]:
         """The ``limit`` best documents of ``slots`` matching any of ``terms`` (query words, see
@@ -695,7 +701,9 @@ class Store(ABC):
         """The best ``limit`` index documents of ``slots`` matching any of ``terms``, best first (ties: newest
         first). Visibility (branch lineage, versions, readers) is the caller's concern: it filters these
         candidates, asking for more when too many are not visible. Records written before the index existed
-        are indexed first (see :meth:`build_text_index`).
+        are indexed first (see :meth:`build_text_index`), and so are documents a backend queued (SQLite's
+        pending rows: the search then takes the write lock briefly): every write committed before the call
+        is searched.
 
         Raises:
             StoreError: the backend has no full-text index, or the query failed.

@@ -8,7 +8,8 @@ values of its input, tool_result text, a text document's data, and thinking text
 asks for it. Media are never indexed (blobs hold no text a model reads as text).
 
 A document's id is ``sequence * 256 + group`` (:func:`doc_id`), so the index needs no side table: the
-record's slot, branch and item come from the record itself.
+record's slot, branch and item come from the record itself. (SQLite stores it more compactly as the FTS5
+rowid: the sequence for group 0, ``-id`` for the other groups; ties are still ordered by this id.)
 
 Words follow SQLite FTS5's ``unicode61 remove_diacritics 2`` tokenizer: runs of letters and digits,
 lowercased, diacritics removed (an underscore separates words, as there). Stems are the Porter
@@ -199,7 +200,12 @@ def block_text(block: Mapping[str, Any], thinking: bool = False) -> list[str]:
 
 def format_date(ts: float) -> str:
     """A short UTC date: ``8 May 2023``."""
-    d = datetime.fromtimestamp(ts, UTC)
+    return _day_label(int(ts // 86400))
+
+
+@lru_cache(maxsize=4096)
+def _day_label(day: int) -> str:
+    d = datetime.fromtimestamp(day * 86400, UTC)
     return f"{d.day} {d.strftime('%B %Y')}"
 
 
@@ -219,8 +225,24 @@ def index_documents(body: Mapping[str, Any], thinking: bool = False) -> list[tup
         if isinstance(ts, (int, float)) and _DATE_RANGE[0] <= ts <= _DATE_RANGE[1]
         else participant
     )
+    content = body.get("content", ())
+    # The common case first: no block has an audience, so the one document is group 0.
+    texts: list[str] = []
+    for block in content:
+        if not isinstance(block, Mapping):
+            continue
+        if isinstance(block.get("audience"), (list, tuple)):
+            break
+        if block.get("type") == "text":
+            text = str(block.get("text", ""))
+            if text:
+                texts.append(text)
+        else:
+            texts.extend(block_text(block, thinking))
+    else:
+        return [(0, "\n".join([header, *texts]))] if texts else []
     groups: dict[tuple[str, ...] | None, list[str]] = {}
-    for block in body.get("content", ()):
+    for block in content:
         if not isinstance(block, Mapping):
             continue
         audience = block.get("audience")
@@ -228,7 +250,7 @@ def index_documents(body: Mapping[str, Any], thinking: bool = False) -> list[tup
         texts = block_text(block, thinking)
         if texts:
             groups.setdefault(key, []).extend(texts)
-    numbers = {aud: n for n, aud in audience_groups(body.get("content", ())).items()}
+    numbers = {aud: n for n, aud in audience_groups(content).items()}
     out: list[tuple[int, str]] = []
     for aud, n in sorted(numbers.items(), key=lambda kv: kv[1]):
         found = groups.get(None if aud is None else tuple(sorted(aud)))

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import StoreBusyError, StoreError
-from .base import ROOT_BRANCH, Op, StoreStats
+from .base import ROOT_BRANCH, Op, StoreStats, Transaction
 from .fulltext import MAX_GROUPS, TextHit
 from .migrations import Migration, apply_migrations
 from .queue import WorkClaim
@@ -137,7 +137,7 @@ def _m5_text_index(store: SQLiteStore) -> None:
     store._conn.execute(
         "CREATE VIRTUAL TABLE text_index USING fts5(body, content='', columnsize=0, "
         "tokenize='porter unicode61 remove_diacritics 2')"
-    )
+    )  # (rebuilt by migration 6)
     store._conn.execute(
         "CREATE TABLE text_index_backfill (id INTEGER PRIMARY KEY CHECK (id = 1), done INTEGER NOT NULL, "
         "upto INTEGER NOT NULL)"
@@ -146,14 +146,54 @@ def _m5_text_index(store: SQLiteStore) -> None:
     store._conn.execute("INSERT INTO text_index_backfill(id, done, upto) VALUES (1, 0, ?)", (head,))
 
 
+TEXT_INDEX_DDL = (
+    "CREATE VIRTUAL TABLE text_index USING fts5(body, content='', columnsize=0, "
+    "tokenize='porter unicode61 remove_diacritics 2')"
+)
+
+
+def _m6_text_index_pending(store: SQLiteStore) -> None:
+    # Two changes to the index of migration 5, which is rebuilt (the backfill of Store.build_text_index
+    # indexes every message again, resumably, on the first search or `context-journal search`):
+    # * document ids: a message's group-0 document (the only one, unless blocks have an audience) is its
+    #   sequence, an audience group -(sequence * 256 + group) (see _doc_rowid). FTS5 stores each posting's
+    #   rowid as a varint delta from the previous one: sequence * 256 made each about 1 byte longer (the
+    #   store with its index: 1.43x the size of one without at 20,000 benchmark messages, 1.32x now);
+    # * pending rows: a write queues its documents in text_index_pending (rowid and text, in the same
+    #   transaction as its record) instead of writing them to FTS5, whose every commit flushes a new
+    #   segment and updates its structure (about 30 us a write). A search folds every pending row into the
+    #   index first (SQLiteStore._text_fold), and so does every 64th write of a handle or the second indexed
+    #   write of one transaction: the index is complete whenever it is read, after a crash too.
+    conn = store._conn
+    conn.execute("DROP TABLE IF EXISTS text_index")
+    conn.execute(TEXT_INDEX_DDL)
+    conn.execute("CREATE TABLE text_index_pending (id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
+    head = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM records").fetchone()[0]
+    conn.execute("UPDATE text_index_backfill SET done = 0, upto = ? WHERE id = 1", (head,))
+
+
 MIGRATIONS: list[Migration[SQLiteStore]] = [
     Migration(1, "records, branches, slots, blobs", _m1_schema),
     Migration(2, "item index", _m2_item_index),
     Migration(3, "execution journal (append-only triggers)", _m3_journal),
     Migration(4, "compression work queue", _m4_work_queue),
     Migration(5, "full-text index (FTS5)", _m5_text_index),
+    Migration(6, "full-text index: compact document ids, pending rows", _m6_text_index_pending),
 ]
 
+TEXT_FOLD_EVERY = 64
+"""A handle folds the pending rows into the full-text index at every this many writes of its own (searches
+fold them too): the bound on what a search may have to fold, and what one write may pay for it."""
+
+
+def _doc_rowid(seq: int, group: int) -> int:
+    """The FTS5 rowid of a document: the sequence for group 0, ``-(sequence * 256 + group)`` otherwise."""
+    return seq if group == 0 else -(seq * MAX_GROUPS + group)
+
+
+# The document id (fulltext.doc_id: sequence * 256 + group) of an FTS5 rowid, in SQL. Ties of bm25 are
+# ordered by it, newest first, as on the other backends.
+_DOC_KEY = f"(CASE WHEN rowid >= 0 THEN rowid * {MAX_GROUPS} ELSE -rowid END)"
 
 
 class SQLiteStore(SQLStore):
@@ -236,6 +276,15 @@ class SQLiteStore(SQLStore):
     def _exec(self, sql: str, params: tuple[object, ...] = ()) -> sqlite3.Cursor:
         try:
             return self._conn.execute(sql, params)
+        except sqlite3.Error as exc:
+            raise self._translate(exc) from exc
+
+    def _exec_many(self, sql: str, params: Sequence[tuple[object, ...]]) -> None:
+        try:
+            if len(params) == 1:
+                self._conn.execute(sql, params[0])
+            else:
+                self._conn.executemany(sql, params)
         except sqlite3.Error as exc:
             raise self._translate(exc) from exc
 
@@ -334,25 +383,75 @@ class SQLiteStore(SQLStore):
 
     has_text_index = True
 
+    # Which transaction last queued a pending row, and which one folded (its later documents go straight
+    # into the index); the pending rows since this handle's last fold (counted in the table at its first
+    # write, so that short-lived handles writing one message each still fold every TEXT_FOLD_EVERY writes).
+    _text_queued_in: Transaction | None = None
+    _text_folded_in: Transaction | None = None
+    _text_queued: int | None = None
+
     def _text_insert(self, seq: int, documents: Sequence[tuple[int, str]]) -> None:
-        base = seq * MAX_GROUPS
-        for group, text in documents:
-            self._exec("INSERT INTO text_index(rowid, body) VALUES (?, ?)", (base + group, text))
+        self._exec_many(
+            "INSERT INTO text_index(rowid, body) VALUES (?, ?)", [(_doc_rowid(seq, g), t) for g, t in documents]
+        )
+
+    def _text_index(self, tx: Transaction, seq: int, documents: Sequence[tuple[int, str]]) -> None:
+        # A lone write queues its documents as pending rows (one plain insert, same transaction); the
+        # second indexed write of a transaction, or a handle's TEXT_FOLD_EVERY-th queued write, folds every
+        # pending row into the index and writes its own (and the transaction's later ones) directly: many
+        # documents in one transaction cost one FTS5 segment flush, as they always did.
+        if tx is not self._text_folded_in:
+            if self._text_queued is None:
+                self._text_queued = int(self._exec("SELECT COUNT(*) FROM text_index_pending").fetchone()[0])
+            if tx is not self._text_queued_in and self._text_queued < TEXT_FOLD_EVERY - 1:
+                self._text_queued_in = tx
+                self._text_queued += 1
+                self._exec_many(
+                    "INSERT INTO text_index_pending(id, body) VALUES (?, ?)",
+                    [(_doc_rowid(seq, g), t) for g, t in documents],
+                )
+                return
+            self._text_fold()
+            self._text_folded_in = tx
+        self._text_insert(seq, documents)
+
+    def _text_fold(self) -> int:
+        """Inside a write transaction: move every pending row into the full-text index (any handle's, in
+        rowid order). Returns the rows moved."""
+        self._text_queued = 0
+        if self._exec("SELECT 1 FROM text_index_pending LIMIT 1").fetchone() is None:
+            return 0
+        moved = self._exec(
+            "INSERT INTO text_index(rowid, body) SELECT id, body FROM text_index_pending ORDER BY id"
+        ).rowcount
+        self._exec("DELETE FROM text_index_pending")
+        return int(moved)
+
+    def text_pending_rows(self) -> int:
+        """Documents written but not yet folded into the full-text index (any search folds them first)."""
+        with self._lock:
+            self._check_open()
+            return int(self._exec("SELECT COUNT(*) FROM text_index_pending").fetchone()[0])
 
     def _text_search(self, terms: Sequence[str], slots: Sequence[str], limit: int) -> list[TextHit]:
         ids = {sid: name for name in slots if (sid := self._slot_id(name, create=False)) is not None}
         if not ids:
             return []
+        # Every write committed before this search is in the index or pending: fold first. (A write that
+        # commits after the check is concurrent with the search, which may or may not see it.)
+        if self._txn is not None or self._exec("SELECT 1 FROM text_index_pending LIMIT 1").fetchone():
+            with self.transaction():
+                self._text_fold()
         match = " OR ".join(f'"{t}"' for t in terms)
         # Rank first, join the few best to their records after (the join per match costs more than the
         # ranking); ask for more when other slots' documents took places.
         fetch = limit
         while True:
             rows = self._exec(
-                "SELECT t.rowid, t.score, r.branch_id, r.slot_id, r.item FROM "
-                "(SELECT rowid, bm25(text_index) AS score FROM text_index WHERE text_index MATCH ? "
-                f"ORDER BY score, rowid DESC LIMIT ?) AS t JOIN records r ON r.seq = t.rowid / {MAX_GROUPS} "
-                "ORDER BY t.score, t.rowid DESC",
+                "SELECT t.key, t.score, r.branch_id, r.slot_id, r.item FROM "
+                f"(SELECT {_DOC_KEY} AS key, bm25(text_index) AS score FROM text_index WHERE text_index MATCH ? "
+                f"ORDER BY score, key DESC LIMIT ?) AS t JOIN records r ON r.seq = t.key / {MAX_GROUPS} "
+                "ORDER BY t.score, t.key DESC",
                 (match, fetch),
             ).fetchall()
             kept = [row for row in rows if row[3] in ids]
@@ -360,8 +459,8 @@ class SQLiteStore(SQLStore):
                 break
             fetch *= 4
         return [
-            TextHit(int(rowid) // MAX_GROUPS, int(rowid) % MAX_GROUPS, -float(score), ids[sid], int(bid), item)
-            for rowid, score, bid, sid, item in kept[:limit]
+            TextHit(int(key) // MAX_GROUPS, int(key) % MAX_GROUPS, -float(score), ids[sid], int(bid), item)
+            for key, score, bid, sid, item in kept[:limit]
         ]
 
     def _text_backfill_state(self) -> tuple[int, int]:
