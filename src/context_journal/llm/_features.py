@@ -1,10 +1,11 @@
 """Salient features of a text unit for the offline summarizer: cues and concepts.
 
 **Cues** add to a unit's score once each: an error cue (error, failed, fix, cannot, not found...)
-3, a decision or constraint cue (decided, instead, must, should, never, only, prefer...) 2, a
-question (ends with ``?``) 2, each distinct content word (4+ letters, not a stopword and not a
-cue) :data:`CONTENT_WORD_WEIGHT` up to :data:`CONTENT_WORD_CAP` words; a unit opening with a social
-formula ("Thanks", "Wow", "Sounds good", "OK") loses :data:`PHATIC_PENALTY`.
+3, a decision or constraint cue (decided, instead, must, should, never, only, prefer...) 2, each
+distinct content word (4+ letters, not a stopword and not a cue) :data:`CONTENT_WORD_WEIGHT` up to
+:data:`CONTENT_WORD_CAP` words; a unit opening with a social formula ("Thanks", "Wow", "Sounds
+good", "OK") loses :data:`PHATIC_PENALTY`. A question gets no bonus: digests that favoured questions
+were a third questions where the conversations they summarised were a tenth.
 
 **Concepts** are the facts a later turn looks up, each ``(kind, text)``: paths (``/a/b``,
 ``src/x.py``, ``name.ext`` with a known extension), identifiers (snake_case, camelCase, CamelCase,
@@ -13,10 +14,16 @@ upper-case codes mixing letters and digits such as booking references), numbers,
 (ISO, "7 May 2023", "May 7", "10:30 pm", weekdays, "yesterday"), and names (a capitalised word
 after a lower-case word). Their weights (:data:`CONCEPT_WEIGHTS`) count only concepts not already
 covered by the units chosen before, which is what makes the selection favour distinct facts.
+
+**Recurrence.** A concept mentioned by many units of the text summarised (a file edited four times,
+a function named in a call, its result and the next turn) is what the work was about: its weight is
+multiplied by :func:`recurrence_boost` of its mention count (paths are counted by file name, so
+``lib/a.ex`` and ``/abs/lib/a.ex`` are one item).
 """
 
 from __future__ import annotations
 
+import math
 import re
 
 __all__ = [
@@ -24,9 +31,14 @@ __all__ = [
     "CONTENT_WORD_CAP",
     "CONTENT_WORD_WEIGHT",
     "PHATIC_PENALTY",
+    "RECURRENCE_MAX",
+    "RECURRENCE_WEIGHT",
     "Concept",
     "analyse",
+    "concept_key",
     "concept_weight",
+    "named_items",
+    "recurrence_boost",
     "salience",
 ]
 
@@ -36,6 +48,11 @@ CONTENT_WORD_CAP = 8
 """Most content words counted per unit."""
 PHATIC_PENALTY = 2.0
 """Taken off a unit that opens with a social formula ("Thanks", "Wow", "Sounds great", "OK")."""
+
+RECURRENCE_WEIGHT = 0.5
+"""A concept mentioned ``n`` times weighs ``1 + RECURRENCE_WEIGHT * log2(n)`` times its kind's weight."""
+RECURRENCE_MAX = 2.5
+"""Most a recurrence multiplier reaches (8 mentions at the default weight)."""
 
 Concept = tuple[str, str]
 """A salient feature occurrence: ``(kind, text)``, e.g. ``("path", "src/app.py")``."""
@@ -82,21 +99,44 @@ turns need them most (checked by the retention test in ``tests/llm``)."""
 _FLAGS = {"error": 3.0, "decision": 2.0}
 
 
-def concept_weight(concepts: tuple[Concept, ...], covered: set[Concept] | frozenset[Concept]) -> float:
-    """Weight of the ``concepts`` not yet ``covered``: per kind ``weight * min(new ones, cap)``."""
-    counts: dict[str, int] = {}
-    for c in concepts:
+def concept_key(concept: Concept) -> str:
+    """What recurrences of ``concept`` are counted by: a path's file name, else the concept's text."""
+    kind, text = concept
+    if kind == "path":
+        return "path:" + text.rstrip("/").rsplit("/", 1)[-1]
+    return f"{kind}:{text}"
+
+
+def recurrence_boost(mentions: int) -> float:
+    """The weight multiplier of a concept mentioned ``mentions`` times (1 for one mention)."""
+    if mentions <= 1:
+        return 1.0
+    return min(RECURRENCE_MAX, 1.0 + RECURRENCE_WEIGHT * math.log2(mentions))
+
+
+def concept_weight(
+    concepts: tuple[Concept, ...],
+    covered: set[Concept] | frozenset[Concept],
+    boosts: tuple[float, ...] = (),
+) -> float:
+    """Weight of the ``concepts`` not yet ``covered``: per kind, the ``cap`` new ones of highest
+    multiplier, each ``weight * multiplier`` (``boosts[i]`` is the multiplier of ``concepts[i]``; 1
+    when ``boosts`` is empty)."""
+    by_kind: dict[str, list[float]] = {}
+    for i, c in enumerate(concepts):
         if c not in covered:
-            counts[c[0]] = counts.get(c[0], 0) + 1
+            by_kind.setdefault(c[0], []).append(boosts[i] if boosts else 1.0)
     total = 0.0
-    for kind, n in counts.items():
+    for kind, mults in by_kind.items():
         weight, cap = CONCEPT_WEIGHTS[kind]
-        total += weight * min(n, cap)
+        if len(mults) > cap:
+            mults = sorted(mults, reverse=True)[:cap]
+        total += weight * sum(mults)
     return total
 
 
 def analyse(text: str) -> tuple[float, tuple[Concept, ...]]:
-    """The cue part of a unit's score (error, decision, question) and its distinct concepts."""
+    """The cue part of a unit's score (error, decision, content words) and its distinct concepts."""
     cues = 0.0
     seen_flags: set[str] = set()
     concepts: dict[Concept, None] = {}
@@ -115,12 +155,19 @@ def analyse(text: str) -> tuple[float, tuple[Concept, ...]]:
                 cues += _FLAGS[kind]
         else:
             concepts[(kind, m.group())] = None
-    if text.endswith("?"):
-        cues += 2.0
     cues += CONTENT_WORD_WEIGHT * min(len(words), CONTENT_WORD_CAP)
     if _PHATIC.match(text):
         cues -= PHATIC_PENALTY
     return cues, tuple(concepts)
+
+
+def named_items(text: str) -> list[str]:
+    """The distinct identifiers and paths of ``text``, most mentioned first (ties: first mention)."""
+    counts: dict[str, int] = {}
+    for m in _FEATURES.finditer(text):
+        if m.lastgroup in ("id", "path"):
+            counts[m.group()] = counts.get(m.group(), 0) + 1
+    return sorted(counts, key=lambda k: -counts[k])  # stable: first mention breaks ties
 
 
 def salience(text: str) -> float:

@@ -3,9 +3,12 @@
 :class:`OfflineSummarizer` answers a summarisation request with an **extractive** digest written
 from the agent's side: fixed labels (``The user said:``, ``I said:``, ``I called:``,
 ``Results:``, ``Errors:``, ``I thought:``, or ``<name> said:`` for a named user turn) followed by
-fragments copied verbatim from the request. Nothing else is written, so the digest can leave things
-out but never invents them. Which fragments are candidates and how they are scored is documented
-in :mod:`context_journal.llm._extract`.
+fragments copied verbatim from the request. A tool call reads ``Name(key: value, ...)`` with its
+arguments kept compactly: long strings clipped, the clipping marked with what it left out and the
+names it held (``old_string: def foo(x) do… [clipped 1,234 chars; names: load_user]``), lists and
+dicts flattened to ``[key: value, ...]``, absolute paths as ``…/`` and their last parts. Nothing else
+is written, so the digest can leave things out but never invents them. Which fragments are
+candidates and how they are scored is documented in :mod:`context_journal.llm._extract`.
 
 **What is summarised.** ``request.metadata["summarize_range"] = [start, end)`` names the messages to
 summarise; the others are context (the head, earlier summaries) and are not repeated. Without it,
@@ -21,22 +24,26 @@ exceeds ``max_tokens``.
 **Which units.** Greedy maximum coverage (as in Gillick and Favre, "A Scalable Global Model for
 Summarization", 2009): repeatedly take the unit of highest rank that still fits, where a unit's
 rank counts only the concepts (paths, identifiers, numbers, dates, names) that the units taken
-before it do not hold yet. The chosen units are emitted in conversation order, consecutive units
-with the same label sharing a line. If the rendered digest still exceeds the target (the estimate
-is not additive over pieces), the last-chosen units are dropped until it fits. When not even the
-best unit fits, its longest prefix that fits (cut at a space) is used.
+before it do not hold yet, each weighted by how often the text summarised mentions it. A call's
+argument is taken only with its call (priced together until the call is in). The chosen units are
+emitted in conversation order, consecutive units with the same label sharing a line. A merge's
+digest reads the earlier digests line by line, keeping each line's label, so calls stay calls. If
+the rendered digest still exceeds the target (the estimate is not additive over pieces), the
+last-chosen units are dropped until it fits. When not even the best unit fits, its longest prefix
+that fits (cut at a space) is used.
 """
 
 from __future__ import annotations
 
 import heapq
+import math
 import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..content import TextBlock, block_to_dict
 from ..tokens import EstimatingCounter, estimate_text_tokens
-from ._extract import Unit, extract_units, render_call
+from ._extract import MIN_RANK_TOKENS, Unit, extract_units, render_call
 from ._features import Concept
 from .types import LLMRequest, LLMResponse, Usage
 
@@ -139,6 +146,17 @@ def target_tokens(request: LLMRequest) -> int:
 _LABELLED = re.compile(r"^(?:The user said|I said|I called|Results|Errors|I thought|\S{1,60} said):")
 
 
+def _call_body(run: list[Unit]) -> str:
+    """Calls of a run joined by ``"; "``, each head with its chosen arguments inside its parentheses."""
+    calls: list[tuple[Unit, list[str]]] = []
+    for u in run:
+        if u.head is not None and calls and calls[-1][0] is u.head:
+            calls[-1][1].append(u.rendered)
+        else:
+            calls.append((u, []))
+    return "; ".join(render_call(head.rendered, args) for head, args in calls)
+
+
 def _group(units: list[Unit]) -> list[DigestLine]:
     lines: list[DigestLine] = []
     run: list[Unit] = []
@@ -147,10 +165,7 @@ def _group(units: list[Unit]) -> list[DigestLine]:
         if not run:
             return
         head = run[0]
-        if head.kind == "call":
-            body = "; ".join(render_call(u.fragments) for u in run)
-        else:
-            body = " ".join(u.fragments[0] for u in run)
+        body = _call_body(run) if head.kind == "call" else " ".join(u.fragments[0] for u in run)
         frags = tuple(f for u in run for f in u.fragments)
         # A merge summarises earlier digests, whose sentences already open with a label: keep one label.
         text = body if _LABELLED.match(body) else f"{head.label} {body}"
@@ -190,26 +205,58 @@ def _select(units: list[Unit], target: int) -> list[Unit]:
 
     Gains only shrink as concepts get covered, so the lazy greedy algorithm (Minoux, 1978) is exact
     here: a unit whose re-computed rank still beats the best stale rank is taken. Ties go to the
-    earlier unit. Returns the units in the order they were chosen (best first).
+    earlier unit. An argument of a tool call is shown only with its call's head, and competes only
+    once the head is taken (so a call's file is kept before its bulky text), then at its own cost;
+    when the head shows nothing but the tool's name, the argument competes from the start, priced
+    and valued together with the head (taking it takes the head). Returns the units in
+    the order they were chosen (best first; a head before its arguments).
     """
-    heap = [(-u.rank(), u.order, i) for i, u in enumerate(units)]
-    heapq.heapify(heap)
     covered: set[Concept] = set()
     chosen: list[Unit] = []
+    taken: set[int] = set()
+    args_of: dict[int, list[int]] = {}
+    for i, u in enumerate(units):
+        if u.head is not None:
+            args_of.setdefault(id(u.head), []).append(i)
     total = 0
+
+    def price(unit: Unit) -> tuple[float, int]:
+        """(rank, cost in tokens) of taking ``unit`` now."""
+        cost = unit.tokens + 2  # a separator, and on average part of a label
+        gain = unit.gain(covered)
+        head = unit.head
+        if head is not None and id(head) not in taken:
+            cost += head.tokens + 2
+            gain = head.gain(covered) + unit.gain(covered | set(head.concepts))
+        return gain / math.sqrt(max(cost, MIN_RANK_TOKENS)), cost
+
+    def waits(unit: Unit) -> bool:
+        """An argument of a call whose head shows something of its own waits for the head."""
+        return unit.head is not None and id(unit.head) not in taken and bool(unit.head.concepts)
+
+    heap = [(-price(u)[0], u.order, i) for i, u in enumerate(units) if not waits(u)]
+    heapq.heapify(heap)
     while heap:
         _, order, i = heapq.heappop(heap)
         unit = units[i]
-        cost = unit.tokens + 2  # a separator, and on average part of a label
+        if id(unit) in taken or waits(unit):
+            continue
+        fresh, cost = price(unit)
         if total + cost > target:
             continue
-        fresh = unit.rank(covered)
         if heap and fresh < -heap[0][0]:
             heapq.heappush(heap, (-fresh, order, i))
             continue
-        chosen.append(unit)
+        new = [unit] if unit.head is None or id(unit.head) in taken else [unit.head, unit]
+        for u in new:
+            chosen.append(u)
+            taken.add(id(u))
+            covered.update(u.concepts)
         total += cost
-        covered.update(unit.concepts)
+        # A head just taken makes its arguments cheaper: rank them again (also those that did not fit).
+        for j in args_of.get(id(new[0]), []) if new[0].head is None else []:
+            if id(units[j]) not in taken:
+                heapq.heappush(heap, (-price(units[j])[0], units[j].order, j))
     return chosen
 
 
@@ -230,11 +277,12 @@ def summarize_request(request: LLMRequest) -> Digest:
     lines = _group([u for u in units if id(u) in chosen_ids])
     # The estimate is not additive over pieces; drop the lowest-ranked until the rendering fits.
     while chosen and estimate_text_tokens("\n".join(line.text for line in lines)) > target:
-        dropped = chosen.pop()
+        dropped = chosen.pop()  # a head's arguments were chosen after it, so they go first
         chosen_ids.discard(id(dropped))
         lines = _group([u for u in units if id(u) in chosen_ids])
-    if not chosen and units:
-        cut = _prefix_unit(max(units, key=lambda u: (u.rank(), -u.order)), target)
+    heads = [u for u in units if u.head is None]
+    if not chosen and heads:
+        cut = _prefix_unit(max(heads, key=lambda u: (u.rank(), -u.order)), target)
         lines = _group([cut]) if cut is not None else []
     return Digest(tuple(lines), target, len(units), (start, end))
 
