@@ -97,7 +97,8 @@ class Candidate:
 
 @dataclass(frozen=True)
 class RecalledLine:
-    """One message of a span as rendered: who, when, the text, whether it was cut."""
+    """One message of a span as rendered: who, when, the text, whether it was cut, and the position of
+    the hit it was recalled for (its own position for a hit)."""
 
     position: int
     message_id: str
@@ -106,6 +107,7 @@ class RecalledLine:
     timestamp: float | None
     text: str
     excerpt: bool
+    hit: int = -1
 
 
 class Lines(Protocol):
@@ -243,7 +245,7 @@ def plan_spans(
                 continue
             limit = config.hit_tokens if p in (hit, reply) else config.neighbour_tokens
             text, cut = _cut(text, stems if p == hit else frozenset(), limit, counter)  # type: ignore[arg-type]  # counters hash by identity
-            lines.append(RecalledLine(p, entry.id, entry.sequence, entry.participant, ts, text, cut))
+            lines.append(RecalledLine(p, entry.id, entry.sequence, entry.participant, ts, text, cut, hit))
             cost += _line_cost(entry.participant, text, counter)  # type: ignore[arg-type]
             where = place(p)
             if where not in places and where not in new_places:

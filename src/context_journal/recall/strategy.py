@@ -5,7 +5,9 @@
 it), then plans the spans again without the messages the strategy renders raw, and places one recall
 pair per place in the conversation among the strategy's entries, in chronological order (a recall pair
 goes after every entry that starts at or before its first message, so it never splits a tool unit or a
-summary's pair). The spans never use more than the first plan did, so the selection still fits.
+summary's pair). The spans never use more than the first plan did, so the selection still fits. Usually one plan is
+enough: the first plan less the lines the strategy then renders raw, with what that frees given back
+to the strategy; the planner runs again only when the places the spans go cost more pairs than planned.
 """
 
 from __future__ import annotations
@@ -126,6 +128,26 @@ class RecallStrategy(StrategyWrapper):
         first = plan_spans(view, self.candidates, allowance, cfg, counter, load, lambda p: False, pair)
         planned = self._cost(first, 1)
         selection = self.inner.select(inner_view, replace(budget, tokens=max(0, budget.tokens - planned)))
+        quick = self._settle(first, selection, planned, inner_view, budget)
+        if quick is not None:  # the first plan, less what the strategy shows raw, fits where it goes
+            selection, spans, place = quick
+        else:
+            selection, spans, place = self._refit(view, selection, planned, load, inner_view, budget)
+        self.recalled = list(spans)
+        if not spans:
+            return selection
+        return replace(selection, entries=self._place(selection.entries, spans, place))
+
+    def _refit(
+        self,
+        view: MessageView,
+        selection: Selection,
+        planned: int,
+        load: LineSource,
+        inner_view: MessageView,
+        budget: Budget,
+    ) -> tuple[Selection, list[RecallSpan], Callable[[int], int]]:
+        """Plan again around ``selection`` until recall and the strategy settle (at most 4 rounds)."""
         spans: list[RecallSpan] = []
         place: Callable[[int], int] = lambda p: 0  # noqa: E731
         for _round in range(4):
@@ -135,10 +157,28 @@ class RecallStrategy(StrategyWrapper):
             # Recall used less than it held back (hits the strategy shows raw): give the rest back.
             selection = self.inner.select(inner_view, replace(budget, tokens=max(0, budget.tokens - cost)))
             planned = cost
-        self.recalled = list(spans)
-        if not spans:
-            return selection
-        return replace(selection, entries=self._place(selection.entries, spans, place))
+        return selection, spans, place
+
+    def _settle(
+        self,
+        first: Sequence[RecallSpan],
+        selection: Selection,
+        planned: int,
+        view: MessageView,
+        budget: Budget,
+    ) -> tuple[Selection, list[RecallSpan], Callable[[int], int]] | None:
+        """The first plan without the lines ``selection`` renders raw, when that fits ``planned`` with
+        one recall pair per place it goes (else None: plan again); what it frees goes back to the
+        strategy in one more selection when that is worth it (its raw lines left out in turn)."""
+        spans, place, cost = _around(first, selection, self._cost)
+        if cost > planned:
+            return None
+        if cost < planned - max(32, budget.tokens // 50) or (not spans and planned):
+            wider = self.inner.select(view, replace(budget, tokens=max(0, budget.tokens - cost)))
+            fewer, place2, cost2 = _around(spans, wider, self._cost)
+            if cost2 <= cost:
+                return wider, fewer, place2
+        return selection, spans, place
 
     def _fit(
         self,
@@ -197,3 +237,27 @@ class RecallStrategy(StrategyWrapper):
             recalled=recalled,
         )
         return marker, memory
+
+
+def _around(
+    spans: Sequence[RecallSpan], selection: Selection, cost: Callable[[Sequence[RecallSpan], int], int]
+) -> tuple[list[RecallSpan], Callable[[int], int], int]:
+    """``spans`` without the lines ``selection`` renders raw and those recalled for a hit it renders raw
+    (a span split where they were), where each goes among its entries, and what they cost there."""
+    is_raw = raw_test(selection.entries)
+    starts = entry_starts(selection.entries)
+
+    def place(p: int) -> int:
+        return place_of(starts, p)
+
+    out: list[RecallSpan] = []
+    for span in spans:
+        for line in span.lines:
+            if is_raw(line.position) or (line.hit >= 0 and is_raw(line.hit)):
+                continue  # shown raw, or the neighbour of a hit shown raw (a raw hit brings nothing back)
+            if out and out[-1].end == line.position:
+                prev = out[-1]
+                out[-1] = RecallSpan(prev.start, line.position + 1, (*prev.lines, line), 0)
+            else:
+                out.append(RecallSpan(line.position, line.position + 1, (line,), 0))
+    return out, place, cost(out, len({place(s.start) for s in out}))
