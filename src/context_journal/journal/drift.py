@@ -21,6 +21,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .._graphemes import clip_end
 from .brief import Brief, Finding, brief_from_state
 from .entries import Entry
 from .folds import Fold, ProjectState
@@ -131,7 +132,7 @@ def check_citations(brief: Brief) -> list[Finding]:
     for i, claim in enumerate(brief.narrative):
         subject = f"narrative[{i}]"
         if not claim.cites:
-            out.append(_error("uncited_claim", f"claim {i} cites no entry: {claim.text[:120]!r}", [], subject))
+            out.append(_error("uncited_claim", f"claim {i} cites no entry: {clip_end(claim.text, 120)!r}", [], subject))
             continue
         bad = [c for c in claim.cites if not lo <= c <= hi]
         if bad:

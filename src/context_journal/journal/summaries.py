@@ -19,6 +19,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .._graphemes import clip_end
 from ..tokens import estimate_text_tokens
 from .entries import Entry, HandoffBody, canonical_json
 from .folds import ActiveRuleOut, ProjectState, TaskState
@@ -61,7 +62,7 @@ _STATUS_ORDER = {"failed": 0, "claimed": 1, "open": 2, "verified": 3}
 
 def clip(text: str, max_tokens: int) -> tuple[str, bool]:
     """``text`` with whitespace collapsed, cut to at most ``max_tokens`` estimated tokens (at a space where
-    possible, ending with ``…``).
+    possible, never inside a grapheme cluster, ending with ``…``).
 
     Returns:
         The text and whether it was cut.
@@ -73,7 +74,7 @@ def clip(text: str, max_tokens: int) -> tuple[str, bool]:
     while lo <= hi:
         mid = (lo + hi) // 2
         cut = flat.rfind(" ", 0, mid + 1)
-        piece = flat[: cut if cut > mid // 2 else mid].rstrip() + "…"
+        piece = clip_end(flat, cut if cut > mid // 2 else mid).rstrip() + "…"  # whole grapheme clusters
         if estimate_text_tokens(piece) <= max_tokens:
             best, lo = piece, mid + 1
         else:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from .._graphemes import split_words
 from ..messages import Message, MessageStore, to_timestamp
 from ..stores.base import Op
 from ..stores.fulltext import TextHit, audience_groups, block_text, query_terms, stem, words
@@ -79,7 +80,7 @@ def snippet(text: str, stems: set[str], width: int = _SNIPPET_WORDS) -> tuple[st
     """The ``width`` words of ``text`` around its densest run of matches, matches marked with ``**``;
     also the stems matched. Of a text longer than 5,000 words, the 5,000 around the first place a query
     word starts are looked at."""
-    tokens = text.split()
+    tokens = split_words(text)  # whitespace that carries a mark or joiner stays in its word
     offset = 0
     if len(tokens) > _SNIPPET_SCAN:
         # A long text (a log, a file dump): look around the first place a stem occurs as a word's start
@@ -87,7 +88,7 @@ def snippet(text: str, stems: set[str], width: int = _SNIPPET_WORDS) -> tuple[st
         pattern = "|".join(re.escape(st) for st in sorted(stems, key=len, reverse=True) if st)
         found = re.search(rf"(?<![^\W_])(?:{pattern})", text, flags=re.IGNORECASE) if pattern else None
         if found is not None:
-            at = len(text[: found.start()].split())
+            at = len(split_words(text[: found.start()]))
             offset = max(0, min(at - _SNIPPET_SCAN // 2, len(tokens) - _SNIPPET_SCAN))
     scanned = tokens[offset : offset + _SNIPPET_SCAN]
     token_stems = [{stem(w) for w in words(t)} & stems for t in scanned]

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from ..._graphemes import ceil_boundary, clip_end
 from .chunking import Regions, summary_span
 from .records import PartRecord, Summary, merge_id, summary_id_for_chunk
 from .requests import RequestPlan
@@ -42,11 +43,11 @@ def cap_text(text: str, cap: int, tokens: Callable[[str], int]) -> tuple[str, bo
             lo = mid
         else:
             hi = mid - 1
-    cut = text[:lo]
+    cut = clip_end(text, lo)  # whole grapheme clusters (an emoji, a flag, a letter with its marks)
     ends = [m.start() for m in _SENTENCE_END.finditer(cut)]
     if ends and ends[-1] > len(cut) // 2:
         cut = cut[: ends[-1]]
-    return cut.rstrip() or text[:lo].rstrip(), True
+    return cut.rstrip() or clip_end(text, max(lo, ceil_boundary(text, 1))).rstrip(), True
 
 
 def _seqs(view: MessageView, a: int, b: int) -> tuple[int, int] | None:

@@ -1,0 +1,203 @@
+"""A multi-script corpus for measuring the token estimate against tiktoken, built from text written here
+and from random bytes with a fixed seed (nothing downloaded): ``CORPUS`` maps a content class to its
+samples. Shared by ``test_token_estimate_scripts.py`` and ``benchmarks/bench_tokens.py``."""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import unicodedata
+
+__all__ = ["CORPUS", "corpus"]
+
+_CHINESE = [
+    "今天天气很好，我们去公园散步吧。",
+    "这个项目的目标是构建一个持久的日志系统，让代理在长时间的对话中不会丢失上下文。",
+    "请把测试结果发给我，特别是失败的那几个用例，以及它们的错误信息。",
+    "数据库迁移已经完成，但是索引重建还需要大约二十分钟。",
+    "我们在上海的办公室下周一开会，讨论第三季度的预算和招聘计划。",
+    "模型的回答太长了，需要在发送之前压缩成摘要，同时保留关键的数字和名字。",
+]
+_JAPANESE = [
+    "日本語のテキストも含まれています。",
+    "明日の会議は午後三時からに変更になりました。資料は共有フォルダにあります。",
+    "このバグは再現できませんでしたが、ログを見るとタイムアウトが原因のようです。",
+    "東京駅から新幹線で大阪まで行き、そこからバスで京都へ向かいました。",
+    "ファイルを保存する前に、必ずテストを実行してください。",
+]
+_KOREAN = [
+    "안녕하세요, 오늘 회의는 오후 세 시에 시작합니다.",
+    "테스트가 모두 통과했지만 배포는 내일 아침으로 미루기로 했습니다.",
+    "서울에서 부산까지 기차로 약 두 시간 반이 걸립니다.",
+    "이 함수는 입력이 비어 있을 때 예외를 발생시킵니다.",
+]
+_THAI = [
+    "สวัสดีครับวันนี้อากาศดีมากเราไปเดินเล่นที่สวนสาธารณะกันเถอะ",
+    "การประชุมพรุ่งนี้เลื่อนไปเป็นบ่ายสามโมงเอกสารอยู่ในโฟลเดอร์ที่แชร์ไว้",
+    "ระบบนี้บันทึกข้อความทั้งหมดไว้อย่างปลอดภัยและสามารถย้อนกลับไปดูได้ทุกเมื่อ",
+    "กรุณาส่งผลการทดสอบให้ผมด้วยโดยเฉพาะกรณีที่ล้มเหลวและข้อความแสดงข้อผิดพลาด",
+    "ภาษาไทยไม่มีการเว้นวรรคระหว่างคำจึงทำให้การตัดคำเป็นเรื่องยาก",
+]
+_HINDI = [
+    "नमस्ते, आज मौसम बहुत अच्छा है। चलो पार्क में टहलने चलते हैं।",
+    "कल की बैठक दोपहर तीन बजे से शुरू होगी और सभी दस्तावेज़ साझा फ़ोल्डर में हैं।",
+    "इस परियोजना का उद्देश्य एक ऐसी प्रणाली बनाना है जो लंबी बातचीत में संदर्भ न खोए।",
+    "कृपया परीक्षण के परिणाम मुझे भेजें, विशेष रूप से असफल मामलों और उनकी त्रुटियों के संदेश।",
+    "भारत की राजधानी नई दिल्ली है और यहाँ की जनसंख्या बहुत अधिक है।",
+]
+_BENGALI = [
+    "আজ আবহাওয়া খুব ভালো, চলো পার্কে হাঁটতে যাই।",
+    "আগামীকালের সভা বিকেল তিনটায় শুরু হবে এবং সব নথি ভাগ করা ফোল্ডারে আছে।",
+    "দয়া করে পরীক্ষার ফলাফল আমাকে পাঠান, বিশেষ করে ব্যর্থ হওয়া ঘটনাগুলো।",
+]
+_TAMIL = [
+    "வணக்கம், இன்று வானிலை மிகவும் நன்றாக உள்ளது.",
+    "நாளைய கூட்டம் மதியம் மூன்று மணிக்கு தொடங்கும்.",
+    "தயவுசெய்து சோதனை முடிவுகளை எனக்கு அனுப்புங்கள்.",
+]
+_ARABIC_PLAIN = [
+    "مرحبا، الطقس جميل جدا اليوم. لنذهب للتنزه في الحديقة.",
+    "تم تأجيل اجتماع الغد إلى الساعة الثالثة بعد الظهر، والمستندات موجودة في المجلد المشترك.",
+    "الرجاء إرسال نتائج الاختبار إلي، وخاصة الحالات التي فشلت ورسائل الخطأ الخاصة بها.",
+    "يهدف هذا المشروع إلى بناء نظام يحفظ سياق المحادثات الطويلة دون أن يفقد شيئا.",
+]
+_ARABIC_MARKED = [
+    "بِسْمِ اللَّهِ الرَّحْمَٰنِ الرَّحِيمِ",
+    "ذَهَبَ الوَلَدُ إِلَى المَدْرَسَةِ فِي الصَّبَاحِ البَاكِرِ.",
+    "كَتَبَ الطَّالِبُ الدَّرْسَ بِخَطٍّ جَمِيلٍ وَقَرَأَهُ عَلَى المُعَلِّمِ.",
+    "العِلْمُ نُورٌ وَالجَهْلُ ظَلَامٌ، فَاطْلُبُوا العِلْمَ مِنَ المَهْدِ إِلَى اللَّحْدِ.",
+    "أَرْسِلْ لِي نَتَائِجَ الاخْتِبَارِ مِنْ فَضْلِكَ.",
+]
+_HEBREW_PLAIN = [
+    "שלום, מזג האוויר היום נפלא. בואו נלך לטייל בפארק.",
+    "הפגישה של מחר נדחתה לשלוש אחר הצהריים, והמסמכים נמצאים בתיקייה המשותפת.",
+    "אנא שלחו לי את תוצאות הבדיקות, במיוחד את המקרים שנכשלו.",
+]
+_HEBREW_MARKED = [
+    "בְּרֵאשִׁית בָּרָא אֱלֹהִים אֵת הַשָּׁמַיִם וְאֵת הָאָרֶץ.",
+    "וְהָאָרֶץ הָיְתָה תֹהוּ וָבֹהוּ וְחֹשֶׁךְ עַל־פְּנֵי תְהוֹם.",
+    "שָׁלוֹם, מַה שְּׁלוֹמְךָ הַיּוֹם? אֲנִי הוֹלֵךְ לַגַּן עִם הַיְּלָדִים.",
+    "הַיֶּלֶד קָרָא סֵפֶר מְעַנְיֵן בַּסִּפְרִיָּה הַגְּדוֹלָה שֶׁל הָעִיר.",
+    "תּוֹדָה רַבָּה עַל הָעֶזְרָה, נִפָּגֵשׁ מָחָר בַּבֹּקֶר.",
+]
+_RUSSIAN = [
+    "Привет, как дела? Сегодня отличная погода, пойдём гулять в парк.",
+    "Завтрашнее совещание перенесли на три часа дня, документы лежат в общей папке.",
+    "Пожалуйста, пришлите мне результаты тестов, особенно те, что упали, с сообщениями об ошибках.",
+    "Цель этого проекта — создать журнал, который не теряет контекст в длинных разговорах.",
+]
+_UKRAINIAN = [
+    "Добрий день! Зустріч перенесено на четвер, о десятій ранку.",
+    "Будь ласка, надішліть звіт до кінця тижня, щоб ми встигли його переглянути.",
+]
+_GREEK = [
+    "Γειά σου κόσμε! Σήμερα ο καιρός είναι υπέροχος.",
+    "Η αυριανή συνάντηση μετατέθηκε για τις τρεις το απόγευμα.",
+    "Παρακαλώ στείλτε μου τα αποτελέσματα των δοκιμών.",
+]
+_LATIN_ACCENTED = [
+    "Ça va très bien, merci! L'équipe a déjà préparé le café et les croissants.",
+    "Größe, Straße, über, Mädchen, Brötchen: die Prüfung ist nächste Woche.",
+    "Zażółć gęślą jaźń; Łódź i Kraków są pięknymi miastami.",
+    "Türkçe öğrenmek için çok çalışmak gerekiyor, değil mi?",
+]
+_VIETNAMESE = [
+    "Xin chào, hôm nay trời đẹp quá. Chúng ta đi dạo công viên nhé.",
+    "Cuộc họp ngày mai được dời sang ba giờ chiều, tài liệu nằm trong thư mục chung.",
+    "Vui lòng gửi cho tôi kết quả kiểm thử, đặc biệt là những trường hợp bị lỗi.",
+]
+_EMOJI = [
+    "Great job 🎉🎉 ship it 🚀 — tests are green ✅ 😀👍🔥",
+    "👨‍👩‍👧‍👦 family trip 🏖️ with 👩🏽‍💻 and 🧑🏿‍🚀",
+    "🇫🇷🇩🇪🇯🇵🇧🇷🇮🇳 flags of the team",
+    "👍🏻👍🏼👍🏽👍🏾👍🏿 thumbs for everyone",
+    "❤️‍🔥 🏳️‍🌈 🏴‍☠️ 1️⃣ 2️⃣ #️⃣ 🫶🏾",
+    "😂😂😂🤣🤣 lol 💀💀",
+]
+_PROSE = [
+    "The quick brown fox jumps over the lazy dog while the committee reviews the quarterly budget.",
+    "We moved the migration to Thursday because the index rebuild takes about twenty minutes on production.",
+    "Please send me the failing test cases, along with their error messages and the commit they started on.",
+    "Compression runs in the background; a compile never waits for it and renders whatever summaries exist.",
+]
+_CODE = [
+    'def fit(view, budget):\n    """Select what fits."""\n    out = []\n    for m in view:\n'
+    "        if m.tokens > budget:\n            break\n        out.append(m)\n        budget -= m.tokens\n"
+    "    return out\n",
+    "for (let i = 0; i < items.length; i++) {\n  if (items[i].id === target) { return items[i]; }\n}\n",
+    "fn main() -> Result<(), Box<dyn Error>> {\n    let cfg = Config::load(&args[1])?;\n"
+    '    println!("{:?}", cfg);\n    Ok(())\n}\n',
+    "SELECT id, name, COUNT(*) AS n FROM messages WHERE branch_id = ? GROUP BY id ORDER BY n DESC LIMIT 10;",
+    "if [ -f ./build/out.log ]; then\n  grep -E 'ERROR|WARN' ./build/out.log | sort | uniq -c\nfi\n",
+]
+
+
+def _b64(rng: random.Random, n: int) -> str:
+    return base64.b64encode(rng.randbytes(n)).decode()
+
+
+def _hex(rng: random.Random, n: int) -> str:
+    return rng.randbytes(n).hex()
+
+
+def _json_inputs(rng: random.Random) -> list[str]:
+    paths = ["src/app/main.py", "tests/test_api.py", "README.md", "docs/guide/setup.md", "pyproject.toml"]
+    out = []
+    for k in range(8):
+        value = {
+            "command": f"pytest -q tests/unit -k 'test_{k} and not slow' --maxfail={k + 1}",
+            "path": rng.choice(paths),
+            "old_string": "    return cfg\n",
+            "new_string": f"    cfg.retries = {rng.randint(0, 99)}\n    return cfg\n",
+            "limit": rng.randint(1, 5000),
+            "ids": [rng.randint(10_000, 99_999) for _ in range(5)],
+            "dry_run": bool(k % 2),
+        }
+        out.append(json.dumps(value, separators=(",", ":"), ensure_ascii=False))
+    return out
+
+
+def _combining_text(rng: random.Random) -> list[str]:
+    """Latin letters loaded with combining marks (decomposed Vietnamese-like and 'zalgo' text)."""
+    marks = [chr(c) for c in range(0x300, 0x370) if unicodedata.combining(chr(c))]
+    out = [unicodedata.normalize("NFD", s) for s in _VIETNAMESE]
+    for _ in range(3):
+        out.append(" ".join("".join(c + "".join(rng.choices(marks, k=2)) for c in "hello") for _ in range(8)))
+    return out
+
+
+def _paragraphs(samples: list[str], sep: str = " ") -> list[str]:
+    """Each sample alone, and all of them as one paragraph."""
+    return [*samples, sep.join(samples)]
+
+
+def corpus(seed: int = 7) -> dict[str, list[str]]:
+    """Content class -> samples."""
+    rng = random.Random(seed)
+    return {
+        "prose (English)": _paragraphs(_PROSE),
+        "code": _paragraphs(_CODE, "\n"),
+        "json tool input": _json_inputs(rng),
+        "base64": [_b64(rng, n) for n in (24, 300, 3000, 12_000)],
+        "hex": [_hex(rng, n) for n in (16, 256, 3000, 6000)],
+        "chinese": _paragraphs(_CHINESE, ""),
+        "japanese": _paragraphs(_JAPANESE, ""),
+        "korean": _paragraphs(_KOREAN),
+        "thai": _paragraphs(_THAI, ""),
+        "hindi (devanagari)": _paragraphs(_HINDI),
+        "bengali": _paragraphs(_BENGALI),
+        "tamil": _paragraphs(_TAMIL),
+        "arabic": _paragraphs(_ARABIC_PLAIN),
+        "arabic with marks": _paragraphs(_ARABIC_MARKED),
+        "hebrew": _paragraphs(_HEBREW_PLAIN),
+        "hebrew with marks": _paragraphs(_HEBREW_MARKED),
+        "cyrillic": _paragraphs(_RUSSIAN + _UKRAINIAN),
+        "greek": _paragraphs(_GREEK),
+        "accented latin": _paragraphs(_LATIN_ACCENTED + _VIETNAMESE),
+        "combining marks": _combining_text(rng),
+        "emoji sequences": _paragraphs(_EMOJI),
+    }
+
+
+CORPUS = corpus()

@@ -1,0 +1,189 @@
+"""Every place that cuts text cuts between grapheme clusters (issue 13, kind 6): an emoji with its
+joiners, a flag, a letter with its combining marks, a Devanagari conjunct stays whole in excerpts,
+summary caps, recall snippets and cut lines, and clipped fields of the execution journal."""
+
+from __future__ import annotations
+
+from itertools import accumulate
+
+import regex
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from context_journal._graphemes import (
+    ceil_boundary,
+    clip_end,
+    clip_start,
+    floor_boundary,
+    graphemes,
+    is_boundary,
+    split_words,
+)
+from context_journal._render import _cut_text
+from context_journal.journal.summaries import clip
+from context_journal.recall.search import snippet
+from context_journal.recall.spans import _cut
+from context_journal.strategies.autobiographical.planning import cap_text
+from context_journal.tokens import EstimatingCounter, estimate_text_tokens
+
+SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+CLUSTERS = [
+    "👨\u200d👩\u200d👧\u200d👦",  # family: four emoji and three joiners
+    "🏳️\u200d🌈",
+    "🇫🇷",
+    "🇯🇵",
+    "👍🏽",
+    "1\ufe0f\u20e3",
+    "e\u0301",
+    "a\u0308\u0323",
+    "क्षि",
+    "स्ते",
+    "ᄀ\u1161\u11a8",  # a Hangul syllable from jamo
+    "\r\n",
+    "ש\u05c1\u05b8",
+]
+ATOMS = [*CLUSTERS, "a", "b", "Z", "7", " ", "  ", ".", ",", "\n", "é", "中", "ก", "\u0301", "\u200d", "🇩"]
+
+texts = st.lists(st.sampled_from(ATOMS), min_size=0, max_size=120).map("".join)
+# Also fully random sequences of the awkward characters (marks first, lone joiners, odd flag counts).
+odd = st.text(
+    alphabet=st.sampled_from([*"ab \n\r.é中", "\u0301", "\u200d", "🇫", "🇷", "👍", "🏽", "\ufe0f", "\u0600"]),
+    max_size=80,
+)
+any_text = st.one_of(texts, odd)
+
+
+def boundaries(text: str) -> set[int]:
+    """Cluster boundaries of ``text``, segmenting it whole (the reference for the helper's shortcuts)."""
+    return {0, *accumulate(len(g) for g in regex.findall(r"\X", text))}
+
+
+def is_prefix_at_boundary(piece: str, text: str) -> bool:
+    return text.startswith(piece) and len(piece) in boundaries(text)
+
+
+def is_suffix_at_boundary(piece: str, text: str) -> bool:
+    return text.endswith(piece) and (len(text) - len(piece)) in boundaries(text)
+
+
+@SETTINGS
+@given(text=any_text, data=st.data())
+def test_helper_boundaries_match_whole_text_segmentation(text: str, data: st.DataObject) -> None:
+    i = data.draw(st.integers(-2, len(text) + 2))
+    b = boundaries(text)
+    lo, hi = floor_boundary(text, i), ceil_boundary(text, i)
+    assert lo in b and hi in b
+    assert lo <= max(0, min(i, len(text))) <= hi
+    assert not any(lo < k < hi for k in b)
+    assert is_boundary(text, i) == (i in b)
+    assert "".join(graphemes(text)) == text
+
+
+@SETTINGS
+@given(text=any_text, n=st.integers(0, 200))
+def test_clip_end_and_clip_start_keep_clusters_whole(text: str, n: int) -> None:
+    head, tail = clip_end(text, n), clip_start(text, n)
+    assert len(head) <= n and is_prefix_at_boundary(head, text)
+    assert len(tail) <= n and is_suffix_at_boundary(tail, text)
+
+
+def test_long_runs_without_ascii_pairs_are_cut_whole() -> None:
+    text = "🇫🇷" * 700 + "e\u0301" * 600  # no ASCII pair to restart from: segmented from the start
+    for n in (1, 2, 3, 1001, 1400, 1401, 2001):
+        assert is_prefix_at_boundary(clip_end(text, n), text)
+        assert is_suffix_at_boundary(clip_start(text, n), text)
+
+
+@SETTINGS
+@given(text=any_text)
+def test_split_words_never_separates_a_cluster(text: str) -> None:
+    b = boundaries(text)
+    pos = 0
+    for w in split_words(text):
+        start = text.index(w, pos)
+        assert start in b and start + len(w) in b, (w, text)
+        pos = start + len(w)
+    assert "".join(text.split()) == "".join("".join(w.split()) for w in split_words(text))
+
+
+# --- the cut sites -------------------------------------------------------------------------------
+
+_MARK = "\n[… about"
+
+
+@SETTINGS
+@given(text=texts.filter(lambda t: len(t) > 20), ratio=st.floats(0.01, 0.99))
+def test_excerpts_cut_between_clusters(text: str, ratio: float) -> None:
+    out = _cut_text(text, ratio, estimate_text_tokens(text), "m1")
+    if _MARK not in out:
+        return
+    head, rest = out.split(_MARK, 1)
+    tail = rest.split("…]\n", 1)[1] if "…]\n" in rest else ""
+    assert is_prefix_at_boundary(head, text)
+    if tail:  # the excerpt's end is stripped of trailing whitespace; the tail starts on a boundary
+        assert any(text[k:].startswith(tail) and text[k:].rstrip() == tail for k in boundaries(text)), (tail, text)
+
+
+@SETTINGS
+@given(text=texts, cap=st.integers(1, 40))
+def test_journal_clip_cuts_between_clusters(text: str, cap: int) -> None:
+    out, was_cut = clip(text, cap)
+    if not was_cut or out == "…":
+        return
+    flat = regex.sub(r"\s+", " ", text).strip()
+    assert out.endswith("…")
+    assert is_prefix_at_boundary(out[:-1], flat) or is_prefix_at_boundary(out[:-1], flat[: len(out) - 1].rstrip())
+
+
+@SETTINGS
+@given(text=texts.filter(lambda t: len(t.strip()) > 0), cap=st.integers(1, 30))
+def test_summary_cap_cuts_between_clusters(text: str, cap: int) -> None:
+    out, was_cut = cap_text(text, cap, estimate_text_tokens)
+    if was_cut:
+        assert (
+            is_prefix_at_boundary(out, text)
+            or is_prefix_at_boundary(out, text[: len(out)].rstrip())
+            or any(text.startswith(out) and k >= len(out) and text[len(out) : k].isspace() for k in boundaries(text))
+        )
+        assert len(out) in boundaries(text) or text[len(out) :].lstrip() != text[len(out) :]
+
+
+@SETTINGS
+@given(
+    body=st.lists(st.sampled_from([c for c in ATOMS if c not in (".", "\n", "\r\n")]), min_size=30, max_size=150),
+    limit=st.integers(2, 12),
+)
+def test_recall_cut_lines_cut_between_clusters(body: list[str], limit: int) -> None:
+    text = "".join(body).strip()
+    if not text:
+        return
+    out, was_cut = _cut(text, frozenset(), limit, EstimatingCounter())
+    if not was_cut:
+        return
+    piece = out.removeprefix("… ").removesuffix(" …")
+    assert is_prefix_at_boundary(piece, text) or any(text[k:].startswith(piece) for k in boundaries(text))
+    assert len(piece) in boundaries(piece)
+
+
+@SETTINGS
+@given(words=st.lists(st.lists(st.sampled_from(ATOMS), min_size=1, max_size=4).map("".join), min_size=1, max_size=80))
+def test_snippets_start_and_end_between_clusters(words: list[str]) -> None:
+    text = " ".join(words)
+    out, _ = snippet(text, {"zzz"}, width=8)
+    shown = out.removeprefix("… ").removesuffix(" …")
+    whole = split_words(text)  # each at cluster boundaries of the text (see the split_words test)
+    runs = {" ".join(whole[k:j]) for k in range(len(whole)) for j in range(k + 1, len(whole) + 1)}
+    assert shown in runs or (not whole and not shown), (shown, text)  # whole words, never part of one
+
+
+def test_literal_clusters_survive_every_cut_site() -> None:
+    family = "👨\u200d👩\u200d👧\u200d👦"
+    text = ("Report ready " + family + " 🇫🇷 café\u0301 नमस्ते ") * 40
+    out = _cut_text(text, 0.3, estimate_text_tokens(text), "m1")
+    for piece in out.split("\n"):
+        assert "\u200d" not in (piece[:1] + piece[-1:])
+    clipped, _ = clip(text, 25)
+    assert clipped.endswith("…") and is_prefix_at_boundary(clipped[:-1].rstrip(), text)
+    for n in range(len(family) + 1):
+        assert clip_end(family, n) in ("", family)
