@@ -13,7 +13,7 @@ summary** (the same budget for every method):
 - *windowed*: :class:`WindowedPassthroughStrategy` (the floor: the newest messages that fit);
 - *autobiographical*: :class:`AutobiographicalStrategy` with ``AutobiographicalConfig.for_budget``;
 - *autobio + ledger 10/15/25%*: the same with the working-state ledger given that share of the
-  budget — printed only when the manager has a ledger (see :func:`ledger_options`, the hook).
+  budget (``ContextManager.ledger_config``); the other methods compile with the ledger off.
 
 It then counts, in that history, the distinct **file paths** (matched by file name),
 **identifiers** (snake_case, camelCase, dotted module names), **numbers** (two or more digits) and
@@ -41,8 +41,6 @@ would work better from.
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import inspect
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -54,6 +52,7 @@ from context_journal.formats import read_transcript
 from context_journal.llm import OfflineSummarizer
 from context_journal.manager import ContextManager
 from context_journal.messages import MessageInput
+from context_journal.state import LedgerConfig
 from context_journal.strategies import (
     AutobiographicalConfig,
     AutobiographicalStrategy,
@@ -231,86 +230,31 @@ def compiled_text(result: CompileResult) -> str:
 # ---- methods -------------------------------------------------------------------------------------
 
 
-def _ledger_config() -> Any:
-    """``LedgerConfig`` from ``context_journal.state`` (or its ``ledger`` module), or None."""
-    import importlib
-
-    for module in ("context_journal.state", "context_journal.state.ledger"):
-        try:
-            found = getattr(importlib.import_module(module), "LedgerConfig", None)
-        except ImportError:
-            continue
-        if found is not None:
-            return found
-    return None
-
-
-def ledger_options(share: float) -> tuple[dict[str, Any], dict[str, Any]] | None:
-    """HOOK for the working-state ledger (issue 12): ``(ContextManager.open keyword arguments,
-    AutobiographicalConfig overrides)`` that give the ledger ``share`` of the budget, or None while
-    the manager has no ledger (the ledger rows then print as not available).
-
-    It passes ``context_journal.state.LedgerConfig(share=share)`` to a ``ContextManager.open``
-    parameter named ``ledger`` (or holding ``ledger`` / ``working_state``), or a bare share to such a
-    parameter or ``AutobiographicalConfig`` field whose name also holds ``share``; if the ledger lands
-    under another name, set it here.
-    """
-    if not hasattr(ContextManager, "working_state"):
-        return None
-    names = ("ledger", "working_state")
-    params = inspect.signature(ContextManager.open).parameters
-    for p in params:
-        if not any(n in p for n in names):
-            continue
-        if "share" in p:
-            return {p: share}, {}
-        ledger_config = _ledger_config()
-        if ledger_config is not None:
-            return {p: ledger_config(share=share)}, {}
-    for f in dataclasses.fields(AutobiographicalConfig):
-        if any(n in f.name for n in names) and "share" in f.name:
-            return {}, {f.name: share}
-    return None
-
-
 def _compile(
-    history: list[MessageInput],
-    roles: dict[str, Any],
-    strategy: Strategy,
-    budget: int,
-    open_options: Mapping[str, Any] | None = None,
+    history: list[MessageInput], roles: dict[str, Any], strategy: Strategy, budget: int, ledger: float
 ) -> tuple[CompileResult, dict[str, Any]]:
-    with ContextManager.open(
-        "memory:", strategy=strategy, summarizer=OfflineSummarizer(), **dict(open_options or {})
-    ) as cm:
+    """Compile ``history`` at ``budget`` with the working-state ledger at ``ledger`` of the budget (0: off)."""
+    with ContextManager.open("memory:", strategy=strategy, summarizer=OfflineSummarizer()) as cm:
+        cm.ledger_config = LedgerConfig(share=ledger)
         cm.add_messages(history)
         cm._strategy_context().put_states({"roles": roles})
         cm.drain()
         return cm.compile(budget), cm.compression_stats.to_dict()
 
 
-def methods(budget: int) -> list[tuple[str, Callable[[], tuple[Strategy, dict[str, Any]]] | None]]:
-    """``(name, factory)`` of each compiled method at ``budget`` (None: not available yet)."""
-    out: list[tuple[str, Callable[[], tuple[Strategy, dict[str, Any]]] | None]] = [
-        ("windowed", lambda: (WindowedPassthroughStrategy(), {})),
-        ("autobiographical", lambda: (AutobiographicalStrategy(AutobiographicalConfig.for_budget(budget)), {})),
+def methods(budget: int) -> list[tuple[str, Callable[[], tuple[Strategy, float]]]]:
+    """``(name, factory)`` of each compiled method at ``budget``: the strategy and the ledger's share."""
+    out: list[tuple[str, Callable[[], tuple[Strategy, float]]]] = [
+        ("windowed", lambda: (WindowedPassthroughStrategy(), 0.0)),
+        ("autobiographical", lambda: (AutobiographicalStrategy(AutobiographicalConfig.for_budget(budget)), 0.0)),
     ]
     for share in LEDGER_SHARES:
-        opts = ledger_options(share)
-        name = f"autobio+ledger {share:.0%}"
-        if opts is None:
-            out.append((name, None))
-        else:
-            manager_kw, config_kw = opts
-            out.append(
-                (
-                    name,
-                    lambda m=manager_kw, c=config_kw: (
-                        AutobiographicalStrategy(AutobiographicalConfig.for_budget(budget, **c)),
-                        m,
-                    ),
-                )
+        out.append(
+            (
+                f"autobio+ledger {share:.0%}",
+                lambda s=share: (AutobiographicalStrategy(AutobiographicalConfig.for_budget(budget)), s),
             )
+        )
     return out
 
 
@@ -341,7 +285,7 @@ def _header() -> str:
 
 def _row(name: str, tokens: int | None, counts: Counts | None) -> str:
     if counts is None:
-        return f"  {name:<22} {'-':>6}  n/a (no working-state ledger in ContextManager yet: ledger_options())"
+        return f"  {name:<22} {'-':>6}  n/a"
     return f"  {name:<22} {tokens if tokens is not None else 0:>6,} " + " ".join(
         f"{_pct(counts[c]):>11}" for c in COLUMNS
     )
@@ -382,11 +326,8 @@ def main() -> None:
         rows: list[tuple[str, int | None, Counts | None]] = [("compaction", budget, _measure(pools, errors, theirs))]
         notes: list[str] = []
         for name, factory in methods(budget):
-            if factory is None:
-                rows.append((name, None, None))
-                continue
-            strategy, open_options = factory()
-            result, stats = _compile(history, roles, strategy, budget, open_options)
+            strategy, ledger = factory()
+            result, stats = _compile(history, roles, strategy, budget, ledger)
             rows.append((name, result.tokens, _measure(pools, errors, compiled_text(result))))
             if stats.get("calls"):
                 notes.append(

@@ -1,0 +1,129 @@
+"""The working-state methods of :class:`~context_journal.ContextManager` (a mixin, like branching).
+
+``working_state()`` returns the ledger of the manager's namespace, branch and reader as data;
+``set_fact``/``clear_fact`` write host facts as journal records (the state ``<namespace>/facts``:
+branch-aware, visible in history, kept across reopen); ``ledger_config`` sets the share, placement
+and tool tables. Every compile renders the block (``LedgerConfig.share`` of the budget; 0 disables).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from .keeper import LedgerKeeper, LedgerStrategy, facts_from_state
+from .ledger import LedgerConfig, WorkingState
+
+if TYPE_CHECKING:
+    from ..messages import MessageStore
+    from ..stores.base import BranchInfo, Store
+    from ..strategies.base import Strategy
+
+__all__ = ["FACTS_STATE", "WorkingStateMixin"]
+
+FACTS_STATE = "facts"
+MAX_FACT_KEY = 200
+MAX_FACT_TEXT = 4000
+
+
+class WorkingStateMixin:
+    """Working-state ledger and host facts (see the module docstring)."""
+
+    _store: Store
+    _namespace: str
+    _branch: BranchInfo
+    _messages: MessageStore
+    _view_reader: str | None
+
+    def _check_reader(self, action: str = "read") -> None:  # implemented by the manager
+        raise NotImplementedError
+
+    _ledger_config: LedgerConfig | None = None
+    _ledger_keepers: dict[int, LedgerKeeper] | None = None
+
+    @property
+    def ledger_config(self) -> LedgerConfig:
+        """The working-state ledger's knobs (settable; ``LedgerConfig(share=0)`` disables the block)."""
+        if self._ledger_config is None:
+            self._ledger_config = LedgerConfig()
+        return self._ledger_config
+
+    @ledger_config.setter
+    def ledger_config(self, config: LedgerConfig) -> None:
+        if not isinstance(config, LedgerConfig):
+            raise TypeError(f"ledger_config must be a LedgerConfig, got {type(config).__name__}")
+        old = self.ledger_config
+        self._ledger_config = config
+        if config.fingerprint() != old.fingerprint():
+            for keeper in (self._ledger_keepers or {}).values():
+                keeper.detach()
+            self._ledger_keepers = {}
+
+    def _ledger_keeper(self) -> LedgerKeeper:
+        """The keeper of this manager's message index (made on first use, then kept per index)."""
+        if self._ledger_keepers is None:
+            self._ledger_keepers = {}
+        ms = self._messages
+        keeper = self._ledger_keepers.get(id(ms))
+        if keeper is None or keeper.messages is not ms:
+            keeper = self._ledger_keepers[id(ms)] = LedgerKeeper(ms, self._view_reader, self.ledger_config)
+        return keeper
+
+    def _facts(self) -> dict[str, str]:
+        return facts_from_state(self._store.get_state(self._branch.id, f"{self._namespace}/{FACTS_STATE}"))
+
+    def working_state(self) -> WorkingState:
+        """The working-state ledger of this namespace, branch and reader, current with the journal:
+        plans (latest version of each), facts, files, commands, error lines and identifiers.
+
+        Raises:
+            StaleReaderError: another handle claimed this namespace for another reader.
+        """
+        self._check_reader("read the working state")
+        self._messages.refresh()
+        return self._ledger_keeper().sync().state(self._facts())
+
+    def set_fact(self, key: str, text: str) -> int:
+        """Carry ``text`` under ``key`` in the working state of this namespace and branch (replacing the
+        key's previous text). Written as a journal record; returns its sequence.
+
+        Raises:
+            ValueError: an empty or too long key (200 characters) or text (4,000 characters).
+            StaleReaderError: another handle claimed this namespace for another reader.
+        """
+        if not isinstance(key, str) or not key.strip() or len(key) > MAX_FACT_KEY:
+            raise ValueError(f"a fact key must be a non-empty string of at most {MAX_FACT_KEY} characters")
+        if not isinstance(text, str) or not text.strip() or len(text) > MAX_FACT_TEXT:
+            raise ValueError(f"a fact must be a non-empty string of at most {MAX_FACT_TEXT} characters")
+        seq = self._write_facts(lambda facts: {**facts, key: text})
+        assert seq is not None
+        return seq
+
+    def clear_fact(self, key: str) -> int | None:
+        """Remove the fact ``key``; returns the sequence written, or None when there was no such fact.
+
+        Raises:
+            StaleReaderError: another handle claimed this namespace for another reader.
+        """
+        return self._write_facts(lambda facts: {k: v for k, v in facts.items() if k != key}, skip_same=True)
+
+    def _write_facts(self, change: Callable[[dict[str, str]], dict[str, str]], skip_same: bool = False) -> int | None:
+        self._check_reader("set a fact")
+        key = f"{self._namespace}/{FACTS_STATE}"
+        with self._store.transaction() as tx:
+            current = facts_from_state(self._store.get_state(self._branch.id, key))
+            new = change(current)
+            if skip_same and new == current:
+                return None
+            seq: int = tx.put_state(self._branch.id, key, dict(sorted(new.items())))
+            return seq
+
+    def _with_ledger(self, strategy: Strategy, user_role: Callable[[str], bool], counter: Any) -> Strategy:
+        """``strategy`` wrapped to render the working-state block (itself when the share is 0)."""
+        config = self.ledger_config
+        if config.share == 0:
+            return strategy
+        state = self._ledger_keeper().sync().state(self._facts())
+        if state.empty:
+            return strategy
+        return LedgerStrategy(strategy, state, config, counter, user_role)

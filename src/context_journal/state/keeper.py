@@ -1,0 +1,229 @@
+"""Keeping a ledger current with a message index, and the strategy wrapper that renders it.
+
+:class:`LedgerKeeper` watches one :class:`~context_journal.messages.MessageStore` (one slot, one
+branch): each append applied to the index (this handle's writes and other handles' writes read on
+refresh) hands the keeper the stored body, which it queues in O(1); :meth:`LedgerKeeper.sync` folds
+the queued messages in order (reading from the store only what was not queued: the messages that
+existed before the keeper was made). An edit or removal makes the next sync fold the branch again
+from the start (the fold is not invertible; edits and removals are rare in agent sessions).
+
+:class:`LedgerStrategy` wraps any strategy: it prices the rendered block, gives the wrapped strategy
+the rest of the budget, and places the block as a pair (a marker user turn, then the block as an
+assistant turn) where :attr:`LedgerConfig.placement` says: after every summary and the head, at the
+start of the last raw span or (``"turn"``) where its newest user turn starts, never inside a tool unit
+or a summary's pair. The block is added only when the conversation does not fit the budget whole
+(otherwise every message is there raw and the block would repeat it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from typing import Any
+
+from ..messages import MessageStore
+from ..strategies.base import Budget, ContextEntry, RawSpan, RenderedEntry, Selection, Strategy
+from ..strategies.placement import StrategyWrapper
+from ..tokens import TokenCounter
+from ..views import MessageView
+from .ledger import Ledger, LedgerConfig, WorkingState
+from .render import MARKER, render_state
+
+__all__ = ["LedgerKeeper", "LedgerStrategy"]
+
+_BATCH = 256
+_QUEUE = 4096  # queued bodies folded early past this (bounded memory between compiles)
+
+
+class LedgerKeeper:
+    """The ledger of one message index as read by one reader (see the module docstring).
+
+    Args:
+        messages: The message index (slot and branch).
+        reader: The reader whose blocks count.
+        config: The ledger knobs.
+        ledger: A ledger to start from (a copy of a parent's), covering ``done`` store positions.
+        done: Store positions ``ledger`` covers.
+    """
+
+    def __init__(
+        self,
+        messages: MessageStore,
+        reader: str | None,
+        config: LedgerConfig,
+        ledger: Ledger | None = None,
+        done: int = 0,
+    ) -> None:
+        self.messages = messages
+        self.reader = reader
+        self.config = config
+        self.ledger = ledger if ledger is not None else Ledger(config, reader)
+        self._done = done if ledger is not None else 0
+        self._mutations = messages._mutations
+        self._queue: dict[int, list[dict[str, Any]]] = {}
+        messages.observers.append(self._observe)
+
+    def detach(self) -> None:
+        """Stop watching the index."""
+        if self._observe in self.messages.observers:
+            self.messages.observers.remove(self._observe)
+
+    @property
+    def done(self) -> int:
+        """Store positions folded."""
+        return self._done
+
+    def _observe(self, position: int, message_id: str, body: dict[str, Any]) -> None:
+        if position >= self._done:
+            self._queue[position] = body["content"]
+            if len(self._queue) > _QUEUE:
+                self._fold_queued()
+
+    def _fold_queued(self) -> None:
+        """Fold the queued messages that come next in order (no store read)."""
+        entries = self.messages._entries
+        while self._done in self._queue and self._done < len(entries):
+            content = self._queue.pop(self._done)
+            entry = entries[self._done]
+            if entry.live:
+                self.ledger.add(entry.id, content)
+            self._done += 1
+
+    def sync(self) -> Ledger:
+        """Fold every message not folded yet; returns the ledger (current with the index)."""
+        ms = self.messages
+        with ms._lock:
+            if ms.mutated_since(self._mutations) is not None:
+                self._mutations = ms._mutations
+                self.ledger = Ledger(self.config, self.reader)
+                self._done = 0
+            entries = ms._entries
+            n = len(entries)
+            while self._done < n:
+                self._fold_queued()
+                if self._done >= n:
+                    break
+                stop = min(n, self._done + _BATCH)
+                wanted = [entries[p] for p in range(self._done, stop) if entries[p].live and p not in self._queue]
+                loaded = {
+                    m.id: m.content_dicts() for m in ms.load_versions([(e.id, e.seq, e.created_seq) for e in wanted])
+                }
+                for p in range(self._done, stop):
+                    e = entries[p]
+                    queued = self._queue.pop(p, None)
+                    if e.live:
+                        self.ledger.add(e.id, queued if queued is not None else loaded[e.id])
+                self._done = stop
+            self._queue = {p: c for p, c in self._queue.items() if p >= self._done}
+        return self.ledger
+
+
+def _newest_user_turn(view: MessageView, user_role: Callable[[str], bool], scan: int = 256) -> int | None:
+    """The view position of the newest message that opens a user turn: a user-role message with a
+    text block and no tool result (looked for among the last ``scan`` messages)."""
+    n = len(view)
+    for pos in range(n - 1, max(-1, n - 1 - scan), -1):
+        entry = view.entry(pos)
+        if "text" in entry.kinds and "tool_result" not in entry.kinds and user_role(entry.participant):
+            return pos
+    return None
+
+
+class LedgerStrategy(StrategyWrapper):
+    """``inner`` plus the working-state block (see the module docstring).
+
+    Args:
+        inner: The strategy that selects the rest of the context.
+        state: The working state to render.
+        config: Share of the budget and placement.
+        counter: The view's token counter.
+        user_role: ``participant -> True`` for speakers of user turns (for the ``"turn"`` placement).
+    """
+
+    def __init__(
+        self,
+        inner: Strategy,
+        state: WorkingState,
+        config: LedgerConfig,
+        counter: TokenCounter,
+        user_role: Callable[[str], bool],
+    ) -> None:
+        super().__init__(inner)
+        self.state = state
+        self.config = config
+        self.counter = counter
+        self.user_role = user_role
+        self._rendered: dict[int, tuple[tuple[RenderedEntry, RenderedEntry], int] | None] = {}
+        self.block: str | None = None
+
+    def _pair(self, allowance: int) -> tuple[tuple[RenderedEntry, RenderedEntry], int] | None:
+        """The pair within ``allowance`` tokens and its cost (memoised: the compiler may select again)."""
+        if allowance in self._rendered:
+            return self._rendered[allowance]
+        marker_blocks = ({"type": "text", "text": f"{self.config.marker_participant}: {MARKER}"},)
+        overhead = self.counter.count_message(self.config.marker_participant, marker_blocks)
+        overhead += self.counter.count_message("assistant", [{"type": "text", "text": ""}])
+
+        def count(text: str) -> int:
+            return self.counter.count_block({"type": "text", "text": text})
+
+        text = render_state(self.state, allowance - overhead, count)
+        found: tuple[tuple[RenderedEntry, RenderedEntry], int] | None = None
+        if text is not None:
+            marker = RenderedEntry(
+                self.config.marker_participant, ({"type": "text", "text": MARKER},), kind="marker", role="user"
+            )
+            asof = ((self.state.last_message_id or "working_state", 0, True),)
+            body = RenderedEntry(
+                "assistant", ({"type": "text", "text": text},), kind="ledger", role="assistant", recalled=asof
+            )
+            found = ((marker, body), overhead + count(text))
+        self._rendered[allowance] = found
+        return found
+
+    def select(self, view: MessageView, budget: Budget) -> Selection:
+        """The wrapped strategy's selection with the ledger pair placed among its entries."""
+        if view.tokens(0, len(view)) <= budget.tokens:  # everything fits raw: the block would only repeat it
+            self.block = None
+            return self.inner.select(view, budget)
+        allowance = min(int(budget.total * self.config.share), budget.tokens // 2)
+        planned = self._pair(allowance) if allowance > 0 else None
+        if planned is None:
+            self.block = None
+            return self.inner.select(view, budget)
+        pair, cost = planned
+        selection = self.inner.select(view, replace(budget, tokens=max(0, budget.tokens - cost)))
+        self.block = str(pair[1].content[0]["text"])
+        return replace(selection, entries=self._place(view, selection.entries, pair))
+
+    def _place(
+        self, view: MessageView, entries: tuple[ContextEntry, ...], pair: tuple[RenderedEntry, RenderedEntry]
+    ) -> tuple[ContextEntry, ...]:
+        placement = self.config.placement
+        # The block goes after every rendered entry (summaries, recall pairs) and after the head: at the
+        # start of the last raw span, or ("turn") further in, where that span's newest user turn starts.
+        rendered = [k for k, e in enumerate(entries) if not isinstance(e, RawSpan)]
+        raw = [k for k, e in enumerate(entries) if isinstance(e, RawSpan)]
+        last = raw[-1] if raw and (not rendered or raw[-1] > rendered[-1]) else None
+        if placement == "turn" and last is not None:
+            e = entries[last]
+            assert isinstance(e, RawSpan)
+            pos = _newest_user_turn(view, self.user_role)
+            if pos is not None and e.start < pos < e.end:
+                split = (RawSpan(e.start, pos), *pair, RawSpan(pos, e.end))
+                return (*entries[:last], *split, *entries[last + 1 :])
+        if placement in ("turn", "recent"):
+            k = last if last is not None else len(entries)
+            if k == len(entries) and entries and isinstance(entries[-1], RenderedEntry):
+                k = len(entries)  # nothing raw after the last summary: the block closes the context
+            return (*entries[:k], *pair, *entries[k:])
+        first = entries[0] if entries else None
+        k = 1 if isinstance(first, RawSpan) and first.start == 0 and len(entries) > 1 else 0
+        return (*entries[:k], *pair, *entries[k:])
+
+
+def facts_from_state(value: Any) -> dict[str, str]:
+    """The host's facts from their stored state (anything malformed is ignored)."""
+    if not isinstance(value, Mapping):
+        return {}
+    return {k: v for k, v in value.items() if isinstance(k, str) and isinstance(v, str)}

@@ -1,0 +1,550 @@
+"""The working-state ledger: files, identifiers, commands and errors, plans, folded from messages.
+
+:class:`Ledger` is a deterministic left fold over a conversation's messages (no model): ``add`` takes
+one message's content blocks and updates bounded tables in O(size of the message), so the same
+messages in the same order always give the same ledger. Blocks whose ``audience`` does not name the
+ledger's reader are skipped (reader isolation). :meth:`Ledger.state` returns the immutable
+:class:`WorkingState` the compile renders and ``ContextManager.working_state()`` returns.
+
+Identifiers are ranked by frequency x recency: each mention adds 1 to a score that halves every
+``LedgerConfig.half_life`` messages (a message counts a name once).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from .tools import (
+    DEFAULT_PLAN_TOOLS,
+    DEFAULT_TOOLS,
+    PlanShape,
+    ToolSpec,
+    command_files,
+    command_text,
+    lookup,
+    patch_files,
+)
+
+__all__ = [
+    "CommandRun",
+    "FileTouch",
+    "Identifier",
+    "Ledger",
+    "LedgerConfig",
+    "Plan",
+    "PlanItem",
+    "WorkingState",
+]
+
+Placement = Literal["turn", "recent", "head"]
+
+
+@dataclass(frozen=True)
+class LedgerConfig:
+    """The knobs of the working-state ledger.
+
+    Attributes:
+        share: Share of the compile's budget (``max_tokens - reserve_for_response``) the ledger block
+            may use, 0..0.9; 0 disables the block (``working_state()`` still works).
+        placement: Where the block goes: ``"turn"`` (default) just before the newest user turn, so
+            everything before it stays a stable prompt-cache prefix; ``"recent"`` before the strategy's
+            last raw span (the recent window); ``"head"`` after the head window.
+        tools: Extra or overriding tool name -> :class:`~context_journal.state.ToolSpec` entries.
+        plan_tools: Extra or overriding tool name -> :class:`~context_journal.state.PlanShape` entries.
+        half_life: Messages after which an identifier mention counts half.
+        max_identifiers: Identifiers kept (the lowest ranked half is dropped past this).
+        max_files: Files kept (the least recently touched half is dropped past this).
+        max_commands: Commands kept, newest.
+        max_errors: Distinct error lines kept, newest.
+        marker_participant: Who speaks the block's first (user) turn.
+        scan_chars: Characters of each text and tool input string scanned for names.
+        result_scan_chars: Characters of a tool result's head scanned for names and error lines (and
+            half as many of its tail): results are long and their names matter less than the ones the
+            agent writes (measured with ``benchmarks/bench_ledger.py`` and ``eval_compaction.py``).
+    """
+
+    share: float = 0.15
+    placement: Placement = "turn"
+    tools: Mapping[str, ToolSpec] = field(default_factory=dict)
+    plan_tools: Mapping[str, PlanShape] = field(default_factory=dict)
+    half_life: float = 200.0
+    max_identifiers: int = 2048
+    max_files: int = 2048
+    max_commands: int = 64
+    max_errors: int = 32
+    marker_participant: str = "Context Manager"
+    scan_chars: int = 1500
+    result_scan_chars: int = 400
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.share <= 0.9:
+            raise ValueError(f"LedgerConfig.share must be within 0..0.9, got {self.share}")
+        if self.placement not in ("turn", "recent", "head"):
+            raise ValueError(f"LedgerConfig.placement must be 'turn', 'recent' or 'head', got {self.placement!r}")
+        if self.half_life <= 0:
+            raise ValueError("LedgerConfig.half_life must be positive")
+        for name in ("max_identifiers", "max_files", "max_commands", "max_errors", "scan_chars", "result_scan_chars"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"LedgerConfig.{name} must be >= 1")
+
+    def fingerprint(self) -> str:
+        """What the fold depends on (not the rendering knobs), as text."""
+        return repr(
+            (
+                sorted((k, repr(v)) for k, v in self.tools.items()),
+                sorted((k, repr(v)) for k, v in self.plan_tools.items()),
+                self.half_life,
+                self.max_identifiers,
+                self.max_files,
+                self.max_commands,
+                self.max_errors,
+                self.scan_chars,
+                self.result_scan_chars,
+            )
+        )
+
+
+# ---- the data --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FileTouch:
+    """A file touched through tool calls.
+
+    Attributes:
+        path: As the tool call gave it.
+        action: The last action (``"read"``, ``"edited"``, ``"written"``, ``"created"``, ``"deleted"``...).
+        count: Tool calls that touched it.
+        message_id: The message of the last touch.
+    """
+
+    path: str
+    action: str
+    count: int
+    message_id: str
+
+    @property
+    def directory(self) -> str:
+        """The path up to its last ``/`` (``""`` for a bare name)."""
+        return self.path.rsplit("/", 1)[0] + "/" if "/" in self.path else ""
+
+
+@dataclass(frozen=True)
+class Identifier:
+    """A name from code: tool inputs and results, code in the conversation.
+
+    Attributes:
+        name: The identifier.
+        count: Messages that mention it.
+        score: Frequency x recency (each mention 1, halving every ``half_life`` messages).
+    """
+
+    name: str
+    count: int
+    score: float
+
+
+@dataclass(frozen=True)
+class CommandRun:
+    """A shell command run through a tool.
+
+    Attributes:
+        command: The command line.
+        status: ``"ok"``, ``"failed"`` or ``"no result"`` (no result seen yet).
+        exit_code: The exit status where the result shows it.
+        message_id: The message of the call.
+    """
+
+    command: str
+    status: str
+    exit_code: int | None
+    message_id: str
+
+
+@dataclass(frozen=True)
+class PlanItem:
+    """One item of a plan: its text and status (``"pending"``, ``"in_progress"``, ``"completed"``...)."""
+
+    text: str
+    status: str
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The latest version of a plan/todo structure written through a tool.
+
+    Attributes:
+        tool: The tool that wrote it.
+        items: Its items, in order.
+        message_id: The message that wrote this version.
+        version: How many versions the tool wrote (this is the last).
+        note: A note on the whole plan (``update_plan``'s explanation), if any.
+    """
+
+    tool: str
+    items: tuple[PlanItem, ...]
+    message_id: str
+    version: int
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class WorkingState:
+    """The ledger as data: what ``ContextManager.working_state()`` returns and the compile renders.
+
+    Attributes:
+        plans: The latest version of each plan tool's plan, oldest update first.
+        facts: Host-set facts (``set_fact``), by key.
+        files: Files touched, most recently touched first.
+        commands: Commands run, oldest first (the newest ``max_commands``).
+        errors: Distinct error lines, oldest first (the newest ``max_errors``).
+        identifiers: Identifiers, best ranked first.
+        messages: Messages folded.
+        last_message_id: The newest message folded (None: none).
+    """
+
+    plans: tuple[Plan, ...] = ()
+    facts: Mapping[str, str] = field(default_factory=dict)
+    files: tuple[FileTouch, ...] = ()
+    commands: tuple[CommandRun, ...] = ()
+    errors: tuple[str, ...] = ()
+    identifiers: tuple[Identifier, ...] = ()
+    messages: int = 0
+    last_message_id: str | None = None
+
+    @property
+    def empty(self) -> bool:
+        """True when there is nothing to show."""
+        return not (self.plans or self.facts or self.files or self.commands or self.errors or self.identifiers)
+
+    def files_by_directory(self) -> dict[str, list[FileTouch]]:
+        """Files grouped by directory; directories by their most recent touch, files likewise."""
+        out: dict[str, list[FileTouch]] = {}
+        for f in self.files:
+            out.setdefault(f.directory, []).append(f)
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready data."""
+        return {
+            "plans": [asdict(p) for p in self.plans],
+            "facts": dict(self.facts),
+            "files": [asdict(f) for f in self.files],
+            "commands": [asdict(c) for c in self.commands],
+            "errors": list(self.errors),
+            "identifiers": [asdict(i) for i in self.identifiers],
+            "messages": self.messages,
+            "last_message_id": self.last_message_id,
+        }
+
+
+# ---- extraction ------------------------------------------------------------------------------------
+
+# Names that look like code: snake_case (an inner underscore), camelCase, PascalCase with two humps,
+# dotted names (module.attr), calls (name followed by "("), --flags, and the name after def/class/...
+# or an upper-case SQL keyword. Not inside a path or a longer word.
+_IDENT_RE = re.compile(
+    r"(?<![\w./$-])(?:(--[a-z][\w-]++)"
+    r"|(?:def|defp|defmodule|class|fn|func|function|struct|interface|enum|trait|FROM|JOIN|INTO|UPDATE|TABLE)"
+    r"\s++([A-Za-z_]\w*+(?:\.[A-Za-z_]\w*+)*+)"
+    r"|(_*+[A-Za-z][A-Za-z0-9]*+_\w++(?:\.[A-Za-z_]\w*+)*+|[a-z][a-z0-9]*+[A-Z]\w*+"
+    r"|[A-Z][a-z0-9]++[A-Z]\w*+(?:\.[A-Za-z_]\w*+)*+|[A-Za-z_]\w*+(?:\.[A-Za-z_]\w*+)++|[A-Za-z_]\w{2,}+(?=\()))"
+    r"(?![\w/-])"
+)
+_EXT_WORDS = (
+    "py pyi md txt json jsonl yaml yml toml ini cfg js ts tsx jsx mjs css scss html htm xml csv log sh rs go "
+    "java kt c h cc cpp hpp rb ex exs eex heex erl lock sql db png jpg svg pdf gz zip com org io net dev ai"
+)
+_EXTENSIONS = frozenset(_EXT_WORDS.split())
+_NOT_NAMES = frozenset({"e.g", "i.e", "etc", "vs"})
+
+
+def _names(text: str, out: set[str]) -> None:
+    for flag, declared, name in _IDENT_RE.findall(text):
+        found = flag or declared or name
+        if "." in found:
+            head, _, last = found.rpartition(".")
+            if last.lower() in _EXTENSIONS or found.lower() in _NOT_NAMES or len(head) < 2:
+                continue
+        if len(found) > 80:
+            continue
+        out.add(found)
+
+
+_EXIT_RE = re.compile(
+    r"(?i)(?:exit(?:ed with)?[ _]?(?:code|status)|exited with|returncode|return code)[\"']?[:=\s]*\(?(-?\d{1,3})\b"
+)
+_ERROR_LINE_RE = re.compile(
+    r"(?im)^[ \t>E]*("
+    r"(?:[\w.]*(?:Error|Exception)\b|error(?:\[\w+\])?:|fatal:|FAILED\b|FAIL:|panic:|Traceback \(most recent|"
+    r"\*\* \(\w+Error\)|command not found|No such file or directory|Permission denied).{0,200})$"
+)
+_WS_RE = re.compile(r"\s+")
+
+
+def _result_text(content: Any, limit: int) -> str:
+    if isinstance(content, str):
+        return content if len(content) <= limit else content[:limit] + "\n" + content[-limit // 2 :]
+    if isinstance(content, list):
+        parts = [b.get("text", "") for b in content if isinstance(b, Mapping) and b.get("type") == "text"]
+        return _result_text("\n".join(p for p in parts if isinstance(p, str)), limit)
+    return ""
+
+
+def _strings(value: Any, out: list[str], budget: int) -> int:
+    """Collect the strings of a JSON value (depth-first, keys skipped) up to ``budget`` characters."""
+    if budget <= 0:
+        return budget
+    if isinstance(value, str):
+        out.append(value[:budget])
+        return budget - len(value)
+    if isinstance(value, Mapping):
+        for v in value.values():
+            budget = _strings(v, out, budget)
+    elif isinstance(value, list):
+        for v in value[:256]:
+            budget = _strings(v, out, budget)
+    return budget
+
+
+def _visible(block: Mapping[str, Any], reader: str | None) -> bool:
+    audience = block.get("audience")
+    return audience is None or (reader is not None and reader in audience)
+
+
+# ---- the fold --------------------------------------------------------------------------------------
+
+
+class Ledger:
+    """The mutable fold behind :class:`WorkingState` (see the module docstring).
+
+    Args:
+        config: The knobs (tool tables, bounds, half-life).
+        reader: The reader whose blocks count (None: only blocks with no audience).
+    """
+
+    def __init__(self, config: LedgerConfig | None = None, reader: str | None = None) -> None:
+        self.config = config = config or LedgerConfig()
+        self.reader = reader
+        self._tools = {**DEFAULT_TOOLS, **config.tools}
+        self._plan_tools = {**DEFAULT_PLAN_TOOLS, **config.plan_tools}
+        self._decay = 0.5 ** (1.0 / config.half_life)
+        self.messages = 0
+        self.last_message_id: str | None = None
+        # name -> [score at tick, tick, count]
+        self._idents: dict[str, list[float]] = {}
+        # path -> [action, count, tick, message id]
+        self._files: dict[str, list[Any]] = {}
+        self._commands: list[list[Any]] = []  # [command, status, exit code, message id]
+        self._errors: OrderedDict[str, str] = OrderedDict()
+        self._plans: dict[str, Plan] = {}
+        self._calls: OrderedDict[str, tuple[str, Any]] = OrderedDict()  # open calls: id -> (kind, data)
+
+    # -- folding --
+
+    def add(self, message_id: str, content: Sequence[Mapping[str, Any]]) -> None:
+        """Fold one message (its content blocks as dicts, ``audience`` fields included). A message
+        whose every block is meant for other readers is not counted at all."""
+        reader = self.reader
+        if any("audience" in b for b in content):
+            content = [b for b in content if _visible(b, reader)]
+            if not content:
+                return
+        self.messages += 1
+        self.last_message_id = message_id
+        scan = self.config.scan_chars
+        names: set[str] = set()
+        for block in content:
+            kind = block.get("type")
+            if kind == "text":
+                text = block.get("text")
+                if isinstance(text, str) and text:
+                    _names(text[:scan], names)
+            elif kind == "tool_use":
+                self._tool_use(block, message_id, names)
+            elif kind == "tool_result":
+                self._tool_result(block, names)
+        if names:
+            self._mention(names)
+
+    def _mention(self, names: set[str]) -> None:
+        tick = self.messages
+        decay = self._decay
+        idents = self._idents
+        for name in names:
+            row = idents.get(name)
+            if row is None:
+                idents[name] = [1.0, tick, 1]
+            else:
+                row[0] = row[0] * decay ** (tick - row[1]) + 1.0
+                row[1] = tick
+                row[2] += 1
+        if len(idents) > self.config.max_identifiers:
+            keep = sorted(idents.items(), key=lambda kv: (-self._score(kv[1], tick), kv[0]))
+            self._idents = dict(keep[: self.config.max_identifiers // 2])
+
+    def _score(self, row: list[float], tick: int) -> float:
+        return float(row[0] * self._decay ** (tick - row[1]))
+
+    def _touch(self, path: str, action: str, message_id: str) -> None:
+        if len(path) > 500:
+            return
+        row = self._files.pop(path, None)  # re-inserted: the dict stays in order of the last touch
+        if row is None:
+            row = [action, 0, 0, message_id]
+        row[0], row[1], row[2], row[3] = action, row[1] + 1, self.messages, message_id
+        self._files[path] = row
+        if len(self._files) > self.config.max_files:
+            drop = len(self._files) - self.config.max_files // 2
+            for key in list(self._files)[:drop]:
+                del self._files[key]
+
+    def _tool_use(self, block: Mapping[str, Any], message_id: str, names: set[str]) -> None:
+        name = block.get("name")
+        tool_input = block.get("input")
+        if not isinstance(name, str) or not isinstance(tool_input, Mapping):
+            return
+        call_id = block.get("id")
+        strings: list[str] = []
+        _strings(tool_input, strings, self.config.scan_chars)
+        for s in strings:
+            _names(s, names)
+        shape: PlanShape | None = lookup(name, self._plan_tools)
+        if shape is not None:
+            self._plan(name, shape, tool_input, message_id)
+            return
+        spec: ToolSpec | None = lookup(name, self._tools)
+        if spec is None:
+            return
+        for path, action in spec.path_actions(tool_input):
+            self._touch(path, action, message_id)
+            if action == "written" and isinstance(call_id, str):
+                self._open_call(call_id, "write", path)
+        if spec.patch is not None:
+            patch = tool_input.get(spec.patch, tool_input.get("patch"))
+            if isinstance(patch, str):
+                for path, action in patch_files(patch):
+                    self._touch(path, action, message_id)
+        if spec.command is not None:
+            command = command_text(tool_input.get(spec.command))
+            if command is None:
+                return
+            if command.startswith("apply_patch"):
+                for path, action in patch_files(command):
+                    self._touch(path, action, message_id)
+                command = "apply_patch"
+            for path, action in command_files(command):
+                self._touch(path, action, message_id)
+            line = command if len(command) <= 300 else command[:297] + "..."
+            self._commands.append([line, "no result", None, message_id])
+            if len(self._commands) > self.config.max_commands:
+                del self._commands[0]
+            if isinstance(call_id, str):
+                self._open_call(call_id, "command", self._commands[-1])
+
+    def _open_call(self, call_id: str, kind: str, data: Any) -> None:
+        self._calls[call_id] = (kind, data)
+        if len(self._calls) > 256:
+            self._calls.popitem(last=False)
+
+    def _plan(self, name: str, shape: PlanShape, tool_input: Mapping[str, Any], message_id: str) -> None:
+        raw = tool_input.get(shape.items)
+        if not isinstance(raw, list):
+            return
+        items: list[PlanItem] = []
+        for item in raw[:100]:
+            if isinstance(item, str):
+                items.append(PlanItem(item[:300], "pending"))
+                continue
+            if not isinstance(item, Mapping):
+                continue
+            text = next((item[k] for k in shape.text if isinstance(item.get(k), str)), None)
+            if text is None:
+                continue
+            status = item.get(shape.status)
+            items.append(PlanItem(text[:300], status if isinstance(status, str) else "pending"))
+        note = tool_input.get(shape.note) if shape.note else None
+        old = self._plans.pop(name, None)
+        version = 1 if old is None else old.version + 1
+        self._plans[name] = Plan(
+            name, tuple(items), message_id, version, note[:300] if isinstance(note, str) and note else None
+        )
+
+    def _tool_result(self, block: Mapping[str, Any], names: set[str]) -> None:
+        call_id = block.get("tool_use_id")
+        call = self._calls.pop(call_id, None) if isinstance(call_id, str) else None
+        text = _result_text(block.get("content"), self.config.result_scan_chars)
+        is_error = block.get("is_error") is True
+        exit_code: int | None = None
+        if call is not None and call[0] == "command":
+            m = _EXIT_RE.search(text)
+            if m:
+                exit_code = int(m.group(1))
+            failed = is_error or (exit_code is not None and exit_code != 0)
+            row = call[1]
+            row[1] = "failed" if failed else "ok"
+            row[2] = exit_code
+        elif call is not None and call[0] == "write" and text.startswith("File created successfully"):
+            row = self._files.get(call[1])
+            if row is not None:
+                row[0] = "created"
+        if text:
+            _names(text, names)
+            if is_error or (exit_code is not None and exit_code != 0) or "rror" in text or "FAIL" in text:
+                self._error_lines(text, is_error or (exit_code is not None and exit_code != 0))
+
+    def _error_lines(self, text: str, failed: bool) -> None:
+        found = [m.group(1).strip() for m in _ERROR_LINE_RE.finditer(text)]
+        if not found and failed:
+            lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+            found = lines[-1:]
+        errors = self._errors
+        for line in found[:3]:
+            key = _WS_RE.sub(" ", line)[:200]
+            if key in errors:
+                errors.move_to_end(key)
+            else:
+                errors[key] = key
+                if len(errors) > self.config.max_errors:
+                    errors.popitem(last=False)
+
+    # -- reading --
+
+    def state(self, facts: Mapping[str, str] | None = None) -> WorkingState:
+        """The ledger as immutable data (with the host's ``facts``)."""
+        tick = self.messages
+        ranked = sorted(
+            ((name, self._score(row, tick), int(row[2])) for name, row in self._idents.items()),
+            key=lambda t: (-t[1], t[0]),
+        )
+        files = tuple(FileTouch(path, row[0], row[1], row[3]) for path, row in reversed(list(self._files.items())))
+        return WorkingState(
+            plans=tuple(self._plans.values()),
+            facts=dict(sorted((facts or {}).items())),
+            files=files,
+            commands=tuple(CommandRun(c[0], c[1], c[2], c[3]) for c in self._commands),
+            errors=tuple(self._errors),
+            identifiers=tuple(Identifier(n, c, round(s, 6)) for n, s, c in ranked),
+            messages=self.messages,
+            last_message_id=self.last_message_id,
+        )
+
+    def copy(self) -> Ledger:
+        """An independent copy (a forked branch's ledger starts as its parent's)."""
+        twin = Ledger.__new__(Ledger)
+        twin.__dict__.update(self.__dict__)
+        twin._idents = {k: list(v) for k, v in self._idents.items()}
+        twin._files = {k: list(v) for k, v in self._files.items()}
+        twin._commands = [list(c) for c in self._commands]
+        rows = {id(c): t for c, t in zip(self._commands, twin._commands, strict=True)}
+        twin._errors = OrderedDict(self._errors)
+        twin._plans = dict(self._plans)
+        twin._calls = OrderedDict(
+            (k, (kind, rows.get(id(data), data) if kind == "command" else data))
+            for k, (kind, data) in self._calls.items()
+        )
+        return twin

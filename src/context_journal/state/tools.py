@@ -1,0 +1,247 @@
+"""What a tool call says about the working state: files touched, commands run, plans written.
+
+A small public mapping, tool name -> :class:`ToolSpec` (files and commands) or :class:`PlanShape`
+(plan/todo structures), covers the common shapes out of the box: Claude Code (``Read``, ``Edit``,
+``MultiEdit``, ``Write``, ``NotebookEdit``, ``Glob``, ``Grep``, ``LS``, ``Bash``, ``TodoWrite``),
+OpenAI/Codex (``shell``, ``local_shell``, ``exec_command``, ``apply_patch``, ``update_plan``), the
+Anthropic text editor (``str_replace_based_edit_tool``, ``str_replace_editor``) and the MCP filesystem
+server (``read_file``, ``write_file``, ``edit_file``, ``move_file``, ...). A host adds or overrides
+entries through :class:`~context_journal.state.LedgerConfig` (``tools=``, ``plan_tools=``).
+
+Names are looked up whole, then without an MCP prefix (``mcp__filesystem__read_file`` ->
+``read_file``), then after the last dot (``functions.shell`` -> ``shell``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "DEFAULT_PLAN_TOOLS",
+    "DEFAULT_TOOLS",
+    "PlanShape",
+    "ToolSpec",
+    "command_files",
+    "command_text",
+    "lookup",
+    "patch_files",
+]
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """How a tool's input names files or a command.
+
+    Attributes:
+        action: The action recorded for the paths (``"read"``, ``"edited"``, ``"written"``,
+            ``"created"``, ``"deleted"``, ``"searched"``, ``"listed"``...).
+        paths: Input keys holding a path (or a list of paths). A mapping gives each key its own action
+            (``{"source": "moved away", "destination": "created"}``).
+        command: Input key holding a shell command (a string, or an argv list).
+        patch: Input key holding an ``apply_patch`` patch (``*** Update File: path`` lines).
+        action_key: Input key whose value picks the action from ``actions`` (the text editor's
+            ``command``: ``view``, ``create``, ``str_replace``...).
+        actions: ``action_key`` value -> action; values not listed use ``action``.
+    """
+
+    action: str = "read"
+    paths: Sequence[str] | Mapping[str, str] = ()
+    command: str | None = None
+    patch: str | None = None
+    action_key: str | None = None
+    actions: Mapping[str, str] = field(default_factory=dict)
+
+    def path_actions(self, tool_input: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+        """``(path, action)`` for every path the input names."""
+        action = self.action
+        if self.action_key is not None:
+            picked = tool_input.get(self.action_key)
+            if isinstance(picked, str):
+                action = self.actions.get(picked, action)
+        pairs = self.paths.items() if isinstance(self.paths, Mapping) else ((k, action) for k in self.paths)
+        for key, act in pairs:
+            value = tool_input.get(key)
+            if isinstance(value, str):
+                if value.strip():
+                    yield value.strip(), act
+            elif isinstance(value, list):
+                for v in value[:64]:
+                    if isinstance(v, str) and v.strip():
+                        yield v.strip(), act
+
+
+@dataclass(frozen=True)
+class PlanShape:
+    """Where a plan tool keeps its items.
+
+    Attributes:
+        items: Input key of the list of items (``"todos"``, ``"plan"``).
+        text: Keys tried in order for an item's text.
+        status: Key of an item's status.
+        note: Input key of a note on the whole plan (``update_plan``'s ``explanation``), if any.
+    """
+
+    items: str = "items"
+    text: Sequence[str] = ("content", "step", "text", "title", "task", "description")
+    status: str = "status"
+    note: str | None = None
+
+
+def _read(*keys: str) -> ToolSpec:
+    return ToolSpec("read", keys)
+
+
+DEFAULT_TOOLS: Mapping[str, ToolSpec] = {
+    # Claude Code
+    "Read": _read("file_path"),
+    "NotebookRead": _read("notebook_path"),
+    "Edit": ToolSpec("edited", ("file_path",)),
+    "MultiEdit": ToolSpec("edited", ("file_path",)),
+    "Write": ToolSpec("written", ("file_path",)),
+    "NotebookEdit": ToolSpec("edited", ("notebook_path",)),
+    "Glob": ToolSpec("searched", ("path",)),
+    "Grep": ToolSpec("searched", ("path",)),
+    "LS": ToolSpec("listed", ("path",)),
+    "Bash": ToolSpec("ran", command="command"),
+    # OpenAI / Codex
+    "shell": ToolSpec("ran", command="command"),
+    "local_shell": ToolSpec("ran", command="command"),
+    "container.exec": ToolSpec("ran", command="command"),
+    "exec_command": ToolSpec("ran", command="cmd"),
+    "apply_patch": ToolSpec("edited", patch="input"),
+    # Anthropic text editor tools
+    "str_replace_based_edit_tool": ToolSpec(
+        "edited",
+        ("path",),
+        action_key="command",
+        actions={"view": "read", "create": "created", "str_replace": "edited", "insert": "edited"},
+    ),
+    "str_replace_editor": ToolSpec(
+        "edited",
+        ("path",),
+        action_key="command",
+        actions={"view": "read", "create": "created", "str_replace": "edited", "insert": "edited"},
+    ),
+    # MCP filesystem server
+    "read_file": _read("path"),
+    "read_text_file": _read("path"),
+    "read_media_file": _read("path"),
+    "read_multiple_files": _read("paths"),
+    "get_file_info": _read("path"),
+    "write_file": ToolSpec("written", ("path",)),
+    "edit_file": ToolSpec("edited", ("path",)),
+    "create_directory": ToolSpec("created", ("path",)),
+    "list_directory": ToolSpec("listed", ("path",)),
+    "list_directory_with_sizes": ToolSpec("listed", ("path",)),
+    "directory_tree": ToolSpec("listed", ("path",)),
+    "search_files": ToolSpec("searched", ("path",)),
+    "move_file": ToolSpec("moved", {"source": "moved away", "destination": "created"}),
+    "delete_file": ToolSpec("deleted", ("path",)),
+}
+"""Tool name -> :class:`ToolSpec` for files and commands (see the module docstring)."""
+
+DEFAULT_PLAN_TOOLS: Mapping[str, PlanShape] = {
+    "TodoWrite": PlanShape(items="todos"),
+    "todo_write": PlanShape(items="todos"),
+    "write_todos": PlanShape(items="todos"),
+    "update_plan": PlanShape(items="plan", note="explanation"),
+}
+"""Tool name -> :class:`PlanShape`: Claude Code's ``TodoWrite``, LangChain deep agents' ``write_todos``,
+OpenAI/Codex ``update_plan``."""
+
+
+def lookup(name: str, table: Mapping[str, Any]) -> Any:
+    """``table``'s entry for a tool name: whole, then after an MCP ``__`` prefix, then after a dot."""
+    found = table.get(name)
+    if found is None and "__" in name:
+        found = table.get(name.rsplit("__", 1)[1])
+    if found is None and "." in name:
+        found = table.get(name.rsplit(".", 1)[1])
+    return found
+
+
+_SHELLS = frozenset({"bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/bin/zsh", "/usr/bin/bash"})
+
+
+def command_text(value: Any) -> str | None:
+    """A command as one line of text: a string as given; an argv list joined, ``bash -lc CMD`` as
+    ``CMD``."""
+    if isinstance(value, str):
+        return value.strip() or None
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        if len(value) >= 3 and value[0] in _SHELLS and value[1] in ("-c", "-lc", "-ic"):
+            return value[2].strip() or None
+        return " ".join(value).strip() or None
+    return None
+
+
+_PATCH_RE = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$", re.M)
+_PATCH_ACTIONS = {"Add": "created", "Update": "edited", "Delete": "deleted"}
+
+
+def patch_files(patch: str) -> list[tuple[str, str]]:
+    """``(path, action)`` for each file an ``apply_patch`` patch adds, updates, deletes or moves to."""
+    out: list[tuple[str, str]] = []
+    for m in _PATCH_RE.finditer(patch[:200_000]):
+        if m.group(3):
+            out.append((m.group(3), "created"))
+        else:
+            out.append((m.group(2), _PATCH_ACTIONS[m.group(1)]))
+    return out
+
+
+_SEGMENT_RE = re.compile(r"&&|\|\||[;|\n]")
+_VERBS = {
+    "rm": "deleted",
+    "unlink": "deleted",
+    "rmdir": "deleted",
+    "touch": "created",
+    "mkdir": "created",
+    "cat": "read",
+    "head": "read",
+    "tail": "read",
+    "less": "read",
+    "more": "read",
+    "bat": "read",
+    "wc": "read",
+    "nl": "read",
+}
+_PATHLIKE_RE = re.compile(r"^[\w.~/-]*(?:/[\w.-]+|\.[A-Za-z0-9]{1,8})$")
+
+
+def _pathlike(token: str) -> bool:
+    return not token.startswith("-") and token not in (".", "..") and bool(_PATHLIKE_RE.match(token))
+
+
+def command_files(command: str) -> list[tuple[str, str]]:
+    """Files a shell command plainly touches: ``rm``/``touch``/``mkdir``/``cat``-like verbs, ``sed -i``,
+    ``mv``/``cp`` targets and ``>`` redirections (a heuristic; anything unclear is left out)."""
+    if len(command) > 4000:
+        return []
+    out: list[tuple[str, str]] = []
+    for segment in _SEGMENT_RE.split(command):
+        tokens = segment.split()
+        if tokens and tokens[0] == "sudo":
+            tokens = tokens[1:]
+        if not tokens:
+            continue
+        for k, tok in enumerate(tokens[:-1]):
+            if tok in (">", ">>") and _pathlike(tokens[k + 1]) and not tokens[k + 1].startswith("/dev/"):
+                out.append((tokens[k + 1], "written"))
+        args = [t for t in tokens[1:] if t not in (">", ">>", "2>&1")]
+        verb = tokens[0].rsplit("/", 1)[-1]
+        action = _VERBS.get(verb)
+        if action is not None:
+            out.extend((t, action) for t in args if _pathlike(t))
+        elif verb == "sed" and any(t.startswith("-i") for t in args) and args and _pathlike(args[-1]):
+            out.append((args[-1], "edited"))
+        elif verb in ("mv", "cp"):
+            paths = [t for t in args if _pathlike(t)]
+            if len(paths) >= 2:
+                if verb == "mv":
+                    out.extend((t, "moved away") for t in paths[:-1])
+                out.append((paths[-1], "created"))
+    return out

@@ -1,0 +1,81 @@
+"""B47 as a test of its kind: for every plan-tool shape, a long tool session compiled at 4,000 tokens
+(autobiographical, offline compression drained) shows the latest plan with its statuses, and the
+ledger never shows a stale version."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from ledger_helpers import ITEMS, PLAN_SHAPES, STATUSES_V2, b47, ledger_block
+
+from context_journal import ContextManager
+from context_journal.compile import CompiledMessage, CompileResult
+from context_journal.state import LedgerConfig, PlanShape
+from context_journal.strategies import AutobiographicalConfig, AutobiographicalStrategy
+
+
+def text_of_message(m: CompiledMessage) -> str:
+    return json.dumps(list(m.content))
+
+
+CUSTOM = LedgerConfig(plan_tools={"set_tasks": PlanShape(items="tasks", text=("title",), status="state")})
+
+
+def _compiled(shape: str) -> tuple[ContextManager, str, CompileResult]:
+    cm = ContextManager.open("memory:", strategy=AutobiographicalStrategy(AutobiographicalConfig.for_budget(4000)))
+    if shape == "custom":
+        cm.ledger_config = CUSTOM
+    b47(cm, PLAN_SHAPES[shape])
+    cm.drain()
+    result = cm.compile(4000)
+    assert result.tokens <= 4000
+    block = ledger_block(result)
+    assert block is not None
+    return cm, block, result
+
+
+@pytest.mark.parametrize("shape", sorted(PLAN_SHAPES))
+def test_B47_the_latest_plan_with_statuses_is_in_the_compiled_context(shape: str) -> None:
+    cm, block, result = _compiled(shape)
+    tool = PLAN_SHAPES[shape](STATUSES_V2)[0]
+    # The latest version, every item with its status, and nothing of the first version.
+    assert f"Plan ({tool}, version 2, latest):" in block
+    assert "version 1" not in block
+    assert f"  [x] {ITEMS[0]} (completed)" in block
+    assert f"  [>] {ITEMS[1]} (in_progress)" in block
+    assert f"  [ ] {ITEMS[2]} (pending)" in block
+    assert block.count(ITEMS[0]) == 1
+    # The block comes after everything else that states the plan (the raw head copy, summaries):
+    # the last statement of the plan the model reads is the latest one.
+    stating = [k for k, m in enumerate(result.messages) if ITEMS[0] in text_of_message(m)]
+    assert any(s.kind == "ledger" for s in result.messages[stating[-1]].sources)
+    state = cm.working_state()
+    assert [(p.tool, p.version, [(i.text, i.status) for i in p.items]) for p in state.plans] == [
+        (tool, 2, list(zip(ITEMS, STATUSES_V2, strict=True)))
+    ]
+    assert state.plans[0].message_id == "c7"
+
+
+def test_B47_literal_input_commands_and_placement() -> None:
+    cm, _, _ = _compiled("TodoWrite")
+    state = cm.working_state()
+    assert len(state.commands) == 64 and state.commands[-1].command == "psql -c 'EXPLAIN ANALYZE q68'"
+    assert {c.status for c in state.commands} == {"ok"}
+    result = cm.compile(4000)
+    kinds = [next(iter(s.kind for s in m.sources)) for m in result.messages]
+    at = kinds.index("ledger")
+    assert "summary" not in kinds[at:]  # after every summary, before the newest raw messages
+    assert kinds[at + 1 :] and set(kinds[at + 1 :]) == {"message"}
+
+
+def test_update_plan_note_and_a_plan_per_tool() -> None:
+    cm = ContextManager.open("memory:")
+    for k, (name, data) in enumerate([PLAN_SHAPES["update_plan"](STATUSES_V2), PLAN_SHAPES["TodoWrite"](STATUSES_V2)]):
+        cm.add_message("assistant", [{"type": "tool_use", "id": f"p{k}", "name": name, "input": data}])
+        cm.add_message("user", [{"type": "tool_result", "tool_use_id": f"p{k}", "content": "ok"}])
+    plans = cm.working_state().plans
+    assert [(p.tool, p.note, p.version) for p in plans] == [
+        ("update_plan", "speed up the report", 1),
+        ("TodoWrite", None, 1),
+    ]
