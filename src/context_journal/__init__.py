@@ -6,7 +6,17 @@ The public surface is re-exported here; ``__all__`` is sorted and pinned by a te
 from __future__ import annotations
 
 from .branching import BranchSummary, Derivation, StrategyInitError
-from .compile import CompiledMessage, CompileOptions, CompileResult, Injection, OverBudgetError, Repair, Roles, Source
+from .compile import (
+    CompiledMessage,
+    CompileOptions,
+    CompileResult,
+    EmptyContextError,
+    Injection,
+    OverBudgetError,
+    Repair,
+    Roles,
+    Source,
+)
 from .compression import (
     CompressionStats,
     CompressionUnavailableError,
@@ -153,6 +163,7 @@ __all__ = [
     "DrainReport",
     "DriftReport",
     "DuplicateMessageError",
+    "EmptyContextError",
     "EntryNotFoundError",
     "EntryValidationError",
     "EstimatingCounter",

@@ -28,6 +28,7 @@ from ._render import (
     excerpt_blocks,
     lead_with_user,
     limit_images,
+    message_line_text,
     pair_tools,
     place_tool_blocks,
     trim_final_whitespace,
@@ -156,7 +157,10 @@ def render(
     p: Pass,
     late: Sequence[tuple[Injection, list[Block]]],
     timestamp_of: Callable[[str], float | None] | None = None,
+    opening: str | None = None,
 ) -> list[Work]:
+    """The selection as work messages, repaired (``opening``: the message that opens a running tool
+    loop with thinking; its thinking is never dropped)."""
     work: list[Work] = []
     first_index: int | None = None
     who: dict[tuple[str, Any], tuple[str, str]] = {}
@@ -193,6 +197,8 @@ def render(
             sources = [Source("summary", s.id, None, not s.partial, s.level) for s in entry.summaries]
             if entry.kind == "recall":
                 sources += [Source("recall", mid, seq, complete) for mid, seq, complete in entry.recalled]
+            elif entry.kind == "ledger":
+                sources += [Source("ledger", mid, seq or None, complete) for mid, seq, complete in entry.recalled]
             work.append(
                 Work(
                     entry.participant,
@@ -229,7 +235,7 @@ def render(
         work = place_tool_blocks(work, p)
         work = pair_tools(work, p, next(iter(sorted(roles.tool)), "tool"))
     if options.keep_thinking_turns is not None and seen & F_THINKING:
-        drop_old_thinking(work, p, options.keep_thinking_turns)
+        drop_old_thinking(work, p, options.keep_thinking_turns, opening)
     work = drop_empty(work, p)
     work = lead_with_user(work, p, bool(first_index))
     if seen & F_IMAGE:
@@ -278,11 +284,20 @@ def _water_cap(sizes: Sequence[int], target: float) -> float:
     return float("inf")
 
 
-def shrink(work: list[Work], room: int, counter: TokenCounter, p: Pass, options: CompileOptions) -> list[Work]:
+def shrink(
+    work: list[Work],
+    room: int,
+    counter: TokenCounter,
+    p: Pass,
+    options: CompileOptions,
+    keep_thinking: frozenset[str] = frozenset(),
+) -> list[Work]:
     """Reduce the largest messages to excerpts until the context fits ``room`` tokens (or cannot).
 
     The cut is a water level: every message above a cap is cut down toward it (head and tail kept), the
-    smaller ones stay whole; the cap is lowered until the recounted total fits.
+    smaller ones stay whole; the cap is lowered until the recounted total fits. The messages named in
+    ``keep_thinking`` (the opening message of a running tool loop) keep their thinking blocks byte for
+    byte.
     """
     sizes = [tokens_of(m, counter) for m in work]
     if sum(sizes) <= room:
@@ -295,7 +310,8 @@ def shrink(work: list[Work], room: int, counter: TokenCounter, p: Pass, options:
         for i, m in enumerate(work):
             if sizes[i] > cap:
                 ratio = cap / sizes[i] if cap > 0 else 0.0
-                m.blocks = excerpt_blocks(originals[i], ratio * 0.95, counter, m.origin)
+                keep = m.origin in keep_thinking
+                m.blocks = excerpt_blocks(originals[i], ratio * 0.95, counter, m.origin, keep)
                 m.flags = block_flags(m.blocks)
                 p.alter(m)
                 cut.add(i)
@@ -368,3 +384,117 @@ def coverage(view: MessageView, selection: Selection) -> tuple[int, tuple[tuple[
         if b > a:
             omitted.append((view.entry(a).id, view.entry(b - 1).id, b - a, reason))
     return covered, tuple(omitted)
+
+
+def transcribe_running_turn(work: list[Work], turn: Sequence[str], p: Pass, whole: bool = False) -> list[Work]:
+    """``work`` with the messages of a running tool loop (ids ``turn``, oldest first, the first opening
+    with thinking) brought in as one user note holding their transcript, when they are rendered without
+    the loop's opening message right before them (or always, with ``whole``: the loop does not fit even
+    shortened).
+
+    With extended thinking on, a loop still running must be sent from its thinking opening or not at
+    all (bug case B62); as a transcript in a user turn, its calls and results stay readable and the
+    model opens a new turn with its own thinking.
+    """
+    ids = set(turn)
+    at = [i for i, m in enumerate(work) if m.origin in ids]
+    opening = next((i for i in at if work[i].origin == turn[0]), None)
+    if not whole and opening is not None:
+        # Raw from the opening on, as long as nothing else comes between; what comes after a break
+        # (a summary pair between the head's copy of the opening and the newest steps) is detached.
+        run = opening
+        while run + 1 < len(work) and work[run + 1].origin in ids:
+            run += 1
+        at = [i for i in at if i > run]
+    if not at:
+        return work
+    lines = [f"{work[i].participant}: {message_line_text(work[i].blocks)}" for i in at]
+    text = "[The current turn so far, its calls and results as a transcript:]\n" + "\n".join(lines)
+    p.repair("running_turn_transcribed", None, f"{len(at)} messages of the running tool loop sent as a transcript")
+    for i in at:
+        p.altered.add(work[i].origin or "")
+    note = Work(
+        "context-journal",
+        "user",
+        [{"type": "text", "text": text}],
+        0,
+        None,
+        None,
+        kind="note",
+        sources=[
+            Source("synthetic", "running turn"),
+            *(Source("message", work[i].origin or "", work[i].sequence, False) for i in at),
+        ],
+    )
+    first = at[0]
+    skip = set(at)
+    # Results the compiler added for calls now in the transcript (stubs of unanswered calls) go too.
+    calls = {b.get("id") for i in at for b in work[i].blocks if b.get("type") == "tool_use"}
+    for i, m in enumerate(work):
+        if i not in skip and m.origin is None and any(b.get("tool_use_id") in calls for b in m.blocks):
+            kept = [b for b in m.blocks if not (b.get("type") == "tool_result" and b.get("tool_use_id") in calls)]
+            if kept:
+                m.blocks, m.flags, m.tokens = kept, block_flags(kept), None
+            else:
+                skip.add(i)
+    return [
+        *(m for i, m in enumerate(work[:first]) if i not in skip),
+        note,
+        *(m for i, m in enumerate(work) if i > first and i not in skip),
+    ]
+
+
+def _loop_message(m: Work) -> bool:
+    if m.role == "assistant":
+        return bool(m.flags & F_TOOL_USE)
+    return bool(m.blocks) and all(b.get("type") == "tool_result" for b in m.blocks)
+
+
+def separate_running_turn(work: list[Work], first: str, p: Pass) -> list[Work]:
+    """``work`` with a short user note right before the running tool loop's opening message ``first``
+    when what precedes it would read as part of that loop: an assistant message (the exporters merge
+    it into the opening, which then no longer starts with its thinking) or older tool results (the
+    turns between rendered as nothing). The provider then sees the loop open with its thinking (bug
+    case B62); nothing is left out."""
+    at = next((i for i, m in enumerate(work) if m.origin == first), None)
+    if at is None or at == 0:
+        return work
+    before = work[at - 1]
+    if before.role == "user" and not _loop_message(before):
+        return work
+    p.repair("running_turn_opened", None, "a user note opens the running tool loop's turn")
+    note = Work(
+        "context-journal",
+        "user",
+        [{"type": "text", "text": "[The current turn:]"}],
+        0,
+        None,
+        None,
+        kind="note",
+        sources=[Source("synthetic", "running turn opening")],
+    )
+    return [*work[:at], note, *work[at:]]
+
+
+def with_loop_opening(selection: Selection, view: MessageView, start: int) -> Selection:
+    """``selection`` with the opening unit of the running tool loop that starts at ``start`` (its first
+    message, which holds the thinking, and the results answering it) rendered raw right before the
+    first raw span that enters the loop later: a loop still running is sent from its thinking opening
+    (bug case B62). The loop's middle stays where the strategy put it (left out, or in summaries,
+    which then come before the opening); what the strategy shows raw stays raw."""
+    from .views import unit_bounds
+
+    entries = list(selection.entries)
+    raw = [(k, e) for k, e in enumerate(entries) if isinstance(e, RawSpan)]
+    if any(e.start <= start < e.end for _, e in raw):
+        return selection
+    later = next(((k, e) for k, e in raw if e.start > start), None)
+    if later is None:
+        return selection
+    k, span = later
+    _, end = unit_bounds(view, start, start + 1)
+    if end >= span.start:
+        entries[k] = RawSpan(start, span.end)
+    else:
+        entries.insert(k, RawSpan(start, end))
+    return Selection(tuple(entries), selection.state, selection.omitted)

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import bisect
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
+from ._graphemes import clip_end, clip_start
 from .stores.fulltext import format_date
 from .tokens import TokenCounter
 
@@ -37,7 +38,8 @@ class Source(NamedTuple):
 
     Attributes:
         kind: ``"message"`` (a stored message), ``"summary"``, ``"recall"`` (a message brought back by
-            a query, inside a recall entry), ``"injection"``, ``"system"`` (a stored
+            a query, inside a recall entry), ``"injection"``, ``"ledger"`` (the working-state block; its id is
+            the newest message the ledger folded), ``"system"`` (a stored
             system-flagged message) or ``"synthetic"`` (a note or stub the compiler wrote).
         id: The message id, summary id, injection label or a synthetic name.
         sequence: Store sequence of the message version rendered (messages only).
@@ -46,7 +48,7 @@ class Source(NamedTuple):
         level: Summary level (summaries only).
     """
 
-    kind: Literal["message", "summary", "recall", "injection", "system", "synthetic"]
+    kind: Literal["message", "summary", "recall", "injection", "system", "synthetic", "ledger"]
     id: str
     sequence: int | None = None
     complete: bool = True
@@ -202,6 +204,23 @@ def block_flags(blocks: Iterable[Mapping[str, Any]]) -> int:
 
 def _json(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def message_line_text(blocks: Sequence[Mapping[str, Any]]) -> str:
+    """What a model reads of a message's blocks, as one line of plain text (tool calls written out)."""
+    parts: list[str] = []
+    for b in blocks:
+        kind = b.get("type")
+        if kind == "text":
+            parts.append(str(b.get("text", "")))
+        elif kind == "tool_use":
+            args = json.dumps(b.get("input"), ensure_ascii=False, separators=(",", ":"))
+            parts.append(f"[called {b.get('name')} {args}]")
+        elif kind == "tool_result":
+            parts.append(f"[{'error' if b.get('is_error') else 'result'}: {_result_text(b.get('content'))}]")
+        elif kind in ("image", "document"):
+            parts.append(f"[{kind}]")
+    return " ".join(p for p in parts if p).strip()
 
 
 def _text(text: str) -> Block:
@@ -482,13 +501,22 @@ def _strip_results(m: Work, p: Pass) -> bool:
 # --- pass 4: thinking, empties, the first turn, images, trailing whitespace -----------------------
 
 
-def drop_old_thinking(work: list[Work], p: Pass, keep_turns: int) -> None:
-    """Drop thinking blocks of assistant turns older than the newest ``keep_turns`` (whole blocks only)."""
+def drop_old_thinking(work: list[Work], p: Pass, keep_turns: int, opening: str | None = None) -> None:
+    """Drop thinking blocks of assistant turns older than the newest ``keep_turns`` (whole blocks only).
+    A tool loop (assistant messages with only tool results between them) is one turn: its opening
+    thinking stays with it. The message ``opening`` (the one that opens a tool loop still running)
+    keeps its thinking whatever ``keep_turns`` says: the provider requires it (bug case B62)."""
     seen = 0
+    joined = False  # the newer assistant message continues this one's turn (only results between)
     for m in reversed(work):
         if m.role != "assistant":
+            joined = joined and bool(m.blocks) and all(b.get("type") == "tool_result" for b in m.blocks)
             continue
-        seen += 1
+        if not joined:
+            seen += 1
+        joined = True
+        if opening is not None and m.origin == opening:
+            continue
         if seen > keep_turns and m.flags & F_THINKING:
             blocks = [b for b in m.blocks if b.get("type") not in ("thinking", "redacted_thinking")]
             p.repair("old_thinking_dropped", m, "thinking of an older turn left out (never edited)")
@@ -607,7 +635,8 @@ def _cut_text(text: str, ratio: float, total_tokens: int, origin: str | None) ->
         return marker
     head = keep * 2 // 3
     tail = keep - head
-    return f"{text[:head]}\n{marker}\n{text[len(text) - tail :] if tail else ''}".rstrip()
+    # Cut between grapheme clusters: an emoji, a flag or a letter with its marks stays whole.
+    return f"{clip_end(text, head)}\n{marker}\n{clip_start(text, tail)}".rstrip()
 
 
 def _cut_json(value: Any, ratio: float, counter: TokenCounter, origin: str | None) -> Any:
@@ -622,10 +651,13 @@ def _cut_json(value: Any, ratio: float, counter: TokenCounter, origin: str | Non
     return value
 
 
-def excerpt_blocks(blocks: list[Block], ratio: float, counter: TokenCounter, origin: str | None) -> list[Block]:
+def excerpt_blocks(
+    blocks: list[Block], ratio: float, counter: TokenCounter, origin: str | None, keep_thinking: bool = False
+) -> list[Block]:
     """The blocks reduced to about ``ratio`` of their text (head and tail kept, a marker in between
     saying how much was cut); calls keep their id and name, results their ``tool_use_id``; thinking is
-    dropped (it cannot be cut) and media become placeholders."""
+    dropped (it cannot be cut), or kept byte for byte with ``keep_thinking`` (the opening message of a
+    running tool loop), and media become placeholders."""
     out: list[Block] = []
     for b in blocks:
         kind = b.get("type")
@@ -634,7 +666,8 @@ def excerpt_blocks(blocks: list[Block], ratio: float, counter: TokenCounter, ori
             if len(text) > 200:
                 b = {**b, "text": _cut_text(text, ratio, counter.count_block(b), origin)}
         elif kind in ("thinking", "redacted_thinking"):
-            continue
+            if not keep_thinking:
+                continue
         elif kind in ("image", "document"):
             b = image_placeholder(b, origin)
         elif kind == "tool_use":

@@ -43,9 +43,12 @@ from ._fit import (
     fresh_pass,
     mark_breakpoints,
     render,
+    separate_running_turn,
     shrink,
     system_head,
     tokens_of,
+    transcribe_running_turn,
+    with_loop_opening,
     with_prefix,
 )
 from ._render import CompiledMessage, Pass, Repair, Source, Work
@@ -54,12 +57,13 @@ from .errors import ContextJournalError
 from .strategies.base import Budget, RawSpan, Selection, Strategy
 from .tokens import Calibration, TokenCounter
 from .validate import InvalidContextError, validate_turns
-from .views import MessageView, SliceView
+from .views import MessageView, SliceView, running_turn_start
 
 __all__ = [
     "CompileOptions",
     "CompileResult",
     "CompiledMessage",
+    "EmptyContextError",
     "Injection",
     "OverBudgetError",
     "RenderCache",
@@ -72,6 +76,9 @@ __all__ = [
 Block = dict[str, Any]
 
 
+_LISTED = 12  # parts an OverBudgetError's message names (the largest); ``parts`` holds every one
+
+
 class OverBudgetError(ContextJournalError):
     """What must be in the context does not fit the budget; nothing was dropped silently.
 
@@ -82,14 +89,46 @@ class OverBudgetError(ContextJournalError):
             ``"injections"``, ``"newest unit from m5"``...).
     """
 
-    def __init__(self, budget: int, actual: int, parts: Mapping[str, int], what: str = "the must-keep part") -> None:
+    ADVICE = "raise max_tokens, lower reserve_for_response, or shorten the system prompt and injections"
+    """What the message advises by default (a lagging compression names its own remedy instead)."""
+
+    def __init__(
+        self,
+        budget: int,
+        actual: int,
+        parts: Mapping[str, int],
+        what: str = "the must-keep part",
+        advice: str | None = None,
+    ) -> None:
         self.budget = budget
         self.actual = actual
         self.parts = dict(parts)
-        listed = ", ".join(f"{k} {v}" for k, v in self.parts.items())
+        self.what = what
+        shown = list(self.parts.items())
+        if len(shown) > _LISTED:  # a bounded message: the largest parts; ``parts`` keeps them all
+            shown = sorted(shown, key=lambda kv: -kv[1])[:_LISTED]
+        listed = ", ".join(f"{k} {v}" for k, v in shown)
+        if len(self.parts) > len(shown):
+            listed += f" and {len(self.parts) - len(shown)} more (see .parts)"
+        super().__init__(f"{what} needs {actual} tokens but the budget is {budget} ({listed}); {advice or self.ADVICE}")
+
+
+class EmptyContextError(ContextJournalError, ValueError):
+    """A compile would return no message (providers reject an empty message list): the namespace and
+    branch hold no message this reader can see, or only system messages. Add a message first.
+
+    Attributes:
+        namespace: The namespace compiled.
+        branch: The branch compiled.
+    """
+
+    def __init__(self, namespace: str | None, branch: str | None) -> None:
+        self.namespace = namespace
+        self.branch = branch
+        where = f" of namespace {namespace!r} on branch {branch!r}" if namespace or branch else ""
         super().__init__(
-            f"{what} needs {actual} tokens but the budget is {budget} ({listed}); raise max_tokens, lower "
-            "reserve_for_response, or shorten the system prompt and injections"
+            f"the compiled context{where} holds no message (providers reject an empty message list): there is no "
+            "message to send; add one first"
         )
 
 
@@ -236,7 +275,7 @@ class CompileResult:
         branch: The branch compiled.
         calibration: The calibration factor applied.
         parts: Tokens by part: ``system``, ``injections``, ``messages`` (and ``recall``: the recall pairs,
-            part of ``messages``).
+            and ``ledger``: the working-state pair, both part of ``messages``).
         assistant: The names rendered as the assistant.
     """
 
@@ -348,6 +387,14 @@ def _compile_id(parts: Sequence[Any]) -> str:
     return "cmp_" + digest.hexdigest()
 
 
+def _sendable_thinking(block: Mapping[str, Any]) -> bool:
+    """A thinking block the provider accepts back: signed thinking, or redacted thinking."""
+    kind = block.get("type")
+    return (kind == "thinking" and bool(str(block.get("signature") or "").strip())) or (
+        kind == "redacted_thinking" and bool(block.get("data"))
+    )
+
+
 def compile_context(
     view: MessageView,
     strategy: Strategy,
@@ -392,15 +439,22 @@ def compile_context(
         The result and the strategy's selection (commit it to persist strategy state).
 
     Raises:
-        ValueError: ``max_tokens`` is not positive or ``reserve_for_response`` is negative.
+        ValueError: ``max_tokens`` is not positive, ``reserve_for_response`` is negative or larger than
+            ``max_tokens``.
         MalformedContentError: ``system`` or an injection is malformed.
         OverBudgetError: the must-keep part, or the smallest valid context, does not fit.
+        EmptyContextError: the result would hold no message.
         InvalidContextError: the result broke a provider rule (a bug; never expected).
     """
     if max_tokens <= 0:
         raise ValueError(f"max_tokens must be positive, got {max_tokens}")
     if reserve_for_response < 0:
         raise ValueError(f"reserve_for_response must be >= 0, got {reserve_for_response}")
+    if reserve_for_response > max_tokens:
+        raise ValueError(
+            f"reserve_for_response ({reserve_for_response}) is larger than max_tokens ({max_tokens}): "
+            "nothing would be left for the context"
+        )
     roles = roles or Roles()
     options = options or CompileOptions()
     calibration = calibration or Calibration()
@@ -459,6 +513,10 @@ def compile_context(
     # --- select, render, fit -------------------------------------------------------------------------
     body: MessageView = SliceView(view, head) if head else view
     n_body = len(body)
+    running = running_turn_start(body)
+    if running is not None and not _sendable_thinking(body.message(running).content_dicts()[0]):
+        running = None  # unsigned thinking is never sent (it cannot be replayed): no loop opens with it
+    turn = [e.id for e in body.entries(running, n_body)] if running is not None else []
     room = raw_budget - must_keep
     avail = max(0, room - late_tokens - options.repair_reserve)
     selection: Selection | None = None
@@ -467,9 +525,17 @@ def compile_context(
     step = 0
     for _attempt in range(16):
         selection = strategy.select(body, Budget(avail, budget, max_tokens, reserve_for_response))
+        if running is not None:
+            selection = with_loop_opening(selection, body, running)
         p = fresh_pass(p)
-        work = render(body, selection, roles, options, counter, cache, p, late, timestamp_of)
+        work = render(body, selection, roles, options, counter, cache, p, late, timestamp_of, turn[0] if turn else None)
+        if turn:
+            work = transcribe_running_turn(separate_running_turn(work, turn[0], p), turn, p)
         used = sum(tokens_of(m, counter) for m in work)
+        if used > room and turn and any(m.origin == turn[0] for m in work):
+            # The running loop is in whole: shorten its bulky results before leaving any of it out.
+            work = shrink(work, room, counter, p, options, keep_thinking=frozenset(turn[:1]))
+            used = sum(tokens_of(m, counter) for m in work)
         if used <= room or avail == 0:
             break
         # Over after repairs: select again with the excess taken off; when that changed nothing, take
@@ -480,10 +546,16 @@ def compile_context(
         previous = selection.entries
     assert selection is not None
     if used > room:
-        work = shrink(work, room, counter, p, options)
+        # A tool loop that opened with thinking keeps that opening byte for byte; when even its
+        # excerpts do not fit, the whole loop becomes a transcript (never half of it raw: bug case B62).
+        work = shrink(work, room, counter, p, options, keep_thinking=frozenset(turn[:1]))
         used = sum(tokens_of(m, counter) for m in work)
+        if used > room and turn:
+            work = shrink(transcribe_running_turn(work, turn, p, whole=True), room, counter, p, options)
+            used = sum(tokens_of(m, counter) for m in work)
         if used > room or (not work and n_body):
             parts["smallest valid context"] = used
+            parts.update(getattr(strategy, "pinned_parts", {}))  # pins are part of what must be kept
             raise OverBudgetError(
                 budget,
                 calibration.apply(must_keep + used),
@@ -494,9 +566,11 @@ def compile_context(
     # --- result ------------------------------------------------------------------------------------
     mark_breakpoints(work, options.cache_breakpoints)
     compiled = tuple(finish(m, p, counter) for m in work)
+    if not compiled:
+        raise EmptyContextError(namespace, branch)
     estimated = must_keep + sum(m.tokens for m in compiled)
     if options.validate:
-        issues = validate_turns([(m.role, m.content) for m in compiled])
+        issues = validate_turns([(m.role, m.content) for m in compiled], thinking=bool(turn))
         if issues:
             raise InvalidContextError(issues)
     covered, omitted = coverage(body, selection)
@@ -510,6 +584,9 @@ def compile_context(
         parts["recall"] = sum(
             m.tokens for k, m in enumerate(compiled) if _is_recall(m) or _precedes_recall(compiled, k)
         )
+    ledger = [k for k, m in enumerate(compiled) if any(s.kind == "ledger" for s in m.sources)]
+    if ledger:  # the working-state pair (marker turn and block), counted inside "messages" too
+        parts["ledger"] = sum(compiled[k].tokens + (compiled[k - 1].tokens if k else 0) for k in ledger)
     compile_id = _compile_id(
         [
             namespace,

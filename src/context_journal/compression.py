@@ -25,6 +25,7 @@ another driver finished first is dropped.
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -61,6 +62,9 @@ __all__ = [
     "SummaryNotFoundError",
     "TickResult",
 ]
+
+
+logger = logging.getLogger("context_journal.compression")
 
 
 class CompressionUnavailableError(ContextJournalError, TypeError):
@@ -382,9 +386,18 @@ class CompressionDriver:
             # pending and is retried at the next tick, once the configuration is fixed.
             raise
         except Exception as exc:
+            logger.warning("summary call for %s failed: %s", request.id, _describe(exc))
             return SummaryResult(request.id, None, error=_describe(exc), model=getattr(exc, "model", None)), started
         usage = response.usage
         tokens_in = usage.total_input_tokens or estimate
+        logger.info(
+            "summary call for %s: %d tokens in, %d out, %.3f s (%s)",
+            request.id,
+            tokens_in,
+            usage.output_tokens,
+            time.perf_counter() - started,
+            response.model,
+        )
         try:
             text = response.require_text()
         except ContextJournalError as exc:

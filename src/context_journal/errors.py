@@ -20,6 +20,8 @@ attributes that say where the fault is, and its message says what to do instead:
     ├── ImportFormatError                  a transcript could not be read in the format asked for
     ├── MissingExtraError                  an optional dependency is not installed (also an ImportError)
     ├── OverBudgetError                    (compile.py) the must-keep part of a compile exceeds the budget
+    ├── EmptyContextError                  (compile.py) a compile would return no message (also a ValueError)
+    ├── NamespaceNotFoundError             (namespaces.py) no namespace of that name (lists those that exist)
     ├── JournalError                       (journal/errors.py) an execution-journal operation that cannot be done
     │   ├── EntryValidationError           the entry does not fit its kind or breaks a journal rule
     │   ├── IdempotencyKeyReuseError       the key was used before for another entry

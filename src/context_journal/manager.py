@@ -8,17 +8,19 @@ namespace a slot of its own.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
+import time
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
 from .branching import BranchingMixin, StrategyInitError
-from .compile import CompileOptions, CompileResult, Injection, RenderCache, Roles, compile_context
+from .compile import CompileOptions, CompileResult, Injection, OverBudgetError, RenderCache, Roles, compile_context
 from .compression import CompressionDriver, CompressionStats, DrainProgress, DrainReport, TickResult
 from .content import ContentInput, resolve_media, validate_content
-from .errors import MalformedContentError
+from .errors import MalformedContentError, MessageNotFoundError
 from .llm import OfflineSummarizer, Provider, ToolDefinition, run_sync
 from .messages import Message, MessageInput, MessageStore, to_timestamp
 from .readers import (
@@ -33,23 +35,26 @@ from .readers import (
 from .recall.lines import LineCache
 from .recall.query import RecallArg, dated, with_recall
 from .recall.search import SearchHit, search_messages
+from .state.host import WorkingStateMixin
 from .stores import ROOT_BRANCH, Store, open_store
 from .strategies import PassthroughStrategy, PendingWork, Selection, Strategy, StrategyContext, Summary
 from .strategies.autobiographical import SYSTEM_STATE, TOOLS_STATE
 from .strategies.pinned import PINS_STATE, PinnedStrategy, pinned_ids
-from .tokens import Calibration, EstimatingCounter, TokenCounter
+from .tokens import Calibration, EstimatingCounter, TokenCounter, content_mix
 from .views import ReaderView
 
 __all__ = ["DEFAULT_NAMESPACE", "ContextManager"]
 
 DEFAULT_NAMESPACE = "default"
 
+logger = logging.getLogger("context_journal.compile")
+
 
 def _namespace_name(namespace: str | None) -> str:
     return namespace or DEFAULT_NAMESPACE
 
 
-class ContextManager(BranchingMixin):
+class ContextManager(BranchingMixin, WorkingStateMixin):
     """Messages of one namespace on one branch of a store. Use :meth:`open` to make one.
 
     A manager is a context manager: leaving the ``with`` block closes it (and the store, if the
@@ -74,6 +79,8 @@ class ContextManager(BranchingMixin):
     ) -> None:
         if compression not in ("inline", "workers"):
             raise ValueError(f"compression must be 'inline' or 'workers', not {compression!r}")
+        if isinstance(strategy, str):
+            strategy = resolve_strategy(strategy)
         self._compression_mode = compression
         self._summarizer = summarizer
         self._store = store
@@ -97,7 +104,7 @@ class ContextManager(BranchingMixin):
             self._messages = MessageStore(store, self._slot, self._branch.id, self._counter)
         self._branch_indexes: dict[int, MessageStore] = {}
         self._recall_lines = LineCache()  # recalled lines, by reader and version (recall/lines.py)
-        self.strategy = strategy
+        self.strategy = resolve_strategy(strategy)
         self._closed = False
         if reader is not None and recorded is None:
             self._claim_reader(self._branch.id)
@@ -117,6 +124,7 @@ class ContextManager(BranchingMixin):
         summarizer: Provider | None = None,
         compression: str = "inline",
         view_reader: str | None = None,
+        create_dirs: bool = False,
     ) -> ContextManager:
         """Open a manager.
 
@@ -126,7 +134,9 @@ class ContextManager(BranchingMixin):
             store: An open :class:`Store` shared with other managers (not closed by this manager).
             namespace: Whose strategy state this manager owns; ``None`` is ``"default"``.
             isolate: Give the namespace its own message slot instead of the store's shared one.
-            strategy: The compile strategy (later issues; stored as given).
+            strategy: The compile strategy: a :class:`~context_journal.strategies.Strategy`, or one of the
+                names ``"passthrough"``, ``"windowed"``, ``"autobiographical"``, ``"knowledge"`` (default
+                settings); None is passthrough.
             token_counter: Token counter (default :class:`EstimatingCounter`).
             branch: The branch to read and write (default ``"main"``).
             durability: SQLite ``"normal"`` or ``"full"`` when opening from a path.
@@ -139,9 +149,13 @@ class ContextManager(BranchingMixin):
                 ``"workers"``: this manager never calls a model; it enqueues its conversation in the
                 store's work queue (on each append and compile) for ``context-journal worker`` processes,
                 and ``tick``/``drain`` raise :class:`~context_journal.workers.CompressionDelegatedError`.
+            create_dirs: Create the missing directories of a SQLite file path (default: a missing directory
+                is an error, so a mistyped path never leaves a new tree behind).
 
         Raises:
             ValueError: both or neither of ``path`` and ``store``, or an unknown ``compression``.
+            TypeError: ``strategy`` is neither a strategy nor one of the names.
+            StoreError: the SQLite file's directory does not exist (and ``create_dirs`` is False).
             BranchNotFoundError: the branch does not exist.
             StoreError: the store cannot be opened.
             ReaderConflictError: the namespace records another reader on the branch (nothing is written).
@@ -157,6 +171,7 @@ class ContextManager(BranchingMixin):
             opts: dict[str, Any] = {}
             if not text.startswith(("postgres", "memory:", ":memory:")):
                 opts["durability"] = durability
+                _check_directory(text, create_dirs)
             store = open_store(text, **opts)
         try:
             return cls(
@@ -271,9 +286,11 @@ class ContextManager(BranchingMixin):
             The message id.
 
         Raises:
-            MalformedContentError: the content, participant or metadata is malformed; nothing is written.
+            MalformedContentError: the content, participant or metadata is malformed, or the content is an
+                empty string (refused like an empty block list); nothing is written.
             DuplicateMessageError: ``id`` is already used on this branch.
         """
+        _refuse_blank(content, 0)
         ids = self._messages.append([MessageInput(participant, content, metadata, id, timestamp)])
         self._messages_added(len(ids))
         return ids[0]
@@ -305,6 +322,8 @@ class ContextManager(BranchingMixin):
             items.append(
                 MessageInput(m["participant"], m["content"], m.get("metadata"), m.get("id"), m.get("timestamp"))
             )
+        for i, item in enumerate(items):
+            _refuse_blank(item.content, i)
         ids = self._messages.append(items)
         self._messages_added(len(ids))
         return ids
@@ -553,6 +572,7 @@ class ContextManager(BranchingMixin):
             dates=dates,
             lines=self._recall_lines,
         )
+        strategy = self._with_ledger(strategy, lambda who: roles.role(who) == "user", self._counter)
         calibration = Calibration.from_state(ctx.get_state("calibration"))
         result, selection = compile_context(
             view,
@@ -627,14 +647,41 @@ class ContextManager(BranchingMixin):
 
         Raises:
             OverBudgetError: the system part and injections, or the smallest valid context, do not fit.
+                When compression lags (chunks not summarised yet), ``parts`` has ``"pending chunks"`` and
+                ``"pending tokens"`` and the message names the remedy (``drain()``, or
+                ``AutobiographicalConfig(overflow="window")``).
+            EmptyContextError: the result would hold no message (nothing to send).
             MalformedContentError: ``system`` or an injection is malformed.
-            ValueError: ``max_tokens`` is not positive or ``reserve_for_response`` is negative, or
-                ``query`` is empty or whitespace.
+            ValueError: ``max_tokens`` is not positive, ``reserve_for_response`` is negative or larger
+                than ``max_tokens``, or ``query`` is empty or whitespace.
         """
-        result, selection, strategy, ctx = self._run_compile(
-            max_tokens, reserve_for_response, system, injections, assistant, roles, options, query, recall, render_dates
-        )
+        started = time.perf_counter()
+        try:
+            result, selection, strategy, ctx = self._run_compile(
+                max_tokens,
+                reserve_for_response,
+                system,
+                injections,
+                assistant,
+                roles,
+                options,
+                query,
+                recall,
+                render_dates,
+            )
+        except OverBudgetError as exc:
+            raise self._lagging(exc) from None
         strategy.commit(selection, ctx)
+        logger.info(
+            "compiled %s/%s with %s: %d of %d tokens, %d messages in %.1f ms",
+            self._namespace,
+            self._branch.name,
+            result.strategy,
+            result.tokens,
+            result.budget,
+            len(result.messages),
+            (time.perf_counter() - started) * 1000,
+        )
         if self._compression_mode == "workers":
             self._enqueue_compression()
         return result
@@ -664,11 +711,48 @@ class ContextManager(BranchingMixin):
             max_tokens, reserve_for_response, system, injections, assistant, roles, options, query, recall, render_dates
         )[0]
 
+    def compression_lag(self) -> tuple[int, int]:
+        """Compression work waiting on this namespace and branch: ``(chunks, tokens)`` — the chunks not
+        summarised yet (ready or waiting for a retry; closing the chunks that are due first) and the tokens
+        of the messages they cover. ``(0, 0)`` when the strategy does not compress or nothing waits."""
+        if not hasattr(self._active_strategy(), "prepare"):
+            return 0, 0
+        work = self.pending_work()
+        view = self._reader_view(check=False)
+        chunks = tokens = 0
+        for item in (*work.ready, *work.waiting):
+            if item.kind not in ("chunk", "part") or item.first_message_id is None or item.last_message_id is None:
+                continue
+            first, last = view.index_of(item.first_message_id), view.index_of(item.last_message_id)
+            chunks += 1
+            if first is not None and last is not None and last >= first:
+                tokens += view.tokens(first, last + 1)
+        return chunks, tokens + int(work.unchunked_tokens or 0)
+
+    def _lagging(self, exc: OverBudgetError) -> OverBudgetError:
+        """``exc`` naming the compression work that would make the compile fit, when some waits."""
+        try:
+            chunks, tokens = self.compression_lag()
+        except Exception:  # the diagnosis must never hide the original error
+            return exc
+        if not chunks:
+            return exc
+        parts = {**exc.parts, "pending chunks": chunks, "pending tokens": tokens}
+        advice = (
+            f"compression lags: {chunks} chunk{'s' if chunks != 1 else ''} ({tokens:,} tokens) wait to be summarised; "
+            "run cm.drain() (command line: context-journal compress --store DB), or compile with "
+            "AutobiographicalConfig(overflow='window') to leave the oldest unsummarised messages out"
+        )
+        err = OverBudgetError(exc.budget, exc.actual, parts, exc.what, advice)
+        err.pending_chunks, err.pending_tokens = chunks, tokens  # type: ignore[attr-defined]
+        return err
+
     def report_usage(self, compile: str | CompileResult, input_tokens: int) -> float:
         """Tell the manager how many input tokens the provider counted for a compiled request.
 
-        The namespace's calibration factor moves toward ``input_tokens / estimate`` (bounded; see
-        :class:`~context_journal.tokens.Calibration`) and is stored as the state ``<namespace>/calibration``
+        The namespace's calibration factor moves toward ``input_tokens / estimate`` (per content class
+        when the result itself is passed; see :class:`~context_journal.tokens.Calibration`) and is
+        stored as the state ``<namespace>/calibration``
         on this branch. Report only the tokens of the compiled context (leave out tool definitions the
         host adds to the request).
 
@@ -684,8 +768,10 @@ class ContextManager(BranchingMixin):
             KeyError: a ``compile_id`` this manager did not make recently (pass the result instead).
             ValueError: ``input_tokens`` is not positive.
         """
+        mix = None  # estimated tokens by content class: the calibration learns a factor per class
         if isinstance(compile, CompileResult):
             estimated = compile.estimated_tokens
+            mix = content_mix([*compile.system, *(b for m in compile.messages for b in m.content)], self._counter)
         else:
             known = (self._compile_estimates or {}).get(compile)
             if known is None:
@@ -693,7 +779,7 @@ class ContextManager(BranchingMixin):
             estimated = known
         ctx = self._strategy_context()
         calibration = Calibration.from_state(ctx.get_state("calibration"))
-        factor = calibration.update(estimated, input_tokens)
+        factor = calibration.update(estimated, input_tokens, mix)
         ctx.put_states({"calibration": calibration.to_state()})
         return factor
 
@@ -855,14 +941,24 @@ class ContextManager(BranchingMixin):
         sequence of the state record written (0 when nothing changed).
 
         Raises:
-            MessageNotFoundError: no visible message has the id.
+            MessageNotFoundError: no message with the id is visible to this manager's reader (a message
+                whose every block is addressed to other readers is not).
         """
-        self._messages.get(message_id)
+        view = self._reader_view()
+        view.refresh()
+        if view.index_of(message_id) is None:
+            raise MessageNotFoundError(message_id)
         return self._write_pins(lambda ids: ids if message_id in ids else [*ids, message_id])
 
     def unpin(self, message_id: str) -> int:
-        """Unpin a message (a message not pinned is a no-op: returns 0, writes nothing); returns the
-        sequence of the state record written."""
+        """Unpin a message; returns the sequence of the state record written (0: it was not pinned, and
+        nothing is written).
+
+        Raises:
+            MessageNotFoundError: the id is neither pinned nor a visible message (a typo, not a no-op).
+        """
+        if message_id not in self.pins():
+            self.get_message(message_id)
         return self._write_pins(lambda ids: [i for i in ids if i != message_id])
 
     def pins(self) -> list[str]:
@@ -966,6 +1062,75 @@ class ContextManager(BranchingMixin):
 
     def __repr__(self) -> str:
         return f"ContextManager(store={self._store!r}, namespace={self._namespace!r}, branch={self.current_branch()!r})"
+
+
+STRATEGY_NAMES = ("passthrough", "windowed", "autobiographical", "knowledge")
+"""The strategy names ``ContextManager.open(strategy=...)`` accepts (each with its default settings)."""
+
+
+def resolve_strategy(strategy: Any) -> Any:
+    """``strategy`` itself, or the strategy a documented name stands for.
+
+    Raises:
+        TypeError: an unknown name, or an object that is not a strategy (no ``select`` and ``load``).
+    """
+    if strategy is None:
+        return None
+    if isinstance(strategy, str):
+        from .strategies import (
+            AutobiographicalStrategy,
+            KnowledgeStrategy,
+            WindowedPassthroughStrategy,
+        )
+
+        makers: dict[str, Callable[[], Any]] = {
+            "passthrough": PassthroughStrategy,
+            "windowed": WindowedPassthroughStrategy,
+            "autobiographical": AutobiographicalStrategy,
+            "knowledge": KnowledgeStrategy,
+        }
+        make = makers.get(strategy.strip().lower())
+        if make is None:
+            raise TypeError(f"unknown strategy {strategy!r}; give a Strategy or one of {', '.join(STRATEGY_NAMES)}")
+        return make()
+    if not (callable(getattr(strategy, "select", None)) and callable(getattr(strategy, "load", None))):
+        raise TypeError(
+            f"strategy must be a Strategy (with select() and load()) or one of {', '.join(STRATEGY_NAMES)}, "
+            f"not {type(strategy).__name__}"
+        )
+    return strategy
+
+
+def _check_directory(path: str, create: bool) -> None:
+    """Refuse a SQLite file path whose directory does not exist, unless asked to create it.
+
+    Raises:
+        StoreError: the directory is missing and ``create`` is False.
+    """
+    from pathlib import Path
+
+    from .errors import StoreError
+
+    text = path[len("sqlite:///") :] if path.startswith("sqlite:///") else path
+    parent = Path(text).expanduser().parent
+    if create:
+        parent.mkdir(parents=True, exist_ok=True)
+    elif not parent.is_dir():
+        raise StoreError(
+            f"cannot open {text}: the directory {parent} does not exist; create it first, or pass create_dirs=True"
+        )
+
+
+def _refuse_blank(content: Any, index: int) -> None:
+    """An empty string is refused like an empty block list (a provider rejects an empty message).
+
+    Raises:
+        MalformedContentError: ``content`` is an empty or whitespace-only string.
+    """
+    if isinstance(content, str) and not content.strip():
+        raise MalformedContentError(
+            "a message needs non-empty text (an empty string is refused like [])", message_index=index
+        )
 
 
 def _require_recorded_reads(strategy: Any) -> None:

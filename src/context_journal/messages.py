@@ -16,7 +16,7 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -229,6 +229,8 @@ class MessageStore:
         self._pending_token = self._token
         self._cache: OrderedDict[int, Message] = OrderedDict()
         self._cache_size = cache_size
+        # Told ``(position, id, body)`` of each append applied to the index (the working-state ledger).
+        self.observers: list[Callable[[int, str, dict[str, Any]], None]] = []
         self._apply(store.read_slot(slot, branch_id, as_of=self._seen_head))
 
     # ---- index maintenance ------------------------------------------------------------------------
@@ -259,6 +261,8 @@ class MessageStore:
             self._live.append(1)
             self._tokens.append(self.counter.count_message(entry.participant, body["content"]))
             self._count_kinds(kinds, +1)
+            for observe in self.observers:
+                observe(len(self._entries) - 1, rec.item, body)
         elif pos is not None:
             # Entries are replaced, never changed in place: a cloned index (clone_for) shares them.
             entry = self._entries[pos]
@@ -306,6 +310,7 @@ class MessageStore:
             twin._kind_counts = dict(self._kind_counts)
             twin._mutated = list(self._mutated)
             twin._pending = []
+            twin.observers = []
             twin._cache = OrderedDict(self._cache)
             twin._token = -1  # force a refresh: it reads the parent's records up to the fork, if any are new
             twin._seen_head = min(self._seen_head, fork_seq)
@@ -493,8 +498,9 @@ class MessageStore:
                 body = bodies.get(seq)
                 if body is None:
                     raise MessageNotFoundError(message_id, f"version at sequence {seq} is not visible")
-                msg = self._from_record(Record(seq, self.branch_id, self.slot, message_id, Op.EDIT, body, 0.0),
-                                        created_seq)
+                msg = self._from_record(
+                    Record(seq, self.branch_id, self.slot, message_id, Op.EDIT, body, 0.0), created_seq
+                )
                 cached[seq] = self._cache[seq] = msg
                 if len(self._cache) > self._cache_size:
                     self._cache.popitem(last=False)

@@ -80,9 +80,7 @@ class AudienceNarrowingError(ContextJournalError, ValueError):
         self.block_index = block_index
         self.hidden_from = hidden_from
         self.reason = reason
-        super().__init__(
-            f"edit of {message_id!r} block {block_index} would hide it from {hidden_from}: {reason}"
-        )
+        super().__init__(f"edit of {message_id!r} block {block_index} would hide it from {hidden_from}: {reason}")
 
 
 def validate_reader(reader: Any) -> str | None:
@@ -132,9 +130,7 @@ def _audience_of(block: Mapping[str, Any]) -> _Audience:
     return frozenset(aud) if isinstance(aud, list) else None
 
 
-def narrows(
-    old: Sequence[Mapping[str, Any]], new: Sequence[Mapping[str, Any]]
-) -> list[tuple[int, str | None]]:
+def narrows(old: Sequence[Mapping[str, Any]], new: Sequence[Mapping[str, Any]]) -> list[tuple[int, str | None]]:
     """Who loses a block when ``old`` content becomes ``new`` (blocks compared by position): pairs of
     block index and the reader hidden from it (None: readers not named, i.e. a block with no audience
     gains one). A block removed outright is not a narrowing of its audience."""

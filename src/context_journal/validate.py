@@ -25,6 +25,10 @@ Rules and their sources:
   signature: Anthropic extended-thinking guide, "Preserving thinking blocks").
 * The final assistant turn, when the list ends with one, does not end with whitespace (Anthropic:
   "final assistant content cannot end with trailing whitespace").
+* With extended thinking on (``thinking=True``; the caller knows, the list alone does not), a tool
+  loop still running at the end of the list (its calls and their results after the last user text)
+  opens with its thinking block (Anthropic extended-thinking guide, "Preserving thinking blocks":
+  "a final assistant message must start with a thinking block" while tool use is in progress).
 
 OpenAI Chat Completions: ``tool`` messages follow an assistant message with ``tool_calls`` and answer
 each call exactly once before any other message ("messages with role 'tool' must be a response to a
@@ -104,7 +108,11 @@ def _result_content_issue(content: Any) -> str | None:
 
 
 def validate_messages(
-    messages: Sequence[Mapping[str, Any]], *, alternate: bool = False, require_signatures: bool = True
+    messages: Sequence[Mapping[str, Any]],
+    *,
+    alternate: bool = False,
+    require_signatures: bool = True,
+    thinking: bool = False,
 ) -> list[ValidationIssue]:
     """Check Anthropic-shaped messages against the rules in the module docstring.
 
@@ -112,19 +120,56 @@ def validate_messages(
         messages: ``{"role": "user"|"assistant", "content": str | [block dicts]}``.
         alternate: Also require user and assistant turns to alternate.
         require_signatures: Require thinking blocks to be signed.
+        thinking: Extended thinking is on for the request: a running tool loop at the end must open
+            with its thinking block (a compile sets it when the journal's running loop opened with one).
 
     Returns:
-        The issues found, in message order; empty when the list is valid.
+        The issues found, in message order; empty when the list is valid. An empty list is one issue
+        (``"no_messages"``): providers reject a request without messages.
     """
+    if not messages:
+        return [ValidationIssue(0, "no_messages", "the list holds no message; providers reject an empty message list")]
     return validate_turns(
         [(m.get("role"), m.get("content")) for m in messages],
         alternate=alternate,
         require_signatures=require_signatures,
+        thinking=thinking,
+    )
+
+
+def _kinds(content: Any) -> list[Any]:
+    if isinstance(content, (list, tuple)):
+        return [b.get("type") if isinstance(b, Mapping) else None for b in content]
+    return ["text"]
+
+
+def _running_loop_issue(turns: Sequence[tuple[Any, Any]], thinking: bool) -> ValidationIssue | None:
+    """The running tool loop at the end of ``turns`` does not open with its thinking block."""
+    if not thinking or not turns:
+        return None
+    kinds = [_kinds(content) for _, content in turns]
+    first: int | None = None
+    for i in range(len(turns) - 1, -1, -1):
+        role, ks = turns[i][0], kinds[i]
+        if role == "assistant" and "tool_use" in ks:
+            first = i
+        elif not (role == "user" and ks and all(k == "tool_result" for k in ks)):
+            break
+    if first is None or (kinds[first] and kinds[first][0] in ("thinking", "redacted_thinking")):
+        return None
+    return ValidationIssue(
+        first,
+        "running_turn_without_thinking",
+        "the tool loop still running at the end does not open with its thinking block",
     )
 
 
 def validate_turns(
-    turns: Sequence[tuple[Any, Any]], *, alternate: bool = False, require_signatures: bool = True
+    turns: Sequence[tuple[Any, Any]],
+    *,
+    alternate: bool = False,
+    require_signatures: bool = True,
+    thinking: bool = False,
 ) -> list[ValidationIssue]:
     """:func:`validate_messages` over ``(role, content)`` pairs (content a string, list or tuple of
     blocks); what the compiler runs on every result without building message dicts."""
@@ -225,6 +270,9 @@ def validate_turns(
         # A call in the final assistant turn has no answer yet: providers reject it as input.
         for tid in pending:
             add(ValidationIssue(last, "missing_tool_result", f"tool_use {tid!r} in the final turn is not answered"))
+    loop = _running_loop_issue(turns, thinking)
+    if loop is not None:
+        add(loop)
     return issues
 
 

@@ -43,8 +43,10 @@ __all__ = [
     "ViewEntry",
     "filter_for_reader",
     "newest_unit_start",
+    "running_turn_start",
     "unit_bounds",
     "unit_start_at_or_after",
+    "window_start",
 ]
 
 
@@ -542,6 +544,50 @@ def _answers_only(kinds: Sequence[str]) -> bool:
     return bool(kinds) and all(k == "tool_result" for k in kinds)
 
 
+_THINKING = ("thinking", "redacted_thinking")
+
+
+def running_turn_start(view: MessageView) -> int | None:
+    """Where the tool loop the view ends in starts, when its first message opens with a thinking block;
+    None otherwise.
+
+    The view ends in a running tool loop when its newest messages are tool calls and the results that
+    answer them (the model has not written its final reply of the turn yet). With extended thinking on,
+    the provider requires that turn to open with its thinking block, unmodified (Anthropic
+    extended-thinking guide, "Preserving thinking blocks": during tool use the thinking block of the
+    last assistant turn must be passed back), so no window, chunk or summary may start or end inside
+    ``(start, len(view))``: the loop is kept whole from its first message, or not at all. Reads entries
+    only, from the newest back over the loop.
+    """
+    first: int | None = None
+    end = len(view)
+    while end > 0:
+        batch = view.entries(max(0, end - 16), end)  # small batches: one index walk per 16 messages
+        for e in reversed(batch):
+            if "tool_use" in e.kinds:
+                first = e.position
+            elif not _answers_only(e.kinds):
+                end = 0
+                break
+        else:
+            end -= len(batch)
+    if first is None:
+        return None
+    kinds = view.entry(first).kinds
+    return first if kinds and kinds[0] in _THINKING else None
+
+
+def _inside_running_turn(view: MessageView, position: int) -> bool:
+    """True for a position strictly inside the thinking-led tool loop the view ends in."""
+    if position <= 0 or position >= len(view):
+        return False
+    kinds = view.entry(position).kinds
+    if "tool_use" not in kinds and not _answers_only(kinds):
+        return False  # not a loop message: the loop the view ends in cannot hold it
+    start = running_turn_start(view)
+    return start is not None and start < position
+
+
 def unit_start_at_or_after(view: MessageView, index: int, end: int | None = None) -> int:
     """The first position ``>= index`` where a tool unit may start: a message that is not made only of
     ``tool_result`` blocks (those answer a call before them). A message that mixes results and other
@@ -559,6 +605,26 @@ def unit_start_at_or_after(view: MessageView, index: int, end: int | None = None
                 return e.position
         i += len(batch)
     return stop
+
+
+def window_start(view: MessageView, index: int, budget: int | None = None) -> int:
+    """Where a window of the newest messages that should start at ``index`` starts: moved forward to a
+    unit start (:func:`unit_start_at_or_after`; ``len(view)`` when none is left), or back to the start
+    of the thinking-led tool loop the view ends in (:func:`running_turn_start`) when ``index`` falls
+    inside it and the whole loop costs at most twice ``budget`` tokens (default: what the window from
+    ``index`` costs): such a loop is kept whole, its bulky results shortened by the compiler. A longer
+    loop is entered where the window starts, and the compiler brings its messages in as a transcript
+    (bug case B62)."""
+    n = len(view)
+    if index >= n:
+        return n
+    index = max(0, index)
+    if _inside_running_turn(view, index):
+        start = running_turn_start(view)
+        assert start is not None
+        if view.tokens(start, n) <= 2 * (view.tokens(index, n) if budget is None else budget):
+            return start
+    return unit_start_at_or_after(view, index, n)
 
 
 def unit_bounds(view: MessageView, start: int, end: int) -> tuple[int, int]:

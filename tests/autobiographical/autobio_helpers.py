@@ -162,10 +162,12 @@ def l1_requests(provider: ScriptedProvider) -> list[str]:
 def compile_checked(cm: ContextManager, budget: int, **kwargs: Any) -> CompileResult | None:
     """Compile and :func:`check`; None when the compile raised :class:`OverBudgetError` (allowed only
     when even the smallest valid context is over the budget, which the error says)."""
-    from context_journal.compile import OverBudgetError
+    from context_journal.compile import EmptyContextError, OverBudgetError
 
     try:
         result = cm.compile(budget, **kwargs)
+    except EmptyContextError:  # nothing visible to send (an empty conversation or view)
+        return None
     except OverBudgetError as err:
         assert err.actual > err.budget and err.parts
         return None

@@ -34,7 +34,12 @@ def texts(cm: ContextManager) -> list[str]:
 
 
 def compiled(cm: ContextManager, budget: int = 400) -> str:
-    return json.dumps(cm.preview_context(budget).to_anthropic(), sort_keys=True)
+    from context_journal.compile import EmptyContextError
+
+    try:
+        return json.dumps(cm.preview_context(budget).to_anthropic(), sort_keys=True)
+    except EmptyContextError:  # an empty branch: nothing to send
+        return "empty"
 
 
 # ---- the model: each branch is (parent, fork sequence, its own events) -----------------------------

@@ -15,6 +15,7 @@ from context_journal.compile import CompileResult
 from context_journal.manager import ContextManager
 from context_journal.strategies import PassthroughStrategy, Strategy, WindowedPassthroughStrategy
 from context_journal.validate import validate_messages, validate_openai_messages
+from context_journal.views import running_turn_start
 
 
 def manager_for(
@@ -48,11 +49,34 @@ def ids(result: CompileResult) -> list[str | None]:
     return out
 
 
-def assert_valid(result: CompileResult, counter: Any = None) -> None:
-    """Every provider rule holds, in the result and in both exports, and the result fits its budget."""
-    assert validate_messages(result.as_messages()) == []
+def thinking_loop(cm: ContextManager) -> bool:
+    """True when the manager's messages end in a tool loop that opened with thinking (bug case B62)."""
+    return running_turn_start(cm._reader_view()) is not None
+
+
+def running_loop_kept_whole(cm: ContextManager, result: CompileResult) -> None:
+    """A thinking-led tool loop at the end is rendered raw from its first message (thinking byte for
+    byte), or none of it raw."""
+    view = cm._reader_view()
+    start = running_turn_start(view)
+    if start is None:
+        return
+    loop = [e.id for e in view.entries(start, len(view))]
+    raw = {m.sources[0].id: m for m in result.messages if m.sources and m.sources[0].kind == "message"}
+    if not raw.keys() & set(loop):
+        return  # nothing of the loop raw (left out, or as a transcript in a user note)
+    assert loop[0] in raw, "a running tool loop was entered half-way"
+    first = raw[loop[0]]
+    stored = cm.get_message(loop[0]).content_dicts()[0]
+    assert dict(first.content[0]) == dict(stored), "the loop's opening thinking changed"
+
+
+def assert_valid(result: CompileResult, counter: Any = None, thinking: bool = False) -> None:
+    """Every provider rule holds, in the result and in both exports, and the result fits its budget
+    (``thinking``: extended thinking is on, so a running tool loop must open with its thinking)."""
+    assert validate_messages(result.as_messages(), thinking=thinking) == []
     params = result.to_anthropic()
-    assert validate_messages(params["messages"], alternate=True) == []
+    assert validate_messages(params["messages"], alternate=True, thinking=thinking) == []
     assert len(_cache_marks(params)) <= 4
     assert validate_openai_messages(result.to_openai()) == []
     assert result.tokens <= result.budget

@@ -529,6 +529,12 @@ def test_B43_filtered_messages_are_dropped_never_sent_empty(
         {"role": who, "content": empty if blank else [{"type": "text", "text": f"{who} {k}"}]}
         for k, (who, blank) in enumerate(pattern)
     ]
+    if all(blank for _, blank in pattern):  # nothing left to send: an error, never an empty list (issue 14)
+        from context_journal.compile import EmptyContextError
+
+        with pytest.raises(EmptyContextError):
+            manager_for(msgs).compile(10_000)
+        return
     result = manager_for(msgs).compile(10_000)
     assert_valid(result)
     assert all(m.content for m in result.messages)

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from compile_helpers import assert_valid, ids, journal_state, words
 
-from context_journal.compile import CompileOptions, Injection, OverBudgetError, Roles
+from context_journal.compile import CompileOptions, EmptyContextError, Injection, OverBudgetError, Roles
 from context_journal.errors import ContextJournalError, MalformedContentError
 from context_journal.manager import ContextManager
 from context_journal.strategies import (
@@ -166,8 +166,8 @@ def test_argument_errors() -> None:
         cm.compile(100, system=[{"type": "nope"}])
     with pytest.raises(MalformedContentError):
         cm.compile(100, injections=[Injection([])])
-    empty = ContextManager.open("memory:").compile(100)
-    assert empty.messages == () and empty.tokens == 0
+    with pytest.raises(EmptyContextError, match="holds no message"):  # providers reject an empty message list
+        ContextManager.open("memory:").compile(100)
 
 
 def test_default_strategy_is_passthrough_and_windowed_is_selectable() -> None:

@@ -302,9 +302,12 @@ def test_host_cache_markers_are_capped_at_four() -> None:
 
     cm = ContextManager.open("memory:")
     for i in range(8):
-        cm.add_message("user" if i % 2 == 0 else "assistant", [
-            {"type": "text", "text": f"turn {i}", "cache_control": {"type": "ephemeral"}},
-        ])
+        cm.add_message(
+            "user" if i % 2 == 0 else "assistant",
+            [
+                {"type": "text", "text": f"turn {i}", "cache_control": {"type": "ephemeral"}},
+            ],
+        )
     system = [{"type": "text", "text": f"rule {k}", "cache_control": {"type": "ephemeral"}} for k in range(2)]
     params = cm.compile(max_tokens=4000, system=system).to_anthropic()
     text = json.dumps(params)

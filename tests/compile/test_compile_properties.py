@@ -10,11 +10,11 @@ import json
 from typing import Any
 
 import pytest
-from compile_helpers import assert_valid, journal_state, stored_blocks, words
+from compile_helpers import assert_valid, journal_state, running_loop_kept_whole, stored_blocks, thinking_loop, words
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from context_journal.compile import CompileOptions, Injection, OverBudgetError
+from context_journal.compile import CompileOptions, EmptyContextError, Injection, OverBudgetError
 from context_journal.manager import ContextManager
 from context_journal.strategies import PassthroughStrategy, WindowedPassthroughStrategy
 from context_journal.tokens import EstimatingCounter
@@ -38,7 +38,7 @@ def conversations(draw: st.DrawFn) -> list[dict[str, Any]]:
     calls = 0
     open_calls: list[str] = []
     for _ in range(draw(st.integers(1, 14))):
-        kind = draw(st.sampled_from(["text", "text", "call", "call", "result", "thinking", "image", "odd"]))
+        kind = draw(st.sampled_from(["text", "text", "call", "call", "result", "thinking", "loop", "image", "odd"]))
         who = draw(st.sampled_from(SPEAKERS[:4]))
         if kind == "text":
             msgs.append({"participant": who, "content": [_text(draw) for _ in range(draw(st.integers(1, 2)))]})
@@ -85,6 +85,14 @@ def conversations(draw: st.DrawFn) -> list[dict[str, Any]]:
             msgs.append(
                 {"participant": draw(st.sampled_from(["assistant", "user"])), "content": [block, *extra, _text(draw)]}
             )
+        elif kind == "loop":
+            # A tool loop that opens with signed thinking (B62), often the newest messages (still running).
+            for step in range(draw(st.integers(1, 4))):
+                calls += 1
+                use = {"type": "tool_use", "id": f"t{calls}", "name": "run", "input": {"cmd": f"step {step}"}}
+                head = [{"type": "thinking", "thinking": words(draw(st.integers(5, 60))), "signature": "sigL"}]
+                msgs.append({"participant": "assistant", "content": [*(head if step == 0 else []), use]})
+                msgs.append({"participant": "tool", "content": [_result(draw, use["id"])]})
         elif kind == "image":
             image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG}}
             msgs.append({"participant": who, "content": [{"type": "text", "text": "see"}, image]})
@@ -145,7 +153,13 @@ def test_every_compile_is_valid_within_budget_deterministic_and_read_only(
             cm.compile(*args, options=options)
         assert journal_state(cm) == before
         return
-    assert_valid(preview, EstimatingCounter())
+    except EmptyContextError:  # nothing to send (only empty or filtered messages): an error (issue 14)
+        event("empty")
+        with pytest.raises(EmptyContextError):
+            cm.compile(*args, options=options)
+        return
+    assert_valid(preview, EstimatingCounter(), thinking=thinking_loop(cm))
+    running_loop_kept_whole(cm, preview)
     event(f"dropped some: {preview.dropped > 0}")
     for r in {r.kind for r in preview.repairs}:
         event(f"repair {r}")

@@ -85,11 +85,13 @@ def test_add_messages_is_all_or_nothing(store: Store) -> None:
     cm.add_message("user", "x", id="taken")
     head = store.head_seq()
     with pytest.raises(DuplicateMessageError):
-        cm.add_messages([{"participant": "user", "content": "a", "id": "new"}, {"participant": "u", "content": "b",
-                                                                                 "id": "taken"}])
+        cm.add_messages(
+            [{"participant": "user", "content": "a", "id": "new"}, {"participant": "u", "content": "b", "id": "taken"}]
+        )
     with pytest.raises(DuplicateMessageError):
-        cm.add_messages([{"participant": "user", "content": "a", "id": "dup"}, {"participant": "u", "content": "b",
-                                                                               "id": "dup"}])
+        cm.add_messages(
+            [{"participant": "user", "content": "a", "id": "dup"}, {"participant": "u", "content": "b", "id": "dup"}]
+        )
     with pytest.raises(MalformedContentError, match="message 1"):
         cm.add_messages([{"participant": "user", "content": "a"}, {"participant": "user"}])
     assert store.head_seq() == head
@@ -102,8 +104,12 @@ def test_query_messages(store: Store) -> None:
     for i in range(10):
         cm.add_message("ann" if i % 2 else "bob", f"m{i}", {"k": i % 3}, timestamp=t0 + timedelta(hours=i))
     assert [m.text() for m in cm.query_messages(participant="ann")] == ["m1", "m3", "m5", "m7", "m9"]
-    assert [m.text() for m in cm.query_messages(participant=["ann", "bob"], metadata={"k": 0})] == ["m0", "m3",
-                                                                                                    "m6", "m9"]
+    assert [m.text() for m in cm.query_messages(participant=["ann", "bob"], metadata={"k": 0})] == [
+        "m0",
+        "m3",
+        "m6",
+        "m9",
+    ]
     assert [m.text() for m in cm.query_messages(since=t0 + timedelta(hours=7))] == ["m7", "m8", "m9"]
     assert [m.text() for m in cm.query_messages(until="2025-01-01T02:00:00Z")] == ["m0", "m1"]
     assert [m.text() for m in cm.query_messages(reverse=True, limit=2)] == ["m9", "m8"]
@@ -176,3 +182,66 @@ def test_a_handle_on_a_deleted_branch_cannot_write(store: Store) -> None:
     with pytest.raises(BranchNotFoundError):
         b.add_message("user", "after delete")
     assert store.head_seq() == head
+
+
+# ---- issue 14: errors a person can act on --------------------------------------------------------
+
+
+def test_issue14_blank_text_is_refused_like_an_empty_block_list() -> None:
+    import pytest
+
+    from context_journal.errors import MalformedContentError
+
+    cm = ContextManager.open("memory:")
+    for content in ("", "   "):
+        with pytest.raises(MalformedContentError, match="non-empty text"):
+            cm.add_message("user", content)
+        with pytest.raises(MalformedContentError):
+            cm.add_messages([{"participant": "user", "content": content}])
+    assert cm.message_count() == 0
+
+
+def test_issue14_strategy_names_are_accepted_and_others_refused_at_open() -> None:
+    import pytest
+
+    from context_journal.strategies import WindowedPassthroughStrategy
+
+    cm = ContextManager.open("memory:", strategy="windowed")
+    assert isinstance(cm.strategy, WindowedPassthroughStrategy)
+    cm.add_message("user", "hi")
+    assert cm.compile(100).strategy == "windowed"
+    for name in ("autobiographical", "knowledge", "passthrough"):
+        assert ContextManager.open("memory:", strategy=name).strategy is not None
+    with pytest.raises(TypeError, match="unknown strategy 'windowd'"):
+        ContextManager.open("memory:", strategy="windowd")
+    with pytest.raises(TypeError, match="must be a Strategy"):
+        ContextManager.open("memory:", strategy=42)
+
+
+def test_issue14_reserve_larger_than_the_window_and_empty_compiles_raise() -> None:
+    import pytest
+
+    from context_journal import EmptyContextError
+    from context_journal.validate import validate_messages
+
+    cm = ContextManager.open("memory:")
+    with pytest.raises(EmptyContextError, match="holds no message"):
+        cm.compile(100)
+    cm.add_message("user", "hi")
+    with pytest.raises(ValueError, match="reserve_for_response"):
+        cm.compile(max_tokens=100, reserve_for_response=200)
+    assert [i.code for i in validate_messages([])] == ["no_messages"]
+
+
+def test_issue14_a_missing_directory_is_an_error_unless_asked_to_create_it(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import pytest
+
+    from context_journal.errors import StoreError
+
+    path = tmp_path / "no" / "such" / "x.db"
+    with pytest.raises(StoreError, match="does not exist"):
+        ContextManager.open(path)
+    assert not (tmp_path / "no").exists()
+    with ContextManager.open(path, create_dirs=True) as cm:
+        cm.add_message("user", "hi")
+    assert path.exists()

@@ -221,8 +221,8 @@ def test_summary_tools(mode: str) -> None:
         assert len(by_regex["results"]) >= len(found["results"])
         assert "s-unknown" in await fail(client, "get_summary", summary_id="s-unknown")
         assert "error" in (await fail(client, "search_summaries", regex="(")).lower()
-        empty = await call(client, "search_summaries", query="parser", namespace="nobody")
-        assert empty["results"] == []
+        # issue 14: a namespace that does not exist is not found (never an empty success)
+        assert "no namespace 'nobody'" in await fail(client, "search_summaries", query="parser", namespace="nobody")
 
     run(body, server, mode)
     backend.close()
@@ -272,7 +272,7 @@ def test_pin_tools_keep_a_message_raw_in_compiles(mode: str) -> None:
         assert (await call(client, "list_pins"))["pins"] == ["u1"]
         after = await call(client, "compile_context", max_tokens=400)
         assert "grammar" in json.dumps(after["messages"])  # u1's text, raw
-        assert (await call(client, "list_pins", namespace="other"))["pins"] == []  # pins belong to a namespace
+        assert "no namespace 'other'" in await fail(client, "list_pins", namespace="other")  # issue 14: not found
         assert "no-such" in await fail(client, "pin_message", message_id="no-such")
         assert "no-such" in await fail(client, "unpin_message", message_id="no-such")
         gone = await call(client, "unpin_message", message_id="u1")
@@ -312,8 +312,10 @@ def test_search_messages_tool(mode: str) -> None:
         assert (await call(client, "search_messages", query="zebracode"))["hits"] == []
         many = await call(client, "search_messages", query="tokenizer", limit=50)
         assert len(many["hits"]) == 50
-        shared = await call(client, "search_messages", query="grammar", namespace="other")  # the shared slot
-        assert shared["namespace"] == "other" and shared["hits"] == out["hits"]
+        # issue 14: a namespace that does not exist is an error listing those that do, not the shared slot
+        assert "the namespaces are: default" in await fail(
+            client, "search_messages", query="grammar", namespace="other"
+        )
         # query syntax is plain text
         syntax = await call(client, "search_messages", query='"grammar* NEAR( -lexer')
         assert {h["message_id"] for h in syntax["hits"]} == {"u1", "c1", "c2"}
@@ -405,10 +407,12 @@ def test_tools_list_matches_the_snapshot() -> None:
         "check_drift",
         "add_message",
         "compile_context",
+        "compress",
         "search_messages",
         "pin_message",
         "unpin_message",
         "list_pins",
+        "get_working_state",
         "search_summaries",
         "get_summary",
     ]

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from context_journal.compile import EmptyContextError
 from context_journal.errors import MalformedContentError
 from context_journal.manager import ContextManager
 from context_journal.readers import AudienceNarrowingError, ReaderConflictError, ReaderError, StaleReaderError
@@ -104,16 +105,15 @@ def test_audience_inside_tool_input_is_data_and_injections_refuse_it() -> None:
     with pytest.raises(MalformedContentError):
         cm.compile(10_000, injections=[Injection(content=[{"type": "text", "text": "x", "audience": ["ann"]}])])
     with pytest.raises(MalformedContentError):
-        cm.preview_context(
-            10_000, injections=[Injection(content=[{"type": "text", "text": "x", "audience": ["ann"]}])]
-        )
+        cm.preview_context(10_000, injections=[Injection(content=[{"type": "text", "text": "x", "audience": ["ann"]}])])
 
 
 def test_audience_counter_follows_edits_and_removals() -> None:
     cm = ContextManager.open("memory:")
     a = cm.add_message("user", [{"type": "text", "text": "x", "audience": ["ann"]}, {"type": "text", "text": "y"}])
-    cm.add_message("user", [{"type": "text", "text": "x", "audience": ["ann"]}, {"type": "text", "text": "z",
-                                                                                 "audience": ["bob"]}])
+    cm.add_message(
+        "user", [{"type": "text", "text": "x", "audience": ["ann"]}, {"type": "text", "text": "z", "audience": ["bob"]}]
+    )
     assert cm.messages.audience_count() == 3
     cm.edit_message(a, "now plain")  # widening goes through
     assert cm.messages.audience_count() == 2
@@ -198,19 +198,26 @@ def test_autobiographical_requests_and_summaries_hold_only_the_readers_blocks() 
             ],
         )
     for reader, banned in [("ann", "BOBONLY"), ("bob", "ANNONLY"), (None, "ONLY")]:
-        provider = ScriptedProvider(default=lambda r: "summary: " + json.dumps(
-            [getattr(b, "text", "") for m in r.messages for b in m.content])[:400])
+        provider = ScriptedProvider(
+            default=lambda r: (
+                "summary: " + json.dumps([getattr(b, "text", "") for m in r.messages for b in m.content])[:400]
+            )
+        )
         cm = ContextManager.open(
-            store=host.store, namespace=f"ns-{reader}", view_reader=reader,
-            strategy=AutobiographicalStrategy(**CFG), summarizer=provider,
+            store=host.store,
+            namespace=f"ns-{reader}",
+            view_reader=reader,
+            strategy=AutobiographicalStrategy(**CFG),
+            summarizer=provider,
         )
         cm.drain(wait=False, max_units=50)
         assert provider.requests, "compression should have asked the model"
         for req in provider.requests:
             assert banned not in req.model_dump_json()
         for s in cm.search_summaries(limit=None):
-            assert banned not in json.dumps(s.model_dump(mode="json") if hasattr(s, "model_dump") else str(s),
-                                            default=str)
+            assert banned not in json.dumps(
+                s.model_dump(mode="json") if hasattr(s, "model_dump") else str(s), default=str
+            )
         result = cm.compile(2_000)
         assert banned not in _dump(result)
         assert banned not in json.dumps([p for p in getattr(result, "provenance", [])], default=str)
@@ -257,8 +264,13 @@ def test_stale_manager_is_refused_at_its_next_read_and_compression_stops() -> No
     for i in range(30):
         old.add_message("user", f"line {i} " + "word " * 20)
     ContextManager.open(store=old.store, view_reader="ann")  # claims the namespace
-    for call in (lambda: old.compile(1000), lambda: old.preview_context(1000), old.tick,
-                 lambda: old.edit_message(old.get_all_messages()[0].id, "x"), lambda: old.drain(wait=False)):
+    for call in (
+        lambda: old.compile(1000),
+        lambda: old.preview_context(1000),
+        old.tick,
+        lambda: old.edit_message(old.get_all_messages()[0].id, "x"),
+        lambda: old.drain(wait=False),
+    ):
         with pytest.raises(StaleReaderError):
             call()
     assert provider.calls == 0
@@ -287,6 +299,7 @@ def test_switch_fork_derive_and_set_strategy_refusals() -> None:
     assert store.get_state(kid_info.id, "default/reader") == "ann"
     again = ContextManager.reopen_derived(store, "kid")
     assert again.view_reader == "ann"
+
     # a strategy that does not record its reads is refused; nothing is created
     class NoRecord:
         name = "norec"
@@ -317,11 +330,17 @@ def test_switch_fork_derive_and_set_strategy_refusals() -> None:
 
 def _chunked_manager(reader: str | None = "ann") -> tuple[ContextManager, ScriptedProvider, list[str]]:
     provider = ScriptedProvider(default=lambda r: "memory")
-    cm = ContextManager.open("memory:", view_reader=reader, strategy=AutobiographicalStrategy(**CFG),
-                             summarizer=provider)
+    cm = ContextManager.open(
+        "memory:", view_reader=reader, strategy=AutobiographicalStrategy(**CFG), summarizer=provider
+    )
     ids = [
-        cm.add_message("user", [{"type": "text", "text": f"line {i} " + "word " * 30},
-                                {"type": "text", "text": "shared", "audience": ["ann", "bob"]}])
+        cm.add_message(
+            "user",
+            [
+                {"type": "text", "text": f"line {i} " + "word " * 30},
+                {"type": "text", "text": "shared", "audience": ["ann", "bob"]},
+            ],
+        )
         for i in range(30)
     ]
     return cm, provider, ids
@@ -402,11 +421,20 @@ def test_narrowing_refused_while_a_request_that_may_carry_it_is_out() -> None:
             outcomes.append("refused")
         return "memory"
 
-    cm = ContextManager.open("memory:", view_reader="ann", strategy=AutobiographicalStrategy(**CFG),
-                             summarizer=ScriptedProvider(default=answer))
+    cm = ContextManager.open(
+        "memory:",
+        view_reader="ann",
+        strategy=AutobiographicalStrategy(**CFG),
+        summarizer=ScriptedProvider(default=answer),
+    )
     ids = [
-        cm.add_message("user", [{"type": "text", "text": f"line {i} " + "word " * 30},
-                                {"type": "text", "text": "s", "audience": ["ann", "bob"]}])
+        cm.add_message(
+            "user",
+            [
+                {"type": "text", "text": f"line {i} " + "word " * 30},
+                {"type": "text", "text": "s", "audience": ["ann", "bob"]},
+            ],
+        )
         for i in range(30)
     ]
     holder.update(cm=cm, mid=ids[0])
@@ -418,7 +446,8 @@ def test_stale_after_another_handle_switches_onto_the_branch_and_mid_drain_claim
     a = ContextManager.open("memory:")
     a.fork("b")
     on_b = ContextManager.open(store=a.store, branch="b")
-    on_b.compile(1000)  # no reader recorded yet: nothing to be stale about
+    with pytest.raises(EmptyContextError):  # empty, and no reader recorded yet: nothing to be stale about
+        on_b.compile(1000)
     # a handle with a reader on another branch switches onto "b" and claims it there
     ann2 = ContextManager.open(store=a.store, namespace="default", branch="main", view_reader="ann")
     ann2.switch_branch("b")
@@ -434,8 +463,12 @@ def test_stale_after_another_handle_switches_onto_the_branch_and_mid_drain_claim
             ContextManager.open(store=store, namespace="late", view_reader="zoe")
         return "memory"
 
-    cm = ContextManager.open("memory:", namespace="late", strategy=AutobiographicalStrategy(**CFG),
-                             summarizer=ScriptedProvider(default=answer))
+    cm = ContextManager.open(
+        "memory:",
+        namespace="late",
+        strategy=AutobiographicalStrategy(**CFG),
+        summarizer=ScriptedProvider(default=answer),
+    )
     store = cm.store
     for i in range(40):
         cm.add_message("user", f"line {i} " + "word " * 30)

@@ -10,6 +10,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from context_journal.compile import EmptyContextError
 from context_journal.manager import ContextManager
 from context_journal.readers import AudienceNarrowingError
 from context_journal.strategies import AutobiographicalStrategy
@@ -62,8 +63,9 @@ def test_no_block_reaches_a_reader_it_does_not_name(ops: list[Any], compile_read
     managers: dict[str | None, tuple[ContextManager, ScriptedProvider]] = {}
     for r in [*READERS, None]:
         p = ScriptedProvider(default=_echo)
-        cm = ContextManager.open(store=host.store, namespace=f"ns-{r}", view_reader=r,
-                                 strategy=AutobiographicalStrategy(**CFG), summarizer=p)
+        cm = ContextManager.open(
+            store=host.store, namespace=f"ns-{r}", view_reader=r, strategy=AutobiographicalStrategy(**CFG), summarizer=p
+        )
         managers[r] = (cm, p)
 
     def visible(tag: str, reader: str | None) -> bool:
@@ -73,9 +75,13 @@ def test_no_block_reaches_a_reader_it_does_not_name(ops: list[Any], compile_read
     def check(reader: str | None, cm: ContextManager, p: ScriptedProvider) -> None:
         texts = [r.model_dump_json() for r in p.requests]
         texts += [repr(s) for s in cm.search_summaries(limit=None)]
-        result = cm.compile(1500)
-        texts.append(json.dumps(result.messages, default=str))
-        texts.append(json.dumps(result.provenance, default=str))
+        try:
+            result = cm.compile(1500)
+        except EmptyContextError:  # this reader sees nothing yet
+            result = None
+        if result is not None:
+            texts.append(json.dumps(result.messages, default=str))
+            texts.append(json.dumps(result.provenance, default=str))
         for text in texts:
             for tag in TAG.findall(text):
                 assert visible(tag, reader), (tag, reader, allowed[tag])

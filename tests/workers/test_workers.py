@@ -131,7 +131,7 @@ def test_worker_command_drains_the_queue(tmp_path: Path) -> None:
     store = open_spec(f"sqlite:{path}")
     names = seed(store, 3, 24)
     result = CliRunner().invoke(
-        app, ["worker", "--store", str(path), "--until-idle", "--concurrency", "2", "--lease-seconds", "30"]
+        app, ["worker", "--store", str(path), "--until-idle", "--concurrency", "2", "--lease-seconds", "30", "--json"]
     )
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout.strip().splitlines()[-1])

@@ -6,10 +6,12 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
+from rich.progress import Progress
 
 from ..errors import ContextJournalError
 from ..stores import ROOT_BRANCH, Store, open_store
@@ -19,16 +21,19 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CLI_BRANCH_KEY",
+    "CommandError",
     "app",
     "build_text_index",
     "cli_branch",
     "console",
+    "drain_bar",
     "err_console",
     "existing_store",
     "fail_on_library_errors",
     "main",
     "namespace_is_isolated",
     "print_json",
+    "require_target",
     "with_manager",
 ]
 
@@ -36,7 +41,7 @@ app = typer.Typer(
     name="context-journal",
     help="A durable, branching journal and a bounded context compiler for LLM agents.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
 )
 console = Console()
 err_console = Console(stderr=True)
@@ -58,8 +63,27 @@ def fail_on_library_errors() -> Iterator[None]:
     try:
         yield
     except (ContextJournalError, ValueError) as exc:  # ValueError: an argument the library refused
-        err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
+        err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)  # printed as written
         raise typer.Exit(1) from None
+
+
+class CommandError(ContextJournalError):
+    """A command-line problem reported as one line (exit code 1)."""
+
+
+def require_target(store: Store, namespace: str | None, branch: str) -> None:
+    """Refuse a branch or namespace that does not exist, listing those that do.
+
+    Raises:
+        CommandError: no live branch of that name.
+        NamespaceNotFoundError: no namespace of that name.
+    """
+    from ..namespaces import require_namespace
+
+    names = [b.name for b in store.list_branches()]
+    if branch not in names:
+        raise CommandError(f"no live branch named {branch!r} in this store; the branches are: {', '.join(names)}")
+    require_namespace(store, namespace, branch)
 
 
 def existing_store(location: str) -> Store:
@@ -141,6 +165,21 @@ def namespace_is_isolated(store: Store, namespace: str | None) -> bool:
     return bool(namespace) and f"messages/{namespace}" in store.list_slots()
 
 
+def drain_bar() -> Progress:
+    """The progress bar of a compression run on stderr (summaries made, done of pending, time)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+
+    return Progress(
+        TextColumn("[bold]compressing"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[what]}"),
+        TimeElapsedColumn(),
+        console=err_console,
+        transient=True,
+    )
+
+
 def with_manager(store: str, namespace: str | None, branch: str | None, act: Callable[[ContextManager], T]) -> T:
     """``act(manager)`` on the namespace and branch of an existing store (the current CLI branch when
     ``branch`` is None; an isolated namespace reads its own slot), library errors turned into messages."""
@@ -150,11 +189,43 @@ def with_manager(store: str, namespace: str | None, branch: str | None, act: Cal
         st = existing_store(store)
         try:
             branch = cli_branch(st, branch)
+            require_target(st, namespace, branch)
             isolate = namespace_is_isolated(st, namespace)
             with ContextManager.open(store=st, namespace=namespace, isolate=isolate, branch=branch) as cm:
                 return act(cm)
         finally:
             st.close()
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        from .. import __version__
+
+        console.print(f"context-journal {__version__}", highlight=False)
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_show_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose", "-v", help="Log the library's work (compiles, compression calls, retries) on stderr."
+        ),
+    ] = False,
+) -> None:
+    """A durable, branching journal and a bounded context compiler for LLM agents."""
+    if verbose:
+        import logging
+
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s: %(message)s"))
+        root = logging.getLogger("context_journal")
+        root.addHandler(handler)
+        root.setLevel(logging.INFO)
 
 
 def main() -> None:

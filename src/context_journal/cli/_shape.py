@@ -178,6 +178,10 @@ def shape_of(cm: ContextManager, result: CompileResult) -> Shape:
                 if lo is not None and hi is not None:
                     _extend(last, range(lo, hi + 1), ids)
             continue
+        if any(s.kind == "ledger" for s in m.sources):  # the working-state pair (issue 12)
+            parts.append(Part("ledger", messages=1 + (1 if pending_marker else 0), tokens=m.tokens + pending_marker))
+            pending_marker = 0
+            continue
         raw = [index[s.id] for s in m.sources if s.kind == "message" and s.id in index]
         if not raw:
             if any(s.kind == "synthetic" and s.id == "marker" for s in m.sources):

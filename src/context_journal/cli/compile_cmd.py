@@ -6,7 +6,9 @@ from typing import Annotated
 
 import typer
 
+from ..compile import OverBudgetError
 from ..manager import ContextManager
+from ..namespaces import recorded_strategy
 from ..strategies import (
     AutobiographicalConfig,
     AutobiographicalStrategy,
@@ -16,6 +18,7 @@ from ..strategies import (
     WindowedPassthroughStrategy,
 )
 from ._app import (
+    CommandError,
     app,
     build_text_index,
     cli_branch,
@@ -24,22 +27,41 @@ from ._app import (
     fail_on_library_errors,
     namespace_is_isolated,
     print_json,
+    require_target,
 )
 
 STRATEGIES = ("passthrough", "windowed", "autobiographical", "knowledge")
 OUTPUT_FORMATS = ("json", "anthropic", "openai")
+OVERFLOWS = ("excerpt", "window")
 
 
-def _strategy(name: str, budget: int) -> Strategy:
+def _strategy(name: str, budget: int, overflow: str = "excerpt") -> Strategy:
     """The strategy called ``name``; the compressing ones are sized for ``budget`` and render the summaries
-    already in the store (compile never calls a model: ``replay`` or a worker writes them)."""
+    already in the store (compile never calls a model: ``compress``, ``replay`` or a worker writes them);
+    ``overflow="window"`` leaves the oldest unsummarised messages out instead of failing."""
     if name == "windowed":
         return WindowedPassthroughStrategy()
     if name == "autobiographical":
-        return AutobiographicalStrategy(AutobiographicalConfig.for_budget(budget))
+        return AutobiographicalStrategy(AutobiographicalConfig.for_budget(budget, overflow=overflow))
     if name == "knowledge":
-        return KnowledgeStrategy(AutobiographicalConfig.for_budget(budget))
+        return KnowledgeStrategy(AutobiographicalConfig.for_budget(budget, overflow=overflow))
     return PassthroughStrategy()
+
+
+def _lag_error(exc: OverBudgetError, store: str, namespace: str | None, branch: str, strategy: str) -> CommandError:
+    """The over-budget error of a store whose compression lags, with the commands that clear it."""
+    chunks, tokens = exc.parts.get("pending chunks", 0), exc.parts.get("pending tokens", 0)
+    target = (
+        f"--store {store}"
+        + (f" -n {namespace}" if namespace else "")
+        + (f" --branch {branch}" if branch != "main" else "")
+    )
+    return CommandError(
+        f"{exc.what} needs {exc.actual:,} tokens but the budget is {exc.budget:,}: compression lags, "
+        f"{chunks:,} chunk{'s' if chunks != 1 else ''} ({tokens:,} tokens) wait to be summarised. "
+        f"Run `context-journal compress {target}` first, or compile with --overflow window to leave the "
+        f"oldest unsummarised messages out (--strategy {strategy})"
+    )
 
 
 @app.command("compile")
@@ -48,8 +70,21 @@ def compile_cmd(
     budget: Annotated[int, typer.Option("--budget", help="Context window (max_tokens), in tokens.", min=1)],
     reserve: Annotated[int, typer.Option("--reserve", help="Tokens kept free for the reply.", min=0)] = 0,
     strategy: Annotated[
-        str, typer.Option("--strategy", help="passthrough, windowed, autobiographical or knowledge.")
-    ] = "passthrough",
+        str | None,
+        typer.Option(
+            "--strategy",
+            help="passthrough, windowed, autobiographical or knowledge (default: the one `compress` recorded for "
+            "the namespace, else passthrough).",
+        ),
+    ] = None,
+    overflow: Annotated[
+        str,
+        typer.Option(
+            "--overflow",
+            help="autobiographical/knowledge when summaries are missing: excerpt (fail if it cannot fit) or "
+            "window (leave the oldest unsummarised messages out).",
+        ),
+    ] = "excerpt",
     fmt: Annotated[str, typer.Option("--format", "-f", help="json, anthropic or openai.")] = "json",
     as_json: Annotated[bool, typer.Option("--json", help="Print only the summary as JSON.")] = False,
     namespace: Annotated[str | None, typer.Option("--namespace", "-n", help="Namespace (default: shared).")] = None,
@@ -86,9 +121,13 @@ def compile_cmd(
     that best match it, with their neighbours, within a share of the budget. A store written before the
     search index existed is indexed first, behind a progress bar.
     """
-    if strategy not in STRATEGIES:
+    if strategy is not None and strategy not in STRATEGIES:
         raise typer.BadParameter(
             f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}", param_hint="--strategy"
+        )
+    if overflow not in OVERFLOWS:
+        raise typer.BadParameter(
+            f"unknown overflow {overflow!r}; choose one of {', '.join(OVERFLOWS)}", param_hint="--overflow"
         )
     if fmt not in OUTPUT_FORMATS:
         raise typer.BadParameter(
@@ -100,25 +139,36 @@ def compile_cmd(
         st = existing_store(store)
         try:
             branch = cli_branch(st, branch)
+            require_target(st, namespace, branch)
+            if strategy is None:
+                recorded = recorded_strategy(st, namespace, branch)
+                strategy = recorded["strategy"] if recorded and recorded["strategy"] in STRATEGIES else "passthrough"
             with ContextManager.open(
                 store=st,
                 namespace=namespace,
                 isolate=namespace_is_isolated(st, namespace),
                 branch=branch,
-                strategy=_strategy(strategy, max(1, budget - reserve)),
+                strategy=_strategy(strategy, max(1, budget - reserve), overflow),
             ) as cm:
                 if (query is not None and query.strip()) or recall_auto:
                     build_text_index(st)
                 run = cm.preview_context if preview else cm.compile
-                result = run(
-                    budget,
-                    reserve,
-                    system,
-                    assistant=assistant or None,
-                    query=query,
-                    recall="auto" if recall_auto else None,
-                    render_dates=dates,
-                )
+                try:
+                    result = run(
+                        budget,
+                        reserve,
+                        system,
+                        assistant=assistant or None,
+                        query=query,
+                        recall="auto" if recall_auto else None,
+                        render_dates=dates,
+                    )
+                except OverBudgetError as exc:
+                    if preview and strategy in ("autobiographical", "knowledge"):
+                        exc = cm._lagging(exc)  # preview_context does not diagnose by itself
+                    if exc.parts.get("pending chunks"):
+                        raise _lag_error(exc, store, namespace, branch, strategy) from None
+                    raise
         finally:
             st.close()
     if as_json:

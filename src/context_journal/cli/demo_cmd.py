@@ -20,7 +20,6 @@ from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from ..compile import CompileResult
@@ -44,11 +43,12 @@ from ._app import (
     app,
     cli_branch,
     console,
-    err_console,
+    drain_bar,
     existing_store,
     fail_on_library_errors,
     namespace_is_isolated,
     print_json,
+    require_target,
 )
 from ._shape import Part, Shape, shape_of
 
@@ -235,15 +235,7 @@ def _drain(cm: ContextManager, quiet: bool) -> DrainReport:
 
     if quiet:
         return cm.drain(progress=check)
-    with Progress(
-        TextColumn("[bold]compressing"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[what]}"),
-        TimeElapsedColumn(),
-        console=err_console,
-        transient=True,
-    ) as bar:
+    with drain_bar() as bar:
         task = bar.add_task("drain", total=None, what="")
 
         def advance(p: DrainProgress) -> None:
@@ -343,7 +335,7 @@ def _short(summary_ids: list[str], keep: int = 2) -> str:
     return shown + (f" +{len(summary_ids) - keep}" if len(summary_ids) > keep else "")
 
 
-_LABELS = {"head": "head (raw)", "middle": "middle (raw)", "recent": "recent (raw)"}
+_LABELS = {"head": "head (raw)", "middle": "middle (raw)", "recent": "recent (raw)", "ledger": "working state"}
 
 
 def _label(part: Part) -> str:
@@ -572,6 +564,7 @@ def summaries_cmd(
         st = existing_store(store)
         try:
             name = cli_branch(st, branch)
+            require_target(st, namespace, name)
             isolate = namespace_is_isolated(st, namespace)
             with ContextManager.open(store=st, namespace=namespace, isolate=isolate, branch=name) as cm:
                 rows = cm.search_summaries(search, limit=None)

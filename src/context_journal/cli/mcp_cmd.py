@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
-from ._app import app, err_console, fail_on_library_errors
+from ._app import CommandError, app, err_console, fail_on_library_errors
 
 mcp_app = typer.Typer(name="mcp", help="The MCP server (extra 'mcp').", no_args_is_help=True)
 app.add_typer(mcp_app, name="mcp")
@@ -27,6 +28,23 @@ def parse_address(text: str) -> tuple[str, int]:
     return host, int(port)
 
 
+def _check_port(host: str, port: int) -> None:
+    """Fail before announcing the server when the address cannot be bound (a busy port).
+
+    Raises:
+        CommandError: the port is in use or the address is not available.
+    """
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            raise CommandError(f"cannot serve on {host}:{port}: {exc.strerror or exc}; choose another port") from None
+
+
 @mcp_app.command("serve")
 def serve_cmd(
     store: Annotated[str, typer.Option("--store", "-s", help="Store location: a SQLite file path or a URL.")],
@@ -45,8 +63,34 @@ def serve_cmd(
     allow_verification: Annotated[
         bool, typer.Option("--allow-verification", help="Accept verification entries through journal_append.")
     ] = False,
+    reader: Annotated[
+        str | None,
+        typer.Option(
+            "--reader",
+            help="Read every call as this reader (blocks meant for it are visible). Without it, a namespace that "
+            "belongs to a reader is refused.",
+        ),
+    ] = None,
+    compress: Annotated[
+        str,
+        typer.Option(
+            "--compress",
+            help="off; inline: summarise in a background task between requests (and with the compress tool); "
+            "workers: only queue the work for `context-journal worker`.",
+        ),
+    ] = "off",
+    calls_per_second: Annotated[
+        float,
+        typer.Option(
+            "--calls-per-second",
+            help="With --compress inline: at most this many summarizer calls per second.",
+            min=0.01,
+        ),
+    ] = 2.0,
 ) -> None:
     """Serve the journal and context-manager tools over MCP (stdio unless --http)."""
+    if compress not in ("off", "inline", "workers"):
+        raise typer.BadParameter("choose off, inline or workers", param_hint="--compress")
     address = parse_address(http) if http is not None else None
     with fail_on_library_errors():
         from ..mcp import build_server, is_loopback, run_http, run_stdio
@@ -58,13 +102,22 @@ def serve_cmd(
                 highlight=False,
             )
             raise typer.Exit(1)
-        server, backend = build_server(store, allow_verification=allow_verification)
+        if address is not None:
+            _check_port(*address)
+        server, backend = build_server(
+            store,
+            allow_verification=allow_verification,
+            reader=reader,
+            compression=compress,  # type: ignore[arg-type]
+        )
+        if compress == "inline":
+            backend.start_background(calls_per_second)
         try:
             if address is None:
                 run_stdio(server)
             else:
                 host, port = address
-                err_console.print(f"serving MCP on http://{host}:{port}{path}", highlight=False)
+                err_console.print(f"serving MCP on http://{host}:{port}{escape(path)}", highlight=False)
                 run_http(server, host, port, token=token, path=path)
         except KeyboardInterrupt:
             pass

@@ -8,6 +8,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
+from .._render import message_line_text
 from ..errors import MessageNotFoundError
 from ..manager import ContextManager
 from ._app import app, console, print_json, with_manager
@@ -26,8 +27,6 @@ def _report(changed: int, message_id: str, pins: list[str], verb: str, as_json: 
 
 def _change(message_id: str, store: str, namespace: str | None, branch: str | None, pin: bool, as_json: bool) -> None:
     def act(cm: ContextManager) -> tuple[int, list[str]]:
-        if not pin and message_id not in cm.pins():
-            cm.get_message(message_id)  # an unknown id is an error, not a silent no-op
         return (cm.pin(message_id) if pin else cm.unpin(message_id)), cm.pins()
 
     changed, pins = with_manager(store, namespace, branch, act)
@@ -69,7 +68,7 @@ def pins_cmd(
     """The pinned messages of a namespace on a branch, in the order they were pinned.
 
     --json prints [{"message_id", "participant", "tokens", "visible", "text"}] (text: the first 200
-    characters of its text blocks).
+    characters of what a model reads of it, tool calls and results written out).
     """
 
     def act(cm: ContextManager) -> list[dict[str, Any]]:
@@ -80,7 +79,7 @@ def pins_cmd(
             except MessageNotFoundError:
                 rows.append({"message_id": message_id, "participant": None, "tokens": 0, "visible": False, "text": ""})
                 continue
-            text = " ".join(str(b.get("text", "")) for b in m.content_dicts() if b.get("type") == "text")
+            text = message_line_text(m.content_dicts())  # tool calls and results written out too
             tokens = cm.token_counter.count_message(m.participant, m.content_dicts())
             rows.append(
                 {

@@ -21,6 +21,7 @@ from ._app import (
     fail_on_library_errors,
     namespace_is_isolated,
     print_json,
+    require_target,
 )
 
 StoreOpt = Annotated[str, typer.Option("--store", "-s", help="Store location: a SQLite file path or a URL.")]
@@ -39,6 +40,17 @@ def import_cmd(
     store: StoreOpt,
     fmt: Annotated[str, typer.Option("--format", "-f", help=f"One of: {', '.join(FORMATS)}.")] = "auto",
     namespace: NamespaceOpt = None,
+    compression: Annotated[
+        str | None,
+        typer.Option(
+            "--compression",
+            help="workers: record that the imported namespaces are compressed by `context-journal worker` and queue "
+            "their work (namespaces already queued for workers are queued again without it).",
+        ),
+    ] = None,
+    budget: Annotated[
+        int, typer.Option("--budget", help="With --compression workers: the compile budget summaries are sized for.")
+    ] = 4000,
     as_json: JsonOpt = False,
 ) -> None:
     """Import a transcript (Claude Code, LoCoMo, tau-bench, IRC, Anthropic or OpenAI JSON) into a store."""
@@ -46,6 +58,9 @@ def import_cmd(
 
     if fmt not in FORMATS:
         raise typer.BadParameter(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}", param_hint="--format")
+    if compression not in (None, "inline", "workers"):
+        raise typer.BadParameter("choose inline or workers", param_hint="--compression")
+    queued: list[str] = []
     with fail_on_library_errors():
         result = read_transcript(path, format=fmt)
         st = open_store(store)
@@ -67,6 +82,7 @@ def import_cmd(
                         progress.update(task, completed=done, total=total)
 
                     report = import_into(st, result, namespace=namespace, progress=advance)
+            queued = queue_for_workers(st, report, compression == "workers", budget)
         finally:
             st.close()
     skipped = result.skipped_count + report.skipped
@@ -77,6 +93,7 @@ def import_cmd(
         "skipped": skipped,
         "skipped_by_reason": {s.reason: s.count for s in result.skipped} | report.skipped_by_reason,
         "namespaces": report.namespaces,
+        "queued_for_workers": queued,
     }
     if as_json:
         print_json(payload)
@@ -86,7 +103,51 @@ def import_cmd(
         f"({result.format}); skipped {skipped}"
     )
     for reason, count in payload["skipped_by_reason"].items():
-        console.print(f"  skipped {count}: {reason}", highlight=False)
+        console.print(f"  skipped {count}: {escape(reason)}", highlight=False)
+    if queued:
+        console.print(
+            f"  queued {len(queued)} namespace(s) for compression workers: run `context-journal worker --store "
+            f"{escape(store)} --until-idle`",
+            highlight=False,
+        )
+
+
+def queue_for_workers(st: Any, report: Any, declare: bool, budget: int) -> list[str]:
+    """Queue the compression of the imported namespaces that use ``compression="workers"``: those the
+    store's work queue already holds, those whose recorded strategy says so, and (``declare``) every one,
+    recording it. Returns the namespaces queued.
+    """
+    from ..namespaces import STRATEGY_STATE, recorded_strategy
+    from ..strategies import AutobiographicalConfig, AutobiographicalStrategy
+    from ..workers import enqueue
+
+    rows = st.queue_rows() if hasattr(st, "queue_rows") else []
+    root = st.get_branch(ROOT_BRANCH)
+    out: list[str] = []
+    for conv in report.conversations:
+        ns = conv.namespace
+        slot = f"messages/{ns}" if conv.isolated else "messages"
+        recorded = recorded_strategy(st, ns)
+        wanted = (
+            declare
+            or (recorded is not None and recorded.get("compression") == "workers")
+            or any(r["namespace"] == ns and r["branch_id"] == root.id and r["slot"] == slot for r in rows)
+        )
+        if not wanted:
+            continue
+        if recorded is not None and recorded.get("strategy") == "autobiographical":
+            cfg = AutobiographicalConfig(**recorded.get("config", {}))
+        else:
+            cfg = AutobiographicalConfig.for_budget(budget)
+        with ContextManager.open(
+            store=st, namespace=ns, isolate=conv.isolated, strategy=AutobiographicalStrategy(cfg), compression="workers"
+        ) as cm:
+            record = {"strategy": "autobiographical", "config": cfg.to_dict(), "compression": "workers"}
+            if declare and recorded != record:
+                cm._strategy_context().put_states({STRATEGY_STATE: record})
+            if enqueue(cm):
+                out.append(ns)
+    return out
 
 
 @app.command("stats")
@@ -166,6 +227,7 @@ def show_cmd(
         st = existing_store(store)
         try:
             branch = cli_branch(st, branch)
+            require_target(st, namespace, branch)
             isolate = isolate or namespace_is_isolated(st, namespace)
             cm = ContextManager.open(store=st, namespace=namespace, isolate=isolate, branch=branch)
             total = cm.message_count()
@@ -183,4 +245,4 @@ def show_cmd(
     for m in messages:
         table.add_row(str(m.sequence), escape(m.participant), escape(_preview(m)))
     console.print(table)
-    console.print(f"{len(messages)} of {total} messages on branch {branch}")
+    console.print(f"{len(messages)} of {total} messages on branch {escape(branch)}", highlight=False)

@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from ..llm.provider import Provider
 from ..workers import CompressionWorker
-from ._app import app, err_console, existing_store, fail_on_library_errors, print_json
+from ._app import app, console, err_console, existing_store, fail_on_library_errors, print_json
 
 PROVIDERS = ("offline", "anthropic", "openai")
 
@@ -39,10 +40,13 @@ def worker_cmd(
     until_idle: Annotated[bool, typer.Option("--until-idle", help="Stop once nothing is pending.")] = False,
     max_items: Annotated[int | None, typer.Option("--max-items", help="Stop after this many claims.", min=1)] = None,
     worker_id: Annotated[str | None, typer.Option("--worker-id", help="Lease owner name.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as one JSON document.")] = False,
 ) -> None:
     """Claim pending summarisation work of any namespace and branch, do it, record it (Ctrl-C stops)."""
     if provider not in PROVIDERS:
-        err_console.print(f"error: --provider must be one of {', '.join(PROVIDERS)}, not {provider!r}")
+        err_console.print(
+            f"error: --provider must be one of {', '.join(PROVIDERS)}, not {escape(repr(provider))}", highlight=False
+        )
         raise typer.Exit(2)
     with fail_on_library_errors():
         summarizer = _provider(provider, model)
@@ -59,4 +63,14 @@ def worker_cmd(
             report = worker.report
         finally:
             worker.store.close()
-    print_json(report.to_dict())
+    data = report.to_dict()
+    if as_json:
+        print_json(data)
+        return
+    console.print(
+        f"worker: {data['claims']} claims, {data['units']} units, {data['summaries']} summaries, "
+        f"{data['failures']} failures, {data['lost']} lost leases in {data['seconds']:.1f} s",
+        highlight=False,
+    )
+    for key, error in data["errors"].items():
+        console.print(f"  error on {escape(key)}: {escape(error)}", highlight=False)

@@ -5,8 +5,8 @@ stale brief version — is a tool error whose text says what went wrong and what
 
 * ``journal_append``, ``get_project_summaries``, ``get_entry``, ``get_brief``, ``check_drift`` — the
   execution journal (:class:`~context_journal.journal.ExecutionJournal`);
-* ``add_message``, ``compile_context``, ``search_messages``, ``search_summaries``, ``get_summary``,
-  ``pin_message``, ``unpin_message``, ``list_pins`` —
+* ``add_message``, ``compile_context``, ``compress``, ``search_messages``, ``search_summaries``, ``get_summary``,
+  ``pin_message``, ``unpin_message``, ``list_pins``, ``get_working_state`` —
   context managers (:class:`~context_journal.manager.ContextManager`, one per namespace and branch; a
   namespace with a message slot of its own, such as an imported conversation, reads that slot).
 
@@ -37,12 +37,14 @@ from .tools import (
     AddMessageResult,
     BriefResult,
     CompiledContext,
+    CompressResult,
     MessageSearchResult,
     PinsResult,
     SummaryResult,
     SummarySearchResult,
     ToolBackend,
     ToolUnavailableError,
+    WorkingStateResult,
 )
 
 try:
@@ -86,12 +88,47 @@ def _call(fn: Callable[[], T]) -> T:
         raise ToolError(f"{type(exc).__name__}: {_message(exc)}") from exc
 
 
+def _plain_argument_errors(server: MCPServer[Any]) -> None:
+    """Report a tool's argument errors as one plain sentence (no pydantic error links)."""
+    from pydantic import ValidationError
+
+    for registered in server._tool_manager.list_tools():
+        original = registered.run
+
+        async def run(*args: Any, _original: Any = original, _name: str = registered.name, **kwargs: Any) -> Any:
+            try:
+                return await _original(*args, **kwargs)
+            except ToolError as exc:
+                cause = exc.__cause__
+                if not isinstance(cause, ValidationError):
+                    raise
+                problems = []
+                for err in cause.errors(include_url=False):
+                    where = ".".join(str(p) for p in err.get("loc", ()) if p != "arguments") or "arguments"
+                    problems.append(f"argument {where!r}: {str(err.get('msg', 'invalid')).lower()}")
+                raise ToolError(f"{_name} was called with invalid arguments: {'; '.join(problems)}.") from None
+
+        object.__setattr__(registered, "run", run)
+
+
+def _compact(model: Any) -> Any:
+    """A tool result whose text content is compact JSON (the structured content is the model itself)."""
+    from mcp.types import CallToolResult, TextContent
+
+    data = model.model_dump(mode="json")
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
+
+
 def build_server(
     store: Store | str,
     *,
     provider: Provider | None = None,
     allow_verification: bool = False,
     harness_authors: tuple[str, ...] = ("harness",),
+    reader: str | None = None,
+    compression: Literal["off", "inline", "workers"] = "off",
+    summarizer: Provider | None = None,
 ) -> tuple[MCPServer[Any], ToolBackend]:
     """The MCP server over one store.
 
@@ -100,6 +137,11 @@ def build_server(
         provider: Synthesizer for briefs (None: the offline default).
         allow_verification: Accept ``verification`` entries through ``journal_append``.
         harness_authors: Authors allowed to write them.
+        reader: The reader every call reads as (``mcp serve --reader``); None: no reader, and a namespace
+            that records one is refused (never a silent fallback to its reader).
+        compression: ``"off"``, ``"inline"`` (the ``compress`` tool and :meth:`ToolBackend.start_background`
+            summarise in this process) or ``"workers"`` (compiles and ``compress`` only queue the work).
+        summarizer: The model that writes summaries (default: the offline one).
 
     Returns:
         The server and its backend (call ``backend.close()`` when done).
@@ -111,7 +153,14 @@ def build_server(
     st = open_store(store) if owns else store
     assert isinstance(st, Store)
     backend = ToolBackend(
-        st, provider=provider, allow_verification=allow_verification, harness_authors=harness_authors, owns_store=owns
+        st,
+        provider=provider,
+        allow_verification=allow_verification,
+        harness_authors=harness_authors,
+        owns_store=owns,
+        reader=reader,
+        compression=compression,
+        summarizer=summarizer,
     )
     from .. import __version__
 
@@ -157,7 +206,16 @@ def build_server(
 
         status is 'appended', 'duplicate' (the key was used before for the same entry: the original is
         returned) or 'conflict' (expected_seq is stale: nothing written; head_seq is the current head).
-        Handoff body: goal, state, next_step, ruled_out [{id, item, reason}], done_claims [task ids], refs.
+        The body of each kind (unknown fields are refused):
+        - plan: {"goal", "tasks": [{"id", "title", "conditions": [{"id", "description", "check"?}]}]}
+        - plan_revision: {"replaces": seq of the plan or revision replaced, "reason", "goal"?, "tasks": [as in plan]}
+        - step: {"report": text (a step report, bounded), "task_id"?}
+        - handoff: {"goal", "state", "next_step", "ruled_out": [{"id", "item", "reason"}], "done_claims":
+          [task ids], "refs": [text]}
+        - reverse_ruleout: {"id": the rule-out's id, "reason"}
+        - verification: {"task_id", "results": [{"condition_id", "passed": true|false, "detail"?}]} (harness
+          authors only, and only when the server allows it)
+        Fields marked ? are optional.
         """
         return _call(lambda: backend.journal_append(project, kind, body, author, idempotency_key, expected_seq))
 
@@ -239,23 +297,48 @@ def build_server(
         recall_auto: Annotated[
             bool, Field(description="Without query: recall what the newest user turn asks about.")
         ] = False,
+        strategy: Annotated[
+            Literal["passthrough", "windowed", "autobiographical", "knowledge"] | None,
+            Field(
+                description="How to fit a long conversation: autobiographical/knowledge render the head, summaries "
+                "and recent turns (run `compress` first); default: the namespace's recorded strategy, else "
+                "passthrough."
+            ),
+        ] = None,
     ) -> CompiledContext:
-        """The context for the next model call within the budget, in the provider's format; with `query`
-        (or `recall_auto`) it also recalls the earlier messages that best match it."""
-        return _call(
-            lambda: backend.compile_context(
-                max_tokens,
-                reserve_for_response,
-                namespace,
-                branch,
-                system,
-                format,
-                journal_project,
-                journal_tokens,
-                query,
-                recall_auto,
+        """The context for the next model call within the budget, in the provider's format (compact JSON);
+        with `query` (or `recall_auto`) it also recalls the earlier messages that best match it."""
+        return _compact(  # type: ignore[no-any-return]  # compact JSON text; the structured result is the model
+            _call(
+                lambda: backend.compile_context(
+                    max_tokens,
+                    reserve_for_response,
+                    namespace,
+                    branch,
+                    system,
+                    format,
+                    journal_project,
+                    journal_tokens,
+                    query,
+                    recall_auto,
+                    strategy,
+                )
             )
         )
+
+    @tool(_WRITE)
+    def compress(
+        namespace: Namespace = None,
+        branch: Branch = ROOT_BRANCH,
+        max_calls: Annotated[int, Field(ge=1, le=500, description="At most this many summarizer calls.")] = 20,
+        budget: Annotated[
+            int | None, Field(ge=100, description="The compile budget summaries are sized for (default 4000).")
+        ] = None,
+    ) -> CompressResult:
+        """Summarise a namespace's long conversation (bounded work: at most max_calls summarizer calls), so
+        compile_context with strategy autobiographical fits it in a small budget; reports what is pending
+        (call again until done). A server started with --compress workers only queues the work."""
+        return _call(lambda: backend.compress(namespace, branch, max_calls, budget))
 
     @tool(_READ_ONLY)
     def search_messages(
@@ -306,6 +389,18 @@ def build_server(
         return _call(lambda: backend.list_pins(namespace, branch))
 
     @tool(_READ_ONLY)
+    def get_working_state(
+        namespace: Namespace = None,
+        branch: Branch = ROOT_BRANCH,
+        limit: Annotated[int, Field(ge=1, le=500, description="At most this many items per list.")] = 50,
+    ) -> WorkingStateResult:
+        """The working state folded from the journal's tool calls: the latest plan of each plan tool with
+        item statuses, host facts, files touched (last action, touch count), commands run with exit status,
+        the latest error lines and the identifiers in use (frequency x recency), and the block a compile
+        renders from it."""
+        return _call(lambda: backend.get_working_state(namespace, branch, limit))
+
+    @tool(_READ_ONLY)
     def search_summaries(
         query: Annotated[str | None, Field(description="Text the summary holds (case-insensitive).")] = None,
         namespace: Namespace = None,
@@ -325,6 +420,7 @@ def build_server(
         """One summary of a manager."""
         return _call(lambda: backend.get_summary(summary_id, namespace, branch))
 
+    _plain_argument_errors(server)
     return server, backend
 
 

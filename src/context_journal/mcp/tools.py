@@ -15,16 +15,21 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..compile import OverBudgetError
+from ..errors import BranchNotFoundError
 from ..journal import AppendOutcome, Brief, BriefTrigger, DriftReport, Entry, ExecutionJournal, SummaryPage
 from ..journal.synthesis import SynthesisConfig
 from ..llm import Provider
 from ..manager import ContextManager
+from ..namespaces import NAMESPACE_MARK, STRATEGY_STATE, namespace_exists, recorded_strategy, require_namespace
+from ..readers import recorded_reader
 from ..stores import ROOT_BRANCH, Store
 
 __all__ = [
     "AddMessageResult",
     "BriefResult",
     "CompiledContext",
+    "CompressResult",
     "MessageHit",
     "MessageSearchResult",
     "PinsResult",
@@ -32,6 +37,7 @@ __all__ = [
     "SummarySearchResult",
     "ToolBackend",
     "ToolUnavailableError",
+    "WorkingStateResult",
 ]
 
 
@@ -89,6 +95,25 @@ class PinsResult(BaseModel):
     pins: list[str]
 
 
+class WorkingStateResult(BaseModel):
+    """Result of ``get_working_state``.
+
+    Attributes:
+        namespace: The manager's namespace.
+        branch: The branch read.
+        state: The working state (plans, facts, files, commands, errors, identifiers; see
+            :class:`~context_journal.state.WorkingState`), lists cut to ``limit`` items.
+        block: The block a compile would render (unbounded by a budget), or None when there is nothing.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    namespace: str
+    branch: str
+    state: dict[str, Any]
+    block: str | None
+
+
 class CompiledContext(BaseModel):
     """Result of ``compile_context``.
 
@@ -115,6 +140,40 @@ class CompiledContext(BaseModel):
     repairs: list[dict[str, Any]] = Field(default_factory=list)
     dropped: int = 0
     journal_tokens: int | None = None
+    strategy: str = "passthrough"
+    parts: dict[str, int] = Field(default_factory=dict)
+
+
+class CompressResult(BaseModel):
+    """Result of ``compress``.
+
+    Attributes:
+        namespace: The namespace compressed.
+        branch: The branch.
+        mode: ``inline`` (this call did the work) or ``workers`` (queued for ``context-journal worker``).
+        calls: Summarizer calls made by this call.
+        summaries: Summaries stored by this call.
+        input_tokens: Tokens the summarizer read.
+        output_tokens: Tokens it wrote.
+        pending: Work left: ``ready``, ``waiting`` (retry backoff), ``stuck``.
+        done: True when nothing is ready or waiting.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    namespace: str
+    branch: str
+    mode: Literal["inline", "workers"]
+    calls: int
+    summaries: int
+    input_tokens: int
+    output_tokens: int
+    pending: dict[str, int]
+    done: bool
+
+
+COMPRESSING = ("autobiographical", "knowledge")
+STRATEGY_NAMES = ("passthrough", "windowed", "autobiographical", "knowledge")
 
 
 SNIPPET_CHARS = 400
@@ -226,8 +285,16 @@ class ToolBackend:
         allow_verification: bool = False,
         harness_authors: Sequence[str] = ("harness",),
         owns_store: bool = False,
+        reader: str | None = None,
+        compression: Literal["off", "inline", "workers"] = "off",
+        summarizer: Provider | None = None,
     ) -> None:
         self.store = store
+        self.reader = reader
+        self.compression = compression
+        self.summarizer = summarizer
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
         self.journal = ExecutionJournal(store, provider=provider, harness_authors=harness_authors)
         self.allow_verification = allow_verification
         self._owns_store = owns_store
@@ -235,7 +302,8 @@ class ToolBackend:
         self._manager_lock = threading.RLock()  # tools run on worker threads; managers are not shared across them
 
     def close(self) -> None:
-        """Close the managers, and the store when this backend owns it."""
+        """Stop the background compression, close the managers, and the store when this backend owns it."""
+        self.stop_background()
         with self._manager_lock:
             for cm in self._managers.values():
                 cm.close()
@@ -243,16 +311,158 @@ class ToolBackend:
         if self._owns_store:
             self.store.close()
 
-    def _manager(self, namespace: str | None, branch: str) -> ContextManager:
+    def _manager(self, namespace: str | None, branch: str, write: bool = False) -> ContextManager:
         """The manager of ``(namespace, branch)``; a namespace with a message slot of its own (an imported
-        conversation) reads and writes that slot, as the command line's ``--namespace`` does."""
+        conversation) reads and writes that slot, as the command line's ``--namespace`` does.
+
+        A read of a namespace or branch that does not exist is an error listing those that do (a mistyped
+        namespace never reads the shared slot); a write creates the namespace. The manager reads as the
+        server's reader (``--reader``); without one, a namespace that records a reader is refused.
+
+        Raises:
+            LookupError: the branch does not exist.
+            NamespaceNotFoundError: a read of a namespace that does not exist.
+            PermissionError: the namespace belongs to a reader this server is not bound to.
+        """
         key = (namespace, branch)
         cm = self._managers.get(key)
-        if cm is None:
-            isolate = bool(namespace) and f"messages/{namespace}" in self.store.list_slots()
-            cm = ContextManager.open(store=self.store, namespace=namespace, branch=branch, isolate=isolate)
-            self._managers[key] = cm
+        if cm is not None:
+            return cm
+        try:
+            branch_id = self.store.get_branch(branch).id
+        except BranchNotFoundError:
+            names = ", ".join(b.name for b in self.store.list_branches())
+            raise LookupError(f"no live branch named {branch!r}; the branches are: {names}") from None
+        created = not namespace_exists(self.store, namespace, branch)
+        if created and not write:
+            require_namespace(self.store, namespace, branch)
+        ns = namespace or "default"
+        owner = recorded_reader(self.store, branch_id, ns)
+        if self.reader is None and owner is not None:
+            raise PermissionError(
+                f"namespace {ns!r} belongs to reader {owner!r} and this server is bound to no reader; restart it "
+                f"with --reader {owner} to read as that reader, or use another namespace"
+            )
+        isolate = bool(namespace) and f"messages/{namespace}" in self.store.list_slots()
+        cm = ContextManager.open(
+            store=self.store,
+            namespace=namespace,
+            branch=branch,
+            isolate=isolate,
+            view_reader=self.reader,
+            summarizer=self.summarizer,
+            compression="workers" if self.compression == "workers" else "inline",
+        )
+        if created and namespace:
+            with self.store.transaction() as tx:
+                tx.put_state(branch_id, f"{namespace}/{NAMESPACE_MARK}", {"created_by": "mcp"})
+        self._managers[key] = cm
         return cm
+
+    def _use_strategy(self, cm: ContextManager, name: str | None, budget: int) -> str:
+        """Give ``cm`` the strategy ``name`` sized for ``budget`` (None: the namespace's recorded one, else
+        passthrough); returns the name used."""
+        from ..strategies import (
+            AutobiographicalConfig,
+            AutobiographicalStrategy,
+            KnowledgeStrategy,
+            PassthroughStrategy,
+            WindowedPassthroughStrategy,
+        )
+
+        recorded = recorded_strategy(self.store, cm.namespace, cm.current_branch())
+        if name is None:
+            name = recorded["strategy"] if recorded and recorded["strategy"] in STRATEGY_NAMES else "passthrough"
+        wanted = (name, budget if name in COMPRESSING else 0)
+        if getattr(cm, "_mcp_strategy", None) == wanted:
+            return name
+        if name in COMPRESSING:
+            cfg = AutobiographicalConfig.for_budget(budget)
+            made: Any = AutobiographicalStrategy(cfg) if name == "autobiographical" else KnowledgeStrategy(cfg)
+        elif name == "windowed":
+            made = WindowedPassthroughStrategy()
+        else:
+            made = PassthroughStrategy()
+        cm.set_strategy(made)
+        cm._mcp_strategy = wanted  # type: ignore[attr-defined]
+        return name
+
+    # ---- compression -----------------------------------------------------------------------------------
+
+    def compress(
+        self, namespace: str | None = None, branch: str = ROOT_BRANCH, max_calls: int = 20, budget: int | None = None
+    ) -> CompressResult:
+        """Run at most ``max_calls`` units of compression work on a namespace (its recorded strategy, else
+        the autobiographical one sized for ``budget`` or 4,000 tokens), or only queue it when the server
+        leaves compression to workers; report what is pending."""
+        with self._manager_lock:
+            cm = self._manager(namespace, branch)
+            recorded = recorded_strategy(self.store, cm.namespace, branch)
+            name = recorded["strategy"] if recorded and recorded["strategy"] in COMPRESSING else "autobiographical"
+            size = budget or (int(recorded.get("budget") or 4000) if recorded else 4000)
+            self._use_strategy(cm, name, size)
+            record = {"strategy": name, "config": cm.strategy.config.to_dict(), "budget": size}
+            if self.compression == "workers":
+                record["compression"] = "workers"
+            if recorded != record:  # so compile_context (and the command line) default to it
+                with self.store.transaction() as tx:
+                    tx.put_state(self.store.get_branch(branch).id, f"{cm.namespace}/{STRATEGY_STATE}", record)
+            stats = cm.compression_stats.snapshot()
+            if self.compression == "workers":
+                from ..workers import enqueue
+
+                enqueue(cm)
+            else:
+                cm.drain(max_units=max_calls, wait=False)
+            after = cm.compression_stats
+            work = cm.pending_work()
+            return CompressResult(
+                namespace=cm.namespace,
+                branch=branch,
+                mode="workers" if self.compression == "workers" else "inline",
+                calls=after.calls - stats.calls,
+                summaries=after.summaries_total + after.parts - stats.summaries_total - stats.parts,
+                input_tokens=after.input_tokens - stats.input_tokens,
+                output_tokens=after.output_tokens - stats.output_tokens,
+                pending={"ready": len(work.ready), "waiting": len(work.waiting), "stuck": len(work.stuck)},
+                done=not work.ready and not work.waiting,
+            )
+
+    def background_step(self) -> bool:
+        """One unit of compression on the first manager with ready work (a compressing strategy). Returns
+        True when a unit was done."""
+        with self._manager_lock:
+            for cm in list(self._managers.values()):
+                if getattr(cm, "_mcp_strategy", ("", 0))[0] not in COMPRESSING:
+                    continue
+                if cm.tick().progressed:
+                    return True
+        return False
+
+    def start_background(self, calls_per_second: float = 2.0) -> None:
+        """Compress in a background thread between requests (``compression="inline"``): at most
+        ``calls_per_second`` units, idle-polling once a second; :meth:`close` stops it."""
+        if self.compression != "inline" or self._thread is not None:
+            return
+        pause = 1.0 / max(0.01, calls_per_second)
+
+        def run() -> None:
+            while not self._stop.is_set():
+                try:
+                    worked = self.background_step()
+                except Exception:  # a failing unit is recorded by the driver; keep serving
+                    worked = False
+                self._stop.wait(pause if worked else max(pause, 1.0))
+
+        self._thread = threading.Thread(target=run, name="context-journal-compress", daemon=True)
+        self._thread.start()
+
+    def stop_background(self, timeout: float = 10.0) -> None:
+        """Stop the background compression (after the unit in progress)."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
 
     # ---- journal tools -----------------------------------------------------------------------------
 
@@ -329,7 +539,7 @@ class ToolBackend:
     ) -> AddMessageResult:
         """See :meth:`ContextManager.add_message`."""
         with self._manager_lock:
-            cm = self._manager(namespace, branch)
+            cm = self._manager(namespace, branch, write=True)
             mid = cm.add_message(participant, content, metadata, id=id)
             return AddMessageResult(id=mid, namespace=cm.namespace, branch=branch, message_count=cm.message_count())
 
@@ -344,8 +554,6 @@ class ToolBackend:
         """
         with self._manager_lock:
             cm = self._manager(namespace, branch)
-            if not pinned and message_id not in cm.pins():
-                cm.get_message(message_id)  # an unknown id is an error, not a silent no-op
             seq = cm.pin(message_id) if pinned else cm.unpin(message_id)
             return PinsResult(changed=seq > 0, sequence=seq or None, pins=cm.pins())
 
@@ -353,6 +561,24 @@ class ToolBackend:
         """``ContextManager.pins()``."""
         with self._manager_lock:
             return PinsResult(changed=False, sequence=None, pins=self._manager(namespace, branch).pins())
+
+    def get_working_state(
+        self, namespace: str | None = None, branch: str = ROOT_BRANCH, limit: int = 50
+    ) -> WorkingStateResult:
+        """``ContextManager.working_state()``, each list cut to ``limit`` items (the newest commands and
+        errors, the most recent files, the best ranked identifiers)."""
+        from ..state.render import render_state
+
+        with self._manager_lock:
+            cm = self._manager(namespace, branch)
+            state = cm.working_state()
+            data = state.to_dict()
+            for key in ("files", "identifiers"):
+                data[key] = data[key][:limit]
+            for key in ("commands", "errors"):
+                data[key] = data[key][-limit:]
+            block = render_state(state, 1 << 30, lambda t: 0)
+            return WorkingStateResult(namespace=cm.namespace, branch=branch, state=data, block=block)
 
     def compile_context(
         self,
@@ -366,6 +592,7 @@ class ToolBackend:
         journal_tokens: int = 1500,
         query: str | None = None,
         recall_auto: bool = False,
+        strategy: str | None = None,
     ) -> CompiledContext:
         """See :meth:`ContextManager.compile`; ``journal_project`` injects that project's harness view
         (:meth:`ExecutionJournal.render_for_harness`, at most ``journal_tokens``) into the system prompt;
@@ -382,16 +609,37 @@ class ToolBackend:
             view = self.journal.render_for_harness(journal_project, journal_tokens)
             injections.append(view.to_injection())
             view_tokens = view.tokens
+        if strategy is not None and strategy not in STRATEGY_NAMES:
+            raise ValueError(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGY_NAMES)}")
         with self._manager_lock:
             cm = self._manager(namespace, branch)
-            result = cm.compile(
-                max_tokens,
-                reserve_for_response,
-                system,
-                injections or None,
-                query=query,
-                recall="auto" if recall_auto else None,
-            )
+            used = self._use_strategy(cm, strategy, max(1, max_tokens - reserve_for_response))
+            try:
+                result = cm.compile(
+                    max_tokens,
+                    reserve_for_response,
+                    system,
+                    injections or None,
+                    query=query,
+                    recall="auto" if recall_auto else None,
+                )
+            except OverBudgetError as exc:
+                chunks = exc.parts.get("pending chunks")
+                if not chunks:
+                    raise
+                remedy = (
+                    "the server's compression workers will summarise them (queued)"
+                    if self.compression == "workers"
+                    else "call the compress tool until it reports done"
+                )
+                raise OverBudgetError(
+                    exc.budget,
+                    exc.actual,
+                    exc.parts,
+                    exc.what,
+                    f"compression lags: {chunks} chunks ({exc.parts.get('pending tokens', 0):,} tokens) wait to be "
+                    f"summarised; {remedy}, or compile with another strategy",
+                ) from None
             if format == "openai":
                 messages = result.to_openai()
                 system_blocks: list[dict[str, Any]] = []
@@ -412,6 +660,8 @@ class ToolBackend:
             repairs=[r.to_dict() for r in result.repairs],
             dropped=result.dropped,
             journal_tokens=view_tokens,
+            strategy=used,
+            parts=dict(result.parts),
         )
 
     def search_messages(

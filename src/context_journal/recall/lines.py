@@ -13,42 +13,15 @@ things read nothing again.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable
 
+from .._render import message_line_text
 from ..views import MessageView, ViewEntry
 
 __all__ = ["LineCache", "LineSource", "message_line_text"]
 
 Line = tuple[str, float | None]
 """(line text, timestamp in epoch seconds) of one message."""
-
-
-def _result_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return " ".join(str(b.get("text", "")) for b in content if isinstance(b, Mapping) and b.get("type") == "text")
-    return ""
-
-
-def message_line_text(blocks: Sequence[Mapping[str, Any]]) -> str:
-    """What a model reads of a message's blocks, as one line of plain text (tool calls written out)."""
-    import json
-
-    parts: list[str] = []
-    for b in blocks:
-        kind = b.get("type")
-        if kind == "text":
-            parts.append(str(b.get("text", "")))
-        elif kind == "tool_use":
-            args = json.dumps(b.get("input"), ensure_ascii=False, separators=(",", ":"))
-            parts.append(f"[called {b.get('name')} {args}]")
-        elif kind == "tool_result":
-            parts.append(f"[{'error' if b.get('is_error') else 'result'}: {_result_text(b.get('content'))}]")
-        elif kind in ("image", "document"):
-            parts.append(f"[{kind}]")
-    return " ".join(p for p in parts if p).strip()
 
 
 class LineCache:

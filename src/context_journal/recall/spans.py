@@ -16,12 +16,14 @@ and, when the date changes, when.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Protocol
 
+from .._graphemes import clip_end
 from ..stores.fulltext import format_date, stem, words
 from ..tokens import TokenCounter
 from ..views import MessageView, ViewEntry, unit_bounds
@@ -97,8 +99,9 @@ class Candidate:
 
 @dataclass(frozen=True)
 class RecalledLine:
-    """One message of a span as rendered: who, when, the text, whether it was cut, and the position of
-    the hit it was recalled for (its own position for a hit)."""
+    """One message of a span as rendered: who, when, the text, whether it was cut, the position of the
+    hit it was recalled for (its own position for a hit), and the group of lines taken with it (a tool
+    unit, or a hit and its reply: kept or left out together)."""
 
     position: int
     message_id: str
@@ -108,6 +111,7 @@ class RecalledLine:
     text: str
     excerpt: bool
     hit: int = -1
+    group: int = -1
 
 
 class Lines(Protocol):
@@ -185,7 +189,7 @@ def _cut(text: str, stems: frozenset[str], limit: int, counter: TokenCounter) ->
         used += cost
     if not kept:
         first = sentences[order[0]] if sentences else text
-        cut = first[: max(16, limit * 3)].rsplit(" ", 1)[0]
+        cut = clip_end(first, max(16, limit * 3)).rsplit(" ", 1)[0]  # whole grapheme clusters
         return ("… " if order and order[0] else "") + cut + " …", True
     out: list[str] = []
     for i in sorted(kept):
@@ -230,12 +234,15 @@ def plan_spans(
     places: set[int] = set()
     used = 0
 
+    groups = itertools.count()
+
     def lines_for(
         positions: range, hit: int, stems: frozenset[str], reply: int = -1
     ) -> tuple[list[RecalledLine], int, set[int]]:
         lines: list[RecalledLine] = []
         cost = 0
         new_places: set[int] = set()
+        group = next(groups)
         for p in positions:
             if raw(p) or p in taken:
                 continue
@@ -245,7 +252,7 @@ def plan_spans(
                 continue
             limit = config.hit_tokens if p in (hit, reply) else config.neighbour_tokens
             text, cut = _cut(text, stems if p == hit else frozenset(), limit, counter)  # type: ignore[arg-type]  # counters hash by identity
-            lines.append(RecalledLine(p, entry.id, entry.sequence, entry.participant, ts, text, cut, hit))
+            lines.append(RecalledLine(p, entry.id, entry.sequence, entry.participant, ts, text, cut, hit, group))
             cost += _line_cost(entry.participant, text, counter)  # type: ignore[arg-type]
             where = place(p)
             if where not in places and where not in new_places:

@@ -25,7 +25,7 @@ from ..strategies.base import (
 )
 from ..strategies.placement import StrategyWrapper, entry_starts, insert_at, place_of, raw_test
 from ..tokens import TokenCounter
-from ..views import MessageView, ViewEntry
+from ..views import MessageView, ViewEntry, unit_bounds
 from .lines import LineCache, LineSource
 from .spans import (
     Candidate,
@@ -167,15 +167,15 @@ class RecallStrategy(StrategyWrapper):
         view: MessageView,
         budget: Budget,
     ) -> tuple[Selection, list[RecallSpan], Callable[[int], int]] | None:
-        """The first plan without the lines ``selection`` renders raw, when that fits ``planned`` with
-        one recall pair per place it goes (else None: plan again); what it frees goes back to the
-        strategy in one more selection when that is worth it (its raw lines left out in turn)."""
-        spans, place, cost = _around(first, selection, self._cost)
+        """The first plan as it is, when ``selection`` renders none of it raw and it fits ``planned``
+        with one recall pair per place it goes (else None: plan again); what it leaves unused goes back
+        to the strategy in one more selection when that is worth it (its raw lines left out in turn)."""
+        spans, place, cost = _around(first, selection, self._cost, view)
         if cost > planned:
-            return None
+            return None  # more places than planned: plan again around the selection
         if cost < planned - max(32, budget.tokens // 50) or (not spans and planned):
             wider = self.inner.select(view, replace(budget, tokens=max(0, budget.tokens - cost)))
-            fewer, place2, cost2 = _around(spans, wider, self._cost)
+            fewer, place2, cost2 = _around(spans, wider, self._cost, view)
             if cost2 <= cost:
                 return wider, fewer, place2
         return selection, spans, place
@@ -239,8 +239,15 @@ class RecallStrategy(StrategyWrapper):
         return marker, memory
 
 
+def _lines(spans: Sequence[RecallSpan]) -> int:
+    return sum(len(s.lines) for s in spans)
+
+
 def _around(
-    spans: Sequence[RecallSpan], selection: Selection, cost: Callable[[Sequence[RecallSpan], int], int]
+    spans: Sequence[RecallSpan],
+    selection: Selection,
+    cost: Callable[[Sequence[RecallSpan], int], int],
+    view: MessageView,
 ) -> tuple[list[RecallSpan], Callable[[int], int], int]:
     """``spans`` without the lines ``selection`` renders raw and those recalled for a hit it renders raw
     (a span split where they were), where each goes among its entries, and what they cost there."""
@@ -251,10 +258,22 @@ def _around(
         return place_of(starts, p)
 
     out: list[RecallSpan] = []
+    gone = {  # groups with a line shown raw, or taken for a hit shown raw (a raw hit brings nothing back)
+        line.group
+        for span in spans
+        for line in span.lines
+        if is_raw(line.position) or (line.hit >= 0 and is_raw(line.hit))
+    }
+    kept = {ln.position for span in spans for ln in span.lines if ln.group not in gone and not is_raw(ln.position)}
+    for _ in range(2):  # a tool unit whose other half went (taken with another hit) goes too
+        for p in sorted(kept):
+            a, b = unit_bounds(view, p, p + 1)
+            if any(q not in kept for q in range(a, b)):
+                kept.discard(p)
     for span in spans:
         for line in span.lines:
-            if is_raw(line.position) or (line.hit >= 0 and is_raw(line.hit)):
-                continue  # shown raw, or the neighbour of a hit shown raw (a raw hit brings nothing back)
+            if line.position not in kept:
+                continue  # a tool unit (or a hit and its reply) is kept whole or not at all
             if out and out[-1].end == line.position:
                 prev = out[-1]
                 out[-1] = RecallSpan(prev.start, line.position + 1, (*prev.lines, line), 0)

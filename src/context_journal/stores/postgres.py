@@ -307,9 +307,6 @@ MIGRATIONS: list[Migration[PostgresStore]] = [
 ]
 
 
-
-
-
 class PostgresStore(SQLStore):
     """A store in a PostgreSQL database.
 
@@ -709,6 +706,7 @@ class PostgresStore(SQLStore):
                 (owner, now + lease_seconds, now, row[0]),
             )
         return WorkClaim(row[0], row[1], int(row[2]), row[3], row[4], int(row[5]), int(row[6]) + 1)
+
 
 def _redact(url: str) -> str:
     """The URL with any password replaced by ``***``."""

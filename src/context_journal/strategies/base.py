@@ -104,7 +104,8 @@ class RenderedEntry:
             name for a summary in its own voice).
         content: Content blocks (text blocks for summaries and markers).
         kind: ``"summary"``, ``"marker"`` (first half of a recall pair), ``"recall"`` (messages brought
-            back by a query, see :mod:`context_journal.recall`) or ``"note"``.
+            back by a query, see :mod:`context_journal.recall`), ``"ledger"`` (the working-state block,
+            see :mod:`context_journal.state`) or ``"note"``.
         covers: View positions ``(start, end)`` this entry stands for, or None.
         summaries: The summaries it shows (for provenance).
         role: ``"user"`` or ``"assistant"`` to force a role; None derives it from the participant.
@@ -115,7 +116,7 @@ class RenderedEntry:
 
     participant: str
     content: tuple[Mapping[str, Any], ...]
-    kind: Literal["summary", "marker", "recall", "note"] = "summary"
+    kind: Literal["summary", "marker", "recall", "note", "ledger"] = "summary"
     covers: tuple[int, int] | None = None
     summaries: tuple[SummaryRef, ...] = ()
     role: Literal["user", "assistant"] | None = None

@@ -50,6 +50,12 @@ class PinnedStrategy(StrategyWrapper):
     def __init__(self, inner: Strategy, pins: Sequence[str]) -> None:
         super().__init__(inner)
         self.pins = tuple(dict.fromkeys(pins))
+        self._parts: dict[str, int] = {}
+
+    @property
+    def pinned_parts(self) -> dict[str, int]:
+        """Tokens of each pinned message (with its tool unit) in the last selection, for errors."""
+        return dict(self._parts)
 
     def units(self, view: MessageView) -> list[tuple[int, int, tuple[str, ...]]]:
         """The pinned tool units of ``view``: ``(start, end, pinned ids in it)``, merged where they
@@ -75,29 +81,30 @@ class PinnedStrategy(StrategyWrapper):
         pinned message it does not render raw added as a raw span.
 
         Raises:
-            OverBudgetError: the pinned messages alone need more than ``budget.tokens``; ``parts`` names
-                each (``"pinned m12"``, with its tool unit's tokens).
+            OverBudgetError: the pinned messages alone need more than the whole budget; ``parts`` names
+                each (``"pinned m12"``, with its tool unit's tokens). When they fit the budget but not
+                beside the wrapped strategy's smallest cover, the compiler raises, naming them too.
         """
         units = self.units(view)
         if not units:
             return self.inner.select(view, budget)
         costs = [view.tokens(a, b) for a, b, _ in units]
         pinned = sum(costs)
-        if pinned > budget.tokens:
+        self._parts = {}
+        for _, _, ids in units:  # each pinned message with its tool unit (a merged run shared)
+            for message_id in ids:
+                pos = view.index_of(message_id)
+                assert pos is not None
+                start, end = unit_bounds(view, pos, pos + 1)
+                self._parts[f"pinned {message_id}"] = view.tokens(start, end)
+        if pinned > budget.total:
             from ..compile import OverBudgetError  # the compiler imports the strategies
 
-            parts = {}
-            for _, _, ids in units:  # each pinned message with its tool unit (a merged run shared)
-                for message_id in ids:
-                    pos = view.index_of(message_id)
-                    assert pos is not None
-                    start, end = unit_bounds(view, pos, pos + 1)
-                    parts[f"pinned {message_id}"] = view.tokens(start, end)
             other = max(0, budget.total - budget.tokens)  # the system part and the compiler's reserve
-            raise OverBudgetError(
-                budget.total, pinned + other, parts, "the pinned messages (unpin some), with the system part,"
-            )
-        selection = self.inner.select(view, replace(budget, tokens=budget.tokens - pinned))
+            raise OverBudgetError(budget.total, pinned + other, self._parts, "the pinned messages (unpin some)")
+        # Pins that fit the budget but not what is left of it: the wrapped strategy keeps its smallest
+        # cover and the compiler says what the two need together (its error lists the pins too).
+        selection = self.inner.select(view, replace(budget, tokens=max(0, budget.tokens - pinned)))
         is_raw = raw_test(selection.entries)
         starts = entry_starts(selection.entries)
         added: dict[int, list[RawSpan]] = {}

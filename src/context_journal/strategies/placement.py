@@ -48,6 +48,11 @@ class StrategyWrapper:
     def is_ready(self) -> bool:
         return self.inner.is_ready()
 
+    @property
+    def pinned_parts(self) -> dict[str, int]:
+        """The pinned messages' tokens of the last selection (see the pin wrapper), for errors."""
+        return dict(getattr(self.inner, "pinned_parts", {}))
+
 
 def entry_start(entry: ContextEntry) -> int | None:
     """The view position an entry starts at (None for an entry that stands for no message)."""

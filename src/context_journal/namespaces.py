@@ -1,0 +1,120 @@
+"""Which namespaces a store holds, and the strategy a namespace records (for the CLI and MCP edges).
+
+A namespace exists in a store when it is the shared ``"default"`` one, has a message slot of its own
+(an imported conversation, ``isolate=True``), has compression records, or has a state of its own on the
+branch (its reader, roles, pins, calibration, facts, recorded strategy, windowed anchor...). Read commands
+and tools refuse a namespace that does not exist instead of reading the shared slot under a mistyped name.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .errors import ContextJournalError
+from .stores import ROOT_BRANCH, Store
+
+__all__ = [
+    "NAMESPACE_MARK",
+    "STRATEGY_STATE",
+    "NamespaceNotFoundError",
+    "list_namespaces",
+    "namespace_exists",
+    "recorded_strategy",
+    "require_namespace",
+]
+
+STRATEGY_STATE = "strategy"
+"""State name (relative to the namespace) of the strategy its compression runs with:
+``{"strategy": "autobiographical", "config": {...}, "budget": N}`` (written by ``context-journal compress``)."""
+
+NAMESPACE_MARK = "namespace"
+"""State name (relative to the namespace) a remote writer records when it creates a namespace in the shared slot."""
+
+_NAMESPACE_STATES = {
+    "reader",
+    "roles",
+    "calibration",
+    "pins",
+    "facts",
+    "compression_read",
+    STRATEGY_STATE,
+    NAMESPACE_MARK,
+    "windowed/anchor",
+    "summarizer/system",
+    "summarizer/tools",
+}
+_SYSTEM_PREFIXES = ("imports/", "_journal/", "cli/")
+
+
+class NamespaceNotFoundError(ContextJournalError, KeyError):
+    """No namespace of that name in the store (a mistyped name never reads the shared slot).
+
+    Attributes:
+        namespace: The name asked for.
+        known: The namespaces that exist.
+    """
+
+    def __init__(self, namespace: str, known: list[str]) -> None:
+        self.namespace = namespace
+        self.known = list(known)
+        shown = ", ".join(known[:20]) + (f" (+{len(known) - 20} more)" if len(known) > 20 else "")
+        super().__init__(f"no namespace {namespace!r} in this store; the namespaces are: {shown}")
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def _state_namespaces(store: Store, branch_id: int) -> set[str]:
+    found: set[str] = set()
+    for rec in store.read_slot("state", branch_id):
+        key = rec.item
+        if key.startswith(_SYSTEM_PREFIXES):
+            continue
+        for name in _NAMESPACE_STATES:
+            if key.endswith("/" + name) and len(key) > len(name) + 1:
+                found.add(key[: -len(name) - 1])
+    return found
+
+
+def list_namespaces(store: Store, branch: str = ROOT_BRANCH) -> list[str]:
+    """The namespaces of ``store`` seen from ``branch`` (``"default"`` first, then sorted).
+
+    Raises:
+        BranchNotFoundError: the branch does not exist.
+    """
+    branch_id = store.get_branch(branch).id
+    names: set[str] = set()
+    for slot in store.list_slots():
+        for prefix in ("messages/", "compression/"):
+            if slot.startswith(prefix) and len(slot) > len(prefix):
+                names.add(slot[len(prefix) :])
+    names |= _state_namespaces(store, branch_id)
+    names.discard("default")
+    return ["default", *sorted(names)]
+
+
+def namespace_exists(store: Store, namespace: str | None, branch: str = ROOT_BRANCH) -> bool:
+    """True for None / ``"default"`` and for every namespace :func:`list_namespaces` lists."""
+    if not namespace or namespace == "default":
+        return True
+    slots = store.list_slots()
+    if f"messages/{namespace}" in slots or f"compression/{namespace}" in slots:
+        return True
+    return namespace in _state_namespaces(store, store.get_branch(branch).id)
+
+
+def require_namespace(store: Store, namespace: str | None, branch: str = ROOT_BRANCH) -> None:
+    """Raise unless ``namespace`` exists.
+
+    Raises:
+        NamespaceNotFoundError: it does not (the error lists those that do).
+        BranchNotFoundError: the branch does not exist.
+    """
+    if not namespace_exists(store, namespace, branch):
+        raise NamespaceNotFoundError(str(namespace), list_namespaces(store, branch))
+
+
+def recorded_strategy(store: Store, namespace: str | None, branch: str = ROOT_BRANCH) -> dict[str, Any] | None:
+    """The strategy a namespace records (``{"strategy": name, "config": {...}, ...}``), or None."""
+    value = store.get_state(store.get_branch(branch).id, f"{namespace or 'default'}/{STRATEGY_STATE}")
+    return value if isinstance(value, dict) and isinstance(value.get("strategy"), str) else None

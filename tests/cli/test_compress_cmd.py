@@ -1,0 +1,205 @@
+"""CLI (issue 14): compress from the command line, compile says when compression lags, worker --json,
+import queues work for workers, and errors a person can act on."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from context_journal import ContextManager
+from context_journal.cli import app
+
+runner = CliRunner()
+SESSIONS = Path(__file__).resolve().parents[3] / "shared" / "data" / "claude-code-sessions"
+SESSION = SESSIONS / "4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real Claude Code session (308 messages, ~170k tokens) imported, not compressed."""
+    if not SESSION.exists():
+        pytest.skip(f"shared data not found at {SESSIONS}")
+    path = tmp_path_factory.mktemp("cc") / "cc.db"
+    res = runner.invoke(app, ["import", str(SESSION), "--store", str(path), "--json"])
+    assert res.exit_code == 0, res.output
+    return path
+
+
+def _copy(src: Path, tmp_path: Path) -> Path:
+    dst = tmp_path / "cc.db"
+    shutil.copy(src, dst)
+    return dst
+
+
+def test_import_compress_compile_end_to_end(imported: Path, tmp_path: Path) -> None:
+    db = _copy(imported, tmp_path)
+    lagging = runner.invoke(app, ["compile", "--store", str(db), "--strategy", "autobiographical", "--budget", "4000"])
+    assert lagging.exit_code == 1
+    text = " ".join(lagging.output.split())
+    assert "compression lags" in text and "chunks (" in text and "wait to be summarised" in text
+    assert f"context-journal compress --store {db}" in text and "--overflow window" in text
+    assert "raise max_tokens" not in text  # the old, wrong advice
+
+    res = runner.invoke(app, ["compress", "--store", str(db), "--json"])
+    assert res.exit_code == 0, res.output
+    report = json.loads(res.stdout)
+    assert report["done"] and report["chunks_summarised"] > 10 and report["merges"] > 0
+    assert report["input_tokens"] > 0 and report["output_tokens"] > 0 and report["pending"]["ready"] == 0
+    assert report["summaries_in_store"]["L1"] == report["chunks_summarised"]
+
+    res = runner.invoke(
+        app, ["compile", "--store", str(db), "--strategy", "autobiographical", "--budget", "4000", "--json"]
+    )
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["strategy"] == "autobiographical" and 0 < data["tokens"] <= 4000
+    # the strategy compress recorded is the namespace's default for compile
+    res = runner.invoke(app, ["compile", "--store", str(db), "--budget", "4000", "--json"])
+    assert res.exit_code == 0 and json.loads(res.stdout)["strategy"] == "autobiographical"
+    # compressing again finds nothing to do
+    again = json.loads(runner.invoke(app, ["compress", "--store", str(db), "--json"]).stdout)
+    assert again["calls"] == 0 and again["done"]
+
+
+def test_compress_shows_a_report_and_max_calls_stops_early(imported: Path, tmp_path: Path) -> None:
+    db = _copy(imported, tmp_path)
+    res = runner.invoke(app, ["compress", "--store", str(db), "--max-calls", "3"])
+    assert res.exit_code == 0, res.output
+    out = " ".join(res.stdout.split())
+    assert "3 calls" in out and "pending:" in out and "run the command again" in out
+    res = runner.invoke(app, ["compress", "--store", str(db)])
+    assert res.exit_code == 0 and "nothing pending" in res.stdout
+
+
+def test_compress_ctrl_c_keeps_finished_work(imported: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    db = _copy(imported, tmp_path)
+    from context_journal.cli import compress_cmd
+
+    real = compress_cmd._drain_with_bar
+
+    def interrupted(cm, check, max_calls):  # type: ignore[no-untyped-def]
+        real(cm, check, 4)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(compress_cmd, "_drain_with_bar", interrupted)
+    res = runner.invoke(app, ["compress", "--store", str(db)])
+    assert res.exit_code == 130 and "interrupted" in res.stdout
+    with ContextManager.open(db) as cm:
+        assert len(cm.search_summaries(limit=None)) == 4
+
+
+def test_compile_overflow_window_compiles_before_compression(imported: Path) -> None:
+    res = runner.invoke(
+        app,
+        [
+            "compile",
+            "--store",
+            str(imported),
+            "--strategy",
+            "autobiographical",
+            "--budget",
+            "4000",
+            "--overflow",
+            "window",
+            "--json",
+            "--preview",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["tokens"] <= 4000
+
+
+def test_lagging_compile_names_the_pending_work_in_python(imported: Path, tmp_path: Path) -> None:
+    from context_journal import AutobiographicalConfig, AutobiographicalStrategy, OverBudgetError
+
+    db = _copy(imported, tmp_path)
+    with ContextManager.open(db, strategy=AutobiographicalStrategy(AutobiographicalConfig.for_budget(4000))) as cm:
+        with pytest.raises(OverBudgetError) as info:
+            cm.compile(4000)
+        assert info.value.parts["pending chunks"] > 10 and info.value.parts["pending tokens"] > 100_000
+        assert "cm.drain()" in str(info.value) and "overflow='window'" in str(info.value)
+
+
+def test_compress_refuses_unknown_namespace_strategy_and_config(imported: Path) -> None:
+    res = runner.invoke(app, ["compress", "--store", str(imported), "-n", "nope"])
+    assert res.exit_code == 1 and "no namespace 'nope'" in res.output and "default" in res.output
+    res = runner.invoke(app, ["compress", "--store", str(imported), "--config", '{"no_such_field": 1}'])
+    assert res.exit_code == 1 and "--config" in res.output
+    res = runner.invoke(app, ["compress", "--store", str(imported), "--strategy", "windowed"])
+    assert res.exit_code == 2
+
+
+def test_import_queues_work_for_workers_and_worker_json(tmp_path: Path) -> None:
+    short = SESSIONS / "tool_heavy.jsonl"
+    if not short.exists():
+        pytest.skip("shared data not found")
+    db = tmp_path / "w.db"
+    res = runner.invoke(
+        app, ["import", str(short), "--store", str(db), "--compression", "workers", "--budget", "1000", "--json"]
+    )
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["queued_for_workers"] == ["default"]
+    res = runner.invoke(app, ["worker", "--store", str(db), "--until-idle", "--json"])
+    assert res.exit_code == 0, res.output
+    report = json.loads(res.stdout)
+    assert report["claims"] >= 1 and report["summaries"] >= 1
+    human = runner.invoke(app, ["worker", "--store", str(db), "--until-idle"])
+    assert human.exit_code == 0 and human.stdout.startswith("worker: ")
+    # a namespace queued for workers is queued again by the next import, without the option
+    again = runner.invoke(app, ["import", str(short), "--store", str(db), "--json"])
+    assert json.loads(again.stdout)["queued_for_workers"] == ["default"]
+
+
+def test_errors_print_markup_as_typed_and_list_what_exists(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    with ContextManager.open(db) as cm:
+        cm.add_message("user", "hello")
+    res = runner.invoke(app, ["show", "--store", str(db), "--branch", "[bold]x[/y]"])
+    assert res.exit_code == 1 and "[bold]x[/y]" in res.output and "branches are: main" in res.output
+    assert "MarkupError" not in res.output
+    res = runner.invoke(app, ["compile", "--store", str(db), "--budget", "100", "-n", "mistyped"])
+    assert res.exit_code == 1 and "no namespace 'mistyped'" in res.output and "default" in res.output
+    res = runner.invoke(app, ["summaries", "--store", str(db), "-n", "[red]ns"])
+    assert res.exit_code == 1 and "[red]ns" in res.output
+
+
+def test_missing_extra_hint_keeps_its_brackets() -> None:
+    import typer
+
+    from context_journal.cli._app import fail_on_library_errors
+    from context_journal.errors import MissingExtraError
+
+    @typer.Typer().command()
+    def boom() -> None:
+        with fail_on_library_errors():
+            raise MissingExtraError("mcp", "mcp")
+
+    local = typer.Typer()
+    local.command()(boom)
+    res = runner.invoke(local, [])
+    assert res.exit_code == 1 and "pip install 'context-journal[mcp]'" in " ".join(res.output.split())
+
+
+def test_version_completion_and_verbose(tmp_path: Path) -> None:
+    from context_journal import __version__
+
+    res = runner.invoke(app, ["--version"])
+    assert res.exit_code == 0 and __version__ in res.stdout
+    assert "--install-completion" in runner.invoke(app, ["--help"]).stdout
+    db = tmp_path / "s.db"
+    with ContextManager.open(db) as cm:
+        cm.add_message("user", "hello")
+    res = runner.invoke(app, ["-v", "compile", "--store", str(db), "--budget", "100", "--json"])
+    assert res.exit_code == 0, res.output
+    assert "context_journal.compile" in res.stderr and "compiled default/main" in res.stderr
+
+
+def test_empty_store_compile_is_an_error(tmp_path: Path) -> None:
+    db = tmp_path / "e.db"
+    ContextManager.open(db).close()
+    res = runner.invoke(app, ["compile", "--store", str(db), "--budget", "100"])
+    assert res.exit_code == 1 and "holds no message" in " ".join(res.output.split())

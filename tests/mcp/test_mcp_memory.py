@@ -1,0 +1,274 @@
+"""MCP (issue 14): memory over MCP — compress a long imported conversation through the ``compress`` tool,
+compile a summarised context within the budget (strategy default: the namespace's recorded one), recall,
+compact JSON, reader binding (bug case B64), not-found namespaces, plain argument errors, and the
+server's background compression; over the in-process client, stdio and streamable HTTP."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+pytest.importorskip("mcp", reason="the MCP SDK (extra 'mcp') is not installed")
+
+from mcp import Client, StdioServerParameters
+from typer.testing import CliRunner
+
+from context_journal.cli import app
+from context_journal.manager import ContextManager
+from context_journal.mcp import build_server
+from context_journal.stores import MemoryStore
+
+CLI = [sys.executable, "-c", "from context_journal.cli import main; main()"]
+SESSION = (
+    Path(__file__).resolve().parents[3]
+    / "shared"
+    / "data"
+    / "claude-code-sessions"
+    / "4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
+)
+
+
+async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
+    result = await client.call_tool(tool, arguments)
+    assert not result.is_error, result.content
+    assert result.structured_content is not None
+    return result.structured_content
+
+
+async def fail(client: Client, tool: str, **arguments: Any) -> str:
+    result = await client.call_tool(tool, arguments)
+    assert result.is_error, result.structured_content
+    return " ".join(getattr(c, "text", "") for c in result.content)
+
+
+def _env() -> dict[str, str]:
+    return {"PYTHONPATH": os.pathsep.join(sys.path), "PATH": os.environ.get("PATH", "")}
+
+
+@pytest.fixture
+def imported(tmp_path: Path) -> Path:
+    if not SESSION.exists():
+        pytest.skip("shared data not found")
+    db = tmp_path / "cc.db"
+    res = CliRunner().invoke(app, ["import", str(SESSION), "--store", str(db), "--json"])
+    assert res.exit_code == 0, res.output
+    return db
+
+
+async def _summarised_context(client: Client) -> None:
+    """The job of an MCP-only agent: compress, then compile a summarised context within 4,000 tokens."""
+    lagging = await fail(client, "compile_context", max_tokens=4000, strategy="autobiographical")
+    assert "compression lags" in lagging and "call the compress tool" in lagging
+    for _ in range(20):
+        report = await call(client, "compress", max_calls=50)
+        if report["done"]:
+            break
+    assert report["done"] and report["pending"]["ready"] == 0
+    result = await client.call_tool("compile_context", {"max_tokens": 4000})  # the recorded strategy
+    assert not result.is_error, result.content
+    out = result.structured_content
+    assert out is not None and out["strategy"] == "autobiographical" and 0 < out["tokens"] <= 4000
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert "\n" not in text and json.loads(text) == out  # compact JSON
+    assert "What do you remember" in text  # recall pairs of summaries, not "[earlier turns omitted]"
+    hits = await call(client, "search_messages", query="git push upstream", limit=3)
+    assert hits["hits"]
+    recalled = await call(client, "compile_context", max_tokens=4000, query="git push upstream")
+    assert recalled["tokens"] <= 4000 and recalled["parts"].get("recall", 0) > 0
+
+
+def test_in_process_client_gets_a_summarised_context(imported: Path) -> None:
+    server, backend = build_server(str(imported))
+
+    async def main() -> None:
+        async with Client(server, mode="legacy") as client:
+            await _summarised_context(client)
+
+    anyio.run(main)
+    backend.close()
+
+
+def test_stdio_client_gets_a_summarised_context(imported: Path) -> None:
+    params = StdioServerParameters(
+        command=CLI[0], args=[*CLI[1:], "mcp", "serve", "--store", str(imported)], env=_env()
+    )
+
+    async def main() -> None:
+        async with Client(params, mode="legacy") as client:
+            await _summarised_context(client)
+
+    anyio.run(main)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_http_client_with_background_compression(imported: Path) -> None:
+    from mcp.client.streamable_http import streamable_http_client
+
+    port = _free_port()
+    proc = subprocess.Popen(
+        [
+            *CLI,
+            "mcp",
+            "serve",
+            "--store",
+            str(imported),
+            "--http",
+            f"127.0.0.1:{port}",
+            "--compress",
+            "inline",
+            "--calls-per-second",
+            "200",
+        ],
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"the server did not start: {proc.stderr.read().decode() if proc.stderr else ''}")
+                time.sleep(0.05)
+        # a second server on the busy port fails before announcing itself
+        busy = subprocess.run(
+            [*CLI, "mcp", "serve", "--store", str(imported), "--http", f"127.0.0.1:{port}"],
+            env=_env(),
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        assert busy.returncode == 1 and "serving MCP" not in busy.stderr and "cannot serve" in busy.stderr
+
+        async def main() -> None:
+            async with Client(streamable_http_client(f"http://127.0.0.1:{port}/mcp"), mode="legacy") as client:
+                # a compile with a compressing strategy lets the background task work on the namespace
+                first = await client.call_tool("compile_context", {"max_tokens": 4000, "strategy": "autobiographical"})
+                assert first.is_error  # compression lags at first
+                for _ in range(200):
+                    result = await client.call_tool(
+                        "compile_context", {"max_tokens": 4000, "strategy": "autobiographical"}
+                    )
+                    if not result.is_error:
+                        break
+                    await anyio.sleep(0.05)
+                assert not result.is_error, result.content
+                assert result.structured_content["tokens"] <= 4000  # type: ignore[index]
+
+        anyio.run(main)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
+
+
+B64 = [
+    {"type": "text", "text": "Planner only: the client may cancel on Friday.", "audience": ["planner"]},
+    {"type": "text", "text": "Ship the export feature this week."},
+]
+
+
+def test_reader_binding_B64() -> None:
+    store = MemoryStore()
+    planner = ContextManager.open(store=store, view_reader="planner")
+    planner.add_message("user", B64)
+    unbound, _ = build_server(store)
+    coder, _ = build_server(store, reader="coder")
+    owner, _ = build_server(store, reader="planner")
+
+    async def main() -> None:
+        async with Client(unbound, mode="legacy") as client:
+            text = await fail(client, "compile_context", max_tokens=1000)
+            assert "belongs to reader 'planner'" in text and "--reader" in text and "cancel" not in text
+        async with Client(coder, mode="legacy") as client:
+            text = await fail(client, "compile_context", max_tokens=1000)  # the namespace is the planner's
+            assert "cancel" not in text
+            await call(client, "add_message", participant="user", content="hi coder", namespace="coder")
+            out = await call(client, "compile_context", max_tokens=1000, namespace="coder")
+            assert "Ship the export" in json.dumps(out) and "cancel" not in json.dumps(out)
+        async with Client(owner, mode="legacy") as client:
+            out = await call(client, "compile_context", max_tokens=1000)
+            assert "cancel on Friday" in json.dumps(out)
+
+    anyio.run(main)
+
+
+def test_not_found_namespaces_and_plain_argument_errors() -> None:
+    store = MemoryStore()
+    ContextManager.open(store=store).add_message("user", "hello")
+    server, backend = build_server(store)
+
+    async def main() -> None:
+        async with Client(server, mode="legacy") as client:
+            for tool, args in [
+                ("compile_context", {"max_tokens": 100}),
+                ("search_messages", {"query": "hello"}),
+                ("list_pins", {}),
+                ("search_summaries", {}),
+                ("compress", {}),
+            ]:
+                text = await fail(client, tool, namespace="defualt", **args)
+                assert "no namespace 'defualt'" in text and "default" in text, (tool, text)
+            text = await fail(client, "compile_context", max_tokens=100, branch="nope")
+            assert "no live branch named 'nope'" in text and "main" in text
+            text = await fail(client, "compile_context", max_tokens=0)
+            assert "invalid arguments" in text and "max_tokens" in text
+            assert "pydantic" not in text and "http" not in text and text.count("\n") == 0
+            # a write creates the namespace; reads of it work afterwards, across servers
+            await call(client, "add_message", participant="user", content="hi", namespace="fresh")
+        again, other = build_server(store)
+        async with Client(again, mode="legacy") as client:
+            assert (await call(client, "list_pins", namespace="fresh"))["pins"] == []
+        other.close()
+
+    anyio.run(main)
+    backend.close()
+
+
+def test_journal_append_documents_every_kind() -> None:
+    server, backend = build_server(MemoryStore())
+
+    async def main() -> None:
+        async with Client(server, mode="legacy") as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            text = tools["journal_append"].description or ""
+            for kind in ("plan:", "plan_revision:", "step:", "handoff:", "reverse_ruleout:", "verification:"):
+                assert kind in text, kind
+            assert "conditions" in text and "replaces" in text and "results" in text
+
+    anyio.run(main)
+    backend.close()
+
+
+def test_workers_mode_only_queues(imported: Path) -> None:
+    server, backend = build_server(str(imported), compression="workers")
+
+    async def main() -> None:
+        async with Client(server, mode="legacy") as client:
+            out = await call(client, "compress")
+            assert out["mode"] == "workers" and out["calls"] == 0 and not out["done"]
+
+    anyio.run(main)
+    rows = backend.store.queue_rows()  # type: ignore[attr-defined]
+    assert [r["status"] for r in rows] == ["pending"]
+    backend.close()
