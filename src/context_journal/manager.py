@@ -961,10 +961,16 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             self.get_message(message_id)
         return self._write_pins(lambda ids: [i for i in ids if i != message_id])
 
-    def pins(self) -> list[str]:
-        """The pinned message ids of this namespace and branch, in the order they were pinned (a pinned
-        message that was removed since stays listed, and renders nothing)."""
-        return list(pinned_ids(self._strategy_context().get_state(PINS_STATE)))
+    def pins(self, *, visible_only: bool = False) -> list[str]:
+        """The pinned message ids of this namespace and branch, in the order they were pinned. A pinned
+        message removed since (or not visible to this manager's reader) stays listed and renders
+        nothing; ``visible_only=True`` leaves those out."""
+        ids = list(pinned_ids(self._strategy_context().get_state(PINS_STATE)))
+        if not visible_only:
+            return ids
+        view = self._reader_view()
+        view.refresh()
+        return [i for i in ids if view.index_of(i) is not None]
 
     def _write_pins(self, change: Callable[[list[str]], list[str]]) -> int:
         ctx = self._strategy_context()

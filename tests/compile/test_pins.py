@@ -148,6 +148,9 @@ def test_pinned_tool_result_keeps_its_call_and_pin_of_unknown_message_fails() ->
         cm.pin("no-such-message")
     cm.remove_message(ids[1])
     assert ids[2] in cm.pins()
+    cm.pin(ids[5])
+    cm.remove_message(ids[5])
+    assert cm.pins() == [ids[2], ids[5]] and cm.pins(visible_only=True) == [ids[2]]
 
 
 def test_pins_that_do_not_fit_are_named() -> None:
