@@ -6,13 +6,11 @@ server's background compression; over the in-process client, stdio and streamabl
 from __future__ import annotations
 
 import json
-import os
 import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import anyio
 import pytest
@@ -20,6 +18,7 @@ import pytest
 pytest.importorskip("mcp", reason="the MCP SDK (extra 'mcp') is not installed")
 
 from mcp import Client, StdioServerParameters
+from mcp_helpers import call, env, fail
 from typer.testing import CliRunner
 
 from context_journal.cli import app
@@ -35,23 +34,6 @@ SESSION = (
     / "claude-code-sessions"
     / "4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
 )
-
-
-async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
-    result = await client.call_tool(tool, arguments)
-    assert not result.is_error, result.content
-    assert result.structured_content is not None
-    return result.structured_content
-
-
-async def fail(client: Client, tool: str, **arguments: Any) -> str:
-    result = await client.call_tool(tool, arguments)
-    assert result.is_error, result.structured_content
-    return " ".join(getattr(c, "text", "") for c in result.content)
-
-
-def _env() -> dict[str, str]:
-    return {"PYTHONPATH": os.pathsep.join(sys.path), "PATH": os.environ.get("PATH", "")}
 
 
 @pytest.fixture
@@ -98,9 +80,7 @@ def test_in_process_client_gets_a_summarised_context(imported: Path) -> None:
 
 
 def test_stdio_client_gets_a_summarised_context(imported: Path) -> None:
-    params = StdioServerParameters(
-        command=CLI[0], args=[*CLI[1:], "mcp", "serve", "--store", str(imported)], env=_env()
-    )
+    params = StdioServerParameters(command=CLI[0], args=[*CLI[1:], "mcp", "serve", "--store", str(imported)], env=env())
 
     async def main() -> None:
         async with Client(params, mode="legacy") as client:
@@ -133,7 +113,7 @@ def test_http_client_with_background_compression(imported: Path) -> None:
             "--calls-per-second",
             "200",
         ],
-        env=_env(),
+        env=env(),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
@@ -150,7 +130,7 @@ def test_http_client_with_background_compression(imported: Path) -> None:
         # a second server on the busy port fails before announcing itself
         busy = subprocess.run(
             [*CLI, "mcp", "serve", "--store", str(imported), "--http", f"127.0.0.1:{port}"],
-            env=_env(),
+            env=env(),
             capture_output=True,
             text=True,
             timeout=30,

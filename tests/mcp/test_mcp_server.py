@@ -30,6 +30,7 @@ import pytest
 pytest.importorskip("mcp", reason="the MCP SDK (extra 'mcp') is not installed")
 
 from mcp import Client, StdioServerParameters
+from mcp_helpers import call, env, fail
 
 from context_journal.manager import ContextManager
 from context_journal.mcp import build_server
@@ -49,21 +50,6 @@ def run(fn: Callable[[Client], Awaitable[None]], server: Any, mode: str) -> None
             await fn(client)
 
     anyio.run(main)
-
-
-async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
-    """Call a tool that must succeed; its structured result."""
-    result = await client.call_tool(tool, arguments)
-    assert not result.is_error, result.content
-    assert result.structured_content is not None
-    return result.structured_content
-
-
-async def fail(client: Client, tool: str, **arguments: Any) -> str:
-    """Call a tool that must fail; its error text."""
-    result = await client.call_tool(tool, arguments)
-    assert result.is_error, result.structured_content
-    return " ".join(getattr(c, "text", "") for c in result.content)
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -422,14 +408,10 @@ def test_tools_list_matches_the_snapshot() -> None:
     assert tools == json.loads(SNAPSHOT.read_text()), "tools/list changed: review, then UPDATE_MCP_SNAPSHOT=1"
 
 
-def _env() -> dict[str, str]:
-    return {"PYTHONPATH": os.pathsep.join(sys.path), "PATH": os.environ.get("PATH", "")}
-
-
 def test_stdio_subprocess(tmp_path: Path) -> None:
     db = tmp_path / "s.db"
     SQLiteStore(db).close()
-    params = StdioServerParameters(command=CLI[0], args=[*CLI[1:], "mcp", "serve", "--store", str(db)], env=_env())
+    params = StdioServerParameters(command=CLI[0], args=[*CLI[1:], "mcp", "serve", "--store", str(db)], env=env())
 
     async def main() -> None:
         async with Client(params, mode="legacy") as client:
@@ -466,7 +448,7 @@ def test_http_on_loopback_with_and_without_the_token(tmp_path: Path) -> None:
     db, port, token = tmp_path / "h.db", _free_port(), "s3cret-token"
     proc = subprocess.Popen(
         [*CLI, "mcp", "serve", "--store", str(db), "--http", f"127.0.0.1:{port}", "--token", token],
-        env=_env(),
+        env=env(),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
@@ -524,7 +506,7 @@ def test_http_on_loopback_with_and_without_the_token(tmp_path: Path) -> None:
 def test_non_loopback_bind_needs_a_token(tmp_path: Path) -> None:
     res = subprocess.run(
         [*CLI, "mcp", "serve", "--store", str(tmp_path / "x.db"), "--http", "0.0.0.0:1"],
-        env=_env(),
+        env=env(),
         capture_output=True,
         text=True,
         timeout=60,
