@@ -44,11 +44,9 @@ from ._app import (
     cli_branch,
     console,
     drain_bar,
-    existing_store,
     fail_on_library_errors,
-    namespace_is_isolated,
     print_json,
-    require_target,
+    with_manager,
 )
 from ._shape import Part, Shape, shape_of
 
@@ -560,19 +558,14 @@ def summaries_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """List the summaries of a store (conversation order), or those matching --search (newest first)."""
-    with fail_on_library_errors():
-        st = existing_store(store)
-        try:
-            name = cli_branch(st, branch)
-            require_target(st, namespace, name)
-            isolate = namespace_is_isolated(st, namespace)
-            with ContextManager.open(store=st, namespace=namespace, isolate=isolate, branch=name) as cm:
-                rows = cm.search_summaries(search, limit=None)
-                if search is None:
-                    rows.sort(key=lambda s: (s.first_sequence, -s.level))
-                rows = rows[:limit] if limit is not None else rows
-        finally:
-            st.close()
+
+    def act(cm: ContextManager) -> tuple[list[Any], str]:
+        found = cm.search_summaries(search, limit=None)
+        if search is None:
+            found.sort(key=lambda s: (s.first_sequence, -s.level))
+        return (found[:limit] if limit is not None else found), cm.current_branch()
+
+    rows, name = with_manager(store, namespace, branch, act)
     if as_json:
         print_json(
             {
