@@ -291,13 +291,14 @@ def shrink(
     p: Pass,
     options: CompileOptions,
     keep_thinking: frozenset[str] = frozenset(),
+    keep_whole: frozenset[str] = frozenset(),
 ) -> list[Work]:
     """Reduce the largest messages to excerpts until the context fits ``room`` tokens (or cannot).
 
     The cut is a water level: every message above a cap is cut down toward it (head and tail kept), the
     smaller ones stay whole; the cap is lowered until the recounted total fits. The messages named in
     ``keep_thinking`` (the opening message of a running tool loop) keep their thinking blocks byte for
-    byte.
+    byte; those in ``keep_whole`` (pinned messages) are never cut.
     """
     sizes = [tokens_of(m, counter) for m in work]
     if sum(sizes) <= room:
@@ -308,7 +309,7 @@ def shrink(
     for _ in range(16):
         cap = _water_cap(sizes, target)
         for i, m in enumerate(work):
-            if sizes[i] > cap:
+            if sizes[i] > cap and m.origin not in keep_whole:
                 ratio = cap / sizes[i] if cap > 0 else 0.0
                 keep = m.origin in keep_thinking
                 m.blocks = excerpt_blocks(originals[i], ratio * 0.95, counter, m.origin, keep)

@@ -517,6 +517,11 @@ def compile_context(
     if running is not None and not _sendable_thinking(body.message(running).content_dicts()[0]):
         running = None  # unsigned thinking is never sent (it cannot be replayed): no loop opens with it
     turn = [e.id for e in body.entries(running, n_body)] if running is not None else []
+
+    def pinned() -> frozenset[str]:
+        """Pinned messages of the latest selection: never excerpted to fit (the compile says so)."""
+        return frozenset(k.removeprefix("pinned ") for k in getattr(strategy, "pinned_parts", {}))
+
     room = raw_budget - must_keep
     avail = max(0, room - late_tokens - options.repair_reserve)
     selection: Selection | None = None
@@ -534,7 +539,7 @@ def compile_context(
         used = sum(tokens_of(m, counter) for m in work)
         if used > room and turn and any(m.origin == turn[0] for m in work):
             # The running loop is in whole: shorten its bulky results before leaving any of it out.
-            work = shrink(work, room, counter, p, options, keep_thinking=frozenset(turn[:1]))
+            work = shrink(work, room, counter, p, options, frozenset(turn[:1]), pinned())
             used = sum(tokens_of(m, counter) for m in work)
         if used <= room or avail == 0:
             break
@@ -548,10 +553,12 @@ def compile_context(
     if used > room:
         # A tool loop that opened with thinking keeps that opening byte for byte; when even its
         # excerpts do not fit, the whole loop becomes a transcript (never half of it raw: bug case B62).
-        work = shrink(work, room, counter, p, options, keep_thinking=frozenset(turn[:1]))
+        work = shrink(work, room, counter, p, options, frozenset(turn[:1]), pinned())
         used = sum(tokens_of(m, counter) for m in work)
         if used > room and turn:
-            work = shrink(transcribe_running_turn(work, turn, p, whole=True), room, counter, p, options)
+            work = shrink(
+                transcribe_running_turn(work, turn, p, whole=True), room, counter, p, options, keep_whole=pinned()
+            )
             used = sum(tokens_of(m, counter) for m in work)
         if used > room or (not work and n_body):
             parts["smallest valid context"] = used

@@ -171,7 +171,7 @@ def test_recall_cut_lines_cut_between_clusters(body: list[str], limit: int) -> N
 def test_snippets_start_and_end_between_clusters(words: list[str]) -> None:
     text = " ".join(words)
     out, _ = snippet(text, {"zzz"}, width=8)
-    shown = out.removeprefix("… ").removesuffix(" …")
+    shown = out.removeprefix("… ").removesuffix(" …").replace("**", "")  # matched words are marked
     whole = split_words(text)  # each at cluster boundaries of the text (see the split_words test)
     runs = {" ".join(whole[k:j]) for k in range(len(whole)) for j in range(k + 1, len(whole) + 1)}
     assert shown in runs or (not whole and not shown), (shown, text)  # whole words, never part of one
