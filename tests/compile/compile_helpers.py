@@ -90,9 +90,20 @@ def assert_valid(result: CompileResult, counter: Any = None, thinking: bool = Fa
 
 
 def _cache_marks(params: Mapping[str, Any]) -> list[Any]:
-    marks = [b for b in params.get("system", []) if "cache_control" in b]
+    """Every ``cache_control`` marker of a request: tools, system, message blocks and the blocks nested in
+    tool results (all count toward Anthropic's limit of 4)."""
+    marks = [t for t in params.get("tools", []) if "cache_control" in t]
+
+    def walk(blocks: Sequence[Any]) -> None:
+        for b in blocks:
+            if isinstance(b.get("content"), list):
+                walk(b["content"])
+            if "cache_control" in b:
+                marks.append(b)
+
+    walk(params.get("system", []))
     for m in params["messages"]:
-        marks.extend(b for b in m["content"] if "cache_control" in b)
+        walk(m["content"])
     return marks
 
 

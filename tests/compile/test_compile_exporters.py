@@ -309,8 +309,12 @@ def test_host_cache_markers_are_capped_at_four() -> None:
             ],
         )
     system = [{"type": "text", "text": f"rule {k}", "cache_control": {"type": "ephemeral"}} for k in range(2)]
-    params = cm.compile(max_tokens=4000, system=system).to_anthropic()
+    from context_journal.formats.exporters import CacheMarkersDroppedWarning
+
+    with pytest.warns(CacheMarkersDroppedWarning) as caught:
+        params = cm.compile(max_tokens=4000, system=system).to_anthropic()
     text = json.dumps(params)
     assert text.count('"cache_control"') == 4
+    assert caught[0].message.dropped[:2] == ("system[0]", "system[1]")  # type: ignore[union-attr]
     last = params["messages"][-1]["content"][-1]
     assert "cache_control" in last  # the newest breakpoints are the ones kept

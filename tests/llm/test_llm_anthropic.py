@@ -144,6 +144,27 @@ def test_at_most_four_cache_markers_keeping_prefix_and_latest() -> None:
     assert "cache_control" not in params2["messages"][-1]["content"][-1]
 
 
+def test_more_than_four_markers_in_the_content_are_capped_to_the_newest() -> None:
+    """B48 (kind 4): a host's own markers alone exceed the limit: the request carries the newest 4 and a
+    warning names the rest (the adapter counts with the exporter's one function)."""
+    from context_journal.formats.exporters import CacheMarkersDroppedWarning
+
+    eph = {"type": "ephemeral"}
+    messages = [
+        {
+            "role": "user" if i % 2 == 0 else "assistant",
+            "content": [{"type": "text", "text": f"t{i}", "cache_control": eph}],
+        }
+        for i in range(6)
+    ]
+    with pytest.warns(CacheMarkersDroppedWarning) as caught:
+        params = encode_anthropic_request(LLMRequest(messages=messages, system="S", cache_system=True), model="m")
+    marked = [i for i, m in enumerate(params["messages"]) if "cache_control" in m["content"][-1]]
+    assert marked == [2, 3, 4, 5]
+    assert params["system"] == "S" or "cache_control" not in params["system"][-1]
+    assert caught[0].message.dropped == ("messages[0].content[0]", "messages[1].content[0]")  # type: ignore[union-attr]
+
+
 def test_cache_ttl_and_plain_system_without_flag() -> None:
     req = LLMRequest(messages=[{"role": "user", "content": "hi", "cache": True}], system="plain")
     params = encode_anthropic_request(req, model="m", cache_ttl="1h")

@@ -10,8 +10,12 @@ note that consecutive same-role turns are combined), keep only the fields each A
 block may carry the host's own fields), and turn stored media (``blob`` sources) back into base64.
 
 Anthropic prompt caching: ``cache_control: {"type": "ephemeral"}`` goes on the last system block and on
-the last cacheable block of the newest messages marked ``cache_breakpoint``, at most 4 in all (the
-API's limit; thinking blocks cannot carry it). See Anthropic's "Prompt caching" guide.
+the last cacheable block of the messages marked ``cache_breakpoint``. The API accepts at most 4 markers per
+request, counted over everything that carries one: the host's own markers on stored blocks, on system
+blocks and on the tool definitions passed as ``tools=``, and these. The newest 4 in prompt order (tools,
+system, messages) are kept; the rest are removed and a
+:class:`~context_journal._cache_markers.CacheMarkersDroppedWarning` lists them (thinking blocks and empty
+text never carry one). See Anthropic's "Prompt caching" guide.
 
 OpenAI mapping: assistant ``tool_use`` blocks become ``tool_calls`` (``arguments`` is the JSON text of
 ``input``); each ``tool_result`` becomes a ``tool`` message right after the assistant message (text
@@ -27,10 +31,12 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .._cache_markers import MAX_CACHE_BREAKPOINTS, CacheMarkersDroppedWarning, can_carry_marker, cap_cache_markers
+
 if TYPE_CHECKING:
     from ..compile import CompiledMessage, CompileResult
 
-__all__ = ["to_anthropic", "to_openai"]
+__all__ = ["MAX_CACHE_BREAKPOINTS", "CacheMarkersDroppedWarning", "to_anthropic", "to_openai"]
 
 Block = dict[str, Any]
 
@@ -49,7 +55,6 @@ _SOURCE_FIELDS: dict[str, tuple[str, ...]] = {
     "text": ("type", "media_type", "data"),
 }
 _CACHEABLE = ("text", "image", "document", "tool_use", "tool_result")
-MAX_CACHE_BREAKPOINTS = 4
 
 
 def _check_assistant(result: CompileResult, assistant: str | None) -> None:
@@ -100,8 +105,10 @@ def to_anthropic(
     Args:
         result: The compiled context.
         assistant: The assistant's participant name, checked against the compile's (None = no check).
-        cache: Add ``cache_control`` breakpoints (system prompt and marked messages, at most 4).
-        **params: Other request parameters to include (``model``, ``max_tokens``, ``tools``...).
+        cache: Add ``cache_control`` breakpoints (system prompt and marked messages). With or without
+            it, the request carries at most 4 markers in all (see the module docstring).
+        **params: Other request parameters to include (``model``, ``max_tokens``, ``tools``...). Markers on
+            ``tools`` count toward the limit; the caller's tool dicts are never changed.
 
     Returns:
         ``{"system": [text blocks], "messages": [{"role", "content"}], **params}``; ``system`` is left out
@@ -109,6 +116,10 @@ def to_anthropic(
 
     Raises:
         ValueError: ``assistant`` is not the compile's assistant, or stored media cannot be read.
+
+    Warns:
+        CacheMarkersDroppedWarning: markers were removed to keep the request within the limit (its
+            ``dropped`` and ``kept`` attributes are paths into the returned request).
     """
     _check_assistant(result, assistant)
     get_blob = result.get_blob
@@ -120,18 +131,20 @@ def to_anthropic(
             content.extend(_anthropic_block(b, get_blob) for b in m.content)
             if m.cache_breakpoint:
                 for j in range(len(content) - 1, len(content) - len(m.content) - 1, -1):
-                    if content[j].get("type") in _CACHEABLE:
+                    if content[j].get("type") in _CACHEABLE and can_carry_marker(content[j]):
                         marks.append((len(messages), j))
                         break
         messages.append({"role": role, "content": content})
     system = [_anthropic_block(b, get_blob) for b in result.system]
     if cache:
-        slots = MAX_CACHE_BREAKPOINTS - (1 if system else 0)
-        if system:
-            system[-1] = {**system[-1], "cache_control": {"type": "ephemeral"}}
-        for i, j in sorted(set(marks))[-slots:] if slots > 0 else []:
-            messages[i]["content"][j] = {**messages[i]["content"][j], "cache_control": {"type": "ephemeral"}}
-    _cap_cache_markers(system, messages)
+        if system and can_carry_marker(system[-1]):
+            system[-1] = _with_marker(system[-1])
+        for i, j in marks:
+            messages[i]["content"][j] = _with_marker(messages[i]["content"][j])
+    tools = params.get("tools")
+    if isinstance(tools, list):
+        params["tools"] = tools = list(tools)
+    cap_cache_markers(tools=tools if isinstance(tools, list) else None, system=system, messages=messages)
     out: dict[str, Any] = {}
     if system:
         out["system"] = system
@@ -140,15 +153,9 @@ def to_anthropic(
     return out
 
 
-def _cap_cache_markers(system: list[Block], messages: list[dict[str, Any]]) -> None:
-    """Keep at most ``MAX_CACHE_BREAKPOINTS`` ``cache_control`` markers, the last ones in prompt order: the
-    API refuses a request with more, and hosts may have written markers of their own into stored blocks."""
-    places: list[tuple[list[Block], int]] = [(system, j) for j in range(len(system))]
-    for m in messages:
-        places.extend((m["content"], j) for j in range(len(m["content"])))
-    marked = [(blocks, j) for blocks, j in places if "cache_control" in blocks[j]]
-    for blocks, j in marked[: max(0, len(marked) - MAX_CACHE_BREAKPOINTS)]:
-        blocks[j] = {k: v for k, v in blocks[j].items() if k != "cache_control"}
+def _with_marker(block: Block) -> Block:
+    """The block with a breakpoint (a host's own marker, e.g. with a ``ttl``, is kept as it is)."""
+    return block if "cache_control" in block else {**block, "cache_control": {"type": "ephemeral"}}
 
 
 def _data_url(source: Mapping[str, Any], get_blob: Callable[[str], bytes] | None) -> str | None:

@@ -10,7 +10,9 @@ Mapping (docs.anthropic.com, "Messages" and "Prompt caching"):
 * cache flags become ``cache_control: {"type": "ephemeral"}`` markers on the last tool, the last
   system block and the last cacheable block of each flagged message (thinking blocks cannot carry
   one). The API allows 4 markers per request: markers already in the content count first, then the
-  tools and system markers (the most stable prefix), then the latest flagged messages;
+  tools and system markers (the most stable prefix), then the latest flagged messages; when the content
+  alone carries more than 4, the newest 4 are kept (the one count over the whole request is
+  :func:`context_journal._cache_markers.cap_cache_markers`, which warns with what it removed);
 * the response's blocks, ``stop_reason``, usage (including cache reads and writes) and id come back
   unchanged; block types this library does not model (server tool blocks) are dropped.
 """
@@ -22,6 +24,7 @@ import random
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+from .._cache_markers import MAX_CACHE_BREAKPOINTS, cap_cache_markers
 from ..content import block_to_dict, parse_block
 from ._sdk import SDKProvider, blob_error, call_params, dump, import_sdk, retry_policy
 from .errors import ProviderRequestError
@@ -40,9 +43,6 @@ logger = logging.getLogger("context_journal.llm")
 
 DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5"
 """Model used when none is given (an alias from Anthropic's models overview)."""
-
-MAX_CACHE_BREAKPOINTS = 4
-"""Most ``cache_control`` markers one request may carry (docs.anthropic.com, "Prompt caching")."""
 
 _CACHEABLE = frozenset({"text", "image", "document", "tool_use", "tool_result"})
 _KNOWN_BLOCKS = frozenset({"text", "thinking", "redacted_thinking", "tool_use", "tool_result", "image", "document"})
@@ -127,6 +127,7 @@ def encode_anthropic_request(
             flagged.append(target)
     for target in flagged[len(flagged) - budget :] if budget > 0 else []:
         target["cache_control"] = dict(marker)
+    cap_cache_markers(tools=tools, system=system if isinstance(system, list) else None, messages=messages)
 
     if system:
         params["system"] = system
