@@ -357,10 +357,12 @@ def _write_conversation(
     progress: Callable[[int, int], None] | None,
     source: str,
 ) -> tuple[int, int]:
-    """Write the messages not yet in the slot; returns ``(written, already imported)``.
+    """Write the messages not yet in the slot; returns ``(written, already imported)``. A message whose
+    content the store refuses (a block holding a lone surrogate or a NaN) is left out and reported in
+    ``skips`` under a reason naming it and its block; the rest of the conversation is written (bug case B51).
 
     Raises:
-        ImportFormatError: the store refused a message as malformed.
+        ImportFormatError: the store refused a message for a fault outside its blocks (e.g. its timestamp).
     """
     manager.messages.refresh()
     existing = {e.id for e in manager.messages.iter_entries()}
@@ -389,10 +391,18 @@ def _write_conversation(
                 skips.add("already imported", f"{conv.id}:{exc.message_id}")
             except MalformedContentError as exc:
                 index = exc.message_index or 0
-                bad = batch[index].id if index < len(batch) else None
-                raise ImportFormatError(
-                    f"the store refused a message: {exc.reason}", source=source, location=f"{conv.id} message {bad}"
-                ) from exc
+                if exc.block_index is None or index >= len(batch):
+                    bad_id = batch[index].id if index < len(batch) else None
+                    raise ImportFormatError(
+                        f"the store refused a message: {exc.reason}",
+                        source=source,
+                        location=f"{conv.id} message {bad_id}",
+                    ) from exc
+                bad = batch.pop(index)
+                skips.add(
+                    f"malformed content, refused by the store: message {bad.id}, block {exc.block_index}: {exc.reason}",
+                    conv.id,
+                )
         written += len(batch)
         if progress is not None:
             progress(processed, total)

@@ -1,0 +1,97 @@
+"""Issue 13 kind 7 (bug case B51): a transcript with one bad character (a lone surrogate, which JSON can
+carry as ``\\ud83d`` but no store can keep) imports the rest and reports the bad message, in every format
+that can carry it (the JSON ones; IRC logs are UTF-8 text, which cannot hold a lone surrogate)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from context_journal.formats import import_into, read_transcript
+from context_journal.stores import open_store
+
+DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+BAD = "\ud83d"
+
+
+def _inject(value: Any, state: dict[str, int]) -> Any:
+    """``value`` with a lone surrogate appended to the ``state["at"]``-th message text (a ``text`` or
+    ``content`` string of more than ten characters)."""
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            if k in ("text", "content", "clean_text") and isinstance(v, str) and len(v) > 10:
+                state["seen"] += 1
+                if state["seen"] == state["at"]:
+                    v = v + BAD
+            out[k] = _inject(v, state)
+        return out
+    if isinstance(value, list):
+        return [_inject(v, state) for v in value]
+    return value
+
+
+def _anthropic() -> Any:
+    return {
+        "messages": [
+            {"role": "user", "content": "Build the project please."},
+            {"role": "assistant", "content": "Building it now, one moment."},
+            {"role": "user", "content": "And run the tests afterwards."},
+            {"role": "assistant", "content": "All tests pass on the branch."},
+        ]
+    }
+
+
+def _openai() -> Any:
+    return {
+        "messages": [
+            {"role": "user", "content": "What is the weather in Paris?"},
+            {"role": "assistant", "content": "It is sunny in Paris today."},
+            {"role": "user", "content": "And what about Rome then?"},
+            {"role": "assistant", "content": "Rome is rainy this afternoon."},
+        ]
+    }
+
+
+def _first(path: Path, count: int = 1) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))[:count]
+
+
+def _write(tmp_path: Path, fmt: str) -> tuple[Path, int]:
+    """A transcript of ``fmt`` with one bad character, and how many messages it holds when clean."""
+    if fmt == "claude-code":
+        lines = (DATA / "claude-code-sessions" / "short.jsonl").read_text(encoding="utf-8").splitlines()
+        state = {"seen": 0, "at": 1}
+        bad = [json.dumps(_inject(json.loads(line), state)) if line.strip() else line for line in lines]
+        clean, path = tmp_path / "clean.jsonl", tmp_path / "bad.jsonl"
+        clean.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        path.write_text("\n".join(bad) + "\n", encoding="utf-8")
+    else:
+        data = {
+            "anthropic": _anthropic,
+            "openai": _openai,
+            "locomo": lambda: _first(DATA / "locomo" / "locomo-dev7.json"),
+            "tau-bench": lambda: _first(DATA / "tau-bench-airline" / "gpt-4o-airline-dev150.json"),
+        }[fmt]()
+        clean, path = tmp_path / "clean.json", tmp_path / "bad.json"
+        clean.write_text(json.dumps(data), encoding="utf-8")
+        path.write_text(json.dumps(_inject(data, {"seen": 0, "at": 2})), encoding="utf-8")
+    assert "\\ud83d" in path.read_text(encoding="utf-8")
+    return path, read_transcript(clean, format=fmt).message_count
+
+
+@pytest.mark.parametrize("fmt", ["anthropic", "openai", "locomo", "tau-bench", "claude-code"])
+def test_one_bad_character_imports_the_rest_and_reports_the_message(tmp_path: Path, fmt: str) -> None:
+    path, clean = _write(tmp_path, fmt)
+    result = read_transcript(path, format=fmt)
+    store = open_store(str(tmp_path / "store.db"))
+    try:
+        report = import_into(store, result)
+    finally:
+        store.close()
+    assert report.messages == clean - 1  # every message but the bad one
+    reasons = [s.reason for s in report.skip_details]
+    assert any("malformed" in r and "surrogate" in r for r in reasons), reasons
