@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
+from ._reduce import excerpt_tool_results
 from ._render import (
     F_IMAGE,
     F_MEDIA,
@@ -25,7 +27,6 @@ from ._render import (
     date_headers,
     drop_empty,
     drop_old_thinking,
-    excerpt_blocks,
     lead_with_user,
     limit_images,
     message_line_text,
@@ -238,6 +239,8 @@ def render(
         drop_old_thinking(work, p, options.keep_thinking_turns, opening)
     work = drop_empty(work, p)
     work = lead_with_user(work, p, bool(first_index))
+    if options.max_tool_result_tokens is not None and seen & F_TOOL_RESULT:
+        excerpt_tool_results(work, p, options.max_tool_result_tokens, counter)  # priced before selection
     if seen & F_IMAGE:
         limit_images(work, p, options.max_images, options.image_depth_tokens, lambda m: tokens_of(m, counter))
     if timestamp_of is not None:
@@ -269,65 +272,6 @@ def _place_injection(work: list[Work], item: Work, position: str) -> None:
                 work.insert(i, item)
                 return
     work.append(item)
-
-
-def _water_cap(sizes: Sequence[int], target: float) -> float:
-    """The largest cap ``C`` with ``sum(min(size, C)) <= target`` (infinite when everything fits)."""
-    remaining = target
-    ordered = sorted(sizes)
-    n = len(ordered)
-    for k, size in enumerate(ordered):
-        if size * (n - k) <= remaining:
-            remaining -= size
-            continue
-        return max(0.0, remaining / (n - k))
-    return float("inf")
-
-
-def shrink(
-    work: list[Work],
-    room: int,
-    counter: TokenCounter,
-    p: Pass,
-    options: CompileOptions,
-    keep_thinking: frozenset[str] = frozenset(),
-    keep_whole: frozenset[str] = frozenset(),
-) -> list[Work]:
-    """Reduce the largest messages to excerpts until the context fits ``room`` tokens (or cannot).
-
-    The cut is a water level: every message above a cap is cut down toward it (head and tail kept), the
-    smaller ones stay whole; the cap is lowered until the recounted total fits. The messages named in
-    ``keep_thinking`` (the opening message of a running tool loop) keep their thinking blocks byte for
-    byte; those in ``keep_whole`` (pinned messages) are never cut.
-    """
-    sizes = [tokens_of(m, counter) for m in work]
-    if sum(sizes) <= room:
-        return work
-    originals = [list(m.blocks) for m in work]
-    target = float(room)
-    cut: set[int] = set()
-    for _ in range(16):
-        cap = _water_cap(sizes, target)
-        for i, m in enumerate(work):
-            if sizes[i] > cap and m.origin not in keep_whole:
-                ratio = cap / sizes[i] if cap > 0 else 0.0
-                keep = m.origin in keep_thinking
-                m.blocks = excerpt_blocks(originals[i], ratio * 0.95, counter, m.origin, keep)
-                m.flags = block_flags(m.blocks)
-                p.alter(m)
-                cut.add(i)
-        total = sum(tokens_of(m, counter) for m in work)
-        if total <= room:
-            break
-        target = target * 0.85 - (total - room)
-        if target < 0:
-            target = 0.0
-    for i in sorted(cut):
-        m = work[i]
-        if m.blocks != originals[i]:
-            p.repair("excerpted", m, f"cut from about {sizes[i]} to {tokens_of(m, counter)} tokens to fit the budget")
-    out = drop_empty(work, p)
-    return lead_with_user(out, p, False) if out and out[0].role != "user" else out
 
 
 def mark_breakpoints(work: list[Work], limit: int) -> None:
@@ -498,4 +442,4 @@ def with_loop_opening(selection: Selection, view: MessageView, start: int) -> Se
         entries[k] = RawSpan(start, span.end)
     else:
         entries.insert(k, RawSpan(start, end))
-    return Selection(tuple(entries), selection.state, selection.omitted)
+    return replace(selection, entries=tuple(entries))

@@ -562,7 +562,8 @@ def image_placeholder(b: Mapping[str, Any], origin: str | None) -> Block:
     media = source.get("media_type", "") if isinstance(source, Mapping) else ""
     size = source.get("size") if isinstance(source, Mapping) else None
     what = ", ".join(x for x in (str(media), f"{size} bytes" if size else "") if x)
-    where = f"; kept in the journal (message {origin})" if origin else ""
+    # Not named by id (provenance names the message): a placeholder's size never depends on an id.
+    where = "; kept in the journal" if origin else ""
     return _text(f"[{b.get('type')} omitted{': ' + what if what else ''}{where}]")
 
 
@@ -628,9 +629,10 @@ def trim_final_whitespace(work: list[Work], p: Pass) -> list[Work]:
 
 def _cut_text(text: str, ratio: float, total_tokens: int, origin: str | None) -> str:
     keep = int(len(text) * max(0.0, min(1.0, ratio)))
-    where = f" message {origin}" if origin else " the message"
     cut = max(0, total_tokens - int(total_tokens * ratio))
-    marker = f"[… about {cut} of {total_tokens} tokens cut here; the journal keeps{where} whole …]"
+    # The marker never names the message (provenance does): its size must not depend on an id's length
+    # (bug case B61: the same input compiles the same whatever ids the host generates).
+    marker = f"[… about {cut} of {total_tokens} tokens cut here; the journal keeps the whole message …]"
     if keep <= 0:
         return marker
     head = keep * 2 // 3

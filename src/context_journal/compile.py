@@ -44,13 +44,13 @@ from ._fit import (
     mark_breakpoints,
     render,
     separate_running_turn,
-    shrink,
     system_head,
     tokens_of,
     transcribe_running_turn,
     with_loop_opening,
     with_prefix,
 )
+from ._reduce import priced, shrink
 from ._render import CompiledMessage, Pass, Repair, Source, Work
 from .content import check_audience, parse_content
 from .errors import ContextJournalError
@@ -58,6 +58,7 @@ from .strategies.base import Budget, RawSpan, Selection, Strategy
 from .tokens import Calibration, TokenCounter
 from .validate import InvalidContextError, validate_turns
 from .views import MessageView, SliceView, running_turn_start
+from .viz.trace import MapTrace, trace_compile
 
 __all__ = [
     "CompileOptions",
@@ -216,6 +217,10 @@ class CompileOptions:
             Anthropic accepts up to 100 images per request.
         image_depth_tokens: Images further than this many tokens from the newest message become
             placeholders (None = no depth limit).
+        max_tool_result_tokens: Tool results larger than this many tokens are reduced to excerpts of
+            about this size (head and tail kept; the journal keeps them whole; None = no limit).
+            Like image placeholders, this reduction is priced before the strategy selects, so a
+            message that fits once reduced is never left out (bug case B63).
         keep_thinking_turns: Keep thinking blocks only in the newest N assistant turns (None = all).
             Blocks are dropped whole, never edited.
         cache_breakpoints: Messages marked ``cache_breakpoint`` (Anthropic allows 4 ``cache_control``
@@ -227,6 +232,7 @@ class CompileOptions:
 
     max_images: int | None = 20
     image_depth_tokens: int | None = None
+    max_tool_result_tokens: int | None = None
     keep_thinking_turns: int | None = None
     cache_breakpoints: int = 3
     repair_reserve: int = 0
@@ -298,6 +304,8 @@ class CompileResult:
     parts: Mapping[str, int]
     assistant: tuple[str, ...]
     get_blob: Callable[[str], bytes] | None = field(default=None, repr=False, compare=False)
+    trace: MapTrace | None = field(default=None, repr=False, compare=False)
+    """Where each compiled message comes from in the conversation (what :meth:`to_html` draws)."""
 
     @property
     def provenance(self) -> list[tuple[Source, ...]]:
@@ -320,6 +328,14 @@ class CompileResult:
         from .formats.exporters import to_anthropic
 
         return to_anthropic(self, assistant=assistant, **params)
+
+    def to_html(self, title: str | None = None) -> str:
+        """A context map: one self-contained HTML page (no network) with the budget split into its parts
+        and the whole conversation as a timeline showing what each compiled message stands for (see
+        :mod:`context_journal.viz`)."""
+        from .viz.html import render_html
+
+        return render_html(self, title=title)
 
     def to_openai(self, assistant: str | None = None, **kwargs: Any) -> list[dict[str, Any]]:
         """Chat Completions messages (see :func:`context_journal.formats.exporters.to_openai`).
@@ -522,14 +538,24 @@ def compile_context(
         """Pinned messages of the latest selection: never excerpted to fit (the compile says so)."""
         return frozenset(k.removeprefix("pinned ") for k in getattr(strategy, "pinned_parts", {}))
 
+    def tiers(chosen: Selection) -> dict[str, frozenset[str]]:
+        """What gives way first (middle not summarised yet) and last (the head window) when cutting."""
+        return {
+            key: frozenset(e.id for a, b in spans for e in body.entries(a, b))
+            for key, spans in (("first", chosen.give_way), ("last", chosen.protected))
+        }
+
     room = raw_budget - must_keep
     avail = max(0, room - late_tokens - options.repair_reserve)
     selection: Selection | None = None
     work: list[Work] = []
     previous: tuple[Any, ...] | None = None
     step = 0
+    # The strategy chooses from sizes with the sure reductions in (older images as placeholders, tool
+    # results over the cap as excerpts): what fits once reduced is never left out (bug case B63).
+    chooser = priced(body, options, counter, cache, avail)
     for _attempt in range(16):
-        selection = strategy.select(body, Budget(avail, budget, max_tokens, reserve_for_response))
+        selection = strategy.select(chooser, Budget(avail, budget, max_tokens, reserve_for_response))
         if running is not None:
             selection = with_loop_opening(selection, body, running)
         p = fresh_pass(p)
@@ -539,7 +565,7 @@ def compile_context(
         used = sum(tokens_of(m, counter) for m in work)
         if used > room and turn and any(m.origin == turn[0] for m in work):
             # The running loop is in whole: shorten its bulky results before leaving any of it out.
-            work = shrink(work, room, counter, p, options, frozenset(turn[:1]), pinned())
+            work = shrink(work, room, counter, p, options, frozenset(turn[:1]), pinned(), **tiers(selection))
             used = sum(tokens_of(m, counter) for m in work)
         if used <= room or avail == 0:
             break
@@ -553,12 +579,12 @@ def compile_context(
     if used > room:
         # A tool loop that opened with thinking keeps that opening byte for byte; when even its
         # excerpts do not fit, the whole loop becomes a transcript (never half of it raw: bug case B62).
-        work = shrink(work, room, counter, p, options, frozenset(turn[:1]), pinned())
+        cut = tiers(selection)
+        work = shrink(work, room, counter, p, options, frozenset(turn[:1]), pinned(), **cut)
         used = sum(tokens_of(m, counter) for m in work)
         if used > room and turn:
-            work = shrink(
-                transcribe_running_turn(work, turn, p, whole=True), room, counter, p, options, keep_whole=pinned()
-            )
+            whole = transcribe_running_turn(work, turn, p, whole=True)
+            work = shrink(whole, room, counter, p, options, keep_whole=pinned(), **cut)
             used = sum(tokens_of(m, counter) for m in work)
         if used > room or (not work and n_body):
             parts["smallest valid context"] = used
@@ -633,5 +659,6 @@ def compile_context(
         parts={k: calibration.apply(v) for k, v in parts.items()},
         assistant=tuple(sorted(roles.assistant)),
         get_blob=get_blob,
+        trace=trace_compile(view, head, selection, compiled, getattr(strategy, "pinned_parts", None)),
     )
     return result, selection

@@ -113,6 +113,11 @@ class MessageView(Protocol):
         """Position of the message with this id, or None when the view does not hold it."""
         ...
 
+    def tokens_of(self, message_id: str) -> int | None:
+        """Estimated tokens of the message with this id as the view shows it (its entry's ``tokens``), or
+        None when the view does not hold it; without finding its position where the view can."""
+        ...
+
     def index_at_sequence(self, created_sequence: int) -> int:
         """Position of the first message appended at or after ``created_sequence`` (``len`` if none)."""
         ...
@@ -240,6 +245,12 @@ class StoreView:
         if pos is None or not self._ms._entries[pos].live:
             return None
         return self._ms._live.prefix(pos)
+
+    def tokens_of(self, message_id: str) -> int | None:
+        pos = self._ms._pos.get(message_id)
+        if pos is None or not self._ms._entries[pos].live:
+            return None
+        return self._ms._tokens.get(pos)
 
     def index_at_sequence(self, created_sequence: int) -> int:
         rows = self._ms._entries
@@ -452,6 +463,13 @@ class ReaderView:
         self._sync()
         return self._index.get(message_id)
 
+    def tokens_of(self, message_id: str) -> int | None:
+        if self.plain:
+            return self._plain.tokens_of(message_id)
+        self._sync()
+        i = self._index.get(message_id)
+        return None if i is None else self._rows[i].tokens
+
     def index_at_sequence(self, created_sequence: int) -> int:
         if self.plain:
             return self._plain.index_at_sequence(created_sequence)
@@ -531,6 +549,9 @@ class SliceView:
         if i is None or not self.start <= i < self._stop():
             return None
         return i - self.start
+
+    def tokens_of(self, message_id: str) -> int | None:
+        return None if self.index_of(message_id) is None else self.base.tokens_of(message_id)
 
     def index_at_sequence(self, created_sequence: int) -> int:
         i = self.base.index_at_sequence(created_sequence)

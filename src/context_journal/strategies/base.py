@@ -136,11 +136,17 @@ class Selection:
         state: State keys (relative to the strategy's namespace) and JSON values to persist if this
             selection is compiled (not previewed).
         omitted: Spans ``(start, end, reason)`` of the view the strategy left out on purpose.
+        give_way: Raw spans ``(start, end)`` that give way first when the compiler must cut to fit
+            (middle content not summarised yet), oldest first.
+        protected: Raw spans ``(start, end)`` cut only when nothing else is left to cut (the opening
+            instructions: a head window).
     """
 
     entries: tuple[ContextEntry, ...]
     state: Mapping[str, Any] = field(default_factory=dict)
     omitted: tuple[tuple[int, int, str], ...] = ()
+    give_way: tuple[tuple[int, int], ...] = ()
+    protected: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -197,9 +197,13 @@ class AutobiographicalConfig:
         """Defaults scaled for compiles of about ``budget`` tokens.
 
         Head 15 %, recent window 30 %, chunks 12 % and L1 summaries 2.5 % of the budget, each within
-        sensible bounds (head 100–8,000, recent 300–32,000, chunk 300–6,000, summary 60–600), so the
-        raw parts and a coarse middle fit with room for finer detail (every shared LoCoMo conversation
-        compiles within 1,000 tokens: ``benchmarks/eval_locomo.py``).
+        sensible bounds (head 100–8,000, recent 300–32,000, chunk 150–6,000, summary 30–600, largest
+        summary 100–2,400), so the raw parts and a coarse middle fit with room for finer detail, date
+        headers and the summaries' date ranges (issue 11: every shared LoCoMo conversation compiles
+        within 1,000 tokens, dated too; ``benchmarks/eval_locomo.py``). The lower bounds matter below
+        about 2,500 tokens: the tail holds the recent window plus a chunk still filling, and every
+        unmerged summary is a pair of its own, so chunks of 300 and summaries of 60 tokens took about
+        1,300 of a 1,000-token budget on the longest conversations.
 
         Args:
             budget: The compile budget in tokens (``max_tokens - reserve_for_response``).
@@ -217,11 +221,11 @@ class AutobiographicalConfig:
         values: dict[str, Any] = {
             "head_window_tokens": part(0.15, 100, 8_000),
             "recent_window_tokens": part(0.30, 300, 32_000),
-            "target_chunk_tokens": part(0.12, 300, 6_000),
-            "summary_target_tokens": part(0.025, 60, 600),
+            "target_chunk_tokens": part(0.12, 150, 6_000),
+            "summary_target_tokens": part(0.025, 30, 600),
             "recall_context_tokens": part(0.10, 400, 4_000),
         }
-        values["max_summary_tokens"] = max(values["summary_target_tokens"], part(0.08, 200, 2_400))
+        values["max_summary_tokens"] = max(values["summary_target_tokens"], part(0.08, 100, 2_400))
         values.update(overrides)
         return cls(**values)
 

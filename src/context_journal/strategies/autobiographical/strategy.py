@@ -182,7 +182,19 @@ class AutobiographicalStrategy(BaseStrategy):
         omitted = tuple(
             (a, b, "not summarised yet; left out to fit the budget (overflow='window')") for a, b in left_out
         )
-        return Selection(entries, omitted=omitted)
+        # When the compiler must still cut (compression lags), the raw middle outside the recent window
+        # gives way first and the head window (the opening instructions) last (bug case B61).
+        hs, he = lay.head_start, lay.head_end
+        rs = recent_start(view, cfg.recent_window_tokens)
+        give_way = tuple(
+            (a, b)
+            for item in items
+            if item.summary is None
+            for a, b in ((item.start, min(item.end, hs, rs)), (max(item.start, he), min(item.end, rs)))
+            if b > a
+        )
+        protected = ((hs, he),) if he > hs else ()
+        return Selection(entries, omitted=omitted, give_way=give_way, protected=protected)
 
     # ---- chunking --------------------------------------------------------------------------------
 

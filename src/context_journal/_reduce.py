@@ -1,0 +1,435 @@
+"""Reductions priced before selection (bug case B63): the compile's sure reductions (older images
+shown as placeholders, tool results over ``CompileOptions.max_tool_result_tokens`` excerpted) are
+known before the strategy chooses what fits, through a :class:`PricedView` whose token sums already
+hold them. So no message is left out that fits once reduced, and the repair passes in
+:func:`context_journal._fit.render` apply the same reductions to what was chosen.
+
+Cost: the pricing walks the view from the newest message back until the reduced sizes exceed what the
+strategy may fill (older messages could not be rendered raw anyway), reading the bodies of the
+messages that carry tool results or images among them: what the compile renders, not the history.
+Private to :mod:`context_journal.compile`.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Mapping, Sequence
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from ._render import (
+    F_THINKING,
+    F_TOOL_RESULT,
+    F_TOOL_USE,
+    Pass,
+    Source,
+    Work,
+    _cut_text,
+    _rebuild,
+    block_flags,
+    drop_empty,
+    excerpt_blocks,
+    image_placeholder,
+    lead_with_user,
+)
+
+if TYPE_CHECKING:
+    from ._fit import RenderCache
+    from .compile import CompileOptions
+    from .messages import Message
+    from .tokens import TokenCounter
+    from .views import MessageView, ViewEntry
+
+__all__ = ["PricedView", "excerpt_tool_results", "price_reductions", "priced", "reduce_tool_results", "shrink"]
+
+Block = dict[str, Any]
+
+
+def _text_tokens(b: Mapping[str, Any], counter: TokenCounter) -> int:
+    """Tokens of a tool_result's text (what an excerpt can cut; images stay to the image limit)."""
+    content = b.get("content", "")
+    if isinstance(content, str):
+        return counter.count_block({"type": "text", "text": content})
+    return sum(counter.count_block(n) for n in content if n.get("type") == "text")
+
+
+def _excerpt_result(b: Mapping[str, Any], ratio: float, size: int, counter: TokenCounter) -> Block:
+    """A tool_result block with its text cut to about ``ratio`` (images and pairing kept)."""
+    content = b.get("content", "")
+    if isinstance(content, str):
+        return {**b, "content": _cut_text(content, ratio, size, None)}
+    out: list[Any] = []
+    for n in content:
+        if n.get("type") == "text" and len(str(n.get("text", ""))) > 200:
+            n = {**n, "text": _cut_text(str(n["text"]), ratio, counter.count_block(n), None)}
+        out.append(n)
+    return {**b, "content": out}
+
+
+def reduce_tool_results(blocks: list[Block], cap: int, counter: TokenCounter) -> list[Block]:
+    """``blocks`` with the text of every tool_result over ``cap`` tokens excerpted to about ``cap`` (the
+    same list when none is over)."""
+    out: list[Block] | None = None
+    for i, b in enumerate(blocks):
+        if b.get("type") != "tool_result":
+            continue
+        size = _text_tokens(b, counter)
+        if size <= cap:
+            continue
+        cut = _excerpt_result(b, cap / size, size, counter)
+        if cut != b:
+            out = list(blocks) if out is None else out
+            out[i] = cut
+    return blocks if out is None else out
+
+
+def excerpt_tool_results(work: list[Work], p: Pass, cap: int, counter: TokenCounter) -> None:
+    """The repair pass: tool results over ``cap`` tokens reduced to excerpts of about ``cap``."""
+    for m in work:
+        if not any(b.get("type") == "tool_result" for b in m.blocks):
+            continue
+        blocks = reduce_tool_results(m.blocks, cap, counter)
+        if blocks is not m.blocks:
+            before = counter.count_message(m.participant, m.blocks)
+            _rebuild(m, blocks, p)
+            after = counter.count_message(m.participant, blocks)
+            p.repair("tool_result_excerpted", m, f"a tool result cut from about {before} to {after} tokens")
+
+
+def _images(blocks: list[Block]) -> int:
+    n = 0
+    for b in blocks:
+        if b.get("type") == "image":
+            n += 1
+        elif b.get("type") == "tool_result" and isinstance(b.get("content"), list):
+            n += sum(1 for c in b["content"] if c.get("type") == "image")
+    return n
+
+
+def _placeholders(blocks: list[Block], keep: int, origin: str) -> list[Block]:
+    """``blocks`` with every image but the newest ``keep`` (counted from the end) as placeholders."""
+    seen = 0
+
+    def one(b: Block) -> Block:
+        nonlocal seen
+        seen += 1
+        return b if seen <= keep else image_placeholder(b, origin)
+
+    out: list[Block] = []
+    for b in reversed(blocks):
+        if b.get("type") == "image":
+            b = one(b)
+        elif b.get("type") == "tool_result" and isinstance(b.get("content"), list):
+            b = {**b, "content": [one(c) if c.get("type") == "image" else c for c in reversed(b["content"])][::-1]}
+        out.append(b)
+    out.reverse()
+    return out
+
+
+def price_reductions(
+    view: MessageView, options: CompileOptions, counter: TokenCounter, cache: RenderCache, limit: int
+) -> dict[int, int]:
+    """``{position: token change}`` of the messages the repair passes will reduce, from the newest back
+    until the reduced sizes pass ``limit`` tokens (see the module docstring). Mirrors the passes: tool
+    results excerpted first, then images beyond ``max_images`` (from the newest) or deeper than
+    ``image_depth_tokens`` made placeholders."""
+    cap = options.max_tool_result_tokens
+    max_images, depth_limit = options.max_images, options.image_depth_tokens
+    if cap is None and max_images is None and depth_limit is None:
+        return {}
+    deltas: dict[int, int] = {}
+    images = depth = total = 0
+    end = len(view)
+    while end > 0 and total <= limit:
+        batch = view.entries(max(0, end - 64), end)
+        end -= len(batch)
+        for e in reversed(batch):
+            cost = e.tokens
+            if "tool_result" in e.kinds or "image" in e.kinds:
+                blocks = cache.base(e, partial(_load, view, e.position))[0]
+                reduced = reduce_tool_results(blocks, cap, counter) if cap is not None else blocks
+                if reduced is not blocks:
+                    cost += _change(counter, e.participant, blocks, reduced)
+                count = _images(reduced)
+                if count and (max_images is not None or depth_limit is not None):
+                    too_deep = depth_limit is not None and depth + cost > depth_limit
+                    keep = 0 if too_deep else count if max_images is None else max(0, min(count, max_images - images))
+                    images += count
+                    if keep < count:
+                        reduced = _placeholders(reduced, keep, e.id)
+                depth += cost
+                if reduced is not blocks:
+                    delta = _change(counter, e.participant, blocks, reduced)
+                    if delta:
+                        deltas[e.position] = delta
+                    cost = e.tokens + delta
+            else:
+                depth += cost
+            total += cost
+            if total > limit:
+                break
+    return deltas
+
+
+def _change(counter: TokenCounter, participant: str, before: list[Block], after: list[Block]) -> int:
+    return counter.count_message(participant, after) - counter.count_message(participant, before)
+
+
+def _load(view: MessageView, position: int) -> Message:
+    return view.message(position)
+
+
+class PricedView:
+    """``base`` with the token changes ``deltas`` (``{position: change}``) in its sums: what the
+    strategy selects from when the compile prices its reductions first. Everything else is ``base``'s.
+
+    Args:
+        base: The view priced.
+        deltas: Token change per position (negative for a reduction).
+    """
+
+    def __init__(self, base: MessageView, deltas: Mapping[int, int]) -> None:
+        self._view = base
+        self._at = sorted(deltas)
+        self._delta = dict(deltas)
+        sums = [0]
+        for p in self._at:
+            sums.append(sums[-1] + self._delta[p])
+        self._sums = sums
+
+    def __getattr__(self, name: str) -> Any:  # start, last_sequence... of the view priced
+        return getattr(self._view, name)
+
+    @property
+    def base(self) -> Any:
+        """What the view priced reads (a strategy's caches key on it, so pricing keeps them warm)."""
+        return getattr(self._view, "base", None) or self._view
+
+    def __len__(self) -> int:
+        return len(self._view)
+
+    def _change(self, start: int, end: int) -> int:
+        a = bisect.bisect_left(self._at, start)
+        b = bisect.bisect_left(self._at, end)
+        return self._sums[b] - self._sums[a]
+
+    def tokens(self, start: int = 0, end: int | None = None) -> int:
+        stop = len(self) if end is None else min(end, len(self))
+        start = max(0, start)
+        if start >= stop:
+            return 0
+        return self._view.tokens(start, stop) + self._change(start, stop)
+
+    def suffix_start(self, budget: int, end: int | None = None) -> int:
+        stop = len(self) if end is None else min(max(end, 0), len(self))
+        if stop == 0 or self.tokens(0, stop) <= budget:
+            return 0
+        lo, hi = 0, stop  # the smallest s with tokens(s, stop) <= budget (stop when none)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self.tokens(mid, stop) <= budget:
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
+
+    def _priced(self, e: ViewEntry) -> ViewEntry:
+        d = self._delta.get(e.position)
+        return e if not d else e._replace(tokens=e.tokens + d)
+
+    def entry(self, index: int) -> ViewEntry:
+        return self._priced(self._view.entry(index))
+
+    def entries(self, start: int = 0, end: int | None = None) -> list[ViewEntry]:
+        return [self._priced(e) for e in self._view.entries(start, end)]
+
+    def message(self, index: int) -> Message:
+        return self._view.message(index)
+
+    def messages(self, start: int = 0, end: int | None = None) -> list[Message]:
+        return self._view.messages(start, end)
+
+    def messages_for(self, entries: Any) -> list[Message]:
+        return self._view.messages_for(entries)
+
+    def index_of(self, message_id: str) -> int | None:
+        return self._view.index_of(message_id)
+
+    def tokens_of(self, message_id: str) -> int | None:
+        tokens = self._view.tokens_of(message_id)
+        if tokens is None or not self._delta:
+            return tokens
+        position = self._view.index_of(message_id)
+        return tokens + self._delta.get(position, 0) if position is not None else tokens
+
+    def index_at_sequence(self, created_sequence: int) -> int:
+        return self._view.index_at_sequence(created_sequence)
+
+
+def priced(
+    view: MessageView, options: CompileOptions, counter: TokenCounter, cache: RenderCache, limit: int
+) -> MessageView:
+    """``view`` priced with its reductions (``view`` itself when none applies)."""
+    deltas = price_reductions(view, options, counter, cache, limit)
+    return PricedView(view, deltas) if deltas else view
+
+
+# --- the fallback: excerpts when the smallest selection is still over ------------------------------
+
+
+def _tokens(m: Work, counter: TokenCounter) -> int:
+    if m.tokens is None:
+        m.tokens = counter.count_message(m.participant, m.blocks)
+    return m.tokens
+
+
+def _water_cap(sizes: Sequence[int], target: float) -> float:
+    """The largest cap ``C`` with ``sum(min(size, C)) <= target`` (infinite when everything fits)."""
+    remaining = target
+    ordered = sorted(sizes)
+    n = len(ordered)
+    for k, size in enumerate(ordered):
+        if size * (n - k) <= remaining:
+            remaining -= size
+            continue
+        return max(0.0, remaining / (n - k))
+    return float("inf")
+
+
+def _gap_note(count: int, tokens: int) -> str:
+    return (
+        f"[… {count} earlier message{'s' if count != 1 else ''} (about {tokens} tokens), not summarised yet, cut "
+        "here to fit the budget; the journal keeps them whole …]"
+    )
+
+
+def _give_way(
+    work: list[Work], room: int, counter: TokenCounter, p: Pass, first: frozenset[str], keep: frozenset[str]
+) -> list[Work]:
+    """The middle gives way first (bug case B61): oldest first, the messages ``first`` names (raw middle
+    content not summarised yet) are cut until the context fits; each run of plain messages cut whole
+    becomes one short note standing for them (provenance: incomplete), a message with tool blocks or
+    thinking is cut to its bare excerpt (its pairing kept)."""
+    total = sum(_tokens(m, counter) for m in work)
+    note_cost = counter.count_message("context-journal", [{"type": "text", "text": _gap_note(99, 99_999)}])
+    gone: dict[int, int] = {}  # index -> its run's first index
+    run_start: int | None = None
+    for i, m in enumerate(work):
+        if total <= room:
+            break
+        if m.origin not in first or m.origin in keep:
+            run_start = None
+            continue
+        size = _tokens(m, counter)
+        if m.flags & (F_TOOL_USE | F_TOOL_RESULT | F_THINKING):
+            run_start = None
+            blocks = excerpt_blocks(m.blocks, 0.0, counter, m.origin)
+            if blocks != m.blocks and blocks:
+                m.blocks, m.flags = blocks, block_flags(blocks)
+                p.alter(m)
+                p.repair("excerpted", m, f"cut from about {size} to {_tokens(m, counter)} tokens to fit the budget")
+                total += _tokens(m, counter) - size
+            continue
+        if run_start is None:
+            run_start = i
+            total += note_cost
+        gone[i] = run_start
+        total -= size
+    if not gone:
+        return work
+    out: list[Work] = []
+    notes: list[tuple[Work, list[Work]]] = []
+    for i, m in enumerate(work):
+        start = gone.get(i)
+        if start is None:
+            out.append(m)
+            continue
+        if start == i:  # a run starts: one note stands for it
+            note = Work("context-journal", "user", [], 0, None, None, kind="note")
+            out.append(note)
+            notes.append((note, []))
+        notes[-1][1].append(m)
+    for note, members in notes:
+        tokens = sum(_tokens(x, counter) for x in members)
+        note.blocks = [{"type": "text", "text": _gap_note(len(members), tokens)}]
+        note.sources = [
+            Source("synthetic", "cut to fit"),
+            *(Source("message", x.origin or "", x.sequence, False) for x in members),
+        ]
+        p.altered.update(x.origin or "" for x in members)
+        span = f"{members[0].origin} to {members[-1].origin}" if len(members) > 1 else str(members[0].origin)
+        p.repair("cut_to_fit", None, f"{len(members)} messages not summarised yet ({span}) cut to fit the budget")
+    return out
+
+
+def _level(
+    work: list[Work],
+    chosen: Sequence[int],
+    room: int,
+    counter: TokenCounter,
+    p: Pass,
+    keep_thinking: frozenset[str],
+) -> None:
+    """Cut the ``chosen`` messages by a water level until the context fits ``room`` (or cannot): every
+    one above a cap is cut toward it (head and tail kept), the smaller ones stay whole; the cap is
+    lowered until the recounted total fits."""
+    if not chosen:
+        return
+    sizes = {i: _tokens(work[i], counter) for i in chosen}
+    fixed = sum(_tokens(m, counter) for k, m in enumerate(work) if k not in sizes)
+    originals = {i: list(work[i].blocks) for i in chosen}
+    target = float(room - fixed)
+    cut: set[int] = set()
+    for _ in range(16):
+        cap = _water_cap(list(sizes.values()), max(0.0, target))
+        for i, size in sizes.items():
+            if size > cap:
+                m = work[i]
+                ratio = cap / size if cap > 0 else 0.0
+                m.blocks = excerpt_blocks(originals[i], ratio * 0.95, counter, m.origin, m.origin in keep_thinking)
+                m.flags = block_flags(m.blocks)
+                p.alter(m)
+                cut.add(i)
+        total = sum(_tokens(m, counter) for m in work)
+        if total <= room:
+            break
+        target = target * 0.85 - (total - room)
+    for i in sorted(cut):
+        m = work[i]
+        if m.blocks != originals[i]:
+            p.repair("excerpted", m, f"cut from about {sizes[i]} to {_tokens(m, counter)} tokens to fit the budget")
+
+
+def shrink(
+    work: list[Work],
+    room: int,
+    counter: TokenCounter,
+    p: Pass,
+    options: CompileOptions,
+    keep_thinking: frozenset[str] = frozenset(),
+    keep_whole: frozenset[str] = frozenset(),
+    first: frozenset[str] = frozenset(),
+    last: frozenset[str] = frozenset(),
+) -> list[Work]:
+    """Reduce messages to excerpts until the context fits ``room`` tokens (or cannot), in tiers:
+
+    1. the messages ``first`` names (middle content not summarised yet), oldest first (see
+       :func:`_give_way`);
+    2. every other message by a water level (see :func:`_level`);
+    3. the messages ``last`` names (the head window: the opening instructions), only when nothing
+       else is left to cut.
+
+    Those in ``keep_thinking`` (the opening message of a running tool loop) keep their thinking blocks
+    byte for byte; those in ``keep_whole`` (pinned messages) are never cut.
+    """
+    if sum(_tokens(m, counter) for m in work) <= room:
+        return work
+    if first:
+        work = _give_way(work, room, counter, p, first, keep_whole | keep_thinking)
+    for tier in (False, True):
+        if sum(_tokens(m, counter) for m in work) <= room:
+            break
+        chosen = [i for i, m in enumerate(work) if m.origin not in keep_whole and (m.origin in last) == tier]
+        _level(work, chosen, room, counter, p, keep_thinking)
+    out = drop_empty(work, p)
+    return lead_with_user(out, p, False) if out and out[0].role != "user" else out

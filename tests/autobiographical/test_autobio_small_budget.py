@@ -1,0 +1,75 @@
+"""Issue 11: ``AutobiographicalConfig.for_budget(1000)`` compiles every shared LoCoMo conversation, dated
+too (date headers and the summaries' date ranges leave room in the layout). The longest conversation
+(conv-43, the one that raised) is replayed here (about 10 s; the others were replayed by hand, and
+``benchmarks/eval_locomo.py`` replays them all); a property test covers dated conversations of many
+shapes and budgets."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from autobio_helpers import check, words
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from context_journal.formats import read_transcript
+from context_journal.formats.base import Conversation
+from context_journal.llm import OfflineSummarizer
+from context_journal.manager import ContextManager
+from context_journal.strategies import AutobiographicalConfig, AutobiographicalStrategy
+
+LOCOMO = Path(__file__).resolve().parents[3] / "shared" / "data" / "locomo" / "locomo-dev7.json"
+ROLE_KEYS = ("assistant", "user", "system_participants", "tool_participants")
+FAST = settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _conversations() -> list[Conversation]:
+    return read_transcript(LOCOMO, format="locomo").conversations
+
+
+def _replay(conv: Conversation, config_budget: int, budget: int = 1_000) -> None:
+    """As ``benchmarks/eval_locomo.py`` does: offline summarizer, drained, compiled dated and undated."""
+    strategy = AutobiographicalStrategy(AutobiographicalConfig.for_budget(config_budget))
+    with ContextManager.open("memory:", strategy=strategy, summarizer=OfflineSummarizer()) as cm:
+        cm.add_messages(conv.messages)
+        cm._strategy_context().put_states({"roles": {k: conv.metadata[k] for k in ROLE_KEYS if conv.metadata.get(k)}})
+        cm.drain()
+        for dated in (True, False):
+            result = cm.compile(budget, render_dates=dated)
+            check(cm, result)
+            assert result.tokens <= budget
+            first = next(s for s in result.messages[0].sources if s.kind == "message")
+            assert first.id == conv.messages[0].id and first.complete  # the head opens it, whole
+
+
+@pytest.mark.skipif(not LOCOMO.exists(), reason="shared LoCoMo data not present")
+def test_for_budget_1000_compiles_the_longest_locomo_conversation_dated() -> None:
+    conv = next(c for c in _conversations() if c.id.endswith("conv-43"))
+    _replay(conv, 1_000)
+    _replay(conv, 400)  # "autobiographical + recall" sizes the strategy for 0.4 of the budget
+
+
+@FAST
+@given(
+    sessions=st.integers(2, 12),
+    turns=st.integers(2, 14),
+    size=st.integers(5, 60),
+    budget=st.integers(600, 3_000),
+)
+def test_for_budget_leaves_room_for_dates(sessions: int, turns: int, size: int, budget: int) -> None:
+    """Dated conversations (a new date each session): a compile at ``for_budget(budget)``'s own budget
+    never raises, and its head is never cut."""
+    strategy = AutobiographicalStrategy(AutobiographicalConfig.for_budget(budget))
+    with ContextManager.open("memory:", strategy=strategy, summarizer=OfflineSummarizer()) as cm:
+        day = 1_683_500_000.0
+        cm.add_message("ann", "Hi Bob, " + words(12), timestamp=day)
+        for s in range(sessions):
+            for k in range(turns):
+                cm.add_message("bob" if k % 2 else "ann", words(size, s + k), timestamp=day + s * 86_400 * 3 + k)
+        cm.drain()
+        result = cm.compile(budget, render_dates=True)
+        check(cm, result)
+        text = json.dumps(list(result.messages[0].content))
+        assert "Hi Bob, " + words(12) in text

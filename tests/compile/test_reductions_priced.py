@@ -1,0 +1,214 @@
+"""Issue 13 kind 2, reductions decided after selection (bug cases B63, B61): image placeholders and
+excerpts of oversized tool results are priced before the strategy chooses, the head window is never cut
+while older middle content stays raw, and the middle gives way when compression lags."""
+
+from __future__ import annotations
+
+import base64
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from compile_helpers import WordCounter, assert_valid, ids, load_case, manager_for, words
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from context_journal.compile import CompileOptions, CompileResult
+from context_journal.llm import OfflineSummarizer
+from context_journal.manager import ContextManager
+from context_journal.strategies import (
+    AutobiographicalConfig,
+    AutobiographicalStrategy,
+    PassthroughStrategy,
+    Strategy,
+    WindowedPassthroughStrategy,
+)
+
+FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PNG = base64.b64encode(bytes(range(256)) * 64).decode()
+
+
+def _strategies() -> dict[str, Callable[[], Strategy]]:
+    return {
+        "passthrough": PassthroughStrategy,
+        "windowed": WindowedPassthroughStrategy,
+        "autobiographical": lambda: AutobiographicalStrategy(overflow="excerpt"),
+    }
+
+
+def _b63_messages() -> list[dict[str, Any]]:
+    """B63 with its placeholders filled: real base64 images, 3,000 words of page text."""
+
+    def fill(b: dict[str, Any]) -> dict[str, Any]:
+        if b.get("type") == "tool_result":
+            return {**b, "content": [fill(c) for c in b["content"]]}
+        if b.get("type") == "image":
+            return {**b, "source": {**b["source"], "data": PNG}}
+        if b.get("type") == "text" and "3000 words" in b["text"]:
+            return {**b, "text": words(3000)}
+        return b
+
+    return [{**m, "content": [fill(b) for b in m["content"]]} for m in load_case("B63")["messages"]]
+
+
+@pytest.mark.parametrize("strategy", sorted(_strategies()))
+def test_B63_reductions_are_priced_before_the_selection(strategy: str) -> None:
+    call = load_case("B63")["call"]
+    counter = WordCounter(call["image_cost"])
+    cm = manager_for(_b63_messages(), counter=counter, strategy=_strategies()[strategy]())
+    options = CompileOptions(max_images=call["keep_last_images"], max_tool_result_tokens=call["tool_result_excerpt"])
+    result = cm.compile(call["budget"], options=options)
+    assert_valid(result, counter)
+    assert ids(result) == ["m1", "m2", "m3", "m4", "m5", "m6", "m7"]  # nothing dropped: all fit once reduced
+    assert result.messages[0].content[0]["text"] == "Compare the three dashboards and tell me which chart is broken."
+    assert 1_500 <= result.tokens <= 1_900  # ~1,700: m5 excerpted to ~400 words, m3's image a placeholder
+    kinds = [r.kind for r in result.repairs]
+    assert kinds.count("image_placeholder") == 1 and kinds.count("tool_result_excerpted") == 1
+    m5 = result.messages[4].content[0]["content"][0]["text"]
+    assert "tokens cut here" in m5 and 350 <= len(m5.split()) <= 450
+    assert result.messages[6].content[0]["content"][0]["type"] == "image"  # the newest image is kept
+    # The journal keeps the original image and the full text.
+    assert cm.get_message("m3").content_dicts()[0]["content"][0]["type"] == "image"
+    assert cm.get_message("m5").content_dicts()[0]["content"][0]["text"] == words(3000)
+
+
+@pytest.mark.parametrize("strategy", sorted(_strategies()))
+@FAST
+@given(
+    sizes=st.lists(st.integers(10, 3_000), min_size=1, max_size=6),
+    images=st.lists(st.booleans(), min_size=1, max_size=6),
+    cap=st.integers(50, 600),
+    max_images=st.integers(0, 3),
+    budget=st.integers(800, 6_000),
+)
+def test_no_message_is_dropped_that_fits_once_reduced(
+    strategy: str, sizes: list[int], images: list[bool], cap: int, max_images: int, budget: int
+) -> None:
+    """Over generated tool loops (results of text or an image): the compile keeps every message when the
+    reduced sizes fit, and whatever it keeps fits the budget."""
+    image_cost = 900
+    counter = WordCounter(image_cost)
+    msgs: list[dict[str, Any]] = [
+        {"id": "ask", "role": "user", "content": [{"type": "text", "text": "Look at these."}]}
+    ]
+    for k, size in enumerate(sizes):
+        image = images[k % len(images)]
+        content = [{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG}}]
+        msgs += [
+            {
+                "id": f"c{k}",
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": f"t{k}", "name": "v", "input": {}}],
+            },
+            {
+                "id": f"r{k}",
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": f"t{k}", "content": content if image else words(size)}
+                ],
+            },
+        ]
+    cm = manager_for(msgs, counter=counter, strategy=_strategies()[strategy]())
+    result = cm.compile(budget, options=CompileOptions(max_images=max_images, max_tool_result_tokens=cap))
+    assert_valid(result, counter)
+    # What the reductions leave: each text result at most ~cap plus its marker, all but the newest
+    # ``max_images`` images as placeholders (about 10 words).
+    reduced = 3
+    seen_images = 0
+    for k in reversed(range(len(sizes))):
+        if images[k % len(images)]:
+            seen_images += 1
+            reduced += image_cost if seen_images <= max_images else 10
+        else:
+            reduced += min(sizes[k], cap + 25)
+        reduced += 5
+    if reduced <= budget * 0.9:
+        assert ids(result)[: len(msgs)] == [m["id"] for m in msgs], (reduced, budget)
+
+
+# --- B61 ---------------------------------------------------------------------------------------
+
+RULES = (
+    "Project rules: use tabs; never push to main; reply in French; run make lint before every commit; keep "
+    "functions under 40 lines; "
+)
+
+
+def _b61(compression: str = "inline", overflow: str = "excerpt", idf: Callable[[str], str] = str) -> ContextManager:
+    cfg = AutobiographicalConfig.for_budget(3000, overflow=overflow)
+    cm = ContextManager.open(
+        "memory:", strategy=AutobiographicalStrategy(cfg), summarizer=OfflineSummarizer(), compression=compression
+    )
+    cm.add_message("user", RULES + words(60), id=idf("rules"))
+    cm.add_message("assistant", "Understood.", id=idf("ack"))
+    for k in range(40):
+        cm.add_message("user", f"Turn {k}: " + words(40, k), id=idf(f"u{k}"))
+        cm.add_message("assistant", f"Reply {k}: " + words(40, k + 1), id=idf(f"a{k}"))
+        if k == 10 and compression == "inline":
+            cm.drain()  # lagging: drained once after turn 10
+    return cm
+
+
+def _texts(result: CompileResult) -> list[str]:
+    return [" ".join(str(b.get("text", "")) for b in m.content) for m in result.messages]
+
+
+@pytest.mark.parametrize("compression", ["inline", "workers"])
+@pytest.mark.parametrize("overflow", ["excerpt", "window"])
+@pytest.mark.parametrize("budget", [3000, 6000])
+def test_B61_the_head_stays_whole_and_the_middle_gives_way(compression: str, overflow: str, budget: int) -> None:
+    cm = _b61(compression, overflow)
+    result = cm.compile(budget)
+    assert_valid(result)
+    texts = _texts(result)
+    assert texts[0] == RULES + words(60) and texts[1] == "Understood."  # sent raw and complete
+    assert result.messages[0].sources[0].complete
+    assert not any(r.message_id in ("rules", "ack") for r in result.repairs)
+    assert texts[-1] == "Reply 39: " + words(40, 40)  # the newest turn whole
+    if overflow == "excerpt":
+        # The middle gave way in one place (one note for the run cut), not every message by one ratio.
+        assert [r.kind for r in result.repairs].count("cut_to_fit") == 1
+        assert [r.kind for r in result.repairs].count("excerpted") <= 2
+    cm.close()
+
+
+def test_B61_the_outcome_does_not_depend_on_message_ids() -> None:
+    short = _b61()
+    long = _b61(idf=lambda i: f"{i}-{uuid.uuid4().hex * 4}")
+    for budget in (3000, 6000):
+        a, b = short.compile(budget), long.compile(budget)
+        assert [m.content for m in a.messages] == [m.content for m in b.messages]
+        assert a.tokens == b.tokens
+
+
+@FAST
+@given(
+    n_head=st.integers(1, 3),
+    turns=st.integers(12, 40),
+    drained_at=st.integers(0, 10),
+    size=st.integers(20, 80),
+    budget=st.integers(1_500, 6_000),
+    long_ids=st.booleans(),
+)
+def test_with_compression_lagging_the_head_is_never_cut_while_the_middle_is_raw(
+    n_head: int, turns: int, drained_at: int, size: int, budget: int, long_ids: bool
+) -> None:
+    cfg = AutobiographicalConfig.for_budget(budget)
+    cm = ContextManager.open("memory:", strategy=AutobiographicalStrategy(cfg), summarizer=OfflineSummarizer())
+    suffix = "-" + "x" * 60 if long_ids else ""
+    head = [f"Rule {k}: " + words(10 + 5 * k, k) for k in range(n_head)]
+    for k, text in enumerate(head):
+        cm.add_message("user" if k % 2 == 0 else "assistant", text, id=f"h{k}{suffix}")
+    for k in range(turns):
+        cm.add_message("user", f"Turn {k}: " + words(size, k), id=f"u{k}{suffix}")
+        cm.add_message("assistant", f"Reply {k}: " + words(size, k + 1), id=f"a{k}{suffix}")
+        if k == drained_at:
+            cm.drain()
+    result = cm.compile(budget)
+    assert_valid(result)
+    texts = _texts(result)
+    assert texts[:n_head] == head  # the head window, raw and complete
+    cut = {r.message_id for r in result.repairs if r.kind == "excerpted"}
+    assert not cut & {f"h{k}{suffix}" for k in range(n_head)}
+    cm.close()
