@@ -14,19 +14,6 @@ from context_journal import ContextManager
 from context_journal.cli import app
 
 runner = CliRunner()
-SESSIONS = Path(__file__).resolve().parents[3] / "shared" / "data" / "claude-code-sessions"
-SESSION = SESSIONS / "4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
-
-
-@pytest.fixture(scope="module")
-def imported(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A real Claude Code session (308 messages, ~170k tokens) imported, not compressed."""
-    if not SESSION.exists():
-        pytest.skip(f"shared data not found at {SESSIONS}")
-    path = tmp_path_factory.mktemp("cc") / "cc.db"
-    res = runner.invoke(app, ["import", str(SESSION), "--store", str(path), "--json"])
-    assert res.exit_code == 0, res.output
-    return path
 
 
 def _copy(src: Path, tmp_path: Path) -> Path:
@@ -133,8 +120,8 @@ def test_compress_refuses_unknown_namespace_strategy_and_config(imported: Path) 
     assert res.exit_code == 2
 
 
-def test_import_queues_work_for_workers_and_worker_json(tmp_path: Path) -> None:
-    short = SESSIONS / "tool_heavy.jsonl"
+def test_import_queues_work_for_workers_and_worker_json(tmp_path: Path, data_dir: Path) -> None:
+    short = data_dir / "claude-code-sessions" / "tool_heavy.jsonl"
     if not short.exists():
         pytest.skip("shared data not found")
     db = tmp_path / "w.db"

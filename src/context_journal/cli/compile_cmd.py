@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Annotated
 
 import typer
@@ -64,6 +66,67 @@ def _lag_error(exc: OverBudgetError, store: str, namespace: str | None, branch: 
     )
 
 
+def _check_compile_options(strategy: str | None, overflow: str) -> None:
+    """Refuse an unknown --strategy or --overflow (of ``compile`` and the commands that preview it)."""
+    if strategy is not None and strategy not in STRATEGIES:
+        raise typer.BadParameter(
+            f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}", param_hint="--strategy"
+        )
+    if overflow not in OVERFLOWS:
+        raise typer.BadParameter(
+            f"unknown overflow {overflow!r}; choose one of {', '.join(OVERFLOWS)}", param_hint="--overflow"
+        )
+
+
+@contextmanager
+def _compile_manager(
+    store: str,
+    namespace: str | None,
+    branch: str | None,
+    strategy: str | None,
+    budget: int,
+    reserve: int,
+    overflow: str,
+    *,
+    index: bool,
+    diagnose: bool,
+) -> Iterator[ContextManager]:
+    """A manager on the namespace and branch of an existing store (the current CLI branch when ``branch``
+    is None), with the strategy called ``strategy`` (None: the one ``compress`` recorded, else passthrough)
+    sized for ``budget - reserve``; the store is closed after the block.
+
+    ``index`` builds the full-text index first (a recall query needs it). An :class:`OverBudgetError`
+    raised in the block because compression lags becomes the :class:`CommandError` naming the commands
+    that clear it; ``diagnose`` asks the manager about the lag first (``preview_context`` does not
+    diagnose by itself, ``compile`` does)."""
+    st = existing_store(store)
+    try:
+        branch = cli_branch(st, branch)
+        require_target(st, namespace, branch)
+        if strategy is None:
+            recorded = recorded_strategy(st, namespace, branch)
+            strategy = recorded["strategy"] if recorded and recorded["strategy"] in STRATEGIES else "passthrough"
+        with ContextManager.open(
+            store=st,
+            namespace=namespace,
+            isolate=namespace_is_isolated(st, namespace),
+            branch=branch,
+            strategy=_strategy(strategy, max(1, budget - reserve), overflow),
+        ) as cm:
+            if index:
+                build_text_index(st)
+            try:
+                yield cm
+            except OverBudgetError as exc:
+                if diagnose and strategy in ("autobiographical", "knowledge"):
+                    exc = cm._lagging(exc)
+                if exc.parts.get("pending chunks"):
+                    raise _lag_error(exc, store, namespace, branch, strategy) from None
+                raise
+    finally:
+        st.close()
+
+
 @app.command("compile")
 def compile_cmd(
     store: Annotated[str, typer.Option("--store", "-s", help="Store location: a SQLite file path or a URL.")],
@@ -121,56 +184,37 @@ def compile_cmd(
     that best match it, with their neighbours, within a share of the budget. A store written before the
     search index existed is indexed first, behind a progress bar.
     """
-    if strategy is not None and strategy not in STRATEGIES:
-        raise typer.BadParameter(
-            f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}", param_hint="--strategy"
-        )
-    if overflow not in OVERFLOWS:
-        raise typer.BadParameter(
-            f"unknown overflow {overflow!r}; choose one of {', '.join(OVERFLOWS)}", param_hint="--overflow"
-        )
+    _check_compile_options(strategy, overflow)
     if fmt not in OUTPUT_FORMATS:
         raise typer.BadParameter(
             f"unknown format {fmt!r}; choose one of {', '.join(OUTPUT_FORMATS)}", param_hint="--format"
         )
     if query is not None and recall_auto:
         raise typer.BadParameter("give --query TEXT or --recall-auto, not both", param_hint="--recall-auto")
-    with fail_on_library_errors():
-        st = existing_store(store)
-        try:
-            branch = cli_branch(st, branch)
-            require_target(st, namespace, branch)
-            if strategy is None:
-                recorded = recorded_strategy(st, namespace, branch)
-                strategy = recorded["strategy"] if recorded and recorded["strategy"] in STRATEGIES else "passthrough"
-            with ContextManager.open(
-                store=st,
-                namespace=namespace,
-                isolate=namespace_is_isolated(st, namespace),
-                branch=branch,
-                strategy=_strategy(strategy, max(1, budget - reserve), overflow),
-            ) as cm:
-                if (query is not None and query.strip()) or recall_auto:
-                    build_text_index(st)
-                run = cm.preview_context if preview else cm.compile
-                try:
-                    result = run(
-                        budget,
-                        reserve,
-                        system,
-                        assistant=assistant or None,
-                        query=query,
-                        recall="auto" if recall_auto else None,
-                        render_dates=dates,
-                    )
-                except OverBudgetError as exc:
-                    if preview and strategy in ("autobiographical", "knowledge"):
-                        exc = cm._lagging(exc)  # preview_context does not diagnose by itself
-                    if exc.parts.get("pending chunks"):
-                        raise _lag_error(exc, store, namespace, branch, strategy) from None
-                    raise
-        finally:
-            st.close()
+    with (
+        fail_on_library_errors(),
+        _compile_manager(
+            store,
+            namespace,
+            branch,
+            strategy,
+            budget,
+            reserve,
+            overflow,
+            index=bool(query is not None and query.strip()) or recall_auto,
+            diagnose=preview,
+        ) as cm,
+    ):
+        run = cm.preview_context if preview else cm.compile
+        result = run(
+            budget,
+            reserve,
+            system,
+            assistant=assistant or None,
+            query=query,
+            recall="auto" if recall_auto else None,
+            render_dates=dates,
+        )
     if as_json:
         print_json(result.summary())
         return
