@@ -105,7 +105,7 @@ from .llm import (
 from .manager import ContextManager
 from .messages import Message, MessageInput
 from .readers import AudienceNarrowingError, ReaderConflictError, ReaderError, StaleReaderError
-from .recall import RecallConfig, RecallStrategy, SearchHit
+from .recall import RecallConfig, RecallStrategy, SearchHit, SummaryHit
 from .stores import MemoryStore, SQLiteStore, Store, open_store
 from .strategies import (
     AutobiographicalConfig,
@@ -228,6 +228,7 @@ __all__ = [
     "StrategyContext",
     "StrategyInitError",
     "Summary",
+    "SummaryHit",
     "SummaryNotFoundError",
     "SummaryPage",
     "SummaryRequest",

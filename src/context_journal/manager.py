@@ -35,6 +35,7 @@ from .readers import (
 from .recall.lines import LineCache
 from .recall.query import RecallArg, dated, with_recall
 from .recall.search import SearchHit, search_messages
+from .recall.summaries import SummaryHit, search_summary_text
 from .state.host import WorkingStateMixin
 from .stores import ROOT_BRANCH, Store, open_store
 from .strategies import PassthroughStrategy, PendingWork, Selection, Strategy, StrategyContext, Summary
@@ -498,6 +499,59 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             until=until,
         )
 
+    def search_summary_text(self, query: str, *, limit: int = 10, as_of: int | None = None) -> list[SummaryHit]:
+        """Full-text search of this manager's summaries (every level): the best ``limit`` matches of any
+        word of ``query`` (minus stopwords; no query syntax, as :meth:`search_messages`), best first.
+
+        Only summaries this namespace's compression records keep on this branch are searched (branch
+        lineage, fork points and ``as_of`` obeyed; copies the fold ignores never match), and only a
+        namespace written for this manager's reader: a summary made from another reader's view is never
+        matched, counted or shown in a snippet. Summaries merged into a higher level are searched too
+        (their hit's ``parent_id`` names the merge). For a substring or regex filter over summaries see
+        :meth:`search_summaries`.
+
+        Args:
+            query: Plain text.
+            limit: At most this many hits (1..1000).
+            as_of: Search the summaries as they stood at this store sequence.
+
+        Returns:
+            :class:`~context_journal.recall.SummaryHit` list: summary id, level, the first and last message
+            covered (ids and created sequences), the date range covered (UTC; None where a covered end
+            message is no longer visible), score (bm25 on SQLite and memory stores, ``ts_rank`` on
+            PostgreSQL; higher is better) and a snippet with matched words marked ``**like this**``.
+
+        Note:
+            Summaries have an index of their own (they never take places from, or change the scores of,
+            :meth:`search_messages`); its bm25 corpus statistics are those of every summary in the store,
+            so a score can move when another namespace's summaries hold the same word.
+
+        Raises:
+            ValueError: an empty or whitespace query, ``limit`` outside 1..1000, or a negative ``as_of``.
+            StaleReaderError: another handle claimed this namespace for another reader.
+            StoreError: the store has no full-text index.
+        """
+        self._check_reader("search summaries")
+        view = self._reader_view(check=False)
+        view.refresh()
+        messages = self._messages
+
+        def timestamp(message_id: str) -> float | None:
+            entry = messages.entry_for(message_id)
+            return None if entry is None or view.index_of(message_id) is None else entry.timestamp
+
+        return search_summary_text(
+            self._store,
+            self._branch.id,
+            self._namespace,
+            query,
+            reader=self._view_reader,
+            limit=limit,
+            as_of=as_of,
+            log=self.compression.compression_log() if as_of is None else None,
+            timestamps=timestamp,
+        )
+
     def resolve_media(self, message: Message) -> list[dict[str, Any]]:
         """The message's content with stored media turned back into base64 (what providers accept)."""
         return resolve_media(message.content_dicts(), self._store.get_blob)
@@ -825,6 +879,8 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
                 strategy.on_messages_added(view, start)
         if count and self._compression_mode == "workers":
             self._enqueue_compression(grown=True)
+        if count:
+            self._ledger_appended()  # issue 12: a persisted checkpoint every LedgerConfig.checkpoint_every
 
     def _enqueue_compression(self, grown: bool = False) -> None:
         """``compression="workers"``: put this conversation in the store's work queue (no model call; on

@@ -200,3 +200,69 @@ def test_search_indexes_an_older_store_and_resumes(tmp_path: Path, monkeypatch: 
     assert _pending(db) == 0
     again = runner.invoke(app, ["search", "--store", str(db), "walrus"])
     assert again.exit_code == 0 and "indexed" not in again.stderr and "6 hit(s)" in again.stdout
+
+
+# ---- search --summaries ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def summarised_db(tmp_path_factory: pytest.TempPathFactory, data_dir: Path) -> Path:
+    """One LoCoMo conversation imported and compressed (offline summarizer) in a SQLite file."""
+    from context_journal.formats import import_into, read_transcript
+    from context_journal.strategies import AutobiographicalConfig, AutobiographicalStrategy
+
+    db = tmp_path_factory.mktemp("summaries") / "s.db"
+    store = SQLiteStore(db)
+    import_into(store, read_transcript(data_dir / "locomo" / "locomo-dev7.json", format="locomo"))
+    strategy = AutobiographicalStrategy(AutobiographicalConfig.for_budget(2000))
+    with ContextManager.open(store=store, namespace=CONV, isolate=True, strategy=strategy) as cm:
+        assert cm.drain().summaries > 0
+    store.close()
+    return db
+
+
+def test_search_summaries_json_and_table(summarised_db: Path) -> None:
+    data = search_json(summarised_db, "-n", CONV, "pottery class", "--summaries", "--limit", "3")
+    assert (data["query"], data["namespace"], data["branch"], data["summaries"]) == (
+        "pottery class",
+        CONV,
+        "main",
+        True,
+    )
+    assert 1 <= len(data["hits"]) <= 3
+    top = data["hits"][0]
+    assert set(top) == {
+        "summary_id",
+        "level",
+        "first_message_id",
+        "last_message_id",
+        "first_sequence",
+        "last_sequence",
+        "message_count",
+        "start",
+        "end",
+        "score",
+        "snippet",
+        "sequence",
+        "parent_id",
+    }
+    assert top["summary_id"].startswith(f"sum{top['level']}_") and "**pottery**" in top["snippet"]
+    assert top["start"].startswith("2023-") and top["start"] <= top["end"]
+    scores = [h["score"] for h in data["hits"]]
+    assert scores == sorted(scores, reverse=True)
+
+    res = runner.invoke(app, ["search", "--store", str(summarised_db), "-n", CONV, "pottery", "--summaries"])
+    assert res.exit_code == 0, res.output
+    assert top["summary_id"] in res.stdout and "summary hit(s) for 'pottery'" in res.stdout
+    none = runner.invoke(app, ["search", "--store", str(summarised_db), "-n", CONV, "zebracode", "--summaries"])
+    assert none.exit_code == 0 and "no summary matches 'zebracode'" in none.stdout
+    # a namespace with no summaries finds none (the shared default namespace has no messages of its own)
+    assert search_json(summarised_db, "-n", "locomo:conv-30", "pottery", "--summaries")["hits"] == []
+
+
+def test_search_summaries_refuses_message_filters(summarised_db: Path) -> None:
+    for extra in (["-p", "Caroline"], ["--since", "2023-01-01"], ["--until", "2024-01-01"]):
+        res = runner.invoke(app, ["search", "--store", str(summarised_db), "-n", CONV, "x", "--summaries", *extra])
+        assert res.exit_code != 0 and "--summaries" in res.output, (extra, res.output)
+    res = runner.invoke(app, ["search", "--store", str(summarised_db), "-n", CONV, "  ", "--summaries"])
+    assert res.exit_code != 0 and "non-empty" in res.output

@@ -205,6 +205,7 @@ def test_not_found_namespaces_and_plain_argument_errors() -> None:
                 ("search_messages", {"query": "hello"}),
                 ("list_pins", {}),
                 ("search_summaries", {}),
+                ("search_summary_text", {"query": "hello"}),
                 ("compress", {}),
             ]:
                 text = await fail(client, tool, namespace="defualt", **args)

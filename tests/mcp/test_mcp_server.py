@@ -188,6 +188,33 @@ def _summarised_store() -> MemoryStore:
 
 
 @pytest.mark.parametrize("mode", MODES)
+def test_search_summary_text_tool(mode: str) -> None:
+    server, backend = build_server(_summarised_store())
+
+    async def body(client: Client) -> None:
+        out = await call(client, "search_summary_text", query="PEG grammar", limit=3)
+        assert out["namespace"] == "default" and out["branch"] == "main"
+        hits = out["hits"]
+        assert 1 <= len(hits) <= 3
+        scores = [h["score"] for h in hits]
+        assert scores == sorted(scores, reverse=True)
+        for h in hits:
+            assert h["level"] >= 1 and h["first_sequence"] <= h["last_sequence"] and h["start"] is not None
+            assert "**" in h["snippet"] and len(h["snippet"]) <= 400
+            whole = (await call(client, "get_summary", summary_id=h["summary_id"]))["summary"]
+            assert whole["first_message_id"] == h["first_message_id"] and whole["level"] == h["level"]
+        assert (await call(client, "search_summary_text", query="zebracode"))["hits"] == []
+        early = await call(client, "search_summary_text", query="PEG grammar", as_of=1)
+        assert early["hits"] == []  # nothing was summarised at sequence 1
+        assert "non-empty" in await fail(client, "search_summary_text", query="   ")
+        assert "limit" in await fail(client, "search_summary_text", query="grammar", limit=51)
+        assert "no namespace 'nobody'" in await fail(client, "search_summary_text", query="x", namespace="nobody")
+
+    run(body, server, mode)
+    backend.close()
+
+
+@pytest.mark.parametrize("mode", MODES)
 def test_summary_tools(mode: str) -> None:
     missing = [m for m in ("search_summaries", "get_summary") if not hasattr(ContextManager, m)]
     server, backend = build_server(MemoryStore() if missing else _summarised_store())
@@ -395,6 +422,7 @@ def test_tools_list_matches_the_snapshot() -> None:
         "compile_context",
         "compress",
         "search_messages",
+        "search_summary_text",
         "pin_message",
         "unpin_message",
         "list_pins",
@@ -519,4 +547,36 @@ def test_non_loopback_bind_needs_a_token(tmp_path: Path) -> None:
     server, backend = build_server(MemoryStore())
     with pytest.raises(ValueError, match="bearer token"):
         run_http(server, "0.0.0.0", 1)
+    backend.close()
+
+
+@pytest.mark.parametrize("strategy", ["passthrough", "windowed", "autobiographical"])
+def test_B55_user_text_typed_while_a_tool_runs_follows_the_results_over_mcp(strategy: str) -> None:
+    """B55 over MCP: add_message call (t1, t2) → result t1 → user text → result t2, then compile_context
+    in both formats: both results follow the call, the user's text comes after them and is kept, the
+    move is listed in the repairs, and the journal keeps the original order."""
+    case = json.loads((Path(__file__).resolve().parents[3] / "shared" / "bug-cases" / "B55.json").read_text())
+    store = MemoryStore()
+    server, backend = build_server(store)
+
+    async def main() -> None:
+        async with Client(server, mode="legacy") as client:
+            for m in case["messages"]:
+                await call(client, "add_message", participant=m["role"], content=m["content"], id=m["id"])
+            budget = case["call"]["budget"]
+            out = await call(client, "compile_context", max_tokens=budget, strategy=strategy, format="anthropic")
+            turn = out["messages"][2]
+            assert turn["role"] == "user"
+            assert [b.get("tool_use_id") or b.get("text") for b in turn["content"]] == [
+                "t1",
+                "t2",
+                "also check the staging box",
+            ]
+            assert any(r["kind"] == "result_relocated" and r.get("tool_use_id") == "t2" for r in out["repairs"])
+            out = await call(client, "compile_context", max_tokens=budget, strategy=strategy, format="openai")
+            sent = [(m["role"], m.get("tool_call_id") or m.get("content")) for m in out["messages"]]
+            assert sent[2:5] == [("tool", "t1"), ("tool", "t2"), ("user", "also check the staging box")]
+
+    anyio.run(main)
+    assert [m.id for m in ContextManager.open(store=store).get_all_messages()] == [m["id"] for m in case["messages"]]
     backend.close()

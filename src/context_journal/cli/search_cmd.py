@@ -1,4 +1,5 @@
-"""``search``: full-text search of a namespace's messages (:meth:`ContextManager.search_messages`)."""
+"""``search``: full-text search of a namespace's messages (:meth:`ContextManager.search_messages`), or with
+``--summaries`` of its summaries (:meth:`ContextManager.search_summary_text`)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..manager import ContextManager
-from ..recall import SearchHit
+from ..recall import SearchHit, SummaryHit
 from ._app import app, build_text_index, console, print_json, with_manager
 from .store_cmds import BranchOpt, JsonOpt, NamespaceOpt, StoreOpt
 
@@ -65,6 +66,26 @@ def _table(hits: list[SearchHit]) -> Table:
     return table
 
 
+def _summary_table(hits: list[SummaryHit]) -> Table:
+    table = Table(show_lines=False)
+    table.add_column("#", justify="right")
+    table.add_column("score", justify="right")
+    table.add_column("summary", no_wrap=True)
+    table.add_column("covers", no_wrap=True)
+    table.add_column("snippet", ratio=1)
+    for rank, hit in enumerate(hits, 1):
+        start = hit.start.strftime("%Y-%m-%d") if hit.start is not None else "?"
+        end = hit.end.strftime("%Y-%m-%d") if hit.end is not None else "?"
+        table.add_row(
+            str(rank),
+            f"{hit.score:.2f}",
+            Text(f"{hit.summary_id}\nL{hit.level}, {hit.message_count} messages"),
+            Text(f"{hit.first_message_id} ..\n{hit.last_message_id}\n{start}\n{end}"),
+            snippet_text(hit.snippet),
+        )
+    return table
+
+
 @app.command("search")
 def search_cmd(
     query: Annotated[str, typer.Argument(help="Plain words to look for (no query syntax).")],
@@ -84,6 +105,10 @@ def search_cmd(
     until: Annotated[
         str | None, typer.Option("--until", help="Only messages written before this ISO-8601 date or time.")
     ] = None,
+    summaries: Annotated[
+        bool,
+        typer.Option("--summaries", help="Search the namespace's summaries (every level) instead of its messages."),
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Full-text search of a namespace's messages on a branch, best first (bm25: higher is better).
@@ -91,7 +116,17 @@ def search_cmd(
     A store written before the search index existed is indexed first, behind a progress bar (an
     interrupted run resumes). --json prints {"query", "namespace", "branch", "hits": [{"message_id",
     "sequence", "participant", "timestamp", "score", "snippet"}]}; snippets mark matched words **like this**.
+    With --summaries the namespace's summaries are searched (for its reader, on the branch) and each hit
+    is {"summary_id", "level", "first_message_id", "last_message_id", "first_sequence", "last_sequence",
+    "message_count", "start", "end", "score", "snippet", "sequence", "parent_id"}; --participant, --since
+    and --until do not apply to summaries.
     """
+    if summaries:
+        for given, option in ((participant, "--participant"), (since, "--since"), (until, "--until")):
+            if given:
+                raise typer.BadParameter("filters messages only; leave it out with --summaries", param_hint=option)
+        _search_summaries(query, store, namespace, branch, limit, as_of, as_json)
+        return
     since = _iso(since, "--since")
     until = _iso(until, "--until")
 
@@ -112,3 +147,32 @@ def search_cmd(
         return
     console.print(_table(hits))
     console.print(Text(f"{len(hits)} hit(s) for {query!r} in namespace {ns} on branch {branch}", style="dim"))
+
+
+def _search_summaries(
+    query: str, store: str, namespace: str | None, branch: str | None, limit: int, as_of: int | None, as_json: bool
+) -> None:
+    def act(cm: ContextManager) -> tuple[list[SummaryHit], str, str]:
+        if query.strip():  # an empty query is refused by search_summary_text, before any indexing
+            build_text_index(cm.store)
+        return cm.search_summary_text(query, limit=limit, as_of=as_of), cm.namespace, cm.current_branch()
+
+    hits, ns, branch_name = with_manager(store, namespace, branch, act)
+    if as_json:
+        print_json(
+            {
+                "query": query,
+                "namespace": ns,
+                "branch": branch_name,
+                "summaries": True,
+                "hits": [h.to_dict() for h in hits],
+            }
+        )
+        return
+    if not hits:
+        console.print(Text(f"no summary matches {query!r} in namespace {ns} on branch {branch_name}"))
+        return
+    console.print(_summary_table(hits))
+    console.print(
+        Text(f"{len(hits)} summary hit(s) for {query!r} in namespace {ns} on branch {branch_name}", style="dim")
+    )

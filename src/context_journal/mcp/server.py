@@ -5,8 +5,8 @@ stale brief version — is a tool error whose text says what went wrong and what
 
 * ``journal_append``, ``get_project_summaries``, ``get_entry``, ``get_brief``, ``check_drift`` — the
   execution journal (:class:`~context_journal.journal.ExecutionJournal`);
-* ``add_message``, ``compile_context``, ``compress``, ``search_messages``, ``search_summaries``, ``get_summary``,
-  ``pin_message``, ``unpin_message``, ``list_pins``, ``get_working_state`` —
+* ``add_message``, ``compile_context``, ``compress``, ``search_messages``, ``search_summary_text``,
+  ``search_summaries``, ``get_summary``, ``pin_message``, ``unpin_message``, ``list_pins``, ``get_working_state`` —
   context managers (:class:`~context_journal.manager.ContextManager`, one per namespace and branch; a
   namespace with a message slot of its own, such as an imported conversation, reads that slot).
 
@@ -42,6 +42,7 @@ from .tools import (
     PinsResult,
     SummaryResult,
     SummarySearchResult,
+    SummaryTextSearchResult,
     ToolBackend,
     ToolUnavailableError,
     WorkingStateResult,
@@ -363,6 +364,21 @@ def build_server(
         return _call(
             lambda: backend.search_messages(query, namespace, branch, limit, as_of, participants, since, until)
         )
+
+    @tool(_READ_ONLY)
+    def search_summary_text(
+        query: Annotated[str, Field(description="Plain words to look for (no query syntax; stopwords ignored).")],
+        namespace: Namespace = None,
+        branch: Branch = ROOT_BRANCH,
+        limit: Annotated[int, Field(ge=1, le=50, description="At most this many hits.")] = 10,
+        as_of: Annotated[
+            int | None, Field(ge=0, description="Search the summaries as they stood at this store sequence.")
+        ] = None,
+    ) -> SummaryTextSearchResult:
+        """Full-text search of a manager's summaries (every level), best first (score: higher is better).
+        Each hit has the summary id and level, the first and last message it covers (ids, sequences, dates)
+        and a short snippet with matched words marked **like this**; get_summary returns the whole summary."""
+        return _call(lambda: backend.search_summary_text(query, namespace, branch, limit, as_of))
 
     @tool(_APPEND)
     def pin_message(

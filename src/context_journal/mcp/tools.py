@@ -35,6 +35,8 @@ __all__ = [
     "PinsResult",
     "SummaryResult",
     "SummarySearchResult",
+    "SummaryTextHit",
+    "SummaryTextSearchResult",
     "ToolBackend",
     "ToolUnavailableError",
     "WorkingStateResult",
@@ -220,6 +222,59 @@ class MessageSearchResult(BaseModel):
     namespace: str
     branch: str
     hits: list[MessageHit]
+
+
+class SummaryTextHit(BaseModel):
+    """One summary matching a ``search_summary_text`` query.
+
+    Attributes:
+        summary_id: The summary's id (``get_summary`` returns the whole row).
+        level: 1 for a chunk's summary, higher for merges.
+        first_message_id: First message of the range it covers.
+        last_message_id: Last message of the range it covers.
+        first_sequence: Created store sequence of its first message.
+        last_sequence: Created store sequence of its last message.
+        message_count: Messages in the range.
+        start: Time of its first message (ISO-8601, UTC), or None when no longer visible.
+        end: Time of its last message (ISO-8601, UTC), or None when no longer visible.
+        score: Relevance, higher is better.
+        snippet: At most 32 words (and 400 characters) around the best match, matched words marked
+            ``**like this**``; never the whole summary.
+        parent_id: The summary that merged it, or None (a root).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    summary_id: str
+    level: int
+    first_message_id: str
+    last_message_id: str
+    first_sequence: int
+    last_sequence: int
+    message_count: int
+    start: str | None
+    end: str | None
+    score: float
+    snippet: str
+    parent_id: str | None
+
+
+class SummaryTextSearchResult(BaseModel):
+    """Result of ``search_summary_text``.
+
+    Attributes:
+        query: The query searched (at most 400 characters shown).
+        namespace: The manager's namespace.
+        branch: The branch searched.
+        hits: The matching summaries, best first.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    query: str
+    namespace: str
+    branch: str
+    hits: list[SummaryTextHit]
 
 
 def _bounded(snippet: str, limit: int = SNIPPET_CHARS) -> str:
@@ -700,6 +755,32 @@ class ToolBackend:
                     )
                     for h in hits
                 ],
+            )
+
+    def search_summary_text(
+        self,
+        query: str,
+        namespace: str | None = None,
+        branch: str = ROOT_BRANCH,
+        limit: int = 10,
+        as_of: int | None = None,
+    ) -> SummaryTextSearchResult:
+        """See :meth:`ContextManager.search_summary_text`; each hit carries a bounded snippet, never the
+        whole summary.
+
+        Raises:
+            ValueError: an empty query, ``limit`` out of range or a negative ``as_of``.
+        """
+        with self._manager_lock:
+            cm = self._manager(namespace, branch)
+            hits = cm.search_summary_text(query, limit=limit, as_of=as_of)
+            return SummaryTextSearchResult(
+                query=_bounded(query),
+                namespace=cm.namespace,
+                branch=branch,
+                # The hit's JSON form (SummaryHit.to_dict: times as ISO-8601, score rounded), snippet bounded;
+                # the fields the tool does not show (the record's sequence) are left out.
+                hits=[SummaryTextHit.model_validate({**h.to_dict(), "snippet": _bounded(h.snippet)}) for h in hits],
             )
 
     def search_summaries(

@@ -29,7 +29,7 @@ from typing import Any
 
 from ..content import sha256_hex
 from ..errors import BranchExistsError, BranchInUseError, BranchNotFoundError, StoreClosedError, StoreError
-from .fulltext import TextHit
+from .fulltext import TextHit, is_summary_record, summary_documents
 
 __all__ = [
     "JOURNAL_SLOT",
@@ -205,10 +205,17 @@ class Transaction:
             callback()
 
     def append(self, branch_id: int, slot: str, item: str, body: Any, op: Op = Op.APPEND) -> int:
-        """Write a record; ``body`` is a JSON value (None only for ``Op.REMOVE``). Returns its sequence."""
+        """Write a record; ``body`` is a JSON value (None only for ``Op.REMOVE``). Returns its sequence.
+
+        A summary record (:func:`~context_journal.stores.fulltext.is_summary_record`) is also added to the
+        store's summary index (:meth:`Store.search_summary_index`), in this transaction."""
         text = None if body is None else json.dumps(body, separators=(",", ":"), ensure_ascii=False)
         seq = self._store._insert(branch_id, slot, item, op, text, time.time())
         self.seqs.append(seq)
+        if body is not None and self._store.has_text_index and is_summary_record(slot, item):
+            documents = summary_documents(body)
+            if documents:
+                self._store._summary_insert(self, seq, documents)
         return seq
 
     def append_text(self, branch_id: int, slot: str, item: str, body: str | None, op: Op) -> int:
@@ -399,6 +406,17 @@ class Store(ABC):
     def _text_search(self, terms: Sequence[str], slots: Sequence[str], limit: int) -> list[TextHit]:
         """The ``limit`` best documents of ``slots`` matching any of ``terms`` (query words, see
         :func:`~context_journal.stores.fulltext.query_terms`), best first, ties newest first."""
+        raise NotImplementedError(f"the {self.backend} backend has no full-text index")
+
+    def _summary_insert(self, tx: Transaction, seq: int, documents: Sequence[tuple[int, str]]) -> None:
+        """Inside ``tx``: index the documents of the summary record ``seq`` in the summary index (kept apart
+        from the message index, so summaries never take places from, or change the bm25 statistics of, a
+        message search)."""
+        raise NotImplementedError(f"the {self.backend} backend has no full-text index")
+
+    def _summary_search(self, terms: Sequence[str], slots: Sequence[str], limit: int) -> list[TextHit]:
+        """The ``limit`` best summary documents of ``slots`` matching any of ``terms``, best first, ties
+        newest first (as :meth:`_text_search`)."""
         raise NotImplementedError(f"the {self.backend} backend has no full-text index")
 
     def _text_backfill_state(self) -> tuple[int, int]:
@@ -652,12 +670,18 @@ class Store(ABC):
         rec = self.get_state_record(branch_id, key, as_of)
         return default if rec is None else rec.value()
 
-    def get_state_record(self, branch_id: int, key: str, as_of: int | None = None) -> Record | None:
-        """The record holding the latest visible version of state ``key``, or None."""
+    def get_state_record(
+        self, branch_id: int, key: str, as_of: int | None = None, *, slot: str = "state"
+    ) -> Record | None:
+        """The record holding the latest visible version of state ``key``, or None.
+
+        ``slot`` reads state records kept in a slot of their own (written with ``Transaction.append(...,
+        Op.STATE)``; e.g. the working-state ledger's checkpoints, slot ``ledger``) instead of ``state``.
+        """
         with self._lock:
             self._check_open()
             for bid, upto in reversed(self.lineage(branch_id, as_of).segments):
-                rec = self._latest("state", bid, upto, key)
+                rec = self._latest(slot, bid, upto, key)
                 if rec is not None:
                     return rec
             return None
@@ -708,14 +732,40 @@ class Store(ABC):
         Raises:
             StoreError: the backend has no full-text index, or the query failed.
         """
+        return self._search_index(self._text_search, terms, slots, limit, build=True)
+
+    def search_summary_index(self, terms: Sequence[str], slots: Sequence[str], limit: int) -> list[TextHit]:
+        """The best ``limit`` summary documents of the compression ``slots`` matching any of ``terms``, best
+        first (ties: newest first); each hit's ``item`` is ``summary/<id>`` and its ``group`` 0. Summaries
+        have an index of their own (same words, stems and ranking as messages), written in the transaction
+        of each summary record. Visibility (branch lineage, ``as_of``, which copy the namespace's fold
+        keeps, readers) is the caller's concern, as for :meth:`search_text`.
+
+        Raises:
+            StoreError: the backend has no full-text index, or the query failed.
+        """
+        return self._search_index(self._summary_search, terms, slots, limit, build=False)
+
+    def _search_index(
+        self,
+        search: Callable[[list[str], list[str], int], list[TextHit]],
+        terms: Sequence[str],
+        slots: Sequence[str],
+        limit: int,
+        *,
+        build: bool,
+    ) -> list[TextHit]:
+        """``search(terms, slots, limit)`` (a backend's ``_text_search`` or ``_summary_search``) under the
+        store's lock; ``build`` first indexes what the message index has not indexed yet."""
         if not self.has_text_index:
             raise StoreError(f"the {self.backend} backend has no full-text index")
         if not terms or limit <= 0 or not slots:
             return []
-        self.build_text_index()
+        if build:
+            self.build_text_index()
         with self._lock:
             self._check_open()
-            return self._text_search(list(terms), list(slots), limit)
+            return search(list(terms), list(slots), limit)
 
     def text_index_pending(self) -> int:
         """How many sequences written before the full-text index existed are not indexed yet (0 once built)."""

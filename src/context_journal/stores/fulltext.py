@@ -17,6 +17,17 @@ stemmer's (FTS5's ``porter`` tokenizer; the memory backend uses ``snowballstemme
 algorithm). User text never reaches a backend's query syntax: a query is reduced to its words, minus
 English stopwords (the Snowball list, which PostgreSQL's ``english`` configuration also drops), and the
 backends match any of them (OR), ranked by bm25 (SQLite, memory) or ``ts_rank`` (PostgreSQL).
+
+**Summaries** are indexed too, in a summary index of their own (same words, stems and ranking; apart, so
+that they never take places from a message search nor move its bm25 statistics): a record ``summary/<id>``
+of a compression slot (``compression/<namespace>``, see :mod:`context_journal.strategies.autobiographical
+.records`) is one document, group 0, whose text is the summary's text (:func:`summary_documents`). Its
+level and covered range stay in the record (a hit carries the record's slot, branch and item). Every
+backend indexes it in the transaction that writes the record (:meth:`Transaction.append
+<context_journal.stores.base.Transaction.append>`), whoever writes it; visibility (lineage, ``as_of``,
+which version the namespace's fold keeps) is the searcher's concern, as for messages (see
+:mod:`context_journal.recall.summaries`). Reader isolation needs no audience groups here: a namespace's
+summaries are written from its one recorded reader's view (:mod:`context_journal.readers`).
 """
 
 from __future__ import annotations
@@ -33,13 +44,17 @@ __all__ = [
     "MAX_GROUPS",
     "MAX_QUERY_TERMS",
     "STOPWORDS",
+    "SUMMARY_ITEM_PREFIX",
+    "SUMMARY_SLOT_PREFIX",
     "TextHit",
     "doc_id",
     "index_documents",
     "is_message_slot",
+    "is_summary_record",
     "query_terms",
     "split_doc_id",
     "stem",
+    "summary_documents",
     "words",
 ]
 
@@ -107,7 +122,34 @@ def is_message_slot(slot: str) -> bool:
     return slot == "messages" or slot.startswith("messages/")
 
 
+SUMMARY_SLOT_PREFIX = "compression/"
+"""Slots holding a namespace's compression records (summaries among them)."""
+
+SUMMARY_ITEM_PREFIX = "summary/"
+"""Items of a compression slot that are summaries."""
+
+
+def is_summary_record(slot: str, item: str) -> bool:
+    """True for the records that hold a summary (item ``summary/<id>`` of a ``compression/<namespace>`` slot)."""
+    return slot.startswith(SUMMARY_SLOT_PREFIX) and item.startswith(SUMMARY_ITEM_PREFIX)
+
+
+def summary_documents(body: Any) -> list[tuple[int, str]]:
+    """The documents of a stored summary body: ``[(0, text)]``, or ``[]`` when it holds no text (a
+    malformed body is not indexed; the fold ignores it too).
+
+    Args:
+        body: A summary record's JSON value (``{"type": "summary", "text": ..., "level": ...}``).
+    """
+    if not isinstance(body, Mapping):
+        return []
+    text = body.get("text")
+    return [(0, text)] if isinstance(text, str) and text.strip() else []
+
+
 def _fold(text: str) -> str:
+    if text.isascii():  # nothing to decompose: the fast path for large tool payloads (bug case B59)
+        return text.lower()
     decomposed = unicodedata.normalize("NFKD", text.lower())
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 

@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 from ..errors import StoreError
 from ._inverted import InvertedIndex
-from .base import ROOT_BRANCH, BranchInfo, JournalRow, Op, Record, Store, StoreStats
+from .base import ROOT_BRANCH, BranchInfo, JournalRow, Op, Record, Store, StoreStats, Transaction
 from .fulltext import MAX_GROUPS, TextHit, doc_id, split_doc_id
 from .migrations import Migration, apply_migrations
 from .queue import QUEUE_COLUMNS, WorkClaim
@@ -72,6 +72,7 @@ class MemoryStore(Store):
         self._changed_branches: dict[int, BranchInfo] = {}
         self._version = 0  # commits so far: the change token
         self._text = InvertedIndex()
+        self._summary_text = InvertedIndex()  # summaries: an index of their own (bm25 statistics apart)
         apply_migrations(self, MIGRATIONS)
 
     # migrations
@@ -215,20 +216,37 @@ class MemoryStore(Store):
         txn = self._txn
         if txn is None:
             raise StoreError("index documents are written inside a transaction")
+        self._index_add(self._text, txn, seq, documents)
+
+    def _summary_insert(self, tx: Transaction, seq: int, documents: Sequence[tuple[int, str]]) -> None:
+        self._index_add(self._summary_text, tx, seq, documents)
+
+    def _summary_search(self, terms: Sequence[str], slots: Sequence[str], limit: int) -> list[TextHit]:
+        return self._index_search(self._summary_text, terms, slots, limit)
+
+    def _text_search(self, terms: Sequence[str], slots: Sequence[str], limit: int) -> list[TextHit]:
+        return self._index_search(self._text, terms, slots, limit)
+
+    @staticmethod
+    def _index_add(index: InvertedIndex, txn: Transaction, seq: int, documents: Sequence[tuple[int, str]]) -> None:
+        """Add the documents of record ``seq`` to ``index``, taken out again if ``txn`` rolls back."""
         added = [(doc_id(seq, group), text) for group, text in documents]
         for doc, text in added:
-            self._text.add(doc, text)
+            index.add(doc, text)
 
         def undo() -> None:
             for doc, text in added:
-                self._text.remove(doc, text)
+                index.remove(doc, text)
 
         txn.on_rollback(undo)
 
-    def _text_search(self, terms: Sequence[str], slots: Sequence[str], limit: int) -> list[TextHit]:
+    def _index_search(
+        self, index: InvertedIndex, terms: Sequence[str], slots: Sequence[str], limit: int
+    ) -> list[TextHit]:
+        """The ``limit`` best documents of ``index`` in ``slots`` matching any of ``terms``, ties newest first."""
         wanted = set(slots)
         hits: list[TextHit] = []
-        for doc, score in self._text.scores(terms).items():
+        for doc, score in index.scores(terms).items():
             seq, group = split_doc_id(doc)
             rec = self._records[seq - 1]
             if rec.slot in wanted:

@@ -33,7 +33,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..errors import MissingExtraError, StoreBusyError, StoreError
-from .base import ROOT_BRANCH, Op, StoreStats
+from .base import ROOT_BRANCH, Op, StoreStats, Transaction
 from .fulltext import MAX_GROUPS, TextHit, words
 from .migrations import Migration, apply_migrations
 from .queue import WorkClaim
@@ -299,11 +299,30 @@ def _query_part(term: str, config: str) -> tuple[str, tuple[str, ...]] | None:
     return "%s::tsquery", ("'" + term.replace("\\", "\\\\").replace("'", "''") + "'",)
 
 
+def _m5_summary_index(store: PostgresStore) -> None:
+    # Summaries get a full-text index of their own (stores/fulltext.py), like text_index (one row per summary
+    # record, doc = sequence * 256, same configuration, GIN, append-only) but apart from it, as on SQLite. A
+    # summary record is indexed in the transaction that writes it (Transaction.append); the ones stored
+    # before are indexed here.
+    store._run_ddl(
+        """
+        CREATE TABLE summary_index (doc BIGINT PRIMARY KEY, seq BIGINT NOT NULL, tsv tsvector NOT NULL);
+        CREATE INDEX summary_index_tsv ON summary_index USING GIN (tsv);
+        CREATE TRIGGER summary_index_no_update BEFORE UPDATE OR DELETE ON summary_index
+            FOR EACH ROW EXECUTE FUNCTION text_index_refuse_change();
+        CREATE TRIGGER summary_index_no_truncate BEFORE TRUNCATE ON summary_index
+            FOR EACH STATEMENT EXECUTE FUNCTION text_index_refuse_change();
+        """
+    )
+    store._index_summary_records()
+
+
 MIGRATIONS: list[Migration[PostgresStore]] = [
     Migration(1, "records, branches, slots, head, blobs; append-only triggers", _m1_schema),
     Migration(2, "execution journal (append-only triggers)", _m2_journal),
     Migration(3, "compression work queue", _m3_work_queue),
     Migration(4, "full-text index (tsvector, GIN)", _m4_text_index),
+    Migration(5, "full-text index: summaries", _m5_summary_index),
 ]
 
 
@@ -599,6 +618,20 @@ class PostgresStore(SQLStore):
     has_text_index = True
 
     def _text_insert(self, seq: int, documents: Sequence[tuple[int, str]]) -> None:
+        self._index_insert("text_index", seq, documents)
+
+    def _text_search(self, terms: Sequence[str], slots: Sequence[str], limit: int) -> list[TextHit]:
+        return self._index_search("text_index", terms, slots, limit)
+
+    def _summary_insert(self, tx: Transaction, seq: int, documents: Sequence[tuple[int, str]]) -> None:
+        self._index_insert("summary_index", seq, documents)
+
+    def _summary_search(self, terms: Sequence[str], slots: Sequence[str], limit: int) -> list[TextHit]:
+        return self._index_search("summary_index", terms, slots, limit)
+
+    def _index_insert(self, table: str, seq: int, documents: Sequence[tuple[int, str]]) -> None:
+        """Add the documents of record ``seq`` to the full-text ``table`` (``text_index`` or
+        ``summary_index``: same rows, same configuration)."""
         if not documents:
             return
         base = seq * MAX_GROUPS
@@ -608,9 +641,10 @@ class PostgresStore(SQLStore):
             params += [base + group, seq, self._text_config, stemmed, raw]
         row = "(%s, %s, to_tsvector(%s::regconfig, %s) || array_to_tsvector(%s::text[]))"
         values = ", ".join([row] * len(documents))
-        self._execute(f"INSERT INTO text_index(doc, seq, tsv) VALUES {values}", tuple(params))
+        self._execute(f"INSERT INTO {table}(doc, seq, tsv) VALUES {values}", tuple(params))
 
-    def _text_search(self, terms: Sequence[str], slots: Sequence[str], limit: int) -> list[TextHit]:
+    def _index_search(self, table: str, terms: Sequence[str], slots: Sequence[str], limit: int) -> list[TextHit]:
+        """The ``limit`` best documents of the full-text ``table`` in ``slots`` matching any of ``terms``."""
         ids = {sid: name for name in slots if (sid := self._slot_id(name, create=False)) is not None}
         parts = [part for term in terms if (part := _query_part(term, self._text_config)) is not None]
         if not ids or not parts:
@@ -621,7 +655,7 @@ class PostgresStore(SQLStore):
         params = [value for _, values in parts for value in values]
         rows = self._execute(
             f"SELECT t.doc, ts_rank(t.tsv, q.q) AS score, r.branch_id, r.slot_id, r.item "
-            f"FROM (SELECT {query} AS q) AS q, text_index t JOIN records r ON r.seq = t.seq "
+            f"FROM (SELECT {query} AS q) AS q, {table} t JOIN records r ON r.seq = t.seq "
             "WHERE t.tsv @@ q.q AND r.slot_id = ANY(%s) ORDER BY score DESC, t.doc DESC LIMIT %s",
             (*params, list(ids), limit),
         ).fetchall()

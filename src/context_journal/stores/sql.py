@@ -7,10 +7,12 @@ differs — transactions, sequence allocation, change tokens, slot creation, DDL
 
 from __future__ import annotations
 
+import json
 from abc import abstractmethod
 from typing import Any
 
 from .base import BranchInfo, JournalRow, Op, Record, Store
+from .fulltext import summary_documents
 from .queue import QUEUE_COLUMNS
 
 __all__ = ["JOURNAL_COLUMNS", "SQLStore"]
@@ -81,6 +83,33 @@ class SQLStore(Store):
             (after, upto, limit),
         ).fetchall()
         return [Record(int(q), int(b), n, i, Op(o), body, float(t)) for q, b, n, i, o, body, t in rows]
+
+    def _index_summary_records(self, batch: int = 1000) -> int:
+        """Inside a migration's transaction: add every summary record already stored (written before
+        summaries were indexed) to the summary index. Summaries are few (one per chunk and merge), so one
+        transaction indexes them all; a killed migration rolls back and runs again at the next open.
+        Returns the records indexed."""
+        indexed = 0
+        after = 0
+        while True:
+            rows = self._query(
+                "SELECT r.seq, r.body FROM records r JOIN slots s ON s.id = r.slot_id WHERE r.seq > ? "
+                "AND r.op IN (1, 2) AND r.body IS NOT NULL AND substr(s.name, 1, 12) = 'compression/' "
+                "AND substr(r.item, 1, 8) = 'summary/' ORDER BY r.seq LIMIT ?",
+                (after, batch),
+            ).fetchall()
+            for seq, body in rows:
+                try:
+                    documents = summary_documents(json.loads(body))
+                except ValueError:
+                    documents = []
+                if documents:
+                    assert self._txn is not None
+                    self._summary_insert(self._txn, int(seq), documents)
+                    indexed += 1
+            if len(rows) < batch:
+                return indexed
+            after = int(rows[-1][0])
 
     def _slot_list(self) -> list[str]:
         return [r[0] for r in self._query("SELECT name FROM slots ORDER BY name").fetchall()]

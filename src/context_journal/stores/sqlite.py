@@ -172,6 +172,23 @@ def _m6_text_index_pending(store: SQLiteStore) -> None:
     conn.execute("UPDATE text_index_backfill SET done = 0, upto = ? WHERE id = 1", (head,))
 
 
+SUMMARY_INDEX_DDL = (
+    "CREATE VIRTUAL TABLE summary_index USING fts5(body, content='', columnsize=0, "
+    "tokenize='porter unicode61 remove_diacritics 2')"
+)
+
+
+def _m7_summary_index(store: SQLiteStore) -> None:
+    # Summaries get a full-text index of their own (stores/fulltext.py), built like the message index
+    # (contentless FTS5, rowid = the summary record's sequence) but apart from it: a message search never
+    # ranks summaries, and their words do not move its bm25 statistics. A summary record is indexed in the
+    # transaction that writes it (Transaction.append), straight into FTS5: summaries are few (one per chunk
+    # and merge, each after a model call), so they need no pending rows. The ones stored before are indexed
+    # here. Message rows, their pending rows and their backfill are untouched.
+    store._conn.execute(SUMMARY_INDEX_DDL)
+    store._index_summary_records()
+
+
 MIGRATIONS: list[Migration[SQLiteStore]] = [
     Migration(1, "records, branches, slots, blobs", _m1_schema),
     Migration(2, "item index", _m2_item_index),
@@ -179,6 +196,7 @@ MIGRATIONS: list[Migration[SQLiteStore]] = [
     Migration(4, "compression work queue", _m4_work_queue),
     Migration(5, "full-text index (FTS5)", _m5_text_index),
     Migration(6, "full-text index: compact document ids, pending rows", _m6_text_index_pending),
+    Migration(7, "full-text index: summaries", _m7_summary_index),
 ]
 
 TEXT_FOLD_EVERY = 64
@@ -462,6 +480,23 @@ class SQLiteStore(SQLStore):
             TextHit(int(key) // MAX_GROUPS, int(key) % MAX_GROUPS, -float(score), ids[sid], int(bid), item)
             for key, score, bid, sid, item in kept[:limit]
         ]
+
+    def _summary_insert(self, tx: Transaction, seq: int, documents: Sequence[tuple[int, str]]) -> None:
+        self._exec_many("INSERT INTO summary_index(rowid, body) VALUES (?, ?)", [(seq, t) for _, t in documents])
+
+    def _summary_search(self, terms: Sequence[str], slots: Sequence[str], limit: int) -> list[TextHit]:
+        ids = {sid: name for name in slots if (sid := self._slot_id(name, create=False)) is not None}
+        if not ids:
+            return []
+        match = " OR ".join(f'"{t}"' for t in terms)  # query words: letters and digits only
+        marks = ",".join("?" * len(ids))
+        rows = self._exec(
+            "SELECT t.seq, t.score, r.branch_id, r.slot_id, r.item FROM "
+            "(SELECT rowid AS seq, bm25(summary_index) AS score FROM summary_index WHERE summary_index MATCH ?) "
+            f"AS t JOIN records r ON r.seq = t.seq WHERE r.slot_id IN ({marks}) ORDER BY t.score, t.seq DESC LIMIT ?",
+            (match, *ids, limit),
+        ).fetchall()
+        return [TextHit(int(seq), 0, -float(score), ids[sid], int(bid), item) for seq, score, bid, sid, item in rows]
 
     def _text_backfill_state(self) -> tuple[int, int]:
         row = self._exec("SELECT done, upto FROM text_index_backfill WHERE id = 1").fetchone()
