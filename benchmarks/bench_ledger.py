@@ -3,18 +3,26 @@ and prompt-cache reuse by placement.
 
 Usage::
 
-    python benchmarks/bench_ledger.py --sizes 2000,20000 [--session PATH]
+    python benchmarks/bench_ledger.py --sizes 2000,5000,20000 [--session PATH] [--no-cache]
 
-Messages are the real Claude Code session's messages (``../shared/data/claude-code-sessions``), cycled
-with fresh tool ids. For each size N (SQLite, ``durability="normal"``) it prints:
+First ``fold_us_per_message``: the fold alone (``Ledger.add``), one pass over every message of the four
+real Claude Code sessions (``../shared/data/claude-code-sessions``, nothing cycled): the ledger's upkeep
+per appended message, less the O(1) queueing and the amortised checkpoint write below.
+
+Then, for each size N (SQLite, ``durability="normal"``; the session's messages cycled with fresh tool
+ids; the history written with the ledger off, so it starts without a checkpoint):
 
 * ``add_off_us`` / ``add_on_us``: mean microseconds of ``add_message`` with the ledger off (no keeper)
-  and on (a keeper watching the index: it queues each appended body), over the last 1,000 appends;
-* ``fold_us``: mean microseconds per message of folding queued messages (``working_state()`` after
-  1,000 appends; what a compile pays for the messages added since the previous one);
-* ``upkeep_us``: ``add_on - add_off + fold``: the ledger's whole cost per appended message;
-* ``rebuild_ms``: a new handle's first ``working_state()`` (reads and folds every message: what open and
-  switch_branch cost, since the ledger is kept in memory).
+  and on (a keeper queues each body, folds and writes a checkpoint every ``checkpoint_every`` = 512
+  appends), over 1,000 appends (noisy: a disk write each);
+* ``first_fold_ms``: a handle's first ``working_state()`` with no checkpoint (folds every message);
+* ``checkpoint_encode_ms`` / ``checkpoint_us_per_append`` / ``checkpoint_bytes``: encoding one checkpoint
+  (its write is one more record in the append path), the same over 512 appends, and its JSON size;
+* ``open_ms`` / ``open_folded``: a new handle's first ``working_state()`` (newest checkpoint + the
+  messages after it) and how many messages it folded; ``open_no_checkpoint_ms``: the same with
+  persistence off (``checkpoint_every=0``: what every open cost before checkpoints);
+* ``fork_switch_ms`` / ``fork_switch_folded``: fork + switch_branch in the same process (a copy of the
+  parent's ledger); ``fork_open_ms``: a new handle on the fork (the parent's checkpoint + tail).
 
 Then, on the session itself, the prompt-cache reuse of each placement: the session is replayed and
 compiled after each message (windowed and autobiographical at 16k tokens, offline compression drained
@@ -35,7 +43,8 @@ from pathlib import Path
 from typing import Any
 
 from context_journal import ContextManager, read_transcript
-from context_journal.state import LedgerConfig
+from context_journal.state import Ledger, LedgerConfig
+from context_journal.state.checkpoint import dump_ledger
 from context_journal.strategies import AutobiographicalConfig, AutobiographicalStrategy, WindowedPassthroughStrategy
 
 DEFAULT_SESSION = (
@@ -76,9 +85,29 @@ def fill(cm: ContextManager, msgs: list[tuple[str, list[dict[str, Any]]]], start
     return times
 
 
+def _timed(fn: Any) -> tuple[float, Any]:
+    t = time.perf_counter()
+    out = fn()
+    return (time.perf_counter() - t) * 1000, out
+
+
+def fold_cost(msgs: list[tuple[str, list[dict[str, Any]]]], repeats: int = 3) -> float:
+    """Microseconds per message of the fold alone (``Ledger.add``), one pass over the real messages."""
+    best = float("inf")
+    for _ in range(repeats):
+        ledger = Ledger()
+        t = time.perf_counter()
+        for k, (_, content) in enumerate(msgs):
+            ledger.add(f"m{k}", content)
+        best = min(best, time.perf_counter() - t)
+    return best * 1e6 / len(msgs)
+
+
 def bench_size(n: int, msgs: list[tuple[str, list[dict[str, Any]]]], tmp: Path) -> dict[str, Any]:
     db = tmp / f"l{n}.db"
-    with ContextManager.open(db) as cm:
+    off_config = LedgerConfig(share=0)
+    with ContextManager.open(db) as cm:  # the history, written with the ledger off (no checkpoint)
+        cm.ledger_config = off_config
         batch = 2000
         for i in range(0, n - 2000, batch):
             cm.add_messages(
@@ -88,18 +117,26 @@ def bench_size(n: int, msgs: list[tuple[str, list[dict[str, Any]]]], tmp: Path) 
                     for w, c in [msgs[j % len(msgs)]]
                 ]
             )
-        off = fill(cm, msgs, n - 2000, 1000)  # no keeper yet: the ledger is off
-        t = time.perf_counter()
-        cm.working_state()  # the keeper is made and folds the whole store
-        first_ms = (time.perf_counter() - t) * 1000
-        on = fill(cm, msgs, n - 1000, 1000)
-        t = time.perf_counter()
-        cm.working_state()
-        fold_us = (time.perf_counter() - t) * 1e6 / 1000
+        off = fill(cm, msgs, n - 2000, 1000)  # no keeper: the ledger is off
     with ContextManager.open(db) as cm:
-        t = time.perf_counter()
-        cm.working_state()
-        rebuild_ms = (time.perf_counter() - t) * 1000
+        rebuild_ms, _ = _timed(cm.working_state)  # no checkpoint yet: folds every message
+        on = fill(cm, msgs, n - 1000, 1000)  # keeper on: queues each body, folds and checkpoints every 512
+        fold_ms, _ = _timed(cm.working_state)
+        keeper = cm._ledger_keeper()
+        save_ms, text = _timed(lambda: json.dumps(dump_ledger(keeper.ledger), separators=(",", ":")))
+        size = len(text)
+        cm.fork("side")
+        cm.switch_branch("side")
+        fork_ms, _ = _timed(cm.working_state)
+        fork_folded = cm._ledger_keeper().folded
+    with ContextManager.open(db) as cm:
+        open_ms, _ = _timed(cm.working_state)  # the newest checkpoint + the messages after it
+        folded = cm._ledger_keeper().folded
+    with ContextManager.open(db, branch="side") as cm:
+        fork_open_ms, _ = _timed(cm.working_state)  # another process on the fork
+    with ContextManager.open(db) as cm:
+        cm.ledger_config = LedgerConfig(checkpoint_every=0)  # persistence off: what open cost before
+        open_off_ms, _ = _timed(cm.working_state)
     add_off, add_on = statistics.fmean(off) * 1e6, statistics.fmean(on) * 1e6
     return {
         "messages": n,
@@ -107,10 +144,17 @@ def bench_size(n: int, msgs: list[tuple[str, list[dict[str, Any]]]], tmp: Path) 
         "add_on_us": round(add_on, 1),
         "add_off_median_us": round(statistics.median(off) * 1e6, 1),
         "add_on_median_us": round(statistics.median(on) * 1e6, 1),
-        "fold_us": round(fold_us, 1),
-        "upkeep_us": round(add_on - add_off + fold_us, 1),
-        "first_fold_ms": round(first_ms, 1),
-        "rebuild_ms": round(rebuild_ms, 1),
+        "tail_fold_ms": round(fold_ms, 2),
+        "checkpoint_encode_ms": round(save_ms, 2),
+        "checkpoint_us_per_append": round(save_ms * 1000 / LedgerConfig().checkpoint_every, 2),
+        "checkpoint_bytes": size,
+        "first_fold_ms": round(rebuild_ms, 1),
+        "open_ms": round(open_ms, 1),
+        "open_folded": folded,
+        "open_no_checkpoint_ms": round(open_off_ms, 1),
+        "fork_switch_ms": round(fork_ms, 1),
+        "fork_switch_folded": fork_folded,
+        "fork_open_ms": round(fork_open_ms, 1),
     }
 
 
@@ -156,13 +200,16 @@ def cache_reuse(msgs: list[tuple[str, list[dict[str, Any]]]], budget: int) -> di
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--sizes", default="2000,20000")
+    parser.add_argument("--sizes", default="2000,5000,20000")
     parser.add_argument("--session", default=str(DEFAULT_SESSION))
     parser.add_argument("--budget", type=int, default=16000)
     parser.add_argument("--no-cache", action="store_true", help="skip the placement replay")
     args = parser.parse_args()
     msgs = session_messages(Path(args.session))
     print(f"session: {len(msgs)} messages")
+    every = [m for p in sorted(Path(args.session).parent.glob("*.jsonl")) for m in session_messages(p)]
+    fold_us = fold_cost(every)
+    print(json.dumps({"fold_us_per_message": round(fold_us, 1), "sessions_messages": len(every)}))
     with tempfile.TemporaryDirectory() as tmp:
         for n in (int(s) for s in args.sizes.split(",")):
             print(json.dumps(bench_size(max(n, 3000), msgs, Path(tmp))))

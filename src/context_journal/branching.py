@@ -14,6 +14,7 @@ Rewinding is forking at an earlier point: the abandoned end stays on its branch,
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -117,6 +118,7 @@ class BranchingMixin:
     _compression_mode: str
     _view_reader: str | None
     strategy: Any
+    _ledger_at_fork: Callable[..., None]  # the working-state mixin's (issue 12)
 
     def _check_reader(self, action: str = "read") -> None:  # implemented by the manager
         raise NotImplementedError
@@ -158,6 +160,7 @@ class BranchingMixin:
             ValueError: ``at`` is a sequence outside ``0..head``.
         """
         self._check_reader("fork")  # issue 7: a fork inherits the namespace's reader record
+        self._ledger_at_fork()  # issue 12: a switch to the branch starts from this ledger, not a refold
         info = self._store.create_branch(name, self._branch.name, self._resolve_at(at))
         return self._summary(info, {})
 
@@ -270,7 +273,7 @@ class BranchingMixin:
             tx.put_state(info.id, derivation_key(info.id), record.to_state())
             if reader is not None:
                 tx.put_state(info.id, f"{child_ns}/{READER_STATE}", reader)
-        return ContextManager(
+        child = ContextManager(
             self._store,
             namespace=child_ns,
             isolate=self._isolate,
@@ -282,6 +285,8 @@ class BranchingMixin:
             compression=self._compression_mode,
             index=self._messages.clone_for(info.id, fork_seq),
         )
+        self._ledger_at_fork(child)  # issue 12: the child's ledger starts as a copy of this one
+        return child
 
     def get_derivation(self) -> Derivation | None:
         """How this manager's branch was derived (parent, branch, fork point), or None if it was not."""

@@ -828,3 +828,20 @@ def test_two_message_stores_on_one_handle_see_each_other(store: Store) -> None:
     b.append([MessageInput("bob", "from b", id="b1")])
     assert [m.id for m in a.slice()] == ["a1", "b1"]
     assert a.get("b1").text() == "from b"
+
+
+def test_state_records_in_a_slot_of_their_own_follow_lineage(store: Store) -> None:
+    """``get_state_record(slot=...)``: state records kept outside ``state`` (the ledger's checkpoints)
+    are read like states: latest visible wins, a fork sees its parent's up to the fork point only."""
+    root = store.get_branch(ROOT_BRANCH).id
+    with store.transaction() as tx:
+        tx.append(root, "ledger", "k", {"v": 1}, Op.STATE)
+    fork = store.create_branch("f", ROOT_BRANCH)
+    with store.transaction() as tx:
+        tx.append(root, "ledger", "k", {"v": 2}, Op.STATE)
+    main = store.get_state_record(root, "k", slot="ledger")
+    seen = store.get_state_record(fork.id, "k", slot="ledger")
+    assert main is not None and main.value() == {"v": 2}
+    assert seen is not None and seen.value() == {"v": 1}
+    assert store.get_state_record(root, "k") is None  # not in the ``state`` slot
+    assert store.get_state_record(root, "k", as_of=main.seq - 1, slot="ledger").value() == {"v": 1}  # type: ignore[union-attr]

@@ -8,6 +8,7 @@ and tool tables. Every compile renders the block (``LedgerConfig.share`` of the 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +21,8 @@ if TYPE_CHECKING:
     from ..strategies.base import Strategy
 
 __all__ = ["FACTS_STATE", "WorkingStateMixin"]
+
+logger = logging.getLogger("context_journal.state")
 
 FACTS_STATE = "facts"
 MAX_FACT_KEY = 200
@@ -59,15 +62,49 @@ class WorkingStateMixin:
                 keeper.detach()
             self._ledger_keepers = {}
 
+    _ledger_inherited: tuple[LedgerKeeper, ...] = ()
+
     def _ledger_keeper(self) -> LedgerKeeper:
-        """The keeper of this manager's message index (made on first use, then kept per index)."""
+        """The keeper of this manager's message index (made on first use, then kept per index). A new
+        keeper starts from the newest persisted checkpoint, or from a copy of the ledger of an ancestor
+        branch's keeper in this process (a fork or derive), whichever covers more; see
+        :mod:`context_journal.state.checkpoint`."""
         if self._ledger_keepers is None:
             self._ledger_keepers = {}
         ms = self._messages
         keeper = self._ledger_keepers.get(id(ms))
         if keeper is None or keeper.messages is not ms:
-            keeper = self._ledger_keepers[id(ms)] = LedgerKeeper(ms, self._view_reader, self.ledger_config)
+            seeds = (*self._ledger_keepers.values(), *self._ledger_inherited)
+            keeper = LedgerKeeper(ms, self._view_reader, self.ledger_config, seeds)
+            self._ledger_keepers[id(ms)] = keeper
+            self._ledger_inherited = ()
         return keeper
+
+    def _ledger_appended(self) -> None:
+        """After this handle's appends: fold and persist a checkpoint once ``checkpoint_every`` appends
+        are past the newest one. A checkpoint is a cache: a failure to write one never fails the append
+        (it is logged; the next open folds a little more)."""
+        config = self.ledger_config
+        if config.share == 0 or not config.checkpoint_every:
+            return
+        try:
+            self._ledger_keeper().appended()
+        except Exception:  # the messages are committed; the checkpoint can wait
+            logger.warning("working-state checkpoint not written", exc_info=True)
+
+    def _ledger_at_fork(self, child: WorkingStateMixin | None = None) -> None:
+        """Before a fork: bring this index's ledger up to the fork point, so the branch (switched to in
+        this process, or ``child``, a derived manager) starts from a copy of it instead of refolding."""
+        keeper = (self._ledger_keepers or {}).get(id(self._messages))
+        if keeper is None or keeper.messages is not self._messages:
+            return
+        try:
+            keeper.sync()
+        except Exception:  # the fork does not depend on the ledger
+            logger.warning("working-state ledger not synced at the fork", exc_info=True)
+            return
+        if child is not None:
+            child._ledger_inherited = (keeper,)
 
     def _facts(self) -> dict[str, str]:
         return facts_from_state(self._store.get_state(self._branch.id, f"{self._namespace}/{FACTS_STATE}"))

@@ -4,8 +4,11 @@
 branch): each append applied to the index (this handle's writes and other handles' writes read on
 refresh) hands the keeper the stored body, which it queues in O(1); :meth:`LedgerKeeper.sync` folds
 the queued messages in order (reading from the store only what was not queued: the messages that
-existed before the keeper was made). An edit or removal makes the next sync fold the branch again
-from the start (the fold is not invertible; edits and removals are rare in agent sessions).
+existed before the keeper was made). A keeper starts from the newest persisted checkpoint the journal
+agrees with, or from a copy of an ancestor branch's ledger in this process (fork, derive), and writes
+a checkpoint every ``LedgerConfig.checkpoint_every`` appends (:mod:`context_journal.state.checkpoint`),
+so open and fork fold only the messages after it. An edit or removal makes the next sync start again
+from a checkpoint older than the changed message (the fold is not invertible).
 
 :class:`LedgerStrategy` wraps any strategy: it prices the rendered block, gives the wrapped strategy
 the rest of the budget, and places the block as a pair (a marker user turn, then the block as an
@@ -17,17 +20,21 @@ or a summary's pair. The block is added only when the conversation does not fit 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..messages import MessageStore
 from ..strategies.base import Budget, ContextEntry, RawSpan, RenderedEntry, Selection, Strategy
 from ..strategies.placement import StrategyWrapper
 from ..tokens import TokenCounter
 from ..views import MessageView
+from .checkpoint import Checkpoint, _covered, load_checkpoint, names_reader, save_checkpoint
 from .ledger import Ledger, LedgerConfig, WorkingState
 from .render import MARKER, render_state
+
+if TYPE_CHECKING:
+    from ..messages import _Entry
 
 __all__ = ["LedgerKeeper", "LedgerStrategy"]
 
@@ -41,9 +48,9 @@ class LedgerKeeper:
     Args:
         messages: The message index (slot and branch).
         reader: The reader whose blocks count.
-        config: The ledger knobs.
-        ledger: A ledger to start from (a copy of a parent's), covering ``done`` store positions.
-        done: Store positions ``ledger`` covers.
+        config: The ledger knobs (``checkpoint_every``: appends between persisted checkpoints, 0: none).
+        seeds: Keepers of ancestor branches (or of this one) whose ledger may serve as the start, as
+            copied in memory (a fork or derive in this process), when the journal agrees with it.
     """
 
     def __init__(
@@ -51,14 +58,19 @@ class LedgerKeeper:
         messages: MessageStore,
         reader: str | None,
         config: LedgerConfig,
-        ledger: Ledger | None = None,
-        done: int = 0,
+        seeds: Sequence[LedgerKeeper] = (),
     ) -> None:
         self.messages = messages
         self.reader = reader
         self.config = config
-        self.ledger = ledger if ledger is not None else Ledger(config, reader)
-        self._done = done if ledger is not None else 0
+        self.ledger = Ledger(config, reader)
+        self.folded = 0  # messages folded by this keeper (what open and fork must keep small)
+        self._done = 0
+        self._seq = 0  # store sequence the ledger covers (once loaded and synced)
+        self._private = False  # a folded message holds a block naming the reader
+        self._loaded = False  # the start (checkpoint, seed or empty) was chosen
+        self._saved = 0  # positions covered by the newest checkpoint written or loaded
+        self._seeds = [k._point() for k in seeds if k._serves(messages, reader, config)]
         self._mutations = messages._mutations
         self._queue: dict[int, list[dict[str, Any]]] = {}
         messages.observers.append(self._observe)
@@ -73,11 +85,35 @@ class LedgerKeeper:
         """Store positions folded."""
         return self._done
 
+    @property
+    def covered_seq(self) -> int:
+        """Store sequence the ledger covers (after :meth:`sync`)."""
+        return self._seq
+
+    def _serves(self, messages: MessageStore, reader: str | None, config: LedgerConfig) -> bool:
+        """True when this keeper's ledger is a valid start for ``messages`` (same slot, reader and fold
+        configuration; this keeper's branch in its lineage no later than the ledger's sequence)."""
+        if not self._loaded or self._done != len(self.messages._entries) or reader != self.reader:
+            return False
+        if messages.slot != self.messages.slot or config.fingerprint() != self.config.fingerprint():
+            return False
+        segments = messages.store.lineage(messages.branch_id).segments
+        return any(bid == self.messages.branch_id and self._seq <= upto for bid, upto in segments)
+
+    def _point(self) -> Checkpoint:
+        return Checkpoint(self.ledger.copy(), self._seq, self._done, self._private)
+
     def _observe(self, position: int, message_id: str, body: dict[str, Any]) -> None:
         if position >= self._done:
             self._queue[position] = body["content"]
-            if len(self._queue) > _QUEUE:
+            if len(self._queue) > _QUEUE and self._loaded:
                 self._fold_queued()
+
+    def _fold(self, entry: _Entry, content: Sequence[Mapping[str, Any]]) -> None:
+        if entry.audience is not None and names_reader(entry, self.reader):
+            self._private = True
+        self.ledger.add(entry.id, content)
+        self.folded += 1
 
     def _fold_queued(self) -> None:
         """Fold the queued messages that come next in order (no store read)."""
@@ -86,8 +122,23 @@ class LedgerKeeper:
             content = self._queue.pop(self._done)
             entry = entries[self._done]
             if entry.live:
-                self.ledger.add(entry.id, content)
+                self._fold(entry, content)
             self._done += 1
+
+    def _start(self) -> None:
+        """Choose where the fold starts: the newest persisted checkpoint or in-memory seed the journal
+        agrees with, else the empty ledger."""
+        ms, config = self.messages, self.config
+        best = load_checkpoint(ms, config, self.reader) if config.checkpoint_every else None
+        self._saved = best.done if best is not None else 0
+        for seed in self._seeds:
+            if _covered(ms._entries, seed.seq, seed.done) is None and (best is None or seed.seq > best.seq):
+                best = Checkpoint(seed.ledger.copy(), seed.seq, seed.done, seed.private)
+        self._seeds = []
+        if best is None:
+            best = Checkpoint(Ledger(config, self.reader), 0, 0)
+        self.ledger, self._seq, self._done, self._private = best.ledger, best.seq, best.done, best.private
+        self._loaded = True
 
     def sync(self) -> Ledger:
         """Fold every message not folded yet; returns the ledger (current with the index)."""
@@ -95,8 +146,10 @@ class LedgerKeeper:
         with ms._lock:
             if ms.mutated_since(self._mutations) is not None:
                 self._mutations = ms._mutations
-                self.ledger = Ledger(self.config, self.reader)
-                self._done = 0
+                self._loaded = False  # the fold is not invertible: start again from what still holds
+                self._queue = {}  # a queued body may be the version an edit replaced
+            if not self._loaded:
+                self._start()
             entries = ms._entries
             n = len(entries)
             while self._done < n:
@@ -112,10 +165,27 @@ class LedgerKeeper:
                     e = entries[p]
                     queued = self._queue.pop(p, None)
                     if e.live:
-                        self.ledger.add(e.id, queued if queued is not None else loaded[e.id])
+                        self._fold(e, queued if queued is not None else loaded[e.id])
                 self._done = stop
+            self._seq = max(self._seq, ms.last_seq)
             self._queue = {p: c for p, c in self._queue.items() if p >= self._done}
         return self.ledger
+
+    def appended(self) -> int | None:
+        """After appends: once ``checkpoint_every`` appends are past the newest checkpoint, fold them and
+        persist a checkpoint (its own transaction). Returns the record's sequence, or None."""
+        every = self.config.checkpoint_every
+        if not every or len(self.messages._entries) - self._saved < every:
+            return None
+        self.sync()
+        if self._done - self._saved < every:
+            return None
+        seq = save_checkpoint(self.messages, self.config, self.reader, self._point_now())
+        self._saved = self._done
+        return seq
+
+    def _point_now(self) -> Checkpoint:
+        return Checkpoint(self.ledger, self._seq, self._done, self._private)
 
 
 def _newest_user_turn(view: MessageView, user_role: Callable[[str], bool], scan: int = 256) -> int | None:

@@ -65,6 +65,9 @@ class LedgerConfig:
         result_scan_chars: Characters of a tool result's head scanned for names and error lines (and
             half as many of its tail): results are long and their names matter less than the ones the
             agent writes (measured with ``benchmarks/bench_ledger.py`` and ``eval_compaction.py``).
+        checkpoint_every: Appends between two persisted checkpoints of the ledger (a state record per
+            message slot, branch and reader group; see :mod:`context_journal.state.checkpoint`), so
+            open and fork fold at most about this many messages; 0 keeps the ledger in memory only.
     """
 
     share: float = 0.15
@@ -79,6 +82,7 @@ class LedgerConfig:
     marker_participant: str = "Context Manager"
     scan_chars: int = 1500
     result_scan_chars: int = 400
+    checkpoint_every: int = 512
 
     def __post_init__(self) -> None:
         if not 0 <= self.share <= 0.9:
@@ -90,6 +94,8 @@ class LedgerConfig:
         for name in ("max_identifiers", "max_files", "max_commands", "max_errors", "scan_chars", "result_scan_chars"):
             if getattr(self, name) < 1:
                 raise ValueError(f"LedgerConfig.{name} must be >= 1")
+        if self.checkpoint_every < 0:
+            raise ValueError("LedgerConfig.checkpoint_every must be >= 0")
 
     def fingerprint(self) -> str:
         """What the fold depends on (not the rendering knobs), as text."""
