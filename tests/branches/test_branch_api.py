@@ -391,3 +391,61 @@ def test_two_processes_on_two_branches_of_one_sqlite_store(tmp_path: Path) -> No
         assert json.loads(out) == ["common"] + [f"{branch} {i}" for i in range(60)]
     with ContextManager.open(path) as cm:
         assert texts(cm) == ["common"]
+
+
+@pytest.mark.parametrize("kind", ["windowed", "autobiographical"])
+def test_B60_resuming_after_time_travel_reads_the_fork_not_the_latest(kind: str) -> None:
+    """B60: main compiles at m20, forks 'alt' at m20, goes on to m80 compiling (and draining summaries)
+    every 10; the same manager switches to alt, appends alt1 and compiles: alt's context ends m20, alt1,
+    holds nothing written on main after the fork (no later message, no summary), and equals a compile of
+    the same messages in a fresh namespace with no state; back on main, main's context is unchanged."""
+    from bug_cases import load_case
+
+    from context_journal.llm import LLMRequest
+
+    def answer(request: LLMRequest) -> str:
+        return f"summary of {request.metadata.get('work')}"
+
+    def make() -> ContextManager:
+        strategy: Any = (
+            WindowedPassthroughStrategy()
+            if kind == "windowed"
+            else AutobiographicalStrategy(AutobiographicalConfig.for_budget(2000))
+        )
+        return ContextManager.open("memory:", strategy=strategy, summarizer=ScriptedProvider(default=answer))
+
+    def add(cm: ContextManager, rows: list[dict[str, Any]]) -> None:
+        cm.add_messages([{"participant": m["role"], "content": m["content"], "id": m["id"]} for m in rows])
+
+    def raw(result: Any) -> list[str]:
+        return [s.id for m in result.messages for s in m.sources if s.kind == "message"]
+
+    case = load_case("B60")
+    main_rows = [m for m in case["messages"] if m["id"] != "alt1"]
+    alt1 = [m for m in case["messages"] if m["id"] == "alt1"]
+    assert alt1[0]["parent"] == "m20" and [m["id"] for m in main_rows] == [f"m{k}" for k in range(1, 81)]
+    budget = case["call"]["budget"]
+    cm = make()
+    add(cm, main_rows[:20])
+    cm.compile(budget)
+    cm.fork("alt", at="m20")
+    for k in range(20, 80, 10):
+        add(cm, main_rows[k : k + 10])
+        if kind == "autobiographical":
+            cm.drain()
+        cm.compile(budget)
+    on_main = cm.compile(budget)
+    if kind == "autobiographical":
+        assert any(s.kind == "summary" for m in on_main.messages for s in m.sources)  # main did compress
+    cm.switch_branch("alt")
+    add(cm, alt1)
+    on_alt = cm.compile(budget)
+    assert raw(on_alt)[-2:] == ["m20", "alt1"]
+    assert not {f"m{k}" for k in range(21, 81)} & set(raw(on_alt))
+    assert not any(s.kind == "summary" for m in on_alt.messages for s in m.sources)
+    assert "summary of" not in json.dumps(on_alt.to_anthropic())
+    fresh = make()
+    add(fresh, main_rows[:20] + alt1)
+    assert on_alt.as_messages() == fresh.compile(budget).as_messages()
+    cm.switch_branch("main")
+    assert cm.compile(budget).as_messages() == on_main.as_messages()

@@ -1,4 +1,4 @@
-"""Bug cases on storage and branches (../shared/bug-cases B30, B31, B33, B34, B35, B37).
+"""Bug cases on storage and branches (../shared/bug-cases B30, B31, B33, B34, B35, B37, B51, B57).
 
 Each case is tested as the whole kind of fault it stands for, on every backend, with its literal
 input from ``../shared/bug-cases`` as one example where it has one:
@@ -9,7 +9,9 @@ input from ``../shared/bug-cases`` as one example where it has one:
 * B33 — rewind is a fork: the old head stays listed and readable, nothing is overwritten;
 * B34 — state written at creation (genesis) is visible from every fork / derive point;
 * B35 — concurrent writers lose nothing (the full races are in test_concurrency.py);
-* B37 — a fork pinned to a sequence sees exactly the records up to it, whatever commits meanwhile.
+* B37 — a fork pinned to a sequence sees exactly the records up to it, whatever commits meanwhile;
+* B51 — a lone surrogate is refused at write (naming message and block), nothing written;
+* B57 — reads and compiles follow append order whatever the timestamps (equal, skewed, backwards).
 """
 
 from __future__ import annotations
@@ -545,3 +547,70 @@ def test_b37_fork_races_appends(backend: Backend) -> None:
             assert head_fork.fork_seq is not None
             assert journal.ids(f"head-{n}") == [r.item for r in main if r.seq <= head_fork.fork_seq]
         assert len(journal.ids(ROOT_BRANCH)) == 5 + 20 * 3
+
+
+# ---- B51 -------------------------------------------------------------------------------------------------
+
+
+def test_b51_lone_surrogate_is_refused_at_write_naming_the_place(backend: Backend) -> None:
+    """B51: a tool result holding half a surrogate pair is refused by ``add_messages`` on every backend,
+    naming the message and block, with nothing written; the history stays exportable afterwards."""
+    from context_journal.errors import MalformedContentError
+
+    case = bug_case("B51")
+    with fresh(backend) as store:
+        cm = ContextManager.open(store=store)
+        batch = [{"participant": m["role"], "content": m["content"], "id": m["id"]} for m in case["messages"]]
+        assert "\ud83d" in batch[2]["content"][0]["content"]
+        with pytest.raises(MalformedContentError) as err:
+            cm.add_messages(batch)
+        assert err.value.message_index == 2 and err.value.block_index == 0
+        assert "surrogate" in str(err.value)
+        assert cm.get_all_messages() == []  # all or nothing
+        with pytest.raises(MalformedContentError):
+            cm.add_message("user", batch[2]["content"], id="m3")
+        cm.add_messages(batch[:2])
+        result = cm.compile(10_000)
+        json.dumps(result.to_anthropic(), ensure_ascii=False).encode("utf-8")  # no lone surrogate anywhere
+        json.dumps(result.to_openai(), ensure_ascii=False).encode("utf-8")
+
+
+# ---- B57 -------------------------------------------------------------------------------------------------
+
+
+def test_b57_reads_and_compiles_follow_append_order_whatever_the_timestamps(backend: Backend) -> None:
+    """B57: equal timestamps, a second writer whose clock is 10 minutes behind, and timestamps going
+    backwards: every read (all, a page, newest-first, a time filter) and every compile returns append
+    order, for both writers and after a reopen; ``since`` selects by timestamp without reordering."""
+    from datetime import UTC, datetime, timedelta
+
+    bug_case("B57")
+    base = datetime(2026, 1, 1, 12, tzinfo=UTC)
+    role = ["user", "assistant"]
+    store = backend.new()
+    second = backend.handle(store) if backend.durable else store
+    a = ContextManager.open(store=store)
+    b = ContextManager.open(store=second)
+    for k in range(6):
+        a.add_message(role[k % 2], f"same-ts {k}", id=f"s{k}", timestamp=base)
+    for k in range(6):  # writers alternate; b's clock runs 10 minutes behind a's
+        writer, skew = (a, timedelta(0)) if k % 2 == 0 else (b, timedelta(minutes=-10))
+        writer.add_message(role[k % 2], f"skew {k}", id=f"k{k}", timestamp=base + timedelta(hours=1, minutes=k) + skew)
+    for k in range(4):
+        a.add_message(role[k % 2], f"back {k}", id=f"b{k}", timestamp=base - timedelta(hours=k + 1))
+    order = [f"s{k}" for k in range(6)] + [f"k{k}" for k in range(6)] + [f"b{k}" for k in range(4)]
+
+    def check(cm: ContextManager) -> None:
+        assert [m.id for m in cm.get_all_messages()] == order
+        assert [m.id for m in cm.get_messages(3, 5)] == order[3:8]
+        assert [m.id for m in cm.query_messages(reverse=True, limit=4)] == ["b3", "b2", "b1", "b0"]
+        # a's k0, k2, k4 are at or after base + 1h; b's skewed ones are before it: filtered, not reordered.
+        assert [m.id for m in cm.query_messages(since=base + timedelta(hours=1))] == ["k0", "k2", "k4"]
+        assert [m.id for m in cm.query_messages(until=base)] == ["b0", "b1", "b2", "b3"]
+        result = cm.compile(100_000)
+        assert [s.id for m in result.messages for s in m.sources if s.kind == "message"] == order
+
+    check(a)
+    check(b)
+    if backend.durable:
+        check(ContextManager.open(store=backend.reopen(store)))
