@@ -21,9 +21,9 @@ still exists). Then, on the handles that built them (warm), it prints one table 
 * disk: database + WAL bytes after ``checkpoint()``, with and without the index (target: <= 1.40x);
 * ``search_messages`` top-10: median and p95 ms over ``--rounds`` passes of a fixed list of 50 queries
   (44 LoCoMo questions, 6 vaguer questions full of common words), after one untimed pass; and the
-  store's ``search_text`` alone for the same queries (the 50 candidates ``search_messages`` first asks
+  store's ``search_text`` alone for the same queries (the 20 candidates ``search_messages`` first asks
   for), to show where the time goes (target: median <= 10 ms at 200,000); and the search a compile
-  with ``query=`` makes (``RecallConfig().candidates`` = 40 hits, one pass);
+  with ``query=`` makes (``RecallConfig().candidates`` hits, 200 by default, one pass);
 * compile at ``--budget`` tokens with the strategy, measured as "append one message, then compile"
   (``--compiles`` times each, alternating without and with ``query=``), median ms of each and the
   difference (target: recall adds <= 5 ms at 200,000).
@@ -57,7 +57,7 @@ from context_journal.strategies import PassthroughStrategy, WindowedPassthroughS
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo" / "locomo-dev7.json"
 BATCH = 1000
-SEARCH_WANT = 50  # the candidates search_messages asks the store for first: max(4 * limit, 50)
+SEARCH_WANT = 20  # the candidates search_messages asks the store for first: max(2 * limit, 20)
 
 # Vaguer questions a user might ask of a long conversation: mostly common words.
 VAGUE_QUERIES = [

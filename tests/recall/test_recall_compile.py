@@ -539,3 +539,51 @@ def test_empty_query_raises_value_error(query: str) -> None:
         cm.compile(1000, query=query)
     with pytest.raises(ValueError):
         cm.search_messages(query)
+
+
+def _kayak_conversation(cm: ContextManager) -> None:
+    """A long message that mentions the kayak once in passing, then a short one about it (older), among
+    filler, so both match "kayak" once and the index alone ranks them as equals (newest first)."""
+    words = " ".join(FILLER * 12)
+    cm.add_message("user", "We bought a kayak at last.", id="short")
+    for i in range(6):
+        cm.add_message("assistant" if i % 2 == 0 else "user", f"Turn {i}: {FILLER[i]} and {FILLER[i + 1]}.", id=f"f{i}")
+    cm.add_message("assistant", f"Long news. {words} Also a kayak passed by. {words}", id="long")
+    for i in range(6, 9):
+        cm.add_message("user" if i % 2 == 0 else "assistant", f"Turn {i}: {FILLER[i]}.", id=f"f{i}")
+
+
+def test_length_norm_ranks_a_short_message_about_the_query_above_a_long_one_in_passing() -> None:
+    """bm25's length normalisation, applied to the candidates (the index ranks without lengths): with
+    ``length_norm=b`` each score is scaled by (1 + k1) / (1 + k1 * (1 - b + b * tokens / mean))."""
+    from context_journal.recall.query import by_length
+
+    cm = ContextManager.open("memory:", strategy=PassthroughStrategy())
+    _kayak_conversation(cm)
+    hits = cm.search_messages("kayak", limit=10)
+    assert [h.message_id for h in hits] == ["long", "short"]  # equal scores: newest first
+    assert hits[0].score == hits[1].score
+    view = cm._reader_view()
+    stems = frozenset({"kayak"})
+    assert [(c.message_id, c.score) for c in by_length(hits, view, 0.0, stems)] == [
+        ("long", hits[0].score),
+        ("short", hits[1].score),
+    ]
+    mean = view.tokens() / len(view)
+    size = {e.id: e.tokens for e in view.entries()}
+    ranked = by_length(hits, view, 0.25, stems)
+    assert [c.message_id for c in ranked] == ["short", "long"]
+    for c in ranked:
+        assert c.score == pytest.approx(hits[0].score * 2.2 / (1 + 1.2 * (0.75 + 0.25 * size[c.message_id] / mean)))
+    # The whole compile: with room for one hit only, the short message is the one recalled.
+    one = RecallConfig(before=0, after=0, length_norm=0.25)
+    budget = cm.compile(10_000, query="kayak", recall=one).tokens
+    tight = cm.compile(120, query="kayak", recall=one)
+    assert tight.tokens <= 120 < budget
+    assert [s.id for _, s in sources(tight, "recall")] == ["short"]
+
+
+@pytest.mark.parametrize("value", [-0.1, 1.5])
+def test_length_norm_outside_0_1_is_refused(value: float) -> None:
+    with pytest.raises(ValueError, match="length_norm"):
+        RecallConfig(length_norm=value)

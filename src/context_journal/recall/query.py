@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from ..compile import Roles
@@ -12,7 +12,7 @@ from ..strategies.base import Strategy
 from ..tokens import TokenCounter
 from ..views import MessageView
 from .lines import LineCache
-from .search import search_messages
+from .search import SearchHit, search_messages
 from .spans import Candidate, RecallConfig
 from .strategy import RecallStrategy
 
@@ -71,9 +71,35 @@ def with_recall(
         return strategy, query
     hits = search_messages(messages, query, reader=reader, limit=min(config.candidates, 1000), snippets=False)
     stems = frozenset(stem(t) for t in terms)
-    candidates = [Candidate(h.message_id, h.score, stems) for h in hits]
+    candidates = by_length(hits, view, config.length_norm, stems)
     show_dates = dates if config.dates is None else config.dates
     return RecallStrategy(strategy, candidates, config, counter, show_dates, reader, lines), query
+
+
+_K1 = 1.2  # bm25's k1, as in FTS5's bm25() and the memory index
+
+
+def by_length(hits: Sequence[SearchHit], view: MessageView, b: float, stems: frozenset[str]) -> list[Candidate]:
+    """``hits`` as recall candidates, re-ranked with bm25's length normalisation of strength ``b``.
+
+    The index ranks without document lengths (FTS5 ``columnsize=0``, see ``stores/fulltext.py``), so a long
+    message that mentions a query word once ranks with a short one that is about it. Each score is
+    multiplied by ``(1 + k1) / (1 + k1 * (1 - b + b * tokens / mean))`` — bm25's term weight for one
+    occurrence (k1 = 1.2), relative to a message of ``mean`` tokens — where ``tokens`` is the message's
+    estimated size and ``mean`` the view's mean. It is exact for hits whose query words occur once each
+    (most chat turns). ``b = 0`` keeps the index's order. Ties keep the search order (newest first).
+    """
+    if b == 0 or not hits:
+        return [Candidate(h.message_id, h.score, stems) for h in hits]
+    n = len(view)
+    mean = max(1.0, view.tokens() / n) if n else 1.0
+    scored: list[tuple[float, int, SearchHit]] = []
+    for k, hit in enumerate(hits):
+        tokens = view.tokens_of(hit.message_id)
+        size = mean if tokens is None else tokens
+        scored.append((hit.score * (1 + _K1) / (1 + _K1 * (1 - b + b * size / mean)), k, hit))
+    scored.sort(key=lambda row: (-row[0], row[1]))
+    return [Candidate(hit.message_id, score, stems) for score, _, hit in scored]
 
 
 def dated(stored_roles: Any) -> bool:

@@ -42,6 +42,7 @@ __all__ = [
 ]
 
 _BATCH = 16  # hits whose messages are read in one store round trip
+_SLACK = 8  # tokens a recalled line may cost less than its message's estimate (the message's framing)
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 
@@ -56,6 +57,9 @@ class RecallConfig:
         before: Messages taken before each hit.
         after: Messages taken after each hit.
         candidates: Hits asked of the search index.
+        length_norm: bm25's length normalisation ``b`` (0..1) applied to the candidates, which the
+            index ranks without lengths: a long message that mentions a query word once ranks below a
+            short one about it (see :func:`~.query.by_length`; 0 keeps the index's order).
         min_score_ratio: Hits scoring below this share of the best hit's score are not recalled.
         hit_tokens: A hit message (or the reply to a hit that asks a question) longer than this many
             tokens is cut to its matching sentences.
@@ -69,7 +73,8 @@ class RecallConfig:
     share: float = 0.6
     before: int = 1
     after: int = 1
-    candidates: int = 100
+    candidates: int = 200
+    length_norm: float = 0.25
     min_score_ratio: float = 0.0
     hit_tokens: int = 160
     neighbour_tokens: int = 80
@@ -84,6 +89,8 @@ class RecallConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0 or value > 10_000:
                 raise ValueError(f"{name} must be an integer in 0..10000, got {value!r}")
+        if not 0.0 <= self.length_norm <= 1.0:
+            raise ValueError(f"length_norm must be in 0..1, got {self.length_norm}")
         if not 0.0 <= self.min_score_ratio <= 1.0:
             raise ValueError(f"min_score_ratio must be in 0..1, got {self.min_score_ratio}")
 
@@ -295,15 +302,24 @@ def plan_spans(
     # ``full_windows`` hits with all their neighbours at once).
     n = len(view)
     chosen: list[tuple[int, Candidate]] = []
-    positions = [view.index_of(c.message_id) for c in candidates]
+    positions: list[int | None] = []  # found a batch at a time: most plans stop long before the last hit
     reply = 1 if config.after else 0
+
+    def too_big(pos: int) -> bool:
+        """A hit that will not be cut and is bigger than what is left (judged by the view's estimate,
+        without reading it): most candidates once the allowance is nearly used."""
+        size = view.entry(pos).tokens
+        return pos not in taken and size <= config.hit_tokens and size - _SLACK > allowance - used
+
     for k, cand in enumerate(candidates):
-        if cand.score < best * config.min_score_ratio:
+        if cand.score < best * config.min_score_ratio or allowance - used < _SLACK:
             break
         if k % _BATCH == 0:  # the next hits (and the replies they may ask for) are read in one batch
-            load.prefetch(q for p in positions[k : k + _BATCH] if p is not None for q in range(p, p + 1 + reply))
+            positions.extend(view.index_of(c.message_id) for c in candidates[k : k + _BATCH])
+            batch = (p for p in positions[k : k + _BATCH] if p is not None and not raw(p) and not too_big(p))
+            load.prefetch(q for p in batch for q in range(p, p + 1 + reply))
         pos = positions[k]
-        if pos is None or raw(pos):
+        if pos is None or raw(pos) or too_big(pos):
             continue
         already = pos in taken  # brought in as another hit's neighbour: still a hit, with its own reply
         if already and taken[pos].excerpt:

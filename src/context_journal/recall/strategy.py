@@ -50,8 +50,12 @@ def _marker_text(spans: Sequence[RecallSpan], dates: bool) -> str:
 
 
 class _EntryCache:
-    """The few view reads the planner makes (length, entries, positions of ids), memoised for one
-    ``select``: the planner prices the same neighbourhoods several times."""
+    """The view reads the planner makes (length, entries, positions of ids), memoised for one
+    ``select``: the planner prices the same neighbourhoods several times. An entry is read with the
+    few around it in one pass (:meth:`MessageView.entries`: one position lookup for the run, where
+    :meth:`MessageView.entry` makes one per entry), since the planner reads neighbourhoods."""
+
+    _RUN = 4  # entries read on each side of the one asked for
 
     def __init__(self, view: MessageView) -> None:
         self._view = view
@@ -65,13 +69,21 @@ class _EntryCache:
     def entry(self, index: int) -> ViewEntry:
         found = self._entries.get(index)
         if found is None:
-            found = self._entries[index] = self._view.entry(index)
+            if not 0 <= index < self._n:
+                return self._view.entry(index)  # raises IndexError (or reads from the end) as the view does
+            run = self._view.entries(max(0, index - self._RUN), min(self._n, index + self._RUN + 1))
+            for e in run:
+                self._entries.setdefault(e.position, e)
+            found = self._entries[index]
         return found
 
     def index_of(self, message_id: str) -> int | None:
         if message_id not in self._index:
             self._index[message_id] = self._view.index_of(message_id)
         return self._index[message_id]
+
+    def tokens_of(self, message_id: str) -> int | None:
+        return self._view.tokens_of(message_id)
 
     def messages_for(self, entries: Sequence[ViewEntry]) -> list[Message]:
         return self._view.messages_for(entries)
@@ -122,8 +134,9 @@ class RecallStrategy(StrategyWrapper):
     def select(self, view: MessageView, budget: Budget) -> Selection:
         """The wrapped strategy's selection with recall pairs placed among its entries."""
         allowance = int(budget.tokens * self.config.share)
-        load = LineSource(view, self.reader, self.lines)
         inner_view, view = view, _EntryCache(view)  # type: ignore[assignment]  # the planner's reads, memoised
+        self._entries = view
+        load = LineSource(view, self.reader, self.lines)
         cfg, counter, pair = self.config, self.counter, self._pair_tokens
         first = plan_spans(view, self.candidates, allowance, cfg, counter, load, lambda p: False, pair)
         planned = self._cost(first, 1)
@@ -170,12 +183,12 @@ class RecallStrategy(StrategyWrapper):
         """The first plan as it is, when ``selection`` renders none of it raw and it fits ``planned``
         with one recall pair per place it goes (else None: plan again); what it leaves unused goes back
         to the strategy in one more selection when that is worth it (its raw lines left out in turn)."""
-        spans, place, cost = _around(first, selection, self._cost, view)
+        spans, place, cost = _around(first, selection, self._cost, self._entries)
         if cost > planned:
             return None  # more places than planned: plan again around the selection
         if cost < planned - max(32, budget.tokens // 50) or (not spans and planned):
             wider = self.inner.select(view, replace(budget, tokens=max(0, budget.tokens - cost)))
-            fewer, place2, cost2 = _around(spans, wider, self._cost, view)
+            fewer, place2, cost2 = _around(spans, wider, self._cost, self._entries)
             if cost2 <= cost:
                 return wider, fewer, place2
         return selection, spans, place
