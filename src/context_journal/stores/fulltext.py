@@ -48,6 +48,7 @@ __all__ = [
     "SUMMARY_SLOT_PREFIX",
     "TextHit",
     "doc_id",
+    "fold_text",
     "index_documents",
     "is_message_slot",
     "is_summary_record",
@@ -152,6 +153,15 @@ def _fold(text: str) -> str:
         return text.lower()
     decomposed = unicodedata.normalize("NFKD", text.lower())
     return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def fold_text(text: str) -> str:
+    """``text`` as the SQLite backend hands it to FTS5: unchanged when it is ASCII (FTS5 lowercases and
+    stems it as :func:`words` does), else lowercased, compatibility-decomposed (NFKD) and without
+    combining marks, the form query words take. FTS5's ``unicode61`` tokenizer applies neither the
+    decomposition nor mark removal outside Latin scripts, so indexing the raw text left Hangul syllables,
+    fullwidth letters, ligatures and words with virama unmatchable by their own query words."""
+    return text if text.isascii() else _fold(text)
 
 
 def words(text: str) -> list[str]:

@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from ..errors import StoreBusyError, StoreError
 from .base import ROOT_BRANCH, Op, StoreStats, Transaction
-from .fulltext import MAX_GROUPS, TextHit
+from .fulltext import MAX_GROUPS, TextHit, fold_text
 from .migrations import Migration, apply_migrations
 from .queue import WorkClaim
 from .sql import SQLStore
@@ -189,6 +189,21 @@ def _m7_summary_index(store: SQLiteStore) -> None:
     store._index_summary_records()
 
 
+def _m8_folded_text(store: SQLiteStore) -> None:
+    # Non-ASCII text is indexed folded as query words are (fulltext.fold_text): FTS5's unicode61 tokenizer
+    # neither decomposes compatibility characters nor strips marks outside Latin, so Korean, fullwidth
+    # text, ligatures and Devanagari words with a virama could not be found by their own words. Both
+    # indexes are rebuilt: the message index by the resumable backfill (as migration 6), the summaries here.
+    conn = store._conn
+    conn.execute("DROP TABLE IF EXISTS text_index")
+    conn.execute(TEXT_INDEX_DDL)
+    conn.execute("DELETE FROM text_index_pending")
+    head = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM records").fetchone()[0]
+    conn.execute("UPDATE text_index_backfill SET done = 0, upto = ? WHERE id = 1", (head,))
+    conn.execute("DROP TABLE IF EXISTS summary_index")
+    _m7_summary_index(store)
+
+
 MIGRATIONS: list[Migration[SQLiteStore]] = [
     Migration(1, "records, branches, slots, blobs", _m1_schema),
     Migration(2, "item index", _m2_item_index),
@@ -197,6 +212,7 @@ MIGRATIONS: list[Migration[SQLiteStore]] = [
     Migration(5, "full-text index (FTS5)", _m5_text_index),
     Migration(6, "full-text index: compact document ids, pending rows", _m6_text_index_pending),
     Migration(7, "full-text index: summaries", _m7_summary_index),
+    Migration(8, "full-text index: non-ASCII text folded as query words are", _m8_folded_text),
 ]
 
 TEXT_FOLD_EVERY = 64
@@ -410,7 +426,8 @@ class SQLiteStore(SQLStore):
 
     def _text_insert(self, seq: int, documents: Sequence[tuple[int, str]]) -> None:
         self._exec_many(
-            "INSERT INTO text_index(rowid, body) VALUES (?, ?)", [(_doc_rowid(seq, g), t) for g, t in documents]
+            "INSERT INTO text_index(rowid, body) VALUES (?, ?)",
+            [(_doc_rowid(seq, g), fold_text(t)) for g, t in documents],
         )
 
     def _text_index(self, tx: Transaction, seq: int, documents: Sequence[tuple[int, str]]) -> None:
@@ -426,7 +443,7 @@ class SQLiteStore(SQLStore):
                 self._text_queued += 1
                 self._exec_many(
                     "INSERT INTO text_index_pending(id, body) VALUES (?, ?)",
-                    [(_doc_rowid(seq, g), t) for g, t in documents],
+                    [(_doc_rowid(seq, g), fold_text(t)) for g, t in documents],
                 )
                 return
             self._text_fold()
@@ -482,7 +499,9 @@ class SQLiteStore(SQLStore):
         ]
 
     def _summary_insert(self, tx: Transaction, seq: int, documents: Sequence[tuple[int, str]]) -> None:
-        self._exec_many("INSERT INTO summary_index(rowid, body) VALUES (?, ?)", [(seq, t) for _, t in documents])
+        self._exec_many(
+            "INSERT INTO summary_index(rowid, body) VALUES (?, ?)", [(seq, fold_text(t)) for _, t in documents]
+        )
 
     def _summary_search(self, terms: Sequence[str], slots: Sequence[str], limit: int) -> list[TextHit]:
         ids = {sid: name for name in slots if (sid := self._slot_id(name, create=False)) is not None}
