@@ -129,3 +129,14 @@ def test_map_of_a_lagging_store_names_the_remedy(imported: Path, tmp_path: Path)
     text = " ".join(res.output.split())
     assert "compression lags" in text and "context-journal compress" in text
     assert re.search(r"--overflow window", text)
+
+
+@pytest.mark.parametrize("flag", ["--html", "--png"])
+def test_map_into_a_missing_folder_is_refused_and_creates_nothing(compressed: Path, tmp_path: Path, flag: str) -> None:
+    """Like ``ContextManager.open`` on a missing folder: an error naming it, never a folder made silently."""
+    out = tmp_path / "no" / "such" / "[red]dir[" / "map.out"
+    res = runner.invoke(app, ["map", "--store", str(compressed), "--budget", "4000", flag, str(out)])
+    assert res.exit_code == 1
+    text = " ".join(res.output.split())
+    assert flag in text and "does not exist" in text and "[red]dir[" in text
+    assert not (tmp_path / "no").exists()

@@ -103,3 +103,21 @@ def test_import_B51_lone_surrogate_reports_the_message_and_imports_the_rest(tmp_
     json.dumps(params, ensure_ascii=False).encode("utf-8")  # encodable: no lone surrogate
     result = params["messages"][-1]["content"][0]
     assert result["type"] == "tool_result" and result["tool_use_id"] == "t1" and result["is_error"] is True
+
+
+def test_branch_commands_echo_names_as_typed(tmp_path: Path) -> None:
+    """A branch name with rich markup prints as typed in every branch command (never styled or raising)."""
+    db = tmp_path / "b.db"
+    with ContextManager.open(db) as cm:
+        cm.add_message("user", "hello")
+    name = "[bold]br[/bold]"
+    res = runner.invoke(app, ["branch", "fork", name, "--store", str(db)])
+    assert res.exit_code == 0 and name in res.output, res.output
+    res = runner.invoke(app, ["branch", "list", "--store", str(db)])
+    assert res.exit_code == 0 and name in res.output, res.output
+    res = runner.invoke(app, ["branch", "switch", name, "--store", str(db)])
+    assert res.exit_code == 0 and name in res.output, res.output
+    res = runner.invoke(app, ["branch", "switch", "main", "--store", str(db)])
+    assert res.exit_code == 0
+    res = runner.invoke(app, ["branch", "delete", name, "--store", str(db)])
+    assert res.exit_code == 0 and name in res.output, res.output

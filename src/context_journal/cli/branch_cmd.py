@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from ..manager import ContextManager
@@ -53,7 +54,11 @@ def list_cmd(store: StoreOpt, as_json: JsonOpt = False) -> None:
         table.add_column(col)
     for r in rows:
         table.add_row(
-            "*" if r.name == current else "", r.name, r.parent or "", str(r.fork_sequence or ""), str(r.head_sequence)
+            "*" if r.name == current else "",
+            escape(r.name),
+            escape(r.parent or ""),
+            str(r.fork_sequence or ""),
+            str(r.head_sequence),
         )
     console.print(table)
 
@@ -78,7 +83,9 @@ def fork_cmd(
     if as_json:
         print_json({"name": info.name, "parent": info.parent, "fork_sequence": info.fork_sequence})
         return
-    console.print(f"forked [bold]{info.name}[/] from {info.parent} at sequence {info.fork_sequence}")
+    console.print(
+        f"forked [bold]{escape(info.name)}[/] from {escape(info.parent or '')} at sequence {info.fork_sequence}"
+    )
 
 
 @branch_app.command("switch")
@@ -96,7 +103,7 @@ def switch_cmd(name: Annotated[str, typer.Argument()], store: StoreOpt, as_json:
     if as_json:
         print_json({"branch": name})
         return
-    console.print(f"commands now default to branch [bold]{name}[/]")
+    console.print(f"commands now default to branch [bold]{escape(name)}[/]")
 
 
 @branch_app.command("delete")
@@ -117,4 +124,4 @@ def delete_cmd(name: Annotated[str, typer.Argument()], store: StoreOpt, as_json:
     if as_json:
         print_json({"deleted": name})
         return
-    console.print(f"deleted branch [bold]{name}[/]")
+    console.print(f"deleted branch [bold]{escape(name)}[/]")

@@ -58,6 +58,9 @@ def map_cmd(
         raise typer.BadParameter("give --html FILE, --png FILE or both", param_hint="--html")
     _check_compile_options(strategy, overflow)
     with fail_on_library_errors():
+        for flag, out in (("--html", html_out), ("--png", png_out)):
+            if out is not None and not out.resolve().parent.is_dir():
+                raise CommandError(f"{flag}: the folder {out.resolve().parent} does not exist; create it first")
         if png_out is not None and find_browser() is None:
             raise CommandError(f"--png: {NO_BROWSER}; or write --html FILE and open it in a browser")
         with _compile_manager(
@@ -76,7 +79,6 @@ def map_cmd(
             height = page_height(result)
         written: list[str] = []
         if html_out is not None:
-            html_out.parent.mkdir(parents=True, exist_ok=True)
             html_out.write_text(page, encoding="utf-8")
             written.append(str(html_out))
         if png_out is not None:
