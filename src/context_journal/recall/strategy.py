@@ -135,13 +135,12 @@ class RecallStrategy(StrategyWrapper):
         """The wrapped strategy's selection with recall pairs placed among its entries."""
         allowance = int(budget.tokens * self.config.share)
         inner_view, view = view, _EntryCache(view)  # type: ignore[assignment]  # the planner's reads, memoised
-        self._entries = view
         load = LineSource(view, self.reader, self.lines)
         cfg, counter, pair = self.config, self.counter, self._pair_tokens
         first = plan_spans(view, self.candidates, allowance, cfg, counter, load, lambda p: False, pair)
         planned = self._cost(first, 1)
         selection = self.inner.select(inner_view, replace(budget, tokens=max(0, budget.tokens - planned)))
-        quick = self._settle(first, selection, planned, inner_view, budget)
+        quick = self._settle(first, selection, planned, inner_view, view, budget)
         if quick is not None:  # the first plan, less what the strategy shows raw, fits where it goes
             selection, spans, place = quick
         else:
@@ -178,17 +177,19 @@ class RecallStrategy(StrategyWrapper):
         selection: Selection,
         planned: int,
         view: MessageView,
+        entries: MessageView,
         budget: Budget,
     ) -> tuple[Selection, list[RecallSpan], Callable[[int], int]] | None:
         """The first plan as it is, when ``selection`` renders none of it raw and it fits ``planned``
         with one recall pair per place it goes (else None: plan again); what it leaves unused goes back
-        to the strategy in one more selection when that is worth it (its raw lines left out in turn)."""
-        spans, place, cost = _around(first, selection, self._cost, self._entries)
+        to the strategy in one more selection when that is worth it (its raw lines left out in turn).
+        ``entries`` is ``view`` with its reads memoised (the planner's)."""
+        spans, place, cost = _around(first, selection, self._cost, entries)
         if cost > planned:
             return None  # more places than planned: plan again around the selection
         if cost < planned - max(32, budget.tokens // 50) or (not spans and planned):
             wider = self.inner.select(view, replace(budget, tokens=max(0, budget.tokens - cost)))
-            fewer, place2, cost2 = _around(spans, wider, self._cost, self._entries)
+            fewer, place2, cost2 = _around(spans, wider, self._cost, entries)
             if cost2 <= cost:
                 return wider, fewer, place2
         return selection, spans, place

@@ -164,10 +164,17 @@ def _m6_text_index_pending(store: SQLiteStore) -> None:
     #   segment and updates its structure (about 30 us a write). A search folds every pending row into the
     #   index first (SQLiteStore._text_fold), and so does every 64th write of a handle or the second indexed
     #   write of one transaction: the index is complete whenever it is read, after a crash too.
+    store._conn.execute("CREATE TABLE text_index_pending (id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
+    _rebuild_text_index(store)
+
+
+def _rebuild_text_index(store: SQLiteStore) -> None:
+    """An empty message index, refilled by the resumable backfill (Store.build_text_index) on the first
+    search; rows still pending are dropped with it (the backfill covers them)."""
     conn = store._conn
     conn.execute("DROP TABLE IF EXISTS text_index")
     conn.execute(TEXT_INDEX_DDL)
-    conn.execute("CREATE TABLE text_index_pending (id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
+    conn.execute("DELETE FROM text_index_pending")
     head = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM records").fetchone()[0]
     conn.execute("UPDATE text_index_backfill SET done = 0, upto = ? WHERE id = 1", (head,))
 
@@ -194,13 +201,8 @@ def _m8_folded_text(store: SQLiteStore) -> None:
     # neither decomposes compatibility characters nor strips marks outside Latin, so Korean, fullwidth
     # text, ligatures and Devanagari words with a virama could not be found by their own words. Both
     # indexes are rebuilt: the message index by the resumable backfill (as migration 6), the summaries here.
-    conn = store._conn
-    conn.execute("DROP TABLE IF EXISTS text_index")
-    conn.execute(TEXT_INDEX_DDL)
-    conn.execute("DELETE FROM text_index_pending")
-    head = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM records").fetchone()[0]
-    conn.execute("UPDATE text_index_backfill SET done = 0, upto = ? WHERE id = 1", (head,))
-    conn.execute("DROP TABLE IF EXISTS summary_index")
+    _rebuild_text_index(store)
+    store._conn.execute("DROP TABLE IF EXISTS summary_index")
     _m7_summary_index(store)
 
 
