@@ -739,19 +739,12 @@ def _b49_run(kind: str, drain_every: int) -> list[float]:
     return shares
 
 
-_KIND5 = pytest.mark.xfail(
-    strict=True,
-    reason="issue 13 kind 5 (prefix-stable autobiographical cache layout): each summary and per-turn cut "
-    "rewrites the start of the prompt, and markers sit only on the system prompt and the newest messages",
-)
-
-
 @pytest.mark.parametrize(
     ("kind", "drain_every", "share_of_turns"),
     [
         ("windowed", 0, 0.8),
-        pytest.param("autobiographical", 1, 0.7, marks=_KIND5),
-        pytest.param("autobiographical", 10, 0.7, marks=_KIND5),
+        ("autobiographical", 1, 0.7),
+        ("autobiographical", 10, 0.7),
     ],
 )
 def test_B49_most_turns_read_most_of_the_prompt_from_the_cache(

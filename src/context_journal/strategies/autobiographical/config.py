@@ -11,6 +11,8 @@ import math
 from dataclasses import dataclass, fields, replace
 from typing import Any, Literal
 
+from ...tokens import check_token_count
+
 __all__ = [
     "CHUNK_PROMPT",
     "MERGE_PROMPT",
@@ -103,11 +105,22 @@ class AutobiographicalConfig:
             ``OverBudgetError`` when even that cannot fit); ``"window"`` leaves out the oldest raw
             messages outside the head (a pair-safe sliding window over what is not summarised yet)
             and reports them in the compile's ``omitted``.
+        stable_prefix: Keep the compiled prompt prefix-stable from compile to compile, so a provider's
+            prompt cache keeps hitting (issue 13, bug case B49). Each compile starts from the layout
+            the previous compile chose (kept in the namespace's state on the branch, with the budget it
+            was made for) and appends the new messages raw; only when that is over budget does it
+            compact, and then from the latest point that gives enough room: first the raw run at the
+            end (new summaries replace it), reaching back into older summaries (merges) only when
+            that is not enough. The newest summary before the raw run carries a cache breakpoint.
+            False: every compile folds afresh (the finest level that fits, newest first).
+        prefix_headroom: When a stable compile compacts, it fills at most ``1 - prefix_headroom``
+            of the budget, so the following turns append to an unchanged prefix (like the windowed
+            strategy's jump); in ``[0, 1)``.
 
     Raises:
         ValueError: a size is negative, ``merge_threshold < 2``, ``target_chunk_tokens < 1``,
-            ``summary_target_tokens < 1``, ``max_attempts < 1``, a factor is out of range or
-            ``overflow`` is unknown.
+            ``summary_target_tokens < 1``, ``max_attempts < 1``, a factor is out of range
+            (``prefix_headroom`` outside ``[0, 1)``) or ``overflow`` is unknown.
     """
 
     head_window_tokens: int = 2_000
@@ -135,6 +148,8 @@ class AutobiographicalConfig:
     retry_max_seconds: float = 600.0
     request_lookahead: int = 1
     overflow: Literal["excerpt", "window"] = "excerpt"
+    stable_prefix: bool = True
+    prefix_headroom: float = 0.3
 
     def __post_init__(self) -> None:
         for name in ("head_window_tokens", "recent_window_tokens", "recall_context_tokens", "request_images"):
@@ -155,6 +170,8 @@ class AutobiographicalConfig:
             raise ValueError(f"summarizer_context_tokens must be >= 256, got {self.summarizer_context_tokens}")
         if self.request_lookahead < 1:
             raise ValueError(f"request_lookahead must be >= 1, got {self.request_lookahead}")
+        if not 0.0 <= self.prefix_headroom < 1.0:
+            raise ValueError(f"prefix_headroom must be in [0, 1), got {self.prefix_headroom}")
         if self.overflow not in ("excerpt", "window"):
             raise ValueError(f"overflow must be 'excerpt' or 'window', got {self.overflow!r}")
         if not self.summary_participant.strip() or not self.marker_participant.strip():
@@ -212,10 +229,10 @@ class AutobiographicalConfig:
             **overrides: Fields to set explicitly.
 
         Raises:
+            TypeError: ``budget`` is not an ``int`` (a ``bool`` included).
             ValueError: ``budget`` is not positive, or an override is invalid.
         """
-        if budget <= 0:
-            raise ValueError(f"budget must be positive, got {budget}")
+        check_token_count("budget", budget, 1)
 
         def part(share: float, lo: int, hi: int) -> int:
             return int(min(hi, max(lo, budget * share)))

@@ -26,16 +26,42 @@ if TYPE_CHECKING:
     from ...views import MessageView
     from .state import CompressionLog
 
-__all__ = ["Item", "fold", "recall_pair", "to_entries"]
+__all__ = [
+    "NOTE_PARTICIPANT",
+    "Item",
+    "children",
+    "coarsest",
+    "fold",
+    "gap_note",
+    "item_cost",
+    "recall_pair",
+    "refine",
+    "to_entries",
+]
+
+
+NOTE_PARTICIPANT = "context-journal"
+"""Who speaks the note standing for messages a prefix-stable layout left out (a user turn)."""
+
+
+def gap_note(count: int) -> str:
+    """The note standing for ``count`` messages left out to fit (their text does not depend on sizes, so
+    it stays byte-identical while the layout does)."""
+    return (
+        f"[… {count} earlier message{'s' if count != 1 else ''}, not summarised yet, left out here to fit the "
+        "budget; the journal keeps them whole …]"
+    )
 
 
 @dataclass(frozen=True, slots=True)
 class Item:
-    """A piece of the folded cover: raw positions ``[start, end)``, or a summary standing for them."""
+    """A piece of the folded cover: raw positions ``[start, end)``, or a summary standing for them, or
+    (``omitted``, a prefix-stable layout only) a short note saying they were left out to fit."""
 
     start: int
     end: int
     summary: Summary | None = None
+    omitted: bool = False
 
 
 def recall_pair(
@@ -45,8 +71,10 @@ def recall_pair(
     marker_participant: str,
     covers: tuple[int, int] | None,
     refs: tuple[SummaryRef, ...],
+    cache_breakpoint: bool = False,
 ) -> tuple[RenderedEntry, RenderedEntry]:
-    """The two entries of a recall pair: the marker question (user turn) and the memory (assistant)."""
+    """The two entries of a recall pair: the marker question (user turn) and the memory (assistant;
+    ``cache_breakpoint`` asks for a prompt-cache breakpoint after it)."""
     marker = RenderedEntry(
         marker_participant, ({"type": "text", "text": marker_text},), kind="marker", covers=covers, role="user"
     )
@@ -57,8 +85,105 @@ def recall_pair(
         covers=covers,
         summaries=refs,
         role="assistant",
+        cache_breakpoint=cache_breakpoint,
     )
     return marker, memory
+
+
+def coarsest(
+    view: MessageView,
+    log: CompressionLog,
+    lay: Layout,
+    pair_cost: Callable[[Summary], int],
+) -> tuple[list[Item], int]:
+    """The coarsest cover of the whole view (every root between raw gaps, the head and the tail) and
+    its tokens."""
+    segments: list[Item] = []
+    pos = 0
+    fixed = 0
+    for node in lay.nodes:
+        if node.start > pos:
+            segments.append(Item(pos, node.start))
+            fixed += view.tokens(pos, node.start)
+        segments.append(_item(log, node))
+        if node.kind == "chunk":
+            fixed += view.tokens(node.start, node.end)
+        else:
+            fixed += pair_cost(log.summaries[node.id])
+        pos = node.end
+    if pos < lay.n:
+        segments.append(Item(pos, lay.n))
+        fixed += view.tokens(pos, lay.n)
+    return segments, fixed
+
+
+def item_cost(view: MessageView, item: Item, pair_cost: Callable[[Summary], int]) -> int:
+    """Tokens of an item as a compile renders it (raw messages, or the summary's recall pair; 0 for an
+    omitted span: its note is counted by the caller)."""
+    if item.omitted:
+        return 0
+    return view.tokens(item.start, item.end) if item.summary is None else pair_cost(item.summary)
+
+
+def children(
+    view: MessageView,
+    log: CompressionLog,
+    item: Item,
+    owned: Callable[[str], frozenset[str]],
+    memo: dict[str, tuple[int, int] | None],
+) -> list[Item] | None:
+    """What a summary item was made from (its child summaries, or an L1's raw chunk); None when a
+    child does not apply to this view (or the item is raw)."""
+    s = item.summary
+    if s is None:
+        return None
+    if s.level <= 1:
+        return [Item(item.start, item.end)]
+    items: list[Item] = []
+    for kid in log.children(s):
+        kspan = summary_span(view, log, kid, owned, memo)
+        if kspan is None:
+            return None
+        items.append(Item(kspan[0], kspan[1], kid))
+    return items
+
+
+def refine(
+    view: MessageView,
+    log: CompressionLog,
+    segments: Sequence[Item],
+    remaining: int,
+    pair_cost: Callable[[Summary], int],
+    owned: Callable[[str], frozenset[str]],
+    memo: dict[str, tuple[int, int] | None],
+) -> list[Item]:
+    """``segments`` with summaries replaced by what they were made from while the extra tokens fit
+    ``remaining``, newest first and monotone (see the module docstring)."""
+    out_rev: list[Item] = []
+    min_level = 0
+
+    def visit(item: Item) -> None:
+        nonlocal remaining, min_level
+        s = item.summary
+        if s is None:
+            out_rev.append(item)
+            return
+        if s.level - 1 >= min_level:
+            kids = children(view, log, item, owned, memo)
+            if kids is not None:
+                delta = sum(item_cost(view, k, pair_cost) for k in kids) - item_cost(view, item, pair_cost)
+                if delta <= remaining:
+                    remaining -= delta
+                    for kid in reversed(kids):
+                        visit(kid)
+                    return
+        out_rev.append(item)
+        min_level = max(min_level, s.level)
+
+    for seg in reversed(segments):
+        visit(seg)
+    out_rev.reverse()
+    return out_rev
 
 
 def fold(
@@ -82,66 +207,11 @@ def fold(
         The items in order, and the spans left out.
     """
     memo = {} if memo is None else memo
-    segments: list[Item] = []
-    pos = 0
-    fixed = 0
-    for node in lay.nodes:
-        if node.start > pos:
-            segments.append(Item(pos, node.start))
-            fixed += view.tokens(pos, node.start)
-        segments.append(_item(log, node))
-        if node.kind == "chunk":
-            fixed += view.tokens(node.start, node.end)
-        else:
-            fixed += pair_cost(log.summaries[node.id])
-        pos = node.end
-    if pos < lay.n:
-        segments.append(Item(pos, lay.n))
-        fixed += view.tokens(pos, lay.n)
+    segments, fixed = coarsest(view, log, lay, pair_cost)
     omitted: list[tuple[int, int]] = []
     if window and fixed > budget:
         segments, fixed, omitted = _window(view, lay, segments, fixed, budget)
-    remaining = budget - fixed
-    out_rev: list[Item] = []
-    min_level = 0
-
-    def children(s: Summary, span: tuple[int, int]) -> list[Item] | None:
-        if s.level <= 1:
-            return [Item(span[0], span[1])]
-        kids = log.children(s)
-        items: list[Item] = []
-        for kid in kids:
-            kspan = summary_span(view, log, kid, owned, memo)
-            if kspan is None:
-                return None
-            items.append(Item(kspan[0], kspan[1], kid))
-        return items
-
-    def cost(item: Item) -> int:
-        return view.tokens(item.start, item.end) if item.summary is None else pair_cost(item.summary)
-
-    def visit(item: Item) -> None:
-        nonlocal remaining, min_level
-        s = item.summary
-        if s is None:
-            out_rev.append(item)
-            return
-        if s.level - 1 >= min_level:
-            kids = children(s, (item.start, item.end))
-            if kids is not None:
-                delta = sum(cost(k) for k in kids) - cost(item)
-                if delta <= remaining:
-                    remaining -= delta
-                    for kid in reversed(kids):
-                        visit(kid)
-                    return
-        out_rev.append(item)
-        min_level = max(min_level, s.level)
-
-    for seg in reversed(segments):
-        visit(seg)
-    out_rev.reverse()
-    return out_rev, omitted
+    return refine(view, log, segments, budget - fixed, pair_cost, owned, memo), omitted
 
 
 def _window(
@@ -190,12 +260,29 @@ def to_entries(
     marker_text: Callable[[Summary], str],
     summary_participant: str,
     marker_participant: str,
+    breakpoint_at: int | None = None,
 ) -> tuple[ContextEntry, ...]:
-    """Entries of a folded cover: adjacent raw items joined into one span, summaries as recall pairs."""
+    """Entries of a folded cover: adjacent raw items joined into one span, summaries as recall pairs
+    (the pair of ``items[breakpoint_at]`` asks for a prompt-cache breakpoint after it)."""
     out: list[ContextEntry] = []
     raw_start: int | None = None
     raw_end = 0
-    for item in items:
+    for k, item in enumerate(items):
+        if item.omitted:
+            if raw_start is not None:
+                out.append(RawSpan(raw_start, raw_end))
+                raw_start = None
+            text = gap_note(item.end - item.start)
+            out.append(
+                RenderedEntry(
+                    NOTE_PARTICIPANT,
+                    ({"type": "text", "text": text},),
+                    kind="note",
+                    role="user",
+                    cache_breakpoint=k == breakpoint_at,
+                )
+            )
+            continue
         if item.summary is None:
             if raw_start is not None and item.start == raw_end:
                 raw_end = item.end
@@ -216,6 +303,7 @@ def to_entries(
                 marker_participant,
                 (item.start, item.end),
                 (SummaryRef(s.id, s.level),),
+                k == breakpoint_at,
             )
         )
     if raw_start is not None:

@@ -13,6 +13,10 @@ How it works (each part in its own module of this package):
   closes chunks and renders the next requests; :meth:`record_result` stores a summary or a failure.
 * **Select** (:mod:`.folding`): pure; head, then the middle at the finest level that fits, then the
   tail; every message covered raw or by a rendered summary.
+* **Prefix-stable layouts** (:mod:`.stable`, ``stable_prefix``): a compile starts from the layout the
+  previous compile chose (namespace state on the branch, written by :meth:`commit` at a compaction
+  only) and appends the new messages raw; over budget, it compacts from the latest point that leaves
+  room to grow, so a provider's prompt cache keeps hitting (issue 13, bug case B49).
 
 All reads that feed a summary go through :meth:`AutobiographicalStrategy.before_read`, the single
 choke point where a reader-scoped manager can record what compression may have read (issue 7).
@@ -28,10 +32,11 @@ from ...stores.base import Op
 from ..base import BaseStrategy, Budget, RawSpan, Selection, StrategyContext, SummaryRequest, SummaryResult
 from .chunking import Layout, Regions, chunk_span, first_at_least, layout, new_chunks, recent_start, regions
 from .config import AutobiographicalConfig
-from .folding import fold, to_entries
+from .folding import NOTE_PARTICIPANT, Item, fold, gap_note, item_cost, to_entries
 from .planning import cap_text
 from .records import ChunkRecord, HeadMark, Summary
 from .requests import RequestPlan, render_request
+from .stable import LAYOUT_STATE, breakpoint_index, compact, decode, encode, first_recoverable, squeeze
 from .state import CompressionLog
 from .work import PendingWork, Queue, WorkItem, split_parts
 
@@ -81,13 +86,17 @@ class AutobiographicalStrategy(BaseStrategy):
         self._now: float | None = None
         self._memo_key: tuple[int, int, int, int] | None = None
         self._memo: dict[str, tuple[int, int] | None] = {}
+        self.layout_state: Any = None
+        """The stored layout of the last compile (see :mod:`.stable`), as :meth:`load` read it."""
 
     # ---- state -----------------------------------------------------------------------------------
 
     def load(self, ctx: StrategyContext) -> None:
         """Fold the records written since the last look on the context's namespace and branch (nothing
-        is read when the store has not changed; a new branch or store starts a fresh fold)."""
+        is read when the store has not changed; a new branch or store starts a fresh fold), and the
+        layout the last compile chose (``stable_prefix``)."""
         self.compression_log(ctx)
+        self.layout_state = ctx.get_state(LAYOUT_STATE) if self.config.stable_prefix else None
 
     def compression_log(self, ctx: StrategyContext) -> CompressionLog:
         """The folded records of ``ctx``'s namespace and branch, brought up to date."""
@@ -165,22 +174,42 @@ class AutobiographicalStrategy(BaseStrategy):
 
     def select(self, view: MessageView, budget: Budget) -> Selection:
         """Head, the middle at the finest level that fits ``budget.tokens``, then the tail (see
-        :mod:`.folding`). Pure: reads the view and the folded state, writes nothing."""
+        :mod:`.folding`); with ``stable_prefix``, the last compile's layout grown at its end or compacted
+        (see :mod:`.stable`), and the layout to persist in ``Selection.state``. Pure: reads the view,
+        the folded state and the loaded layout, writes nothing."""
         n = len(view)
         if n == 0:
             return Selection(())
         log = self._log
         if log is None:
             return Selection((RawSpan(0, n),))
+        cfg = self.config
+        state: dict[str, Any] = {}
         with log.lock:
             memo = self._spans(view)
-            lay = layout(view, log, self.config.head_window_tokens, self._owned_ids, memo)
-            cfg = self.config
+            lay = layout(view, log, cfg.head_window_tokens, self._owned_ids, memo)
             window = cfg.overflow == "window"
-            items, left_out = fold(view, log, lay, budget.tokens, self.pair_cost, self._owned_ids, memo, window)
-            entries = to_entries(items, self.marker_text, cfg.summary_participant, cfg.marker_participant)
+            kept = self._kept_layout(view, log, lay, budget, memo) if cfg.stable_prefix else None
+            left_out: list[tuple[int, int]] = []
+            if kept is not None:
+                items = kept
+            else:
+                items, left_out = fold(view, log, lay, budget.tokens, self.pair_cost, self._owned_ids, memo, window)
+            mark = breakpoint_index(items) if cfg.stable_prefix else None
+            entries = to_entries(items, self.marker_text, cfg.summary_participant, cfg.marker_participant, mark)
+            if cfg.stable_prefix:
+                # A layout over budget (the compiler cuts it) or windowed by the fresh fold is not kept:
+                # the next compile folds afresh, as the first compile of the same view did.
+                fits = not left_out and self._cost(view, items) <= budget.tokens
+                value = encode(view, items, budget.total) if fits else {"budget": budget.total, "items": []}
+                if value != self.layout_state:
+                    state[LAYOUT_STATE] = value
         omitted = tuple(
             (a, b, "not summarised yet; left out to fit the budget (overflow='window')") for a, b in left_out
+        ) + tuple(
+            (item.start, item.end, "not summarised yet; left out to fit the budget in one step (stable_prefix)")
+            for item in items
+            if item.omitted
         )
         # When the compiler must still cut (compression lags), the raw middle outside the recent window
         # gives way first and the head window (the opening instructions) last (bug case B61).
@@ -189,12 +218,65 @@ class AutobiographicalStrategy(BaseStrategy):
         give_way = tuple(
             (a, b)
             for item in items
-            if item.summary is None
+            if item.summary is None and not item.omitted
             for a, b in ((item.start, min(item.end, hs, rs)), (max(item.start, he), min(item.end, rs)))
             if b > a
         )
         protected = ((hs, he),) if he > hs else ()
-        return Selection(entries, omitted=omitted, give_way=give_way, protected=protected)
+        return Selection(entries, state=state, omitted=omitted, give_way=give_way, protected=protected)
+
+    def _kept_layout(
+        self,
+        view: MessageView,
+        log: CompressionLog,
+        lay: Layout,
+        budget: Budget,
+        memo: dict[str, tuple[int, int] | None],
+    ) -> list[Item] | None:
+        """The last compile's layout with the new messages appended raw, compacted when over budget
+        (see :mod:`.stable`); None when a fresh fold decides (no stored layout for this budget, or it
+        no longer maps onto the view, or not even a fresh fold fits)."""
+        items = decode(view, log, self.layout_state, budget.total, self._owned_ids, memo)
+        if items is None:
+            return None
+        limit = budget.tokens
+        # Messages left out while compression lagged come back as summaries once they are summarised
+        # (the prompt changes from their note on); otherwise the layout stays while it fits.
+        gap = first_recoverable(view, log, lay, items, self.pair_cost)
+        if gap is None and self._cost(view, items) <= limit:
+            return items
+        from ...views import newest_unit_start
+
+        fresh, _ = fold(view, log, lay, limit, self.pair_cost, self._owned_ids, memo)
+        lags = self._cost(view, fresh) > limit  # not even the coarsest cover fits
+        owned, note = self._owned_ids, self._note_cost()
+        keep_from = min(recent_start(view, self.config.recent_window_tokens), newest_unit_start(view, len(view)))
+
+        def cost(layout: Sequence[Item]) -> int:
+            return self._cost(view, layout)
+
+        # With room to grow first, then within the budget. When compression lags (not even the coarsest
+        # cover fits), the oldest raw messages at the end are left out in one step with room to grow: a
+        # cut that stays put for the next turns, not the compiler's cut that moves every turn.
+        targets = (int(limit * (1 - self.config.prefix_headroom)), limit)
+        if not lags:
+            return compact(view, log, lay, items, targets, self.pair_cost, owned, memo, note, gap) or fresh
+        return squeeze(view, log, lay, items, targets, cost, keep_from, self.pair_cost, owned, memo, note, gap)
+
+    def _note_cost(self) -> int:
+        return self._text_tokens(NOTE_PARTICIPANT, gap_note(99_999))
+
+    def _cost(self, view: MessageView, items: Sequence[Item]) -> int:
+        """Tokens of a layout as a compile renders it (notes of omitted spans included)."""
+        notes = sum(1 for item in items if item.omitted)
+        return sum(item_cost(view, item, self.pair_cost) for item in items) + notes * self._note_cost()
+
+    def commit(self, selection: Selection, ctx: StrategyContext) -> None:
+        """Persist the compiled layout when it changed (one state write per compaction, none between)."""
+        value = selection.state.get(LAYOUT_STATE)
+        if value is not None and value != self.layout_state:
+            ctx.put_states({LAYOUT_STATE: value})
+            self.layout_state = value
 
     # ---- chunking --------------------------------------------------------------------------------
 

@@ -1,0 +1,180 @@
+"""The share of each compiled prompt an Anthropic prompt cache can serve, turn by turn (printed, never asserted).
+
+    python benchmarks/bench_prompt_cache.py [--turns 80] [--budget 3000] [--words 40]
+        [--summarizer echo|offline] [--per-turn]
+
+Bug case B49 (issue 13, kind 5) as a benchmark: a conversation of ``--turns`` turns (a ``--words``-word
+question and a ``--words``-word answer each) is compiled after every turn at ``--budget`` tokens and
+exported for Anthropic (``to_anthropic()``: the system prompt, the messages and their ``cache_control``
+markers). For each request after the first it measures the share of the request read back from the
+cache the previous request wrote: the longest prefix up to one of the previous request's markers that is
+byte-identical in the new request, with a marker of the new request at most 20 blocks after it (the
+API's lookback), as a share of the blocks and of the tokens of the new request.
+
+Methods (one manager each, compression with the ``--summarizer`` after the turns named):
+
+* **windowed** — :class:`WindowedPassthroughStrategy` (the anchor jumps; the reference figure);
+* **autobiographical, drained every turn / every 10 turns** —
+  ``AutobiographicalConfig.for_budget(budget)`` (``stable_prefix=True``, the default: each compile
+  starts from the previous compile's layout);
+* the same with ``stable_prefix=False`` (every compile folds afresh: the layout before issue 13).
+
+Printed: per method, the share of turns with half or more of the prompt cached (B49's goal: at least
+70% for autobiographical, with compression running every turn), the mean cached share (blocks and
+tokens), the mean compiled tokens and raw messages (what the cache costs: a stable layout compacts with
+headroom, so it fills less of the budget on average than a fresh fold), and the cached share of every
+turn (``--per-turn``: as a table, with the token share too).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+from context_journal.llm import LLMRequest, OfflineSummarizer
+from context_journal.manager import ContextManager
+from context_journal.strategies import AutobiographicalConfig, AutobiographicalStrategy, WindowedPassthroughStrategy
+from context_journal.testing import ScriptedProvider
+from context_journal.tokens import EstimatingCounter
+
+_FILLER = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau").split()  # noqa: SIM905 - the B49 test's filler words
+LOOKBACK = 20
+"""Blocks a marker looks back for an earlier cache entry (Anthropic's documented lookback)."""
+
+
+def words(n: int, seed: int) -> str:
+    """``n`` distinct-looking filler words."""
+    return " ".join(f"{_FILLER[(i + seed) % len(_FILLER)]}{i}" for i in range(n))
+
+
+def echo_summarizer() -> ScriptedProvider:
+    """A stand-in summarizer: "memory of <work>: <first six words of the range>" (as the B49 test)."""
+
+    def answer(request: LLMRequest) -> str:
+        a, b = request.metadata.get("summarize_range", [0, 0])
+        for m in request.messages[a:b]:
+            for block in m.content:
+                text = getattr(block, "text", None)
+                if text:
+                    return f"memory of {request.metadata.get('work')}: {' '.join(text.split()[:6])}"
+        return f"memory of {request.metadata.get('work')}: tool work"
+
+    return ScriptedProvider(default=answer)
+
+
+def blocks(params: dict[str, Any]) -> tuple[list[str], list[int], list[dict[str, Any]]]:
+    """A request's blocks in prompt order (tools, system, messages) as comparison keys (markers left
+    out), the positions of its markers, and the blocks."""
+    items = [*params.get("tools", []), *params.get("system", [])]
+    items += [{"role": m["role"], **b} for m in params["messages"] for b in m["content"]]
+    keys = [json.dumps({k: v for k, v in b.items() if k != "cache_control"}, sort_keys=True) for b in items]
+    return keys, [i for i, b in enumerate(items) if "cache_control" in b], items
+
+
+def cached(previous: dict[str, Any], new: dict[str, Any], size: Callable[[dict[str, Any]], int]) -> tuple[float, float]:
+    """The share of ``new`` (blocks, tokens) read from the cache ``previous`` wrote."""
+    old_keys, old_marks, _ = blocks(previous)
+    keys, marks, items = blocks(new)
+    best = 0
+    for q in marks:
+        for p in old_marks:
+            if q - LOOKBACK <= p <= q and p + 1 > best and keys[: p + 1] == old_keys[: p + 1]:
+                best = p + 1
+    sizes = [size(b) for b in items]
+    return best / len(keys), sum(sizes[:best]) / max(1, sum(sizes))
+
+
+def run(method: str, turns: int, budget: int, n_words: int, summarizer: str) -> dict[str, Any]:
+    """One method's run: per turn, the cached shares and the compiled tokens."""
+    drain_every = {"drained every turn": 1, "drained every 10 turns": 10}.get(method.split(", ", 1)[-1], 0)
+    if method == "windowed":
+        strategy: Any = WindowedPassthroughStrategy()
+    else:
+        stable = "fresh fold" not in method
+        strategy = AutobiographicalStrategy(AutobiographicalConfig.for_budget(budget, stable_prefix=stable))
+    provider = echo_summarizer() if summarizer == "echo" else OfflineSummarizer()
+    cm = ContextManager.open("memory:", strategy=strategy, summarizer=provider)
+    counter = EstimatingCounter()
+
+    def size(block: dict[str, Any]) -> int:
+        return counter.count_block({k: v for k, v in block.items() if k not in ("role", "cache_control")})
+
+    previous: dict[str, Any] | None = None
+    shares: list[tuple[float, float]] = []
+    tokens: list[int] = []
+    raw: list[int] = []
+    started = time.perf_counter()
+    for turn in range(turns):
+        cm.add_message("user", f"Question {turn}: {words(n_words, turn)}")
+        cm.add_message("assistant", f"Answer {turn}: {words(n_words, turn + 7)}")
+        if drain_every and (turn + 1) % drain_every == 0:
+            cm.drain()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a dropped-marker report is not what this measures
+            result = cm.compile(budget, system="You are a helpful assistant.")
+        params = result.to_anthropic()
+        tokens.append(result.tokens)
+        raw.append(sum(1 for m in result.messages if any(s.kind == "message" for s in m.sources)))
+        if previous is not None:
+            shares.append(cached(previous, params, size))
+        previous = params
+    cm.close()
+    return {"shares": shares, "tokens": tokens, "raw": raw, "seconds": time.perf_counter() - started}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--turns", type=int, default=80)
+    parser.add_argument("--budget", type=int, default=3000)
+    parser.add_argument("--words", type=int, default=40)
+    parser.add_argument("--summarizer", choices=("echo", "offline"), default="echo")
+    parser.add_argument("--per-turn", action="store_true", help="print the cached share of every turn")
+    args = parser.parse_args()
+    methods = [
+        "windowed",
+        "autobiographical, drained every turn",
+        "autobiographical, drained every 10 turns",
+        "autobiographical (fresh fold), drained every turn",
+        "autobiographical (fresh fold), drained every 10 turns",
+    ]
+    print(
+        f"# {args.turns} turns of a {args.words}-word question and answer, compiled at {args.budget:,} tokens "
+        f"after each turn ({args.summarizer} summarizer); cached = the prefix up to one of the previous "
+        f"request's cache markers, unchanged, with a new marker within {LOOKBACK} blocks"
+    )
+    runs = {m: run(m, args.turns, args.budget, args.words, args.summarizer) for m in methods}
+    print(
+        f"\n{'method':56} {'turns >= half cached':>21} {'mean cached (blocks)':>21} {'mean cached (tokens)':>21} "
+        f"{'mean tokens':>12} {'mean raw msgs':>14} {'seconds':>8}"
+    )
+    for m, r in runs.items():
+        shares = r["shares"]
+        good = sum(b >= 0.5 for b, _ in shares) / len(shares)
+        print(
+            f"{m:56} {good:>21.0%} {statistics.mean(b for b, _ in shares):>21.0%} "
+            f"{statistics.mean(t for _, t in shares):>21.0%} {statistics.mean(r['tokens']):>12,.0f} "
+            f"{statistics.mean(r['raw']):>14.1f} {r['seconds']:>8.2f}"
+        )
+    if args.per_turn:
+        print("\nper turn: the share of the prompt served from the cache, blocks (tokens)")
+        names = ["windowed", "auto/1", "auto/10", "fresh/1", "fresh/10"]
+        print(f"{'turn':>4}  " + "  ".join(f"{n:>14}" for n in names))
+        for t in range(args.turns - 1):
+            row = "  ".join(
+                f"{runs[m]['shares'][t][0]:>6.0%} ({runs[m]['shares'][t][1]:>4.0%})".rjust(14) for m in methods
+            )
+            print(f"{t + 1:>4}  {row}")
+    else:
+        print("\nper turn: the share of the prompt's blocks served from the cache")
+        for m, r in runs.items():
+            line = " ".join(f"{b:.0%}" for b, _ in r["shares"])
+            print(f"  {m}: {line}")
+
+
+if __name__ == "__main__":
+    main()
