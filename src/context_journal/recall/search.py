@@ -180,7 +180,7 @@ def search_messages(
     def passes(participant: str, ts: float) -> bool:
         return (names is None or participant in names) and (lo is None or ts >= lo) and (hi is None or ts < hi)
 
-    want = max(2 * limit, 20)
+    want = max(limit + limit // 4, 20)  # a few spare for hidden versions; asks for more when needed
     while True:
         candidates = ms.store.search_text(terms, [ms.slot], want)
         out: list[SearchHit] = []

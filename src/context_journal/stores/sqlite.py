@@ -11,6 +11,7 @@ a power loss may lose the last commits). Other handles' commits are detected wit
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import sqlite3
 import time
@@ -484,13 +485,17 @@ class SQLiteStore(SQLStore):
         # ranking); ask for more when other slots' documents took places.
         fetch = limit
         while True:
-            rows = self._exec(
-                "SELECT t.key, t.score, r.branch_id, r.slot_id, r.item FROM "
-                f"(SELECT {_DOC_KEY} AS key, bm25(text_index) AS score FROM text_index WHERE text_index MATCH ? "
-                f"ORDER BY score, key DESC LIMIT ?) AS t JOIN records r ON r.seq = t.key / {MAX_GROUPS} "
-                "ORDER BY t.score, t.key DESC",
-                (match, fetch),
-            ).fetchall()
+            ranked = self._text_ranked(terms, fetch)
+            if ranked is None:
+                rows = self._exec(
+                    "SELECT t.key, t.score, r.branch_id, r.slot_id, r.item FROM "
+                    f"(SELECT {_DOC_KEY} AS key, bm25(text_index) AS score FROM text_index WHERE text_index MATCH ? "
+                    f"ORDER BY score, key DESC LIMIT ?) AS t JOIN records r ON r.seq = t.key / {MAX_GROUPS} "
+                    "ORDER BY t.score, t.key DESC",
+                    (match, fetch),
+                ).fetchall()
+            else:
+                rows = self._join_records(ranked)
             kept = [row for row in rows if row[3] in ids]
             if len(kept) >= limit or len(rows) < fetch:
                 break
@@ -499,6 +504,165 @@ class SQLiteStore(SQLStore):
             TextHit(int(key) // MAX_GROUPS, int(key) % MAX_GROUPS, -float(score), ids[sid], int(bid), item)
             for key, score, bid, sid, item in kept[:limit]
         ]
+
+    # ---- the split ranking: the exact top-k without scoring every document of the common words ------
+    #
+    # bm25 of an OR query costs one auxiliary-function call per matching document, and a query holding
+    # a speaker's name or a common word matches a third of a long journal (70,000 documents of 200,000
+    # for "john"), almost all of them far below the best k. So the query's words are split in two: the
+    # common ones C and the essential ones E (the rest). A document holding no E word scores below
+    # UB(C), the sum of each C word's highest possible bm25 term: its idf times (k1 + 1) * sup over tf
+    # of tf / (tf + k1 * (1 - b + b * D / avgdl)), D = -1 as FTS5 reads it with columnsize=0, N and
+    # avgdl read from FTS5's averages record as bm25 reads them. Three cheap queries then rank exactly:
+    #   Q0 = the rarest words (holding at least k documents): the k-th best of their own scores is a
+    #        floor for the k-th best of the whole query (a word only adds to a score); C is then the
+    #        most common words whose UB(C) stays under that floor;
+    #   Q1 = E1 OR E2 ...  (Q0 itself when E is Q0's words): exact for documents without a C word;
+    #   Q2 = (C1 OR C2 ...) AND (E1 OR E2 ...): documents with both, scored with every word they hold
+    #        (bm25 adds a phrase's term only where it occurs).
+    # Of a document in both, Q2's score is its full score, and the best k of Q1's and Q2's best k are
+    # the best k of the full query, checked: their k-th must score above UB(C) and the index must not
+    # have moved meanwhile (else the full query runs). A document's bm25 is the sum of the same terms
+    # either way (the order of addition may differ, in the last bit). Word counts (documents holding a
+    # word) are cached as lower bounds: the index only grows, so an older count is never more than
+    # today's, its idf never less, and UB(C) stays a bound; a count is taken again once the index has
+    # grown by a quarter (for the choice of C, not for the bound).
+
+    _TEXT_FLOOR_SHARE = 0.1  # Q0 takes more rare words while they hold at most this share of all
+    TEXT_SPLIT_MIN_ROWS = 50_000
+    """Documents the index must hold before a search splits its words (below it one OR query costs about
+    the same: measured with ``benchmarks/bench_search.py``, no gain at 20,000, half the time at 200,000)."""
+
+    _text_df: dict[str, tuple[int, int]] | None = None  # word -> (documents holding it, index rows then)
+    _text_df_rows = 0
+
+    def _text_totals(self) -> tuple[int, int] | None:
+        """(documents, tokens) of the message index, from FTS5's averages record (what bm25 reads)."""
+        row = self._exec("SELECT block FROM text_index_data WHERE id = 1").fetchone()
+        if row is None or not row[0]:
+            return None
+        buf, at, out = bytes(row[0]), 0, []
+        for _ in range(2):
+            value = 0
+            for k in range(9):
+                if at >= len(buf):
+                    return None
+                byte = buf[at]
+                at += 1
+                if k == 8:
+                    value = (value << 8) | byte
+                    break
+                value = (value << 7) | (byte & 0x7F)
+                if byte < 0x80:
+                    break
+            out.append(value)
+        return out[0], out[1]
+
+    def _text_docs(self, terms: Sequence[str], rows: int) -> list[int]:
+        """Documents holding each of ``terms`` (lower bounds: counted at most a quarter of the index ago)."""
+        if self._text_df is None or rows < self._text_df_rows:  # first use, or the index was rebuilt
+            self._text_df = {}
+        self._text_df_rows = rows
+        out: list[int] = []
+        for t in terms:
+            found = self._text_df.get(t)
+            if found is None or rows > found[1] * 1.25:
+                count = self._exec("SELECT count(*) FROM text_index WHERE text_index MATCH ?", (f'"{t}"',))
+                found = (int(count.fetchone()[0]), rows)
+                if self._txn is None:  # a count inside a write transaction could be rolled back
+                    self._text_df[t] = found
+            out.append(found[0])
+        return out
+
+    def _text_top(self, match: str, limit: int) -> list[tuple[int, float]]:
+        return [
+            (int(key), float(score))
+            for key, score in self._exec(
+                f"SELECT {_DOC_KEY} AS key, bm25(text_index) AS score FROM text_index WHERE text_index MATCH ? "
+                "ORDER BY score, key DESC LIMIT ?",
+                (match, limit),
+            )
+        ]
+
+    def _text_ranked(self, terms: Sequence[str], limit: int) -> list[tuple[int, float]] | None:
+        """The best ``limit`` (document key, bm25) of the OR query of ``terms`` (bm25 negative, best
+        first, ties newest first) by the split ranking above, or None when it does not apply."""
+        if len(terms) < 2:
+            return None
+        totals = self._text_totals()
+        if totals is None or totals[0] < max(1, self.TEXT_SPLIT_MIN_ROWS):
+            return None
+        rows, tokens = totals
+        k1, b = 1.2, 0.75
+        c = k1 * (1 - b - b / (tokens / rows)) if tokens else -1.0
+        if c <= -1:
+            return None
+        sup = 1.0 if c >= 0 else 1 / (1 + c)  # sup over tf >= 1 of tf / (tf + c)
+
+        def idf(n: int) -> float:
+            value = math.log((rows - n + 0.5) / (n + 0.5))
+            return value if value > 0 else 1e-6
+
+        docs = self._text_docs(terms, rows)
+        order = sorted(range(len(terms)), key=lambda i: (docs[i], i))  # rarest first
+        # The rarest words that hold ``limit`` documents between them: the limit-th best of their own
+        # scores is a floor for the limit-th best of the whole query (words only add to a score).
+        at, total = 0, docs[order[0]]
+        while total < limit:
+            at += 1
+            if at == len(order):
+                return None  # fewer documents than asked for: documents with only common words count
+            total += docs[order[at]]
+        # More rare words raise the floor (documents holding several) at little cost: take them while
+        # they hold at most a tenth of the query's documents.
+        while at + 2 < len(order) and total + docs[order[at + 1]] <= sum(docs) * self._TEXT_FLOOR_SHARE:
+            at += 1
+            total += docs[order[at]]
+        if at + 1 == len(order):
+            return None
+        first = order[: at + 1]
+        floor_match = " OR ".join(f'"{terms[i]}"' for i in sorted(first))
+        floor_top = self._text_top(floor_match, limit)
+        if len(floor_top) < limit:
+            return None
+        floor = -floor_top[-1][1]
+        common: list[int] = []
+        bound = 0.0
+        for i in reversed(order[at + 1 :]):
+            term = idf(docs[i]) * (k1 + 1) * sup
+            if (bound + term) * (1 + 1e-9) >= floor:
+                break
+            common.append(i)
+            bound += term
+        if not common:
+            return None
+        ess = " OR ".join(f'"{terms[i]}"' for i in range(len(terms)) if i not in common)
+        com = " OR ".join(f'"{terms[i]}"' for i in sorted(common))
+        merged = dict(floor_top if len(common) + len(first) == len(terms) else self._text_top(ess, limit))
+        merged.update(self._text_top(f"({com}) AND ({ess})", limit))
+        best = sorted(merged.items(), key=lambda kv: (kv[1], -kv[0]))[:limit]
+        again = self._text_totals()
+        if len(best) < limit or -best[-1][1] <= bound * (1 + 1e-9) + 1e-12 or again != totals:
+            return None  # a document with only common words could be among them (or the index moved)
+        return best
+
+    def _join_records(self, ranked: Sequence[tuple[int, float]]) -> list[tuple[int, float, int, int, str]]:
+        """``(key, score, branch, slot id, item)`` of ranked document keys, in their order."""
+        found: dict[int, tuple[int, int, str]] = {}
+        seqs = sorted({key // MAX_GROUPS for key, _ in ranked})
+        for at in range(0, len(seqs), 500):
+            part = seqs[at : at + 500]
+            marks = ",".join("?" * len(part))
+            for seq, bid, sid, item in self._exec(
+                f"SELECT seq, branch_id, slot_id, item FROM records WHERE seq IN ({marks})", tuple(part)
+            ):
+                found[int(seq)] = (int(bid), int(sid), item)
+        out: list[tuple[int, float, int, int, str]] = []
+        for key, score in ranked:
+            rec = found.get(key // MAX_GROUPS)
+            if rec is not None:
+                out.append((key, score, *rec))
+        return out
 
     def _summary_insert(self, tx: Transaction, seq: int, documents: Sequence[tuple[int, str]]) -> None:
         self._exec_many(
