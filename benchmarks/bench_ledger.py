@@ -5,6 +5,12 @@ Usage::
 
     python benchmarks/bench_ledger.py --sizes 2000,5000,20000 [--session PATH] [--no-cache]
 
+Last ``upkeep_us_per_add``: the fold plus the amortised checkpoint encoding, the upkeep an
+``add_message`` carries on average, and ``upkeep_vs_floor``, the same over the median ``add_message`` with
+the ledger off (the floor) in the same run: the target is 10 us against a floor of 54 us (0.185). The
+``_cpu`` twins measure CPU time (the fold's, and the floor's), steadier than the wall clock when other
+processes share the machine.
+
 First ``fold_us_per_message``: the fold alone (``Ledger.add``), one pass over every message of the four
 real Claude Code sessions (``../shared/data/claude-code-sessions``, nothing cycled): the ledger's upkeep
 per appended message, less the O(1) queueing and the amortised checkpoint write below.
@@ -74,14 +80,21 @@ def renamed(content: list[dict[str, Any]], k: int) -> list[dict[str, Any]]:
     return out
 
 
+CPU: list[float] = []  # CPU seconds of each add_message of the last fill()
+
+
 def fill(cm: ContextManager, msgs: list[tuple[str, list[dict[str, Any]]]], start: int, n: int) -> list[float]:
+    """Wall seconds of each ``add_message`` (their CPU seconds in ``CPU``)."""
     times = []
+    CPU.clear()
     for i in range(start, start + n):
         who, content = msgs[i % len(msgs)]
         content = renamed(content, i // len(msgs))
+        c = time.process_time()
         t = time.perf_counter()
         cm.add_message(who, content)
         times.append(time.perf_counter() - t)
+        CPU.append(time.process_time() - c)
     return times
 
 
@@ -91,16 +104,19 @@ def _timed(fn: Any) -> tuple[float, Any]:
     return (time.perf_counter() - t) * 1000, out
 
 
-def fold_cost(msgs: list[tuple[str, list[dict[str, Any]]]], repeats: int = 3) -> float:
-    """Microseconds per message of the fold alone (``Ledger.add``), one pass over the real messages."""
-    best = float("inf")
+def fold_cost(msgs: list[tuple[str, list[dict[str, Any]]]], repeats: int = 3) -> tuple[float, float]:
+    """Microseconds per message of the fold alone (``Ledger.add``), one pass over the real messages:
+    wall clock and CPU time (the process's), each the best of ``repeats``."""
+    best = cpu = float("inf")
     for _ in range(repeats):
         ledger = Ledger()
+        c = time.process_time()
         t = time.perf_counter()
         for k, (_, content) in enumerate(msgs):
             ledger.add(f"m{k}", content)
         best = min(best, time.perf_counter() - t)
-    return best * 1e6 / len(msgs)
+        cpu = min(cpu, time.process_time() - c)
+    return best * 1e6 / len(msgs), cpu * 1e6 / len(msgs)
 
 
 def bench_size(n: int, msgs: list[tuple[str, list[dict[str, Any]]]], tmp: Path) -> dict[str, Any]:
@@ -118,6 +134,7 @@ def bench_size(n: int, msgs: list[tuple[str, list[dict[str, Any]]]], tmp: Path) 
                 ]
             )
         off = fill(cm, msgs, n - 2000, 1000)  # no keeper: the ledger is off
+        off_cpu = list(CPU)
     with ContextManager.open(db) as cm:
         rebuild_ms, _ = _timed(cm.working_state)  # no checkpoint yet: folds every message
         on = fill(cm, msgs, n - 1000, 1000)  # keeper on: queues each body, folds and checkpoints every 512
@@ -144,6 +161,7 @@ def bench_size(n: int, msgs: list[tuple[str, list[dict[str, Any]]]], tmp: Path) 
         "add_on_us": round(add_on, 1),
         "add_off_median_us": round(statistics.median(off) * 1e6, 1),
         "add_on_median_us": round(statistics.median(on) * 1e6, 1),
+        "add_off_cpu_median_us": round(statistics.median(off_cpu) * 1e6, 1),
         "tail_fold_ms": round(fold_ms, 2),
         "checkpoint_encode_ms": round(save_ms, 2),
         "checkpoint_us_per_append": round(save_ms * 1000 / LedgerConfig().checkpoint_every, 2),
@@ -208,11 +226,44 @@ def main() -> None:
     msgs = session_messages(Path(args.session))
     print(f"session: {len(msgs)} messages")
     every = [m for p in sorted(Path(args.session).parent.glob("*.jsonl")) for m in session_messages(p)]
-    fold_us = fold_cost(every)
-    print(json.dumps({"fold_us_per_message": round(fold_us, 1), "sessions_messages": len(every)}))
+    fold_us, fold_cpu_us = fold_cost(every)
+    print(
+        json.dumps(
+            {
+                "fold_us_per_message": round(fold_us, 1),
+                "fold_cpu_us_per_message": round(fold_cpu_us, 1),
+                "sessions_messages": len(every),
+            }
+        )
+    )
+    rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for n in (int(s) for s in args.sizes.split(",")):
-            print(json.dumps(bench_size(max(n, 3000), msgs, Path(tmp))))
+            rows.append(bench_size(max(n, 3000), msgs, Path(tmp)))
+            print(json.dumps(rows[-1]))
+    # The upkeep an add_message carries on average: the fold of its message (deferred to the next
+    # sync, paid once) and its share of a checkpoint's encoding, against the floor add_message of the
+    # same run (the median: the means carry the disk's noise). The target (issue 12) is 10 us where the
+    # floor was 54 us: at most 10/54 of the floor.
+    # On a loaded machine the wall clock counts the waits for a CPU: the CPU-time figures (the fold's and
+    # the floor's, both the process's CPU time) are the steadier ones; both are printed.
+    floor = statistics.median(r["add_off_median_us"] for r in rows)
+    floor_cpu = statistics.median(r["add_off_cpu_median_us"] for r in rows)
+    checkpoint = statistics.fmean(r["checkpoint_us_per_append"] for r in rows)
+    upkeep, upkeep_cpu = fold_us + checkpoint, fold_cpu_us + checkpoint
+    print(
+        json.dumps(
+            {
+                "upkeep_us_per_add": round(upkeep, 1),
+                "floor_add_median_us": round(floor, 1),
+                "upkeep_vs_floor": round(upkeep / floor, 3),
+                "upkeep_cpu_us_per_add": round(upkeep_cpu, 1),
+                "floor_add_cpu_median_us": round(floor_cpu, 1),
+                "upkeep_cpu_vs_floor_cpu": round(upkeep_cpu / floor_cpu, 3),
+                "target_vs_floor": round(10 / 54, 3),
+            }
+        )
+    )
     if not args.no_cache:
         print(json.dumps({"cached_prefix_share": cache_reuse(msgs, args.budget)}))
 

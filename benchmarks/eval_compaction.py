@@ -12,8 +12,13 @@ summary** (the same budget for every method):
 - *compaction*: Claude Code's summary itself;
 - *windowed*: :class:`WindowedPassthroughStrategy` (the floor: the newest messages that fit);
 - *autobiographical*: :class:`AutobiographicalStrategy` with ``AutobiographicalConfig.for_budget``;
-- *autobio + ledger 10/15/25%*: the same with the working-state ledger given that share of the
-  budget (``ContextManager.ledger_config``); the other methods compile with the ledger off.
+- *autobio + ledger 10/15/25%*: the same with the working-state ledger given that fixed share of the
+  budget (``ContextManager.ledger_config``); the other methods compile with the ledger off;
+- *autobio + ledger default*: the same with ``LedgerConfig()`` as shipped, whose share grows from 15%
+  to 30% as the conversation grows from 4x to 16x the budget (these sessions hold 18-41x).
+
+Under each session, ``tokens of ...`` says what each compiled context spent its tokens on: raw
+messages (the head and the recent window), summaries, the ledger pair, other (markers, notes).
 
 It then counts, in that history, the distinct **file paths** (matched by file name),
 **identifiers** (snake_case, camelCase, dotted module names), **numbers** (two or more digits) and
@@ -231,31 +236,56 @@ def compiled_text(result: CompileResult) -> str:
 
 
 def _compile(
-    history: list[MessageInput], roles: dict[str, Any], strategy: Strategy, budget: int, ledger: float
+    history: list[MessageInput], roles: dict[str, Any], strategy: Strategy, budget: int, ledger: LedgerConfig
 ) -> tuple[CompileResult, dict[str, Any]]:
-    """Compile ``history`` at ``budget`` with the working-state ledger at ``ledger`` of the budget (0: off)."""
+    """Compile ``history`` at ``budget`` with the working-state ledger configured by ``ledger``."""
     with ContextManager.open("memory:", strategy=strategy, summarizer=OfflineSummarizer()) as cm:
-        cm.ledger_config = LedgerConfig(share=ledger)
+        cm.ledger_config = ledger
         cm.add_messages(history)
         cm._strategy_context().put_states({"roles": roles})
         cm.drain()
         return cm.compile(budget), cm.compression_stats.to_dict()
 
 
-def methods(budget: int) -> list[tuple[str, Callable[[], tuple[Strategy, float]]]]:
-    """``(name, factory)`` of each compiled method at ``budget``: the strategy and the ledger's share."""
-    out: list[tuple[str, Callable[[], tuple[Strategy, float]]]] = [
-        ("windowed", lambda: (WindowedPassthroughStrategy(), 0.0)),
-        ("autobiographical", lambda: (AutobiographicalStrategy(AutobiographicalConfig.for_budget(budget)), 0.0)),
+OFF = LedgerConfig(share=0)
+
+
+def methods(budget: int) -> list[tuple[str, Callable[[], tuple[Strategy, LedgerConfig]]]]:
+    """``(name, factory)`` of each compiled method at ``budget``: the strategy and the ledger's knobs
+    (fixed shares: ``share_long`` = ``share``; *default*: ``LedgerConfig()`` as shipped, whose share
+    grows with the conversation's length against the budget)."""
+
+    def autobio() -> Strategy:
+        return AutobiographicalStrategy(AutobiographicalConfig.for_budget(budget))
+
+    out: list[tuple[str, Callable[[], tuple[Strategy, LedgerConfig]]]] = [
+        ("windowed", lambda: (WindowedPassthroughStrategy(), OFF)),
+        ("autobiographical", lambda: (autobio(), OFF)),
     ]
     for share in LEDGER_SHARES:
-        out.append(
-            (
-                f"autobio+ledger {share:.0%}",
-                lambda s=share: (AutobiographicalStrategy(AutobiographicalConfig.for_budget(budget)), s),
-            )
-        )
+        out.append((f"autobio+ledger {share:.0%}", lambda s=share: (autobio(), LedgerConfig(share=s, share_long=s))))
+    out.append(("autobio+ledger default", lambda: (autobio(), LedgerConfig())))
     return out
+
+
+def composition(result: CompileResult) -> str:
+    """What the compiled context spent its tokens on: raw messages (the recent window and the head),
+    summaries, the ledger pair, other (markers, recall, notes)."""
+    parts = {"raw": 0, "summaries": 0, "ledger": 0, "other": 0}
+    for k, m in enumerate(result.messages):
+        kinds = {s.kind for s in m.sources}
+        nxt = result.messages[k + 1] if k + 1 < len(result.messages) else None
+        if "ledger" in kinds or (
+            nxt is not None and any(s.kind == "ledger" for s in nxt.sources) and not kinds - {"synthetic"}
+        ):
+            parts["ledger"] += m.tokens
+        elif "summary" in kinds:
+            parts["summaries"] += m.tokens
+        elif kinds and kinds <= {"message", "system"}:
+            parts["raw"] += m.tokens
+        else:
+            parts["other"] += m.tokens
+    return ", ".join(f"{k} {v:,}" for k, v in parts.items())
 
 
 # ---- report --------------------------------------------------------------------------------------
@@ -325,10 +355,12 @@ def main() -> None:
         print(_header())
         rows: list[tuple[str, int | None, Counts | None]] = [("compaction", budget, _measure(pools, errors, theirs))]
         notes: list[str] = []
+        spent: list[str] = []
         for name, factory in methods(budget):
             strategy, ledger = factory()
             result, stats = _compile(history, roles, strategy, budget, ledger)
             rows.append((name, result.tokens, _measure(pools, errors, compiled_text(result))))
+            spent.append(f"{name}: {composition(result)}")
             if stats.get("calls"):
                 notes.append(
                     f"{name}: {stats['calls']} summarizer calls, {stats['input_tokens']:,} input tokens, "
@@ -344,6 +376,8 @@ def main() -> None:
                     pair = acc.setdefault(c, [0, 0])
                     pair[0] += kept
                     pair[1] += of
+        for line in spent:
+            print(f"  tokens of {line}")
         for note in notes:
             print(f"  # {note}")
     print()

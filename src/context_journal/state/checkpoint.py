@@ -19,6 +19,15 @@ through blocks whose ``audience`` names ``R``. The reader-less fold (group ``""`
 block at all and is shared by every reader whose covered messages hold no block naming them; a
 reader whose messages do is persisted under its own group (its name) and only a handle opened as that
 reader (``_view_reader``, the manager's authority) loads it.
+
+Checkpoints are not pruned. The journal is append-only and its record store contract has no way to
+remove a record (only a branch can be deleted), and older checkpoints are still read: a fork made at
+an earlier sequence starts from the newest checkpoint at or before its fork point, and after an edit
+or removal :func:`load_checkpoint` steps back to the checkpoint before the changed message. What they
+cost is bounded by the fold's bounds: one record of at most a few tens of kilobytes (about 33 kB on
+the real sessions, ``benchmarks/bench_ledger.py``) per ``checkpoint_every`` appends, well under the
+appended messages' own size. Removing superseded ones (keeping, per branch, reader group and
+configuration, the newest and those at fork points) needs a record-removal operation in the stores.
 """
 
 from __future__ import annotations
@@ -49,8 +58,9 @@ __all__ = [
 LEDGER_SLOT = "ledger"
 """Slot of the ledger's checkpoint records (state records; not a message slot)."""
 
-FORMAT = 1
-"""Version of the checkpoint body; a body of another version is ignored (refolded)."""
+FORMAT = 2
+"""Version of the checkpoint body and of the fold that wrote it; a body of another version is ignored
+(refolded). 2: commands' file arguments, ``WebFetch`` URLs, names from tool results weighted half."""
 
 
 @dataclass

@@ -15,7 +15,10 @@ the rest of the budget, and places the block as a pair (a marker user turn, then
 assistant turn) where :attr:`LedgerConfig.placement` says: after every summary and the head, at the
 start of the last raw span or (``"turn"``) where its newest user turn starts, never inside a tool unit
 or a summary's pair. The block is added only when the conversation does not fit the budget whole
-(otherwise every message is there raw and the block would repeat it).
+(otherwise every message is there raw and the block would repeat it). Its allowance is
+``LedgerConfig.share_for`` the conversation's length (a larger share when the conversation is many
+times the budget), fixed at the compile's first select: when the compiler selects again with less room
+(the strategy's raw window did not fit), the room comes off the wrapped strategy, not the block.
 """
 
 from __future__ import annotations
@@ -225,6 +228,7 @@ class LedgerStrategy(StrategyWrapper):
         self.user_role = user_role
         self._rendered: dict[int, tuple[tuple[RenderedEntry, RenderedEntry], int] | None] = {}
         self.block: str | None = None
+        self._allowance: int | None = None
 
     def _pair(self, allowance: int) -> tuple[tuple[RenderedEntry, RenderedEntry], int] | None:
         """The pair within ``allowance`` tokens and its cost (memoised: the compiler may select again)."""
@@ -256,7 +260,10 @@ class LedgerStrategy(StrategyWrapper):
         if view.tokens(0, len(view)) <= budget.tokens:  # everything fits raw: the block would only repeat it
             self.block = None
             return self.inner.select(view, budget)
-        allowance = min(int(budget.total * self.config.share), budget.tokens // 2)
+        if self._allowance is None:  # the compiler's later selects (retries with less room) keep it
+            share = self.config.share_for(view.tokens(0, len(view)), budget.total)
+            self._allowance = min(int(budget.total * share), budget.tokens // 2)
+        allowance = self._allowance
         planned = self._pair(allowance) if allowance > 0 else None
         if planned is None:
             self.block = None

@@ -6,8 +6,8 @@ messages in the same order always give the same ledger. Blocks whose ``audience`
 ledger's reader are skipped (reader isolation). :meth:`Ledger.state` returns the immutable
 :class:`WorkingState` the compile renders and ``ContextManager.working_state()`` returns.
 
-Identifiers are ranked by frequency x recency: each mention adds 1 to a score that halves every
-``LedgerConfig.half_life`` messages (a message counts a name once).
+Identifiers are ranked by frequency x recency: each mention adds 1 (a name only in a tool result:
+1/2) to a score that halves every ``LedgerConfig.half_life`` messages (a message counts a name once).
 """
 
 from __future__ import annotations
@@ -43,6 +43,9 @@ __all__ = [
 Placement = Literal["turn", "recent", "head"]
 
 
+_LONG_FROM, _LONG_AT = 4.0, 16.0  # conversation / budget where share_long starts and is reached
+
+
 @dataclass(frozen=True)
 class LedgerConfig:
     """The knobs of the working-state ledger.
@@ -50,6 +53,10 @@ class LedgerConfig:
     Attributes:
         share: Share of the compile's budget (``max_tokens - reserve_for_response``) the ledger block
             may use, 0..0.9; 0 disables the block (``working_state()`` still works).
+        share_long: The share when the conversation is long against the budget: it grows linearly
+            from ``share`` when the conversation holds 4x the budget to ``share_long`` at 16x and
+            beyond, by whole multiples (the summaries then hold ever less of each message, the
+            ledger's files and names do not). ``share`` when lower; unused when ``share`` is 0.
         placement: Where the block goes: ``"turn"`` (default) just before the newest user turn, so
             everything before it stays a stable prompt-cache prefix; ``"recent"`` before the strategy's
             last raw span (the recent window); ``"head"`` after the head window.
@@ -71,6 +78,7 @@ class LedgerConfig:
     """
 
     share: float = 0.15
+    share_long: float = 0.3
     placement: Placement = "turn"
     tools: Mapping[str, ToolSpec] = field(default_factory=dict)
     plan_tools: Mapping[str, PlanShape] = field(default_factory=dict)
@@ -87,6 +95,8 @@ class LedgerConfig:
     def __post_init__(self) -> None:
         if not 0 <= self.share <= 0.9:
             raise ValueError(f"LedgerConfig.share must be within 0..0.9, got {self.share}")
+        if not 0 <= self.share_long <= 0.9:
+            raise ValueError(f"LedgerConfig.share_long must be within 0..0.9, got {self.share_long}")
         if self.placement not in ("turn", "recent", "head"):
             raise ValueError(f"LedgerConfig.placement must be 'turn', 'recent' or 'head', got {self.placement!r}")
         if self.half_life <= 0:
@@ -96,6 +106,15 @@ class LedgerConfig:
                 raise ValueError(f"LedgerConfig.{name} must be >= 1")
         if self.checkpoint_every < 0:
             raise ValueError("LedgerConfig.checkpoint_every must be >= 0")
+
+    def share_for(self, conversation_tokens: int, budget: int) -> float:
+        """The block's share of a ``budget`` for a conversation of ``conversation_tokens`` (see
+        ``share_long``)."""
+        if self.share == 0 or self.share_long <= self.share or budget <= 0:
+            return self.share
+        times = conversation_tokens // budget  # whole steps: the share (and the block) stays put between them
+        ramp = min(1.0, max(0.0, (times - _LONG_FROM) / (_LONG_AT - _LONG_FROM)))
+        return self.share + (self.share_long - self.share) * ramp
 
     def fingerprint(self) -> str:
         """What the fold depends on (not the rendering knobs), as text."""
@@ -123,7 +142,8 @@ class FileTouch:
 
     Attributes:
         path: As the tool call gave it.
-        action: The last action (``"read"``, ``"edited"``, ``"written"``, ``"created"``, ``"deleted"``...).
+        action: The last action (``"read"``, ``"edited"``, ``"written"``, ``"created"``, ``"deleted"``...;
+            ``"used"``, a shell command naming it, only when nothing else touched it).
         count: Tool calls that touched it.
         message_id: The message of the last touch.
     """
@@ -146,7 +166,8 @@ class Identifier:
     Attributes:
         name: The identifier.
         count: Messages that mention it.
-        score: Frequency x recency (each mention 1, halving every ``half_life`` messages).
+        score: Frequency x recency (each mention 1, in a tool result 1/2, halving every ``half_life``
+            messages).
     """
 
     name: str
@@ -251,12 +272,10 @@ class WorkingState:
 # ---- extraction ------------------------------------------------------------------------------------
 
 # Names that look like code: snake_case (an inner underscore), camelCase, PascalCase with two humps,
-# dotted names (module.attr), calls (name followed by "("), --flags, and the name after def/class/...
-# or an upper-case SQL keyword. Not inside a path or a longer word.
+# dotted names (module.attr), calls (name followed by "("), --flags (and, found apart by ``_names``, the
+# name after def/class/... or an upper-case SQL keyword). Not inside a path or a longer word.
 _IDENT_RE = re.compile(
     r"(?<![\w./$-])(?:(--[a-z][\w-]++)"
-    r"|(?:def|defp|defmodule|class|fn|func|function|struct|interface|enum|trait|FROM|JOIN|INTO|UPDATE|TABLE)"
-    r"\s++([A-Za-z_]\w*+(?:\.[A-Za-z_]\w*+)*+)"
     r"|(_*+[A-Za-z][A-Za-z0-9]*+_\w++(?:\.[A-Za-z_]\w*+)*+|[a-z][a-z0-9]*+[A-Z]\w*+"
     r"|[A-Z][a-z0-9]++[A-Z]\w*+(?:\.[A-Za-z_]\w*+)*+|[A-Za-z_]\w*+(?:\.[A-Za-z_]\w*+)++|[A-Za-z_]\w{2,}+(?=\()))"
     r"(?![\w/-])"
@@ -269,17 +288,103 @@ _EXTENSIONS = frozenset(_EXT_WORDS.split())
 _NOT_NAMES = frozenset({"e.g", "i.e", "etc", "vs"})
 
 
-def _names(text: str, out: set[str]) -> None:
-    for flag, declared, name in _IDENT_RE.findall(text):
-        found = flag or declared or name
-        if "." in found:
-            head, _, last = found.rpartition(".")
-            if last.lower() in _EXTENSIONS or found.lower() in _NOT_NAMES or len(head) < 2:
-                continue
-        if len(found) > 80:
-            continue
-        out.add(found)
+_DECLARING_RE = re.compile(
+    r"(?:^|[^\w./$-])(?:def|defp|defmodule|class|fn|func|function|struct|interface|enum|trait|FROM|JOIN|INTO"
+    r"|UPDATE|TABLE)$"
+)
+_DECLARED_RE = re.compile(r"[A-Za-z_]\w*+(?:\.[A-Za-z_]\w*+)*+(?![\w/-])")
 
+
+def _keep(found: str) -> bool:
+    if "." in found:
+        head, _, last = found.rpartition(".")
+        if last.lower() in _EXTENSIONS or found.lower() in _NOT_NAMES or len(head) < 2:
+            return False
+    return len(found) <= 80
+
+
+# Whitespace-free chunks already classified: those with no name, those with names, and those that end
+# with a declaring keyword (``def``, ``(fn``, ``FROM``: the next chunk starts a declared name). A chunk's
+# names depend on the chunk alone, so these are caches of a pure function: the fold gives the same result
+# whatever they hold. When large they are replaced together by empty ones (never cleared in place: a
+# fold in another thread keeps the three it started with, consistent with each other).
+_Caches = tuple[set[str], dict[str, tuple[str, ...]], set[str]]
+_CACHES: _Caches = (set(), {}, set())
+_CACHE_LIMIT = 50_000  # entries of each cache (a few MB at most)
+
+
+def _classify(chunk: str, declaring: set[str]) -> tuple[str, ...]:
+    """The names ``_IDENT_RE`` finds in one chunk, filtered; adds a chunk that ends with a declaring
+    keyword to ``declaring``."""
+    if _DECLARING_RE.search(chunk):
+        declaring.add(chunk)
+    return tuple(f for flag, name in _IDENT_RE.findall(chunk) if _keep(f := flag or name))
+
+
+def _names(text: str, out: set[str]) -> None:
+    """Add the names of ``text`` to ``out``: what ``_IDENT_RE`` and a declaring keyword (``def name``,
+    ``(fn name``, ``FROM table``) find scanning the whole text, found chunk by chunk instead (the text
+    split at whitespace, at C speed; no name spans whitespace) with each distinct chunk classified once
+    per process. A chunk read as a declared name is read as the scan would: the name, then the names
+    after it in the chunk, never the names a scan starting at the chunk's first character finds."""
+    global _CACHES
+    caches = _CACHES
+    if max(len(caches[0]), len(caches[1]), len(caches[2])) > _CACHE_LIMIT:
+        caches = _CACHES = (set(), {}, set())
+    no_names, chunk_names, declaring_chunks = caches
+    parts = text.split()
+    chunks = set(parts)
+    todo = chunks - no_names
+    named: list[tuple[str, tuple[str, ...]]] = []
+    for chunk in todo:
+        found = chunk_names.get(chunk)
+        if found is None:
+            found = _classify(chunk, declaring_chunks)
+            if len(chunk) <= 200:
+                if found:
+                    chunk_names[chunk] = found
+                else:
+                    no_names.add(chunk)
+        if found:
+            named.append((chunk, found))
+    declaring = declaring_chunks.intersection(chunks)
+    if not declaring:
+        for _, found in named:
+            out.update(found)
+        return
+    at: list[int] = []
+    for keyword in declaring:
+        i = -1
+        while True:
+            try:
+                i = parts.index(keyword, i + 1)
+            except ValueError:
+                break
+            at.append(i)
+    last, taken = len(parts) - 1, -1
+    read_as_name: dict[str, int] = {}  # chunk -> its occurrences read as a declared name
+    for i in sorted(at):  # left to right: a keyword read as a declared name declares nothing
+        if i >= last or i == taken:
+            continue
+        chunk = parts[i + 1]
+        m = _DECLARED_RE.match(chunk)
+        if m is None:
+            continue
+        read_as_name[chunk] = read_as_name.get(chunk, 0) + 1
+        if _keep(m.group()):
+            out.add(m.group())
+        if m.end() == len(chunk):
+            taken = i + 1
+        else:
+            out.update(f for flag, name in _IDENT_RE.findall(chunk, m.end()) if _keep(f := flag or name))
+    for chunk, found in named:
+        if chunk not in read_as_name or parts.count(chunk) > read_as_name[chunk]:
+            out.update(found)
+
+
+_RESULT_WEIGHT = 0.5
+"""A mention in a tool result counts half a mention in the conversation or a tool input: the names the
+agent writes are its working set; a file it reads names many it never uses."""
 
 _EXIT_RE = re.compile(
     r"(?i)(?:exit(?:ed with)?[ _]?(?:code|status)|exited with|returncode|return code)[\"']?[:=\s]*\(?(-?\d{1,3})\b"
@@ -308,7 +413,7 @@ def _strings(value: Any, out: list[str], budget: int) -> int:
     if isinstance(value, str):
         out.append(value[:budget])
         return budget - len(value)
-    if isinstance(value, Mapping):
+    if type(value) is dict or isinstance(value, Mapping):
         for v in value.values():
             budget = _strings(v, out, budget)
     elif isinstance(value, list):
@@ -363,7 +468,8 @@ class Ledger:
         self.messages += 1
         self.last_message_id = message_id
         scan = self.config.scan_chars
-        names: set[str] = set()
+        names: set[str] = set()  # written: in text and tool inputs
+        heard: set[str] = set()  # read: in tool results
         for block in content:
             kind = block.get("type")
             if kind == "text":
@@ -373,20 +479,24 @@ class Ledger:
             elif kind == "tool_use":
                 self._tool_use(block, message_id, names)
             elif kind == "tool_result":
-                self._tool_result(block, names)
+                self._tool_result(block, heard)
         if names:
-            self._mention(names)
+            self._mention(names, 1.0)
+        if heard:
+            heard.difference_update(names)
+            if heard:
+                self._mention(heard, _RESULT_WEIGHT)
 
-    def _mention(self, names: set[str]) -> None:
+    def _mention(self, names: set[str], weight: float) -> None:
         tick = self.messages
         decay = self._decay
         idents = self._idents
         for name in names:
             row = idents.get(name)
             if row is None:
-                idents[name] = [1.0, tick, 1]
+                idents[name] = [weight, tick, 1]
             else:
-                row[0] = row[0] * decay ** (tick - row[1]) + 1.0
+                row[0] = row[0] * decay ** (tick - row[1]) + weight
                 row[1] = tick
                 row[2] += 1
         if len(idents) > self.config.max_identifiers:
@@ -402,6 +512,8 @@ class Ledger:
         row = self._files.pop(path, None)  # re-inserted: the dict stays in order of the last touch
         if row is None:
             row = [action, 0, 0, message_id]
+        elif action == "used":  # a command naming the file says less than the edit or read before it
+            action = row[0]
         row[0], row[1], row[2], row[3] = action, row[1] + 1, self.messages, message_id
         self._files[path] = row
         if len(self._files) > self.config.max_files:
@@ -417,8 +529,8 @@ class Ledger:
         call_id = block.get("id")
         strings: list[str] = []
         _strings(tool_input, strings, self.config.scan_chars)
-        for s in strings:
-            _names(s, names)
+        if strings:  # one pass over them all: a name never spans whitespace
+            _names(strings[0] if len(strings) == 1 else "\n".join(strings), names)
         shape: PlanShape | None = lookup(name, self._plan_tools)
         if shape is not None:
             self._plan(name, shape, tool_input, message_id)
@@ -487,7 +599,8 @@ class Ledger:
         is_error = block.get("is_error") is True
         exit_code: int | None = None
         if call is not None and call[0] == "command":
-            m = _EXIT_RE.search(text)
+            low = text.lower()
+            m = _EXIT_RE.search(text) if "exit" in low or "return" in low else None  # the pattern's words
             if m:
                 exit_code = int(m.group(1))
             failed = is_error or (exit_code is not None and exit_code != 0)

@@ -1,15 +1,19 @@
 """The ledger block: a :class:`~context_journal.state.WorkingState` as text within a token allowance.
 
-Sections in priority order: plans (every item, with its status), facts, files (grouped by directory,
-each with its last action and touch count), commands (newest, with exit status), error lines (newest),
-identifiers (best ranked). When the whole does not fit, the lower sections are cut first, then the
-higher ones, by a fixed schedule: the same state and allowance always give the same bytes.
+Sections in priority order: plans (every item, with its status), facts, files (grouped by directory
+under the most used root, each with its last action as a letter and its touch count), commands (newest,
+with exit status), error lines (newest), then names (identifiers, best ranked first, space-separated)
+filling what the allowance leaves. When the whole does not fit, the sections above the names are cut
+by a fixed schedule (lower sections first) and the names fill the rest: the same state and allowance
+always give the same bytes.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
+from typing import Any
 
 from .ledger import WorkingState
 
@@ -63,29 +67,99 @@ def _common_root(dirs: list[str]) -> str:
     return "" if root.count("/") < 2 else root.rstrip("/") + "/"
 
 
-def _file_lines(state: WorkingState, max_files: int) -> list[str]:
-    files = state.files[:max_files]
-    if not files:
-        return []
-    groups: dict[str, list[str]] = {}
+# The last action of a file as one letter (the block's legend names the letters it uses).
+_CODES = {
+    "read": "r",
+    "edited": "e",
+    "written": "w",
+    "created": "c",
+    "deleted": "d",
+    "moved away": "m",
+    "searched": "s",
+    "listed": "l",
+    "used": "u",
+    "fetched": "f",
+}
+
+
+def _is_place(action: str) -> bool:
+    """A searched or listed path: usually a directory, not a file of the work."""
+    return action in ("searched", "listed")
+
+
+_FileTable = tuple[str, list[tuple[str, list[Any]]], list[str], int]
+_last_table: tuple[WorkingState, _FileTable] | None = None  # the state rendered last (levels share it)
+
+
+def _file_table(state: WorkingState) -> _FileTable:
+    """The files as shown: the root, ``(shown path, [last action, touches])`` newest first, the searched
+    and listed paths, and how many there are in all."""
+    global _last_table
+    last = _last_table
+    if last is not None and last[0] is state:
+        return last[1]
+    files = [f for f in state.files if not _is_place(f.action)]
+    places = [f for f in state.files if _is_place(f.action)]
+    root = _common_root([f.directory for f in files] or [f.path for f in places])
+    merged: dict[str, list[Any]] = {}  # shown path -> [last action, touches], newest first
     for f in files:
-        seen = f"x{f.count}" if f.count > 1 else ""
-        name = f.path[len(f.directory) :]
-        groups.setdefault(f.directory, []).append(f"{name} ({f.action}{', ' + seen if seen else ''})")
-    root = _common_root(list(groups))
-    more = len(state.files) - len(files)
-    head = f"Files touched ({len(state.files)}{', newest first' if len(state.files) > 1 else ''}"
+        shown = f.path[len(root) :] if root and f.path.startswith(root) else f.path
+        row = merged.get(shown)
+        if row is None:
+            merged[shown] = [f.action, f.count]
+        else:
+            row[1] += f.count
+            if row[0] == "used":  # a command naming it says less than an older edit or read
+                row[0] = f.action
+    place_names = list(
+        dict.fromkeys(p.path[len(root) :] if root and p.path.startswith(root) else p.path for p in places)
+    )
+    table = (root, list(merged.items()), place_names, len(merged) + len(place_names))
+    _last_table = (state, table)
+    return table
+
+
+def _file_lines(state: WorkingState, max_files: int) -> list[str]:
+    """Files grouped by directory (directories relative to the most used root), each ``name`` plus its
+    last action as a letter and, when touched more than once, how often (``app.py e3``: edited last,
+    touched three times); searched and listed paths come after the files, on one line. A relative path
+    (a command's argument) and the same path under the root (a tool's absolute path) are one file."""
+    if not max_files or not state.files:
+        return []
+    root, merged, places, total = _file_table(state)
+    kept = merged[:max_files]
+    place_names = places[: max(0, max_files - len(kept)) // 2]
+    if not kept and not place_names:
+        return []
+    codes: dict[str, str] = {}
+    groups: dict[str, list[str]] = {}
+    for shown, (action, touches) in kept:
+        code = _CODES.get(action)
+        if code is None:
+            code = f"({action})"
+        else:
+            codes[code] = action
+        directory, _, name = shown.rpartition("/")
+        groups.setdefault(directory + "/" if directory or shown.startswith("/") else "", []).append(
+            f"{name} {code}{touches if touches > 1 else ''}"
+        )
+    legend = ", ".join(f"{c} {a}" for c, a in sorted(codes.items()))
+    shown_n = len(kept) + len(place_names)
+    head = f"Files touched ({total}{', newest first' if shown_n > 1 else ''}"
+    head += f"; last action: {legend}, N: times touched" if legend else ""
     head += f"; under {root}" if root else ""
     out = [head + "):"]
     for directory, names in groups.items():
-        shown = directory[len(root) :] if root and directory.startswith(root) else directory
-        out.append(f"  {shown or './'}: " + ", ".join(names))
+        out.append(f"  {directory or './'}: " + ", ".join(names))
+    if place_names:
+        out.append("  searched/listed: " + ", ".join(p or "./" for p in place_names))
+    more = total - shown_n
     if more > 0:
-        out.append(f"  ... {more} more files")
+        out.append(f"  ... {more} more")
     return out
 
 
-def _command_lines(state: WorkingState, max_commands: int) -> list[str]:
+def _command_lines(state: WorkingState, max_commands: int, chars: int) -> list[str]:
     commands = state.commands[-max_commands:] if max_commands else ()
     if not commands:
         return []
@@ -93,7 +167,7 @@ def _command_lines(state: WorkingState, max_commands: int) -> list[str]:
     for c in commands:
         status = c.status if c.exit_code is None else f"exit {c.exit_code}"
         line, _, rest = c.command.partition("\n")
-        line = line if len(line) <= 160 else line[:157] + "..."
+        line = line if len(line) <= chars else line[: chars - 3] + "..."
         out.append(f"  $ {line}{' ...' if rest else ''}  -> {status}")
     return out
 
@@ -105,47 +179,97 @@ def _error_lines(state: WorkingState, max_errors: int) -> list[str]:
     return ["Latest errors:"] + [f"  {e}" for e in errors]
 
 
-def _ident_lines(state: WorkingState, max_idents: int) -> list[str]:
-    names = [i.name for i in state.identifiers[:max_idents]]
-    return ["Names in use: " + ", ".join(names)] if names else []
+_NAMES_HEAD = "Names in use (most used recently first): "
 
 
 def _compose(state: WorkingState, limits: tuple[int, int, int, int, int, int]) -> str:
-    plan_items, facts, files, commands, errors, idents = limits
+    """The block without its names."""
+    plan_items, facts, files, commands, errors, command_chars = limits
     lines = [HEADER]
     lines += _plan_lines(state, plan_items)
     if facts and state.facts:
         lines.append("Facts:")
         lines += [f"  {k}: {v}" for k, v in list(state.facts.items())[:facts]]
     lines += _file_lines(state, files)
-    lines += _command_lines(state, commands)
+    lines += _command_lines(state, commands, command_chars)
     lines += _error_lines(state, errors)
-    lines += _ident_lines(state, idents)
     return "\n".join(lines)
+
+
+_WORD_RE = re.compile(r"[\w.$-]*\w")
+
+
+def _words(text: str) -> set[str]:
+    """The name-like words of ``text`` (file names with and without their extension)."""
+    found = set(_WORD_RE.findall(text))
+    found.update([w.rsplit(".", 1)[0] for w in found if "." in w])
+    return found
+
+
+def _with_names(text: str, names: list[str], k: int) -> str:
+    return f"{text}\n{_NAMES_HEAD}{' '.join(names[:k])}" if k else text
+
+
+def _fill_names(text: str, names: list[str], allowance: int, count: Callable[[str], int]) -> int:
+    """How many of ``names`` fit after ``text`` within ``allowance`` (the most, by bisection)."""
+    if not names or count(_with_names(text, names, 1)) > allowance:
+        return 0
+    lo, hi = 1, len(names)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if count(_with_names(text, names, mid)) <= allowance:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
 
 
 def render_state(state: WorkingState, allowance: int, count: Callable[[str], int]) -> str | None:
     """The block's text within ``allowance`` tokens (``count`` prices a text), or None when the state
     holds nothing from tool calls or facts (identifiers alone make no block) or not even the header
-    and the plan fit."""
+    and the plan fit.
+
+    The sections above the names follow a fixed schedule of levels (the first level whose text leaves
+    at least ``_NAMES_SHARE`` of the allowance to the names, or takes every name, else the first that
+    fits); the names, best ranked first, fill what is left, less those already a word of the text
+    above (a file name, with or without its extension). The same state and allowance always give the same bytes."""
     if allowance <= 0 or not (state.plans or state.facts or state.files or state.commands or state.errors):
         return None  # identifiers alone (a chat without tool calls) make no block
+    chosen: tuple[str, list[str], int] | None = None
+    ranked = [i.name for i in state.identifiers[:allowance]]  # a name costs at least a token
     for limits in _LEVELS:
         text = _compose(state, limits)
-        if count(text) <= allowance:
-            return None if text == HEADER else text
-    return None
+        used = count(text)
+        if used > allowance:
+            continue
+        if chosen is not None and text == HEADER:
+            break  # the names' room is not worth every section above them
+        above = _words(text)
+        names = [n for n in ranked if n not in above]
+        k = _fill_names(text, names, allowance, count)
+        if chosen is None:
+            chosen = (text, names, k)
+        if used <= allowance * (1 - _NAMES_SHARE) or k == len(names):
+            chosen = (text, names, k)
+            break
+    if chosen is None:
+        return None
+    text, names, k = chosen
+    return None if text == HEADER else _with_names(text, names, k)
 
 
-# Plan items, facts, files, commands, error lines, identifiers: each level cuts the lower sections more.
+_NAMES_SHARE = 0.4
+"""Share of the allowance the schedule leaves to the names when there are more than fit."""
+
+# Plan items, facts, files, commands, error lines, characters of a command line: each level cuts more.
 _LEVELS: tuple[tuple[int, int, int, int, int, int], ...] = (
-    (100, 50, 40, 8, 5, 160),
-    (100, 50, 40, 8, 5, 100),
-    (100, 50, 30, 6, 4, 60),
-    (100, 50, 20, 5, 3, 40),
-    (100, 50, 12, 4, 2, 25),
-    (60, 20, 8, 3, 1, 12),
-    (30, 10, 4, 2, 0, 4),
+    (100, 50, 60, 8, 5, 160),
+    (100, 50, 40, 6, 4, 120),
+    (100, 50, 30, 5, 3, 100),
+    (100, 50, 24, 4, 2, 80),
+    (100, 50, 16, 3, 2, 80),
+    (60, 20, 10, 2, 1, 60),
+    (30, 10, 5, 1, 0, 60),
     (20, 5, 0, 0, 0, 0),
     (10, 0, 0, 0, 0, 0),
 )

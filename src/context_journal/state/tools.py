@@ -2,8 +2,8 @@
 
 A small public mapping, tool name -> :class:`ToolSpec` (files and commands) or :class:`PlanShape`
 (plan/todo structures), covers the common shapes out of the box: Claude Code (``Read``, ``Edit``,
-``MultiEdit``, ``Write``, ``NotebookEdit``, ``Glob``, ``Grep``, ``LS``, ``Bash``, ``TodoWrite``),
-OpenAI/Codex (``shell``, ``local_shell``, ``exec_command``, ``apply_patch``, ``update_plan``), the
+``MultiEdit``, ``Write``, ``NotebookEdit``, ``Glob``, ``Grep``, ``LS``, ``Bash``, ``WebFetch``'s URL,
+``TodoWrite``), OpenAI/Codex (``shell``, ``local_shell``, ``exec_command``, ``apply_patch``, ``update_plan``), the
 Anthropic text editor (``str_replace_based_edit_tool``, ``str_replace_editor``) and the MCP filesystem
 server (``read_file``, ``write_file``, ``edit_file``, ``move_file``, ...). A host adds or overrides
 entries through :class:`~context_journal.state.LedgerConfig` (``tools=``, ``plan_tools=``).
@@ -106,6 +106,7 @@ DEFAULT_TOOLS: Mapping[str, ToolSpec] = {
     "Grep": ToolSpec("searched", ("path",)),
     "LS": ToolSpec("listed", ("path",)),
     "Bash": ToolSpec("ran", command="command"),
+    "WebFetch": ToolSpec("fetched", ("url",)),
     # OpenAI / Codex
     "shell": ToolSpec("ran", command="command"),
     "local_shell": ToolSpec("ran", command="command"),
@@ -210,15 +211,23 @@ _VERBS = {
     "nl": "read",
 }
 _PATHLIKE_RE = re.compile(r"^[\w.~/-]*(?:/[\w.-]+|\.[A-Za-z0-9]{1,8})$")
+_NAMED_FILE_RE = re.compile(r"^[\w.~-]*/[\w.~/-]*\.[A-Za-z][A-Za-z0-9]{0,7}$")
 
 
 def _pathlike(token: str) -> bool:
     return not token.startswith("-") and token not in (".", "..") and bool(_PATHLIKE_RE.match(token))
 
 
+def _named_file(token: str) -> bool:
+    """A path with a directory and an extension (``src/app.py``), as any command may name one."""
+    return not token.startswith("-") and bool(_NAMED_FILE_RE.match(token))
+
+
 def command_files(command: str) -> list[tuple[str, str]]:
     """Files a shell command plainly touches: ``rm``/``touch``/``mkdir``/``cat``-like verbs, ``sed -i``,
-    ``mv``/``cp`` targets and ``>`` redirections (a heuristic; anything unclear is left out)."""
+    ``mv``/``cp`` targets and ``>`` redirections; with any other verb, the arguments that are paths with
+    a directory and an extension (``pytest tests/test_app.py``, ``git add src/app.py``) as ``"used"``
+    (a heuristic; anything unclear is left out)."""
     if len(command) > 4000:
         return []
     out: list[tuple[str, str]] = []
@@ -228,9 +237,10 @@ def command_files(command: str) -> list[tuple[str, str]]:
             tokens = tokens[1:]
         if not tokens:
             continue
-        for k, tok in enumerate(tokens[:-1]):
-            if tok in (">", ">>") and _pathlike(tokens[k + 1]) and not tokens[k + 1].startswith("/dev/"):
-                out.append((tokens[k + 1], "written"))
+        if ">" in segment:
+            for k, tok in enumerate(tokens[:-1]):
+                if tok in (">", ">>") and _pathlike(tokens[k + 1]) and not tokens[k + 1].startswith("/dev/"):
+                    out.append((tokens[k + 1], "written"))
         args = [t for t in tokens[1:] if t not in (">", ">>", "2>&1")]
         verb = tokens[0].rsplit("/", 1)[-1]
         action = _VERBS.get(verb)
@@ -244,4 +254,12 @@ def command_files(command: str) -> list[tuple[str, str]]:
                 if verb == "mv":
                     out.extend((t, "moved away") for t in paths[:-1])
                 out.append((paths[-1], "created"))
+        else:
+            written = {t for t, _ in out}
+            for arg in args:
+                if "/" in arg and "." in arg:
+                    t = arg.strip("'\"")
+                    if t not in written and _named_file(t):
+                        out.append((t, "used"))
+                        written.add(t)
     return out
