@@ -472,6 +472,9 @@ class Store(ABC):
                 yield self._txn
                 return
             self._begin()
+            # Issue 21: the branch table cached before this write stays trusted after it (the write lock is
+            # held, so only this transaction commits until it ends; a branch change empties the cache).
+            fresh = bool(self._branches) and self._branches_token == self._change_token()
             txn = Transaction(self)
             self._txn = txn
             try:
@@ -485,8 +488,11 @@ class Store(ABC):
                     txn._finish(committed=False)
                 raise
             self._txn = None
+            after = self._token_after_commit() if fresh and self._branches else None
             try:
                 self._commit()
+                if after is not None and self._branches:
+                    self._branches_token = after
             except BaseException:
                 # The backend rolled back: what this handle cached during the transaction is void.
                 self._branches_cache_stale()
