@@ -9,7 +9,8 @@ For each size it builds a SQLite store (the mix of bench_store.py), then prints 
 store takes 3.8 s to branch at 20,000 messages), and for sizes up to ``--drain-max`` it compresses the
 parent with the offline summarizer first and times the derived child's first compile at a 16k budget,
 counting the summarizer calls it makes (expected: none; the child inherits the parent's summaries).
-Figures are printed, never asserted.
+First it prints the median ``add_message`` time with 1, 100, 1,000 and 3,000 live branches
+(``--branches``): flat is the target. Figures are printed, never asserted.
 """
 
 from __future__ import annotations
@@ -66,11 +67,34 @@ def measure(n: int, drain: bool, tmp: Path) -> dict[str, float | int | str]:
     return row
 
 
+def append_with_branches(counts: list[int], tmp: Path, writes: int = 300) -> None:
+    """Print the median ``add_message`` time on a store holding 1, 100, 1,000... live branches (issue 21:
+    a write must not reload the branch table; the floor is the one-branch row of the same run)."""
+    print("live branches | add_message ms")
+    print("--- | ---")
+    for count in counts:
+        cm = ContextManager.open(tmp / f"append_{count}.db")
+        cm.add_message("user", "first")
+        for k in range(count - 1):
+            cm.store.create_branch(f"b{k}", "main", None)
+        times = []
+        for i in range(writes):
+            t = time.perf_counter()
+            cm.add_message("user", f"message {i}")
+            times.append(time.perf_counter() - t)
+        cm.close()
+        print(f"{count:,} | {statistics.median(times) * 1000:.3f}", flush=True)
+    print()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="2000,20000,200000")
     ap.add_argument("--drain-max", type=int, default=20000, help="compress and compile a child up to this size")
+    ap.add_argument("--branches", default="1,100,1000,3000", help="live-branch counts for the append row")
     args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as d:
+        append_with_branches([int(s) for s in args.branches.split(",") if s], Path(d))
     print("messages | fork ms | derive ms | parent drain s | child first compile ms | child model calls")
     print("--- | --- | --- | --- | --- | ---")
     with tempfile.TemporaryDirectory() as d:
