@@ -9,7 +9,8 @@ builds the request calls :func:`cap_cache_markers` once over the finished reques
 What is kept: the newest markers in prompt order (tools, then system, then messages; a block nested in a
 ``tool_result`` comes before the ``tool_result`` itself). A marker caches the prefix up to it, so the newest
 ones cover the longest prefix and are the ones the next request can read back; older ones only add cache
-writes. Markers that cannot be sent (thinking, redacted thinking, empty text) are always removed.
+writes. Markers that cannot be sent (thinking, redacted thinking, empty text) are always removed, and so is
+a marker nested in a ``tool_result`` that carries one itself (the same breakpoint location).
 """
 
 from __future__ import annotations
@@ -41,7 +42,8 @@ class CacheMarkersDroppedWarning(UserWarning):
         self.kept = kept
         super().__init__(
             f"{len(dropped)} cache_control marker(s) removed (Anthropic accepts at most {MAX_CACHE_BREAKPOINTS} "
-            f"per request and none on thinking or empty text); kept the newest: {', '.join(kept) or 'none'}; "
+            f"per request, none on thinking or empty text, one per tool_result with its content); kept the newest: "
+            f"{', '.join(kept) or 'none'}; "
             f"removed: {', '.join(dropped)}"
         )
 
@@ -106,8 +108,14 @@ def cap_cache_markers(
         if isinstance(content, list):
             places.extend(_places(content, f"messages[{i}].content"))
     marked = [p for p in places if isinstance(p[0][p[1]], dict) and "cache_control" in p[0][p[1]]]
+    # A marker inside a marked tool_result's content and the one on the tool_result are one breakpoint
+    # location (the outer one caches the whole block): only the outer one is kept, so it takes one of
+    # the ``limit`` slots, not two, and the slot freed goes to the next newest marker.
+    outer = {path for _, _, path in marked}
     sendable = [
-        k for k, (blocks, j, path) in enumerate(marked) if path.startswith("tools[") or can_carry_marker(blocks[j])
+        k
+        for k, (blocks, j, path) in enumerate(marked)
+        if (path.startswith("tools[") or can_carry_marker(blocks[j])) and path[: path.rfind(".content[")] not in outer
     ]
     kept_at = set(sendable[max(0, len(sendable) - max(0, limit)) :])
     dropped = [p for k, p in enumerate(marked) if k not in kept_at]

@@ -10,11 +10,12 @@ from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
-from ._reduce import excerpt_tool_results
+from ._reduce import ToolCap, excerpt_tool_results
 from ._render import (
     F_IMAGE,
     F_MEDIA,
     F_PROBLEM,
+    F_PROVIDER,
     F_THINKING,
     F_TOOL_RESULT,
     F_TOOL_USE,
@@ -27,6 +28,7 @@ from ._render import (
     date_headers,
     drop_empty,
     drop_old_thinking,
+    last_compaction_only,
     lead_with_user,
     limit_images,
     message_line_text,
@@ -159,9 +161,11 @@ def render(
     late: Sequence[tuple[Injection, list[Block]]],
     timestamp_of: Callable[[str], float | None] | None = None,
     opening: str | None = None,
+    cap: ToolCap | None = None,
 ) -> list[Work]:
     """The selection as work messages, repaired (``opening``: the message that opens a running tool
-    loop with thinking; its thinking is never dropped)."""
+    loop with thinking; its thinking is never dropped; ``cap``: the tool results excerpted, as priced
+    before the selection)."""
     work: list[Work] = []
     first_index: int | None = None
     who: dict[tuple[str, Any], tuple[str, str]] = {}
@@ -230,8 +234,10 @@ def render(
     for m in work:
         seen |= m.flags
     # Each pass runs only when some message carries what it repairs (plain chat skips them all).
-    if seen & (F_PROBLEM | F_THINKING | F_MEDIA):
+    if seen & (F_PROBLEM | F_THINKING | F_MEDIA | F_PROVIDER):
         work = clean_blocks(work, p)
+    if seen & F_PROVIDER:
+        last_compaction_only(work, p)
     if seen & (F_TOOL_USE | F_TOOL_RESULT):
         work = place_tool_blocks(work, p)
         work = pair_tools(work, p, next(iter(sorted(roles.tool)), "tool"))
@@ -239,8 +245,8 @@ def render(
         drop_old_thinking(work, p, options.keep_thinking_turns, opening)
     work = drop_empty(work, p)
     work = lead_with_user(work, p, bool(first_index))
-    if options.max_tool_result_tokens is not None and seen & F_TOOL_RESULT:
-        excerpt_tool_results(work, p, options.max_tool_result_tokens, counter)  # priced before selection
+    if cap is not None and seen & F_TOOL_RESULT:
+        excerpt_tool_results(work, p, cap, counter)  # priced before selection
     if seen & F_IMAGE:
         limit_images(work, p, options.max_images, options.image_depth_tokens, lambda m: tokens_of(m, counter))
     if timestamp_of is not None:

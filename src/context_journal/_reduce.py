@@ -1,5 +1,6 @@
 """Reductions priced before selection (bug case B63): the compile's sure reductions (older images
-shown as placeholders, tool results over ``CompileOptions.max_tool_result_tokens`` excerpted) are
+shown as placeholders, tool results over ``CompileOptions.max_tool_result_tokens`` excerpted, and
+without that cap, once a selection leaves messages out, results larger than the whole budget) are
 known before the strategy chooses what fits, through a :class:`PricedView` whose token sums already
 hold them. So no message is left out that fits once reduced, and the repair passes in
 :func:`context_journal._fit.render` apply the same reductions to what was chosen.
@@ -15,7 +16,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Mapping, Sequence
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ._render import (
     F_THINKING,
@@ -40,7 +41,17 @@ if TYPE_CHECKING:
     from .tokens import TokenCounter
     from .views import MessageView, ViewEntry
 
-__all__ = ["PricedView", "excerpt_tool_results", "price_reductions", "priced", "reduce_tool_results", "shrink"]
+__all__ = [
+    "AUTO_CAP_SHARE",
+    "PricedView",
+    "ToolCap",
+    "excerpt_tool_results",
+    "price_reductions",
+    "priced",
+    "reduce_tool_results",
+    "shrink",
+    "tool_cap",
+]
 
 Block = dict[str, Any]
 
@@ -50,7 +61,9 @@ def _text_tokens(b: Mapping[str, Any], counter: TokenCounter) -> int:
     content = b.get("content", "")
     if isinstance(content, str):
         return counter.count_block({"type": "text", "text": content})
-    return sum(counter.count_block(n) for n in content if n.get("type") == "text")
+    n_text = sum(counter.count_block(n) for n in content if n.get("type") == "text")
+    # A search result in a tool result (issue 18) is cut like its text: its text blocks count.
+    return n_text + sum(_text_tokens(n, counter) for n in content if n.get("type") == "search_result")
 
 
 def _excerpt_result(b: Mapping[str, Any], ratio: float, size: int, counter: TokenCounter) -> Block:
@@ -62,29 +75,60 @@ def _excerpt_result(b: Mapping[str, Any], ratio: float, size: int, counter: Toke
     for n in content:
         if n.get("type") == "text" and len(str(n.get("text", ""))) > 200:
             n = {**n, "text": _cut_text(str(n["text"]), ratio, counter.count_block(n), None)}
+        elif n.get("type") == "search_result" and isinstance(n.get("content"), list):
+            n = _excerpt_result(n, ratio, size, counter)  # its source and title kept, its text cut
         out.append(n)
     return {**b, "content": out}
 
 
-def reduce_tool_results(blocks: list[Block], cap: int, counter: TokenCounter) -> list[Block]:
-    """``blocks`` with the text of every tool_result over ``cap`` tokens excerpted to about ``cap`` (the
-    same list when none is over)."""
+class ToolCap(NamedTuple):
+    """Which tool results a compile excerpts, priced before the selection and applied after it."""
+
+    over: int
+    """Results with more text tokens than this are excerpted."""
+    to: int
+    """To about this many tokens."""
+    kind: str
+    """The repair reported: ``tool_result_excerpted`` (the host's cap) or ``excerpted`` (to fit)."""
+
+
+AUTO_CAP_SHARE = 4
+"""Without ``CompileOptions.max_tool_result_tokens``, a tool result larger than the whole budget (it can
+never be sent raw) is excerpted to about ``1 / AUTO_CAP_SHARE`` of the budget, so the messages before it
+still fit (issue 13 kind 2, bug case B63; issue 14: ``--overflow window`` filled 626 of 4,000 tokens)."""
+
+
+def tool_cap(options: CompileOptions, avail: int, oversized: bool = True) -> ToolCap | None:
+    """The tool-result excerpting of a compile whose strategy may fill ``avail`` tokens: the host's cap
+    (every result over it), else (``oversized``) the results too large for the budget (see
+    :data:`AUTO_CAP_SHARE`)."""
+    cap = options.max_tool_result_tokens
+    if cap is not None:
+        return ToolCap(cap, cap, "tool_result_excerpted")
+    if avail <= 0 or not oversized:
+        return None
+    return ToolCap(avail, max(1, avail // AUTO_CAP_SHARE), "excerpted")
+
+
+def reduce_tool_results(blocks: list[Block], cap: ToolCap, counter: TokenCounter) -> list[Block]:
+    """``blocks`` with the text of every tool_result over ``cap.over`` tokens excerpted to about ``cap.to``
+    (the same list when none is over)."""
     out: list[Block] | None = None
     for i, b in enumerate(blocks):
         if b.get("type") != "tool_result":
             continue
         size = _text_tokens(b, counter)
-        if size <= cap:
+        if size <= cap.over:
             continue
-        cut = _excerpt_result(b, cap / size, size, counter)
+        cut = _excerpt_result(b, cap.to / size, size, counter)
         if cut != b:
             out = list(blocks) if out is None else out
             out[i] = cut
     return blocks if out is None else out
 
 
-def excerpt_tool_results(work: list[Work], p: Pass, cap: int, counter: TokenCounter) -> None:
-    """The repair pass: tool results over ``cap`` tokens reduced to excerpts of about ``cap``."""
+def excerpt_tool_results(work: list[Work], p: Pass, cap: ToolCap, counter: TokenCounter) -> None:
+    """The repair pass: tool results over ``cap.over`` tokens reduced to excerpts of about ``cap.to``."""
     for m in work:
         if not any(b.get("type") == "tool_result" for b in m.blocks):
             continue
@@ -93,7 +137,8 @@ def excerpt_tool_results(work: list[Work], p: Pass, cap: int, counter: TokenCoun
             before = counter.count_message(m.participant, m.blocks)
             _rebuild(m, blocks, p)
             after = counter.count_message(m.participant, blocks)
-            p.repair("tool_result_excerpted", m, f"a tool result cut from about {before} to {after} tokens")
+            what = "a tool result" if cap.kind == "tool_result_excerpted" else "a tool result larger than the budget"
+            p.repair(cap.kind, m, f"{what} cut from about {before} to {after} tokens")
 
 
 def _images(blocks: list[Block]) -> int:
@@ -127,13 +172,17 @@ def _placeholders(blocks: list[Block], keep: int, origin: str) -> list[Block]:
 
 
 def price_reductions(
-    view: MessageView, options: CompileOptions, counter: TokenCounter, cache: RenderCache, limit: int
+    view: MessageView,
+    options: CompileOptions,
+    counter: TokenCounter,
+    cache: RenderCache,
+    limit: int,
+    cap: ToolCap | None = None,
 ) -> dict[int, int]:
     """``{position: token change}`` of the messages the repair passes will reduce, from the newest back
     until the reduced sizes pass ``limit`` tokens (see the module docstring). Mirrors the passes: tool
-    results excerpted first, then images beyond ``max_images`` (from the newest) or deeper than
-    ``image_depth_tokens`` made placeholders."""
-    cap = options.max_tool_result_tokens
+    results over ``cap`` excerpted first, then images beyond ``max_images`` (from the newest) or deeper
+    than ``image_depth_tokens`` made placeholders."""
     max_images, depth_limit = options.max_images, options.image_depth_tokens
     if cap is None and max_images is None and depth_limit is None:
         return {}
@@ -147,7 +196,9 @@ def price_reductions(
             cost = e.tokens
             if "tool_result" in e.kinds or "image" in e.kinds:
                 blocks = cache.base(e, partial(_load, view, e.position))[0]
-                reduced = reduce_tool_results(blocks, cap, counter) if cap is not None else blocks
+                # Only a message over the cap can hold a result over it (its text is part of the message).
+                over = cap is not None and e.tokens > cap.over
+                reduced = reduce_tool_results(blocks, cap, counter) if cap is not None and over else blocks
                 if reduced is not blocks:
                     cost += _change(counter, e.participant, blocks, reduced)
                 count = _images(reduced)
@@ -267,10 +318,15 @@ class PricedView:
 
 
 def priced(
-    view: MessageView, options: CompileOptions, counter: TokenCounter, cache: RenderCache, limit: int
+    view: MessageView,
+    options: CompileOptions,
+    counter: TokenCounter,
+    cache: RenderCache,
+    limit: int,
+    cap: ToolCap | None = None,
 ) -> MessageView:
     """``view`` priced with its reductions (``view`` itself when none applies)."""
-    deltas = price_reductions(view, options, counter, cache, limit)
+    deltas = price_reductions(view, options, counter, cache, limit, cap)
     return PricedView(view, deltas) if deltas else view
 
 

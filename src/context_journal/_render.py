@@ -12,9 +12,11 @@ import bisect
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Literal, NamedTuple
 
 from ._graphemes import clip_end, clip_start
+from ._provider_render import PROVIDER_TYPES, excerpt_provider, provider_line, repair_provider_blocks
 from .stores.fulltext import format_date
 from .tokens import TokenCounter
 
@@ -26,6 +28,7 @@ F_IMAGE = 4
 F_THINKING = 8
 F_PROBLEM = 16  # an empty or whitespace text block, an empty tool_result, an unsigned thinking block
 F_MEDIA = 32  # a top-level image or document block (user turns only)
+F_PROVIDER = 64  # a provider block (server tool call or result, mcp_*, compaction, search_result, upload)
 
 NO_OUTPUT = "(no output)"
 STUB_TEXT = "[no result recorded for this call: it was cancelled, failed, or is still pending]"
@@ -199,6 +202,8 @@ def block_flags(blocks: Iterable[Mapping[str, Any]]) -> int:
                 flags |= F_PROBLEM
         elif kind == "redacted_thinking":
             flags |= F_THINKING
+        elif kind in PROVIDER_TYPES:
+            flags |= F_PROVIDER
     return flags
 
 
@@ -220,6 +225,8 @@ def message_line_text(blocks: Sequence[Mapping[str, Any]]) -> str:
             parts.append(f"[{'error' if b.get('is_error') else 'result'}: {_result_text(b.get('content'))}]")
         elif kind in ("image", "document"):
             parts.append(f"[{kind}]")
+        elif kind in PROVIDER_TYPES:
+            parts.append(provider_line(b))
     return " ".join(p for p in parts if p).strip()
 
 
@@ -239,6 +246,10 @@ def _rebuild(m: Work, blocks: list[Block], p: Pass, lossy: bool = True) -> None:
 
 
 # --- pass 1: empty blocks, unsigned thinking ------------------------------------------------------
+
+
+def _report(p: Pass, m: Work, kind: str, detail: str) -> None:
+    p.repair(kind, m, detail)
 
 
 def clean_blocks(work: list[Work], p: Pass) -> list[Work]:
@@ -277,11 +288,39 @@ def clean_blocks(work: list[Work], p: Pass) -> list[Work]:
                         p.repair("empty_result_filled", m, f"empty result shown as {NO_OUTPUT!r}", b["tool_use_id"])
                 blocks.append(b)
             _rebuild(m, blocks, p)
+        if m.flags & F_PROVIDER:
+            fixed = repair_provider_blocks(m.blocks, m.role, partial(_report, p, m))
+            if fixed is not m.blocks:
+                _rebuild(m, fixed, p)
         if not m.blocks:
             p.repair("empty_message_dropped", m, "nothing left to send after empty blocks were left out")
             continue
         out.append(m)
     return out
+
+
+def last_compaction_only(work: list[Work], p: Pass) -> None:
+    """Show every ``compaction`` block with content but the newest as its summary text: the provider
+    takes one (Anthropic: "messages holds more than one compaction block with content. Send only the
+    block the conversation returned last", ``compaction_block_ambiguous``)."""
+    newest: tuple[int, int] | None = None
+    for i, m in enumerate(work):
+        if m.flags & F_PROVIDER and m.role == "assistant":
+            for j, b in enumerate(m.blocks):
+                if b.get("type") == "compaction" and b.get("content"):
+                    newest = (i, j)
+    if newest is None:
+        return
+    for i, m in enumerate(work[: newest[0] + 1]):
+        if not m.flags & F_PROVIDER:
+            continue
+        blocks = [
+            _text(provider_line(b)) if b.get("type") == "compaction" and b.get("content") and (i, j) != newest else b
+            for j, b in enumerate(m.blocks)
+        ]
+        if blocks != m.blocks:
+            p.repair("compaction_superseded", m, "an older compaction summary is shown as text (one is sent)")
+            _rebuild(m, blocks, p)
 
 
 # --- pass 2: tool blocks in the wrong role --------------------------------------------------------
@@ -348,6 +387,10 @@ def place_tool_blocks(work: list[Work], p: Pass) -> list[Work]:
                     list(m.sources),
                     m.breakpoint,
                 )
+                if part.flags & F_PROVIDER:  # a server pair the split cut in two is shown as text
+                    fixed = repair_provider_blocks(part.blocks, role, partial(_report, p, m))
+                    if fixed is not part.blocks:
+                        _rebuild(part, fixed, p)
                 out.append(part)
             continue
         out.append(m)
@@ -682,6 +725,8 @@ def excerpt_blocks(
             else:
                 b = {**b, "content": excerpt_blocks(list(content), ratio, counter, origin) or NO_OUTPUT}
         out.append(b)
+    if any(b.get("type") in PROVIDER_TYPES for b in out):
+        out = excerpt_provider(out, lambda text: _cut_text(text, ratio, counter.count_block(_text(text)), origin))
     return out
 
 

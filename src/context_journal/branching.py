@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from .strategies import Strategy
     from .tokens import TokenCounter
 
-__all__ = ["BranchSummary", "Derivation", "StrategyInitError"]
+__all__ = ["BranchSummary", "Derivation", "StrategyInitError", "list_branch_summaries"]
 
 
 class StrategyInitError(ContextJournalError):
@@ -101,6 +101,20 @@ class Derivation:
 def derivation_key(branch_id: int) -> str:
     """State key of a branch's derivation record (keyed by id: a name may be reused after deletion)."""
     return f"derivation/{branch_id}"
+
+
+def branch_summary(store: Store, info: BranchInfo, heads: dict[int, int]) -> BranchSummary:
+    """``info`` with its parent's name and its head sequence (``heads``: :meth:`Store.branch_heads`)."""
+    parent = store.branch_by_id(info.parent_id).name if info.parent_id is not None else None
+    head = heads.get(info.id, info.fork_seq or 0)
+    return BranchSummary(info.name, parent, info.fork_seq, head, info.created_at)
+
+
+def list_branch_summaries(store: Store) -> list[BranchSummary]:
+    """Live branches of ``store``, in creation order, with parent, fork and head sequences (no namespace
+    or reader is needed: branches belong to the store)."""
+    heads = store.branch_heads()
+    return [branch_summary(store, b, heads) for b in store.list_branches()]
 
 
 class BranchingMixin:
@@ -193,14 +207,11 @@ class BranchingMixin:
             self._claim_reader(info.id)
 
     def _summary(self, info: BranchInfo, heads: dict[int, int]) -> BranchSummary:
-        parent = self._store.branch_by_id(info.parent_id).name if info.parent_id is not None else None
-        head = heads.get(info.id, info.fork_seq or 0)
-        return BranchSummary(info.name, parent, info.fork_seq, head, info.created_at)
+        return branch_summary(self._store, info, heads)
 
     def list_branches(self) -> list[BranchSummary]:
         """Live branches of the store, in creation order, with parent, fork and head sequences."""
-        heads = self._store.branch_heads()
-        return [self._summary(b, heads) for b in self._store.list_branches()]
+        return list_branch_summaries(self._store)
 
     def delete_branch(self, name: str) -> None:
         """Delete a branch (its records stay readable through its children; its name becomes free).
@@ -284,6 +295,7 @@ class BranchingMixin:
             summarizer=self._summarizer,
             compression=self._compression_mode,
             index=self._messages.clone_for(info.id, fork_seq),
+            view_reader=reader,
         )
         self._ledger_at_fork(child)  # issue 12: the child's ledger starts as a copy of this one
         return child
@@ -303,6 +315,7 @@ class BranchingMixin:
         strategy: Strategy | None = None,
         token_counter: TokenCounter | None = None,
         summarizer: Provider | None = None,
+        view_reader: str | None = None,
     ) -> ContextManager:
         """Reopen a derived child after a restart with the same view (namespace, slot, branch).
 
@@ -312,10 +325,13 @@ class BranchingMixin:
             strategy: Its strategy (a strategy object cannot be stored; pass the same one again).
             token_counter: Its token counter (default estimate).
             summarizer: Its summarizer (default offline).
+            view_reader: The reader the child was derived for, named again (a reader's view is never
+                taken from the record alone; bug case B64).
 
         Raises:
             BranchNotFoundError: no live branch has that name.
             ValueError: the branch was not made by :meth:`derive`.
+            ReaderConflictError: the child's namespace records a reader other than ``view_reader``.
         """
         from .manager import ContextManager
 
@@ -333,6 +349,7 @@ class BranchingMixin:
             branch=branch,
             slot=record.slot,
             summarizer=summarizer,
+            view_reader=view_reader,
         )
 
     def _strategy_context(self) -> Any:  # implemented by the manager

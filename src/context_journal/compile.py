@@ -50,12 +50,12 @@ from ._fit import (
     with_loop_opening,
     with_prefix,
 )
-from ._reduce import priced, shrink
+from ._reduce import priced, shrink, tool_cap
 from ._render import CompiledMessage, Pass, Repair, Source, Work
 from .content import check_audience, parse_content
 from .errors import ContextJournalError
 from .strategies.base import Budget, RawSpan, Selection, Strategy
-from .tokens import Calibration, TokenCounter
+from .tokens import Calibration, TokenCounter, check_token_count
 from .validate import InvalidContextError, validate_turns
 from .views import MessageView, SliceView, running_turn_start
 from .viz.trace import MapTrace, trace_compile
@@ -80,6 +80,11 @@ Block = dict[str, Any]
 _LISTED = 12  # parts an OverBudgetError's message names (the largest); ``parts`` holds every one
 
 
+UNSUMMARISED_PART = "not summarised yet"
+"""The part of :attr:`OverBudgetError.parts` naming the tokens of the smallest valid context that stand for
+raw middle content no summary covers yet (only compression can shrink it further)."""
+
+
 class OverBudgetError(ContextJournalError):
     """What must be in the context does not fit the budget; nothing was dropped silently.
 
@@ -87,7 +92,8 @@ class OverBudgetError(ContextJournalError):
         budget: ``max_tokens - reserve_for_response``, in tokens.
         actual: Tokens the must-keep part (or the smallest valid context) needs.
         parts: Each part and its size in tokens (``"system"``, ``"message m0 (system)"``,
-            ``"injections"``, ``"newest unit from m5"``...).
+            ``"injections"``, ``"newest unit from m5"``, ``"smallest valid context"`` and, of it,
+            ``"not summarised yet"``...).
     """
 
     ADVICE = "raise max_tokens, lower reserve_for_response, or shorten the system prompt and injections"
@@ -220,7 +226,9 @@ class CompileOptions:
         max_tool_result_tokens: Tool results larger than this many tokens are reduced to excerpts of
             about this size (head and tail kept; the journal keeps them whole; None = no limit).
             Like image placeholders, this reduction is priced before the strategy selects, so a
-            message that fits once reduced is never left out (bug case B63).
+            message that fits once reduced is never left out (bug case B63). With None, a result larger
+            than the whole budget (never sendable raw) is excerpted to about a quarter of the budget,
+            priced the same way when the selection would otherwise leave messages out.
         keep_thinking_turns: Keep thinking blocks only in the newest N assistant turns (None = all).
             Blocks are dropped whole, never edited.
         cache_breakpoints: Messages marked ``cache_breakpoint`` (Anthropic allows 4 ``cache_control``
@@ -455,6 +463,7 @@ def compile_context(
         The result and the strategy's selection (commit it to persist strategy state).
 
     Raises:
+        TypeError: ``max_tokens`` or ``reserve_for_response`` is not an ``int`` (a ``bool`` included).
         ValueError: ``max_tokens`` is not positive, ``reserve_for_response`` is negative or larger than
             ``max_tokens``.
         MalformedContentError: ``system`` or an injection is malformed.
@@ -462,10 +471,8 @@ def compile_context(
         EmptyContextError: the result would hold no message.
         InvalidContextError: the result broke a provider rule (a bug; never expected).
     """
-    if max_tokens <= 0:
-        raise ValueError(f"max_tokens must be positive, got {max_tokens}")
-    if reserve_for_response < 0:
-        raise ValueError(f"reserve_for_response must be >= 0, got {reserve_for_response}")
+    check_token_count("max_tokens", max_tokens, 1)
+    check_token_count("reserve_for_response", reserve_for_response, 0)
     if reserve_for_response > max_tokens:
         raise ValueError(
             f"reserve_for_response ({reserve_for_response}) is larger than max_tokens ({max_tokens}): "
@@ -553,13 +560,24 @@ def compile_context(
     step = 0
     # The strategy chooses from sizes with the sure reductions in (older images as placeholders, tool
     # results over the cap as excerpts): what fits once reduced is never left out (bug case B63).
-    chooser = priced(body, options, counter, cache, avail)
+    cap = tool_cap(options, avail, oversized=False)
+    chooser = priced(body, options, counter, cache, avail, cap)
+    # Without a host cap, a tool result larger than the whole budget can never be sent raw: when the
+    # selection leaves messages out, such results are priced as excerpts and the strategy chooses again,
+    # so what fits once they are cut is kept (B63; issue 14: --overflow window filled 626 of 4,000). A
+    # selection that leaves nothing out (summaries stand for the middle) keeps its layout.
+    oversized = tool_cap(options, avail) if cap is None else None
     for _attempt in range(16):
         selection = strategy.select(chooser, Budget(avail, budget, max_tokens, reserve_for_response))
+        if oversized is not None and selection.omitted:
+            cap, oversized = oversized, None
+            chooser = priced(body, options, counter, cache, avail, cap)
+            selection = strategy.select(chooser, Budget(avail, budget, max_tokens, reserve_for_response))
         if running is not None:
             selection = with_loop_opening(selection, body, running)
         p = fresh_pass(p)
-        work = render(body, selection, roles, options, counter, cache, p, late, timestamp_of, turn[0] if turn else None)
+        opening = turn[0] if turn else None
+        work = render(body, selection, roles, options, counter, cache, p, late, timestamp_of, opening, cap)
         if turn:
             work = transcribe_running_turn(separate_running_turn(work, turn[0], p), turn, p)
         used = sum(tokens_of(m, counter) for m in work)
@@ -588,6 +606,12 @@ def compile_context(
             used = sum(tokens_of(m, counter) for m in work)
         if used > room or (not work and n_body):
             parts["smallest valid context"] = used
+            middle = sum(tokens_of(m, counter) for m in work if m.origin in cut["first"])
+            if middle:
+                # Of it, the raw middle not summarised yet that is still there (excerpts of tool units;
+                # plain runs are already one short note, which no summary undercuts): what summaries
+                # could replace. Beyond it the compile cannot fit whatever compression does.
+                parts[UNSUMMARISED_PART] = middle
             parts.update(getattr(strategy, "pinned_parts", {}))  # pins are part of what must be kept
             raise OverBudgetError(
                 budget,

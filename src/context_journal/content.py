@@ -1,7 +1,11 @@
 """Content blocks: the pydantic models, validation, and media stored as blobs.
 
 The block shapes follow the Anthropic Messages API (``text``, ``thinking``, ``redacted_thinking``,
-``tool_use``, ``tool_result``, ``image``, ``document``; see docs.anthropic.com, "Messages"). Every
+``tool_use``, ``tool_result``, ``image``, ``document``; see docs.anthropic.com, "Messages"), plus the
+provider-side blocks of server tools, the MCP connector and compaction (``server_tool_use`` and its
+``*_tool_result`` blocks, ``mcp_tool_use`` / ``mcp_tool_result``, ``compaction``, ``search_result``,
+``container_upload``; shapes of the ``anthropic`` SDK's ``Beta*BlockParam`` types). A server call and
+its result travel together in one message (:func:`check_server_pairs`). Every
 model allows unknown fields, so a host's own fields (``cache_control``, ``citations``...) survive a
 round trip: :func:`block_to_dict` returns exactly the fields that were given, plus ``type``.
 
@@ -21,32 +25,52 @@ from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
+from ._block_types import ASSISTANT_ONLY_TYPES, SERVER_CALL_TYPES, SERVER_RESULT_TYPES, SERVER_TYPES, USER_ONLY_TYPES
 from .errors import MalformedContentError
 from .tokens import document_hints
 
 __all__ = [
+    "ASSISTANT_ONLY_TYPES",
+    "SERVER_CALL_TYPES",
+    "SERVER_RESULT_TYPES",
+    "SERVER_TYPES",
+    "USER_ONLY_TYPES",
     "Base64Source",
+    "BashCodeExecutionToolResultBlock",
     "BlobSource",
     "Block",
+    "CodeExecutionToolResultBlock",
+    "CompactionBlock",
+    "ContainerUploadBlock",
     "ContentBlock",
     "ContentInput",
     "DocumentBlock",
     "ImageBlock",
+    "MCPToolResultBlock",
+    "MCPToolUseBlock",
     "RedactedThinkingBlock",
+    "SearchResultBlock",
+    "ServerToolUseBlock",
     "TextBlock",
+    "TextEditorCodeExecutionToolResultBlock",
     "TextSource",
     "ThinkingBlock",
     "ToolResultBlock",
+    "ToolSearchToolResultBlock",
     "ToolUseBlock",
     "URLSource",
+    "WebFetchToolResultBlock",
+    "WebSearchToolResultBlock",
     "block_to_dict",
     "blocks_to_dicts",
     "check_audience",
+    "check_server_pairs",
     "content_bytes",
     "externalize_media",
     "parse_block",
     "parse_content",
     "resolve_media",
+    "server_result_call",
     "sha256_hex",
     "unencodable_block",
     "validate_content",
@@ -120,7 +144,11 @@ MediaSource: TypeAlias = Annotated[Base64Source | URLSource | TextSource | BlobS
 
 
 class TextBlock(_Model):
-    """Plain text."""
+    """Plain text, optionally with the ``citations`` the provider attached (a list of Anthropic
+    ``TextCitationParam``: ``char_location``, ``page_location``, ``content_block_location``,
+    ``web_search_result_location``, ``search_result_location``, each with ``cited_text``). Citations are
+    an extra field, kept exactly as given and not checked: journals written before they were priced and
+    exported hold any JSON there and must stay readable (invariant 10)."""
 
     type: Literal["text"] = "text"
     text: str
@@ -175,21 +203,251 @@ class ToolResultBlock(_Model):
     is_error: bool = False
 
 
-NestedBlock: TypeAlias = Annotated[TextBlock | ImageBlock | DocumentBlock, Field(discriminator="type")]
+class SearchResultBlock(_Model):
+    """A search result the host supplies (Anthropic ``search_result``; a user turn or a tool result's
+    content): ``source`` and ``title`` name it, ``content`` is its text blocks, ``citations`` its
+    citation config."""
+
+    type: Literal["search_result"] = "search_result"
+    source: str
+    title: str
+    content: list[TextBlock]
+
+
+NestedBlock: TypeAlias = Annotated[
+    TextBlock | ImageBlock | DocumentBlock | SearchResultBlock, Field(discriminator="type")
+]
 ToolResultBlock.model_rebuild()
 
-ContentBlock: TypeAlias = Annotated[
-    TextBlock | ThinkingBlock | RedactedThinkingBlock | ToolUseBlock | ToolResultBlock | ImageBlock | DocumentBlock,
-    Field(discriminator="type"),
-]
-Block: TypeAlias = (
-    TextBlock | ThinkingBlock | RedactedThinkingBlock | ToolUseBlock | ToolResultBlock | ImageBlock | DocumentBlock
+
+# --- provider-side (server) tools, compaction, uploads (issue 18) --------------------------------
+#
+# Shapes of the ``anthropic`` SDK's request params (``anthropic.types.beta.Beta*BlockParam``). A server
+# tool call (``server_tool_use``, ``mcp_tool_use``) and the result the provider ran it to travel
+# together in one assistant message. Error variants and nested parts keep unknown fields like blocks.
+
+
+class ServerToolUseBlock(_Model):
+    """A call of a provider-side tool (``web_search``, ``web_fetch``, ``code_execution``,
+    ``bash_code_execution``, ``text_editor_code_execution``, ``tool_search_tool_*``...); its result is a
+    ``*_tool_result`` block with the same id later in the same assistant message."""
+
+    type: Literal["server_tool_use"] = "server_tool_use"
+    id: str = Field(min_length=1)
+    name: str = Field(min_length=1)
+    input: dict[str, Any]
+
+
+class ToolError(_Model):
+    """The error variant of a server tool result (``web_search_tool_result_error``...)."""
+
+    type: Literal[
+        "web_search_tool_result_error",
+        "web_fetch_tool_result_error",
+        "code_execution_tool_result_error",
+        "bash_code_execution_tool_result_error",
+        "text_editor_code_execution_tool_result_error",
+        "tool_search_tool_result_error",
+    ]
+    error_code: str
+
+
+class WebSearchResult(_Model):
+    """One hit of a web search; ``encrypted_content`` is opaque and sent back unchanged."""
+
+    type: Literal["web_search_result"] = "web_search_result"
+    url: str
+    title: str
+    encrypted_content: str
+    page_age: str | None = None
+
+
+class WebSearchToolResultBlock(_Model):
+    """The results of a ``web_search`` call: a list of hits or an error."""
+
+    type: Literal["web_search_tool_result"] = "web_search_tool_result"
+    tool_use_id: str = Field(min_length=1)
+    content: list[WebSearchResult] | ToolError
+
+
+class WebFetchResult(_Model):
+    """A fetched page: ``content`` is a ``document`` block (text or base64 source)."""
+
+    type: Literal["web_fetch_result"] = "web_fetch_result"
+    url: str
+    content: DocumentBlock
+    retrieved_at: str | None = None
+
+
+class WebFetchToolResultBlock(_Model):
+    """The result of a ``web_fetch`` call: the page or an error."""
+
+    type: Literal["web_fetch_tool_result"] = "web_fetch_tool_result"
+    tool_use_id: str = Field(min_length=1)
+    content: Annotated[WebFetchResult | ToolError, Field(discriminator="type")]
+
+
+class CodeOutputFile(_Model):
+    """A file the code wrote (``code_execution_output`` / ``bash_code_execution_output``)."""
+
+    type: Literal["code_execution_output", "bash_code_execution_output"]
+    file_id: str
+
+
+class CodeExecutionResult(_Model):
+    """Output of code run by the provider (``code_execution_result``, ``bash_code_execution_result``)."""
+
+    type: Literal["code_execution_result", "bash_code_execution_result"]
+    stdout: str
+    stderr: str
+    return_code: int
+    content: list[CodeOutputFile]
+
+
+class EncryptedCodeExecutionResult(_Model):
+    """Code output with stdout encrypted: opaque, sent back unchanged, never excerpted."""
+
+    type: Literal["encrypted_code_execution_result"] = "encrypted_code_execution_result"
+    encrypted_stdout: str
+    stderr: str
+    return_code: int
+    content: list[CodeOutputFile]
+
+
+class CodeExecutionToolResultBlock(_Model):
+    """The result of a ``code_execution`` call."""
+
+    type: Literal["code_execution_tool_result"] = "code_execution_tool_result"
+    tool_use_id: str = Field(min_length=1)
+    content: Annotated[CodeExecutionResult | EncryptedCodeExecutionResult | ToolError, Field(discriminator="type")]
+
+
+class BashCodeExecutionToolResultBlock(_Model):
+    """The result of a ``bash_code_execution`` call."""
+
+    type: Literal["bash_code_execution_tool_result"] = "bash_code_execution_tool_result"
+    tool_use_id: str = Field(min_length=1)
+    content: Annotated[CodeExecutionResult | ToolError, Field(discriminator="type")]
+
+
+class TextEditorResult(_Model):
+    """A text-editor code-execution outcome (``..._view_result`` with ``content``, ``..._create_result``,
+    ``..._str_replace_result``); its fields are kept as given."""
+
+    type: Literal[
+        "text_editor_code_execution_view_result",
+        "text_editor_code_execution_create_result",
+        "text_editor_code_execution_str_replace_result",
+    ]
+
+
+class TextEditorCodeExecutionToolResultBlock(_Model):
+    """The result of a ``text_editor_code_execution`` call."""
+
+    type: Literal["text_editor_code_execution_tool_result"] = "text_editor_code_execution_tool_result"
+    tool_use_id: str = Field(min_length=1)
+    content: Annotated[TextEditorResult | ToolError, Field(discriminator="type")]
+
+
+class ToolSearchToolResultBlock(_Model):
+    """The result of a ``tool_search_tool_*`` call (tool references or an error), kept as given."""
+
+    type: Literal["tool_search_tool_result"] = "tool_search_tool_result"
+    tool_use_id: str = Field(min_length=1)
+    content: dict[str, Any]
+
+
+class MCPToolUseBlock(_Model):
+    """A call of a tool on a remote MCP server, run by the provider (MCP connector)."""
+
+    type: Literal["mcp_tool_use"] = "mcp_tool_use"
+    id: str = Field(min_length=1)
+    name: str = Field(min_length=1)
+    server_name: str = Field(min_length=1)
+    input: dict[str, Any]
+
+
+class MCPToolResultBlock(_Model):
+    """The result of an ``mcp_tool_use``: a string or text blocks."""
+
+    type: Literal["mcp_tool_result"] = "mcp_tool_result"
+    tool_use_id: str = Field(min_length=1)
+    content: str | list[TextBlock] = ""
+    is_error: bool = False
+
+
+class ContainerUploadBlock(_Model):
+    """A file (by Files API id) uploaded to the code-execution container; a user-turn block."""
+
+    type: Literal["container_upload"] = "container_upload"
+    file_id: str = Field(min_length=1)
+
+
+class CompactionBlock(_Model):
+    """The summary the provider's server-side compaction wrote (``content``; None for a failed
+    compaction), with ``encrypted_content``/``signature``/``tool_changes`` when present: sent back
+    exactly as received, never edited or excerpted."""
+
+    type: Literal["compaction"] = "compaction"
+    content: str | None = None
+
+    @field_validator("content")
+    @classmethod
+    def _not_empty(cls, value: str | None) -> str | None:
+        if value == "":
+            raise ValueError("compaction content may be null but not an empty string")
+        return value
+
+
+ServerResultBlock: TypeAlias = (
+    WebSearchToolResultBlock
+    | WebFetchToolResultBlock
+    | CodeExecutionToolResultBlock
+    | BashCodeExecutionToolResultBlock
+    | TextEditorCodeExecutionToolResultBlock
+    | ToolSearchToolResultBlock
+    | MCPToolResultBlock
 )
+
+
+def server_result_call(kind: Any) -> str:
+    """The call block type a server result block type answers."""
+    return "mcp_tool_use" if kind == "mcp_tool_result" else "server_tool_use"
+
+
+Block: TypeAlias = (
+    TextBlock
+    | ThinkingBlock
+    | RedactedThinkingBlock
+    | ToolUseBlock
+    | ToolResultBlock
+    | ImageBlock
+    | DocumentBlock
+    | SearchResultBlock
+    | ServerToolUseBlock
+    | MCPToolUseBlock
+    | ServerResultBlock
+    | ContainerUploadBlock
+    | CompactionBlock
+)
+ContentBlock: TypeAlias = Annotated[Block, Field(discriminator="type")]
 ContentInput: TypeAlias = str | Sequence[Block | Mapping[str, Any]]
 """What a write accepts: a string (one text block) or a list of blocks or block dicts."""
 
 _BLOCK_ADAPTER: TypeAdapter[Block] = TypeAdapter(ContentBlock)
-_KNOWN_TYPES = {"text", "thinking", "redacted_thinking", "tool_use", "tool_result", "image", "document"}
+_KNOWN_TYPES = {
+    "text",
+    "thinking",
+    "redacted_thinking",
+    "tool_use",
+    "tool_result",
+    "image",
+    "document",
+    "search_result",
+    "container_upload",
+    "compaction",
+    *SERVER_TYPES,
+}
 
 
 def _loc_to_path(raw: Any, loc: tuple[int | str, ...]) -> str:
@@ -254,6 +512,45 @@ def parse_block(raw: Block | Mapping[str, Any], *, message_index: int | None = N
         ) from None
 
 
+MAX_DEPTH = 64
+"""The deepest nesting of JSON objects and arrays a content block (itself level 1) or a message's
+metadata may hold. Checked at write (issue 15, kind 1) so that no stored message can break a later read:
+pydantic's serializer, which renders and exports messages, refuses values nested much deeper (and
+Python's recursion limit stops a parse near 1,000 levels)."""
+
+
+def too_deep(value: Any, limit: int = MAX_DEPTH) -> list[str | int] | None:
+    """The path to the first object or array of ``value`` nested deeper than ``limit`` levels (``value``
+    itself is level 1), or None. Iterative, so a value nested 100,000 levels is measured, not recursed."""
+    stack: list[tuple[Any, int, list[str | int]]] = [(value, 1, [])]
+    while stack:
+        node, depth, path = stack.pop()
+        if isinstance(node, Mapping):
+            children: Iterable[tuple[str | int, Any]] = ((str(k), v) for k, v in node.items())
+        elif isinstance(node, list | tuple):
+            children = enumerate(node)
+        else:
+            continue
+        if depth > limit:
+            return path
+        for key, child in children:
+            if isinstance(child, Mapping | list | tuple):
+                stack.append((child, depth + 1, [*path, key]))
+    return None
+
+
+def _check_depth(raw: Any, *, message_index: int | None, block_index: int | None, field: str = "") -> None:
+    path = too_deep(raw)
+    if path is not None:
+        where = ".".join(str(p) for p in path[:6]) + (".…" if len(path) > 6 else "")
+        raise MalformedContentError(
+            f"nested more than {MAX_DEPTH} levels deep (at {where})",
+            message_index=message_index,
+            block_index=block_index,
+            path=field,
+        )
+
+
 def parse_content(content: ContentInput, *, message_index: int | None = None) -> list[Block]:
     """Validate a message's content.
 
@@ -265,7 +562,8 @@ def parse_content(content: ContentInput, *, message_index: int | None = None) ->
         The validated blocks.
 
     Raises:
-        MalformedContentError: when the content is empty, not a list, or any block is malformed.
+        MalformedContentError: when the content is empty, not a list, or any block is malformed or nested
+            deeper than :data:`MAX_DEPTH`.
     """
     if isinstance(content, str):
         return [TextBlock(text=content)]
@@ -274,6 +572,10 @@ def parse_content(content: ContentInput, *, message_index: int | None = None) ->
             f"content must be a string or a list of blocks, got {type(content).__name__}",
             message_index=message_index,
         )
+    content = list(content)
+    for i, b in enumerate(content):
+        if isinstance(b, Mapping):
+            _check_depth(b, message_index=message_index, block_index=i)
     blocks = [parse_block(b, message_index=message_index, block_index=i) for i, b in enumerate(content)]
     if not blocks:
         raise MalformedContentError("a message needs at least one content block", message_index=message_index)
@@ -298,12 +600,77 @@ def validate_content(content: ContentInput, *, message_index: int | None = None)
         for raw, block in zip(content, blocks, strict=True)
     ]
     check_audience(out, message_index=message_index)
+    check_server_pairs(out, message_index=message_index)
     return out
+
+
+def check_server_pairs(blocks: Sequence[Mapping[str, Any]], *, message_index: int | None = None) -> None:
+    """Check that every provider-side tool result in a message answers a call made earlier in the same
+    message (``server_tool_use`` for the ``*_tool_result`` blocks, ``mcp_tool_use`` for
+    ``mcp_tool_result``), at most once, and that call ids are not reused in the message. A call without
+    its result is accepted (a ``pause_turn`` response ends with one); the compile shows such a call as
+    text, since it cannot be sent without its result.
+
+    Raises:
+        MalformedContentError: naming the result block that answers no call, or the reused call id.
+    """
+    calls: dict[str, str] = {}
+    answered: set[str] = set()
+    for i, b in enumerate(blocks):
+        kind = b.get("type")
+        if kind in SERVER_CALL_TYPES:
+            cid = str(b.get("id"))
+            if cid in calls:
+                raise MalformedContentError(
+                    f"{kind} id {cid!r} is used twice in the message",
+                    message_index=message_index,
+                    block_index=i,
+                    path="id",
+                )
+            calls[cid] = str(kind)
+        elif kind in SERVER_RESULT_TYPES:
+            tid = str(b.get("tool_use_id"))
+            want = server_result_call(kind)
+            if calls.get(tid) != want:
+                raise MalformedContentError(
+                    f"{kind} answers {want} {tid!r}, which is not earlier in the same message "
+                    "(a server tool call and its result travel together in one assistant message)",
+                    message_index=message_index,
+                    block_index=i,
+                    path="tool_use_id",
+                )
+            if tid in answered:
+                raise MalformedContentError(
+                    f"{want} {tid!r} is answered twice",
+                    message_index=message_index,
+                    block_index=i,
+                    path="tool_use_id",
+                )
+            answered.add(tid)
 
 
 # --- audience (issue 7) --------------------------------------------------------------------------
 
-_NO_AUDIENCE_KINDS = frozenset({"tool_use", "tool_result", "image", "document"})
+_NO_AUDIENCE_KINDS = frozenset(
+    {"tool_use", "tool_result", "image", "document", "search_result", "container_upload", "compaction"} | SERVER_TYPES
+)
+_NESTING_KINDS = frozenset({"tool_result", "mcp_tool_result", "search_result"})  # content: a list of blocks
+
+
+def _nested_audience(block: Mapping[str, Any]) -> str | None:
+    """The path of an ``audience`` on a block nested in ``block``'s content list, or None."""
+    content = block.get("content")
+    if block.get("type") not in _NESTING_KINDS or not isinstance(content, list):
+        return None
+    for j, nested in enumerate(content):
+        if not isinstance(nested, Mapping):
+            continue
+        if "audience" in nested:
+            return f"content.{j}.audience"
+        deeper = _nested_audience(nested)
+        if deeper is not None:
+            return f"content.{j}.{deeper}"
+    return None
 
 
 def check_audience(
@@ -313,7 +680,9 @@ def check_audience(
 
     An audience (a non-empty list of non-empty reader names) may sit on a message's own ``text``,
     ``thinking`` and ``redacted_thinking`` blocks only: never on ``tool_use``, ``tool_result``, ``image``
-    or ``document`` blocks, never on a block nested inside a ``tool_result``, and nowhere when
+    or ``document`` blocks nor on the provider blocks (server tool calls and results, ``mcp_*``,
+    ``search_result``, ``container_upload``, ``compaction``), never on a block nested inside a
+    ``tool_result``, ``mcp_tool_result`` or ``search_result``, and nowhere when
     ``allowed`` is False (compile injections). A key named ``audience`` inside a ``tool_use``'s
     ``input`` is ordinary data.
 
@@ -323,15 +692,14 @@ def check_audience(
     n = 0
     for i, b in enumerate(blocks):
         kind = b.get("type")
-        if kind == "tool_result" and isinstance(b.get("content"), list):
-            for j, nested in enumerate(b["content"]):
-                if isinstance(nested, Mapping) and "audience" in nested:
-                    raise MalformedContentError(
-                        "an audience may not sit on a block nested inside a tool_result",
-                        message_index=message_index,
-                        block_index=i,
-                        path=f"content.{j}.audience",
-                    )
+        nested_path = _nested_audience(b)
+        if nested_path is not None:
+            raise MalformedContentError(
+                f"an audience may not sit on a block nested inside a {kind}",
+                message_index=message_index,
+                block_index=i,
+                path=nested_path,
+            )
         if "audience" not in b:
             continue
         if not allowed:

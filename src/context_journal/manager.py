@@ -17,19 +17,31 @@ from datetime import datetime
 from typing import Any
 
 from .branching import BranchingMixin, StrategyInitError
-from .compile import CompileOptions, CompileResult, Injection, OverBudgetError, RenderCache, Roles, compile_context
+from .compile import (
+    UNSUMMARISED_PART,
+    CompileOptions,
+    CompileResult,
+    Injection,
+    OverBudgetError,
+    RenderCache,
+    Roles,
+    compile_context,
+)
 from .compression import CompressionDriver, CompressionStats, DrainProgress, DrainReport, TickResult
 from .content import ContentInput, resolve_media, validate_content
 from .errors import MalformedContentError, MessageNotFoundError
 from .llm import OfflineSummarizer, Provider, ToolDefinition, run_sync
 from .messages import Message, MessageInput, MessageStore, to_timestamp
+from .namespaces import namespace_is_isolated
 from .readers import (
     ReaderConflictError,
     ReaderError,
     StaleReaderError,
     check_narrowing,
     compression_read_mark,
+    keep_hidden,
     recorded_reader,
+    sees,
     validate_reader,
 )
 from .recall.lines import LineCache
@@ -42,7 +54,7 @@ from .strategies import PassthroughStrategy, PendingWork, Selection, Strategy, S
 from .strategies.autobiographical import SYSTEM_STATE, TOOLS_STATE
 from .strategies.pinned import PINS_STATE, PinnedStrategy, pinned_ids
 from .tokens import Calibration, EstimatingCounter, TokenCounter, content_mix
-from .views import ReaderView
+from .views import ReaderView, filter_for_reader
 
 __all__ = ["DEFAULT_NAMESPACE", "ContextManager"]
 
@@ -67,7 +79,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         store: Store,
         *,
         namespace: str | None = None,
-        isolate: bool = False,
+        isolate: bool | None = None,
         strategy: Any = None,
         token_counter: TokenCounter | None = None,
         branch: str = ROOT_BRANCH,
@@ -87,15 +99,19 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         self._store = store
         self._owns_store = owns_store
         self._namespace = _namespace_name(namespace)
+        if isolate is None:  # a namespace with a slot of its own (an imported conversation) reads it
+            isolate = slot is None and namespace_is_isolated(store, namespace)
         self._isolate = isolate
         self._counter: TokenCounter = token_counter or EstimatingCounter()
         self._branch = store.get_branch(branch)
         # Issue 7: who this manager compiles for (its own reader, else the one the namespace records).
         reader = validate_reader(view_reader)
         recorded = recorded_reader(store, self._branch.id, self._namespace)
-        if reader is not None and recorded is not None and recorded != reader:
+        # Bug case B64: a reader's view is an authority the caller must name; a handle that names no
+        # reader is refused on a namespace that records one (never a silent fallback to that reader).
+        if recorded is not None and recorded != reader:
             raise ReaderConflictError(self._namespace, recorded, reader, "open")
-        self._view_reader: str | None = reader if reader is not None else recorded
+        self._view_reader: str | None = reader
         if self._view_reader is not None:
             _require_recorded_reads(strategy)
         self._slot = slot or (f"messages/{self._namespace}" if isolate else "messages")
@@ -117,7 +133,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         *,
         store: Store | None = None,
         namespace: str | None = None,
-        isolate: bool = False,
+        isolate: bool | None = None,
         strategy: Any = None,
         token_counter: TokenCounter | None = None,
         branch: str = ROOT_BRANCH,
@@ -134,7 +150,9 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
                 ``memory:``, or a PostgreSQL URL. Exactly one of ``path`` and ``store`` is given.
             store: An open :class:`Store` shared with other managers (not closed by this manager).
             namespace: Whose strategy state this manager owns; ``None`` is ``"default"``.
-            isolate: Give the namespace its own message slot instead of the store's shared one.
+            isolate: Give the namespace its own message slot instead of the store's shared one. None
+                (the default): its own slot when the store already has one for it (an imported
+                conversation, or an earlier ``isolate=True``), else the shared one.
             strategy: The compile strategy: a :class:`~context_journal.strategies.Strategy`, or one of the
                 names ``"passthrough"``, ``"windowed"``, ``"autobiographical"``, ``"knowledge"`` (default
                 settings); None is passthrough.
@@ -144,8 +162,10 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             summarizer: The model that writes summaries (default :class:`OfflineSummarizer`).
             view_reader: The reader this manager compiles for (issue 7): compiles and compression read
                 blocks with no audience and blocks whose audience names this reader. The first reader a
-                namespace is opened with is recorded per branch; None compiles for the recorded reader,
-                or for no reader (no block with an audience) when none is recorded.
+                namespace is opened with is recorded per branch, and from then on the namespace opens
+                only for that reader: None compiles for no reader (no block with an audience) and is
+                refused on a namespace that records a reader (bug case B64: a handle never compiles
+                another agent's private blocks because it named nobody).
             compression: ``"inline"`` (``tick``/``drain`` call the summarizer in this process) or
                 ``"workers"``: this manager never calls a model; it enqueues its conversation in the
                 store's work queue (on each append and compile) for ``context-journal worker`` processes,
@@ -159,7 +179,8 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             StoreError: the SQLite file's directory does not exist (and ``create_dirs`` is False).
             BranchNotFoundError: the branch does not exist.
             StoreError: the store cannot be opened.
-            ReaderConflictError: the namespace records another reader on the branch (nothing is written).
+            ReaderConflictError: the namespace records another reader on the branch, or records a reader
+                and ``view_reader`` is None (nothing is written).
             ReaderError: ``view_reader`` is empty, the namespace's record is not a reader's name, or the
                 strategy does not record its compression reads.
         """
@@ -288,7 +309,8 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
 
         Raises:
             MalformedContentError: the content, participant or metadata is malformed, or the content is an
-                empty string (refused like an empty block list); nothing is written.
+                empty or whitespace-only string or only such text blocks (refused like an empty block list);
+                nothing is written.
             DuplicateMessageError: ``id`` is already used on this branch.
         """
         _refuse_blank(content, 0)
@@ -344,23 +366,39 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
 
         Raises:
             MessageNotFoundError: no visible message has the id.
-            MalformedContentError: the new content is malformed; nothing is written.
+            MalformedContentError: the new content is malformed or blank (refused as by :meth:`add_message`);
+                nothing is written.
             AudienceNarrowingError: the edit hides a block from a reader who may have seen it (issue 7).
             StaleReaderError: another handle claimed the namespace for another reader.
+
+        A manager with a reader edits what its reader sees: ``content`` replaces those blocks, and the
+        blocks of other readers stay as they were, in their place (issue 15: a reader never removes a block
+        it cannot read).
         """
         self._check_reader("edit a message")
         if content is not None:
+            _refuse_blank(content, 0)
             new = validate_content(content, message_index=0)
-            if self._messages.entry_for(message_id) is not None and any("audience" in b for b in new):
+            reader = self._view_reader
+            if self._messages.entry_for(message_id) is not None and (
+                reader is not None or any("audience" in b for b in new)
+            ):
                 current = self._messages.get(message_id)
+                old = current.content_dicts()
+                if reader is not None:  # a reader edits what it sees; the blocks it cannot see stay
+                    old = [b for b in old if sees(b, reader)]
+                    if not old:
+                        raise MessageNotFoundError(message_id, f"reader {reader!r} sees no block of it")
                 check_narrowing(
                     message_id,
                     current.created_sequence,
-                    current.content_dicts(),
+                    old,
                     new,
-                    self._view_reader,
+                    reader,
                     compression_read_mark(self._store, self._branch.id, self._namespace),
                 )
+                if reader is not None:
+                    content = keep_hidden(current.content_dicts(), new, reader)
         return self._messages.edit(message_id, content=content, metadata=metadata, participant=participant)
 
     def remove_message(self, message_id: str) -> int:
@@ -373,38 +411,72 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
 
     # ---- reads ------------------------------------------------------------------------------------
 
+    # Raw reads (issue 15, kind 6): a manager with no reader (the host) reads messages as stored, every
+    # block included; a manager opened for a reader reads them as that reader sees them — blocks meant
+    # for other readers left out (with the ``audience`` field of its own removed, as compiles have them),
+    # and a message with no block for it is not there. The host's own handle is the unfiltered view.
+
+    def _readable(self, message: Message) -> Message:
+        """``message`` as this manager's reader reads it (raises when nothing of it is the reader's)."""
+        if self._view_reader is None:
+            return message
+        seen = filter_for_reader(message, self._view_reader)
+        if seen is None:
+            raise MessageNotFoundError(message.id, f"no block of it is for reader {self._view_reader!r}")
+        return seen
+
+    def _read_view(self) -> ReaderView:
+        view = self._reader_view()
+        view.refresh()
+        return view
+
     def get_message(self, message_id: str) -> Message:
-        """The current version of a message, as stored.
+        """The current version of a message: as stored (a manager with no reader) or as this manager's
+        reader sees it.
 
         Raises:
-            MessageNotFoundError: no visible message has the id.
+            MessageNotFoundError: no visible message has the id (or none of its blocks is the reader's).
+            StaleReaderError: another handle claimed the namespace for another reader.
         """
-        return self._messages.get(message_id)
+        if self._view_reader is not None:
+            self._check_reader()
+        return self._readable(self._messages.get(message_id))
 
     def get_message_at(self, message_id: str, sequence: int) -> Message:
-        """The version of a message visible at store sequence ``sequence`` (time travel).
+        """The version of a message visible at store sequence ``sequence`` (time travel), read as
+        :meth:`get_message` reads.
 
         Raises:
-            MessageNotFoundError: it did not exist yet, or had been removed, at that sequence.
+            MessageNotFoundError: it did not exist yet, or had been removed, at that sequence (or none of
+                its blocks is the reader's).
         """
-        return self._messages.get_at(message_id, sequence)
+        return self._readable(self._messages.get_at(message_id, sequence))
 
     def get_all_messages(self, as_of: int | None = None) -> list[Message]:
-        """Every visible message in order, as stored; ``as_of`` reads the branch as it stood at that
-        sequence."""
+        """Every visible message in order, read as :meth:`get_message` reads; ``as_of`` reads the branch
+        as it stood at that sequence."""
+        if self._view_reader is not None:
+            if as_of is None:
+                return self._read_view().messages()
+            kept = (filter_for_reader(m, self._view_reader) for m in self._messages.snapshot(as_of))
+            return [m for m in kept if m is not None]
         if as_of is not None:
             return self._messages.snapshot(as_of)
         return self._messages.slice(0, None)
 
     def message_count(self) -> int:
-        """Visible messages on this branch."""
+        """Visible messages on this branch (for a reader: those with a block for it)."""
+        if self._view_reader is not None:
+            return len(self._read_view())
         return self._messages.count()
 
     def get_messages(self, offset: int = 0, limit: int | None = None) -> list[Message]:
-        """Visible messages ``[offset, offset + limit)`` in order, as stored (every block, audiences
-        included, whatever :attr:`view_reader` is); O(log N + limit)."""
+        """Visible messages ``[offset, offset + limit)`` in order, read as :meth:`get_message` reads (for
+        a reader, positions count the messages it sees); O(log N + limit)."""
         if offset < 0:
             raise ValueError("offset must be >= 0")
+        if self._view_reader is not None:
+            return self._read_view().messages(offset, None if limit is None else offset + limit)
         return self._messages.slice(offset, limit)
 
     def query_messages(
@@ -417,8 +489,8 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         limit: int | None = None,
         reverse: bool = False,
     ) -> list[Message]:
-        """Messages matching every filter given, in order (newest first with ``reverse=True``), as stored
-        (every block, audiences included, whatever :attr:`view_reader` is).
+        """Messages matching every filter given, in order (newest first with ``reverse=True``), read as
+        :meth:`get_message` reads.
 
         Args:
             participant: A name or a list of names.
@@ -445,6 +517,11 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             msg = self._messages.load_entry(entry)
             if metadata and any(msg.metadata.get(k) != v for k, v in metadata.items()):
                 continue
+            if self._view_reader is not None:
+                seen = filter_for_reader(msg, self._view_reader)
+                if seen is None:
+                    continue
+                msg = seen
             out.append(msg)
             if limit is not None and len(out) >= limit:
                 break
@@ -706,6 +783,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
                 ``AutobiographicalConfig(overflow="window")``).
             EmptyContextError: the result would hold no message (nothing to send).
             MalformedContentError: ``system`` or an injection is malformed.
+            TypeError: ``max_tokens`` or ``reserve_for_response`` is not an ``int`` (a ``bool`` included).
             ValueError: ``max_tokens`` is not positive, ``reserve_for_response`` is negative or larger
                 than ``max_tokens``, or ``query`` is empty or whitespace.
         """
@@ -759,6 +837,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         Raises:
             OverBudgetError: as :meth:`compile`.
             MalformedContentError: as :meth:`compile`.
+            TypeError: as :meth:`compile`.
             ValueError: as :meth:`compile`.
         """
         return self._run_compile(
@@ -784,7 +863,15 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         return chunks, tokens + int(work.unchunked_tokens or 0)
 
     def _lagging(self, exc: OverBudgetError) -> OverBudgetError:
-        """``exc`` naming the compression work that would make the compile fit, when some waits."""
+        """``exc`` naming the compression work that would make the compile fit, when some waits.
+
+        Compression is blamed only when it could help: when what the smallest valid context holds besides
+        the raw middle no summary covers yet (``parts["not summarised yet"]``: excerpts of its tool units; its
+        plain runs are already one short note each) fits the budget. A budget too small for the head, the
+        newest turn and the system part is over budget whatever compression does (it says so, with the
+        tokens it needs), even while chunks wait."""
+        if exc.actual - exc.parts.get(UNSUMMARISED_PART, 0) >= exc.budget:
+            return exc
         try:
             chunks, tokens = self.compression_lag()
         except Exception:  # the diagnosis must never hide the original error
@@ -1184,15 +1271,37 @@ def _check_directory(path: str, create: bool) -> None:
 
 
 def _refuse_blank(content: Any, index: int) -> None:
-    """An empty string is refused like an empty block list (a provider rejects an empty message).
+    """A message with nothing to send is refused like an empty block list (a provider rejects an empty
+    message, and the compiler leaves blank text out, so it could never be rendered): an empty or
+    whitespace-only string, or a block list made only of such text blocks.
 
     Raises:
-        MalformedContentError: ``content`` is an empty or whitespace-only string.
+        MalformedContentError: ``content`` is an empty or whitespace-only string, or every block is a
+            ``text`` block whose text is empty or whitespace-only (placed at the first of them).
     """
-    if isinstance(content, str) and not content.strip():
+    if isinstance(content, str):
+        if not content.strip():
+            raise MalformedContentError(
+                "a message needs non-empty text (an empty string is refused like [])", message_index=index
+            )
+        return
+    if isinstance(content, (list, tuple)) and content and all(_blank_text_block(b) for b in content):
         raise MalformedContentError(
-            "a message needs non-empty text (an empty string is refused like [])", message_index=index
+            "a message needs non-empty text (a message of only empty or whitespace-only text blocks is "
+            'refused like "" and [])',
+            message_index=index,
+            block_index=0,
+            path="text",
         )
+
+
+def _blank_text_block(block: Any) -> bool:
+    """Whether ``block`` (a dict or a block model) is a ``text`` block holding only whitespace."""
+    if isinstance(block, Mapping):
+        kind, text = block.get("type"), block.get("text")
+    else:
+        kind, text = getattr(block, "type", None), getattr(block, "text", None)
+    return kind == "text" and isinstance(text, str) and not text.strip()
 
 
 def _require_recorded_reads(strategy: Any) -> None:

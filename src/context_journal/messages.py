@@ -24,11 +24,13 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from .content import (
+    MAX_DEPTH,
     Block,
     ContentInput,
     blocks_to_dicts,
     externalize_media,
     parse_content,
+    too_deep,
     unencodable_block,
     validate_content,
 )
@@ -90,18 +92,35 @@ def new_message_id() -> str:
 
 
 def to_timestamp(value: datetime | float | int | str | None) -> float:
-    """Seconds since the epoch from a datetime (naive = UTC), a number, or an ISO-8601 string."""
+    """Seconds since the epoch from a datetime (naive = UTC), a number, or an ISO-8601 string.
+
+    Raises:
+        TypeError: a bool, or another type.
+        ValueError: a number that is not a time between :data:`MIN_TIMESTAMP` and :data:`MAX_TIMESTAMP`
+            (years 1 to 9999; NaN and infinities included), or text that is not ISO-8601.
+    """
     if value is None:
         return time.time()
     if isinstance(value, bool):
         raise TypeError("a timestamp cannot be a bool")
     if isinstance(value, (int, float)):
-        return float(value)
-    if isinstance(value, str):
-        value = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=UTC)
-    return value.timestamp()
+        ts = float(value)
+    else:
+        if isinstance(value, str):
+            value = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)
+        ts = value.timestamp()
+    if not MIN_TIMESTAMP <= ts <= MAX_TIMESTAMP:  # NaN fails both comparisons
+        raise ValueError(f"{value!r} is not a time between the years 1 and 9999")
+    return ts
+
+
+MIN_TIMESTAMP = datetime(1, 1, 2, tzinfo=UTC).timestamp()
+"""The earliest timestamp a message may carry (seconds since the epoch; a day inside year 1, so every
+time zone can still render it as a datetime)."""
+MAX_TIMESTAMP = datetime(9999, 12, 30, tzinfo=UTC).timestamp()
+"""The latest timestamp a message may carry (a day inside year 9999, for the same reason)."""
 
 
 def encode_body(
@@ -122,6 +141,12 @@ def encode_body(
     blocks = validate_content(content, message_index=message_index)
     if metadata is not None and not isinstance(metadata, Mapping):
         raise MalformedContentError("metadata must be an object", message_index=message_index, path="metadata")
+    if metadata is not None and (where := too_deep(metadata)) is not None:
+        raise MalformedContentError(
+            f"metadata is nested more than {MAX_DEPTH} levels deep (at {'.'.join(map(str, where[:6]))})",
+            message_index=message_index,
+            path="metadata",
+        )
     try:
         ts = to_timestamp(timestamp)
     except (TypeError, ValueError) as exc:

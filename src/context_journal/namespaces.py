@@ -19,6 +19,8 @@ __all__ = [
     "NamespaceNotFoundError",
     "list_namespaces",
     "namespace_exists",
+    "namespace_is_isolated",
+    "recorded_config",
     "recorded_strategy",
     "require_namespace",
 ]
@@ -29,6 +31,13 @@ STRATEGY_STATE = "strategy"
 
 NAMESPACE_MARK = "namespace"
 """State name (relative to the namespace) a remote writer records when it creates a namespace in the shared slot."""
+
+
+def namespace_is_isolated(store: Store, namespace: str | None) -> bool:
+    """True when ``namespace`` has a message slot of its own in ``store`` (as an import of several
+    conversations, ``--namespace`` or ``isolate=True`` creates), so it is read without an isolate flag."""
+    return bool(namespace) and f"messages/{namespace}" in store.list_slots()
+
 
 _NAMESPACE_STATES = {
     "reader",
@@ -118,3 +127,18 @@ def recorded_strategy(store: Store, namespace: str | None, branch: str = ROOT_BR
     """The strategy a namespace records (``{"strategy": name, "config": {...}, ...}``), or None."""
     value = store.get_state(store.get_branch(branch).id, f"{namespace or 'default'}/{STRATEGY_STATE}")
     return value if isinstance(value, dict) and isinstance(value.get("strategy"), str) else None
+
+
+def recorded_config(recorded: dict[str, Any] | None, name: str, overflow: str = "excerpt") -> Any:
+    """The :class:`~context_journal.strategies.AutobiographicalConfig` that ``compress`` recorded with
+    strategy ``name`` (``recorded``: :func:`recorded_strategy`'s value), with ``overflow`` set; None when it
+    recorded another strategy or settings this version cannot read. A compile of a compressed namespace
+    uses these settings whatever its budget, so it sees the same pending work ``compress`` left."""
+    if not recorded or recorded.get("strategy") != name or not isinstance(recorded.get("config"), dict):
+        return None
+    from .strategies import AutobiographicalConfig
+
+    try:
+        return AutobiographicalConfig(**{**recorded["config"], "overflow": overflow})
+    except (TypeError, ValueError):
+        return None

@@ -26,9 +26,11 @@ __all__ = [
     "StaleReaderError",
     "check_narrowing",
     "compression_read_mark",
+    "keep_hidden",
     "narrows",
     "raise_compression_read",
     "recorded_reader",
+    "sees",
     "validate_reader",
 ]
 
@@ -53,10 +55,16 @@ class ReaderConflictError(ReaderError):
         self.namespace = namespace
         self.recorded = recorded
         self.requested = requested
-        who = "no reader" if requested is None else f"reader {requested!r}"
+        if requested is None:
+            super().__init__(
+                f"cannot {action} for no reader: namespace {namespace!r} belongs to reader {recorded!r} on this "
+                f"branch; name the reader (view_reader={recorded!r}, --reader {recorded}) to read as it, or use "
+                "another namespace"
+            )
+            return
         super().__init__(
-            f"cannot {action} for {who}: namespace {namespace!r} records reader {recorded!r} on this branch "
-            "(give each reader a namespace of its own)"
+            f"cannot {action} for reader {requested!r}: namespace {namespace!r} records reader {recorded!r} on "
+            "this branch (give each reader a namespace of its own)"
         )
 
 
@@ -143,6 +151,36 @@ def narrows(old: Sequence[Mapping[str, Any]], new: Sequence[Mapping[str, Any]]) 
             out.append((i, None))
             continue
         out.extend((i, name) for name in sorted(before - after))
+    return out
+
+
+def sees(block: Mapping[str, Any], reader: str | None) -> bool:
+    """True when ``reader`` reads ``block``: it has no audience, or its audience names the reader."""
+    aud = _audience_of(block)
+    return aud is None or (reader is not None and reader in aud)
+
+
+def keep_hidden(
+    old: Sequence[Mapping[str, Any]], new: Sequence[Mapping[str, Any]], reader: str
+) -> list[dict[str, Any]]:
+    """The content a reader's edit writes (issue 15, kind 6): ``new`` replaces the blocks ``reader`` sees
+    in ``old``, and every block it cannot see is kept, in its place. The new blocks go where the first
+    block the reader saw was (after the hidden blocks when it saw none), so an edit never removes
+    another reader's block it could not read.
+
+    Returns:
+        ``old``'s hidden blocks and ``new``'s blocks, as block dicts.
+    """
+    out: list[dict[str, Any]] = []
+    placed = False
+    for block in old:
+        if not sees(block, reader):
+            out.append(dict(block))
+        elif not placed:
+            out.extend(dict(b) for b in new)
+            placed = True
+    if not placed:
+        out.extend(dict(b) for b in new)
     return out
 
 

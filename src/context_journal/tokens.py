@@ -27,7 +27,10 @@ and Hebrew with marks, Cyrillic, Greek, emoji sequences, code, JSON, base64, hex
 ``tests/compile/test_token_estimate_scripts.py`` prints that table and asserts the bounds, and
 ``benchmarks/bench_tokens.py`` shows the estimate is faster than either tiktoken encoding on each.
 
-Non-text blocks: ``tool_use`` is priced as its name plus its compact JSON input; images have a flat,
+Non-text blocks: ``tool_use`` (and the provider-side ``server_tool_use`` / ``mcp_tool_use``) is priced as
+its name plus its compact JSON input; provider results (web search and fetch, code execution, MCP results,
+``search_result``, ``compaction``) by their content: text as text, encrypted or base64 strings at four
+characters a token, nested documents as documents; images have a flat,
 configurable price (Anthropic's vision guide: ``width * height / 750`` tokens, about 1,600 for a
 1.15-megapixel image); PDFs are priced by their pages, each page's text plus the page as an image (see
 :mod:`context_journal._documents`); other documents not at hand (URLs) have a flat price; signed
@@ -60,6 +63,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from ._block_types import SERVER_CALL_TYPES, SERVER_RESULT_TYPES
 from .errors import ContextJournalError, MissingExtraError
 
 __all__ = [
@@ -68,6 +72,7 @@ __all__ = [
     "TiktokenCounter",
     "TokenCounter",
     "TokenizerUnavailableError",
+    "check_token_count",
     "content_mix",
     "document_hints",
     "estimate_text_tokens",
@@ -297,6 +302,35 @@ def estimate_text_tokens(text: str) -> int:
     return _cached_estimate(text)
 
 
+MAX_TOKEN_COUNT = 100_000_000
+"""The largest token count a caller may give (``max_tokens``, a budget, a cap): 100 million, fifty times
+the largest context window offered today (2 million tokens), so no loop of the library can be sent
+counting toward 10**30 (issue 15, kind 2: ``compile(max_tokens=10**30)`` never returned)."""
+
+
+def check_token_count(name: str, value: Any, minimum: int) -> int:
+    """Check a caller-given token count (``max_tokens``, ``reserve_for_response``, a budget).
+
+    A ``bool`` is an ``int`` to Python but never a count (``compile(max_tokens=True)`` would be a budget
+    of one token), and a float or a numeric string is refused rather than rounded.
+
+    Returns:
+        ``value``, unchanged.
+
+    Raises:
+        TypeError: ``value`` is a ``bool`` or not an ``int``.
+        ValueError: ``value`` is below ``minimum`` or above :data:`MAX_TOKEN_COUNT`.
+    """
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int (a number of tokens), not {type(value).__name__} {value!r}")
+    if value < minimum:
+        wanted = "positive" if minimum == 1 else f">= {minimum}"
+        raise ValueError(f"{name} must be {wanted}, got {value}")
+    if value > MAX_TOKEN_COUNT:
+        raise ValueError(f"{name} must be at most {MAX_TOKEN_COUNT:,} tokens, got {value:,}")
+    return value
+
+
 def text_class(text: str) -> str:
     """The content class the estimate treats ``text`` as, for reports: ``"prose"``, ``"code"``
     (punctuation-dense ASCII: code, JSON, logs), ``"cjk"``, ``"emoji"`` or ``"other"`` (other scripts)."""
@@ -349,6 +383,13 @@ def document_hints(media_type: str, raw: bytes) -> dict[str, int]:
 
 def _json(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False, sort_keys=False)
+
+
+_PROVIDER_CALLS = SERVER_CALL_TYPES
+_PROVIDER_PRICED = SERVER_RESULT_TYPES | {"search_result", "container_upload", "compaction"}
+_OPAQUE_KEYS = frozenset({"encrypted_content", "encrypted_stdout", "encrypted_index", "signature", "data"})
+"""Keys whose string is opaque to a tokenizer (encrypted or base64): priced at about 4 characters a token."""
+_NOT_PRICED = frozenset({"type", "cache_control", "tool_use_id", "audience", "citations"})
 
 
 class EstimatingCounter:
@@ -415,9 +456,49 @@ class EstimatingCounter:
             n = self.image_tokens
         elif kind == "document":
             n = self._document_tokens(block.get("source") or {})
+        elif kind in _PROVIDER_CALLS:
+            n = tt(str(block.get("name", ""))) + tt(str(block.get("server_name", ""))) + self.tool_use_overhead
+            n += tt(_json(block.get("input", {})))
+        elif kind in _PROVIDER_PRICED:
+            n = self._walk_tokens({k: v for k, v in block.items() if k not in _NOT_PRICED})
+            if kind.endswith("_tool_result"):
+                n += self.tool_result_overhead
         else:
             n = tt(_json(dict(block)))
+        if kind == "text" and isinstance(block.get("citations"), list):
+            # Sent back with the text; ``cited_text`` is not counted as input (Anthropic citations guide),
+            # the location fields are.
+            n += sum(
+                self._walk_tokens({k: v for k, v in c.items() if k != "cited_text"})
+                for c in block["citations"]
+                if isinstance(c, Mapping)
+            )
         return n + self.block_overhead
+
+    def _walk_tokens(self, value: Any, key: str = "") -> int:
+        """Tokens of a provider block's content, priced by what it holds (issue 18): strings as text,
+        opaque strings (encrypted content, signatures, base64) at four characters a token, nested
+        documents as documents, other scalars one token each. Iterative over nesting."""
+        n = 0
+        stack: list[tuple[str, Any]] = [(key, value)]
+        while stack:
+            k, v = stack.pop()
+            if isinstance(v, str):
+                n += len(v) // 4 if k in _OPAQUE_KEYS else self.text_tokens(v)
+            elif isinstance(v, Mapping):
+                if v.get("type") == "document":
+                    n += self._document_tokens(v.get("source") or {}) + self.block_overhead
+                    continue
+                if v.get("type") == "image":
+                    n += self.image_tokens + self.block_overhead
+                    continue
+                stack.extend((kk, vv) for kk, vv in v.items() if kk not in _NOT_PRICED)
+            elif isinstance(v, list):
+                stack.extend((k, x) for x in v)
+                n += self.block_overhead if v and isinstance(v[0], Mapping) else 0
+            elif v is not None:
+                n += 1
+        return n
 
     def _document_tokens(self, source: Any) -> int:
         if not isinstance(source, Mapping):
@@ -724,10 +805,17 @@ class Calibration:
 
     def raw_budget(self, budget: int) -> int:
         """The largest estimate whose corrected value fits ``budget`` tokens."""
-        raw = math.floor(budget / self.factor + 1e-9)
-        while raw > 0 and self.apply(raw) > budget:
-            raw -= 1
-        return max(0, raw)
+        raw = max(0, math.floor(budget / self.factor + 1e-9))
+        if raw == 0 or self.apply(raw) <= budget:
+            return raw
+        lo, hi = 0, raw - 1  # ``apply`` grows with its argument: bisect, never a step of one per token
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if self.apply(mid) <= budget:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
 
     def to_state(self) -> dict[str, Any]:
         """JSON form stored as the namespace's calibration state."""

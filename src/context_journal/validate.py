@@ -21,6 +21,16 @@ Rules and their sources:
   blocks must immediately follow the corresponding tool_use"; "in the user message containing tool
   results, the tool_result blocks must come first in the content array"). ``tool_use`` ids are unique.
 * A ``tool_result`` has non-empty content.
+* Provider-side tools (Anthropic server tools and the MCP connector): ``server_tool_use`` /
+  ``mcp_tool_use`` and their results (``web_search_tool_result``, ``web_fetch_tool_result``,
+  ``code_execution_tool_result``, ``bash_code_execution_tool_result``,
+  ``text_editor_code_execution_tool_result``, ``tool_search_tool_result``, ``mcp_tool_result``) appear
+  only in assistant turns, and each call is answered exactly once by a result later in the *same*
+  message (the provider runs the tool inside the turn; Anthropic web search tool guide, "Response");
+  ids are unique. ``compaction`` blocks appear only in assistant turns (the block is passed back in
+  the assistant message it came in), and at most one of them has content (the SDK's
+  ``compaction_block_ambiguous`` error: "send only the block the conversation returned last"). ``search_result`` and
+  ``container_upload`` appear only in user turns.
 * Thinking blocks carry a non-empty signature (thinking must be returned unmodified, with its
   signature: Anthropic extended-thinking guide, "Preserving thinking blocks").
 * The final assistant turn, when the list ends with one, does not end with whitespace (Anthropic:
@@ -41,6 +51,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .content import ASSISTANT_ONLY_TYPES, SERVER_CALL_TYPES, SERVER_RESULT_TYPES, USER_ONLY_TYPES, server_result_call
 from .errors import ContextJournalError
 
 __all__ = [
@@ -201,6 +212,7 @@ def validate_turns(
         answered: set[str] = set()
         uses_here: list[str] = []
         seen_other = False
+        server_calls: dict[str, tuple[str, int]] = {}  # provider-side calls of this message awaiting results
         for j, block in enumerate(blocks):
             if type(block) is not dict and not isinstance(block, Mapping):
                 add(ValidationIssue(i, "bad_block", "a block must be an object", j))
@@ -252,9 +264,14 @@ def validate_turns(
                 if not isinstance(block.get("source"), Mapping):
                     add(ValidationIssue(i, "bad_media", f"{kind} block needs a source", j))
                 seen_other = True
+            elif kind in ASSISTANT_ONLY_TYPES or kind in USER_ONLY_TYPES:
+                _provider_block(i, j, role, kind, block, server_calls, seen_uses, add)
+                seen_other = True
             else:
                 add(ValidationIssue(i, "unknown_block", f"unknown block type {kind!r}", j))
                 seen_other = True
+        for cid, (ckind, j) in server_calls.items():
+            add(ValidationIssue(i, "unanswered_server_call", f"{ckind} {cid!r} has no result in its message", j))
         for tid in pending:
             if tid not in answered:
                 add(ValidationIssue(i, "missing_tool_result", f"tool_use {tid!r} of the previous turn is not answered"))
@@ -270,10 +287,59 @@ def validate_turns(
         # A call in the final assistant turn has no answer yet: providers reject it as input.
         for tid in pending:
             add(ValidationIssue(last, "missing_tool_result", f"tool_use {tid!r} in the final turn is not answered"))
+    compactions = [
+        (i, j)
+        for i, (_, content) in enumerate(turns)
+        if isinstance(content, (list, tuple))
+        for j, b in enumerate(content)
+        if isinstance(b, Mapping) and b.get("type") == "compaction" and b.get("content")
+    ]
+    for i, j in compactions[:-1]:
+        add(ValidationIssue(i, "ambiguous_compaction", "more than one compaction block with content", j))
     loop = _running_loop_issue(turns, thinking)
     if loop is not None:
         add(loop)
     return issues
+
+
+def _provider_block(
+    i: int,
+    j: int,
+    role: Any,
+    kind: Any,
+    block: Mapping[str, Any],
+    server_calls: dict[str, tuple[str, int]],
+    seen_ids: set[str],
+    add: Any,
+) -> None:
+    """The rules of one provider block (see the module docstring); ``server_calls`` holds the message's
+    calls still awaiting their result, ``seen_ids`` every call id so far."""
+    if kind in USER_ONLY_TYPES:
+        if role != "user":
+            add(ValidationIssue(i, "provider_block_not_user", f"{kind} block in a {role} turn", j))
+        return
+    if role != "assistant":
+        add(ValidationIssue(i, "provider_block_not_assistant", f"{kind} block in a {role} turn", j))
+    if kind in SERVER_CALL_TYPES:
+        cid = block.get("id")
+        if not isinstance(cid, str) or not cid:
+            add(ValidationIssue(i, "bad_server_call", f"{kind} needs a non-empty id", j))
+        elif cid in seen_ids:
+            add(ValidationIssue(i, "duplicate_tool_use", f"call id {cid!r} used twice", j))
+        else:
+            seen_ids.add(cid)
+            server_calls[cid] = (str(kind), j)
+        if not isinstance(block.get("input"), Mapping):
+            add(ValidationIssue(i, "bad_server_call", f"{kind} input must be an object", j))
+    elif kind in SERVER_RESULT_TYPES:
+        tid = block.get("tool_use_id")
+        call = server_calls.get(tid) if isinstance(tid, str) else None
+        if call is None or call[0] != server_result_call(kind):
+            add(ValidationIssue(i, "orphan_server_result", f"{kind} {tid!r} answers no call earlier in its message", j))
+        else:
+            del server_calls[str(tid)]
+    elif kind == "compaction" and block.get("content") == "":
+        add(ValidationIssue(i, "empty_compaction", "compaction content may be null but not empty", j))
 
 
 def check_messages(messages: Sequence[Mapping[str, Any]], *, alternate: bool = False) -> None:

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import ContextJournalError
 from .llm.provider import run_sync
+from .readers import recorded_reader
 from .stores.queue import QueueStore, WorkClaim, queue_key
 from .strategies.autobiographical import AutobiographicalConfig, AutobiographicalStrategy
 
@@ -253,8 +254,15 @@ class CompressionWorker:
             raise ValueError(f"workers run the autobiographical strategy only, not {spec!r}")
         strategy = _LeasedAutobiographical(AutobiographicalConfig(**spec.get("config", {})))
         branch = self.store.branch_by_id(claim.branch_id).name
+        # A worker is the operator's process: it summarises for the reader the namespace records.
+        reader = recorded_reader(self.store, claim.branch_id, claim.namespace)
         manager = ContextManager(
-            self.store, namespace=claim.namespace, branch=branch, slot=claim.slot, summarizer=self.provider
+            self.store,
+            namespace=claim.namespace,
+            branch=branch,
+            slot=claim.slot,
+            summarizer=self.provider,
+            view_reader=reader,
         )
         manager.set_strategy(strategy)
         self._managers[claim.key] = (claim.config, manager)

@@ -98,7 +98,9 @@ def conversations(draw: st.DrawFn) -> list[dict[str, Any]]:
             msgs.append({"participant": who, "content": [{"type": "text", "text": "see"}, image]})
         else:
             msgs.append({"participant": draw(st.sampled_from(["ann", "system", "tool"])), "content": [_text(draw)]})
-    return msgs
+    # A message of blank text only is refused at write (issue 14; tests/core/test_blank_writes.py): such
+    # messages are left out here, blank blocks beside other content stay.
+    return [m for m in msgs if not all(b["type"] == "text" and not b["text"].strip() for b in m["content"])]
 
 
 def _result(draw: st.DrawFn, tid: str) -> dict[str, Any]:

@@ -95,3 +95,53 @@ def test_one_bad_character_imports_the_rest_and_reports_the_message(tmp_path: Pa
     assert report.messages == clean - 1  # every message but the bad one
     reasons = [s.reason for s in report.skip_details]
     assert any("malformed" in r and "surrogate" in r for r in reasons), reasons
+
+
+def _deepen(value: Any, depth: int = 300) -> Any:
+    for _ in range(depth):
+        value = {"a": value}
+    return value
+
+
+def test_a_message_too_deep_or_out_of_time_imports_the_rest(tmp_path: Path) -> None:
+    """Issue 15 kind 1: the importer applies the write checks per message. In a real Claude Code session
+    one tool call's input nested 300 levels deep is refused and reported (its block named), as is an
+    Anthropic message whose timestamp lies past year 9999 (its field named); every other message imports."""
+    lines = (DATA / "claude-code-sessions" / "4d5611e5-241a-462a-8d15-5122611a9569.jsonl").read_text().splitlines()
+    clean = tmp_path / "clean.jsonl"
+    clean.write_text("\n".join(lines) + "\n")
+    out, done = [], False
+    for line in lines:
+        row = json.loads(line) if line.strip() else None
+        content = (row or {}).get("message", {}).get("content") if isinstance(row, dict) else None
+        if not done and isinstance(content, list) and any(b.get("type") == "tool_use" for b in content):
+            block = next(b for b in content if b.get("type") == "tool_use")
+            block["input"] = {"deep": _deepen(1)}
+            done = True
+            line = json.dumps(row)
+        out.append(line)
+    bad = tmp_path / "deep.jsonl"
+    bad.write_text("\n".join(out) + "\n")
+    expected = read_transcript(clean, format="claude-code").message_count
+    store = open_store(str(tmp_path / "deep.db"))
+    try:
+        report = import_into(store, read_transcript(bad, format="claude-code"))
+    finally:
+        store.close()
+    assert done and report.messages == expected - 1
+    reasons = [s.reason for s in report.skip_details]
+    assert any("block" in r and "nested more than 64 levels" in r for r in reasons), reasons
+
+    data = _anthropic()
+    data["messages"][1]["timestamp"] = 1e14  # the year 3,170,843
+    path = tmp_path / "late.json"
+    path.write_text(json.dumps(data))
+    store = open_store(str(tmp_path / "late.db"))
+    try:
+        result = read_transcript(path, format="anthropic")
+        report = import_into(store, result)
+    finally:
+        store.close()
+    assert result.message_count == 4  # the reader keeps the timestamp; the store refuses that one message
+    assert report.messages == 3
+    assert any("timestamp" in s.reason for s in report.skip_details), report.skip_details

@@ -110,14 +110,19 @@ def test_reimport_writes_nothing_at_all() -> None:
 
 
 def test_a_message_the_store_refuses_names_its_place() -> None:
-    bad = ImportResult(
-        "anthropic",
-        "chat.json",
-        [Conversation("anthropic:chat", [MessageInput("user", "hi", id="m0", timestamp="not a time")], {}, None, True)],
-    )
-    with pytest.raises(ImportFormatError, match="timestamp") as info:
-        import_into(MemoryStore(), bad)
-    assert info.value.source == "chat.json" and info.value.location == "anthropic:chat message m0"
+    """A message the store refuses for a field outside its blocks (here its timestamp) is left out and
+    reported with its id and the field; the rest of the conversation is written (issue 15 kind 1)."""
+    messages = [
+        MessageInput("user", "hi", id="m0", timestamp="not a time"),
+        MessageInput("assistant", "hello", id="m1"),
+    ]
+    bad = ImportResult("anthropic", "chat.json", [Conversation("anthropic:chat", messages, {}, None, True)])
+    store = MemoryStore()
+    report = import_into(store, bad)
+    assert report.messages == 1
+    (skip,) = [s for s in report.skip_details if "malformed" in s.reason]
+    assert "message m0, timestamp" in skip.reason and skip.reason.count("timestamp") >= 1
+    assert [m.id for m in ContextManager.open(store=store).get_all_messages()] == ["m1"]
 
 
 def test_import_writes_the_namespace_roles_that_compile_reads(data_dir: Path, tmp_path: Path) -> None:
@@ -157,3 +162,21 @@ def test_a_slot_never_mixes_two_conversations(tmp_path: Path) -> None:
             roles = store.get_state(store.get_branch("early").id, "default/roles")
             assert roles and roles["assistant"] == first.conversations[0].metadata["assistant"]
             assert early.message_count() == 1
+
+
+def test_an_imported_conversation_opens_by_its_namespace_alone(tmp_path: Path) -> None:
+    """A reviewer's finding (issue 11): ``open(namespace=<an imported conversation>)`` without
+    ``isolate=True`` read the empty shared slot. The default (``isolate=None``) reads the namespace's own
+    slot when the store has one, as the CLI and MCP always did; ``isolate=False`` still reads the shared one."""
+    result = read_transcript(DATA / "locomo" / "locomo-dev7.json")
+    db = tmp_path / "locomo.db"
+    report = import_into(db, result)
+    conv = result.conversations[1]
+    ns = report.namespaces[conv.id]
+    with ContextManager.open(db, namespace=ns) as cm:
+        assert cm.slot == f"messages/{ns}"
+        assert [m.id for m in cm.get_all_messages()] == [m.id for m in conv.messages]
+    with ContextManager.open(db, namespace=ns, isolate=False) as shared:
+        assert shared.slot == "messages" and shared.message_count() == 0
+    with ContextManager.open(db, namespace="fresh") as fresh:  # no slot of its own yet: the shared one
+        assert fresh.slot == "messages"

@@ -215,6 +215,15 @@ def test_not_found_namespaces_and_plain_argument_errors() -> None:
             text = await fail(client, "compile_context", max_tokens=0)
             assert "invalid arguments" in text and "max_tokens" in text
             assert "pydantic" not in text and "http" not in text and text.count("\n") == 0
+            # an argument no tool takes is refused, not ignored (a misspelt max_tokens read as no budget)
+            for tool, args in [
+                ("compile_context", {"max_tokens": 100, "max_token": 5}),
+                ("search_messages", {"query": "hello", "reader": "ann"}),
+                ("add_message", {"participant": "user", "content": "x", "audience": ["ann"]}),
+            ]:
+                text = await fail(client, tool, **args)
+                extra = next(k for k in args if k not in ("max_tokens", "query", "participant", "content"))
+                assert f"unknown argument {extra!r}" in text and text.count("\n") == 0, (tool, text)
             # a write creates the namespace; reads of it work afterwards, across servers
             await call(client, "add_message", participant="user", content="hi", namespace="fresh")
         again, other = build_server(store)
@@ -252,4 +261,45 @@ def test_workers_mode_only_queues(imported: Path) -> None:
     anyio.run(main)
     rows = backend.store.queue_rows()  # type: ignore[attr-defined]
     assert [r["status"] for r in rows] == ["pending"]
+    backend.close()
+
+
+def test_compress_and_compile_agree_on_what_is_pending(imported: Path) -> None:
+    """Issue 14 review: after the ``compress`` tool reports nothing pending, a ``compile_context`` too small
+    for anything is over budget, never "compression lags" (the compile uses the settings compress recorded,
+    whatever its budget), and a workable budget compiles the summarised context."""
+    server, backend = build_server(str(imported))
+
+    async def main() -> None:
+        async with Client(server, mode="legacy") as client:
+            for _ in range(50):
+                report = await call(client, "compress", max_calls=50)
+                if report["done"]:
+                    break
+            assert report["done"] and report["pending"] == {"ready": 0, "waiting": 0, "stuck": 0}
+            for budget in (10, 100):
+                text = await fail(client, "compile_context", max_tokens=budget)
+                assert "OverBudgetError" in text and "compression lags" not in text, text
+            out = await call(client, "compile_context", max_tokens=4000)
+            assert out["tokens"] <= 4000 and out["strategy"] == "autobiographical"
+            assert "compression lags" not in json.dumps(out)
+
+    anyio.run(main)
+    backend.close()
+
+
+def test_a_huge_budget_is_refused_over_mcp() -> None:
+    """Issue 15 kind 2: ``max_tokens`` has an upper bound, so no client can pin a server thread counting
+    toward 10**30."""
+    store = MemoryStore()
+    ContextManager.open(store=store).add_message("user", "hi")
+    server, backend = build_server(store)
+
+    async def main() -> None:
+        async with Client(server, mode="legacy") as client:
+            for args in ({"max_tokens": 10**30}, {"max_tokens": 1000, "reserve_for_response": 10**12}):
+                text = await fail(client, "compile_context", **args)
+                assert "invalid arguments" in text and "less than or equal to 100000000" in text, text
+
+    anyio.run(main)
     backend.close()

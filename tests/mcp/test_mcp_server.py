@@ -468,14 +468,27 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def test_http_on_loopback_with_and_without_the_token(tmp_path: Path) -> None:
+@pytest.mark.parametrize("given", ["--token", "--token-file"])
+def test_http_on_loopback_with_and_without_the_token(tmp_path: Path, given: str) -> None:
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared._httpx_utils import create_mcp_http_client
 
     db, port, token = tmp_path / "h.db", _free_port(), "s3cret-token"
+    secret = tmp_path / "token.txt"
+    secret.write_text(token + "\n")
     proc = subprocess.Popen(
-        [*CLI, "mcp", "serve", "--store", str(db), "--http", f"127.0.0.1:{port}", "--token", token],
+        [
+            *CLI,
+            "mcp",
+            "serve",
+            "--store",
+            str(db),
+            "--http",
+            f"127.0.0.1:{port}",
+            given,
+            token if given == "--token" else str(secret),
+        ],
         env=env(),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -502,9 +515,26 @@ def test_http_on_loopback_with_and_without_the_token(tmp_path: Path) -> None:
             },
         }
         headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
-        for bad in ({}, {"authorization": "Bearer wrong"}, {"authorization": token}):
+        for bad in (
+            {},
+            {"authorization": "Bearer wrong"},
+            {"authorization": token},
+            {"authorization": f"Basic {token}"},
+        ):
             refused = httpx2.post(url, json=init, headers={**headers, **bad}, timeout=10)
             assert refused.status_code == 401 and refused.headers["www-authenticate"].startswith("Bearer")
+        # the scheme is case-insensitive (RFC 7235 section 2.1)
+        for scheme in ("bearer", "BEARER"):
+            ok = httpx2.post(url, json=init, headers={**headers, "authorization": f"{scheme} {token}"}, timeout=10)
+            assert ok.status_code == 200, (scheme, ok.status_code)
+        # a request that names another host is refused even with the token (DNS rebinding; the SDK's check)
+        rebound = httpx2.post(
+            url,
+            json=init,
+            headers={**headers, "authorization": f"Bearer {token}", "host": "evil.example.com"},
+            timeout=10,
+        )
+        assert rebound.status_code in (400, 421), rebound.status_code
 
         async def main() -> None:
             http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
@@ -542,8 +572,18 @@ def test_non_loopback_bind_needs_a_token(tmp_path: Path) -> None:
     assert res.returncode == 1 and "--token" in res.stderr
     from context_journal.mcp import is_loopback, run_http
 
-    assert is_loopback("127.0.0.2") and is_loopback("::1") and is_loopback("localhost")
+    assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("[::1]") and is_loopback("localhost")
+    # issue 15 kind 5: the SDK guards only those three against DNS rebinding; other loopback aliases need a token
+    assert not is_loopback("127.0.0.2") and not is_loopback("127.1")
     assert not is_loopback("0.0.0.0") and not is_loopback("example.com")
+    res = subprocess.run(
+        [*CLI, "mcp", "serve", "--store", str(tmp_path / "x.db"), "--http", "127.0.0.2:1"],
+        env=env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert res.returncode == 1 and "--token-file" in res.stderr and "rebinding" in " ".join(res.stderr.split())
     server, backend = build_server(MemoryStore())
     with pytest.raises(ValueError, match="bearer token"):
         run_http(server, "0.0.0.0", 1)

@@ -149,8 +149,15 @@ def test_each_reader_compiles_exactly_its_blocks(kind: str) -> None:
         for word in others:
             assert word not in joined
         assert "common line 0" in joined
-        # get_message returns messages as stored
-        assert any("audience" in b for b in cm.get_all_messages()[0].content_dicts())
+        # raw reads (issue 15, kind 6): a reader's handle reads what the reader sees; a handle with no
+        # reader (the host's) reads messages as stored
+        raw = json.dumps([m.content_dicts() for m in cm.get_all_messages()])
+        if cm.view_reader is None:
+            assert "audience" in raw and all(w in raw for w in others)
+        else:
+            assert all(w in raw for w in mine) and not any(w in raw for w in others)
+            assert [m.id for m in cm.get_all_messages()] == [m.id for m in cm.get_messages(0, None)]
+            assert len(cm.get_all_messages()) == cm.message_count()
 
 
 def test_a_message_wholly_for_others_is_left_out_and_token_counts_follow_the_view() -> None:
@@ -241,11 +248,14 @@ def test_first_reader_is_recorded_and_others_are_refused_without_writes() -> Non
     assert store.head_seq() == head
     with pytest.raises(ReaderError):
         ContextManager.open(store=store, namespace="x", view_reader="")
-    # no reader: compiles for the recorded one
-    plain = ContextManager.open(store=store)
-    assert plain.view_reader == "ann"
+    # no reader: refused (bug case B64), never a fallback to the recorded reader; nothing is written
+    with pytest.raises(ReaderConflictError, match="belongs to reader 'ann'") as err:
+        ContextManager.open(store=store)
+    assert err.value.requested is None and err.value.recorded == "ann"
+    assert store.head_seq() == head
+    again = ContextManager.open(store=store, view_reader="ann")
     cm.add_message("user", [{"type": "text", "text": "hi ann", "audience": ["ann"]}])
-    assert "hi ann" in _dump(plain.compile(1000))
+    assert "hi ann" in _dump(again.compile(1000))
 
 
 def test_bad_record_refuses() -> None:
@@ -280,8 +290,10 @@ def test_switch_fork_derive_and_set_strategy_refusals() -> None:
     ann = ContextManager.open("memory:", view_reader="ann")
     store = ann.store
     ann.fork("side")
-    side = ContextManager.open(store=store, branch="side")
-    assert side.view_reader == "ann"  # the fork inherits the record
+    side = ContextManager.open(store=store, branch="side", view_reader="ann")
+    assert side.view_reader == "ann"  # the fork inherits the record ...
+    with pytest.raises(ReaderConflictError, match="belongs to reader 'ann'"):
+        ContextManager.open(store=store, branch="side")  # ... and a handle naming nobody is refused there
     nobody = ContextManager.open(store=store, namespace="other")
     nobody.switch_branch("side")  # its namespace records no reader there: allowed
     # a no-reader manager on ann's namespace but opened before the claim is stale everywhere
@@ -297,8 +309,10 @@ def test_switch_fork_derive_and_set_strategy_refusals() -> None:
     assert child.view_reader == "ann"
     kid_info = store.get_branch("kid")
     assert store.get_state(kid_info.id, "default/reader") == "ann"
-    again = ContextManager.reopen_derived(store, "kid")
+    again = ContextManager.reopen_derived(store, "kid", view_reader="ann")
     assert again.view_reader == "ann"
+    with pytest.raises(ReaderConflictError):
+        ContextManager.reopen_derived(store, "kid")
 
     # a strategy that does not record its reads is refused; nothing is created
     class NoRecord:
@@ -367,11 +381,13 @@ def test_narrowing_rules() -> None:
     new = cm.add_message("user", [{"type": "text", "text": "n"}, {**shared, "audience": ["ann", "bob"]}])
     cm.edit_message(new, [{"type": "text", "text": "n"}, {**shared, "audience": ["bob"]}])
     # after a reopen, a fork and a derive the mark still holds
-    again = ContextManager.open(store=cm.store, strategy=AutobiographicalStrategy(**CFG))
+    again = ContextManager.open(store=cm.store, strategy=AutobiographicalStrategy(**CFG), view_reader="ann")
     with pytest.raises(AudienceNarrowingError):
         again.edit_message(ids[1], [{"type": "text", "text": "x"}, {**shared, "audience": ["bob"]}])
     cm.fork("f")
-    forked = ContextManager.open(store=cm.store, branch="f", strategy=AutobiographicalStrategy(**CFG))
+    forked = ContextManager.open(
+        store=cm.store, branch="f", strategy=AutobiographicalStrategy(**CFG), view_reader="ann"
+    )
     with pytest.raises(AudienceNarrowingError):
         forked.edit_message(ids[1], [{"type": "text", "text": "x"}, {**shared, "audience": ["bob"]}])
     child = cm.derive("d", strategy=AutobiographicalStrategy(**CFG))
@@ -403,9 +419,10 @@ def test_failed_read_mark_sends_no_request(monkeypatch: pytest.MonkeyPatch) -> N
 def test_reset_head_window_summary_belongs_to_the_reader() -> None:
     cm, _, _ = _chunked_manager()
     mid = cm.reset_head_window()
-    assert cm.get_message(mid).content_dicts()[0]["audience"] == ["ann"]
+    assert cm.messages.get(mid).content_dicts()[0]["audience"] == ["ann"]  # as stored
+    assert "audience" not in cm.get_message(mid).content_dicts()[0]  # as ann reads it
     mid2 = cm.reset_head_window("host text")
-    assert "audience" not in cm.get_message(mid2).content_dicts()[0]
+    assert "audience" not in cm.messages.get(mid2).content_dicts()[0]
 
 
 def test_narrowing_refused_while_a_request_that_may_carry_it_is_out() -> None:

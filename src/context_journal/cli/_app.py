@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import Progress
+from typer.core import TyperGroup
 
 from ..errors import ContextJournalError
+from ..namespaces import namespace_is_isolated
 from ..stores import ROOT_BRANCH, Store, open_store
 
 if TYPE_CHECKING:
@@ -22,6 +25,8 @@ if TYPE_CHECKING:
 __all__ = [
     "CLI_BRANCH_KEY",
     "CommandError",
+    "JsonOpt",
+    "ReaderOpt",
     "app",
     "build_text_index",
     "cli_branch",
@@ -30,24 +35,107 @@ __all__ = [
     "err_console",
     "existing_store",
     "fail_on_library_errors",
+    "json_output",
     "main",
     "namespace_is_isolated",
     "print_json",
+    "report_error",
     "require_target",
     "with_manager",
 ]
+
+_JSON_ARGS: ContextVar[bool] = ContextVar("context_journal_cli_json", default=False)
+"""Whether the command line being run asked for ``--json`` (set for the whole run by :class:`_Group`)."""
+
+
+_CLICK_ERROR: type[Exception] = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+"""Click's error base (vendored by newer typer releases, click's own with older ones)."""
+
+
+def json_output() -> bool:
+    """Whether the running command line asked for ``--json`` (before any ``--``): its errors, usage errors
+    included, are then printed as JSON."""
+    return _JSON_ARGS.get()
+
+
+def report_error(exc: BaseException, kind: str | None = None) -> None:
+    """Report a failed command, the one way every command does: with ``--json`` one JSON object on stdout,
+    ``{"ok": false, "error": {"type", "message", ...typed attributes}}``; otherwise one line on stderr
+    (printed as written: no rich markup is interpreted)."""
+    message = exc.format_message() if isinstance(exc, _CLICK_ERROR) else str(exc)  # type: ignore[attr-defined]
+    if json_output():
+        if isinstance(exc, CommandError):
+            kind, details = kind or exc.kind, exc.details
+        else:
+            details = _error_details(exc)
+        print_json({"ok": False, "error": {"type": kind or type(exc).__name__, "message": message, **details}})
+    else:
+        err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False)
+
+
+def _error_details(exc: BaseException) -> dict[str, Any]:
+    """The typed attributes of a library error worth a field of its own in a ``--json`` error."""
+    from ..compile import OverBudgetError
+    from ..errors import MalformedContentError
+
+    if isinstance(exc, OverBudgetError):
+        return {"budget": exc.budget, "needed": exc.actual, "parts": exc.parts}
+    if isinstance(exc, MalformedContentError):
+        return {"message_index": exc.message_index, "block_index": exc.block_index, "path": exc.path}
+    return {}
+
+
+class _Group(TyperGroup):
+    """The root command group: every error a command lets out is reported by :func:`report_error` (as
+    JSON under ``--json``), usage errors included."""
+
+    def main(self, args: Sequence[str] | None = None, *pos: Any, **kw: Any) -> Any:
+        argv = list(sys.argv[1:] if args is None else args)
+        token = _JSON_ARGS.set("--json" in argv[: argv.index("--") if "--" in argv else len(argv)])
+        try:
+            return super().main(argv, *pos, **kw)
+        finally:
+            _JSON_ARGS.reset(token)
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except _CLICK_ERROR as exc:
+            if not json_output():
+                raise
+            report_error(exc)
+            raise typer.Exit(getattr(exc, "exit_code", 2)) from None
+        except ContextJournalError as exc:  # a library error no command turned into a message
+            report_error(exc)
+            raise typer.Exit(1) from None
+
 
 app = typer.Typer(
     name="context-journal",
     help="A durable, branching journal and a bounded context compiler for LLM agents.",
     no_args_is_help=True,
     add_completion=True,
+    cls=_Group,
 )
 console = Console()
 err_console = Console(stderr=True)
 
 F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON (errors too).")]
+"""The ``--json`` flag every command that has one shares (name the parameter ``as_json``)."""
+
+
+ReaderOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--reader",
+        help="Read as this reader: blocks whose audience names it are visible. A namespace that belongs to a "
+        "reader opens only with its name.",
+    ),
+]
+"""The ``--reader`` option of every command that reads a namespace (name the parameter ``reader``)."""
 
 
 def print_json(value: Any) -> None:
@@ -59,16 +147,28 @@ def print_json(value: Any) -> None:
 @contextmanager
 def fail_on_library_errors() -> Iterator[None]:
     """Turn a library error (or an argument the library refused with ``ValueError``) into a one-line message
-    on stderr and exit code 1."""
+    on stderr, or a JSON error object on stdout under ``--json`` (:func:`report_error`), and exit code 1."""
     try:
         yield
     except (ContextJournalError, ValueError) as exc:  # ValueError: an argument the library refused
-        err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)  # printed as written
+        report_error(exc)
         raise typer.Exit(1) from None
 
 
 class CommandError(ContextJournalError):
-    """A command-line problem reported as one line (exit code 1)."""
+    """A command-line problem reported as one line (exit code 1).
+
+    Args:
+        message: The line.
+        kind: The ``type`` a ``--json`` error object reports (default ``"CommandError"``), e.g. the library
+            error the message rewords for the command line.
+        details: Typed fields the ``--json`` error object carries beside ``type`` and ``message``.
+    """
+
+    def __init__(self, message: str, *, kind: str | None = None, details: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.kind = kind or type(self).__name__
+        self.details = dict(details or {})
 
 
 def require_target(store: Store, namespace: str | None, branch: str) -> None:
@@ -159,12 +259,6 @@ def build_text_index(store: Store) -> int:
     return indexed
 
 
-def namespace_is_isolated(store: Store, namespace: str | None) -> bool:
-    """True when ``namespace`` has a message slot of its own in the store (as imports of several
-    conversations, or with ``--namespace``, create), so commands read it without an ``--isolate`` flag."""
-    return bool(namespace) and f"messages/{namespace}" in store.list_slots()
-
-
 def drain_bar() -> Progress:
     """The progress bar of a compression run on stderr (summaries made, done of pending, time)."""
     from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
@@ -180,9 +274,16 @@ def drain_bar() -> Progress:
     )
 
 
-def with_manager(store: str, namespace: str | None, branch: str | None, act: Callable[[ContextManager], T]) -> T:
+def with_manager(
+    store: str,
+    namespace: str | None,
+    branch: str | None,
+    act: Callable[[ContextManager], T],
+    reader: str | None = None,
+) -> T:
     """``act(manager)`` on the namespace and branch of an existing store (the current CLI branch when
-    ``branch`` is None; an isolated namespace reads its own slot), library errors turned into messages."""
+    ``branch`` is None; an isolated namespace reads its own slot) as ``reader`` (None: no reader; refused
+    on a namespace that belongs to one), library errors turned into messages."""
     from ..manager import ContextManager
 
     with fail_on_library_errors():
@@ -191,7 +292,9 @@ def with_manager(store: str, namespace: str | None, branch: str | None, act: Cal
             branch = cli_branch(st, branch)
             require_target(st, namespace, branch)
             isolate = namespace_is_isolated(st, namespace)
-            with ContextManager.open(store=st, namespace=namespace, isolate=isolate, branch=branch) as cm:
+            with ContextManager.open(
+                store=st, namespace=namespace, isolate=isolate, branch=branch, view_reader=reader
+            ) as cm:
                 return act(cm)
         finally:
             st.close()

@@ -13,9 +13,19 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from ..branching import list_branch_summaries
 from ..manager import ContextManager
 from ..stores import ROOT_BRANCH
-from ._app import CLI_BRANCH_KEY, app, cli_branch, console, existing_store, fail_on_library_errors, print_json
+from ._app import (
+    CLI_BRANCH_KEY,
+    ReaderOpt,
+    app,
+    cli_branch,
+    console,
+    existing_store,
+    fail_on_library_errors,
+    print_json,
+)
 
 branch_app = typer.Typer(help="List, fork, switch and delete branches.", no_args_is_help=True)
 app.add_typer(branch_app, name="branch")
@@ -31,7 +41,7 @@ def list_cmd(store: StoreOpt, as_json: JsonOpt = False) -> None:
         st = existing_store(store)
         try:
             current = cli_branch(st, None)
-            rows = ContextManager.open(store=st).list_branches()
+            rows = list_branch_summaries(st)
         finally:
             st.close()
     if as_json:
@@ -69,13 +79,14 @@ def fork_cmd(
     store: StoreOpt,
     source: Annotated[str | None, typer.Option("--from", help="Branch to fork (default: the current one).")] = None,
     at: Annotated[str | None, typer.Option("--at", help="A message id or a store sequence to fork at.")] = None,
+    reader: ReaderOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Fork a branch (at its head, a message id or a sequence). Rewinding is forking at an earlier point."""
     with fail_on_library_errors():
         st = existing_store(store)
         try:
-            cm = ContextManager.open(store=st, branch=cli_branch(st, source))
+            cm = ContextManager.open(store=st, branch=cli_branch(st, source), view_reader=reader)
             point: str | int | None = int(at) if at is not None and at.isdigit() else at
             info = cm.fork(name, at=point)
         finally:

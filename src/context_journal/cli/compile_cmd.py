@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from ..compile import OverBudgetError
+from ..compile import CompileResult, OverBudgetError
 from ..manager import ContextManager
-from ..namespaces import recorded_strategy
+from ..namespaces import recorded_config, recorded_strategy
 from ..strategies import (
     AutobiographicalConfig,
     AutobiographicalStrategy,
@@ -19,8 +19,10 @@ from ..strategies import (
     Strategy,
     WindowedPassthroughStrategy,
 )
+from ..tokens import MAX_TOKEN_COUNT
 from ._app import (
     CommandError,
+    ReaderOpt,
     app,
     build_text_index,
     cli_branch,
@@ -37,16 +39,19 @@ OUTPUT_FORMATS = ("json", "anthropic", "openai")
 OVERFLOWS = ("excerpt", "window")
 
 
-def _strategy(name: str, budget: int, overflow: str = "excerpt") -> Strategy:
-    """The strategy called ``name``; the compressing ones are sized for ``budget`` and render the summaries
-    already in the store (compile never calls a model: ``compress``, ``replay`` or a worker writes them);
-    ``overflow="window"`` leaves the oldest unsummarised messages out instead of failing."""
+def _strategy(name: str, budget: int, overflow: str = "excerpt", recorded: dict[str, Any] | None = None) -> Strategy:
+    """The strategy called ``name``; the compressing ones render the summaries already in the store
+    (compile never calls a model: ``compress``, ``replay`` or a worker writes them) with the settings
+    ``compress`` recorded for the namespace when it recorded this strategy (so both agree on what is
+    pending), else settings sized for ``budget``; ``overflow="window"`` leaves the oldest unsummarised
+    messages out instead of failing."""
     if name == "windowed":
         return WindowedPassthroughStrategy()
-    if name == "autobiographical":
-        return AutobiographicalStrategy(AutobiographicalConfig.for_budget(budget, overflow=overflow))
-    if name == "knowledge":
-        return KnowledgeStrategy(AutobiographicalConfig.for_budget(budget, overflow=overflow))
+    if name in ("autobiographical", "knowledge"):
+        config = recorded_config(recorded, name, overflow) or AutobiographicalConfig.for_budget(
+            budget, overflow=overflow
+        )
+        return AutobiographicalStrategy(config) if name == "autobiographical" else KnowledgeStrategy(config)
     return PassthroughStrategy()
 
 
@@ -62,7 +67,40 @@ def _lag_error(exc: OverBudgetError, store: str, namespace: str | None, branch: 
         f"{exc.what} needs {exc.actual:,} tokens but the budget is {exc.budget:,}: compression lags, "
         f"{chunks:,} chunk{'s' if chunks != 1 else ''} ({tokens:,} tokens) wait to be summarised. "
         f"Run `context-journal compress {target}` first, or compile with --overflow window to leave the "
-        f"oldest unsummarised messages out (--strategy {strategy})"
+        f"oldest unsummarised messages out (--strategy {strategy})",
+        kind="OverBudgetError",
+        details={"budget": exc.budget, "needed": exc.actual, "parts": exc.parts, "compression_lags": True},
+    )
+
+
+def _over_budget(exc: OverBudgetError, reserve: int, preview: Callable[[int], object]) -> CommandError:
+    """A compile over budget whatever compression does, with the smallest ``--budget`` known to fit: the
+    tokens the smallest valid context needs (plus ``--reserve``), when a preview at that budget fits, else
+    at what that preview needed (at most three more compiles, writing nothing)."""
+    candidate = exc.actual + reserve  # --budget is max_tokens: the reply's reserve comes on top
+    fits: int | None = None
+    for _ in range(3 if exc.actual > exc.budget else 0):
+        try:
+            preview(candidate)
+        except OverBudgetError as again:
+            if again.actual + reserve <= candidate:
+                break
+            candidate = again.actual + reserve
+            continue
+        except CommandError:
+            break
+        fits = candidate
+        break
+    advice = (
+        f"compile with --budget {fits:,} or more (the smallest valid context fits there)"
+        if fits is not None
+        else f"raise --budget above {exc.actual + reserve:,}"
+    )
+    return CommandError(
+        f"{exc.what} needs {exc.actual:,} tokens but the budget is {exc.budget:,}; {advice}, lower --reserve, or "
+        "shorten --system",
+        kind="OverBudgetError",
+        details={"budget": exc.budget, "needed": exc.actual, "parts": exc.parts, "smallest_budget": fits},
     )
 
 
@@ -90,6 +128,7 @@ def _compile_manager(
     *,
     index: bool,
     diagnose: bool,
+    reader: str | None = None,
 ) -> Iterator[ContextManager]:
     """A manager on the namespace and branch of an existing store (the current CLI branch when ``branch``
     is None), with the strategy called ``strategy`` (None: the one ``compress`` recorded, else passthrough)
@@ -103,15 +142,16 @@ def _compile_manager(
     try:
         branch = cli_branch(st, branch)
         require_target(st, namespace, branch)
+        recorded = recorded_strategy(st, namespace, branch)
         if strategy is None:
-            recorded = recorded_strategy(st, namespace, branch)
             strategy = recorded["strategy"] if recorded and recorded["strategy"] in STRATEGIES else "passthrough"
         with ContextManager.open(
             store=st,
             namespace=namespace,
             isolate=namespace_is_isolated(st, namespace),
             branch=branch,
-            strategy=_strategy(strategy, max(1, budget - reserve), overflow),
+            strategy=_strategy(strategy, max(1, budget - reserve), overflow, recorded),
+            view_reader=reader,
         ) as cm:
             if index:
                 build_text_index(st)
@@ -130,7 +170,9 @@ def _compile_manager(
 @app.command("compile")
 def compile_cmd(
     store: Annotated[str, typer.Option("--store", "-s", help="Store location: a SQLite file path or a URL.")],
-    budget: Annotated[int, typer.Option("--budget", help="Context window (max_tokens), in tokens.", min=1)],
+    budget: Annotated[
+        int, typer.Option("--budget", help="Context window (max_tokens), in tokens.", min=1, max=MAX_TOKEN_COUNT)
+    ],
     reserve: Annotated[int, typer.Option("--reserve", help="Tokens kept free for the reply.", min=0)] = 0,
     strategy: Annotated[
         str | None,
@@ -173,6 +215,7 @@ def compile_cmd(
             help="Show a date line where the date changes between turns (default: when the import carries dates).",
         ),
     ] = None,
+    reader: ReaderOpt = None,
 ) -> None:
     """Compile the next context of a store within BUDGET tokens and print it (or its summary with --json).
 
@@ -191,30 +234,36 @@ def compile_cmd(
         )
     if query is not None and recall_auto:
         raise typer.BadParameter("give --query TEXT or --recall-auto, not both", param_hint="--recall-auto")
-    with (
-        fail_on_library_errors(),
-        _compile_manager(
+
+    def attempt(window: int, write: bool) -> CompileResult:
+        with _compile_manager(
             store,
             namespace,
             branch,
             strategy,
-            budget,
+            window,
             reserve,
             overflow,
             index=bool(query is not None and query.strip()) or recall_auto,
-            diagnose=preview,
-        ) as cm,
-    ):
-        run = cm.preview_context if preview else cm.compile
-        result = run(
-            budget,
-            reserve,
-            system,
-            assistant=assistant or None,
-            query=query,
-            recall="auto" if recall_auto else None,
-            render_dates=dates,
-        )
+            diagnose=not write,
+            reader=reader,
+        ) as cm:
+            run = cm.compile if write else cm.preview_context
+            return run(
+                window,
+                reserve,
+                system,
+                assistant=assistant or None,
+                query=query,
+                recall="auto" if recall_auto else None,
+                render_dates=dates,
+            )
+
+    with fail_on_library_errors():
+        try:
+            result = attempt(budget, not preview)
+        except OverBudgetError as exc:  # not compression lagging (that is a CommandError naming the remedy)
+            raise _over_budget(exc, reserve, lambda window: attempt(window, False)) from None
     if as_json:
         print_json(result.summary())
         return

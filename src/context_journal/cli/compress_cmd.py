@@ -23,6 +23,7 @@ from ..namespaces import STRATEGY_STATE
 from ..strategies import AutobiographicalConfig, AutobiographicalStrategy, KnowledgeStrategy
 from ._app import (
     CommandError,
+    ReaderOpt,
     app,
     cli_branch,
     console,
@@ -112,6 +113,7 @@ def compress_cmd(
         int | None, typer.Option("--max-calls", help="Stop after this many summarizer calls.", min=1)
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as one JSON document.")] = False,
+    reader: ReaderOpt = None,
 ) -> None:
     """Summarise what an imported conversation still holds raw, until nothing is pending (or --max-calls).
 
@@ -140,6 +142,7 @@ def compress_cmd(
                 branch=name,
                 strategy=made,
                 summarizer=summarizer,
+                view_reader=reader,
             ) as cm:
                 record = {"strategy": strategy, "config": cfg.to_dict(), "budget": budget}
                 ctx = cm._strategy_context()

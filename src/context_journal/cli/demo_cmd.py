@@ -39,7 +39,9 @@ from ..strategies import (
     Strategy,
     WindowedPassthroughStrategy,
 )
+from ..tokens import MAX_TOKEN_COUNT
 from ._app import (
+    ReaderOpt,
     app,
     cli_branch,
     console,
@@ -436,7 +438,9 @@ def demo_cmd(
     store: Annotated[
         str | None, typer.Option("--store", "-s", help="Keep the store here (default: a temporary one).")
     ] = None,
-    budget: Annotated[int, typer.Option("--budget", help="Compile budget, in tokens.", min=1)] = 10_000,
+    budget: Annotated[
+        int, typer.Option("--budget", help="Compile budget, in tokens.", min=1, max=MAX_TOKEN_COUNT)
+    ] = 10_000,
     as_json: JsonOpt = False,
 ) -> None:
     """The main job on a built-in conversation, offline: store, compress, compile, and show the shape.
@@ -488,7 +492,7 @@ def _pick(result: ImportResult, wanted: str | None, notes: list[str]) -> Convers
 @app.command("replay")
 def replay_cmd(
     path: Annotated[Path, typer.Argument(help="A transcript file (or a directory of IRC logs).")],
-    budget: Annotated[int, typer.Option("--budget", help="Compile budget, in tokens.", min=1)],
+    budget: Annotated[int, typer.Option("--budget", help="Compile budget, in tokens.", min=1, max=MAX_TOKEN_COUNT)],
     strategy: Annotated[str, typer.Option("--strategy", help=f"One of: {', '.join(STRATEGIES)}.")] = "autobiographical",
     provider: Annotated[str, typer.Option("--provider", help=f"Summarizer: {', '.join(PROVIDERS)}.")] = "offline",
     model: Annotated[str | None, typer.Option("--model", help="The summarizer's model.")] = None,
@@ -555,6 +559,7 @@ def summaries_cmd(
         str | None, typer.Option("--search", help="Only summaries whose text holds this (case-insensitive).")
     ] = None,
     limit: Annotated[int | None, typer.Option("--limit", help="At most this many.", min=1)] = None,
+    reader: ReaderOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """List the summaries of a store (conversation order), or those matching --search (newest first)."""
@@ -565,7 +570,7 @@ def summaries_cmd(
             found.sort(key=lambda s: (s.first_sequence, -s.level))
         return (found[:limit] if limit is not None else found), cm.current_branch()
 
-    rows, name = with_manager(store, namespace, branch, act)
+    rows, name = with_manager(store, namespace, branch, act, reader)
     if as_json:
         print_json(
             {

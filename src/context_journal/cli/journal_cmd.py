@@ -49,11 +49,25 @@ def _bad_parameter(exc: ValueError) -> typer.BadParameter:
 def _read_body(body: str | None, body_file: str | None) -> Any:
     if (body is None) == (body_file is None):
         raise typer.BadParameter("give exactly one of --body and --body-file", param_hint="--body")
-    text = body if body is not None else (sys.stdin.read() if body_file == "-" else Path(str(body_file)).read_text())
+    if body is not None:
+        text = body
+    elif body_file == "-":
+        text = sys.stdin.read()
+    else:
+        try:
+            text = Path(str(body_file)).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise typer.BadParameter(
+                f"cannot read {body_file}: {exc.strerror or exc}", param_hint="--body-file"
+            ) from None
+        except UnicodeDecodeError:
+            raise typer.BadParameter(f"{body_file} is not UTF-8 text", param_hint="--body-file") from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise typer.BadParameter(f"the body is not JSON: {exc}", param_hint="--body") from None
+    except RecursionError:
+        raise typer.BadParameter("the body is nested too deeply to read", param_hint="--body") from None
 
 
 @journal_app.command("append")

@@ -8,9 +8,10 @@ from typing import Annotated
 
 import typer
 
+from ..tokens import MAX_TOKEN_COUNT
 from ..viz.browser import NO_BROWSER, BrowserError, find_browser, screenshot
 from ..viz.html import page_height
-from ._app import CommandError, app, err_console, fail_on_library_errors
+from ._app import CommandError, ReaderOpt, app, err_console, fail_on_library_errors
 from .compile_cmd import _check_compile_options, _compile_manager
 from .store_cmds import BranchOpt, NamespaceOpt, StoreOpt
 
@@ -21,7 +22,9 @@ PNG_WIDTH = 1400
 @app.command("map")
 def map_cmd(
     store: StoreOpt,
-    budget: Annotated[int, typer.Option("--budget", help="Context window (max_tokens), in tokens.", min=1)],
+    budget: Annotated[
+        int, typer.Option("--budget", help="Context window (max_tokens), in tokens.", min=1, max=MAX_TOKEN_COUNT)
+    ],
     html_out: Annotated[
         Path | None, typer.Option("--html", help="Write the map here: one HTML file, nothing fetched.")
     ] = None,
@@ -46,6 +49,7 @@ def map_cmd(
     namespace: NamespaceOpt = None,
     branch: BranchOpt = None,
     title: Annotated[str | None, typer.Option("--title", help="Page title (default: namespace and branch).")] = None,
+    reader: ReaderOpt = None,
 ) -> None:
     """Draw the context `compile` would send within BUDGET tokens: the budget split into head, pins,
     working state, summaries by level, recall and the raw recent window, and the whole conversation as a
@@ -73,6 +77,7 @@ def map_cmd(
             overflow,
             index=bool(query is not None and query.strip()),
             diagnose=True,
+            reader=reader,
         ) as cm:
             result = cm.preview_context(budget, reserve, query=query)
             page = result.to_html(title=title)  # while the store is open: positions are read from its index

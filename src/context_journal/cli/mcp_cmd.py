@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -56,8 +57,14 @@ def serve_cmd(
         typer.Option(
             "--token",
             envvar="CONTEXT_JOURNAL_MCP_TOKEN",
-            help="Bearer token HTTP clients must send; required when HOST is not a loopback address.",
+            help="Bearer token HTTP clients must send; required unless HOST is 127.0.0.1, localhost or ::1. "
+            "Prefer --token-file or the CONTEXT_JOURNAL_MCP_TOKEN environment variable: a token on the command "
+            "line is visible to every user of the machine in `ps`.",
         ),
+    ] = None,
+    token_file: Annotated[
+        Path | None,
+        typer.Option("--token-file", help="Read the bearer token from this file (its first line).", dir_okay=False),
     ] = None,
     path: Annotated[str, typer.Option("--path", help="The HTTP endpoint's path.")] = "/mcp",
     allow_verification: Annotated[
@@ -92,13 +99,25 @@ def serve_cmd(
     if compress not in ("off", "inline", "workers"):
         raise typer.BadParameter("choose off, inline or workers", param_hint="--compress")
     address = parse_address(http) if http is not None else None
+    if token_file is not None:
+        if token:
+            raise typer.BadParameter(
+                "give --token (or its variable) or --token-file, not both", param_hint="--token-file"
+            )
+        try:
+            token = token_file.read_text(encoding="utf-8").splitlines()[0].strip() if token_file.stat().st_size else ""
+        except (OSError, UnicodeDecodeError) as exc:
+            raise typer.BadParameter(f"cannot read {token_file}: {exc}", param_hint="--token-file") from None
+        if not token:
+            raise typer.BadParameter(f"{token_file} holds no token", param_hint="--token-file")
     with fail_on_library_errors():
         from ..mcp import build_server, is_loopback, run_http, run_stdio
 
         if address is not None and not is_loopback(address[0]) and not token:
             err_console.print(
-                f"[bold red]error:[/] binding to {address[0]} exposes the store to the network; pass --token "
-                "(or set CONTEXT_JOURNAL_MCP_TOKEN), or bind to 127.0.0.1",
+                f"[bold red]error:[/] binding to {escape(address[0])} exposes the store to the network (only "
+                "127.0.0.1, localhost and ::1 are guarded against DNS rebinding); pass --token-file (or set "
+                "CONTEXT_JOURNAL_MCP_TOKEN), or bind to 127.0.0.1",
                 highlight=False,
             )
             raise typer.Exit(1)

@@ -11,7 +11,7 @@ from rich.text import Text
 from .._render import message_line_text
 from ..errors import MessageNotFoundError
 from ..manager import ContextManager
-from ._app import app, console, print_json, with_manager
+from ._app import ReaderOpt, app, console, print_json, with_manager
 from .store_cmds import BranchOpt, JsonOpt, NamespaceOpt, StoreOpt
 
 MessageArg = Annotated[str, typer.Argument(help="The message id (see `context-journal show`).")]
@@ -25,11 +25,19 @@ def _report(changed: int, message_id: str, pins: list[str], verb: str, as_json: 
     console.print(Text(f"{message_id}: {state}; {len(pins)} pinned"))
 
 
-def _change(message_id: str, store: str, namespace: str | None, branch: str | None, pin: bool, as_json: bool) -> None:
+def _change(
+    message_id: str,
+    store: str,
+    namespace: str | None,
+    branch: str | None,
+    pin: bool,
+    as_json: bool,
+    reader: str | None,
+) -> None:
     def act(cm: ContextManager) -> tuple[int, list[str]]:
         return (cm.pin(message_id) if pin else cm.unpin(message_id)), cm.pins()
 
-    changed, pins = with_manager(store, namespace, branch, act)
+    changed, pins = with_manager(store, namespace, branch, act, reader)
     _report(changed, message_id, pins, "pinned" if pin else "unpinned", as_json)
 
 
@@ -39,6 +47,7 @@ def pin_cmd(
     store: StoreOpt,
     namespace: NamespaceOpt = None,
     branch: BranchOpt = None,
+    reader: ReaderOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Pin a message: it stays raw in every compile of the namespace and branch, with every strategy.
@@ -46,7 +55,7 @@ def pin_cmd(
     Pins are records of the branch (a fork inherits them). --json prints {"message_id", "changed",
     "sequence", "pins"}.
     """
-    _change(message_id, store, namespace, branch, True, as_json)
+    _change(message_id, store, namespace, branch, True, as_json, reader)
 
 
 @app.command("unpin")
@@ -55,15 +64,20 @@ def unpin_cmd(
     store: StoreOpt,
     namespace: NamespaceOpt = None,
     branch: BranchOpt = None,
+    reader: ReaderOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Unpin a message (a message that is not pinned is left as it is). --json as for ``pin``."""
-    _change(message_id, store, namespace, branch, False, as_json)
+    _change(message_id, store, namespace, branch, False, as_json, reader)
 
 
 @app.command("pins")
 def pins_cmd(
-    store: StoreOpt, namespace: NamespaceOpt = None, branch: BranchOpt = None, as_json: JsonOpt = False
+    store: StoreOpt,
+    namespace: NamespaceOpt = None,
+    branch: BranchOpt = None,
+    reader: ReaderOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """The pinned messages of a namespace on a branch, in the order they were pinned.
 
@@ -92,7 +106,7 @@ def pins_cmd(
             )
         return rows
 
-    rows = with_manager(store, namespace, branch, act)
+    rows = with_manager(store, namespace, branch, act, reader)
     if as_json:
         print_json(rows)
         return

@@ -13,7 +13,7 @@ from rich.text import Text
 
 from ..manager import ContextManager
 from ..recall import SearchHit, SummaryHit
-from ._app import app, build_text_index, console, print_json, with_manager
+from ._app import ReaderOpt, app, build_text_index, console, print_json, with_manager
 from .store_cmds import BranchOpt, JsonOpt, NamespaceOpt, StoreOpt
 
 _MARK = re.compile(r"(?<!\S)\*\*(\S+)\*\*(?!\S)")
@@ -109,6 +109,7 @@ def search_cmd(
         bool,
         typer.Option("--summaries", help="Search the namespace's summaries (every level) instead of its messages."),
     ] = False,
+    reader: ReaderOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Full-text search of a namespace's messages on a branch, best first (bm25: higher is better).
@@ -125,7 +126,7 @@ def search_cmd(
         for given, option in ((participant, "--participant"), (since, "--since"), (until, "--until")):
             if given:
                 raise typer.BadParameter("filters messages only; leave it out with --summaries", param_hint=option)
-        _search_summaries(query, store, namespace, branch, limit, as_of, as_json)
+        _search_summaries(query, store, namespace, branch, limit, as_of, as_json, reader)
         return
     since = _iso(since, "--since")
     until = _iso(until, "--until")
@@ -138,7 +139,7 @@ def search_cmd(
         )
         return found, cm.namespace, cm.current_branch()
 
-    hits, ns, branch = with_manager(store, namespace, branch, act)
+    hits, ns, branch = with_manager(store, namespace, branch, act, reader)
     if as_json:
         print_json({"query": query, "namespace": ns, "branch": branch, "hits": [h.to_dict() for h in hits]})
         return
@@ -150,14 +151,21 @@ def search_cmd(
 
 
 def _search_summaries(
-    query: str, store: str, namespace: str | None, branch: str | None, limit: int, as_of: int | None, as_json: bool
+    query: str,
+    store: str,
+    namespace: str | None,
+    branch: str | None,
+    limit: int,
+    as_of: int | None,
+    as_json: bool,
+    reader: str | None,
 ) -> None:
     def act(cm: ContextManager) -> tuple[list[SummaryHit], str, str]:
         if query.strip():  # an empty query is refused by search_summary_text, before any indexing
             build_text_index(cm.store)
         return cm.search_summary_text(query, limit=limit, as_of=as_of), cm.namespace, cm.current_branch()
 
-    hits, ns, branch_name = with_manager(store, namespace, branch, act)
+    hits, ns, branch_name = with_manager(store, namespace, branch, act, reader)
     if as_json:
         print_json(
             {

@@ -7,7 +7,7 @@ from rich.text import Text
 from ..manager import ContextManager
 from ..state import WorkingState
 from ..state.render import render_state
-from ._app import app, console, print_json, with_manager
+from ._app import ReaderOpt, app, console, print_json, with_manager
 from .store_cmds import BranchOpt, JsonOpt, NamespaceOpt, StoreOpt
 
 
@@ -16,6 +16,7 @@ def state_cmd(
     store: StoreOpt,
     namespace: NamespaceOpt = None,
     branch: BranchOpt = None,
+    reader: ReaderOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """The working state folded from a namespace's tool calls: the latest plan, facts, files touched,
@@ -28,7 +29,7 @@ def state_cmd(
     def act(cm: ContextManager) -> tuple[WorkingState, str, str]:
         return cm.working_state(), cm.namespace, cm.current_branch()
 
-    state, ns, branch_name = with_manager(store, namespace, branch, act)
+    state, ns, branch_name = with_manager(store, namespace, branch, act, reader)
     if as_json:
         print_json({"namespace": ns, "branch": branch_name, "state": state.to_dict()})
         return

@@ -14,6 +14,7 @@ from ..manager import ContextManager
 from ..messages import Message, count_visible
 from ..stores import ROOT_BRANCH, open_store
 from ._app import (
+    ReaderOpt,
     app,
     cli_branch,
     console,
@@ -220,6 +221,7 @@ def show_cmd(
     branch: BranchOpt = None,
     namespace: NamespaceOpt = None,
     isolate: Annotated[bool, typer.Option("--isolate", help="Read the namespace's own slot.")] = False,
+    reader: ReaderOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Print the messages of a branch (oldest first)."""
@@ -229,7 +231,7 @@ def show_cmd(
             branch = cli_branch(st, branch)
             require_target(st, namespace, branch)
             isolate = isolate or namespace_is_isolated(st, namespace)
-            cm = ContextManager.open(store=st, namespace=namespace, isolate=isolate, branch=branch)
+            cm = ContextManager.open(store=st, namespace=namespace, isolate=isolate, branch=branch, view_reader=reader)
             total = cm.message_count()
             offset = max(0, total - last) if last is not None else 0
             messages = cm.get_messages(offset, None)

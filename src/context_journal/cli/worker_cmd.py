@@ -9,7 +9,7 @@ from rich.markup import escape
 
 from ..llm.provider import Provider
 from ..workers import CompressionWorker
-from ._app import app, console, err_console, existing_store, fail_on_library_errors, print_json
+from ._app import app, console, existing_store, fail_on_library_errors, print_json
 
 PROVIDERS = ("offline", "anthropic", "openai")
 
@@ -44,10 +44,7 @@ def worker_cmd(
 ) -> None:
     """Claim pending summarisation work of any namespace and branch, do it, record it (Ctrl-C stops)."""
     if provider not in PROVIDERS:
-        err_console.print(
-            f"error: --provider must be one of {', '.join(PROVIDERS)}, not {escape(repr(provider))}", highlight=False
-        )
-        raise typer.Exit(2)
+        raise typer.BadParameter(f"choose one of {', '.join(PROVIDERS)}, not {provider!r}", param_hint="--provider")
     with fail_on_library_errors():
         summarizer = _provider(provider, model)
         worker = CompressionWorker(

@@ -173,6 +173,11 @@ def load_json(path: str | os.PathLike[str]) -> Any:
         raise ImportFormatError(
             f"invalid JSON ({exc.msg}); fix or re-export the file", source=source, location=f"line {exc.lineno}"
         ) from None
+    except RecursionError:
+        raise ImportFormatError(_TOO_DEEP, source=source) from None
+
+
+_TOO_DEEP = "JSON nested too deeply to read (no transcript nests this deep; the file is damaged or not a transcript)"
 
 
 def iter_jsonl(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -200,6 +205,8 @@ def iter_jsonl(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, An
                         source=source,
                         location=f"line {lineno}",
                     ) from None
+                except RecursionError:
+                    raise ImportFormatError(_TOO_DEEP, source=source, location=f"line {lineno}") from None
                 if not isinstance(obj, dict):
                     raise ImportFormatError(
                         f"each line must be a JSON object, got {type(obj).__name__}",
@@ -223,7 +230,7 @@ def parse_tool_arguments(raw: Any) -> tuple[dict[str, Any], bool]:
     if isinstance(raw, str):
         try:
             value = json.loads(raw) if raw.strip() else {}
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             return {"_raw_arguments": raw}, False
         if isinstance(value, dict):
             return value, True

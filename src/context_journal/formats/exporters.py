@@ -21,7 +21,10 @@ OpenAI mapping: assistant ``tool_use`` blocks become ``tool_calls`` (``arguments
 ``input``); each ``tool_result`` becomes a ``tool`` message right after the assistant message (text
 only: nested images become a placeholder; ``is_error`` results are prefixed ``[error]``); thinking is
 not sent (Chat Completions has no field for it); user images become ``image_url`` parts with a data
-URL, PDFs ``file`` parts.
+URL, PDFs ``file`` parts. Anthropic provider blocks (server tool calls and results, ``mcp_*``,
+``compaction``, ``search_result``, ``container_upload``) are sent to Anthropic as stored and to OpenAI
+as text parts of their message (a server call and its result are one turn's text, so tool pairing is
+untouched; encrypted content is left out).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._cache_markers import MAX_CACHE_BREAKPOINTS, CacheMarkersDroppedWarning, can_carry_marker, cap_cache_markers
+from .._provider_render import PROVIDER_TYPES, provider_line
 
 if TYPE_CHECKING:
     from ..compile import CompiledMessage, CompileResult
@@ -182,6 +186,8 @@ def _tool_text(block: Mapping[str, Any]) -> str:
                 and b["source"].get("type") == "text"
             ):
                 parts.append(str(b["source"].get("data", "")))
+            elif b.get("type") in PROVIDER_TYPES:
+                parts.append(provider_line(b))
             else:
                 parts.append(f"[{b.get('type')} omitted: tool messages carry text only]")
         text = "\n".join(parts)
@@ -205,6 +211,9 @@ def _user_part(block: Mapping[str, Any], get_blob: Callable[[str], bytes] | None
             name = str(block.get("title") or "document.pdf")
             return {"type": "file", "file": {"filename": name, "file_data": url}}
         return {"type": "text", "text": f"[document: {url}]"} if url else None
+    if kind in PROVIDER_TYPES:
+        line = provider_line(block)
+        return {"type": "text", "text": line} if line.strip() else None
     return None
 
 
@@ -259,6 +268,12 @@ def to_openai(
                     )
                 elif kind in ("image", "document"):
                     texts.append({"type": "text", "text": f"[{kind} omitted: assistant messages carry text only]"})
+                elif kind in PROVIDER_TYPES:
+                    # Chat Completions has no provider-tool blocks: a server call, its result and a
+                    # compaction summary are read as text (encrypted content cannot be sent there).
+                    line = provider_line(b)
+                    if line.strip():
+                        texts.append({"type": "text", "text": line})
             msg: dict[str, Any] = {"role": "assistant"}
             if texts:
                 msg["content"] = _content_value(texts)

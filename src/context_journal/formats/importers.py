@@ -357,12 +357,13 @@ def _write_conversation(
     progress: Callable[[int, int], None] | None,
     source: str,
 ) -> tuple[int, int]:
-    """Write the messages not yet in the slot; returns ``(written, already imported)``. A message whose
-    content the store refuses (a block holding a lone surrogate or a NaN) is left out and reported in
-    ``skips`` under a reason naming it and its block; the rest of the conversation is written (bug case B51).
+    """Write the messages not yet in the slot; returns ``(written, already imported)``. A message the
+    store refuses (a block holding a lone surrogate or a NaN, a timestamp outside years 1..9999, content
+    or metadata nested too deep) is left out and reported in ``skips`` under a reason naming it and its
+    block or field; the rest of the conversation is written (bug case B51, issue 15 kind 1).
 
     Raises:
-        ImportFormatError: the store refused a message for a fault outside its blocks (e.g. its timestamp).
+        ImportFormatError: the store refused the write for a fault no message of it names.
     """
     manager.messages.refresh()
     existing = {e.id for e in manager.messages.iter_entries()}
@@ -391,16 +392,14 @@ def _write_conversation(
                 skips.add("already imported", f"{conv.id}:{exc.message_id}")
             except MalformedContentError as exc:
                 index = exc.message_index or 0
-                if exc.block_index is None or index >= len(batch):
-                    bad_id = batch[index].id if index < len(batch) else None
+                if index >= len(batch):  # not a message of this batch: a fault of the write itself
                     raise ImportFormatError(
-                        f"the store refused a message: {exc.reason}",
-                        source=source,
-                        location=f"{conv.id} message {bad_id}",
+                        f"the store refused a message: {exc.reason}", source=source, location=conv.id
                     ) from exc
                 bad = batch.pop(index)
+                where = f"block {exc.block_index}" if exc.block_index is not None else (exc.path or "message")
                 skips.add(
-                    f"malformed content, refused by the store: message {bad.id}, block {exc.block_index}: {exc.reason}",
+                    f"malformed content, refused by the store: message {bad.id}, {where}: {exc.reason}",
                     conv.id,
                 )
         written += len(batch)

@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..tokens import EstimatingCounter, TokenCounter
+from ..tokens import EstimatingCounter, TokenCounter, check_token_count
 from .brief import Brief, format_cites
 from .entries import Entry
 from .folds import ProjectState
@@ -191,10 +191,10 @@ def render_view(
         counter: Token counter (default :class:`~context_journal.tokens.EstimatingCounter`).
 
     Raises:
+        TypeError: ``max_tokens`` is not an ``int`` (a ``bool`` included).
         ValueError: ``max_tokens`` below :data:`MIN_RENDER_TOKENS`.
     """
-    if max_tokens < MIN_RENDER_TOKENS:
-        raise ValueError(f"max_tokens must be at least {MIN_RENDER_TOKENS}, got {max_tokens}")
+    check_token_count("max_tokens", max_tokens, MIN_RENDER_TOKENS)
     count = counter or EstimatingCounter()
     overhead = count.count_message("user", [])
     header = _Section(count, max_tokens)

@@ -46,7 +46,7 @@ def check_slug(project: str) -> str:
     Raises:
         ValueError: it is not.
     """
-    if not isinstance(project, str) or not _SLUG.match(project):
+    if not isinstance(project, str) or not _SLUG.fullmatch(project):
         raise ValueError(
             f"project slug {project!r} must be 1..128 letters, digits, '.', '_' or '-', starting with a letter or digit"
         )

@@ -20,7 +20,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from .._graphemes import clip_end
-from ..tokens import estimate_text_tokens
+from ..tokens import check_token_count, estimate_text_tokens
 from .entries import Entry, HandoffBody, canonical_json
 from .folds import ActiveRuleOut, ProjectState, TaskState
 
@@ -253,10 +253,10 @@ def build_page(
         max_tokens: Bound of the page, in estimated tokens (>= :data:`MIN_PAGE_TOKENS`).
 
     Raises:
+        TypeError: ``max_tokens`` is not an ``int`` (a ``bool`` included).
         ValueError: ``max_tokens`` below :data:`MIN_PAGE_TOKENS`.
     """
-    if max_tokens < MIN_PAGE_TOKENS:
-        raise ValueError(f"max_tokens must be at least {MIN_PAGE_TOKENS}, got {max_tokens}")
+    check_token_count("max_tokens", max_tokens, MIN_PAGE_TOKENS)
     fixed_budget = max_tokens // 2
     goal = clip(state.goal, FIELD_TOKENS["goal"])[0] if state.goal else None
     next_step = clip(state.next_step, FIELD_TOKENS["next_step"])[0] if state.next_step else None

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import hmac
 import inspect
-import ipaddress
 import json
 import re
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -33,6 +32,7 @@ from ..errors import ContextJournalError, MissingExtraError
 from ..journal import AppendOutcome, DriftReport, Entry, SummaryPage
 from ..llm import Provider
 from ..stores import ROOT_BRANCH, Store, open_store
+from ..tokens import MAX_TOKEN_COUNT
 from .tools import (
     AddMessageResult,
     BriefResult,
@@ -55,7 +55,15 @@ try:
 except ImportError as _exc:  # pragma: no cover - depends on the extra
     raise MissingExtraError("mcp", "mcp") from _exc
 
-__all__ = ["SERVER_NAME", "BearerTokenMiddleware", "build_server", "is_loopback", "run_http", "run_stdio"]
+__all__ = [
+    "LOOPBACK_HOSTS",
+    "SERVER_NAME",
+    "BearerTokenMiddleware",
+    "build_server",
+    "is_loopback",
+    "run_http",
+    "run_stdio",
+]
 
 SERVER_NAME = "context-journal"
 
@@ -90,10 +98,18 @@ def _call(fn: Callable[[], T]) -> T:
 
 
 def _plain_argument_errors(server: MCPServer[Any]) -> None:
-    """Report a tool's argument errors as one plain sentence (no pydantic error links)."""
-    from pydantic import ValidationError
+    """Report a tool's argument errors as one plain sentence (no pydantic error links), and refuse an
+    argument the tool does not take (a misspelt ``max_token`` is an error, not silently ignored)."""
+    from pydantic import ConfigDict, ValidationError
 
     for registered in server._tool_manager.list_tools():
+        meta = registered.fn_metadata  # the SDK reads arg_model live on each call
+        loose = meta.arg_model
+        meta.arg_model = type(
+            loose.__name__,
+            (loose,),
+            {"model_config": ConfigDict(**{**loose.model_config, "extra": "forbid"}), "__module__": __name__},
+        )
         original = registered.run
 
         async def run(*args: Any, _original: Any = original, _name: str = registered.name, **kwargs: Any) -> Any:
@@ -106,6 +122,9 @@ def _plain_argument_errors(server: MCPServer[Any]) -> None:
                 problems = []
                 for err in cause.errors(include_url=False):
                     where = ".".join(str(p) for p in err.get("loc", ()) if p != "arguments") or "arguments"
+                    if err.get("type") == "extra_forbidden":
+                        problems.append(f"unknown argument {where!r}")
+                        continue
                     problems.append(f"argument {where!r}: {str(err.get('msg', 'invalid')).lower()}")
                 raise ToolError(f"{_name} was called with invalid arguments: {'; '.join(problems)}.") from None
 
@@ -200,7 +219,10 @@ def build_server(
             str, Field(description="Unique per project; retry a failed or unanswered call with the same key.")
         ],
         expected_seq: Annotated[
-            int | None, Field(description="The head seq you last saw (0 for an empty project); omit to append anyway.")
+            int | None,
+            Field(
+                strict=True, description="The head seq you last saw (0 for an empty project); omit to append anyway."
+            ),
         ] = None,
     ) -> AppendOutcome:
         """Append an entry to a project's execution journal.
@@ -223,10 +245,11 @@ def build_server(
     @tool(_READ_ONLY)
     def get_project_summaries(
         project: Project,
-        limit: Annotated[int, Field(ge=1, le=50, description="Handoffs per page.")] = 10,
+        limit: Annotated[int, Field(strict=True, ge=1, le=50, description="Handoffs per page.")] = 10,
         order: Annotated[Literal["desc", "asc"], Field(description="How the chosen window is sorted.")] = "desc",
         before_seq: Annotated[
-            int | None, Field(description="Only handoffs before this seq: pass next_before_seq to page back.")
+            int | None,
+            Field(strict=True, description="Only handoffs before this seq: pass next_before_seq to page back."),
         ] = None,
     ) -> SummaryPage:
         """Bounded per-step summaries (the newest `limit` handoffs before `before_seq`; `order` sorts that
@@ -234,14 +257,18 @@ def build_server(
         return _call(lambda: backend.get_project_summaries(project, limit, order, before_seq))
 
     @tool(_READ_ONLY)
-    def get_entry(project: Project, seq: Annotated[int, Field(ge=1, description="The entry's seq.")]) -> Entry:
+    def get_entry(
+        project: Project, seq: Annotated[int, Field(strict=True, ge=1, description="The entry's seq.")]
+    ) -> Entry:
         """One journal entry, with its body and hashes."""
         return _call(lambda: backend.get_entry(project, seq))
 
     @tool(_APPEND)
     def get_brief(
         project: Project,
-        version: Annotated[int | None, Field(ge=1, description="A stored version; omit for the current brief.")] = None,
+        version: Annotated[
+            int | None, Field(strict=True, ge=1, description="A stored version; omit for the current brief.")
+        ] = None,
         build: Annotated[
             Literal["never", "if_needed", "always"],
             Field(description="Build a new brief first: never, when none exists or the trigger fires, or always."),
@@ -257,8 +284,12 @@ def build_server(
     @tool(_READ_ONLY)
     def check_drift(
         project: Project,
-        brief_version: Annotated[int | None, Field(ge=1, description="The brief to check (default: current).")] = None,
-        stale_after: Annotated[int | None, Field(ge=0, description="Entries a brief may lag the head.")] = None,
+        brief_version: Annotated[
+            int | None, Field(strict=True, ge=1, description="The brief to check (default: current).")
+        ] = None,
+        stale_after: Annotated[
+            int | None, Field(strict=True, ge=0, description="Entries a brief may lag the head.")
+        ] = None,
     ) -> DriftReport:
         """Drift findings with evidence seqs: rule-outs dropped or invented, unverified done claims, a stale
         brief, uncited or wrongly cited claims, reconciliation against the journal."""
@@ -278,8 +309,12 @@ def build_server(
 
     @tool(_WRITE)
     def compile_context(
-        max_tokens: Annotated[int, Field(ge=1, description="The model's context window, in tokens.")],
-        reserve_for_response: Annotated[int, Field(ge=0, description="Tokens kept free for the reply.")] = 0,
+        max_tokens: Annotated[
+            int, Field(strict=True, ge=1, le=MAX_TOKEN_COUNT, description="The model's context window, in tokens.")
+        ],
+        reserve_for_response: Annotated[
+            int, Field(strict=True, ge=0, le=MAX_TOKEN_COUNT, description="Tokens kept free for the reply.")
+        ] = 0,
         namespace: Namespace = None,
         branch: Branch = ROOT_BRANCH,
         system: Annotated[str | None, Field(description="System prompt text placed first.")] = None,
@@ -287,7 +322,9 @@ def build_server(
         journal_project: Annotated[
             str | None, Field(description="Inject this project's bounded journal view into the system prompt.")
         ] = None,
-        journal_tokens: Annotated[int, Field(ge=300, description="Bound of the injected view, in tokens.")] = 1500,
+        journal_tokens: Annotated[
+            int, Field(strict=True, ge=300, description="Bound of the injected view, in tokens.")
+        ] = 1500,
         query: Annotated[
             str | None,
             Field(
@@ -331,9 +368,12 @@ def build_server(
     def compress(
         namespace: Namespace = None,
         branch: Branch = ROOT_BRANCH,
-        max_calls: Annotated[int, Field(ge=1, le=500, description="At most this many summarizer calls.")] = 20,
+        max_calls: Annotated[
+            int, Field(strict=True, ge=1, le=500, description="At most this many summarizer calls.")
+        ] = 20,
         budget: Annotated[
-            int | None, Field(ge=100, description="The compile budget summaries are sized for (default 4000).")
+            int | None,
+            Field(strict=True, ge=100, description="The compile budget summaries are sized for (default 4000)."),
         ] = None,
     ) -> CompressResult:
         """Summarise a namespace's long conversation (bounded work: at most max_calls summarizer calls), so
@@ -346,9 +386,9 @@ def build_server(
         query: Annotated[str, Field(description="Plain words to look for (no query syntax; stopwords ignored).")],
         namespace: Namespace = None,
         branch: Branch = ROOT_BRANCH,
-        limit: Annotated[int, Field(ge=1, le=50, description="At most this many hits.")] = 10,
+        limit: Annotated[int, Field(strict=True, ge=1, le=50, description="At most this many hits.")] = 10,
         as_of: Annotated[
-            int | None, Field(ge=0, description="Search the branch as it stood at this store sequence.")
+            int | None, Field(strict=True, ge=0, description="Search the branch as it stood at this store sequence.")
         ] = None,
         participants: Annotated[list[str] | None, Field(description="Only messages by these participants.")] = None,
         since: Annotated[
@@ -370,9 +410,10 @@ def build_server(
         query: Annotated[str, Field(description="Plain words to look for (no query syntax; stopwords ignored).")],
         namespace: Namespace = None,
         branch: Branch = ROOT_BRANCH,
-        limit: Annotated[int, Field(ge=1, le=50, description="At most this many hits.")] = 10,
+        limit: Annotated[int, Field(strict=True, ge=1, le=50, description="At most this many hits.")] = 10,
         as_of: Annotated[
-            int | None, Field(ge=0, description="Search the summaries as they stood at this store sequence.")
+            int | None,
+            Field(strict=True, ge=0, description="Search the summaries as they stood at this store sequence."),
         ] = None,
     ) -> SummaryTextSearchResult:
         """Full-text search of a manager's summaries (every level), best first (score: higher is better).
@@ -408,7 +449,7 @@ def build_server(
     def get_working_state(
         namespace: Namespace = None,
         branch: Branch = ROOT_BRANCH,
-        limit: Annotated[int, Field(ge=1, le=500, description="At most this many items per list.")] = 50,
+        limit: Annotated[int, Field(strict=True, ge=1, le=500, description="At most this many items per list.")] = 50,
     ) -> WorkingStateResult:
         """The working state folded from the journal's tool calls: the latest plan of each plan tool with
         item statuses, host facts, files touched (last action, touch count), commands run with exit status,
@@ -421,7 +462,7 @@ def build_server(
         query: Annotated[str | None, Field(description="Text the summary holds (case-insensitive).")] = None,
         namespace: Namespace = None,
         branch: Branch = ROOT_BRANCH,
-        limit: Annotated[int, Field(ge=1, le=100, description="At most this many.")] = 10,
+        limit: Annotated[int, Field(strict=True, ge=1, le=100, description="At most this many.")] = 10,
         regex: Annotated[str | None, Field(description="A regular expression the summary matches.")] = None,
     ) -> SummarySearchResult:
         """Search a manager's summaries (every level), newest first."""
@@ -443,14 +484,17 @@ def build_server(
 # ---- transports ------------------------------------------------------------------------------------------
 
 
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+"""The addresses served without a token: exactly those for which the MCP SDK turns on its DNS-rebinding
+protection (Host and Origin checks; ``MCPServer.streamable_http_app``). Another loopback address
+(``127.0.0.2``) is reachable through a rebinding name without those checks, so it needs a token too."""
+
+
 def is_loopback(host: str) -> bool:
-    """True for ``localhost`` and loopback addresses (``127.0.0.0/8``, ``::1``)."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
+    """True for ``127.0.0.1``, ``localhost`` and ``::1`` (``[::1]``): the loopback addresses the SDK guards
+    against DNS rebinding (:data:`LOOPBACK_HOSTS`); other addresses, other ``127.0.0.0/8`` ones included,
+    are not served without a token."""
+    return host.strip("[]") in LOOPBACK_HOSTS
 
 
 Scope = MutableMapping[str, Any]
@@ -471,12 +515,18 @@ class BearerTokenMiddleware:
         if not token:
             raise ValueError("the bearer token must not be empty")
         self.app = app
-        self._expected = f"Bearer {token}".encode()
+        self._expected = token.encode()
+
+    def _authorised(self, header: bytes) -> bool:
+        """The ``Authorization`` value names the ``Bearer`` scheme (case-insensitive, RFC 7235 section 2.1)
+        and the token (compared in constant time)."""
+        scheme, _, given = header.strip().partition(b" ")
+        return scheme.lower() == b"bearer" and hmac.compare_digest(given.strip(), self._expected)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             given = dict(scope.get("headers") or []).get(b"authorization", b"")
-            if not hmac.compare_digest(given, self._expected):
+            if not self._authorised(given):
                 body = json.dumps({"error": "unauthorized", "detail": "send Authorization: Bearer <token>"}).encode()
                 await send(
                     {

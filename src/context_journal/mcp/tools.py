@@ -9,6 +9,7 @@ propagate; :mod:`.server` turns them into tool errors with their message, at the
 from __future__ import annotations
 
 import dataclasses
+import json
 import threading
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
@@ -21,7 +22,14 @@ from ..journal import AppendOutcome, Brief, BriefTrigger, DriftReport, Entry, Ex
 from ..journal.synthesis import SynthesisConfig
 from ..llm import Provider
 from ..manager import ContextManager
-from ..namespaces import NAMESPACE_MARK, STRATEGY_STATE, namespace_exists, recorded_strategy, require_namespace
+from ..namespaces import (
+    NAMESPACE_MARK,
+    STRATEGY_STATE,
+    namespace_exists,
+    recorded_config,
+    recorded_strategy,
+    require_namespace,
+)
 from ..readers import recorded_reader
 from ..stores import ROOT_BRANCH, Store
 
@@ -398,12 +406,10 @@ class ToolBackend:
                 f"namespace {ns!r} belongs to reader {owner!r} and this server is bound to no reader; restart it "
                 f"with --reader {owner} to read as that reader, or use another namespace"
             )
-        isolate = bool(namespace) and f"messages/{namespace}" in self.store.list_slots()
         cm = ContextManager.open(
             store=self.store,
             namespace=namespace,
             branch=branch,
-            isolate=isolate,
             view_reader=self.reader,
             summarizer=self.summarizer,
             compression="workers" if self.compression == "workers" else "inline",
@@ -414,9 +420,11 @@ class ToolBackend:
         self._managers[key] = cm
         return cm
 
-    def _use_strategy(self, cm: ContextManager, name: str | None, budget: int) -> str:
-        """Give ``cm`` the strategy ``name`` sized for ``budget`` (None: the namespace's recorded one, else
-        passthrough); returns the name used."""
+    def _use_strategy(self, cm: ContextManager, name: str | None, budget: int, sized: bool = False) -> str:
+        """Give ``cm`` the strategy ``name`` (None: the namespace's recorded one, else passthrough); a
+        compressing one takes the settings ``compress`` recorded for it (so a compile sees the pending work
+        ``compress`` left, whatever its budget), else — or with ``sized`` — settings sized for ``budget``;
+        returns the name used."""
         from ..strategies import (
             AutobiographicalConfig,
             AutobiographicalStrategy,
@@ -428,11 +436,13 @@ class ToolBackend:
         recorded = recorded_strategy(self.store, cm.namespace, cm.current_branch())
         if name is None:
             name = recorded["strategy"] if recorded and recorded["strategy"] in STRATEGY_NAMES else "passthrough"
-        wanted = (name, budget if name in COMPRESSING else 0)
+        cfg = None
+        if name in COMPRESSING:
+            cfg = (None if sized else recorded_config(recorded, name)) or AutobiographicalConfig.for_budget(budget)
+        wanted = (name, json.dumps(cfg.to_dict(), sort_keys=True) if cfg is not None else "")
         if getattr(cm, "_mcp_strategy", None) == wanted:
             return name
-        if name in COMPRESSING:
-            cfg = AutobiographicalConfig.for_budget(budget)
+        if cfg is not None:
             made: Any = AutobiographicalStrategy(cfg) if name == "autobiographical" else KnowledgeStrategy(cfg)
         elif name == "windowed":
             made = WindowedPassthroughStrategy()
@@ -455,7 +465,7 @@ class ToolBackend:
             recorded = recorded_strategy(self.store, cm.namespace, branch)
             name = recorded["strategy"] if recorded and recorded["strategy"] in COMPRESSING else "autobiographical"
             size = budget or (int(recorded.get("budget") or 4000) if recorded else 4000)
-            self._use_strategy(cm, name, size)
+            self._use_strategy(cm, name, size, sized=budget is not None)
             record = {"strategy": name, "config": cm.strategy.config.to_dict(), "budget": size}
             if self.compression == "workers":
                 record["compression"] = "workers"

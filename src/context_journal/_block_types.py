@@ -1,0 +1,26 @@
+"""Names of the provider-side block types (issue 18), shared by the content model and the token estimate
+(which the content model imports, so neither can hold them for the other)."""
+
+from __future__ import annotations
+
+__all__ = ["ASSISTANT_ONLY_TYPES", "SERVER_CALL_TYPES", "SERVER_RESULT_TYPES", "SERVER_TYPES", "USER_ONLY_TYPES"]
+
+SERVER_CALL_TYPES = frozenset({"server_tool_use", "mcp_tool_use"})
+"""Block types of a provider-side tool call (answered in the same assistant message)."""
+SERVER_RESULT_TYPES = frozenset(
+    {
+        "web_search_tool_result",
+        "web_fetch_tool_result",
+        "code_execution_tool_result",
+        "bash_code_execution_tool_result",
+        "text_editor_code_execution_tool_result",
+        "tool_search_tool_result",
+        "mcp_tool_result",
+    }
+)
+"""Block types of a provider-side tool's result (``tool_use_id`` names a call earlier in the message)."""
+SERVER_TYPES = SERVER_CALL_TYPES | SERVER_RESULT_TYPES
+ASSISTANT_ONLY_TYPES = SERVER_TYPES | {"compaction"}
+"""Block types only an assistant turn may carry (besides thinking and ``tool_use``)."""
+USER_ONLY_TYPES = frozenset({"search_result", "container_upload"})
+"""Block types only a user turn may carry (besides media and ``tool_result``)."""

@@ -1,0 +1,236 @@
+"""How the compiler treats provider blocks (issue 18): server tool calls and results, the MCP
+connector's ``mcp_tool_use`` / ``mcp_tool_result``, ``compaction``, ``search_result`` and
+``container_upload``. Private to the compiler and the exporters.
+
+* **Placement** (:func:`repair_provider_blocks`): a server call and its result travel together in one
+  assistant message and are sent together or not at all. A pair in a turn rendered as the user's
+  (another participant's message), a call whose result is not in its message (a ``pause_turn``
+  response), or a result without its call is shown as text, so the request stays valid and the model
+  still reads what happened. ``compaction`` outside an assistant turn is shown as its summary text;
+  ``search_result`` and ``container_upload`` outside a user turn as a line of text.
+* **Excerpts** (:func:`excerpt_provider`): readable results (code output, a text editor's view, an
+  MCP result, a search result's text, a fetched text page) are cut like tool results, head and tail
+  kept. Encrypted or opaque content (web search hits, encrypted code output, a fetched PDF) is never
+  cut: the pair is sent whole, or replaced as a whole by its text transcript (titles, URLs, output).
+  ``compaction`` is never cut (its signature and encrypted content must come back unchanged).
+* **Text** (:func:`provider_line`): what a model reads of one block, for transcripts, summaries and
+  the Chat Completions export (which has no such blocks).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from .content import ASSISTANT_ONLY_TYPES, SERVER_CALL_TYPES, SERVER_RESULT_TYPES, USER_ONLY_TYPES, server_result_call
+
+__all__ = ["PROVIDER_TYPES", "excerpt_provider", "provider_line", "repair_provider_blocks"]
+
+Block = dict[str, Any]
+
+PROVIDER_TYPES = ASSISTANT_ONLY_TYPES | USER_ONLY_TYPES
+_CUT_OVER = 200  # characters: shorter strings are never cut (as in ``_render.excerpt_blocks``)
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def _texts(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(n.get("text", "")) for n in content if isinstance(n, Mapping) and n.get("type") == "text")
+    return ""
+
+
+def _result_body(b: Mapping[str, Any]) -> str:
+    """The readable part of a server result block."""
+    kind = b.get("type")
+    content = b.get("content")
+    if kind == "mcp_tool_result":
+        body = _texts(content).strip() or "(no output)"
+        return f"[error] {body}" if b.get("is_error") else body
+    if isinstance(content, list):  # web search hits
+        hits = [
+            f"{n.get('title')} <{n.get('url')}>" + (f" ({n['page_age']})" if n.get("page_age") else "")
+            for n in content
+            if isinstance(n, Mapping)
+        ]
+        return "; ".join(hits) if hits else "no results"
+    if not isinstance(content, Mapping):
+        return ""
+    part = str(content.get("type", ""))
+    if part.endswith("_error"):
+        msg = content.get("error_message")
+        return f"error {content.get('error_code')}" + (f": {msg}" if msg else "")
+    if part == "web_fetch_result":
+        doc = content.get("content")
+        source = doc.get("source") if isinstance(doc, Mapping) else None
+        text = str(source.get("data", "")) if isinstance(source, Mapping) and source.get("type") == "text" else ""
+        return f"{content.get('url')}: {text}" if text else f"{content.get('url')} (document not shown)"
+    if part in ("code_execution_result", "bash_code_execution_result", "encrypted_code_execution_result"):
+        out = "(stdout encrypted)" if part.startswith("encrypted") else str(content.get("stdout", ""))
+        err = str(content.get("stderr", ""))
+        return f"return code {content.get('return_code')}\n{out}" + (f"\nstderr: {err}" if err else "")
+    if part == "text_editor_code_execution_view_result":
+        return str(content.get("content", ""))
+    if part == "text_editor_code_execution_create_result":
+        return "file updated" if content.get("is_file_update") else "file created"
+    if part == "text_editor_code_execution_str_replace_result":
+        return "\n".join(str(x) for x in content.get("lines") or []) or "replaced"
+    if part == "tool_search_tool_search_result":
+        refs = content.get("tool_references") or []
+        return "tools: " + ", ".join(str(r.get("tool_name")) for r in refs if isinstance(r, Mapping))
+    return _json(dict(content))
+
+
+def provider_line(b: Mapping[str, Any]) -> str:
+    """What a model reads of one provider block, as text."""
+    kind = b.get("type")
+    if kind in SERVER_CALL_TYPES:
+        name = f"{b.get('server_name')}/{b.get('name')}" if kind == "mcp_tool_use" else str(b.get("name"))
+        return f"[called {name} {_json(b.get('input', {}))}]"
+    if kind in SERVER_RESULT_TYPES:
+        return f"[result of {b.get('tool_use_id')}: {_result_body(b)}]"
+    if kind == "compaction":
+        content = b.get("content")
+        return f"[summary of the earlier conversation: {content}]" if content else ""
+    if kind == "search_result":
+        return f"[search result {b.get('title')} <{b.get('source')}>: {_texts(b.get('content'))}]"
+    if kind == "container_upload":
+        return f"[file {b.get('file_id')} uploaded to the code container]"
+    return f"[{kind}]"
+
+
+def _text(text: str) -> Block:
+    return {"type": "text", "text": text}
+
+
+def _pairs(blocks: Sequence[Mapping[str, Any]]) -> dict[int, int]:
+    """``{result index: call index}`` of the server pairs in ``blocks`` (a call answered once, earlier
+    in the list)."""
+    calls: dict[str, int] = {}
+    result_of: dict[int, int] = {}
+    for j, b in enumerate(blocks):
+        kind = b.get("type")
+        if kind in SERVER_CALL_TYPES and isinstance(b.get("id"), str) and b["id"] not in calls:
+            calls[b["id"]] = j
+        elif kind in SERVER_RESULT_TYPES:
+            c = calls.get(str(b.get("tool_use_id")))
+            if c is not None and blocks[c].get("type") == server_result_call(kind) and c not in result_of.values():
+                result_of[j] = c
+    return result_of
+
+
+def repair_provider_blocks(blocks: list[Block], role: str, report: Callable[[str, str], None]) -> list[Block]:
+    """``blocks`` with every provider block the turn may not send shown as text (see the module
+    docstring); the same list when nothing changes. ``report(kind, detail)`` records each repair."""
+    result_of = _pairs(blocks)
+    paired = set(result_of) | set(result_of.values())
+    out: list[Block] | None = None
+    for j, b in enumerate(blocks):
+        kind = b.get("type")
+        if kind not in PROVIDER_TYPES:
+            continue
+        why = ""
+        if kind in USER_ONLY_TYPES and role != "user":
+            why = f"a {kind} outside a user turn is shown as text"
+        elif kind in ASSISTANT_ONLY_TYPES and role != "assistant":
+            why = f"a {kind} outside an assistant turn is shown as text"
+        elif kind in SERVER_CALL_TYPES and j not in paired:
+            why = f"a {kind} without its result in the same message is shown as text"
+        elif kind in SERVER_RESULT_TYPES and j not in paired:
+            why = f"a {kind} without its call in the same message is shown as text"
+        if not why:
+            continue
+        out = list(blocks) if out is None else out
+        line = provider_line(b)
+        out[j] = _text(line) if line.strip() else _text(f"[{kind}]")
+        report("provider_block_transcribed", why)
+    return blocks if out is None else out
+
+
+def _opaque(b: Mapping[str, Any]) -> bool:
+    """A server result whose content cannot be cut (encrypted or binary)."""
+    content = b.get("content")
+    if b.get("type") == "web_search_tool_result":
+        return isinstance(content, list) and bool(content)
+    if not isinstance(content, Mapping):
+        return False
+    if content.get("type") == "encrypted_code_execution_result":
+        return True
+    if content.get("type") == "web_fetch_result":
+        doc = content.get("content")
+        source = doc.get("source") if isinstance(doc, Mapping) else None
+        return not (isinstance(source, Mapping) and source.get("type") == "text")
+    return False
+
+
+def _cut_result(b: Block, cut: Callable[[str], str]) -> Block:
+    """A readable server result with its long strings cut."""
+
+    def trim(text: Any) -> Any:
+        return cut(text) if isinstance(text, str) and len(text) > _CUT_OVER else text
+
+    kind = b.get("type")
+    content = b.get("content")
+    if kind == "mcp_tool_result":
+        if isinstance(content, str):
+            return {**b, "content": trim(content)}
+        if isinstance(content, list):
+            return {
+                **b,
+                "content": [{**n, "text": trim(n.get("text"))} if n.get("type") == "text" else n for n in content],
+            }
+        return b
+    if not isinstance(content, Mapping):
+        return b
+    part = content.get("type")
+    if part in ("code_execution_result", "bash_code_execution_result"):
+        return {
+            **b,
+            "content": {**content, "stdout": trim(content.get("stdout")), "stderr": trim(content.get("stderr"))},
+        }
+    if part == "text_editor_code_execution_view_result":
+        return {**b, "content": {**content, "content": trim(content.get("content"))}}
+    if part == "web_fetch_result":
+        doc = content["content"]
+        source = doc["source"]
+        return {**b, "content": {**content, "content": {**doc, "source": {**source, "data": trim(source.get("data"))}}}}
+    return b
+
+
+def excerpt_provider(blocks: list[Block], cut: Callable[[str], str]) -> list[Block]:
+    """``blocks`` with their provider blocks reduced (see the module docstring); ``cut`` shortens one
+    string to the excerpt's ratio, marker included."""
+    result_of = _pairs(blocks)
+    drop: set[int] = set()
+    out: list[Block] = []
+    replace: dict[int, Block] = {}
+    for j, c in result_of.items():
+        b = blocks[j]
+        if _opaque(b):
+            result = provider_line(b)
+            result = cut(result) if len(result) > _CUT_OVER else result
+            replace[c] = _text(f"{provider_line(blocks[c])} {result}")  # the call (a query, a URL) kept whole
+            drop.add(j)
+        else:
+            replace[j] = _cut_result(b, cut)
+    for j, b in enumerate(blocks):
+        if j in drop:
+            continue
+        b = replace.get(j, b)
+        if b.get("type") == "search_result" and isinstance(b.get("content"), list):
+            b = {
+                **b,
+                "content": [
+                    {**n, "text": cut(n["text"])}
+                    if n.get("type") == "text" and isinstance(n.get("text"), str) and len(n["text"]) > _CUT_OVER
+                    else n
+                    for n in b["content"]
+                ],
+            }
+        out.append(b)
+    return out

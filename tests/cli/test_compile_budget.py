@@ -1,0 +1,81 @@
+"""CLI (issue 14 review): ``compile --overflow window`` fills the budget on a store whose compression lags,
+and a budget too small for anything is over budget (with the smallest ``--budget`` that fits), never
+"compression lags" after ``compress`` reported nothing pending: compile uses the settings compress
+recorded, so the two agree on what is pending."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from context_journal.cli import app
+
+runner = CliRunner()
+
+
+def _json(args: list[str]) -> tuple[int, dict]:  # type: ignore[type-arg]
+    res = runner.invoke(app, [*args, "--json"])
+    return res.exit_code, json.loads(res.stdout)
+
+
+def test_overflow_window_fills_the_budget_before_compression(imported: Path) -> None:
+    db = str(imported)
+    common = ["compile", "--store", db, "--budget", "4000", "--preview"]
+    code, window = _json([*common, "--strategy", "autobiographical", "--overflow", "window"])
+    assert code == 0, window
+    code, windowed = _json([*common, "--strategy", "windowed"])
+    assert code == 0, windowed
+    # Was 626 of 4,000 (the head and the newest message: a 7,216-token tool result blocked the rest).
+    assert 3_000 <= window["tokens"] <= 4_000
+    assert window["tokens"] >= windowed["tokens"]
+    cut = [r for r in window["repairs"] if r["kind"] == "excerpted"]
+    assert any("larger than the budget" in r["detail"] for r in cut)
+
+
+def test_a_budget_too_small_after_compress_is_over_budget_not_lagging(imported: Path, tmp_path: Path) -> None:
+    db = tmp_path / "cc.db"
+    shutil.copy(imported, db)
+    code, report = _json(["compress", "--store", str(db)])
+    assert code == 0 and report["done"] and report["pending"] == {"ready": 0, "waiting": 0, "stuck": 0}
+    for budget in ("10", "100"):
+        res = runner.invoke(app, ["compile", "--store", str(db), "--budget", budget, "--json"])
+        assert res.exit_code == 1
+        error = json.loads(res.stdout)["error"]
+        assert error["type"] == "OverBudgetError"
+        assert "compression lags" not in error["message"] and "compress" not in error["message"]
+        assert "pending chunks" not in error["parts"] and not error.get("compression_lags")
+        smallest = error["smallest_budget"]
+        assert isinstance(smallest, int) and smallest >= error["needed"] > int(budget)
+        assert f"--budget {smallest:,}" in error["message"]
+        code, fits = _json(["compile", "--store", str(db), "--budget", str(smallest), "--preview"])
+        assert code == 0 and fits["tokens"] <= smallest
+        plain = runner.invoke(app, ["compile", "--store", str(db), "--budget", budget])
+        assert plain.exit_code == 1 and "compression lags" not in plain.stderr
+    # Still lagging where it matters: the uncompressed store at 4,000 names the pending work.
+    res = runner.invoke(
+        app, ["compile", "--store", str(imported), "--budget", "4000", "--strategy", "autobiographical"]
+    )
+    assert res.exit_code == 1 and "compression lags" in " ".join(res.stderr.split())
+
+
+def test_compress_and_compile_agree_on_what_is_pending(tmp_path: Path, data_dir: Path) -> None:
+    """The reviewer's case: after ``compress`` (nothing pending), ``compile --budget 10`` said compression
+    lags, because compile sized its settings for 10 tokens (smaller chunks and recent window: chunks due
+    that compress, sized for 4,000, never had). Over every budget, it is over budget or it fits."""
+    session = data_dir / "claude-code-sessions" / "tool_heavy.jsonl"
+    db = str(tmp_path / "th.db")
+    assert runner.invoke(app, ["import", str(session), "--store", db, "--json"]).exit_code == 0
+    code, report = _json(["compress", "--store", db])
+    assert code == 0 and report["pending"]["ready"] == 0 and report["pending"]["waiting"] == 0
+    for budget in (10, 100, 300, 400, 500, 700, 4000):
+        res = runner.invoke(app, ["compile", "--store", db, "--budget", str(budget), "--json", "--preview"])
+        data = json.loads(res.stdout)
+        if res.exit_code == 0:
+            assert data["tokens"] <= budget
+            continue
+        assert data["error"]["type"] == "OverBudgetError", data
+        assert "compression lags" not in data["error"]["message"], (budget, data)
+        assert data["error"]["smallest_budget"] is not None

@@ -1,0 +1,113 @@
+"""Issue 14: a message with nothing to send is refused at write, whichever way it is written.
+
+``add_message("user", "")`` and ``[]`` are refused; so is a block list made only of empty or
+whitespace-only text blocks (the compiler leaves blank text out, so such a message could never be sent and
+a compile holding only it would raise ``EmptyContextError``). The same rule holds for ``add_messages`` (at
+the message's index) and ``edit_message``; nothing is written.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from context_journal import ContextManager
+from context_journal.content import TextBlock
+from context_journal.errors import MalformedContentError
+
+FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+blank_text = st.text(alphabet=" \t\n\r\u00a0\u2003\u3000", max_size=6)
+blank_block = st.one_of(
+    blank_text.map(lambda t: {"type": "text", "text": t}),
+    blank_text.map(lambda t: TextBlock(text=t)),
+)
+blank_blocks = st.lists(blank_block, min_size=1, max_size=4)
+
+
+def _ids(result: Any) -> list[str]:
+    return [s.id for m in result.messages for s in m.sources if s.kind == "message"]
+
+
+def test_only_empty_text_blocks_are_refused_like_an_empty_string() -> None:
+    cm = ContextManager.open("memory:")
+    with pytest.raises(MalformedContentError, match="non-empty text") as caught:
+        cm.add_message("user", [{"type": "text", "text": ""}])
+    assert (caught.value.message_index, caught.value.block_index, caught.value.path) == (0, 0, "text")
+    assert "message 0, block 0 (text)" in str(caught.value)
+    assert cm.message_count() == 0
+
+
+@FAST
+@given(blocks=blank_blocks, before=st.integers(0, 3))
+def test_blank_block_lists_are_refused_by_every_write(blocks: list[Any], before: int) -> None:
+    cm = ContextManager.open("memory:")
+    cm.add_message("user", "keep me", id="m0")
+    with pytest.raises(MalformedContentError, match="non-empty text") as one:
+        cm.add_message("user", blocks)
+    assert one.value.message_index == 0
+    batch: list[dict[str, Any]] = [{"participant": "user", "content": f"fine {i}"} for i in range(before)]
+    batch.append({"participant": "Claude", "content": blocks})
+    with pytest.raises(MalformedContentError, match="non-empty text") as many:
+        cm.add_messages(batch)
+    assert many.value.message_index == before
+    with pytest.raises(MalformedContentError, match="non-empty text"):
+        cm.edit_message("m0", blocks)
+    assert [m.id for m in cm.get_all_messages()] == ["m0"]
+    assert cm.get_message("m0").content_dicts() == [{"type": "text", "text": "keep me"}]
+    assert _ids(cm.compile(1_000)) == ["m0"]
+
+
+@pytest.mark.parametrize("content", ["", "  \n"])
+def test_edit_to_a_blank_string_is_refused(content: str) -> None:
+    cm = ContextManager.open("memory:")
+    cm.add_message("user", "hello", id="m0")
+    with pytest.raises(MalformedContentError, match="non-empty text"):
+        cm.edit_message("m0", content)
+    assert cm.get_message("m0").content_dicts() == [{"type": "text", "text": "hello"}]
+
+
+@FAST
+@given(blanks=blank_blocks, keep=st.sampled_from(["text", "tool_use"]), at=st.integers(0, 4))
+def test_a_blank_block_beside_real_content_is_accepted_and_compiles(blanks: list[Any], keep: str, at: int) -> None:
+    real: dict[str, Any] = (
+        {"type": "text", "text": "real words"}
+        if keep == "text"
+        else {"type": "tool_use", "id": "t1", "name": "ls", "input": {}}
+    )
+    blocks = list(blanks)
+    blocks.insert(min(at, len(blocks)), real)
+    cm = ContextManager.open("memory:")
+    cm.add_message("user", "start")
+    cm.add_message("Claude", blocks, id="mixed")
+    if keep == "tool_use":
+        cm.add_message("user", [{"type": "tool_result", "tool_use_id": "t1", "content": "a.txt"}])
+    result = cm.compile(1_000)
+    assert "mixed" in _ids(result)
+
+
+def test_import_leaves_a_blank_message_out_and_reports_it_in_one_line(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from context_journal.cli import app
+
+    source = tmp_path / "chat.json"
+    source.write_text(
+        json.dumps(
+            [
+                {"role": "user", "content": [{"type": "text", "text": "hello"}]},
+                {"role": "assistant", "content": [{"type": "text", "text": " "}, {"type": "text", "text": ""}]},
+                {"role": "user", "content": "and again"},
+            ]
+        )
+    )
+    db = str(tmp_path / "s.db")
+    out = CliRunner().invoke(app, ["import", str(source), "--store", db, "--format", "anthropic"])
+    assert out.exit_code == 0, out.output
+    assert "imported 2 messages" in out.output
+    assert "empty message" in out.output
