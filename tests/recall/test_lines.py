@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
 from context_journal import ContextManager, MemoryStore
+from context_journal.messages import Message
 from context_journal.recall import RecallConfig
 from context_journal.recall.lines import LineCache, LineSource, message_line_text
+from context_journal.stores import SQLiteStore
 from context_journal.strategies import PassthroughStrategy
-from context_journal.views import ReaderView
+from context_journal.views import ReaderView, ViewEntry
 
 
 def _conversation(cm: ContextManager, n: int = 60) -> None:
@@ -71,3 +77,52 @@ def test_compile_with_the_same_query_twice_reads_no_message_again() -> None:
     assert second.to_anthropic() == first.to_anthropic()
     assert len(cm._recall_lines) == filled
     assert second.parts["recall"] > 0 and "kayak" in str(second.to_anthropic()["messages"])
+
+
+def _mixed(cm: ContextManager) -> None:
+    """Messages of every shape a line is made from: text-only ones (read from the stored JSON) and
+    the others (read through the view)."""
+    cm.add_message("ann", "  plain string with spaces around  ", timestamp=1_700_000_000.1234567)
+    cm.add_message(
+        "bob", [{"type": "text", "text": "first"}, {"type": "text", "text": ""}, {"type": "text", "text": "third"}]
+    )
+    cm.add_message(
+        "ann", [{"type": "text", "text": "for bob only", "audience": ["bob"]}, {"type": "text", "text": "for all"}]
+    )
+    cm.add_message(
+        "bob",
+        [{"type": "text", "text": "Looking."}, {"type": "tool_use", "id": "t1", "name": "Read", "input": {"p": 1}}],
+    )
+    cm.add_message("ann", [{"type": "tool_result", "tool_use_id": "t1", "content": "done"}])
+    cm.add_message("bob", "édité ✓ — unicode", timestamp="2023-05-08T13:56:00+00:00")
+    cm.edit_message(cm.add_message("ann", "before the edit"), "after the edit")
+
+
+def test_lines_read_from_stored_json_equal_those_made_from_messages(tmp_path: Path, monkeypatch: Any) -> None:
+    through_view: list[str] = []
+    messages_for = ReaderView.messages_for
+
+    def counted(self: ReaderView, entries: Sequence[ViewEntry]) -> list[Message]:
+        through_view.extend(e.id for e in entries)
+        return messages_for(self, entries)
+
+    for store in (MemoryStore(), SQLiteStore(tmp_path / "lines.db")):
+        cm = ContextManager.open(store=store, strategy=PassthroughStrategy())
+        _mixed(cm)
+        for reader in (None, "bob"):
+            view = ReaderView(cm._messages, reader)
+            entries = view.entries()
+            fast = LineSource(view, reader, messages=cm._messages)
+            fast.prefetch(range(len(view)))
+            through_view.clear()
+            monkeypatch.setattr(ReaderView, "messages_for", counted)
+            fast(entries[0])
+            monkeypatch.setattr(ReaderView, "messages_for", messages_for)
+            # Only the messages with an audience or tool blocks are built as messages.
+            assert len(through_view) == 3
+            expected = [
+                (message_line_text(m.content_dicts()), m.timestamp.timestamp()) for m in view.messages_for(entries)
+            ]
+            assert [fast(e) for e in entries] == expected
+            assert fast.reads == len(entries)
+        assert ("after the edit", view.messages_for([entries[-1]])[0].timestamp.timestamp()) == fast(entries[-1])

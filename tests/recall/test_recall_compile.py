@@ -587,3 +587,23 @@ def test_length_norm_ranks_a_short_message_about_the_query_above_a_long_one_in_p
 def test_length_norm_outside_0_1_is_refused(value: float) -> None:
     with pytest.raises(ValueError, match="length_norm"):
         RecallConfig(length_norm=value)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("dates", "yes"),
+        ("marker_participant", ""),
+        ("marker_participant", "  "),
+        ("hit_tokens", 0),
+        ("share", True),
+        ("share", "0.5"),
+        ("candidates", -1),
+        ("length_norm", 1.5),
+    ],
+)
+def test_recall_config_refuses_bad_fields(field: str, value: object) -> None:
+    """A reviewer's finding (issue 11): ``dates="yes"``, an empty marker participant and ``hit_tokens=0``
+    were accepted and misbehaved later; every field is checked where the config is made, by name."""
+    with pytest.raises(ValueError, match=field):
+        RecallConfig(**{field: value})  # type: ignore[arg-type]

@@ -12,10 +12,14 @@ things read nothing again.
 
 from __future__ import annotations
 
+import json
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from typing import Any
 
 from .._render import message_line_text
+from ..messages import MessageStore
 from ..views import MessageView, ViewEntry
 
 __all__ = ["LineCache", "LineSource", "message_line_text"]
@@ -59,12 +63,22 @@ class LineSource:
         view: The view compiled (already scoped to ``reader``).
         reader: The reader of ``view`` (part of the cache key).
         cache: Lines kept across compiles (None: only for this source's life).
+        messages: The message index ``view`` reads (None: every body is read through ``view``). A
+            message of it made of text blocks only, none with an audience, is shown to every reader as
+            stored: its line is made from the stored JSON, without building a :class:`Message`.
     """
 
-    def __init__(self, view: MessageView, reader: str | None, cache: LineCache | None = None) -> None:
+    def __init__(
+        self,
+        view: MessageView,
+        reader: str | None,
+        cache: LineCache | None = None,
+        messages: MessageStore | None = None,
+    ) -> None:
         self._view = view
         self._reader = reader
         self._cache = cache
+        self._messages = messages
         self._loaded: dict[int, Line] = {}
         self._wanted: set[int] = set()
         self.reads = 0
@@ -95,8 +109,56 @@ class LineSource:
         if not missing:
             return
         self.reads += len(missing)
-        for entry, message in zip(missing, self._view.messages_for(missing), strict=True):
-            line = (message_line_text(message.content_dicts()), message.timestamp.timestamp())
-            self._loaded[entry.position] = line
-            if self._cache is not None:
-                self._cache.put(self._reader, entry.sequence, line)
+        missing = self._read_plain(missing)
+        if missing:
+            for entry, message in zip(missing, self._view.messages_for(missing), strict=True):
+                self._keep(entry, (message_line_text(message.content_dicts()), message.timestamp.timestamp()))
+
+    def _keep(self, entry: ViewEntry, line: Line) -> None:
+        self._loaded[entry.position] = line
+        if self._cache is not None:
+            self._cache.put(self._reader, entry.sequence, line)
+
+    def _read_plain(self, entries: Sequence[ViewEntry]) -> list[ViewEntry]:
+        """Lines of the text-only messages with no audience among ``entries`` (the version the index
+        shows), made from their stored JSON in one store round trip; returns the other entries."""
+        ms = self._messages
+        if ms is None:
+            return list(entries)
+        plain: list[ViewEntry] = []
+        rest: list[ViewEntry] = []
+        for entry in entries:
+            found = ms.entry_for(entry.id)
+            simple = found is not None and found.seq == entry.sequence and found.audience is None
+            (plain if simple and all(k == "text" for k in entry.kinds) else rest).append(entry)
+        if not plain:
+            return rest
+        bodies = ms.store.read_bodies([e.sequence for e in plain])
+        for entry in plain:
+            body = bodies.get(entry.sequence)
+            line = _plain_line(json.loads(body)) if body is not None else None
+            if line is None:
+                rest.append(entry)  # read through the view (which says why it cannot be read)
+            else:
+                self._keep(entry, line)
+        return rest
+
+
+def _plain_line(body: Any) -> Line | None:
+    """The line of a stored text-only message body, as :func:`message_line_text` makes it from the
+    :class:`Message` the index would build (and its timestamp the same way); None for anything else."""
+    if not isinstance(body, dict):
+        return None
+    content = body.get("content")
+    if isinstance(content, str):
+        text = content.strip()
+    elif isinstance(content, list) and content:
+        if not all(isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str) for b in content):
+            return None
+        text = " ".join(b["text"] for b in content if b["text"]).strip()
+    else:
+        return None
+    stamp = body.get("timestamp", 0.0)
+    if isinstance(stamp, bool) or not isinstance(stamp, int | float):
+        return None
+    return text, datetime.fromtimestamp(float(stamp), UTC).timestamp()

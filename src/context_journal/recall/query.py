@@ -73,7 +73,7 @@ def with_recall(
     stems = frozenset(stem(t) for t in terms)
     candidates = by_length(hits, view, config.length_norm, stems)
     show_dates = dates if config.dates is None else config.dates
-    return RecallStrategy(strategy, candidates, config, counter, show_dates, reader, lines), query
+    return RecallStrategy(strategy, candidates, config, counter, show_dates, reader, lines, messages), query
 
 
 _K1 = 1.2  # bm25's k1, as in FTS5's bm25() and the memory index

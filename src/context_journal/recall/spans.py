@@ -51,6 +51,9 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 class RecallConfig:
     """How a query-aware compile recalls (``compile(..., query=..., recall=RecallConfig(...))``).
 
+    Raises:
+        ValueError: a field out of its range or of the wrong type (named in the message).
+
     Attributes:
         share: The most of the strategy's token allowance recall may take (0..1); what recall does not
             use goes back to the strategy.
@@ -83,6 +86,10 @@ class RecallConfig:
     marker_participant: str = "Context Manager"
 
     def __post_init__(self) -> None:
+        for name in ("share", "length_norm", "min_score_ratio"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ValueError(f"{name} must be a number, got {value!r}")
         if not 0.0 <= self.share <= 1.0:
             raise ValueError(f"share must be in 0..1, got {self.share}")
         for name in ("before", "after", "candidates", "hit_tokens", "neighbour_tokens", "full_windows"):
@@ -93,6 +100,14 @@ class RecallConfig:
             raise ValueError(f"length_norm must be in 0..1, got {self.length_norm}")
         if not 0.0 <= self.min_score_ratio <= 1.0:
             raise ValueError(f"min_score_ratio must be in 0..1, got {self.min_score_ratio}")
+        if self.hit_tokens < 1:
+            raise ValueError(
+                f"hit_tokens must be at least 1 (a hit is cut to its matching sentences), got {self.hit_tokens}"
+            )
+        if self.dates is not None and not isinstance(self.dates, bool):
+            raise ValueError(f"dates must be True, False or None, got {self.dates!r}")
+        if not isinstance(self.marker_participant, str) or not self.marker_participant.strip():
+            raise ValueError(f"marker_participant must be a non-blank name, got {self.marker_participant!r}")
 
 
 @dataclass(frozen=True)
@@ -146,7 +161,13 @@ def _tokens(counter: TokenCounter, text: str) -> int:
 
 def _text_tokens(counter: TokenCounter, text: str) -> int:
     """Tokens of text inside a larger block (no block overhead)."""
-    return max(1, _tokens(counter, text) - _tokens(counter, ""))
+    return max(1, _tokens(counter, text) - _block_overhead(counter))  # type: ignore[arg-type]  # counters hash by identity
+
+
+@lru_cache(maxsize=64)
+def _block_overhead(counter: TokenCounter) -> int:
+    """Tokens of an empty text block (what a block costs besides its text)."""
+    return _tokens(counter, "")
 
 
 @lru_cache(maxsize=16384)
@@ -218,6 +239,7 @@ def plan_spans(
     raw: Callable[[int], bool],
     pair_tokens: int,
     place: Callable[[int], int] = lambda position: 0,
+    sizes: dict[int, int] | None = None,
 ) -> list[RecallSpan]:
     """The spans to recall within ``allowance`` tokens, in view order.
 
@@ -233,6 +255,9 @@ def plan_spans(
         pair_tokens: Overhead of one recall pair (marker turn and message framing).
         place: The place in the context a span starting at a position goes to (spans with the same
             place share one recall pair, so only the first one pays ``pair_tokens``).
+        sizes: Filled with ``{position: tokens}`` of every entry whose size the plan relied on (all
+            it reads of the view besides lengths, ids, kinds and positions): the same plan holds for
+            another view of the same messages that gives these positions the same sizes.
     """
     if allowance <= pair_tokens or not candidates:
         return []
@@ -309,6 +334,8 @@ def plan_spans(
         """A hit that will not be cut and is bigger than what is left (judged by the view's estimate,
         without reading it): most candidates once the allowance is nearly used."""
         size = view.entry(pos).tokens
+        if sizes is not None:
+            sizes[pos] = size
         return pos not in taken and size <= config.hit_tokens and size - _SLACK > allowance - used
 
     for k, cand in enumerate(candidates):

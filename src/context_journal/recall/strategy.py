@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from ..messages import Message
+from ..messages import Message, MessageStore
 from ..strategies.base import (
     Budget,
     ContextEntry,
@@ -55,7 +55,7 @@ class _EntryCache:
     few around it in one pass (:meth:`MessageView.entries`: one position lookup for the run, where
     :meth:`MessageView.entry` makes one per entry), since the planner reads neighbourhoods."""
 
-    _RUN = 4  # entries read on each side of the one asked for
+    _RUN = 2  # entries read on each side of the one asked for (a hit, its neighbours, its reply)
 
     def __init__(self, view: MessageView) -> None:
         self._view = view
@@ -103,6 +103,8 @@ class RecallStrategy(StrategyWrapper):
         dates: Show dates in recalled lines.
         reader: The reader the view is scoped to (the key of ``lines``).
         lines: Recalled lines kept across compiles (one per manager).
+        messages: The message index the view reads (its plain text messages are read without
+            building message objects; see :class:`~.lines.LineSource`).
     """
 
     def __init__(
@@ -114,8 +116,10 @@ class RecallStrategy(StrategyWrapper):
         dates: bool,
         reader: str | None = None,
         lines: LineCache | None = None,
+        messages: MessageStore | None = None,
     ) -> None:
         self.inner = inner
+        self.messages = messages
         self.reader = reader
         self.lines = lines
         self.name = inner.name
@@ -124,6 +128,10 @@ class RecallStrategy(StrategyWrapper):
         self.counter = counter
         self.dates = dates
         self.recalled: list[RecallSpan] = []
+        # The first plan of the last select: ((allowance, view length, store sequence), sizes it relied
+        # on, spans). The compiler selects again from a view priced differently (tool results over a cap)
+        # or with less room; where the allowance and those sizes are the same, so is the plan.
+        self._first: tuple[tuple[int, int, int | None], dict[int, int], list[RecallSpan]] | None = None
         # The marker as rendered: the compiler prefixes the marker participant's name.
         marker = f"{config.marker_participant}: {_marker_text([], True)} 00 September 2023 to 00 September 2023"
         sample = [{"type": "text", "text": marker}]
@@ -135,9 +143,8 @@ class RecallStrategy(StrategyWrapper):
         """The wrapped strategy's selection with recall pairs placed among its entries."""
         allowance = int(budget.tokens * self.config.share)
         inner_view, view = view, _EntryCache(view)  # type: ignore[assignment]  # the planner's reads, memoised
-        load = LineSource(view, self.reader, self.lines)
-        cfg, counter, pair = self.config, self.counter, self._pair_tokens
-        first = plan_spans(view, self.candidates, allowance, cfg, counter, load, lambda p: False, pair)
+        load = LineSource(view, self.reader, self.lines, self.messages)
+        first = self._first_plan(inner_view, view, allowance, load)
         planned = self._cost(first, 1)
         selection = self.inner.select(inner_view, replace(budget, tokens=max(0, budget.tokens - planned)))
         quick = self._settle(first, selection, planned, inner_view, view, budget)
@@ -149,6 +156,21 @@ class RecallStrategy(StrategyWrapper):
         if not spans:
             return selection
         return replace(selection, entries=self._place(selection.entries, spans, place))
+
+    def _first_plan(
+        self, view: MessageView, entries: MessageView, allowance: int, load: LineSource
+    ) -> list[RecallSpan]:
+        """The plan with nothing shown raw, reused from the last select when it still holds (checked on
+        ``view``; planned on ``entries``, the same view with its reads memoised)."""
+        key = (allowance, len(view), _store_sequence(view))
+        memo = self._first
+        if memo is not None and memo[0] == key and all(view.entry(p).tokens == t for p, t in memo[1].items()):
+            return memo[2]
+        sizes: dict[int, int] = {}
+        cfg, counter, pair = self.config, self.counter, self._pair_tokens
+        spans = plan_spans(entries, self.candidates, allowance, cfg, counter, load, lambda p: False, pair, sizes=sizes)
+        self._first = (key, sizes, spans) if key[2] is not None else None
+        return spans
 
     def _refit(
         self,
@@ -253,6 +275,19 @@ class RecallStrategy(StrategyWrapper):
         return marker, memory
 
 
+def _store_sequence(view: MessageView) -> int | None:
+    """The newest store sequence the view (or the view it narrows or prices) shows, None if unknown."""
+    found: object = view
+    for _ in range(8):
+        seq = getattr(found, "last_sequence", None)
+        if isinstance(seq, int):
+            return seq
+        found = getattr(found, "base", None)
+        if found is None:
+            return None
+    return None
+
+
 def _lines(spans: Sequence[RecallSpan]) -> int:
     return sum(len(s.lines) for s in spans)
 
@@ -279,8 +314,11 @@ def _around(
         if is_raw(line.position) or (line.hit >= 0 and is_raw(line.hit))
     }
     kept = {ln.position for span in spans for ln in span.lines if ln.group not in gone and not is_raw(ln.position)}
+    tools = {"tool_use", "tool_result"}
     for _ in range(2):  # a tool unit whose other half went (taken with another hit) goes too
         for p in sorted(kept):
+            if tools.isdisjoint(view.entry(p).kinds):
+                continue  # not part of a tool unit: its unit is itself
             a, b = unit_bounds(view, p, p + 1)
             if any(q not in kept for q in range(a, b)):
                 kept.discard(p)
