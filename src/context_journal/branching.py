@@ -137,6 +137,11 @@ class BranchingMixin:
     def _check_reader(self, action: str = "read") -> None:  # implemented by the manager
         raise NotImplementedError
 
+    _claim_pending: bool
+
+    def _claim_if_pending(self) -> None:  # implemented by the manager
+        raise NotImplementedError
+
     def _claim_reader(self, branch_id: int) -> None:  # implemented by the manager
         raise NotImplementedError
 
@@ -174,6 +179,7 @@ class BranchingMixin:
             ValueError: ``at`` is a sequence outside ``0..head``.
         """
         self._check_reader("fork")  # issue 7: a fork inherits the namespace's reader record
+        self._claim_if_pending()
         self._ledger_at_fork()  # issue 12: a switch to the branch starts from this ledger, not a refold
         info = self._store.create_branch(name, self._branch.name, self._resolve_at(at))
         return self._summary(info, {})
@@ -204,7 +210,7 @@ class BranchingMixin:
                 self._branch, self._messages = old_branch, old_index
                 raise
         if recorded is None and self._view_reader is not None:
-            self._claim_reader(info.id)
+            self._claim_pending = True  # claimed on this branch by the first write there
 
     def _summary(self, info: BranchInfo, heads: dict[int, int]) -> BranchSummary:
         return branch_summary(self._store, info, heads)

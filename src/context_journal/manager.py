@@ -123,8 +123,9 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         self._recall_lines = LineCache()  # recalled lines, by reader and version (recall/lines.py)
         self.strategy = resolve_strategy(strategy)
         self._closed = False
-        if reader is not None and recorded is None:
-            self._claim_reader(self._branch.id)
+        # A reader claims an unclaimed namespace with its first write, not at open: a read-only handle
+        # (a CLI `show --reader`, a reader-bound MCP server answering a search) leaves the record alone.
+        self._claim_pending = reader is not None and recorded is None
 
     @classmethod
     def open(
@@ -161,9 +162,10 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             durability: SQLite ``"normal"`` or ``"full"`` when opening from a path.
             summarizer: The model that writes summaries (default :class:`OfflineSummarizer`).
             view_reader: The reader this manager compiles for (issue 7): compiles and compression read
-                blocks with no audience and blocks whose audience names this reader. The first reader a
-                namespace is opened with is recorded per branch, and from then on the namespace opens
-                only for that reader: None compiles for no reader (no block with an audience) and is
+                blocks with no audience and blocks whose audience names this reader. The first reader
+                that writes through a namespace (a message, a compile, compression, a pin, a fact;
+                opening and reading claim nothing) is recorded per branch, and from then on the
+                namespace opens only for that reader: None compiles for no reader (no block with an audience) and is
                 refused on a namespace that records a reader (bug case B64: a handle never compiles
                 another agent's private blocks because it named nobody).
             compression: ``"inline"`` (``tick``/``drain`` call the summarizer in this process) or
@@ -224,6 +226,19 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         """Record this manager's reader for its namespace on ``branch_id``."""
         with self._store.transaction() as tx:
             tx.put_state(branch_id, f"{self._namespace}/reader", self._view_reader)
+
+    def _claim_if_pending(self) -> None:
+        """Before a write: record this manager's reader for a namespace that records none yet.
+
+        Raises:
+            StaleReaderError: another handle claimed the namespace for another reader since this one opened.
+        """
+        if not self._claim_pending:
+            return
+        self._check_reader("write")
+        if recorded_reader(self._store, self._branch.id, self._namespace) is None:
+            self._claim_reader(self._branch.id)
+        self._claim_pending = False
 
     def _check_reader(self, action: str = "read") -> None:
         """Refuse when the namespace now records a reader this manager does not compile for.
@@ -315,6 +330,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         """
         _refuse_blank(content, 0)
         ids = self._messages.append([MessageInput(participant, content, metadata, id, timestamp)])
+        self._claim_if_pending()  # after the write: a refused message writes nothing, not even the claim
         self._messages_added(len(ids))
         return ids[0]
 
@@ -348,6 +364,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         for i, item in enumerate(items):
             _refuse_blank(item.content, i)
         ids = self._messages.append(items)
+        self._claim_if_pending()
         self._messages_added(len(ids))
         return ids
 
@@ -399,7 +416,9 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
                 )
                 if reader is not None:
                     content = keep_hidden(current.content_dicts(), new, reader)
-        return self._messages.edit(message_id, content=content, metadata=metadata, participant=participant)
+        sequence = self._messages.edit(message_id, content=content, metadata=metadata, participant=participant)
+        self._claim_if_pending()
+        return sequence
 
     def remove_message(self, message_id: str) -> int:
         """Remove a message from the view by writing a tombstone; returns its sequence.
@@ -407,7 +426,9 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         Raises:
             MessageNotFoundError: no visible message has the id.
         """
-        return self._messages.remove(message_id)
+        sequence = self._messages.remove(message_id)
+        self._claim_if_pending()
+        return sequence
 
     # ---- reads ------------------------------------------------------------------------------------
 
@@ -787,6 +808,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             ValueError: ``max_tokens`` is not positive, ``reserve_for_response`` is negative or larger
                 than ``max_tokens``, or ``query`` is empty or whitespace.
         """
+        self._claim_if_pending()
         started = time.perf_counter()
         try:
             result, selection, strategy, ctx = self._run_compile(
@@ -909,6 +931,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             KeyError: a ``compile_id`` this manager did not make recently (pass the result instead).
             ValueError: ``input_tokens`` is not positive.
         """
+        self._claim_if_pending()
         mix = None  # estimated tokens by content class: the calibration learns a factor per class
         if isinstance(compile, CompileResult):
             estimated = compile.estimated_tokens
@@ -993,6 +1016,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             StoreError: a write failed (the journal stays consistent).
             CompressionDelegatedError: the manager was opened with ``compression="workers"``.
         """
+        self._claim_if_pending()
         self._refuse_inline("tick")
         return run_sync(self.compression.atick())
 
@@ -1003,6 +1027,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             StoreError: a write failed.
             CompressionDelegatedError: the manager was opened with ``compression="workers"``.
         """
+        self._claim_if_pending()
         self._refuse_inline("atick")
         return await self.compression.atick()
 
@@ -1031,6 +1056,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             StoreError: a write failed.
             CompressionDelegatedError: the manager was opened with ``compression="workers"``.
         """
+        self._claim_if_pending()
         self._refuse_inline("drain")
         return run_sync(self.compression.adrain(progress, max_units=max_units, wait=wait, max_wait=max_wait))
 
@@ -1048,6 +1074,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             StoreError: a write failed.
             CompressionDelegatedError: the manager was opened with ``compression="workers"``.
         """
+        self._claim_if_pending()
         self._refuse_inline("adrain")
         return await self.compression.adrain(progress, max_units=max_units, wait=wait, max_wait=max_wait)
 
@@ -1116,6 +1143,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         return [i for i in ids if view.index_of(i) is not None]
 
     def _write_pins(self, change: Callable[[list[str]], list[str]]) -> int:
+        self._claim_if_pending()
         ctx = self._strategy_context()
         with self._store.transaction() as tx:
             tx.lock_journal(f"{self._namespace}/{PINS_STATE}")  # no pin of a concurrent writer is lost
@@ -1171,6 +1199,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             ValueError: ``text`` is blank.
             ProviderError: the summarizer failed (nothing is written).
         """
+        self._claim_if_pending()
         mid = run_sync(self.compression.areset_head_window(text))
         self._messages_added(1)
         return mid
@@ -1182,6 +1211,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         Raises:
             pydantic.ValidationError: a definition is malformed.
         """
+        self._claim_if_pending()
         value = [ToolDefinition.model_validate(t).model_dump() for t in tools]
         ctx = self._strategy_context()
         if ctx.get_state(TOOLS_STATE) != value:
@@ -1190,6 +1220,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
     def set_system_prompt(self, text: str | None) -> None:
         """The host's system prompt, sent first with every summary request (None removes it). Stored
         per namespace and branch."""
+        self._claim_if_pending()
         ctx = self._strategy_context()
         if ctx.get_state(SYSTEM_STATE) != text:
             ctx.put_states({SYSTEM_STATE: text})

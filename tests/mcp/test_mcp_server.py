@@ -620,3 +620,14 @@ def test_B55_user_text_typed_while_a_tool_runs_follows_the_results_over_mcp(stra
     anyio.run(main)
     assert [m.id for m in ContextManager.open(store=store).get_all_messages()] == [m["id"] for m in case["messages"]]
     backend.close()
+
+
+def test_serve_refuses_a_store_in_a_missing_folder(tmp_path: Path) -> None:
+    """Issue 14 review: `mcp serve --store /no/such/dir/x.db` created the folders and an empty store; it is
+    refused as every other command refuses a missing folder, and nothing is created."""
+    missing = tmp_path / "no" / "such" / "x.db"
+    res = subprocess.run(
+        [*CLI, "mcp", "serve", "--store", str(missing)], env=env(), capture_output=True, text=True, timeout=60
+    )
+    assert res.returncode == 1 and "does not exist" in " ".join(res.stderr.split()), res.stderr
+    assert not (tmp_path / "no").exists()

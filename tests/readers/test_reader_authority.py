@@ -206,3 +206,26 @@ def test_generated_reader_edits_keep_every_hidden_block(
         for b, aud in zip(blocks, old, strict=True):
             if aud is not None and other in aud and editor not in aud:
                 assert b["text"] in view
+
+
+def test_a_read_with_a_reader_claims_nothing(tmp_path: Path) -> None:
+    """Issue 14 review: `show --reader bob` on the host's namespace recorded it as bob's and locked the host
+    out of its own conversation. Opening and reading claim nothing (Python, CLI); the first write does."""
+    db = str(tmp_path / "h.db")
+    host = ContextManager.open(db)
+    host.add_message("host", [{"type": "text", "text": "public"}, {"type": "text", "text": "ANN", "audience": ["ann"]}])
+    host.close()
+    for args in (["show"], ["search", "public"], ["state"], ["pins"], ["compile", "--budget", "500", "--preview"]):
+        res = runner.invoke(app, [*args, "--store", db, "--reader", "bob"])
+        assert res.exit_code == 0 and "ANN" not in res.output, (args, res.output)
+    bob = ContextManager.open(db, view_reader="bob")
+    assert [b["text"] for b in bob.get_all_messages()[0].content_dicts()] == ["public"]
+    bob.close()
+    with ContextManager.open(db) as again:  # the host still opens its namespace
+        assert again.message_count() == 1
+        again.add_message("host", "still mine")
+    writer = ContextManager.open(db, view_reader="bob")
+    writer.set_fact("owner", "bob")  # a write claims
+    writer.close()
+    with pytest.raises(ReaderConflictError, match="belongs to reader 'bob'"):
+        ContextManager.open(db)

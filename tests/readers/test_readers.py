@@ -236,6 +236,8 @@ def test_autobiographical_requests_and_summaries_hold_only_the_readers_blocks() 
 def test_first_reader_is_recorded_and_others_are_refused_without_writes() -> None:
     cm = ContextManager.open("memory:", view_reader="ann")
     store = cm.store
+    assert store.get_state(cm._branch.id, "default/reader") is None  # opening (or reading) claims nothing
+    cm.add_message("user", "hello")  # the first write claims the namespace for ann
     assert store.get_state(cm._branch.id, "default/reader") == "ann"
     head = store.head_seq()
     with pytest.raises(ReaderConflictError) as err:
@@ -273,7 +275,9 @@ def test_stale_manager_is_refused_at_its_next_read_and_compression_stops() -> No
     old = ContextManager.open("memory:", strategy=AutobiographicalStrategy(**CFG), summarizer=provider)
     for i in range(30):
         old.add_message("user", f"line {i} " + "word " * 20)
-    ContextManager.open(store=old.store, view_reader="ann")  # claims the namespace
+    ann = ContextManager.open(store=old.store, view_reader="ann")  # opening claims nothing ...
+    old.compile(1000)
+    ann.set_fact("owner", "ann")  # ... a write does
     for call in (
         lambda: old.compile(1000),
         lambda: old.preview_context(1000),
@@ -300,7 +304,7 @@ def test_switch_fork_derive_and_set_strategy_refusals() -> None:
     stale = ContextManager.open("memory:")
     store2 = stale.store
     stale.fork("b2")
-    ContextManager.open(store=store2, branch="b2", view_reader="bob")
+    ContextManager.open(store=store2, branch="b2", view_reader="bob").set_fact("owner", "bob")
     with pytest.raises(ReaderConflictError):
         stale.switch_branch("b2")
     assert stale.current_branch() == "main"
@@ -328,12 +332,12 @@ def test_switch_fork_derive_and_set_strategy_refusals() -> None:
         ContextManager.open(store=store, namespace="z", view_reader="zed", strategy=NoRecord())
     assert store.get_state(ann._branch.id, "z/reader") is None
     # a derive into a namespace that records another reader leaves no branch
-    ContextManager.open(store=store, namespace="bobs", view_reader="bob")
+    ContextManager.open(store=store, namespace="bobs", view_reader="bob").set_fact("owner", "bob")
     with pytest.raises(ReaderConflictError):
         ann.derive("bad2", namespace="bobs")
     assert {b.name for b in ann.list_branches()} == names
     # fork by a stale manager leaves no branch
-    ContextManager.open(store=store2, view_reader="cy")
+    ContextManager.open(store=store2, view_reader="cy").set_fact("owner", "cy")
     with pytest.raises(StaleReaderError):
         stale.fork("bad3")
     assert "bad3" not in {b.name for b in stale.list_branches()}
@@ -468,6 +472,8 @@ def test_stale_after_another_handle_switches_onto_the_branch_and_mid_drain_claim
     # a handle with a reader on another branch switches onto "b" and claims it there
     ann2 = ContextManager.open(store=a.store, namespace="default", branch="main", view_reader="ann")
     ann2.switch_branch("b")
+    on_b.add_message("user", "still nobody's")  # switching claims nothing yet
+    ann2.set_fact("owner", "ann")  # the first write there does
     with pytest.raises(StaleReaderError):
         on_b.compile(1000)
 
@@ -477,7 +483,7 @@ def test_stale_after_another_handle_switches_onto_the_branch_and_mid_drain_claim
     def answer(request: Any) -> str:
         calls.append(1)
         if len(calls) == 1:
-            ContextManager.open(store=store, namespace="late", view_reader="zoe")
+            ContextManager.open(store=store, namespace="late", view_reader="zoe").set_fact("owner", "zoe")
         return "memory"
 
     cm = ContextManager.open(

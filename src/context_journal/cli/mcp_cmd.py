@@ -111,7 +111,11 @@ def serve_cmd(
         if not token:
             raise typer.BadParameter(f"{token_file} holds no token", param_hint="--token-file")
     with fail_on_library_errors():
+        from ..manager import _check_directory
         from ..mcp import build_server, is_loopback, run_http, run_stdio
+
+        if not store.startswith(("postgres", "memory:", ":memory:")):
+            _check_directory(store, False)  # a mistyped path never leaves a new folder tree behind
 
         if address is not None and not is_loopback(address[0]) and not token:
             err_console.print(

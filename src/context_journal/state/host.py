@@ -38,6 +38,9 @@ class WorkingStateMixin:
     _messages: MessageStore
     _view_reader: str | None
 
+    def _claim_if_pending(self) -> None:  # implemented by the manager
+        raise NotImplementedError
+
     def _check_reader(self, action: str = "read") -> None:  # implemented by the manager
         raise NotImplementedError
 
@@ -146,6 +149,7 @@ class WorkingStateMixin:
 
     def _write_facts(self, change: Callable[[dict[str, str]], dict[str, str]], skip_same: bool = False) -> int | None:
         self._check_reader("set a fact")
+        self._claim_if_pending()
         key = f"{self._namespace}/{FACTS_STATE}"
         with self._store.transaction() as tx:
             current = facts_from_state(self._store.get_state(self._branch.id, key))
