@@ -212,7 +212,10 @@ class BranchNotFoundError(BranchError, KeyError):
     """No live branch has this name; see ``list_branches()``."""
 
     def __init__(self, branch: str) -> None:
-        super().__init__(f"no live branch named {branch!r}; list_branches() shows the live ones", branch)
+        super().__init__(
+            f"no live branch named {branch!r}; `context-journal branch list` (or list_branches()) shows the live ones",
+            branch,
+        )
 
     def __str__(self) -> str:
         return str(self.args[0])

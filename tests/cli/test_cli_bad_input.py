@@ -48,3 +48,19 @@ def test_import_of_json_nested_too_deep_is_one_message(tmp_path: Path, suffix: s
     said = _plain(res.output)
     assert res.exit_code == 1 and "nested too deeply" in said, said
     assert not isinstance(res.exception, RecursionError)
+
+
+def test_unknown_branch_names_list_the_live_ones(tmp_path: Path) -> None:
+    """Issue 14 review: `branch switch nosuch` and `branch delete nosuch` pointed at a Python method; they
+    list the branches that exist, in one line, exit 1."""
+    from context_journal import ContextManager
+
+    db = tmp_path / "b.db"
+    cm = ContextManager.open(db)
+    cm.add_message("user", "hi")
+    cm.fork("side")
+    cm.close()
+    for verb in ("switch", "delete"):
+        res = runner.invoke(app, ["branch", verb, "nosuch", "--store", str(db)])
+        said = _plain(res.output)
+        assert res.exit_code == 1 and "no live branch named 'nosuch'" in said and "main, side" in said, said

@@ -7,7 +7,7 @@ omitted (the state ``cli/branch`` on the root branch). It moves no library handl
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -18,6 +18,7 @@ from ..manager import ContextManager
 from ..stores import ROOT_BRANCH
 from ._app import (
     CLI_BRANCH_KEY,
+    CommandError,
     ReaderOpt,
     app,
     cli_branch,
@@ -99,13 +100,20 @@ def fork_cmd(
     )
 
 
+def _require_branch(st: Any, name: str) -> None:
+    """Refuse a branch name no live branch has, listing the ones that exist (exit code 1)."""
+    live = [b.name for b in st.list_branches()]
+    if name not in live:
+        raise CommandError(f"no live branch named {name!r}; the branches are: {', '.join(live)}")
+
+
 @branch_app.command("switch")
 def switch_cmd(name: Annotated[str, typer.Argument()], store: StoreOpt, as_json: JsonOpt = False) -> None:
     """Make ``name`` the branch later commands use when ``--branch`` is omitted."""
     with fail_on_library_errors():
         st = existing_store(store)
         try:
-            st.get_branch(name)  # refuse an unknown name
+            _require_branch(st, name)
             root = st.get_branch(ROOT_BRANCH)
             with st.transaction() as tx:
                 tx.put_state(root.id, CLI_BRANCH_KEY, name)
@@ -123,6 +131,7 @@ def delete_cmd(name: Annotated[str, typer.Argument()], store: StoreOpt, as_json:
     with fail_on_library_errors():
         st = existing_store(store)
         try:
+            _require_branch(st, name)
             if cli_branch(st, None) == name:
                 root = st.get_branch(ROOT_BRANCH)
                 with st.transaction() as tx:

@@ -169,7 +169,7 @@ def compress_cmd(
     if as_json:
         print_json(payload)
     else:
-        _print(payload, store)
+        _print(payload, store, strategy)
     if interrupted:
         raise typer.Exit(130)
 
@@ -192,7 +192,7 @@ def _drain_with_bar(cm: ContextManager, check: Any, max_calls: int | None) -> Dr
         return cm.drain(progress=advance, max_units=max_calls)
 
 
-def _print(payload: dict[str, Any], store: str) -> None:
+def _print(payload: dict[str, Any], store: str, strategy: str = "autobiographical") -> None:
     levels = ", ".join(f"{k} {v:,}" for k, v in payload["summaries_in_store"].items()) or "none"
     head = "[yellow]interrupted:[/] " if payload["interrupted"] else ""
     console.print(
@@ -215,6 +215,6 @@ def _print(payload: dict[str, Any], store: str) -> None:
             highlight=False,
         )
     console.print(
-        f"  next: context-journal compile --store {escape(store)} --strategy autobiographical --budget N",
+        f"  next: context-journal compile --store {escape(store)} --strategy {strategy} --budget N",
         highlight=False,
     )

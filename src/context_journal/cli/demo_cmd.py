@@ -41,6 +41,7 @@ from ..strategies import (
 )
 from ..tokens import MAX_TOKEN_COUNT
 from ._app import (
+    CommandError,
     ReaderOpt,
     app,
     cli_branch,
@@ -61,8 +62,8 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print the figures as one 
 NamespaceOpt = Annotated[str | None, typer.Option("--namespace", "-n", help="Namespace (default: the shared one).")]
 
 
-class _Abort(ContextJournalError):
-    """A command-line problem reported as one line (exit code 1)."""
+_Abort = CommandError
+"""A command-line problem reported as one line (exit code 1; ``--json``: type ``CommandError``)."""
 
 
 # ---- strategies and providers -----------------------------------------------------------------------
