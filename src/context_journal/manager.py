@@ -12,6 +12,7 @@ import logging
 import os
 import re
 import time
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -1311,7 +1312,7 @@ def _refuse_blank(content: Any, index: int) -> None:
             ``text`` block whose text is empty or whitespace-only (placed at the first of them).
     """
     if isinstance(content, str):
-        if not content.strip():
+        if _blank(content):
             raise MalformedContentError(
                 "a message needs non-empty text (an empty string is refused like [])", message_index=index
             )
@@ -1332,7 +1333,14 @@ def _blank_text_block(block: Any) -> bool:
         kind, text = block.get("type"), block.get("text")
     else:
         kind, text = getattr(block, "type", None), getattr(block, "text", None)
-    return kind == "text" and isinstance(text, str) and not text.strip()
+    return kind == "text" and isinstance(text, str) and _blank(text)
+
+
+def _blank(text: str) -> bool:
+    """Whether ``text`` shows nothing: whitespace and invisible format characters only (zero-width space
+    and joiners, byte-order mark, Mongolian vowel separator: Unicode category Cf). Stops at the first
+    visible character (the first, in almost every message)."""
+    return not any(not c.isspace() and unicodedata.category(c) != "Cf" for c in text)
 
 
 def _require_recorded_reads(strategy: Any) -> None:

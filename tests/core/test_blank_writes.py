@@ -111,3 +111,22 @@ def test_import_leaves_a_blank_message_out_and_reports_it_in_one_line(tmp_path: 
     assert out.exit_code == 0, out.output
     assert "imported 2 messages" in out.output
     assert "empty message" in out.output
+
+
+@pytest.mark.parametrize("text", ["\u200b", "\u200d\u200c", "\ufeff", " \u180e \n", "\u2060\u200b "])
+def test_invisible_only_text_is_refused_like_blank(text: str) -> None:
+    """Issue 13 review: text made only of zero-width and other format characters (Unicode Cf) shows
+    nothing, like whitespace; it is refused as a string and as the only text block, nothing written. Text
+    that also holds a visible character (an emoji joined with ZWJ, a word after a BOM) is kept."""
+    cm = ContextManager.open("memory:")
+    for content in (text, [{"type": "text", "text": text}]):
+        with pytest.raises(MalformedContentError):
+            cm.add_message("user", content)
+    assert cm.store.head_seq() == 0
+    for kept in ("\ufeffhello", "👨\u200d👩\u200d👧", "a\u200bb"):
+        cm.add_message("user", kept)
+    assert [m.content_dicts()[0]["text"] for m in cm.get_all_messages()] == [
+        "\ufeffhello",
+        "👨\u200d👩\u200d👧",
+        "a\u200bb",
+    ]
