@@ -303,3 +303,24 @@ def test_a_huge_budget_is_refused_over_mcp() -> None:
 
     anyio.run(main)
     backend.close()
+
+
+def test_project_tools_refuse_a_project_that_does_not_exist() -> None:
+    """Issue 14 review: get_project_summaries, get_brief and check_drift answered `ok` with empty results for
+    a mistyped project; they return a not-found error naming the projects there are."""
+    store = MemoryStore()
+    server, backend = build_server(store)
+    backend.journal.append("demo", "handoff", _HANDOFF, "w", "k1")
+
+    async def main() -> None:
+        async with Client(server, mode="legacy") as client:
+            for tool in ("get_project_summaries", "get_brief", "check_drift"):
+                text = await fail(client, tool, project="dmeo")
+                assert "no project 'dmeo'" in text and "demo" in text, (tool, text)
+            assert (await call(client, "get_project_summaries", project="demo"))["summaries"]
+
+    anyio.run(main)
+    backend.close()
+
+
+_HANDOFF = {"goal": "ship", "state": "tests pass", "next_step": "tag", "ruled_out": [], "done_claims": [], "refs": []}

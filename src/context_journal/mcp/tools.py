@@ -552,10 +552,30 @@ class ToolBackend:
             )
         return self.journal.append(project, kind, body, author, idempotency_key, expected_seq)
 
+    def _require_project(self, project: str) -> None:
+        """Refuse a project with no entry (a typo must not read as an empty, healthy project).
+
+        Raises:
+            LookupError: naming the projects the store holds.
+        """
+        if self.journal.head_seq(project) > 0:
+            return
+        known = self.journal.projects()
+        listed = ", ".join(known[:20]) + (f" (+{len(known) - 20} more)" if len(known) > 20 else "")
+        raise LookupError(
+            f"no project {project!r} in this store; "
+            + (f"the projects are: {listed}" if known else "it holds none yet")
+        )
+
     def get_project_summaries(
         self, project: str, limit: int = 10, order: Literal["desc", "asc"] = "desc", before_seq: int | None = None
     ) -> SummaryPage:
-        """See :meth:`ExecutionJournal.get_project_summaries`."""
+        """See :meth:`ExecutionJournal.get_project_summaries`.
+
+        Raises:
+            LookupError: the project has no entry.
+        """
+        self._require_project(project)
         return self.journal.get_project_summaries(project, limit, order, before_seq)
 
     def get_entry(self, project: str, seq: int) -> Entry:
@@ -572,6 +592,7 @@ class ToolBackend:
     ) -> BriefResult:
         """The current brief (or ``version``), building and storing a new one first when ``build`` says so
         (``if_needed``: when there is none or the trigger fires)."""
+        self._require_project(project)
         trigger = self.journal.brief_needed(project, threshold_tokens)
         built = False
         if version is None and self.journal.head_seq(project) > 0:
@@ -588,7 +609,12 @@ class ToolBackend:
     def check_drift(
         self, project: str, brief_version: int | None = None, stale_after: int | None = None
     ) -> DriftReport:
-        """See :meth:`ExecutionJournal.check_drift`."""
+        """See :meth:`ExecutionJournal.check_drift`.
+
+        Raises:
+            LookupError: the project has no entry.
+        """
+        self._require_project(project)
         return self.journal.check_drift(project, brief_version=brief_version, stale_after=stale_after)
 
     # ---- context manager tools ------------------------------------------------------------------------
