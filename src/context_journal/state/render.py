@@ -36,14 +36,27 @@ _STATUS = {
 }
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _inline(text: str) -> str:
+    """``text`` on one line: control characters (a newline above all) shown as escapes, so a value taken
+    from a tool call (a path, a plan item) can never start a line of its own and forge one of the
+    block's lines (issue 12 review)."""
+    if not _CONTROL.search(text):
+        return text
+    return _CONTROL.sub(lambda m: {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(m[0], f"\\x{ord(m[0]):02x}"), text)
+
+
 def _plan_lines(state: WorkingState, max_items: int) -> list[str]:
     out: list[str] = []
     for plan in state.plans:
-        out.append(f"Plan ({plan.tool}, version {plan.version}, latest):")
+        out.append(f"Plan ({_inline(plan.tool)}, version {plan.version}, latest):")
         if plan.note:
-            out.append(f"  note: {plan.note}")
+            out.append(f"  note: {_inline(plan.note)}")
         for item in plan.items[:max_items]:
-            out.append(f"  [{_STATUS.get(item.status.lower(), '?')}] {item.text} ({item.status})")
+            status = _inline(item.status)
+            out.append(f"  [{_STATUS.get(item.status.lower(), '?')}] {_inline(item.text)} ({status})")
         if len(plan.items) > max_items:
             out.append(f"  ... {len(plan.items) - max_items} more items")
     return out
@@ -103,7 +116,7 @@ def _file_table(state: WorkingState) -> _FileTable:
     root = _common_root([f.directory for f in files] or [f.path for f in places])
     merged: dict[str, list[Any]] = {}  # shown path -> [last action, touches], newest first
     for f in files:
-        shown = f.path[len(root) :] if root and f.path.startswith(root) else f.path
+        shown = _inline(f.path[len(root) :] if root and f.path.startswith(root) else f.path)
         row = merged.get(shown)
         if row is None:
             merged[shown] = [f.action, f.count]
@@ -112,8 +125,9 @@ def _file_table(state: WorkingState) -> _FileTable:
             if row[0] == "used":  # a command naming it says less than an older edit or read
                 row[0] = f.action
     place_names = list(
-        dict.fromkeys(p.path[len(root) :] if root and p.path.startswith(root) else p.path for p in places)
+        dict.fromkeys(_inline(p.path[len(root) :] if root and p.path.startswith(root) else p.path) for p in places)
     )
+    root = _inline(root)
     table = (root, list(merged.items()), place_names, len(merged) + len(place_names))
     _last_table = (state, table)
     return table
@@ -176,7 +190,7 @@ def _error_lines(state: WorkingState, max_errors: int) -> list[str]:
     errors = state.errors[-max_errors:] if max_errors else ()
     if not errors:
         return []
-    return ["Latest errors:"] + [f"  {e}" for e in errors]
+    return ["Latest errors:"] + [f"  {_inline(e)}" for e in errors]
 
 
 _NAMES_HEAD = "Names in use (most used recently first): "
