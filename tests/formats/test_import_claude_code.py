@@ -220,14 +220,22 @@ def _copy_short(tmp_path: Path) -> tuple[Path, list[str]]:
     return target, target.read_text(encoding="utf-8").splitlines()
 
 
-def test_truncated_line_names_file_and_line(tmp_path: Path) -> None:
+def test_a_line_cut_in_the_middle_is_skipped_and_named(tmp_path: Path) -> None:
+    """Issue 13 review (kind 7): one damaged line no longer fails the file; it is left out and reported
+    under a reason naming the file and line. A file with no readable line still raises, naming it."""
     target, lines = _copy_short(tmp_path)
+    clean = read_claude_code(target)
     lines[6] = lines[6][: len(lines[6]) // 2]  # line 7 cut in the middle
     target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = read_claude_code(target)
+    assert clean.message_count - 1 <= result.message_count <= clean.message_count
+    reasons = [s.reason for s in result.skipped]
+    assert any(r.startswith("session.jsonl line 7: invalid JSON") and "skipped" in r for r in reasons), reasons
+    target.write_text(lines[6] + "\n", encoding="utf-8")
     with pytest.raises(ImportFormatError) as info:
         read_claude_code(target)
-    assert info.value.location == "line 7" and info.value.source == str(target)
-    assert "session.jsonl at line 7" in str(info.value)
+    assert info.value.location == "line 1" and info.value.source == str(target)
+    assert "session.jsonl at line 1: no line of the file could be read" in str(info.value)
 
 
 @pytest.mark.parametrize(
@@ -242,10 +250,19 @@ def test_truncated_line_names_file_and_line(tmp_path: Path) -> None:
         ),
     ],
 )
-def test_wrong_shapes_raise(tmp_path: Path, bad: str, needle: str) -> None:
+def test_wrong_shapes_are_skipped_and_named(tmp_path: Path, bad: str, needle: str) -> None:
     target, lines = _copy_short(tmp_path)
+    clean = read_claude_code(target)
     lines.insert(4, bad)  # becomes line 5
     target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = read_claude_code(target)
+    assert result.message_count == clean.message_count
+    assert [m.id for m in result.conversations[0].messages] == [m.id for m in clean.conversations[0].messages]
+    named = [
+        s.reason for s in result.skipped if s.reason.startswith(("session.jsonl line 5: ", "session.jsonl line 5,"))
+    ]
+    assert len(named) == 1 and needle in named[0] and named[0].endswith("the line was skipped"), result.skipped
+    target.write_text(bad + "\n", encoding="utf-8")  # nothing else: the file is not a session
     with pytest.raises(ImportFormatError, match=needle) as info:
         read_claude_code(target)
-    assert str(info.value.location).startswith("line 5")
+    assert str(info.value.location).startswith("line 1")

@@ -107,10 +107,17 @@ def test_single_file_and_malformed_annotation(tmp_path: Path) -> None:
     assert len(one.conversations) == 1 and one.conversations[0].primary
     shutil.copy(raw, tmp_path / raw.name)
     annotation = tmp_path / "2004-11-15_03.annotation.txt"
-    annotation.write_text("1000 1000 -\n1000 1001 -\nnot a link\n", encoding="utf-8")
+    annotation.write_text("1000 1000 -\n1000 1001 -\nnot a link\n1000 99999 -\n", encoding="utf-8")
+    # Issue 13 review (kind 7): a malformed annotation line is left out and named, the rest is read.
+    result = read_transcript(tmp_path / raw.name)
+    assert result.conversations[0].metadata["links"] == 2
+    reasons = [s.reason for s in result.skipped]
+    assert any(r.startswith(f"{annotation.name} line 3: expected") for r in reasons), reasons
+    assert any(r.startswith(f"{annotation.name} line 4: line index out of range") for r in reasons), reasons
+    annotation.write_text("not a link\n", encoding="utf-8")  # no line is a link: not an annotation file
     with pytest.raises(ImportFormatError) as info:
         read_transcript(tmp_path / raw.name)
-    assert info.value.source == str(annotation) and info.value.location == "line 3"
+    assert info.value.source == str(annotation) and info.value.location == "line 1"
     annotation.write_text("1000 99999 -\n", encoding="utf-8")
     with pytest.raises(ImportFormatError, match="out of range"):
         read_irc(tmp_path)

@@ -33,8 +33,10 @@ __all__ = [
     "FORMATS",
     "Conversation",
     "ImportResult",
+    "JsonLines",
     "SkipLog",
     "Skipped",
+    "decode_utf8",
     "iter_jsonl",
     "load_json",
     "pairing_problems",
@@ -46,6 +48,10 @@ FORMATS = ("claude-code", "locomo", "tau-bench", "irc", "anthropic", "openai")
 
 SAMPLE_LOCATIONS = 5
 """How many locations a :class:`Skipped` entry keeps as examples."""
+
+NAMED_DAMAGE = 10
+"""Damaged lines (or byte runs) of a source reported each under a reason naming its place; further ones
+are counted together (see :meth:`SkipLog.damage`)."""
 
 
 @dataclass
@@ -89,6 +95,7 @@ class SkipLog:
     def __init__(self) -> None:
         self._counts: dict[str, int] = {}
         self._samples: dict[str, list[str]] = {}
+        self._named_damage = 0
 
     def add(self, reason: str, location: str, count: int = 1) -> None:
         """Count ``count`` skipped records for ``reason``; keep ``location`` as an example."""
@@ -108,6 +115,23 @@ class SkipLog:
         """The skips, one entry per reason, most frequent first."""
         order = sorted(self._counts, key=lambda r: (-self._counts[r], r))
         return [Skipped(r, self._counts[r], tuple(self._samples.get(r, ()))) for r in order]
+
+    def damage(self, location: str, problem: str, more: str, count: int = 1) -> None:
+        """Report damage in the source (a line that is not JSON, bytes that are not UTF-8) under a reason
+        that names the place, so whoever reads the report finds it; past :data:`NAMED_DAMAGE` such reasons
+        in one log, further damage is counted under ``more`` (with sample locations).
+
+        Args:
+            location: Where, e.g. ``"session.jsonl line 15"``.
+            problem: What is wrong and what was done about it.
+            more: The reason further damage of this kind is counted under.
+            count: Records (or byte runs) concerned.
+        """
+        if self._named_damage < NAMED_DAMAGE:
+            self._named_damage += 1
+            self.add(f"{location}: {problem}", location, count)
+        else:
+            self.add(more, location, count)
 
 
 @dataclass
@@ -156,66 +180,227 @@ class ImportResult:
 # --- reading helpers -----------------------------------------------------------------------------
 
 
-def load_json(path: str | os.PathLike[str]) -> Any:
-    """Parse a whole JSON file.
+def decode_utf8(raw: bytes, encoding: str = "utf-8") -> tuple[str, int, int]:
+    """``raw`` decoded, every invalid byte sequence read as U+FFFD.
+
+    Returns:
+        ``(text, bad, first)``: the text, how many U+FFFD were put in, and the offset in ``raw`` of the
+        first invalid byte (-1 when there is none).
+    """
+    try:
+        return raw.decode(encoding), 0, -1
+    except UnicodeDecodeError as exc:
+        first = exc.start
+    text = raw.decode(encoding, errors="replace")
+    bad = text.count("\ufffd") - raw.decode(encoding, errors="ignore").count("\ufffd")
+    return text, bad, first
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}" + ("" if n == 1 else "s")
+
+
+def load_json(path: str | os.PathLike[str], skips: SkipLog | None = None) -> Any:
+    """Parse a whole JSON file (UTF-8, or UTF-16/32 with a byte order mark, as :func:`json.loads` reads bytes).
+
+    Bytes that are not valid in the file's encoding (one damaged byte in a large export is common) are
+    read as U+FFFD REPLACEMENT CHARACTER when ``skips`` is given, and reported there under a reason naming
+    the line and byte of the first one and how many there were; the rest of the file is read as written.
+    Without ``skips`` they raise.
 
     Raises:
-        ImportFormatError: the file cannot be read or is not valid JSON (names line and column).
+        ImportFormatError: the file cannot be read, is not valid JSON (names line, column and byte, and
+            says so when the file ends early, as a file cut off mid-write does), nests too deep, or
+            (without ``skips``) holds invalid bytes (names line and byte).
     """
     source = os.fspath(path)
+    name = Path(source).name
     try:
-        text = Path(source).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        raw = Path(source).read_bytes()
+    except OSError as exc:
         raise ImportFormatError(f"cannot read the file ({exc})", source=source) from None
+    encoding = json.detect_encoding(raw)
+    text, bad, first = decode_utf8(raw, encoding)
+    if bad:
+        line = raw.count(b"\n", 0, first) + 1 if encoding.startswith("utf-8") else None
+        where = f"line {line}, byte {first}" if line is not None else f"byte {first}"
+        if skips is None:
+            raise ImportFormatError(
+                f"not {encoding.upper().removesuffix('-SIG')} text (byte 0x{raw[first]:02x} at byte {first} "
+                "cannot be decoded)",
+                source=source,
+                location=f"line {line}" if line is not None else f"byte {first}",
+            )
+        skips.damage(
+            f"{name} {where}",
+            f"{_plural(bad, 'byte sequence')} not valid {encoding.upper().removesuffix('-SIG')} (the first "
+            "here), read as U+FFFD; the rest of the file was read as written",
+            "more invalid bytes, read as U+FFFD",
+            bad,
+        )
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
+        at = len(text[: exc.pos].encode("utf-8" if encoding.startswith("utf-8") else encoding, errors="replace"))
+        cut = " the file ends before the JSON does: it was cut off (an interrupted write?);" if _ends_early(exc) else ""
         raise ImportFormatError(
-            f"invalid JSON ({exc.msg}); fix or re-export the file", source=source, location=f"line {exc.lineno}"
+            f"invalid JSON ({_json_problem(exc, at)});{cut} fix or re-export the file",
+            source=source,
+            location=f"line {exc.lineno}",
         ) from None
     except RecursionError:
         raise ImportFormatError(_TOO_DEEP, source=source) from None
 
 
+def _json_problem(exc: json.JSONDecodeError, byte: int) -> str:
+    """``"Expecting ',' delimiter at column 12, byte 345"`` (line numbers are the caller's)."""
+    at = " " if exc.msg.endswith(" at") else " at "
+    return f"{exc.msg}{at}column {exc.colno}, byte {byte}"
+
+
+def _ends_early(exc: json.JSONDecodeError) -> bool:
+    """Whether the JSON text ended before its value did (a file or line cut off)."""
+    return exc.msg.startswith("Unterminated string") or not exc.doc[exc.pos :].strip()
+
+
 _TOO_DEEP = "JSON nested too deeply to read (no transcript nests this deep; the file is damaged or not a transcript)"
 
 
-def iter_jsonl(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+class JsonLines:
+    """The objects of a JSON Lines file, read line by line, with damage reported rather than fatal.
+
+    With a skip log, a line that cannot be used (not JSON, typically the last line of a file cut off
+    mid-write; not an object; nested too deep) is left out and reported under a reason naming the file,
+    line and byte (:meth:`SkipLog.damage`), and bytes that are not valid UTF-8 are read as U+FFFD (the line
+    is kept, and reported). A reader that refuses an object's shape reports it with :meth:`bad`. A file
+    of which no line can be used still raises (:meth:`finish`), with the first damaged line's place.
+    Without a skip log, the first damaged line raises.
+
+    Args:
+        path: The file.
+        skips: Where damaged lines are reported; None to raise on the first.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], skips: SkipLog | None = None) -> None:
+        self.source = os.fspath(path)
+        self.name = Path(self.source).name
+        self.skips = skips
+        self.first_error: ImportFormatError | None = None
+
+    def __iter__(self) -> Iterator[tuple[int, dict[str, Any]]]:
+        """``(line number, object)`` for each usable non-blank line (1-based numbers).
+
+        Raises:
+            ImportFormatError: the file cannot be opened, or (without a skip log) a line is damaged.
+        """
+        try:
+            handle = open(self.source, "rb")  # noqa: SIM115 - closed by the with below
+        except OSError as exc:
+            raise ImportFormatError(f"cannot read the file ({exc})", source=self.source) from None
+        with handle:
+            offset = 0
+            for lineno, raw in enumerate(handle, start=1):
+                at, offset = offset, offset + len(raw)
+                if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte order mark
+                    raw, at = raw[3:], at + 3
+                obj = self._parse(lineno, at, raw)
+                if obj is not None:
+                    yield lineno, obj
+
+    def _parse(self, lineno: int, at: int, raw: bytes) -> dict[str, Any] | None:
+        text, bad, first = decode_utf8(raw)
+        if not text.strip():
+            return None
+        where = f"line {lineno}"
+        cut_off = not raw.endswith(b"\n")  # only the last line can lack its newline
+        problem = f"{_plural(bad, 'byte sequence')} not valid UTF-8 (the first at byte {at + first})" if bad else ""
+        if bad and self.skips is None:
+            raise ImportFormatError(f"not UTF-8 text: {problem}", source=self.source, location=where)
+        also = f" (the line also holds {problem})" if bad else ""
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            byte = at + len(text[: exc.pos].encode("utf-8", errors="replace"))
+            what = f"invalid JSON ({_json_problem(exc, byte)}){also}"
+            if cut_off:  # the file ends inside the line: a writer stopped mid-line
+                what = f"the last line is cut off (no newline at its end: an interrupted write?): {what}"
+            self.bad(lineno, what, hint="" if cut_off else "the line may be truncated")
+            return None
+        except RecursionError:
+            self.bad(lineno, _TOO_DEEP + also)
+            return None
+        if not isinstance(obj, dict):
+            self.bad(lineno, f"each line must be a JSON object, got {type(obj).__name__}{also}")
+            return None
+        if bad and self.skips is not None:
+            self.skips.damage(
+                f"{self.name} {where}",
+                f"{problem}, read as U+FFFD",
+                "more lines with bytes not valid UTF-8, read as U+FFFD",
+            )
+        return obj
+
+    def bad(self, lineno: int, problem: str, *, hint: str = "", location: str | None = None) -> None:
+        """Report line ``lineno`` as unusable: with a skip log, left out and reported; without, raised.
+
+        Args:
+            lineno: The line.
+            problem: What is wrong with it.
+            hint: Words added to the error raised (not to the report).
+            location: The error's location (default ``"line <lineno>"``).
+
+        Raises:
+            ImportFormatError: there is no skip log.
+        """
+        error = ImportFormatError(
+            f"{problem}; {hint}" if hint else problem, source=self.source, location=location or f"line {lineno}"
+        )
+        if self.skips is None:
+            raise error
+        if self.first_error is None:
+            self.first_error = error
+        self.skips.damage(
+            f"{self.name} {location or f'line {lineno}'}",
+            f"{problem}; the line was skipped",
+            "more damaged lines, skipped",
+        )
+
+    def finish(self, used: int) -> None:
+        """Raise when no line of the file could be used but some were damaged (the file is not this
+        format, or is damaged throughout).
+
+        Args:
+            used: How many lines the reader used.
+
+        Raises:
+            ImportFormatError: ``used`` is 0 and a line was damaged (names the first damaged line).
+        """
+        if used == 0 and self.first_error is not None:
+            first = self.first_error
+            message = str(first).removeprefix(f"{first.source} at {first.location}: ")
+            raise ImportFormatError(
+                f"no line of the file could be read (is it a JSON Lines file?); the first: {message}",
+                source=first.source,
+                location=first.location,
+            )
+
+
+def iter_jsonl(path: str | os.PathLike[str], skips: SkipLog | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line number, object)`` for each non-blank line of a JSON Lines file (1-based numbers).
 
+    With ``skips``, damaged lines are reported there and left out (see :class:`JsonLines`); a file of
+    which no line can be read still raises.
+
     Raises:
-        ImportFormatError: a line is not valid JSON or not a JSON object (names the line).
+        ImportFormatError: a line is not valid JSON, not UTF-8 or not a JSON object (names the line and
+            byte); with ``skips``, only when no line could be read.
     """
-    source = os.fspath(path)
-    try:
-        handle = open(source, encoding="utf-8")  # noqa: SIM115 - closed by the with below
-    except OSError as exc:
-        raise ImportFormatError(f"cannot read the file ({exc})", source=source) from None
-    with handle:
-        lineno = 0
-        try:
-            for lineno, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise ImportFormatError(
-                        f"invalid JSON ({exc.msg} at column {exc.colno}); the line may be truncated",
-                        source=source,
-                        location=f"line {lineno}",
-                    ) from None
-                except RecursionError:
-                    raise ImportFormatError(_TOO_DEEP, source=source, location=f"line {lineno}") from None
-                if not isinstance(obj, dict):
-                    raise ImportFormatError(
-                        f"each line must be a JSON object, got {type(obj).__name__}",
-                        source=source,
-                        location=f"line {lineno}",
-                    )
-                yield lineno, obj
-        except UnicodeDecodeError as exc:
-            raise ImportFormatError(f"not UTF-8 text ({exc})", source=source, location=f"line {lineno + 1}") from None
+    lines = JsonLines(path, skips)
+    used = 0
+    for item in lines:
+        used += 1
+        yield item
+    lines.finish(used)
 
 
 def parse_tool_arguments(raw: Any) -> tuple[dict[str, Any], bool]:

@@ -12,6 +12,11 @@
 
 Message ids are ``<conversation id>:<index in the list>``; a message's own ``timestamp`` or
 ``created_at`` is kept when present.
+
+A file is one JSON document: bytes in it that are not valid UTF-8 are read as U+FFFD and reported in
+the skip report (file, line and byte of the first, how many); a file that is not valid JSON (one cut off
+mid-write, say) raises :class:`~context_journal.errors.ImportFormatError` naming its line, column and
+byte (see :func:`~context_journal.formats.base.load_json`).
 """
 
 from __future__ import annotations
@@ -79,10 +84,10 @@ def read_anthropic(path: str | os.PathLike[str], *, data: Any = None) -> ImportR
             block is malformed (names the message and block index).
     """
     source = os.fspath(path)
-    data = load_json(source) if data is None else data
+    skips = SkipLog()
+    data = load_json(source, skips) if data is None else data
     system, raw = _messages_of(data, source)
     conv_id = f"anthropic:{Path(source).stem}"
-    skips = SkipLog()
     messages: list[MessageInput] = []
     if system:
         blocks = [{"type": "text", "text": system}] if isinstance(system, str) else system
@@ -306,10 +311,10 @@ def read_openai(path: str | os.PathLike[str], *, data: Any = None) -> ImportResu
         ImportFormatError: the file is not a message list or a message has the wrong shape (names its index).
     """
     source = os.fspath(path)
-    data = load_json(source) if data is None else data
+    skips = SkipLog()
+    data = load_json(source, skips) if data is None else data
     _, raw = _messages_of(data, source)
     conv_id = f"openai:{Path(source).stem}"
-    skips = SkipLog()
     names = {"system": "system", "user": "user", "assistant": "assistant", "tool": "tool"}
     reader = OpenAIReader(source, skips, names, f"{conv_id}:")
     messages = reader.convert(raw, "messages")

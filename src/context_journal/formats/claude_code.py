@@ -15,6 +15,10 @@ Follows the converter SPEC of ``shared/data/claude-code-sessions/README.md``:
   to the parent by ``parent_id`` and to the spawning ``Task`` call; ``agent-acompact-*`` files are the
   compaction calls and are linked to the compaction marker.
 
+A damaged line (not JSON, as the last line of a session file cut off mid-write is; bytes not valid
+UTF-8; the wrong shape) does not fail the file: it is left out (invalid bytes are read as U+FFFD and
+the line kept) and reported under a reason naming the file and line.
+
 Thinking signatures that the publisher redacted (``[REDACTED...``) cannot be replayed, so they are
 dropped (the thinking text is kept) and counted in ``metadata["redacted_signatures"]``.
 """
@@ -25,6 +29,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..errors import ImportFormatError
 from .base import Conversation, ImportResult, SkipLog, pairing_problems
 from .claude_code_lines import TOOL_PARTICIPANT, SessionReader
 
@@ -72,7 +77,8 @@ def read_claude_code_session(
         The conversation ``claude-code:<sessionId>``.
 
     Raises:
-        ImportFormatError: a line is not JSON, not an object, or has the wrong shape (names the line).
+        ImportFormatError: no line of the file could be read (names the first damaged line); damaged
+            lines of a file that is otherwise readable are skipped and reported in ``skips``.
     """
     source = os.fspath(path)
     reader = SessionReader(source, user=user, assistant=None, skips=skips or SkipLog())
@@ -95,7 +101,9 @@ def read_claude_code(
         The main conversation (primary) followed by one conversation per sub-agent file.
 
     Raises:
-        ImportFormatError: any file has a malformed line (names the file and line).
+        ImportFormatError: no line of the session file could be read (names it and its first damaged line);
+            damaged lines of a readable file are skipped and reported in the result's skip report, and so
+            is a sub-agent file of which no line could be read.
     """
     source = os.fspath(path)
     skips = SkipLog()
@@ -115,7 +123,12 @@ def read_claude_code(
                 assistant=f"subagent:{agent_id}",
                 skips=skips,
             )
-            child.read()
+            try:
+                child.read()
+            except ImportFormatError as exc:  # an unreadable sub-agent file does not cost the session
+                detail = str(exc).removeprefix(f"{exc.source} at {exc.location}: ")
+                skips.add(f"{file.name}: {detail}; the sub-agent file was skipped", f"{file.name}:{exc.location}")
+                continue
             child_id = f"{main_id}:agent-{agent_id}"
             extra: dict[str, Any] = {"kind": "compaction-call" if compaction else "subagent", "agent_id": agent_id}
             if compaction:

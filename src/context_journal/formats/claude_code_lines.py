@@ -8,7 +8,7 @@ from typing import Any
 from ..content import parse_block
 from ..errors import ImportFormatError, MalformedContentError
 from ..messages import MessageInput
-from .base import SkipLog, expect, iter_jsonl
+from .base import JsonLines, SkipLog, expect
 
 __all__ = ["TOOL_PARTICIPANT", "SessionReader"]
 
@@ -96,38 +96,60 @@ class SessionReader:
     def read(self) -> None:
         """Read the whole file; results land in :attr:`messages`, :attr:`markers` and the link maps.
 
+        A damaged line (not JSON, as the last line of a file cut off mid-write is; bytes not valid UTF-8;
+        no ``type``; a message of the wrong shape) is left out and reported in :attr:`skips` under a reason
+        naming the file, line and what is wrong; the rest of the file is read.
+
         Raises:
-            ImportFormatError: a line is not JSON, has no ``type``, or a message has the wrong shape.
+            ImportFormatError: no line of the file could be read (names the first damaged line).
         """
-        for lineno, rec in iter_jsonl(self.path):
-            kind = rec.get("type")
-            expect(
-                isinstance(kind, str),
-                "not a Claude Code record (no 'type')",
-                source=self.path,
-                location=f"line {lineno}",
-            )
-            if self.session_id is None and isinstance(rec.get("sessionId"), str):
-                self.session_id = rec["sessionId"]
-            if kind == "user":
-                self._user(lineno, rec)
-            elif kind == "assistant":
-                self._assistant(lineno, rec)
-            elif kind == "system" and rec.get("subtype") == "compact_boundary":
-                self._flush()
-                self._boundary(lineno, rec)
-            else:
-                if kind == "progress":
-                    data = rec.get("data") or {}
-                    if data.get("type") == "agent_progress" and data.get("agentId") and rec.get("parentToolUseID"):
-                        self.agent_links.setdefault(str(data["agentId"]), str(rec["parentToolUseID"]))
-                reason = f"system/{rec.get('subtype')}" if kind == "system" else str(kind)
-                self.skips.add(reason, self.loc(lineno))
-            if rec.get("uuid"):
-                self._line_of[str(rec["uuid"])] = lineno
+        lines = JsonLines(self.path, self.skips)
+        used = 0
+        for lineno, rec in lines:
+            try:
+                self._record(lineno, rec)
+            except ImportFormatError as exc:
+                detail = str(exc).removeprefix(f"{exc.source} at {exc.location}: ")
+                lines.bad(lineno, detail, location=str(exc.location or f"line {lineno}"))
+                continue
+            used += 1
+        lines.finish(used)
         self._flush()
         if self._pending_compaction is not None:
             self.markers.append(self._pending_compaction)
+
+    def _record(self, lineno: int, rec: dict[str, Any]) -> None:
+        """Take one line's record; raises (before changing anything) when its shape is wrong."""
+        kind = rec.get("type")
+        expect(
+            isinstance(kind, str),
+            "not a Claude Code record (no 'type')",
+            source=self.path,
+            location=f"line {lineno}",
+        )
+        if kind == "user":
+            self._user(lineno, rec)
+        elif kind == "assistant":
+            self._assistant(lineno, rec)
+        elif kind == "system" and rec.get("subtype") == "compact_boundary":
+            self._flush()
+            self._boundary(lineno, rec)
+        else:
+            if kind == "progress":
+                data = rec.get("data") or {}
+                if (
+                    isinstance(data, dict)
+                    and data.get("type") == "agent_progress"
+                    and data.get("agentId")
+                    and rec.get("parentToolUseID")
+                ):
+                    self.agent_links.setdefault(str(data["agentId"]), str(rec["parentToolUseID"]))
+            reason = f"system/{rec.get('subtype')}" if kind == "system" else str(kind)
+            self.skips.add(reason, self.loc(lineno))
+        if self.session_id is None and isinstance(rec.get("sessionId"), str):
+            self.session_id = rec["sessionId"]
+        if rec.get("uuid"):
+            self._line_of[str(rec["uuid"])] = lineno
 
     def _message(self, lineno: int, rec: dict[str, Any]) -> dict[str, Any]:
         msg = rec.get("message")
@@ -162,6 +184,26 @@ class SessionReader:
             source=self.path,
             location=f"line {lineno}",
         )
+        # Check every block before changing anything, so a refused line leaves no trace.
+        blocks: list[dict[str, Any]] = []
+        notes: list[str] = []
+        redacted = 0
+        for i, block in enumerate(content):
+            where = f"line {lineno}, block {i}"
+            if not isinstance(block, dict) or block.get("type") not in _BLOCK_TYPES - {"tool_result"}:
+                btype = block.get("type") if isinstance(block, dict) else type(block).__name__
+                notes.append(f"unsupported assistant block type {btype!r}")
+                continue
+            if block["type"] == "text" and not str(block.get("text", "")).strip():
+                notes.append("whitespace-only text block")
+                continue
+            if block["type"] == "thinking" and str(block.get("signature") or "").startswith("[REDACTED"):
+                block = {k: v for k, v in block.items() if k != "signature"}
+                redacted += 1
+            _check_block(block, self.path, where)
+            blocks.append(block)
+        for note in notes:
+            self.skips.add(note, self.loc(lineno))
         if self._open is None or self._open.first["message"].get("id") != mid or mid is None:
             self._flush()
             self._open = _Group("assistant", lineno, rec)
@@ -175,19 +217,8 @@ class SessionReader:
         else:
             self._open.add_line(lineno, rec)
         group = self._open
-        for i, block in enumerate(content):
-            where = f"line {lineno}, block {i}"
-            if not isinstance(block, dict) or block.get("type") not in _BLOCK_TYPES - {"tool_result"}:
-                btype = block.get("type") if isinstance(block, dict) else type(block).__name__
-                self.skips.add(f"unsupported assistant block type {btype!r}", self.loc(lineno))
-                continue
-            if block["type"] == "text" and not str(block.get("text", "")).strip():
-                self.skips.add("whitespace-only text block", self.loc(lineno))
-                continue
-            if block["type"] == "thinking" and str(block.get("signature") or "").startswith("[REDACTED"):
-                block = {k: v for k, v in block.items() if k != "signature"}
-                group.redacted += 1
-            _check_block(block, self.path, where)
+        group.redacted += redacted
+        for block in blocks:
             if block["type"] == "tool_use":
                 group.tool_ids.add(str(block["id"]))
                 if block.get("name") == "Task":
@@ -206,8 +237,8 @@ class SessionReader:
         if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
             self._result_line(lineno, rec, content)
             return
-        self._flush()
         blocks = self._user_blocks(lineno, content)
+        self._flush()
         if not blocks:
             self.skips.add("empty message", self.loc(lineno))
             return
@@ -230,6 +261,7 @@ class SessionReader:
         self._emit(rec.get("uuid") or f"line-{lineno}", self.user, blocks, meta, rec.get("timestamp"), branch, rec)
 
     def _user_blocks(self, lineno: int, content: Any) -> list[dict[str, Any]]:
+        """The blocks of a user line; the blocks left out are reported only once every block passed."""
         if isinstance(content, str):
             return [{"type": "text", "text": content}] if content.strip() else []
         expect(
@@ -239,29 +271,32 @@ class SessionReader:
             location=f"line {lineno}",
         )
         out: list[dict[str, Any]] = []
+        notes: list[str] = []
         for i, block in enumerate(content):
             btype = block.get("type") if isinstance(block, dict) else None
             if btype not in _BLOCK_TYPES:
-                self.skips.add(f"unsupported user block type {btype!r}", self.loc(lineno))
+                notes.append(f"unsupported user block type {btype!r}")
                 continue
             assert isinstance(block, dict)
             if btype == "text" and not str(block.get("text", "")).strip():
-                self.skips.add("whitespace-only text block", self.loc(lineno))
+                notes.append("whitespace-only text block")
                 continue
             if btype == "tool_result":
-                block = self._clean_result(lineno, block)
+                block = self._clean_result(block, notes)
             _check_block(block, self.path, f"line {lineno}, block {i}")
             out.append(block)
+        for note in notes:
+            self.skips.add(note, self.loc(lineno))
         return out
 
-    def _clean_result(self, lineno: int, block: dict[str, Any]) -> dict[str, Any]:
+    def _clean_result(self, block: dict[str, Any], notes: list[str]) -> dict[str, Any]:
         inner = block.get("content")
         if isinstance(inner, list):
             kept = [b for b in inner if isinstance(b, dict) and b.get("type") in _NESTED_TYPES]
             for b in inner:
                 if not (isinstance(b, dict) and b.get("type") in _NESTED_TYPES):
                     btype = b.get("type") if isinstance(b, dict) else type(b).__name__
-                    self.skips.add(f"unsupported tool_result content type {btype!r}", self.loc(lineno))
+                    notes.append(f"unsupported tool_result content type {btype!r}")
             block = {**block, "content": kept if kept else ""}
         elif inner is None:
             block = {**block, "content": ""}
@@ -293,7 +328,8 @@ class SessionReader:
     def _boundary(self, lineno: int, rec: dict[str, Any]) -> None:
         if self._pending_compaction is not None:
             self.markers.append(self._pending_compaction)
-        meta = rec.get("compactMetadata") or {}
+        meta = rec.get("compactMetadata")
+        meta = meta if isinstance(meta, dict) else {}
         self._pending_compaction = {
             "kind": "compaction",
             "trigger": meta.get("trigger"),

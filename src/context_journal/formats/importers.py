@@ -91,8 +91,8 @@ def _detect_data(data: Any) -> str | None:
     return _chat_flavour(data)
 
 
-def _detect(path: Path) -> tuple[str, Any]:
-    """``(format, parsed JSON or None)``."""
+def _detect(path: Path, skips: SkipLog | None = None) -> tuple[str, Any]:
+    """``(format, parsed JSON or None)``; what reading the JSON reported goes to ``skips``."""
     source = str(path)
     if path.is_dir():
         if any(path.rglob("*.raw.txt")):
@@ -105,7 +105,7 @@ def _detect(path: Path) -> tuple[str, Any]:
         return "irc", None
     if name.endswith(".jsonl"):
         return "claude-code", None
-    data = load_json(source)
+    data = load_json(source, skips if skips is not None else SkipLog())
     found = _detect_data(data)
     if found is None:
         raise ImportFormatError("cannot detect the format; pass format= one of " + ", ".join(FORMATS), source=source)
@@ -134,17 +134,25 @@ def read_transcript(path: str | os.PathLike[str], format: str = "auto") -> Impor
         path: The file (or, for IRC, a directory).
         format: ``"auto"`` or one of :data:`~context_journal.formats.base.FORMATS`.
 
+    Damaged input is read as far as it goes, and the damage reported in the result's skip report under
+    reasons naming the file, line and byte: in a line-oriented file (Claude Code JSONL, IRC logs and
+    annotations) a line that cannot be read (not JSON, as the last line of a file cut off mid-write is;
+    the wrong shape) is left out, and bytes that are not valid UTF-8 are read as U+FFFD (the line kept);
+    in a JSON file, invalid bytes are read as U+FFFD. A file that cannot be read at all (no line usable;
+    a JSON document that does not parse) raises.
+
     Returns:
         The conversations and the skip report.
 
     Raises:
         ImportFormatError: the format is unknown or cannot be detected, or the input is malformed
-            (the error names the file and the line or index).
+            (the error names the file and the line or index, and the byte where it helps).
     """
     p = Path(os.fspath(path))
     data: Any = None
+    read = SkipLog()  # what reading the JSON while detecting the format reported (invalid bytes)
     if format == "auto":
-        format, data = _detect(p)
+        format, data = _detect(p, read)
     elif format not in FORMATS:
         raise ImportFormatError(f"unknown format {format!r}; use auto or one of {', '.join(FORMATS)}", source=str(p))
     if format == "claude-code":
@@ -157,7 +165,10 @@ def read_transcript(path: str | os.PathLike[str], format: str = "auto") -> Impor
         "anthropic": read_anthropic,
         "openai": read_openai,
     }
-    return readers[format](p, data=data)
+    result = readers[format](p, data=data)
+    read.extend(result.skipped)
+    result.skipped = read.report()
+    return result
 
 
 # --- writing into a store ------------------------------------------------------------------------

@@ -34,7 +34,7 @@ from typing import Any
 
 from ..errors import ImportFormatError
 from ..messages import MessageInput
-from .base import Conversation, ImportResult, SkipLog
+from .base import Conversation, ImportResult, SkipLog, decode_utf8
 
 __all__ = ["BOTS", "SERVER_PARTICIPANT", "read_irc", "read_irc_file"]
 
@@ -63,31 +63,73 @@ def _stem(path: Path) -> str:
     return path.stem
 
 
-def _read_lines(path: Path) -> list[str]:
+def _read_lines(path: Path, skips: SkipLog | None) -> list[str]:
+    """The lines of a text file. Bytes that are not valid UTF-8 are read as U+FFFD, the line kept and
+    reported in ``skips`` (file, line, byte); without ``skips`` they raise.
+
+    Raises:
+        ImportFormatError: the file cannot be read, or (without ``skips``) holds invalid bytes.
+    """
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        data = path.read_bytes()
+    except OSError as exc:
         raise ImportFormatError(f"cannot read the log ({exc})", source=str(path)) from None
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return [line.rstrip("\r") for line in lines]
+    raw_lines = data.split(b"\n")
+    if raw_lines and raw_lines[-1] == b"":
+        raw_lines.pop()
+    lines: list[str] = []
+    offset = 0
+    for number, raw in enumerate(raw_lines, start=1):
+        line, bad, first = decode_utf8(raw)
+        if bad:
+            problem = (
+                f"{bad:,} byte sequence{'' if bad == 1 else 's'} not valid UTF-8 (the first at byte {offset + first})"
+            )
+            if skips is None:
+                raise ImportFormatError(f"not UTF-8 text: {problem}", source=str(path), location=f"line {number}")
+            skips.damage(
+                f"{path.name} line {number}",
+                f"{problem}, read as U+FFFD",
+                "more lines with bytes not valid UTF-8, read as U+FFFD",
+            )
+        lines.append(line.rstrip("\r"))
+        offset += len(raw) + 1
+    return lines
 
 
-def _read_links(path: Path, n_lines: int) -> list[tuple[int, int]]:
+def _read_links(path: Path, n_lines: int, skips: SkipLog | None) -> list[tuple[int, int]]:
+    """The ``(parent, child)`` links of an annotation file. A line that is not a link, or names a line
+    the log does not have, is left out and reported in ``skips`` (raised without ``skips``); a file of
+    which no line is a link raises.
+
+    Raises:
+        ImportFormatError: no line is a link but some are malformed, or (without ``skips``) a line is.
+    """
     links: list[tuple[int, int]] = []
-    for number, line in enumerate(_read_lines(path), start=1):
+    first: ImportFormatError | None = None
+    for number, line in enumerate(_read_lines(path, skips), start=1):
         parts = line.split()
         if not parts:
             continue
+        error = None
         if len(parts) < 2 or not (parts[0].isdigit() and parts[1].isdigit()):
-            raise ImportFormatError("expected '<parent> <child> -'", source=str(path), location=f"line {number}")
-        parent, child = int(parts[0]), int(parts[1])
-        if parent >= n_lines or child >= n_lines:
-            raise ImportFormatError(
+            error = ImportFormatError("expected '<parent> <child> -'", source=str(path), location=f"line {number}")
+        elif int(parts[0]) >= n_lines or int(parts[1]) >= n_lines:
+            error = ImportFormatError(
                 f"line index out of range (the log has {n_lines} lines)", source=str(path), location=f"line {number}"
             )
-        links.append((parent, child))
+        if error is None:
+            links.append((int(parts[0]), int(parts[1])))
+            continue
+        if skips is None:
+            raise error
+        first = first or error
+        problem = str(error).removeprefix(f"{error.source} at {error.location}: ")
+        skips.damage(
+            f"{path.name} line {number}", f"{problem}; the link was skipped", "more malformed annotation lines, skipped"
+        )
+    if not links and first is not None:
+        raise first
     return links
 
 
@@ -157,6 +199,7 @@ def read_irc_file(
     channel: str = "#ubuntu",
     conversation_id: str | None = None,
     primary: bool = True,
+    skips: SkipLog | None = None,
 ) -> Conversation:
     """Read one log file (and its annotation) into a conversation.
 
@@ -166,20 +209,23 @@ def read_irc_file(
         channel: The channel's name, for the conversation id.
         conversation_id: Override the id ``irc:<channel>:<stem>``.
         primary: Mark the conversation primary.
+        skips: Where damage is reported: bytes that are not valid UTF-8 (read as U+FFFD, the line kept)
+            and malformed annotation lines (left out). Without it, damage raises.
 
     Returns:
         The conversation, one message per line.
 
     Raises:
-        ImportFormatError: the log cannot be read, or an annotation line is malformed (names the line).
+        ImportFormatError: the log cannot be read, no annotation line is a link, or (without ``skips``)
+            a line is damaged (names the file and line).
     """
     path = Path(raw_path)
     stem = _stem(path)
-    lines = _read_lines(path)
+    lines = _read_lines(path, skips)
     if annotation is None:
         sibling = path.with_name(f"{stem}.annotation.txt")
         annotation = sibling if sibling.exists() else None
-    links = _read_links(Path(annotation), len(lines)) if annotation is not None else []
+    links = _read_links(Path(annotation), len(lines), skips) if annotation is not None else []
     m = _STEM_DATE.match(stem)
     date = datetime(int(m.group(1)), int(m.group(2)), int(m.group(3)), tzinfo=UTC) if m else None
     times = _clock(lines, date, int(m.group(4)) if m and m.group(4) else None)
@@ -305,8 +351,13 @@ def read_irc(path: str | os.PathLike[str], *, channel: str = "#ubuntu") -> Impor
     Returns:
         One conversation per log file; a single file's conversation is primary.
 
+    Damage is reported in the result's skip report, not raised: bytes that are not valid UTF-8 are read
+    as U+FFFD (the line kept, so message ids stay line indices) and a malformed annotation line is left
+    out, each under a reason naming the file and line.
+
     Raises:
-        ImportFormatError: no log file was found, or a file is malformed (names it and the line).
+        ImportFormatError: no log file was found, or an annotation file has no valid link at all (names it
+            and its first bad line).
     """
     source = os.fspath(path)
     p = Path(source)
@@ -327,5 +378,7 @@ def read_irc(path: str | os.PathLike[str], *, channel: str = "#ubuntu") -> Impor
         conv_id = f"irc:{channel}:{stem}"
         if stems.count(stem) > 1:
             conv_id = f"irc:{channel}:{f.parent.name}/{stem}"
-        conversations.append(read_irc_file(f, channel=channel, conversation_id=conv_id, primary=len(files) == 1))
+        conversations.append(
+            read_irc_file(f, channel=channel, conversation_id=conv_id, primary=len(files) == 1, skips=skips)
+        )
     return ImportResult("irc", source, conversations, skips.report())

@@ -79,8 +79,8 @@ def _sessions(conv: dict[str, Any]) -> list[tuple[int, str]]:
     return sorted(found)
 
 
-def _samples(path: str) -> list[dict[str, Any]]:
-    data = load_json(path)
+def _samples(path: str, skips: SkipLog) -> list[dict[str, Any]]:
+    data = load_json(path, skips)
     expect(isinstance(data, list), "a LoCoMo file is a JSON list of samples", source=path, location="top level")
     for i, sample in enumerate(data):
         expect(
@@ -109,9 +109,9 @@ def read_locomo(path: str | os.PathLike[str], *, data: Any = None) -> ImportResu
             sample index, session and turn index).
     """
     source = os.fspath(path)
-    samples = _samples(source) if data is None else data
-    expect(isinstance(samples, list), "a LoCoMo file is a JSON list of samples", source=source, location="top level")
     skips = SkipLog()
+    samples = _samples(source, skips) if data is None else data
+    expect(isinstance(samples, list), "a LoCoMo file is a JSON list of samples", source=source, location="top level")
     conversations: list[Conversation] = []
     for i, sample in enumerate(samples):
         conversations.append(_read_sample(source, i, sample, skips))
@@ -250,7 +250,7 @@ def load_locomo_qa(path: str | os.PathLike[str], *, data: Any = None) -> list[Lo
         ImportFormatError: the file is not a list of samples, or a QA item has the wrong shape.
     """
     source = os.fspath(path)
-    samples = _samples(source) if data is None else data
+    samples = _samples(source, SkipLog()) if data is None else data  # invalid bytes read as U+FFFD, as on import
     out: list[LocomoQA] = []
     for i, sample in enumerate(samples):
         conv = sample["conversation"]

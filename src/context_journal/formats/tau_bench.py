@@ -51,14 +51,14 @@ def read_tau_bench(
             (names the trajectory and message index).
     """
     source = os.fspath(path)
-    data = load_json(source) if data is None else data
+    skips = SkipLog()
+    data = load_json(source, skips) if data is None else data
     expect(
         isinstance(data, list), "a tau-bench file is a JSON list of trajectories", source=source, location="top level"
     )
     guessed_domain, guessed_model = _guess(Path(source).stem)
     domain = domain or guessed_domain
     model = model or guessed_model
-    skips = SkipLog()
     conversations: list[Conversation] = []
     seen: set[str] = set()
     for i, traj in enumerate(data):

@@ -7,8 +7,10 @@ other text is the labels, the punctuation joining a call's arguments, and clip m
 
 **Units.** Text is cut into units at line breaks, then at sentence ends (``.``, ``!`` or ``?``
 followed by space and a capital, digit or opening quote), and units longer than
-:data:`MAX_UNIT_CHARS` at the last space before the limit. List markers, heading marks, line
-numbers (``  12→``), ``**`` and enclosing tags (``<command-name>``) are trimmed from a unit's ends;
+:data:`MAX_UNIT_CHARS` at the last space before the limit (with no space, at the last grapheme-cluster
+boundary: every cut and every unit's ends fall between clusters, so an emoji with its joiners, a flag or
+a letter with its combining marks is never split; see :mod:`context_journal._graphemes`). List markers,
+heading marks, line numbers (``  12→``), ``**`` and enclosing tags (``<command-name>``) are trimmed from a unit's ends;
 ``<system-reminder>`` blocks (text a harness injects into user turns) and code-fence lines are
 skipped; units with fewer than 2 letters or digits or 4 characters are dropped. Of a tool result
 only the first :data:`RESULT_SCAN_HEAD` and last :data:`RESULT_SCAN_TAIL` lines are read.
@@ -61,6 +63,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from .._graphemes import ceil_boundary, clip_end, floor_boundary
 from ..content import Block
 from ..tokens import estimate_text_tokens
 from ._features import Concept, analyse, concept_key, concept_weight, named_items, recurrence_boost
@@ -251,17 +254,25 @@ def split_spans(text: str) -> Iterator[tuple[int, int]]:
             starts = [ls] + [m.end() for m in _SENTENCE_END.finditer(text, ls, le)]
             ends = [*starts[1:], le]
             for s0, e0 in zip(starts, ends, strict=True):
-                s, e = _trim(text, s0, e0)
+                s, e = _whole(text, *_trim(text, s0, e0))
                 while e - s > MAX_UNIT_CHARS:
                     cut = text.rfind(" ", s, s + MAX_UNIT_CHARS)
-                    if cut <= s:
-                        cut = s + MAX_UNIT_CHARS
-                    cs, ce = _trim(text, s, cut)
+                    if cut <= s:  # no space: the last cluster boundary within the limit
+                        cut = floor_boundary(text, s + MAX_UNIT_CHARS)
+                        cut = cut if cut > s else ceil_boundary(text, s + 1)
+                    cs, ce = _whole(text, *_trim(text, s, cut))
                     if _ALNUM.search(text, cs, ce) and ce - cs >= 4:
                         yield cs, ce
-                    s, e = _trim(text, cut, e)
+                    s, e = _whole(text, *_trim(text, cut, e))
                 if e - s >= 4 and _ALNUM.search(text, s, e):
                     yield s, e
+
+
+def _whole(text: str, start: int, end: int) -> tuple[int, int]:
+    """``[start, end)`` narrowed to grapheme-cluster boundaries, so a unit never holds part of a cluster
+    (trimming a space can leave the combining mark it carried; a cut can fall inside an emoji)."""
+    start = ceil_boundary(text, start)
+    return start, max(start, floor_boundary(text, end))
 
 
 def clip_marker(omitted: int, unit: str = "chars", names: list[str] | None = None) -> str:
@@ -281,7 +292,7 @@ def _clip(value: str, limit: int) -> tuple[str, int]:
         line = line[:nl].rstrip()
     if len(line) > limit:
         cut = line.rfind(" ", 0, limit)
-        line = line[: cut if cut > limit // 2 else limit].rstrip()
+        line = clip_end(line, cut if cut > limit // 2 else limit).rstrip()  # whole grapheme clusters
     return line, len(text) - len(line)
 
 
@@ -306,7 +317,8 @@ def _scalar(value: Any, limit: int, names: int = 0) -> _Value | None:
         listed: list[str] = []
         if names:
             in_shown = set(named_items(shown))
-            listed = [n for n in named_items(value[:RECURRENCE_SCAN_CHARS]) if n not in in_shown][:names]
+            scanned = clip_end(value, RECURRENCE_SCAN_CHARS)
+            listed = [n for n in named_items(scanned) if n not in in_shown][:names]
         return _Value(shown + clip_marker(omitted, names=listed), (shown, *listed), (shown, *listed))
     if value is None or isinstance(value, bool | int | float):
         text = json.dumps(value)
@@ -426,7 +438,7 @@ def render_call(head: str, args: list[str]) -> str:
 def _input_strings(value: Any) -> Iterator[str]:
     """The string values of a tool input (not its keys), each at most :data:`RECURRENCE_SCAN_CHARS`."""
     if isinstance(value, str):
-        yield value[:RECURRENCE_SCAN_CHARS]
+        yield clip_end(value, RECURRENCE_SCAN_CHARS)
     elif isinstance(value, dict):
         for v in value.values():
             yield from _input_strings(v)

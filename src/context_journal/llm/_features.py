@@ -26,6 +26,8 @@ from __future__ import annotations
 import math
 import re
 
+from .._graphemes import ceil_boundary
+
 __all__ = [
     "CONCEPT_WEIGHTS",
     "CONTENT_WORD_CAP",
@@ -162,11 +164,16 @@ def analyse(text: str) -> tuple[float, tuple[Concept, ...]]:
 
 
 def named_items(text: str) -> list[str]:
-    """The distinct identifiers and paths of ``text``, most mentioned first (ties: first mention)."""
+    """The distinct identifiers and paths of ``text``, most mentioned first (ties: first mention).
+
+    A name whose last letter carries a combining mark (or a joiner) ends after the mark: names are shown
+    in clip marks, and a shown name never splits a grapheme cluster.
+    """
     counts: dict[str, int] = {}
     for m in _FEATURES.finditer(text):
         if m.lastgroup in ("id", "path"):
-            counts[m.group()] = counts.get(m.group(), 0) + 1
+            name = text[m.start() : ceil_boundary(text, m.end())]
+            counts[name] = counts.get(name, 0) + 1
     return sorted(counts, key=lambda k: -counts[k])  # stable: first mention breaks ties
 
 

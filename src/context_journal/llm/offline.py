@@ -30,7 +30,11 @@ emitted in conversation order, consecutive units with the same label sharing a l
 digest reads the earlier digests line by line, keeping each line's label, so calls stay calls. If
 the rendered digest still exceeds the target (the estimate is not additive over pieces), the
 last-chosen units are dropped until it fits. When not even the best unit fits, its longest prefix
-that fits (cut at a space) is used.
+that fits (cut at a space, else between two grapheme clusters) is used.
+
+**Cuts.** Every place the digest shortens text (a unit's ends, a long sentence, a clipped argument, the
+prefix above) cuts between grapheme clusters (:mod:`context_journal._graphemes`): an emoji with its
+joiners, a flag or a letter with its combining marks is kept whole or left out, never split.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from .._graphemes import clip_end
 from ..content import TextBlock, block_to_dict
 from ..tokens import EstimatingCounter, estimate_text_tokens
 from ._extract import MIN_RANK_TOKENS, Unit, extract_units, render_call
@@ -189,7 +194,7 @@ def _prefix_unit(unit: Unit, budget: int) -> Unit | None:
     while lo <= hi:
         mid = (lo + hi) // 2
         cut = text.rfind(" ", 0, mid + 1)
-        piece = text[: cut if cut > 0 else mid].rstrip()
+        piece = clip_end(text, cut if cut > 0 else mid).rstrip()  # whole grapheme clusters
         if piece and estimate_text_tokens(piece) + label_cost <= budget:
             best, lo = piece, mid + 1
         else:
