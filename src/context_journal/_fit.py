@@ -37,7 +37,7 @@ from ._render import (
     trim_final_whitespace,
 )
 from .stores.fulltext import format_date
-from .strategies.base import RawSpan, RenderedEntry, Selection
+from .strategies.base import ContextEntry, RawSpan, RenderedEntry, Selection
 from .tokens import TokenCounter
 
 if TYPE_CHECKING:
@@ -361,6 +361,21 @@ def transcribe_running_turn(work: list[Work], turn: Sequence[str], p: Pass, whol
         return work
     lines = [f"{work[i].participant}: {message_line_text(work[i].blocks)}" for i in at]
     text = "[The current turn so far, its calls and results as a transcript:]\n" + "\n".join(lines)
+    # The note that opened the loop goes: the transcript is a user turn of its own. When it named
+    # messages of the loop not shown, the transcript says so instead.
+    present = {work[i].origin for i in at}
+    opened: list[int] = []
+    gap: list[str] = []
+    if turn[0] in present:  # the whole loop goes into the transcript: it replaces the opening's note
+        opened = [i for i, m in enumerate(work) if m.sources and m.sources[0] == _OPENING and i < at[0]]
+        last = max(k for k, mid in enumerate(turn) if mid in present)
+        gap = [mid for mid in turn[:last] if mid not in present]
+    if gap:
+        text = (
+            f"[The current turn so far, its calls and results as a transcript; {len(gap)} of its messages "
+            "are not shown (left out to fit the budget, or summarised above); the journal keeps them:]\n"
+            + "\n".join(lines)
+        )
     p.repair("running_turn_transcribed", None, f"{len(at)} messages of the running tool loop sent as a transcript")
     for i in at:
         p.altered.add(work[i].origin or "")
@@ -378,7 +393,7 @@ def transcribe_running_turn(work: list[Work], turn: Sequence[str], p: Pass, whol
         ],
     )
     first = at[0]
-    skip = set(at)
+    skip = set(at) | set(opened)
     # Results the compiler added for calls now in the transcript (stubs of unanswered calls) go too.
     calls = {b.get("id") for i in at for b in work[i].blocks if b.get("type") == "tool_use"}
     for i, m in enumerate(work):
@@ -395,57 +410,113 @@ def transcribe_running_turn(work: list[Work], turn: Sequence[str], p: Pass, whol
     ]
 
 
+_OPENING = Source("synthetic", "running turn opening")
+
+
 def _loop_message(m: Work) -> bool:
     if m.role == "assistant":
         return bool(m.flags & F_TOOL_USE)
     return bool(m.blocks) and all(b.get("type") == "tool_result" for b in m.blocks)
 
 
-def separate_running_turn(work: list[Work], first: str, p: Pass) -> list[Work]:
-    """``work`` with a short user note right before the running tool loop's opening message ``first``
+def separate_running_turn(work: list[Work], turn: Sequence[str], p: Pass) -> list[Work]:
+    """``work`` with a short user note right before the running tool loop's opening message ``turn[0]``
     when what precedes it would read as part of that loop: an assistant message (the exporters merge
     it into the opening, which then no longer starts with its thinking) or older tool results (the
     turns between rendered as nothing). The provider then sees the loop open with its thinking (bug
-    case B62); nothing is left out."""
-    at = next((i for i, m in enumerate(work) if m.origin == first), None)
-    if at is None or at == 0:
+    case B62).
+
+    When messages of the loop between its opening and its newest steps are not rendered raw (left out
+    to fit, or summarised), the note says how many and that the journal keeps them: a note inside the
+    loop would end it (a user text starts a new turn, which must open with thinking of its own), so it
+    goes before the opening (DESIGN invariant 12; issue 13 review: middle steps went without a word)."""
+    at = next((i for i, m in enumerate(work) if m.origin == turn[0]), None)
+    if at is None:
         return work
-    before = work[at - 1]
-    if before.role == "user" and not _loop_message(before):
+    shown = {m.origin for m in work[at:]}
+    last = max((k for k, mid in enumerate(turn) if mid in shown), default=0)
+    missing = [mid for mid in turn[: last + 1] if mid not in shown]
+    before = work[at - 1] if at else None
+    if not missing and (before is None or (before.role == "user" and not _loop_message(before))):
         return work
-    p.repair("running_turn_opened", None, "a user note opens the running tool loop's turn")
-    note = Work(
-        "context-journal",
-        "user",
-        [{"type": "text", "text": "[The current turn:]"}],
-        0,
-        None,
-        None,
-        kind="note",
-        sources=[Source("synthetic", "running turn opening")],
-    )
+    text = "[The current turn:]"
+    sources = [_OPENING]
+    if missing:
+        text = (
+            f"[The current turn: its opening step, then its newest steps; {len(missing)} of its messages "
+            "between them are not shown here (left out to fit the budget, or summarised above); the journal "
+            "keeps them.]"
+        )
+        span = f"{missing[0]} to {missing[-1]}" if len(missing) > 1 else missing[0]
+        p.repair("running_turn_gap", None, f"{len(missing)} messages of the running tool loop not shown ({span})")
+    else:
+        p.repair("running_turn_opened", None, "a user note opens the running tool loop's turn")
+    # The messages not shown are not sources of the note (none of their content is in it): the
+    # compile counts them as left out, in ``dropped`` and ``omitted``.
+    blocks: list[Block] = [{"type": "text", "text": text}]
+    note = Work("context-journal", "user", blocks, 0, None, None, kind="note", sources=sources)
     return [*work[:at], note, *work[at:]]
 
 
-def with_loop_opening(selection: Selection, view: MessageView, start: int) -> Selection:
+def with_loop_opening(
+    selection: Selection, view: MessageView, start: int, whole: bool = False, asked: int | None = None
+) -> Selection:
     """``selection`` with the opening unit of the running tool loop that starts at ``start`` (its first
     message, which holds the thinking, and the results answering it) rendered raw right before the
     first raw span that enters the loop later: a loop still running is sent from its thinking opening
-    (bug case B62). The loop's middle stays where the strategy put it (left out, or in summaries,
-    which then come before the opening); what the strategy shows raw stays raw."""
+    (bug case B62). With ``whole``, every message of the loop from its opening on is raw (the compiler
+    then shortens bulky results before it leaves any step out); otherwise the loop's middle stays where
+    the strategy put it (left out, or in summaries, which then come before the opening) and the
+    compiler says so. ``asked``: the position of the user turn the loop answers (kept raw with a whole
+    loop unless another entry stands for it). What the strategy shows raw stays raw."""
     from .views import unit_bounds
 
     entries = list(selection.entries)
     raw = [(k, e) for k, e in enumerate(entries) if isinstance(e, RawSpan)]
-    if any(e.start <= start < e.end for _, e in raw):
-        return selection
-    later = next(((k, e) for k, e in raw if e.start > start), None)
-    if later is None:
-        return selection
-    k, span = later
+    into = [(k, e) for k, e in raw if e.end > start]  # raw spans that show some of the loop
+    if not into:
+        return selection  # none of the loop raw
+    if whole and not (len(into) == 1 and into[0][1].start <= (start if asked is None else asked)):
+        # One raw span from the opening (or the span holding it) to the newest raw message; what
+        # stood for the loop's middle in between (gaps, summaries and their pairs) gives way.
+        k_last, last = into[-1]
+        begin = min(start, into[0][1].start)
+        drop: set[int] = {k for k, _ in into}
+        for j, e in enumerate(entries):
+            if entry_after(e, start) or (
+                j - 1 in drop and isinstance(e, RenderedEntry) and e.covers is None and e.kind == "summary"
+            ):
+                drop.add(j)
+        if (
+            asked is not None
+            and asked < begin
+            and not any(_stands_for(e, asked) for j, e in enumerate(entries) if j not in drop)
+        ):
+            begin = asked
+        span = RawSpan(begin, last.end)
+        out = [span if j == k_last else e for j, e in enumerate(entries) if j == k_last or j not in drop]
+        return replace(selection, entries=tuple(out))
+    if into[0][1].start <= start:
+        return selection  # the opening is raw already
+    k, span = into[0]
     _, end = unit_bounds(view, start, start + 1)
+    if asked is not None and not any(_stands_for(e, asked) for e in entries):
+        start = asked  # the question the loop answers comes with its opening
     if end >= span.start:
         entries[k] = RawSpan(start, span.end)
     else:
         entries.insert(k, RawSpan(start, end))
     return replace(selection, entries=tuple(entries))
+
+
+def _stands_for(entry: ContextEntry, position: int) -> bool:
+    if isinstance(entry, RawSpan):
+        return entry.start <= position < entry.end
+    return entry.covers is not None and entry.covers[0] <= position < entry.covers[1]
+
+
+def entry_after(entry: ContextEntry, position: int) -> bool:
+    """True for an entry that stands for messages at or after view ``position`` only."""
+    if isinstance(entry, RawSpan):
+        return entry.start >= position
+    return entry.covers is not None and entry.covers[0] >= position

@@ -540,6 +540,11 @@ def compile_context(
     if running is not None and not _sendable_thinking(body.message(running).content_dicts()[0]):
         running = None  # unsigned thinking is never sent (it cannot be replayed): no loop opens with it
     turn = [e.id for e in body.entries(running, n_body)] if running is not None else []
+    asked = None  # the user turn the running loop answers: raw with the whole loop when it fits
+    if running:
+        before = body.entry(running - 1)
+        if "text" in before.kinds and "tool_result" not in before.kinds and roles.role(before.participant) == "user":
+            asked = running - 1
 
     def pinned() -> frozenset[str]:
         """Pinned messages of the latest selection: never excerpted to fit (the compile says so)."""
@@ -567,6 +572,9 @@ def compile_context(
     # so what fits once they are cut is kept (B63; issue 14: --overflow window filled 626 of 4,000). A
     # selection that leaves nothing out (summaries stand for the middle) keeps its layout.
     oversized = tool_cap(options, avail) if cap is None else None
+    # A running tool loop the selection enters is first tried whole (its bulky results shortened),
+    # and only when that cannot fit from its opening and newest steps, with a note on the rest (B62).
+    whole_loop = True
     for _attempt in range(16):
         selection = strategy.select(chooser, Budget(avail, budget, max_tokens, reserve_for_response))
         if oversized is not None and selection.omitted:
@@ -574,17 +582,20 @@ def compile_context(
             chooser = priced(body, options, counter, cache, avail, cap)
             selection = strategy.select(chooser, Budget(avail, budget, max_tokens, reserve_for_response))
         if running is not None:
-            selection = with_loop_opening(selection, body, running)
+            selection = with_loop_opening(selection, body, running, whole_loop, asked)
         p = fresh_pass(p)
         opening = turn[0] if turn else None
         work = render(body, selection, roles, options, counter, cache, p, late, timestamp_of, opening, cap)
         if turn:
-            work = transcribe_running_turn(separate_running_turn(work, turn[0], p), turn, p)
+            work = transcribe_running_turn(separate_running_turn(work, turn, p), turn, p)
         used = sum(tokens_of(m, counter) for m in work)
         if used > room and turn and any(m.origin == turn[0] for m in work):
-            # The running loop is in whole: shorten its bulky results before leaving any of it out.
+            # The running loop is in: shorten its bulky results before leaving any of it out.
             work = shrink(work, room, counter, p, options, frozenset(turn[:1]), pinned(), **tiers(selection))
             used = sum(tokens_of(m, counter) for m in work)
+            if used > room and whole_loop:
+                whole_loop = False  # the whole loop does not fit even shortened: opening and newest steps
+                continue
         if used <= room or avail == 0:
             break
         # Over after repairs: select again with the excess taken off; when that changed nothing, take
@@ -601,7 +612,13 @@ def compile_context(
         work = shrink(work, room, counter, p, options, frozenset(turn[:1]), pinned(), **cut)
         used = sum(tokens_of(m, counter) for m in work)
         if used > room and turn:
-            whole = transcribe_running_turn(work, turn, p, whole=True)
+            # Every step of the loop, not only the opening and newest the last layout kept, goes into
+            # the transcript (it is shortened as one unit).
+            assert running is not None
+            selection = with_loop_opening(selection, body, running, whole=True, asked=asked)
+            p = fresh_pass(p)
+            work = render(body, selection, roles, options, counter, cache, p, late, timestamp_of, turn[0], cap)
+            whole = transcribe_running_turn(separate_running_turn(work, turn, p), turn, p, whole=True)
             work = shrink(whole, room, counter, p, options, keep_whole=pinned(), **cut)
             used = sum(tokens_of(m, counter) for m in work)
         if used > room or (not work and n_body):

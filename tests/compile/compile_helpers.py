@@ -54,6 +54,9 @@ def thinking_loop(cm: ContextManager) -> bool:
     return running_turn_start(cm._reader_view()) is not None
 
 
+_LOOP_NOTES = ("running turn opening", "running turn")
+
+
 def running_loop_kept_whole(cm: ContextManager, result: CompileResult) -> None:
     """A thinking-led tool loop at the end is rendered raw from its first message (thinking byte for
     byte), or none of it raw."""
@@ -69,6 +72,20 @@ def running_loop_kept_whole(cm: ContextManager, result: CompileResult) -> None:
     first = raw[loop[0]]
     stored = cm.get_message(loop[0]).content_dicts()[0]
     assert dict(first.content[0]) == dict(stored), "the loop's opening thinking changed"
+    # No step of the loop goes without a word (issue 13 review): the note the compiler writes before
+    # the opening (or the transcript) says how many of its messages up to the newest shown are not shown.
+    shown = {s.id for m in result.messages for s in m.sources if s.kind == "message"}
+    last = max(k for k, mid in enumerate(loop) if mid in shown)
+    missing = [mid for mid in loop[:last] if mid not in shown]
+    notes = " ".join(
+        str(m.content[0].get("text", ""))
+        for m in result.messages
+        if m.sources and m.sources[0].kind == "synthetic" and m.sources[0].id in _LOOP_NOTES
+    )
+    if missing:
+        assert f"{len(missing)} of its messages" in notes, f"steps of the running loop left out silently: {missing}"
+    else:
+        assert "of its messages" not in notes
 
 
 def assert_valid(result: CompileResult, counter: Any = None, thinking: bool = False) -> None:

@@ -20,6 +20,7 @@ from context_journal.strategies import PassthroughStrategy, WindowedPassthroughS
 from context_journal.tokens import EstimatingCounter
 
 PNG = base64.b64encode(b"\x89PNG\r\n" + bytes(range(200))).decode()
+PDF = base64.b64encode(b"%PDF-1.4\n" + b"1 0 obj << /Type /Page >> endobj\n" * 3 + b"%%EOF\n").decode()
 SPEAKERS = ["user", "assistant", "assistant", "ann", "tool", "system"]
 
 
@@ -38,7 +39,9 @@ def conversations(draw: st.DrawFn) -> list[dict[str, Any]]:
     calls = 0
     open_calls: list[str] = []
     for _ in range(draw(st.integers(1, 14))):
-        kind = draw(st.sampled_from(["text", "text", "call", "call", "result", "thinking", "loop", "image", "odd"]))
+        kind = draw(
+            st.sampled_from(["text", "text", "call", "call", "result", "thinking", "loop", "image", "document", "odd"])
+        )
         who = draw(st.sampled_from(SPEAKERS[:4]))
         if kind == "text":
             msgs.append({"participant": who, "content": [_text(draw) for _ in range(draw(st.integers(1, 2)))]})
@@ -93,6 +96,14 @@ def conversations(draw: st.DrawFn) -> list[dict[str, Any]]:
                 head = [{"type": "thinking", "thinking": words(draw(st.integers(5, 60))), "signature": "sigL"}]
                 msgs.append({"participant": "assistant", "content": [*(head if step == 0 else []), use]})
                 msgs.append({"participant": "tool", "content": [_result(draw, use["id"])]})
+        elif kind == "document":
+            # A PDF (priced from its pages) with a title, and now and then a plain-text document.
+            if draw(st.booleans()):
+                source = {"type": "base64", "media_type": "application/pdf", "data": PDF}
+            else:
+                source = {"type": "text", "media_type": "text/plain", "data": words(draw(st.integers(1, 400)))}
+            doc = {"type": "document", "source": source, "title": "spec"}
+            msgs.append({"participant": who, "content": [{"type": "text", "text": "read this"}, doc]})
         elif kind == "image":
             image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG}}
             msgs.append({"participant": who, "content": [{"type": "text", "text": "see"}, image]})
