@@ -456,6 +456,25 @@ def _level(
             p.repair("excerpted", m, f"cut from about {sizes[i]} to {_tokens(m, counter)} tokens to fit the budget")
 
 
+def _drop_last_lines(m: Work, excess: int, counter: TokenCounter, p: Pass) -> None:
+    """Take at least ``excess`` tokens off the text block ``m`` by whole lines from its end (its first
+    line, the heading, stays)."""
+    if excess <= 0 or len(m.blocks) != 1 or m.blocks[0].get("type") != "text":
+        return
+    before = _tokens(m, counter)
+    lines = str(m.blocks[0]["text"]).split("\n")
+    keep = len(lines)
+    while keep > 1:
+        keep -= 1
+        text = "\n".join(lines[:keep])
+        if before - counter.count_block({"type": "text", "text": text}) >= excess:
+            break
+    if keep < len(lines):
+        m.blocks = [{**m.blocks[0], "text": "\n".join(lines[:keep])}]
+        p.alter(m)
+        p.repair("excerpted", m, f"{len(lines) - keep} last lines left out to fit the budget")
+
+
 def shrink(
     work: list[Work],
     room: int,
@@ -476,7 +495,10 @@ def shrink(
        else is left to cut.
 
     Those in ``keep_thinking`` (the opening message of a running tool loop) keep their thinking blocks
-    byte for byte; those in ``keep_whole`` (pinned messages) are never cut.
+    byte for byte; those in ``keep_whole`` (pinned messages) are never cut. The working-state block is
+    never cut in its middle (a middle cut lost the latest plan and kept the names line: issue 12
+    review): it is rendered within its own allowance, and only when everything else is cut does it
+    lose whole lines from its end (its sections come in priority order, names last).
     """
     if sum(_tokens(m, counter) for m in work) <= room:
         return work
@@ -485,7 +507,14 @@ def shrink(
     for tier in (False, True):
         if sum(_tokens(m, counter) for m in work) <= room:
             break
-        chosen = [i for i, m in enumerate(work) if m.origin not in keep_whole and (m.origin in last) == tier]
+        chosen = [
+            i
+            for i, m in enumerate(work)
+            if m.origin not in keep_whole and m.kind != "ledger" and (m.origin in last) == tier
+        ]
         _level(work, chosen, room, counter, p, keep_thinking)
+    for m in work:
+        if m.kind == "ledger":
+            _drop_last_lines(m, sum(_tokens(x, counter) for x in work) - room, counter, p)
     out = drop_empty(work, p)
     return lead_with_user(out, p, False) if out and out[0].role != "user" else out

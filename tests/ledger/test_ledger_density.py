@@ -87,6 +87,16 @@ def test_names_of_a_real_snippet() -> None:
     assert _IDENT_RE.groups == 2  # the declaring keywords are found apart, chunk by chunk
 
 
+def test_no_name_after_an_escape_and_no_protocol_words() -> None:
+    """Issue 12 review: the names line of a real session carried ``nFix`` (``...\\nFix`` in a commit
+    message), ``tool_use_id`` and ``in_progress``."""
+    found: set[str] = set()
+    text = 'git commit -m "Add tracing\\nFix spanCtx\\tparse_amount" tool_use_id in_progress is_error make_span('
+    _names(text, found)
+    assert found == {"make_span", "spanCtx"}  # not nFix, tparse_amount or the protocol words
+    assert not _keep("tool_use_id") and _keep("tool_use_ids")
+
+
 def test_commands_name_files_as_used_and_never_hide_an_edit() -> None:
     assert command_files("git add lib/a.ex 'priv/x/2026.json' && mix test test/a_test.exs 2>&1 | tail -5") == [
         ("lib/a.ex", "used"),

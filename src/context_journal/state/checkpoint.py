@@ -58,9 +58,10 @@ __all__ = [
 LEDGER_SLOT = "ledger"
 """Slot of the ledger's checkpoint records (state records; not a message slot)."""
 
-FORMAT = 2
+FORMAT = 3
 """Version of the checkpoint body and of the fold that wrote it; a body of another version is ignored
-(refolded). 2: commands' file arguments, ``WebFetch`` URLs, names from tool results weighted half."""
+(refolded). 2: commands' file arguments, ``WebFetch`` URLs, names from tool results weighted half.
+3: no name right after a backslash (``\nFix``), the tool protocol's words are not names."""
 
 
 @dataclass

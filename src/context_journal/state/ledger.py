@@ -18,11 +18,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from .._graphemes import clip_end
 from .tools import (
     DEFAULT_PLAN_TOOLS,
     DEFAULT_TOOLS,
     PlanShape,
     ToolSpec,
+    check_table,
     command_files,
     command_text,
     lookup,
@@ -92,7 +94,28 @@ class LedgerConfig:
     result_scan_chars: int = 400
     checkpoint_every: int = 512
 
+    _INTS = (
+        "max_identifiers",
+        "max_files",
+        "max_commands",
+        "max_errors",
+        "scan_chars",
+        "result_scan_chars",
+        "checkpoint_every",
+    )
+
     def __post_init__(self) -> None:
+        for name in ("share", "share_long", "half_life"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+                raise TypeError(f"LedgerConfig.{name} must be a number, got {value!r}")
+        for name in self._INTS:
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise TypeError(f"LedgerConfig.{name} must be an integer, got {value!r}")
+        if not isinstance(self.marker_participant, str) or not self.marker_participant.strip():
+            who = self.marker_participant
+            raise TypeError(f"LedgerConfig.marker_participant must be a non-blank name, got {who!r}")
         if not 0 <= self.share <= 0.9:
             raise ValueError(f"LedgerConfig.share must be within 0..0.9, got {self.share}")
         if not 0 <= self.share_long <= 0.9:
@@ -106,6 +129,8 @@ class LedgerConfig:
                 raise ValueError(f"LedgerConfig.{name} must be >= 1")
         if self.checkpoint_every < 0:
             raise ValueError("LedgerConfig.checkpoint_every must be >= 0")
+        check_table("LedgerConfig.tools", self.tools, ToolSpec)
+        check_table("LedgerConfig.plan_tools", self.plan_tools, PlanShape)
 
     def share_for(self, conversation_tokens: int, budget: int) -> float:
         """The block's share of a ``budget`` for a conversation of ``conversation_tokens`` (see
@@ -275,7 +300,7 @@ class WorkingState:
 # dotted names (module.attr), calls (name followed by "("), --flags (and, found apart by ``_names``, the
 # name after def/class/... or an upper-case SQL keyword). Not inside a path or a longer word.
 _IDENT_RE = re.compile(
-    r"(?<![\w./$-])(?:(--[a-z][\w-]++)"
+    r"(?<![\w./$\\-])(?:(--[a-z][\w-]++)"
     r"|(_*+[A-Za-z][A-Za-z0-9]*+_\w++(?:\.[A-Za-z_]\w*+)*+|[a-z][a-z0-9]*+[A-Z]\w*+"
     r"|[A-Z][a-z0-9]++[A-Z]\w*+(?:\.[A-Za-z_]\w*+)*+|[A-Za-z_]\w*+(?:\.[A-Za-z_]\w*+)++|[A-Za-z_]\w{2,}+(?=\()))"
     r"(?![\w/-])"
@@ -286,6 +311,26 @@ _EXT_WORDS = (
 )
 _EXTENSIONS = frozenset(_EXT_WORDS.split())
 _NOT_NAMES = frozenset({"e.g", "i.e", "etc", "vs"})
+# The tool protocol's own words and plan statuses: every tool session repeats them, none is a name of
+# the work (issue 12 review: the names line led with ``tool_use_id`` and ``in_progress``).
+_PROTOCOL = frozenset(
+    {
+        "tool_use",
+        "tool_use_id",
+        "tool_result",
+        "tool_call",
+        "tool_call_id",
+        "tool_calls",
+        "is_error",
+        "in_progress",
+        "in-progress",
+        "function_call",
+        "function_call_output",
+        "call_id",
+        "stop_reason",
+        "end_turn",
+    }
+)
 
 
 _DECLARING_RE = re.compile(
@@ -296,6 +341,8 @@ _DECLARED_RE = re.compile(r"[A-Za-z_]\w*+(?:\.[A-Za-z_]\w*+)*+(?![\w/-])")
 
 
 def _keep(found: str) -> bool:
+    if found in _PROTOCOL:
+        return False
     if "." in found:
         head, _, last = found.rpartition(".")
         if last.lower() in _EXTENSIONS or found.lower() in _NOT_NAMES or len(head) < 2:
@@ -576,7 +623,7 @@ class Ledger:
         items: list[PlanItem] = []
         for item in raw[:100]:
             if isinstance(item, str):
-                items.append(PlanItem(item[:300], "pending"))
+                items.append(PlanItem(clip_end(item, 300), "pending"))
                 continue
             if not isinstance(item, Mapping):
                 continue
@@ -584,12 +631,12 @@ class Ledger:
             if text is None:
                 continue
             status = item.get(shape.status)
-            items.append(PlanItem(text[:300], status if isinstance(status, str) else "pending"))
+            items.append(PlanItem(clip_end(text, 300), status if isinstance(status, str) else "pending"))
         note = tool_input.get(shape.note) if shape.note else None
         old = self._plans.pop(name, None)
         version = 1 if old is None else old.version + 1
         self._plans[name] = Plan(
-            name, tuple(items), message_id, version, note[:300] if isinstance(note, str) and note else None
+            name, tuple(items), message_id, version, clip_end(note, 300) if isinstance(note, str) and note else None
         )
 
     def _tool_result(self, block: Mapping[str, Any], names: set[str]) -> None:

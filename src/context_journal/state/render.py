@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from .._graphemes import clip_end
 from .ledger import WorkingState
 
 __all__ = ["HEADER", "MARKER", "render_state"]
@@ -181,7 +182,7 @@ def _command_lines(state: WorkingState, max_commands: int, chars: int) -> list[s
     for c in commands:
         status = c.status if c.exit_code is None else f"exit {c.exit_code}"
         line, _, rest = c.command.partition("\n")
-        line = line if len(line) <= chars else line[: chars - 3] + "..."
+        line = line if len(line) <= chars else clip_end(line, chars - 3) + "..."
         out.append(f"  $ {line}{' ...' if rest else ''}  -> {status}")
     return out
 

@@ -54,6 +54,23 @@ class ToolSpec:
     action_key: str | None = None
     actions: Mapping[str, str] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        _name("ToolSpec.action", self.action)
+        if isinstance(self.paths, Mapping):
+            for key, act in self.paths.items():
+                _name("ToolSpec.paths key", key)
+                _name(f"ToolSpec.paths[{key!r}]", act)
+        else:
+            _names("ToolSpec.paths", self.paths)
+        for attr in ("command", "patch", "action_key"):
+            if getattr(self, attr) is not None:
+                _name(f"ToolSpec.{attr}", getattr(self, attr))
+        if not isinstance(self.actions, Mapping):
+            raise TypeError(f"ToolSpec.actions must be a mapping of input value -> action, got {self.actions!r}")
+        for key, act in self.actions.items():
+            _name("ToolSpec.actions key", key)
+            _name(f"ToolSpec.actions[{key!r}]", act)
+
     def path_actions(self, tool_input: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
         """``(path, action)`` for every path the input names."""
         action = self.action
@@ -88,6 +105,41 @@ class PlanShape:
     text: Sequence[str] = ("content", "step", "text", "title", "task", "description")
     status: str = "status"
     note: str | None = None
+
+    def __post_init__(self) -> None:
+        _name("PlanShape.items", self.items)
+        _names("PlanShape.text", self.text)
+        if not self.text:
+            raise ValueError("PlanShape.text must name at least one key of an item's text")
+        _name("PlanShape.status", self.status)
+        if self.note is not None:
+            _name("PlanShape.note", self.note)
+
+
+def _name(what: str, value: object) -> None:
+    """``value`` must be a non-blank string (an input key, an action): a typo'd shape is an error at
+    configuration, not a tool call silently ignored or a crash at the first fold (issue 12 review)."""
+    if not isinstance(value, str) or not value.strip():
+        raise TypeError(f"{what} must be a non-blank string, got {value!r}")
+
+
+def _names(what: str, values: object) -> None:
+    """``values`` must be a list or tuple of non-blank strings (a bare string is refused: ``"path"``
+    would be read as the keys ``p``, ``a``, ``t``, ``h``)."""
+    if isinstance(values, str) or not isinstance(values, list | tuple):
+        raise TypeError(f"{what} must be a list or tuple of strings, got {values!r}")
+    for v in values:
+        _name(f"{what} item", v)
+
+
+def check_table(what: str, table: object, kind: type) -> None:
+    """``table`` must map non-blank tool names to ``kind`` instances (raises TypeError naming the entry)."""
+    if not isinstance(table, Mapping):
+        raise TypeError(f"{what} must be a mapping of tool name -> {kind.__name__}, got {table!r}")
+    for name, spec in table.items():
+        _name(f"{what} key", name)
+        if not isinstance(spec, kind):
+            raise TypeError(f"{what}[{name!r}] must be a {kind.__name__}, got {spec!r}")
 
 
 def _read(*keys: str) -> ToolSpec:
