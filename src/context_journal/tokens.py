@@ -3,29 +3,40 @@ counter that works offline, and the calibration fed by the provider's reported u
 
 Counters work on JSON-ready block dicts (the stored shape). Every count is in **tokens**.
 
-**The default estimate** (:class:`EstimatingCounter`) prices text by content class. It counts, with a
-few C-speed passes over the string and its UTF-8 bytes (no per-character Python loop):
+**The default estimate** (:class:`EstimatingCounter`) prices text by content class, in tokens. It
+counts with a few C-speed passes over the string, its UTF-8 bytes and its UTF-16 code units (byte
+translations, counts, one regex for space runs; no per-character Python loop):
 
 * ASCII words (letter runs) and their letters: prose tokenizes at about one token per common word,
   longer words cost more (``0.675 * words + 0.10 * letters``);
-* digit groups (BPE vocabularies split numbers into groups of up to three digits): ``2.2`` each, which
-  also covers the separators numbers come with in JSON, dates and times;
+* numbers: BPE vocabularies split digits into groups of up to three, one token each: ``1.1`` a group
+  plus ``1.1`` a number (the separators numbers come with in JSON, dates and times), so a short number
+  costs ``2.2`` and a long digit string about a third of a token a digit;
 * ASCII punctuation (code and JSON are dense in it): ``0.43`` each;
-* newlines ``0.7`` and runs of two or more spaces (indentation) ``1.18`` each;
-* encoded data pasted as text (runs of base64 or hex that look random): ``0.80`` / ``0.66`` per
+* whitespace: a line break ``0.7`` and each further newline of a run ``0.075`` (blank lines merge, about
+  16 to a token), a carriage return ``0.12``; a run of two or more spaces ``1.18`` plus ``1.0`` for each
+  further 120 spaces; a run of tabs ``1.2`` plus ``0.07`` a tab;
+* encoded data pasted as text (runs of base64 or hex that look random): ``0.80`` (plus ``3`` a run) /
+  ``0.66`` a character, and random printable ASCII (passwords, keys: runs of 12 or more characters that
+  change kind, letter case, digit or punctuation, more often than every second character) ``0.9`` a
   character, since vocabularies hold few merges for random characters;
-* other characters by script, read from their UTF-8 lead byte: from ``0.75`` a character (Cyrillic)
-  and ``0.8`` (dashes, quotes, ellipsis) through ``1.2`` (CJK), ``1.5``-``1.9`` (Indic scripts),
-  ``2.4`` (Hebrew vowel points), ``2.6`` (combining diacritics) to ``3.0`` (emoji and other astral
-  characters); see the ``_W_*`` weights.
+* other characters by block of 256 code points (the high byte of their UTF-16 code unit, refined by the
+  low byte in a few blocks): from ``0.75`` a character (Cyrillic) and ``0.8`` (dashes, quotes, ellipsis)
+  through ``1.2`` (CJK), ``1.5``-``1.9`` (Indic scripts), ``2.4`` (Hebrew vowel points, Georgian,
+  Armenian), ``2.6`` (combining diacritics), ``3.0`` (emoji), ``3.25``-``3.6`` (Ethiopic, Braille,
+  Mongolian) to ``4.4`` (supplementary ideographs, CJK Extension B and up); see the ``_W_*`` weights.
+  Where the vocabularies hold few merges for a script, BPE falls back to single UTF-8 bytes (three or
+  four a character), about one token each.
 
 The word model's coefficients were fitted against ``cl100k_base`` on the real transcripts in
 ``shared/data`` (``tests/compile/test_compile_tokens.py`` re-measures the error by class). The
-script, data and punctuation weights are set so the estimate lies between 1.0x and 1.5x the larger of
-``cl100k_base`` and ``o200k_base`` for every class of a multi-script corpus (CJK, Thai, Indic, Arabic
-and Hebrew with marks, Cyrillic, Greek, emoji sequences, code, JSON, base64, hex):
+script, number, whitespace, data and punctuation weights are set so the estimate lies between 1.0x and
+1.5x the larger of ``cl100k_base`` and ``o200k_base`` (token counts summed over each class) for every
+class of a multi-script corpus (CJK and CJK Extension B, Thai, Indic, Arabic and Hebrew with marks,
+Cyrillic, Greek, Georgian, Armenian, Ge'ez, Mongolian, Braille, emoji sequences, code, JSON, base64,
+hex, random printable ASCII, long digit strings, long whitespace runs):
 ``tests/compile/test_token_estimate_scripts.py`` prints that table and asserts the bounds, and
-``benchmarks/bench_tokens.py`` shows the estimate is faster than either tiktoken encoding on each.
+``benchmarks/bench_tokens.py`` times the estimate against both tiktoken encodings on each class.
 
 Non-text blocks: ``tool_use`` (and the provider-side ``server_tool_use`` / ``mcp_tool_use``) is priced as
 its name plus its compact JSON input; provider results (web search and fetch, code execution, MCP results,
@@ -57,7 +68,8 @@ import math
 import os
 import re
 import tempfile
-from collections.abc import Iterable, Mapping
+import zlib
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -116,8 +128,8 @@ class TokenizerUnavailableError(ContextJournalError, LookupError):
 # --- the estimate --------------------------------------------------------------------------------
 
 _WORD = re.compile(r"[A-Za-z]+")
-_DIGITS = re.compile(r"[0-9]+")
 _SPACE_RUN = re.compile(r"  +")
+_TAB_RUN = re.compile(r"\t\t+")
 # Encoded data pasted as text: a long run of base64 or hex characters. BPE vocabularies have few merges
 # for random characters, so these cost far more per character than words (base64 ~0.72 tokens a
 # character, hex ~0.57).
@@ -125,106 +137,182 @@ _BLOB = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")
 _BLOB_BYTES = bytes(
     ord("a") if chr(b).isascii() and (chr(b).isalnum() or chr(b) in "+/") else ord(" ") for b in range(256)
 )  # a translation table: base64 characters to "a", the rest to " " (a fast pre-check for a run)
+# Random printable ASCII (passwords, keys, salts): a run of 12 or more non-space characters.
+_DENSE = re.compile(r"[!-~]{12,}")
 _LETTER_BYTES = bytes(ord("a") if chr(b).isascii() and chr(b).isalpha() else ord(" ") for b in range(256))
+_CASE_BYTES = bytes(
+    ord("a") if chr(b).islower() and b < 128 else ord("A") if chr(b).isupper() and b < 128 else ord(" ")
+    for b in range(256)
+)  # ASCII lower-case letters to "a", upper-case to "A", the rest to " "
+_DIGIT_BYTES = bytes(ord("0") if 48 <= b <= 57 else ord(" ") for b in range(256))
+_NEWLINE_BYTES = bytes(ord("n") if b in (10, 13) else ord(" ") for b in range(256))
 _HEX = re.compile(r"[0-9A-Fa-f]+")
 _CASE_RUNS = re.compile(r"[A-Z]+|[a-z]+|[0-9]+")
+_KIND_BYTES = bytes(
+    ord("a") if chr(b).islower() else ord("A") if chr(b).isupper() else ord("0") if chr(b).isdigit() else ord(".")
+    for b in range(128)
+) + bytes(128)  # the kind of an ASCII character: lower, upper, digit or other
 _CJK = re.compile("[\u3000-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 _W_WORD = 0.675
 _W_LETTER = 0.10
-_W_DIGIT_GROUP = 2.2
+_W_DIGIT_RUN = 1.1  # a number: its first group, with the separator numbers come with
+_W_DIGIT_GROUP = 1.1  # each group of up to three digits
 _W_PUNCT = 0.43
-_W_NEWLINE = 0.7
-_W_SPACE_RUN = 1.18
+_W_NEWLINE = 0.7  # a line break (a run of newlines and carriage returns)
+_W_NEWLINE_MORE = 0.075  # each further newline of the run (blank lines merge into few tokens)
+_W_CR = 0.12  # each carriage return
+_W_SPACE_RUN = 1.18  # a run of two or more spaces (indentation, alignment)
+_W_SPACE_LONG = 1.0  # each further 120 spaces of a run
+_W_TAB_RUN = 1.2  # a run of two or more tabs
+_W_TAB = 0.07  # each tab
 _W_BASE64 = 0.80
+_W_BASE64_RUN = 3.0  # a run of base64 (its ends merge with nothing)
 _W_HEX = 0.66
+_W_RANDOM = 0.9  # random printable ASCII (passwords): about one token per change of character kind
 
-# Non-ASCII characters are priced by script, read from their UTF-8 lead byte (one C-speed pass: the
-# string is encoded, ASCII and continuation bytes are deleted, each lead byte left is one character).
+# Non-ASCII characters are priced by block, read from their UTF-16 code units (a few C-speed passes:
+# the string is encoded, the high bytes of the code units are translated into weights and summed).
 # Weights are tokens per character, set so the estimate lands between 1.0x and 1.5x the larger of
 # ``cl100k_base`` and ``o200k_base`` on every script of ``tests/compile/token_corpus.py``: scripts
-# the vocabularies hold few merges for (Indic, vowel-marked Hebrew, combining marks) cost one or
-# more tokens per character, since BPE falls back to single UTF-8 bytes.
+# the vocabularies hold few merges for (Indic, Ethiopic, Mongolian, Braille, vowel-marked Hebrew,
+# combining marks, supplementary ideographs) cost one or more tokens per character, since BPE falls
+# back to single UTF-8 bytes (three or four a character).
 _W_LATIN = 1.0  # Latin-1 and Latin Extended (accented letters; the word model already splits there)
 _W_MARK = 2.6  # combining diacritics (U+0300-036F, U+20D0-20FF)
 _W_GREEK = 1.25
 _W_CYRILLIC = 0.75
+_W_ARMENIAN = 2.4
 _W_HEBREW = 1.4
 _W_HEBREW_POINT = 2.4
 _W_ARABIC = 1.0
 _W_ARABIC_MARK = 1.3
 _W_DEVANAGARI = 1.5
-_W_INDIC = 1.9  # Bengali to Sinhala (U+0980-0DFF) and other scripts of U+0800-0FFF
+_W_INDIC = 1.9  # Bengali to Sinhala (U+0980-0DFF), Tibetan, and the rarer scripts of U+0700-08FF
 _W_THAI = 1.1  # Thai and Lao
+_W_GEORGIAN = 2.4  # Georgian and Myanmar
+_W_ETHIOPIC = 3.25  # Ge'ez (Amharic, Tigrinya) and Cherokee
+_W_MONGOLIAN = 3.6
+_W_KHMER = 2.4  # Khmer and the Philippine scripts (U+1700-17FF)
+_W_RARE = 3.3  # other scripts of U+1400-1CFF and U+A000-ABFF (syllabics, Runic, Balinese, Yi, ...)
 _W_HANGUL = 1.4
 _W_CJK = 1.2  # ideographs, kana, CJK punctuation, fullwidth forms
+_W_CJK_RARE = 3.0  # CJK Extension A (U+3400-4DBF): rare ideographs, byte fallback
 _W_SYMBOL = 1.5  # arrows, math, dingbats, other symbols (U+2040-2BFF)
+_W_BRAILLE = 3.3
 _W_PUNCTUATION = 0.8  # general punctuation (U+2000-203F: dashes, quotes, ellipsis, bullets)
-_W_JOINER = 2.0  # zero-width joiner, variation selector 16
-_W_ASTRAL = 3.0  # emoji, regional indicators, skin tones, supplementary ideographs
-_W_OTHER = 1.5  # every other script (Armenian, Georgian, Ethiopic, Syriac, ...)
+_W_JOINER = 2.0  # zero-width joiner, variation selectors
+_W_EMOJI = 3.0  # emoji, regional indicators, skin tones (U+1F000-1FFFF)
+_W_ASTRAL_IDEOGRAPH = 4.4  # CJK Extension B to H (U+20000-3FFFF): three or four byte tokens each
+_W_ASTRAL = 4.4  # other supplementary characters (historic scripts, math letters, tags)
+_W_OTHER = 1.5  # every other block (phonetic extensions, private use, presentation forms, ...)
 
+_UNIT = 40  # weights are summed as bytes in 1/40 tokens (0.025)
 
-def _lead_weights() -> list[float]:
-    w = [0.0] * 256
-    spans = [
-        (0xC2, 0xCB, _W_LATIN),
-        (0xCC, 0xCD, _W_MARK),
-        (0xCE, 0xCF, _W_GREEK),
-        (0xD0, 0xD4, _W_CYRILLIC),
-        (0xD5, 0xD5, _W_OTHER),
-        (0xD6, 0xD6, _W_HEBREW_POINT),
-        (0xD7, 0xD7, _W_HEBREW),
-        (0xD8, 0xDB, _W_ARABIC),
-        (0xDC, 0xDF, _W_OTHER),
-        (0xE0, 0xE0, _W_INDIC),
-        (0xE1, 0xE1, _W_OTHER),
-        (0xE2, 0xE2, _W_SYMBOL),
-        (0xE3, 0xE9, _W_CJK),
-        (0xEA, 0xED, _W_HANGUL),
-        (0xEE, 0xEF, _W_OTHER),
-        (0xF0, 0xF4, _W_ASTRAL),
-    ]
-    for lo, hi, weight in spans:
-        for b in range(lo, hi + 1):
-            w[b] = weight
-    return w
-
-
-_LEAD_WEIGHT = _lead_weights()
-_LEADS = [b for b in range(256) if _LEAD_WEIGHT[b]]
-_NOT_LEAD = bytes(range(0xC0))  # ASCII and continuation bytes
-# Corrections inside a lead byte's range: (UTF-8 prefix, weight instead of the lead byte's).
-_REFINE: dict[int, list[tuple[bytes, float]]] = {
-    0xE0: [(b"\xe0\xa4", _W_DEVANAGARI), (b"\xe0\xa5", _W_DEVANAGARI)]
-    + [(bytes((0xE0, x)), _W_THAI) for x in range(0xB8, 0xBC)],
-    0xE1: [(bytes((0xE1, x)), _W_LATIN) for x in range(0xB8, 0xBC)]  # Latin Extended Additional
-    + [(bytes((0xE1, x)), _W_GREEK) for x in range(0xBC, 0xC0)]
-    + [(bytes((0xE1, x)), _W_HANGUL) for x in range(0x84, 0x88)],
-    0xE2: [(b"\xe2\x80", _W_PUNCTUATION), (b"\xe2\x80\x8d", _W_JOINER - _W_PUNCTUATION + _W_SYMBOL)]
-    + [(b"\xe2\x83", _W_MARK)]
-    + [(bytes((0xE2, x)), _W_CJK) for x in range(0xBA, 0xC0)],
-    0xEF: [(b"\xef\xb8\x8f", _W_JOINER)] + [(bytes((0xEF, x)), _W_CJK) for x in range(0xBC, 0xC0)],
+# hi byte of a UTF-16 code unit (a block of 256 code points) -> weight. Blocks with more than one
+# weight inside are refined by the low byte (``_FINE``) and weigh 0 here.
+_BLOCKS: list[tuple[int, int, float]] = [
+    (0x01, 0x02, _W_LATIN),
+    (0x04, 0x04, _W_CYRILLIC),
+    (0x07, 0x08, _W_INDIC),
+    (0x0A, 0x0D, _W_INDIC),
+    (0x0E, 0x0E, _W_THAI),
+    (0x0F, 0x0F, _W_INDIC),
+    (0x10, 0x10, _W_GEORGIAN),
+    (0x11, 0x11, _W_HANGUL),
+    (0x12, 0x13, _W_ETHIOPIC),
+    (0x14, 0x16, _W_RARE),
+    (0x17, 0x17, _W_KHMER),
+    (0x18, 0x18, _W_MONGOLIAN),
+    (0x19, 0x1C, _W_RARE),
+    (0x1D, 0x1D, _W_OTHER),
+    (0x1E, 0x1E, _W_LATIN),
+    (0x1F, 0x1F, _W_GREEK),
+    (0x21, 0x27, _W_SYMBOL),
+    (0x28, 0x28, _W_BRAILLE),
+    (0x29, 0x2D, _W_SYMBOL),
+    (0x2E, 0x33, _W_CJK),
+    (0x34, 0x4D, _W_CJK_RARE),
+    (0x4E, 0x9F, _W_CJK),
+    (0xA0, 0xAB, _W_RARE),
+    (0xAC, 0xD7, _W_HANGUL),
+    (0xD9, 0xDB, _W_ASTRAL),  # high surrogates of planes 5-16 (the low surrogates weigh 0)
+    (0xE0, 0xF8, _W_OTHER),
+    (0xF9, 0xFA, _W_CJK),
+    (0xFB, 0xFD, _W_OTHER),
+    (0xFE, 0xFE, _W_JOINER),
+    (0xFF, 0xFF, _W_CJK),
+]
+# Refined blocks: hi byte -> [(first low byte, weight up to the next entry's first low byte)].
+_FINE: dict[int, list[tuple[int, float]]] = {
+    0x03: [(0x00, _W_MARK), (0x70, _W_GREEK)],
+    0x05: [(0x00, _W_CYRILLIC), (0x30, _W_ARMENIAN), (0x90, _W_HEBREW_POINT), (0xD0, _W_HEBREW)],
+    0x06: [
+        *((0x00, _W_ARABIC), (0x4B, _W_ARABIC_MARK), (0x60, _W_ARABIC), (0x70, _W_ARABIC_MARK)),
+        *((0x71, _W_ARABIC), (0xD6, _W_ARABIC_MARK), (0xEE, _W_ARABIC)),
+    ],
+    0x09: [(0x00, _W_DEVANAGARI), (0x80, _W_INDIC)],
+    0x20: [(0x00, _W_PUNCTUATION), (0x0D, _W_JOINER), (0x0E, _W_PUNCTUATION), (0x40, _W_SYMBOL), (0xD0, _W_MARK)],
+    0xD8: [(0x00, _W_ASTRAL), (0x3C, _W_EMOJI), (0x40, _W_ASTRAL_IDEOGRAPH), (0xC0, _W_ASTRAL)],
 }
-_ARABIC_MARK = re.compile(rb"\xd9[\x8b-\x9f\xb0]|\xdb[\x96-\x9c\x9f-\xa4\xa7\xa8\xaa-\xad]")
 
 
-def _non_ascii_estimate(raw: bytes) -> float:
-    """Tokens of the non-ASCII characters of ``raw`` (UTF-8), priced by script (see the weights above)."""
-    leads = raw.translate(None, _NOT_LEAD)
-    est = 0.0
-    for b in _LEADS:
-        k = leads.count(b)
-        if not k:
-            continue
-        w = _LEAD_WEIGHT[b]
-        est += w * k
-        for prefix, weight in _REFINE.get(b, ()):
-            est += (weight - w) * raw.count(prefix)
-    if 0xD9 in leads or 0xDB in leads:
-        est += (_W_ARABIC_MARK - _W_ARABIC) * len(_ARABIC_MARK.findall(raw))
-    return est
+def _units(weight: float) -> int:
+    units = round(weight * _UNIT)
+    assert abs(units - weight * _UNIT) < 1e-9 and 0 <= units <= 200, weight
+    return units
+
+
+def _block_tables() -> tuple[bytes, bytes, bytes, bytes]:
+    """Translation tables: hi byte -> weight units; hi byte -> refined block number * 16; low byte ->
+    the class of its range (the bounds of every refined block, 16 at most); block * 16 + class -> units."""
+    hi = [0] * 256
+    for lo, top, weight in _BLOCKS:
+        for b in range(lo, top + 1):
+            hi[b] = _units(weight)
+    bounds = sorted({start for spans in _FINE.values() for start, _ in spans})
+    assert len(bounds) <= 16 and len(_FINE) <= 15
+    low = [sum(1 for s in bounds if s <= b) - 1 for b in range(256)]
+    block = [0] * 256
+    fine = [0] * 256
+    for k, (b, spans) in enumerate(sorted(_FINE.items()), start=1):
+        assert not hi[b]
+        block[b] = k * 16
+        for cls, start in enumerate(bounds):
+            weight = [w for s, w in spans if s <= start][-1]
+            fine[k * 16 + cls] = _units(weight)
+    return bytes(hi), bytes(block), bytes(low), bytes(fine)
+
+
+_HI_UNITS, _HI_FINE, _LO_CLASS, _FINE_UNITS = _block_tables()
+_FINE_BLOCKS = bytes(sorted(_FINE))
+_NOT_WEIGHED = b"\x00\xdc\xdd\xde\xdf"  # ASCII and Latin-1 (counted apart), low surrogates
+
+
+def _byte_sum(data: bytes) -> int:
+    """The sum of the bytes of ``data`` (each at most 200), at C speed: the low half of zlib's Adler-32
+    is 1 plus that sum modulo 65521, exact for chunks of 320 bytes."""
+    if len(data) < 640:
+        return sum(data)
+    view = memoryview(data)
+    return sum((zlib.adler32(view[i : i + 320]) & 0xFFFF) - 1 for i in range(0, len(data), 320))
+
+
+def _non_ascii_estimate(text: str, ascii_chars: int) -> float:
+    """Tokens of the non-ASCII characters of ``text``, priced by block (see the weights above)."""
+    u16 = text.encode("utf-16-le", "surrogatepass")
+    hi = u16[1::2]
+    units = _byte_sum(hi.translate(_HI_UNITS, _NOT_WEIGHED))
+    if any(b in hi for b in _FINE_BLOCKS):
+        # block * 16 + class of the low byte, added as big integers (no byte carries: at most 15 + 240)
+        n = len(hi)
+        code = int.from_bytes(hi.translate(_HI_FINE), "little") + int.from_bytes(
+            u16[::2].translate(_LO_CLASS), "little"
+        )
+        units += _byte_sum(code.to_bytes(n, "little").translate(_FINE_UNITS))
+    latin = hi.count(0) - ascii_chars
+    return units / _UNIT + _W_LATIN * latin
 
 
 def _blob_tokens(run: str) -> float:
@@ -237,8 +325,37 @@ def _blob_tokens(run: str) -> float:
     if _HEX.fullmatch(run) and not run.isalpha() and not run.isdigit():
         return _W_HEX * n
     if len(_CASE_RUNS.findall(run)) * 5 >= 2 * n:
-        return _W_BASE64 * n
+        return _W_BASE64 * n + _W_BASE64_RUN
     return 0.0
+
+
+def _random_tokens(run: str) -> float:
+    """Tokens of a run of 12 or more printable ASCII characters when it is random (a password, a key),
+    else 0: its characters change kind (upper, lower, digit, punctuation) more often than every 2
+    characters on average, as in random text (every 1.4), unlike words, paths and most code."""
+    n = len(run)
+    kinds = run.encode("ascii").translate(_KIND_BYTES)
+    # the changes of kind: the bytes that differ from the next one (a XOR of the string with itself
+    # shifted by one, as big integers; a zero byte is no change)
+    shifted = int.from_bytes(kinds[1:], "big") ^ int.from_bytes(kinds[:-1], "big")
+    changes = n - 1 - shifted.to_bytes(n - 1, "big").count(0)
+    if (changes + 1) * 2 > n:
+        return _W_RANDOM * n
+    return 0.0
+
+
+def _swap_runs(text: str, pattern: re.Pattern[str], price: Callable[[str], float]) -> tuple[float, str]:
+    """The tokens of the runs of ``pattern`` that ``price`` prices, and ``text`` with them cut out."""
+    cost = 0.0
+
+    def swap(m: re.Match[str]) -> str:
+        nonlocal cost
+        tokens = price(m.group())
+        cost += tokens
+        return " " if tokens else m.group()
+
+    rest = pattern.sub(swap, text)
+    return cost, rest
 
 
 def _text_estimate(text: str) -> float:
@@ -247,39 +364,56 @@ def _text_estimate(text: str) -> float:
         return 0.0
     raw = text.encode("utf-8", "surrogatepass")
     if n >= 16 and raw.translate(_BLOB_BYTES).find(b"a" * 16) >= 0:
-        blobs = 0.0
-
-        def swap(m: re.Match[str]) -> str:
-            nonlocal blobs
-            cost = _blob_tokens(m.group())
-            blobs += cost
-            return " " if cost else m.group()
-
-        rest = _BLOB.sub(swap, text)
+        blobs, rest = _swap_runs(text, _BLOB, _blob_tokens)
         if blobs:
             return blobs + _text_estimate(rest)  # the rest has no blob left: priced by the word model
-    est = 0.0
     marks = raw.translate(_LETTER_BYTES)  # ASCII letters to "a", the rest to " ": runs are words
     letters = marks.count(b"a")
     words = marks.count(b" a") + (marks[:1] == b"a")
-    digit_runs = _DIGITS.findall(text) if any(c in text for c in "0123456789") else []
-    digit_chars = sum(map(len, digit_runs))
-    digit_groups = sum((len(d) + 2) // 3 for d in digit_runs)
+    mostly_ascii = 8 * (len(raw) - n) <= n
+    if (
+        n >= 12
+        and mostly_ascii
+        and 3 * letters >= n
+        and (3 * words >= letters or (n < 256 and b"aA" in raw.translate(_CASE_BYTES)))
+    ):  # letters in short runs, or a short string that changes case inside a word: maybe random
+        randoms, rest = _swap_runs(text, _DENSE, _random_tokens)
+        if randoms:
+            return randoms + _text_estimate(rest)
+    est = 0.0
+    digit_chars = digit_groups = digit_runs = 0
+    digits = raw.translate(_DIGIT_BYTES)
+    if b"0" in digits:
+        digit_chars = digits.count(b"0")
+        digit_runs = digits.count(b" 0") + (digits[:1] == b"0")
+        # groups of up to three digits: ceil(length / 3) = the "000" in a run lengthened by two
+        digit_groups = (b" " + digits).replace(b" 0", b" 000").count(b"000")
     newlines = text.count("\n")
-    spaces = text.count(" ") + newlines + text.count("\t") + text.count("\r")
-    space_runs = len(_SPACE_RUN.findall(text)) if "  " in text else 0
+    crs = text.count("\r")
+    tabs = text.count("\t")
+    spaces = text.count(" ") + newlines + tabs + crs
+    if crs or "\n\n" in text:
+        breaks = raw.translate(_NEWLINE_BYTES)
+        runs = breaks.count(b" n") + (breaks[:1] == b"n")
+        est += _W_NEWLINE * runs + _W_NEWLINE_MORE * (newlines + crs - runs) + _W_CR * crs
+    else:  # no two line breaks in a row
+        est += _W_NEWLINE * newlines
+    if "  " in text:
+        est += _W_SPACE_RUN * len(_SPACE_RUN.findall(text)) + _W_SPACE_LONG * text.count(" " * 120)
+    if tabs:
+        est += _W_TAB * tabs + (_W_TAB_RUN * len(_TAB_RUN.findall(text)) if "\t\t" in text else 0.0)
     non_ascii = 0
     if not text.isascii():
-        non_ascii = n - len(text.encode("ascii", "ignore"))
-        est += _non_ascii_estimate(raw)
+        ascii_chars = len(text.encode("ascii", "ignore"))
+        non_ascii = n - ascii_chars
+        est += _non_ascii_estimate(text, ascii_chars)
     punct = max(0, n - letters - digit_chars - spaces - non_ascii)
     est += (
         _W_WORD * words
         + _W_LETTER * letters
+        + _W_DIGIT_RUN * digit_runs
         + _W_DIGIT_GROUP * digit_groups
         + _W_PUNCT * punct
-        + _W_NEWLINE * newlines
-        + _W_SPACE_RUN * space_runs
     )
     return est
 

@@ -1,7 +1,10 @@
-"""The token estimate against tiktoken over many scripts, encoded data, code and JSON (issue 13, kind 3;
-bug cases B53 and B65): the table of ratios is printed and the estimate lies between 1.0x and 1.5x the
-larger of ``o200k_base`` and ``cl100k_base`` for every class. PDFs are priced by their pages, and the
-calibration learns a factor per content class, beyond 2.0.
+"""The token estimate against tiktoken over many scripts, encoded data, code and JSON, random printable
+ASCII, long digit strings and long whitespace runs (issue 13, kind 3; bug cases B53 and B65): the table
+of ratios is printed and the estimate lies between 1.0x and 1.5x the larger of ``o200k_base`` and
+``cl100k_base`` for every class (token counts summed over the class's samples); generated strings of
+the classes a fixed corpus cannot cover (random ASCII, digits, whitespace runs, letters of scripts with
+few merges) are checked one by one. PDFs are priced by their pages, and the calibration learns a factor
+per content class, beyond 2.0.
 
 Print the table alone: ``python -m pytest -q -s tests/compile/test_token_estimate_scripts.py -k table``.
 """
@@ -10,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import random
+import string
 import zlib
 from functools import cache
 from typing import Any
@@ -74,7 +78,8 @@ def test_estimate_vs_reference_table_per_class(capsys: pytest.CaptureFixture[str
 
 # --- generated text of each class ----------------------------------------------------------------
 
-_TEXT_CLASSES = [c for c in CORPUS if c not in ("base64", "hex", "json tool input")]
+# random strings have tests of their own below: one short random string alone varies too much
+_TEXT_CLASSES = [c for c in CORPUS if c not in ("base64", "hex", "json tool input", "random ascii")]
 
 
 @FAST
@@ -100,6 +105,94 @@ def test_random_encoded_data_is_priced_within_bounds(seed: int, size: int, kind:
         text = "\n".join(text[i : i + 76] for i in range(0, len(text), 76))
     ratio = estimate_text_tokens(text) / _reference(text)
     assert LOW * 0.95 <= ratio <= HIGH, (kind, size, round(ratio, 2))
+
+
+_PRINTABLE = string.ascii_letters + string.digits + string.punctuation
+
+
+@FAST
+@given(seed=st.integers(0, 2**32), size=st.integers(100, 3000), lines=st.booleans())
+def test_random_printable_ascii_is_priced_within_bounds(seed: int, size: int, lines: bool) -> None:
+    """Random printable ASCII (a key, a salt, generated secrets) costs about 0.77 tokens a character."""
+    rng = random.Random(seed)
+    text = "".join(rng.choice(_PRINTABLE) for _ in range(size))
+    if lines:  # wrapped, or one secret a line
+        width = rng.randint(100, 200)
+        text = "\n".join(text[i : i + width] for i in range(0, size, width))
+    ratio = estimate_text_tokens(text) / _reference(text)
+    assert LOW <= ratio <= HIGH, (size, round(ratio, 2), text[:40])
+
+
+@FAST
+@given(seed=st.integers(0, 2**32), count=st.integers(8, 30))
+def test_a_list_of_short_passwords_is_not_priced_as_words(seed: int, count: int) -> None:
+    """Passwords of 12 to 24 characters, one a line. One alone varies (a short random run can look like
+    words: a streak of one kind of character), a list of them stays near the bounds."""
+    rng = random.Random(seed)
+    text = "\n".join("".join(rng.choice(_PRINTABLE) for _ in range(rng.randint(12, 24))) for _ in range(count))
+    ratio = estimate_text_tokens(text) / _reference(text)
+    assert 0.9 <= ratio <= HIGH, (count, round(ratio, 2), text[:40])
+
+
+@FAST
+@given(seed=st.integers(0, 2**32), size=st.integers(30, 6000), sep=st.sampled_from(["", " ", "\n", ", "]))
+def test_long_digit_strings_are_priced_by_groups_of_three(seed: int, size: int, sep: str) -> None:
+    """Both vocabularies split digits into groups of up to three (one token each): a long number costs
+    a third of a token a digit, not the price of many short numbers."""
+    rng = random.Random(seed)
+    chunk = rng.randint(30, 200)
+    digits = "".join(rng.choice(string.digits) for _ in range(size))
+    text = sep.join(digits[i : i + chunk] for i in range(0, size, chunk))
+    ratio = estimate_text_tokens(text) / _reference(text)
+    assert LOW <= ratio <= HIGH, (size, chunk, repr(sep), round(ratio, 2))
+
+
+_WHITESPACE = st.sampled_from([" ", "\n", "\t", "\r\n"])
+
+
+@FAST
+@given(ws=_WHITESPACE, length=st.integers(2, 5000), data=st.data())
+def test_long_whitespace_runs_are_priced_within_bounds(ws: str, length: int, data: st.DataObject) -> None:
+    """Blank lines, padding spaces, tabs and CRLF runs merge into few tokens (up to 16 newlines or tabs,
+    128 spaces, 4 CRLF a token), but not into one: alone, and between sentences."""
+    run = ws * length
+    est, ref = estimate_text_tokens(run), _reference(run)
+    assert ref <= est <= HIGH * ref + 2, (repr(ws), length, est, ref)  # a few tokens: rounding dominates
+    sentences = st.sampled_from(CORPUS["prose (English)"][:-1])
+    text = data.draw(sentences) + run + data.draw(sentences)
+    ratio = estimate_text_tokens(text) / _reference(text)
+    assert LOW <= ratio <= HIGH, (repr(ws), length, round(ratio, 2))
+
+
+# (first, last) code points of scripts with few merges in either vocabulary, letters only
+_FEW_MERGES = {
+    "cjk extension b": (0x20000, 0x2A6DF),
+    "cjk extensions c-f": (0x2A700, 0x2EBE0),
+    "cjk extension g": (0x30000, 0x3134A),
+    "mongolian": (0x1820, 0x1878),
+    "ethiopic": (0x1200, 0x1248),
+    "braille": (0x2801, 0x28FF),
+    "georgian": (0x10D0, 0x10FA),
+    "armenian": (0x0561, 0x0586),
+}
+
+
+@FAST
+@given(script=st.sampled_from(sorted(_FEW_MERGES)), data=st.data())
+def test_random_words_of_scripts_with_few_merges_stay_within_bounds(script: str, data: st.DataObject) -> None:
+    """Words of random letters (names, rare words) of scripts that BPE falls back to bytes for: three or
+    four tokens a character for astral ideographs, about three for Mongolian, Ethiopic and Braille."""
+    first, last = _FEW_MERGES[script]
+    words = data.draw(
+        st.lists(
+            st.text(st.characters(min_codepoint=first, max_codepoint=last), min_size=2, max_size=12),
+            min_size=4,
+            max_size=30,
+        )
+    )  # eight characters or more: a few tokens alone round up by more than half a token a character
+    text = data.draw(st.sampled_from([" ", ""])).join(words)
+    ratio = estimate_text_tokens(text) / _reference(text)
+    assert LOW <= ratio <= HIGH, (script, round(ratio, 2), text[:20])
 
 
 @pytest.mark.parametrize(

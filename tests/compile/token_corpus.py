@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import json
 import random
+import string
 import unicodedata
 
 __all__ = ["CORPUS", "corpus"]
@@ -132,6 +133,48 @@ _CODE = [
     "if [ -f ./build/out.log ]; then\n  grep -E 'ERROR|WARN' ./build/out.log | sort | uniq -c\nfi\n",
 ]
 
+# Traditional Mongolian script (U+1800-18AF), with the vowel separator U+180E.
+_MONGOLIAN = [
+    "ᠮᠣᠩᠭᠣᠯ ᠤᠯᠤᠰ ᠤᠨ ᠨᠡᠶᠢᠰᠯᠡᠯ ᠬᠣᠲᠠ ᠪᠣᠯ ᠤᠯᠠᠭᠠᠨᠪᠠᠭᠠᠲᠤᠷ ᠮᠥᠨ᠃",
+    "ᠡᠨᠡᠳᠦᠷ ᠴᠠᠭ ᠠᠭᠠᠷ ᠮᠠᠰᠢ ᠰᠠᠶᠢᠬᠠᠨ ᠪᠠᠶᠢᠨ\u180eᠠ᠂ ᠪᠢᠳᠡ ᠴᠡᠴᠡᠷᠯᠢᠭ ᠲᠦ ᠰᠡᠶᠢᠯᠡᠨ ᠣᠴᠢᠶ\u180eᠠ᠃",
+    "ᠮᠠᠷᠭᠠᠰᠢ ᠶᠢᠨ ᠬᠤᠷᠠᠯ ᠦᠳᠡ ᠶᠢᠨ ᠬᠣᠶᠢᠨ\u180eᠠ ᠭᠤᠷᠪᠠᠨ ᠴᠠᠭ ᠲᠤ ᠡᠬᠢᠯᠡᠨ\u180eᠡ᠃",
+    "ᠲᠤᠷᠰᠢᠯᠲᠠ ᠶᠢᠨ ᠦᠷ\u180eᠡ ᠳᠦᠩ ᠢ ᠨᠠᠳᠠ ᠳᠤ ᠢᠯᠡᠭᠡᠭᠡᠷᠡᠢ᠃",
+    "ᠮᠣᠩᠭᠣᠯ ᠪᠢᠴᠢᠭ ᠢ ᠳᠡᠭᠡᠷ\u180eᠡ ᠡᠴᠡ ᠳᠣᠣᠷ\u180eᠠ ᠪᠢᠴᠢᠳᠡᠭ᠃",
+]
+# Amharic in Ge'ez (Ethiopic, U+1200-137F).
+_GEEZ = [
+    "ሰላም፣ እንዴት ነህ? ዛሬ የአየር ሁኔታ በጣም ጥሩ ነው።",
+    "አዲስ አበባ የኢትዮጵያ ዋና ከተማ ናት።",
+    "የነገው ስብሰባ ከሰዓት በኋላ በዘጠኝ ሰዓት ይጀምራል፤ ሰነዶቹ በጋራ አቃፊ ውስጥ ናቸው።",
+    "እባክህ የፈተናውን ውጤት ላክልኝ፣ በተለይ ያልተሳኩትን ጉዳዮች።",
+    "ኢትዮጵያ ብዙ ቋንቋዎችና ባህሎች ያሏት ውብ አገር ናት።",
+]
+_GEORGIAN = [
+    "გამარჯობა, როგორ ხარ? დღეს ამინდი ძალიან კარგია.",
+    "ხვალინდელი შეხვედრა სამ საათზე დაიწყება, დოკუმენტები საერთო საქაღალდეშია.",
+    "გთხოვთ, გამომიგზავნოთ ტესტების შედეგები, განსაკუთრებით ის შემთხვევები, რომლებიც ვერ გავიდა.",
+    "საქართველოს დედაქალაქი თბილისია, რომელიც მდინარე მტკვრის ნაპირზე მდებარეობს.",
+    "ამ პროექტის მიზანია შექმნას ჟურნალი, რომელიც გრძელ საუბრებში კონტექსტს არ კარგავს.",
+]
+_ARMENIAN = [
+    "Բարև, ինչպե՞ս ես։ Այսօր եղանակը շատ լավ է։",
+    "Վաղվա հանդիպումը կսկսվի ժամը երեքին, փաստաթղթերը ընդհանուր թղթապանակում են։",
+    "Խնդրում եմ ուղարկել ինձ թեստերի արդյունքները, հատկապես ձախողված դեպքերը։",
+    "Հայաստանի մայրաքաղաքը Երևանն է, որը գտնվում է Հրազդան գետի ափին։",
+    "Այս նախագծի նպատակն է ստեղծել մատյան, որը երկար զրույցներում չի կորցնում համատեքստը։",
+]
+# Supplementary ideographs (CJK Extension B and G, four UTF-8 bytes) as they occur in text: a name, a fish,
+# a noodle dish, a numeral unit.
+_ASTRAL_IDEOGRAPH_TEXT = [
+    "𠮷野家で牛丼を食べました。",
+    "居酒屋で𩸽の開きを注文した。",
+    "我在西安吃了一碗𰻞𰻞面，非常好吃。",
+    "日本の数の単位では、垓の次が𥝱、その次が穣である。",
+]
+
+# Grade-1 braille (U+2800-28FF): each letter is one cell; a capital is prefixed by U+2820, a number by U+283C.
+_BRAILLE_CELLS = dict(zip("abcdefghijklmnopqrstuvwxyz,.;:!?'-", "⠁⠃⠉⠙⠑⠋⠛⠓⠊⠚⠅⠇⠍⠝⠕⠏⠟⠗⠎⠞⠥⠧⠺⠭⠽⠵⠂⠲⠆⠒⠖⠦⠄⠤", strict=True))
+
 
 def _b64(rng: random.Random, n: int) -> str:
     return base64.b64encode(rng.randbytes(n)).decode()
@@ -167,6 +210,68 @@ def _combining_text(rng: random.Random) -> list[str]:
     return out
 
 
+def _braille(samples: list[str]) -> list[str]:
+    """English sentences in grade-1 braille: letters, capitals and numbers as cells."""
+    digits = dict(zip("1234567890", "abcdefghij", strict=True))
+
+    def cells(text: str) -> str:
+        out = []
+        prev_digit = False
+        for c in text:
+            if c.isdigit():
+                out.append(("" if prev_digit else "\u283c") + _BRAILLE_CELLS[digits[c]])
+            elif c.isupper():
+                out.append("\u2820" + _BRAILLE_CELLS[c.lower()])
+            else:
+                out.append(_BRAILLE_CELLS.get(c, c))
+            prev_digit = c.isdigit()
+        return "".join(out)
+
+    out = [cells(s) for s in samples]
+    out.append("\u2800".join(cells(s) for s in samples))  # braille blank cells as the spaces
+    return out
+
+
+def _astral_ideographs(rng: random.Random) -> list[str]:
+    """Sentences with supplementary ideographs, and runs of them (Extension B to G: names and rare words)."""
+    out = list(_ASTRAL_IDEOGRAPH_TEXT)
+    for n in (12, 40, 200):
+        out.append("".join(chr(rng.randint(0x20000, 0x2A6DF)) for _ in range(n)))
+    out.append("".join(chr(rng.randint(0x2A700, 0x2EBE0)) for _ in range(60)))  # Extensions C to F
+    out.append("".join(chr(rng.randint(0x30000, 0x3134A)) for _ in range(30)))  # Extension G
+    return out
+
+
+def _random_ascii(rng: random.Random) -> list[str]:
+    """Password-like strings: random printable ASCII, with and without punctuation and spaces."""
+    printable = string.ascii_letters + string.digits + string.punctuation
+    out = ["".join(rng.choice(printable) for _ in range(n)) for n in (8, 12, 16, 20, 24, 32, 64, 128, 500)]
+    out.append("".join(rng.choice(printable + " ") for _ in range(400)))
+    out.append(" ".join("".join(rng.choice(printable) for _ in range(rng.randint(10, 24))) for _ in range(10)))
+    return out
+
+
+def _digit_strings(rng: random.Random) -> list[str]:
+    """Long runs of digits (a number printed in full, serials, a digit dump)."""
+    out = ["".join(rng.choice(string.digits) for _ in range(n)) for n in (20, 64, 100, 333, 1000, 4000)]
+    out.append(" ".join("".join(rng.choice(string.digits) for _ in range(40)) for _ in range(20)))
+    out.append("\n".join("".join(rng.choice(string.digits) for _ in range(80)) for _ in range(10)))
+    return out
+
+
+def _whitespace_runs(rng: random.Random) -> list[str]:
+    """Long runs of blank lines, spaces, tabs and CRLF between text (padded logs and tables)."""
+    out = []
+    for ws in ("\n", " ", "\t", "\r\n"):
+        for n in (20, 60, 200):
+            out.append(f"{_PROSE[n % len(_PROSE)]}{ws * n}{_PROSE[(n + 1) % len(_PROSE)]}")
+    rows = [f"{name}{' ' * rng.randint(20, 60)}{rng.randint(1, 9999)}" for name in ("alpha", "beta", "gamma", "delta")]
+    out.append("\n".join(rows))
+    out.append("log start" + "\n" * 500 + "log end")
+    out.append(" " * 1000)
+    return out
+
+
 def _paragraphs(samples: list[str], sep: str = " ") -> list[str]:
     """Each sample alone, and all of them as one paragraph."""
     return [*samples, sep.join(samples)]
@@ -197,6 +302,22 @@ def corpus(seed: int = 7) -> dict[str, list[str]]:
         "accented latin": _paragraphs(_LATIN_ACCENTED + _VIETNAMESE),
         "combining marks": _combining_text(rng),
         "emoji sequences": _paragraphs(_EMOJI),
+        **_more_classes(random.Random(seed + 1)),
+    }
+
+
+def _more_classes(rng: random.Random) -> dict[str, list[str]]:
+    """Classes added after the first review (scripts with few merges, random ASCII, digits, whitespace)."""
+    return {
+        "mongolian": _paragraphs(_MONGOLIAN),
+        "ge'ez (amharic)": _paragraphs(_GEEZ),
+        "braille": _braille(_PROSE),
+        "georgian": _paragraphs(_GEORGIAN),
+        "armenian": _paragraphs(_ARMENIAN),
+        "cjk extension b+": _astral_ideographs(rng),
+        "random ascii": _random_ascii(rng),
+        "long digit strings": _digit_strings(rng),
+        "whitespace runs": _whitespace_runs(rng),
     }
 
 
