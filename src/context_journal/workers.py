@@ -18,16 +18,24 @@ A :class:`CompressionWorker` loops:
 4. **release** the item: pending again (more work may remain; claimable at once, or at the retry time of
    failed work), or ``done`` when nothing is left (pending again if it was enqueued since the claim).
 
-A worker killed mid-request holds its lease until it expires; then any worker claims the item and redoes
-the unit. ``lease_seconds`` must exceed the longest model call, or results are dropped and redone.
+While an item is worked on, a **heartbeat** thread renews its lease every ``heartbeat_seconds`` (default a
+third of ``lease_seconds``; :meth:`~context_journal.stores.queue.QueueStore.queue_renew`, a compare-and-set
+on owner and expiry), so a model call may take longer than the lease; the heartbeat stops before the item
+is released. A worker killed mid-request stops renewing: its lease expires and any worker claims the item
+and redoes the unit. A lease lost under a running call (the heartbeat could not reach the store in time,
+the process stalled, or the heartbeat is off and the call outlasted the lease) drops the result: the worker
+logs a warning (item, owner, call time against the lease) and counts it in :attr:`WorkerReport.lost`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import logging
 import os
 import socket
+import threading
 import time
 import uuid
 import weakref
@@ -55,6 +63,8 @@ __all__ = [
     "enqueue",
     "strategy_config",
 ]
+
+logger = logging.getLogger("context_journal.workers")
 
 
 class CompressionDelegatedError(ContextJournalError, RuntimeError):
@@ -162,7 +172,11 @@ class WorkerReport:
         units: Units of work done (summaries or parts stored, and failed attempts recorded).
         summaries: Summaries and parts stored.
         failures: Failed model calls (recorded as attempts, retried after their backoff).
-        lost: Results dropped because the lease had expired.
+        lost: Results dropped because the lease was lost under a running call (each one logged as a
+            warning).
+        renewals: Lease renewals by the heartbeat.
+        longest_lost_seconds: The longest call whose lease was lost, in seconds (0 when none was).
+        lease_seconds: The worker's lease length, in seconds.
         errors: Items released after an unexpected error (message per item key).
         seconds: Wall time of the run, in seconds.
     """
@@ -172,20 +186,102 @@ class WorkerReport:
     summaries: int = 0
     failures: int = 0
     lost: int = 0
+    renewals: int = 0
+    longest_lost_seconds: float = 0.0
+    lease_seconds: float = 0.0
     errors: dict[str, str] = field(default_factory=dict)
     seconds: float = 0.0
 
+    @property
+    def hint(self) -> str | None:
+        """What to do about lost leases, or None when none was lost."""
+        if not self.lost:
+            return None
+        return (
+            f"{self.lost} result(s) dropped because a lease expired under a running call (longest call "
+            f"{self.longest_lost_seconds:.1f} s, lease {self.lease_seconds:g} s); raise --lease-seconds "
+            "(lease_seconds) above the longest model call and check that workers reach the store"
+        )
+
     def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
+        """JSON form (``hint`` is null unless a lease was lost)."""
         return {
             "claims": self.claims,
             "units": self.units,
             "summaries": self.summaries,
             "failures": self.failures,
             "lost": self.lost,
+            "renewals": self.renewals,
+            "longest_lost_seconds": round(self.longest_lost_seconds, 3),
+            "lease_seconds": self.lease_seconds,
+            "hint": self.hint,
             "errors": dict(self.errors),
             "seconds": round(self.seconds, 3),
         }
+
+
+class _Heartbeat:
+    """Renews one lease from a background thread every ``interval`` seconds until :meth:`stop`.
+
+    A thread, not an asyncio task: a provider that blocks the event loop does not starve it. It shares the
+    worker's store handle (handles are thread-safe; each renewal is one short transaction). It stops at
+    the first renewal the store refuses (the lease expired or another worker holds it), logging a warning
+    and calling ``on_lost`` (the worker cancels the call: its result could not be written anyway).
+    """
+
+    def __init__(
+        self, queue: QueueStore, key: str, owner: str, lease_seconds: float, interval: float, clock: Callable[[], float]
+    ) -> None:
+        self.queue = queue
+        self.key = key
+        self.owner = owner
+        self.lease_seconds = lease_seconds
+        self.interval = interval
+        self.clock = clock
+        self.renewals = 0
+        self.lost_after: float | None = None
+        """Seconds into the work when a renewal was refused, or None."""
+        self.on_lost: Callable[[], object] | None = None
+        self.started = time.monotonic()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"context-journal-heartbeat:{owner}", daemon=True)
+
+    def start(self) -> _Heartbeat:
+        self._thread.start()
+        return self
+
+    @property
+    def running(self) -> bool:
+        return self._thread.is_alive()
+
+    def stop(self) -> None:
+        """Stop renewing; returns once no renewal is in flight (so none follows a release)."""
+        self._stop.set()
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            try:
+                renewed = self.queue.queue_renew(self.key, self.owner, self.lease_seconds, self.clock())
+            except Exception as exc:  # a store hiccup: the lease may still be alive, try again
+                logger.warning("lease renewal of %r by %r failed: %s; retrying", self.key, self.owner, exc)
+                continue
+            if not renewed:
+                self.lost_after = time.monotonic() - self.started
+                logger.warning(
+                    "lease on %r lost by %r under a running call (%.2f s into it, lease %g s): it expired or "
+                    "another worker took it over; a result not yet written will be dropped",
+                    self.key,
+                    self.owner,
+                    self.lost_after,
+                    self.lease_seconds,
+                )
+                if self.on_lost is not None:
+                    with contextlib.suppress(RuntimeError):  # the event loop closed meanwhile: nothing to cancel
+                        self.on_lost()
+                return
+            self.renewals += 1
 
 
 class CompressionWorker:
@@ -197,13 +293,17 @@ class CompressionWorker:
         provider: The summarizer (default :class:`~context_journal.llm.OfflineSummarizer`).
         worker_id: Name recorded as lease owner (default ``host:pid:random``); each of the ``concurrency``
             loops leases as ``<worker_id>/<n>``.
-        lease_seconds: Lease length, in seconds; must exceed the longest model call.
+        lease_seconds: Lease length, in seconds. The heartbeat renews it while an item is worked on, so
+            a model call may run longer; without a heartbeat it must exceed the longest model call.
+        heartbeat_seconds: Interval of lease renewals while an item is worked on, in seconds (default
+            ``lease_seconds / 3``; below ``lease_seconds``); 0 turns the heartbeat off.
         concurrency: Items worked on at once (asyncio tasks sharing the store handle).
         poll_seconds: Wait between claims when nothing is claimable, in seconds.
         clock: Wall clock, seconds since the epoch (leases compare times across hosts: keep clocks synced).
 
     Raises:
-        ValueError: ``lease_seconds`` or ``poll_seconds`` not positive, or ``concurrency < 1``.
+        ValueError: ``lease_seconds`` or ``poll_seconds`` not positive, ``concurrency < 1``, or
+            ``heartbeat_seconds`` negative or not below ``lease_seconds``.
         TypeError: the store has no work queue.
         StoreError: the store cannot be opened.
     """
@@ -215,12 +315,20 @@ class CompressionWorker:
         *,
         worker_id: str | None = None,
         lease_seconds: float = 60.0,
+        heartbeat_seconds: float | None = None,
         concurrency: int = 1,
         poll_seconds: float = 0.2,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        if lease_seconds <= 0 or poll_seconds <= 0 or concurrency < 1:
+        if not (lease_seconds > 0 and poll_seconds > 0) or concurrency < 1:
             raise ValueError("lease_seconds and poll_seconds must be positive and concurrency at least 1")
+        if heartbeat_seconds is None:
+            heartbeat_seconds = lease_seconds / 3
+        if not 0 <= heartbeat_seconds < lease_seconds:
+            raise ValueError(
+                f"heartbeat_seconds must be at least 0 (0: no heartbeat) and below lease_seconds ({lease_seconds:g}),"
+                f" not {heartbeat_seconds!r}"
+            )
         from .llm.offline import OfflineSummarizer
         from .stores import open_store
         from .stores.base import Store as _Store
@@ -235,11 +343,14 @@ class CompressionWorker:
         self.provider: Provider = provider if provider is not None else OfflineSummarizer()
         self.worker_id = worker_id or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
         self.lease_seconds = float(lease_seconds)
+        self.heartbeat_seconds = float(heartbeat_seconds)
         self.concurrency = int(concurrency)
         self.poll_seconds = float(poll_seconds)
         self.clock = clock
-        self.report = WorkerReport()
+        self.report = WorkerReport(lease_seconds=self.lease_seconds)
         self._managers: dict[str, tuple[str, ContextManager]] = {}
+        self.heartbeats: dict[str, _Heartbeat] = {}
+        """The running heartbeats, by lease owner (for tests and diagnostics)."""
 
     # ---- one item ----------------------------------------------------------------------------------
 
@@ -278,7 +389,7 @@ class CompressionWorker:
         self._queue.queue_finish(claim.key, owner, claim.generation, status, retry_at, self.clock(), error)
 
     async def process(self, claim: WorkClaim, owner: str) -> str:
-        """Do one unit of a claimed item and release it.
+        """Do one unit of a claimed item under a renewed lease and release it.
 
         Args:
             claim: The leased item.
@@ -287,45 +398,93 @@ class CompressionWorker:
         Returns:
             ``"done"`` (a summary or part stored), ``"failed"`` (a failed attempt recorded), ``"idle"``
             (nothing left: the item is done), ``"waiting"`` (failed work waits for its retry time),
-            ``"lost"`` (the lease expired: nothing written) or ``"error"``.
+            ``"lost"`` (the lease was lost under the call: nothing written, a warning logged) or ``"error"``.
         """
+        beat = None
+        unit = asyncio.ensure_future(self._unit(claim, owner))
+        if self.heartbeat_seconds > 0:
+            beat = _Heartbeat(self._queue, claim.key, owner, self.lease_seconds, self.heartbeat_seconds, self.clock)
+            loop = asyncio.get_running_loop()
+            beat.on_lost = lambda: loop.call_soon_threadsafe(unit.cancel)  # stop paying for a dropped result
+            self.heartbeats[owner] = beat.start()
+        started = time.monotonic()
+        try:
+            status, release = await unit
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if beat is None or beat.lost_after is None or (current is not None and current.cancelling()):
+                raise  # cancelled from outside
+            self._managers.pop(claim.key, None)
+            status, release, cancelled = "lost", None, True
+        else:
+            cancelled = False
+        finally:
+            if beat is not None:
+                beat.stop()  # before the release: no renewal follows it
+                self.heartbeats.pop(owner, None)
+                self.report.renewals += beat.renewals
+        if status == "lost":
+            self._lost(claim, owner, time.monotonic() - started, beat, cancelled)
+        if release is not None:
+            self._release(claim, owner, *release)
+        return status
+
+    def _lost(self, claim: WorkClaim, owner: str, seconds: float, beat: _Heartbeat | None, cancelled: bool) -> None:
+        self.report.lost += 1
+        self.report.longest_lost_seconds = max(self.report.longest_lost_seconds, seconds)
+        if beat is None:
+            why = "no heartbeat renewed it"
+        elif beat.lost_after is not None:
+            why = f"{beat.renewals} renewal(s), then refused {beat.lost_after:.2f} s in"
+            if cancelled:
+                why += "; the call was cancelled"
+        else:
+            why = f"{beat.renewals} renewal(s); the heartbeat did not reach the store in time"
+        logger.warning(
+            "lease on %r expired under a running call of %r: the work ran %.2f s against a lease of %g s (%s); "
+            "its result was dropped and the work will be redone. Raise lease_seconds (--lease-seconds) above "
+            "the longest model call, or check that the worker reaches the store",
+            claim.key,
+            owner,
+            seconds,
+            self.lease_seconds,
+            why,
+        )
+
+    async def _unit(self, claim: WorkClaim, owner: str) -> tuple[str, tuple[str, float, str | None] | None]:
+        """One unit: its status and the release (status, retry time, error), or None to release nothing."""
         try:
             manager = self._manager(claim)
         except Exception as exc:
             self.report.errors[claim.key] = f"{type(exc).__name__}: {exc}"
-            self._release(claim, owner, "failed", error=self.report.errors[claim.key])
-            return "error"
+            return "error", ("failed", 0.0, self.report.errors[claim.key])
         strategy = manager.strategy
         assert isinstance(strategy, _LeasedAutobiographical)
         strategy.guard = lambda: self._guard(claim, owner)
         try:
             result = await manager.compression.atick()  # the code path of ContextManager.tick
         except LeaseLostError:
-            self.report.lost += 1
             self._managers.pop(claim.key, None)  # its in-memory queue is stale
-            return "lost"
+            return "lost", None
         except Exception as exc:
             self.report.errors[claim.key] = f"{type(exc).__name__}: {exc}"
             self._managers.pop(claim.key, None)
-            self._release(claim, owner, "pending", self.clock() + self.lease_seconds, self.report.errors[claim.key])
-            return "error"
+            return "error", ("pending", self.clock() + self.lease_seconds, self.report.errors[claim.key])
         finally:
             strategy.guard = None
         if result.status == "idle":
-            self._release(claim, owner, "done")
-        elif result.status == "waiting":
+            return result.status, ("done", 0.0, None)
+        if result.status == "waiting":
             next_at = strategy.pending_counts()[3]
-            self._release(claim, owner, "pending", next_at if next_at is not None else self.clock() + 1.0)
-        elif result.work is None:  # ready work whose request could not be built: nothing more to do
-            self._release(claim, owner, "failed", error=result.error)
+            return result.status, ("pending", next_at if next_at is not None else self.clock() + 1.0, None)
+        if result.work is None:  # ready work whose request could not be built: nothing more to do
+            return result.status, ("failed", 0.0, result.error)
+        self.report.units += 1
+        if result.status == "done":
+            self.report.summaries += 1
         else:
-            self.report.units += 1
-            if result.status == "done":
-                self.report.summaries += 1
-            else:
-                self.report.failures += 1
-            self._release(claim, owner, "pending")  # more may remain: claimable at once, by anyone
-        return result.status
+            self.report.failures += 1
+        return result.status, ("pending", 0.0, None)  # more may remain: claimable at once, by anyone
 
     # ---- loops -------------------------------------------------------------------------------------
 

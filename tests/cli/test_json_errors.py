@@ -79,6 +79,7 @@ COMMANDS: list[list[str]] = [
     ["stats"],
     ["branch", "list"],
     ["journal", "show", "--project", "p"],
+    ["verify"],
 ]
 
 

@@ -87,7 +87,9 @@ def test_database_refuses_update_delete_and_out_of_order_inserts(journal: Execut
                 )
         # the in-order insert the triggers allow (the chain check below then flags its made-up hash)
         conn.execute(insert, good)
-    assert [e.seq for e in journal.entries("p")] == [1, 2, 3, 4, 5, 6]
+    assert [r.seq for r in store.journal_rows("p")] == [1, 2, 3, 4, 5, 6]
+    with pytest.raises(JournalIntegrityError, match="#6"):  # never served (issue 15)
+        journal.entries("p")
     report = journal.verify_chain("p")
     assert not report.ok and report.first_bad_seq == 6
 
@@ -129,7 +131,8 @@ def test_hash_chain_catches_a_tampered_entry(journal: ExecutionJournal) -> None:
     original = journal.get_entry("p", 4)
     forged = dict(original.body, state="everything is done, trust me")
     _tamper(journal.store, 4, json.dumps(forged, sort_keys=True, separators=(",", ":")))
-    assert journal.get_entry("p", 4).body["state"] == "everything is done, trust me"
+    with pytest.raises(JournalIntegrityError, match="#4"):  # the forged entry is not served (issue 15)
+        journal.get_entry("p", 4)
     report = journal.verify_chain("p")
     assert not report.ok and report.first_bad_seq == 4 and report.checked == 3
     assert "hash" in report.reason

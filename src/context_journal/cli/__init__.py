@@ -17,6 +17,7 @@ from . import pin_cmd as _pin_cmd  # noqa: F401  (registers pin, unpin, pins)
 from . import search_cmd as _search_cmd  # noqa: F401  (registers search)
 from . import state_cmd as _state_cmd  # noqa: F401  (registers state)
 from . import store_cmds as _store_cmds  # noqa: F401  (registers import, stats, show)
+from . import verify_cmd as _verify_cmd  # noqa: F401  (registers verify)
 from . import worker_cmd as _worker_cmd  # noqa: F401  (registers worker)
 from ._app import app, main
 

@@ -8,6 +8,7 @@ finds an error-level drift and for ``show --verify`` when the hash chain is brok
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -18,8 +19,9 @@ from rich.table import Table
 
 from ..errors import ContextJournalError
 from ..journal import Brief, ExecutionJournal, SynthesisConfig
+from ..journal.integrity import HEAD_KEY_ENV
 from ..stores import Store, open_store
-from ._app import app, console, existing_store, fail_on_library_errors, print_json
+from ._app import CommandError, app, console, existing_store, fail_on_library_errors, print_json
 
 journal_app = typer.Typer(
     name="journal",
@@ -36,7 +38,27 @@ EXIT_CONFLICT = 3
 
 
 def _journal(store: Store) -> ExecutionJournal:
-    return ExecutionJournal(store)
+    """The journal over ``store``, signing and checking heads with the key in ``CONTEXT_JOURNAL_HEAD_KEY``
+    when it is set (see ``context-journal verify``)."""
+    return ExecutionJournal(store, head_key=os.environ.get(HEAD_KEY_ENV) or None)
+
+
+def _existing(journal: ExecutionJournal, project: str) -> ExecutionJournal:
+    """``journal``, once ``project`` is known to have an entry (as the MCP project tools check): a mistyped
+    slug must not read as an empty, healthy project.
+
+    Raises:
+        CommandError: the project has no entry (it names the projects the store holds).
+    """
+    if journal.head_seq(project) > 0:
+        return journal
+    known = journal.projects()
+    listed = ", ".join(known[:20]) + (f" (+{len(known) - 20} more)" if len(known) > 20 else "")
+    raise CommandError(
+        f"no project {project!r} in this store; " + (f"the projects are: {listed}" if known else "it holds none yet"),
+        kind="ProjectNotFoundError",
+        details={"project": project, "projects": known},
+    )
 
 
 def _bad_parameter(exc: ValueError) -> typer.BadParameter:
@@ -125,7 +147,7 @@ def summaries_cmd(
     with fail_on_library_errors():
         st = existing_store(store)
         try:
-            page = _journal(st).get_project_summaries(project, limit, order, before)  # type: ignore[arg-type]
+            page = _existing(_journal(st), project).get_project_summaries(project, limit, order, before)  # type: ignore[arg-type]
         finally:
             st.close()
     if as_json:
@@ -165,7 +187,7 @@ def brief_cmd(
     with fail_on_library_errors():
         st = open_store(store) if build else existing_store(store)
         try:
-            journal = _journal(st)
+            journal = _existing(_journal(st), project)
             brief: Brief | None
             if build:
                 brief = journal.build_brief(project, config=SynthesisConfig(mode=mode, window=window))  # type: ignore[arg-type]
@@ -206,7 +228,9 @@ def check_cmd(
     with fail_on_library_errors():
         st = existing_store(store)
         try:
-            report = _journal(st).check_drift(project, brief_version=brief_version, stale_after=stale_after)
+            report = _existing(_journal(st), project).check_drift(
+                project, brief_version=brief_version, stale_after=stale_after
+            )
         except ValueError as exc:
             raise _bad_parameter(exc) from None
         finally:
@@ -228,14 +252,16 @@ def show_cmd(
     project: ProjectOpt,
     seq: Annotated[int | None, typer.Option("--seq", help="Show this one entry in full.", min=1)] = None,
     last: Annotated[int | None, typer.Option("--last", help="Only the newest N entries.", min=1)] = None,
-    verify: Annotated[bool, typer.Option("--verify", help="Recompute the hash chain (exit 1 if broken).")] = False,
+    verify: Annotated[
+        bool, typer.Option("--verify", help="Verify the hash chain and its marker records (exit 1 if broken).")
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """List a project's entries (or one with --seq); --verify checks the hash chain."""
     with fail_on_library_errors():
         st = existing_store(store)
         try:
-            journal = _journal(st)
+            journal = _existing(_journal(st), project)
             report = journal.verify_chain(project) if verify else None
             if seq is not None:
                 entries = [journal.get_entry(project, seq)]
@@ -279,7 +305,7 @@ def render_cmd(
     with fail_on_library_errors():
         st = existing_store(store)
         try:
-            view = _journal(st).render_for_harness(project, max_tokens)
+            view = _existing(_journal(st), project).render_for_harness(project, max_tokens)
         finally:
             st.close()
     if as_json:

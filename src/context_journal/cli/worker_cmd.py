@@ -35,8 +35,23 @@ def worker_cmd(
     model: Annotated[str | None, typer.Option("--model", help="Model name (provider default if omitted).")] = None,
     concurrency: Annotated[int, typer.Option("--concurrency", help="Items worked on at once.", min=1)] = 1,
     lease_seconds: Annotated[
-        float, typer.Option("--lease-seconds", help="Lease length in seconds (above the longest model call).", min=0.1)
+        float,
+        typer.Option(
+            "--lease-seconds",
+            help="Lease length in seconds; renewed while a model call runs (a heartbeat), so a crashed worker's "
+            "item is redone after at most this long.",
+            min=0.1,
+        ),
     ] = 60.0,
+    heartbeat_seconds: Annotated[
+        float | None,
+        typer.Option(
+            "--heartbeat-seconds",
+            help="Interval of lease renewals in seconds (default a third of --lease-seconds; 0: none, then "
+            "--lease-seconds must exceed the longest model call).",
+            min=0.0,
+        ),
+    ] = None,
     until_idle: Annotated[bool, typer.Option("--until-idle", help="Stop once nothing is pending.")] = False,
     max_items: Annotated[int | None, typer.Option("--max-items", help="Stop after this many claims.", min=1)] = None,
     worker_id: Annotated[str | None, typer.Option("--worker-id", help="Lease owner name.")] = None,
@@ -52,6 +67,7 @@ def worker_cmd(
             summarizer,
             worker_id=worker_id,
             lease_seconds=lease_seconds,
+            heartbeat_seconds=heartbeat_seconds,
             concurrency=concurrency,
         )
         try:
@@ -71,3 +87,5 @@ def worker_cmd(
     )
     for key, error in data["errors"].items():
         console.print(f"  error on {escape(key)}: {escape(error)}", highlight=False)
+    if data["hint"]:
+        console.print(f"  [yellow]warning:[/yellow] {escape(data['hint'])}", highlight=False)

@@ -11,7 +11,8 @@ to the project's append-only, hash-chained journal (:class:`ExecutionJournal.app
 * :meth:`ExecutionJournal.render_for_harness` — content blocks of constant size for the harness's own
   ``ContextManager.compile``.
 
-Modules: :mod:`.entries` (schemas), :mod:`.chain` (hashes), :mod:`.storage` (tables and records),
+Modules: :mod:`.entries` (schemas), :mod:`.chain` (hashes), :mod:`.integrity` (tamper evidence: markers,
+signed heads, the incremental check), :mod:`.storage` (tables and records),
 :mod:`.append` (the write path), :mod:`.folds`, :mod:`.summaries`, :mod:`.brief`, :mod:`.synthesis`,
 :mod:`.drift`, :mod:`.render`, :mod:`.execution` (:class:`ExecutionJournal`), :mod:`.errors`.
 """
@@ -47,6 +48,7 @@ from .errors import (
 )
 from .execution import DEFAULT_HARNESS_AUTHORS, BriefTrigger, ExecutionJournal
 from .folds import ActiveRuleOut, Fold, PlanState, ProjectState, ReversedRuleOut, TaskState, TaskStatus, fold
+from .integrity import SignedHead, head_mac
 from .render import HarnessView, render_view
 from .summaries import RuleOutSummary, StepSummary, SummaryPage
 from .synthesis import BriefDraft, SynthesisConfig
@@ -88,6 +90,7 @@ __all__ = [
     "ReversedRuleOut",
     "RuleOutItem",
     "RuleOutSummary",
+    "SignedHead",
     "StepBody",
     "StepSummary",
     "SummaryPage",
@@ -102,6 +105,7 @@ __all__ = [
     "check_journal",
     "entry_hash",
     "fold",
+    "head_mac",
     "parse_narrative",
     "reconcile",
     "render_view",

@@ -12,7 +12,10 @@ PostgreSQL the head row lock), in this order:
 3. **Rules** (against the fold at the head): one ``plan``; a ``plan_revision`` names the current plan; a
    ``reverse_ruleout`` names an active rule-out; a ``verification`` names a task of the current plan and
    gives one result for each of its conditions, and comes from a harness author.
-4. **Write**: seq = head + 1, ``prev_hash`` = the head's hash, the hash (:func:`.chain.entry_hash`).
+   ``state_at`` runs the journal's incremental integrity check first (:mod:`.integrity`): an append never
+   extends a journal that does not verify.
+4. **Write**: seq = head + 1, ``prev_hash`` = the head's hash, the hash (:func:`.chain.entry_hash`), and the
+   marker record (with the head's signature when the journal has a key).
 """
 
 from __future__ import annotations
@@ -151,6 +154,8 @@ def append_entry(
     state_at: Callable[[int], ProjectState],
     harness_authors: Collection[str],
     on_appended: Callable[[JournalRow], None] | None = None,
+    sign: Callable[[str, int, str], str | None] | None = None,
+    check_existing: Callable[[JournalRow], object] | None = None,
 ) -> AppendOutcome:
     """Append one entry (the steps are in the module docstring).
 
@@ -166,6 +171,9 @@ def append_entry(
         state_at: Returns the fold at a head seq (called under the lock).
         harness_authors: Authors allowed to write verifications.
         on_appended: Called with the row once the transaction has committed.
+        sign: Returns the signature of a new head ``(project, seq, hash)`` for its marker record, or None.
+        check_existing: Called with the row a retried key found, before it is returned (raises when it does
+            not verify).
 
     Returns:
         The outcome.
@@ -175,6 +183,7 @@ def append_entry(
         EntryValidationError: the body or a rule (nothing written).
         AuthorNotAllowedError: a verification from a non-harness author.
         IdempotencyKeyReuseError: the key names another entry.
+        JournalIntegrityError: the journal does not verify (raised by ``state_at`` or ``check_existing``).
         StoreError: the store failed (nothing written).
     """
     check_slug(project)
@@ -189,6 +198,8 @@ def append_entry(
         head_seq, head_hash = (head.seq, head.hash) if head else (0, GENESIS_HASH)
         existing = store.journal_row_by_key(project, idempotency_key)
         if existing is not None:
+            if check_existing is not None:
+                check_existing(existing)
             entry = _duplicate_or_raise(project, existing, kind, author, text)
             return AppendOutcome(
                 status="duplicate", entry=entry, head_seq=head_seq, head_hash=head_hash, expected_seq=expected_seq
@@ -200,7 +211,10 @@ def append_entry(
         check_rules(state_at(head_seq), kind, data, author, harness_authors)
         seq = head_seq + 1
         digest = entry_hash(head_hash, project, seq, kind, author, data)
-        row = txn.append_journal(branch_id, project, seq, kind, author, idempotency_key, text, head_hash, digest)
+        mac = sign(project, seq, digest) if sign is not None else None
+        row = txn.append_journal(
+            branch_id, project, seq, kind, author, idempotency_key, text, head_hash, digest, mac=mac
+        )
         if on_appended is not None:
             txn.on_commit(lambda: on_appended(row))
     return AppendOutcome(

@@ -5,7 +5,7 @@
     ├── IdempotencyKeyReuseError      the key was used before for another body
     ├── AuthorNotAllowedError         a verification entry from an author that is not a harness
     ├── EntryNotFoundError            no entry with that seq in the project (also KeyError)
-    └── JournalIntegrityError         the hash chain does not verify (an entry was changed behind the journal)
+    └── JournalIntegrityError         the journal does not verify (an entry changed, removed or forged behind it)
 
 Expected outcomes are not errors: a retried append is ``duplicate`` and a stale ``expected_seq`` is
 ``conflict`` (see :class:`~context_journal.journal.AppendOutcome`).
@@ -113,7 +113,9 @@ class EntryNotFoundError(JournalError, KeyError):
 
 
 class JournalIntegrityError(JournalError):
-    """The hash chain does not verify: an entry was changed or removed behind the journal's back.
+    """The journal does not verify: an entry was changed, removed or rewritten behind the journal's back (its
+    hash chain, its marker records or its signed head disagree; see :mod:`context_journal.journal.integrity`).
+    Nothing is served from it or appended to it.
 
     Attributes:
         seq: The first entry that does not verify.

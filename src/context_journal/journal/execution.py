@@ -8,7 +8,8 @@ per-step summaries (:meth:`~ExecutionJournal.get_project_summaries`), the rollin
 
 A journal object is a thin layer over a :class:`~context_journal.stores.Store` (any backend); many
 objects, processes and hosts may share one store. It keeps an incremental fold per project and applies only
-the entries written since (by anyone).
+the entries written since (by anyone), after checking them (:mod:`.integrity`): a journal changed behind its
+back raises :class:`~context_journal.journal.errors.JournalIntegrityError` instead of being served or extended.
 """
 
 from __future__ import annotations
@@ -25,11 +26,12 @@ from ..stores import ROOT_BRANCH, JournalRow, Store, open_store
 from ..tokens import TokenCounter
 from .append import AppendOutcome, append_entry
 from .brief import Brief
-from .chain import ChainReport, verify_chain
+from .chain import GENESIS_HASH, ChainReport
 from .drift import DEFAULT_STALE_AFTER, DriftReport, check_brief, check_journal, make_report
 from .entries import Entry
 from .errors import EntryNotFoundError, JournalIntegrityError
 from .folds import Fold, ProjectState, fold
+from .integrity import ChainCheck, SignedHead, head_mac, marker_projects, normalise_key, verify_journal
 from .render import HarnessView, render_view
 from .storage import brief_pointer, check_slug, read_brief_record, to_entry, write_brief_record
 from .summaries import DEFAULT_PAGE_TOKENS, MAX_LIMIT, SummaryPage, build_page, json_tokens, normalise_handoff
@@ -81,6 +83,15 @@ class ExecutionJournal:
         provider: Default synthesizer for briefs (None: the offline summarizer).
         counter: Token counter of :meth:`render_for_harness` (default: the estimating counter).
         stale_after: Entries a brief may lag behind the head before it is stale.
+        head_key: A secret the host keeps outside the store (bytes, or text encoded as UTF-8). Each entry
+            appended is then signed (an HMAC of its head in its marker record), and every check requires the
+            head to carry a valid signature: a journal rewritten with recomputed hashes cannot be signed
+            without the key (see :mod:`~context_journal.journal.integrity`). None: unsigned.
+        require_signed_head: With a key, refuse a head written without it (default). Set False while
+            projects written before the key was set get their first signed entry.
+
+    Raises:
+        ValueError: an empty ``head_key``.
     """
 
     def __init__(
@@ -91,7 +102,11 @@ class ExecutionJournal:
         provider: Provider | None = None,
         counter: TokenCounter | None = None,
         stale_after: int = DEFAULT_STALE_AFTER,
+        head_key: bytes | str | None = None,
+        require_signed_head: bool = True,
     ) -> None:
+        self._key = normalise_key(head_key)
+        self.require_signed_head = require_signed_head
         self._store = store
         self._owns_store = False
         self.harness_authors = frozenset(harness_authors)
@@ -100,7 +115,9 @@ class ExecutionJournal:
         self.stale_after = stale_after
         self._root = store.get_branch(ROOT_BRANCH).id
         self._folds: dict[str, Fold] = {}
-        self._lock = threading.Lock()  # guards _folds; never held while calling the store
+        self._heads: dict[str, JournalRow] = {}  # the verified head each fold is at
+        self._scanned: dict[str, int] = {}  # store sequence up to which markers were checked, per project
+        self._lock = threading.Lock()  # guards _folds and _heads; never held while calling the store
 
     @classmethod
     def open(cls, location: str | os.PathLike[str], **options: object) -> ExecutionJournal:
@@ -137,22 +154,76 @@ class ExecutionJournal:
 
     # ---- folds ------------------------------------------------------------------------------------
 
+    @property
+    def signed(self) -> bool:
+        """Whether this journal signs its heads (it was given a ``head_key``)."""
+        return self._key is not None
+
+    def _check(self, project: str) -> ChainCheck:
+        return ChainCheck(self._store, self._root, project, self._key, self.require_signed_head)
+
     def _catch_up(self, project: str) -> ProjectState:
-        with self._lock:
-            start = self._folds[project].head_seq if project in self._folds else 0
-        rows = self._store.journal_rows(project, after=start)
+        """The fold at the head, after the incremental check: the head verified last is still there, the
+        entries written since chain to it and match their markers (and signature), and no marker names an
+        entry after the head. One read of the entries since, one of the markers after the head.
+
+        Raises:
+            JournalIntegrityError: a check failed (nothing is folded).
+        """
+        check = self._check(project)
+        for attempt in range(3):
+            with self._lock:
+                f = self._folds.get(project)
+                head = self._heads.get(project) if f is not None else None
+                start = head.seq if head is not None else 0
+                scanned = self._scanned.get(project, 0) if head is not None else 0
+            rows = self._store.journal_rows(project, after=max(0, start - 1))
+            if head is not None:
+                if not rows or rows[0].seq != head.seq or rows[0].hash != head.hash:
+                    raise JournalIntegrityError(
+                        project=project,
+                        seq=head.seq,
+                        reason="the head this journal verified was removed or changed since",
+                    )
+                rows = rows[1:]
+            problem = check.chain(rows, prev_hash=head.hash if head else GENESIS_HASH, start_seq=start + 1, head=True)
+            if problem is not None:
+                raise JournalIntegrityError(project=project, seq=problem[0], reason=problem[1])
+            late, scanned = check.after_head(rows[-1] if rows else head, scanned)
+            if late is None:
+                break
+            if attempt == 2:  # not an append committed between the two reads: the entry is gone
+                raise JournalIntegrityError(project=project, seq=late[0], reason=late[1])
         with self._lock:
             f = self._folds.setdefault(project, Fold(project))
             for row in rows:
                 if row.seq == f.head_seq + 1:
                     f.apply(to_entry(row))
+                    self._heads[project] = row
+            self._scanned[project] = max(self._scanned.get(project, 0), scanned)
             return f.snapshot()
 
     def _applied(self, row: JournalRow) -> None:
         with self._lock:
             f = self._folds.get(row.project)
-            if f is not None and row.seq == f.head_seq + 1:
+            head = self._heads.get(row.project)
+            if f is not None and row.seq == f.head_seq + 1 and row.prev_hash == (head.hash if head else GENESIS_HASH):
                 f.apply(to_entry(row))
+                self._heads[row.project] = row
+
+    def _served(self, project: str, rows: Sequence[JournalRow]) -> list[JournalRow]:
+        """``rows``, once each matches its own hash and its marker record.
+
+        Raises:
+            JournalIntegrityError: one does not.
+        """
+        problem = self._check(project).served(rows)
+        if problem is not None:
+            raise JournalIntegrityError(project=project, seq=problem[0], reason=problem[1])
+        return list(rows)
+
+    def _sign(self, project: str, seq: int, digest: str) -> str | None:
+        return None if self._key is None else head_mac(self._key, project, seq, digest)
 
     def state(self, project: str, as_of: int | None = None) -> ProjectState:
         """The fold of a project: active rule-outs, task status, latest goal and next step.
@@ -164,7 +235,10 @@ class ExecutionJournal:
         current = self._catch_up(project)
         if as_of is None or as_of >= current.head_seq:
             return current
-        return fold(self.entries(project, upto=as_of), project)
+        try:
+            return fold(self.entries(project, upto=as_of), project)
+        except ValueError as exc:  # an entry below the verified head went missing since it was verified
+            raise JournalIntegrityError(project=project, seq=as_of, reason=f"the entries do not fold: {exc}") from None
 
     # ---- writes -----------------------------------------------------------------------------------
 
@@ -196,13 +270,19 @@ class ExecutionJournal:
             EntryValidationError: the body does not fit its kind or breaks a journal rule (nothing written).
             AuthorNotAllowedError: a verification from an author that is not a harness.
             IdempotencyKeyReuseError: the key names an entry with another kind, author or body.
+            JournalIntegrityError: the journal does not verify (an entry was changed or removed behind its
+                back): nothing is written.
             StoreError: the store failed (nothing written); retrying with the same key is safe.
         """
 
         def state_at(head_seq: int) -> ProjectState:
-            state = self._catch_up(project)
-            if state.head_seq != head_seq:  # cannot happen under the lock; refold rather than trust a cache
-                state = fold(self.entries(project, upto=head_seq), project)
+            state = self._catch_up(project)  # the incremental check, under the journal lock
+            if state.head_seq != head_seq:  # the lock is held: only a change behind the journal moves the head
+                raise JournalIntegrityError(
+                    project=project,
+                    seq=min(head_seq, state.head_seq) + 1,
+                    reason=f"the table's head is #{head_seq} while its verified entries end at #{state.head_seq}",
+                )
             return state
 
         return append_entry(
@@ -217,6 +297,8 @@ class ExecutionJournal:
             state_at=state_at,
             harness_authors=self.harness_authors,
             on_appended=self._applied,
+            sign=self._sign,
+            check_existing=lambda row: self._served(project, [row]),
         )
 
     # ---- reads ------------------------------------------------------------------------------------
@@ -240,43 +322,70 @@ class ExecutionJournal:
         kinds: Sequence[str] | None = None,
         descending: bool = False,
     ) -> list[Entry]:
-        """Entries with ``after < seq <= upto`` in seq order (newest first with ``descending``)."""
+        """Entries with ``after < seq <= upto`` in seq order (newest first with ``descending``).
+
+        Raises:
+            JournalIntegrityError: one of them does not match its hash or its marker record.
+        """
         rows = self._store.journal_rows(
             project, after=after, upto=upto, limit=limit, kinds=kinds, descending=descending
         )
-        return [to_entry(r) for r in rows]
+        return [to_entry(r) for r in self._served(project, rows)]
 
     def get_entry(self, project: str, seq: int) -> Entry:
         """One entry.
 
         Raises:
             EntryNotFoundError: no entry with that seq.
+            JournalIntegrityError: it does not match its hash or its marker record (it was changed).
         """
         rows = self._store.journal_rows(project, after=seq - 1, upto=seq) if seq >= 1 else []
         if not rows:
             raise EntryNotFoundError(project=project, seq=seq, head_seq=self.head_seq(project))
-        return to_entry(rows[0])
+        return to_entry(self._served(project, rows)[0])
 
-    def verify_chain(self, project: str, *, raise_on_error: bool = False) -> ChainReport:
-        """Recompute the hash chain of a project (reads every entry, in pages).
+    def signed_head(self, project: str) -> SignedHead:
+        """The project's verified head, with its signature when this journal has a key: keep it outside the
+        store and pass it to :meth:`verify_chain` later (``trusted_head``) to detect a journal cut back to an
+        older head, or rewritten before it.
+
+        Raises:
+            JournalIntegrityError: the journal does not verify incrementally.
+        """
+        state = self._catch_up(project)
+        with self._lock:
+            head = self._heads.get(project)
+        if head is None or state.head_seq == 0:
+            return SignedHead(project, 0, GENESIS_HASH)
+        return SignedHead(project, head.seq, head.hash, self._sign(project, head.seq, head.hash))
+
+    def verify_chain(
+        self, project: str, *, raise_on_error: bool = False, trusted_head: SignedHead | None = None
+    ) -> ChainReport:
+        """Verify a project's journal in full (reads every entry and its marker record, in pages): the hash
+        chain, each entry against its marker in ``records`` (a rewrite with recomputed hashes differs from
+        it), no marker after the head (entries deleted from the end), the head's signature (with a key),
+        and, given ``trusted_head``, that the journal still holds that head.
 
         Raises:
             JournalIntegrityError: with ``raise_on_error``, when an entry does not verify.
         """
-        checked, prev, after = 0, "", 0
-        while True:
-            rows = self._store.journal_rows(project, after=after, limit=_PAGE)
-            report = verify_chain(rows, prev_hash=prev, start_seq=after + 1)
-            if not report.ok:
-                report = ChainReport(False, checked + report.checked, report.first_bad_seq, report.reason)
-                if raise_on_error:
-                    assert report.first_bad_seq is not None
-                    raise JournalIntegrityError(project=project, seq=report.first_bad_seq, reason=report.reason)
-                return report
-            checked += report.checked
-            if len(rows) < _PAGE:
-                return ChainReport(True, checked)
-            prev, after = rows[-1].hash, rows[-1].seq
+        report = self._verify(project, trusted_head)
+        if not report.ok and raise_on_error:
+            assert report.first_bad_seq is not None
+            raise JournalIntegrityError(project=project, seq=report.first_bad_seq, reason=report.reason)
+        return report
+
+    def verify_projects(self, projects: Sequence[str] | None = None) -> dict[str, ChainReport]:
+        """:meth:`verify_chain` of each project (default: every project with an entry or a marker record, so
+        a project whose entries were all deleted is checked too), by slug."""
+        names = projects
+        if names is None:
+            names = sorted(set(self.projects()) | marker_projects(self._store, self._root))
+        return {name: self._verify(name, None) for name in names}
+
+    def _verify(self, project: str, trusted: SignedHead | None) -> ChainReport:
+        return verify_journal(self._check(project), trusted, page=_PAGE)
 
     # ---- synthesis: summaries ----------------------------------------------------------------------
 
@@ -316,7 +425,7 @@ class ExecutionJournal:
         state = self._catch_up(project)
         upto = None if before_seq is None else before_seq - 1
         rows = self._store.journal_rows(project, upto=upto, limit=limit + 1, descending=True, kinds=["handoff"])
-        window = [to_entry(r) for r in rows[:limit]]
+        window = [to_entry(r) for r in self._served(project, rows[:limit])]
         return build_page(
             state,
             window,
@@ -360,7 +469,7 @@ class ExecutionJournal:
             rows = self._store.journal_rows(
                 project, after=after, upto=upto, limit=50, descending=True, kinds=["handoff"]
             )
-            for r in rows:
+            for r in self._served(project, rows):
                 tokens += json_tokens(normalise_handoff(to_entry(r)))
                 handoffs += 1
             if len(rows) < 50:

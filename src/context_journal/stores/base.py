@@ -266,16 +266,24 @@ class Transaction:
         body: str,
         prev_hash: str,
         hash: str,
+        mac: str | None = None,
     ) -> JournalRow:
         """Write one journal row and its marker record (slot :data:`JOURNAL_SLOT` on ``branch_id``, which
         gives the row its store-wide sequence). Call :meth:`lock_journal` first.
+
+        The marker's body is ``{"project", "seq", "hash"}`` (plus ``"mac"``, the signed head, when given):
+        a second copy of the entry's hash in the append-only ``records`` table, which verification checks the
+        journal's table against (:mod:`context_journal.journal.integrity`).
 
         Raises:
             StoreError: the backend refused the row (``seq`` not head + 1, ``prev_hash`` not the head's
                 hash, or a duplicate idempotency key).
         """
         ts = time.time()
-        marker = json.dumps({"project": project, "seq": seq, "hash": hash}, separators=(",", ":"), ensure_ascii=False)
+        fields: dict[str, Any] = {"project": project, "seq": seq, "hash": hash}
+        if mac is not None:
+            fields["mac"] = mac
+        marker = json.dumps(fields, separators=(",", ":"), ensure_ascii=False)
         store_seq = self._store._insert(branch_id, JOURNAL_SLOT, f"{project}#{seq}", Op.APPEND, marker, ts)
         self.seqs.append(store_seq)
         row = JournalRow(project, seq, store_seq, kind, author, idempotency_key, body, prev_hash, hash, ts)
@@ -388,6 +396,21 @@ class Store(ABC):
 
     def _journal_projects(self) -> list[str]:
         raise NotImplementedError(f"the {self.backend} backend has no execution journal")
+
+    # Integrity scans (stores/integrity.py): every stored row, in pages, and the database's own guards.
+
+    def _scan_records(self, after: int, limit: int) -> list[tuple[int, int, str | None, str, int, str | None]]:
+        """``(seq, branch_id, slot name or None when the slot row is missing, item, op, body)`` of the first
+        ``limit`` records with ``seq > after``, in sequence order."""
+        raise NotImplementedError(f"the {self.backend} backend cannot be scanned for integrity")
+
+    def _scan_blobs(self, after: str, limit: int) -> list[tuple[str, int, bytes]]:
+        """``(sha256, size, data)`` of the first ``limit`` blobs whose digest sorts after ``after``."""
+        raise NotImplementedError(f"the {self.backend} backend cannot be scanned for integrity")
+
+    def _guard_problems(self) -> list[str]:
+        """What is missing or disabled of the database's append-only guards (triggers); none by default."""
+        return []
 
     # Full-text index primitives (opt-in: ``has_text_index`` False means none; see stores/fulltext.py).
 

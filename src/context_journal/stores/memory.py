@@ -209,6 +209,15 @@ class MemoryStore(Store):
     def _journal_projects(self) -> list[str]:
         return list(self._journal)
 
+    # integrity scans (stores/integrity.py)
+    def _scan_records(self, after: int, limit: int) -> list[tuple[int, int, str | None, str, int, str | None]]:
+        start = max(0, after)
+        return [(r.seq, r.branch_id, r.slot, r.item, int(r.op), r.body) for r in self._records[start : start + limit]]
+
+    def _scan_blobs(self, after: str, limit: int) -> list[tuple[str, int, bytes]]:
+        digests = sorted(d for d in self._blobs if d > after)[:limit]
+        return [(d, len(self._blobs[d]), self._blobs[d]) for d in digests]
+
     # full-text index (stores/fulltext.py)
     has_text_index = True
 
@@ -332,6 +341,15 @@ class MemoryStore(Store):
                 row["generation"],
                 row["attempts"],
             )
+
+    def queue_renew(self, key: str, owner: str, lease_seconds: float, now: float) -> bool:
+        """Extend ``owner``'s unexpired lease on ``key`` to ``now + lease_seconds`` (a heartbeat)."""
+        with self._lock:
+            row = self._queue_rows().get(key)
+            if row is None or row["lease_owner"] != owner or row["lease_expires"] < now:
+                return False
+            row["lease_expires"] = now + lease_seconds
+            return True
 
     def queue_check(self, key: str, owner: str, now: float) -> bool:
         """True when ``owner`` still holds an unexpired lease on ``key``."""

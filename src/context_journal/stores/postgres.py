@@ -613,6 +613,32 @@ class PostgresStore(SQLStore):
         # writers too (the head read after the lock sees every committed entry: READ COMMITTED).
         self._lock_head()
 
+    # ---- integrity (stores/integrity.py) ------------------------------------------------------------
+
+    _GUARDS = (
+        ("records", "records_no_update"),
+        ("records", "records_no_truncate"),
+        ("journal_entries", "journal_entries_no_update"),
+        ("journal_entries", "journal_entries_no_truncate"),
+        ("journal_entries", "journal_entries_in_order"),
+    )
+
+    def _guard_problems(self) -> list[str]:
+        rows = self._execute(
+            "SELECT c.relname, t.tgname, t.tgenabled FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
+            "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = %s AND NOT t.tgisinternal",
+            (self.schema,),
+        ).fetchall()
+        state = {(table, name): enabled for table, name, enabled in rows}
+        problems = []
+        for table, name in self._GUARDS:
+            enabled = state.get((table, name))
+            if enabled is None:
+                problems.append(f"the append-only trigger {name} on {table} is missing: rows can be changed")
+            elif enabled == "D":
+                problems.append(f"the append-only trigger {name} on {table} is disabled: rows can be changed")
+        return problems
+
     # ---- full-text index (stores/fulltext.py) -------------------------------------------------------
 
     has_text_index = True

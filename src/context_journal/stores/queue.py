@@ -7,8 +7,10 @@ number of ``attempts`` (claims) and a ``generation`` bumped by every enqueue, so
 an item enqueued again after its claim leaves it pending. Unlike the record log the queue is updated
 in place: it is coordination state, not history.
 
-Backends implement ``queue_enqueue``, ``queue_claim``, ``queue_check``, ``queue_finish`` and
-``queue_rows`` (:class:`QueueStore`).
+Backends implement ``queue_enqueue``, ``queue_claim``, ``queue_renew``, ``queue_check``,
+``queue_finish`` and ``queue_rows`` (:class:`QueueStore`). A worker renews its lease while it works on
+an item (a heartbeat, :meth:`QueueStore.queue_renew`): a compare-and-set on the owner and the expiry, so
+a lease that expired or that another worker took is never extended.
 """
 
 from __future__ import annotations
@@ -72,6 +74,12 @@ class QueueStore(Protocol):
 
     def queue_claim(self, owner: str, lease_seconds: float, now: float) -> WorkClaim | None:
         """Lease one claimable item (pending, lease free or expired) for ``lease_seconds`` seconds."""
+        ...
+
+    def queue_renew(self, key: str, owner: str, lease_seconds: float, now: float) -> bool:
+        """Extend ``owner``'s lease on ``key`` to ``now + lease_seconds`` seconds, in one short transaction,
+        only while ``owner`` holds it unexpired (``lease_expires >= now``); False otherwise (released,
+        expired, or taken over by another worker), and nothing changes."""
         ...
 
     def queue_check(self, key: str, owner: str, now: float) -> bool:

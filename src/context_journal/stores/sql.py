@@ -177,6 +177,22 @@ class SQLStore(Store):
     def _journal_projects(self) -> list[str]:
         return [r[0] for r in self._query("SELECT DISTINCT project FROM journal_entries").fetchall()]
 
+    # ---- integrity scans (stores/integrity.py) -----------------------------------------------------
+
+    def _scan_records(self, after: int, limit: int) -> list[tuple[int, int, str | None, str, int, str | None]]:
+        rows = self._query(
+            "SELECT r.seq, r.branch_id, s.name, r.item, r.op, r.body FROM records r LEFT JOIN slots s "
+            "ON s.id = r.slot_id WHERE r.seq > ? ORDER BY r.seq LIMIT ?",
+            (after, limit),
+        ).fetchall()
+        return [(int(q), int(b), n, i, int(o), body) for q, b, n, i, o, body in rows]
+
+    def _scan_blobs(self, after: str, limit: int) -> list[tuple[str, int, bytes]]:
+        rows = self._query(
+            "SELECT sha256, size, data FROM blobs WHERE sha256 > ? ORDER BY sha256 LIMIT ?", (after, limit)
+        ).fetchall()
+        return [(d, int(n), bytes(data)) for d, n, data in rows]
+
     # ---- queue leases -----------------------------------------------------------------------------
 
     def _lock_for_queue(self) -> None:
@@ -192,6 +208,18 @@ class SQLStore(Store):
                 "lease_expires = CASE WHEN work_queue.lease_owner IS NULL THEN 0 ELSE work_queue.lease_expires END",
                 (key, namespace, branch_id, slot, config, now),
             )
+
+    def queue_renew(self, key: str, owner: str, lease_seconds: float, now: float) -> bool:
+        """Extend ``owner``'s unexpired lease on ``key`` to ``now + lease_seconds`` (a heartbeat): one
+        ``UPDATE`` that compares owner and expiry, in its own short transaction. It locks the queue row
+        only (not PostgreSQL's head row), so it never waits behind record writes of other conversations.
+        False when the lease was released, expired or taken over."""
+        with self.transaction():
+            cur = self._query(
+                "UPDATE work_queue SET lease_expires = ? WHERE key = ? AND lease_owner = ? AND lease_expires >= ?",
+                (now + lease_seconds, key, owner, now),
+            )
+            return bool(cur.rowcount == 1)
 
     def queue_check(self, key: str, owner: str, now: float) -> bool:
         """Inside the caller's transaction: True when ``owner`` still holds an unexpired lease on ``key``."""
@@ -226,8 +254,9 @@ class SQLStore(Store):
 
     def queue_rows(self) -> list[dict[str, Any]]:
         """Every queue row (for reports and tests)."""
-        cur = self._query(
-            "SELECT key, namespace, branch_id, slot, status, lease_owner, lease_expires, attempts, generation, "
-            "error, updated FROM work_queue ORDER BY key"
-        )
-        return [dict(zip(QUEUE_COLUMNS, row, strict=True)) for row in cur.fetchall()]
+        with self._lock:  # the handle is shared with heartbeat threads: never read inside their transaction
+            cur = self._query(
+                "SELECT key, namespace, branch_id, slot, status, lease_owner, lease_expires, attempts, generation, "
+                "error, updated FROM work_queue ORDER BY key"
+            )
+            return [dict(zip(QUEUE_COLUMNS, row, strict=True)) for row in cur.fetchall()]

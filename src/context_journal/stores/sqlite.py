@@ -2,10 +2,12 @@
 
 Every logical write is one ``BEGIN IMMEDIATE`` transaction, so the write lock is held while the
 sequence is allocated (``INTEGER PRIMARY KEY`` = max + 1; nothing is ever deleted, so sequences are
-gap-free). ``durability="full"`` sets ``synchronous=FULL`` (fsync at every commit: survives power
-loss); ``"normal"`` (the default) sets ``synchronous=NORMAL`` (a process crash loses nothing committed;
-a power loss may lose the last commits). Other handles' commits are detected with
-``PRAGMA data_version``. Driver errors are translated to :class:`StoreError` at the transaction edge.
+gap-free). Records are append-only: triggers refuse ``UPDATE`` and ``DELETE`` on ``records``
+(migration 9, as on PostgreSQL) and on ``journal_entries`` (migration 3). ``durability="full"`` sets
+``synchronous=FULL`` (fsync at every commit: survives power loss); ``"normal"`` (the default) sets
+``synchronous=NORMAL`` (a process crash loses nothing committed; a power loss may lose the last
+commits). Other handles' commits are detected with ``PRAGMA data_version``. Driver errors are
+translated to :class:`StoreError` at the transaction edge.
 """
 
 from __future__ import annotations
@@ -207,6 +209,41 @@ def _m8_folded_text(store: SQLiteStore) -> None:
     _m7_summary_index(store)
 
 
+JOURNAL_GUARDS = ("journal_entries_no_update", "journal_entries_no_delete", "journal_entries_in_order")
+"""Triggers of migration 3 that keep ``journal_entries`` append-only and in chain order."""
+
+RECORD_GUARDS = ("records_no_update", "records_no_delete", "records_no_replace")
+"""Triggers of migration 9 that refuse UPDATE and DELETE on ``records`` (see :func:`_m9_records_append_only`)."""
+
+
+def _m9_records_append_only(store: SQLiteStore) -> None:
+    # Records are history (DESIGN.md invariant 2: edits and removals are new records), so the database refuses
+    # UPDATE and DELETE on them whoever sends the statement, as PostgreSQL's records_refuse_change() does since
+    # its migration 1. The third trigger refuses an insert that names a sequence already taken: INSERT OR
+    # REPLACE deletes the row it replaces without firing DELETE triggers unless the connection turned
+    # recursive_triggers on (the library's do; a raw connection does not). A library insert lets SQLite pick
+    # the sequence (NEW.seq is -1 in the trigger), so it costs one primary-key probe that finds nothing.
+    # Nothing in the library changes a record in place (the mutable tables are branches' `deleted` flag,
+    # work_queue, text_index_pending and text_index_backfill: coordination state, not history, and not
+    # guarded). A store of an older version gets the triggers at its next open.
+    # Redaction (issue 19) lifts the guard for exactly its own statements: it would recreate the UPDATE and
+    # DELETE triggers with a WHEN clause on a permit table (`WHEN NOT EXISTS (SELECT 1 FROM redaction_permit)`)
+    # that only the redaction transaction fills and empties again before it commits, so no committed store
+    # ever holds a permit; `context-journal verify` reports a missing trigger, and would report a permit row.
+    update, delete, replace = RECORD_GUARDS
+    statements = [
+        f"CREATE TRIGGER IF NOT EXISTS {update} BEFORE UPDATE ON records "
+        "BEGIN SELECT RAISE(ABORT, 'records are append-only: UPDATE refused'); END",
+        f"CREATE TRIGGER IF NOT EXISTS {delete} BEFORE DELETE ON records "
+        "BEGIN SELECT RAISE(ABORT, 'records are append-only: DELETE refused'); END",
+        f"CREATE TRIGGER IF NOT EXISTS {replace} BEFORE INSERT ON records "
+        "WHEN EXISTS (SELECT 1 FROM records WHERE seq = NEW.seq) "
+        "BEGIN SELECT RAISE(ABORT, 'records are append-only: REPLACE refused'); END",
+    ]
+    for statement in statements:
+        store._conn.execute(statement)
+
+
 MIGRATIONS: list[Migration[SQLiteStore]] = [
     Migration(1, "records, branches, slots, blobs", _m1_schema),
     Migration(2, "item index", _m2_item_index),
@@ -216,6 +253,7 @@ MIGRATIONS: list[Migration[SQLiteStore]] = [
     Migration(6, "full-text index: compact document ids, pending rows", _m6_text_index_pending),
     Migration(7, "full-text index: summaries", _m7_summary_index),
     Migration(8, "full-text index: non-ASCII text folded as query words are", _m8_folded_text),
+    Migration(9, "records: append-only triggers", _m9_records_append_only),
 ]
 
 TEXT_FOLD_EVERY = 64
@@ -687,7 +725,15 @@ class SQLiteStore(SQLStore):
         row = self._exec("SELECT done, upto FROM text_index_backfill WHERE id = 1").fetchone()
         return (int(row[0]), int(row[1])) if row else (0, 0)
 
-    # ---- execution journal --------------------------------------------------------------------------
+    # ---- integrity (stores/integrity.py) ------------------------------------------------------------
+
+    def _guard_problems(self) -> list[str]:
+        have = {name for (name,) in self._exec("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
+        return [
+            f"the append-only trigger {name} is missing: records or journal entries can be changed in place"
+            for name in (*RECORD_GUARDS, *JOURNAL_GUARDS)
+            if name not in have
+        ]
 
     # ---- misc -------------------------------------------------------------------------------------
 

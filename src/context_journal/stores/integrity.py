@@ -1,0 +1,150 @@
+"""Integrity checks of a store's own rows: what can be verified of the records, blobs and guards.
+
+The checks (:func:`check_store`, run by ``context-journal verify``):
+
+* **guards** — the database's append-only triggers on ``records`` and ``journal_entries`` are present (and
+  enabled, on PostgreSQL): a store whose guard was dropped could have been edited in place;
+* **sequence** — records hold every sequence from 1 to the store's head, with no hole: a deleted record
+  leaves one (on PostgreSQL the ``head`` row also remembers the newest sequence, so deleting the newest
+  records is caught too; on SQLite the newest record is the head, and the execution journal's markers catch
+  the deletion of a journal entry's record — :mod:`context_journal.journal.integrity`);
+* **records** — each has a known operation, a branch and a slot that exist, and a body that is JSON (only a
+  removal has none);
+* **blobs** — each blob's bytes hash to its sha256 name and its size is theirs.
+
+What it cannot see: a message record whose body was rewritten in place, with the triggers dropped and put
+back, into other valid JSON (records carry no hash of their own). The triggers are what refuses that edit;
+the execution journal is hash-chained and also signed (see :mod:`context_journal.journal.integrity`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+
+from .base import Op, Store
+
+__all__ = ["IntegrityProblem", "StoreCheck", "check_store"]
+
+_PAGE = 2000
+_OPS = frozenset(int(op) for op in Op)
+
+
+@dataclass(frozen=True)
+class IntegrityProblem:
+    """One thing that does not verify.
+
+    Attributes:
+        scope: Where: ``guards``, ``records``, ``blobs``, or ``journal <project>``.
+        at: The record sequence, blob digest or journal seq concerned (None for the scope as a whole).
+        reason: What is wrong, in words.
+    """
+
+    scope: str
+    at: int | str | None
+    reason: str
+
+    def line(self) -> str:
+        """The problem on one line (what ``context-journal verify`` prints)."""
+        where = self.scope if self.at is None else f"{self.scope} #{self.at}"
+        return f"{where}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class StoreCheck:
+    """The result of :func:`check_store`.
+
+    Attributes:
+        problems: Every problem found, in scan order (records are reported up to a limit, then counted).
+        records: Records scanned.
+        blobs: Blobs scanned.
+    """
+
+    problems: tuple[IntegrityProblem, ...]
+    records: int
+    blobs: int
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing is wrong."""
+        return not self.problems
+
+
+def check_store(store: Store, *, max_problems: int = 100, page: int = _PAGE) -> StoreCheck:
+    """Scan every record and blob of a store (in pages) and its append-only guards.
+
+    Args:
+        store: The store.
+        max_problems: Stop listing record and blob problems after this many (a summary line counts the rest).
+        page: Rows read per query.
+
+    Returns:
+        The problems found (empty when the store verifies).
+    """
+    problems: list[IntegrityProblem] = []
+    extra = 0
+
+    def add(problem: IntegrityProblem) -> None:
+        nonlocal extra
+        if len(problems) < max_problems:
+            problems.append(problem)
+        else:
+            extra += 1
+
+    with store._lock:
+        store._check_open()
+        for reason in store._guard_problems():
+            add(IntegrityProblem("guards", None, reason))
+        branches = {b.id for b in store.list_branches(include_deleted=True)}
+        head = store.head_seq()
+        expected, records = 1, 0
+        while True:
+            rows = store._scan_records(expected - 1, page)
+            for seq, branch_id, slot, item, op, body in rows:
+                if seq != expected:
+                    span = f"{expected}" if seq == expected + 1 else f"{expected}..{seq - 1}"
+                    add(IntegrityProblem("records", expected, f"records {span} are missing (deleted)"))
+                reason = _record_problem(branch_id in branches, slot, op, body)
+                if reason:
+                    add(IntegrityProblem("records", seq, f"{reason} (slot {slot!r}, item {item!r})"))
+                expected = seq + 1
+                records += 1
+            if len(rows) < page:
+                break
+        if expected - 1 < head:
+            span = f"{expected}" if head == expected else f"{expected}..{head}"
+            add(IntegrityProblem("records", expected, f"records {span} are missing: the newest were deleted"))
+        after, blobs = "", 0
+        while True:
+            found = store._scan_blobs(after, page)
+            for digest, size, data in found:
+                if hashlib.sha256(data).hexdigest() != digest:
+                    add(IntegrityProblem("blobs", digest, "the bytes do not hash to the blob's name (changed)"))
+                elif size != len(data):
+                    add(IntegrityProblem("blobs", digest, f"size {size} recorded for {len(data)} bytes"))
+                blobs += 1
+            if len(found) < page:
+                break
+            after = found[-1][0]
+    if extra:
+        problems.append(IntegrityProblem("records", None, f"{extra} more problems not listed"))
+    return StoreCheck(tuple(problems), records, blobs)
+
+
+def _record_problem(branch_known: bool, slot: str | None, op: int, body: str | None) -> str:
+    if op not in _OPS:
+        return f"unknown operation {op}"
+    if not branch_known:
+        return "its branch does not exist"
+    if slot is None:
+        return "its slot does not exist"
+    if body is None:
+        return "" if op == Op.REMOVE else "no body (only a removal has none)"
+    try:
+        json.loads(body)
+    except ValueError:
+        return "the body is not JSON"
+    except RecursionError:
+        return "the body is nested too deeply to read"
+    return ""
