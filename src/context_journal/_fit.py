@@ -354,7 +354,9 @@ def transcribe_running_turn(work: list[Work], turn: Sequence[str], p: Pass, whol
         # Raw from the opening on, as long as nothing else comes between; what comes after a break
         # (a summary pair between the head's copy of the opening and the newest steps) is detached.
         run = opening
-        while run + 1 < len(work) and work[run + 1].origin in ids:
+        # A loop message rendered as a user text (another speaker's call, shown as text) ends the run:
+        # the user turn it makes would leave the steps after it without their thinking.
+        while run + 1 < len(work) and work[run + 1].origin in ids and _loop_message(work[run + 1]):
             run += 1
         at = [i for i in at if i > run]
     if not at:

@@ -475,6 +475,18 @@ def _drop_last_lines(m: Work, excess: int, counter: TokenCounter, p: Pass) -> No
         p.repair("excerpted", m, f"{len(lines) - keep} last lines left out to fit the budget")
 
 
+def _drop_recall(work: list[Work], p: Pass) -> list[Work]:
+    """``work`` without its recall pairs (each marker turn and the recalled transcript after it): when
+    nothing else can be cut, a query's recall gives way rather than the compile failing (a query never
+    makes a compile fail that fits without it)."""
+    gone = {i for i, m in enumerate(work) if m.kind == "recall"}
+    gone |= {i - 1 for i in gone if i > 0 and work[i - 1].kind == "marker"}
+    if not gone:
+        return work
+    p.repair("recall_dropped", None, "the recall section was left out: the rest of the context needs the whole budget")
+    return [m for i, m in enumerate(work) if i not in gone]
+
+
 def shrink(
     work: list[Work],
     room: int,
@@ -516,5 +528,7 @@ def shrink(
     for m in work:
         if m.kind == "ledger":
             _drop_last_lines(m, sum(_tokens(x, counter) for x in work) - room, counter, p)
+    if sum(_tokens(m, counter) for m in work) > room:
+        work = _drop_recall(work, p)
     out = drop_empty(work, p)
     return lead_with_user(out, p, False) if out and out[0].role != "user" else out

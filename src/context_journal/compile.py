@@ -291,6 +291,8 @@ class CompileResult:
         parts: Tokens by part: ``system``, ``injections``, ``messages`` (and ``recall``: the recall pairs,
             and ``ledger``: the working-state pair, both part of ``messages``).
         assistant: The names rendered as the assistant.
+        recall: What recall did for a query (None without one): ``query``, ``hits`` (candidates
+            found), ``recalled`` (messages brought back) and, when none was, ``note`` saying why.
     """
 
     messages: tuple[CompiledMessage, ...]
@@ -314,6 +316,7 @@ class CompileResult:
     get_blob: Callable[[str], bytes] | None = field(default=None, repr=False, compare=False)
     trace: MapTrace | None = field(default=None, repr=False, compare=False)
     """Where each compiled message comes from in the conversation (what :meth:`to_html` draws)."""
+    recall: Mapping[str, Any] | None = None
 
     @property
     def provenance(self) -> list[tuple[Source, ...]]:
@@ -367,6 +370,7 @@ class CompileResult:
             "compile_id": self.compile_id,
             "strategy": self.strategy,
             "parts": dict(self.parts),
+            **({"recall": dict(self.recall)} if self.recall is not None else {}),
         }
 
     def to_dict(self) -> dict[str, Any]:

@@ -8,6 +8,7 @@ namespace a slot of its own.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import re
@@ -46,7 +47,7 @@ from .readers import (
     validate_reader,
 )
 from .recall.lines import LineCache
-from .recall.query import RecallArg, dated, with_recall
+from .recall.query import RecallArg, dated, recall_report, with_recall
 from .recall.search import SearchHit, search_messages
 from .recall.summaries import SummaryHit, search_summary_text
 from .state.host import WorkingStateMixin
@@ -57,9 +58,13 @@ from .strategies.pinned import PINS_STATE, PinnedStrategy, pinned_ids
 from .tokens import Calibration, EstimatingCounter, TokenCounter, content_mix
 from .views import ReaderView, filter_for_reader
 
-__all__ = ["DEFAULT_NAMESPACE", "ContextManager"]
+__all__ = ["DEFAULT_NAMESPACE", "ONCE_SUMMARISED_PART", "ContextManager"]
 
 DEFAULT_NAMESPACE = "default"
+
+ONCE_SUMMARISED_PART = "needed once summarised"
+"""Key of ``OverBudgetError.parts``: the tokens the smallest valid context needs once compression has
+caught up, set when compression lags and even that is over the budget."""
 
 logger = logging.getLogger("context_journal.compile")
 
@@ -713,6 +718,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         base_strategy = self._active_strategy()
         base_strategy.load(ctx)
         pins = pinned_ids(ctx.get_state(PINS_STATE))
+        asked = query
         strategy, query = with_recall(
             PinnedStrategy(base_strategy, pins) if pins else base_strategy,
             view,
@@ -725,6 +731,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             dates=dates,
             lines=self._recall_lines,
         )
+        recalling = strategy
         strategy = self._with_ledger(strategy, lambda who: roles.role(who) == "user", self._counter)
         calibration = Calibration.from_state(ctx.get_state("calibration"))
         result, selection = compile_context(
@@ -745,6 +752,9 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             state_key=(repr(getattr(base_strategy, "anchor", None)), query),
             timestamp_of=self._timestamp_of if dates else None,
         )
+        report = recall_report(recalling, query, recall, asked, result)
+        if report is not None:
+            result = dataclasses.replace(result, recall=report)
         if self._compile_estimates is None:
             self._compile_estimates = {}
         estimates = self._compile_estimates
@@ -886,15 +896,15 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         return chunks, tokens + int(work.unchunked_tokens or 0)
 
     def _lagging(self, exc: OverBudgetError) -> OverBudgetError:
-        """``exc`` naming the compression work that would make the compile fit, when some waits.
+        """``exc`` naming the compression work that waits, when some does.
 
-        Compression is blamed only when it could help: when what the smallest valid context holds besides
-        the raw middle no summary covers yet (``parts["not summarised yet"]``: excerpts of its tool units; its
-        plain runs are already one short note each) fits the budget. A budget too small for the head, the
-        newest turn and the system part is over budget whatever compression does (it says so, with the
-        tokens it needs), even while chunks wait."""
-        if exc.actual - exc.parts.get(UNSUMMARISED_PART, 0) >= exc.budget:
-            return exc
+        What the smallest valid context holds besides the raw middle no summary covers yet
+        (``parts["not summarised yet"]``: excerpts of its tool units; its plain runs are already one short
+        note each) is what it needs once compression has caught up. When that fits the budget, the
+        remedy is to summarise (or ``overflow='window'``). When it does not (a budget too small for the
+        head, the newest turn and the system part), the store still lags and the error says so, with the
+        command that clears it, and that the budget must also exceed that rest (``parts["needed once
+        summarised"]``)."""
         try:
             chunks, tokens = self.compression_lag()
         except Exception:  # the diagnosis must never hide the original error
@@ -902,11 +912,22 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         if not chunks:
             return exc
         parts = {**exc.parts, "pending chunks": chunks, "pending tokens": tokens}
+        rest = exc.actual - exc.parts.get(UNSUMMARISED_PART, 0)
         advice = (
             f"compression lags: {chunks} chunk{'s' if chunks != 1 else ''} ({tokens:,} tokens) wait to be summarised; "
-            "run cm.drain() (command line: context-journal compress --store DB), or compile with "
-            "AutobiographicalConfig(overflow='window') to leave the oldest unsummarised messages out"
+            "run cm.drain() (command line: context-journal compress --store DB)"
         )
+        if rest >= exc.budget:
+            parts[ONCE_SUMMARISED_PART] = rest
+            advice += (
+                f"; even then the rest of the smallest valid context needs {rest:,} tokens, more than the "
+                f"budget of {exc.budget:,}: raise max_tokens above {rest:,}"
+            )
+        else:
+            advice += (
+                ", or compile with AutobiographicalConfig(overflow='window') to leave the oldest unsummarised "
+                "messages out"
+            )
         err = OverBudgetError(exc.budget, exc.actual, parts, exc.what, advice)
         err.pending_chunks, err.pending_tokens = chunks, tokens  # type: ignore[attr-defined]
         return err

@@ -43,7 +43,9 @@ def test_import_compress_compile_map_end_to_end(compressed: Path, tmp_path: Path
     assert compiled["compile_id"] in page  # the map draws the very context `compile` printed
     lanes = parts_per_lane(page)
     summaries = sum(v for k, v in lanes.items() if k.startswith("summary-"))
-    assert summaries >= 5 and lanes.get("head") and lanes.get("recent"), lanes
+    # 3+: the newest question and the 7,216-token result answering it are in the raw recent window (its
+    # excerpt takes about 1,200 tokens), so the middle folds coarser than when they were summarised.
+    assert summaries >= 3 and lanes.get("head") and lanes.get("recent"), lanes
     # one timeline element per compiled message that is not a pair's marker turn
     expected: dict[str, int] = {}
     for m in compiled["messages"]:

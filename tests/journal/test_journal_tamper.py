@@ -464,3 +464,19 @@ def test_paged_verification_checks_the_head_signature_at_a_page_boundary(monkeyp
     report = ExecutionJournal(store, head_key=KEY).verify_chain("p")
     assert not report.ok and report.first_bad_seq == 6 and "not signed" in report.reason and report.checked == 5
 
+
+def test_the_mcp_server_signs_its_appends_with_the_hosts_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server started on a signed store (``CONTEXT_JOURNAL_HEAD_KEY`` set, as for the CLI) signs what
+    ``journal_append`` writes, so a keyed check of the store still passes (helper review of issue 15)."""
+    from context_journal.mcp.tools import ToolBackend
+
+    monkeypatch.setenv("CONTEXT_JOURNAL_HEAD_KEY", "host secret")
+    store = SQLiteStore(tmp_path / "s.db")
+    backend = ToolBackend(store)
+    for i in range(3):
+        backend.journal_append("p", "handoff", handoff(f"state {i}"), "ann", f"k{i}")
+    keyed = ExecutionJournal(store, head_key="host secret")
+    assert keyed.verify_chain("p").ok
+    assert keyed.signed_head("p").mac  # the head carries a signature
+    assert not ExecutionJournal(store, head_key="another key").verify_chain("p").ok
+    store.close()

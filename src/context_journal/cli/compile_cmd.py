@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 
+from .._cache_markers import CacheMarkersDroppedWarning
 from ..compile import CompileResult, OverBudgetError
-from ..manager import ContextManager
+from ..manager import ONCE_SUMMARISED_PART, ContextManager
 from ..namespaces import recorded_config, recorded_strategy
 from ..strategies import (
     AutobiographicalConfig,
@@ -55,19 +58,39 @@ def _strategy(name: str, budget: int, overflow: str = "excerpt", recorded: dict[
     return PassthroughStrategy()
 
 
-def _lag_error(exc: OverBudgetError, store: str, namespace: str | None, branch: str, strategy: str) -> CommandError:
-    """The over-budget error of a store whose compression lags, with the commands that clear it."""
-    chunks, tokens = exc.parts.get("pending chunks", 0), exc.parts.get("pending tokens", 0)
-    target = (
+def _target(store: str, namespace: str | None, branch: str) -> str:
+    """The ``--store``/``-n``/``--branch`` options naming a namespace and branch in advice."""
+    return (
         f"--store {store}"
         + (f" -n {namespace}" if namespace else "")
         + (f" --branch {branch}" if branch != "main" else "")
     )
-    return CommandError(
+
+
+def _lag_error(
+    exc: OverBudgetError, store: str, namespace: str | None, branch: str, strategy: str, reserve: int = 0
+) -> CommandError:
+    """The over-budget error of a store whose compression lags, with the commands that clear it (and the
+    budget it needs once they have, when the budget is too small even then)."""
+    chunks, tokens = exc.parts.get("pending chunks", 0), exc.parts.get("pending tokens", 0)
+    target = _target(store, namespace, branch)
+    lag = (
         f"{exc.what} needs {exc.actual:,} tokens but the budget is {exc.budget:,}: compression lags, "
         f"{chunks:,} chunk{'s' if chunks != 1 else ''} ({tokens:,} tokens) wait to be summarised. "
-        f"Run `context-journal compress {target}` first, or compile with --overflow window to leave the "
-        f"oldest unsummarised messages out (--strategy {strategy})",
+        f"Run `context-journal compress {target}` first"
+    )
+    rest = exc.parts.get(ONCE_SUMMARISED_PART)
+    if rest is not None:  # too small even once compression has caught up: both remedies are needed
+        lag += (
+            f"; even then the head, the newest turn and the system part need {rest:,} tokens: compile with "
+            f"--budget above {rest + reserve:,}"
+        )
+    else:
+        lag += (
+            f", or compile with --overflow window to leave the oldest unsummarised messages out (--strategy {strategy})"
+        )
+    return CommandError(
+        lag,
         kind="OverBudgetError",
         details={"budget": exc.budget, "needed": exc.actual, "parts": exc.parts, "compression_lags": True},
     )
@@ -91,11 +114,19 @@ def _over_budget(exc: OverBudgetError, reserve: int, preview: Callable[[int], ob
             break
         fits = candidate
         break
-    advice = (
-        f"compile with --budget {fits:,} or more (the smallest valid context fits there)"
-        if fits is not None
-        else f"raise --budget above {exc.actual + reserve:,}"
-    )
+    if fits is None:
+        advice = f"raise --budget above {exc.actual + reserve:,}"
+    elif fits == exc.actual + reserve:
+        advice = f"compile with --budget {fits:,} or more (the smallest valid context fits there)"
+    else:  # a larger budget leaves larger excerpts: the smallest context there needs more than here
+        advice = (
+            f"compile with --budget {fits:,} or more (the smallest valid context fits there: its excerpts grow "
+            f"with the budget, to {fits - reserve:,} tokens)"
+        )
+    resize = getattr(exc, "resize", None)
+    if resize is not None:  # the summaries were made for a larger budget than this one
+        command, sized = resize
+        advice += f", size the summaries for this budget with `{command}` (they are sized for {sized:,})"
     return CommandError(
         f"{exc.what} needs {exc.actual:,} tokens but the budget is {exc.budget:,}; {advice}, lower --reserve, or "
         "shorten --system",
@@ -161,7 +192,19 @@ def _compile_manager(
                 if diagnose and strategy in ("autobiographical", "knowledge"):
                     exc = cm._lagging(exc)
                 if exc.parts.get("pending chunks"):
-                    raise _lag_error(exc, store, namespace, branch, strategy) from None
+                    raise _lag_error(exc, store, namespace, branch, strategy, reserve) from None
+                # Summaries sized for a larger budget than this one: compressing for this budget helps
+                # (smaller windows and summaries) unless it is too small for any (below 1,000 tokens the
+                # sizes stop shrinking: AutobiographicalConfig.for_budget).
+                sized = recorded.get("budget") if recorded and recorded.get("strategy") == strategy else None
+                window = max(1, budget - reserve)
+                if (
+                    isinstance(sized, int)
+                    and sized > window >= 1_000
+                    and recorded_config(recorded, strategy) is not None
+                ):
+                    command = f"context-journal compress {_target(store, namespace, branch)} --budget {window}"
+                    exc.resize = (command, sized)  # type: ignore[attr-defined]
                 raise
     finally:
         st.close()
@@ -268,7 +311,12 @@ def compile_cmd(
         print_json(result.summary())
         return
     if fmt == "anthropic":
-        print_json(result.to_anthropic())
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", CacheMarkersDroppedWarning)
+            print_json(result.to_anthropic())
+        for w in caught:  # said once, on stderr, where the counts go (the request on stdout stays valid JSON)
+            if isinstance(w.message, CacheMarkersDroppedWarning):
+                err_console.print(escape(str(w.message)), style="yellow", soft_wrap=True)
     elif fmt == "openai":
         print_json({"messages": result.to_openai()})
     else:
@@ -280,3 +328,6 @@ def compile_cmd(
         f"{f', {len(recalled)} recalled' if recalled else ''}[/]",
         highlight=False,
     )
+    note = (result.recall or {}).get("note")
+    if note:
+        err_console.print(f"[yellow]no recall: {escape(note)}[/]", highlight=False)

@@ -10,18 +10,22 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import threading
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .._cache_markers import CacheMarkersDroppedWarning
 from ..compile import OverBudgetError
 from ..errors import BranchNotFoundError
 from ..journal import AppendOutcome, Brief, BriefTrigger, DriftReport, Entry, ExecutionJournal, SummaryPage
+from ..journal.integrity import HEAD_KEY_ENV
 from ..journal.synthesis import SynthesisConfig
 from ..llm import Provider
-from ..manager import ContextManager
+from ..manager import ONCE_SUMMARISED_PART, ContextManager
 from ..namespaces import (
     NAMESPACE_MARK,
     STRATEGY_STATE,
@@ -137,6 +141,11 @@ class CompiledContext(BaseModel):
         repairs: What was changed to make the context valid and fit.
         dropped: Messages of the view left out.
         journal_tokens: Tokens of the injected journal view, or None when none was asked for.
+        recall: With a query (or recall_auto): the query, the matches found (``hits``), the messages
+            brought back (``recalled``) and, when none was, a ``note`` saying why.
+        cache_markers_dropped: Anthropic format: where the ``cache_control`` markers removed to keep the
+            request within the API's limit of 4 were (paths into the request, e.g.
+            ``"messages[2].content[0]"``); empty when none was.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -152,6 +161,8 @@ class CompiledContext(BaseModel):
     journal_tokens: int | None = None
     strategy: str = "passthrough"
     parts: dict[str, int] = Field(default_factory=dict)
+    recall: dict[str, Any] | None = None
+    cache_markers_dropped: list[str] = Field(default_factory=list)
 
 
 class CompressResult(BaseModel):
@@ -338,6 +349,9 @@ class ToolBackend:
             talk over MCP, and only the harness runs task conditions).
         harness_authors: Authors allowed to write verifications when they are allowed at all.
         owns_store: Close the store in :meth:`close`.
+        head_key: Key of the execution journal's signed heads (see ``context-journal verify``); None
+            reads ``CONTEXT_JOURNAL_HEAD_KEY`` from the environment, as the CLI does, so a server on a
+            signed store signs what it appends.
     """
 
     def __init__(
@@ -351,6 +365,7 @@ class ToolBackend:
         reader: str | None = None,
         compression: Literal["off", "inline", "workers"] = "off",
         summarizer: Provider | None = None,
+        head_key: str | bytes | None = None,
     ) -> None:
         self.store = store
         self.reader = reader
@@ -358,7 +373,8 @@ class ToolBackend:
         self.summarizer = summarizer
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self.journal = ExecutionJournal(store, provider=provider, harness_authors=harness_authors)
+        key = head_key if head_key is not None else os.environ.get(HEAD_KEY_ENV) or None
+        self.journal = ExecutionJournal(store, provider=provider, harness_authors=harness_authors, head_key=key)
         self.allow_verification = allow_verification
         self._owns_store = owns_store
         self._managers: dict[tuple[str | None, str], ContextManager] = {}
@@ -723,19 +739,32 @@ class ToolBackend:
                     if self.compression == "workers"
                     else "call the compress tool until it reports done"
                 )
+                rest = exc.parts.get(ONCE_SUMMARISED_PART)
+                also = (
+                    f"; even then the rest needs {rest:,} tokens: raise max_tokens above "
+                    f"{rest + reserve_for_response:,}"
+                    if rest is not None
+                    else ", or compile with another strategy"
+                )
                 raise OverBudgetError(
                     exc.budget,
                     exc.actual,
                     exc.parts,
                     exc.what,
                     f"compression lags: {chunks} chunks ({exc.parts.get('pending tokens', 0):,} tokens) wait to be "
-                    f"summarised; {remedy}, or compile with another strategy",
+                    f"summarised; {remedy}{also}",
                 ) from None
+            markers_dropped: list[str] = []
             if format == "openai":
                 messages = result.to_openai()
                 system_blocks: list[dict[str, Any]] = []
             else:
-                params = result.to_anthropic()
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always", CacheMarkersDroppedWarning)
+                    params = result.to_anthropic()
+                for w in caught:
+                    if isinstance(w.message, CacheMarkersDroppedWarning):
+                        markers_dropped.extend(w.message.dropped)
                 messages = list(params.get("messages", []))
                 raw_system = params.get("system") or []
                 system_blocks = (
@@ -753,6 +782,8 @@ class ToolBackend:
             journal_tokens=view_tokens,
             strategy=used,
             parts=dict(result.parts),
+            recall=dict(result.recall) if result.recall is not None else None,
+            cache_markers_dropped=markers_dropped,
         )
 
     def search_messages(

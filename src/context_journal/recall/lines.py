@@ -20,7 +20,8 @@ from typing import Any
 
 from .._render import message_line_text
 from ..messages import MessageStore
-from ..views import MessageView, ViewEntry
+from ..tokens import EstimatingCounter, TokenCounter
+from ..views import MessageView, StoreView, ViewEntry
 
 __all__ = ["LineCache", "LineSource", "message_line_text"]
 
@@ -66,6 +67,10 @@ class LineSource:
         messages: The message index ``view`` reads (None: every body is read through ``view``). A
             message of it made of text blocks only, none with an audience, is shown to every reader as
             stored: its line is made from the stored JSON, without building a :class:`Message`.
+        counter: The counter the lines are priced with. When it is the one ``messages`` priced its
+            index with (and prices a message as its overhead plus its blocks), the tokens of a line
+            read from a message of one plain text block are known without counting: the index's
+            count less the message overhead (:meth:`text_tokens`).
     """
 
     def __init__(
@@ -74,11 +79,18 @@ class LineSource:
         reader: str | None,
         cache: LineCache | None = None,
         messages: MessageStore | None = None,
+        counter: TokenCounter | None = None,
     ) -> None:
         self._view = view
         self._reader = reader
         self._cache = cache
         self._messages = messages
+        self._index: StoreView | None = None
+        self._overhead = 0
+        if messages is not None and counter is not None and _prices_as_blocks(counter, messages):
+            self._index = StoreView(messages)
+            self._overhead = int(counter.message_overhead)  # type: ignore[attr-defined]  # an EstimatingCounter
+        self._sizes: dict[int, int] = {}
         self._loaded: dict[int, Line] = {}
         self._wanted: set[int] = set()
         self.reads = 0
@@ -89,6 +101,15 @@ class LineSource:
         n = len(self._view)
         self._wanted.update(p for p in positions if 0 <= p < n and p not in self._loaded)
 
+    def peek(self, position: int) -> Line | None:
+        """The line at ``position`` if it was read already (nothing is read)."""
+        return self._loaded.get(position)
+
+    def text_tokens(self, position: int) -> int | None:
+        """``counter.count_block({"type": "text", "text": line})`` of the line read at ``position``
+        when it is known without counting (see ``counter``), else None."""
+        return self._sizes.get(position)
+
     def __call__(self, entry: ViewEntry) -> Line:
         found = self._loaded.get(entry.position)
         if found is None:
@@ -98,7 +119,8 @@ class LineSource:
         return found
 
     def _fetch(self) -> None:
-        wanted, self._wanted = sorted(self._wanted - set(self._loaded)), set()
+        loaded = self._loaded
+        wanted, self._wanted = sorted(p for p in self._wanted if p not in loaded), set()
         missing: list[ViewEntry] = []
         for entry in (self._view.entry(p) for p in wanted):
             line = self._cache.get(self._reader, entry.sequence) if self._cache is not None else None
@@ -130,18 +152,47 @@ class LineSource:
         for entry in entries:
             found = ms.entry_for(entry.id)
             simple = found is not None and found.seq == entry.sequence and found.audience is None
-            (plain if simple and all(k == "text" for k in entry.kinds) else rest).append(entry)
+            text_only = entry.kinds == ("text",) or all(k == "text" for k in entry.kinds)
+            (plain if simple and text_only else rest).append(entry)
         if not plain:
             return rest
         bodies = ms.store.read_bodies([e.sequence for e in plain])
+        index = self._index
         for entry in plain:
             body = bodies.get(entry.sequence)
-            line = _plain_line(json.loads(body)) if body is not None else None
+            data = json.loads(body) if body is not None else None
+            line = _plain_line(data) if data is not None else None
             if line is None:
                 rest.append(entry)  # read through the view (which says why it cannot be read)
-            else:
-                self._keep(entry, line)
+                continue
+            self._keep(entry, line)
+            if index is not None and _one_block(data, line[0]):
+                tokens = index.tokens_of(entry.id)  # the index's count of this version (checked above)
+                if tokens is not None:
+                    self._sizes[entry.position] = tokens - self._overhead
         return rest
+
+
+def _prices_as_blocks(counter: TokenCounter, messages: MessageStore) -> bool:
+    """True when ``messages`` counted its index with ``counter`` and ``counter`` prices a message as
+    its overhead plus its blocks (an :class:`EstimatingCounter`, or a subclass that prices text
+    differently but blocks and messages alike)."""
+    kind = type(counter)
+    return (
+        messages.counter is counter
+        and isinstance(counter, EstimatingCounter)
+        and kind.count_message is EstimatingCounter.count_message
+        and kind.count_block is EstimatingCounter.count_block
+    )
+
+
+def _one_block(body: Any, text: str) -> bool:
+    """True when a stored body is one text block holding exactly ``text`` and nothing else priced."""
+    content = body.get("content")
+    if not isinstance(content, list) or len(content) != 1:
+        return False
+    block = content[0]
+    return isinstance(block, dict) and block.keys() == {"type", "text"} and bool(block["text"] == text)
 
 
 def _plain_line(body: Any) -> Line | None:
@@ -152,6 +203,11 @@ def _plain_line(body: Any) -> Line | None:
     content = body.get("content")
     if isinstance(content, str):
         text = content.strip()
+    elif isinstance(content, list) and len(content) == 1:  # most messages: one block
+        block = content[0]
+        if not isinstance(block, dict) or block.get("type") != "text" or not isinstance(block.get("text"), str):
+            return None
+        text = block["text"].strip()
     elif isinstance(content, list) and content:
         if not all(isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str) for b in content):
             return None

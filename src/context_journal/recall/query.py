@@ -16,7 +16,7 @@ from .search import SearchHit, search_messages
 from .spans import Candidate, RecallConfig
 from .strategy import RecallStrategy
 
-__all__ = ["RecallArg", "newest_user_text", "with_recall"]
+__all__ = ["RecallArg", "newest_user_text", "recall_report", "with_recall"]
 
 RecallArg = RecallConfig | Literal["auto"] | None
 """What ``compile(recall=...)`` takes: a :class:`RecallConfig`, ``"auto"`` (default knobs) or None."""
@@ -100,6 +100,43 @@ def by_length(hits: Sequence[SearchHit], view: MessageView, b: float, stems: fro
         scored.append((hit.score * (1 + _K1) / (1 + _K1 * (1 - b + b * size / mean)), k, hit))
     scored.sort(key=lambda row: (-row[0], row[1]))
     return [Candidate(hit.message_id, score, stems) for score, _, hit in scored]
+
+
+def recall_report(
+    strategy: Strategy, query: str | None, recall: RecallArg, asked: str | None, result: Any
+) -> dict[str, Any] | None:
+    """What recall did in a compile (``CompileResult.recall``): the query, the candidates found, the
+    messages brought back, and when none was, a ``note`` saying why (no searchable word, no match,
+    every match already in the context, or no room left beside the rest of the context). None when the
+    compile asked for no recall. ``strategy`` is what :func:`with_recall` returned, ``query`` the query
+    it used, ``recall`` and ``asked`` the compile's arguments."""
+    if asked is None and recall is None:
+        return None
+    recalled = {s.id for m in result.messages for s in m.sources if s.kind == "recall"}
+    report: dict[str, Any] = {"query": query, "hits": 0, "recalled": len(recalled)}
+    if not isinstance(strategy, RecallStrategy):
+        if query is None:
+            report["note"] = "no user turn with text to take the query from"
+        elif not query_terms(query):
+            report["note"] = "the query has no word to search for"
+        else:
+            report["note"] = "recall is off (RecallConfig share or candidates is 0)"
+        return report
+    ids = {c.message_id for c in strategy.candidates}
+    report["hits"] = len(ids)
+    if recalled:
+        return report
+    raw = {s.id for m in result.messages for s in m.sources if s.kind == "message"}
+    if not ids:
+        report["note"] = "no message matches the query"
+    elif ids <= raw:
+        report["note"] = "every message that matches the query is already in the context"
+    else:
+        report["note"] = (
+            "no room: the rest of the context needs the whole budget (recall gives way first; a larger "
+            "budget, or summaries sized for this one, leave room for it)"
+        )
+    return report
 
 
 def dated(stored_roles: Any) -> bool:

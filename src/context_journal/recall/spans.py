@@ -8,6 +8,8 @@ messages), best hit first. A tool unit (a tool_use message and the message with 
 whole or not at all. Messages the strategy already renders raw are left out (a hit rendered raw is not
 recalled). A long message is cut to its sentences that hold a query word (a hit) or to its opening
 sentences (a neighbour), marked as an excerpt. Measured on LoCoMo with ``benchmarks/eval_locomo.py``.
+A hit or neighbour that will not be cut is judged by the view's estimate before it is read (bigger,
+less ``_SLACK``, than what is left: passed over), so a plan reads and prices little more than it takes.
 
 Spans are rendered as **recall pairs** (a marker turn, then the recalled transcript in the assistant's
 voice), one pair per place in the conversation, in chronological order, each line saying who spoke
@@ -138,7 +140,9 @@ class RecalledLine:
 
 class Lines(Protocol):
     """Where the planner reads messages: ``load(entry) -> (line text, timestamp)``, and ``prefetch``
-    to say which positions it will read next (read in the same batch). See :class:`~.lines.LineSource`."""
+    to say which positions it will read next (read in the same batch). See :class:`~.lines.LineSource`
+    (where a source has them, ``peek(position)`` gives a line already read, and ``text_tokens(position)``
+    a line's tokens, without reading or counting)."""
 
     def __call__(self, entry: ViewEntry) -> tuple[str, float | None]: ...
 
@@ -258,38 +262,65 @@ def plan_spans(
         sizes: Filled with ``{position: tokens}`` of every entry whose size the plan relied on (all
             it reads of the view besides lengths, ids, kinds and positions): the same plan holds for
             another view of the same messages that gives these positions the same sizes.
+
+    The plan reads little: a hit's size comes from :meth:`MessageView.tokens_of` (its entry is read
+    only when the hit may fit), each entry is read once, a group of lines is priced only until it is
+    over what is left (it is not taken then, whatever its other lines cost), and a neighbour of one
+    text block that will not be cut is neither read nor priced when the view's estimate of it, less
+    ``_SLACK``, is over what is left (the rule hits follow): once the allowance is nearly used, the
+    neighbours of the remaining hits cost nothing to pass over.
     """
     if allowance <= pair_tokens or not candidates:
         return []
     best = max(c.score for c in candidates)
+    floor = best * config.min_score_ratio
+    n = len(view)
+    hit_tokens, neighbour_tokens = config.hit_tokens, config.neighbour_tokens
+    before, after = config.before, config.after
+    no_stems: frozenset[str] = frozenset()
     taken: dict[int, RecalledLine] = {}
     places: set[int] = set()
     used = 0
+    group_ids = itertools.count()
+    known: dict[int, ViewEntry] = {}  # entries read, by position (each read once)
+    text_tokens: Callable[[int], int | None] | None = getattr(load, "text_tokens", None)
 
-    groups = itertools.count()
+    def entry(p: int) -> ViewEntry:
+        found = known.get(p)
+        if found is None:
+            found = known[p] = view.entry(p)
+        return found
 
     def lines_for(
-        positions: range, hit: int, stems: frozenset[str], reply: int = -1
+        positions: range, hit: int, stems: frozenset[str], reply: int = -1, room: int | None = None
     ) -> tuple[list[RecalledLine], int, set[int]]:
+        """The lines of ``positions`` (those neither raw nor taken), their cost and the new places they
+        open. With ``room``: no lines once the cost is over it (the rest is not read or priced)."""
         lines: list[RecalledLine] = []
         cost = 0
         new_places: set[int] = set()
-        group = next(groups)
+        group = next(group_ids)
         for p in positions:
-            if raw(p) or p in taken:
+            if p in taken or raw(p):
                 continue
-            entry = view.entry(p)
-            text, ts = load(entry)
+            e = entry(p)
+            text, ts = load(e)
             if not text:
                 continue
-            limit = config.hit_tokens if p in (hit, reply) else config.neighbour_tokens
-            text, cut = _cut(text, stems if p == hit else frozenset(), limit, counter)  # type: ignore[arg-type]  # counters hash by identity
-            lines.append(RecalledLine(p, entry.id, entry.sequence, entry.participant, ts, text, cut, hit, group))
-            cost += _line_cost(entry.participant, text, counter)  # type: ignore[arg-type]
+            limit = hit_tokens if p in (hit, reply) else neighbour_tokens
+            size = text_tokens(p) if text_tokens is not None else None
+            if size is not None and size <= limit:
+                cut = False  # what _cut finds first, without counting
+            else:
+                text, cut = _cut(text, stems if p == hit else no_stems, limit, counter)  # type: ignore[arg-type]  # counters hash by identity
+            cost += _line_cost(e.participant, text, counter)  # type: ignore[arg-type]
             where = place(p)
             if where not in places and where not in new_places:
                 new_places.add(where)
                 cost += pair_tokens
+            if room is not None and cost > room:
+                return [], cost, set()  # cannot be taken: the rest is not priced
+            lines.append(RecalledLine(p, e.id, e.sequence, e.participant, ts, text, cut, hit, group))
         return lines, cost, new_places
 
     def take(lines: list[RecalledLine], cost: int, new_places: set[int]) -> bool:
@@ -303,62 +334,98 @@ def plan_spans(
         return True
 
     def around(pos: int) -> list[int]:
-        return [*range(pos - config.before, pos), *range(pos + 1, pos + 1 + config.after)]
+        return [*range(pos - before, pos), *range(pos + 1, pos + 1 + after)]
+
+    def neighbour_too_big(p: int) -> bool:
+        """A neighbour of one text block that will not be cut and is bigger than what is left, judged
+        by the view's estimate without reading it (as :func:`too_big` judges a hit)."""
+        e = entry(p)
+        if sizes is not None:
+            sizes[p] = e.tokens
+        return e.kinds == ("text",) and e.tokens <= neighbour_tokens and e.tokens - _SLACK > allowance - used
+
+    def wanted(pos: int) -> Iterable[int]:
+        """The neighbours of ``pos`` worth reading."""
+        return (p for p in around(pos) if 0 <= p < n and p not in taken and not raw(p) and not neighbour_too_big(p))
 
     def add_neighbours(pos: int, cand: Candidate) -> None:
         for p in around(pos):
             if 0 <= p < n and p not in taken and not raw(p):
+                if used >= allowance or neighbour_too_big(p):  # it cannot fit: it is not read
+                    next(group_ids)  # the group it would have opened (numbers stay those of a full plan)
+                    continue
                 start, end = unit_bounds(view, p, p + 1)
-                take(*lines_for(range(start, end), pos, cand.stems))
+                take(*lines_for(range(start, end), pos, cand.stems, room=allowance - used))
 
     def regrow(pos: int, stems: frozenset[str]) -> None:
         """A neighbour cut to its opening turned out to be a hit: cut it to its matching sentences."""
         nonlocal used
         old = taken.pop(pos)
         lines, cost, _ = lines_for(range(pos, pos + 1), pos, stems)
-        before = _text_tokens(counter, f"{old.participant}: {old.text}\n")
-        if lines and used + cost - before <= allowance:
-            used += cost - before
+        was = _line_cost(old.participant, old.text, counter)  # type: ignore[arg-type]
+        if lines and used + cost - was <= allowance:
+            used += cost - was
             taken[pos] = lines[0]
         else:
             taken[pos] = old
 
     # Pass 1: as many hits as fit, each with the reply when the hit asks a question (the best
     # ``full_windows`` hits with all their neighbours at once).
-    n = len(view)
     chosen: list[tuple[int, Candidate]] = []
     positions: list[int | None] = []  # found a batch at a time: most plans stop long before the last hit
-    reply = 1 if config.after else 0
+    hit_size: dict[int, int] = {}
+    peek: Callable[[int], tuple[str, float | None] | None] | None = getattr(load, "peek", None)
+    questions: list[int] = []  # hits of the batch being read, whose replies are asked for once it is read
 
-    def too_big(pos: int) -> bool:
+    def too_big(pos: int, message_id: str) -> bool:
         """A hit that will not be cut and is bigger than what is left (judged by the view's estimate,
-        without reading it): most candidates once the allowance is nearly used."""
-        size = view.entry(pos).tokens
-        if sizes is not None:
-            sizes[pos] = size
-        return pos not in taken and size <= config.hit_tokens and size - _SLACK > allowance - used
+        without reading its entry): most candidates once the allowance is nearly used."""
+        size = hit_size.get(pos)
+        if size is None:
+            size = view.tokens_of(message_id)
+            if size is None:  # a view that cannot tell without the position
+                size = entry(pos).tokens
+            hit_size[pos] = size
+            if sizes is not None:
+                sizes[pos] = size
+        return size <= hit_tokens and size - _SLACK > allowance - used and pos not in taken
 
     for k, cand in enumerate(candidates):
-        if cand.score < best * config.min_score_ratio or allowance - used < _SLACK:
+        if cand.score < floor or allowance - used < _SLACK:
             break
-        if k % _BATCH == 0:  # the next hits (and the replies they may ask for) are read in one batch
-            positions.extend(view.index_of(c.message_id) for c in candidates[k : k + _BATCH])
-            batch = (p for p in positions[k : k + _BATCH] if p is not None and not raw(p) and not too_big(p))
-            load.prefetch(q for p in batch for q in range(p, p + 1 + reply))
+        if k % _BATCH == 0:  # the next hits are read in one batch (then the replies that questions ask for)
+            batch = candidates[k : k + _BATCH]
+            found = [view.index_of(c.message_id) for c in batch]
+            positions.extend(found)
+            ahead = [
+                p
+                for p, c in zip(found, batch, strict=True)
+                if p is not None and not raw(p) and not too_big(p, c.message_id)
+            ]
+            load.prefetch(ahead)
+            if after and peek is None:
+                load.prefetch(p + 1 for p in ahead)
+            questions = ahead if after and peek is not None else []
         pos = positions[k]
-        if pos is None or raw(pos) or too_big(pos):
+        if pos is None or raw(pos) or too_big(pos, cand.message_id):
             continue
         already = pos in taken  # brought in as another hit's neighbour: still a hit, with its own reply
         if already and taken[pos].excerpt:
             regrow(pos, cand.stems)
         end = pos + 1
-        if config.after and end < n and "?" in load(view.entry(pos))[0]:
-            end += 1
+        if after and end < n:
+            text = load(entry(pos))[0]
+            if questions and peek is not None:  # the batch is read: its questions' replies come next
+                load.prefetch(p + 1 for p in questions if "?" in (peek(p) or ("",))[0])
+                questions = []
+            if "?" in text:
+                end += 1
         start, end = unit_bounds(view, pos, end)
-        if take(*lines_for(range(start, end), pos, cand.stems, pos + 1 if end > pos + 1 else -1)) or already:
+        room = allowance - used
+        if take(*lines_for(range(start, end), pos, cand.stems, pos + 1 if end > pos + 1 else -1, room)) or already:
             chosen.append((pos, cand))
             if len(chosen) <= config.full_windows:
-                load.prefetch(around(pos))
+                load.prefetch(wanted(pos))
                 add_neighbours(pos, cand)
     # Pass 2: the chosen hits' neighbours, best hit first, while they fit (tool units whole).
     rest = chosen[config.full_windows :]
@@ -366,16 +433,17 @@ def plan_spans(
         if used >= allowance:
             break  # nothing more fits
         if k % _BATCH == 0:
-            load.prefetch(q for p, _ in rest[k : k + _BATCH] for q in around(p))
+            load.prefetch(q for p, _ in rest[k : k + _BATCH] for q in wanted(p))
         add_neighbours(pos, cand)
     out: list[RecallSpan] = []
+    run: list[RecalledLine] = []
     for p in sorted(taken):
-        line = taken[p]
-        if out and out[-1].end == p:
-            prev = out[-1]
-            out[-1] = RecallSpan(prev.start, p + 1, (*prev.lines, line), 0)
-        else:
-            out.append(RecallSpan(p, p + 1, (line,), 0))
+        if run and run[-1].position + 1 != p:
+            out.append(RecallSpan(run[0].position, run[-1].position + 1, tuple(run), 0))
+            run = []
+        run.append(taken[p])
+    if run:
+        out.append(RecallSpan(run[0].position, run[-1].position + 1, tuple(run), 0))
     return out
 
 

@@ -51,17 +51,23 @@ def _marker_text(spans: Sequence[RecallSpan], dates: bool) -> str:
 
 class _EntryCache:
     """The view reads the planner makes (length, entries, positions of ids), memoised for one
-    ``select``: the planner prices the same neighbourhoods several times. An entry is read with the
+    ``select`` (and the next ones of the same compile from the same view object, which reads the same
+    entries): the planner prices the same neighbourhoods several times. An entry is read with the
     few around it in one pass (:meth:`MessageView.entries`: one position lookup for the run, where
     :meth:`MessageView.entry` makes one per entry), since the planner reads neighbourhoods."""
 
     _RUN = 2  # entries read on each side of the one asked for (a hit, its neighbours, its reply)
 
-    def __init__(self, view: MessageView) -> None:
+    def __init__(
+        self,
+        view: MessageView,
+        entries: dict[int, ViewEntry] | None = None,
+        index: dict[str, int | None] | None = None,
+    ) -> None:
         self._view = view
         self._n = len(view)
-        self._entries: dict[int, ViewEntry] = {}
-        self._index: dict[str, int | None] = {}
+        self._entries: dict[int, ViewEntry] = {} if entries is None else entries
+        self._index: dict[str, int | None] = {} if index is None else index
 
     def __len__(self) -> int:
         return self._n
@@ -132,6 +138,10 @@ class RecallStrategy(StrategyWrapper):
         # on, spans). The compiler selects again from a view priced differently (tool results over a cap)
         # or with less room; where the allowance and those sizes are the same, so is the plan.
         self._first: tuple[tuple[int, int, int | None], dict[int, int], list[RecallSpan]] | None = None
+        self._planned_on: MessageView | None = None  # the view the first plan was made or checked on
+        # The entries read by the last select, for the next one from the same view object and store state.
+        self._reads: tuple[MessageView, tuple[int, int | None], dict[int, ViewEntry], dict[str, int | None]] | None
+        self._reads = None
         # The marker as rendered: the compiler prefixes the marker participant's name.
         marker = f"{config.marker_participant}: {_marker_text([], True)} 00 September 2023 to 00 September 2023"
         sample = [{"type": "text", "text": marker}]
@@ -141,13 +151,27 @@ class RecallStrategy(StrategyWrapper):
 
     def select(self, view: MessageView, budget: Budget) -> Selection:
         """The wrapped strategy's selection with recall pairs placed among its entries."""
-        allowance = int(budget.tokens * self.config.share)
-        inner_view, view = view, _EntryCache(view)  # type: ignore[assignment]  # the planner's reads, memoised
-        load = LineSource(view, self.reader, self.lines, self.messages)
+        # A floor (a tenth of the whole budget, at most the share of it): a query the host asked for is
+        # not dropped for summaries the compiler can still shorten, nor by its retries with less room.
+        floor = min(int(budget.total * self.config.share), budget.total // _FLOOR_PART)
+        allowance = max(int(budget.tokens * self.config.share), floor)
+        inner_view, view = view, self._entry_cache(view)  # type: ignore[assignment]  # the planner's reads, memoised
+        load = LineSource(view, self.reader, self.lines, self.messages, self.counter)
         first = self._first_plan(inner_view, view, allowance, load)
         planned = self._cost(first, 1)
         selection = self.inner.select(inner_view, replace(budget, tokens=max(0, budget.tokens - planned)))
+        if planned:
+            # The rest comes first: when the strategy's smallest cover needs more than recall left it
+            # (a store summarised for a larger budget), recall gives way, down to nothing, instead of
+            # both being cut until the compile fails or recall is squeezed out by the compiler's retries.
+            need = _entries_cost(inner_view, selection.entries, self.counter)
+            if need > budget.tokens - planned:
+                first = self._first_plan(inner_view, view, max(floor, min(allowance, budget.tokens - need)), load)
+                planned = self._cost(first, 1)
+                selection = self.inner.select(inner_view, replace(budget, tokens=max(0, budget.tokens - planned)))
         quick = self._settle(first, selection, planned, inner_view, view, budget)
+        if quick is not None and not quick[1] and planned:
+            quick = None  # every hit of the first plan is raw here: plan again around the selection
         if quick is not None:  # the first plan, less what the strategy shows raw, fits where it goes
             selection, spans, place = quick
         else:
@@ -157,6 +181,15 @@ class RecallStrategy(StrategyWrapper):
             return selection
         return replace(selection, entries=self._place(selection.entries, spans, place))
 
+    def _entry_cache(self, view: MessageView) -> _EntryCache:
+        """``view`` with its reads memoised, sharing the entries read by the last select when it was
+        made from the same view object in the same store state (the compiler selects again)."""
+        key = (len(view), _store_sequence(view))
+        reads = self._reads
+        if reads is None or reads[0] is not view or reads[1] != key or key[1] is None:
+            reads = self._reads = (view, key, {}, {})
+        return _EntryCache(view, reads[2], reads[3])
+
     def _first_plan(
         self, view: MessageView, entries: MessageView, allowance: int, load: LineSource
     ) -> list[RecallSpan]:
@@ -164,12 +197,18 @@ class RecallStrategy(StrategyWrapper):
         ``view``; planned on ``entries``, the same view with its reads memoised)."""
         key = (allowance, len(view), _store_sequence(view))
         memo = self._first
-        if memo is not None and memo[0] == key and all(view.entry(p).tokens == t for p, t in memo[1].items()):
+        if (
+            memo is not None
+            and memo[0] == key
+            and (view is self._planned_on or all(view.entry(p).tokens == t for p, t in memo[1].items()))
+        ):
+            self._planned_on = view  # the same sizes: the check holds for this view object too
             return memo[2]
         sizes: dict[int, int] = {}
         cfg, counter, pair = self.config, self.counter, self._pair_tokens
         spans = plan_spans(entries, self.candidates, allowance, cfg, counter, load, lambda p: False, pair, sizes=sizes)
         self._first = (key, sizes, spans) if key[2] is not None else None
+        self._planned_on = view
         return spans
 
     def _refit(
@@ -273,6 +312,21 @@ class RecallStrategy(StrategyWrapper):
             recalled=recalled,
         )
         return marker, memory
+
+
+_FLOOR_PART = 10
+"""Recall keeps at least ``1 / _FLOOR_PART`` of the budget (at most its share) when the rest needs more."""
+
+
+def _entries_cost(view: MessageView, entries: Sequence[ContextEntry], counter: TokenCounter) -> int:
+    """Estimated tokens of a selection's entries (raw spans as the view prices them)."""
+    total = 0
+    for entry in entries:
+        if isinstance(entry, RenderedEntry):
+            total += counter.count_message(entry.participant, entry.content)
+        else:
+            total += view.tokens(entry.start, entry.end)
+    return total
 
 
 def _store_sequence(view: MessageView) -> int | None:

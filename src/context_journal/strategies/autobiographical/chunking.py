@@ -144,13 +144,35 @@ def head_end(view: MessageView, start: int, budget: int, cap: int) -> int:
     return u1 if view.tokens(start, u1) <= 2 * budget else start
 
 
+RECENT_CAP_SHARE = 4
+"""A message larger than the whole recent window counts for ``1 / RECENT_CAP_SHARE`` of it: such a message
+(a huge tool result) is never sent raw anyway (a compile shows an excerpt), and counted whole it filled
+the window alone and sent the newest turns, the user's last question among them, into a chunk (a fresh
+review of issue 14: a 7,216-token result left a 1,200-token window holding only the final reply)."""
+
+
 def recent_start(view: MessageView, budget: int) -> int:
-    """Start of the recent window: the newest suffix within ``budget`` tokens, moved forward so it does
-    not open on results whose call it leaves out (``len(view)`` when the budget is 0)."""
+    """Start of the recent window: the newest suffix within ``budget`` tokens (a message larger than
+    ``budget`` counted as ``budget // RECENT_CAP_SHARE``), moved forward so it does not open on results
+    whose call it leaves out (``len(view)`` when the budget is 0). O(log N) unless a message larger than
+    the window stops it."""
     n = len(view)
     if budget <= 0 or n == 0:
         return n
-    return unit_start_at_or_after(view, view.suffix_start(budget, n), n)
+    start = view.suffix_start(budget, n)
+    if start > 0 and view.entry(start - 1).tokens > budget:
+        cap = max(1, budget // RECENT_CAP_SHARE)
+        used, end = 0, n
+        while end > 0:
+            batch = view.entries(max(0, end - 32), end)
+            for e in reversed(batch):
+                size = e.tokens if e.tokens <= budget else cap
+                if used + size > budget:
+                    return unit_start_at_or_after(view, e.position + 1, n)
+                used += size
+            end -= len(batch)
+        start = 0
+    return unit_start_at_or_after(view, start, n)
 
 
 def _span(view: MessageView, first_seq: int, last_seq: int) -> tuple[int, int]:

@@ -7,6 +7,7 @@ scales them for a given budget (a 4k compile needs smaller windows).
 
 from __future__ import annotations
 
+import difflib
 import math
 from dataclasses import dataclass, fields, replace
 from typing import Any, Literal
@@ -65,7 +66,8 @@ class AutobiographicalConfig:
         head_window_tokens: The head window: the first messages (from the conversation's start, or
             from the point set by ``reset_head_window``) kept raw forever, up to this many tokens,
             snapped so no tool unit is split. 0 disables the head.
-        recent_window_tokens: The newest messages kept raw; no chunk closes inside this window.
+        recent_window_tokens: The newest messages kept raw; no chunk closes inside this window. A
+            message larger than the whole window counts for a quarter of it (a compile excerpts it).
         target_chunk_tokens: A chunk of the middle closes once it holds at least this many tokens
             (and ends where a tool unit ends).
         merge_threshold: This many adjacent unmerged summaries of one level merge into one summary of
@@ -102,9 +104,10 @@ class AutobiographicalConfig:
         overflow: What a compile does when even the coarsest cover (head, every summary at its coarsest,
             raw chunks still without a summary, the tail) exceeds the budget: ``"excerpt"`` keeps every
             message covered and lets the compiler reduce the largest messages to excerpts (raising
-            ``OverBudgetError`` when even that cannot fit); ``"window"`` leaves out the oldest raw
-            messages outside the head (a pair-safe sliding window over what is not summarised yet)
-            and reports them in the compile's ``omitted``.
+            ``OverBudgetError`` when even that cannot fit); ``"window"`` leaves parts out, oldest
+            first, and reports them in the compile's ``omitted``: the raw messages not summarised yet
+            before the recent window, then the oldest summaries, then the oldest messages of the recent
+            window (whole tool units, never the newest one); the head stays, the newest messages go last.
         stable_prefix: Keep the compiled prompt prefix-stable from compile to compile, so a provider's
             prompt cache keeps hitting (issue 13, bug case B49). Each compile starts from the layout
             the previous compile chose (kept in the namespace's state on the branch, with the budget it
@@ -204,9 +207,10 @@ class AutobiographicalConfig:
         """A copy with some fields changed (validated again).
 
         Raises:
-            TypeError: an unknown field.
+            TypeError: an unknown field (the message lists the fields there are).
             ValueError: as the constructor.
         """
+        check_fields(changes)
         return replace(self, **changes)
 
     @classmethod
@@ -229,10 +233,12 @@ class AutobiographicalConfig:
             **overrides: Fields to set explicitly.
 
         Raises:
-            TypeError: ``budget`` is not an ``int`` (a ``bool`` included).
+            TypeError: ``budget`` is not an ``int`` (a ``bool`` included), or an override is not a field
+                (the message lists the fields there are).
             ValueError: ``budget`` is not positive, or an override is invalid.
         """
         check_token_count("budget", budget, 1)
+        check_fields(overrides)
 
         def part(share: float, lo: int, hi: int) -> int:
             return int(min(hi, max(lo, budget * share)))
@@ -251,3 +257,22 @@ class AutobiographicalConfig:
     def to_dict(self) -> dict[str, Any]:
         """The settings as JSON-ready data."""
         return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def check_fields(names: Any) -> None:
+    """Refuse names that are not :class:`AutobiographicalConfig` fields, naming the closest field and
+    listing them all.
+
+    Raises:
+        TypeError: an unknown name.
+    """
+    known = [f.name for f in fields(AutobiographicalConfig)]
+    unknown = [str(n) for n in names if n not in known]
+    if not unknown:
+        return
+    close = difflib.get_close_matches(unknown[0], known, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    raise TypeError(
+        f"unknown AutobiographicalConfig field{'s' if len(unknown) > 1 else ''} "
+        f"{', '.join(repr(n) for n in unknown)}{hint}; the fields are: {', '.join(known)}"
+    )

@@ -195,35 +195,84 @@ def fold(
     owned: Callable[[str], frozenset[str]],
     memo: dict[str, tuple[int, int] | None] | None = None,
     window: bool = False,
-) -> tuple[list[Item], list[tuple[int, int]]]:
+    recent: int | None = None,
+) -> tuple[list[Item], list[tuple[int, int, str]]]:
     """The cover of the whole view within ``budget`` tokens where possible (see the module docstring).
 
     The raw parts (head, gaps, tail, chunks without a summary) are always included; when they and the
     coarsest summaries exceed ``budget`` the result is the coarsest cover (the compiler then reduces
-    the largest messages to excerpts), or, with ``window``, the oldest raw items outside the head are
-    left out until it fits (never the newest tool unit).
+    the largest messages to excerpts), or, with ``window``, the oldest parts are left out until it fits,
+    the newest last (see :func:`_window`; ``recent`` is where the recent window starts).
 
     Returns:
-        The items in order, and the spans left out.
+        The items in order, and the spans left out with the reason of each.
     """
     memo = {} if memo is None else memo
     segments, fixed = coarsest(view, log, lay, pair_cost)
-    omitted: list[tuple[int, int]] = []
+    omitted: list[tuple[int, int, str]] = []
     if window and fixed > budget:
-        segments, fixed, omitted = _window(view, lay, segments, fixed, budget)
+        segments, fixed, omitted = _window(view, lay, segments, fixed, budget, pair_cost, recent)
     return refine(view, log, segments, budget - fixed, pair_cost, owned, memo), omitted
 
 
+RAW_LEFT_OUT = "not summarised yet; left out to fit the budget (overflow='window')"
+"""Why ``overflow="window"`` left raw messages out."""
+SUMMARY_LEFT_OUT = "summarised; left out to fit the newest messages in the budget (overflow='window')"
+"""Why ``overflow="window"`` left a summary out (only when the newest messages need its room)."""
+
+
 def _window(
-    view: MessageView, lay: Layout, segments: list[Item], fixed: int, budget: int
-) -> tuple[list[Item], int, list[tuple[int, int]]]:
-    """Leave out the oldest raw messages outside the head until ``fixed`` fits ``budget``: whole tool
-    units only, and never the newest unit."""
-    from ...views import newest_unit_start, unit_start_at_or_after
+    view: MessageView,
+    lay: Layout,
+    segments: list[Item],
+    fixed: int,
+    budget: int,
+    pair_cost: Callable[[Summary], int],
+    recent: int | None = None,
+) -> tuple[list[Item], int, list[tuple[int, int, str]]]:
+    """Leave out the oldest parts outside the head until ``fixed`` fits ``budget``, the newest last:
+
+    1. the oldest raw messages not summarised yet before the recent window (from ``recent``);
+    2. then the oldest summaries (what the recent window needs room for is newer than any of them);
+    3. then the oldest raw messages of the recent window, never the newest tool unit.
+
+    Raw messages leave as whole tool units only. The head window stays (the compiler excerpts it last).
+    """
+    from ...views import newest_unit_start
 
     keep_from = newest_unit_start(view, lay.n)
+    first_from = keep_from if recent is None else min(keep_from, max(recent, lay.head_end))
+    omitted: list[tuple[int, int, str]] = []
+    segments, fixed = _leave_out_raw(view, lay, segments, fixed, budget, first_from, omitted)
+    if fixed > budget:
+        kept: list[Item] = []
+        for item in segments:
+            if fixed > budget and item.summary is not None:
+                omitted.append((item.start, item.end, SUMMARY_LEFT_OUT))
+                fixed -= pair_cost(item.summary)
+            else:
+                kept.append(item)
+        segments = kept
+    if fixed > budget and first_from < keep_from:
+        segments, fixed = _leave_out_raw(view, lay, segments, fixed, budget, keep_from, omitted)
+    omitted.sort()
+    return segments, fixed, omitted
+
+
+def _leave_out_raw(
+    view: MessageView,
+    lay: Layout,
+    segments: list[Item],
+    fixed: int,
+    budget: int,
+    keep_from: int,
+    omitted: list[tuple[int, int, str]],
+) -> tuple[list[Item], int]:
+    """Leave out the oldest raw messages outside the head and before ``keep_from`` (whole tool units)
+    until ``fixed`` fits ``budget``; appends what left to ``omitted``."""
+    from ...views import unit_start_at_or_after
+
     kept: list[Item] = []
-    omitted: list[tuple[int, int]] = []
     for item in segments:
         if fixed <= budget or item.summary is not None:
             kept.append(item)
@@ -242,11 +291,14 @@ def _window(
                 continue
             cut = first_at_least(view, a, limit, fixed - budget) or limit
             cut = unit_start_at_or_after(view, cut, limit)
-            omitted.append((a, cut))
+            if cut <= a:
+                kept.append(Item(a, b))
+                continue
+            omitted.append((a, cut, RAW_LEFT_OUT))
             fixed -= view.tokens(a, cut)
             if cut < b:
                 kept.append(Item(cut, b))
-    return kept, fixed, omitted
+    return kept, fixed
 
 
 def _item(log: CompressionLog, node: Node) -> Item:

@@ -190,11 +190,14 @@ class AutobiographicalStrategy(BaseStrategy):
             lay = layout(view, log, cfg.head_window_tokens, self._owned_ids, memo)
             window = cfg.overflow == "window"
             kept = self._kept_layout(view, log, lay, budget, memo) if cfg.stable_prefix else None
-            left_out: list[tuple[int, int]] = []
+            left_out: list[tuple[int, int, str]] = []
             if kept is not None:
                 items = kept
             else:
-                items, left_out = fold(view, log, lay, budget.tokens, self.pair_cost, self._owned_ids, memo, window)
+                recent = recent_start(view, cfg.recent_window_tokens) if window else None
+                items, left_out = fold(
+                    view, log, lay, budget.tokens, self.pair_cost, self._owned_ids, memo, window, recent
+                )
             mark = breakpoint_index(items) if cfg.stable_prefix else None
             entries = to_entries(items, self.marker_text, cfg.summary_participant, cfg.marker_participant, mark)
             if cfg.stable_prefix:
@@ -204,9 +207,7 @@ class AutobiographicalStrategy(BaseStrategy):
                 value = encode(view, items, budget.total) if fits else {"budget": budget.total, "items": []}
                 if value != self.layout_state:
                     state[LAYOUT_STATE] = value
-        omitted = tuple(
-            (a, b, "not summarised yet; left out to fit the budget (overflow='window')") for a, b in left_out
-        ) + tuple(
+        omitted = tuple(left_out) + tuple(
             (item.start, item.end, "not summarised yet; left out to fit the budget in one step (stable_prefix)")
             for item in items
             if item.omitted
