@@ -98,7 +98,9 @@ def names_reader(entry: _Entry, reader: str | None) -> bool:
 
 
 def dump_ledger(ledger: Ledger) -> dict[str, Any]:
-    """The ledger's tables as JSON-ready data (exact: floats round-trip through JSON)."""
+    """The ledger's tables as JSON-ready data (exact: floats round-trip through JSON). Identifiers are
+    listed by name (their table's order follows set iteration, which string hashing varies from process
+    to process), so the same journal gives the same checkpoint bytes in every process."""
     rows = {id(c): k for k, c in enumerate(ledger._commands)}
     calls: list[list[Any]] = []
     for call_id, (kind, data) in ledger._calls.items():
@@ -110,7 +112,7 @@ def dump_ledger(ledger: Ledger) -> dict[str, Any]:
     return {
         "messages": ledger.messages,
         "last": ledger.last_message_id,
-        "idents": [[k, *v] for k, v in ledger._idents.items()],
+        "idents": [[k, *v] for k, v in sorted(ledger._idents.items())],
         "files": [[k, *v] for k, v in ledger._files.items()],
         "commands": [list(c) for c in ledger._commands],
         "errors": list(ledger._errors),

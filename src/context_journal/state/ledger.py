@@ -16,6 +16,7 @@ import re
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from itertools import filterfalse
 from typing import Any, Literal
 
 from .._graphemes import clip_end
@@ -333,10 +334,13 @@ _PROTOCOL = frozenset(
 )
 
 
-_DECLARING_RE = re.compile(
-    r"(?:^|[^\w./$-])(?:def|defp|defmodule|class|fn|func|function|struct|interface|enum|trait|FROM|JOIN|INTO"
-    r"|UPDATE|TABLE)$"
-)
+# The keywords a declared name follows (``def name``, ``(fn name``, ``FROM table``).
+_DECLARING_WORDS = ("def", "defp", "defmodule", "class", "fn", "func", "function", "struct", "interface", "enum",
+                    "trait", "FROM", "JOIN", "INTO", "UPDATE", "TABLE")  # fmt: skip
+_DECLARING_RE = re.compile(r"(?:^|[^\w./$-])(?:" + "|".join(_DECLARING_WORDS) + r")$")
+# A chunk ``_IDENT_RE`` can find a name in holds one of these (every alternative needs one: ``--``,
+# an inner ``_``, an upper-case letter, a ``.`` or a ``(``); most chunks hold none and skip the pattern.
+_MAYBE_NAME_RE = re.compile(r"[A-Z_.(-]")
 _DECLARED_RE = re.compile(r"[A-Za-z_]\w*+(?:\.[A-Za-z_]\w*+)*+(?![\w/-])")
 
 
@@ -350,22 +354,25 @@ def _keep(found: str) -> bool:
     return len(found) <= 80
 
 
-# Whitespace-free chunks already classified: those with no name, those with names, and those that end
-# with a declaring keyword (``def``, ``(fn``, ``FROM``: the next chunk starts a declared name). A chunk's
-# names depend on the chunk alone, so these are caches of a pure function: the fold gives the same result
-# whatever they hold. When large they are replaced together by empty ones (never cleared in place: a
-# fold in another thread keeps the three it started with, consistent with each other).
+# Whitespace-free chunks already classified: ``no_names``, the chunks with no name that declare nothing
+# (most words); ``chunk_names``, chunk -> its names for the others: chunks with names and chunks that end
+# with a declaring keyword (``def``, ``(fn``, ``FROM``: the next chunk starts a declared name), whose
+# names may be none; ``declaring``, the latter. A chunk's names depend on the chunk alone, so these are
+# caches of a pure function: the fold gives the same result whatever they hold. When large they are
+# replaced together by empty ones (never cleared in place: a fold in another thread keeps the three it
+# started with, consistent with each other).
 _Caches = tuple[set[str], dict[str, tuple[str, ...]], set[str]]
 _CACHES: _Caches = (set(), {}, set())
 _CACHE_LIMIT = 50_000  # entries of each cache (a few MB at most)
 
 
-def _classify(chunk: str, declaring: set[str]) -> tuple[str, ...]:
-    """The names ``_IDENT_RE`` finds in one chunk, filtered; adds a chunk that ends with a declaring
-    keyword to ``declaring``."""
-    if _DECLARING_RE.search(chunk):
-        declaring.add(chunk)
-    return tuple(f for flag, name in _IDENT_RE.findall(chunk) if _keep(f := flag or name))
+def _classify(chunk: str) -> tuple[tuple[str, ...], bool]:
+    """The names ``_IDENT_RE`` finds in one chunk, filtered, and whether it ends with a declaring
+    keyword."""
+    declares = chunk.endswith(_DECLARING_WORDS) and _DECLARING_RE.search(chunk) is not None  # a C test first
+    if _MAYBE_NAME_RE.search(chunk) is None:
+        return (), declares
+    return tuple(f for flag, name in _IDENT_RE.findall(chunk) if _keep(f := flag or name)), declares
 
 
 def _names(text: str, out: set[str]) -> None:
@@ -373,30 +380,37 @@ def _names(text: str, out: set[str]) -> None:
     ``(fn name``, ``FROM table``) find scanning the whole text, found chunk by chunk instead (the text
     split at whitespace, at C speed; no name spans whitespace) with each distinct chunk classified once
     per process. A chunk read as a declared name is read as the scan would: the name, then the names
-    after it in the chunk, never the names a scan starting at the chunk's first character finds."""
+    after it in the chunk, never the names a scan starting at the chunk's first character finds.
+
+    Once its chunks are classified, a text is read with set operations and one ``set.update``: no
+    Python loop over its chunks unless it holds a declaring keyword."""
     global _CACHES
-    caches = _CACHES
-    if max(len(caches[0]), len(caches[1]), len(caches[2])) > _CACHE_LIMIT:
-        caches = _CACHES = (set(), {}, set())
-    no_names, chunk_names, declaring_chunks = caches
+    no_names, chunk_names, declaring_chunks = _CACHES
     parts = text.split()
-    chunks = set(parts)
-    todo = chunks - no_names
-    named: list[tuple[str, tuple[str, ...]]] = []
-    for chunk in todo:
-        found = chunk_names.get(chunk)
-        if found is None:
-            found = _classify(chunk, declaring_chunks)
+    todo = set(filterfalse(no_names.__contains__, parts))  # chunks with names or declaring, and new ones
+    if not todo:
+        return
+    fresh: list[tuple[str, tuple[str, ...]]] = []  # new chunks with names
+    misses = todo.difference(chunk_names)
+    if misses:
+        for chunk in misses:
+            found, declares = _classify(chunk)
+            if found:
+                fresh.append((chunk, found))
+            if declares:
+                declaring_chunks.add(chunk)
             if len(chunk) <= 200:
-                if found:
+                if found or declares:
                     chunk_names[chunk] = found
                 else:
                     no_names.add(chunk)
-        if found:
-            named.append((chunk, found))
-    declaring = declaring_chunks.intersection(chunks)
+        if len(no_names) > _CACHE_LIMIT or len(chunk_names) > _CACHE_LIMIT or len(declaring_chunks) > _CACHE_LIMIT:
+            _CACHES = (set(), {}, set())
+    declaring = declaring_chunks.intersection(todo)
+    todo -= misses  # the known chunks: each in chunk_names
     if not declaring:
-        for _, found in named:
+        out.update(*map(chunk_names.__getitem__, todo))
+        for _, found in fresh:
             out.update(found)
         return
     at: list[int] = []
@@ -424,10 +438,19 @@ def _names(text: str, out: set[str]) -> None:
             taken = i + 1
         else:
             out.update(f for flag, name in _IDENT_RE.findall(chunk, m.end()) if _keep(f := flag or name))
-    for chunk, found in named:
-        if chunk not in read_as_name or parts.count(chunk) > read_as_name[chunk]:
+    # A chunk every occurrence of which was read as a declared name gives only what that reading found.
+    only_declared = {chunk for chunk, k in read_as_name.items() if parts.count(chunk) <= k}
+    todo -= only_declared
+    out.update(*map(chunk_names.__getitem__, todo))
+    for chunk, found in fresh:
+        if chunk not in only_declared:
             out.update(found)
 
+
+_APART = "\n\x00\n"
+"""Joins texts read for names in one pass as if read one by one: a chunk of its own that is neither a
+name nor a declared name, so no declaring keyword at the end of one text declares a name at the next's
+start (``_names`` of the joined texts is the union of each text's)."""
 
 _RESULT_WEIGHT = 0.5
 """A mention in a tool result counts half a mention in the conversation or a tool input: the names the
@@ -445,12 +468,30 @@ _WS_RE = re.compile(r"\s+")
 
 
 def _result_text(content: Any, limit: int) -> str:
+    """A tool result's text: its first ``limit`` characters and its last half as many when longer (its
+    text blocks joined by newlines; only the blocks at either end are read)."""
     if isinstance(content, str):
         return content if len(content) <= limit else content[:limit] + "\n" + content[-limit // 2 :]
-    if isinstance(content, list):
-        parts = [b.get("text", "") for b in content if isinstance(b, Mapping) and b.get("type") == "text"]
-        return _result_text("\n".join(p for p in parts if isinstance(p, str)), limit)
-    return ""
+    if not isinstance(content, list):
+        return ""
+    parts = [
+        text
+        for b in content
+        if (type(b) is dict or isinstance(b, Mapping)) and b.get("type") == "text"
+        if isinstance(text := b.get("text", ""), str)
+    ]
+    if sum(map(len, parts)) + len(parts) - 1 <= limit:
+        return "\n".join(parts)
+    k, n = 0, -1  # n: the length of the first k parts joined
+    while n < limit:
+        n += len(parts[k]) + 1
+        k += 1
+    back = -limit // 2  # as for a string
+    j, m = len(parts), -1  # m: the length of parts[j:] joined
+    while m < -back:
+        j -= 1
+        m += len(parts[j]) + 1
+    return "\n".join(parts[:k])[:limit] + "\n" + "\n".join(parts[j:])[back:]
 
 
 def _strings(value: Any, out: list[str], budget: int) -> int:
@@ -490,6 +531,7 @@ class Ledger:
         self.reader = reader
         self._tools = {**DEFAULT_TOOLS, **config.tools}
         self._plan_tools = {**DEFAULT_PLAN_TOOLS, **config.plan_tools}
+        self._kinds: dict[str, tuple[PlanShape | None, ToolSpec | None]] = {}  # tool name -> its entries
         self._decay = 0.5 ** (1.0 / config.half_life)
         self.messages = 0
         self.last_message_id: str | None = None
@@ -507,26 +549,34 @@ class Ledger:
     def add(self, message_id: str, content: Sequence[Mapping[str, Any]]) -> None:
         """Fold one message (its content blocks as dicts, ``audience`` fields included). A message
         whose every block is meant for other readers is not counted at all."""
-        reader = self.reader
-        if any("audience" in b for b in content):
-            content = [b for b in content if _visible(b, reader)]
-            if not content:
-                return
+        for b in content:
+            if "audience" in b:
+                reader = self.reader
+                content = [b for b in content if _visible(b, reader)]
+                if not content:
+                    return
+                break
         self.messages += 1
         self.last_message_id = message_id
         scan = self.config.scan_chars
-        names: set[str] = set()  # written: in text and tool inputs
-        heard: set[str] = set()  # read: in tool results
+        written: list[str] = []  # texts and tool inputs
+        read: list[str] = []  # tool results
         for block in content:
             kind = block.get("type")
             if kind == "text":
                 text = block.get("text")
                 if isinstance(text, str) and text:
-                    _names(text[:scan], names)
+                    written.append(text[:scan])
             elif kind == "tool_use":
-                self._tool_use(block, message_id, names)
+                self._tool_use(block, message_id, written)
             elif kind == "tool_result":
-                self._tool_result(block, heard)
+                self._tool_result(block, read)
+        names: set[str] = set()  # written: in text and tool inputs
+        heard: set[str] = set()  # read: in tool results
+        if written:  # one pass over the message's texts, kept apart
+            _names(written[0] if len(written) == 1 else _APART.join(written), names)
+        if read:
+            _names(read[0] if len(read) == 1 else _APART.join(read), heard)
         if names:
             self._mention(names, 1.0)
         if heard:
@@ -546,9 +596,9 @@ class Ledger:
                 row[0] = row[0] * decay ** (tick - row[1]) + weight
                 row[1] = tick
                 row[2] += 1
-        if len(idents) > self.config.max_identifiers:
-            keep = sorted(idents.items(), key=lambda kv: (-self._score(kv[1], tick), kv[0]))
-            self._idents = dict(keep[: self.config.max_identifiers // 2])
+        if len(idents) > self.config.max_identifiers:  # keep the best ranked half: by score, then name
+            ranked = sorted([(-(row[0] * decay ** (tick - row[1])), name, row) for name, row in idents.items()])
+            self._idents = {name: row for _, name, row in ranked[: self.config.max_identifiers // 2]}
 
     def _score(self, row: list[float], tick: int) -> float:
         return float(row[0] * self._decay ** (tick - row[1]))
@@ -568,24 +618,36 @@ class Ledger:
             for key in list(self._files)[:drop]:
                 del self._files[key]
 
-    def _tool_use(self, block: Mapping[str, Any], message_id: str, names: set[str]) -> None:
+    def _tool_use(self, block: Mapping[str, Any], message_id: str, written: list[str]) -> None:
         name = block.get("name")
         tool_input = block.get("input")
-        if not isinstance(name, str) or not isinstance(tool_input, Mapping):
+        if not isinstance(name, str) or (type(tool_input) is not dict and not isinstance(tool_input, Mapping)):
             return
         call_id = block.get("id")
         strings: list[str] = []
-        _strings(tool_input, strings, self.config.scan_chars)
-        if strings:  # one pass over them all: a name never spans whitespace
-            _names(strings[0] if len(strings) == 1 else "\n".join(strings), names)
-        shape: PlanShape | None = lookup(name, self._plan_tools)
+        budget = self.config.scan_chars
+        for value in tool_input.values():  # _strings(tool_input, ...), its first level inlined
+            if budget <= 0:
+                break
+            if type(value) is str:
+                strings.append(value if len(value) <= budget else value[:budget])
+                budget -= len(value)
+            else:
+                budget = _strings(value, strings, budget)
+        if strings:  # read together: a declaring keyword at the end of one declares a name at the next's start
+            written.append(strings[0] if len(strings) == 1 else "\n".join(strings))
+        kinds = self._kinds.get(name)
+        if kinds is None:
+            if len(self._kinds) >= 1024:
+                self._kinds = {}
+            kinds = self._kinds[name] = (lookup(name, self._plan_tools), lookup(name, self._tools))
+        shape, spec = kinds
         if shape is not None:
             self._plan(name, shape, tool_input, message_id)
             return
-        spec: ToolSpec | None = lookup(name, self._tools)
         if spec is None:
             return
-        for path, action in spec.path_actions(tool_input):
+        for path, action in spec.path_list(tool_input):
             self._touch(path, action, message_id)
             if action == "written" and isinstance(call_id, str):
                 self._open_call(call_id, "write", path)
@@ -639,7 +701,7 @@ class Ledger:
             name, tuple(items), message_id, version, clip_end(note, 300) if isinstance(note, str) and note else None
         )
 
-    def _tool_result(self, block: Mapping[str, Any], names: set[str]) -> None:
+    def _tool_result(self, block: Mapping[str, Any], read: list[str]) -> None:
         call_id = block.get("tool_use_id")
         call = self._calls.pop(call_id, None) if isinstance(call_id, str) else None
         text = _result_text(block.get("content"), self.config.result_scan_chars)
@@ -659,7 +721,7 @@ class Ledger:
             if row is not None:
                 row[0] = "created"
         if text:
-            _names(text, names)
+            read.append(text)
             if is_error or (exit_code is not None and exit_code != 0) or "rror" in text or "FAIL" in text:
                 self._error_lines(text, is_error or (exit_code is not None and exit_code != 0))
 
