@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Annotated, Any
 
 import typer
@@ -259,6 +260,16 @@ def compile_cmd(
         ),
     ] = None,
     reader: ReaderOpt = None,
+    ledger_share: Annotated[
+        float | None,
+        typer.Option(
+            "--ledger-share",
+            help="Share of the budget for the working-state block, 0..0.9 (0: none; default: 15%, growing to "
+            "30% as the conversation grows).",
+            min=0.0,
+            max=0.9,
+        ),
+    ] = None,
 ) -> None:
     """Compile the next context of a store within BUDGET tokens and print it (or its summary with --json).
 
@@ -291,6 +302,8 @@ def compile_cmd(
             diagnose=not write,
             reader=reader,
         ) as cm:
+            if ledger_share is not None:  # a fixed share: no growth with the conversation
+                cm.ledger_config = replace(cm.ledger_config, share=ledger_share, share_long=ledger_share)
             run = cm.compile if write else cm.preview_context
             return run(
                 window,

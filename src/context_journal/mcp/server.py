@@ -343,6 +343,15 @@ def build_server(
                 "passthrough."
             ),
         ] = None,
+        ledger_share: Annotated[
+            float | None,
+            Field(
+                ge=0,
+                le=0.9,
+                description="Share of the budget for the working-state block (files, commands, latest plan), "
+                "0..0.9; 0: none; default: 15%, growing to 30% as the conversation grows.",
+            ),
+        ] = None,
     ) -> CompiledContext:
         """The context for the next model call within the budget, in the provider's format (compact JSON);
         with `query` (or `recall_auto`) it also recalls the earlier messages that best match it."""
@@ -360,6 +369,7 @@ def build_server(
                     query,
                     recall_auto,
                     strategy,
+                    ledger_share,
                 )
             )
         )

@@ -700,14 +700,19 @@ class ToolBackend:
         query: str | None = None,
         recall_auto: bool = False,
         strategy: str | None = None,
+        ledger_share: float | None = None,
     ) -> CompiledContext:
         """See :meth:`ContextManager.compile`; ``journal_project`` injects that project's harness view
         (:meth:`ExecutionJournal.render_for_harness`, at most ``journal_tokens``) into the system prompt;
-        ``query`` (or ``recall_auto``: the newest user turn) adds a recall section.
+        ``query`` (or ``recall_auto``: the newest user turn) adds a recall section; ``ledger_share`` fixes
+        the working-state block's share of the budget for this call (0..0.9; 0: none).
 
         Raises:
-            ValueError: both ``query`` and ``recall_auto`` given, or an empty query.
+            ValueError: both ``query`` and ``recall_auto`` given, an empty query, or ``ledger_share``
+                outside 0..0.9.
         """
+        if ledger_share is not None and not 0 <= ledger_share <= 0.9:
+            raise ValueError(f"ledger_share must be within 0..0.9, got {ledger_share}")
         if query is not None and recall_auto:
             raise ValueError("give query or recall_auto, not both")
         injections = []
@@ -721,6 +726,9 @@ class ToolBackend:
         with self._manager_lock:
             cm = self._manager(namespace, branch)
             used = self._use_strategy(cm, strategy, max(1, max_tokens - reserve_for_response))
+            ledger = cm.ledger_config
+            if ledger_share is not None:  # for this call only (the manager serves later calls too)
+                cm.ledger_config = dataclasses.replace(ledger, share=ledger_share, share_long=ledger_share)
             try:
                 result = cm.compile(
                     max_tokens,
@@ -754,6 +762,8 @@ class ToolBackend:
                     f"compression lags: {chunks} chunks ({exc.parts.get('pending tokens', 0):,} tokens) wait to be "
                     f"summarised; {remedy}{also}",
                 ) from None
+            finally:
+                cm.ledger_config = ledger
             markers_dropped: list[str] = []
             if format == "openai":
                 messages = result.to_openai()
