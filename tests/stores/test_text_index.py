@@ -164,6 +164,15 @@ def test_every_word_finds_every_message_holding_it(cm: ContextManager) -> None:
     assert checked > 150
 
 
+def test_an_invisible_character_inside_a_word_does_not_split_it(cm: ContextManager) -> None:
+    """Issue 11 review: a zero-width space inside "password" made it two words, neither of them the one
+    asked for. Soft hyphens, zero-width (non-)joiners, word joiners and byte-order marks likewise."""
+    for k, mark in enumerate("\u200b\u200c\u200d\u2060\ufeff\u00ad"):
+        cm.add_message("user", f"the pass{mark}word{k} is in the vault", id=f"z{k}")
+        assert hits(cm, f"password{k}") == {f"z{k}"}
+        assert hits(cm, f"word{k}") == set()
+
+
 def test_short_words_are_not_stemmed(cm: ContextManager) -> None:
     # FTS5 leaves words under 3 bytes unstemmed: "is" is not "i", "us" is not "u", "as" is not "a".
     cm.add_message("user", "Send the slides to us, as agreed.", id="s1")

@@ -148,11 +148,17 @@ def summary_documents(body: Any) -> list[tuple[int, str]]:
     return [(0, text)] if isinstance(text, str) and text.strip() else []
 
 
+# Invisible format characters that may sit inside a word (soft hyphen, zero-width space and joiners, word
+# joiner, byte-order mark, Mongolian vowel separator): dropped before tokenizing, so "pass\u200bword"
+# is the word "password" (FTS5's unicode61 would split it at the character, issue 11 review).
+_INVISIBLE = frozenset("\u00ad\u180e\u200b\u200c\u200d\u2060\ufeff")
+
+
 def _fold(text: str) -> str:
     if text.isascii():  # nothing to decompose: the fast path for large tool payloads (bug case B59)
         return text.lower()
     decomposed = unicodedata.normalize("NFKD", text.lower())
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
+    return "".join(c for c in decomposed if not unicodedata.combining(c) and c not in _INVISIBLE)
 
 
 def fold_text(text: str) -> str:
