@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from typing import Any
@@ -16,6 +17,11 @@ async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
     result = await client.call_tool(tool, arguments)
     assert not result.is_error, result.content
     assert result.structured_content is not None
+    # Every tool's text content is its structured result as compact JSON (issue 14: indented, +17%).
+    text = " ".join(getattr(c, "text", "") for c in result.content)
+    if text.startswith("{"):
+        compact = json.dumps(result.structured_content, ensure_ascii=False, separators=(",", ":"))
+        assert "\n" not in text and text == compact, text[:200]
     return result.structured_content
 
 

@@ -26,7 +26,7 @@ import re
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from ..errors import ContextJournalError, MissingExtraError
 from ..journal import AppendOutcome, DriftReport, Entry, SummaryPage
@@ -90,7 +90,9 @@ def _message(exc: BaseException) -> str:
 def _call(fn: Callable[[], T]) -> T:
     """Run a tool body; an expected failure becomes a :class:`ToolError` with its message."""
     try:
-        return fn()
+        result = fn()
+        # A model's text content is compact JSON (the SDK would indent it: +17% for the client to read).
+        return _compact(result) if isinstance(result, BaseModel) else result
     except ToolUnavailableError as exc:
         raise ToolError(str(exc)) from exc
     except _EXPECTED as exc:
@@ -135,6 +137,8 @@ def _compact(model: Any) -> Any:
     """A tool result whose text content is compact JSON (the structured content is the model itself)."""
     from mcp.types import CallToolResult, TextContent
 
+    if isinstance(model, CallToolResult):
+        return model
     data = model.model_dump(mode="json")
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
