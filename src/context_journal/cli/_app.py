@@ -118,7 +118,7 @@ app = typer.Typer(
     cls=_Group,
 )
 console = Console()
-err_console = Console(stderr=True)
+err_console = Console(stderr=True, soft_wrap=True)
 
 F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")
