@@ -94,8 +94,13 @@ def test_map_png_without_a_browser_is_a_clear_error(
     )
     assert res.exit_code == 1
     text = " ".join(res.output.split())
-    assert "no headless browser found" in text and "apt-get install chromium" in text and "--html" in text
-    assert not html.exists()  # failed before any work
+    assert "no headless browser found" in text and "apt-get install chromium" in text
+    # The page asked for is written all the same, and the error says so (issue 14 review: it was lost).
+    assert f"wrote {html}" in text and html.read_text().startswith("<!DOCTYPE html")
+    assert not (tmp_path / "m.png").exists()
+    # --png alone fails before any work.
+    res = runner.invoke(app, ["map", "--store", str(compressed), "--budget", "4000", "--png", str(tmp_path / "n.png")])
+    assert res.exit_code == 1 and "--html" in " ".join(res.output.split())
 
 
 def test_map_needs_an_output_and_an_existing_target(compressed: Path, tmp_path: Path) -> None:

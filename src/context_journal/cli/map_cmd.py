@@ -65,7 +65,7 @@ def map_cmd(
         for flag, out in (("--html", html_out), ("--png", png_out)):
             if out is not None and not out.resolve().parent.is_dir():
                 raise CommandError(f"{flag}: the folder {out.resolve().parent} does not exist; create it first")
-        if png_out is not None and find_browser() is None:
+        if png_out is not None and html_out is None and find_browser() is None:
             raise CommandError(f"--png: {NO_BROWSER}; or write --html FILE and open it in a browser")
         with _compile_manager(
             store,
@@ -92,9 +92,14 @@ def map_cmd(
                 if html_out is None:
                     source.write_text(page, encoding="utf-8")
                 try:
+                    if find_browser() is None:
+                        raise BrowserError(NO_BROWSER)
                     screenshot(source, png_out, PNG_WIDTH, height)
                 except BrowserError as exc:
-                    raise CommandError(str(exc)) from None
+                    # The page is written already: say so, then fail for the screenshot (issue 14 review:
+                    # --html with --png and no browser wrote neither).
+                    wrote = f"wrote {html_out}; " if html_out is not None else ""
+                    raise CommandError(f"--png: {wrote}no screenshot: {exc}") from None
             written.append(str(png_out))
     err_console.print(
         f"{result.tokens:,} of {result.budget:,} tokens in {len(result.messages)} messages "
