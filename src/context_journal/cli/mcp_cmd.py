@@ -140,7 +140,7 @@ def serve_cmd(
                 run_stdio(server)
             else:
                 host, port = address
-                err_console.print(f"serving MCP on http://{host}:{port}{escape(path)}", highlight=False)
+                err_console.print(f"serving MCP on http://{escape(host)}:{port}{escape(path)}", highlight=False)
                 run_http(server, host, port, token=token, path=path)
         except KeyboardInterrupt:
             pass
