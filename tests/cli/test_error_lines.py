@@ -16,3 +16,24 @@ def test_a_long_error_is_one_line(tmp_path: Path) -> None:
     assert res.exit_code == 1
     lines = [ln for ln in res.stderr.splitlines() if ln.strip()]
     assert len(lines) == 1 and lines[0].startswith("error:") and str(missing) in lines[0], res.stderr
+
+
+def test_provider_formats_export_stored_images(tmp_path: Path) -> None:
+    """Issue 15 review: ``compile --format anthropic|openai`` on a store holding an image failed with "the
+    store is closed" (the export read the image's bytes after the handle was closed)."""
+    import base64
+    import json
+
+    from context_journal import ContextManager
+
+    png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(200)).decode()
+    db = tmp_path / "m.db"
+    with ContextManager.open(db) as cm:
+        image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png}}
+        cm.add_message("user", [{"type": "text", "text": "see"}, image])
+        cm.add_message("assistant", "a cat")
+    for fmt, key in (("anthropic", "source"), ("openai", "image_url")):
+        res = CliRunner().invoke(app, ["compile", "--store", str(db), "--budget", "5000", "--format", fmt])
+        assert res.exit_code == 0, res.output
+        first = json.loads(res.stdout)["messages"][0]["content"][1]
+        assert key in first and png[:40] in json.dumps(first)

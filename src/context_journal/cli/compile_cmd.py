@@ -289,6 +289,8 @@ def compile_cmd(
     if query is not None and recall_auto:
         raise typer.BadParameter("give --query TEXT or --recall-auto, not both", param_hint="--recall-auto")
 
+    exported: dict[str, Any] = {}
+
     def attempt(window: int, write: bool) -> CompileResult:
         with _compile_manager(
             store,
@@ -305,7 +307,7 @@ def compile_cmd(
             if ledger_share is not None:  # a fixed share: no growth with the conversation
                 cm.ledger_config = replace(cm.ledger_config, share=ledger_share, share_long=ledger_share)
             run = cm.compile if write else cm.preview_context
-            return run(
+            compiled = run(
                 window,
                 reserve,
                 system,
@@ -314,6 +316,16 @@ def compile_cmd(
                 recall="auto" if recall_auto else None,
                 render_dates=dates,
             )
+            # The provider formats read stored images and documents: exported while the store is open
+            # (issue 15 review: --format anthropic on a store with an image said "the store is closed").
+            if fmt == "anthropic":
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always", CacheMarkersDroppedWarning)
+                    exported["payload"] = compiled.to_anthropic()
+                exported["dropped"] = [w.message for w in caught if isinstance(w.message, CacheMarkersDroppedWarning)]
+            elif fmt == "openai":
+                exported["payload"] = {"messages": compiled.to_openai()}
+            return compiled
 
     with fail_on_library_errors():
         try:
@@ -323,15 +335,10 @@ def compile_cmd(
     if as_json:
         print_json(result.summary())
         return
-    if fmt == "anthropic":
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", CacheMarkersDroppedWarning)
-            print_json(result.to_anthropic())
-        for w in caught:  # said once, on stderr, where the counts go (the request on stdout stays valid JSON)
-            if isinstance(w.message, CacheMarkersDroppedWarning):
-                err_console.print(escape(str(w.message)), style="yellow", soft_wrap=True)
-    elif fmt == "openai":
-        print_json({"messages": result.to_openai()})
+    if fmt in ("anthropic", "openai"):
+        print_json(exported["payload"])
+        for message in exported.get("dropped", ()):  # on stderr, where the counts go (stdout stays valid JSON)
+            err_console.print(escape(str(message)), style="yellow", soft_wrap=True)
     else:
         print_json(result.to_dict())
     recalled = {s.id for m in result.messages for s in m.sources if s.kind == "recall"}
