@@ -26,6 +26,7 @@ from typing import Annotated, Any, Literal, TypeAlias
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
 from ._block_types import ASSISTANT_ONLY_TYPES, SERVER_CALL_TYPES, SERVER_RESULT_TYPES, SERVER_TYPES, USER_ONLY_TYPES
+from ._names import name_problem
 from .errors import MalformedContentError
 from .tokens import document_hints
 
@@ -178,6 +179,14 @@ class ToolUseBlock(_Model):
     name: str = Field(min_length=1)
     input: dict[str, Any]
 
+    @field_validator("id", "name")
+    @classmethod
+    def _is_name(cls, value: str) -> str:
+        problem = name_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
+        return value
+
 
 class ImageBlock(_Model):
     """An image (base64, URL, or a stored blob)."""
@@ -185,12 +194,28 @@ class ImageBlock(_Model):
     type: Literal["image"] = "image"
     source: MediaSource
 
+    @field_validator("source")
+    @classmethod
+    def _an_image(cls, source: Any) -> Any:
+        media = getattr(source, "media_type", None)
+        if isinstance(source, TextSource) or (isinstance(media, str) and not media.lower().startswith("image/")):
+            raise ValueError(f"an image needs an image media type (image/png, image/jpeg...), got {media!r}")
+        return source
+
 
 class DocumentBlock(_Model):
     """A document such as a PDF (base64, URL, plain text, or a stored blob)."""
 
     type: Literal["document"] = "document"
     source: MediaSource
+
+    @field_validator("source")
+    @classmethod
+    def _a_document(cls, source: Any) -> Any:
+        media = getattr(source, "media_type", None)
+        if isinstance(media, str) and not (media.lower() == "application/pdf" or media.lower().startswith("text/")):
+            raise ValueError(f"a document is a PDF (application/pdf) or text (text/plain...), got {media!r}")
+        return source
 
 
 class ToolResultBlock(_Model):
@@ -717,7 +742,7 @@ def check_audience(
                 path="audience",
             )
         aud = b["audience"]
-        if not isinstance(aud, list) or not aud or not all(isinstance(x, str) and x for x in aud):
+        if not isinstance(aud, list) or not aud or any(name_problem(x) for x in aud):
             raise MalformedContentError(
                 "audience must be a non-empty list of non-empty reader names",
                 message_index=message_index,

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from ._names import name_problem
 from .branching import BranchingMixin, StrategyInitError
 from .compile import (
     UNSUMMARISED_PART,
@@ -70,7 +71,17 @@ logger = logging.getLogger("context_journal.compile")
 
 
 def _namespace_name(namespace: str | None) -> str:
-    return namespace or DEFAULT_NAMESPACE
+    """The namespace's name (None and ``""``: the default one).
+
+    Raises:
+        ValueError: a name that is blank, holds a control character or a lone surrogate, or is not text.
+    """
+    if not namespace:
+        return DEFAULT_NAMESPACE
+    problem = name_problem(namespace)
+    if problem is not None:
+        raise ValueError(f"a namespace name {problem}: {namespace!r}")
+    return namespace
 
 
 class ContextManager(BranchingMixin, WorkingStateMixin):

@@ -23,6 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from ._names import name_problem
 from .content import (
     MAX_DEPTH,
     Block,
@@ -136,8 +137,9 @@ def encode_body(
     Raises:
         MalformedContentError: naming the message (and block) at fault.
     """
-    if not isinstance(participant, str) or not participant.strip():
-        raise MalformedContentError("participant must be a non-empty string", message_index=message_index)
+    problem = name_problem(participant)
+    if problem is not None:
+        raise MalformedContentError(f"participant {problem}", message_index=message_index, path="participant")
     blocks = validate_content(content, message_index=message_index)
     if metadata is not None and not isinstance(metadata, Mapping):
         raise MalformedContentError("metadata must be an object", message_index=message_index, path="metadata")
@@ -428,8 +430,9 @@ class MessageStore:
         for i, item in enumerate(items):
             body = encode_body(item.participant, item.content, item.metadata, item.timestamp, message_index=i)
             mid = item.id if item.id is not None else new_message_id()
-            if not isinstance(mid, str) or not mid:
-                raise MalformedContentError("id must be a non-empty string", message_index=i, path="id")
+            problem = name_problem(mid)
+            if problem is not None:
+                raise MalformedContentError(f"id {problem}", message_index=i, path="id")
             if mid in seen or mid in self._pos or any(p[1] == mid for p in self._pending):
                 raise DuplicateMessageError(mid)
             seen.add(mid)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ._names import name_problem
 from .errors import ContextJournalError
 
 if TYPE_CHECKING:
@@ -99,9 +100,10 @@ def validate_reader(reader: Any) -> str | None:
     """
     if reader is None:
         return None
-    if not isinstance(reader, str) or not reader:
-        raise ReaderError(f"view_reader must be a non-empty reader name, got {reader!r}")
-    return reader
+    problem = name_problem(reader)
+    if problem is not None:
+        raise ReaderError(f"view_reader {problem}: {reader!r}")
+    return str(reader)
 
 
 def recorded_reader(store: Store, branch_id: int, namespace: str) -> str | None:

@@ -31,6 +31,10 @@ media_source = st.one_of(
     st.builds(lambda d: {"type": "base64", "media_type": "image/png", "data": d}, b64),
     st.builds(lambda u: {"type": "url", "url": "https://example.org/" + u}, ident),
 )
+document_source = st.one_of(  # a document is a PDF or text (an image media type is refused)
+    st.builds(lambda d: {"type": "base64", "media_type": "application/pdf", "data": d}, b64),
+    st.builds(lambda u: {"type": "url", "url": "https://example.org/" + u}, ident),
+)
 nested = st.one_of(
     st.builds(lambda t: {"type": "text", "text": t}, text),
     st.builds(lambda s: {"type": "image", "source": s}, media_source),
@@ -52,7 +56,7 @@ block = st.one_of(
         st.booleans(),
     ),
     st.builds(lambda s, e: _with({"type": "image", "source": s}, e), media_source, extra_fields),
-    st.builds(lambda s: {"type": "document", "source": s}, media_source),
+    st.builds(lambda s: {"type": "document", "source": s}, document_source),
 )
 
 
@@ -154,7 +158,7 @@ def test_refused_shapes_name_their_place_and_write_nothing(
 @pytest.mark.parametrize(
     ("kwargs", "path", "words"),
     [
-        ({"participant": ""}, "", "participant"),
+        ({"participant": ""}, "participant", "participant"),
         ({"metadata": {"x": object()}}, "metadata", "JSON"),
         ({"metadata": ["not", "a", "dict"]}, "metadata", "object"),
         ({"timestamp": "not a date"}, "timestamp", "ISO-8601"),

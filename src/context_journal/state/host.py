@@ -12,6 +12,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from .._names import name_problem
 from .keeper import LedgerKeeper, LedgerStrategy, facts_from_state
 from .ledger import LedgerConfig, WorkingState
 
@@ -131,7 +132,7 @@ class WorkingStateMixin:
             ValueError: an empty or too long key (200 characters) or text (4,000 characters).
             StaleReaderError: another handle claimed this namespace for another reader.
         """
-        if not isinstance(key, str) or not key.strip() or len(key) > MAX_FACT_KEY:
+        if not isinstance(key, str) or name_problem(key) or len(key) > MAX_FACT_KEY:
             raise ValueError(f"a fact key must be a non-empty string of at most {MAX_FACT_KEY} characters")
         if not isinstance(text, str) or not text.strip() or len(text) > MAX_FACT_TEXT:
             raise ValueError(f"a fact must be a non-empty string of at most {MAX_FACT_TEXT} characters")

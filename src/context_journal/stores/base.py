@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
 
+from .._names import name_problem
 from ..content import sha256_hex
 from ..errors import BranchExistsError, BranchInUseError, BranchNotFoundError, StoreClosedError, StoreError
 from .fulltext import TextHit, is_summary_record, summary_documents
@@ -619,8 +620,9 @@ class Store(ABC):
             BranchNotFoundError: ``from_branch`` does not exist.
             ValueError: ``at_sequence`` is negative or newer than the head.
         """
-        if not name or not isinstance(name, str):
-            raise ValueError("a branch name must be a non-empty string")
+        problem = name_problem(name)
+        if problem is not None:
+            raise ValueError(f"a branch name {problem}: {name!r}")
         with self.transaction():
             self._lock_branches()
             if self._live_by_name(name, refresh=True) is not None:

@@ -1,0 +1,38 @@
+"""What makes a name (a message id, branch, namespace, participant, reader, audience entry, fact key)
+usable by every backend and every later read: one rule, checked where each is written.
+
+A name is text that is not blank, holds no control character (a NUL above all: PostgreSQL refuses it,
+SQLite and the memory store kept it, so the backends disagreed) and no lone surrogate (the memory store
+kept ``"m\\ud800"``, which SQLite and PostgreSQL cannot encode), and is at most :data:`MAX_NAME`
+characters long.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["MAX_NAME", "name_problem"]
+
+MAX_NAME = 1024
+"""Longest name, in characters."""
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def name_problem(value: object) -> str | None:
+    """Why ``value`` cannot be a name (``"is blank"``, ``"holds a control character (\\x00)"``...), or
+    None when it can."""
+    if not isinstance(value, str):
+        return f"must be text, got {type(value).__name__}"
+    if not value.strip():
+        return "is blank"
+    if len(value) > MAX_NAME:
+        return f"is longer than {MAX_NAME} characters"
+    bad = _CONTROL.search(value)
+    if bad is not None:
+        return f"holds a control character ({bad[0]!r})"
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return "holds a lone surrogate (text no database can store)"
+    return None
