@@ -500,7 +500,19 @@ class CompressionDriver:
 
         Raises:
             StoreError: a write failed.
+            TypeError: ``max_units`` is a ``bool`` or not an ``int``, ``max_wait`` not a number.
+            ValueError: ``max_units`` below 0, ``max_wait`` below 0 or NaN.
         """
+        if max_units is not None:
+            if isinstance(max_units, bool) or not isinstance(max_units, int):
+                raise TypeError(f"max_units must be an integer or None, got {max_units!r}")
+            if max_units < 0:
+                raise ValueError(f"max_units must be >= 0, got {max_units}")
+        if max_wait is not None:
+            if isinstance(max_wait, bool) or not isinstance(max_wait, int | float):
+                raise TypeError(f"max_wait must be a number of seconds or None, got {max_wait!r}")
+            if not max_wait >= 0:  # nan fails this
+                raise ValueError(f"max_wait must be >= 0 seconds, got {max_wait!r}")
         started = time.perf_counter()
         units = summaries = failures = 0
         while max_units is None or units < max_units:

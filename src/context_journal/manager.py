@@ -56,7 +56,7 @@ from .stores import ROOT_BRANCH, Store, open_store
 from .strategies import PassthroughStrategy, PendingWork, Selection, Strategy, StrategyContext, Summary
 from .strategies.autobiographical import SYSTEM_STATE, TOOLS_STATE
 from .strategies.pinned import PINS_STATE, PinnedStrategy, pinned_ids
-from .tokens import Calibration, EstimatingCounter, TokenCounter, content_mix
+from .tokens import Calibration, EstimatingCounter, TokenCounter, check_token_count, content_mix
 from .views import ReaderView, filter_for_reader
 
 __all__ = ["DEFAULT_NAMESPACE", "ONCE_SUMMARISED_PART", "ContextManager"]
@@ -510,9 +510,17 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
 
     def get_messages(self, offset: int = 0, limit: int | None = None) -> list[Message]:
         """Visible messages ``[offset, offset + limit)`` in order, read as :meth:`get_message` reads (for
-        a reader, positions count the messages it sees); O(log N + limit)."""
-        if offset < 0:
-            raise ValueError("offset must be >= 0")
+        a reader, positions count the messages it sees); O(log N + limit).
+
+        Raises:
+            TypeError: ``offset`` or ``limit`` is a ``bool`` or not an ``int``.
+            ValueError: ``offset`` or ``limit`` below 0.
+        """
+        for name, value in (("offset", offset), ("limit", limit)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+                raise TypeError(f"{name} must be an integer, got {value!r}")
+        if offset < 0 or (limit is not None and limit < 0):
+            raise ValueError("offset and limit must be >= 0")
         if self._view_reader is not None:
             return self._read_view().messages(offset, None if limit is None else offset + limit)
         return self._messages.slice(offset, limit)
@@ -962,8 +970,10 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
 
         Raises:
             KeyError: a ``compile_id`` this manager did not make recently (pass the result instead).
-            ValueError: ``input_tokens`` is not positive.
+            TypeError: ``input_tokens`` is a ``bool`` or not an ``int``.
+            ValueError: ``input_tokens`` is not positive or above ``MAX_TOKEN_COUNT``.
         """
+        check_token_count("input_tokens", input_tokens, 1)  # nan, inf, 1e30 and True moved the calibration
         self._claim_if_pending()
         mix = None  # estimated tokens by content class: the calibration learns a factor per class
         if isinstance(compile, CompileResult):

@@ -151,7 +151,7 @@ def encode_body(
         )
     try:
         ts = to_timestamp(timestamp)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError) as exc:  # 10**400 overflows the float conversion
         raise MalformedContentError(
             f"timestamp must be a datetime, a number or ISO-8601 text ({exc})",
             message_index=message_index,

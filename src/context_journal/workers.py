@@ -284,6 +284,13 @@ class _Heartbeat:
             self.renewals += 1
 
 
+MAX_CONCURRENCY = 256
+"""Most items one worker process works on at once (each is an asyncio task sharing one store handle)."""
+
+MAX_SECONDS = 86_400
+"""Longest lease, in seconds (a day)."""
+
+
 class CompressionWorker:
     """Claims and does compression work of any namespace and branch (see the module docstring).
 
@@ -302,9 +309,10 @@ class CompressionWorker:
         clock: Wall clock, seconds since the epoch (leases compare times across hosts: keep clocks synced).
 
     Raises:
-        ValueError: ``lease_seconds`` or ``poll_seconds`` not positive, ``concurrency < 1``, or
-            ``heartbeat_seconds`` negative or not below ``lease_seconds``.
-        TypeError: the store has no work queue.
+        ValueError: ``lease_seconds`` outside 0..:data:`MAX_SECONDS` or ``poll_seconds`` outside 0..3600
+            (0 excluded), ``concurrency`` outside 1..:data:`MAX_CONCURRENCY`, or ``heartbeat_seconds``
+            negative or not below ``lease_seconds``.
+        TypeError: the store has no work queue, or a ``bool`` or non-number where a number belongs.
         StoreError: the store cannot be opened.
     """
 
@@ -320,8 +328,15 @@ class CompressionWorker:
         poll_seconds: float = 0.2,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        if not (lease_seconds > 0 and poll_seconds > 0) or concurrency < 1:
-            raise ValueError("lease_seconds and poll_seconds must be positive and concurrency at least 1")
+        for name, value, top in (("lease_seconds", lease_seconds, MAX_SECONDS), ("poll_seconds", poll_seconds, 3600)):
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise TypeError(f"{name} must be a number of seconds, got {value!r}")
+            if not 0 < value <= top:  # nan fails this too
+                raise ValueError(f"{name} must be above 0 and at most {top:,} seconds, got {value!r}")
+        if isinstance(concurrency, bool) or not isinstance(concurrency, int):
+            raise TypeError(f"concurrency must be an integer, got {concurrency!r}")
+        if not 1 <= concurrency <= MAX_CONCURRENCY:  # one task each: 10**9 of them never started
+            raise ValueError(f"concurrency must be within 1..{MAX_CONCURRENCY}, got {concurrency}")
         if heartbeat_seconds is None:
             heartbeat_seconds = lease_seconds / 3
         if not 0 <= heartbeat_seconds < lease_seconds:

@@ -8,7 +8,7 @@ import typer
 from rich.markup import escape
 
 from ..llm.provider import Provider
-from ..workers import CompressionWorker
+from ..workers import MAX_CONCURRENCY, MAX_SECONDS, CompressionWorker
 from ._app import app, console, existing_store, fail_on_library_errors, print_json
 
 PROVIDERS = ("offline", "anthropic", "openai")
@@ -33,7 +33,9 @@ def worker_cmd(
     store: Annotated[str, typer.Option("--store", "-s", help="Store location: a SQLite file path or a URL.")],
     provider: Annotated[str, typer.Option("--provider", help="offline, anthropic or openai.")] = "offline",
     model: Annotated[str | None, typer.Option("--model", help="Model name (provider default if omitted).")] = None,
-    concurrency: Annotated[int, typer.Option("--concurrency", help="Items worked on at once.", min=1)] = 1,
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", help="Items worked on at once.", min=1, max=MAX_CONCURRENCY)
+    ] = 1,
     lease_seconds: Annotated[
         float,
         typer.Option(
@@ -41,6 +43,7 @@ def worker_cmd(
             help="Lease length in seconds; renewed while a model call runs (a heartbeat), so a crashed worker's "
             "item is redone after at most this long.",
             min=0.1,
+            max=MAX_SECONDS,
         ),
     ] = 60.0,
     heartbeat_seconds: Annotated[
