@@ -267,6 +267,8 @@ def test_a_signed_head_catches_a_consistent_rewrite_of_both_tables(db: Store) ->
     assert not report.ok and report.first_bad_seq == 6 and "not signed" in report.reason
     with pytest.raises(JournalIntegrityError, match="not signed"):
         _fresh(db, head_key=KEY).append("p", "handoff", handoff("state 7"), "ann", "k7")
+    with pytest.raises(JournalIntegrityError, match="not signed"):  # nor served (issue 15 review)
+        _fresh(db, head_key=KEY).get_entry("p", 3)
 
 
 def test_a_kept_signature_does_not_verify_for_a_forged_head(db: Store) -> None:
