@@ -15,9 +15,20 @@ rule joins those) and segments from there, so a cut costs about the distance to 
 
 from __future__ import annotations
 
+import unicodedata
+
 import regex  # type: ignore[import-untyped]  # no stubs shipped
 
-__all__ = ["ceil_boundary", "clip_end", "clip_start", "floor_boundary", "graphemes", "is_boundary", "split_words"]
+__all__ = [
+    "ceil_boundary",
+    "clip_end",
+    "clip_start",
+    "floor_boundary",
+    "graphemes",
+    "is_boundary",
+    "split_words",
+    "strip_clusters",
+]
 
 _CLUSTER = regex.compile(r"\X")
 _LOOKBACK = 512  # characters searched backwards for a sure boundary before segmenting from the start
@@ -103,4 +114,13 @@ def split_words(text: str) -> list[str]:
             word.append(g)
     if word:
         out.append("".join(word))
+    return out
+
+
+def strip_clusters(text: str) -> str:
+    """``text.strip()``, less any combining mark the strip left at the start without its base (the
+    cluster ``" \u0301"``: a space carrying a mark; stripping the space must not leave the mark)."""
+    out = text.strip()
+    while out and unicodedata.category(out[0]).startswith("M"):
+        out = out[1:].lstrip()
     return out

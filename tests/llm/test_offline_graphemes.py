@@ -162,3 +162,13 @@ def test_literal_cases() -> None:
     digest = summarize_request(request)
     assert digest.lines and digest.text[-1] != "\u200d"
     assert_whole(digest, request)
+
+
+def test_a_space_carrying_a_mark_is_stripped_whole() -> None:
+    """Found by CI's run of the property above: a plan item ``" \\u0301"`` (a space carrying an acute)
+    was stripped to the lone mark."""
+    from context_journal._graphemes import strip_clusters
+
+    assert strip_clusters(" \u0301") == ""
+    assert strip_clusters("  \u0301 e\u0301 ") == "e\u0301"
+    assert strip_clusters(" cafe\u0301 ") == "cafe\u0301"

@@ -63,7 +63,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .._graphemes import ceil_boundary, clip_end, floor_boundary
+from .._graphemes import ceil_boundary, clip_end, floor_boundary, strip_clusters
 from ..content import Block
 from ..tokens import estimate_text_tokens
 from ._features import Concept, analyse, concept_key, concept_weight, named_items, recurrence_boost
@@ -285,7 +285,7 @@ def clip_marker(omitted: int, unit: str = "chars", names: list[str] | None = Non
 def _clip(value: str, limit: int) -> tuple[str, int]:
     """The first line of ``value`` cut at a space to at most ``limit`` characters, and how many
     characters of ``value`` it leaves out (0 when it is all of it but surrounding space)."""
-    text = value.strip()
+    text = strip_clusters(value)
     line = text
     nl = line.find("\n")
     if nl >= 0:
