@@ -361,8 +361,21 @@ def transcribe_running_turn(work: list[Work], turn: Sequence[str], p: Pass, whol
         at = [i for i in at if i > run]
     if not at:
         return work
+    # Results answering calls that stay raw (a stub the repairs merged into a transcribed user turn)
+    # stay raw too, right before the note: a raw call must keep its result.
+    at_set = set(at)
+    raw_calls = {
+        b.get("id") for j, m in enumerate(work) if j not in at_set for b in m.blocks if b.get("type") == "tool_use"
+    }
+    answers: list[Block] = []
+    for i in at:
+        kept = [b for b in work[i].blocks if b.get("type") == "tool_result" and b.get("tool_use_id") in raw_calls]
+        if kept:
+            answers.extend(kept)
+            rest = [b for b in work[i].blocks if not any(b is k for k in kept)]
+            work[i] = replace(work[i], blocks=rest, flags=block_flags(rest), tokens=None)
     lines = [f"{work[i].participant}: {message_line_text(work[i].blocks)}" for i in at]
-    text = "[The current turn so far, its calls and results as a transcript:]\n" + "\n".join(lines)
+    heading = "[The current turn so far, its calls and results as a transcript:]"
     # The note that opened the loop goes: the transcript is a user turn of its own. When it named
     # messages of the loop not shown, the transcript says so instead.
     present = {work[i].origin for i in at}
@@ -373,10 +386,9 @@ def transcribe_running_turn(work: list[Work], turn: Sequence[str], p: Pass, whol
         last = max(k for k, mid in enumerate(turn) if mid in present)
         gap = [mid for mid in turn[:last] if mid not in present]
     if gap:
-        text = (
+        heading = (
             f"[The current turn so far, its calls and results as a transcript; {len(gap)} of its messages "
-            "are not shown (left out to fit the budget, or summarised above); the journal keeps them:]\n"
-            + "\n".join(lines)
+            "are not shown (left out to fit the budget, or summarised above); the journal keeps them:]"
         )
     p.repair("running_turn_transcribed", None, f"{len(at)} messages of the running tool loop sent as a transcript")
     for i in at:
@@ -384,7 +396,9 @@ def transcribe_running_turn(work: list[Work], turn: Sequence[str], p: Pass, whol
     note = Work(
         "context-journal",
         "user",
-        [{"type": "text", "text": text}],
+        # The heading is a block of its own, short enough that an excerpt never cuts it (only the
+        # transcript below it is cut): what it says about steps not shown always reaches the model.
+        [{"type": "text", "text": heading}, {"type": "text", "text": "\n".join(lines)}],
         0,
         None,
         None,
@@ -396,6 +410,22 @@ def transcribe_running_turn(work: list[Work], turn: Sequence[str], p: Pass, whol
     )
     first = at[0]
     skip = set(at) | set(opened)
+    kept_answers = (
+        [
+            Work(
+                "tool",
+                "user",
+                answers,
+                block_flags(answers),
+                None,
+                None,
+                kind="answer",
+                sources=[Source("synthetic", "tool results")],
+            )
+        ]
+        if answers
+        else []
+    )
     # Results the compiler added for calls now in the transcript (stubs of unanswered calls) go too.
     calls = {b.get("id") for i in at for b in work[i].blocks if b.get("type") == "tool_use"}
     for i, m in enumerate(work):
@@ -407,6 +437,7 @@ def transcribe_running_turn(work: list[Work], turn: Sequence[str], p: Pass, whol
                 skip.add(i)
     return [
         *(m for i, m in enumerate(work[:first]) if i not in skip),
+        *kept_answers,
         note,
         *(m for i, m in enumerate(work) if i > first and i not in skip),
     ]

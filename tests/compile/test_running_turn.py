@@ -5,6 +5,7 @@ test_compile_properties.py also generate thinking-led loops)."""
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 import pytest
@@ -57,8 +58,9 @@ def test_B62_a_loop_that_cannot_fit_is_sent_as_a_transcript() -> None:
     result = cm.compile(60)
     assert_valid(result, WordCounter(), thinking=True)
     assert [m.role for m in result.messages] == ["user", "user"]  # nothing of the loop raw
-    note = result.messages[-1].content[0]["text"]
-    assert note.startswith("[The current turn so far, its calls and results as a transcript:]")
+    heading, body = (b["text"] for b in result.messages[-1].content)  # the heading is never excerpted
+    assert heading == "[The current turn so far, its calls and results as a transcript:]"
+    note = heading + "\n" + body
     assert '[called grep {"pattern":"parse_amount"}]' in note
     assert "running_turn_transcribed" in {r.kind for r in result.repairs}
 
@@ -155,3 +157,83 @@ def test_a_long_loop_that_cannot_fit_whole_names_the_steps_it_leaves_out(name: s
             assert result.dropped >= len(missing)  # counted as left out, not as rendered
         assert ids(result)[ids(result).index("a0") + 1] == "r0"  # the opening unit, whole
         assert ids(result)[-1] == "r39"  # the newest step
+
+
+# --- found by the fuzz (test_compile_properties.py): loops with another speaker's call --------------------
+
+_PNG = {
+    "type": "image",
+    "source": {
+        "type": "base64",
+        "media_type": "image/png",
+        "data": base64.b64encode(b"\x89PNG\r\n" + bytes(range(200))).decode(),
+    },
+}
+
+
+def _shot(tid: str) -> dict[str, Any]:
+    content = [{"type": "text", "text": "shot"}, _PNG]
+    return {"type": "tool_result", "tool_use_id": tid, "content": content, "is_error": False}
+
+
+def _call(participant: str, *tids: str, thinking: bool = False, cmd: str = "alpha0") -> dict[str, Any]:
+    head = [{"type": "thinking", "thinking": words(5), "signature": "sigL"}] if thinking else []
+    uses = [{"type": "tool_use", "id": t, "name": "run", "input": {"cmd": cmd}} for t in tids]
+    return {"participant": participant, "content": [*head, *uses]}
+
+
+def test_a_stub_result_merged_into_a_transcribed_turn_stays_with_its_raw_call() -> None:
+    """A windowed compile at 188 tokens kept the loop's opening and its newest call ``t8`` raw; the
+    stub result the repairs gave ``t8`` was merged into the user turn of another speaker's call (``bob``,
+    shown as text), which then went into the transcript: ``t8`` was sent without a result and the compile
+    raised ``InvalidContextError``. A result of a call that stays raw stays raw."""
+    from context_journal.manager import ContextManager
+    from context_journal.strategies import WindowedPassthroughStrategy
+
+    msgs = [_call("assistant", "t1", thinking=True), {"participant": "tool", "content": [_shot("t1")]}]
+    for k in range(2, 5):
+        msgs += [_call("assistant", f"t{k}"), {"participant": "tool", "content": [_shot(f"t{k}")]}]
+    msgs += [_call("assistant", "t5", "t6", "t7"), {"participant": "tool", "content": [_shot("t5"), _shot("t6")]}]
+    msgs += [_call("assistant", "t8"), _call("bob", "t9")]
+    cm = ContextManager.open("memory:", strategy=WindowedPassthroughStrategy(0.3))
+    cm.add_messages(msgs)
+    for budget in (150, 188, 230, 300):
+        result = cm.compile(budget)
+        assert_valid(result, thinking=True)
+        running_loop_kept_whole(cm, result)
+
+
+def test_a_transcript_heading_that_names_steps_not_shown_is_never_cut() -> None:
+    """At 99 tokens the whole loop went into a transcript that was then excerpted, and the cut fell in
+    its heading ("… 1 of its [… cut …]"): the count of steps not shown never reached the model. The
+    heading is a block of its own, short enough that an excerpt keeps it whole."""
+    from context_journal.manager import ContextManager
+    from context_journal.strategies import WindowedPassthroughStrategy
+
+    see = {"participant": "user", "content": [{"type": "text", "text": "see"}, _PNG]}
+    msgs = [_call("assistant", "t1"), {"participant": "tool", "content": [_shot("t1")]}, see, see]
+    msgs += [_call("assistant", "t2", thinking=True, cmd="step 0"), {"participant": "tool", "content": [_shot("t2")]}]
+    for k in range(3, 6):
+        msgs += [_call("assistant", f"t{k}", cmd=f"step {k - 2}"), {"participant": "tool", "content": [_shot(f"t{k}")]}]
+    msgs += [
+        _call("assistant", "t6", "t7", "t8"),
+        {"participant": "tool", "content": [_shot(f"t{k}") for k in (6, 7, 8)]},
+    ]
+    msgs += [_call("assistant", "t9"), _call("bob", "t10")]
+    msgs += [{"participant": "tool", "content": [_shot("t9")]}, {"participant": "tool", "content": [_shot("t10")]}]
+    cm = ContextManager.open("memory:", strategy=WindowedPassthroughStrategy(0.5))
+    cm.add_messages(msgs)
+    from context_journal.compile import CompileOptions
+
+    seen = set()
+    for budget in (80, 99, 120, 160):
+        try:
+            options = CompileOptions(max_images=1, keep_thinking_turns=0)
+            # A preview (the windowed strategy's first layout, before a compile moves its anchor).
+            result = cm.preview_context(budget, system="You are a careful agent.", options=options)
+        except OverBudgetError:
+            continue
+        assert_valid(result, thinking=True)
+        running_loop_kept_whole(cm, result)
+        seen |= {r.kind for r in result.repairs}
+    assert "running_turn_transcribed" in seen
