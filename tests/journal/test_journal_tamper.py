@@ -24,7 +24,7 @@ from typer.testing import CliRunner
 
 from context_journal import ContextManager
 from context_journal.cli import app
-from context_journal.journal import ExecutionJournal, JournalIntegrityError, entry_hash
+from context_journal.journal import ExecutionJournal, HeadKeyRequiredError, JournalIntegrityError, entry_hash
 from context_journal.stores import SQLiteStore, Store
 from context_journal.stores import sqlite as sqlite_backend
 from context_journal.stores.integrity import check_store
@@ -289,6 +289,40 @@ def test_keys_roll_out_to_unsigned_projects_only_when_asked(db: Store) -> None:
     assert ExecutionJournal(db, head_key=KEY).verify_chain("p").ok  # the head is signed now
     with pytest.raises(ValueError, match="head_key"):
         ExecutionJournal(db, head_key=b"")
+
+
+def test_a_journal_without_the_key_refuses_to_append_after_a_signed_head(db: Store) -> None:
+    """Issue 15 review: a keyless writer appended an unsigned head after signed ones, and every keyed
+    reader then refused the project as stripped. Now it is refused, nothing is written, and the keyed
+    writer goes on; a keyless writer on an unsigned project is unaffected."""
+    _fill(ExecutionJournal(db, head_key=KEY), 3)
+    body, kind = handoff("from a keyless writer"), "handoff"
+    keyless = ExecutionJournal(db)
+    assert keyless.state("p").head_seq == 3  # reads are fine without the key
+    with pytest.raises(HeadKeyRequiredError, match="CONTEXT_JOURNAL_HEAD_KEY") as info:
+        keyless.append("p", kind, body, "bob", "keyless-1")
+    assert info.value.seq == 3 and info.value.project == "p"
+    with pytest.raises(HeadKeyRequiredError):  # the same handle again, and a fresh one
+        _fresh(db).append("p", kind, body, "bob", "keyless-2")
+    keyed = ExecutionJournal(db, head_key=KEY)
+    assert keyed.verify_chain("p").ok and keyed.head_seq("p") == 3  # nothing was written
+    assert keyed.append("p", "handoff", handoff("state 4"), "ann", "k4").status == "appended"
+    plain = ExecutionJournal(db)
+    plain.append("q", "handoff", handoff("unsigned project"), "ann", "q1")
+    assert plain.append("q", "handoff", handoff("still unsigned"), "ann", "q2").status == "appended"
+
+
+def test_cli_append_without_the_key_on_a_signed_project_is_one_line(tmp_path: Path, monkeypatch: Any) -> None:
+    path = tmp_path / "s.db"
+    monkeypatch.setenv("CONTEXT_JOURNAL_HEAD_KEY", "cli secret")
+    args = ["journal", "append", "--store", str(path), "-p", "p", "-a", "ann", "-k", "handoff"]
+    ok = runner.invoke(app, [*args, "--key", "c1", "--body", json.dumps(handoff("signed"))])
+    assert ok.exit_code == 0, ok.output
+    monkeypatch.delenv("CONTEXT_JOURNAL_HEAD_KEY")
+    res = runner.invoke(app, [*args, "--key", "c2", "--body", json.dumps(handoff("keyless"))])
+    assert res.exit_code == 1 and "Traceback" not in res.output
+    assert "is signed" in res.stderr and "CONTEXT_JOURNAL_HEAD_KEY" in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1
 
 
 def test_a_kept_head_catches_a_journal_cut_back_with_its_markers(db: Store) -> None:

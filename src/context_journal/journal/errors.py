@@ -5,7 +5,8 @@
     ├── IdempotencyKeyReuseError      the key was used before for another body
     ├── AuthorNotAllowedError         a verification entry from an author that is not a harness
     ├── EntryNotFoundError            no entry with that seq in the project (also KeyError)
-    └── JournalIntegrityError         the journal does not verify (an entry changed, removed or forged behind it)
+    ├── JournalIntegrityError         the journal does not verify (an entry changed, removed or forged behind it)
+    └── HeadKeyRequiredError          an append without the head key on a project whose head is signed
 
 Expected outcomes are not errors: a retried append is ``duplicate`` and a stale ``expected_seq`` is
 ``conflict`` (see :class:`~context_journal.journal.AppendOutcome`).
@@ -19,6 +20,7 @@ __all__ = [
     "AuthorNotAllowedError",
     "EntryNotFoundError",
     "EntryValidationError",
+    "HeadKeyRequiredError",
     "IdempotencyKeyReuseError",
     "JournalError",
     "JournalIntegrityError",
@@ -128,5 +130,25 @@ class JournalIntegrityError(JournalError):
         super().__init__(
             f"the journal of project {project!r} fails verification at entry #{seq}: {reason}; restore the "
             "store from a backup, the entries from there on cannot be trusted",
+            project=project,
+        )
+
+
+class HeadKeyRequiredError(JournalError):
+    """An append made without the head key on a project whose head is signed: it would leave an
+    unsigned head, which every keyed reader then refuses as stripped (issue 15 review). Nothing was
+    written. Open the journal with ``head_key`` (CLI and MCP server: the ``CONTEXT_JOURNAL_HEAD_KEY``
+    environment variable).
+
+    Attributes:
+        seq: The signed head's sequence number.
+    """
+
+    def __init__(self, *, project: str, seq: int) -> None:
+        self.seq = seq
+        super().__init__(
+            f"project {project!r}: its journal head (#{seq}) is signed, and this journal has no head key; an "
+            "append without it would leave the head unsigned. Set CONTEXT_JOURNAL_HEAD_KEY (Python: "
+            "ExecutionJournal(..., head_key=...)); nothing was written",
             project=project,
         )

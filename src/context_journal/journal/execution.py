@@ -29,9 +29,9 @@ from .brief import Brief
 from .chain import GENESIS_HASH, ChainReport
 from .drift import DEFAULT_STALE_AFTER, DriftReport, check_brief, check_journal, make_report
 from .entries import Entry
-from .errors import EntryNotFoundError, JournalIntegrityError
+from .errors import EntryNotFoundError, HeadKeyRequiredError, JournalIntegrityError
 from .folds import Fold, ProjectState, fold
-from .integrity import ChainCheck, SignedHead, head_mac, marker_projects, normalise_key, verify_journal
+from .integrity import ChainCheck, SignedHead, head_mac, head_marker, marker_projects, normalise_key, verify_journal
 from .render import HarnessView, render_view
 from .storage import brief_pointer, check_slug, read_brief_record, to_entry, write_brief_record
 from .summaries import DEFAULT_PAGE_TOKENS, MAX_LIMIT, SummaryPage, build_page, json_tokens, normalise_handoff
@@ -117,6 +117,7 @@ class ExecutionJournal:
         self._folds: dict[str, Fold] = {}
         self._heads: dict[str, JournalRow] = {}  # the verified head each fold is at
         self._scanned: dict[str, int] = {}  # store sequence up to which markers were checked, per project
+        self._unsigned: dict[str, int] = {}  # the head seq found unsigned, per project (keyless appends)
         self._lock = threading.Lock()  # guards _folds and _heads; never held while calling the store
 
     @classmethod
@@ -222,6 +223,23 @@ class ExecutionJournal:
             raise JournalIntegrityError(project=project, seq=problem[0], reason=problem[1])
         return list(rows)
 
+    def _refuse_keyless(self, project: str, head_seq: int) -> None:
+        """Raise when the head at ``head_seq`` is signed: this journal has no key to sign the next one.
+        One marker read per head seen (heads found unsigned are remembered).
+
+        Raises:
+            HeadKeyRequiredError: the head is signed.
+        """
+        with self._lock:
+            head = self._heads.get(project)
+            if self._unsigned.get(project) == head_seq or head is None or head.seq != head_seq:
+                return
+        marker = head_marker(self._store, head)
+        if marker.get("mac") is not None:
+            raise HeadKeyRequiredError(project=project, seq=head_seq)
+        with self._lock:
+            self._unsigned[project] = head_seq
+
     def _sign(self, project: str, seq: int, digest: str) -> str | None:
         return None if self._key is None else head_mac(self._key, project, seq, digest)
 
@@ -272,6 +290,8 @@ class ExecutionJournal:
             IdempotencyKeyReuseError: the key names an entry with another kind, author or body.
             JournalIntegrityError: the journal does not verify (an entry was changed or removed behind its
                 back): nothing is written.
+            HeadKeyRequiredError: this journal has no head key and the project's head is signed (an
+                unsigned head would follow it, which keyed readers refuse): nothing is written.
             StoreError: the store failed (nothing written); retrying with the same key is safe.
         """
 
@@ -283,6 +303,8 @@ class ExecutionJournal:
                     seq=min(head_seq, state.head_seq) + 1,
                     reason=f"the table's head is #{head_seq} while its verified entries end at #{state.head_seq}",
                 )
+            if self._key is None and head_seq:
+                self._refuse_keyless(project, head_seq)
             return state
 
         return append_entry(

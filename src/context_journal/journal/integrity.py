@@ -125,6 +125,11 @@ def _marker(body: str | None) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
+def head_marker(store: Store, row: JournalRow) -> dict[str, Any]:
+    """The marker record of entry ``row`` as a dict (empty when missing or unreadable)."""
+    return _marker(store.read_bodies([row.store_seq]).get(row.store_seq)) or {}
+
+
 def marker_projects(store: Store, root: int) -> set[str]:
     """Projects named by any marker record (a project whose every entry was deleted is still named here)."""
     out: set[str] = set()
