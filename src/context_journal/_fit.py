@@ -466,9 +466,12 @@ def separate_running_turn(work: list[Work], turn: Sequence[str], p: Pass) -> lis
     at = next((i for i, m in enumerate(work) if m.origin == turn[0]), None)
     if at is None:
         return work
-    shown = {m.origin for m in work[at:]}
+    # Shown: rendered raw, also merged into another message (results moved to follow their call).
+    # Not a step of the loop: a message of results answering calls before it, dropped as orphans.
+    shown = {m.origin for m in work[at:]} | {s.id for m in work[at:] for s in m.sources if s.kind == "message"}
+    orphans = {r.message_id for r in p.repairs if r.kind in ("orphan_result_dropped", "duplicate_result_dropped")}
     last = max((k for k, mid in enumerate(turn) if mid in shown), default=0)
-    missing = [mid for mid in turn[: last + 1] if mid not in shown]
+    missing = [mid for mid in turn[: last + 1] if mid not in shown and mid not in orphans]
     before = work[at - 1] if at else None
     if not missing and (before is None or (before.role == "user" and not _loop_message(before))):
         return work

@@ -22,7 +22,10 @@ translations, counts, one regex for space runs; no per-character Python loop):
   character, since vocabularies hold few merges for random characters;
 * other characters by block of 256 code points (the high byte of their UTF-16 code unit, refined by the
   low byte in a few blocks): from ``0.75`` a character (Cyrillic) and ``0.8`` (dashes, quotes, ellipsis)
-  through ``1.2`` (CJK), ``1.5``-``1.9`` (Indic scripts), ``2.4`` (Hebrew vowel points, Georgian,
+  through ``1.2`` (kana, CJK punctuation; a CJK unified ideograph ``1.1`` per token that
+  ``cl100k_base`` gives it alone: one, two or three, from the table in ``_cjk_tokens``, so Mandarin's
+  frequent characters and Cantonese's rarer ones are both priced within bounds), ``1.5``-``1.9``
+  (Indic scripts), ``2.4`` (Hebrew vowel points, Georgian,
   Armenian), ``2.6`` (combining diacritics), ``3.0`` (emoji), ``3.25``-``3.6`` (Ethiopic, Braille,
   Mongolian) to ``4.4`` (supplementary ideographs, CJK Extension B and up); see the ``_W_*`` weights.
   Where the vocabularies hold few merges for a script, BPE falls back to single UTF-8 bytes (three or
@@ -75,6 +78,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from . import _cjk_tokens
 from ._block_types import SERVER_CALL_TYPES, SERVER_RESULT_TYPES
 from .errors import ContextJournalError, MissingExtraError
 
@@ -152,6 +156,24 @@ _KIND_BYTES = bytes(
     ord("a") if chr(b).islower() else ord("A") if chr(b).isupper() else ord("0") if chr(b).isdigit() else ord(".")
     for b in range(128)
 ) + bytes(128)  # the kind of an ASCII character: lower, upper, digit or other
+_IDEOGRAPH = re.compile("[\u4e00-\u9fff]")
+
+
+def _complement(body: str, first: int, last: int) -> str:
+    """The regex class body of the characters in ``first..last`` that the class body ``body`` (single
+    characters and ``a-b`` ranges, in order) does not hold."""
+    spans = [(ord(a), ord(b or a)) for a, b in re.findall(r"(.)(?:-(.))?", body, re.S)]
+    out: list[str] = []
+    at = first
+    for a, b in [*spans, (last + 1, last + 1)]:
+        if a > at:
+            out.append(chr(at) if a - 1 == at else f"{chr(at)}-{chr(a - 1)}")
+        at = max(at, b + 1)
+    return "".join(out)
+
+
+_MORE_TOKENS = re.compile(f"[{_complement(_cjk_tokens.ONE_TOKEN, 0x4E00, 0x9FFF)}]")  # two or three
+_THREE_TOKENS = re.compile(f"[{_cjk_tokens.THREE_TOKENS}]")
 _CJK = re.compile("[\u3000-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
@@ -197,7 +219,8 @@ _W_MONGOLIAN = 3.6
 _W_KHMER = 2.4  # Khmer and the Philippine scripts (U+1700-17FF)
 _W_RARE = 3.3  # other scripts of U+1400-1CFF and U+A000-ABFF (syllabics, Runic, Balinese, Yi, ...)
 _W_HANGUL = 1.4
-_W_CJK = 1.2  # ideographs, kana, CJK punctuation, fullwidth forms
+_W_CJK = 1.2  # kana, CJK punctuation, fullwidth forms, compatibility ideographs
+_W_IDEOGRAPH = 1.1  # per token cl100k_base gives a unified ideograph alone (one, two or three: _cjk_tokens)
 _W_CJK_RARE = 3.0  # CJK Extension A (U+3400-4DBF): rare ideographs, byte fallback
 _W_SYMBOL = 1.5  # arrows, math, dingbats, other symbols (U+2040-2BFF)
 _W_BRAILLE = 3.3
@@ -234,7 +257,7 @@ _BLOCKS: list[tuple[int, int, float]] = [
     (0x29, 0x2D, _W_SYMBOL),
     (0x2E, 0x33, _W_CJK),
     (0x34, 0x4D, _W_CJK_RARE),
-    (0x4E, 0x9F, _W_CJK),
+    (0x4E, 0x9F, _W_IDEOGRAPH),  # as one-token ideographs; two- and three-token ones are added below
     (0xA0, 0xAB, _W_RARE),
     (0xAC, 0xD7, _W_HANGUL),
     (0xD9, 0xDB, _W_ASTRAL),  # high surrogates of planes 5-16 (the low surrogates weigh 0)
@@ -312,7 +335,11 @@ def _non_ascii_estimate(text: str, ascii_chars: int) -> float:
         )
         units += _byte_sum(code.to_bytes(n, "little").translate(_FINE_UNITS))
     latin = hi.count(0) - ascii_chars
-    return units / _UNIT + _W_LATIN * latin
+    ideographs = 0.0
+    if _IDEOGRAPH.search(text):  # priced as one token each above; the rarer ones cost more (few matches)
+        more = _MORE_TOKENS.findall(text)
+        ideographs = _W_IDEOGRAPH * (len(more) + len(_THREE_TOKENS.findall("".join(more))) if more else 0)
+    return units / _UNIT + _W_LATIN * latin + ideographs
 
 
 def _blob_tokens(run: str) -> float:

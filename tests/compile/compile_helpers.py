@@ -77,7 +77,9 @@ def running_loop_kept_whole(cm: ContextManager, result: CompileResult) -> None:
     if not shown & set(loop):
         return
     last = max(k for k, mid in enumerate(loop) if mid in shown)
-    missing = [mid for mid in loop[:last] if mid not in shown]
+    # Results of calls made before the loop, dropped as orphans (a repair says so), are not its steps.
+    orphans = {r.message_id for r in result.repairs if r.kind in ("orphan_result_dropped", "duplicate_result_dropped")}
+    missing = [mid for mid in loop[:last] if mid not in shown and mid not in orphans]
     notes = " ".join(
         str(m.content[0].get("text", ""))
         for m in result.messages

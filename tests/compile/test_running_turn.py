@@ -237,3 +237,32 @@ def test_a_transcript_heading_that_names_steps_not_shown_is_never_cut() -> None:
         running_loop_kept_whole(cm, result)
         seen |= {r.kind for r in result.repairs}
     assert "running_turn_transcribed" in seen
+
+
+def test_results_of_calls_made_before_the_loop_are_not_its_steps() -> None:
+    """Fuzz: the loop's results come after results of two calls made before it (their call left out
+    of a 244-token windowed compile, so they are dropped as orphans, which a repair says). They are not
+    steps of the loop: no note claims them, and the results merged to follow their call count as shown."""
+    from context_journal.manager import ContextManager
+    from context_journal.strategies import WindowedPassthroughStrategy
+
+    pdf = base64.b64encode(b"%PDF-1.4\n" + b"1 0 obj << /Type /Page >> endobj\n" * 3 + b"%%EOF\n").decode()
+    doc = {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": pdf}}
+    msgs = [
+        _call("assistant", "t1", "t2"),
+        {"participant": "user", "content": [{"type": "text", "text": "read this"}, doc]},
+        {"participant": "user", "content": [{"type": "text", "text": "see"}, _PNG]},
+        _call("assistant", "t3", thinking=True, cmd="step 0"),
+        {"participant": "tool", "content": [_shot("t3")]},
+        _call("assistant", "t4", "t5", "t6"),
+        *({"participant": "tool", "content": [_shot(t)]} for t in ("t1", "t2", "t4", "t5", "t6")),
+    ]
+    cm = ContextManager.open("memory:", strategy=WindowedPassthroughStrategy(0.3))
+    cm.add_messages(msgs)
+    for budget in (200, 244, 300, 400):
+        try:
+            result = cm.preview_context(budget, system="You are a careful agent.")
+        except OverBudgetError:
+            continue
+        assert_valid(result, thinking=True)
+        running_loop_kept_whole(cm, result)
