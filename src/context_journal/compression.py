@@ -25,6 +25,7 @@ another driver finished first is dropped.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import re
 import time
@@ -39,6 +40,7 @@ from .errors import ContextJournalError, MessageNotFoundError
 from .llm.errors import ProviderRequestError
 from .llm.types import LLMMessage, LLMRequest, ToolDefinition
 from .messages import MessageInput
+from .namespaces import STRATEGY_STATE, same_strategy, strategy_record
 from .stores.base import Op
 from .strategies.autobiographical import AutobiographicalStrategy, CompressionLog, PendingItem, PendingWork, Summary
 from .strategies.autobiographical.chunking import regions
@@ -264,6 +266,7 @@ class CompressionDriver:
         self.stats = CompressionStats()
         self._cache = RenderCache(size=256)
         self._log: CompressionLog | None = None
+        self._recorded: str | None = None  # the strategy record this driver made sure of last
 
     # ---- views and state -------------------------------------------------------------------------
 
@@ -444,6 +447,7 @@ class CompressionDriver:
         self.stats.input_tokens += result.input_tokens or 0
         self.stats.output_tokens += result.output_tokens or 0
         strategy.record_result(result, ctx)
+        self._record_strategy(strategy, ctx)
         kind = str(meta.get("kind")) if meta.get("kind") is not None else None
         level = int(meta["level"]) if isinstance(meta.get("level"), int) else None
         base = TickResult(
@@ -464,6 +468,22 @@ class CompressionDriver:
         elif kind == "part":
             self.stats.parts += 1
         return replace(base, summary_id=summary_id)
+
+    def _record_strategy(self, strategy: Strategy, ctx: StrategyContext) -> None:
+        """Record the strategy this work was done with for the namespace (unless it records the same one
+        already), so ``context-journal compile`` and the MCP server's ``compile_context`` default to it and
+        see the summaries a Python host made (issue 14 review: they compiled passthrough). One state read
+        per driver and strategy."""
+        record = strategy_record(strategy)
+        if record is None:
+            return
+        key = json.dumps(record, sort_keys=True)
+        if self._recorded == key:
+            return
+        recorded = ctx.get_state(STRATEGY_STATE)
+        if not (isinstance(recorded, dict) and same_strategy(recorded, record)):
+            ctx.put_states({STRATEGY_STATE: record})
+        self._recorded = key
 
     def _stored_summary(self, key: str) -> str | None:
         strategy = self.host._active_strategy()

@@ -23,6 +23,8 @@ __all__ = [
     "recorded_config",
     "recorded_strategy",
     "require_namespace",
+    "same_strategy",
+    "strategy_record",
 ]
 
 STRATEGY_STATE = "strategy"
@@ -127,6 +129,27 @@ def recorded_strategy(store: Store, namespace: str | None, branch: str = ROOT_BR
     """The strategy a namespace records (``{"strategy": name, "config": {...}, ...}``), or None."""
     value = store.get_state(store.get_branch(branch).id, f"{namespace or 'default'}/{STRATEGY_STATE}")
     return value if isinstance(value, dict) and isinstance(value.get("strategy"), str) else None
+
+
+def strategy_record(strategy: Any, budget: int | None = None, compression: str | None = None) -> dict[str, Any] | None:
+    """What a namespace records for a compressing ``strategy`` (``{"strategy": "autobiographical" |
+    "knowledge", "config": {...}, "budget": tokens or None}``, plus ``"compression": "workers"`` when
+    given), so the command line and the MCP server compile it as the host does; None for a strategy that
+    does not compress."""
+    from .strategies import AutobiographicalStrategy, KnowledgeStrategy
+
+    if not isinstance(strategy, AutobiographicalStrategy):
+        return None
+    name = "knowledge" if isinstance(strategy, KnowledgeStrategy) else "autobiographical"
+    record: dict[str, Any] = {"strategy": name, "config": strategy.config.to_dict(), "budget": budget}
+    if compression == "workers":
+        record["compression"] = "workers"
+    return record
+
+
+def same_strategy(recorded: dict[str, Any] | None, record: dict[str, Any]) -> bool:
+    """True when ``recorded`` names the strategy and settings of ``record`` (its budget aside)."""
+    return bool(recorded) and all(recorded.get(k) == record.get(k) for k in ("strategy", "config"))  # type: ignore[union-attr]
 
 
 def recorded_config(recorded: dict[str, Any] | None, name: str, overflow: str = "excerpt") -> Any:

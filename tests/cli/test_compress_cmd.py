@@ -190,3 +190,60 @@ def test_empty_store_compile_is_an_error(tmp_path: Path) -> None:
     ContextManager.open(db).close()
     res = runner.invoke(app, ["compile", "--store", str(db), "--budget", "100"])
     assert res.exit_code == 1 and "holds no message" in " ".join(res.output.split())
+
+
+def _lagging_namespace(tmp_path: Path, namespace: str = "locomo:conv 26") -> Path:
+    """A store whose one isolated namespace (its name needs shell quoting) holds 400 messages, none
+    summarised, on ``main`` and on a branch ``my feat`` forked from it."""
+    db = tmp_path / "lag.db"
+    with ContextManager.open(db, namespace=namespace, isolate=True) as cm:
+        for i in range(200):
+            cm.add_message("user", f"Step {i}: the build of module_{i}.py failed with exit code {i % 7}. " * 3)
+            cm.add_message("Claude", f"I fixed module_{i}.py by pinning dependency v{i}.0 and re-ran the tests.")
+        cm.fork("my feat")
+    return db
+
+
+def test_compress_next_hint_keeps_namespace_and_branch_quoted(tmp_path: Path) -> None:
+    """Issue 14 review (7): the `next:` hint dropped -n (and --branch), so running it compiled `default`."""
+    import shlex
+
+    db = _lagging_namespace(tmp_path)
+    res = runner.invoke(app, ["compress", "--store", str(db), "-n", "locomo:conv 26", "--max-calls", "1"])
+    assert res.exit_code == 0, res.output
+    hint = next(line for line in res.stdout.splitlines() if "next:" in line).split("next:", 1)[1].strip()
+    assert shlex.split(hint) == [
+        "context-journal", "compile", "--store", str(db), "-n", "locomo:conv 26",
+        "--strategy", "autobiographical", "--budget", "N",
+    ]  # fmt: skip
+    res = runner.invoke(
+        app, ["compress", "--store", str(db), "-n", "locomo:conv 26", "--branch", "my feat", "--max-calls", "1"]
+    )
+    assert res.exit_code == 0, res.output
+    hint = next(line for line in res.stdout.splitlines() if "next:" in line).split("next:", 1)[1].strip()
+    words = shlex.split(hint)
+    assert words[words.index("-n") + 1] == "locomo:conv 26" and words[words.index("--branch") + 1] == "my feat"
+
+
+def test_compile_says_lagging_messages_were_cut_to_fit(tmp_path: Path) -> None:
+    """Issue 14 review (8): a lagging compile that fits by cutting printed only "1 repairs"; plain output
+    says how many messages are not summarised yet and names the command that clears it."""
+    import shlex
+
+    db = _lagging_namespace(tmp_path)
+    args = ["compile", "--store", str(db), "-n", "locomo:conv 26", "--strategy", "autobiographical"]
+    res = runner.invoke(app, [*args, "--budget", "4000", "--preview", "--json"])
+    assert res.exit_code == 0, res.output
+    cut = [r for r in json.loads(res.stdout)["repairs"] if r["kind"] == "cut_to_fit"]
+    assert cut, "the store no longer compiles by cutting"
+    count = int(cut[0]["detail"].split()[0])
+    res = runner.invoke(app, [*args, "--budget", "4000", "--preview", "--branch", "my feat"])
+    assert res.exit_code == 0, res.output
+    lines = [line for line in res.stderr.splitlines() if "not summarised yet" in line]
+    assert len(lines) == 1, res.stderr
+    assert f"{count} messages not summarised yet" in lines[0] and "cut to fit" in lines[0]
+    command = lines[0].split("`")[1]
+    assert shlex.split(command) == [
+        "context-journal", "compress", "--store", str(db), "-n", "locomo:conv 26", "--branch", "my feat",
+    ]  # fmt: skip
+    json.loads(res.stdout)  # stdout stays the compiled JSON, the notice goes to stderr

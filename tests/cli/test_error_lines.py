@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from context_journal.cli import app
@@ -37,3 +38,16 @@ def test_provider_formats_export_stored_images(tmp_path: Path) -> None:
         assert res.exit_code == 0, res.output
         first = json.loads(res.stdout)["messages"][0]["content"][1]
         assert key in first and png[:40] in json.dumps(first)
+
+
+def test_mcp_serve_in_a_missing_folder_speaks_the_command_line(tmp_path: Path) -> None:
+    """Issue 14 review (9): `mcp serve --store /no/such/dir/x.db` advised "pass create_dirs=True", an argument
+    of ContextManager.open; the command line says to create the folder, and creates nothing."""
+    pytest.importorskip("mcp")
+    missing = tmp_path / "no such" / "dir" / "x.db"
+    res = CliRunner().invoke(app, ["mcp", "serve", "--store", str(missing)])
+    assert res.exit_code == 1, res.output
+    text = " ".join(res.stderr.split())
+    assert "create_dirs" not in text and "does not exist" in text, text
+    assert f"mkdir -p '{missing.parent}'" in text
+    assert not (tmp_path / "no such").exists()

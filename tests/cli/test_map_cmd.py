@@ -147,3 +147,24 @@ def test_map_into_a_missing_folder_is_refused_and_creates_nothing(compressed: Pa
     text = " ".join(res.output.split())
     assert flag in text and "does not exist" in text and "[red]dir[" in text
     assert not (tmp_path / "no").exists()
+
+
+def test_map_over_budget_gives_the_command_line_advice_compile_gives(tmp_path: Path) -> None:
+    """Issue 14 review (9): `map --budget 10` advised the Python arguments ("raise max_tokens, lower
+    reserve_for_response") where `compile` advises --budget and --reserve; both share one advice."""
+    from context_journal import ContextManager
+
+    db = tmp_path / "s.db"
+    with ContextManager.open(db) as cm:
+        for i in range(20):
+            cm.add_message("user", f"hello there number {i} " * 20)
+    res = runner.invoke(app, ["map", "--store", str(db), "--budget", "10", "--html", str(tmp_path / "m.html")])
+    assert res.exit_code == 1
+    text = " ".join(res.output.split())
+    assert "max_tokens" not in text and "reserve_for_response" not in text, text
+    compiled = " ".join(runner.invoke(app, ["compile", "--store", str(db), "--budget", "10"]).output.split())
+    smallest = re.search(r"--budget ([\d,]+) or more", compiled)
+    assert smallest is not None, compiled
+    assert f"map with --budget {smallest.group(1)} or more" in text and "--reserve" in text
+    assert "--system" not in text  # map has no --system
+    assert not (tmp_path / "m.html").exists()

@@ -266,3 +266,22 @@ def test_search_summaries_refuses_message_filters(summarised_db: Path) -> None:
         assert res.exit_code != 0 and "--summaries" in res.output, (extra, res.output)
     res = runner.invoke(app, ["search", "--store", str(summarised_db), "-n", CONV, "  ", "--summaries"])
     assert res.exit_code != 0 and "non-empty" in res.output
+
+
+def test_search_as_of_past_the_newest_sequence_is_refused(tmp_path: Path) -> None:
+    """Issue 14 review (10a): `search --as-of 999999` searched the branch as it stands now, silently; an
+    --as-of past the newest sequence is one line naming it (exit 1), for messages and summaries alike."""
+    db = tmp_path / "s.db"
+    with ContextManager.open(db) as cm:
+        cm.add_message("user", "the pottery class starts on Monday")
+        cm.add_message("assistant", "noted: pottery on Monday")
+        head = cm.store.head_seq()
+    for extra in ([], ["--summaries"]):
+        res = runner.invoke(app, ["search", "--store", str(db), "pottery", "--as-of", "999999", *extra])
+        assert res.exit_code == 1, res.output
+        lines = [line for line in res.stderr.splitlines() if line.strip()]
+        assert len(lines) == 1 and "999999" in lines[0] and f"newest sequence of this store ({head})" in lines[0]
+        res = runner.invoke(app, ["search", "--store", str(db), "pottery", "--as-of", "999999", "--json", *extra])
+        assert res.exit_code == 1 and json.loads(res.stdout)["ok"] is False
+    # the newest sequence itself is a valid --as-of
+    assert len(search_json(db, "pottery", "--as-of", str(head))["hits"]) == 2

@@ -27,3 +27,50 @@ def test_readme_opens_with_the_two_commands() -> None:
     assert lines == ["pip install . && context-journal demo", "pip install '.[dev]' && python -m pytest -q"]
     ci = (README.parent / ".ci" / "run").read_text()
     assert "pip install -q '.[dev]' && python -m pytest -q" in ci
+
+
+def _demo_block() -> tuple[str, str]:
+    text = README.read_text()
+    intro = re.search(
+        r"What `context-journal demo` prints \(.*?a (\d+)-column terminal\):\n\n```\n(.*?)```", text, re.S
+    )
+    assert intro is not None, "the README no longer shows what the demo prints"
+    return intro.group(1), intro.group(2)
+
+
+def test_readme_demo_output_is_what_the_demo_prints() -> None:
+    """Issue 14 review (5): the README showed figures the demo no longer printed (9,784 tokens, 59
+    messages, sum3_0bcc…). Run it as the README says, at the width it names; only timings may differ."""
+    import os
+    import subprocess
+    import sys
+
+    width, shown = _demo_block()
+    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "NO_COLOR", "TERM")}
+    env["COLUMNS"] = width
+    res = subprocess.run(
+        [sys.executable, "-c", "from context_journal.cli import main; main()", "demo"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=README.parent,
+    )
+    assert res.returncode == 0, res.stderr
+
+    def plain(text: str) -> list[str]:
+        return [re.sub(r"\d+(\.\d+)? s\b", "T s", line.rstrip()) for line in text.strip("\n").splitlines()]
+
+    assert plain(shown) == plain(res.stdout)
+
+
+def test_readme_layout_lists_every_benchmark() -> None:
+    """Issue 14 review (6): the Layout section left out benchmarks/bench_journal.py; every file in
+    benchmarks/ is listed there, one line each with what it measures."""
+    text = README.read_text()
+    layout = re.search(r"## Layout\n\n```\n(.*?)```", text, re.S)
+    assert layout is not None
+    lines = layout.group(1).splitlines()
+    for path in sorted((README.parent / "benchmarks").glob("*.py")):
+        listed = [line for line in lines if re.match(rf"\s+{re.escape(path.name)}\s+\S", line)]
+        assert len(listed) == 1, f"{path.name} is not listed (with a description) in the README's Layout"

@@ -139,18 +139,18 @@ def test_http_client_with_background_compression(imported: Path) -> None:
 
         async def main() -> None:
             async with Client(streamable_http_client(f"http://127.0.0.1:{port}/mcp"), mode="legacy") as client:
-                # a compile with a compressing strategy lets the background task work on the namespace
-                first = await client.call_tool("compile_context", {"max_tokens": 4000, "strategy": "autobiographical"})
-                assert first.is_error  # compression lags at first
-                for _ in range(200):
-                    result = await client.call_tool(
-                        "compile_context", {"max_tokens": 4000, "strategy": "autobiographical"}
-                    )
-                    if not result.is_error:
+                # No request names a strategy: the background compresses the imported conversation on its
+                # own, records the strategy, and compile_context defaults to it (issue 14 review: nothing
+                # was compressed until a request named one, and the client got "[earlier turns omitted]").
+                for _ in range(600):
+                    result = await client.call_tool("compile_context", {"max_tokens": 4000})
+                    out = result.structured_content
+                    if not result.is_error and out is not None and out["strategy"] == "autobiographical":
                         break
                     await anyio.sleep(0.05)
                 assert not result.is_error, result.content
-                assert result.structured_content["tokens"] <= 4000  # type: ignore[index]
+                assert out is not None and out["strategy"] == "autobiographical" and out["tokens"] <= 4000
+                assert "earlier turns omitted" not in result.content[0].text  # type: ignore[union-attr]
 
         anyio.run(main)
     finally:
@@ -160,6 +160,60 @@ def test_http_client_with_background_compression(imported: Path) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(10)
+
+
+def test_background_compression_needs_no_request_and_never_claims_a_namespace(imported: Path) -> None:
+    """In process: ``background_step`` finds the imported namespace by itself (no request opened it),
+    records the autobiographical strategy, and summarises; a server bound to a reader leaves namespaces
+    it has not claimed alone."""
+    from context_journal.namespaces import recorded_strategy
+    from context_journal.readers import recorded_reader
+
+    _, bound = build_server(str(imported), compression="inline", reader="ann")
+    assert not bound.background_step()  # nothing of ann's: the host's namespace is not claimed
+    assert recorded_reader(bound.store, bound.store.get_branch("main").id, "default") is None
+    bound.close()
+    _, backend = build_server(str(imported), compression="inline")
+    try:
+        steps = 0
+        while backend.background_step() and steps < 400:
+            steps += 1
+        assert steps > 0
+        recorded = recorded_strategy(backend.store, None)
+        assert recorded is not None and recorded["strategy"] == "autobiographical"
+        compiled = backend.compile_context(max_tokens=4000)
+        assert compiled.strategy == "autobiographical" and compiled.tokens <= 4000
+    finally:
+        backend.close()
+
+
+def test_a_store_compressed_from_python_is_compiled_the_same_by_the_cli(tmp_path: Path) -> None:
+    """Issue 14 review: a host that compressed with ``strategy="autobiographical"`` left no record, so
+    ``context-journal compile`` and ``compile_context`` compiled passthrough ("[earlier turns omitted]").
+    The compression driver records the strategy it works with."""
+    from context_journal import AutobiographicalConfig, AutobiographicalStrategy
+    from context_journal.namespaces import recorded_strategy
+
+    db = tmp_path / "py.db"
+    cfg = AutobiographicalConfig.for_budget(1500)
+    with ContextManager.open(db, strategy=AutobiographicalStrategy(cfg)) as cm:
+        for i in range(120):
+            cm.add_message(
+                "user" if i % 2 == 0 else "assistant", f"Turn {i}: we discussed topic {i} in some detail " * 3
+            )
+        cm.drain()
+        host = cm.compile(1500)
+        recorded = recorded_strategy(cm.store, None)
+    assert recorded is not None and recorded["strategy"] == "autobiographical" and recorded["config"] == cfg.to_dict()
+    res = CliRunner().invoke(app, ["compile", "--store", str(db), "--budget", "1500", "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert out["strategy"] == "autobiographical" and out["tokens"] == host.tokens
+    _, backend = build_server(str(db))
+    try:
+        assert backend.compile_context(max_tokens=1500).strategy == "autobiographical"
+    finally:
+        backend.close()
 
 
 B64 = [
@@ -181,8 +235,10 @@ def test_reader_binding_B64() -> None:
             text = await fail(client, "compile_context", max_tokens=1000)
             assert "belongs to reader 'planner'" in text and "--reader" in text and "cancel" not in text
         async with Client(coder, mode="legacy") as client:
-            text = await fail(client, "compile_context", max_tokens=1000)  # the namespace is the planner's
+            text = await fail(client, "compile_context", max_tokens=1000, namespace="default")  # the planner's
             assert "cancel" not in text
+            own = await call(client, "compile_context", max_tokens=1000)  # no namespace: its own, "coder"
+            assert "Ship the export" in json.dumps(own) and "cancel" not in json.dumps(own)
             await call(client, "add_message", participant="user", content="hi coder", namespace="coder")
             out = await call(client, "compile_context", max_tokens=1000, namespace="coder")
             assert "Ship the export" in json.dumps(out) and "cancel" not in json.dumps(out)
@@ -191,6 +247,34 @@ def test_reader_binding_B64() -> None:
             assert "cancel on Friday" in json.dumps(out)
 
     anyio.run(main)
+
+
+def test_a_reader_bound_server_never_claims_the_hosts_namespace() -> None:
+    """Issue 14 review: ``mcp serve --reader ann`` compiled the host's ``default`` namespace when a call
+    named none, which claimed it for ann and locked the host (CLI, Python, an unbound server) out with
+    ReaderConflictError. A call with no namespace uses the reader's own namespace over the shared slot."""
+    from context_journal.readers import recorded_reader
+
+    store = MemoryStore()
+    host = ContextManager.open(store=store)
+    host.add_message("host", [{"type": "text", "text": "Deploy at 14:00."}, *B64])
+    host.compile(1000)
+    server, backend = build_server(store, reader="ann")
+
+    async def main() -> None:
+        async with Client(server, mode="legacy") as client:
+            out = await call(client, "compile_context", max_tokens=1000)
+            assert "Deploy at 14:00" in json.dumps(out) and "cancel" not in json.dumps(out)
+            await call(client, "add_message", participant="ann", content="noted")
+
+    anyio.run(main)
+    main_branch = store.get_branch("main").id
+    assert (
+        recorded_reader(store, main_branch, "default") is None and recorded_reader(store, main_branch, "ann") == "ann"
+    )
+    again = ContextManager.open(store=store)  # the host still compiles its namespace
+    assert "Deploy at 14:00" in str(again.compile(1000).to_anthropic())
+    backend.close()
 
 
 def test_not_found_namespaces_and_plain_argument_errors() -> None:
@@ -318,6 +402,10 @@ def test_project_tools_refuse_a_project_that_does_not_exist() -> None:
                 text = await fail(client, tool, project="dmeo")
                 assert "no project 'dmeo'" in text and "demo" in text, (tool, text)
             assert (await call(client, "get_project_summaries", project="demo"))["summaries"]
+            await call(client, "add_message", participant="user", content="hello")
+            text = await fail(client, "compile_context", max_tokens=2000, journal_project="dmeo")
+            assert "no project 'dmeo'" in text and "demo" in text  # not a view of an empty project
+            assert (await call(client, "compile_context", max_tokens=2000, journal_project="demo"))["tokens"] > 0
 
     anyio.run(main)
     backend.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -41,6 +42,7 @@ __all__ = [
     "print_json",
     "report_error",
     "require_target",
+    "target_options",
     "with_manager",
 ]
 
@@ -184,6 +186,17 @@ def require_target(store: Store, namespace: str | None, branch: str) -> None:
     if branch not in names:
         raise CommandError(f"no live branch named {branch!r} in this store; the branches are: {', '.join(names)}")
     require_namespace(store, namespace, branch)
+
+
+def target_options(store: str, namespace: str | None, branch: str | None) -> str:
+    """The ``--store``/``-n``/``--branch`` options of a command a message advises, quoted for the shell:
+    ``-n`` when a namespace was named, ``--branch`` unless it is ``main`` (the default with no branch
+    recorded by ``branch switch``), so the advised command works on what this one did."""
+    return (
+        f"--store {shlex.quote(store)}"
+        + (f" -n {shlex.quote(namespace)}" if namespace else "")
+        + (f" --branch {shlex.quote(branch)}" if branch and branch != ROOT_BRANCH else "")
+    )
 
 
 def existing_store(location: str) -> Store:

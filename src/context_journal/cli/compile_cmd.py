@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -36,6 +37,7 @@ from ._app import (
     namespace_is_isolated,
     print_json,
     require_target,
+    target_options,
 )
 
 STRATEGIES = ("passthrough", "windowed", "autobiographical", "knowledge")
@@ -59,22 +61,13 @@ def _strategy(name: str, budget: int, overflow: str = "excerpt", recorded: dict[
     return PassthroughStrategy()
 
 
-def _target(store: str, namespace: str | None, branch: str) -> str:
-    """The ``--store``/``-n``/``--branch`` options naming a namespace and branch in advice."""
-    return (
-        f"--store {store}"
-        + (f" -n {namespace}" if namespace else "")
-        + (f" --branch {branch}" if branch != "main" else "")
-    )
-
-
 def _lag_error(
     exc: OverBudgetError, store: str, namespace: str | None, branch: str, strategy: str, reserve: int = 0
 ) -> CommandError:
     """The over-budget error of a store whose compression lags, with the commands that clear it (and the
     budget it needs once they have, when the budget is too small even then)."""
     chunks, tokens = exc.parts.get("pending chunks", 0), exc.parts.get("pending tokens", 0)
-    target = _target(store, namespace, branch)
+    target = target_options(store, namespace, branch)
     lag = (
         f"{exc.what} needs {exc.actual:,} tokens but the budget is {exc.budget:,}: compression lags, "
         f"{chunks:,} chunk{'s' if chunks != 1 else ''} ({tokens:,} tokens) wait to be summarised. "
@@ -97,10 +90,40 @@ def _lag_error(
     )
 
 
-def _over_budget(exc: OverBudgetError, reserve: int, preview: Callable[[int], object]) -> CommandError:
+_CUT_COUNT = re.compile(r"(\d+) messages? not summarised yet")
+"""The count a ``cut_to_fit`` repair's detail opens with (``"316 messages not summarised yet (…) cut …"``)."""
+
+
+def _cut_notice(result: CompileResult, store: str, namespace: str | None, branch: str) -> str | None:
+    """One line saying that compression lags and raw messages no summary covers yet were cut to fit
+    (``cut_to_fit`` repairs), with the command that clears it; None when nothing was cut."""
+    cut = [r for r in result.repairs if r.kind == "cut_to_fit"]
+    if not cut:
+        return None
+    found = [_CUT_COUNT.match(r.detail) for r in cut]
+    count = sum(int(m.group(1)) for m in found if m is not None)
+    what = f"{count:,} message{'s' if count != 1 else ''}" if count else "messages"
+    return (
+        f"compression lags: {what} not summarised yet were cut to fit the budget; "
+        f"`context-journal compress {target_options(store, namespace, branch)}` summarises them"
+    )
+
+
+def _over_budget(
+    exc: OverBudgetError,
+    reserve: int,
+    preview: Callable[[int], object],
+    *,
+    command: str = "compile",
+    system: bool = True,
+) -> CommandError:
     """A compile over budget whatever compression does, with the smallest ``--budget`` known to fit: the
     tokens the smallest valid context needs (plus ``--reserve``), when a preview at that budget fits, else
-    at what that preview needed (at most three more compiles, writing nothing)."""
+    at what that preview needed (at most three more compiles, writing nothing).
+
+    The advice is in the command line's terms (``--budget``, ``--reserve``, ``--system`` when ``system``:
+    the command has that option), never the Python arguments :class:`OverBudgetError` names; ``command``
+    is the command advised to run again (``compile``, ``map``)."""
     candidate = exc.actual + reserve  # --budget is max_tokens: the reply's reserve comes on top
     fits: int | None = None
     for _ in range(3 if exc.actual > exc.budget else 0):
@@ -118,19 +141,19 @@ def _over_budget(exc: OverBudgetError, reserve: int, preview: Callable[[int], ob
     if fits is None:
         advice = f"raise --budget above {exc.actual + reserve:,}"
     elif fits == exc.actual + reserve:
-        advice = f"compile with --budget {fits:,} or more (the smallest valid context fits there)"
+        advice = f"{command} with --budget {fits:,} or more (the smallest valid context fits there)"
     else:  # a larger budget leaves larger excerpts: the smallest context there needs more than here
         advice = (
-            f"compile with --budget {fits:,} or more (the smallest valid context fits there: its excerpts grow "
+            f"{command} with --budget {fits:,} or more (the smallest valid context fits there: its excerpts grow "
             f"with the budget, to {fits - reserve:,} tokens)"
         )
     resize = getattr(exc, "resize", None)
     if resize is not None:  # the summaries were made for a larger budget than this one
-        command, sized = resize
-        advice += f", size the summaries for this budget with `{command}` (they are sized for {sized:,})"
+        resize_with, sized = resize
+        advice += f", size the summaries for this budget with `{resize_with}` (they are sized for {sized:,})"
+    rest = ", lower --reserve, or shorten --system" if system else ", or lower --reserve"
     return CommandError(
-        f"{exc.what} needs {exc.actual:,} tokens but the budget is {exc.budget:,}; {advice}, lower --reserve, or "
-        "shorten --system",
+        f"{exc.what} needs {exc.actual:,} tokens but the budget is {exc.budget:,}; {advice}{rest}",
         kind="OverBudgetError",
         details={"budget": exc.budget, "needed": exc.actual, "parts": exc.parts, "smallest_budget": fits},
     )
@@ -204,7 +227,7 @@ def _compile_manager(
                     and sized > window >= 1_000
                     and recorded_config(recorded, strategy) is not None
                 ):
-                    command = f"context-journal compress {_target(store, namespace, branch)} --budget {window}"
+                    command = f"context-journal compress {target_options(store, namespace, branch)} --budget {window}"
                     exc.resize = (command, sized)  # type: ignore[attr-defined]
                 raise
     finally:
@@ -325,6 +348,7 @@ def compile_cmd(
                 exported["dropped"] = [w.message for w in caught if isinstance(w.message, CacheMarkersDroppedWarning)]
             elif fmt == "openai":
                 exported["payload"] = {"messages": compiled.to_openai()}
+            exported["branch"] = cm.current_branch()
             return compiled
 
     with fail_on_library_errors():
@@ -348,6 +372,9 @@ def compile_cmd(
         f"{f', {len(recalled)} recalled' if recalled else ''}[/]",
         highlight=False,
     )
+    lag = _cut_notice(result, store, namespace, exported["branch"])
+    if lag:
+        err_console.print(lag, style="yellow", highlight=False, markup=False)
     note = (result.recall or {}).get("note")
     if note:
         err_console.print(f"[yellow]no recall: {escape(note)}[/]", highlight=False)

@@ -19,7 +19,7 @@ from rich.markup import escape
 
 from ..compression import DrainProgress, DrainReport
 from ..manager import ContextManager
-from ..namespaces import STRATEGY_STATE
+from ..namespaces import STRATEGY_STATE, strategy_record
 from ..strategies import AutobiographicalConfig, AutobiographicalStrategy, KnowledgeStrategy
 from ._app import (
     CommandError,
@@ -33,6 +33,7 @@ from ._app import (
     namespace_is_isolated,
     print_json,
     require_target,
+    target_options,
 )
 from .demo_cmd import PROVIDERS, _Watched, make_provider
 
@@ -144,7 +145,7 @@ def compress_cmd(
                 summarizer=summarizer,
                 view_reader=reader,
             ) as cm:
-                record = {"strategy": strategy, "config": cfg.to_dict(), "budget": budget}
+                record = strategy_record(made, budget)
                 ctx = cm._strategy_context()
                 if ctx.get_state(STRATEGY_STATE) != record:
                     ctx.put_states({STRATEGY_STATE: record})
@@ -169,7 +170,7 @@ def compress_cmd(
     if as_json:
         print_json(payload)
     else:
-        _print(payload, store, strategy)
+        _print(payload, store, strategy, namespace)
     if interrupted:
         raise typer.Exit(130)
 
@@ -192,7 +193,9 @@ def _drain_with_bar(cm: ContextManager, check: Any, max_calls: int | None) -> Dr
         return cm.drain(progress=advance, max_units=max_calls)
 
 
-def _print(payload: dict[str, Any], store: str, strategy: str = "autobiographical") -> None:
+def _print(
+    payload: dict[str, Any], store: str, strategy: str = "autobiographical", namespace: str | None = None
+) -> None:
     levels = ", ".join(f"{k} {v:,}" for k, v in payload["summaries_in_store"].items()) or "none"
     head = "[yellow]interrupted:[/] " if payload["interrupted"] else ""
     console.print(
@@ -214,7 +217,11 @@ def _print(payload: dict[str, Any], store: str, strategy: str = "autobiographica
             "run the command again to continue",
             highlight=False,
         )
+    # The namespace and branch compressed, quoted for the shell; one unwrapped line, to copy as it is.
+    target = target_options(store, namespace, payload["branch"])
     console.print(
-        f"  next: context-journal compile --store {escape(store)} --strategy {strategy} --budget N",
+        f"  next: context-journal compile {target} --strategy {strategy} --budget N",
         highlight=False,
+        markup=False,
+        soft_wrap=True,
     )

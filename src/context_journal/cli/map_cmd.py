@@ -8,11 +8,12 @@ from typing import Annotated
 
 import typer
 
+from ..compile import CompileResult, OverBudgetError
 from ..tokens import MAX_TOKEN_COUNT
 from ..viz.browser import NO_BROWSER, BrowserError, find_browser, screenshot
 from ..viz.html import page_height
 from ._app import CommandError, ReaderOpt, app, err_console, fail_on_library_errors
-from .compile_cmd import _check_compile_options, _compile_manager
+from .compile_cmd import _check_compile_options, _compile_manager, _over_budget
 from .store_cmds import BranchOpt, NamespaceOpt, StoreOpt
 
 PNG_WIDTH = 1400
@@ -67,21 +68,32 @@ def map_cmd(
                 raise CommandError(f"{flag}: the folder {out.resolve().parent} does not exist; create it first")
         if png_out is not None and html_out is None and find_browser() is None:
             raise CommandError(f"--png: {NO_BROWSER}; or write --html FILE and open it in a browser")
-        with _compile_manager(
-            store,
-            namespace,
-            branch,
-            strategy,
-            budget,
-            reserve,
-            overflow,
-            index=bool(query is not None and query.strip()),
-            diagnose=True,
-            reader=reader,
-        ) as cm:
-            result = cm.preview_context(budget, reserve, query=query)
-            page = result.to_html(title=title)  # while the store is open: positions are read from its index
-            height = page_height(result)
+
+        def draw(window: int, page: bool = True) -> tuple[CompileResult, str, int]:
+            with _compile_manager(
+                store,
+                namespace,
+                branch,
+                strategy,
+                window,
+                reserve,
+                overflow,
+                index=bool(query is not None and query.strip()),
+                diagnose=True,
+                reader=reader,
+            ) as cm:
+                result = cm.preview_context(window, reserve, query=query)
+                if not page:
+                    return result, "", 0
+                # while the store is open: positions are read from its index
+                return result, result.to_html(title=title), page_height(result)
+
+        try:
+            result, page, height = draw(budget)
+        except OverBudgetError as exc:  # the advice `compile` gives, in the command line's terms
+            raise _over_budget(
+                exc, reserve, lambda window: draw(window, page=False), command="map", system=False
+            ) from None
         written: list[str] = []
         if html_out is not None:
             html_out.write_text(page, encoding="utf-8")

@@ -13,7 +13,7 @@ from rich.text import Text
 
 from ..manager import ContextManager
 from ..recall import SearchHit, SummaryHit
-from ._app import ReaderOpt, app, build_text_index, console, print_json, with_manager
+from ._app import CommandError, ReaderOpt, app, build_text_index, console, print_json, with_manager
 from .store_cmds import BranchOpt, JsonOpt, NamespaceOpt, StoreOpt
 
 _MARK = re.compile(r"(?<!\S)\*\*(\S+)\*\*(?!\S)")
@@ -31,6 +31,22 @@ def _iso(value: str | None, option: str) -> str | None:
             f"{value!r} is not an ISO-8601 date or time (e.g. 2023-05-08 or 2023-05-08T13:56:00Z)", param_hint=option
         ) from None
     return value
+
+
+def _check_as_of(cm: ContextManager, as_of: int | None) -> None:
+    """Refuse an ``--as-of`` past the store's newest sequence: nothing was written there yet, so the
+    search would silently read the branch as it stands now.
+
+    Raises:
+        CommandError: ``as_of`` is greater than the newest committed sequence.
+    """
+    if as_of is None:
+        return
+    head = cm.store.head_seq()
+    if as_of > head:
+        raise CommandError(
+            f"--as-of {as_of} is past the newest sequence of this store ({head}); give a sequence from 0 to {head}"
+        )
 
 
 def snippet_text(snippet: str) -> Text:
@@ -132,6 +148,7 @@ def search_cmd(
     until = _iso(until, "--until")
 
     def act(cm: ContextManager) -> tuple[list[SearchHit], str, str]:
+        _check_as_of(cm, as_of)
         if query.strip():  # an empty query is refused by search_messages, before any indexing
             build_text_index(cm.store)
         found = cm.search_messages(
@@ -161,6 +178,7 @@ def _search_summaries(
     reader: str | None,
 ) -> None:
     def act(cm: ContextManager) -> tuple[list[SummaryHit], str, str]:
+        _check_as_of(cm, as_of)
         if query.strip():  # an empty query is refused by search_summary_text, before any indexing
             build_text_index(cm.store)
         return cm.search_summary_text(query, limit=limit, as_of=as_of), cm.namespace, cm.current_branch()

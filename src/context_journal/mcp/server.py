@@ -161,8 +161,10 @@ def build_server(
         provider: Synthesizer for briefs (None: the offline default).
         allow_verification: Accept ``verification`` entries through ``journal_append``.
         harness_authors: Authors allowed to write them.
-        reader: The reader every call reads as (``mcp serve --reader``); None: no reader, and a namespace
-            that records one is refused (never a silent fallback to its reader).
+        reader: The reader every call reads as (``mcp serve --reader``); a call that names no namespace
+            uses the namespace named after the reader (the shared messages as that reader sees them; the
+            host's ``default`` is never claimed). None: no reader, and a namespace that records one is
+            refused (never a silent fallback to its reader).
         compression: ``"off"``, ``"inline"`` (the ``compress`` tool and :meth:`ToolBackend.start_background`
             summarise in this process) or ``"workers"`` (compiles and ``compress`` only queue the work).
         summarizer: The model that writes summaries (default: the offline one).

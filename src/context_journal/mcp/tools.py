@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import os
 import threading
+import time
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
@@ -20,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .._cache_markers import CacheMarkersDroppedWarning
 from ..compile import OverBudgetError
-from ..errors import BranchNotFoundError
+from ..errors import BranchNotFoundError, ContextJournalError
 from ..journal import AppendOutcome, Brief, BriefTrigger, DriftReport, Entry, ExecutionJournal, SummaryPage
 from ..journal.integrity import HEAD_KEY_ENV
 from ..journal.synthesis import SynthesisConfig
@@ -29,10 +31,12 @@ from ..manager import ONCE_SUMMARISED_PART, ContextManager
 from ..namespaces import (
     NAMESPACE_MARK,
     STRATEGY_STATE,
+    list_namespaces,
     namespace_exists,
     recorded_config,
     recorded_strategy,
     require_namespace,
+    strategy_record,
 )
 from ..readers import recorded_reader
 from ..stores import ROOT_BRANCH, Store
@@ -53,6 +57,8 @@ __all__ = [
     "ToolUnavailableError",
     "WorkingStateResult",
 ]
+
+_log = logging.getLogger("context_journal.mcp")
 
 
 class ToolUnavailableError(LookupError):
@@ -378,6 +384,8 @@ class ToolBackend:
         self.allow_verification = allow_verification
         self._owns_store = owns_store
         self._managers: dict[tuple[str | None, str], ContextManager] = {}
+        self._targets: list[tuple[str | None, str]] = []
+        self._scanned_at = float("-inf")
         self._manager_lock = threading.RLock()  # tools run on worker threads; managers are not shared across them
 
     def close(self) -> None:
@@ -396,13 +404,19 @@ class ToolBackend:
 
         A read of a namespace or branch that does not exist is an error listing those that do (a mistyped
         namespace never reads the shared slot); a write creates the namespace. The manager reads as the
-        server's reader (``--reader``); without one, a namespace that records a reader is refused.
+        server's reader (``--reader``); without one, a namespace that records a reader is refused. A
+        reader-bound server given no namespace uses the one named after its reader (it reads the shared
+        message slot as that reader, and never claims the host's ``default``).
 
         Raises:
             LookupError: the branch does not exist.
             NamespaceNotFoundError: a read of a namespace that does not exist.
             PermissionError: the namespace belongs to a reader this server is not bound to.
         """
+        if namespace is None and self.reader is not None:
+            # A reader-bound server's own namespace (over the shared message slot), never the host's
+            # default: a compile there would claim it for the reader and lock the host out (issue 14 review).
+            namespace = self.reader
         key = (namespace, branch)
         cm = self._managers.get(key)
         if cm is not None:
@@ -413,7 +427,7 @@ class ToolBackend:
             names = ", ".join(b.name for b in self.store.list_branches())
             raise LookupError(f"no live branch named {branch!r}; the branches are: {names}") from None
         created = not namespace_exists(self.store, namespace, branch)
-        if created and not write:
+        if created and not write and namespace != self.reader:  # the server's own namespace is no typo
             require_namespace(self.store, namespace, branch)
         ns = namespace or "default"
         owner = recorded_reader(self.store, branch_id, ns)
@@ -478,16 +492,7 @@ class ToolBackend:
         leaves compression to workers; report what is pending."""
         with self._manager_lock:
             cm = self._manager(namespace, branch)
-            recorded = recorded_strategy(self.store, cm.namespace, branch)
-            name = recorded["strategy"] if recorded and recorded["strategy"] in COMPRESSING else "autobiographical"
-            size = budget or (int(recorded.get("budget") or 4000) if recorded else 4000)
-            self._use_strategy(cm, name, size, sized=budget is not None)
-            record = {"strategy": name, "config": cm.strategy.config.to_dict(), "budget": size}
-            if self.compression == "workers":
-                record["compression"] = "workers"
-            if recorded != record:  # so compile_context (and the command line) default to it
-                with self.store.transaction() as tx:
-                    tx.put_state(self.store.get_branch(branch).id, f"{cm.namespace}/{STRATEGY_STATE}", record)
+            self._compressing(cm, namespace, branch, budget)
             stats = cm.compression_stats.snapshot()
             if self.compression == "workers":
                 from ..workers import enqueue
@@ -510,15 +515,63 @@ class ToolBackend:
             )
 
     def background_step(self) -> bool:
-        """One unit of compression on the first manager with ready work (a compressing strategy). Returns
-        True when a unit was done."""
+        """One unit of compression on the first namespace with ready work. Returns True when a unit was
+        done.
+
+        The namespaces are those of every live branch that this server reads as (the namespace records
+        this server's reader, or none for a server bound to no reader; a reader-bound server never claims
+        a namespace in the background), and that record a compressing strategy or none: a namespace that
+        records none gets the autobiographical strategy sized for 4,000 tokens, recorded, as
+        ``compress`` does (issue 14 review: a freshly imported store was never compressed until a
+        request named a strategy). Managers that requests opened with a compressing strategy come first.
+        """
         with self._manager_lock:
             for cm in list(self._managers.values()):
                 if getattr(cm, "_mcp_strategy", ("", 0))[0] not in COMPRESSING:
                     continue
                 if cm.tick().progressed:
                     return True
+            for namespace, branch in self._background_targets():
+                try:
+                    cm = self._manager(namespace, branch)
+                    if getattr(cm, "_mcp_strategy", ("", 0))[0] not in COMPRESSING:
+                        self._compressing(cm, namespace, branch, None)
+                    if cm.tick().progressed:
+                        return True
+                except (ContextJournalError, LookupError, PermissionError) as exc:  # gone or claimed since the scan
+                    _log.debug("background compression skipped %s on %s: %s", namespace or "default", branch, exc)
         return False
+
+    def _background_targets(self) -> list[tuple[str | None, str]]:
+        """``(namespace, branch)`` of the namespaces the background compresses (see
+        :meth:`background_step`), scanned at most every 10 seconds."""
+        now = time.monotonic()
+        if now - self._scanned_at < 10.0:
+            return self._targets
+        found: list[tuple[str | None, str]] = []
+        for b in self.store.list_branches():
+            for ns in list_namespaces(self.store, b.name):
+                if recorded_reader(self.store, b.id, ns) != self.reader:
+                    continue  # another reader's (or, for a reader-bound server, one it has not claimed)
+                recorded = recorded_strategy(self.store, ns, b.name)
+                if recorded is None or recorded["strategy"] in COMPRESSING:
+                    found.append((None if ns == "default" else ns, b.name))
+        self._targets, self._scanned_at = found, now
+        return found
+
+    def _compressing(self, cm: ContextManager, namespace: str | None, branch: str, budget: int | None) -> str:
+        """Give ``cm`` the namespace's recorded compressing strategy, else the autobiographical one sized
+        for ``budget`` (or the recorded budget, or 4,000 tokens), and record it when the namespace records
+        another (so ``compile_context`` and the command line default to it). Returns its name."""
+        recorded = recorded_strategy(self.store, cm.namespace, branch)
+        name = recorded["strategy"] if recorded and recorded["strategy"] in COMPRESSING else "autobiographical"
+        size = budget or (int(recorded.get("budget") or 4000) if recorded else 4000)
+        self._use_strategy(cm, name, size, sized=budget is not None)
+        record = strategy_record(cm.strategy, size, self.compression)
+        if record is not None and recorded != record:
+            with self.store.transaction() as tx:
+                tx.put_state(self.store.get_branch(branch).id, f"{cm.namespace}/{STRATEGY_STATE}", record)
+        return name
 
     def start_background(self, calls_per_second: float = 2.0) -> None:
         """Compress in a background thread between requests (``compression="inline"``): at most
@@ -710,6 +763,7 @@ class ToolBackend:
         Raises:
             ValueError: both ``query`` and ``recall_auto`` given, an empty query, or ``ledger_share``
                 outside 0..0.9.
+            LookupError: ``journal_project`` has no entry (the error names the projects there are).
         """
         if ledger_share is not None and not 0 <= ledger_share <= 0.9:
             raise ValueError(f"ledger_share must be within 0..0.9, got {ledger_share}")
@@ -718,6 +772,7 @@ class ToolBackend:
         injections = []
         view_tokens: int | None = None
         if journal_project is not None:
+            self._require_project(journal_project)  # a typo must not inject an empty project's view
             view = self.journal.render_for_harness(journal_project, journal_tokens)
             injections.append(view.to_injection())
             view_tokens = view.tokens
