@@ -27,7 +27,8 @@ attributes that say where the fault is, and its message says what to do instead:
     │   ├── IdempotencyKeyReuseError       the key was used before for another entry
     │   ├── AuthorNotAllowedError          a verification from an author that is not a harness
     │   ├── EntryNotFoundError             no entry with that seq
-    │   └── JournalIntegrityError          the hash chain does not verify
+    │   ├── JournalIntegrityError          the hash chain does not verify
+    │   └── HeadKeyRequiredError           an append without the head key after a signed head
     ├── StrategyInitError                  (branching.py) a strategy failed to initialise; the old one stays
     ├── SummaryNotFoundError               (compression.py) no summary with that id here (also a KeyError)
     ├── CompressionUnavailableError        (compression.py) the strategy does not compress (also a TypeError)

@@ -854,7 +854,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
                 render_dates,
             )
         except OverBudgetError as exc:
-            raise self._lagging(exc) from None
+            raise self._lagging(exc, reserve_for_response) from None
         strategy.commit(selection, ctx)
         logger.info(
             "compiled %s/%s with %s: %d of %d tokens, %d messages in %.1f ms",
@@ -914,7 +914,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
                 tokens += view.tokens(first, last + 1)
         return chunks, tokens + int(work.unchunked_tokens or 0)
 
-    def _lagging(self, exc: OverBudgetError) -> OverBudgetError:
+    def _lagging(self, exc: OverBudgetError, reserve: int = 0) -> OverBudgetError:
         """``exc`` naming the compression work that waits, when some does.
 
         What the smallest valid context holds besides the raw middle no summary covers yet
@@ -923,7 +923,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         remedy is to summarise (or ``overflow='window'``). When it does not (a budget too small for the
         head, the newest turn and the system part), the store still lags and the error says so, with the
         command that clears it, and that the budget must also exceed that rest (``parts["needed once
-        summarised"]``)."""
+        summarised"]``): ``max_tokens`` above that rest plus ``reserve`` (the reserve for the response)."""
         try:
             chunks, tokens = self.compression_lag()
         except Exception:  # the diagnosis must never hide the original error
@@ -940,7 +940,8 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             parts[ONCE_SUMMARISED_PART] = rest
             advice += (
                 f"; even then the rest of the smallest valid context needs {rest:,} tokens, more than the "
-                f"budget of {exc.budget:,}: raise max_tokens above {rest:,}"
+                f"budget of {exc.budget:,}: raise max_tokens above {rest + reserve:,}"
+                + (f" (the rest plus reserve_for_response={reserve:,}), or lower the reserve" if reserve else "")
             )
         else:
             advice += (

@@ -85,3 +85,26 @@ def test_the_lag_is_blamed_only_where_the_rest_fits_and_not_after_draining(
         cm.compile(budget)
     except OverBudgetError as after:  # nothing pending: never "compression lags"
         assert "pending chunks" not in after.parts and "compression lags" not in str(after)
+
+
+@FAST
+@given(
+    turns=st.integers(20, 50),
+    size=st.integers(30, 90),
+    budget=st.integers(1, 60),
+    reserve=st.integers(1, 3_000),
+)
+def test_the_advice_counts_the_reserve_for_the_response(turns: int, size: int, budget: int, reserve: int) -> None:
+    """Issue 14 review: with max_tokens=4,000 and a reserve of 4,000 the advice said "raise max_tokens
+    above 2,136", which it already was; the figure is the rest plus the reserve."""
+    cm = _lagging(turns, size, 4_000, 80)
+    try:
+        cm.compile(budget + reserve, reserve_for_response=reserve)
+        return
+    except OverBudgetError as exc:
+        err = exc
+    once = err.parts.get("needed once summarised")
+    if once is None:
+        return
+    assert f"raise max_tokens above {once + reserve:,}" in str(err) and "reserve" in str(err)
+    assert once + reserve > budget + reserve  # the advice names a larger max_tokens than was given
