@@ -51,3 +51,17 @@ def test_mcp_serve_in_a_missing_folder_speaks_the_command_line(tmp_path: Path) -
     assert "create_dirs" not in text and "does not exist" in text, text
     assert f"mkdir -p '{missing.parent}'" in text
     assert not (tmp_path / "no such").exists()
+
+
+def test_import_into_a_missing_folder_and_an_unknown_format_speak_the_command_line(tmp_path: Path) -> None:
+    """Issue 14 review (second pass): ``import --store /no/such/dir/x.db`` created the folders without a
+    word, unlike every other command, and a transcript whose format cannot be detected advised
+    ``format=`` (Python). Both now speak in the command line's terms."""
+    transcript = tmp_path / "t.json"
+    transcript.write_text('{"not": "a transcript of any known shape"}')
+    missing = tmp_path / "no" / "such" / "x.db"
+    res = CliRunner().invoke(app, ["import", str(transcript), "--store", str(missing)])
+    assert res.exit_code == 1 and "does not exist" in res.stderr and "mkdir -p" in res.stderr
+    assert not (tmp_path / "no").exists()
+    res = CliRunner().invoke(app, ["import", str(transcript), "--store", str(tmp_path / "ok.db")])
+    assert res.exit_code == 1 and "--format" in res.stderr, res.stderr

@@ -199,6 +199,32 @@ def target_options(store: str, namespace: str | None, branch: str | None) -> str
     )
 
 
+def require_folder(location: str) -> None:
+    """Refuse a ``--store`` file path whose folder does not exist (a mistyped path never leaves a new
+    folder tree behind), in the command line's terms (the library's :class:`StoreError` advises
+    ``create_dirs=True``, an argument of ``ContextManager.open``).
+
+    Raises:
+        CommandError: the folder does not exist.
+    """
+    if location.startswith(("postgres", "memory:", ":memory:")):
+        return
+    from pathlib import Path
+
+    path = Path(location[len("sqlite:///") :] if location.startswith("sqlite:///") else location).expanduser()
+    if not path.parent.is_dir():
+        raise CommandError(
+            f"cannot open {location}: the folder {path.parent} does not exist; create it first "
+            f"(mkdir -p {shlex.quote(str(path.parent))}) or give --store a path in an existing folder"
+        )
+
+
+def new_store(location: str) -> Store:
+    """Open a store that a writing command may create (its folder must exist: :func:`require_folder`)."""
+    require_folder(location)
+    return open_store(location)
+
+
 def existing_store(location: str) -> Store:
     """Open a store that must already exist (read commands never create an empty file by mistake)."""
     if location.startswith(("postgres", "memory:", ":memory:")):

@@ -20,8 +20,8 @@ from rich.table import Table
 from ..errors import ContextJournalError
 from ..journal import Brief, ExecutionJournal, SynthesisConfig
 from ..journal.integrity import HEAD_KEY_ENV
-from ..stores import Store, open_store
-from ._app import CommandError, app, console, existing_store, fail_on_library_errors, print_json
+from ..stores import Store
+from ._app import CommandError, app, console, existing_store, fail_on_library_errors, new_store, print_json
 
 journal_app = typer.Typer(
     name="journal",
@@ -111,7 +111,7 @@ def append_cmd(
     """Append an entry; prints the outcome (appended, duplicate, or conflict with exit code 3)."""
     data = _read_body(body, body_file)
     with fail_on_library_errors():
-        st = open_store(store)
+        st = new_store(store)
         try:
             outcome = _journal(st).append(project, kind, data, author, key, expected_seq)
         except ValueError as exc:
@@ -185,7 +185,7 @@ def brief_cmd(
     if mode not in ("windowed", "cumulative"):
         raise typer.BadParameter("choose windowed or cumulative", param_hint="--mode")
     with fail_on_library_errors():
-        st = open_store(store) if build else existing_store(store)
+        st = new_store(store) if build else existing_store(store)
         try:
             journal = _existing(_journal(st), project)
             brief: Brief | None

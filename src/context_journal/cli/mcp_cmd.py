@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.markup import escape
 
-from ._app import CommandError, app, err_console, fail_on_library_errors
+from ._app import CommandError, app, err_console, fail_on_library_errors, require_folder
 
 mcp_app = typer.Typer(name="mcp", help="The MCP server (extra 'mcp').", no_args_is_help=True)
 app.add_typer(mcp_app, name="mcp")
@@ -45,16 +44,6 @@ def _check_port(host: str, port: int) -> None:
             probe.bind((host, port))
         except OSError as exc:
             raise CommandError(f"cannot serve on {host}:{port}: {exc.strerror or exc}; choose another port") from None
-
-
-def _missing_folder(store: str) -> CommandError:
-    """A ``--store`` file path whose folder does not exist, in the command line's terms (the library's
-    :class:`StoreError` advises ``create_dirs=True``, an argument of ``ContextManager.open``)."""
-    path = Path(store[len("sqlite:///") :] if store.startswith("sqlite:///") else store).expanduser()
-    return CommandError(
-        f"cannot open {store}: the folder {path.parent} does not exist; create it first "
-        f"(mkdir -p {shlex.quote(str(path.parent))}) or give --store a path in an existing folder"
-    )
 
 
 @mcp_app.command("serve")
@@ -122,15 +111,9 @@ def serve_cmd(
         if not token:
             raise typer.BadParameter(f"{token_file} holds no token", param_hint="--token-file")
     with fail_on_library_errors():
-        from ..errors import StoreError
-        from ..manager import _check_directory
         from ..mcp import build_server, is_loopback, run_http, run_stdio
 
-        if not store.startswith(("postgres", "memory:", ":memory:")):
-            try:
-                _check_directory(store, False)  # a mistyped path never leaves a new folder tree behind
-            except StoreError:
-                raise _missing_folder(store) from None
+        require_folder(store)  # a mistyped path never leaves a new folder tree behind
 
         if address is not None and not is_loopback(address[0]) and not token:
             err_console.print(

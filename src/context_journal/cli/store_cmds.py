@@ -12,7 +12,7 @@ from rich.table import Table
 
 from ..manager import ContextManager
 from ..messages import Message, count_visible
-from ..stores import ROOT_BRANCH, open_store
+from ..stores import ROOT_BRANCH
 from ._app import (
     ReaderOpt,
     app,
@@ -21,7 +21,9 @@ from ._app import (
     existing_store,
     fail_on_library_errors,
     namespace_is_isolated,
+    new_store,
     print_json,
+    require_folder,
     require_target,
 )
 
@@ -63,8 +65,9 @@ def import_cmd(
         raise typer.BadParameter("choose inline or workers", param_hint="--compression")
     queued: list[str] = []
     with fail_on_library_errors():
+        require_folder(store)  # before the file is read: a mistyped --store fails first
         result = read_transcript(path, format=fmt)
-        st = open_store(store)
+        st = new_store(store)
         try:
             if as_json:
                 report = import_into(st, result, namespace=namespace)

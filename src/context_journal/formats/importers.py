@@ -108,7 +108,11 @@ def _detect(path: Path, skips: SkipLog | None = None) -> tuple[str, Any]:
     data = load_json(source, skips if skips is not None else SkipLog())
     found = _detect_data(data)
     if found is None:
-        raise ImportFormatError("cannot detect the format; pass format= one of " + ", ".join(FORMATS), source=source)
+        raise ImportFormatError(
+            "cannot detect the format; name it (Python: format=, command line: --format) as one of "
+            + ", ".join(FORMATS),
+            source=source,
+        )
     return found, data
 
 
