@@ -368,13 +368,16 @@ def transcribe_running_turn(work: list[Work], turn: Sequence[str], p: Pass, whol
         b.get("id") for j, m in enumerate(work) if j not in at_set for b in m.blocks if b.get("type") == "tool_use"
     }
     answers: list[Block] = []
+    answered: list[Source] = []  # the stored results they came from (relocated into that turn)
     for i in at:
         kept = [b for b in work[i].blocks if b.get("type") == "tool_result" and b.get("tool_use_id") in raw_calls]
         if kept:
             answers.extend(kept)
+            answered += [s for s in work[i].sources if s.kind == "message" and s.id != work[i].origin]
             rest = [b for b in work[i].blocks if not any(b is k for k in kept)]
             work[i] = replace(work[i], blocks=rest, flags=block_flags(rest), tokens=None)
-    lines = [f"{work[i].participant}: {message_line_text(work[i].blocks)}" for i in at]
+            work[i].sources = [s for s in work[i].sources if s not in answered]
+    lines = [_transcript_line(work[i]) for i in at]
     heading = "[The current turn so far, its calls and results as a transcript:]"
     # The note that opened the loop goes: the transcript is a user turn of its own. When it named
     # messages of the loop not shown, the transcript says so instead.
@@ -384,7 +387,8 @@ def transcribe_running_turn(work: list[Work], turn: Sequence[str], p: Pass, whol
     if turn[0] in present:  # the whole loop goes into the transcript: it replaces the opening's note
         opened = [i for i, m in enumerate(work) if m.sources and m.sources[0] == _OPENING and i < at[0]]
         last = max(k for k, mid in enumerate(turn) if mid in present)
-        gap = [mid for mid in turn[:last] if mid not in present]
+        orphans = _dropped_answers(p)
+        gap = [mid for mid in turn[:last] if mid not in present and mid not in orphans]
     if gap:
         heading = (
             f"[The current turn so far, its calls and results as a transcript; {len(gap)} of its messages "
@@ -420,7 +424,7 @@ def transcribe_running_turn(work: list[Work], turn: Sequence[str], p: Pass, whol
                 None,
                 None,
                 kind="answer",
-                sources=[Source("synthetic", "tool results")],
+                sources=answered or [Source("synthetic", "tool results")],
             )
         ]
         if answers
@@ -446,6 +450,20 @@ def transcribe_running_turn(work: list[Work], turn: Sequence[str], p: Pass, whol
 _OPENING = Source("synthetic", "running turn opening")
 
 
+def _dropped_answers(p: Pass) -> set[str | None]:
+    """Messages the repairs left out as results of calls the context does not hold (orphans, repeats):
+    not steps of a running loop, so no note counts them (the repairs say they went)."""
+    return {r.message_id for r in p.repairs if r.kind in ("orphan_result_dropped", "duplicate_result_dropped")}
+
+
+def _transcript_line(m: Work) -> str:
+    """``participant: text`` of one message of a transcript (the name once, also when the renderer
+    already opened the text with it)."""
+    text = message_line_text(m.blocks)
+    prefix = f"{m.participant}: "
+    return text if text.startswith(prefix) else prefix + text
+
+
 def _loop_message(m: Work) -> bool:
     if m.role == "assistant":
         return bool(m.flags & F_TOOL_USE)
@@ -469,7 +487,7 @@ def separate_running_turn(work: list[Work], turn: Sequence[str], p: Pass) -> lis
     # Shown: rendered raw, also merged into another message (results moved to follow their call).
     # Not a step of the loop: a message of results answering calls before it, dropped as orphans.
     shown = {m.origin for m in work[at:]} | {s.id for m in work[at:] for s in m.sources if s.kind == "message"}
-    orphans = {r.message_id for r in p.repairs if r.kind in ("orphan_result_dropped", "duplicate_result_dropped")}
+    orphans = _dropped_answers(p)
     last = max((k for k, mid in enumerate(turn) if mid in shown), default=0)
     missing = [mid for mid in turn[: last + 1] if mid not in shown and mid not in orphans]
     before = work[at - 1] if at else None

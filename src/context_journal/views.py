@@ -581,13 +581,17 @@ def running_turn_start(view: MessageView) -> int | None:
     only, from the newest back over the loop.
     """
     first: int | None = None
+    seen = False  # results seen after the message looked at (a text before them may interject)
     end = len(view)
     while end > 0:
         batch = view.entries(max(0, end - 16), end)  # small batches: one index walk per 16 messages
-        for e in reversed(batch):
+        for k in range(len(batch) - 1, -1, -1):
+            e = batch[k]
             if "tool_use" in e.kinds:
                 first = e.position
-            elif not _answers_only(e.kinds):
+            elif _answers_only(e.kinds):
+                seen = True
+            elif not (seen or first is not None) or not _interjection(view, batch, k):
                 end = 0
                 break
         else:
@@ -596,6 +600,27 @@ def running_turn_start(view: MessageView) -> int | None:
         return None
     kinds = view.entry(first).kinds
     return first if kinds and kinds[0] in _THINKING else None
+
+
+def _interjection(view: MessageView, batch: Sequence[ViewEntry], k: int) -> bool:
+    """True when ``batch[k]`` is plain text that came between a tool call and its results (another
+    speaker, or the user, writing while the loop runs): it does not end the loop (a fresh review of
+    issue 13: the loop was then taken to start after it, without its thinking, and entered half-way).
+    The compiler shows such a message in the loop's transcript, never inside its raw run."""
+    e = batch[k]
+    if not e.kinds or any(kind != "text" for kind in e.kinds) or e.position == 0:
+        return False
+    before = batch[k - 1] if k > 0 else view.entry(e.position - 1)
+    for _ in range(MAX_INTERJECTIONS - 1):  # a few interjections in a row
+        if before.position == 0 or not before.kinds or any(kind != "text" for kind in before.kinds):
+            break
+        before = view.entry(before.position - 1)
+    return "tool_use" in before.kinds
+
+
+MAX_INTERJECTIONS = 8
+"""Text messages in a row that may stand between a tool call and its results and still be read as
+written while the loop ran (the walk back over them is bounded by this)."""
 
 
 def _inside_running_turn(view: MessageView, position: int) -> bool:

@@ -95,6 +95,8 @@ def conversations(draw: st.DrawFn) -> list[dict[str, Any]]:
                 use = {"type": "tool_use", "id": f"t{calls}", "name": "run", "input": {"cmd": f"step {step}"}}
                 head = [{"type": "thinking", "thinking": words(draw(st.integers(5, 60))), "signature": "sigL"}]
                 msgs.append({"participant": "assistant", "content": [*(head if step == 0 else []), use]})
+                if draw(st.integers(0, 5)) == 0:  # someone writes while the loop runs (issue 13 review)
+                    msgs.append({"participant": "ann", "content": [{"type": "text", "text": words(12)}]})
                 msgs.append({"participant": "tool", "content": [_result(draw, use["id"])]})
         elif kind == "document":
             # A PDF (priced from its pages) with a title, and now and then a plain-text document.

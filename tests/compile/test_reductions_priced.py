@@ -212,3 +212,55 @@ def test_with_compression_lagging_the_head_is_never_cut_while_the_middle_is_raw(
     cut = {r.message_id for r in result.repairs if r.kind == "excerpted"}
     assert not cut & {f"h{k}{suffix}" for k in range(n_head)}
     cm.close()
+
+
+# --- B61, its kind: an opening rules message larger than the head window ------------------------------
+
+
+def _long_rules(rules_words: int, drain: bool, compression: str = "inline") -> ContextManager:
+    cfg = AutobiographicalConfig.for_budget(3000)
+    cm = ContextManager.open(
+        "memory:", strategy=AutobiographicalStrategy(cfg), summarizer=OfflineSummarizer(), compression=compression
+    )
+    cm.add_message("user", RULES + words(rules_words), id="rules")
+    cm.add_message("assistant", "Understood.", id="ack")
+    for k in range(40):
+        cm.add_message("user", f"Turn {k}: " + words(40, k), id=f"u{k}")
+        cm.add_message("assistant", f"Reply {k}: " + words(40, k + 1), id=f"a{k}")
+        if k == 10 and drain:
+            cm.drain()
+    return cm
+
+
+@pytest.mark.parametrize("rules_words", [300, 350, 400])
+@pytest.mark.parametrize("budget", [3000, 6000])
+def test_B61_a_rules_message_over_twice_the_head_window_stays_raw_and_whole(rules_words: int, budget: int) -> None:
+    """A fresh review of B61: at ``for_budget(3000)`` (a 450-token head window) a rules message of 400 to
+    1,000 tokens was summarised into the first chunk (the head took a first message only up to twice its
+    budget), so with compression lagging the rules reached the model as a summary while newer turns
+    stayed raw. The head now holds a first message up to four times its budget."""
+    cm = _long_rules(rules_words, drain=True)
+    size = cm.compile(100_000).messages[0].tokens
+    assert size > 2 * 450  # over the old limit
+    result = cm.compile(budget)
+    assert_valid(result)
+    first = result.messages[0]
+    assert [s.id for s in first.sources] == ["rules"] and first.sources[0].complete
+    assert _texts(result)[0] == RULES + words(rules_words)
+    assert not any(r.message_id == "rules" for r in result.repairs)
+
+
+@pytest.mark.parametrize("compression", ["inline", "workers"])
+def test_an_opening_message_too_large_for_the_head_gives_way_after_the_middle(compression: str) -> None:
+    """Larger still (over four times the head window) and not summarised yet: it was the oldest middle
+    message, so it was cut first and the turns after it stayed raw. It gives way last, as the head does:
+    excerpted only when no other middle message is left raw."""
+    cm = _long_rules(1_100, drain=False, compression=compression)
+    for budget in (3000, 4500, 6000):
+        result = cm.compile(budget)
+        assert_valid(result)
+        assert [s.id for s in result.messages[0].sources] == ["rules"]
+        if any(r.message_id == "rules" for r in result.repairs):  # cut: then nothing older stays raw
+            middle = {f"{x}{k}" for k in range(30) for x in "ua"}
+            raw = {m.sources[0].id for m in result.messages if m.sources and m.sources[0].kind == "message"}
+            assert not raw & middle, sorted(raw & middle)

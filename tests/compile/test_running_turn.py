@@ -266,3 +266,61 @@ def test_results_of_calls_made_before_the_loop_are_not_its_steps() -> None:
             continue
         assert_valid(result, thinking=True)
         running_loop_kept_whole(cm, result)
+
+
+@pytest.mark.parametrize("name", ["passthrough", "windowed", "autobiographical"])
+def test_a_message_written_while_the_loop_runs_does_not_split_it(name: str) -> None:
+    """Issue 13 review: "ann" wrote between a call and its results inside a thinking-led loop; the loop
+    was then taken to start after her message, at a step without thinking, and the compile sent that
+    step raw as the newest turn (``running_turn_without_thinking`` at every budget). Her message is part
+    of the running loop: the loop is kept raw up to it and the rest goes into a transcript that holds it."""
+    msgs: list[dict[str, Any]] = [{"id": "ask", "role": "user", "content": "Fix the billing bug, " + words(20)}]
+    for k in range(6):
+        head = [{"type": "thinking", "thinking": words(40), "signature": "sig"}] if k == 0 else []
+        use = {"type": "tool_use", "id": f"t{k}", "name": "open", "input": {"path": f"billing/m{k}.py"}}
+        msgs.append({"id": f"a{k}", "role": "assistant", "content": [*head, use]})
+        if k == 3:
+            msgs.append({"id": "ann", "participant": "ann", "content": "Ann: the staging DB is down, careful."})
+        msgs.append(
+            {
+                "id": f"r{k}",
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": f"t{k}", "content": words(60, k)}],
+            }
+        )
+    cm = manager_for(msgs, counter=WordCounter(), strategy=_strategy(name, 3000))
+    cm.drain()
+    assert thinking_loop(cm)  # the loop from a0 (its thinking) to the end, Ann's message inside it
+    for budget in (250, 400, 800, 3000, 100_000):
+        try:
+            result = cm.compile(budget)
+        except OverBudgetError:
+            continue
+        assert_valid(result, WordCounter(), thinking=True)
+        running_loop_kept_whole(cm, result)
+        if budget >= 400:  # at 250 the transcript under its heading is cut too
+            assert "staging DB is down" in str(result.to_anthropic())  # said, in the transcript
+
+
+def test_a_transcript_does_not_count_an_orphan_result_as_a_step_left_out() -> None:
+    """CI's fuzz: a loop holding a result of a call that is nowhere (``ghost0``) went whole into a
+    transcript at 89 tokens, whose heading said one of its messages was not shown: the orphan the
+    repairs dropped (and reported) is not a step of the loop."""
+    from context_journal.manager import ContextManager
+    from context_journal.strategies import WindowedPassthroughStrategy
+
+    msgs = [_call("assistant", "t1", thinking=True, cmd="step 0"), {"participant": "tool", "content": [_shot("t1")]}]
+    msgs += [_call("assistant", "t2", cmd="step 1"), {"participant": "tool", "content": [_shot("t2")]}]
+    msgs += [{"participant": "tool", "content": [_shot("ghost0")]}]
+    msgs += [_call("assistant", "t3", thinking=True, cmd="step 0"), {"participant": "tool", "content": [_shot("t3")]}]
+    for k in range(4, 7):
+        msgs += [_call("assistant", f"t{k}", cmd=f"step {k - 3}"), {"participant": "tool", "content": [_shot(f"t{k}")]}]
+    cm = ContextManager.open("memory:", strategy=WindowedPassthroughStrategy(0.3))
+    cm.add_messages(msgs)
+    for budget in (70, 89, 120, 200):
+        try:
+            result = cm.preview_context(budget, system="You are a careful agent.")
+        except OverBudgetError:
+            continue
+        assert_valid(result, thinking=True)
+        running_loop_kept_whole(cm, result)

@@ -126,7 +126,8 @@ def head_end(view: MessageView, start: int, budget: int, cap: int) -> int:
     that does not split a tool unit, never past ``cap``.
 
     A cut inside a unit moves back to the unit's start; when that unit is the head's first, the head
-    takes it whole if it fits twice the budget and is empty otherwise.
+    takes it whole if it fits :data:`HEAD_FIRST_UNIT` times the budget and is empty otherwise (a store
+    whose first chunk already holds that unit keeps an empty head: :func:`head_range`).
     """
     if budget <= 0 or start >= cap:
         return start
@@ -141,7 +142,15 @@ def head_end(view: MessageView, start: int, budget: int, cap: int) -> int:
     if u0 > start:
         return u0
     u1 = unit_start_at_or_after(view, max(p, start + 1), cap)
-    return u1 if view.tokens(start, u1) <= 2 * budget else start
+    return u1 if view.tokens(start, u1) <= HEAD_FIRST_UNIT * budget else start
+
+
+HEAD_FIRST_UNIT = 4
+"""How many times the head window's budget its first unit (the opening instructions) may take and still
+be held raw whole (at ``AutobiographicalConfig.for_budget(n)``, 60% of ``n``). It was 2: a fresh review of
+bug case B61 found a 1,000-token rules message at ``for_budget(3000)`` summarised into the first chunk, so
+the opening instructions reached the model only as a summary while newer raw turns stayed raw. A larger
+opening message is summarised like any other; pin it to keep it raw."""
 
 
 RECENT_CAP_SHARE = 4

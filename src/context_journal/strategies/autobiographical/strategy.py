@@ -30,7 +30,17 @@ from typing import TYPE_CHECKING, Any
 
 from ...stores.base import Op
 from ..base import BaseStrategy, Budget, RawSpan, Selection, StrategyContext, SummaryRequest, SummaryResult
-from .chunking import Layout, Regions, chunk_span, first_at_least, layout, new_chunks, recent_start, regions
+from .chunking import (
+    Layout,
+    Regions,
+    chunk_span,
+    first_at_least,
+    layout,
+    new_chunks,
+    recent_start,
+    regions,
+    results_only,
+)
 from .config import AutobiographicalConfig
 from .folding import NOTE_PARTICIPANT, Item, fold, gap_note, item_cost, to_entries
 from .planning import cap_text
@@ -215,6 +225,12 @@ class AutobiographicalStrategy(BaseStrategy):
         # When the compiler must still cut (compression lags), the raw middle outside the recent window
         # gives way first and the head window (the opening instructions) last (bug case B61).
         hs, he = lay.head_start, lay.head_end
+        if he == hs < n and not results_only(view, hs) and "tool_use" not in view.entry(hs).kinds:
+            # An opening message too large for the head window (over twice its budget) is not held raw
+            # by the head, but while it is raw it is still the opening instructions: it gives way last
+            # too, after the middle (a fresh review of B61: a 1,000-token rules message was cut first,
+            # as the oldest middle message, while the turns after it stayed raw).
+            he = hs + 1
         rs = recent_start(view, cfg.recent_window_tokens)
         give_way = tuple(
             (a, b)
