@@ -162,10 +162,12 @@ def render(
     timestamp_of: Callable[[str], float | None] | None = None,
     opening: str | None = None,
     cap: ToolCap | None = None,
+    image_budget: int | None = None,
 ) -> list[Work]:
     """The selection as work messages, repaired (``opening``: the message that opens a running tool
     loop with thinking; its thinking is never dropped; ``cap``: the tool results excerpted, as priced
-    before the selection)."""
+    before the selection; ``image_budget``: the images of a message alone over it become placeholders,
+    as priced before the selection)."""
     work: list[Work] = []
     first_index: int | None = None
     who: dict[tuple[str, Any], tuple[str, str]] = {}
@@ -248,7 +250,9 @@ def render(
     if cap is not None and seen & F_TOOL_RESULT:
         excerpt_tool_results(work, p, cap, counter)  # priced before selection
     if seen & F_IMAGE:
-        limit_images(work, p, options.max_images, options.image_depth_tokens, lambda m: tokens_of(m, counter))
+        limit_images(
+            work, p, options.max_images, options.image_depth_tokens, lambda m: tokens_of(m, counter), image_budget
+        )
     if timestamp_of is not None:
         date_headers(work, timestamp_of)
     return trim_final_whitespace(work, p)

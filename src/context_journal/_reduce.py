@@ -202,8 +202,11 @@ def price_reductions(
                 if reduced is not blocks:
                     cost += _change(counter, e.participant, blocks, reduced)
                 count = _images(reduced)
-                if count and (max_images is not None or depth_limit is not None):
-                    too_deep = depth_limit is not None and depth + cost > depth_limit
+                if count and (max_images is not None or depth_limit is not None or cost > limit):
+                    # An image whose message alone is over the budget can never be sent: the compile
+                    # cuts it to a placeholder, so it is priced as one (issue 13 review: a 1,612-token
+                    # screenshot at 1,500 tokens left room for nothing else, then became 29 tokens).
+                    too_deep = cost > limit or (depth_limit is not None and depth + cost > depth_limit)
                     keep = 0 if too_deep else count if max_images is None else max(0, min(count, max_images - images))
                     images += count
                     if keep < count:

@@ -611,19 +611,27 @@ def image_placeholder(b: Mapping[str, Any], origin: str | None) -> Block:
 
 
 def limit_images(
-    work: list[Work], p: Pass, max_images: int | None, depth_tokens: int | None, tokens_of: Callable[[Work], int]
+    work: list[Work],
+    p: Pass,
+    max_images: int | None,
+    depth_tokens: int | None,
+    tokens_of: Callable[[Work], int],
+    budget: int | None = None,
 ) -> None:
     """Replace images beyond ``max_images`` (counted from the newest) or deeper than ``depth_tokens`` from
-    the newest message by a placeholder text."""
-    if max_images is None and depth_tokens is None:
+    the newest message, and those of a message alone over ``budget`` tokens (it can never be sent with
+    them; the strategy priced them as placeholders: :func:`~context_journal._reduce.price_reductions`),
+    by a placeholder text."""
+    if max_images is None and depth_tokens is None and budget is None:
         return
     count = 0
     depth = 0
     for m in reversed(work):
-        depth += tokens_of(m)
+        size = tokens_of(m)
+        depth += size
         if not m.flags & F_IMAGE:
             continue
-        too_deep = depth_tokens is not None and depth > depth_tokens
+        too_deep = (depth_tokens is not None and depth > depth_tokens) or (budget is not None and size > budget)
         changed = False
         blocks: list[Block] = []
         for b in reversed(m.blocks):

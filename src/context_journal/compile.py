@@ -570,6 +570,7 @@ def compile_context(
     # The strategy chooses from sizes with the sure reductions in (older images as placeholders, tool
     # results over the cap as excerpts): what fits once reduced is never left out (bug case B63).
     cap = tool_cap(options, avail, oversized=False)
+    priced_at = avail  # images of a message alone over it are priced (and rendered) as placeholders
     chooser = priced(body, options, counter, cache, avail, cap)
     # Without a host cap, a tool result larger than the whole budget can never be sent raw: when the
     # selection leaves messages out, such results are priced as excerpts and the strategy chooses again,
@@ -589,7 +590,7 @@ def compile_context(
             selection = with_loop_opening(selection, body, running, whole_loop, asked)
         p = fresh_pass(p)
         opening = turn[0] if turn else None
-        work = render(body, selection, roles, options, counter, cache, p, late, timestamp_of, opening, cap)
+        work = render(body, selection, roles, options, counter, cache, p, late, timestamp_of, opening, cap, priced_at)
         if turn:
             work = transcribe_running_turn(separate_running_turn(work, turn, p), turn, p)
         used = sum(tokens_of(m, counter) for m in work)
@@ -621,7 +622,9 @@ def compile_context(
             assert running is not None
             selection = with_loop_opening(selection, body, running, whole=True, asked=asked)
             p = fresh_pass(p)
-            work = render(body, selection, roles, options, counter, cache, p, late, timestamp_of, turn[0], cap)
+            work = render(
+                body, selection, roles, options, counter, cache, p, late, timestamp_of, turn[0], cap, priced_at
+            )
             whole = transcribe_running_turn(separate_running_turn(work, turn, p), turn, p, whole=True)
             work = shrink(whole, room, counter, p, options, keep_whole=pinned(), **cut)
             used = sum(tokens_of(m, counter) for m in work)

@@ -264,3 +264,40 @@ def test_an_opening_message_too_large_for_the_head_gives_way_after_the_middle(co
             middle = {f"{x}{k}" for k in range(30) for x in "ua"}
             raw = {m.sources[0].id for m in result.messages if m.sources and m.sources[0].kind == "message"}
             assert not raw & middle, sorted(raw & middle)
+
+
+def _png(width: int, height: int) -> str:
+    """A real (blank) PNG of ``width`` x ``height`` pixels, base64: images are priced by their size."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    raw = b"".join(b"\x00" + bytes(width * 3) for _ in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    body = chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
+    return base64.b64encode(b"\x89PNG\r\n\x1a\n" + body).decode()
+
+
+@pytest.mark.parametrize("strategy", ["passthrough", "windowed"])
+def test_an_image_larger_than_the_budget_is_priced_as_its_placeholder(strategy: str) -> None:
+    """Issue 13 review: the newest result was a 1,000 x 1,000 screenshot (about 1,600 tokens) and the
+    budget 1,500; the strategy chose it alone, the compiler then made it a placeholder, and 62 tokens
+    went out ("[earlier turns omitted]" and the placeholder) with 1,400 unused. An image whose message
+    alone is over the budget can never be sent: it is priced as the placeholder it becomes, so the steps
+    before it come in (their results excerpted to the host's cap)."""
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": _png(1000, 1000)}}
+    cm = ContextManager.open("memory:", strategy=_strategies()[strategy]())
+    cm.add_message("user", "Compare the dashboards and tell me which chart is broken.")
+    for s in range(4):
+        cm.add_message("assistant", [{"type": "tool_use", "id": f"v{s}", "name": "view", "input": {"url": f"d/{s}"}}])
+        content: Any = [image] if s == 3 else words(3000, s)
+        cm.add_message("user", [{"type": "tool_result", "tool_use_id": f"v{s}", "content": content}])
+    options = CompileOptions(max_images=1, max_tool_result_tokens=400)
+    assert cm.compile(100_000, options=options).messages[-1].tokens > 1500  # the screenshot alone
+    result = cm.compile(1500, options=options)
+    assert_valid(result)
+    assert result.tokens > 900  # the placeholder and the excerpted steps before it, not 62 tokens
+    assert {"v2", "v3"} <= {b.get("id") for m in result.messages for b in m.content if b.get("type") == "tool_use"}
+    assert "image_placeholder" in {r.kind for r in result.repairs}
