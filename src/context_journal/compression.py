@@ -283,7 +283,7 @@ class CompressionDriver:
         leading system messages, as ``compile`` gives it)."""
         full = self._view()
         full.refresh()
-        stored = ctx.get_state("roles")
+        stored = ctx.roles()
         roles = Roles.from_metadata(stored) if isinstance(stored, Mapping) else Roles()
         head = system_head(full, roles, self._cache)
         return full, (SliceView(full, head) if head else full)
@@ -555,6 +555,10 @@ class CompressionDriver:
             if progress is not None:
                 ready, waiting, _, _ = self._counts(self.host._active_strategy(), True)
                 progress(DrainProgress(units, max(0, ready + waiting - 1), result, self.stats))
+            # A summarizer that never awaits (the offline one) gives the loop no point to cancel at:
+            # yield once per unit, so Ctrl-C (a cancelled task) stops the drain after the unit in
+            # progress, its work kept (issue 14 review: 1,651 calls ran on after SIGINT).
+            await asyncio.sleep(0)
         pending = self.pending_work()
         return DrainReport(units, summaries, failures, time.perf_counter() - started, pending, self.stats.snapshot())
 

@@ -35,7 +35,7 @@ from .content import ContentInput, resolve_media, validate_content
 from .errors import MalformedContentError, MessageNotFoundError
 from .llm import OfflineSummarizer, Provider, ToolDefinition, run_sync
 from .messages import Message, MessageInput, MessageStore, to_timestamp
-from .namespaces import namespace_is_isolated
+from .namespaces import NAMESPACE_MARK, namespace_is_isolated
 from .readers import (
     ReaderConflictError,
     ReaderError,
@@ -143,6 +143,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         # A reader claims an unclaimed namespace with its first write, not at open: a read-only handle
         # (a CLI `show --reader`, a reader-bound MCP server answering a search) leaves the record alone.
         self._claim_pending = reader is not None and recorded is None
+        self._mark_pending = self._slot == "messages" and self._namespace != "default"
 
     @classmethod
     def open(
@@ -244,12 +245,25 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         with self._store.transaction() as tx:
             tx.put_state(branch_id, f"{self._namespace}/reader", self._view_reader)
 
+    def _mark_namespace(self) -> None:
+        """Record that this namespace exists (a namespace over the shared message slot leaves no slot of
+        its own): the command line and the MCP server then find it instead of taking its name for a
+        typo (issue 14 review: ``compile -n a`` after a Python host wrote through ``a`` said "no
+        namespace 'a'"). One state read per manager, before its first write."""
+        self._mark_pending = False
+        key = f"{self._namespace}/{NAMESPACE_MARK}"
+        if self._store.get_state(self._branch.id, key) is None:
+            with self._store.transaction() as tx:
+                tx.put_state(self._branch.id, key, {"created_by": "python"})
+
     def _claim_if_pending(self) -> None:
         """Before a write: record this manager's reader for a namespace that records none yet.
 
         Raises:
             StaleReaderError: another handle claimed the namespace for another reader since this one opened.
         """
+        if self._mark_pending:
+            self._mark_namespace()
         if not self._claim_pending:
             return
         self._check_reader("write")
@@ -702,7 +716,10 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         self.strategy = strategy
 
     def _strategy_context(self) -> StrategyContext:
-        return StrategyContext(self._store, self._branch.id, self._namespace, self._counter, reader=self._view_reader)
+        shared = "default" if self._slot == "messages" else None  # the shared slot's roles apply
+        return StrategyContext(
+            self._store, self._branch.id, self._namespace, self._counter, reader=self._view_reader, roles_from=shared
+        )
 
     def _active_strategy(self) -> Strategy:
         if self.strategy is not None:
@@ -727,7 +744,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         view = self._reader_view()
         view.refresh()
         ctx = self._strategy_context()
-        stored = ctx.get_state("roles")
+        stored = ctx.roles()
         if roles is None:
             roles = Roles.from_metadata(stored) if isinstance(stored, Mapping) else Roles()
         dates = dated(stored) if render_dates is None else bool(render_dates)

@@ -27,6 +27,7 @@ __all__ = [
     "StaleReaderError",
     "check_narrowing",
     "compression_read_mark",
+    "host_claim_problem",
     "keep_hidden",
     "narrows",
     "raise_compression_read",
@@ -116,6 +117,31 @@ def recorded_reader(store: Store, branch_id: int, namespace: str) -> str | None:
     if value is None or (isinstance(value, str) and value):
         return value
     raise ReaderError(f"namespace {namespace!r} holds a reader record that is not a reader's name: {value!r}")
+
+
+def host_claim_problem(store: Store, branch_id: int, namespace: str | None, reader: str | None) -> str | None:
+    """Why a handle bound to ``reader`` must not compile or write ``namespace`` (None: it may).
+
+    A namespace belongs to the first reader that compiles or writes through it. One that already
+    exists and records no reader is the host's (``default``, an imported conversation): a remote
+    door bound to a reader (``mcp serve --reader``, the command line's ``--reader``) that compiled
+    it would claim it, and the host could no longer compile it without naming that reader (issue 14
+    review). The reader's own namespace (named after it, over the shared messages) and a new one are
+    fine; so is a namespace that records this reader.
+    """
+    from .namespaces import namespace_exists
+
+    ns = namespace or "default"
+    if reader is None or ns == reader or recorded_reader(store, branch_id, ns) is not None:
+        return None
+    branch = next((b.name for b in store.list_branches() if b.id == branch_id), None)
+    if ns != "default" and (branch is None or not namespace_exists(store, ns, branch)):
+        return None  # a new namespace: this reader's once it writes
+    return (
+        f"namespace {ns!r} records no reader (it is the host's); compiling or writing it as reader {reader!r} "
+        f"would claim it for {reader!r} and lock the host out; use namespace {reader!r} (the shared messages "
+        f"as {reader!r} sees them) or a namespace of its own"
+    )
 
 
 def compression_read_mark(store: Store, branch_id: int, namespace: str) -> int:

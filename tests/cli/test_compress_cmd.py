@@ -247,3 +247,74 @@ def test_compile_says_lagging_messages_were_cut_to_fit(tmp_path: Path) -> None:
         "context-journal", "compress", "--store", str(db), "-n", "locomo:conv 26", "--branch", "my feat",
     ]  # fmt: skip
     json.loads(res.stdout)  # stdout stays the compiled JSON, the notice goes to stderr
+
+
+def test_a_real_sigint_stops_compress_after_the_unit_in_progress(tmp_path: Path) -> None:
+    """Issue 14 review: with the offline summarizer (which never awaits) SIGINT only landed when the
+    whole drain had finished (1,651 calls ran on). The drain yields after each unit: the process stops
+    at once, says it was interrupted, and leaves the rest pending."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    db = tmp_path / "sig.db"
+    with ContextManager.open(db) as cm:
+        roles = ("user", "assistant")
+        cm.add_messages(
+            [{"participant": roles[i % 2], "content": f"message {i} on topic {i % 37} " * 8} for i in range(6000)]
+        )
+    cli = [sys.executable, "-c", "from context_journal.cli import main; main()"]
+    proc = subprocess.Popen([*cli, "compress", "--store", str(db), "--json"], stdout=subprocess.PIPE, text=True)
+    from context_journal.stores import SQLiteStore
+
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # until the drain has written its first summaries
+        time.sleep(0.3)
+        store = SQLiteStore(db)
+        try:
+            if any(r.item.startswith("summary/") for r in store.read_slot("compression/default", 1)):
+                break
+        finally:
+            store.close()
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 130 and time.monotonic() - sent < 5
+    report = json.loads(out)
+    assert report["interrupted"] and not report["done"] and report["pending"]["ready"] > 0
+
+
+def test_cli_reader_never_claims_the_hosts_namespace(tmp_path: Path) -> None:
+    """Issue 14 review: ``compile --reader bob`` with no ``-n`` claimed ``default`` for bob, and the host
+    (no reader) could no longer compile it. Compile and compress as a reader refuse the host's namespace
+    and name ``-n bob`` (the shared messages as bob sees them), which works although it is new."""
+    db = tmp_path / "r.db"
+    with ContextManager.open(db) as host:
+        host.add_message("user", [{"type": "text", "text": "Deploy at 14:00."}])
+        host.add_message("user", [{"type": "text", "text": "Bob only: use the blue door.", "audience": ["bob"]}])
+    runner = CliRunner()
+    for cmd in (["compile", "--budget", "2000"], ["compress"]):
+        res = runner.invoke(app, [*cmd, "--store", str(db), "--reader", "bob"])
+        assert res.exit_code == 1 and "records no reader" in res.stderr and "-n bob" in res.stderr, res.stderr
+    res = runner.invoke(app, ["compile", "--budget", "2000", "--store", str(db), "--reader", "bob", "-n", "bob"])
+    assert res.exit_code == 0 and "blue door" in res.stdout, res.output
+    res = runner.invoke(app, ["compile", "--budget", "2000", "--store", str(db)])  # the host still compiles
+    assert res.exit_code == 0 and "Deploy at 14:00" in res.stdout and "blue door" not in res.stdout
+    page = tmp_path / "m.html"
+    res = runner.invoke(app, ["map", "--budget", "2000", "--store", str(db), "--reader", "bob", "--html", str(page)])
+    assert res.exit_code == 0 and page.exists(), res.output  # a preview claims nothing: allowed
+
+
+def test_a_namespace_a_python_host_wrote_through_is_found_by_the_cli(tmp_path: Path) -> None:
+    """Issue 14 review: after ``ContextManager.open(db, namespace="a").add_message(...)`` the command line
+    said "no namespace 'a'" (a namespace over the shared slot left no trace of its own)."""
+    db = tmp_path / "py.db"
+    with ContextManager.open(db, namespace="a", strategy="autobiographical") as cm:
+        for i in range(30):
+            cm.add_message("user" if i % 2 == 0 else "assistant", f"turn {i} about the parser " * 5)
+    runner = CliRunner()
+    assert runner.invoke(app, ["compress", "--store", str(db), "-n", "a"]).exit_code == 0
+    res = runner.invoke(app, ["compile", "--store", str(db), "-n", "a", "--budget", "3000", "--json"])
+    assert res.exit_code == 0 and json.loads(res.stdout)["tokens"] > 0, res.output
+    assert runner.invoke(app, ["compile", "--store", str(db), "-n", "b", "--budget", "3000"]).exit_code == 1

@@ -266,6 +266,9 @@ def test_a_reader_bound_server_never_claims_the_hosts_namespace() -> None:
             out = await call(client, "compile_context", max_tokens=1000)
             assert "Deploy at 14:00" in json.dumps(out) and "cancel" not in json.dumps(out)
             await call(client, "add_message", participant="ann", content="noted")
+            # Naming the host's namespace does not claim it either (second review): refused, nothing written.
+            text = await fail(client, "compile_context", max_tokens=1000, namespace="default")
+            assert "records no reader" in text and "namespace 'ann'" in text
 
     anyio.run(main)
     main_branch = store.get_branch("main").id
@@ -412,3 +415,19 @@ def test_project_tools_refuse_a_project_that_does_not_exist() -> None:
 
 
 _HANDOFF = {"goal": "ship", "state": "tests pass", "next_step": "tag", "ruled_out": [], "done_claims": [], "refs": []}
+
+
+def test_a_reader_bound_server_keeps_the_roles_the_import_recorded(imported: Path) -> None:
+    """Issue 14 review: the reader's namespace did not inherit the roles the import recorded for the
+    shared messages, so the agent's turns (participant ``claude-opus-4-6``) were compiled, and summarised,
+    as the user's ("The user said: … claude-opus-4-6: …")."""
+    _, backend = build_server(str(imported), reader="ann", compression="inline")
+    try:
+        for _ in range(40):
+            if backend.compress(max_calls=200).done:
+                break
+        out = backend.compile_context(max_tokens=4000)
+        assert "assistant" in [m["role"] for m in out.messages]
+        assert "claude-opus-4-6:" not in json.dumps(out.messages)  # no agent turn as a user's named line
+    finally:
+        backend.close()

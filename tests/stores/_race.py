@@ -67,7 +67,8 @@ def check_final(db: Path, writers: list[str], count: int) -> None:
         assert sorted(appended) == sorted(i for w in writers for i in expected_ids(w, count))
         head = store.head_seq()
         assert store.stats().records == head  # unique sequences (primary key), as many as the head: gap-free
-        assert [r.seq for r in records] == list(range(head - len(records) + 1, head + 1))
+        seqs = [r.seq for r in records]  # the messages, in order (a writer's first write also marks its namespace)
+        assert seqs == sorted(set(seqs)) and seqs[-1] <= head and head - len(seqs) <= len(writers)
     with ContextManager.open(db) as cm:
         check_snapshot(cm.get_all_messages(), writers, count)
         assert cm.message_count() == len(writers) * count

@@ -173,19 +173,29 @@ class CommandError(ContextJournalError):
         self.details = dict(details or {})
 
 
-def require_target(store: Store, namespace: str | None, branch: str) -> None:
-    """Refuse a branch or namespace that does not exist, listing those that do.
+def require_target(
+    store: Store, namespace: str | None, branch: str, reader: str | None = None, claims: bool = False
+) -> None:
+    """Refuse a branch or namespace that does not exist, listing those that do (a ``--reader``'s own
+    namespace, named after it, may be new); with ``claims`` (the command compiles or writes), refuse a
+    host's namespace to a reader, which would claim it (:func:`~context_journal.readers.host_claim_problem`).
 
     Raises:
-        CommandError: no live branch of that name.
+        CommandError: no live branch of that name, or a claim of the host's namespace.
         NamespaceNotFoundError: no namespace of that name.
     """
     from ..namespaces import require_namespace
+    from ..readers import host_claim_problem
 
     names = [b.name for b in store.list_branches()]
     if branch not in names:
         raise CommandError(f"no live branch named {branch!r} in this store; the branches are: {', '.join(names)}")
-    require_namespace(store, namespace, branch)
+    if reader is None or namespace != reader:
+        require_namespace(store, namespace, branch)
+    if claims and reader is not None:
+        problem = host_claim_problem(store, store.get_branch(branch).id, namespace, reader)
+        if problem is not None:
+            raise CommandError(problem.replace(f"use namespace {reader!r}", f"use -n {shlex.quote(reader)}"))
 
 
 def target_options(store: str, namespace: str | None, branch: str | None) -> str:
@@ -329,7 +339,7 @@ def with_manager(
         st = existing_store(store)
         try:
             branch = cli_branch(st, branch)
-            require_target(st, namespace, branch)
+            require_target(st, namespace, branch, reader)
             isolate = namespace_is_isolated(st, namespace)
             with ContextManager.open(
                 store=st, namespace=namespace, isolate=isolate, branch=branch, view_reader=reader

@@ -184,6 +184,7 @@ def _compile_manager(
     index: bool,
     diagnose: bool,
     reader: str | None = None,
+    claims: bool = False,
 ) -> Iterator[ContextManager]:
     """A manager on the namespace and branch of an existing store (the current CLI branch when ``branch``
     is None), with the strategy called ``strategy`` (None: the one ``compress`` recorded, else passthrough)
@@ -196,7 +197,7 @@ def _compile_manager(
     st = existing_store(store)
     try:
         branch = cli_branch(st, branch)
-        require_target(st, namespace, branch)
+        require_target(st, namespace, branch, reader, claims=claims)
         recorded = recorded_strategy(st, namespace, branch)
         if strategy is None:
             strategy = recorded["strategy"] if recorded and recorded["strategy"] in STRATEGIES else "passthrough"
@@ -325,6 +326,7 @@ def compile_cmd(
             overflow,
             index=bool(query is not None and query.strip()) or recall_auto,
             diagnose=not write,
+            claims=write,
             reader=reader,
         ) as cm:
             if ledger_share is not None:  # a fixed share: no growth with the conversation

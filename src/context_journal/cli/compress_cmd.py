@@ -134,7 +134,7 @@ def compress_cmd(
         st = existing_store(store)
         try:
             name = cli_branch(st, branch)
-            require_target(st, namespace, name)
+            require_target(st, namespace, name, reader, claims=True)
             made = AutobiographicalStrategy(cfg) if strategy == "autobiographical" else KnowledgeStrategy(cfg)
             with ContextManager.open(
                 store=st,

@@ -38,7 +38,7 @@ from ..namespaces import (
     require_namespace,
     strategy_record,
 )
-from ..readers import recorded_reader
+from ..readers import host_claim_problem, recorded_reader
 from ..stores import ROOT_BRANCH, Store
 
 __all__ = [
@@ -431,6 +431,10 @@ class ToolBackend:
             require_namespace(self.store, namespace, branch)
         ns = namespace or "default"
         owner = recorded_reader(self.store, branch_id, ns)
+        if self.reader is not None and owner is None and not created:
+            problem = host_claim_problem(self.store, branch_id, ns, self.reader)
+            if problem is not None:
+                raise PermissionError(problem)
         if self.reader is None and owner is not None:
             raise PermissionError(
                 f"namespace {ns!r} belongs to reader {owner!r} and this server is bound to no reader; restart it "

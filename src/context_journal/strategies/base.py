@@ -202,16 +202,37 @@ class StrategyContext:
         branch_id: The branch the manager reads and writes.
         namespace: The manager's namespace.
         counter: The manager's token counter.
+        reader: The reader the manager compiles for.
+        roles_from: The namespace whose roles apply when this one records none (``"default"`` for a
+            namespace over the store's shared message slot: see :meth:`roles`).
     """
 
     def __init__(
-        self, store: Store, branch_id: int, namespace: str, counter: TokenCounter, *, reader: str | None = None
+        self,
+        store: Store,
+        branch_id: int,
+        namespace: str,
+        counter: TokenCounter,
+        *,
+        reader: str | None = None,
+        roles_from: str | None = None,
     ) -> None:
         self.store = store
         self.branch_id = branch_id
         self.namespace = namespace
         self.counter = counter
         self.reader = reader
+        self.roles_from = roles_from
+
+    def roles(self) -> Any:
+        """The roles the namespace records (``<namespace>/roles``: who is the assistant, who speaks as
+        system or tool: what an import wrote), else those of ``roles_from``: a reader's namespace over
+        the shared messages must not take the agent's turns for the user's (issue 14 review: a server
+        bound to a reader summarised "The user said: … claude-opus-4-6: …")."""
+        stored = self.get_state("roles")
+        if stored is None and self.roles_from is not None and self.roles_from != self.namespace:
+            stored = self.store.get_state(self.branch_id, f"{self.roles_from}/roles")
+        return stored
 
     def note_compression_read(self, sequence: int) -> None:
         """Raise the namespace's compression read mark to ``sequence`` before compression reads messages

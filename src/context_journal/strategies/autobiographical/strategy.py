@@ -464,7 +464,7 @@ class AutobiographicalStrategy(BaseStrategy):
         self.before_read(ctx, read)
         system = ctx.get_state(SYSTEM_STATE)
         tools = ctx.get_state(TOOLS_STATE) or []
-        roles = ctx.get_state("roles")
+        roles = ctx.roles()
         return render_request(
             request_view if request_view is not None else view,
             plan,
