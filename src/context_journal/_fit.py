@@ -385,7 +385,10 @@ def transcribe_running_turn(work: list[Work], turn: Sequence[str], p: Pass, whol
     heading = "[The current turn so far, its calls and results as a transcript:]"
     # The note that opened the loop goes: the transcript is a user turn of its own. When it named
     # messages of the loop not shown, the transcript says so instead.
-    present = {work[i].origin for i in at}
+    # What the transcript holds: each message, and the results moved into it (relocated to follow their
+    # call, into the turn of another speaker who wrote while the loop ran).
+    moved = [s for i in at for s in work[i].sources if s.kind == "message" and s.id != work[i].origin]
+    present = {work[i].origin for i in at} | {s.id for s in moved}
     opened: list[int] = []
     gap: list[str] = []
     if turn[0] in present:  # the whole loop goes into the transcript: it replaces the opening's note
@@ -414,6 +417,7 @@ def transcribe_running_turn(work: list[Work], turn: Sequence[str], p: Pass, whol
         sources=[
             Source("synthetic", "running turn"),
             *(Source("message", work[i].origin or "", work[i].sequence, False) for i in at),
+            *(s._replace(complete=False) for s in moved),
         ],
     )
     first = at[0]

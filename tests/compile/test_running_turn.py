@@ -324,3 +324,29 @@ def test_a_transcript_does_not_count_an_orphan_result_as_a_step_left_out() -> No
             continue
         assert_valid(result, thinking=True)
         running_loop_kept_whole(cm, result)
+
+
+@pytest.mark.parametrize("name", ["passthrough", "windowed"])
+def test_results_moved_into_an_interjection_are_named_by_the_transcript(name: str) -> None:
+    """Fuzz: with a message written inside every step, each result was moved into that message's turn
+    to follow its call; when those turns went into the transcript, only their own ids were its sources,
+    so the results read as steps left out without a word. The transcript names what it holds."""
+    from context_journal.manager import ContextManager
+    from context_journal.strategies import PassthroughStrategy, WindowedPassthroughStrategy
+
+    ann = {"participant": "ann", "content": [{"type": "text", "text": words(12)}]}
+    msgs = [{"participant": "user", "content": [{"type": "text", "text": "see"}, _PNG]}]
+    msgs += [{"participant": "user", "content": [{"type": "text", "text": "alpha0"}]}]
+    for k in range(1, 4):
+        msgs += [_call("assistant", f"t{k}", thinking=k == 1, cmd=f"step {k - 1}"), ann]
+        msgs += [{"participant": "tool", "content": [_shot(f"t{k}")]}]
+    strategy = PassthroughStrategy() if name == "passthrough" else WindowedPassthroughStrategy(0.3)
+    cm = ContextManager.open("memory:", strategy=strategy)
+    cm.add_messages(msgs)
+    for budget in range(100, 400, 16):
+        try:
+            result = cm.preview_context(budget, system="You are a careful agent.")
+        except OverBudgetError:
+            continue
+        assert_valid(result, thinking=True)
+        running_loop_kept_whole(cm, result)
