@@ -318,3 +318,16 @@ def test_a_namespace_a_python_host_wrote_through_is_found_by_the_cli(tmp_path: P
     res = runner.invoke(app, ["compile", "--store", str(db), "-n", "a", "--budget", "3000", "--json"])
     assert res.exit_code == 0 and json.loads(res.stdout)["tokens"] > 0, res.output
     assert runner.invoke(app, ["compile", "--store", str(db), "-n", "b", "--budget", "3000"]).exit_code == 1
+
+
+def test_compress_on_an_empty_namespace_names_those_with_messages(tmp_path: Path) -> None:
+    """Issue 14 review: after an import of several conversations (each in a namespace of its own),
+    ``compress`` on ``default`` said "nothing pending" and advised a compile that then failed."""
+    db = tmp_path / "multi.db"
+    for ns in ("conv-a", "conv-b"):
+        with ContextManager.open(db, namespace=ns, isolate=True) as cm:
+            cm.add_message("user", f"hello from {ns}")
+    res = CliRunner().invoke(app, ["compress", "--store", str(db)])
+    assert res.exit_code == 1 and "holds no message" in res.stderr
+    assert "conv-a" in res.stderr and "conv-b" in res.stderr and "-n" in res.stderr
+    assert CliRunner().invoke(app, ["compress", "--store", str(db), "-n", "conv-a"]).exit_code == 0

@@ -18,8 +18,10 @@ import typer
 from rich.markup import escape
 
 from ..compression import DrainProgress, DrainReport
+from ..errors import ContextJournalError
 from ..manager import ContextManager
 from ..namespaces import STRATEGY_STATE, strategy_record
+from ..stores import Store
 from ..strategies import AutobiographicalConfig, AutobiographicalStrategy, KnowledgeStrategy
 from ._app import (
     CommandError,
@@ -62,6 +64,29 @@ def load_config(text: str | None, budget: int) -> AutobiographicalConfig:
         return AutobiographicalConfig.for_budget(budget, **overrides)
     except (TypeError, ValueError) as exc:
         raise CommandError(f"--config: {exc}") from None
+
+
+def _empty_namespace(store: Store, namespace: str | None, branch: str) -> str:
+    """The error for a namespace that holds no message, naming those that do (issue 14 review: after a
+    LoCoMo import, whose conversations each have a namespace, ``compress`` on ``default`` said "nothing
+    pending" and advised a compile that then failed)."""
+    from ..namespaces import list_namespaces
+
+    with_messages = []
+    for ns in list_namespaces(store, branch):
+        isolate = namespace_is_isolated(store, ns)
+        try:
+            with ContextManager.open(store=store, namespace=ns, isolate=isolate, branch=branch) as cm:
+                if cm.message_count():
+                    with_messages.append(ns)
+        except ContextJournalError:  # a reader's namespace: not listed for a command with no reader
+            continue
+    where = (
+        "the namespaces with messages are: " + ", ".join(with_messages[:20]) + " (give one with -n)"
+        if with_messages
+        else "the store holds none yet"
+    )
+    return f"namespace {namespace or 'default'!r} holds no message on branch {branch!r}; nothing to compress; {where}"
 
 
 def _summary(report: DrainReport | None, cm: ContextManager, interrupted: bool, seconds: float) -> dict[str, Any]:
@@ -145,6 +170,8 @@ def compress_cmd(
                 summarizer=summarizer,
                 view_reader=reader,
             ) as cm:
+                if cm.message_count() == 0:  # say where the messages are (a multi-conversation import)
+                    raise CommandError(_empty_namespace(st, namespace, name))
                 record = strategy_record(made, budget)
                 ctx = cm._strategy_context()
                 if ctx.get_state(STRATEGY_STATE) != record:
