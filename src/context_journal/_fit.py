@@ -365,6 +365,20 @@ def transcribe_running_turn(work: list[Work], turn: Sequence[str], p: Pass, whol
         at = [i for i in at if i > run]
     if not at:
         return work
+    # Stored results the repairs moved into a turn of their own to follow their call (origin None) go
+    # with that call into the transcript, named as its sources (fuzz: they were dropped with the stubs,
+    # their content and ids gone).
+    inside = {b.get("id") for i in at for b in work[i].blocks if b.get("type") == "tool_use"}
+    moved_turns = [
+        j
+        for j, m in enumerate(work)
+        if m.origin is None
+        and j > at[0]
+        and m.blocks
+        and any(src.kind == "message" for src in m.sources)
+        and all(b.get("type") == "tool_result" and b.get("tool_use_id") in inside for b in m.blocks)
+    ]
+    at = sorted({*at, *moved_turns})
     # Results answering calls that stay raw (a stub the repairs merged into a transcribed user turn)
     # stay raw too, right before the note: a raw call must keep its result.
     at_set = set(at)
@@ -403,7 +417,8 @@ def transcribe_running_turn(work: list[Work], turn: Sequence[str], p: Pass, whol
         )
     p.repair("running_turn_transcribed", None, f"{len(at)} messages of the running tool loop sent as a transcript")
     for i in at:
-        p.altered.add(work[i].origin or "")
+        if (origin := work[i].origin) is not None:
+            p.altered.add(origin)
     note = Work(
         "context-journal",
         "user",
@@ -416,7 +431,7 @@ def transcribe_running_turn(work: list[Work], turn: Sequence[str], p: Pass, whol
         kind="note",
         sources=[
             Source("synthetic", "running turn"),
-            *(Source("message", work[i].origin or "", work[i].sequence, False) for i in at),
+            *(Source("message", origin, work[i].sequence, False) for i in at if (origin := work[i].origin)),
             *(s._replace(complete=False) for s in moved),
         ],
     )

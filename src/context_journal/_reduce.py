@@ -121,7 +121,7 @@ def reduce_tool_results(blocks: list[Block], cap: ToolCap, counter: TokenCounter
         if size <= cap.over:
             continue
         cut = _excerpt_result(b, cap.to / size, size, counter)
-        if cut != b:
+        if cut != b and _text_tokens(cut, counter) < size:  # never an "excerpt" larger than the result
             out = list(blocks) if out is None else out
             out[i] = cut
     return blocks if out is None else out
@@ -383,7 +383,9 @@ def _give_way(
         if m.flags & (F_TOOL_USE | F_TOOL_RESULT | F_THINKING):
             run_start = None
             blocks = excerpt_blocks(m.blocks, 0.0, counter, m.origin)
-            if blocks != m.blocks and blocks:
+            # Only a cut that makes it smaller (the marker of a short message's excerpt can outweigh
+            # what it cuts: a review saw "cut from about 112 to 129 tokens").
+            if blocks != m.blocks and blocks and counter.count_message(m.participant, blocks) < size:
                 m.blocks, m.flags = blocks, block_flags(blocks)
                 p.alter(m)
                 p.repair("excerpted", m, f"cut from about {size} to {_tokens(m, counter)} tokens to fit the budget")
@@ -445,7 +447,10 @@ def _level(
             if size > cap:
                 m = work[i]
                 ratio = cap / size if cap > 0 else 0.0
-                m.blocks = excerpt_blocks(originals[i], ratio * 0.95, counter, m.origin, m.origin in keep_thinking)
+                blocks = excerpt_blocks(originals[i], ratio * 0.95, counter, m.origin, m.origin in keep_thinking)
+                if counter.count_message(m.participant, blocks) >= size:
+                    continue  # the excerpt would not be smaller (its marker outweighs the cut)
+                m.blocks = blocks
                 m.flags = block_flags(m.blocks)
                 p.alter(m)
                 cut.add(i)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -102,6 +103,11 @@ def assert_valid(result: CompileResult, counter: Any = None, thinking: bool = Fa
     assert len(_cache_marks(params)) <= 4
     assert validate_openai_messages(result.to_openai()) == []
     assert result.tokens <= result.budget
+    for r in result.repairs:  # an excerpt is smaller than what it cut (issue 14 review: "112 to 129")
+        found = re.search(r"cut from about ([\d,]+) to ([\d,]+) tokens", r.detail)
+        if found:
+            before, after = (int(g.replace(",", "")) for g in found.groups())
+            assert after < before, r.detail
     if counter is not None:
         recount = sum(counter.count_message(m.participant, m.content) for m in result.messages)
         assert recount == sum(m.tokens for m in result.messages)
