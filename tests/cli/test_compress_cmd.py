@@ -331,3 +331,15 @@ def test_compress_on_an_empty_namespace_names_those_with_messages(tmp_path: Path
     assert res.exit_code == 1 and "holds no message" in res.stderr
     assert "conv-a" in res.stderr and "conv-b" in res.stderr and "-n" in res.stderr
     assert CliRunner().invoke(app, ["compress", "--store", str(db), "-n", "conv-a"]).exit_code == 0
+
+
+def test_map_says_lagging_messages_were_cut_to_fit_as_compile_does(tmp_path: Path) -> None:
+    """Issue 14 review (second pass): ``map`` of a lagging namespace said nothing where ``compile`` of
+    the same namespace printed the compression-lag notice with the command that clears it."""
+    db = _lagging_namespace(tmp_path)
+    page = tmp_path / "lag.html"
+    args = ["map", "--store", str(db), "-n", "locomo:conv 26", "--strategy", "autobiographical", "--budget", "4000"]
+    res = runner.invoke(app, [*args, "--html", str(page)])
+    assert res.exit_code == 0 and page.exists(), res.output
+    lines = [line for line in res.stderr.splitlines() if "not summarised yet" in line]
+    assert len(lines) == 1 and "context-journal compress" in lines[0], res.stderr

@@ -145,3 +145,51 @@ def test_a_message_too_deep_or_out_of_time_imports_the_rest(tmp_path: Path) -> N
     assert result.message_count == 4  # the reader keeps the timestamp; the store refuses that one message
     assert report.messages == 3
     assert any("timestamp" in s.reason for s in report.skip_details), report.skip_details
+
+
+@pytest.mark.parametrize("where", ["name", "id", "key", "input value", "input key"])
+@pytest.mark.parametrize("fmt", ["anthropic", "claude-code"])
+def test_a_bad_character_in_a_tool_call_skips_only_its_message(tmp_path: Path, fmt: str, where: str) -> None:
+    """Issue 13 review: a lone surrogate in a ``tool_use`` name or id, or in a block's key, failed the
+    whole file (the block was checked as malformed at read). Its message is refused at write and
+    reported; the rest imports."""
+    use: dict[str, Any] = {"type": "tool_use", "id": "toolu_1", "name": "grep", "input": {"q": "parse_amount"}}
+    if where == "name":
+        use["name"] = "gr" + BAD + "ep"
+    elif where == "id":
+        use["id"] = "toolu_" + BAD
+    elif where == "key":
+        use["extra" + BAD] = 1
+    elif where == "input value":
+        use["input"] = {"q": "parse" + BAD}
+    else:
+        use["input"] = {"q" + BAD: "x"}
+    turns = [
+        ("user", [{"type": "text", "text": "Find the parser please."}]),
+        ("assistant", [{"type": "text", "text": "Searching now."}, use]),
+        ("user", [{"type": "text", "text": "Thanks, and then the tests."}]),
+    ]
+    if fmt == "anthropic":
+        path = tmp_path / "t.json"
+        path.write_text(json.dumps({"messages": [{"role": r, "content": c} for r, c in turns]}), encoding="utf-8")
+    else:
+        path = tmp_path / "t.jsonl"
+        lines = [
+            {
+                "type": r,
+                "uuid": f"u{i}",
+                "parentUuid": f"u{i - 1}" if i else None,
+                "sessionId": "s1",
+                "timestamp": f"2025-01-01T00:00:0{i}Z",
+                "message": {"role": r, "content": c},
+            }
+            for i, (r, c) in enumerate(turns)
+        ]
+        path.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")
+    result = read_transcript(path, format=fmt)
+    store = open_store(tmp_path / "s.db")
+    report = import_into(store, result)
+    written = sum(c.written for c in report.conversations)
+    assert written == 2 and report.skip_details, (written, report)
+    assert any("refused" in s.reason or "malformed" in s.reason for s in report.skip_details)
+    store.close()

@@ -13,7 +13,7 @@ from ..tokens import MAX_TOKEN_COUNT
 from ..viz.browser import NO_BROWSER, BrowserError, find_browser, screenshot
 from ..viz.html import page_height
 from ._app import CommandError, ReaderOpt, app, err_console, fail_on_library_errors
-from .compile_cmd import _check_compile_options, _compile_manager, _over_budget
+from .compile_cmd import _check_compile_options, _compile_manager, _cut_notice, _over_budget
 from .store_cmds import BranchOpt, NamespaceOpt, StoreOpt
 
 PNG_WIDTH = 1400
@@ -119,3 +119,6 @@ def map_cmd(
         highlight=False,
         markup=False,
     )
+    lag = _cut_notice(result, store, namespace, result.branch)  # as compile says it (issue 14 review)
+    if lag:
+        err_console.print(lag, style="yellow", highlight=False, markup=False)

@@ -450,3 +450,20 @@ def pairing_problems(messages: list[MessageInput]) -> dict[str, list[str]]:
         prev_uses = {str(b["id"]) for b in blocks if isinstance(b, dict) and b.get("type") == "tool_use"}
     unanswered.extend(sorted(prev_uses))
     return {k: v for k, v in (("unanswered_tool_uses", unanswered), ("orphan_tool_results", orphans)) if v}
+
+
+def has_lone_surrogate(value: Any, depth: int = 0) -> bool:
+    """True when a string anywhere in ``value`` (a JSON-shaped block: keys too) holds a lone surrogate,
+    which no UTF-8 store can encode. Such a block is not a malformed file: the write of its message
+    refuses it with a :class:`~context_journal.errors.MalformedContentError` naming the field, and the
+    import skips that message and reports it (issue 13 kind 7; a review found a surrogate in a
+    ``tool_use`` name or id, or in a key, failing the whole file)."""
+    if depth > 64:
+        return False
+    if isinstance(value, str):
+        return any("\ud800" <= ch <= "\udfff" for ch in value)
+    if isinstance(value, dict):
+        return any(has_lone_surrogate(k, depth + 1) or has_lone_surrogate(v, depth + 1) for k, v in value.items())
+    if isinstance(value, list):
+        return any(has_lone_surrogate(v, depth + 1) for v in value)
+    return False

@@ -28,7 +28,7 @@ from typing import Any
 from ..content import parse_block
 from ..errors import ImportFormatError, MalformedContentError
 from ..messages import MessageInput
-from .base import Conversation, ImportResult, SkipLog, expect, load_json, parse_tool_arguments
+from .base import Conversation, ImportResult, SkipLog, expect, has_lone_surrogate, load_json, parse_tool_arguments
 
 __all__ = ["OpenAIReader", "read_anthropic", "read_openai"]
 
@@ -63,6 +63,8 @@ def _check(block: dict[str, Any], source: str, where: str) -> None:
     try:
         parse_block(block)
     except MalformedContentError as exc:
+        if has_lone_surrogate(block):
+            return  # its message is refused at write, skipped and reported; the rest of the file imports
         raise ImportFormatError(f"malformed content block: {exc.reason}", source=source, location=where) from None
 
 

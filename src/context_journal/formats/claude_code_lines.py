@@ -8,7 +8,7 @@ from typing import Any
 from ..content import parse_block
 from ..errors import ImportFormatError, MalformedContentError
 from ..messages import MessageInput
-from .base import JsonLines, SkipLog, expect
+from .base import JsonLines, SkipLog, expect, has_lone_surrogate
 
 __all__ = ["TOOL_PARTICIPANT", "SessionReader"]
 
@@ -31,6 +31,8 @@ def _check_block(block: Any, source: str, where: str) -> None:
     try:
         parse_block(block)
     except MalformedContentError as exc:
+        if has_lone_surrogate(block):
+            return  # its message is refused at write, skipped and reported; the rest of the file imports
         raise ImportFormatError(f"malformed content block: {exc.reason}", source=source, location=where) from None
 
 

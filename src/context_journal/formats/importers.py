@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -260,7 +261,18 @@ def _state_value(result: ImportResult, conv: Conversation, namespace: str, slot:
         "message_count": len(conv.messages),
         "metadata": conv.metadata,
     }
-    return json.loads(json.dumps(value, default=str))  # type: ignore[no-any-return]
+    return _storable(value)  # type: ignore[no-any-return]
+
+
+def _storable(value: Any) -> Any:
+    """``value`` as JSON, every lone surrogate (which no UTF-8 store can keep) read as U+FFFD: the
+    metadata of a conversation with a bad character must not fail its import (issue 13 review: a tool
+    call id with one failed the Claude Code import outside the per-message guard)."""
+    text = json.dumps(value, default=str, ensure_ascii=False)
+    return json.loads(_SURROGATES.sub("\ufffd", text))
+
+
+_SURROGATES = re.compile("[\ud800-\udfff]")
 
 
 def import_into(
@@ -316,7 +328,7 @@ def import_into(
                 # by compile) are written before the messages, so a branch forked anywhere inside the
                 # conversation has them.
                 value = _state_value(result, conv, ns, manager.slot)
-                roles = {k: conv.metadata.get(k) for k in ROLE_KEYS if conv.metadata.get(k) is not None}
+                roles = _storable({k: conv.metadata.get(k) for k in ROLE_KEYS if conv.metadata.get(k) is not None})
                 if any(m.timestamp is not None for m in conv.messages):
                     roles["dated"] = True  # real dates: compiles render them (compile(render_dates=None))
                 roles_key = f"{ns}/roles"
