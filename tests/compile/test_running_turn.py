@@ -171,6 +171,22 @@ _PNG = {
 }
 
 
+def _previews_keep_the_loop(msgs: list[dict[str, Any]], strategy: Any, budgets: Any) -> None:
+    """Preview ``msgs`` with ``strategy`` at each budget (a system prompt as the fuzz gives): each fits or
+    raises OverBudgetError, is valid with thinking on, and keeps the running loop as promised."""
+    from context_journal.manager import ContextManager
+
+    cm = ContextManager.open("memory:", strategy=strategy)
+    cm.add_messages(msgs)
+    for budget in budgets:
+        try:
+            result = cm.preview_context(budget, system="You are a careful agent.")
+        except OverBudgetError:
+            continue
+        assert_valid(result, thinking=True)
+        running_loop_kept_whole(cm, result)
+
+
 def _shot(tid: str) -> dict[str, Any]:
     content = [{"type": "text", "text": "shot"}, _PNG]
     return {"type": "tool_result", "tool_use_id": tid, "content": content, "is_error": False}
@@ -243,7 +259,6 @@ def test_results_of_calls_made_before_the_loop_are_not_its_steps() -> None:
     """Fuzz: the loop's results come after results of two calls made before it (their call left out
     of a 244-token windowed compile, so they are dropped as orphans, which a repair says). They are not
     steps of the loop: no note claims them, and the results merged to follow their call count as shown."""
-    from context_journal.manager import ContextManager
     from context_journal.strategies import WindowedPassthroughStrategy
 
     pdf = base64.b64encode(b"%PDF-1.4\n" + b"1 0 obj << /Type /Page >> endobj\n" * 3 + b"%%EOF\n").decode()
@@ -257,15 +272,7 @@ def test_results_of_calls_made_before_the_loop_are_not_its_steps() -> None:
         _call("assistant", "t4", "t5", "t6"),
         *({"participant": "tool", "content": [_shot(t)]} for t in ("t1", "t2", "t4", "t5", "t6")),
     ]
-    cm = ContextManager.open("memory:", strategy=WindowedPassthroughStrategy(0.3))
-    cm.add_messages(msgs)
-    for budget in (200, 244, 300, 400):
-        try:
-            result = cm.preview_context(budget, system="You are a careful agent.")
-        except OverBudgetError:
-            continue
-        assert_valid(result, thinking=True)
-        running_loop_kept_whole(cm, result)
+    _previews_keep_the_loop(msgs, WindowedPassthroughStrategy(0.3), (200, 244, 300, 400))
 
 
 @pytest.mark.parametrize("name", ["passthrough", "windowed", "autobiographical"])
@@ -306,7 +313,6 @@ def test_a_transcript_does_not_count_an_orphan_result_as_a_step_left_out() -> No
     """CI's fuzz: a loop holding a result of a call that is nowhere (``ghost0``) went whole into a
     transcript at 89 tokens, whose heading said one of its messages was not shown: the orphan the
     repairs dropped (and reported) is not a step of the loop."""
-    from context_journal.manager import ContextManager
     from context_journal.strategies import WindowedPassthroughStrategy
 
     msgs = [_call("assistant", "t1", thinking=True, cmd="step 0"), {"participant": "tool", "content": [_shot("t1")]}]
@@ -315,15 +321,7 @@ def test_a_transcript_does_not_count_an_orphan_result_as_a_step_left_out() -> No
     msgs += [_call("assistant", "t3", thinking=True, cmd="step 0"), {"participant": "tool", "content": [_shot("t3")]}]
     for k in range(4, 7):
         msgs += [_call("assistant", f"t{k}", cmd=f"step {k - 3}"), {"participant": "tool", "content": [_shot(f"t{k}")]}]
-    cm = ContextManager.open("memory:", strategy=WindowedPassthroughStrategy(0.3))
-    cm.add_messages(msgs)
-    for budget in (70, 89, 120, 200):
-        try:
-            result = cm.preview_context(budget, system="You are a careful agent.")
-        except OverBudgetError:
-            continue
-        assert_valid(result, thinking=True)
-        running_loop_kept_whole(cm, result)
+    _previews_keep_the_loop(msgs, WindowedPassthroughStrategy(0.3), (70, 89, 120, 200))
 
 
 @pytest.mark.parametrize("name", ["passthrough", "windowed"])
@@ -331,7 +329,6 @@ def test_results_moved_into_an_interjection_are_named_by_the_transcript(name: st
     """Fuzz: with a message written inside every step, each result was moved into that message's turn
     to follow its call; when those turns went into the transcript, only their own ids were its sources,
     so the results read as steps left out without a word. The transcript names what it holds."""
-    from context_journal.manager import ContextManager
     from context_journal.strategies import PassthroughStrategy, WindowedPassthroughStrategy
 
     ann = {"participant": "ann", "content": [{"type": "text", "text": words(12)}]}
@@ -341,12 +338,4 @@ def test_results_moved_into_an_interjection_are_named_by_the_transcript(name: st
         msgs += [_call("assistant", f"t{k}", thinking=k == 1, cmd=f"step {k - 1}"), ann]
         msgs += [{"participant": "tool", "content": [_shot(f"t{k}")]}]
     strategy = PassthroughStrategy() if name == "passthrough" else WindowedPassthroughStrategy(0.3)
-    cm = ContextManager.open("memory:", strategy=strategy)
-    cm.add_messages(msgs)
-    for budget in range(100, 400, 16):
-        try:
-            result = cm.preview_context(budget, system="You are a careful agent.")
-        except OverBudgetError:
-            continue
-        assert_valid(result, thinking=True)
-        running_loop_kept_whole(cm, result)
+    _previews_keep_the_loop(msgs, strategy, range(100, 400, 16))
