@@ -457,3 +457,19 @@ def test_ideograph_text_of_any_frequency_is_priced_within_bounds(text: str) -> N
     within the class bounds too, one string at a time."""
     ratio = estimate_text_tokens(text) / _reference(text)
     assert LOW <= ratio <= HIGH, (text, ratio)
+
+
+@FAST
+@given(
+    ch=st.sampled_from("=-#*_./~+"),
+    n=st.integers(200, 5000),
+    before=st.sampled_from(["", "Results\n", "## Log\n\n"]),
+    after=st.sampled_from(["", "\nall tests passed"]),
+)
+def test_a_rule_of_one_separator_is_priced_as_its_long_tokens(ch: str, n: int, before: str, after: str) -> None:
+    """Issue 13 review: 4,000 "=" (63 tokens: the vocabularies hold long runs of rule characters) were
+    estimated at 1,720 tokens, 27x. A run of one separator is priced as those long tokens, within 0.9x
+    to 2x from 200 characters up (a few tokens either way: shorter rules cost one to three)."""
+    text = before + ch * n + after
+    ratio = estimate_text_tokens(text) / _reference(text)
+    assert 0.9 <= ratio <= 2.0, (ch, n, ratio)
