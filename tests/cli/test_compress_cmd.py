@@ -343,3 +343,12 @@ def test_map_says_lagging_messages_were_cut_to_fit_as_compile_does(tmp_path: Pat
     assert res.exit_code == 0 and page.exists(), res.output
     lines = [line for line in res.stderr.splitlines() if "not summarised yet" in line]
     assert len(lines) == 1 and "context-journal compress" in lines[0], res.stderr
+
+
+def test_compress_refuses_a_budget_too_small_to_size_summaries(tmp_path: Path) -> None:
+    """Issue 14 review: ``compress --budget 5`` was accepted silently (the MCP tool's minimum is 100)."""
+    db = tmp_path / "b.db"
+    with ContextManager.open(db) as cm:
+        cm.add_message("user", "hello")
+    res = runner.invoke(app, ["compress", "--store", str(db), "--budget", "5"])
+    assert res.exit_code == 2 and "100" in res.output

@@ -6,6 +6,7 @@ server's background compression; over the in-process client, stdio and streamabl
 from __future__ import annotations
 
 import json
+import re
 import socket
 import subprocess
 import sys
@@ -431,3 +432,25 @@ def test_a_reader_bound_server_keeps_the_roles_the_import_recorded(imported: Pat
         assert "claude-opus-4-6:" not in json.dumps(out.messages)  # no agent turn as a user's named line
     finally:
         backend.close()
+
+
+def test_over_budget_advice_over_mcp_gives_a_figure(imported: Path) -> None:
+    """Issue 14 review: on a namespace compressed for 4,000 tokens, compile_context at 2,000 with a
+    500-token reserve said only "raise max_tokens, lower reserve_for_response, ..."; the CLI names the
+    budget that fits and the compress call that resizes the summaries. So does the server now."""
+    server, backend = build_server(str(imported), compression="inline")
+
+    async def main() -> None:
+        async with Client(server, mode="legacy") as client:
+            for _ in range(20):
+                if (await call(client, "compress", max_calls=200))["done"]:
+                    break
+            text = await fail(client, "compile_context", max_tokens=600, reserve_for_response=100)
+            found = re.search(r"max_tokens of at least ([\d,]+)", text)
+            assert found and "budget=500" in text, text
+            needed = int(found.group(1).replace(",", ""))
+            out = await call(client, "compile_context", max_tokens=needed, reserve_for_response=100)
+            assert out["tokens"] <= needed - 100
+
+    anyio.run(main)
+    backend.close()

@@ -124,7 +124,11 @@ def compress_cmd(
     strategy: Annotated[str, typer.Option("--strategy", help="autobiographical or knowledge.")] = "autobiographical",
     budget: Annotated[
         int,
-        typer.Option("--budget", help="The smallest compile budget the summaries are sized for, in tokens.", min=1),
+        typer.Option(
+            "--budget",
+            help="The smallest compile budget the summaries are sized for, in tokens (100 or more).",
+            min=100,
+        ),
     ] = DEFAULT_BUDGET,
     config: Annotated[
         str | None,

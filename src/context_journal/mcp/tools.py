@@ -800,7 +800,20 @@ class ToolBackend:
             except OverBudgetError as exc:
                 chunks = exc.parts.get("pending chunks")
                 if not chunks:
-                    raise
+                    # The figure an MCP client can act on (issue 14 review: only "raise max_tokens..."),
+                    # and, with summaries sized for a larger compile, the compress call that resizes them.
+                    advice = (
+                        f"max_tokens of at least {exc.actual + reserve_for_response:,} (the context needs "
+                        f"{exc.actual:,} tokens plus reserve_for_response={reserve_for_response:,}) would fit"
+                    )
+                    if used in COMPRESSING:
+                        advice += (
+                            f", or call the compress tool with budget={max(100, max_tokens - reserve_for_response)}"
+                            " to size the summaries for this budget"
+                        )
+                    raise OverBudgetError(
+                        exc.budget, exc.actual, exc.parts, exc.what, f"{advice}; or shorten the system prompt"
+                    ) from None
                 remedy = (
                     "the server's compression workers will summarise them (queued)"
                     if self.compression == "workers"
