@@ -428,6 +428,10 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             _refuse_blank(content, 0)
             new = validate_content(content, message_index=0)
             reader = self._view_reader
+            # Read what other handles wrote first: a message this handle has not seen yet is still a
+            # message with blocks its reader cannot see (issue 15 review: the edit took it for unknown,
+            # skipped the check, and replaced another reader's private blocks).
+            self._messages.refresh()
             if self._messages.entry_for(message_id) is not None and (
                 reader is not None or any("audience" in b for b in new)
             ):

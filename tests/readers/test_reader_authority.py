@@ -229,3 +229,29 @@ def test_a_read_with_a_reader_claims_nothing(tmp_path: Path) -> None:
     writer.close()
     with pytest.raises(ReaderConflictError, match="belongs to reader 'bob'"):
         ContextManager.open(db)
+
+
+@pytest.mark.parametrize("kind", ["memory", "sqlite"])
+def test_a_reader_edit_of_a_message_it_has_not_read_yet_keeps_the_hidden_blocks(kind: str, tmp_path: Path) -> None:
+    """Issue 15 review: a reader's handle that had not yet read a message another handle wrote (after
+    its last read) took it for unknown, skipped the visibility check, and its edit replaced the whole
+    message: another reader's private block was gone, and a message only for ann was rewritten by bob."""
+    from context_journal.stores import SQLiteStore
+
+    store: Any = MemoryStore() if kind == "memory" else SQLiteStore(tmp_path / "e.db")
+    host = ContextManager.open(store=store)
+    host.add_message("host", "hello")
+    bob = ContextManager.open(store=store, namespace="bob", view_reader="bob")
+    bob.compile(max_tokens=1000)  # bob's handle has read the store as it was
+    mixed = host.add_message(
+        "host", [{"type": "text", "text": "pub"}, {"type": "text", "text": "ANN", "audience": ["ann"]}]
+    )
+    only_ann = host.add_message("host", [{"type": "text", "text": "ANN only", "audience": ["ann"]}])
+    bob.edit_message(mixed, "bob rewrote")
+    assert host.get_message(mixed).content_dicts() == [
+        {"type": "text", "text": "bob rewrote"},
+        {"type": "text", "text": "ANN", "audience": ["ann"]},
+    ]
+    with pytest.raises(MessageNotFoundError):
+        bob.edit_message(only_ann, "bob rewrote")
+    assert host.get_message(only_ann).content_dicts() == [{"type": "text", "text": "ANN only", "audience": ["ann"]}]

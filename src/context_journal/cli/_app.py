@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -119,8 +120,41 @@ app = typer.Typer(
     add_completion=True,
     cls=_Group,
 )
-console = Console()
-err_console = Console(stderr=True, soft_wrap=True)
+
+
+class _Printable:
+    """The ``sys.stdout`` (or ``sys.stderr``) of the moment, with lone surrogates written as U+FFFD: no
+    UTF-8 stream takes them, and a message holding one (from a damaged store) must print, not end the
+    command in a ``UnicodeEncodeError`` (issue 15 review)."""
+
+    _LONE = re.compile("[\ud800-\udfff]")
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    @property
+    def _stream(self) -> Any:
+        return getattr(sys, self._name)
+
+    def write(self, text: str) -> int:
+        return int(self._stream.write(self._LONE.sub("\ufffd", text)))
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+    def isatty(self) -> bool:
+        return bool(getattr(self._stream, "isatty", lambda: False)())
+
+    def fileno(self) -> int:
+        return int(self._stream.fileno())
+
+    @property
+    def encoding(self) -> str:
+        return str(getattr(self._stream, "encoding", None) or "utf-8")
+
+
+console = Console(file=_Printable("stdout"))  # type: ignore[arg-type]
+err_console = Console(file=_Printable("stderr"), soft_wrap=True)  # type: ignore[arg-type]
 
 F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")
@@ -142,7 +176,7 @@ ReaderOpt = Annotated[
 
 def print_json(value: Any) -> None:
     """Print one JSON document on stdout (machine-readable output of ``--json``)."""
-    sys.stdout.write(json.dumps(value, ensure_ascii=False, default=str) + "\n")
+    _Printable("stdout").write(json.dumps(value, ensure_ascii=False, default=str) + "\n")
     sys.stdout.flush()
 
 
@@ -154,6 +188,17 @@ def fail_on_library_errors() -> Iterator[None]:
         yield
     except (ContextJournalError, ValueError) as exc:  # ValueError: an argument the library refused
         report_error(exc)
+        raise typer.Exit(1) from None
+    except (OverflowError, TypeError, KeyError) as exc:
+        # A record the library cannot read (written by SQL, or by an older version without today's
+        # checks): one line that names the remedy, not a traceback (issue 15 kind 7).
+        report_error(
+            CommandError(
+                f"{type(exc).__name__}: {exc}; the store may hold a record this version cannot read "
+                "(run `context-journal verify --store STORE` to find it)",
+                kind=type(exc).__name__,
+            )
+        )
         raise typer.Exit(1) from None
 
 
@@ -373,9 +418,20 @@ def _root(
     if verbose:
         import logging
 
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s: %(message)s"))
+        class _Stderr(logging.StreamHandler):  # type: ignore[type-arg]
+            """Writes to the ``sys.stderr`` of the moment: a command run in a process that outlives it
+            (tests, an embedding host) never leaves a handler on a closed stream (CI saw "Logging
+            error" in a later command's output)."""
+
+            def emit(self, record: logging.LogRecord) -> None:
+                self.stream = sys.stderr
+                super().emit(record)
+
         root = logging.getLogger("context_journal")
+        for old in [h for h in root.handlers if type(h).__name__ == "_Stderr"]:
+            root.removeHandler(old)  # one per process, however many commands ran
+        handler = _Stderr(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s: %(message)s"))
         root.addHandler(handler)
         root.setLevel(logging.INFO)
 

@@ -142,9 +142,35 @@ def _record_problem(branch_known: bool, slot: str | None, op: int, body: str | N
     if body is None:
         return "" if op == Op.REMOVE else "no body (only a removal has none)"
     try:
-        json.loads(body)
+        value = json.loads(body)
     except ValueError:
         return "the body is not JSON"
     except RecursionError:
         return "the body is nested too deeply to read"
+    if slot.startswith("messages"):
+        return _message_problem(value)
+    return ""
+
+
+def _message_problem(value: object) -> str:
+    """What makes a message record unreadable (the shape every read needs; issue 15 review: a record
+    inserted by SQL with ``"content": null``, a timestamp of 1e30 or a lone surrogate passed verify and
+    then failed every read)."""
+    from ..messages import MAX_TIMESTAMP, MIN_TIMESTAMP
+
+    if not isinstance(value, dict):
+        return "a message body that is not an object"
+    if not isinstance(value.get("participant"), str) or not value["participant"]:
+        return "a message without a participant"
+    if not isinstance(value.get("content"), list):
+        return "a message whose content is not a list of blocks"
+    ts = value.get("timestamp")
+    if ts is not None and (
+        isinstance(ts, bool) or not isinstance(ts, int | float) or not MIN_TIMESTAMP <= ts <= MAX_TIMESTAMP
+    ):
+        return f"a message timestamp out of range ({ts!r})"
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return "a message holding a lone surrogate (no UTF-8 text can carry it)"
     return ""
