@@ -53,13 +53,22 @@ def check_slug(project: str) -> str:
     return project
 
 
+_LONE = re.compile("[\ud800-\udfff]")
+
+
 def check_author(author: str) -> str:
     """``author`` if it is 1..200 characters without control characters.
 
     Raises:
         ValueError: it is not.
     """
-    if not isinstance(author, str) or not 1 <= len(author) <= 200 or _CONTROL.search(author) or not author.strip():
+    if (
+        not isinstance(author, str)
+        or not 1 <= len(author) <= 200
+        or _CONTROL.search(author)
+        or not author.strip()
+        or _LONE.search(author)  # no UTF-8 store keeps one (issue 15 review: SQLite failed, memory took it)
+    ):
         raise ValueError(f"author {author!r} must be 1..200 printable characters")
     return author
 
@@ -70,7 +79,7 @@ def check_key(key: str) -> str:
     Raises:
         ValueError: it is not.
     """
-    if not isinstance(key, str) or not 1 <= len(key) <= 200 or _CONTROL.search(key):
+    if not isinstance(key, str) or not 1 <= len(key) <= 200 or _CONTROL.search(key) or _LONE.search(key):
         raise ValueError(f"idempotency key {key!r} must be 1..200 printable characters")
     return key
 

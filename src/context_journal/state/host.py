@@ -9,6 +9,7 @@ and tool tables. Every compile renders the block (``LedgerConfig.share`` of the 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +29,9 @@ logger = logging.getLogger("context_journal.state")
 FACTS_STATE = "facts"
 MAX_FACT_KEY = 200
 MAX_FACT_TEXT = 4000
+
+
+_LONE = re.compile("[\ud800-\udfff]")  # no UTF-8 store keeps one (issue 15 review)
 
 
 class WorkingStateMixin:
@@ -134,8 +138,10 @@ class WorkingStateMixin:
         """
         if not isinstance(key, str) or name_problem(key) or len(key) > MAX_FACT_KEY:
             raise ValueError(f"a fact key must be a non-empty string of at most {MAX_FACT_KEY} characters")
-        if not isinstance(text, str) or not text.strip() or len(text) > MAX_FACT_TEXT:
-            raise ValueError(f"a fact must be a non-empty string of at most {MAX_FACT_TEXT} characters")
+        if not isinstance(text, str) or not text.strip() or len(text) > MAX_FACT_TEXT or _LONE.search(text):
+            raise ValueError(
+                f"a fact must be a non-empty string of at most {MAX_FACT_TEXT} characters, without a lone surrogate"
+            )
         seq = self._write_facts(lambda facts: {**facts, key: text})
         assert seq is not None
         return seq

@@ -663,7 +663,7 @@ class Store(ABC):
         with self._lock:
             self._check_open()
             segments: list[tuple[int, int]] = []
-            limit = _INF if as_of is None else as_of
+            limit = _INF if as_of is None else min(as_of, _INF)  # past every sequence: the whole branch
             current: int | None = branch_id
             while current is not None:
                 info = self.branch_by_id(current)
@@ -691,6 +691,7 @@ class Store(ABC):
         with self._lock:
             self._check_open()
             out: list[Record] = []
+            after = min(after, _INF)  # a caller's sequence past every record (10**20) reads nothing, typed
             for bid, upto in self.lineage(branch_id, as_of).segments:
                 if upto > after:
                     out.extend(self._rows(slot, bid, after, upto, item))
@@ -859,9 +860,10 @@ class Store(ABC):
         ``descending``), at most ``limit`` of them, only of ``kinds`` when given."""
         with self._lock:
             self._check_open()
-            top = _INF if upto is None else upto
+            top = _INF if upto is None else min(upto, _INF)  # sequences past any record (10**20) fit the column
             if limit is not None and limit <= 0:
                 return []
+            after = min(after, _INF)
             return self._journal_select(project, after, top, limit, descending, None if kinds is None else tuple(kinds))
 
     def journal_head(self, project: str) -> JournalRow | None:
