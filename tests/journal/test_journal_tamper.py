@@ -516,3 +516,27 @@ def test_the_mcp_server_signs_its_appends_with_the_hosts_key(tmp_path: Path, mon
     assert keyed.signed_head("p").mac  # the head carries a signature
     assert not ExecutionJournal(store, head_key="another key").verify_chain("p").ok
     store.close()
+
+
+def test_cli_verify_without_the_key_does_not_call_a_signed_journal_ok(tmp_path: Path, monkeypatch: Any) -> None:
+    """Issue 15 review: with entry 3 rewritten, its hashes and marker recomputed, ``verify`` run without
+    the key printed "ok" for a journal whose heads are signed. It says the signatures were not checked
+    (exit 1); with the key it names the forged head."""
+    path = tmp_path / "signed.db"
+    journal = ExecutionJournal.open(path, head_key=KEY)
+    _fill(journal, 4)
+    journal.close()
+    monkeypatch.delenv("CONTEXT_JOURNAL_HEAD_KEY", raising=False)
+    res = runner.invoke(app, ["verify", "--store", str(path)])
+    assert (
+        res.exit_code == 1 and "signatures were not checked" in res.stdout and "CONTEXT_JOURNAL_HEAD_KEY" in res.stdout
+    )
+    key_file = tmp_path / "key"
+    key_file.write_bytes(KEY)
+    res = runner.invoke(app, ["verify", "--store", str(path), "--key-file", str(key_file)])
+    assert res.exit_code == 0 and res.stdout.startswith("ok:"), res.output
+    unsigned = tmp_path / "plain.db"
+    plain = ExecutionJournal.open(unsigned)
+    _fill(plain, 2)
+    plain.close()
+    assert runner.invoke(app, ["verify", "--store", str(unsigned)]).exit_code == 0  # nothing signed: ok

@@ -62,12 +62,22 @@ def verify_cmd(
             check = check_store(st)
             journal = ExecutionJournal(st, head_key=key)
             reports = journal.verify_projects(project)
+            unchecked = {} if key is not None else _signed_heads(st, list(reports))
         finally:
             st.close()
     problems = list(check.problems)
     for name, report in reports.items():
         if not report.ok:
             problems.append(IntegrityProblem(f"journal {name}", report.first_bad_seq, report.reason))
+        elif name in unchecked:  # issue 15 review: a signed journal verified without its key said "ok"
+            problems.append(
+                IntegrityProblem(
+                    f"journal {name}",
+                    unchecked[name],
+                    f"its heads are signed and no head key was given: the signatures were not checked (give "
+                    f"--key-file or set {HEAD_KEY_ENV})",
+                )
+            )
     entries = sum(r.checked for r in reports.values())
     if as_json:
         payload: dict[str, Any] = {
@@ -89,3 +99,15 @@ def verify_cmd(
         console.print(f"{len(problems)} problems in {summary}" if problems else f"ok: {summary} verified")
     if problems:
         raise typer.Exit(1)
+
+
+def _signed_heads(store: Any, projects: list[str]) -> dict[str, int]:
+    """``{project: head seq}`` of the projects whose head carries a signature (one marker read each)."""
+    from ..journal.integrity import head_marker
+
+    out: dict[str, int] = {}
+    for name in projects:
+        head = store.journal_head(name)
+        if head is not None and head_marker(store, head).get("mac") is not None:
+            out[name] = head.seq
+    return out
