@@ -391,7 +391,7 @@ def transcribe_running_turn(work: list[Work], turn: Sequence[str], p: Pass, whol
         kept = [b for b in work[i].blocks if b.get("type") == "tool_result" and b.get("tool_use_id") in raw_calls]
         if kept:
             answers.extend(kept)
-            answered += [s for s in work[i].sources if s.kind == "message" and s.id != work[i].origin]
+            answered += _moved_into(work[i])
             rest = [b for b in work[i].blocks if not any(b is k for k in kept)]
             work[i] = replace(work[i], blocks=rest, flags=block_flags(rest), tokens=None)
             work[i].sources = [s for s in work[i].sources if s not in answered]
@@ -401,7 +401,7 @@ def transcribe_running_turn(work: list[Work], turn: Sequence[str], p: Pass, whol
     # messages of the loop not shown, the transcript says so instead.
     # What the transcript holds: each message, and the results moved into it (relocated to follow their
     # call, into the turn of another speaker who wrote while the loop ran).
-    moved = [s for i in at for s in work[i].sources if s.kind == "message" and s.id != work[i].origin]
+    moved = [s for i in at for s in _moved_into(work[i])]
     present = {work[i].origin for i in at} | {s.id for s in moved}
     opened: list[int] = []
     gap: list[str] = []
@@ -471,6 +471,12 @@ def transcribe_running_turn(work: list[Work], turn: Sequence[str], p: Pass, whol
 
 
 _OPENING = Source("synthetic", "running turn opening")
+
+
+def _moved_into(m: Work) -> list[Source]:
+    """The stored messages whose content the repairs moved into ``m`` (results relocated to follow
+    their call): its message sources other than its own."""
+    return [s for s in m.sources if s.kind == "message" and s.id != m.origin]
 
 
 def _dropped_answers(p: Pass) -> set[str | None]:

@@ -11,12 +11,21 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["MAX_NAME", "name_problem"]
+__all__ = ["LONE_SURROGATE", "MAX_NAME", "name_problem", "replace_lone_surrogates"]
 
 MAX_NAME = 1024
 """Longest name, in characters."""
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+"""A lone surrogate: a code point JSON and Python strings can carry but no UTF-8 text (so no store, and
+no terminal) can. One pattern for every check that refuses or replaces one."""
+
+
+def replace_lone_surrogates(text: str) -> str:
+    """``text`` with every lone surrogate read as U+FFFD REPLACEMENT CHARACTER."""
+    return LONE_SURROGATE.sub("\ufffd", text)
 
 
 def name_problem(value: object) -> str | None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import shlex
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -17,6 +16,7 @@ from rich.markup import escape
 from rich.progress import Progress
 from typer.core import TyperGroup
 
+from .._names import replace_lone_surrogates
 from ..errors import ContextJournalError
 from ..namespaces import namespace_is_isolated
 from ..stores import ROOT_BRANCH, Store, open_store
@@ -127,8 +127,6 @@ class _Printable:
     UTF-8 stream takes them, and a message holding one (from a damaged store) must print, not end the
     command in a ``UnicodeEncodeError`` (issue 15 review)."""
 
-    _LONE = re.compile("[\ud800-\udfff]")
-
     def __init__(self, name: str) -> None:
         self._name = name
 
@@ -137,7 +135,7 @@ class _Printable:
         return getattr(sys, self._name)
 
     def write(self, text: str) -> int:
-        return int(self._stream.write(self._LONE.sub("\ufffd", text)))
+        return int(self._stream.write(replace_lone_surrogates(text)))
 
     def flush(self) -> None:
         self._stream.flush()

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._names import LONE_SURROGATE
 from ..errors import ImportFormatError
 from ..messages import MessageInput
 
@@ -461,7 +462,7 @@ def has_lone_surrogate(value: Any, depth: int = 0) -> bool:
     if depth > 64:
         return False
     if isinstance(value, str):
-        return any("\ud800" <= ch <= "\udfff" for ch in value)
+        return LONE_SURROGATE.search(value) is not None
     if isinstance(value, dict):
         return any(has_lone_surrogate(k, depth + 1) or has_lone_surrogate(v, depth + 1) for k, v in value.items())
     if isinstance(value, list):

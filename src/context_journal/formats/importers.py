@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._names import replace_lone_surrogates
 from ..errors import DuplicateMessageError, ImportFormatError, MalformedContentError
 from ..messages import MessageInput
 from ..stores import ROOT_BRANCH, Store, open_store
@@ -268,11 +268,7 @@ def _storable(value: Any) -> Any:
     """``value`` as JSON, every lone surrogate (which no UTF-8 store can keep) read as U+FFFD: the
     metadata of a conversation with a bad character must not fail its import (issue 13 review: a tool
     call id with one failed the Claude Code import outside the per-message guard)."""
-    text = json.dumps(value, default=str, ensure_ascii=False)
-    return json.loads(_SURROGATES.sub("\ufffd", text))
-
-
-_SURROGATES = re.compile("[\ud800-\udfff]")
+    return json.loads(replace_lone_surrogates(json.dumps(value, default=str, ensure_ascii=False)))
 
 
 def import_into(

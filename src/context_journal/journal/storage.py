@@ -17,6 +17,7 @@ import json
 import re
 from typing import Any
 
+from .._names import LONE_SURROGATE
 from ..stores import JournalRow, Store, Transaction
 from .entries import Entry
 
@@ -53,9 +54,6 @@ def check_slug(project: str) -> str:
     return project
 
 
-_LONE = re.compile("[\ud800-\udfff]")
-
-
 def check_author(author: str) -> str:
     """``author`` if it is 1..200 characters without control characters.
 
@@ -67,7 +65,7 @@ def check_author(author: str) -> str:
         or not 1 <= len(author) <= 200
         or _CONTROL.search(author)
         or not author.strip()
-        or _LONE.search(author)  # no UTF-8 store keeps one (issue 15 review: SQLite failed, memory took it)
+        or LONE_SURROGATE.search(author)  # no UTF-8 store keeps one (issue 15 review: SQLite failed, memory took it)
     ):
         raise ValueError(f"author {author!r} must be 1..200 printable characters")
     return author
@@ -79,7 +77,7 @@ def check_key(key: str) -> str:
     Raises:
         ValueError: it is not.
     """
-    if not isinstance(key, str) or not 1 <= len(key) <= 200 or _CONTROL.search(key) or _LONE.search(key):
+    if not isinstance(key, str) or not 1 <= len(key) <= 200 or _CONTROL.search(key) or LONE_SURROGATE.search(key):
         raise ValueError(f"idempotency key {key!r} must be 1..200 printable characters")
     return key
 

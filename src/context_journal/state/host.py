@@ -9,11 +9,10 @@ and tool tables. Every compile renders the block (``LedgerConfig.share`` of the 
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .._names import name_problem
+from .._names import LONE_SURROGATE, name_problem
 from .keeper import LedgerKeeper, LedgerStrategy, facts_from_state
 from .ledger import LedgerConfig, WorkingState
 
@@ -29,9 +28,6 @@ logger = logging.getLogger("context_journal.state")
 FACTS_STATE = "facts"
 MAX_FACT_KEY = 200
 MAX_FACT_TEXT = 4000
-
-
-_LONE = re.compile("[\ud800-\udfff]")  # no UTF-8 store keeps one (issue 15 review)
 
 
 class WorkingStateMixin:
@@ -138,7 +134,7 @@ class WorkingStateMixin:
         """
         if not isinstance(key, str) or name_problem(key) or len(key) > MAX_FACT_KEY:
             raise ValueError(f"a fact key must be a non-empty string of at most {MAX_FACT_KEY} characters")
-        if not isinstance(text, str) or not text.strip() or len(text) > MAX_FACT_TEXT or _LONE.search(text):
+        if not isinstance(text, str) or not text.strip() or len(text) > MAX_FACT_TEXT or LONE_SURROGATE.search(text):
             raise ValueError(
                 f"a fact must be a non-empty string of at most {MAX_FACT_TEXT} characters, without a lone surrogate"
             )
