@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["LONE_SURROGATE", "MAX_NAME", "name_problem", "replace_lone_surrogates"]
+__all__ = ["LONE_SURROGATE", "MAX_NAME", "clip_repr", "name_problem", "replace_lone_surrogates"]
 
 MAX_NAME = 1024
 """Longest name, in characters."""
@@ -45,3 +45,11 @@ def name_problem(value: object) -> str | None:
     except UnicodeEncodeError:
         return "holds a lone surrogate (text no database can store)"
     return None
+
+
+def clip_repr(value: object, width: int = 80) -> str:
+    """``repr(value)``; of a string longer than ``width`` characters, the repr of its first ``width``
+    with ``…`` and its length (so an error message naming a 100 KB name stays short)."""
+    if not isinstance(value, str) or len(value) <= width:
+        return repr(value)
+    return f"{value[:width]!r}… ({len(value):,} characters)"

@@ -20,13 +20,14 @@ import base64
 import binascii
 import hashlib
 import json
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
 from ._block_types import ASSISTANT_ONLY_TYPES, SERVER_CALL_TYPES, SERVER_RESULT_TYPES, SERVER_TYPES, USER_ONLY_TYPES
-from ._names import name_problem
+from ._names import clip_repr, name_problem
 from .errors import MalformedContentError
 from .tokens import document_hints
 
@@ -626,7 +627,60 @@ def validate_content(content: ContentInput, *, message_index: int | None = None)
     ]
     check_audience(out, message_index=message_index)
     check_server_pairs(out, message_index=message_index)
+    check_media(out, message_index=message_index)
     return out
+
+
+_MEDIA_TYPE = re.compile(r"[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}")
+"""A media type as RFC 6838 section 4.2 names one (``type/subtype``, restricted-name characters, at most
+127 each), without parameters: what the providers take in a ``media_type`` field."""
+
+MAX_URL = 65_536
+"""Longest media URL, in characters."""
+
+
+def media_problem(source: Mapping[str, Any]) -> tuple[str, str] | None:
+    """``(field, why)`` when an image or document source cannot be sent as it is: a ``media_type`` that is
+    not a plain ``type/subtype`` (a NUL, a path, parameters), or a ``url`` source whose URL is not an
+    ``http``/``https`` URL with a host and no whitespace or control character (the providers fetch only
+    those); None when it can."""
+    media = source.get("media_type")
+    if isinstance(media, str) and not _MEDIA_TYPE.fullmatch(media):
+        return "media_type", f"{clip_repr(media)} is not a media type (type/subtype, RFC 6838)"
+    if source.get("type") == "url":
+        url = source.get("url")
+        if not isinstance(url, str) or not url:
+            return "url", "a url source needs a URL"
+        if len(url) > MAX_URL:
+            return "url", f"the URL is longer than {MAX_URL:,} characters"
+        if any(ch <= " " or ch == "\x7f" for ch in url):
+            return "url", f"{clip_repr(url)} holds whitespace or a control character"
+        scheme, _, rest = url.partition("://")
+        if scheme.lower() not in ("http", "https") or not rest or rest[0] in "/?#":
+            return "url", f"{clip_repr(url)} is not an http(s) URL with a host (the providers fetch only those)"
+    return None
+
+
+def check_media(blocks: Sequence[Mapping[str, Any]], *, message_index: int | None = None) -> None:
+    """Check the source of every ``image`` and ``document`` block, nested ones in a ``tool_result``
+    included, with :func:`media_problem`. Checked when content is written, not when it is read: a
+    journal written before the check stays readable.
+
+    Raises:
+        MalformedContentError: naming the block and the field.
+    """
+    for i, b in enumerate(blocks):
+        inner = b.get("content") if b.get("type") == "tool_result" else None
+        nested = [(f"content.{k}.", c) for k, c in enumerate(inner)] if isinstance(inner, list) else []
+        for prefix, block in [("", b), *nested]:
+            source = block.get("source") if isinstance(block, Mapping) else None
+            if block.get("type") not in ("image", "document") or not isinstance(source, Mapping):
+                continue
+            problem = media_problem(source)
+            if problem is not None:
+                raise MalformedContentError(
+                    problem[1], message_index=message_index, block_index=i, path=f"{prefix}source.{problem[0]}"
+                )
 
 
 def check_server_pairs(blocks: Sequence[Mapping[str, Any]], *, message_index: int | None = None) -> None:

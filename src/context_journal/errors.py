@@ -51,6 +51,8 @@ transaction boundary; the CLI turns library errors into messages only at its edg
 
 from __future__ import annotations
 
+from ._names import clip_repr
+
 __all__ = [
     "BranchError",
     "BranchExistsError",
@@ -146,7 +148,7 @@ class MessageNotFoundError(MessageError, KeyError):
 
     def __init__(self, message_id: str, detail: str = "") -> None:
         self.message_id = message_id
-        text = f"no visible message with id {message_id!r}"
+        text = f"no visible message with id {clip_repr(message_id)}"
         if detail:
             text += f" ({detail})"
         super().__init__(text)
@@ -165,7 +167,7 @@ class DuplicateMessageError(MessageError, ValueError):
     def __init__(self, message_id: str) -> None:
         self.message_id = message_id
         super().__init__(
-            f"message id {message_id!r} is already used here; omit the id to get a fresh one, "
+            f"message id {clip_repr(message_id)} is already used here; omit the id to get a fresh one, "
             "or use edit_message to change the existing message"
         )
 
@@ -214,7 +216,8 @@ class BranchNotFoundError(BranchError, KeyError):
 
     def __init__(self, branch: str) -> None:
         super().__init__(
-            f"no live branch named {branch!r}; `context-journal branch list` (or list_branches()) shows the live ones",
+            f"no live branch named {clip_repr(branch)}; `context-journal branch list` (or list_branches()) "
+            "shows the live ones",
             branch,
         )
 
@@ -226,7 +229,7 @@ class BranchExistsError(BranchError, ValueError):
     """A live branch already has this name; names are never merged into, pick another."""
 
     def __init__(self, branch: str) -> None:
-        super().__init__(f"a live branch named {branch!r} already exists; choose another name", branch)
+        super().__init__(f"a live branch named {clip_repr(branch)} already exists; choose another name", branch)
 
 
 class BranchInUseError(BranchError):
@@ -238,7 +241,7 @@ class BranchInUseError(BranchError):
 
     def __init__(self, branch: str, reason: str, children: list[str] | None = None) -> None:
         self.children = list(children or [])
-        super().__init__(f"branch {branch!r} cannot be deleted: {reason}", branch)
+        super().__init__(f"branch {clip_repr(branch)} cannot be deleted: {reason}", branch)
 
 
 # --- formats and extras --------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from ._names import name_problem
+from ._names import clip_repr, name_problem
 from .branching import BranchingMixin, StrategyInitError
 from .compile import (
     UNSUMMARISED_PART,
@@ -80,7 +80,7 @@ def _namespace_name(namespace: str | None) -> str:
         return DEFAULT_NAMESPACE
     problem = name_problem(namespace)
     if problem is not None:
-        raise ValueError(f"a namespace name {problem}: {namespace!r}")
+        raise ValueError(f"a namespace name {problem}: {clip_repr(namespace)}")
     return namespace
 
 

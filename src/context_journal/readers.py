@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ._names import name_problem
+from ._names import clip_repr, name_problem
 from .errors import ContextJournalError
 
 if TYPE_CHECKING:
@@ -103,7 +103,7 @@ def validate_reader(reader: Any) -> str | None:
         return None
     problem = name_problem(reader)
     if problem is not None:
-        raise ReaderError(f"view_reader {problem}: {reader!r}")
+        raise ReaderError(f"view_reader {problem}: {clip_repr(reader)}")
     return str(reader)
 
 

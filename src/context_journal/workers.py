@@ -363,14 +363,17 @@ class CompressionWorker:
         self.poll_seconds = float(poll_seconds)
         self.clock = clock
         self.report = WorkerReport(lease_seconds=self.lease_seconds)
-        self._managers: dict[str, tuple[str, ContextManager]] = {}
+        # By (lease owner, item key): each loop has its own manager (its strategy's in-flight requests and
+        # lease guard), so a loop that claims an item another loop of this worker lost does not take over
+        # that loop's requests (the first one then failed with "no pending summary request").
+        self._managers: dict[tuple[str, str], tuple[str, ContextManager]] = {}
         self.heartbeats: dict[str, _Heartbeat] = {}
         """The running heartbeats, by lease owner (for tests and diagnostics)."""
 
     # ---- one item ----------------------------------------------------------------------------------
 
-    def _manager(self, claim: WorkClaim) -> ContextManager:
-        cached = self._managers.get(claim.key)
+    def _manager(self, claim: WorkClaim, owner: str) -> ContextManager:
+        cached = self._managers.get((owner, claim.key))
         if cached is not None and cached[0] == claim.config:
             return cached[1]
         from .manager import ContextManager
@@ -391,7 +394,7 @@ class CompressionWorker:
             view_reader=reader,
         )
         manager.set_strategy(strategy)
-        self._managers[claim.key] = (claim.config, manager)
+        self._managers[owner, claim.key] = (claim.config, manager)
         return manager
 
     def _guard(self, claim: WorkClaim, owner: str) -> None:
@@ -429,7 +432,7 @@ class CompressionWorker:
             current = asyncio.current_task()
             if beat is None or beat.lost_after is None or (current is not None and current.cancelling()):
                 raise  # cancelled from outside
-            self._managers.pop(claim.key, None)
+            self._managers.pop((owner, claim.key), None)
             status, release, cancelled = "lost", None, True
         else:
             cancelled = False
@@ -469,7 +472,7 @@ class CompressionWorker:
     async def _unit(self, claim: WorkClaim, owner: str) -> tuple[str, tuple[str, float, str | None] | None]:
         """One unit: its status and the release (status, retry time, error), or None to release nothing."""
         try:
-            manager = self._manager(claim)
+            manager = self._manager(claim, owner)
         except Exception as exc:
             self.report.errors[claim.key] = f"{type(exc).__name__}: {exc}"
             return "error", ("failed", 0.0, self.report.errors[claim.key])
@@ -479,11 +482,11 @@ class CompressionWorker:
         try:
             result = await manager.compression.atick()  # the code path of ContextManager.tick
         except LeaseLostError:
-            self._managers.pop(claim.key, None)  # its in-memory queue is stale
+            self._managers.pop((owner, claim.key), None)  # its in-memory queue is stale
             return "lost", None
         except Exception as exc:
             self.report.errors[claim.key] = f"{type(exc).__name__}: {exc}"
-            self._managers.pop(claim.key, None)
+            self._managers.pop((owner, claim.key), None)
             return "error", ("pending", self.clock() + self.lease_seconds, self.report.errors[claim.key])
         finally:
             strategy.guard = None

@@ -79,3 +79,87 @@ def test_media_types_match_the_block(block: str, media: str) -> None:
     assert cm.message_count() == 0
     ok = {"type": "base64", "media_type": "image/webp" if block == "image" else "application/pdf", "data": PNG}
     cm.add_message("user", [{"type": "text", "text": "see"}, {"type": block, "source": ok}])
+
+
+_RESTRICTED = "abcXYZ019!#$&^_.+-"
+MEDIA_TYPES = st.one_of(
+    st.text(max_size=40),
+    st.builds(lambda a, b: f"image/{a}{b}", st.sampled_from(["png", "jpeg", "x"]), st.text(max_size=6)),
+    st.builds(lambda a, b: f"{a}/{b}", st.text(_RESTRICTED, min_size=1, max_size=9), st.text(_RESTRICTED, max_size=9)),
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(media=MEDIA_TYPES)
+def test_an_image_media_type_is_a_plain_type_or_refused_with_nothing_written(media: str) -> None:
+    """Issue 15 review (kind 1): ``image/png\\x00``, ``image/../../etc`` and other media types that are
+    not ``type/subtype`` were written and later sent to the provider. Any text is either a plain image
+    type (RFC 6838 restricted names, no parameters) and kept, or refused naming the field, nothing
+    written; the same inside a tool_result."""
+    cm = ContextManager.open("memory:")
+    plain = (
+        media.count("/") == 1
+        and media.lower().startswith("image/")
+        and all(0 < len(part) <= 127 and part[0].isascii() and part[0].isalnum() for part in media.split("/"))
+        and all(ch.isascii() and (ch.isalnum() or ch in "!#$&^_.+-/") for ch in media)
+    )
+    source = {"type": "base64", "media_type": media, "data": PNG}
+    for content in (
+        [{"type": "image", "source": source}],
+        [{"type": "tool_result", "tool_use_id": "t1", "content": [{"type": "image", "source": source}]}],
+    ):
+        if plain:
+            cm.add_message("user", content)
+            continue
+        with pytest.raises(MalformedContentError, match=r"source\.media_type|image media type"):
+            cm.add_message("user", content)
+    assert cm.message_count() == (2 if plain else 0)
+    if plain:
+        cm.compile(100_000)  # what was kept compiles
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "\x00",
+        "",
+        "x",
+        "file:///etc/passwd",
+        "javascript:alert(1)",
+        "https://",
+        "https:///path",
+        "https://a b/c.png",
+        "https://x/\ny.png",
+        "ftp://x/y.png",
+        "https://x/" + "a" * 70_000,
+    ],
+)
+def test_a_url_source_needs_an_http_url_with_a_host(url: str) -> None:
+    """Issue 15 review (kind 1): an image URL of ``"\\x00"`` was written. A url source holds an http(s)
+    URL with a host, no whitespace or control character, at most 65,536 characters."""
+    cm = ContextManager.open("memory:")
+    with pytest.raises(MalformedContentError, match=r"source\.url"):
+        cm.add_message("user", [{"type": "image", "source": {"type": "url", "url": url}}])
+    assert cm.message_count() == 0
+    for good in ("https://example.com/a.png", "HTTP://10.0.0.1:8080/x.png?s=1#f"):
+        cm.add_message("user", [{"type": "image", "source": {"type": "url", "url": good}}])
+    assert cm.message_count() == 2
+
+
+def test_an_error_naming_a_huge_name_stays_short() -> None:
+    """Issue 15 review: a 100 KB branch name, message id or namespace came back whole in the error (100 KB
+    of output per failed call, over MCP and the CLI too). The name is clipped, its length given."""
+    cm = ContextManager.open("memory:")
+    cm.add_message("user", "hi")
+    big = "x" * 100_000
+    for attempt in (
+        lambda: cm.switch_branch(big),
+        lambda: cm.get_message(big),
+        lambda: cm.remove_message(big),
+        lambda: cm.fork(big),
+        lambda: ContextManager.open("memory:", namespace=big),
+    ):
+        with pytest.raises((ContextJournalError, ValueError)) as info:
+            attempt()
+        text = str(info.value)
+        assert len(text) < 400 and "100,000 characters" in text, text[:300]

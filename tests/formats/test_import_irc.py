@@ -121,3 +121,33 @@ def test_single_file_and_malformed_annotation(tmp_path: Path) -> None:
     annotation.write_text("1000 99999 -\n", encoding="utf-8")
     with pytest.raises(ImportFormatError, match="out of range"):
         read_irc(tmp_path)
+
+
+def test_a_folder_that_vanishes_while_a_directory_is_walked_is_passed_over(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 15 review: ``context-journal import --store DB /tmp`` ended in a traceback when a folder
+    under it vanished during the walk (another process cleaning its temporary files): pathlib's rglob
+    lets FileNotFoundError through. The walk passes such folders over and imports what is left."""
+    import os
+
+    from typer.testing import CliRunner
+
+    from context_journal.cli import app
+
+    (tmp_path / "logs" / "a").mkdir(parents=True)
+    (tmp_path / "logs" / "a" / "2024-01-01.raw.txt").write_text("[10:00] <ann> hello there\n[10:01] <bob> hi ann\n")
+    gone = tmp_path / "logs" / "gone"
+    gone.mkdir()
+    real = os.scandir
+
+    def scandir(path: object = ".") -> object:
+        if Path(os.fspath(path)) == gone:  # type: ignore[arg-type]
+            raise FileNotFoundError(2, "No such file or directory", str(path))
+        return real(path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    result = read_transcript(tmp_path / "logs")
+    assert result.format == "irc" and [len(c.messages) for c in result.conversations] == [2]
+    res = CliRunner().invoke(app, ["import", "--store", str(tmp_path / "x.db"), str(tmp_path / "logs")])
+    assert res.exit_code == 0 and res.exception is None, res.output

@@ -385,7 +385,11 @@ def test_a_huge_budget_is_refused_over_mcp() -> None:
 
     async def main() -> None:
         async with Client(server, mode="legacy") as client:
-            for args in ({"max_tokens": 10**30}, {"max_tokens": 1000, "reserve_for_response": 10**12}):
+            for args in (
+                {"max_tokens": 10**30},
+                {"max_tokens": 1000, "reserve_for_response": 10**12},
+                {"max_tokens": 1000, "journal_project": "p", "journal_tokens": 10**30},  # issue 15 review
+            ):
                 text = await fail(client, "compile_context", **args)
                 assert "invalid arguments" in text and "less than or equal to 100000000" in text, text
 

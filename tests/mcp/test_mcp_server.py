@@ -474,7 +474,7 @@ def test_http_on_loopback_with_and_without_the_token(tmp_path: Path, given: str)
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared._httpx_utils import create_mcp_http_client
 
-    db, port, token = tmp_path / "h.db", _free_port(), "s3cret-token"
+    db, port, token = tmp_path / "h.db", _free_port(), "s3cret-token-of-24-chars"
     secret = tmp_path / "token.txt"
     secret.write_text(token + "\n")
     proc = subprocess.Popen(
@@ -588,6 +588,44 @@ def test_non_loopback_bind_needs_a_token(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="bearer token"):
         run_http(server, "0.0.0.0", 1)
     backend.close()
+
+
+@pytest.mark.parametrize(
+    ("token", "why"),
+    [
+        ("x", "1 character;"),
+        ("s" * 15, "15 characters"),
+        ("a" * 20 + " b", "whitespace"),
+        ("a" * 20 + "\x01", "control"),
+    ],
+)
+def test_a_guessable_or_unsendable_token_is_refused(tmp_path: Path, token: str, why: str) -> None:
+    """Issue 15 review: a 1-character bearer token was accepted (guessed in a few requests); one with a
+    space can never be sent in an Authorization header. Both are refused by the CLI (one line, nothing
+    listens) and by run_http."""
+    secret = tmp_path / "token.txt"
+    secret.write_text(token + "\n")
+    for given in (["--token", token], ["--token-file", str(secret)]):
+        if given[0] == "--token" and "\x01" in token:
+            continue  # an argv cannot carry every control character portably; the file can
+        res = subprocess.run(
+            [*CLI, "mcp", "serve", "--store", str(tmp_path / "x.db"), "--http", "127.0.0.1:1", *given],
+            env=env(),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert res.returncode == 2 and why in " ".join(res.stderr.split()) and "Traceback" not in res.stderr
+    from context_journal.mcp import http_url, run_http, token_problem
+
+    assert token_problem(token) is not None and token_problem("t" * 16) is None
+    server, backend = build_server(MemoryStore())
+    with pytest.raises(ValueError, match=why):
+        run_http(server, "127.0.0.1", 1, token=token)
+    backend.close()
+    # the address a server prints: an IPv6 host in brackets (RFC 3986), so it can be pasted into a client
+    assert http_url("::1", 8765, "/mcp") == "http://[::1]:8765/mcp"
+    assert http_url("127.0.0.1", 8765, "/mcp") == "http://127.0.0.1:8765/mcp"
 
 
 @pytest.mark.parametrize("strategy", ["passthrough", "windowed", "autobiographical"])

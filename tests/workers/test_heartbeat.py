@@ -310,3 +310,58 @@ def test_cancelling_a_worker_stops_its_heartbeats() -> None:
     assert worker.report.renewals > 0 and worker.report.lost == 0
     (row,) = store.queue_rows()
     assert row["lease_owner"] is not None  # not released: it expires like a killed worker's lease
+
+
+class _LosesToASecondLoop:
+    """A provider whose first call outlives its lease: during it the worker's clock passes the lease and
+    a second loop of the same worker claims the item and does the unit; then the first call answers."""
+
+    def __init__(self, now: list[float]) -> None:
+        self.now = now
+        self.worker: CompressionWorker | None = None
+        self.calls = 0
+        self.second: str | None = None
+
+    async def complete(self, request: LLMRequest) -> LLMResponse:
+        import asyncio
+
+        self.calls += 1
+        if self.calls == 1:
+            assert self.worker is not None
+            self.now[0] += 60.0  # the first loop's lease is over
+            claim = self.worker._queue.queue_claim("w/1", 1.0, self.now[0])
+            assert claim is not None
+            self.second = await asyncio.wait_for(self.worker.process(claim, "w/1"), 30)
+            return ScriptedProvider.text("late first answer")
+        return ScriptedProvider.text("second loop's summary")
+
+
+def test_a_lease_lost_to_another_loop_of_the_same_worker_is_reported_as_lost(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Issue 15 review: two loops of one worker shared one manager per item, so when loop 1's lease ran
+    out under its call and loop 2 claimed the item, loop 2's request replaced loop 1's (and its lease
+    guard loop 1's): loop 1 then failed with ``ValueError: no pending summary request`` instead of
+    reporting the lost lease. Each loop now has its own manager: loop 1's late answer is dropped as lost,
+    loop 2's summary is written once."""
+    store = MemoryStore()
+    (ns,) = seed(store, 1, 12)
+    now = [1000.0]
+    provider = _LosesToASecondLoop(now)
+    worker = CompressionWorker(
+        store, provider, worker_id="w", lease_seconds=1.0, heartbeat_seconds=0, concurrency=2, clock=lambda: now[0]
+    )
+    provider.worker = worker
+    claim = worker._queue.queue_claim("w/0", 1.0, now[0])
+    assert claim is not None
+    with caplog.at_level(logging.WARNING, logger="context_journal.workers"):
+        first = run_sync(worker.process(claim, "w/0"))
+    assert (provider.second, first) == ("done", "lost"), worker.report.errors
+    assert worker.report.lost == 1 and worker.report.summaries == 1 and not worker.report.errors
+    texts = [r.body or "" for r in store.read_slot(f"compression/{ns}", 1) if r.item.startswith("summary/")]
+    assert any("second loop" in t for t in texts) and not any("late first" in t for t in texts)
+    _, counts = record_counts(store, ns)
+    assert [n for item, n in counts.items() if item.startswith("summary/")] == [1]  # one unit, written once
+    worker.run(until_idle=True)  # the rest of the item is done by whichever loop claims it
+    assert_each_once(store, ns)
+    worker.close()

@@ -111,7 +111,11 @@ def serve_cmd(
         if not token:
             raise typer.BadParameter(f"{token_file} holds no token", param_hint="--token-file")
     with fail_on_library_errors():
-        from ..mcp import build_server, is_loopback, run_http, run_stdio
+        from ..mcp import build_server, http_url, is_loopback, run_http, run_stdio, token_problem
+
+        problem = token_problem(token) if token else None
+        if problem is not None:
+            raise typer.BadParameter(problem, param_hint="--token / --token-file / CONTEXT_JOURNAL_MCP_TOKEN")
 
         require_folder(store)  # a mistyped path never leaves a new folder tree behind
 
@@ -138,7 +142,7 @@ def serve_cmd(
                 run_stdio(server)
             else:
                 host, port = address
-                err_console.print(f"serving MCP on http://{escape(host)}:{port}{escape(path)}", highlight=False)
+                err_console.print(f"serving MCP on {escape(http_url(host, port, path))}", highlight=False)
                 run_http(server, host, port, token=token, path=path)
         except KeyboardInterrupt:
             pass

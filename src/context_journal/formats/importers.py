@@ -29,7 +29,7 @@ from ..stores import ROOT_BRANCH, Store, open_store
 from .base import FORMATS, Conversation, ImportResult, SkipLog, Skipped, load_json
 from .chat_json import read_anthropic, read_openai
 from .claude_code import read_claude_code
-from .irc import read_irc
+from .irc import log_files, read_irc
 from .locomo import read_locomo
 from .tau_bench import read_tau_bench
 
@@ -96,7 +96,7 @@ def _detect(path: Path, skips: SkipLog | None = None) -> tuple[str, Any]:
     """``(format, parsed JSON or None)``; what reading the JSON reported goes to ``skips``."""
     source = str(path)
     if path.is_dir():
-        if any(path.rglob("*.raw.txt")):
+        if log_files(path):
             return "irc", None
         raise ImportFormatError("cannot detect the format of this directory (no '*.raw.txt' IRC logs)", source=source)
     if not path.exists():

@@ -63,6 +63,16 @@ def _stem(path: Path) -> str:
     return path.stem
 
 
+def log_files(directory: Path) -> list[Path]:
+    """The ``*.raw.txt`` files under ``directory``, sorted. Folders that cannot be listed, or that vanish
+    while they are walked (a temporary directory another process is cleaning), are passed over: what is
+    left is read, and a log that vanishes before it is read is reported by :func:`_read_lines`."""
+    found: list[Path] = []
+    for root, _dirs, names in os.walk(directory):  # errors listing a folder are ignored (onerror=None)
+        found.extend(Path(root, name) for name in names if name.endswith(".raw.txt"))
+    return sorted(found)
+
+
 def _read_lines(path: Path, skips: SkipLog | None) -> list[str]:
     """The lines of a text file. Bytes that are not valid UTF-8 are read as U+FFFD, the line kept and
     reported in ``skips`` (file, line, byte); without ``skips`` they raise.
@@ -362,7 +372,7 @@ def read_irc(path: str | os.PathLike[str], *, channel: str = "#ubuntu") -> Impor
     source = os.fspath(path)
     p = Path(source)
     if p.is_dir():
-        files = sorted(p.rglob("*.raw.txt"))
+        files = log_files(p)
         if not files:
             raise ImportFormatError("no '*.raw.txt' IRC logs in this directory", source=source)
     else:

@@ -12,9 +12,27 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .server import SERVER_NAME, BearerTokenMiddleware, build_server, is_loopback, run_http, run_stdio
+    from .server import (
+        SERVER_NAME,
+        BearerTokenMiddleware,
+        build_server,
+        http_url,
+        is_loopback,
+        run_http,
+        run_stdio,
+        token_problem,
+    )
 
-__all__ = ["SERVER_NAME", "BearerTokenMiddleware", "build_server", "is_loopback", "run_http", "run_stdio"]
+__all__ = [
+    "SERVER_NAME",
+    "BearerTokenMiddleware",
+    "build_server",
+    "http_url",
+    "is_loopback",
+    "run_http",
+    "run_stdio",
+    "token_problem",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -57,12 +57,15 @@ except ImportError as _exc:  # pragma: no cover - depends on the extra
 
 __all__ = [
     "LOOPBACK_HOSTS",
+    "MIN_TOKEN_LENGTH",
     "SERVER_NAME",
     "BearerTokenMiddleware",
     "build_server",
+    "http_url",
     "is_loopback",
     "run_http",
     "run_stdio",
+    "token_problem",
 ]
 
 SERVER_NAME = "context-journal"
@@ -329,7 +332,8 @@ def build_server(
             str | None, Field(description="Inject this project's bounded journal view into the system prompt.")
         ] = None,
         journal_tokens: Annotated[
-            int, Field(strict=True, ge=300, description="Bound of the injected view, in tokens.")
+            int,
+            Field(strict=True, ge=300, le=MAX_TOKEN_COUNT, description="Bound of the injected view, in tokens."),
         ] = 1500,
         query: Annotated[
             str | None,
@@ -506,6 +510,32 @@ protection (Host and Origin checks; ``MCPServer.streamable_http_app``). Another 
 (``127.0.0.2``) is reachable through a rebinding name without those checks, so it needs a token too."""
 
 
+MIN_TOKEN_LENGTH = 16
+"""Shortest bearer token the HTTP server takes, in characters (a shorter one is guessed by trying: 16
+random base64 characters are 96 bits; ``python -c "import secrets; print(secrets.token_urlsafe())"``
+makes 43)."""
+
+
+def token_problem(token: str) -> str | None:
+    """Why ``token`` cannot be a bearer token (too short, or holding whitespace or a control character,
+    which no ``Authorization: Bearer`` header carries intact), or None when it can."""
+    if len(token) < MIN_TOKEN_LENGTH:
+        plural = "s" if len(token) != 1 else ""
+        return (
+            f"the bearer token is {len(token)} character{plural}; use at least {MIN_TOKEN_LENGTH} (for example "
+            '`python -c "import secrets; print(secrets.token_urlsafe())"`)'
+        )
+    if any(ch.isspace() or ord(ch) < 0x20 or ord(ch) == 0x7F for ch in token):
+        return "the bearer token holds whitespace or a control character; an Authorization header cannot carry it"
+    return None
+
+
+def http_url(host: str, port: int, path: str = "") -> str:
+    """``http://host:port/path``, an IPv6 address in brackets (RFC 3986 section 3.2.2)."""
+    shown = f"[{host}]" if ":" in host and not host.startswith("[") else host
+    return f"http://{shown}:{port}{path}"
+
+
 def is_loopback(host: str) -> bool:
     """True for ``127.0.0.1``, ``localhost`` and ``::1`` (``[::1]``): the loopback addresses the SDK guards
     against DNS rebinding (:data:`LOOPBACK_HOSTS`); other addresses, other ``127.0.0.0/8`` ones included,
@@ -568,7 +598,7 @@ def run_stdio(server: MCPServer[Any]) -> None:
 def run_http(
     server: MCPServer[Any], host: str = "127.0.0.1", port: int = 8765, *, token: str | None = None, path: str = "/mcp"
 ) -> None:
-    """Serve streamable HTTP at ``http://host:port/mcp`` until interrupted.
+    """Serve streamable HTTP at ``http://host:port/mcp`` (``http://[::1]:port/mcp`` for IPv6) until interrupted.
 
     Args:
         server: The server.
@@ -578,8 +608,11 @@ def run_http(
         path: The endpoint's path.
 
     Raises:
-        ValueError: a non-loopback ``host`` without a token.
+        ValueError: a non-loopback ``host`` without a token, or a token :func:`token_problem` refuses.
     """
+    problem = token_problem(token) if token else None
+    if problem is not None:
+        raise ValueError(problem)
     if not is_loopback(host) and not token:
         raise ValueError(
             f"binding to {host} exposes the store to the network; pass a bearer token (--token or "

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
 
-from .._names import name_problem
+from .._names import clip_repr, name_problem
 from ..content import sha256_hex
 from ..errors import BranchExistsError, BranchInUseError, BranchNotFoundError, StoreClosedError, StoreError
 from .fulltext import TextHit, is_summary_record, summary_documents
@@ -622,7 +622,7 @@ class Store(ABC):
         """
         problem = name_problem(name)
         if problem is not None:
-            raise ValueError(f"a branch name {problem}: {name!r}")
+            raise ValueError(f"a branch name {problem}: {clip_repr(name)}")
         with self.transaction():
             self._lock_branches()
             if self._live_by_name(name, refresh=True) is not None:
