@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import random
 import string
+import textwrap
 import zlib
 from functools import cache
 from typing import Any
@@ -473,3 +474,51 @@ def test_a_rule_of_one_separator_is_priced_as_its_long_tokens(ch: str, n: int, b
     text = before + ch * n + after
     ratio = estimate_text_tokens(text) / _reference(text)
     assert 0.9 <= ratio <= 2.0, (ch, n, ratio)
+
+
+def _word_table_source(o200k: TiktokenCounter, cl100k: TiktokenCounter) -> str:
+    """The text of ``context_journal/_word_tokens.py``: the words of four or more ASCII letters that both
+    encodings hold as one token after a space (lowercased), sorted, in lines of at most 100 characters."""
+
+    def words(counter: TiktokenCounter) -> set[str]:
+        enc = counter.encoding
+        found: set[str] = set()
+        for rank in range(enc.n_vocab):
+            try:
+                raw = enc.decode_single_token_bytes(rank)
+            except KeyError:  # ranks with no token (the special ones' gaps)
+                continue
+            if raw[:1] == b" " and len(raw) >= 5 and raw[1:].isascii() and raw[1:].isalpha():
+                found.add(raw[1:].decode("ascii").lower())
+        return found
+
+    both = sorted(words(o200k) & words(cl100k))
+    lines = textwrap.wrap(" ".join(both), 100)
+    return (
+        '"""The words of four or more ASCII letters that ``cl100k_base`` and ``o200k_base`` both encode as one\n'
+        "token after a space (lowercased): the token estimate prices such a word by the word model, and a\n"
+        "word of four or more lowercase letters that is not here (German, Dutch, Finnish, Italian words...)\n"
+        "by its length, about a token per three letters (issue 13 review: Latin-script languages other than\n"
+        "English were estimated at 0.53-0.81x).\n\n"
+        "Generated from tiktoken's ranks (MIT licence) by\n"
+        "``tests/compile/test_token_estimate_scripts.py::test_the_word_table_matches_the_encodings`` (it fails,\n"
+        f"printing this text, when the table and the encodings disagree): {len(both):,} words. Do not edit by hand.\n"
+        '"""\n\n'
+        "from __future__ import annotations\n\n"
+        "WORDS = frozenset(\n"
+        '    """\n' + "\n".join(lines) + '\n"""'
+        ".split()  # noqa: SIM905 (a list literal would be four times the size)\n)\n"
+        '"""Lowercase words of four or more letters that both encodings hold as one token after a space."""\n'
+    )
+
+
+def test_the_word_table_matches_the_encodings() -> None:
+    """The shipped table of one-token words is the one the two encodings give (regenerate it from the
+    text this test prints when they differ)."""
+    from pathlib import Path
+
+    import context_journal._word_tokens as table
+
+    o200k, cl100k = _references()
+    expected = _word_table_source(o200k, cl100k)
+    assert Path(table.__file__).read_text(encoding="utf-8") == expected, expected[:2000]

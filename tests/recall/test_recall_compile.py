@@ -197,12 +197,19 @@ def check_recall_property(
     event(f"{strategy}: {'recalled' if sources(first, 'recall') else 'nothing recalled'}")
     check_recall_compile(cm, first, stored)
 
-    # Deterministic once the strategy state is settled (the first compile may have moved the windowed
-    # anchor, at a retry's smaller budget): the same bytes and id again, and from a fresh handle.
+    # Deterministic once the strategy state is settled: a compile may move the windowed anchor (at a
+    # retry's smaller budget) or the autobiographical cut, which steps from the previous compile's layout
+    # (prefix-stable, issue 13 kind 5), and what recall then takes changes with what is raw, so it can
+    # take a few compiles; after that the same bytes and id again, and from a fresh handle.
     again = cm.compile(budget, query=query, render_dates=dates)
     check_recall_compile(cm, again, stored)
-    third = cm.compile(budget, query=query, render_dates=dates)
-    assert (dump(third), third.compile_id) == (dump(again), again.compile_id)
+    for _ in range(3):
+        third = cm.compile(budget, query=query, render_dates=dates)
+        if (dump(third), third.compile_id) == (dump(again), again.compile_id):
+            break
+        check_recall_compile(cm, third, stored)
+        again = third
+    assert (dump(third), third.compile_id) == (dump(again), again.compile_id), "still moving after 5 compiles"
     fresh = open_manager().compile(budget, query=query, render_dates=dates)
     assert (dump(fresh), fresh.compile_id) == (dump(again), again.compile_id)
     if other not in query.split():
