@@ -33,7 +33,10 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+import regex as regex_engine  # type: ignore[import-untyped]  # no stubs shipped
+
 from ._fit import RenderCache, system_head
+from ._names import clip_repr
 from .compile import Roles
 from .content import resolve_media
 from .errors import ContextJournalError, MessageNotFoundError
@@ -67,6 +70,9 @@ __all__ = [
 
 
 logger = logging.getLogger("context_journal.compression")
+
+REGEX_SECONDS = 2.0
+"""The longest a summary search by pattern may run, in seconds (then ``ValueError``)."""
 
 
 class CompressionUnavailableError(ContextJournalError, TypeError):
@@ -593,16 +599,38 @@ class CompressionDriver:
     ) -> list[Summary]:
         """Summaries whose text holds ``text`` (case-insensitive) and matches ``regex``, newest first.
 
+        A pattern given as text runs on the ``regex`` engine with a time limit of
+        :data:`REGEX_SECONDS` for the whole search, so a pattern that backtracks without end
+        (``(\\w+\\s?)*\\d{9}``) from an MCP client or the command line cannot hold the handle; a compiled
+        ``re.Pattern`` runs as given.
+
         Raises:
             re.error: ``regex`` is not a valid pattern.
+            ValueError: the pattern ran longer than :data:`REGEX_SECONDS`.
         """
-        pattern = re.compile(regex) if isinstance(regex, str) else regex
+        matches: Callable[[str], bool] | None = None
+        if isinstance(regex, str):
+            re.compile(regex)  # the documented error for an invalid pattern
+            compiled = regex_engine.compile(regex)
+            deadline = time.monotonic() + REGEX_SECONDS
+            shown = clip_repr(regex)
+
+            def matches(body: str) -> bool:
+                try:
+                    return compiled.search(body, timeout=max(0.001, deadline - time.monotonic())) is not None
+                except TimeoutError:
+                    raise ValueError(
+                        f"the regex {shown} ran longer than {REGEX_SECONDS:g} s over the summaries (nested "
+                        "repeats such as (a+)+ backtrack without end); simplify it or search for text"
+                    ) from None
+
+        elif regex is not None:
+            given = regex
+            matches = lambda body: given.search(body) is not None  # noqa: E731
         needle = text.casefold() if text else None
         rows = sorted(self.summaries(), key=lambda s: (-s.last_sequence, s.level))
         out = [
-            s
-            for s in rows
-            if (needle is None or needle in s.text.casefold()) and (pattern is None or pattern.search(s.text))
+            s for s in rows if (needle is None or needle in s.text.casefold()) and (matches is None or matches(s.text))
         ]
         return out if limit is None else out[: max(0, limit)]
 

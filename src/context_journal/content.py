@@ -21,7 +21,7 @@ import binascii
 import hashlib
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
@@ -545,9 +545,9 @@ pydantic's serializer, which renders and exports messages, refuses values nested
 Python's recursion limit stops a parse near 1,000 levels)."""
 
 
-def too_deep(value: Any, limit: int = MAX_DEPTH) -> list[str | int] | None:
-    """The path to the first object or array of ``value`` nested deeper than ``limit`` levels (``value``
-    itself is level 1), or None. Iterative, so a value nested 100,000 levels is measured, not recursed."""
+def _containers(value: Any) -> Iterator[tuple[Mapping[Any, Any] | list[Any] | tuple[Any, ...], int, list[str | int]]]:
+    """Every object and array of ``value`` with its depth (``value`` is level 1) and path, depth first.
+    Iterative, so a value nested 100,000 levels is walked, not recursed."""
     stack: list[tuple[Any, int, list[str | int]]] = [(value, 1, [])]
     while stack:
         node, depth, path = stack.pop()
@@ -557,11 +557,26 @@ def too_deep(value: Any, limit: int = MAX_DEPTH) -> list[str | int] | None:
             children = enumerate(node)
         else:
             continue
-        if depth > limit:
-            return path
+        yield node, depth, path
         for key, child in children:
             if isinstance(child, Mapping | list | tuple):
                 stack.append((child, depth + 1, [*path, key]))
+
+
+def too_deep(value: Any, limit: int = MAX_DEPTH) -> list[str | int] | None:
+    """The path to the first object or array of ``value`` nested deeper than ``limit`` levels (``value``
+    itself is level 1), or None."""
+    return next((path for _, depth, path in _containers(value) if depth > limit), None)
+
+
+def non_text_key(value: Any) -> list[str | int] | None:
+    """The path to the first key of an object of ``value`` that is not text (JSON writes ``{1: 2}`` as
+    ``{"1": 2}``: what is read back would not be what was written), or None."""
+    for node, _, path in _containers(value):
+        if isinstance(node, Mapping):
+            for key in node:
+                if not isinstance(key, str):
+                    return [*path, repr(key)]
     return None
 
 
@@ -639,14 +654,21 @@ MAX_URL = 65_536
 """Longest media URL, in characters."""
 
 
-def media_problem(source: Mapping[str, Any]) -> tuple[str, str] | None:
+IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
+"""The image media types both providers take (Anthropic's image blocks and OpenAI's image inputs)."""
+
+
+def media_problem(source: Mapping[str, Any], image: bool = False) -> tuple[str, str] | None:
     """``(field, why)`` when an image or document source cannot be sent as it is: a ``media_type`` that is
-    not a plain ``type/subtype`` (a NUL, a path, parameters), or a ``url`` source whose URL is not an
+    not a plain ``type/subtype`` (a NUL, a path, parameters) or, of an ``image``, not one of
+    :data:`IMAGE_TYPES`, or a ``url`` source whose URL is not an
     ``http``/``https`` URL with a host and no whitespace or control character (the providers fetch only
     those); None when it can."""
     media = source.get("media_type")
     if isinstance(media, str) and not _MEDIA_TYPE.fullmatch(media):
         return "media_type", f"{clip_repr(media)} is not a media type (type/subtype, RFC 6838)"
+    if image and isinstance(media, str) and media.lower() not in IMAGE_TYPES:
+        return "media_type", f"{clip_repr(media)} is not an image type the providers take ({', '.join(IMAGE_TYPES)})"
     if source.get("type") == "url":
         url = source.get("url")
         if not isinstance(url, str) or not url:
@@ -676,7 +698,7 @@ def check_media(blocks: Sequence[Mapping[str, Any]], *, message_index: int | Non
             source = block.get("source") if isinstance(block, Mapping) else None
             if block.get("type") not in ("image", "document") or not isinstance(source, Mapping):
                 continue
-            problem = media_problem(source)
+            problem = media_problem(source, image=block.get("type") == "image")
             if problem is not None:
                 raise MalformedContentError(
                     problem[1], message_index=message_index, block_index=i, path=f"{prefix}source.{problem[0]}"

@@ -10,6 +10,7 @@ attributes that say where the fault is, and its message says what to do instead:
     │   ├── MessageNotFoundError           no visible message has that id (also a KeyError)
     │   └── DuplicateMessageError          the id is already used in this slot and branch
     ├── StoreError
+    │   ├── CorruptRecordError             a stored body is not JSON (written around the library)
     │   ├── StoreClosedError               the handle was closed
     │   ├── StoreBusyError                 the database stayed locked past the busy timeout
     │   ├── MigrationError                 the schema is newer than this library, or a migration failed
@@ -60,6 +61,7 @@ __all__ = [
     "BranchNotFoundError",
     "ContentError",
     "ContextJournalError",
+    "CorruptRecordError",
     "DuplicateMessageError",
     "ImportFormatError",
     "MalformedContentError",
@@ -177,6 +179,22 @@ class DuplicateMessageError(MessageError, ValueError):
 
 class StoreError(ContextJournalError):
     """A failure of the durable store (translated from the database driver)."""
+
+
+class CorruptRecordError(StoreError, ValueError):
+    """A stored record's body cannot be read (it is not JSON: written around the library, e.g. by SQL);
+    ``context-journal verify`` lists every such record.
+
+    Attributes:
+        sequence: The record's store sequence.
+    """
+
+    def __init__(self, sequence: int, slot: str, item: str, reason: str) -> None:
+        self.sequence = sequence
+        super().__init__(
+            f"record {sequence} (slot {clip_repr(slot)}, item {clip_repr(item)}) cannot be read: {reason}; "
+            "`context-journal verify --store ...` lists every damaged record"
+        )
 
 
 class StoreClosedError(StoreError):

@@ -458,9 +458,27 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
     def remove_message(self, message_id: str) -> int:
         """Remove a message from the view by writing a tombstone; returns its sequence.
 
+        A manager with a reader removes what its reader sees: a message that also holds blocks the reader
+        cannot see keeps them (a new version of only those is written, as :meth:`edit_message` keeps
+        them), and a message with no block for the reader is not found (issue 15: a reader never removes
+        what it cannot read).
+
         Raises:
-            MessageNotFoundError: no visible message has the id.
+            MessageNotFoundError: no visible message has the id (or none of its blocks is the reader's).
+            StaleReaderError: another handle claimed the namespace for another reader.
         """
+        reader = self._view_reader
+        if reader is not None:
+            self._check_reader("remove a message")
+            self._messages.refresh()  # what other handles wrote counts (see edit_message)
+            blocks = self._messages.get(message_id).content_dicts()
+            hidden = [b for b in blocks if not sees(b, reader)]
+            if len(hidden) == len(blocks):
+                raise MessageNotFoundError(message_id, f"no block of it is for reader {reader!r}")
+            if hidden:
+                sequence = self._messages.edit(message_id, content=hidden)
+                self._claim_if_pending()
+                return sequence
         sequence = self._messages.remove(message_id)
         self._claim_if_pending()
         return sequence

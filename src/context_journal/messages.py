@@ -30,6 +30,7 @@ from .content import (
     ContentInput,
     blocks_to_dicts,
     externalize_media,
+    non_text_key,
     parse_content,
     too_deep,
     unencodable_block,
@@ -113,7 +114,11 @@ def to_timestamp(value: datetime | float | int | str | None) -> float:
             value = value.replace(tzinfo=UTC)
         ts = value.timestamp()
     if not MIN_TIMESTAMP <= ts <= MAX_TIMESTAMP:  # NaN fails both comparisons
-        raise ValueError(f"{value!r} is not a time between the years 1 and 9999")
+        shown = value.isoformat() if isinstance(value, datetime) else repr(value)
+        raise ValueError(
+            f"{shown} is not a time from 0001-01-02 to 9999-12-30 UTC (a day inside years 1 and 9999, so "
+            "every time zone can render it)"
+        )
     return ts
 
 
@@ -146,6 +151,12 @@ def encode_body(
     if metadata is not None and (where := too_deep(metadata)) is not None:
         raise MalformedContentError(
             f"metadata is nested more than {MAX_DEPTH} levels deep (at {'.'.join(map(str, where[:6]))})",
+            message_index=message_index,
+            path="metadata",
+        )
+    if metadata is not None and (bad_key := non_text_key(metadata)) is not None:
+        raise MalformedContentError(
+            f"metadata keys must be text (at {'.'.join(map(str, bad_key[:6]))})",
             message_index=message_index,
             path="metadata",
         )

@@ -48,3 +48,35 @@ def test_raw_budget_at_the_bound_is_fast() -> None:
     raw = cal.raw_budget(MAX_TOKEN_COUNT)
     assert cal.apply(raw) <= MAX_TOKEN_COUNT < cal.apply(raw + 1)
     assert math.isclose(raw, MAX_TOKEN_COUNT * 3, rel_tol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("head_window_tokens", float("nan")),
+        ("head_window_tokens", 1e308),
+        ("head_window_tokens", True),
+        ("recent_window_tokens", 10**30),
+        ("summary_output_tokens", float("inf")),
+        ("merge_growth", float("inf")),
+        ("prefix_headroom", float("nan")),
+        ("retry_max_seconds", 1e300),
+        ("stable_prefix", 1),
+    ],
+)
+def test_an_autobiographical_config_refuses_numbers_no_compile_can_use(field: str, value: object) -> None:
+    """Issue 15 review: ``AutobiographicalConfig`` took nan, inf, 1e308 and True (and ``compress --config``
+    stored them with the namespace, after which every compile of it failed). They are ``ValueError``
+    naming the field, in Python and on the command line; the bounds themselves are kept."""
+    from typer.testing import CliRunner
+
+    from context_journal import AutobiographicalConfig
+    from context_journal.cli import app
+
+    with pytest.raises(ValueError, match=field):
+        AutobiographicalConfig(**{field: value})
+    assert AutobiographicalConfig(recent_window_tokens=MAX_TOKEN_COUNT).recent_window_tokens == MAX_TOKEN_COUNT
+    if isinstance(value, float):
+        text = {float("inf"): "Infinity"}.get(value, "NaN" if value != value else repr(value))
+        res = CliRunner().invoke(app, ["compress", "--store", "memory:", "--config", f'{{"{field}": {text}}}'])
+        assert res.exit_code != 0 and field in res.output and "Traceback" not in res.output, res.output

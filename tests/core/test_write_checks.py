@@ -133,3 +133,17 @@ def test_cli_reads_a_store_after_refused_writes(tmp_path: Path) -> None:
     for args in (["show", "--json"], ["compile", "--budget", "1000", "--json"], ["stats", "--json"]):
         res = runner.invoke(app, [*args, "--store", db])
         assert res.exit_code == 0, (args, res.output)
+
+
+@pytest.mark.parametrize("metadata", [{1: 2}, {"a": {3.5: "x"}}, {"a": [{None: 1}]}])
+def test_metadata_keys_that_are_not_text_are_refused(metadata: dict[Any, Any]) -> None:
+    """Issue 15 review: ``metadata={1: 2}`` was stored as ``{"1": 2}`` (JSON's keys are text), so what was
+    read back was not what was written. Such a key is refused naming its place, at write and at edit."""
+    cm = ContextManager.open("memory:")
+    with pytest.raises(MalformedContentError, match="metadata keys must be text"):
+        cm.add_message("user", "hi", metadata=metadata)
+    assert cm.message_count() == 0
+    mid = cm.add_message("user", "hi", metadata={"ok": 1})
+    with pytest.raises(MalformedContentError, match="metadata keys must be text"):
+        cm.edit_message(mid, metadata=metadata)
+    assert cm.get_message(mid).metadata == {"ok": 1}

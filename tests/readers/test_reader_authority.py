@@ -172,6 +172,19 @@ def test_a_reader_edit_keeps_the_blocks_it_cannot_see() -> None:
 _AUDIENCES = st.one_of(st.none(), st.lists(st.sampled_from(["ann", "bob", "cy"]), min_size=1, max_size=2, unique=True))
 
 
+def _shared_message(
+    old: list[list[str] | None],
+) -> tuple[MemoryStore, ContextManager, list[dict[str, Any]], str]:
+    """A store whose host wrote one message of text blocks ``<b0>``, ``<b1>``... with the audiences ``old``."""
+    store = MemoryStore()
+    host = ContextManager.open(store=store, namespace="host")
+    blocks = [
+        {"type": "text", "text": f"<b{i}>", **({"audience": aud} if aud is not None else {})}
+        for i, aud in enumerate(old)
+    ]
+    return store, host, blocks, host.add_message("user", blocks)
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     old=st.lists(_AUDIENCES, min_size=1, max_size=5),
@@ -184,13 +197,7 @@ def test_generated_reader_edits_keep_every_hidden_block(
     """Generated messages of blocks with random audiences, edited by a random reader with public blocks:
     the stored version holds every block the editor could not see, unchanged and in order, followed or
     preceded by exactly the editor's blocks, and every other reader's compile still reads its blocks."""
-    store = MemoryStore()
-    host = ContextManager.open(store=store, namespace="host")
-    blocks = [
-        {"type": "text", "text": f"<b{i}>", **({"audience": aud} if aud is not None else {})}
-        for i, aud in enumerate(old)
-    ]
-    mid = host.add_message("user", blocks)
+    store, host, blocks, mid = _shared_message(old)
     me = ContextManager.open(store=store, namespace=editor, view_reader=editor)
     if not any(aud is None or editor in aud for aud in old):
         with pytest.raises(MessageNotFoundError, match="sees no block"):  # nothing of it is the editor's to edit
@@ -206,6 +213,35 @@ def test_generated_reader_edits_keep_every_hidden_block(
         for b, aud in zip(blocks, old, strict=True):
             if aud is not None and other in aud and editor not in aud:
                 assert b["text"] in view
+
+
+@settings(max_examples=60, deadline=None)
+@given(old=st.lists(_AUDIENCES, min_size=1, max_size=5), remover=st.sampled_from(["ann", "bob", "cy"]))
+def test_generated_reader_removals_keep_every_hidden_block(old: list[list[str] | None], remover: str) -> None:
+    """Issue 15 review: a reader removed a message it could not see at all, and a message holding another
+    reader's private block, taking that block from the other reader's compiles. A reader's removal
+    takes what it sees: the blocks it cannot see stay (a new version of only them), a message with none
+    for it is not found, and a message all of which it sees is removed."""
+    store, host, blocks, mid = _shared_message(old)
+    me = ContextManager.open(store=store, namespace=remover, view_reader=remover)
+    hidden = [b for b, aud in zip(blocks, old, strict=True) if aud is not None and remover not in aud]
+    if len(hidden) == len(blocks):
+        with pytest.raises(MessageNotFoundError, match="no block of it is for reader"):
+            me.remove_message(mid)
+        assert host.get_message(mid).content_dicts() == blocks
+        return
+    me.remove_message(mid)
+    with pytest.raises(MessageNotFoundError):
+        me.get_message(mid)
+    if not hidden:
+        assert host.message_count() == 0
+        return
+    assert host.get_message(mid).content_dicts() == hidden
+    for other in {"ann", "bob", "cy"} - {remover}:
+        theirs = [b["text"] for b in hidden if other in b["audience"]]
+        if theirs:
+            view = _text(ContextManager.open(store=store, namespace=f"r-{other}", view_reader=other).compile(10_000))
+            assert all(text in view for text in theirs)
 
 
 def test_a_read_with_a_reader_claims_nothing(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 import json
 import re
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -444,3 +445,26 @@ def test_a_locomo_summary_is_found_by_topic(locomo: ContextManager) -> None:
 def test_locomo_summaries_of_one_conversation_are_not_found_from_another(locomo: ContextManager) -> None:
     other = ContextManager.open(store=locomo.store, namespace="locomo:conv-30", isolate=True)
     assert other.search_summary_text("pottery class", limit=10) == []
+
+
+def test_a_pattern_that_backtracks_without_end_is_stopped_with_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 15 review: ``search_summaries(regex=...)`` ran the pattern on Python's ``re``, so a pattern
+    that backtracks without end held the handle (and over MCP its lock, so every other tool waited).
+    A pattern given as text runs with a time limit for the whole search: ValueError naming the limit;
+    a valid pattern still finds what it finds, an invalid one is still ``re.error``."""
+    import context_journal.compression as compression
+
+    monkeypatch.setattr(compression, "REGEX_SECONDS", 0.3)
+    cm = ContextManager.open("memory:", strategy=AutobiographicalStrategy(**CFG))
+    for i in range(40):
+        cm.add_message("user" if i % 2 == 0 else "assistant", f"note {i}: " + "a" * 60 + f"b the lighthouse {i}.")
+    cm.drain(wait=False)
+    assert cm.search_summaries(limit=None)
+    started = time.monotonic()
+    with pytest.raises(ValueError, match=r"ran longer than 0\.3 s"):
+        cm.search_summaries(regex=r"(a|aa)+$", limit=None)
+    assert time.monotonic() - started < 5
+    assert cm.search_summaries(regex=r"lighthouse \d+", limit=None)
+    with pytest.raises(re.error):
+        cm.search_summaries(regex="(unclosed", limit=None)
+    assert cm.search_summaries(regex=re.compile("lighthouse"), limit=None)  # a compiled pattern runs as given

@@ -18,6 +18,7 @@ POISONS = {
     "content null": '{"participant":"user","content":null,"metadata":{},"timestamp":null}',
     "timestamp 1e30": '{"participant":"user","content":[{"type":"text","text":"x"}],"metadata":{},"timestamp":1e30}',
     "lone surrogate": '{"participant":"user","content":[{"type":"text","text":"x\\ud800"}],"metadata":{}}',
+    "not JSON": "{participant: user",
 }
 
 
@@ -80,3 +81,84 @@ def test_sequences_past_every_record_and_lone_surrogates_get_the_same_answer_on_
             journal.append("p", "handoff", handoff, author, key)
     assert cm.store.head_seq() == head  # nothing written
     cm.close()
+
+
+def test_not_json_is_a_typed_error_naming_the_record(tmp_path: Path) -> None:
+    """Issue 15 review: a record body that is not JSON raised a bare ``JSONDecodeError`` from every read,
+    and the CLI printed only the decoder's message. It is ``CorruptRecordError`` (a ``StoreError`` and a
+    ``ValueError``) naming the record and ``verify``."""
+    from context_journal import CorruptRecordError, StoreError
+
+    db = _poisoned(tmp_path, POISONS["not JSON"])
+    with pytest.raises(CorruptRecordError, match=r"record \d+ .*msg_poison.*verify") as info:
+        ContextManager.open(db).get_all_messages()  # the open may read it already
+    assert isinstance(info.value, StoreError) and isinstance(info.value, ValueError)
+    res = CliRunner().invoke(app, ["show", "--store", str(db)])
+    assert res.exit_code == 1 and "msg_poison" in res.stderr and "verify" in res.stderr, res.stderr
+
+
+PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+
+
+def test_verify_finds_a_deleted_blob_and_deleted_newest_records(tmp_path: Path) -> None:
+    """Issue 15 review: ``DELETE FROM blobs`` and the deletion of the newest message records (triggers
+    dropped and restored around it) both passed verify, though every compile then failed (the blob) or
+    every later write did (the queue of the full-text index still held the deleted sequences). Verify
+    names both: the blob a record refers to, and the records the index's queue names past the head."""
+    db = tmp_path / "b.db"
+    with ContextManager.open(db) as cm:
+        cm.add_message(
+            "user",
+            [
+                {"type": "text", "text": "see"},
+                {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG}},
+            ],
+        )
+        for i in range(6):
+            cm.add_message("assistant" if i % 2 else "user", f"turn {i} about the lighthouse")
+    runner = CliRunner()
+    assert runner.invoke(app, ["verify", "--store", str(db)]).exit_code == 0
+    con = sqlite3.connect(db)
+    con.execute("DELETE FROM blobs")
+    con.commit()
+    res = runner.invoke(app, ["verify", "--store", str(db), "--json"])
+    assert res.exit_code == 1 and "missing (deleted)" in res.output and "blobs" in res.output, res.output
+    # the newest records, deleted around the append-only trigger
+    (trigger,) = con.execute(
+        "SELECT sql FROM sqlite_master WHERE type='trigger' AND name='records_no_delete'"
+    ).fetchone()
+    head = con.execute("SELECT MAX(seq) FROM records").fetchone()[0]
+    con.execute("DROP TRIGGER records_no_delete")
+    con.execute("DELETE FROM records WHERE seq > ?", (head - 2,))
+    con.execute(trigger)
+    con.commit()
+    con.close()
+    res = runner.invoke(app, ["verify", "--store", str(db)])
+    assert res.exit_code == 1 and "the newest were deleted" in res.output, res.output
+
+
+@pytest.mark.parametrize("location", ["memory", "sqlite"])
+def test_journal_reads_with_numbers_past_any_record_read_the_widest_range(tmp_path: Path, location: str) -> None:
+    """Issue 15 review: ``entries(limit=10**30)``, ``entries(after=-10**30)`` and
+    ``get_project_summaries(before_seq=-10**30)`` raised ``OverflowError`` on SQLite (and the CLI's
+    ``journal show --last 10**30`` blamed the store). They read what the widest range reads; the CLI
+    refuses such a number as a usage error."""
+    from context_journal.journal import ExecutionJournal
+    from context_journal.stores import open_store
+
+    url = "memory:" if location == "memory" else str(tmp_path / "j.db")
+    store = open_store(url)
+    journal = ExecutionJournal(store)
+    handoff = {"goal": "ship", "state": "green", "next_step": "tag", "ruled_out": [], "done_claims": [], "refs": []}
+    journal.append("demo", "handoff", handoff, "w", "k1")
+    assert [e.seq for e in journal.entries("demo", limit=10**30)] == [1]
+    assert [e.seq for e in journal.entries("demo", after=-(10**30))] == [1]
+    assert journal.entries("demo", upto=-(10**30)) == [] and journal.entries("demo", after=10**30) == []
+    assert journal.get_project_summaries("demo", before_seq=-(10**30)).next_before_seq is None
+    if location == "sqlite":
+        store.close()
+        for args in (["--last", str(10**30)], ["--seq", str(10**30)]):
+            res = CliRunner().invoke(app, ["journal", "show", "--store", url, "--project", "demo", *args])
+            assert res.exit_code == 2 and "Traceback" not in res.output and "OverflowError" not in res.output, (
+                res.output
+            )

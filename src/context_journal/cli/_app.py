@@ -241,14 +241,16 @@ def require_target(
             raise CommandError(problem.replace(f"use namespace {reader!r}", f"use -n {shlex.quote(reader)}"))
 
 
-def target_options(store: str, namespace: str | None, branch: str | None) -> str:
-    """The ``--store``/``-n``/``--branch`` options of a command a message advises, quoted for the shell:
-    ``-n`` when a namespace was named, ``--branch`` unless it is ``main`` (the default with no branch
-    recorded by ``branch switch``), so the advised command works on what this one did."""
+def target_options(store: str, namespace: str | None, branch: str | None, reader: str | None = None) -> str:
+    """The ``--store``/``-n``/``--branch``/``--reader`` options of a command a message advises, quoted for
+    the shell: ``-n`` when a namespace was named, ``--branch`` unless it is ``main`` (the default with no
+    branch recorded by ``branch switch``), ``--reader`` when this command ran as one, so the advised
+    command works on what this one did."""
     return (
         f"--store {shlex.quote(store)}"
         + (f" -n {shlex.quote(namespace)}" if namespace else "")
         + (f" --branch {shlex.quote(branch)}" if branch and branch != ROOT_BRANCH else "")
+        + (f" --reader {shlex.quote(reader)}" if reader else "")
     )
 
 

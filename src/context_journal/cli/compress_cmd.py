@@ -201,7 +201,7 @@ def compress_cmd(
     if as_json:
         print_json(payload)
     else:
-        _print(payload, store, strategy, namespace)
+        _print(payload, store, strategy, namespace, reader)
     if interrupted:
         raise typer.Exit(130)
 
@@ -225,7 +225,11 @@ def _drain_with_bar(cm: ContextManager, check: Any, max_calls: int | None) -> Dr
 
 
 def _print(
-    payload: dict[str, Any], store: str, strategy: str = "autobiographical", namespace: str | None = None
+    payload: dict[str, Any],
+    store: str,
+    strategy: str = "autobiographical",
+    namespace: str | None = None,
+    reader: str | None = None,
 ) -> None:
     levels = ", ".join(f"{k} {v:,}" for k, v in payload["summaries_in_store"].items()) or "none"
     head = "[yellow]interrupted:[/] " if payload["interrupted"] else ""
@@ -249,7 +253,7 @@ def _print(
             highlight=False,
         )
     # The namespace and branch compressed, quoted for the shell; one unwrapped line, to copy as it is.
-    target = target_options(store, namespace, payload["branch"])
+    target = target_options(store, namespace, payload["branch"], reader)
     console.print(
         f"  next: context-journal compile {target} --strategy {strategy} --budget N",
         highlight=False,

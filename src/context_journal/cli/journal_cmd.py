@@ -138,7 +138,9 @@ def summaries_cmd(
     project: ProjectOpt,
     limit: Annotated[int, typer.Option("--limit", "-n", help="Handoffs per page.", min=1, max=50)] = 10,
     order: Annotated[str, typer.Option("--order", help="desc (newest first) or asc: sorts the window.")] = "desc",
-    before: Annotated[int | None, typer.Option("--before", help="Only handoffs before this seq.", min=1)] = None,
+    before: Annotated[
+        int | None, typer.Option("--before", help="Only handoffs before this seq.", min=1, max=2**62)
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """The bounded per-step summaries with the active rule-outs and a cursor (--before)."""
@@ -250,8 +252,8 @@ def check_cmd(
 def show_cmd(
     store: StoreOpt,
     project: ProjectOpt,
-    seq: Annotated[int | None, typer.Option("--seq", help="Show this one entry in full.", min=1)] = None,
-    last: Annotated[int | None, typer.Option("--last", help="Only the newest N entries.", min=1)] = None,
+    seq: Annotated[int | None, typer.Option("--seq", help="Show this one entry in full.", min=1, max=2**62)] = None,
+    last: Annotated[int | None, typer.Option("--last", help="Only the newest N entries.", min=1, max=2**62)] = None,
     verify: Annotated[
         bool, typer.Option("--verify", help="Verify the hash chain and its marker records (exit 1 if broken).")
     ] = False,

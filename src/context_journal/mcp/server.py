@@ -258,7 +258,12 @@ def build_server(
         order: Annotated[Literal["desc", "asc"], Field(description="How the chosen window is sorted.")] = "desc",
         before_seq: Annotated[
             int | None,
-            Field(strict=True, description="Only handoffs before this seq: pass next_before_seq to page back."),
+            Field(
+                strict=True,
+                ge=1,
+                le=2**62,
+                description="Only handoffs before this seq: pass next_before_seq to page back.",
+            ),
         ] = None,
     ) -> SummaryPage:
         """Bounded per-step summaries (the newest `limit` handoffs before `before_seq`; `order` sorts that

@@ -29,7 +29,14 @@ from typing import Any
 
 from .._names import clip_repr, name_problem
 from ..content import sha256_hex
-from ..errors import BranchExistsError, BranchInUseError, BranchNotFoundError, StoreClosedError, StoreError
+from ..errors import (
+    BranchExistsError,
+    BranchInUseError,
+    BranchNotFoundError,
+    CorruptRecordError,
+    StoreClosedError,
+    StoreError,
+)
 from .fulltext import TextHit, is_summary_record, summary_documents
 
 __all__ = [
@@ -87,8 +94,17 @@ class Record:
     ts: float
 
     def value(self) -> Any:
-        """The decoded JSON body (None for a tombstone)."""
-        return None if self.body is None else json.loads(self.body)
+        """The decoded JSON body (None for a tombstone).
+
+        Raises:
+            CorruptRecordError: the body is not JSON (or nested too deeply to decode).
+        """
+        if self.body is None:
+            return None
+        try:
+            return json.loads(self.body)
+        except (ValueError, RecursionError) as exc:
+            raise CorruptRecordError(self.seq, self.slot, self.item, f"its body is not JSON ({exc})") from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -412,6 +428,11 @@ class Store(ABC):
     def _guard_problems(self) -> list[str]:
         """What is missing or disabled of the database's append-only guards (triggers); none by default."""
         return []
+
+    def _highest_sequence_seen(self) -> int:
+        """The newest record sequence the backend's other tables name (its full-text index), 0 when none
+        or unknown: newer than the head, the newest records were deleted."""
+        return 0
 
     # Full-text index primitives (opt-in: ``has_text_index`` False means none; see stores/fulltext.py).
 
@@ -860,10 +881,13 @@ class Store(ABC):
         ``descending``), at most ``limit`` of them, only of ``kinds`` when given."""
         with self._lock:
             self._check_open()
-            top = _INF if upto is None else min(upto, _INF)  # sequences past any record (10**20) fit the column
+            # Sequences and counts past any record (10**20, -10**30) fit the column: they read what the
+            # widest range reads (issue 15 review: they raised OverflowError on SQLite).
+            top = _INF if upto is None else max(-1, min(upto, _INF))
             if limit is not None and limit <= 0:
                 return []
-            after = min(after, _INF)
+            after = max(-1, min(after, _INF))
+            limit = None if limit is None else min(limit, _INF)
             return self._journal_select(project, after, top, limit, descending, None if kinds is None else tuple(kinds))
 
     def journal_head(self, project: str) -> JournalRow | None:

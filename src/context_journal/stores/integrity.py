@@ -97,17 +97,23 @@ def check_store(store: Store, *, max_problems: int = 100, page: int = _PAGE) -> 
         for reason in store._guard_problems():
             add(IntegrityProblem("guards", None, reason))
         branches = {b.id for b in store.list_branches(include_deleted=True)}
-        head = store.head_seq()
+        # The newest sequence the store has held: its head, or a newer one its other tables still name
+        # (issue 15 review: deleting the newest message records passed verify).
+        head = max(store.head_seq(), store._highest_sequence_seen())
         expected, records = 1, 0
+        refs: dict[str, int] = {}  # blob digest -> the first record that refers to it
         while True:
             rows = store._scan_records(expected - 1, page)
             for seq, branch_id, slot, item, op, body in rows:
                 if seq != expected:
                     span = f"{expected}" if seq == expected + 1 else f"{expected}..{seq - 1}"
                     add(IntegrityProblem("records", expected, f"records {span} are missing (deleted)"))
-                reason = _record_problem(branch_id in branches, slot, op, body)
+                reason, value = _record_problem(branch_id in branches, slot, op, body)
                 if reason:
                     add(IntegrityProblem("records", seq, f"{reason} (slot {slot!r}, item {item!r})"))
+                elif isinstance(value, dict) and isinstance(value.get("content"), list):
+                    for digest in _blob_refs(value["content"]):
+                        refs.setdefault(digest, seq)
                 expected = seq + 1
                 records += 1
             if len(rows) < page:
@@ -119,6 +125,7 @@ def check_store(store: Store, *, max_problems: int = 100, page: int = _PAGE) -> 
         while True:
             found = store._scan_blobs(after, page)
             for digest, size, data in found:
+                refs.pop(digest, None)
                 if hashlib.sha256(data).hexdigest() != digest:
                     add(IntegrityProblem("blobs", digest, "the bytes do not hash to the blob's name (changed)"))
                 elif size != len(data):
@@ -127,29 +134,46 @@ def check_store(store: Store, *, max_problems: int = 100, page: int = _PAGE) -> 
             if len(found) < page:
                 break
             after = found[-1][0]
+        for digest, seq in sorted(refs.items(), key=lambda kv: kv[1]):
+            add(IntegrityProblem("blobs", digest, f"missing (deleted): record {seq} and maybe others refer to it"))
     if extra:
         problems.append(IntegrityProblem("records", None, f"{extra} more problems not listed"))
     return StoreCheck(tuple(problems), records, blobs)
 
 
-def _record_problem(branch_known: bool, slot: str | None, op: int, body: str | None) -> str:
+def _record_problem(branch_known: bool, slot: str | None, op: int, body: str | None) -> tuple[str, object]:
+    """What makes a record unreadable ("" when nothing does), and its decoded body (None when unread)."""
     if op not in _OPS:
-        return f"unknown operation {op}"
+        return f"unknown operation {op}", None
     if not branch_known:
-        return "its branch does not exist"
+        return "its branch does not exist", None
     if slot is None:
-        return "its slot does not exist"
+        return "its slot does not exist", None
     if body is None:
-        return "" if op == Op.REMOVE else "no body (only a removal has none)"
+        return ("" if op == Op.REMOVE else "no body (only a removal has none)"), None
     try:
         value = json.loads(body)
     except ValueError:
-        return "the body is not JSON"
+        return "the body is not JSON", None
     except RecursionError:
-        return "the body is nested too deeply to read"
+        return "the body is nested too deeply to read", None
     if slot.startswith("messages"):
-        return _message_problem(value)
-    return ""
+        return _message_problem(value), value
+    return "", None
+
+
+def _blob_refs(content: list[object]) -> list[str]:
+    """The blob digests a message's blocks refer to (their own sources, and those in a tool result)."""
+    out: list[str] = []
+    for block in content:
+        if not isinstance(block, dict):
+            continue
+        nested = block.get("content") if block.get("type") == "tool_result" else None
+        for b in [block, *(nested if isinstance(nested, list) else [])]:
+            source = b.get("source") if isinstance(b, dict) else None
+            if isinstance(source, dict) and source.get("type") == "blob" and isinstance(source.get("sha256"), str):
+                out.append(source["sha256"])
+    return out
 
 
 def _message_problem(value: object) -> str:

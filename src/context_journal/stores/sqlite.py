@@ -741,6 +741,15 @@ class SQLiteStore(SQLStore):
         row = self._exec("SELECT MAX(seq) FROM records").fetchone()
         return int(row[0] or 0)
 
+    def _highest_sequence_seen(self) -> int:
+        # The documents queued for the message index (text_index_pending: the writes of the last 64 or
+        # fewer transactions of a handle, keyed as the index is, see _DOC_KEY): rowid = sequence, or
+        # -(sequence * MAX_GROUPS + group) for an audience group. (The contentless FTS5 tables cannot be
+        # scanned for their newest document, so records deleted once folded are not seen here.)
+        row = self._exec("SELECT MAX(id), MIN(id) FROM text_index_pending").fetchone()
+        keys = [int(k) for k in (row or ()) if k is not None]
+        return max([0, *(k if k >= 0 else -k // MAX_GROUPS for k in keys)])
+
     def _change_token(self) -> int:
         # data_version changes on other connections' commits; our own commits are counted here.
         return (int(self._exec("PRAGMA data_version").fetchone()[0]) << 32) + self._commits

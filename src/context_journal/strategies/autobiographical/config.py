@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass, fields, replace
 from typing import Any, Literal
 
-from ...tokens import check_token_count
+from ...tokens import MAX_TOKEN_COUNT, check_token_count
 
 __all__ = [
     "CHUNK_PROMPT",
@@ -56,6 +56,24 @@ TRANSITION_HEADING = "[Transition summary: what I carry over from the previous t
 
 RECALL_MARKER = "What do you remember of the next part of our conversation ({count} messages)?"
 """The marker turn of a recall pair (``{count}`` = messages the summary stands for)."""
+
+
+_INT_FIELDS = (
+    "head_window_tokens",
+    "recent_window_tokens",
+    "target_chunk_tokens",
+    "merge_threshold",
+    "summary_target_tokens",
+    "max_summary_tokens",
+    "recall_context_tokens",
+    "summarizer_context_tokens",
+    "summary_output_tokens",
+    "request_images",
+    "max_attempts",
+    "request_lookahead",
+)
+_FLOAT_FIELDS = ("merge_growth", "summary_cap_factor", "retry_base_seconds", "retry_max_seconds", "prefix_headroom")
+_FLOAT_LIMIT = 1e9  # the largest ratio or delay (seconds: about 31 years)
 
 
 @dataclass(frozen=True)
@@ -155,6 +173,23 @@ class AutobiographicalConfig:
     prefix_headroom: float = 0.3
 
     def __post_init__(self) -> None:
+        # Types and bounds first (issue 15 review: nan, inf, 1e308 and True were accepted, stored with the
+        # namespace's strategy, and broke every later compile of it).
+        for name in _INT_FIELDS:
+            value = getattr(self, name)
+            if value is None and name == "summary_output_tokens":
+                continue
+            if isinstance(value, bool) or not isinstance(value, int) or not -1 < value <= MAX_TOKEN_COUNT:
+                raise ValueError(f"{name} must be an integer in 0..{MAX_TOKEN_COUNT:,}, got {value!r}")
+        for name in _FLOAT_FIELDS:
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+                raise ValueError(f"{name} must be a finite number, got {value!r}")
+            if value > _FLOAT_LIMIT:
+                raise ValueError(f"{name} must be at most {_FLOAT_LIMIT:g}, got {value!r}")
+        for name in ("request_thinking", "stable_prefix"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
         for name in ("head_window_tokens", "recent_window_tokens", "recall_context_tokens", "request_images"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
