@@ -160,3 +160,13 @@ def test_an_error_naming_a_huge_name_stays_short() -> None:
             attempt()
         text = str(info.value)
         assert len(text) < 400 and "100,000 characters" in text, text[:300]
+
+
+def test_a_refused_fact_key_names_why() -> None:
+    """Issue 15 review: ``set_fact("k\\x00", ...)`` was refused as "must be a non-empty string of at most 200
+    characters", which named neither the NUL nor any other real cause."""
+    cm = ContextManager.open("memory:")
+    for key, why in (("k\x00", "control character"), ("  ", "blank"), ("x" * 201, "longer than 200")):
+        with pytest.raises(ValueError, match=why):
+            cm.set_fact(key, "v")
+    cm.set_fact("x" * 200, "v")

@@ -132,8 +132,11 @@ class WorkingStateMixin:
             ValueError: an empty or too long key (200 characters) or text (4,000 characters).
             StaleReaderError: another handle claimed this namespace for another reader.
         """
-        if not isinstance(key, str) or name_problem(key) or len(key) > MAX_FACT_KEY:
-            raise ValueError(f"a fact key must be a non-empty string of at most {MAX_FACT_KEY} characters")
+        problem = name_problem(key)
+        if problem is None and len(key) > MAX_FACT_KEY:
+            problem = f"is longer than {MAX_FACT_KEY} characters"
+        if problem is not None:
+            raise ValueError(f"a fact key {problem} (a key is a name of at most {MAX_FACT_KEY} characters)")
         if not isinstance(text, str) or not text.strip() or len(text) > MAX_FACT_TEXT or LONE_SURROGATE.search(text):
             raise ValueError(
                 f"a fact must be a non-empty string of at most {MAX_FACT_TEXT} characters, without a lone surrogate"
