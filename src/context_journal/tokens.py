@@ -230,6 +230,8 @@ _W_MONGOLIAN = 3.6
 _W_KHMER = 2.4  # Khmer and the Philippine scripts (U+1700-17FF)
 _W_RARE = 3.3  # other scripts of U+1400-1CFF and U+A000-ABFF (syllabics, Runic, Balinese, Yi, ...)
 _W_HANGUL = 1.4
+_W_JAMO = 3.6  # conjoining Hangul jamo (U+1100-11FF: decomposed Korean), byte tokens in both encodings
+_W_PRIVATE = 3.5  # the private use area (U+E000-F8FF: icon fonts, Apple's logo), byte tokens as well
 _W_CJK = 1.2  # kana, CJK punctuation, fullwidth forms, compatibility ideographs
 _W_IDEOGRAPH = 1.1  # per token cl100k_base gives a unified ideograph alone (one, two or three: _cjk_tokens)
 _W_CJK_RARE = 3.0  # CJK Extension A (U+3400-4DBF): rare ideographs, byte fallback
@@ -254,7 +256,7 @@ _BLOCKS: list[tuple[int, int, float]] = [
     (0x0E, 0x0E, _W_THAI),
     (0x0F, 0x0F, _W_INDIC),
     (0x10, 0x10, _W_GEORGIAN),
-    (0x11, 0x11, _W_HANGUL),
+    (0x11, 0x11, _W_JAMO),
     (0x12, 0x13, _W_ETHIOPIC),
     (0x14, 0x16, _W_RARE),
     (0x17, 0x17, _W_KHMER),
@@ -272,7 +274,7 @@ _BLOCKS: list[tuple[int, int, float]] = [
     (0xA0, 0xAB, _W_RARE),
     (0xAC, 0xD7, _W_HANGUL),
     (0xD9, 0xDB, _W_ASTRAL),  # high surrogates of planes 5-16 (the low surrogates weigh 0)
-    (0xE0, 0xF8, _W_OTHER),
+    (0xE0, 0xF8, _W_PRIVATE),
     (0xF9, 0xFA, _W_CJK),
     (0xFB, 0xFD, _W_OTHER),
     (0xFE, 0xFE, _W_JOINER),

@@ -428,6 +428,11 @@ def corpus(seed: int = 7) -> dict[str, list[str]]:
     }
 
 
+def _private_use(rng: random.Random) -> list[str]:
+    """Runs of private-use characters (icon fonts put glyphs there), as an icon font's text holds them."""
+    return ["".join(chr(rng.randint(0xE000, 0xF8FF)) for _ in range(rng.randint(4, 40))) for _ in range(8)]
+
+
 def _more_classes(rng: random.Random) -> dict[str, list[str]]:
     """Classes added after the first review (scripts with few merges, random ASCII, digits, whitespace)."""
     return {
@@ -440,6 +445,8 @@ def _more_classes(rng: random.Random) -> dict[str, list[str]]:
         "random ascii": _random_ascii(rng),
         "long digit strings": _digit_strings(rng),
         "whitespace runs": _whitespace_runs(rng),
+        "hangul jamo (nfd)": [unicodedata.normalize("NFD", s) for s in _paragraphs(_KOREAN)],
+        "private use": _private_use(rng),
     }
 
 
