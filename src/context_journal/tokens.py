@@ -222,7 +222,11 @@ _W_HEBREW_POINT = 2.4
 _W_ARABIC = 1.0
 _W_ARABIC_MARK = 1.3
 _W_DEVANAGARI = 1.5
-_W_INDIC = 1.9  # Bengali to Sinhala (U+0980-0DFF), Tibetan, and the rarer scripts of U+0700-08FF
+_W_INDIC = 1.9  # Bengali to Oriya and Tamil (U+0980-0BFF), and the rarer scripts of U+0800-08FF
+_W_DRAVIDIAN = 2.2  # Telugu and Kannada (U+0C00-0CFF); Malayalam and Sinhala (U+0D00-0DFF) 0.1 more
+_W_TIBETAN = 2.2
+_W_SYRIAC = 2.4  # Syriac, Thaana, N'Ko (U+0700-07FF)
+_W_ARABIC_EXTENDED = 1.5  # the letters Urdu and Persian add (U+0671-06D5: ٹ ڈ ڑ ں ہ ی ے پ چ گ ک)
 _W_THAI = 1.1  # Thai and Lao
 _W_GEORGIAN = 2.4  # Georgian and Myanmar
 _W_ETHIOPIC = 3.25  # Ge'ez (Amharic, Tigrinya) and Cherokee
@@ -251,10 +255,13 @@ _UNIT = 40  # weights are summed as bytes in 1/40 tokens (0.025)
 _BLOCKS: list[tuple[int, int, float]] = [
     (0x01, 0x02, _W_LATIN),
     (0x04, 0x04, _W_CYRILLIC),
-    (0x07, 0x08, _W_INDIC),
-    (0x0A, 0x0D, _W_INDIC),
+    (0x07, 0x07, _W_SYRIAC),
+    (0x08, 0x08, _W_INDIC),
+    (0x0A, 0x0B, _W_INDIC),
+    (0x0C, 0x0C, _W_DRAVIDIAN),
+    (0x0D, 0x0D, _W_DRAVIDIAN + 0.1),
     (0x0E, 0x0E, _W_THAI),
-    (0x0F, 0x0F, _W_INDIC),
+    (0x0F, 0x0F, _W_TIBETAN),
     (0x10, 0x10, _W_GEORGIAN),
     (0x11, 0x11, _W_JAMO),
     (0x12, 0x13, _W_ETHIOPIC),
@@ -286,7 +293,7 @@ _FINE: dict[int, list[tuple[int, float]]] = {
     0x05: [(0x00, _W_CYRILLIC), (0x30, _W_ARMENIAN), (0x90, _W_HEBREW_POINT), (0xD0, _W_HEBREW)],
     0x06: [
         *((0x00, _W_ARABIC), (0x4B, _W_ARABIC_MARK), (0x60, _W_ARABIC), (0x70, _W_ARABIC_MARK)),
-        *((0x71, _W_ARABIC), (0xD6, _W_ARABIC_MARK), (0xEE, _W_ARABIC)),
+        *((0x71, _W_ARABIC_EXTENDED), (0xD6, _W_ARABIC_MARK), (0xEE, _W_ARABIC)),
     ],
     0x09: [(0x00, _W_DEVANAGARI), (0x80, _W_INDIC)],
     0x20: [(0x00, _W_PUNCTUATION), (0x0D, _W_JOINER), (0x0E, _W_PUNCTUATION), (0x40, _W_SYMBOL), (0xD0, _W_MARK)],

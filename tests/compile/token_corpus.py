@@ -296,6 +296,47 @@ _LATIN_LANGUAGES: dict[str, list[str]] = {
 }
 
 
+# Scripts a second review found under the reference (issue 13 review: Urdu, Sinhala, Tibetan, Telugu and
+# Syriac at 0.84-0.95x), with their block neighbours (Kannada, Malayalam, Persian).
+_MORE_SCRIPTS: dict[str, list[str]] = {
+    "urdu": [
+        "آج موسم بہت اچھا ہے۔ چلو پارک میں سیر کرنے چلتے ہیں۔",
+        "کل کی میٹنگ دوپہر تین بجے شروع ہوگی اور تمام دستاویزات مشترکہ فولڈر میں ہیں۔",
+        "براہ کرم مجھے ناکام ٹیسٹ کیسز اور ان کی غلطیوں کے پیغامات بھیج دیں۔",
+    ],
+    "telugu": [
+        "నమస్కారం, ఈ రోజు వాతావరణం చాలా బాగుంది.",
+        "రేపు సమావేశం మధ్యాహ్నం మూడు గంటలకు ప్రారంభమవుతుంది.",
+        "దయచేసి విఫలమైన పరీక్షల ఫలితాలను నాకు పంపండి.",
+    ],
+    "sinhala": [
+        "ආයුබෝවන්, අද කාලගුණය ඉතා හොඳයි.",
+        "හෙට රැස්වීම දහවල් තුනට ආරම්භ වේ.",
+        "කරුණාකර අසාර්ථක පරීක්ෂණ ප්\u200dරතිඵල මට එවන්න.",
+    ],
+    "tibetan": [
+        "བཀྲ་ཤིས་བདེ་ལེགས། དེ་རིང་གནམ་གཤིས་ཡག་པོ་འདུག",
+        "སང་ཉིན་ཚོགས་འདུ་ཕྱི་དྲོ་ཆུ་ཚོད་གསུམ་ལ་འགོ་འཛུགས་རྒྱུ་རེད།",
+    ],
+    "syriac": [
+        "ܫܠܡܐ ܥܠܝܟ ܐܚܝ ܝܘܡܢܐ ܐܐܪ ܫܦܝܪ",
+        "ܟܬܒܐ ܗܢܐ ܟܬܝܒ ܒܠܫܢܐ ܣܘܪܝܝܐ",
+    ],
+    "kannada": [
+        "ನಮಸ್ಕಾರ, ಇಂದು ಹವಾಮಾನ ತುಂಬಾ ಚೆನ್ನಾಗಿದೆ.",
+        "ನಾಳೆಯ ಸಭೆ ಮಧ್ಯಾಹ್ನ ಮೂರು ಗಂಟೆಗೆ ಪ್ರಾರಂಭವಾಗುತ್ತದೆ.",
+    ],
+    "malayalam": [
+        "നമസ്കാരം, ഇന്ന് കാലാവസ്ഥ വളരെ നല്ലതാണ്.",
+        "നാളത്തെ യോഗം ഉച്ചയ്ക്ക് മൂന്ന് മണിക്ക് ആരംഭിക്കും.",
+    ],
+    "persian": [
+        "امروز هوا خیلی خوب است. بیا به پارک برویم.",
+        "جلسه فردا ساعت سه بعد از ظهر شروع می\u200cشود.",
+    ],
+}
+
+
 def _b64(rng: random.Random, n: int) -> str:
     return base64.b64encode(rng.randbytes(n)).decode()
 
@@ -425,6 +466,7 @@ def corpus(seed: int = 7) -> dict[str, list[str]]:
         "emoji sequences": _paragraphs(_EMOJI),
         **_more_classes(random.Random(seed + 1)),
         **{f"latin: {language}": _paragraphs(samples) for language, samples in _LATIN_LANGUAGES.items()},
+        **{script: _paragraphs(samples) for script, samples in _MORE_SCRIPTS.items()},
     }
 
 
