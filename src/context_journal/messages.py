@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ._names import name_problem
 from .content import (
@@ -36,7 +36,7 @@ from .content import (
     unencodable_block,
     validate_content,
 )
-from .errors import DuplicateMessageError, MalformedContentError, MessageNotFoundError
+from .errors import CorruptRecordError, DuplicateMessageError, MalformedContentError, MessageNotFoundError
 from .fenwick import Fenwick
 from .stores.base import Op, Record, Store, Transaction
 from .stores.fulltext import index_documents
@@ -277,7 +277,21 @@ class MessageStore:
         for rec in records:
             if rec.seq <= self._last_seq:
                 continue
-            self._apply_one(rec, rec.value())
+            body = rec.value()
+            if rec.op in (Op.APPEND, Op.EDIT) and not isinstance(body, dict):
+                raise CorruptRecordError(rec.seq, rec.slot, rec.item, "a message record without a message body")
+            try:
+                self._apply_one(rec, body)
+            except (
+                KeyError,
+                TypeError,
+                AttributeError,
+                ValueError,
+                OverflowError,
+            ) as exc:  # written around the library
+                raise CorruptRecordError(
+                    rec.seq, rec.slot, rec.item, f"a message body of the wrong shape ({exc!r})"
+                ) from None
 
     def _apply_one(self, rec: Record, body: dict[str, Any] | None) -> None:
         self._last_seq = max(self._last_seq, rec.seq)
@@ -551,15 +565,28 @@ class MessageStore:
     @staticmethod
     def _from_record(rec: Record, created_seq: int) -> Message:
         body = rec.value()
-        return Message(
-            id=rec.item,
-            participant=body["participant"],
-            content=parse_content(body["content"]),
-            metadata=body.get("metadata") or {},
-            timestamp=datetime.fromtimestamp(float(body.get("timestamp", rec.ts)), UTC),
-            sequence=rec.seq,
-            created_sequence=created_seq,
-        )
+        try:
+            return Message(
+                id=rec.item,
+                participant=body["participant"],
+                content=parse_content(body["content"]),
+                metadata=body.get("metadata") or {},
+                timestamp=datetime.fromtimestamp(float(body.get("timestamp", rec.ts)), UTC),
+                sequence=rec.seq,
+                created_sequence=created_seq,
+            )
+        except (
+            ValidationError,
+            MalformedContentError,
+            KeyError,
+            TypeError,
+            AttributeError,
+            ValueError,
+            OverflowError,
+            OSError,
+        ) as exc:
+            reason = exc.reason if isinstance(exc, MalformedContentError) else str(exc).splitlines()[0]
+            raise CorruptRecordError(rec.seq, rec.slot, rec.item, f"a message body no read can use: {reason}") from None
 
     def get(self, message_id: str) -> Message:
         """The current version of a visible message.

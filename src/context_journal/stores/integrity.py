@@ -108,7 +108,7 @@ def check_store(store: Store, *, max_problems: int = 100, page: int = _PAGE) -> 
                 if seq != expected:
                     span = f"{expected}" if seq == expected + 1 else f"{expected}..{seq - 1}"
                     add(IntegrityProblem("records", expected, f"records {span} are missing (deleted)"))
-                reason, value = _record_problem(branch_id in branches, slot, op, body)
+                reason, value = _record_problem(branch_id in branches, slot, op, body, item)
                 if reason:
                     add(IntegrityProblem("records", seq, f"{reason} (slot {slot!r}, item {item!r})"))
                 elif isinstance(value, dict) and isinstance(value.get("content"), list):
@@ -141,7 +141,9 @@ def check_store(store: Store, *, max_problems: int = 100, page: int = _PAGE) -> 
     return StoreCheck(tuple(problems), records, blobs)
 
 
-def _record_problem(branch_known: bool, slot: str | None, op: int, body: str | None) -> tuple[str, object]:
+def _record_problem(
+    branch_known: bool, slot: str | None, op: int, body: str | None, item: str = "x"
+) -> tuple[str, object]:
     """What makes a record unreadable ("" when nothing does), and its decoded body (None when unread)."""
     if op not in _OPS:
         return f"unknown operation {op}", None
@@ -158,6 +160,11 @@ def _record_problem(branch_known: bool, slot: str | None, op: int, body: str | N
     except RecursionError:
         return "the body is nested too deeply to read", None
     if slot.startswith("messages"):
+        from .._names import name_problem
+
+        problem = name_problem(item)
+        if problem is not None:
+            return f"a message id that {problem}", value
         return _message_problem(value), value
     return "", None
 
@@ -180,6 +187,9 @@ def _message_problem(value: object) -> str:
     """What makes a message record unreadable (the shape every read needs; issue 15 review: a record
     inserted by SQL with ``"content": null``, a timestamp of 1e30 or a lone surrogate passed verify and
     then failed every read)."""
+    from .._names import name_problem
+    from ..content import MAX_DEPTH, check_audience, parse_content, too_deep
+    from ..errors import MalformedContentError
     from ..messages import MAX_TIMESTAMP, MIN_TIMESTAMP
 
     if not isinstance(value, dict):
@@ -197,4 +207,21 @@ def _message_problem(value: object) -> str:
         json.dumps(value, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError:
         return "a message holding a lone surrogate (no UTF-8 text can carry it)"
+    # What the writer checks and every read needs (issue 15 review: an unknown block type, a text that
+    # is not text, an audience that is not a list of names, empty content or deep nesting passed verify
+    # and then failed every read). Media rules that changed since (image types) are not re-judged here:
+    # what an older version wrote stays readable.
+    problem = name_problem(value["participant"])
+    if problem is not None:
+        return f"a message whose participant {problem}"
+    metadata = value.get("metadata")
+    if metadata is not None and not isinstance(metadata, dict):
+        return "a message whose metadata is not an object"
+    if metadata and too_deep(metadata) is not None:
+        return f"a message whose metadata is nested more than {MAX_DEPTH} levels deep"
+    try:
+        parse_content(value["content"])
+        check_audience(value["content"])
+    except MalformedContentError as exc:
+        return f"a message whose content no read can use ({exc.reason})"
     return ""

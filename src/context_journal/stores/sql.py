@@ -11,6 +11,7 @@ import json
 from abc import abstractmethod
 from typing import Any
 
+from ..errors import CorruptRecordError
 from .base import BranchInfo, JournalRow, Op, Record, Store
 from .fulltext import summary_documents
 from .queue import QUEUE_COLUMNS
@@ -55,7 +56,7 @@ class SQLStore(Store):
                 "AND seq > ? AND seq <= ? ORDER BY seq",
                 (sid, item, branch_id, after, upto),
             ).fetchall()
-        return [Record(int(s), branch_id, slot, it, Op(o), b, float(t)) for s, it, o, b, t in rows]
+        return [_record(s, branch_id, slot, it, o, b, t) for s, it, o, b, t in rows]
 
     def _latest(self, slot: str, branch_id: int, upto: int, item: str) -> Record | None:
         sid = self._slot_id(slot, create=False)
@@ -68,7 +69,7 @@ class SQLStore(Store):
         ).fetchone()
         if row is None:
             return None
-        return Record(int(row[0]), branch_id, slot, item, Op(row[1]), row[2], float(row[3]))
+        return _record(row[0], branch_id, slot, item, row[1], row[2], row[3])
 
     # ---- full-text index (stores/fulltext.py): what both backends share --------------------------
 
@@ -82,7 +83,7 @@ class SQLStore(Store):
             "AND (s.name = 'messages' OR substr(s.name, 1, 9) = 'messages/') ORDER BY r.seq LIMIT ?",
             (after, upto, limit),
         ).fetchall()
-        return [Record(int(q), int(b), n, i, Op(o), body, float(t)) for q, b, n, i, o, body, t in rows]
+        return [_record(q, b, n, i, o, body, t) for q, b, n, i, o, body, t in rows]
 
     def _index_summary_records(self, batch: int = 1000) -> int:
         """Inside a migration's transaction: add every summary record already stored (written before
@@ -260,3 +261,12 @@ class SQLStore(Store):
                 "error, updated FROM work_queue ORDER BY key"
             )
             return [dict(zip(QUEUE_COLUMNS, row, strict=True)) for row in cur.fetchall()]
+
+
+def _record(seq: Any, branch_id: Any, slot: str, item: str, op: Any, body: str | None, ts: Any) -> Record:
+    """A record from its row; a row written around the library with an operation or a time no read can
+    use (``op = 77``, ``ts = 'abc'``) is :class:`CorruptRecordError` naming it (``verify`` lists them)."""
+    try:
+        return Record(int(seq), int(branch_id), slot, item, Op(op), body, float(ts))
+    except (TypeError, ValueError) as exc:
+        raise CorruptRecordError(int(seq), slot, item, f"its row cannot be read ({exc})") from None
