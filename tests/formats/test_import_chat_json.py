@@ -91,11 +91,21 @@ def test_anthropic(tmp_path: Path) -> None:
 def test_anthropic_bare_list_and_malformed_block(tmp_path: Path) -> None:
     path = _write(tmp_path, "list.json", ANTHROPIC["messages"][:1])
     assert read_anthropic(path).message_count == 1
-    bad = [{"role": "assistant", "content": [{"type": "text", "text": "ok"}, {"type": "tool_use", "name": "x"}]}]
+    # Issue 15 review: a malformed block (a tool_use without an id, a text that is not text, a NUL in a
+    # tool name) failed the whole file; its message is skipped and reported at the block, the rest read.
+    bad = [
+        {"role": "assistant", "content": [{"type": "text", "text": "ok"}, {"type": "tool_use", "name": "x"}]},
+        {"role": "user", "content": [{"type": "text", "text": 5}]},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "gr\x00ep", "input": {}}]},
+        {"role": "user", "content": "still here"},
+    ]
     path = _write(tmp_path, "bad.json", {"system": "s", "messages": bad})
-    with pytest.raises(ImportFormatError, match="tool_use") as info:
-        read_transcript(path)
-    assert info.value.location == "messages[0].content[1]" and info.value.source == str(path)
+    result = read_transcript(path)
+    assert [m.content for m in result.conversations[0].messages][-1] == [{"type": "text", "text": "still here"}]
+    assert result.message_count == 2  # the system prompt and the last message
+    places = {loc: s.reason for s in result.skipped for loc in s.sample_locations}
+    assert set(places) == {"messages[0].content[1]", "messages[1].content[0]", "messages[2].content[0]"}, places
+    assert all(reason.startswith("malformed content block") for reason in places.values())
     path = _write(tmp_path, "bad2.json", {"system": "s", "messages": [{"role": "robot", "content": "hi"}]})
     with pytest.raises(ImportFormatError, match="role") as info:
         read_anthropic(path)
@@ -157,3 +167,31 @@ def test_detection_errors(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     with pytest.raises(ImportFormatError, match="directory"):
         detect_format(tmp_path / "empty")
+
+
+def test_openai_a_malformed_call_or_image_skips_only_its_message_or_part(tmp_path: Path) -> None:
+    """Issue 15 review: importers check per message. A tool call whose name holds a NUL skips its
+    assistant message (reported at the call); an image part that is not an image is left out and
+    reported; the rest of the file is read."""
+    raw = [
+        {"role": "user", "content": "hi"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "c1", "function": {"name": "a\x00b", "arguments": "{}"}}],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": "x"},
+        {
+            "role": "user",
+            "content": [
+                {"type": "image_url", "image_url": {"url": "data:text/plain;base64,aGk="}},
+                {"type": "text", "text": "see"},
+            ],
+        },
+    ]
+    result = read_openai(_write(tmp_path, "oa.json", raw))
+    participants = [m.participant for m in result.conversations[0].messages]
+    assert participants == ["user", "tool", "user"], participants
+    assert result.conversations[0].messages[-1].content == [{"type": "text", "text": "see"}]
+    places = {loc for s in result.skipped for loc in s.sample_locations}
+    assert places == {"messages[1].tool_calls[0]", "messages[3].content[0]"}, places

@@ -231,3 +231,17 @@ def test_a_record_written_around_the_library_is_named_by_verify_and_every_read_e
             err = res.stderr.strip()
             assert "Traceback" not in err and len(err.splitlines()) == 1, (cmd, err)
             assert str(seq + 1) in err and "verify" in err, (cmd, err)
+
+
+def test_an_expected_seq_past_any_journal_is_an_argument_error() -> None:
+    """Issue 15 review: ``expected_seq=10**30`` came back as a normal "conflict"; a number no backend can
+    hold is a ``ValueError`` (CLI: a usage error), as for every other sequence argument."""
+    from context_journal.journal import ExecutionJournal
+    from context_journal.stores import MemoryStore
+
+    journal = ExecutionJournal(MemoryStore())
+    handoff = {"goal": "g", "state": "s", "next_step": "n", "ruled_out": [], "done_claims": [], "refs": []}
+    for bad in (10**30, -1, True):
+        with pytest.raises(ValueError, match="expected_seq"):
+            journal.append("demo", "handoff", handoff, "w", f"k{bad}", expected_seq=bad)  # type: ignore[arg-type]
+    assert journal.append("demo", "handoff", handoff, "w", "k1", expected_seq=0).status == "appended"

@@ -104,7 +104,8 @@ def append_cmd(
         str | None, typer.Option("--body-file", help="Read the body from a file ('-': stdin).")
     ] = None,
     expected_seq: Annotated[
-        int | None, typer.Option("--expected-seq", help="The head seq you last saw (0: empty project).", min=0)
+        int | None,
+        typer.Option("--expected-seq", help="The head seq you last saw (0: empty project).", min=0, max=2**62),
     ] = None,
     as_json: JsonOpt = False,
 ) -> None:

@@ -59,13 +59,18 @@ def _timestamp(msg: dict[str, Any]) -> Any:
     return value if isinstance(value, (str, int, float)) and not isinstance(value, bool) else None
 
 
-def _check(block: dict[str, Any], source: str, where: str) -> None:
+def _problem(block: dict[str, Any]) -> str | None:
+    """Why ``block`` is malformed (``"malformed content block: ..."``), or None. A malformed block skips
+    its message, reported under that reason at the block's place; the rest of the file imports (issue 15:
+    importers check per message). A block with a lone surrogate is left to the write, which refuses its
+    message and reports it the same way."""
     try:
         parse_block(block)
     except MalformedContentError as exc:
         if has_lone_surrogate(block):
-            return  # its message is refused at write, skipped and reported; the rest of the file imports
-        raise ImportFormatError(f"malformed content block: {exc.reason}", source=source, location=where) from None
+            return None
+        return f"malformed content block: {exc.reason}"
+    return None
 
 
 # --- Anthropic -----------------------------------------------------------------------------------
@@ -81,9 +86,11 @@ def read_anthropic(path: str | os.PathLike[str], *, data: Any = None) -> ImportR
     Returns:
         One primary conversation ``anthropic:<file stem>``.
 
+    A message with a malformed block is skipped and reported at the block (``messages[1].content[0]``);
+    the rest of the file is read.
+
     Raises:
-        ImportFormatError: the file is not a message list, a message has no valid role or content, or a
-            block is malformed (names the message and block index).
+        ImportFormatError: the file is not a message list, or a message has no valid role or content.
     """
     source = os.fspath(path)
     skips = SkipLog()
@@ -96,9 +103,11 @@ def read_anthropic(path: str | os.PathLike[str], *, data: Any = None) -> ImportR
         expect(
             isinstance(blocks, list), "'system' must be text or a list of text blocks", source=source, location="system"
         )
-        for j, b in enumerate(blocks):
-            _check(b, source, f"system[{j}]")
-        messages.append(MessageInput("system", blocks, {"role": "system", "pinned": True}, f"{conv_id}:system"))
+        bad = next(((j, why) for j, b in enumerate(blocks) if (why := _problem(b)) is not None), None)
+        if bad is not None:
+            skips.add(bad[1], f"system[{bad[0]}]")
+        else:
+            messages.append(MessageInput("system", blocks, {"role": "system", "pinned": True}, f"{conv_id}:system"))
     for i, msg in enumerate(raw):
         where = f"messages[{i}]"
         expect(
@@ -115,6 +124,7 @@ def read_anthropic(path: str | os.PathLike[str], *, data: Any = None) -> ImportR
                 isinstance(content, list), "'content' must be text or a list of blocks", source=source, location=where
             )
             blocks = []
+            broken = False
             for j, b in enumerate(content):
                 if isinstance(b, str):
                     b = {"type": "text", "text": b}
@@ -126,8 +136,14 @@ def read_anthropic(path: str | os.PathLike[str], *, data: Any = None) -> ImportR
                 if btype == "text" and not str(b.get("text", "")).strip():
                     skips.add("whitespace-only text block", f"{where}.content[{j}]")
                     continue
-                _check(b, source, f"{where}.content[{j}]")
+                why = _problem(b)
+                if why is not None:  # the message is skipped, reported at the block
+                    skips.add(why, f"{where}.content[{j}]")
+                    broken = True
+                    break
                 blocks.append(b)
+            if broken:
+                continue
         if not blocks:
             skips.add("empty message", where)
             continue
@@ -198,7 +214,10 @@ class OpenAIReader:
                     out.append({"type": "image", "source": {"type": "base64", "media_type": media, "data": data}})
                 else:
                     out.append({"type": "image", "source": {"type": "url", "url": url}})
-                _check(out[-1], self.source, f"{where}[{j}]")
+                why = _problem(out[-1])
+                if why is not None:  # the part is left out and reported, as an unsupported part is
+                    out.pop()
+                    self.skips.add(why, f"{where}[{j}]")
             else:
                 self.skips.add(f"unsupported content part {kind!r}", f"{where}[{j}]")
         return out
@@ -266,6 +285,7 @@ class OpenAIReader:
                 participant = self.names["assistant"]
                 blocks = self._parts(msg.get("content"), f"{where}.content")
                 open_calls = set()
+                broken = False
                 calls = msg.get("tool_calls") or []
                 expect(isinstance(calls, list), "'tool_calls' must be a list", source=self.source, location=where)
                 fc = msg.get("function_call")
@@ -287,9 +307,16 @@ class OpenAIReader:
                         self.unparsed_arguments += 1
                         meta.setdefault("unparsed_arguments", []).append(call["id"])
                     use = {"type": "tool_use", "id": call["id"], "name": fn["name"], "input": args}
-                    _check(use, self.source, cwhere)
+                    why = _problem(use)
+                    if why is not None:  # the message is skipped, reported at the call
+                        self.skips.add(why, cwhere)
+                        broken = True
+                        break
                     blocks.append(use)
                     open_calls.add(call["id"])
+                if broken:
+                    open_calls = set()
+                    continue
             else:
                 raise ImportFormatError(f"unknown role {role!r}", source=self.source, location=where)
             if not blocks:

@@ -43,6 +43,9 @@ from .storage import check_author, check_key, check_slug, to_entry
 
 __all__ = ["AppendOutcome", "AppendStatus", "append_entry", "check_rules", "prepare_body"]
 
+MAX_SEQ = 2**62
+"""The largest journal seq an argument may name (what every backend's integer column holds)."""
+
 AppendStatus = Literal["appended", "duplicate", "conflict"]
 
 
@@ -189,8 +192,10 @@ def append_entry(
     check_slug(project)
     check_author(author)
     check_key(idempotency_key)
-    if expected_seq is not None and (not isinstance(expected_seq, int) or expected_seq < 0):
-        raise ValueError(f"expected_seq must be a seq >= 0 (0 for an empty project), got {expected_seq!r}")
+    if expected_seq is not None and (
+        isinstance(expected_seq, bool) or not isinstance(expected_seq, int) or not 0 <= expected_seq <= MAX_SEQ
+    ):
+        raise ValueError(f"expected_seq must be a seq in 0..{MAX_SEQ} (0 for an empty project), got {expected_seq!r}")
     data, text = prepare_body(project, kind, body)
     with store.transaction() as txn:
         txn.lock_journal(project)

@@ -230,7 +230,10 @@ def build_server(
         expected_seq: Annotated[
             int | None,
             Field(
-                strict=True, description="The head seq you last saw (0 for an empty project); omit to append anyway."
+                strict=True,
+                ge=0,
+                le=2**62,
+                description="The head seq you last saw (0 for an empty project); omit to append anyway.",
             ),
         ] = None,
     ) -> AppendOutcome:
