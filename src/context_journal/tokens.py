@@ -159,6 +159,8 @@ _CASE_BYTES = bytes(
 )  # ASCII lower-case letters to "a", upper-case to "A", the rest to " "
 _DIGIT_BYTES = bytes(ord("0") if 48 <= b <= 57 else ord(" ") for b in range(256))
 _NEWLINE_BYTES = bytes(ord("n") if b in (10, 13) else ord(" ") for b in range(256))
+_CONTROL_BYTES = bytes(ord("c") if (b < 32 and b not in (9, 10, 13)) or b == 127 else ord(" ") for b in range(256))
+"""A translation table: control characters other than tab, line feed and carriage return to "c"."""
 _HEX = re.compile(r"[0-9A-Fa-f]+")
 _CASE_RUNS = re.compile(r"[A-Z]+|[a-z]+|[0-9]+")
 _KIND_BYTES = bytes(
@@ -200,6 +202,9 @@ _W_SPACE_RUN = 1.18  # a run of two or more spaces (indentation, alignment)
 _W_SPACE_LONG = 1.0  # each further 120 spaces of a run
 _W_TAB_RUN = 1.2  # a run of two or more tabs
 _W_TAB = 0.07  # each tab
+_W_TAB_SPACE = 0.5  # each place a tab meets a space (" \t" pairs: no run merges them)
+_W_CONTROL = 0.6  # each other control character (vertical tab, form feed, escape...) beyond punctuation's
+_W_ANSI = 1.0  # each terminal escape sequence ("\x1b[31m": escape, bracket, number, letter) beyond those
 _W_BASE64 = 0.80
 _W_BASE64_RUN = 3.0  # a run of base64 (its ends merge with nothing)
 _W_HEX = 0.66
@@ -509,6 +514,10 @@ def _text_estimate(text: str) -> float:
         est += _W_SPACE_RUN * len(_SPACE_RUN.findall(text)) + _W_SPACE_LONG * text.count(" " * 120)
     if tabs:
         est += _W_TAB * tabs + (_W_TAB_RUN * len(_TAB_RUN.findall(text)) if "\t\t" in text else 0.0)
+        if " \t" in text or "\t " in text:
+            est += _W_TAB_SPACE * (text.count(" \t") + text.count("\t "))
+    if not text.isprintable() and (controls := raw.translate(_CONTROL_BYTES).count(b"c")):
+        est += _W_CONTROL * controls + _W_ANSI * text.count("\x1b[")
     non_ascii = 0
     if not text.isascii():
         ascii_chars = len(text.encode("ascii", "ignore"))
