@@ -289,13 +289,16 @@ def mark_breakpoints(work: list[Work], limit: int) -> None:
         for m in work:
             m.breakpoint = False
         return
-    marks = {i for i, m in enumerate(work) if m.breakpoint}
-    marks.add(len(work) - 1)
-    for i in range(len(work) - 1, 0, -1):
+    # By priority: the last message (the next request extends the prompt), the strategy's breakpoints,
+    # newest first (where its next change most likely starts), then the message before the last
+    # assistant turn (read back when that turn is trimmed or replaced).
+    last = len(work) - 1
+    order = [last, *sorted((i for i, m in enumerate(work) if m.breakpoint and i != last), reverse=True)]
+    for i in range(last, 0, -1):
         if work[i].role == "assistant":
-            marks.add(i - 1)
+            order.append(i - 1)
             break
-    keep = sorted(marks)[-limit:]
+    keep = set(list(dict.fromkeys(order))[:limit])
     for i, m in enumerate(work):
         m.breakpoint = i in keep
 

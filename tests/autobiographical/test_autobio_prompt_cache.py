@@ -73,8 +73,9 @@ def test_between_compactions_the_prompt_only_grows_at_its_end() -> None:
 
 
 def test_a_cache_marker_closes_the_stable_part() -> None:
-    """The newest summary before the raw run at the end carries a cache breakpoint (with the system
-    prompt's and the two newest messages' markers: four in all, none dropped)."""
+    """The two newest summaries before the raw run at the end carry cache breakpoints (the next
+    compaction starts after the newest, or at it when it replaces that summary), with the system
+    prompt's and the last message's markers: four in all, none dropped."""
     cm = manager(summarizer=echo_summarizer(), **AutobiographicalConfig.for_budget(3000).to_dict())
     for turn in range(30):
         _turn(cm, turn)
@@ -85,8 +86,9 @@ def test_a_cache_marker_closes_the_stable_part() -> None:
             params = result.to_anthropic()
     marked = [k for k, m in enumerate(result.messages) if m.cache_breakpoint]
     kinds = [next((s.kind for s in m.sources), None) for m in result.messages]
-    last_summary = max(k for k, kind in enumerate(kinds) if kind == "summary")
-    assert marked == [last_summary, len(kinds) - 2, len(kinds) - 1]
+    summaries = [k for k, kind in enumerate(kinds) if kind == "summary"]
+    last_summary = summaries[-1]
+    assert marked == [summaries[-2], last_summary, len(kinds) - 1]
     assert all(kind == "message" for kind in kinds[last_summary + 1 :])
     count = sum("cache_control" in b for m in params["messages"] for b in m["content"])
     assert count + sum("cache_control" in b for b in params["system"]) == 4

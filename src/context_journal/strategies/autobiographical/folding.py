@@ -14,7 +14,7 @@ entries say which view positions they cover, so the compile reports coverage and
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -312,10 +312,11 @@ def to_entries(
     marker_text: Callable[[Summary], str],
     summary_participant: str,
     marker_participant: str,
-    breakpoint_at: int | None = None,
+    breakpoint_at: Collection[int] = (),
 ) -> tuple[ContextEntry, ...]:
     """Entries of a folded cover: adjacent raw items joined into one span, summaries as recall pairs
-    (the pair of ``items[breakpoint_at]`` asks for a prompt-cache breakpoint after it)."""
+    (the pair of each ``items[k]``, ``k`` in ``breakpoint_at``, asks for a prompt-cache breakpoint after
+    it)."""
     out: list[ContextEntry] = []
     raw_start: int | None = None
     raw_end = 0
@@ -331,7 +332,7 @@ def to_entries(
                     ({"type": "text", "text": text},),
                     kind="note",
                     role="user",
-                    cache_breakpoint=k == breakpoint_at,
+                    cache_breakpoint=k in breakpoint_at,
                 )
             )
             continue
@@ -355,7 +356,7 @@ def to_entries(
                 marker_participant,
                 (item.start, item.end),
                 (SummaryRef(s.id, s.level),),
-                k == breakpoint_at,
+                k in breakpoint_at,
             )
         )
     if raw_start is not None:

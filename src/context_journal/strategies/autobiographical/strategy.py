@@ -208,7 +208,7 @@ class AutobiographicalStrategy(BaseStrategy):
                 items, left_out = fold(
                     view, log, lay, budget.tokens, self.pair_cost, self._owned_ids, memo, window, recent
                 )
-            mark = breakpoint_index(items) if cfg.stable_prefix else None
+            mark = breakpoint_index(items) if cfg.stable_prefix else ()
             entries = to_entries(items, self.marker_text, cfg.summary_participant, cfg.marker_participant, mark)
             if cfg.stable_prefix:
                 # A layout over budget (the compiler cuts it) or windowed by the fresh fold is not kept:
