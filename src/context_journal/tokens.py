@@ -159,6 +159,12 @@ _CASE_BYTES = bytes(
 )  # ASCII lower-case letters to "a", upper-case to "A", the rest to " "
 _DIGIT_BYTES = bytes(ord("0") if 48 <= b <= 57 else ord(" ") for b in range(256))
 _NEWLINE_BYTES = bytes(ord("n") if b in (10, 13) else ord(" ") for b in range(256))
+_LINE_BYTES = bytes(
+    ord("n") if b == 10 else ord("s") if b == 32 else ord("p") if 33 <= b <= 126 and not chr(b).isalnum() else ord("x")
+    for b in range(256)
+)
+"""A translation table: line feed to "n", space to "s", ASCII punctuation to "p" (line-start marks)."""
+_LINE_MARKS = (b"nps", b"nssps", b"nsssps", b"nssssps")  # a mark, then a space, opening a line (indent <= 4)
 _CONTROL_BYTES = bytes(ord("c") if (b < 32 and b not in (9, 10, 13)) or b == 127 else ord(" ") for b in range(256))
 """A translation table: control characters other than tab, line feed and carriage return to "c"."""
 _HEX = re.compile(r"[0-9A-Fa-f]+")
@@ -196,6 +202,8 @@ _W_DIGIT_RUN = 1.1  # a number: its first group, with the separator numbers come
 _W_DIGIT_GROUP = 1.1  # each group of up to three digits
 _W_PUNCT = 0.43
 _W_NEWLINE = 0.7  # a line break (a run of newlines and carriage returns)
+_W_LINE_MARK = 0.8  # a mark and a space opening a line ("- item", "  - key", "# heading", "} else"): its own
+# token, where punctuation elsewhere mostly merges with its neighbours
 _W_NEWLINE_MORE = 0.075  # each further newline of the run (blank lines merge into few tokens)
 _W_CR = 0.12  # each carriage return
 _W_SPACE_RUN = 1.18  # a run of two or more spaces (indentation, alignment)
@@ -510,6 +518,9 @@ def _text_estimate(text: str) -> float:
         est += _W_NEWLINE * runs + _W_NEWLINE_MORE * (newlines + crs - runs) + _W_CR * crs
     else:  # no two line breaks in a row
         est += _W_NEWLINE * newlines
+    if newlines:
+        lines = raw.translate(_LINE_BYTES)
+        est += _W_LINE_MARK * sum(map(lines.count, _LINE_MARKS))
     if "  " in text:
         est += _W_SPACE_RUN * len(_SPACE_RUN.findall(text)) + _W_SPACE_LONG * text.count(" " * 120)
     if tabs:

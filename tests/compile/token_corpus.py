@@ -337,6 +337,16 @@ _MORE_SCRIPTS: dict[str, list[str]] = {
 }
 
 
+# Markdown and code lines that open with a mark (issue 13 review: short list items were estimated at 0.81x:
+# the mark and the line break are a token each).
+_LINE_MARKED = [
+    "- apples\n\n- pears\n\n- plums\n\n- figs\n\n" * 6,
+    "- apples\n- pears\n- plums\n- figs\n" * 6,
+    "- Run the full test suite before tagging.\n- Update the changelog with the new parser.\n" * 5,
+    "# Title\n\nSome text here.\n\n## Part\n\nMore text.\n" * 5,
+    "# compute the total\ntotal = sum(xs)\n# and the mean\nmean = total / len(xs)\n" * 5,
+]
+
 # Terminal output and control characters (issue 13 review: text with tabs between spaces was priced at
 # 0.08x, form feeds and vertical tabs at 0.43x, colored terminal output under 1.0x).
 _CONTROL_TEXT: dict[str, list[str]] = {
@@ -484,6 +494,7 @@ def corpus(seed: int = 7) -> dict[str, list[str]]:
         **{f"latin: {language}": _paragraphs(samples) for language, samples in _LATIN_LANGUAGES.items()},
         **{script: _paragraphs(samples) for script, samples in _MORE_SCRIPTS.items()},
         **_CONTROL_TEXT,
+        "markdown lists and comments": _LINE_MARKED,
     }
 
 
