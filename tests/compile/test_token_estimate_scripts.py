@@ -271,6 +271,25 @@ def test_pdf_price_grows_with_pages_and_text(pages: int, words: int) -> None:
     assert one >= pages * c.pdf_page_tokens
 
 
+@pytest.mark.parametrize("claimed", [1, 9_999, 10**9])
+def test_a_pdf_is_priced_by_the_pages_it_holds_not_by_what_its_page_tree_claims(claimed: int) -> None:
+    """Issue 13 review: the price trusted ``/Pages /Count``: 43 bytes claiming 9,999 pages were priced at
+    16 million tokens, and a 60-page file whose ``/Count`` said 1 at one page. Pages are at least the
+    page objects found; without any, the claim is believed only as far as the file's size can hold it
+    (50 bytes a page)."""
+    from context_journal._documents import pdf_stats
+
+    c = EstimatingCounter()
+    tiny = f"%PDF-1.4\n(/Type /Pages /Count {claimed})\n%%EOF".encode()
+    assert pdf_stats(tiny).pages <= max(1, len(tiny) // 50)
+    assert c.count_block(_pdf_block(tiny)) <= 2 * c.pdf_page_tokens + 3_000
+    honest = make_pdf(60)
+    lying = honest.replace(b"/Count 60", f"/Count {claimed}".encode())
+    assert lying != honest
+    assert pdf_stats(lying).pages == 60
+    assert 60 * c.pdf_page_tokens <= c.count_block(_pdf_block(lying)) <= 60 * (c.pdf_page_tokens + 3_000)
+
+
 def test_stored_pdf_keeps_its_price_after_the_blob_roundtrip(tmp_path: Any) -> None:
     pdf = _pdf_block(make_pdf(12))
     direct = EstimatingCounter().count_block(pdf)
