@@ -569,14 +569,17 @@ def too_deep(value: Any, limit: int = MAX_DEPTH) -> list[str | int] | None:
     return next((path for _, depth, path in _containers(value) if depth > limit), None)
 
 
-def non_text_key(value: Any) -> list[str | int] | None:
-    """The path to the first key of an object of ``value`` that is not text (JSON writes ``{1: 2}`` as
-    ``{"1": 2}``: what is read back would not be what was written), or None."""
-    for node, _, path in _containers(value):
-        if isinstance(node, Mapping):
-            for key in node:
-                if not isinstance(key, str):
-                    return [*path, repr(key)]
+def metadata_problem(metadata: Mapping[str, Any]) -> str | None:
+    """Why ``metadata`` would not read back as written, in one walk: nested deeper than
+    :data:`MAX_DEPTH`, or a key that is not text (JSON writes ``{1: 2}`` as ``{"1": 2}``); None when it
+    would."""
+    for node, depth, path in _containers(metadata):
+        where = ".".join(map(str, path[:6])) + (".…" if len(path) > 6 else "")
+        if depth > MAX_DEPTH:
+            return f"metadata is nested more than {MAX_DEPTH} levels deep (at {where})"
+        if isinstance(node, Mapping) and not all(isinstance(key, str) for key in node):
+            key = next(k for k in node if not isinstance(k, str))
+            return f"metadata keys must be text (at {'.'.join(map(str, [*path[:6], repr(key)]))})"
     return None
 
 
@@ -623,12 +626,16 @@ def parse_content(content: ContentInput, *, message_index: int | None = None) ->
     return blocks
 
 
-def validate_content(content: ContentInput, *, message_index: int | None = None) -> list[dict[str, Any]]:
+def validate_content(
+    content: ContentInput, *, message_index: int | None = None, strict: bool = True
+) -> list[dict[str, Any]]:
     """Validate a message's content and return it as JSON-ready dicts, as given.
 
     Dict blocks that validate are kept exactly as the host wrote them (key order and unknown fields
     included), so signed thinking and ``cache_control`` survive byte for byte; models are dumped with
-    :func:`block_to_dict`.
+    :func:`block_to_dict`. ``strict=False`` checks only what every read needs (block structure,
+    audiences), not the rules added since for what may be written (server tool pairing, media types and
+    URLs): ``verify`` judges stored records so, and what an older version wrote stays valid.
 
     Raises:
         MalformedContentError: as :func:`parse_content`.
@@ -641,8 +648,9 @@ def validate_content(content: ContentInput, *, message_index: int | None = None)
         for raw, block in zip(content, blocks, strict=True)
     ]
     check_audience(out, message_index=message_index)
-    check_server_pairs(out, message_index=message_index)
-    check_media(out, message_index=message_index)
+    if strict:
+        check_server_pairs(out, message_index=message_index)
+        check_media(out, message_index=message_index)
     return out
 
 

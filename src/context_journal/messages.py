@@ -25,14 +25,12 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ._names import name_problem
 from .content import (
-    MAX_DEPTH,
     Block,
     ContentInput,
     blocks_to_dicts,
     externalize_media,
-    non_text_key,
+    metadata_problem,
     parse_content,
-    too_deep,
     unencodable_block,
     validate_content,
 )
@@ -136,8 +134,10 @@ def encode_body(
     timestamp: datetime | float | str | None,
     *,
     message_index: int | None,
+    strict: bool = True,
 ) -> dict[str, Any]:
-    """Validate a message and return its stored body (media not yet moved to blobs).
+    """Validate a message and return its stored body (media not yet moved to blobs). ``strict=False``
+    leaves out the content rules added since for what may be written (see :func:`validate_content`).
 
     Raises:
         MalformedContentError: naming the message (and block) at fault.
@@ -145,21 +145,11 @@ def encode_body(
     problem = name_problem(participant)
     if problem is not None:
         raise MalformedContentError(f"participant {problem}", message_index=message_index, path="participant")
-    blocks = validate_content(content, message_index=message_index)
+    blocks = validate_content(content, message_index=message_index, strict=strict)
     if metadata is not None and not isinstance(metadata, Mapping):
         raise MalformedContentError("metadata must be an object", message_index=message_index, path="metadata")
-    if metadata is not None and (where := too_deep(metadata)) is not None:
-        raise MalformedContentError(
-            f"metadata is nested more than {MAX_DEPTH} levels deep (at {'.'.join(map(str, where[:6]))})",
-            message_index=message_index,
-            path="metadata",
-        )
-    if metadata is not None and (bad_key := non_text_key(metadata)) is not None:
-        raise MalformedContentError(
-            f"metadata keys must be text (at {'.'.join(map(str, bad_key[:6]))})",
-            message_index=message_index,
-            path="metadata",
-        )
+    if metadata is not None and (why := metadata_problem(metadata)) is not None:
+        raise MalformedContentError(why, message_index=message_index, path="metadata")
     try:
         ts = to_timestamp(timestamp)
     except (TypeError, ValueError, OverflowError) as exc:  # 10**400 overflows the float conversion

@@ -187,10 +187,8 @@ def _message_problem(value: object) -> str:
     """What makes a message record unreadable (the shape every read needs; issue 15 review: a record
     inserted by SQL with ``"content": null``, a timestamp of 1e30 or a lone surrogate passed verify and
     then failed every read)."""
-    from .._names import name_problem
-    from ..content import MAX_DEPTH, check_audience, parse_content, too_deep
     from ..errors import MalformedContentError
-    from ..messages import MAX_TIMESTAMP, MIN_TIMESTAMP
+    from ..messages import MAX_TIMESTAMP, MIN_TIMESTAMP, encode_body
 
     if not isinstance(value, dict):
         return "a message body that is not an object"
@@ -209,19 +207,12 @@ def _message_problem(value: object) -> str:
         return "a message holding a lone surrogate (no UTF-8 text can carry it)"
     # What the writer checks and every read needs (issue 15 review: an unknown block type, a text that
     # is not text, an audience that is not a list of names, empty content or deep nesting passed verify
-    # and then failed every read). Media rules that changed since (image types) are not re-judged here:
-    # what an older version wrote stays readable.
-    problem = name_problem(value["participant"])
-    if problem is not None:
-        return f"a message whose participant {problem}"
-    metadata = value.get("metadata")
-    if metadata is not None and not isinstance(metadata, dict):
-        return "a message whose metadata is not an object"
-    if metadata and too_deep(metadata) is not None:
-        return f"a message whose metadata is nested more than {MAX_DEPTH} levels deep"
+    # and then failed every read): the writer's own checks, less the rules added since for what may be
+    # written (``strict=False``: what an older version wrote stays valid).
     try:
-        parse_content(value["content"])
-        check_audience(value["content"])
+        encode_body(
+            value["participant"], value["content"], value.get("metadata"), None, message_index=None, strict=False
+        )
     except MalformedContentError as exc:
-        return f"a message whose content no read can use ({exc.reason})"
+        return f"a message the writer would refuse ({exc.reason})"
     return ""
