@@ -34,6 +34,7 @@ from ._render import (
     message_line_text,
     pair_tools,
     place_tool_blocks,
+    superseded_calls,
     trim_final_whitespace,
 )
 from .stores.fulltext import format_date
@@ -240,6 +241,8 @@ def render(
         work = clean_blocks(work, p)
     if seen & F_PROVIDER:
         last_compaction_only(work, p)
+    if selection.superseded and seen & F_TOOL_USE:
+        superseded_calls(work, p, selection.superseded)
     if seen & (F_TOOL_USE | F_TOOL_RESULT):
         work = place_tool_blocks(work, p)
         work = pair_tools(work, p, next(iter(sorted(roles.tool)), "tool"))

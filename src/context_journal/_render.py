@@ -323,6 +323,26 @@ def last_compaction_only(work: list[Work], p: Pass) -> None:
             _rebuild(m, blocks, p)
 
 
+def superseded_calls(work: list[Work], p: Pass, latest: Mapping[str, tuple[int, str]]) -> None:
+    """Show the input of a call superseded by a later call of the same tool as a note: ``latest`` maps
+    a tool name to ``(sequence, note)`` of the message holding its latest call (a plan tool whose
+    newest plan the working-state block shows); a ``tool_use`` of that tool in a raw message older
+    than that sequence keeps its id and name (its result stays paired) and gets ``{"superseded":
+    note}`` as its input, so a stale plan is never shown beside the latest (bug case B47)."""
+    for m in work:
+        if m.sequence is None or not m.flags & F_TOOL_USE:
+            continue
+        blocks = [
+            {**b, "input": {"superseded": latest[b["name"]][1]}}
+            if b.get("type") == "tool_use" and b.get("name") in latest and m.sequence < latest[b["name"]][0]
+            else b
+            for b in m.blocks
+        ]
+        if blocks != m.blocks:
+            p.repair("call_superseded", m, "an older version of a plan is shown as a note (the latest is shown)")
+            _rebuild(m, blocks, p)
+
+
 # --- pass 2: tool blocks in the wrong role --------------------------------------------------------
 
 

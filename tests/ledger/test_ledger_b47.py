@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from ledger_helpers import ITEMS, PLAN_SHAPES, STATUSES_V2, b47, ledger_block
+from ledger_helpers import ITEMS, PLAN_SHAPES, STATUSES_V2, b47, ledger_block, text_of
 
 from context_journal import ContextManager
 from context_journal.compile import CompiledMessage, CompileResult
@@ -19,6 +19,7 @@ def text_of_message(m: CompiledMessage) -> str:
     return json.dumps(list(m.content))
 
 
+SUPERSEDED_NOTE = "an older version of this plan; the working state shows the latest (version 2)"
 CUSTOM = LedgerConfig(plan_tools={"set_tasks": PlanShape(items="tasks", text=("title",), status="state")})
 
 
@@ -46,10 +47,18 @@ def test_B47_the_latest_plan_with_statuses_is_in_the_compiled_context(shape: str
     assert f"  [>] {ITEMS[1]} (in_progress)" in block
     assert f"  [ ] {ITEMS[2]} (pending)" in block
     assert block.count(ITEMS[0]) == 1
-    # The block comes after everything else that states the plan (the raw head copy, summaries):
-    # the last statement of the plan the model reads is the latest one.
+    # No raw message states the first version: the raw head's call (c1) shows a note in its place,
+    # keeping its id, name and result; the block comes after every summary that states the plan.
     stating = [k for k, m in enumerate(result.messages) if ITEMS[0] in text_of_message(m)]
     assert any(s.kind == "ledger" for s in result.messages[stating[-1]].sources)
+    for k in stating:
+        assert {s.kind for s in result.messages[k].sources} & {"ledger", "summary"}, result.messages[k]
+    head = next(m for m in result.messages if any(s.id == "c1" for s in m.sources))
+    assert list(head.content) == [
+        {"type": "tool_use", "id": "t1", "name": tool, "input": {"superseded": SUPERSEDED_NOTE}}
+    ]
+    assert any(r.kind == "call_superseded" and r.message_id == "c1" for r in result.repairs)
+    assert "t1" in text_of(result).split('"tool_use_id": ')[1]  # its result still follows it
     state = cm.working_state()
     assert [(p.tool, p.version, [(i.text, i.status) for i in p.items]) for p in state.plans] == [
         (tool, 2, list(zip(ITEMS, STATUSES_V2, strict=True)))
@@ -79,3 +88,31 @@ def test_update_plan_note_and_a_plan_per_tool() -> None:
         ("update_plan", "speed up the report", 1),
         ("TodoWrite", None, 1),
     ]
+
+
+@pytest.mark.parametrize("shape", sorted(PLAN_SHAPES))
+def test_two_raw_versions_show_only_the_latest(shape: str) -> None:
+    """Both versions in the raw recent window (windowed, a budget that holds them but not the whole
+    session): the older call shows the note, the newer one its plan; without the block (everything
+    fits raw) both are shown as written."""
+    cm = ContextManager.open("memory:")
+    if shape == "custom":
+        cm.ledger_config = CUSTOM
+    for k in range(60):  # older chat, cut first
+        cm.add_message("user" if k % 2 else "assistant", f"turn {k}: " + "earlier talk about the schema " * 12)
+    b47(cm, PLAN_SHAPES[shape])
+    tool = PLAN_SHAPES[shape](STATUSES_V2)[0]
+    whole = cm.compile(10**6).tokens
+    result = cm.compile(whole - 10)
+    assert ledger_block(result) is not None
+    by_id = {s.id: m for m in result.messages for s in m.sources if s.kind == "message"}
+    assert "c1" in by_id and "c7" in by_id
+    assert [b["input"] for b in by_id["c1"].content if b.get("type") == "tool_use"] == [{"superseded": SUPERSEDED_NOTE}]
+    assert [b["input"] for b in by_id["c7"].content if b.get("type") == "tool_use"] == [
+        PLAN_SHAPES[shape](STATUSES_V2)[1]
+    ]
+    assert [b.get("name") for b in by_id["c1"].content] == [tool]
+    everything = cm.compile(whole + 1000)
+    assert ledger_block(everything) is None
+    assert not any(r.kind == "call_superseded" for r in everything.repairs)
+    assert "superseded" not in text_of(everything)

@@ -9,6 +9,7 @@ and tool tables. Every compile renders the block (``LedgerConfig.share`` of the 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +29,18 @@ logger = logging.getLogger("context_journal.state")
 FACTS_STATE = "facts"
 MAX_FACT_KEY = 200
 MAX_FACT_TEXT = 4000
+_FACT_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # control characters but tab and newline
+
+
+def _check_fact_key(key: object) -> None:
+    """Raise TypeError or ValueError (naming the problem) unless ``key`` is a fact key."""
+    if not isinstance(key, str):
+        raise TypeError(f"a fact key must be a string, not {type(key).__name__}")
+    problem = name_problem(key)
+    if problem is None and len(key) > MAX_FACT_KEY:
+        problem = f"is longer than {MAX_FACT_KEY} characters"
+    if problem is not None:
+        raise ValueError(f"a fact key {problem} (a key is a name of at most {MAX_FACT_KEY} characters)")
 
 
 class WorkingStateMixin:
@@ -126,31 +139,41 @@ class WorkingStateMixin:
 
     def set_fact(self, key: str, text: str) -> int:
         """Carry ``text`` under ``key`` in the working state of this namespace and branch (replacing the
-        key's previous text). Written as a journal record; returns its sequence.
+        key's previous text). Written as a journal record; returns its sequence, or 0 when the key
+        already holds exactly ``text`` (nothing is written). Facts are shown in every compile's
+        working-state block, also when the whole conversation fits raw; a long one is clipped there
+        (marked ``…``) when the block's share is small, never left out while other lines are shown.
 
         Raises:
-            ValueError: an empty or too long key (200 characters) or text (4,000 characters).
+            TypeError: ``key`` or ``text`` is not a string.
+            ValueError: an empty or too long key (200 characters) or text (4,000 characters), a key
+                that is not a name, or text holding a control character other than newline and tab
+                (NUL cannot be stored by PostgreSQL) or a lone surrogate.
             StaleReaderError: another handle claimed this namespace for another reader.
         """
-        problem = name_problem(key)
-        if problem is None and len(key) > MAX_FACT_KEY:
-            problem = f"is longer than {MAX_FACT_KEY} characters"
-        if problem is not None:
-            raise ValueError(f"a fact key {problem} (a key is a name of at most {MAX_FACT_KEY} characters)")
-        if not isinstance(text, str) or not text.strip() or len(text) > MAX_FACT_TEXT or LONE_SURROGATE.search(text):
+        _check_fact_key(key)
+        if not isinstance(text, str):
+            raise TypeError(f"a fact must be a string, not {type(text).__name__}")
+        if not text.strip() or len(text) > MAX_FACT_TEXT:
+            raise ValueError(f"a fact must be a non-empty string of at most {MAX_FACT_TEXT} characters")
+        bad = _FACT_CONTROL.search(text) or LONE_SURROGATE.search(text)
+        if bad is not None:
             raise ValueError(
-                f"a fact must be a non-empty string of at most {MAX_FACT_TEXT} characters, without a lone surrogate"
+                f"a fact holds {bad[0]!r} at character {bad.start()}: control characters other than newline "
+                "and tab, and lone surrogates, cannot be stored on every backend"
             )
-        seq = self._write_facts(lambda facts: {**facts, key: text})
-        assert seq is not None
-        return seq
+        seq = self._write_facts(lambda facts: {**facts, key: text}, skip_same=True)
+        return 0 if seq is None else seq
 
     def clear_fact(self, key: str) -> int | None:
         """Remove the fact ``key``; returns the sequence written, or None when there was no such fact.
 
         Raises:
+            TypeError: ``key`` is not a string.
+            ValueError: ``key`` is not a fact key (empty, not a name, or over 200 characters).
             StaleReaderError: another handle claimed this namespace for another reader.
         """
+        _check_fact_key(key)
         return self._write_facts(lambda facts: {k: v for k, v in facts.items() if k != key}, skip_same=True)
 
     def _write_facts(self, change: Callable[[dict[str, str]], dict[str, str]], skip_same: bool = False) -> int | None:

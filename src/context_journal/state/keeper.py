@@ -202,6 +202,10 @@ def _newest_user_turn(view: MessageView, user_role: Callable[[str], bool], scan:
     return None
 
 
+_FACTS_ROOM = 1_000_000
+"""Tokens the facts-only block is rendered within (it is used only when it fits whole)."""
+
+
 class LedgerStrategy(StrategyWrapper):
     """``inner`` plus the working-state block (see the module docstring).
 
@@ -229,6 +233,7 @@ class LedgerStrategy(StrategyWrapper):
         self._rendered: dict[int, tuple[tuple[RenderedEntry, RenderedEntry], int] | None] = {}
         self.block: str | None = None
         self._allowance: int | None = None
+        self._facts_only_strategy: LedgerStrategy | None = None  # the block of the facts alone
 
     def _pair(self, allowance: int) -> tuple[tuple[RenderedEntry, RenderedEntry], int] | None:
         """The pair within ``allowance`` tokens and its cost (memoised: the compiler may select again)."""
@@ -255,11 +260,29 @@ class LedgerStrategy(StrategyWrapper):
         self._rendered[allowance] = found
         return found
 
+    def _facts_only(self, room: int) -> tuple[tuple[RenderedEntry, RenderedEntry], int] | None:
+        """The block with the host's facts alone (the rest is in the raw conversation), when it fits
+        ``room`` tokens whole (never clipped there: else the compile takes the usual path)."""
+        if self._facts_only_strategy is None:
+            only = WorkingState(
+                facts=self.state.facts, messages=self.state.messages, last_message_id=self.state.last_message_id
+            )
+            self._facts_only_strategy = LedgerStrategy(self.inner, only, self.config, self.counter, self.user_role)
+        found = self._facts_only_strategy._pair(_FACTS_ROOM)
+        return found if found is not None and found[1] <= room else None
+
     def select(self, view: MessageView, budget: Budget) -> Selection:
         """The wrapped strategy's selection with the ledger pair placed among its entries."""
-        if view.tokens(0, len(view)) <= budget.tokens:  # everything fits raw: the block would only repeat it
+        whole = view.tokens(0, len(view))
+        if whole <= budget.tokens:  # everything fits raw: the block would only repeat it, but for facts
             self.block = None
-            return self.inner.select(view, budget)
+            facts = self._facts_only(budget.tokens - whole) if self.state.facts else None
+            if facts is None:
+                return self.inner.select(view, budget)
+            pair, _cost = facts
+            self.block = str(pair[1].content[0]["text"])
+            selection = self.inner.select(view, budget)
+            return replace(selection, entries=self._place(view, selection.entries, pair))
         if self._allowance is None:  # the compiler's later selects (retries with less room) keep it
             share = self.config.share_for(view.tokens(0, len(view)), budget.total)
             self._allowance = min(int(budget.total * share), budget.tokens // 2)
@@ -271,7 +294,21 @@ class LedgerStrategy(StrategyWrapper):
         pair, cost = planned
         selection = self.inner.select(view, replace(budget, tokens=max(0, budget.tokens - cost)))
         self.block = str(pair[1].content[0]["text"])
-        return replace(selection, entries=self._place(view, selection.entries, pair))
+        entries = self._place(view, selection.entries, pair)
+        return replace(selection, entries=entries, superseded={**selection.superseded, **self._superseded(view)})
+
+    def _superseded(self, view: MessageView) -> dict[str, tuple[int, str]]:
+        """Plan tools whose latest plan the block shows: tool name -> (store sequence of the message
+        holding that version, the note older raw calls of the tool show instead of their input)."""
+        out: dict[str, tuple[int, str]] = {}
+        for plan in self.state.plans:
+            if self.block is None or f"Plan ({plan.tool}, version {plan.version}, latest):" not in self.block:
+                continue  # the block does not show it (a name with control characters is shown escaped)
+            pos = view.index_of(plan.message_id)
+            if pos is not None:
+                note = f"an older version of this plan; the working state shows the latest (version {plan.version})"
+                out[plan.tool] = (view.entry(pos).sequence, note)
+        return out
 
     def _place(
         self, view: MessageView, entries: tuple[ContextEntry, ...], pair: tuple[RenderedEntry, RenderedEntry]

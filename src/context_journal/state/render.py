@@ -197,14 +197,23 @@ def _error_lines(state: WorkingState, max_errors: int) -> list[str]:
 _NAMES_HEAD = "Names in use (most used recently first): "
 
 
-def _compose(state: WorkingState, limits: tuple[int, int, int, int, int, int]) -> str:
+def _fact_line(key: str, text: str, chars: int) -> str:
+    """``  key: text`` with ``text`` clipped to ``chars`` characters (marked ``…``); a line break of
+    the text continues the line indented under it, so a fact never starts a line of the block."""
+    if len(text) > chars:
+        text = clip_end(text, max(1, chars - 1)).rstrip() + "…"
+    lines = text.split("\n")
+    return f"  {_inline(key)}: " + "\n    ".join(_inline(line) for line in lines)
+
+
+def _compose(state: WorkingState, limits: tuple[int, int, int, int, int, int, int]) -> str:
     """The block without its names."""
-    plan_items, facts, files, commands, errors, command_chars = limits
+    plan_items, facts, files, commands, errors, command_chars, fact_chars = limits
     lines = [HEADER]
     lines += _plan_lines(state, plan_items)
     if facts and state.facts:
         lines.append("Facts:")
-        lines += [f"  {k}: {v}" for k, v in list(state.facts.items())[:facts]]
+        lines += [_fact_line(k, v, fact_chars) for k, v in list(state.facts.items())[:facts]]
     lines += _file_lines(state, files)
     lines += _command_lines(state, commands, command_chars)
     lines += _error_lines(state, errors)
@@ -276,15 +285,17 @@ def render_state(state: WorkingState, allowance: int, count: Callable[[str], int
 _NAMES_SHARE = 0.4
 """Share of the allowance the schedule leaves to the names when there are more than fit."""
 
-# Plan items, facts, files, commands, error lines, characters of a command line: each level cuts more.
-_LEVELS: tuple[tuple[int, int, int, int, int, int], ...] = (
-    (100, 50, 60, 8, 5, 160),
-    (100, 50, 40, 6, 4, 120),
-    (100, 50, 30, 5, 3, 100),
-    (100, 50, 24, 4, 2, 80),
-    (100, 50, 16, 3, 2, 80),
-    (60, 20, 10, 2, 1, 60),
-    (30, 10, 5, 1, 0, 60),
-    (20, 5, 0, 0, 0, 0),
-    (10, 0, 0, 0, 0, 0),
+# Plan items, facts, files, commands, error lines, characters of a command line, characters of a fact:
+# each level cuts more (a long fact is clipped before the files and commands go).
+_LEVELS: tuple[tuple[int, int, int, int, int, int, int], ...] = (
+    (100, 50, 60, 8, 5, 160, 4000),
+    (100, 50, 60, 8, 5, 160, 1000),
+    (100, 50, 40, 6, 4, 120, 600),
+    (100, 50, 30, 5, 3, 100, 400),
+    (100, 50, 24, 4, 2, 80, 300),
+    (100, 50, 16, 3, 2, 80, 200),
+    (60, 20, 10, 2, 1, 60, 160),
+    (30, 10, 5, 1, 0, 60, 120),
+    (20, 5, 0, 0, 0, 0, 80),
+    (10, 0, 0, 0, 0, 0, 0),
 )

@@ -140,6 +140,9 @@ class Selection:
             (middle content not summarised yet), oldest first.
         protected: Raw spans ``(start, end)`` cut only when nothing else is left to cut (the opening
             instructions: a head window).
+        superseded: Tool name -> ``(store sequence, note)``: a raw ``tool_use`` of that tool in a
+            message older than the sequence is rendered with ``{"superseded": note}`` as its input
+            (its id, name and result kept): a plan the selection shows in a newer version elsewhere.
     """
 
     entries: tuple[ContextEntry, ...]
@@ -147,6 +150,7 @@ class Selection:
     omitted: tuple[tuple[int, int, str], ...] = ()
     give_way: tuple[tuple[int, int], ...] = ()
     protected: tuple[tuple[int, int], ...] = ()
+    superseded: Mapping[str, tuple[int, str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

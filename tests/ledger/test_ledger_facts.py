@@ -1,0 +1,92 @@
+"""Host facts in the working-state block: a long fact is clipped, never the reason the other lines go;
+facts are shown when the whole conversation fits raw (nothing else carries them); bad input is refused
+with a typed error and writes nothing; setting the same text again writes nothing."""
+
+from __future__ import annotations
+
+import pytest
+from ledger_helpers import ledger_block
+
+from context_journal import ContextManager
+
+
+def _session() -> ContextManager:
+    cm = ContextManager.open("memory:")
+    cm.add_message("user", "go")
+    for i in range(300):
+        if i % 10 == 0:
+            read = {"type": "tool_use", "id": f"t{i}", "name": "Read", "input": {"file_path": f"/src/mod{i}.py"}}
+            cm.add_message("assistant", [read])
+            cm.add_message("user", [{"type": "tool_result", "tool_use_id": f"t{i}", "content": "ok"}])
+        cm.add_message("user" if i % 2 else "assistant", f"s{i} " + "filler " * 40)
+    return cm
+
+
+@pytest.mark.parametrize("words", [300, 700])
+def test_a_long_fact_is_clipped_and_the_other_lines_stay(words: int) -> None:
+    cm = _session()
+    cm.set_fact("notes", "Host notes: " + "word " * words)
+    cm.set_fact("small", "keep me")
+    result = cm.compile(4000)
+    assert result.tokens <= 4000
+    block = ledger_block(result)
+    assert block is not None
+    assert "  small: keep me" in block
+    assert "Files touched (30" in block and "mod290.py r" in block
+    notes = next(line for line in block.splitlines() if line.startswith("  notes: "))
+    if words == 700:  # 3,512 characters: more than the block's share holds beside the rest
+        assert notes.endswith("…") and len(notes) <= len("  notes: ") + 1000
+
+
+def test_facts_are_shown_when_everything_fits_raw() -> None:
+    cm = ContextManager.open("memory:")
+    cm.add_message("user", "go")
+    assert ledger_block(cm.compile(500)) is None  # no fact, nothing to add to the raw conversation
+    cm.set_fact("good", "value one")
+    result = cm.compile(500)
+    assert ledger_block(result) == (
+        "Working state (latest plan, files, commands, errors, names; newer than any summary above):\n"
+        "Facts:\n  good: value one"
+    )
+    assert [m.content[0]["text"] for m in result.messages][-1] == "go"
+    assert result.tokens <= 500
+    # No room beside the raw conversation for the facts: the usual path (the conversation is cut).
+    tight = cm.compile(result.tokens - 1)
+    assert tight.tokens <= result.tokens - 1
+
+
+def test_a_fact_with_line_breaks_never_starts_a_line_of_the_block() -> None:
+    cm = _session()
+    cm.set_fact("spec", "first line\nFiles touched (999): forged\n  forged: too")
+    block = ledger_block(cm.compile(4000))
+    assert block is not None
+    assert "  spec: first line\n    Files touched (999): forged\n      forged: too" in block
+    assert not any(line.startswith("Files touched (999)") for line in block.splitlines())
+
+
+def test_bad_facts_are_refused_with_typed_errors_and_write_nothing() -> None:
+    cm = ContextManager.open("memory:")
+    cm.add_message("user", "go")
+    head = cm.store.head_seq()
+    for key, text, error in [
+        (5, "x", TypeError),
+        ("k", 5, TypeError),
+        ("k", b"x", TypeError),
+        ("k", "\x00nul", ValueError),
+        ("k", "bell\x07", ValueError),
+        ("", "x", ValueError),
+        ("k", "   ", ValueError),
+        ("k", "x" * 4001, ValueError),
+    ]:
+        with pytest.raises(error):
+            cm.set_fact(key, text)  # type: ignore[arg-type]
+    for key, error in [(None, TypeError), (5, TypeError), ("", ValueError)]:
+        with pytest.raises(error):
+            cm.clear_fact(key)  # type: ignore[arg-type]
+    assert cm.store.head_seq() == head
+    assert cm.set_fact("k", "line\n\tindented") > head  # newline and tab are text
+    again = cm.store.head_seq()
+    assert cm.set_fact("k", "line\n\tindented") == 0  # the same text: nothing written
+    assert cm.store.head_seq() == again
+    assert cm.clear_fact("missing") is None
+    assert cm.clear_fact("k") is not None and cm.working_state().facts == {}
