@@ -72,9 +72,10 @@ import os
 import re
 import tempfile
 import zlib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import filterfalse
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -132,7 +133,7 @@ class TokenizerUnavailableError(ContextJournalError, LookupError):
 # --- the estimate --------------------------------------------------------------------------------
 
 _WORD = re.compile(r"[A-Za-z]+")
-_SPACE_RUN = re.compile(r"  +")
+_SPACE_RUN = re.compile(b"   *")  # in the UTF-8 bytes; it opens with a literal string, searched for fast
 _TAB_RUN = re.compile(r"\t\t+")
 # Encoded data pasted as text: a long run of base64 or hex characters. BPE vocabularies have few merges
 # for random characters, so these cost far more per character than words (base64 ~0.72 tokens a
@@ -142,15 +143,20 @@ _TAB_RUN = re.compile(r"\t\t+")
 # and "+": 32) as single tokens, and BPE splits a run into the largest ones first, so n characters take
 # n // 64 tokens plus one per bit set in n % 64 (cl100k_base and o200k_base take 4,000 "=" in 63
 # tokens; priced at 0.43 a character they were estimated 27x: issue 13 review).
-_SEP_RUN = re.compile(r"([=\-#*_./~+])\1{7,}")
+_SEP_RUN = re.compile(rb"([=\-#*_./~+])\1{7,}")  # matched in the UTF-8 bytes
 _SEP_PER_TOKEN = {**dict.fromkeys("=-#*_./", 64), "~": 32, "+": 32}
 _SEP_BYTES = bytes(ord("=") if chr(b) in _SEP_PER_TOKEN else ord(" ") for b in range(256))
-_BLOB = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")
+# The runs are found in the UTF-8 bytes translated, their characters to "a": a pattern that opens with a
+# literal string is searched for at C speed, where a character class repeated 16 times would be tried at
+# every position.
+_BLOB = re.compile(b"a" * 16 + b"a*={0,2}")  # a run of 16 or more base64 characters, "=" padding after it
 _BLOB_BYTES = bytes(
-    ord("a") if chr(b).isascii() and (chr(b).isalnum() or chr(b) in "+/") else ord(" ") for b in range(256)
-)  # a translation table: base64 characters to "a", the rest to " " (a fast pre-check for a run)
+    ord("a") if chr(b).isascii() and (chr(b).isalnum() or chr(b) in "+/") else ord("=") if b == 61 else ord(" ")
+    for b in range(256)
+)  # a translation table: base64 characters to "a", "=" to itself, the rest to " "
 # Random printable ASCII (passwords, keys, salts): a run of 12 or more non-space characters.
-_DENSE = re.compile(r"[!-~]{12,}")
+_DENSE = re.compile(b"a" * 12 + b"a*")
+_DENSE_BYTES = bytes(ord("a") if 33 <= b <= 126 else ord(" ") for b in range(256))
 _LETTER_BYTES = bytes(ord("a") if chr(b).isascii() and chr(b).isalpha() else ord(" ") for b in range(256))
 _CASE_BYTES = bytes(
     ord("a") if chr(b).islower() and b < 128 else ord("A") if chr(b).isupper() and b < 128 else ord(" ")
@@ -159,19 +165,13 @@ _CASE_BYTES = bytes(
 _DIGIT_BYTES = bytes(ord("0") if 48 <= b <= 57 else ord(" ") for b in range(256))
 _NEWLINE_BYTES = bytes(ord("n") if b in (10, 13) else ord(" ") for b in range(256))
 _LINE_BYTES = bytes(
-    ord("n")
-    if b == 10
-    else ord("s")
-    if b == 32
-    else ord("p")
-    if 33 <= b <= 126 and not chr(b).isalnum()
-    else ord("c")
-    if (b < 32 and b not in (9, 13)) or b == 127
-    else ord("x")
+    ord("n") if b == 10 else ord("s") if b == 32 else ord("p") if 33 <= b <= 126 and not chr(b).isalnum() else ord("x")
     for b in range(256)
 )
-"""A translation table: line feed to "n", space to "s", ASCII punctuation to "p" (line-start marks), the
-other control characters but tab and carriage return to "c"."""
+"""A translation table: line feed to "n", space to "s", ASCII punctuation to "p" (line-start marks)."""
+_NOT_CONTROL_BYTES = bytes(b for b in range(256) if not ((b < 32 and b != 10) or b == 127))
+"""The bytes that are not an ASCII control character other than line feed (tab, carriage return and the
+rest are counted apart): deleted, so that what is left of a text is those control characters."""
 _INDENTED_MARKS = (b"nsps", b"nssps", b"nsssps", b"nssssps")  # a mark and a space after 1-4 spaces of indent
 _HEX = re.compile(r"[0-9A-Fa-f]+")
 _CASE_RUNS = re.compile(r"[A-Z]+|[a-z]+|[0-9]+")
@@ -179,7 +179,10 @@ _KIND_BYTES = bytes(
     ord("a") if chr(b).islower() else ord("A") if chr(b).isupper() else ord("0") if chr(b).isdigit() else ord(".")
     for b in range(128)
 ) + bytes(128)  # the kind of an ASCII character: lower, upper, digit or other
-_IDEOGRAPH = re.compile("[\u4e00-\u9fff]")
+_ASCII_BYTES = bytes(range(128))
+_CONTINUATION_BYTES = bytes(range(0x80, 0xC0))  # UTF-8 continuation bytes
+_NOT_IDEOGRAPH_HI = bytes(b for b in range(256) if not 0x4E <= b <= 0x9F)
+"""The high bytes of UTF-16 code units that are not a CJK unified ideograph's (U+4E00-9FFF)."""
 
 
 def _complement(body: str, first: int, last: int) -> str:
@@ -362,7 +365,8 @@ def _byte_sum(data: bytes) -> int:
 
 
 def _non_ascii_estimate(text: str, ascii_chars: int) -> float:
-    """Tokens of the non-ASCII characters of ``text``, priced by block (see the weights above)."""
+    """Tokens of the non-ASCII characters of ``text`` (which holds ``ascii_chars`` ASCII characters, priced
+    apart), by block (see the weights above)."""
     u16 = text.encode("utf-16-le", "surrogatepass")
     hi = u16[1::2]
     units = _byte_sum(hi.translate(_HI_UNITS, _NOT_WEIGHED))
@@ -375,41 +379,70 @@ def _non_ascii_estimate(text: str, ascii_chars: int) -> float:
         units += _byte_sum(code.to_bytes(n, "little").translate(_FINE_UNITS))
     latin = hi.count(0) - ascii_chars
     ideographs = 0.0
-    if _IDEOGRAPH.search(text):  # priced as one token each above; the rarer ones cost more (few matches)
+    if hi.translate(None, _NOT_IDEOGRAPH_HI):  # priced as one token each above; the rarer ones cost more
         more = _MORE_TOKENS.findall(text)
         ideographs = _W_IDEOGRAPH * (len(more) + len(_THREE_TOKENS.findall("".join(more))) if more else 0)
     return units / _UNIT + _W_LATIN * latin + ideographs
 
 
-_LONG_WORD = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z][a-z]{3,}(?![A-Za-z0-9_])")
-"""A run of four or more ASCII letters, lowercase after the first, not part of a name with digits,
-underscores or inner capitals (code identifiers, which the word model prices); an accented letter ends it
-(``gönderebilir``: ``nderebilir``), as it ends a token."""
+_WORD_BYTES = bytes(
+    b if chr(b).isascii() and chr(b).isalpha() else ord("0") if chr(b) in "0123456789_" else ord(" ")
+    for b in range(256)
+)  # a translation table: ASCII letters kept, digits and "_" to "0", the rest to " " (runs: ASCII words)
 _KNOWN_WORDS = _word_tokens.WORDS
+_NOT_UNKNOWN = set(_KNOWN_WORDS)
+"""The runs of ASCII word characters seen that are not unknown words (``_is_unknown_word``): the known
+words, then each other run once it is judged (short words, numbers, identifiers), so that runs seen before
+are skipped at C speed. Emptied back to the known words when it outgrows ``_NOT_UNKNOWN_MAX``."""
+_NOT_UNKNOWN_MAX = len(_KNOWN_WORDS) + 50_000
 _SAMPLE_FROM = 16_384  # characters: a longer text is judged by 4 windows of 2,048 characters
 
 
-def _unknown_words(text: str) -> float:
+def _is_unknown_word(run: str) -> bool:
+    """Whether a run of ASCII word characters (``_WORD_BYTES``) is a word the word model underprices: four
+    or more letters, lowercase after the first (not a name with digits, underscores or inner capitals:
+    code identifiers, which the word model prices), and not one token (``_word_tokens``). An accented
+    letter ends a run (``gönderebilir``: ``nderebilir``), as it ends a token."""
+    return len(run) >= 4 and run.isalpha() and (run.islower() or run.istitle()) and run.lower() not in _KNOWN_WORDS
+
+
+def _unknown_words(text: str, raw: bytes) -> float:
     """What the word model leaves out of the words of ``text`` that are not one token: each such word of
     four or more letters costs about a token per two and a half letters (German, Dutch, Finnish, Italian,
     Indonesian, Turkish words; names and rare English ones), where the word model gives 0.675 and a
     tenth per letter. Fitted on sentences of fourteen languages against ``max(cl100k_base, o200k_base)``;
     measured in ``tests/compile/test_token_estimate_scripts.py``. English text is looked at too: its
     names and rare words are not one token either (LoCoMo's chat: 1.000x of the reference without this,
-    1.016x with it).
+    1.016x with it). ``raw`` is the text's UTF-8 encoding.
 
     Of a text longer than 16,384 characters, 4 evenly spaced windows of 2,048 are looked at and the result
-    scaled to the whole (the cost stays bounded: one regex pass over at most 8,192 characters)."""
+    scaled to the whole (the cost stays bounded: one pass over at most 8,192 characters). The words are
+    the runs of ASCII letters of the text's ``_WORD_BYTES`` translation; runs known not to be unknown words
+    (``_NOT_UNKNOWN``) are skipped at C speed, so that only new runs and unknown words are judged one by
+    one (``_is_unknown_word``)."""
     n = len(text)
     scale = 1.0
     if n > _SAMPLE_FROM:
         step = n // 4
         text = "\n".join(text[i * step : i * step + 2048] for i in range(4))
         scale = n / len(text)
-    found = [w for w in _LONG_WORD.findall(text) if w.lower() not in _KNOWN_WORDS]
-    if not found:
+        raw = text.encode("utf-8", "surrogatepass")
+    runs = raw.translate(_WORD_BYTES).decode("ascii").split()
+    if _NOT_UNKNOWN.issuperset(runs):  # most often: every run is known or was seen before
         return 0.0
-    return scale * (_W_UNKNOWN_LETTER * sum(map(len, found)) + _W_UNKNOWN_WORD * len(found))
+    words = letters = 0
+    for run in filterfalse(_NOT_UNKNOWN.__contains__, runs):  # the unknown words and runs not seen before
+        if _is_unknown_word(run):
+            words += 1
+            letters += len(run)
+        else:
+            _NOT_UNKNOWN.add(run)
+    if len(_NOT_UNKNOWN) > _NOT_UNKNOWN_MAX:
+        _NOT_UNKNOWN.clear()
+        _NOT_UNKNOWN.update(_KNOWN_WORDS)
+    if not words:
+        return 0.0
+    return scale * (_W_UNKNOWN_LETTER * letters + _W_UNKNOWN_WORD * words)
 
 
 def _blob_tokens(run: str) -> float:
@@ -447,18 +480,25 @@ def _random_tokens(run: str) -> float:
     return 0.0
 
 
-def _swap_runs(text: str, pattern: re.Pattern[str], price: Callable[[str], float]) -> tuple[float, str]:
-    """The tokens of the runs of ``pattern`` that ``price`` prices, and ``text`` with them cut out."""
+def _swap_runs(
+    text: str, raw: bytes, runs: Iterator[re.Match[bytes]], price: Callable[[str], float]
+) -> tuple[float, str]:
+    """The tokens of the ``runs`` that ``price`` prices, and ``text`` with each of them cut out (a space
+    left). The runs are ASCII, matched in ``raw`` (the UTF-8 bytes of ``text``) or in a translation of it."""
     cost = 0.0
-
-    def swap(m: re.Match[str]) -> str:
-        nonlocal cost
-        tokens = price(m.group())
-        cost += tokens
-        return " " if tokens else m.group()
-
-    rest = pattern.sub(swap, text)
-    return cost, rest
+    parts: list[bytes] = []
+    at = 0
+    for m in runs:
+        start, end = m.span()
+        tokens = price(raw[start:end].decode("ascii"))
+        if tokens:
+            cost += tokens
+            parts += (raw[at:start], b" ")
+            at = end
+    if not parts:
+        return cost, text
+    parts.append(raw[at:])
+    return cost, b"".join(parts).decode("utf-8", "surrogatepass")
 
 
 def _text_estimate(text: str) -> float:
@@ -467,13 +507,16 @@ def _text_estimate(text: str) -> float:
         return 0.0
     raw = text.encode("utf-8", "surrogatepass")
     if n >= 8 and raw.translate(_SEP_BYTES).find(b"=" * 8) >= 0:  # a pre-check at C speed
-        runs, rest = _swap_runs(text, _SEP_RUN, _sep_run_tokens)
+        runs, rest = _swap_runs(text, raw, _SEP_RUN.finditer(raw), _sep_run_tokens)
         if runs:
             return runs + _text_estimate(rest)
-    if n >= 16 and raw.translate(_BLOB_BYTES).find(b"a" * 16) >= 0:
-        blobs, rest = _swap_runs(text, _BLOB, _blob_tokens)
-        if blobs:
-            return blobs + _text_estimate(rest)  # the rest has no blob left: priced by the word model
+    if n >= 16:
+        marks = raw.translate(_BLOB_BYTES)
+        first = marks.find(b"a" * 16)  # where the first run can start (nothing before it matches)
+        if first >= 0:
+            blobs, rest = _swap_runs(text, raw, _BLOB.finditer(marks, first), _blob_tokens)
+            if blobs:
+                return blobs + _text_estimate(rest)  # the rest has no blob left: priced by the word model
     marks = raw.translate(_LETTER_BYTES)  # ASCII letters to "a", the rest to " ": runs are words
     letters = marks.count(b"a")
     words = marks.count(b" a") + (marks[:1] == b"a")
@@ -484,20 +527,25 @@ def _text_estimate(text: str) -> float:
         and 3 * letters >= n
         and (3 * words >= letters or (n < 256 and b"aA" in raw.translate(_CASE_BYTES)))
     ):  # letters in short runs, or a short string that changes case inside a word: maybe random
-        randoms, rest = _swap_runs(text, _DENSE, _random_tokens)
+        randoms, rest = _swap_runs(text, raw, _DENSE.finditer(raw.translate(_DENSE_BYTES)), _random_tokens)
         if randoms:
             return randoms + _text_estimate(rest)
     est = 0.0
     digit_chars = digit_groups = digit_runs = 0
-    digits = raw.translate(_DIGIT_BYTES)
-    if b"0" in digits:
-        digit_chars = digits.count(b"0")
-        digit_runs = digits.count(b" 0") + (digits[:1] == b"0")
+    numbers = raw.translate(_DIGIT_BYTES).split()  # the runs of digits, as runs of "0"
+    if numbers:
+        digit_runs = len(numbers)
+        digits = b" ".join(numbers)
+        digit_chars = len(digits) - digit_runs + 1
         # groups of up to three digits: ceil(length / 3) = the "000" in a run lengthened by two
         digit_groups = (b" " + digits).replace(b" 0", b" 000").count(b"000")
     newlines = text.count("\n")
-    crs = text.count("\r")
-    tabs = text.count("\t")
+    crs = tabs = controls = 0
+    odd = raw.translate(None, _NOT_CONTROL_BYTES)  # the control characters but line feed (mostly none)
+    if odd:
+        crs = odd.count(b"\r")
+        tabs = odd.count(b"\t")
+        controls = len(odd) - crs - tabs
     spaces = text.count(" ") + newlines + tabs + crs
     if crs or "\n\n" in text:
         breaks = raw.translate(_NEWLINE_BYTES)
@@ -505,28 +553,31 @@ def _text_estimate(text: str) -> float:
         est += _W_NEWLINE * runs + _W_NEWLINE_MORE * (newlines + crs - runs) + _W_CR * crs
     else:  # no two line breaks in a row
         est += _W_NEWLINE * newlines
-    lines = raw.translate(_LINE_BYTES) if newlines or not text.isprintable() else b""
-    if newlines:  # a mark and a space opening a line
+    if newlines > text.endswith("\n"):  # a mark and a space opening a line (after a line feed, not the last)
+        lines = raw.translate(_LINE_BYTES)
         opened = lines.count(b"nps")
         if b"ns" in lines:
             opened += sum(map(lines.count, _INDENTED_MARKS))
         est += _W_LINE_MARK * opened
     if "  " in text:
-        est += _W_SPACE_RUN * len(_SPACE_RUN.findall(text)) + _W_SPACE_LONG * text.count(" " * 120)
+        est += _W_SPACE_RUN * len(_SPACE_RUN.findall(raw)) + _W_SPACE_LONG * raw.count(b" " * 120)
     if tabs:
         est += _W_TAB * tabs + (_W_TAB_RUN * len(_TAB_RUN.findall(text)) if "\t\t" in text else 0.0)
         if " \t" in text or "\t " in text:
             est += _W_TAB_SPACE * (text.count(" \t") + text.count("\t "))
-    if lines and (controls := lines.count(b"c")):
+    if controls:
         est += _W_CONTROL * controls + _W_ANSI * text.count("\x1b[")
     non_ascii = 0
     if not text.isascii():
-        ascii_chars = len(text.encode("ascii", "ignore"))
-        non_ascii = n - ascii_chars
-        est += _non_ascii_estimate(text, ascii_chars)
+        others = raw.translate(None, _ASCII_BYTES)  # the UTF-8 bytes of the non-ASCII characters
+        non_ascii = len(others.translate(None, _CONTINUATION_BYTES))  # a lead byte a character
+        if 2 * non_ascii < n:  # mostly ASCII: the non-ASCII characters alone
+            est += _non_ascii_estimate(others.decode("utf-8", "surrogatepass"), 0)
+        else:
+            est += _non_ascii_estimate(text, n - non_ascii)
     punct = max(0, n - letters - digit_chars - spaces - non_ascii)
     if letters >= 4:
-        est += _unknown_words(text)
+        est += _unknown_words(text, raw)
     est += (
         _W_WORD * words
         + _W_LETTER * letters

@@ -416,7 +416,9 @@ def _names(text: str, out: set[str]) -> None:
     at: list[int] = []
     for keyword in declaring:
         i = -1
-        while True:
+        # At most as many chunks as the keyword's occurrences in the text (a C count): the usual
+        # case, every occurrence a chunk, ends without scanning the tail or raising.
+        for _ in range(text.count(keyword)):
             try:
                 i = parts.index(keyword, i + 1)
             except ValueError:
@@ -439,7 +441,8 @@ def _names(text: str, out: set[str]) -> None:
         else:
             out.update(f for flag, name in _IDENT_RE.findall(chunk, m.end()) if _keep(f := flag or name))
     # A chunk every occurrence of which was read as a declared name gives only what that reading found.
-    only_declared = {chunk for chunk, k in read_as_name.items() if parts.count(chunk) <= k}
+    # (A chunk occurs in the text at least as often as in ``parts``: the C count settles most.)
+    only_declared = {chunk for chunk, k in read_as_name.items() if text.count(chunk) <= k or parts.count(chunk) <= k}
     todo -= only_declared
     out.update(*map(chunk_names.__getitem__, todo))
     for chunk, found in fresh:
