@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -109,7 +110,14 @@ def test_result_blocks_are_read_as_their_whole_text_clipped(texts: list[Any], li
     joined = "\n".join(t for t in texts if isinstance(t, str))
     assert _result_text(content, limit) == _result_text(joined, limit)
     if len(joined) > limit:
-        assert _result_text(joined, limit) == joined[:limit] + "\n" + joined[-limit // 2 :]
+        # The first ``limit`` characters and the last half as many, less a name either cut splits.
+        head, tail = joined[:limit], joined[-limit // 2 :]
+        if joined[limit].isalnum() and head[-1:].isalnum():
+            head = re.sub(r"[\w.$-]+\Z", "", head)
+        before = joined[-len(tail) - 1]
+        if before.isalnum() and tail[:1].isalnum():
+            tail = re.sub(r"\A[\w.$-]+", "", tail)
+        assert _result_text(joined, limit) == head + "\n" + tail
 
 
 def test_path_actions_and_path_list_agree() -> None:
@@ -131,11 +139,19 @@ def test_path_actions_and_path_list_agree() -> None:
 # ---- a whole fold's identifiers against a straightforward fold -------------------------------------
 
 
+def _cut(text: str, n: int) -> str:
+    """``text[:n]`` less a name the cut splits (a name character on both sides of it)."""
+    head = text[:n]
+    if len(text) > n > 0 and all(c.isalnum() or c in "_.$-" for c in (text[n], text[n - 1])):
+        head = re.sub(r"[\w.$-]+\Z", "", head)
+    return head
+
+
 def _strings(value: Any, out: list[str], budget: int) -> int:
     if budget <= 0:
         return budget
     if isinstance(value, str):
-        out.append(value[:budget])
+        out.append(_cut(value, budget))
         return budget - len(value)
     if isinstance(value, Mapping):
         for v in value.values():
@@ -156,7 +172,7 @@ def reference_identifiers(messages: list[list[dict[str, Any]]], config: LedgerCo
         heard: set[str] = set()
         for block in content:
             if block["type"] == "text":
-                written |= whole_text_names(block["text"][: config.scan_chars])
+                written |= whole_text_names(_cut(block["text"], config.scan_chars))
             elif block["type"] == "tool_use":
                 strings: list[str] = []
                 _strings(block["input"], strings, config.scan_chars)

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..stores.base import Op
-from .ledger import Ledger, LedgerConfig, Plan, PlanItem
+from .ledger import Ledger, LedgerConfig, plan_from_row, plan_row
 
 if TYPE_CHECKING:
     from ..messages import MessageStore, _Entry
@@ -116,10 +116,7 @@ def dump_ledger(ledger: Ledger) -> dict[str, Any]:
         "files": [[k, *v] for k, v in ledger._files.items()],
         "commands": [list(c) for c in ledger._commands],
         "errors": list(ledger._errors),
-        "plans": [
-            [k, p.tool, [[i.text, i.status] for i in p.items], p.message_id, p.version, p.note]
-            for k, p in ledger._plans.items()
-        ],
+        "plans": [[k, *plan_row(p)] for k, p in ledger._plans.items()],
         "calls": calls,
     }
 
@@ -138,10 +135,7 @@ def load_ledger(data: dict[str, Any], config: LedgerConfig, reader: str | None) 
     ledger._files = {str(r[0]): [r[1], r[2], r[3], r[4]] for r in data["files"]}
     ledger._commands = [list(c) for c in data["commands"]]
     ledger._errors = OrderedDict((str(e), str(e)) for e in data["errors"])
-    ledger._plans = {
-        str(k): Plan(str(tool), tuple(PlanItem(str(t), str(s)) for t, s in items), str(mid), int(version), note)
-        for k, tool, items, mid, version, note in data["plans"]
-    }
+    ledger._plans = {str(row[0]): plan_from_row(row[1:]) for row in data["plans"]}
     calls: OrderedDict[str, tuple[str, Any]] = OrderedDict()
     for call_id, kind, value in data["calls"]:
         if kind == "command":

@@ -12,6 +12,7 @@ Identifiers are ranked by frequency x recency: each mention adds 1 (a name only 
 
 from __future__ import annotations
 
+import json
 import re
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
@@ -234,7 +235,8 @@ class Plan:
         tool: The tool that wrote it.
         items: Its items, in order.
         message_id: The message that wrote this version.
-        version: How many versions the tool wrote (this is the last).
+        version: How many versions the tool wrote (this is the last); a call whose result is an error
+            is undone (the version before it is the latest again) and not counted.
         note: A note on the whole plan (``update_plan``'s explanation), if any.
     """
 
@@ -243,6 +245,27 @@ class Plan:
     message_id: str
     version: int
     note: str | None = None
+
+
+def plan_row(plan: Plan) -> list[Any]:
+    """``plan`` as JSON-ready data: ``[tool, [[text, status], ...], message id, version, note]``."""
+    return [plan.tool, [[i.text, i.status] for i in plan.items], plan.message_id, plan.version, plan.note]
+
+
+def plan_from_row(row: Sequence[Any]) -> Plan:
+    """The plan :func:`plan_row` described.
+
+    Raises:
+        TypeError, ValueError: the row is malformed.
+    """
+    tool, items, message_id, version, note = row
+    return Plan(
+        str(tool),
+        tuple(PlanItem(str(t), str(s)) for t, s in items),
+        str(message_id),
+        int(version),
+        note if isinstance(note, str) else None,
+    )
 
 
 @dataclass(frozen=True)
@@ -470,11 +493,36 @@ _ERROR_LINE_RE = re.compile(
 _WS_RE = re.compile(r"\s+")
 
 
+_PARTIAL_END = re.compile(r"[\w.$-]+\Z")
+_PARTIAL_START = re.compile(r"\A[\w.$-]+")
+
+
+def _is_name_char(ch: str) -> bool:
+    return ch.isalnum() or ch in "_.$-"
+
+
+def _head(text: str, n: int) -> str:
+    """``text[:n]`` without a name the cut splits (``load_fixture`` cut to ``load_fi`` is no name)."""
+    if len(text) <= n:
+        return text
+    cut = text[:n]
+    return _PARTIAL_END.sub("", cut) if n > 0 and _is_name_char(text[n]) and _is_name_char(text[n - 1]) else cut
+
+
+def _tail(text: str, k: int) -> str:
+    """``text[-k:]`` without a name the cut splits (``AshComputer.run`` cut to ``puter.run``)."""
+    if len(text) <= k:
+        return text
+    at = len(text) - k
+    cut = text[at:]
+    return _PARTIAL_START.sub("", cut) if at > 0 and _is_name_char(text[at - 1]) and _is_name_char(text[at]) else cut
+
+
 def _result_text(content: Any, limit: int) -> str:
     """A tool result's text: its first ``limit`` characters and its last half as many when longer (its
     text blocks joined by newlines; only the blocks at either end are read)."""
     if isinstance(content, str):
-        return content if len(content) <= limit else content[:limit] + "\n" + content[-limit // 2 :]
+        return content if len(content) <= limit else _head(content, limit) + "\n" + _tail(content, -(-limit // 2))
     if not isinstance(content, list):
         return ""
     parts = [
@@ -494,7 +542,7 @@ def _result_text(content: Any, limit: int) -> str:
     while m < -back:
         j -= 1
         m += len(parts[j]) + 1
-    return "\n".join(parts[:k])[:limit] + "\n" + "\n".join(parts[j:])[back:]
+    return _head("\n".join(parts[:k]), limit) + "\n" + _tail("\n".join(parts[j:]), -back)
 
 
 def _strings(value: Any, out: list[str], budget: int) -> int:
@@ -502,7 +550,7 @@ def _strings(value: Any, out: list[str], budget: int) -> int:
     if budget <= 0:
         return budget
     if isinstance(value, str):
-        out.append(value[:budget])
+        out.append(_head(value, budget))
         return budget - len(value)
     if type(value) is dict or isinstance(value, Mapping):
         for v in value.values():
@@ -569,7 +617,7 @@ class Ledger:
             if kind == "text":
                 text = block.get("text")
                 if isinstance(text, str) and text:
-                    written.append(text[:scan])
+                    written.append(_head(text, scan))
             elif kind == "tool_use":
                 self._tool_use(block, message_id, written)
             elif kind == "tool_result":
@@ -633,7 +681,7 @@ class Ledger:
             if budget <= 0:
                 break
             if type(value) is str:
-                strings.append(value if len(value) <= budget else value[:budget])
+                strings.append(value if len(value) <= budget else _head(value, budget))
                 budget -= len(value)
             else:
                 budget = _strings(value, strings, budget)
@@ -646,7 +694,7 @@ class Ledger:
             kinds = self._kinds[name] = (lookup(name, self._plan_tools), lookup(name, self._tools))
         shape, spec = kinds
         if shape is not None:
-            self._plan(name, shape, tool_input, message_id)
+            self._plan(name, shape, tool_input, message_id, call_id)
             return
         if spec is None:
             return
@@ -681,8 +729,15 @@ class Ledger:
         if len(self._calls) > 256:
             self._calls.popitem(last=False)
 
-    def _plan(self, name: str, shape: PlanShape, tool_input: Mapping[str, Any], message_id: str) -> None:
+    def _plan(
+        self, name: str, shape: PlanShape, tool_input: Mapping[str, Any], message_id: str, call_id: Any = None
+    ) -> None:
         raw = tool_input.get(shape.items)
+        if isinstance(raw, str) and raw.lstrip().startswith("["):  # the items sent as JSON text
+            try:
+                raw = json.loads(raw)
+            except ValueError:
+                return
         if not isinstance(raw, list):
             return
         items: list[PlanItem] = []
@@ -703,6 +758,8 @@ class Ledger:
         self._plans[name] = Plan(
             name, tuple(items), message_id, version, clip_end(note, 300) if isinstance(note, str) and note else None
         )
+        if isinstance(call_id, str):  # a failed call (an error result) puts the previous version back
+            self._open_call(call_id, "plan", [name, message_id, None if old is None else plan_row(old)])
 
     def _tool_result(self, block: Mapping[str, Any], read: list[str]) -> None:
         call_id = block.get("tool_use_id")
@@ -719,6 +776,13 @@ class Ledger:
             row = call[1]
             row[1] = "failed" if failed else "ok"
             row[2] = exit_code
+        elif call is not None and call[0] == "plan" and is_error:
+            name, message_id, previous = call[1]
+            current = self._plans.get(name)
+            if current is not None and current.message_id == message_id:  # no later version since
+                del self._plans[name]
+                if previous is not None:
+                    self._plans[name] = plan_from_row(previous)
         elif call is not None and call[0] == "write" and text.startswith("File created successfully"):
             row = self._files.get(call[1])
             if row is not None:
