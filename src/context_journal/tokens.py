@@ -12,7 +12,9 @@ translations, counts, one regex for space runs; no per-character Python loop):
 * numbers: BPE vocabularies split digits into groups of up to three, one token each: ``1.1`` a group
   plus ``1.1`` a number (the separators numbers come with in JSON, dates and times), so a short number
   costs ``2.2`` and a long digit string about a third of a token a digit;
-* ASCII punctuation (code and JSON are dense in it): ``0.43`` each;
+* ASCII punctuation (code and JSON are dense in it): ``0.43`` each; a LaTeX command after a space,
+  ``{``, ``$`` or ``(`` ``1.5`` more (its backslash and braces are tokens of their own); a run of eight
+  or more of one letter or mark (``aaaa...``, ``!!!!...``) by the vocabularies' tokens for such runs;
 * whitespace: a line break ``0.7`` and each further newline of a run ``0.075`` (blank lines merge, about
   16 to a token), a carriage return ``0.12``; a run of two or more spaces ``1.18`` plus ``1.0`` for each
   further 120 spaces; a run of tabs ``1.2`` plus ``0.07`` a tab;
@@ -37,7 +39,9 @@ script, number, whitespace, data and punctuation weights are set so the estimate
 1.5x the larger of ``cl100k_base`` and ``o200k_base`` (token counts summed over each class) for every
 class of a multi-script corpus (CJK and CJK Extension B, Thai, Indic, Arabic and Hebrew with marks,
 Cyrillic, Greek, Georgian, Armenian, Ge'ez, Mongolian, Braille, emoji sequences, code, JSON, base64,
-hex, random printable ASCII, long digit strings, long whitespace runs):
+hex, random printable ASCII, long digit strings, long whitespace runs; Lao, Odia, Khmer, the Cyrillic of
+Kazakh, Kyrgyz and Mongolian, halfwidth katakana, fullwidth Latin, box drawing, math symbols, LaTeX
+and runs of one character):
 ``tests/compile/test_token_estimate_scripts.py`` prints that table and asserts the bounds, and
 ``benchmarks/bench_tokens.py`` times the estimate against both tiktoken encodings on each class.
 
@@ -146,6 +150,20 @@ _TAB_RUN = re.compile(r"\t\t+")
 _SEP_RUN = re.compile(rb"([=\-#*_./~+])\1{7,}")  # matched in the UTF-8 bytes
 _SEP_PER_TOKEN = {**dict.fromkeys("=-#*_./", 64), "~": 32, "+": 32}
 _SEP_BYTES = bytes(ord("=") if chr(b) in _SEP_PER_TOKEN else ord(" ") for b in range(256))
+# A run of eight or more of one other ASCII letter or mark ("aaaaaaaa", "!!!!!!!!", "xxxxxxxx", "}}}}}}}}"):
+# the vocabularies hold runs of each of about 2, 4 or 8 characters as one token, so a run costs its length
+# over that, plus one for its ends, where the word model priced "aaaa..." as an unknown word (2.8x) and
+# punctuation "!!!!..." at 0.43 a mark (3.5x). "%" and ";" runs split unevenly and "^" underlines compiler
+# output: those are left to punctuation.
+_CHAR_RUN = re.compile(rb"([!-/:-~])\1{7,}")  # matched in the UTF-8 bytes; priced by _RUN_PER_TOKEN
+_RUN_PER_TOKEN = {
+    **dict.fromkeys("!:<>afoxAFX", 8),
+    **dict.fromkeys("$(),?@\\|bcdeyBCELMY", 4),
+    **dict.fromkeys("\"&'[]`{}ghijklmnpqrstuvwzDGHIJKNOPQRSTUVWZ", 2),
+}
+_NOT_RUN_BYTES = bytes(b for b in range(256) if chr(b) not in _RUN_PER_TOKEN)
+"""The bytes that cannot make such a run: deleted before looking for eight equal bytes in a row (a
+pre-check at C speed: the bytes left XOR-ed with themselves shifted by one byte, as a big integer)."""
 # The runs are found in the UTF-8 bytes translated, their characters to "a": a pattern that opens with a
 # literal string is searched for at C speed, where a character class repeated 16 times would be tried at
 # every position.
@@ -202,6 +220,22 @@ _MORE_TOKENS = re.compile(f"[{_complement(_cjk_tokens.ONE_TOKEN, 0x4E00, 0x9FFF)
 _THREE_TOKENS = re.compile(f"[{_cjk_tokens.THREE_TOKENS}]")
 _CJK = re.compile("[\u3000-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+# A LaTeX command (a backslash and two letters or more) after whitespace, "{", "$", "(" or at the start
+# ("\\frac", " \\mathbb"), counted in the UTF-8 bytes translated (``_LATEX_BYTES``): the backslash is a
+# token of its own there, and so are the braces and scripts around commands, where punctuation elsewhere
+# mostly merges with its neighbours (LaTeX was estimated at 0.88x). JSON's escapes ("\\n") follow other
+# characters or no letters (the Claude Code sessions of shared/data hold none of these).
+_LATEX_BYTES = bytes(
+    ord("p")
+    if chr(b) in " \t\n\r\x0b\x0c{$("
+    else ord("b")
+    if b == 92
+    else ord("a")
+    if chr(b).isascii() and chr(b).isalpha()
+    else ord(" ")
+    for b in range(256)
+)  # a translation table: what may open a command to "p", backslash to "b", ASCII letters to "a"
+_FULLWIDTH_LETTER = re.compile("[\uff20-\uff3d\uff3f-\uff5d]")
 
 _W_WORD = 0.675
 _W_LETTER = 0.10
@@ -225,6 +259,7 @@ _W_ANSI = 1.0  # each terminal escape sequence ("\x1b[31m": escape, bracket, num
 _W_BASE64 = 0.80
 _W_BASE64_RUN = 3.0  # a run of base64 (its ends merge with nothing)
 _W_HEX = 0.66
+_W_LATEX_COMMAND = 1.5  # a LaTeX command (_LATEX_BYTES), beyond its backslash and word
 _W_RANDOM = 0.9  # random printable ASCII (passwords): about one token per change of character kind
 
 # Non-ASCII characters are priced by block, read from their UTF-16 code units (a few C-speed passes:
@@ -238,30 +273,42 @@ _W_LATIN = 1.1  # Latin-1 and Latin Extended (accented letters; the word model a
 _W_MARK = 2.6  # combining diacritics (U+0300-036F, U+20D0-20FF)
 _W_GREEK = 1.25
 _W_CYRILLIC = 0.75
+_W_CYRILLIC_EXTENDED = 3.75  # the letters Kazakh, Kyrgyz, Mongolian, Tatar add (U+0460-04FF: ә ғ қ ң ө ү һ)
 _W_ARMENIAN = 2.4
 _W_HEBREW = 1.4
 _W_HEBREW_POINT = 2.4
 _W_ARABIC = 1.0
 _W_ARABIC_MARK = 1.3
 _W_DEVANAGARI = 1.5
-_W_INDIC = 1.9  # Bengali to Oriya and Tamil (U+0980-0BFF), and the rarer scripts of U+0800-08FF
+_W_INDIC = 1.9  # Bengali to Gujarati and Tamil (U+0980-0AFF, U+0B80-0BFF), the rarer scripts of U+0800-08FF
+_W_ODIA = 3.4  # Oriya (U+0B00-0B7F): byte tokens, about three a letter
 _W_DRAVIDIAN = 2.2  # Telugu and Kannada (U+0C00-0CFF); Malayalam and Sinhala (U+0D00-0DFF) 0.1 more
 _W_TIBETAN = 2.2
 _W_SYRIAC = 2.4  # Syriac, Thaana, N'Ko (U+0700-07FF)
 _W_ARABIC_EXTENDED = 1.5  # the letters Urdu and Persian add (U+0671-06D5: ٹ ڈ ڑ ں ہ ی ے پ چ گ ک)
-_W_THAI = 1.1  # Thai and Lao
+_W_THAI = 1.1
+_W_LAO = 2.6  # Lao (U+0E80-0EFF): few merges, unlike Thai
 _W_GEORGIAN = 2.4  # Georgian and Myanmar
 _W_ETHIOPIC = 3.25  # Ge'ez (Amharic, Tigrinya) and Cherokee
 _W_MONGOLIAN = 3.6
-_W_KHMER = 2.4  # Khmer and the Philippine scripts (U+1700-17FF)
+_W_PHILIPPINE = 2.4  # the Philippine scripts (U+1700-177F)
+_W_KHMER = 2.1  # Khmer (U+1780-17FF)
 _W_RARE = 3.3  # other scripts of U+1400-1CFF and U+A000-ABFF (syllabics, Runic, Balinese, Yi, ...)
 _W_HANGUL = 1.4
 _W_JAMO = 3.6  # conjoining Hangul jamo (U+1100-11FF: decomposed Korean), byte tokens in both encodings
 _W_PRIVATE = 3.5  # the private use area (U+E000-F8FF: icon fonts, Apple's logo), byte tokens as well
-_W_CJK = 1.2  # kana, CJK punctuation, fullwidth forms, compatibility ideographs
+_W_CJK = 1.2  # kana, CJK punctuation, fullwidth punctuation and digits, compatibility ideographs
+_W_HALFWIDTH_KANA = 2.5  # halfwidth katakana (U+FF61-FF9F; U+FFA0-FFBF halfwidth jamo alike)
+_W_FULLWIDTH_LETTER = 2.2  # fullwidth Latin letters (U+FF20-FF5D but U+FF3E): two tokens alone
 _W_IDEOGRAPH = 1.1  # per token cl100k_base gives a unified ideograph alone (one, two or three: _cjk_tokens)
 _W_CJK_RARE = 3.0  # CJK Extension A (U+3400-4DBF): rare ideographs, byte fallback
-_W_SYMBOL = 1.5  # arrows, math, dingbats, other symbols (U+2040-2BFF)
+_W_SYMBOL = 1.5  # arrows, dingbats, other symbols (U+2040-2BFF)
+_W_LETTERLIKE = 2.0  # letterlike symbols and number forms (U+2100-218F: ℝ ℕ ℏ ⅓), two tokens alone
+_W_SUPERSCRIPT = 2.0  # superscript and subscript digits (U+2070-208F: ⁿ ₀ ₁)
+_W_DOUBLE_ARROW = 2.8  # harpoons and double arrows (U+21C0-21FF: ⇒ ⇔), three tokens alone
+_W_MATH = 3.0  # mathematical operators (U+2200-227F: ∀ ∈ ∑ ≠), two tokens alone
+_W_MATH_RARE = 3.2  # the rarer ones (U+2280-22FF: ⊆ ⊕ ⋅), three
+_W_BOX = 0.8  # box drawing (U+2500-257F): ─ │ ═ ║ are one token, and runs of ─ and ═ merge
 _W_BRAILLE = 3.3
 _W_PUNCTUATION = 0.8  # general punctuation (U+2000-203F: dashes, quotes, ellipsis, bullets)
 _W_JOINER = 2.0  # zero-width joiner, variation selectors
@@ -276,25 +323,23 @@ _UNIT = 40  # weights are summed as bytes in 1/40 tokens (0.025)
 # weight inside are refined by the low byte (``_FINE``) and weigh 0 here.
 _BLOCKS: list[tuple[int, int, float]] = [
     (0x01, 0x02, _W_LATIN),
-    (0x04, 0x04, _W_CYRILLIC),
     (0x07, 0x07, _W_SYRIAC),
     (0x08, 0x08, _W_INDIC),
-    (0x0A, 0x0B, _W_INDIC),
+    (0x0A, 0x0A, _W_INDIC),
     (0x0C, 0x0C, _W_DRAVIDIAN),
     (0x0D, 0x0D, _W_DRAVIDIAN + 0.1),
-    (0x0E, 0x0E, _W_THAI),
     (0x0F, 0x0F, _W_TIBETAN),
     (0x10, 0x10, _W_GEORGIAN),
     (0x11, 0x11, _W_JAMO),
     (0x12, 0x13, _W_ETHIOPIC),
     (0x14, 0x16, _W_RARE),
-    (0x17, 0x17, _W_KHMER),
     (0x18, 0x18, _W_MONGOLIAN),
     (0x19, 0x1C, _W_RARE),
     (0x1D, 0x1D, _W_OTHER),
     (0x1E, 0x1E, _W_LATIN),
     (0x1F, 0x1F, _W_GREEK),
-    (0x21, 0x27, _W_SYMBOL),
+    (0x23, 0x24, _W_SYMBOL),
+    (0x26, 0x27, _W_SYMBOL),
     (0x28, 0x28, _W_BRAILLE),
     (0x29, 0x2D, _W_SYMBOL),
     (0x2E, 0x33, _W_CJK),
@@ -307,19 +352,29 @@ _BLOCKS: list[tuple[int, int, float]] = [
     (0xF9, 0xFA, _W_CJK),
     (0xFB, 0xFD, _W_OTHER),
     (0xFE, 0xFE, _W_JOINER),
-    (0xFF, 0xFF, _W_CJK),
 ]
 # Refined blocks: hi byte -> [(first low byte, weight up to the next entry's first low byte)].
 _FINE: dict[int, list[tuple[int, float]]] = {
     0x03: [(0x00, _W_MARK), (0x70, _W_GREEK)],
+    0x04: [(0x00, _W_CYRILLIC), (0x60, _W_CYRILLIC_EXTENDED)],
     0x05: [(0x00, _W_CYRILLIC), (0x30, _W_ARMENIAN), (0x90, _W_HEBREW_POINT), (0xD0, _W_HEBREW)],
     0x06: [
         *((0x00, _W_ARABIC), (0x4B, _W_ARABIC_MARK), (0x60, _W_ARABIC), (0x70, _W_ARABIC_MARK)),
         *((0x71, _W_ARABIC_EXTENDED), (0xD6, _W_ARABIC_MARK), (0xEE, _W_ARABIC)),
     ],
     0x09: [(0x00, _W_DEVANAGARI), (0x80, _W_INDIC)],
-    0x20: [(0x00, _W_PUNCTUATION), (0x0D, _W_JOINER), (0x0E, _W_PUNCTUATION), (0x40, _W_SYMBOL), (0xD0, _W_MARK)],
+    0x0B: [(0x00, _W_ODIA), (0x80, _W_INDIC)],
+    0x0E: [(0x00, _W_THAI), (0x80, _W_LAO)],
+    0x17: [(0x00, _W_PHILIPPINE), (0x80, _W_KHMER)],
+    0x20: [
+        *((0x00, _W_PUNCTUATION), (0x0D, _W_JOINER), (0x0E, _W_PUNCTUATION), (0x40, _W_SYMBOL)),
+        *((0x70, _W_SUPERSCRIPT), (0x90, _W_SYMBOL), (0xD0, _W_MARK)),
+    ],
+    0x21: [(0x00, _W_LETTERLIKE), (0x90, _W_SYMBOL), (0xC0, _W_DOUBLE_ARROW)],
+    0x22: [(0x00, _W_MATH), (0x80, _W_MATH_RARE)],
+    0x25: [(0x00, _W_BOX), (0x80, _W_SYMBOL)],
     0xD8: [(0x00, _W_ASTRAL), (0x3C, _W_EMOJI), (0x40, _W_ASTRAL_IDEOGRAPH), (0xC0, _W_ASTRAL)],
+    0xFF: [(0x00, _W_CJK), (0x60, _W_HALFWIDTH_KANA), (0xC0, _W_CJK)],
 }
 
 
@@ -382,6 +437,8 @@ def _non_ascii_estimate(text: str, ascii_chars: int) -> float:
     if hi.translate(None, _NOT_IDEOGRAPH_HI):  # priced as one token each above; the rarer ones cost more
         more = _MORE_TOKENS.findall(text)
         ideographs = _W_IDEOGRAPH * (len(more) + len(_THREE_TOKENS.findall("".join(more))) if more else 0)
+    if b"\xff" in hi:  # fullwidth letters, priced as fullwidth punctuation above
+        ideographs += (_W_FULLWIDTH_LETTER - _W_CJK) * len(_FULLWIDTH_LETTER.findall(text))
     return units / _UNIT + _W_LATIN * latin + ideographs
 
 
@@ -465,6 +522,24 @@ def _sep_run_tokens(run: str) -> float:
     return float(max(1, whole + bin(rest).count("1")))
 
 
+def _char_run_tokens(run: str) -> float:
+    """Tokens of a run of eight or more of one ASCII letter or mark (see ``_CHAR_RUN``), 0 for the
+    characters priced otherwise (separators, digits, "^")."""
+    per_token = _RUN_PER_TOKEN.get(run[0])
+    return len(run) / per_token + 1.0 if per_token else 0.0
+
+
+def _has_char_run(raw: bytes) -> bool:
+    """Whether ``raw`` may hold a run of eight of one character of ``_RUN_PER_TOKEN`` (never a false
+    negative: the other bytes are deleted first, so runs can only be joined)."""
+    kept = raw.translate(None, _NOT_RUN_BYTES)
+    n = len(kept)
+    if n < 8:
+        return False
+    value = int.from_bytes(kept, "little")
+    return (value ^ (value >> 8)).to_bytes(n, "little").find(bytes(7)) >= 0  # a zero byte: two equal bytes
+
+
 def _random_tokens(run: str) -> float:
     """Tokens of a run of 12 or more printable ASCII characters when it is random (a password, a key),
     else 0: its characters change kind (upper, lower, digit, punctuation) more often than every 2
@@ -508,6 +583,10 @@ def _text_estimate(text: str) -> float:
     raw = text.encode("utf-8", "surrogatepass")
     if n >= 8 and raw.translate(_SEP_BYTES).find(b"=" * 8) >= 0:  # a pre-check at C speed
         runs, rest = _swap_runs(text, raw, _SEP_RUN.finditer(raw), _sep_run_tokens)
+        if runs:
+            return runs + _text_estimate(rest)
+    if n >= 8 and _has_char_run(raw):
+        runs, rest = _swap_runs(text, raw, _CHAR_RUN.finditer(raw), _char_run_tokens)
         if runs:
             return runs + _text_estimate(rest)
     if n >= 16:
@@ -567,6 +646,9 @@ def _text_estimate(text: str) -> float:
             est += _W_TAB_SPACE * (text.count(" \t") + text.count("\t "))
     if controls:
         est += _W_CONTROL * controls + _W_ANSI * text.count("\x1b[")
+    if "\\" in text:
+        commands = raw.translate(_LATEX_BYTES)
+        est += _W_LATEX_COMMAND * (commands.count(b"pbaa") + (commands[:3] == b"baa"))
     non_ascii = 0
     if not text.isascii():
         others = raw.translate(None, _ASCII_BYTES)  # the UTF-8 bytes of the non-ASCII characters
