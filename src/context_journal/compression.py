@@ -301,7 +301,26 @@ class CompressionDriver:
         full, body = self.views(ctx)
         return strategy, ctx, full, body
 
+    def release_expired(self) -> list[str]:
+        """Write a release record for each timed hold whose time is up (logged as a warning: work the
+        host held was let go without it), so the history says when it ended; returns their message ids.
+        An expired hold stops holding at once (compiles and ticks read the clock); this records it."""
+        log = self.compression_log()
+        expired = log.expired_holds(self.clock())
+        if not expired:
+            return []
+        ctx = self.host._strategy_context()
+        with ctx.store.transaction() as tx:
+            for message_id in expired:
+                body = {"type": "hold", "message_id": message_id, "active": False, "at": self.clock(), "expired": True}
+                tx.append(ctx.branch_id, log.slot, f"hold/{message_id}", body, Op.EDIT)
+        log.refresh()
+        for message_id in expired:
+            logger.warning("compression hold at message %s expired: compression may now close chunks there", message_id)
+        return expired
+
     def _prepare(self) -> tuple[Strategy, StrategyContext, bool]:
+        self.release_expired()
         strategy, ctx, full, body = self._setup()
         prepare = getattr(strategy, "prepare", None)
         if prepare is not None:
@@ -570,8 +589,9 @@ class CompressionDriver:
 
     # ---- holds, queries, head resets -------------------------------------------------------------
 
-    def set_hold(self, message_id: str, active: bool) -> None:
-        """Hold (or release) compression at a message: no chunk closes at or after it while held.
+    def set_hold(self, message_id: str, active: bool, timeout_seconds: float | None = None) -> None:
+        """Hold (or release) compression at a message: no chunk closes at or after it while held; a
+        hold with ``timeout_seconds`` ends by itself then (see :meth:`release_expired`).
 
         Raises:
             MessageNotFoundError: no visible message has the id (when holding).
@@ -580,7 +600,10 @@ class CompressionDriver:
             self.host.messages.get(message_id)
         log = self.compression_log()
         ctx = self.host._strategy_context()
-        body = {"type": "hold", "message_id": message_id, "active": active, "at": time.time()}
+        at = self.clock()
+        body: dict[str, Any] = {"type": "hold", "message_id": message_id, "active": active, "at": at}
+        if active and timeout_seconds is not None:
+            body["expires"] = at + timeout_seconds
         item = f"hold/{message_id}"
         with ctx.store.transaction() as tx:
             tx.append(ctx.branch_id, log.slot, item, body, Op.EDIT if log.has_item(item) else Op.APPEND)

@@ -69,6 +69,9 @@ caught up, set when compression lags and even that is over the budget."""
 
 logger = logging.getLogger("context_journal.compile")
 
+_MAX_HOLD_SECONDS = 365 * 24 * 3600
+"""The longest timed compression hold, in seconds."""
+
 
 def _namespace_name(namespace: str | None) -> str:
     """The namespace's name (None and ``""``: the default one).
@@ -1171,15 +1174,26 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         ``max_attempts`` times; no longer retried), ``held`` message ids and unchunked tokens."""
         return self.compression.pending_work()
 
-    def hold_compression(self, message_id: str) -> None:
+    def hold_compression(self, message_id: str, *, timeout_seconds: float | None = None) -> None:
         """Keep compression away from ``message_id`` and everything after it: no chunk closes at or
-        after it until :meth:`release_compression`. Persisted per namespace and branch (other handles and
-        workers respect it). Compiles are unaffected.
+        after it until :meth:`release_compression`, or, with ``timeout_seconds``, until that many
+        seconds have passed (then the hold no longer holds; the next tick writes its release record and
+        logs a warning). Holding again replaces the hold (and its timeout). Persisted per namespace and
+        branch (other handles and workers respect it). Compiles are unaffected.
 
         Raises:
             MessageNotFoundError: no visible message has the id.
+            ValueError: ``timeout_seconds`` is not a positive, finite number of seconds (at most a year).
         """
-        self.compression.set_hold(message_id, True)
+        if timeout_seconds is not None and (
+            isinstance(timeout_seconds, bool)
+            or not isinstance(timeout_seconds, int | float)
+            or not 0 < timeout_seconds <= _MAX_HOLD_SECONDS
+        ):
+            raise ValueError(
+                f"timeout_seconds must be a number of seconds in (0, {_MAX_HOLD_SECONDS:,}], got {timeout_seconds!r}"
+            )
+        self.compression.set_hold(message_id, True, timeout_seconds)
 
     def release_compression(self, message_id: str) -> None:
         """Release a :meth:`hold_compression` hold (a message never held is a no-op write)."""

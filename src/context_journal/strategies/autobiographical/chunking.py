@@ -379,12 +379,13 @@ def new_chunks(
     chunk_end: Callable[[MessageView, int, int, bool], tuple[int, str | None] | None],
     chunk_target: Callable[[ChunkRecord], int],
     config: AutobiographicalConfig,
+    now: float | None = None,
 ) -> list[ChunkRecord]:
     """The chunks due now: every closed gap cut up (its remainder closes too), then full chunks at the
-    growing end up to the recent window; nothing at or after a held message. ``chunk_end(view, start,
-    limit, bounded)`` cuts one chunk (see ``AutobiographicalStrategy.chunk_end``)."""
+    growing end up to the recent window; nothing at or after a message held at ``now`` (epoch seconds).
+    ``chunk_end(view, start, limit, bounded)`` cuts one chunk (see ``AutobiographicalStrategy.chunk_end``)."""
     n = len(view)
-    holds = [i for i in (view.index_of(m) for m in log.active_holds()) if i is not None]
+    holds = [i for i in (view.index_of(m) for m in log.active_holds(now)) if i is not None]
     hold = min(holds, default=n)
     out: list[ChunkRecord] = []
 

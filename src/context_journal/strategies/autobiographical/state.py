@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import bisect
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -86,6 +87,7 @@ class CompressionLog:
         self.parts: dict[str, dict[tuple[int, int], PartRecord]] = {}
         self.attempts: dict[str, Attempt] = {}
         self.holds: dict[str, bool] = {}
+        self.hold_expiry: dict[str, float] = {}  # message id -> epoch seconds its hold ends (timed holds)
         self.heads: list[HeadMark] = []
         self.items: set[str] = set()
         self._loaded_inherit = False
@@ -135,7 +137,13 @@ class CompressionLog:
                 self.items.add(rec.item)
                 return True
             if kind == "hold":
-                self.holds[str(body["message_id"])] = bool(body.get("active", False))
+                held = str(body["message_id"])
+                self.holds[held] = bool(body.get("active", False))
+                expires = body.get("expires")
+                if self.holds[held] and isinstance(expires, int | float) and not isinstance(expires, bool):
+                    self.hold_expiry[held] = float(expires)
+                else:
+                    self.hold_expiry.pop(held, None)
                 self.items.add(rec.item)
                 return True
             if kind == "head":
@@ -318,9 +326,18 @@ class CompressionLog:
 
         return replace(summary, parent_id=parent)
 
-    def active_holds(self) -> list[str]:
-        """Message ids under an active compression hold."""
-        return [mid for mid, active in self.holds.items() if active]
+    def active_holds(self, now: float | None = None) -> list[str]:
+        """Message ids under an active compression hold at ``now`` (epoch seconds; default: the wall
+        clock): a timed hold whose time is up no longer holds, released record or not."""
+        if not self.hold_expiry:
+            return [mid for mid, active in self.holds.items() if active]
+        at = time.time() if now is None else now
+        return [mid for mid, active in self.holds.items() if active and self.hold_expiry.get(mid, at + 1) > at]
+
+    def expired_holds(self, now: float | None = None) -> list[str]:
+        """Message ids of timed holds whose time is up at ``now`` and that no record released yet."""
+        at = time.time() if now is None else now
+        return [mid for mid, ends in self.hold_expiry.items() if self.holds.get(mid) and ends <= at]
 
     def has_item(self, item: str) -> bool:
         return item in self.items

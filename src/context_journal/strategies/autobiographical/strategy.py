@@ -331,7 +331,7 @@ class AutobiographicalStrategy(BaseStrategy):
         return ""
 
     def _new_chunks(self, view: MessageView, log: CompressionLog, reg: Regions) -> list[ChunkRecord]:
-        return new_chunks(view, log, reg, self.chunk_end, self.chunk_target, self.config)
+        return new_chunks(view, log, reg, self.chunk_end, self.chunk_target, self.config, self._now)
 
     # ---- the driver's side -----------------------------------------------------------------------
 
@@ -399,7 +399,7 @@ class AutobiographicalStrategy(BaseStrategy):
             part_budget = max(256, part_budget - view.tokens(reg.head_start, reg.head_end) - overhead - 600)
             unchunked = sum(view.tokens(a, b) for a, b, _, _ in reg.fills)
             unchunked += view.tokens(reg.frontier, max(reg.frontier, recent_start(view, cfg.recent_window_tokens)))
-            held = tuple(m for m in log.active_holds() if view.index_of(m) is not None)
+            held = tuple(m for m in log.active_holds(now) if view.index_of(m) is not None)
             queue = Queue(log, cfg, now, self.chunk_target, held, unchunked, frozenset(self._off_path))
             self._queue, self._report = queue, None
             self._requests, self._inflight = [], {}
