@@ -493,10 +493,6 @@ _ERROR_LINE_RE = re.compile(
 _WS_RE = re.compile(r"\s+")
 
 
-_PARTIAL_END = re.compile(r"[\w.$-]+\Z")
-_PARTIAL_START = re.compile(r"\A[\w.$-]+")
-
-
 def _is_name_char(ch: str) -> bool:
     return ch.isalnum() or ch in "_.$-"
 
@@ -505,8 +501,12 @@ def _head(text: str, n: int) -> str:
     """``text[:n]`` without a name the cut splits (``load_fixture`` cut to ``load_fi`` is no name)."""
     if len(text) <= n:
         return text
-    cut = text[:n]
-    return _PARTIAL_END.sub("", cut) if n > 0 and _is_name_char(text[n]) and _is_name_char(text[n - 1]) else cut
+    if n <= 0 or not (_is_name_char(text[n]) and _is_name_char(text[n - 1])):
+        return text[:n]
+    k = n - 1
+    while k > 0 and _is_name_char(text[k - 1]):  # back to the start of the split name (a short walk)
+        k -= 1
+    return text[:k]
 
 
 def _tail(text: str, k: int) -> str:
@@ -514,8 +514,12 @@ def _tail(text: str, k: int) -> str:
     if len(text) <= k:
         return text
     at = len(text) - k
-    cut = text[at:]
-    return _PARTIAL_START.sub("", cut) if at > 0 and _is_name_char(text[at - 1]) and _is_name_char(text[at]) else cut
+    if at <= 0 or not (_is_name_char(text[at - 1]) and _is_name_char(text[at])):
+        return text[at:]
+    end = len(text)
+    while at < end and _is_name_char(text[at]):  # on to the end of the split name
+        at += 1
+    return text[at:]
 
 
 def _result_text(content: Any, limit: int) -> str:
