@@ -186,8 +186,9 @@ def test_a_worker_whose_heartbeat_stops_mid_call_loses_the_lease_to_another(
     slow = _StopsItsHeartbeat("a/0", CALL)
     a = CompressionWorker(open_spec(spec), slow, worker_id="a", lease_seconds=LEASE, poll_seconds=0.05)
     slow.worker = a
+    # b's own lease is long: only a's is under test (a loaded CI machine starved b's heartbeat past 0.3 s).
     b = CompressionWorker(
-        open_spec(spec), ScriptedProvider(default="B's memory."), worker_id="b", lease_seconds=LEASE, poll_seconds=0.05
+        open_spec(spec), ScriptedProvider(default="B's memory."), worker_id="b", lease_seconds=5.0, poll_seconds=0.05
     )
     try:
         claim = a._queue.queue_claim("a/0", LEASE, time.time())
