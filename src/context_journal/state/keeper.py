@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..messages import MessageStore
 from ..strategies.base import Budget, ContextEntry, RawSpan, RenderedEntry, Selection, Strategy
@@ -233,12 +233,19 @@ class LedgerStrategy(StrategyWrapper):
         self._rendered: dict[int, tuple[tuple[RenderedEntry, RenderedEntry], int] | None] = {}
         self.block: str | None = None
         self._allowance: int | None = None
-        self._facts_only_strategy: LedgerStrategy | None = None  # the block of the facts alone
+        # The pair of the facts alone (False: not rendered yet).
+        self._facts_pair: tuple[tuple[RenderedEntry, RenderedEntry], int] | Literal[False] | None = False
 
     def _pair(self, allowance: int) -> tuple[tuple[RenderedEntry, RenderedEntry], int] | None:
         """The pair within ``allowance`` tokens and its cost (memoised: the compiler may select again)."""
-        if allowance in self._rendered:
-            return self._rendered[allowance]
+        if allowance not in self._rendered:
+            self._rendered[allowance] = self._render_pair(self.state, allowance)
+        return self._rendered[allowance]
+
+    def _render_pair(
+        self, state: WorkingState, allowance: int
+    ) -> tuple[tuple[RenderedEntry, RenderedEntry], int] | None:
+        """The marker/block pair of ``state`` within ``allowance`` tokens and its cost (None: no block)."""
         marker_blocks = ({"type": "text", "text": f"{self.config.marker_participant}: {MARKER}"},)
         overhead = self.counter.count_message(self.config.marker_participant, marker_blocks)
         overhead += self.counter.count_message("assistant", [{"type": "text", "text": ""}])
@@ -246,29 +253,27 @@ class LedgerStrategy(StrategyWrapper):
         def count(text: str) -> int:
             return self.counter.count_block({"type": "text", "text": text})
 
-        text = render_state(self.state, allowance - overhead, count)
+        text = render_state(state, allowance - overhead, count)
         found: tuple[tuple[RenderedEntry, RenderedEntry], int] | None = None
         if text is not None:
             marker = RenderedEntry(
                 self.config.marker_participant, ({"type": "text", "text": MARKER},), kind="marker", role="user"
             )
-            asof = ((self.state.last_message_id or "working_state", 0, True),)
+            asof = ((state.last_message_id or "working_state", 0, True),)
             body = RenderedEntry(
                 "assistant", ({"type": "text", "text": text},), kind="ledger", role="assistant", recalled=asof
             )
             found = ((marker, body), overhead + count(text))
-        self._rendered[allowance] = found
         return found
 
     def _facts_only(self, room: int) -> tuple[tuple[RenderedEntry, RenderedEntry], int] | None:
         """The block with the host's facts alone (the rest is in the raw conversation), when it fits
         ``room`` tokens whole (never clipped there: else the compile takes the usual path)."""
-        if self._facts_only_strategy is None:
-            only = WorkingState(
-                facts=self.state.facts, messages=self.state.messages, last_message_id=self.state.last_message_id
-            )
-            self._facts_only_strategy = LedgerStrategy(self.inner, only, self.config, self.counter, self.user_role)
-        found = self._facts_only_strategy._pair(_FACTS_ROOM)
+        if self._facts_pair is False:
+            state = self.state
+            only = WorkingState(facts=state.facts, messages=state.messages, last_message_id=state.last_message_id)
+            self._facts_pair = self._render_pair(only, _FACTS_ROOM)
+        found = self._facts_pair
         return found if found is not None and found[1] <= room else None
 
     def select(self, view: MessageView, budget: Budget) -> Selection:
