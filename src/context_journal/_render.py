@@ -328,15 +328,19 @@ def superseded_calls(work: list[Work], p: Pass, latest: Mapping[str, tuple[int, 
     a tool name to ``(sequence, note)`` of the message holding its latest call (a plan tool whose
     newest plan the working-state block shows); a ``tool_use`` of that tool in a raw message older
     than that sequence keeps its id and name (its result stays paired) and gets ``{"superseded":
-    note}`` as its input, so a stale plan is never shown beside the latest (bug case B47)."""
+    note}`` as its input, so a stale plan is never shown beside the latest (bug case B47); so does an
+    earlier call of the tool in the message of the latest (the last call of a message is its latest)."""
     for m in work:
         if m.sequence is None or not m.flags & F_TOOL_USE:
             continue
+        last = {b.get("name"): k for k, b in enumerate(m.blocks) if b.get("type") == "tool_use"}
         blocks = [
             {**b, "input": {"superseded": latest[b["name"]][1]}}
-            if b.get("type") == "tool_use" and b.get("name") in latest and m.sequence < latest[b["name"]][0]
+            if b.get("type") == "tool_use"
+            and b.get("name") in latest
+            and (m.sequence < latest[b["name"]][0] or (m.sequence == latest[b["name"]][0] and k < last[b["name"]]))
             else b
-            for b in m.blocks
+            for k, b in enumerate(m.blocks)
         ]
         if blocks != m.blocks:
             p.repair("call_superseded", m, "an older version of a plan is shown as a note (the latest is shown)")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from ledger_helpers import ITEMS, PLAN_SHAPES, STATUSES_V2, b47, ledger_block, text_of
+from ledger_helpers import ITEMS, PLAN_SHAPES, STATUSES_V2, b47, bash_pair, ledger_block, text_of
 
 from context_journal import ContextManager
 from context_journal.compile import CompiledMessage, CompileResult
@@ -116,3 +116,32 @@ def test_two_raw_versions_show_only_the_latest(shape: str) -> None:
     assert ledger_block(everything) is None
     assert not any(r.kind == "call_superseded" for r in everything.repairs)
     assert "superseded" not in text_of(everything)
+
+
+def test_two_calls_of_a_plan_tool_in_one_message_show_the_last() -> None:
+    cm = ContextManager.open("memory:")
+    for k in range(60):  # older chat, cut first
+        cm.add_message("user" if k % 2 else "assistant", f"turn {k}: " + "earlier talk about the schema " * 12)
+    cm.add_message("user", "Plan it.", id="u0")
+    first, second = PLAN_SHAPES["TodoWrite"](("pending",) * 3), PLAN_SHAPES["TodoWrite"](STATUSES_V2)
+    cm.add_message(
+        "assistant",
+        [
+            {"type": "tool_use", "id": "p0", "name": first[0], "input": first[1]},
+            {"type": "tool_use", "id": "p1", "name": second[0], "input": second[1]},
+        ],
+        id="c1",
+    )
+    cm.add_message(
+        "user",
+        [{"type": "tool_result", "tool_use_id": t, "content": "ok"} for t in ("p0", "p1")],
+        id="r1",
+    )
+    for k in range(1, 40):
+        bash_pair(cm, k)
+    whole = cm.compile(10**6).tokens
+    result = cm.compile(whole - 10)
+    assert ledger_block(result) is not None
+    c1 = next(m for m in result.messages if any(s.id == "c1" for s in m.sources))
+    inputs = {b["id"]: b["input"] for b in c1.content if b.get("type") == "tool_use"}
+    assert inputs == {"p0": {"superseded": SUPERSEDED_NOTE}, "p1": second[1]}

@@ -74,6 +74,7 @@ def test_bad_facts_are_refused_with_typed_errors_and_write_nothing() -> None:
         ("k", b"x", TypeError),
         ("k", "\x00nul", ValueError),
         ("k", "bell\x07", ValueError),
+        ("k", "form\x0cfeed", ValueError),
         ("", "x", ValueError),
         ("k", "   ", ValueError),
         ("k", "x" * 4001, ValueError),
@@ -90,3 +91,42 @@ def test_bad_facts_are_refused_with_typed_errors_and_write_nothing() -> None:
     assert cm.store.head_seq() == again
     assert cm.clear_fact("missing") is None
     assert cm.clear_fact("k") is not None and cm.working_state().facts == {}
+
+
+@pytest.mark.parametrize("strategy", ["passthrough", "windowed"])
+def test_a_fact_is_shown_at_every_budget_near_the_conversation_size(strategy: str) -> None:
+    """No band of budgets loses the fact: where it does not fit beside the whole conversation, the
+    strategy leaves out old messages for it (review: at budgets T-60..T the fact vanished unreported)."""
+    from context_journal.strategies import PassthroughStrategy, WindowedPassthroughStrategy
+
+    cm = ContextManager.open(
+        "memory:", strategy=PassthroughStrategy() if strategy == "passthrough" else WindowedPassthroughStrategy()
+    )
+    cm.add_message("user", "Start.")
+    for i in range(60):
+        cm.add_message("user" if i % 2 else "assistant", f"step {i}: " + "words " * 30)
+    cm.set_fact("rule", "NEVER touch the prod database")
+    whole = cm.compile(100_000).tokens
+    for budget in range(whole - 150, whole + 30, 5):
+        result = cm.compile(budget)
+        assert result.tokens <= budget
+        block = ledger_block(result)
+        assert block is not None and "  rule: NEVER touch the prod database" in block, budget
+
+
+def test_more_facts_than_the_block_lists_are_counted() -> None:
+    cm = _session()
+    for i in range(60):
+        cm.set_fact(f"k{i:02d}", f"value {i}")
+    block = ledger_block(cm.compile(16_000))
+    assert block is not None
+    assert "  k49: value 49" in block and "k50" not in block
+    assert "  ... 10 more facts (by key; all in working_state().facts)" in block
+
+
+def test_tabs_and_windows_line_breaks_in_a_fact() -> None:
+    cm = _session()
+    cm.set_fact("table", "a\tb\r\nc\td\re")
+    block = ledger_block(cm.compile(4000))
+    assert block is not None
+    assert "  table: a\tb\n    c\td\n    e" in block

@@ -29,7 +29,7 @@ logger = logging.getLogger("context_journal.state")
 FACTS_STATE = "facts"
 MAX_FACT_KEY = 200
 MAX_FACT_TEXT = 4000
-_FACT_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # control characters but tab and newline
+_FACT_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # control characters but tab and line breaks
 
 
 def _check_fact_key(key: object) -> None:
@@ -147,7 +147,7 @@ class WorkingStateMixin:
         Raises:
             TypeError: ``key`` or ``text`` is not a string.
             ValueError: an empty or too long key (200 characters) or text (4,000 characters), a key
-                that is not a name, or text holding a control character other than newline and tab
+                that is not a name, or text holding a control character other than a line break or tab
                 (NUL cannot be stored by PostgreSQL) or a lone surrogate.
             StaleReaderError: another handle claimed this namespace for another reader.
         """
@@ -159,8 +159,8 @@ class WorkingStateMixin:
         bad = _FACT_CONTROL.search(text) or LONE_SURROGATE.search(text)
         if bad is not None:
             raise ValueError(
-                f"a fact holds {bad[0]!r} at character {bad.start()}: control characters other than newline "
-                "and tab, and lone surrogates, cannot be stored on every backend"
+                f"a fact holds {bad[0]!r} at character {bad.start()}: control characters other than line "
+                "breaks and tab, and lone surrogates, cannot be stored on every backend"
             )
         seq = self._write_facts(lambda facts: {**facts, key: text}, skip_same=True)
         return 0 if seq is None else seq

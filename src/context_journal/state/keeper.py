@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from ..messages import MessageStore
 from ..strategies.base import Budget, ContextEntry, RawSpan, RenderedEntry, Selection, Strategy
@@ -202,10 +202,6 @@ def _newest_user_turn(view: MessageView, user_role: Callable[[str], bool], scan:
     return None
 
 
-_FACTS_ROOM = 1_000_000
-"""Tokens the facts-only block is rendered within (it is used only when it fits whole)."""
-
-
 class LedgerStrategy(StrategyWrapper):
     """``inner`` plus the working-state block (see the module docstring).
 
@@ -233,8 +229,7 @@ class LedgerStrategy(StrategyWrapper):
         self._rendered: dict[int, tuple[tuple[RenderedEntry, RenderedEntry], int] | None] = {}
         self.block: str | None = None
         self._allowance: int | None = None
-        # The pair of the facts alone (False: not rendered yet).
-        self._facts_pair: tuple[tuple[RenderedEntry, RenderedEntry], int] | Literal[False] | None = False
+        self._facts_pairs: dict[int, tuple[tuple[RenderedEntry, RenderedEntry], int] | None] = {}  # facts alone
 
     def _pair(self, allowance: int) -> tuple[tuple[RenderedEntry, RenderedEntry], int] | None:
         """The pair within ``allowance`` tokens and its cost (memoised: the compiler may select again)."""
@@ -266,27 +261,26 @@ class LedgerStrategy(StrategyWrapper):
             found = ((marker, body), overhead + count(text))
         return found
 
-    def _facts_only(self, room: int) -> tuple[tuple[RenderedEntry, RenderedEntry], int] | None:
-        """The block with the host's facts alone (the rest is in the raw conversation), when it fits
-        ``room`` tokens whole (never clipped there: else the compile takes the usual path)."""
-        if self._facts_pair is False:
+    def _facts_only(self, allowance: int) -> tuple[tuple[RenderedEntry, RenderedEntry], int] | None:
+        """The block with the host's facts alone (the rest is in the raw conversation) within
+        ``allowance`` tokens (long facts clipped), memoised like :meth:`_pair`."""
+        if allowance not in self._facts_pairs:
             state = self.state
             only = WorkingState(facts=state.facts, messages=state.messages, last_message_id=state.last_message_id)
-            self._facts_pair = self._render_pair(only, _FACTS_ROOM)
-        found = self._facts_pair
-        return found if found is not None and found[1] <= room else None
+            self._facts_pairs[allowance] = self._render_pair(only, allowance)
+        return self._facts_pairs[allowance]
 
     def select(self, view: MessageView, budget: Budget) -> Selection:
         """The wrapped strategy's selection with the ledger pair placed among its entries."""
         whole = view.tokens(0, len(view))
         if whole <= budget.tokens:  # everything fits raw: the block would only repeat it, but for facts
             self.block = None
-            facts = self._facts_only(budget.tokens - whole) if self.state.facts else None
+            facts = self._facts_only(budget.tokens // 2) if self.state.facts else None
             if facts is None:
                 return self.inner.select(view, budget)
-            pair, _cost = facts
+            pair, cost = facts  # the facts keep their room: the strategy cuts messages for it if it must
             self.block = str(pair[1].content[0]["text"])
-            selection = self.inner.select(view, budget)
+            selection = self.inner.select(view, replace(budget, tokens=max(0, budget.tokens - cost)))
             return replace(selection, entries=self._place(view, selection.entries, pair))
         if self._allowance is None:  # the compiler's later selects (retries with less room) keep it
             share = self.config.share_for(view.tokens(0, len(view)), budget.total)

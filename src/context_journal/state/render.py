@@ -197,13 +197,15 @@ def _error_lines(state: WorkingState, max_errors: int) -> list[str]:
 _NAMES_HEAD = "Names in use (most used recently first): "
 
 
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
 def _fact_line(key: str, text: str, chars: int) -> str:
     """``  key: text`` with ``text`` clipped to ``chars`` characters (marked ``…``); a line break of
     the text continues the line indented under it, so a fact never starts a line of the block."""
     if len(text) > chars:
         text = clip_end(text, max(1, chars - 1)).rstrip() + "…"
-    lines = text.split("\n")
-    return f"  {_inline(key)}: " + "\n    ".join(_inline(line) for line in lines)
+    return f"  {_inline(key)}: " + "\n    ".join(_LINE_BREAK.split(text))  # tabs stay: no other control
 
 
 def _compose(state: WorkingState, limits: tuple[int, int, int, int, int, int, int]) -> str:
@@ -214,6 +216,8 @@ def _compose(state: WorkingState, limits: tuple[int, int, int, int, int, int, in
     if facts and state.facts:
         lines.append("Facts:")
         lines += [_fact_line(k, v, fact_chars) for k, v in list(state.facts.items())[:facts]]
+        if len(state.facts) > facts:
+            lines.append(f"  ... {len(state.facts) - facts} more facts (by key; all in working_state().facts)")
     lines += _file_lines(state, files)
     lines += _command_lines(state, commands, command_chars)
     lines += _error_lines(state, errors)
