@@ -589,14 +589,17 @@ class CompressionDriver:
 
     # ---- holds, queries, head resets -------------------------------------------------------------
 
-    def set_hold(self, message_id: str, active: bool, timeout_seconds: float | None = None) -> None:
+    def set_hold(
+        self, message_id: str, active: bool, timeout_seconds: float | None = None, *, written: bool = False
+    ) -> None:
         """Hold (or release) compression at a message: no chunk closes at or after it while held; a
-        hold with ``timeout_seconds`` ends by itself then (see :meth:`release_expired`).
+        hold with ``timeout_seconds`` ends by itself then (see :meth:`release_expired`). ``written``: the
+        message was appended in the transaction this call joins (it is not visible before the commit).
 
         Raises:
             MessageNotFoundError: no visible message has the id (when holding).
         """
-        if active:
+        if active and not written:
             self.host.messages.get(message_id)
         log = self.compression_log()
         ctx = self.host._strategy_context()

@@ -73,6 +73,20 @@ _MAX_HOLD_SECONDS = 365 * 24 * 3600
 """The longest timed compression hold, in seconds."""
 
 
+def _hold_timeout(name: str, value: object, *, true_holds: bool = True) -> float | None:
+    """A hold's timeout in seconds from ``value``: a number of seconds in (0, one year] is itself;
+    ``True`` (when ``true_holds``) is a hold without one (None).
+
+    Raises:
+        ValueError: anything else (naming the argument ``name``).
+    """
+    if value is True and true_holds:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= _MAX_HOLD_SECONDS:
+        raise ValueError(f"{name} must be a number of seconds in (0, {_MAX_HOLD_SECONDS:,}], got {value!r}")
+    return float(value)
+
+
 def _namespace_name(namespace: str | None) -> str:
     """The namespace's name (None and ``""``: the default one).
 
@@ -343,6 +357,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         *,
         id: str | None = None,
         timestamp: datetime | float | str | None = None,
+        hold: bool | float | None = None,
     ) -> str:
         """Append a message in one transaction.
 
@@ -352,6 +367,9 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             metadata: JSON-serialisable host data.
             id: The message id (default: a fresh ``msg_...`` id).
             timestamp: When it was said (default: now).
+            hold: Hold compression at this message as it is written, in the same transaction
+                (:meth:`hold_compression`): ``True`` until :meth:`release_compression`, a number of
+                seconds for a hold that ends by itself then; ``None`` or ``False``: no hold.
 
         Returns:
             The message id.
@@ -361,9 +379,18 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
                 empty or whitespace-only string or only such text blocks (refused like an empty block list);
                 nothing is written.
             DuplicateMessageError: ``id`` is already used on this branch.
+            ValueError: ``hold`` is neither a bool, None nor a positive number of seconds (at most a
+                year); nothing is written.
         """
+        timeout = _hold_timeout("hold", hold) if hold is not None and hold is not False else None
         _refuse_blank(content, 0)
-        ids = self._messages.append([MessageInput(participant, content, metadata, id, timestamp)])
+        item = MessageInput(participant, content, metadata, id, timestamp)
+        if hold is None or hold is False:
+            ids = self._messages.append([item])
+        else:
+            with self._store.transaction():  # the message and its hold commit together, or neither
+                ids = self._messages.append([item])
+                self.compression.set_hold(ids[0], True, timeout, written=True)
         self._claim_if_pending()  # after the write: a refused message writes nothing, not even the claim
         self._messages_added(len(ids))
         return ids[0]
@@ -1185,14 +1212,8 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             MessageNotFoundError: no visible message has the id.
             ValueError: ``timeout_seconds`` is not a positive, finite number of seconds (at most a year).
         """
-        if timeout_seconds is not None and (
-            isinstance(timeout_seconds, bool)
-            or not isinstance(timeout_seconds, int | float)
-            or not 0 < timeout_seconds <= _MAX_HOLD_SECONDS
-        ):
-            raise ValueError(
-                f"timeout_seconds must be a number of seconds in (0, {_MAX_HOLD_SECONDS:,}], got {timeout_seconds!r}"
-            )
+        if timeout_seconds is not None:
+            _hold_timeout("timeout_seconds", timeout_seconds, true_holds=False)
         self.compression.set_hold(message_id, True, timeout_seconds)
 
     def release_compression(self, message_id: str) -> None:

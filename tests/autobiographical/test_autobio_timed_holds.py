@@ -112,3 +112,88 @@ def test_held_messages_follow_a_model_of_holds_and_time(ops: list[tuple[str, str
             clock.now += value or 0
         model = {m: end for m, end in model.items() if end is None or end > clock.now}
         assert set(cm.pending_work().held) == set(model)
+
+
+# --- add_message(hold=...): the message and its hold in one transaction --------------------------------
+
+
+def test_add_message_with_hold_true_holds_until_released() -> None:
+    cm = _manager(Clock())
+    head = cm.store.head_seq()
+    mid = cm.add_message("user", "a long paste the host wants kept raw for now", id="pasted", hold=True)
+    assert mid == "pasted"
+    assert cm.store.head_seq() == head + 2  # the message and its hold record
+    assert cm.pending_work().held == ("pasted",)
+    log = cm.compression.compression_log()
+    [record] = [r for r in cm.store.read_slot(log.slot, log.branch_id) if r.item == "hold/pasted"]
+    assert record.value()["active"] is True and "expires" not in record.value()
+    cm.drain()
+    assert all(c.last_id != "pasted" for c in chunks(cm))
+    cm.release_compression("pasted")
+    assert cm.pending_work().held == ()
+
+
+def test_add_message_with_hold_seconds_ends_by_itself() -> None:
+    clock = Clock()
+    cm = _manager(clock)
+    cm.add_message("user", "held for a minute", id="m40", hold=60)
+    log = cm.compression.compression_log()
+    [record] = [r for r in cm.store.read_slot(log.slot, log.branch_id) if r.item == "hold/m40"]
+    assert record.value()["expires"] == clock.now + 60
+    clock.now += 59
+    assert cm.pending_work().held == ("m40",)
+    clock.now += 2
+    assert cm.pending_work().held == ()
+
+
+@pytest.mark.parametrize("off", [None, False])
+def test_add_message_without_hold_writes_no_hold(off: bool | None) -> None:
+    cm = _manager(Clock())
+    head = cm.store.head_seq()
+    cm.add_message("user", "plain", id="m40", hold=off)
+    assert cm.store.head_seq() == head + 1
+    assert cm.pending_work().held == ()
+
+
+@pytest.mark.parametrize("bad", [0, -1, math.nan, math.inf, "5", 366 * 24 * 3600, [1]])
+def test_add_message_with_a_bad_hold_writes_nothing(bad: object) -> None:
+    cm = _manager(Clock())
+    head, count = cm.store.head_seq(), cm.message_count()
+    with pytest.raises(ValueError, match="hold"):
+        cm.add_message("user", "text", id="m40", hold=bad)  # type: ignore[arg-type]
+    assert (cm.store.head_seq(), cm.message_count()) == (head, count)
+
+
+def test_a_refused_message_writes_no_hold() -> None:
+    cm = _manager(Clock())
+    head = cm.store.head_seq()
+    with pytest.raises(Exception, match="m3"):
+        cm.add_message("user", "duplicate id", id="m3", hold=True)
+    assert cm.store.head_seq() == head
+    assert cm.pending_work().held == ()
+
+
+def test_message_and_hold_commit_together_on_sqlite(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """A failure while writing the hold rolls the message back too (one transaction): a reopened store
+    holds neither; a successful write is seen, held, by a second handle."""
+    from context_journal import ContextManager
+    from context_journal.stores import SQLiteStore
+
+    path = tmp_path / "held.db"
+    cm = ContextManager.open(store=SQLiteStore(path))
+    cm.add_message("user", "first")
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise OSError("disk full while writing the hold")
+
+    monkeypatch.setattr(type(cm.compression), "set_hold", broken)
+    with pytest.raises(OSError, match="disk full"):
+        cm.add_message("user", "second", id="second", hold=True)
+    monkeypatch.undo()
+    assert [m.id for m in cm.get_all_messages()][1:] == []
+    cm.add_message("user", "third", id="third", hold=30)
+    cm.close()
+    again = ContextManager.open(store=SQLiteStore(path))
+    assert [m.id for m in again.get_all_messages()][1:] == ["third"]
+    assert again.compression.compression_log().active_holds() == ["third"]
+    again.close()

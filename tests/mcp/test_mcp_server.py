@@ -296,6 +296,31 @@ def test_pin_tools_keep_a_message_raw_in_compiles(mode: str) -> None:
 
 
 @pytest.mark.parametrize("mode", MODES)
+def test_hold_tools_and_add_message_hold(mode: str) -> None:
+    store = _search_store()
+    server, backend = build_server(store)
+
+    async def body(client: Client) -> None:
+        out = await call(client, "hold_compression", message_id="u1")
+        assert out["held"] == ["u1"]
+        timed = await call(client, "add_message", participant="user", content="still writing", id="w1", hold=600)
+        assert timed["id"] == "w1"
+        forever = await call(client, "add_message", participant="user", content="a document", id="d1", hold=True)
+        assert forever["id"] == "d1"
+        assert (await call(client, "release_compression", message_id="u1"))["held"] == ["d1", "w1"]
+        assert "timeout_seconds" in await fail(client, "hold_compression", message_id="n3", timeout_seconds=-5)
+        assert "hold" in await fail(client, "add_message", participant="user", content="x", id="bad", hold=-1)
+        assert "no-such" in await fail(client, "hold_compression", message_id="no-such")
+        assert (await call(client, "release_compression", message_id="no-such"))["held"] == ["d1", "w1"]
+
+    run(body, server, mode)
+    backend.close()
+    cm = ContextManager.open(store=store)
+    assert "bad" not in [m.id for m in cm.get_all_messages()]  # a refused hold wrote nothing
+    store.close()
+
+
+@pytest.mark.parametrize("mode", MODES)
 def test_search_messages_tool(mode: str) -> None:
     store = _search_store()
     server, backend = build_server(store)
@@ -425,6 +450,8 @@ def test_tools_list_matches_the_snapshot() -> None:
         "search_summary_text",
         "pin_message",
         "unpin_message",
+        "hold_compression",
+        "release_compression",
         "list_pins",
         "get_working_state",
         "search_summaries",

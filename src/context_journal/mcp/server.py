@@ -38,6 +38,7 @@ from .tools import (
     BriefResult,
     CompiledContext,
     CompressResult,
+    HoldsResult,
     MessageSearchResult,
     PinsResult,
     SummaryResult,
@@ -320,9 +321,16 @@ def build_server(
         branch: Branch = ROOT_BRANCH,
         metadata: Annotated[dict[str, Any] | None, Field(description="Host data stored with it.")] = None,
         id: Annotated[str | None, Field(description="The message id (default: a fresh one).")] = None,
+        hold: Annotated[
+            bool | float | None,
+            Field(
+                description="Hold compression at this message as it is written: true until released, or a "
+                "number of seconds (at most a year) after which the hold ends by itself."
+            ),
+        ] = None,
     ) -> AddMessageResult:
         """Append a message to a context manager's journal."""
-        return _call(lambda: backend.add_message(participant, content, namespace, branch, metadata, id))
+        return _call(lambda: backend.add_message(participant, content, namespace, branch, metadata, id, hold))
 
     @tool(_WRITE)
     def compile_context(
@@ -467,6 +475,30 @@ def build_server(
     ) -> PinsResult:
         """Unpin a message; compiles treat it like any other again."""
         return _call(lambda: backend.pin_message(message_id, False, namespace, branch))
+
+    @tool(_APPEND)
+    def hold_compression(
+        message_id: Annotated[str, Field(description="Compression keeps away from this message and what follows.")],
+        timeout_seconds: Annotated[
+            float | None,
+            Field(description="Seconds after which the hold ends by itself (at most a year); none: until released."),
+        ] = None,
+        namespace: Namespace = None,
+        branch: Branch = ROOT_BRANCH,
+    ) -> HoldsResult:
+        """Hold compression at a message (a tool loop still running, a document still being written): no
+        summary covers it or anything after it until release_compression or the timeout. Holding again
+        replaces the hold."""
+        return _call(lambda: backend.hold_compression(message_id, True, timeout_seconds, namespace, branch))
+
+    @tool(_APPEND)
+    def release_compression(
+        message_id: Annotated[str, Field(description="The held message.")],
+        namespace: Namespace = None,
+        branch: Branch = ROOT_BRANCH,
+    ) -> HoldsResult:
+        """Release a compression hold (a message never held changes nothing)."""
+        return _call(lambda: backend.hold_compression(message_id, False, None, namespace, branch))
 
     @tool(_READ_ONLY)
     def list_pins(namespace: Namespace = None, branch: Branch = ROOT_BRANCH) -> PinsResult:

@@ -99,6 +99,19 @@ class AddMessageResult(BaseModel):
     message_count: int
 
 
+class HoldsResult(BaseModel):
+    """Result of ``hold_compression`` and ``release_compression``.
+
+    Attributes:
+        held: The message ids compression is held at now in the namespace and branch, sorted (a timed
+            hold whose time is up is not listed).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    held: list[str]
+
+
 class PinsResult(BaseModel):
     """Result of ``pin_message``, ``unpin_message`` and ``list_pins``.
 
@@ -700,11 +713,12 @@ class ToolBackend:
         branch: str = ROOT_BRANCH,
         metadata: dict[str, Any] | None = None,
         id: str | None = None,
+        hold: bool | float | None = None,
     ) -> AddMessageResult:
         """See :meth:`ContextManager.add_message`."""
         with self._manager_lock:
             cm = self._manager(namespace, branch, write=True)
-            mid = cm.add_message(participant, content, metadata, id=id)
+            mid = cm.add_message(participant, content, metadata, id=id, hold=hold)
             return AddMessageResult(id=mid, namespace=cm.namespace, branch=branch, message_count=cm.message_count())
 
     def pin_message(
@@ -720,6 +734,29 @@ class ToolBackend:
             cm = self._manager(namespace, branch)
             seq = cm.pin(message_id) if pinned else cm.unpin(message_id)
             return PinsResult(changed=seq > 0, sequence=seq or None, pins=cm.pins())
+
+    def hold_compression(
+        self,
+        message_id: str,
+        held: bool,
+        timeout_seconds: float | None = None,
+        namespace: str | None = None,
+        branch: str = ROOT_BRANCH,
+    ) -> HoldsResult:
+        """``ContextManager.hold_compression`` (``held``) or ``release_compression``.
+
+        Raises:
+            MessageNotFoundError: no visible message has the id (holding).
+            ValueError: ``timeout_seconds`` is not a number of seconds in (0, one year].
+        """
+        with self._manager_lock:
+            cm = self._manager(namespace, branch)
+            if held:
+                cm.hold_compression(message_id, timeout_seconds=timeout_seconds)
+            else:
+                cm.release_compression(message_id)
+            driver = cm.compression
+            return HoldsResult(held=sorted(driver.compression_log().active_holds(driver.clock())))
 
     def list_pins(self, namespace: str | None = None, branch: str = ROOT_BRANCH) -> PinsResult:
         """``ContextManager.pins()``."""
