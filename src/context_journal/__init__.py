@@ -56,6 +56,7 @@ from .errors import (
     StoreBusyError,
     StoreClosedError,
     StoreError,
+    ViewFilterError,
 )
 from .formats import (
     Conversation,
@@ -249,6 +250,7 @@ __all__ = [
     "URLSource",
     "Usage",
     "ValidationIssue",
+    "ViewFilterError",
     "WindowedPassthroughStrategy",
     "WorkerReport",
     "detect_format",

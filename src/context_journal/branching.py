@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from .errors import BranchInUseError, ContextJournalError, MessageNotFoundError
 from .messages import MessageStore
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from .manager import ContextManager
     from .strategies import Strategy
     from .tokens import TokenCounter
+    from .views import ViewFilter
 
 __all__ = ["BranchSummary", "Derivation", "StrategyInitError", "list_branch_summaries"]
 
@@ -131,6 +132,7 @@ class BranchingMixin:
     _summarizer: Provider | None
     _compression_mode: str
     _view_reader: str | None
+    _view_filter: ViewFilter | None
     strategy: Any
     _ledger_at_fork: Callable[..., None]  # the working-state mixin's (issue 12)
 
@@ -238,6 +240,7 @@ class BranchingMixin:
         strategy: Strategy | None = None,
         namespace: str | None = None,
         at: str | int | None = None,
+        view_filter: ViewFilter | Literal["inherit"] | None = "inherit",
     ) -> ContextManager:
         """A child manager on a new branch forked from this one.
 
@@ -251,6 +254,8 @@ class BranchingMixin:
             strategy: The child's strategy (default: passthrough).
             namespace: The child's namespace (default: this manager's).
             at: Fork point, as for :meth:`fork`.
+            view_filter: The child's filter view (``ContextManager.view_filter``): a predicate, None for
+                none, or ``"inherit"`` (the default): this manager's.
 
         Returns:
             The child manager (it shares this manager's store, token counter, summarizer and compression
@@ -302,6 +307,7 @@ class BranchingMixin:
             compression=self._compression_mode,
             index=self._messages.clone_for(info.id, fork_seq),
             view_reader=reader,
+            view_filter=self._view_filter if isinstance(view_filter, str) and view_filter == "inherit" else view_filter,
         )
         self._ledger_at_fork(child)  # issue 12: the child's ledger starts as a copy of this one
         return child

@@ -8,7 +8,8 @@ attributes that say where the fault is, and its message says what to do instead:
     │   └── MalformedContentError          a message or block has the wrong shape (names the place)
     ├── MessageError
     │   ├── MessageNotFoundError           no visible message has that id (also a KeyError)
-    │   └── DuplicateMessageError          the id is already used in this slot and branch
+    │   ├── DuplicateMessageError          the id is already used in this slot and branch
+    │   └── ViewFilterError                a manager's view_filter raised for a message (chained)
     ├── StoreError
     │   ├── CorruptRecordError             a stored body is not JSON (written around the library)
     │   ├── StoreClosedError               the handle was closed
@@ -72,6 +73,7 @@ __all__ = [
     "StoreBusyError",
     "StoreClosedError",
     "StoreError",
+    "ViewFilterError",
 ]
 
 
@@ -157,6 +159,19 @@ class MessageNotFoundError(MessageError, KeyError):
 
     def __str__(self) -> str:  # KeyError quotes its argument; keep the plain message.
         return str(self.args[0])
+
+
+class ViewFilterError(MessageError):
+    """A manager's ``view_filter`` raised for a message (the exception is chained as ``__cause__``);
+    nothing was written, and the next compile asks the filter about that message again.
+
+    Attributes:
+        message_id: The message the filter was judging.
+    """
+
+    def __init__(self, message_id: str, error: BaseException) -> None:
+        self.message_id = message_id
+        super().__init__(f"view_filter raised for message {clip_repr(message_id)}: {type(error).__name__}: {error}")
 
 
 class DuplicateMessageError(MessageError, ValueError):

@@ -32,7 +32,7 @@ from .compile import (
 )
 from .compression import CompressionDriver, CompressionStats, DrainProgress, DrainReport, TickResult
 from .content import ContentInput, resolve_media, validate_content
-from .errors import MalformedContentError, MessageNotFoundError
+from .errors import MalformedContentError, MessageNotFoundError, ViewFilterError
 from .llm import OfflineSummarizer, Provider, ToolDefinition, run_sync
 from .messages import Message, MessageInput, MessageStore, to_timestamp
 from .namespaces import NAMESPACE_MARK, namespace_is_isolated
@@ -57,7 +57,7 @@ from .strategies import PassthroughStrategy, PendingWork, Selection, Strategy, S
 from .strategies.autobiographical import SYSTEM_STATE, TOOLS_STATE
 from .strategies.pinned import PINS_STATE, PinnedStrategy, pinned_ids
 from .tokens import Calibration, EstimatingCounter, TokenCounter, check_token_count, content_mix
-from .views import ReaderView, filter_for_reader
+from .views import ReaderView, ViewFilter, filter_for_reader
 
 __all__ = ["DEFAULT_NAMESPACE", "ONCE_SUMMARISED_PART", "ContextManager"]
 
@@ -71,6 +71,17 @@ logger = logging.getLogger("context_journal.compile")
 
 _MAX_HOLD_SECONDS = 365 * 24 * 3600
 """The longest timed compression hold, in seconds."""
+
+
+def _check_view_filter(keep: object) -> ViewFilter | None:
+    """``keep`` as a filter view's predicate.
+
+    Raises:
+        TypeError: it is neither None nor callable.
+    """
+    if keep is not None and not callable(keep):
+        raise TypeError(f"view_filter must be a callable (message -> bool) or None, got {type(keep).__name__}")
+    return keep  # a callable of the right shape is the caller's promise
 
 
 def _hold_timeout(name: str, value: object, *, true_holds: bool = True) -> float | None:
@@ -123,6 +134,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         summarizer: Provider | None = None,
         compression: str = "inline",
         view_reader: str | None = None,
+        view_filter: ViewFilter | None = None,
     ) -> None:
         if compression not in ("inline", "workers"):
             raise ValueError(f"compression must be 'inline' or 'workers', not {compression!r}")
@@ -146,6 +158,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         if recorded is not None and recorded != reader:
             raise ReaderConflictError(self._namespace, recorded, reader, "open")
         self._view_reader: str | None = reader
+        self._view_filter = _check_view_filter(view_filter)
         if self._view_reader is not None:
             _require_recorded_reads(strategy)
         self._slot = slot or (f"messages/{self._namespace}" if isolate else "messages")
@@ -178,6 +191,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         compression: str = "inline",
         view_reader: str | None = None,
         create_dirs: bool = False,
+        view_filter: ViewFilter | None = None,
     ) -> ContextManager:
         """Open a manager.
 
@@ -209,10 +223,13 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
                 and ``tick``/``drain`` raise :class:`~context_journal.workers.CompressionDelegatedError`.
             create_dirs: Create the missing directories of a SQLite file path (default: a missing directory
                 is an error, so a mistyped path never leaves a new tree behind).
+            view_filter: A filter view (see :attr:`view_filter`): ``keep(message) -> bool``; messages it
+                rejects are left out of strategy reads, not of the store or raw reads.
 
         Raises:
             ValueError: both or neither of ``path`` and ``store``, or an unknown ``compression``.
-            TypeError: ``strategy`` is neither a strategy nor one of the names.
+            TypeError: ``strategy`` is neither a strategy nor one of the names, or ``view_filter`` is
+                not callable.
             StoreError: the SQLite file's directory does not exist (and ``create_dirs`` is False).
             BranchNotFoundError: the branch does not exist.
             StoreError: the store cannot be opened.
@@ -244,6 +261,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
                 summarizer=summarizer,
                 compression=compression,
                 view_reader=view_reader,
+                view_filter=view_filter,
             )
         except BaseException:
             if owns:
@@ -256,6 +274,32 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
     def view_reader(self) -> str | None:
         """The reader this manager compiles for (None: no reader; no block with an audience is read)."""
         return self._view_reader
+
+    @property
+    def view_filter(self) -> ViewFilter | None:
+        """The filter view's predicate (None: no filter): ``keep(message) -> bool``, given each message as
+        this manager's reader sees it. A message it returns False for is left out of every strategy
+        read (compiles, previews, recall, compression requests made by this handle) but stays in the
+        store and in raw reads (:meth:`get_all_messages`, :meth:`get_message`, :meth:`search_messages`).
+
+        A convenience, not a confidentiality boundary (audiences are that): it belongs to this handle
+        (workers and other handles do not apply it), and it is not retroactive: a summary or a chunk
+        record written before it keeps its text, and the working-state ledger is built from the journal.
+        The filter sees each message version once (its verdict is kept per version); it should be a
+        pure function of the message. Setting it makes the strategy reload its state.
+
+        Raises (from compiles and other strategy reads):
+            ViewFilterError: the predicate raised for a message (named, chained); nothing is written.
+        """
+        return self._view_filter
+
+    @view_filter.setter
+    def view_filter(self, keep: ViewFilter | None) -> None:
+        self._view_filter = _check_view_filter(keep)
+        self._compile_view = None
+        self._raw_view = None
+        if self.strategy is not None and hasattr(self.strategy, "load"):
+            self.strategy.load(self._strategy_context())
 
     def _claim_reader(self, branch_id: int) -> None:
         """Record this manager's reader for its namespace on ``branch_id``."""
@@ -316,8 +360,19 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             self._check_reader()
         view = self._compile_view
         if view is None or view.message_store is not self._messages:
-            view = self._compile_view = ReaderView(self._messages, self._view_reader)
+            view = self._compile_view = ReaderView(self._messages, self._view_reader, self._view_filter)
             self._render_cache = RenderCache()
+        return view
+
+    def _raw_reader_view(self) -> ReaderView:
+        """The view raw reads use: the reader's, without the filter view (the compile view when there
+        is no filter)."""
+        if self._view_filter is None:
+            return self._reader_view()
+        self._check_reader()
+        view = self._raw_view
+        if view is None or view.message_store is not self._messages:
+            view = self._raw_view = ReaderView(self._messages, self._view_reader)
         return view
 
     @property
@@ -530,7 +585,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         return seen
 
     def _read_view(self) -> ReaderView:
-        view = self._reader_view()
+        view = self._raw_reader_view()
         view.refresh()
         return view
 
@@ -748,6 +803,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
     # ---- compile (issue 3) -------------------------------------------------------------------------
 
     _compile_view: ReaderView | None = None
+    _raw_view: ReaderView | None = None
     _render_cache: RenderCache | None = None
     _compile_estimates: dict[str, int] | None = None
     _default_strategy: PassthroughStrategy | None = None
@@ -1097,8 +1153,12 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             view = self._reader_view(check=False)
             entries = self._messages._entries
             first = entries[max(0, len(entries) - count)].created_seq if entries else 0
-            start = view.index_at_sequence(first)
-            if start < len(view):  # nothing to tell when the reader sees none of them
+            try:
+                start = view.index_at_sequence(first)
+                told = start < len(view)  # nothing to tell when the reader sees none of them
+            except ViewFilterError:  # the write stands; the next strategy read raises it, named
+                told = False
+            if told:
                 strategy.on_messages_added(view, start)
         if count and self._compression_mode == "workers":
             self._enqueue_compression(grown=True)
@@ -1232,7 +1292,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             MessageNotFoundError: no message with the id is visible to this manager's reader (a message
                 whose every block is addressed to other readers is not).
         """
-        view = self._reader_view()
+        view = self._raw_reader_view()
         view.refresh()
         if view.index_of(message_id) is None:
             raise MessageNotFoundError(message_id)

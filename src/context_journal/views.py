@@ -29,8 +29,10 @@ its leading system messages). Filter, reader and merged views (issue 7) implemen
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, NamedTuple, Protocol, runtime_checkable
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
+
+from .errors import ViewFilterError
 
 if TYPE_CHECKING:
     from .messages import Message, MessageStore
@@ -41,6 +43,7 @@ __all__ = [
     "SliceView",
     "StoreView",
     "ViewEntry",
+    "ViewFilter",
     "filter_for_reader",
     "newest_unit_start",
     "running_turn_start",
@@ -258,6 +261,11 @@ class StoreView:
         return self._ms._live.prefix(pos)
 
 
+def _readable_by(audience: Sequence[Any], reader: str | None) -> bool:
+    """Whether a message whose blocks have these audiences (None: everyone) has a block for ``reader``."""
+    return any(a is None or (reader is not None and reader in a) for a in audience)
+
+
 def filter_for_reader(message: Message, reader: str | None) -> Message | None:
     """The message as ``reader`` sees it: blocks with no audience, and blocks whose audience names the
     reader exactly (the ``audience`` field removed); None when every block is someone else's. With
@@ -293,22 +301,36 @@ class _Row(NamedTuple):
     filtered: bool  # the body differs from the stored one (blocks dropped or audience fields removed)
 
 
+ViewFilter = Callable[["Message"], bool]
+"""A filter view's predicate: ``keep(message) -> bool``, given each message as the reader sees it."""
+
+_FILTER_BATCH = 512  # message bodies a filter view reads in one store round trip
+
+
 class ReaderView:
     """The :class:`MessageView` of one reader over a :class:`~context_journal.messages.MessageStore`
     (issue 7): blocks with no audience and blocks whose audience names ``reader`` (field removed);
     messages whose every block is someone else's are left out. ``reader`` None keeps no block that
-    has an audience.
+    has an audience. With ``keep`` (a filter view), a message ``keep`` returns False for is left out
+    too; ``keep`` sees each message version once (its verdict is kept by version sequence: a version
+    never changes), as the reader sees it, read from the store in batches of 512.
 
-    While the slot holds no block with an audience (an O(1) counter of the index) every call goes to
-    a plain :class:`StoreView`, so compiles are byte-identical to a build without readers. Otherwise
-    the view keeps a list of the reader's rows, extended on appends and rebuilt after an edit or
-    removal from the first position changed (O(N - position); bodies are read only for messages that
-    carry an audience).
+    While the slot holds no block with an audience (an O(1) counter of the index) and there is no
+    ``keep``, every call goes to a plain :class:`StoreView`, so compiles are byte-identical to a build
+    without readers. Otherwise the view keeps a list of the reader's rows, extended on appends and
+    rebuilt after an edit or removal from the first position changed (O(N - position); bodies are read
+    only for messages that carry an audience, or that ``keep`` has not judged yet).
+
+    Raises (from any read):
+        ViewFilterError: ``keep`` raised for a message (named; chained). The view stays consistent:
+            the next read asks ``keep`` about that message again.
     """
 
-    def __init__(self, store: MessageStore, reader: str | None) -> None:
+    def __init__(self, store: MessageStore, reader: str | None, keep: ViewFilter | None = None) -> None:
         self._ms = store
         self.reader = reader
+        self.keep = keep
+        self._verdicts: dict[int, bool] = {}  # version sequence -> keep's verdict
         self._plain = StoreView(store)
         self._rows: list[_Row] = []
         self._prefix: list[int] = [0]
@@ -334,8 +356,31 @@ class ReaderView:
 
     @property
     def plain(self) -> bool:
-        """True while the slot holds no block with an audience (the view is the store's)."""
-        return self._ms._audience_count == 0
+        """True while the slot holds no block with an audience and there is no filter (the view is the
+        store's)."""
+        return self.keep is None and self._ms._audience_count == 0
+
+    def _judge(self, start: int) -> None:
+        """``keep``'s verdicts on the live messages of index positions ``start``..``start + 512`` that it
+        has not judged (their bodies read in one batch; a message with an audience is judged as the
+        reader sees it, and one with nothing for the reader is not judged)."""
+        keep, verdicts, ms, reader = self.keep, self._verdicts, self._ms, self.reader
+        assert keep is not None
+        wanted = [
+            e
+            for e in ms._entries[start : start + _FILTER_BATCH]
+            if e.live and e.seq not in verdicts and (e.audience is None or _readable_by(e.audience, reader))
+        ]
+        if not wanted:
+            return
+        for e, msg in zip(wanted, ms.load_versions([(e.id, e.seq, e.created_seq) for e in wanted]), strict=True):
+            seen = msg if e.audience is None else filter_for_reader(msg, reader)
+            assert seen is not None
+            try:
+                verdict = keep(seen)
+            except Exception as exc:
+                raise ViewFilterError(e.id, exc) from exc
+            verdicts[e.seq] = bool(verdict)
 
     def _sync(self) -> None:
         ms = self._ms
@@ -354,10 +399,17 @@ class ReaderView:
             return
         values = ms._tokens._values
         rows, prefix, index, row_pos = self._rows, self._prefix, self._index, self._row_pos
+        judged, verdicts = self.keep is not None, self._verdicts
         for pos in range(self._done, len(entries)):
             e = entries[pos]
             if not e.live:
                 continue
+            if judged:
+                if e.seq not in verdicts and (e.audience is None or _readable_by(e.audience, self.reader)):
+                    self._done = pos  # the rows so far stand if keep raises
+                    self._judge(pos)
+                if not verdicts.get(e.seq, True):
+                    continue
             if e.audience is None:
                 row = _Row(e.id, e.participant, e.kinds, e.seq, e.created_seq, values[pos], False)
             else:

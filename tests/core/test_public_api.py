@@ -126,6 +126,7 @@ PUBLIC = [
     "URLSource",
     "Usage",
     "ValidationIssue",
+    "ViewFilterError",
     "WindowedPassthroughStrategy",
     "WorkerReport",
     "detect_format",
