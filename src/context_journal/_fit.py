@@ -164,11 +164,14 @@ def render(
     opening: str | None = None,
     cap: ToolCap | None = None,
     image_budget: int | None = None,
+    keep_whole: frozenset[str] = frozenset(),
+    newest_image_budget: int | None = None,
 ) -> list[Work]:
     """The selection as work messages, repaired (``opening``: the message that opens a running tool
-    loop with thinking; its thinking is never dropped; ``cap``: the tool results excerpted, as priced
-    before the selection; ``image_budget``: the images of a message alone over it become placeholders,
-    as priced before the selection)."""
+    loop with thinking; its thinking is never dropped; ``cap``: the tool results (and with ``cap.texts``
+    the messages of text) excerpted, as priced before the selection, but the messages of ``keep_whole``;
+    ``image_budget``: the images of a message alone over it become placeholders, as priced before the
+    selection; ``newest_image_budget``: the same for the newest message, when given)."""
     work: list[Work] = []
     first_index: int | None = None
     who: dict[tuple[str, Any], tuple[str, str]] = {}
@@ -250,11 +253,17 @@ def render(
         drop_old_thinking(work, p, options.keep_thinking_turns, opening)
     work = drop_empty(work, p)
     work = lead_with_user(work, p, bool(first_index))
-    if cap is not None and seen & F_TOOL_RESULT:
-        excerpt_tool_results(work, p, cap, counter)  # priced before selection
+    if cap is not None and (cap.texts or seen & F_TOOL_RESULT):
+        excerpt_tool_results(work, p, cap, counter, keep_whole)  # priced before selection
     if seen & F_IMAGE:
         limit_images(
-            work, p, options.max_images, options.image_depth_tokens, lambda m: tokens_of(m, counter), image_budget
+            work,
+            p,
+            options.max_images,
+            options.image_depth_tokens,
+            lambda m: tokens_of(m, counter),
+            image_budget,
+            newest_image_budget,
         )
     if timestamp_of is not None:
         date_headers(work, timestamp_of)

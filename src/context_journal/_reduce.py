@@ -1,6 +1,7 @@
 """Reductions priced before selection (bug case B63): the compile's sure reductions (older images
 shown as placeholders, tool results over ``CompileOptions.max_tool_result_tokens`` excerpted, and
-without that cap, once a selection leaves messages out, results larger than the whole budget) are
+without that cap, once a selection leaves messages out, the overflow reductions of :func:`overflow_cap`:
+tool results and text messages over a quarter of what the strategy may fill) are
 known before the strategy chooses what fits, through a :class:`PricedView` whose token sums already
 hold them. So no message is left out that fits once reduced, and the repair passes in
 :func:`context_journal._fit.render` apply the same reductions to what was chosen.
@@ -46,11 +47,14 @@ __all__ = [
     "PricedView",
     "ToolCap",
     "excerpt_tool_results",
+    "overflow_cap",
     "price_reductions",
     "priced",
+    "reduce_text",
     "reduce_tool_results",
     "shrink",
     "tool_cap",
+    "widened",
 ]
 
 Block = dict[str, Any]
@@ -90,12 +94,16 @@ class ToolCap(NamedTuple):
     """To about this many tokens."""
     kind: str
     """The repair reported: ``tool_result_excerpted`` (the host's cap) or ``excerpted`` (to fit)."""
+    texts: bool = False
+    """Messages of text blocks only with more text tokens than ``over`` are excerpted too (the compile's
+    overflow reductions, see :func:`overflow_cap`)."""
 
 
 AUTO_CAP_SHARE = 4
-"""Without ``CompileOptions.max_tool_result_tokens``, a tool result larger than the whole budget (it can
-never be sent raw) is excerpted to about ``1 / AUTO_CAP_SHARE`` of the budget, so the messages before it
-still fit (issue 13 kind 2, bug case B63; issue 14: ``--overflow window`` filled 626 of 4,000 tokens)."""
+"""Without ``CompileOptions.max_tool_result_tokens``, once a selection leaves messages out, a tool result
+or text message larger than ``1 / AUTO_CAP_SHARE`` of what the strategy may fill is excerpted to about
+that size (then widened into the room left), so the messages before it still fit (issue 13 kind 2, bug
+case B63; issue 14: ``--overflow window`` filled 626 of 4,000 tokens)."""
 
 
 def tool_cap(options: CompileOptions, avail: int, oversized: bool = True) -> ToolCap | None:
@@ -108,6 +116,57 @@ def tool_cap(options: CompileOptions, avail: int, oversized: bool = True) -> Too
     if avail <= 0 or not oversized:
         return None
     return ToolCap(avail, max(1, avail // AUTO_CAP_SHARE), "excerpted")
+
+
+def overflow_cap(avail: int) -> ToolCap:
+    """The reductions of a compile whose selection leaves messages out (without a host cap): every tool
+    result and every message of text blocks with more than ``1 / AUTO_CAP_SHARE`` of what the strategy
+    may fill is excerpted to that size, and the images of a message over it become placeholders (the
+    strategy selects again with them priced), so one bulky message never pushes out every message before
+    it (issue 13 kind 2: at 2,000 tokens a 1,700-token tool result left 33 tokens of context, where at
+    1,500 it was excerpted and everything fit)."""
+    share = max(1, avail // AUTO_CAP_SHARE)
+    return ToolCap(share, share, "excerpted", texts=True)
+
+
+def widened(
+    cap: ToolCap, work: Sequence[Work], p: Pass, view: MessageView, spare: int, counter: TokenCounter
+) -> ToolCap | None:
+    """A larger overflow cap for the messages ``cap`` excerpted in ``work`` (named by ``p``'s repairs),
+    so that their excerpts take ``spare`` more tokens between them (the water level over their whole
+    sizes), or None when none was excerpted or nothing would grow."""
+    cut = {r.message_id for r in p.repairs if r.kind == cap.kind and r.message_id}
+    if not cut or spare <= 0:
+        return None
+    now = sum(_tokens(m, counter) for m in work if m.origin in cut)
+    whole = [size for mid in cut if (size := view.tokens_of(mid)) is not None]
+    if len(whole) != len(cut):
+        return None
+    water = _water_cap(whole, now + spare)
+    # Whole when everything fits (its text is under its message's size); else an excerpt's marker and cut
+    # points cost a little more than the level.
+    level = max(whole) if water == float("inf") else int(water * 0.97)
+    if level <= cap.to:
+        return None
+    return cap._replace(over=level, to=level)
+
+
+def reduce_text(blocks: list[Block], cap: ToolCap, counter: TokenCounter) -> list[Block]:
+    """A message made of text blocks only, with its long blocks (over 200 characters) cut alike so that
+    its text is about ``cap.to`` tokens, when it is over ``cap.over`` and ``cap.texts`` (else, or when
+    cutting saves nothing, the same list)."""
+    if not cap.texts or not blocks or any(b.get("type") != "text" for b in blocks):
+        return blocks
+    sizes = [counter.count_block(b) for b in blocks]
+    total = sum(sizes)
+    if total <= cap.over:
+        return blocks
+    ratio = cap.to / total
+    out = [
+        {**b, "text": _cut_text(str(b["text"]), ratio, size, None)} if len(str(b.get("text", ""))) > 200 else b
+        for b, size in zip(blocks, sizes, strict=True)
+    ]
+    return out if sum(counter.count_block(b) for b in out) < total else blocks
 
 
 def reduce_tool_results(blocks: list[Block], cap: ToolCap, counter: TokenCounter) -> list[Block]:
@@ -127,17 +186,27 @@ def reduce_tool_results(blocks: list[Block], cap: ToolCap, counter: TokenCounter
     return blocks if out is None else out
 
 
-def excerpt_tool_results(work: list[Work], p: Pass, cap: ToolCap, counter: TokenCounter) -> None:
-    """The repair pass: tool results over ``cap.over`` tokens reduced to excerpts of about ``cap.to``."""
+def excerpt_tool_results(
+    work: list[Work], p: Pass, cap: ToolCap, counter: TokenCounter, keep_whole: frozenset[str] = frozenset()
+) -> None:
+    """The repair pass: tool results over ``cap.over`` tokens reduced to excerpts of about ``cap.to``, and
+    with ``cap.texts`` messages of text blocks over it too, but those in ``keep_whole`` (pins, the head
+    window), which are never excerpted while other messages stay raw."""
     for m in work:
-        if not any(b.get("type") == "tool_result" for b in m.blocks):
+        if m.origin is None:
+            continue  # a summary, recall or ledger turn: sized by its strategy
+        if any(b.get("type") == "tool_result" for b in m.blocks):
+            blocks = reduce_tool_results(m.blocks, cap, counter)
+            what = "a tool result" if cap.kind == "tool_result_excerpted" else "a tool result too large for the budget"
+        elif cap.texts and m.origin not in keep_whole:
+            blocks = reduce_text(m.blocks, cap, counter)
+            what = "a message too large for the budget"
+        else:
             continue
-        blocks = reduce_tool_results(m.blocks, cap, counter)
         if blocks is not m.blocks:
             before = counter.count_message(m.participant, m.blocks)
             _rebuild(m, blocks, p)
             after = counter.count_message(m.participant, blocks)
-            what = "a tool result" if cap.kind == "tool_result_excerpted" else "a tool result larger than the budget"
             p.repair(cap.kind, m, f"{what} cut from about {before} to {after} tokens")
 
 
@@ -178,14 +247,18 @@ def price_reductions(
     cache: RenderCache,
     limit: int,
     cap: ToolCap | None = None,
+    image_budget: int | None = None,
 ) -> dict[int, int]:
     """``{position: token change}`` of the messages the repair passes will reduce, from the newest back
     until the reduced sizes pass ``limit`` tokens (see the module docstring). Mirrors the passes: tool
-    results over ``cap`` excerpted first, then images beyond ``max_images`` (from the newest) or deeper
-    than ``image_depth_tokens`` made placeholders."""
+    results over ``cap`` excerpted first (and with ``cap.texts``, messages of text blocks over it), then
+    images beyond ``max_images`` (from the newest), deeper than ``image_depth_tokens``, or in a message
+    alone over ``image_budget`` (default ``limit``) made placeholders."""
     max_images, depth_limit = options.max_images, options.image_depth_tokens
     if cap is None and max_images is None and depth_limit is None:
         return {}
+    image_limit = limit if image_budget is None else image_budget
+    texts = cap is not None and cap.texts
     deltas: dict[int, int] = {}
     images = depth = total = 0
     end = len(view)
@@ -194,19 +267,27 @@ def price_reductions(
         end -= len(batch)
         for e in reversed(batch):
             cost = e.tokens
-            if "tool_result" in e.kinds or "image" in e.kinds:
+            # Only a message over the cap can hold a result (or a text) over it.
+            over = cap is not None and e.tokens > cap.over
+            long_text = texts and over and all(k == "text" for k in e.kinds)
+            if "tool_result" in e.kinds or "image" in e.kinds or long_text:
                 blocks = cache.base(e, partial(_load, view, e.position))[0]
-                # Only a message over the cap can hold a result over it (its text is part of the message).
-                over = cap is not None and e.tokens > cap.over
-                reduced = reduce_tool_results(blocks, cap, counter) if cap is not None and over else blocks
+                if cap is None or not over:
+                    reduced = blocks
+                elif long_text:
+                    reduced = reduce_text(blocks, cap, counter)
+                else:
+                    reduced = reduce_tool_results(blocks, cap, counter)
                 if reduced is not blocks:
                     cost += _change(counter, e.participant, blocks, reduced)
                 count = _images(reduced)
-                if count and (max_images is not None or depth_limit is not None or cost > limit):
+                # The newest message's images stay while it can be sent at all (the image a question is about).
+                alone = limit if e.position == len(view) - 1 else image_limit
+                if count and (max_images is not None or depth_limit is not None or cost > alone):
                     # An image whose message alone is over the budget can never be sent: the compile
                     # cuts it to a placeholder, so it is priced as one (issue 13 review: a 1,612-token
                     # screenshot at 1,500 tokens left room for nothing else, then became 29 tokens).
-                    too_deep = cost > limit or (depth_limit is not None and depth + cost > depth_limit)
+                    too_deep = cost > alone or (depth_limit is not None and depth + cost > depth_limit)
                     keep = 0 if too_deep else count if max_images is None else max(0, min(count, max_images - images))
                     images += count
                     if keep < count:
@@ -327,9 +408,10 @@ def priced(
     cache: RenderCache,
     limit: int,
     cap: ToolCap | None = None,
+    image_budget: int | None = None,
 ) -> MessageView:
     """``view`` priced with its reductions (``view`` itself when none applies)."""
-    deltas = price_reductions(view, options, counter, cache, limit, cap)
+    deltas = price_reductions(view, options, counter, cache, limit, cap, image_budget)
     return PricedView(view, deltas) if deltas else view
 
 

@@ -641,21 +641,24 @@ def limit_images(
     depth_tokens: int | None,
     tokens_of: Callable[[Work], int],
     budget: int | None = None,
+    newest_budget: int | None = None,
 ) -> None:
     """Replace images beyond ``max_images`` (counted from the newest) or deeper than ``depth_tokens`` from
-    the newest message, and those of a message alone over ``budget`` tokens (it can never be sent with
-    them; the strategy priced them as placeholders: :func:`~context_journal._reduce.price_reductions`),
-    by a placeholder text."""
+    the newest message, and those of a message alone over ``budget`` tokens (``newest_budget`` for the
+    newest message, when given: the image a question is about stays while it can be sent at all; the
+    strategy priced them as placeholders: :func:`~context_journal._reduce.price_reductions`), by a
+    placeholder text."""
     if max_images is None and depth_tokens is None and budget is None:
         return
     count = 0
     depth = 0
-    for m in reversed(work):
+    for k, m in enumerate(reversed(work)):
         size = tokens_of(m)
         depth += size
         if not m.flags & F_IMAGE:
             continue
-        too_deep = (depth_tokens is not None and depth > depth_tokens) or (budget is not None and size > budget)
+        limit = newest_budget if k == 0 and newest_budget is not None else budget
+        too_deep = (depth_tokens is not None and depth > depth_tokens) or (limit is not None and size > limit)
         changed = False
         blocks: list[Block] = []
         for b in reversed(m.blocks):

@@ -7,7 +7,13 @@
 2. **Must-keep part.** The ``system`` argument, the view's leading system-flagged messages (participant in
    :attr:`Roles.system` or metadata ``{"role": "system"}``) and the injections always go in. When they
    alone do not fit, :class:`OverBudgetError` says so with the size of each part.
-3. **Selection.** The strategy selects from the rest of the view (sans-I/O) within what is left.
+3. **Selection.** The strategy selects from the rest of the view (sans-I/O) within what is left, with
+   the sure reductions priced in (images past the limit as placeholders, tool results over the host's
+   cap as excerpts). When it leaves messages out, the bulky messages give way first: tool results and
+   text messages over a quarter of what it may fill are priced as excerpts of that size (older images
+   in a message over it as placeholders; pins and the head window never) and it selects again; the
+   excerpts then grow into the room the selection left. A running tool loop that must be sent as a
+   transcript has the history before it chosen again with the loop priced as its transcript.
 4. **Repairs** (passes in ``context_journal._render``, run in order by ``context_journal._fit``),
    whatever the strategy: empty blocks, unsigned thinking and thinking outside assistant turns left
    out, empty tool results filled, tool results split out of assistant turns, other agents' tool calls
@@ -50,7 +56,7 @@ from ._fit import (
     with_loop_opening,
     with_prefix,
 )
-from ._reduce import priced, shrink, tool_cap
+from ._reduce import PricedView, ToolCap, overflow_cap, priced, shrink, tool_cap, widened
 from ._render import CompiledMessage, Pass, Repair, Source, Work
 from .content import check_audience, parse_content
 from .errors import ContextJournalError
@@ -400,6 +406,11 @@ def _content_blocks(content: str | Sequence[Mapping[str, Any]]) -> list[Block]:
     return blocks_to_dicts(parse_content(content))
 
 
+def _is_loop_note(m: Work) -> bool:
+    """The user note holding a running tool loop's transcript."""
+    return m.kind == "note" and bool(m.sources) and m.sources[0] == Source("synthetic", "running turn")
+
+
 def _is_recall(m: CompiledMessage) -> bool:
     return any(s.kind == "recall" for s in m.sources)
 
@@ -571,28 +582,42 @@ def compile_context(
     # results over the cap as excerpts): what fits once reduced is never left out (bug case B63).
     cap = tool_cap(options, avail, oversized=False)
     priced_at = avail  # images of a message alone over it are priced (and rendered) as placeholders
+    whole_image = avail  # ... of the newest message: over the whole of it, never less (B28: the screenshot asked about)
     chooser = priced(body, options, counter, cache, avail, cap)
-    # Without a host cap, a tool result larger than the whole budget can never be sent raw: when the
-    # selection leaves messages out, such results are priced as excerpts and the strategy chooses again,
-    # so what fits once they are cut is kept (B63; issue 14: --overflow window filled 626 of 4,000). A
-    # selection that leaves nothing out (summaries stand for the middle) keeps its layout.
-    oversized = tool_cap(options, avail) if cap is None else None
+    # Without a host cap, when the selection leaves messages out, the bulky messages (tool results and
+    # text over a quarter of what the strategy may fill, and the images of a message over it) are priced
+    # as excerpts and placeholders and the strategy chooses again, so what fits once they are cut is kept
+    # (B63; issue 14: --overflow window filled 626 of 4,000; issue 13 review: a 1,700-token result at
+    # 2,000 tokens left 33). A selection that leaves nothing out (summaries stand for the middle) keeps
+    # its layout.
+    oversized = overflow_cap(avail) if cap is None else None
     # A running tool loop the selection enters is first tried whole (its bulky results shortened),
     # and only when that cannot fit from its opening and newest steps, with a note on the rest (B62).
     whole_loop = True
+    unexcerpted: frozenset[str] = frozenset()  # what the overflow excerpts leave whole (pins, the head window)
+
+    def draw(chosen: Selection, q: Pass, with_cap: ToolCap | None, whole: bool = False) -> list[Work]:
+        """``chosen`` rendered and repaired, excerpting by ``with_cap``; the running loop (if any) sent as
+        a transcript where it must be (always, with ``whole``)."""
+        opening = turn[0] if turn else None
+        out = render(body, chosen, roles, options, counter, cache, q, late, timestamp_of, opening, with_cap,
+                     priced_at, unexcerpted, whole_image)  # fmt: skip
+        if turn:
+            out = transcribe_running_turn(separate_running_turn(out, turn, q), turn, q, whole=whole)
+        return out
+
     for _attempt in range(16):
         selection = strategy.select(chooser, Budget(avail, budget, max_tokens, reserve_for_response))
         if oversized is not None and selection.omitted:
             cap, oversized = oversized, None
-            chooser = priced(body, options, counter, cache, avail, cap)
+            priced_at = cap.over
+            chooser = priced(body, options, counter, cache, avail, cap, priced_at)
             selection = strategy.select(chooser, Budget(avail, budget, max_tokens, reserve_for_response))
         if running is not None:
             selection = with_loop_opening(selection, body, running, whole_loop, asked)
         p = fresh_pass(p)
-        opening = turn[0] if turn else None
-        work = render(body, selection, roles, options, counter, cache, p, late, timestamp_of, opening, cap, priced_at)
-        if turn:
-            work = transcribe_running_turn(separate_running_turn(work, turn, p), turn, p)
+        unexcerpted = pinned() | tiers(selection)["last"] if cap is not None and cap.texts else frozenset()
+        work = draw(selection, p, cap)
         used = sum(tokens_of(m, counter) for m in work)
         if used > room and turn and any(m.origin == turn[0] for m in work):
             # The running loop is in: shorten its bulky results before leaving any of it out.
@@ -601,6 +626,23 @@ def compile_context(
             if used > room and whole_loop:
                 whole_loop = False  # the whole loop does not fit even shortened: opening and newest steps
                 continue
+        if used <= room and cap is not None and cap.texts and used < room:
+            # The overflow excerpts were priced at a quarter each: give them the room the selection left
+            # (the same messages, the excerpts as long as the room allows).
+            # Excerpts are cut by characters, so their tokens land near the level, not on it: an excerpt
+            # over the room is tried again with the overshoot taken off (three tries at most).
+            wider = widened(cap, work, p, body, room - used, counter)
+            for _try in range(3):
+                if wider is None or wider.to <= cap.to:
+                    break
+                q = fresh_pass(p)
+                again = draw(selection, q, wider)
+                total = sum(tokens_of(m, counter) for m in again)
+                if used < total <= room:
+                    work, used, p, cap = again, total, q, wider
+                    break
+                less = wider.to - (total - room) - 8
+                wider = wider._replace(over=less, to=less)
         if used <= room or avail == 0:
             break
         # Over after repairs: select again with the excess taken off; when that changed nothing, take
@@ -622,12 +664,26 @@ def compile_context(
             assert running is not None
             selection = with_loop_opening(selection, body, running, whole=True, asked=asked)
             p = fresh_pass(p)
-            work = render(
-                body, selection, roles, options, counter, cache, p, late, timestamp_of, turn[0], cap, priced_at
-            )
-            whole = transcribe_running_turn(separate_running_turn(work, turn, p), turn, p, whole=True)
+            whole = draw(selection, p, cap, whole=True)
             work = shrink(whole, room, counter, p, options, keep_whole=pinned(), **cut)
             used = sum(tokens_of(m, counter) for m in work)
+            if used <= room and selection.omitted:
+                # The last selection was made with the loop priced raw; as a transcript it takes far less,
+                # so the history before it is chosen again with the loop priced at its transcript (issue
+                # 13 review: at 3,000 tokens a transcribed loop was sent alone, 58 tokens, the rules gone).
+                note = next((m for m in reversed(work) if _is_loop_note(m)), None)
+                if note is not None:
+                    loop = body.tokens(running, n_body)
+                    chooser_loop = PricedView(chooser, {running: tokens_of(note, counter) - loop})
+                    full = max(0, room - late_tokens - options.repair_reserve)
+                    reselected = strategy.select(chooser_loop, Budget(full, budget, max_tokens, reserve_for_response))
+                    reselected = with_loop_opening(reselected, body, running, whole=True, asked=asked)
+                    q = fresh_pass(p)
+                    tried = draw(reselected, q, cap, whole=True)
+                    tried = shrink(tried, room, counter, q, options, keep_whole=pinned(), **tiers(reselected))
+                    total = sum(tokens_of(m, counter) for m in tried)
+                    if total <= room and len(tried) > len(work):
+                        selection, work, used, p = reselected, tried, total, q
         if used > room or (not work and n_body):
             parts["smallest valid context"] = used
             middle = sum(tokens_of(m, counter) for m in work if m.origin in cut["first"])

@@ -32,7 +32,7 @@ def test_overflow_window_fills_the_budget_before_compression(imported: Path) -> 
     assert 3_000 <= window["tokens"] <= 4_000
     assert window["tokens"] >= windowed["tokens"]
     cut = [r for r in window["repairs"] if r["kind"] == "excerpted"]
-    assert any("larger than the budget" in r["detail"] for r in cut)
+    assert any("too large for the budget" in r["detail"] for r in cut)
 
 
 def test_a_budget_too_small_after_compress_is_over_budget_not_lagging(imported: Path, tmp_path: Path) -> None:

@@ -185,17 +185,28 @@ def test_B05_B11_oversized_result_is_excerpted_with_its_pair(
     assert cm.get_message("m3").content[0].content == words(size)  # the journal keeps it whole
 
 
-def test_B06_orphaned_result_is_cut_from_a_mixed_message_and_the_text_kept() -> None:
+@pytest.mark.parametrize("budget", [60, 170])
+def test_B06_orphaned_result_is_cut_from_a_mixed_message_and_the_text_kept(budget: int) -> None:
+    """At 60 words the call (m2) cannot fit even with its 150-word result excerpted: the orphaned result
+    is cut from m3 and its text kept. At 170 the whole group fits once the result is excerpted (issue 13
+    kind 2: what fits after reductions is kept): the pair travels whole, never half of it."""
     case = load_case("B06")
     cm = manager_for(case["messages"], counter=WordCounter())
-    result = cm.compile(170)
+    result = cm.compile(budget)
     assert_valid(result, WordCounter())
     first = result.messages[0]
     assert first.role == "user"
     assert first.content[0]["type"] != "tool_result"
     texts = [b["text"] for m in result.messages for b in m.content if b["type"] == "text"]
     assert "Now open the README." in texts
-    assert any(r.kind == "orphan_result_dropped" and r.tool_use_id == "ls1" for r in result.repairs)
+    shown = {s.id for m in result.messages for s in m.sources}
+    if budget == 60:
+        assert "m2" not in shown
+        assert any(r.kind == "orphan_result_dropped" and r.tool_use_id == "ls1" for r in result.repairs)
+    else:
+        assert {"m1", "m2", "m3", "m4"} <= shown
+        assert any(r.kind == "excerpted" and r.message_id == "m3" for r in result.repairs)
+        assert not any(r.kind == "orphan_result_dropped" for r in result.repairs)
     assert cm.get_message("m3").content[0].type == "tool_result"  # journal untouched
 
 
