@@ -20,12 +20,25 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
+from hypothesis_budget import DEV_MAX_EXAMPLES, DEV_PROFILE
 
 from context_journal.stores import MemoryStore, SQLiteStore, Store
 from context_journal.stores import memory as memory_backend
 from context_journal.stores import sqlite as sqlite_backend
 
 DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+# Hypothesis profiles. "ci", loaded unless another is chosen, runs every test's examples as written. "dev"
+# (``python -m pytest --hypothesis-profile=dev``, hypothesis's own option, applied after this file is read)
+# runs about a fifth of them for a quicker local loop: a test's ``max_examples=examples(N)`` follows it
+# (hypothesis_budget.py), and so does every test that names no count. Both start from the settings
+# hypothesis would have loaded by itself (its built-in "ci" profile when it detects a CI run, else
+# "default"), so a run that chooses no profile behaves exactly as before the profiles existed.
+_HYPOTHESIS_BASE = settings.get_profile(settings.get_current_profile_name())
+settings.register_profile("ci", _HYPOTHESIS_BASE)
+settings.register_profile(DEV_PROFILE, _HYPOTHESIS_BASE, max_examples=DEV_MAX_EXAMPLES)
+settings.load_profile("ci")
 
 
 @pytest.fixture(scope="session")

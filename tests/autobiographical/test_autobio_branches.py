@@ -7,6 +7,7 @@ from __future__ import annotations
 from autobio_helpers import add, chat, check, chunks, echo_summarizer, manager, tool_chat
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from context_journal.manager import ContextManager
 from context_journal.strategies import AutobiographicalStrategy
@@ -55,7 +56,7 @@ def test_switching_branches_reloads_the_compression_state() -> None:
     assert len(chunks(cm)) == on_main
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     removals=st.lists(st.integers(0, 79), max_size=20),
     edits=st.lists(st.integers(0, 79), max_size=10),

@@ -21,6 +21,7 @@ from autobio_helpers import (
 )
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from context_journal.compression import SummaryNotFoundError
 from context_journal.llm import LLMRequest, OfflineSummarizer, ProviderTransientError
@@ -29,7 +30,7 @@ from context_journal.strategies import AutobiographicalStrategy
 from context_journal.strategies.autobiographical import INHERIT_STATE
 from context_journal.testing import ScriptedProvider
 
-FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _raw_ids(result: Any) -> list[str]:

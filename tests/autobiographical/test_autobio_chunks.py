@@ -9,13 +9,14 @@ from typing import Any
 from autobio_helpers import add, chat, chunks, echo_summarizer, l1_requests, manager, tool_chat, words
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from context_journal.manager import ContextManager
 from context_journal.strategies import AutobiographicalStrategy
 from context_journal.strategies.autobiographical.chunking import recent_start
 from context_journal.views import StoreView
 
-FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @st.composite

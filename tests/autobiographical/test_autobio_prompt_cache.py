@@ -12,6 +12,7 @@ import pytest
 from autobio_helpers import add, check, echo_summarizer, manager, tool_chat, words
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from context_journal.manager import ContextManager
 from context_journal.state import LedgerConfig
@@ -176,7 +177,7 @@ def test_lagging_compression_cuts_in_steps_not_every_turn() -> None:
     assert (stepped, grew) == (14, 27)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     turns=st.lists(st.tuples(st.integers(3, 90), st.booleans(), st.booleans()), min_size=8, max_size=50),
     budget=st.sampled_from([1_500, 3_000, 6_000]),

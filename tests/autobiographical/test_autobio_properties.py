@@ -12,6 +12,7 @@ from typing import Any
 from autobio_helpers import check, compile_checked, manager, words
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from context_journal.compile import EmptyContextError, OverBudgetError
 from context_journal.llm import LLMRequest
@@ -98,7 +99,7 @@ def _flaky(failures: list[bool]) -> ScriptedProvider:
 
 
 SETTINGS = settings(
-    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+    max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
 )
 
 
@@ -145,7 +146,9 @@ def test_every_compile_is_valid_within_budget_and_covers_every_message(
             assert again.to_dict() == result.to_dict()  # deterministic
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 @given(msgs=conversations(), budget=st.integers(150, 6_000), ticks=st.sampled_from([0, 2, 1000]))
 def test_window_overflow_never_raises_for_lack_of_summaries(
     msgs: list[dict[str, Any]], budget: int, ticks: int

@@ -13,6 +13,7 @@ import pytest
 from autobio_helpers import check, words
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from context_journal.formats import read_transcript
 from context_journal.formats.base import Conversation
@@ -22,7 +23,7 @@ from context_journal.strategies import AutobiographicalConfig, AutobiographicalS
 
 LOCOMO = Path(__file__).resolve().parents[3] / "shared" / "data" / "locomo" / "locomo-dev7.json"
 ROLE_KEYS = ("assistant", "user", "system_participants", "tool_participants")
-FAST = settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=examples(6), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _conversations() -> list[Conversation]:

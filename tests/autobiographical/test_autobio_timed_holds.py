@@ -12,6 +12,7 @@ import pytest
 from autobio_helpers import chat, chunks, echo_summarizer, manager
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from context_journal.stores.base import Op
 
@@ -95,7 +96,7 @@ OPS = st.lists(
 )
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(OPS)
 def test_held_messages_follow_a_model_of_holds_and_time(ops: list[tuple[str, str, int | None]]) -> None:
     clock = Clock()

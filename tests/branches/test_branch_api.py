@@ -13,6 +13,7 @@ import pytest
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, consumes, initialize, invariant, precondition, rule
+from hypothesis_budget import examples
 
 from context_journal import (
     AutobiographicalConfig,
@@ -212,7 +213,7 @@ class BranchMachine(RuleBasedStateMachine):
         self.frozen.pop(name, None)
 
 
-BranchMachine.TestCase.settings = settings(max_examples=120, stateful_step_count=30, deadline=None)
+BranchMachine.TestCase.settings = settings(max_examples=examples(120), stateful_step_count=30, deadline=None)
 TestBranchMachine = BranchMachine.TestCase
 
 

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from typer.testing import CliRunner
 
 from context_journal import ContextManager
@@ -83,7 +84,7 @@ COMMANDS: list[list[str]] = [
 ]
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(20), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(command=st.sampled_from(COMMANDS), name=st.sampled_from(["missing.db", "[bold]x[/].db", "a b.db"]))
 def test_every_json_command_reports_a_missing_store_as_json(tmp_path: Path, command: list[str], name: str) -> None:
     store = str(tmp_path / "no" / name)

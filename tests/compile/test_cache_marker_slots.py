@@ -11,6 +11,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from context_journal import ContextManager
 from context_journal._cache_markers import CacheMarkersDroppedWarning, cap_cache_markers
@@ -57,7 +58,7 @@ def _block(shape: str, k: int) -> dict[str, Any]:
     return b
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     shapes=st.lists(st.lists(block_shape, min_size=1, max_size=3), min_size=1, max_size=6),
     system_marked=st.booleans(),

@@ -21,6 +21,7 @@ from compile_helpers import (
 )
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from context_journal.compile import CompileOptions, Injection, OverBudgetError
 from context_journal.manager import ContextManager
@@ -29,7 +30,7 @@ from context_journal.tokens import EstimatingCounter
 from context_journal.validate import validate_openai_messages
 
 STRATEGIES = ["passthrough", "windowed"]
-FAST = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _tool_pair_ok(result: Any) -> None:
@@ -371,7 +372,7 @@ SIGNED = {
 
 
 @given(text=st.text(min_size=1), signature=st.text(min_size=1).filter(str.strip))
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_B24_thinking_comes_back_byte_identical_after_a_sqlite_roundtrip(
     tmp_path_factory: pytest.TempPathFactory, text: str, signature: str
 ) -> None:
@@ -703,7 +704,15 @@ def test_B48_markers_on_tools_and_stored_blocks_count_toward_the_limit_of_four()
     for k in range(1, 6):  # "m5..m24: five more rounds of the same shape"
         _b48_round(cm, k)
     result = cm.compile(call["budget"], system=call["system"])
-    assert_valid(result)
+    from context_journal.formats.exporters import CacheMarkersDroppedWarning
+
+    # assert_valid's own export (no tools) drops the markers over the limit too, and says so
+    with pytest.warns(CacheMarkersDroppedWarning) as warned:
+        assert_valid(result)
+    reports = [w.message for w in warned if isinstance(w.message, CacheMarkersDroppedWarning)]
+    assert len(reports) == 1
+    assert "system[0]" in reports[0].dropped and len(reports[0].dropped) == 1 + 6 * 4 - 3
+    assert len(reports[0].kept) == 4
     tools = call["tools"]
     params, dropped = _export_recording(result, tools=tools)
     _assert_markers_sendable(params)

@@ -13,6 +13,7 @@ import pytest
 from compile_helpers import assert_valid, journal_state, running_loop_kept_whole, stored_blocks, thinking_loop, words
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from context_journal.compile import CompileOptions, EmptyContextError, Injection, OverBudgetError
 from context_journal.manager import ContextManager
@@ -134,7 +135,7 @@ def _manager(msgs: list[dict[str, Any]], strategy: str, fraction: float) -> Cont
 
 
 @pytest.mark.parametrize("strategy", ["passthrough", "windowed"])
-@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     msgs=conversations(),
     max_tokens=st.one_of(st.integers(30, 600), st.integers(600, 40_000)),

@@ -6,6 +6,7 @@ from __future__ import annotations
 from compile_helpers import words
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from context_journal.manager import ContextManager
 from context_journal.views import MessageView, SliceView, StoreView, newest_unit_start, unit_start_at_or_after
@@ -30,7 +31,7 @@ def _build(ops: list[tuple[str, int]]) -> ContextManager:
     return cm
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     ops=st.lists(st.tuples(st.sampled_from(["add", "add", "add", "remove", "edit"]), st.integers(0, 60)), max_size=40),
     budget=st.integers(0, 400),

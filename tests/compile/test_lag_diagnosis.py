@@ -9,13 +9,14 @@ from __future__ import annotations
 from compile_helpers import words
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from context_journal.compile import OverBudgetError
 from context_journal.llm import OfflineSummarizer
 from context_journal.manager import ContextManager
 from context_journal.strategies import AutobiographicalConfig, AutobiographicalStrategy
 
-FAST = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=examples(20), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _lagging(turns: int, size: int, sized_for: int, head: int) -> ContextManager:

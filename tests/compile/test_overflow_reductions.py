@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from context_journal import ContextManager
 from context_journal.compile import CompileResult, OverBudgetError
@@ -166,7 +167,7 @@ def _newest_run(result: CompileResult, ids: list[str]) -> int:
     return n
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     strategy=st.sampled_from(STRATEGIES),
     kinds=st.lists(st.tuples(_kind, st.integers(1, 500)), min_size=2, max_size=10),

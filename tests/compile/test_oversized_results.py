@@ -13,6 +13,7 @@ import pytest
 from compile_helpers import WordCounter, assert_valid, ids, manager_for, words
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from context_journal.strategies import (
     AutobiographicalConfig,
@@ -22,7 +23,7 @@ from context_journal.strategies import (
     WindowedPassthroughStrategy,
 )
 
-FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _strategies(budget: int) -> dict[str, Callable[[], Strategy]]:

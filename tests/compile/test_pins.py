@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from context_journal import (
     AutobiographicalConfig,
@@ -85,7 +86,7 @@ def check_compile(cm: ContextManager, budget: int, pinned: list[str], **kwargs: 
 plans = st.lists(st.tuples(st.sampled_from(["text", "text", "tool"]), st.integers(1, 60)), min_size=3, max_size=40)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     plan=plans,
     picks=st.lists(st.integers(0, 10_000), min_size=1, max_size=4),

@@ -12,6 +12,7 @@ import pytest
 from compile_helpers import assert_valid, words
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from provider_shapes import (
     ASSISTANT_PAIRS,
     assistant_turn,
@@ -318,7 +319,9 @@ def histories(draw: st.DrawFn) -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("strategy", ["passthrough", "windowed"])
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 @given(
     msgs=histories(),
     max_tokens=st.one_of(st.integers(40, 1500), st.integers(1500, 60_000)),

@@ -13,6 +13,7 @@ import pytest
 from compile_helpers import WordCounter, assert_valid, ids, load_case, manager_for, words
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from context_journal.compile import CompileOptions, CompileResult
 from context_journal.llm import OfflineSummarizer
@@ -25,7 +26,7 @@ from context_journal.strategies import (
     WindowedPassthroughStrategy,
 )
 
-FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 PNG = base64.b64encode(bytes(range(256)) * 64).decode()
 
 

@@ -22,6 +22,7 @@ from compile_helpers import (
 )
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from context_journal import AutobiographicalConfig, AutobiographicalStrategy
 from context_journal.compile import OverBudgetError
@@ -106,7 +107,7 @@ def loops(draw: st.DrawFn) -> list[dict[str, Any]]:
     return msgs
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     msgs=loops(), budget=st.integers(40, 6000), name=st.sampled_from(["passthrough", "windowed", "autobiographical"])
 )

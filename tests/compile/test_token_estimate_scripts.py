@@ -23,6 +23,7 @@ import pytest
 from compile_helpers import load_case, manager_for
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from token_corpus import CORPUS
 
 from context_journal.errors import MissingExtraError
@@ -36,7 +37,7 @@ from context_journal.tokens import (
 )
 
 LOW, HIGH = 1.0, 1.5
-FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @cache
@@ -264,7 +265,7 @@ def test_pdf_is_priced_per_page_text_plus_page_image(pages: int) -> None:
     assert tokens <= pages * (c.pdf_page_tokens + 3_000) + 10
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(pages=st.integers(1, 80), words=st.integers(0, 400))
 def test_pdf_price_grows_with_pages_and_text(pages: int, words: int) -> None:
     c = EstimatingCounter()
@@ -369,7 +370,7 @@ def test_B65_text_estimates_reach_the_reference_and_the_pdf_is_left_out() -> Non
 # --- calibration per content class ---------------------------------------------------------------
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     prose=st.floats(0.5, 1.5),
     other=st.floats(1.0, 6.0),

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from context_journal import ContextManager
 from context_journal.errors import ContextJournalError, MalformedContentError
@@ -48,7 +49,7 @@ def _attempts(cm: ContextManager, name: str) -> list[tuple[str, Any]]:
 
 
 @pytest.mark.parametrize("backend", ["memory", "sqlite"])
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(name=BAD_NAMES)
 def test_a_bad_name_is_refused_and_nothing_is_written(backend: str, name: str, tmp_path: Path) -> None:
     url = "memory:" if backend == "memory" else str(tmp_path / f"s{abs(hash(name))}.db")
@@ -91,7 +92,7 @@ MEDIA_TYPES = st.one_of(
 )
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(media=MEDIA_TYPES)
 def test_an_image_media_type_is_a_plain_type_or_refused_with_nothing_written(media: str) -> None:
     """Issue 15 review (kind 1): ``image/png\\x00``, ``image/../../etc``, ``image/svg+xml`` and other

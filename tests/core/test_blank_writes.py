@@ -15,12 +15,13 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from context_journal import ContextManager
 from context_journal.content import TextBlock
 from context_journal.errors import MalformedContentError
 
-FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 blank_text = st.text(alphabet=" \t\n\r\u00a0\u2003\u3000", max_size=6)
 blank_block = st.one_of(

@@ -9,6 +9,7 @@ import math
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from typer.testing import CliRunner
 
 from context_journal import ContextManager
@@ -34,7 +35,7 @@ def test_cli_refuses_a_huge_budget(tmp_path: object) -> None:
     assert res.exit_code == 2 and "Traceback" not in res.output
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(factor=st.floats(0.25, 4.0), budget=st.integers(0, 50_000))
 def test_raw_budget_is_the_largest_estimate_that_fits(factor: float, budget: int) -> None:
     cal = Calibration(factor=factor)

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from context_journal import ContextManager, MalformedContentError, MemoryStore
 from context_journal.content import externalize_media, parse_content, resolve_media, validate_content
@@ -60,7 +61,7 @@ block = st.one_of(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(block, min_size=1, max_size=5))
 def test_blocks_round_trip_exactly_through_the_store(blocks: list[dict[str, Any]]) -> None:
     with ContextManager.open(store=MemoryStore()) as cm:
@@ -74,7 +75,7 @@ def test_blocks_round_trip_exactly_through_the_store(blocks: list[dict[str, Any]
         assert cm.resolve_media(stored) == blocks
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(block, min_size=1, max_size=4))
 def test_media_blob_round_trip_and_dedup(blocks: list[dict[str, Any]]) -> None:
     stored: dict[str, bytes] = {}

@@ -10,6 +10,7 @@ import regex
 from grapheme_clusters import CLUSTERS as SHARED
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from context_journal._graphemes import (
     ceil_boundary,
@@ -27,7 +28,7 @@ from context_journal.recall.spans import _cut
 from context_journal.strategies.autobiographical.planning import cap_text
 from context_journal.tokens import EstimatingCounter, estimate_text_tokens
 
-SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 CLUSTERS = SHARED
 ATOMS = [*CLUSTERS, "a", "b", "Z", "7", " ", "  ", ".", ",", "\n", "é", "中", "ก", "\u0301", "\u200d", "🇩"]

@@ -98,7 +98,8 @@ def test_every_tool_use_is_answered_in_the_next_message(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(SESSIONS))
 def test_ids_and_timestamps_are_kept(name: str) -> None:
     raw = _raw(DATA / f"{name}.jsonl")
-    by_line = {i: d for i, d in enumerate((json.loads(x) for x in (DATA / f"{name}.jsonl").open()), start=1)}
+    with (DATA / f"{name}.jsonl").open(encoding="utf-8") as lines:
+        by_line = {i: json.loads(x) for i, x in enumerate(lines, start=1)}
     main = _read(name).conversations[0]
     assert {b["id"] for m in main.messages for b in _blocks(m, "tool_use")} == {
         b["id"] for b in _raw_blocks(raw, "tool_use")

@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from typer.testing import CliRunner
 
 from context_journal.cli import app
@@ -40,7 +41,9 @@ BIG = (
 # Bytes that can never start or continue valid UTF-8 here: a lone continuation byte, overlong leads, 0xF5+.
 BAD_BYTES = st.sampled_from([0x80, 0x9F, 0xBF, 0xC0, 0xC1, 0xE0, 0xED, 0xF0, 0xF5, 0xFE, 0xFF])
 PROFILE = settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+    max_examples=examples(40),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 
 
@@ -333,7 +336,7 @@ def test_json_in_latin1_or_utf16(tmp_path: Path) -> None:
 # --- IRC ----------------------------------------------------------------------------------------------
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(where=st.floats(0, 1), byte=BAD_BYTES)
 def test_irc_log_with_a_bad_byte_keeps_every_line(data_dir: Path, work: Path, where: float, byte: int) -> None:
     raw_path = next(iter(sorted((data_dir / "ubuntu-irc-disentanglement").rglob("*.raw.txt"))))

@@ -70,6 +70,7 @@ class Child:
         if not self.ready.wait(60):
             self.proc.kill()
             stderr = self.proc.stderr.read().decode() if self.proc.stderr else ""
+            self.close()
             pytest.fail(f"the child did not start:\n{stderr}")
 
     def finish(self, timeout: float = 120) -> None:
@@ -77,23 +78,40 @@ class Child:
         self._reader.join(10)
         if self.proc.returncode != 0:
             stderr = self.proc.stderr.read().decode() if self.proc.stderr else ""
+            self.close()
             pytest.fail(f"child exited {self.proc.returncode}:\n{stderr}")
+        self.close()
 
     def kill(self) -> None:
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait(10)
         self._reader.join(10)
+        self.close()
+
+    def close(self) -> None:
+        """Kill the child if it still runs, reap it and close both pipes (none is left to the garbage collector)."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait(10)
+        self._reader.join(10)
+        for pipe in (self.proc.stdout, self.proc.stderr):
+            if pipe is not None:
+                pipe.close()
 
 
 def test_four_processes_append_at_once(store: Store, tmp_path: Path) -> None:
     location = _location(store)
     go = tmp_path / "go"
     children = [Child(location, "race", f"w{k}", "race", str(PER_WRITER), str(go)) for k in range(WRITERS)]
-    for c in children:
-        c.wait_ready()
-    go.touch()
-    for c in children:
-        c.finish()
+    try:
+        for c in children:
+            c.wait_ready()
+        go.touch()
+        for c in children:
+            c.finish()
+    finally:
+        for c in children:
+            c.close()
     journal = ExecutionJournal(store)
     entries = journal.entries("race")
     n = WRITERS * PER_WRITER
@@ -120,12 +138,14 @@ def test_sigkill_mid_append_loses_nothing_acknowledged(store: Store) -> None:
     acknowledged_runs = 0
     for run in range(KILLS):
         child = Child(location, "crash", f"r{run}", "crash")
-        child.wait_ready()
-        time.sleep(rng.uniform(0.01, 0.25))
-        if child.proc.poll() is not None:
-            stderr = child.proc.stderr.read().decode() if child.proc.stderr else ""
-            pytest.fail(f"the writer died on its own:\n{stderr}")
-        child.kill()
+        try:
+            child.wait_ready()
+            time.sleep(rng.uniform(0.01, 0.25))
+            if child.proc.poll() is not None:
+                stderr = child.proc.stderr.read().decode() if child.proc.stderr else ""
+                pytest.fail(f"the writer died on its own:\n{stderr}")
+        finally:
+            child.kill()
         assert child.proc.returncode == -signal.SIGKILL
         in_flight: str | None = None
         last_acked: str | None = None

@@ -8,6 +8,7 @@ from typing import Any
 from _journal_helpers import handoff, plan, verification
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from test_journal_folds import IDS, make_entries
 
 from context_journal.journal import (
@@ -56,7 +57,7 @@ def journal_items(ops: list[tuple[str, Any]]) -> list[tuple[str, dict[str, Any]]
 
 
 @given(st.lists(op, max_size=30))
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 def test_a_brief_from_the_fold_passes_and_removing_any_rule_out_fails(ops: list[tuple[str, Any]]) -> None:
     entries = make_entries("p", journal_items(ops))
     state = fold(entries)

@@ -9,6 +9,7 @@ import pytest
 from _journal_helpers import handoff, plan, verification
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from context_journal.journal import (
     Entry,
@@ -82,7 +83,7 @@ def ops_to_items(ops: list[tuple[str, Any]]) -> list[tuple[str, dict[str, Any]]]
 
 
 @given(ops_strategy)
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 def test_active_rule_outs_match_a_simple_model(ops: list[tuple[str, Any]]) -> None:
     state = fold(make_entries("p", ops_to_items(ops)), "p")
     assert {r.id: r.seq for r in state.rule_outs} == model_of(ops)
@@ -92,7 +93,7 @@ def test_active_rule_outs_match_a_simple_model(ops: list[tuple[str, Any]]) -> No
 
 
 @given(ops_strategy)
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_the_journal_refuses_inactive_reversals_and_agrees_with_the_model(ops: list[tuple[str, Any]]) -> None:
     journal = ExecutionJournal(MemoryStore())
     applied: list[tuple[str, Any]] = []

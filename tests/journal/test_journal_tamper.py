@@ -20,6 +20,7 @@ import pytest
 from _journal_helpers import handoff
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from typer.testing import CliRunner
 
 from context_journal import ContextManager
@@ -444,7 +445,7 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _template(tmp_path_factory.mktemp("tamper"))
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(kind=st.sampled_from(TAMPERS), pick=st.integers(min_value=0, max_value=10_000))
 def test_any_single_row_tamper_is_detected(tmp_path: Path, template: Path, kind: str, pick: int) -> None:
     """Edit, delete or re-hash one entry, or edit or delete one record (any record: a message, a state, a

@@ -9,6 +9,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from ledger_helpers import ledger_block
 
 from context_journal import ContextManager
@@ -66,7 +67,7 @@ PIECES = [
 ]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(PIECES), st.sampled_from(["", "", " ", "\n", "  ", "\t"])), max_size=30))
 def test_chunked_names_equal_the_whole_text_pattern(parts: list[tuple[str, str]]) -> None:
     text = "".join(p + sep for p, sep in parts)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from context_journal import ContextManager
 
@@ -62,7 +63,7 @@ def test_a_path_with_a_newline_cannot_forge_a_plan_line() -> None:
     assert "\\n" + FORGED in block  # shown, escaped, inside the file's line
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(
     path=st.text(alphabet=st.sampled_from("ab/.\n\r\t\x00 "), min_size=1, max_size=30),
     item=st.text(alphabet=st.sampled_from("xy \n\r"), min_size=1, max_size=20),

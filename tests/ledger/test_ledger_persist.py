@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from context_journal import ContextManager
 from context_journal.messages import MessageStore
@@ -96,7 +97,7 @@ OPS = st.lists(
 )
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ops=OPS)
 def test_a_persisted_ledger_equals_one_folded_from_scratch(backend: Backend, ops: list[tuple[str, Any, Any]]) -> None:
     store = backend.new()

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from ledger_helpers import ITEMS, PLAN_SHAPES, STATUSES_V1, STATUSES_V2, bash_pair, ledger_block
 
 from context_journal import ContextManager
@@ -78,7 +79,7 @@ def test_the_latest_plan_survives_small_budgets(shape: str, budget: int, kind: s
     _check(cm, budget, PLAN_SHAPES[shape](STATUSES_V2)[0])
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     budget=st.integers(450, 2500),
     filler=st.integers(10, 80),

@@ -14,6 +14,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from test_ledger_density import PIECES, whole_text_names
 
 from context_journal.state import Ledger, LedgerConfig, ToolSpec
@@ -26,7 +27,7 @@ TEXT = st.lists(st.tuples(st.sampled_from(PIECES), st.sampled_from(["", " ", "\n
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(TEXT, min_size=1, max_size=4))
 def test_texts_read_together_give_each_ones_names(texts: list[str]) -> None:
     """``_names`` of texts joined by ``_APART`` is the union of each text's (a declaring keyword at the
@@ -83,14 +84,14 @@ WORDS = [
 ]  # fmt: skip
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(WORDS), st.sampled_from([" ", ";", " && ", " | ", "\n", "||"])), max_size=14))
 def test_command_files_equal_the_straightforward_version(parts: list[tuple[str, str]]) -> None:
     command = "".join(w + sep for w, sep in parts)
     assert command_files(command) == reference_command_files(command)
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(st.text(alphabet="&|;\n a", max_size=16))
 def test_segments_are_cut_where_the_pattern_cuts(command: str) -> None:
     assert _segments(command) == _SEGMENT_RE.split(command)
@@ -99,7 +100,7 @@ def test_segments_are_cut_where_the_pattern_cuts(command: str) -> None:
 # ---- a result's text blocks --------------------------------------------------------------------------
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(
     st.lists(st.one_of(st.text(alphabet="ab\n", max_size=30), st.none(), st.integers()), max_size=6),
     st.integers(1, 40),
@@ -218,7 +219,7 @@ def messages(draw: Any) -> list[list[dict[str, Any]]]:
     return out
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(messages(), st.sampled_from([LedgerConfig(), LedgerConfig(scan_chars=20, result_scan_chars=9)]))
 def test_the_fold_ranks_the_names_a_straightforward_fold_finds(
     msgs: list[list[dict[str, Any]]], config: LedgerConfig

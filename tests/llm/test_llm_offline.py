@@ -17,6 +17,7 @@ import pytest
 from _sessions import load_session, summary_request
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from context_journal.content import block_to_dict
 from context_journal.llm import LLMMessage, LLMRequest, OfflineSummarizer, summarize_request
@@ -377,7 +378,7 @@ def messages(draw: st.DrawFn) -> list[dict[str, Any]]:
     return out
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(messages(), st.integers(1, 400))
 def test_random_input_is_verbatim_within_target_and_deterministic(msgs: list[dict[str, Any]], target: int) -> None:
     request = LLMRequest(messages=msgs, metadata={"target_tokens": target})

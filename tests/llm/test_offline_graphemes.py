@@ -15,13 +15,14 @@ import regex
 from grapheme_clusters import CLUSTERS as SHARED
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from context_journal._graphemes import strip_clusters
 from context_journal.llm import LLMRequest, summarize_request
 from context_journal.llm._extract import MAX_BULKY_CHARS, MAX_UNIT_CHARS, _clip, split_spans
 from context_journal.llm.offline import Digest
 
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 CLUSTERS = [*SHARED, " \u0301"]  # and a space carrying a mark: trimming the space must not leave it
 LETTERS = [*"abcdefgkmnoprstuvz", "load_user", "src/app.py", "Config", "42", "é", "中"]
@@ -127,7 +128,7 @@ def conversation(draw: st.DrawFn) -> list[dict[str, Any]]:
     ]
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(msgs=conversation(), target=st.one_of(st.integers(1, 12), st.integers(12, 600)))
 def test_every_digest_fragment_is_whole_clusters(msgs: list[dict[str, Any]], target: int) -> None:
     request = LLMRequest(messages=msgs, metadata={"target_tokens": target, "summarize_range": [0, len(msgs)]})

@@ -161,6 +161,9 @@ def test_http_client_with_background_compression(imported: Path) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(10)
+        for pipe in (proc.stdout, proc.stderr):  # closed here, not left to the garbage collector
+            if pipe is not None:
+                pipe.close()
 
 
 def test_background_compression_needs_no_request_and_never_claims_a_namespace(imported: Path) -> None:

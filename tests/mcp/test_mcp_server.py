@@ -564,8 +564,11 @@ def test_http_on_loopback_with_and_without_the_token(tmp_path: Path, given: str)
         assert rebound.status_code in (400, 421), rebound.status_code
 
         async def main() -> None:
-            http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
-            async with Client(streamable_http_client(url, http_client=http), mode="legacy") as client:
+            # a client passed in is not closed by streamable_http_client: this block closes it (and its sockets)
+            async with (
+                create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as http,
+                Client(streamable_http_client(url, http_client=http), mode="legacy") as client,
+            ):
                 out = await call(
                     client,
                     "journal_append",
@@ -586,6 +589,9 @@ def test_http_on_loopback_with_and_without_the_token(tmp_path: Path, given: str)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(10)
+        for pipe in (proc.stdout, proc.stderr):  # closed here, not left to the garbage collector
+            if pipe is not None:
+                pipe.close()
 
 
 def test_non_loopback_bind_needs_a_token(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from context_journal import ContextManager, MemoryStore, ViewFilterError
 from context_journal.messages import Message
@@ -174,7 +175,7 @@ def _tool_unit(k: int, secret: bool) -> list[tuple[str, Any, str]]:
     ]
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     shape=st.lists(st.tuples(st.sampled_from(["text", "tool"]), st.booleans()), min_size=2, max_size=24),
     strategy=st.sampled_from(["passthrough", "windowed", "autobiographical"]),

@@ -13,6 +13,7 @@ import pytest
 from bug_cases import load_case
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from typer.testing import CliRunner
 
 from context_journal import ContextManager
@@ -79,7 +80,7 @@ def test_B64_derived_child_reopens_only_for_its_reader() -> None:
 _NAMES = st.text(alphabet="abcdefgh", min_size=1, max_size=4)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     claims=st.dictionaries(_NAMES, _NAMES, min_size=1, max_size=4),  # namespace -> reader
     probe=_NAMES,
@@ -185,7 +186,7 @@ def _shared_message(
     return store, host, blocks, host.add_message("user", blocks)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     old=st.lists(_AUDIENCES, min_size=1, max_size=5),
     new_count=st.integers(1, 3),
@@ -215,7 +216,7 @@ def test_generated_reader_edits_keep_every_hidden_block(
                 assert b["text"] in view
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(old=st.lists(_AUDIENCES, min_size=1, max_size=5), remover=st.sampled_from(["ann", "bob", "cy"]))
 def test_generated_reader_removals_keep_every_hidden_block(old: list[list[str] | None], remover: str) -> None:
     """Issue 15 review: a reader removed a message it could not see at all, and a message holding another

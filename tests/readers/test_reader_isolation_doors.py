@@ -17,6 +17,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from typer.testing import CliRunner
 
 from context_journal import ContextManager
@@ -145,7 +146,7 @@ def _door_texts(db: str, reader: str, hidden: list[str], own: list[str], pin_id:
     return out
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=conversations())
 def test_no_door_leaks_a_private_block(
     case: tuple[list[str], list[list[list[str] | None]], list[str], list[int]],

@@ -9,6 +9,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from context_journal.compile import EmptyContextError
 from context_journal.errors import MessageNotFoundError
@@ -40,7 +41,7 @@ def _echo(request: Any) -> str:
     return "memory " + " ".join(TAG.findall(request.model_dump_json()))
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(ops=ops, compile_reader=st.sampled_from([*READERS, None]))
 def test_no_block_reaches_a_reader_it_does_not_name(ops: list[Any], compile_reader: str | None) -> None:
     host = ContextManager.open("memory:")
@@ -121,7 +122,7 @@ def test_no_block_reaches_a_reader_it_does_not_name(ops: list[Any], compile_read
         check(r, cm, p)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     steps=st.lists(
         st.tuples(st.sampled_from(["add", "edit", "remove"]), st.integers(0, 50), message), min_size=1, max_size=30

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from context_journal import (
     AutobiographicalConfig,
@@ -226,7 +227,9 @@ def check_recall_property(
     assert (dump(auto), auto.compile_id) == (dump(given_query), given_query.compile_id)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 @given(
     msgs=conversations(),
     strategy=st.sampled_from(["passthrough", "windowed", "autobiographical"]),
@@ -242,7 +245,9 @@ def test_recall_compiles_fit_are_valid_chronological_and_deterministic(
     check_recall_property(msgs, strategy, budget, query, other, reader, dates)
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 @given(
     msgs=conversations(min_turns=30, max_turns=60),
     budget=st.integers(1200, 3000),
@@ -259,7 +264,7 @@ def test_autobiographical_recall_over_summaries(
 
 
 @settings(
-    max_examples=40,
+    max_examples=examples(40),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     phases=[Phase.explicit, Phase.reuse, Phase.generate],  # the minimal case is the example test below
@@ -325,7 +330,9 @@ class IslandStrategy(BaseStrategy):
         return Selection(tuple(spans), omitted=tuple(gaps))
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 @given(
     msgs=conversations(),
     cuts=st.lists(st.integers(0, 60), min_size=2, max_size=10, unique=True).map(sorted),

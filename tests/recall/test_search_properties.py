@@ -23,6 +23,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
+from hypothesis_budget import examples
 
 from context_journal import ContextManager, MemoryStore
 from context_journal.messages import Message
@@ -305,7 +306,7 @@ class SQLiteSearchMachine(SearchMachine):
 
 
 _SETTINGS = settings(
-    max_examples=50, stateful_step_count=25, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=examples(50), stateful_step_count=25, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 SearchMachine.TestCase.settings = _SETTINGS
 SQLiteSearchMachine.TestCase.settings = _SETTINGS

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from context_journal import AutobiographicalConfig, AutobiographicalStrategy, ContextManager, MemoryStore
 from context_journal.formats import import_into, read_transcript
@@ -356,7 +357,7 @@ def _echo(request: Any) -> str:
     return "memory " + " ".join(dict.fromkeys(TAG.findall(request.model_dump_json())))
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(ops=ops)
 def test_a_reader_never_gets_a_summary_holding_another_readers_block(ops: list[Any]) -> None:
     store = MemoryStore()

@@ -28,6 +28,7 @@ import pytest
 from _race import Mode, RaceResult, check_final
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from context_journal.errors import BranchNotFoundError
 from context_journal.manager import ContextManager
@@ -47,10 +48,11 @@ def bug_case(case: str) -> dict[str, Any]:
     return data
 
 
-def hsettings(backend: Backend, examples: int) -> settings:
-    """Hypothesis settings scaled to the backend (a PostgreSQL store costs a schema per example)."""
+def hsettings(backend: Backend, n: int) -> settings:
+    """Hypothesis settings scaled to the backend (a PostgreSQL store costs a schema per example) and to the
+    profile (``examples``)."""
     return settings(
-        max_examples=examples if backend.name != "postgres" else max(5, examples // 4),
+        max_examples=examples(n) if backend.name != "postgres" else max(5, examples(n) // 4),
         deadline=None,
         suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
     )

@@ -23,6 +23,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule, run_state_machine_as_test
+from hypothesis_budget import examples
 
 from context_journal.errors import (
     BranchExistsError,
@@ -366,7 +367,7 @@ def test_branching_visibility_matches_naive_model(backend: Backend) -> None:
     run_state_machine_as_test(
         make_machine(backend),
         settings=settings(
-            max_examples={"memory": 60, "sqlite": 50}.get(backend.name, 20),
+            max_examples=examples({"memory": 60, "sqlite": 50}.get(backend.name, 20)),
             stateful_step_count=30,
             deadline=None,
             suppress_health_check=[HealthCheck.too_slow],

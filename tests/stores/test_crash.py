@@ -88,19 +88,25 @@ def run_and_kill(db: Path, run: int, rng: random.Random) -> list[str]:
     reader = threading.Thread(target=drain, daemon=True)
     reader.start()
     started = time.monotonic()
-    if run % PER_STORE == 0:
-        # anywhere from interpreter start-up through opening (and creating) the store
-        time.sleep(rng.uniform(0.05, 0.3))
-    else:
-        assert ready.wait(30), "the writer did not start"
-        time.sleep(rng.uniform(0.02, 0.25))
-    if proc.poll() is not None:
-        stderr = proc.stderr.read().decode() if proc.stderr else ""
-        elapsed = time.monotonic() - started
-        pytest.fail(f"the writer died on its own (exit {proc.returncode}) after {elapsed:.2f}s:\n{stderr}")
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(10)
-    reader.join(10)
+    try:
+        if run % PER_STORE == 0:
+            # anywhere from interpreter start-up through opening (and creating) the store
+            time.sleep(rng.uniform(0.05, 0.3))
+        else:
+            assert ready.wait(30), "the writer did not start"
+            time.sleep(rng.uniform(0.02, 0.25))
+        if proc.poll() is not None:
+            stderr = proc.stderr.read().decode() if proc.stderr else ""
+            elapsed = time.monotonic() - started
+            pytest.fail(f"the writer died on its own (exit {proc.returncode}) after {elapsed:.2f}s:\n{stderr}")
+    finally:
+        # killed (a no-op once it has exited) and reaped, the reader at EOF, both pipes closed here
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+        reader.join(10)
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
     assert proc.returncode == -signal.SIGKILL
     return lines
 

@@ -176,18 +176,23 @@ def test_a_killed_writer_loses_no_indexed_write(tmp_path: Path) -> None:
     path = tmp_path / "s.db"
     ContextManager.open(path).close()
     writes = TEXT_FOLD_EVERY * 2 + 17
-    child = subprocess.Popen([sys.executable, "-c", CHILD, str(path), str(writes)], stdout=subprocess.PIPE, text=True)
-    assert child.stdout is not None
     acked: list[tuple[str, str]] = []
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        line = child.stdout.readline()
-        if not line or line.strip() == "done":
-            break
-        mid, word = line.split()
-        acked.append((mid, word))
-    child.send_signal(signal.SIGKILL)
-    child.wait()
+    # leaving the block closes the pipe and reaps the child (killed in every case, so the wait is short)
+    with subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(path), str(writes)], stdout=subprocess.PIPE, text=True
+    ) as child:
+        assert child.stdout is not None
+        try:
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                line = child.stdout.readline()
+                if not line or line.strip() == "done":
+                    break
+                mid, word = line.split()
+                acked.append((mid, word))
+        finally:
+            child.send_signal(signal.SIGKILL)
+            child.wait()
     assert len(acked) > writes
     cm = ContextManager.open(path)
     assert pending(cm.store) > 0  # the kill left some writes queued

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from contextlib import ExitStack
 from pathlib import Path
 
 from _work import assert_each_once, open_spec, seed
@@ -34,12 +35,16 @@ def test_three_workers_summarise_thirty_conversations_each_chunk_once(spec: str)
     store = open_spec(spec)
     try:
         names = seed(store, 30, 24)
-        procs = [_spawn(spec, f"w{i}", 30.0, 0.0) for i in range(3)]
         reports = []
-        for p in procs:
-            out, err = p.communicate(timeout=240)
-            assert p.returncode == 0, err
-            reports.append(json.loads(out.strip().splitlines()[-1]))
+        with ExitStack() as running:  # on the way out, even after a failure: each killed, reaped, pipes closed
+            procs = []
+            for i in range(3):
+                procs.append(running.enter_context(_spawn(spec, f"w{i}", 30.0, 0.0)))
+                running.callback(procs[-1].kill)
+            for p in procs:
+                out, err = p.communicate(timeout=240)
+                assert p.returncode == 0, err
+                reports.append(json.loads(out.strip().splitlines()[-1]))
         assert all(r["lost"] == 0 and not r["errors"] for r in reports), reports
         assert sum(1 for r in reports if r["summaries"]) >= 2, reports  # the work was shared
         chunks = sum(assert_each_once(store, ns) for ns in names)
@@ -61,16 +66,22 @@ def test_a_worker_killed_mid_request_has_its_work_redone(spec: str) -> None:
     store = open_spec(spec)
     try:
         names = seed(store, 2, 24)
-        victim = _spawn(spec, "victim", 3.0, 60.0)  # its model call sleeps a minute
-        deadline = time.time() + 60
-        held: dict[str, object] | None = None
-        while time.time() < deadline and held is None:
-            held = next((r for r in store.queue_rows() if str(r["lease_owner"]).startswith("victim")), None)  # type: ignore[attr-defined]
-            time.sleep(0.05)
-        assert held is not None, victim.stderr.read() if victim.stderr else ""
-        time.sleep(0.5)  # inside its model call now
-        victim.send_signal(signal.SIGKILL)
-        victim.wait(timeout=30)
+        # leaving the block closes the pipes and reaps the victim (killed in every case, so the wait is short)
+        with _spawn(spec, "victim", 3.0, 60.0) as victim:  # its model call sleeps a minute
+            try:
+                deadline = time.time() + 60
+                held: dict[str, object] | None = None
+                while time.time() < deadline and held is None:
+                    held = next((r for r in store.queue_rows() if str(r["lease_owner"]).startswith("victim")), None)  # type: ignore[attr-defined]
+                    time.sleep(0.05)
+                if held is None:
+                    victim.kill()
+                    victim.wait(timeout=30)
+                assert held is not None, victim.stderr.read() if victim.stderr else ""
+                time.sleep(0.5)  # inside its model call now
+            finally:
+                victim.send_signal(signal.SIGKILL)
+                victim.wait(timeout=30)
         assert victim.returncode == -signal.SIGKILL
         with CompressionWorker(
             open_spec(spec),
