@@ -406,6 +406,14 @@ def _content_blocks(content: str | Sequence[Mapping[str, Any]]) -> list[Block]:
     return blocks_to_dicts(parse_content(content))
 
 
+def _has_bulky(view: MessageView, avail: int, over: int) -> bool:
+    """Whether a message of the newest run that fits ``avail`` tokens, or the one before it (which did not
+    fit), is over ``over`` tokens: if none is, the overflow reductions change no size a selection within
+    ``avail`` can reach, and the strategy need not select again (most compiles of a long chat)."""
+    start = max(0, view.suffix_start(avail) - 1)
+    return any(e.tokens > over for k in range(start, len(view), 512) for e in view.entries(k, k + 512))
+
+
 def _is_loop_note(m: Work) -> bool:
     """The user note holding a running tool loop's transcript."""
     return m.kind == "note" and bool(m.sources) and m.sources[0] == Source("synthetic", "running turn")
@@ -608,7 +616,7 @@ def compile_context(
 
     for _attempt in range(16):
         selection = strategy.select(chooser, Budget(avail, budget, max_tokens, reserve_for_response))
-        if oversized is not None and selection.omitted:
+        if oversized is not None and selection.omitted and _has_bulky(chooser, avail, oversized.over):
             cap, oversized = oversized, None
             priced_at = cap.over
             chooser = priced(body, options, counter, cache, avail, cap, priced_at)
