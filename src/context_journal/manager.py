@@ -51,6 +51,7 @@ from .recall.lines import LineCache
 from .recall.query import RecallArg, dated, recall_report, with_recall
 from .recall.search import SearchHit, search_messages
 from .recall.summaries import SummaryHit, search_summary_text
+from .render_stats import Shape, shape_of
 from .state.host import WorkingStateMixin
 from .stores import ROOT_BRANCH, Store, open_store
 from .strategies import PassthroughStrategy, PendingWork, Selection, Strategy, StrategyContext, Summary
@@ -804,6 +805,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
 
     _compile_view: ReaderView | None = None
     _raw_view: ReaderView | None = None
+    _last_compile: CompileResult | None = None
     _render_cache: RenderCache | None = None
     _compile_estimates: dict[str, int] | None = None
     _default_strategy: PassthroughStrategy | None = None
@@ -981,6 +983,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         except OverBudgetError as exc:
             raise self._lagging(exc, reserve_for_response) from None
         strategy.commit(selection, ctx)
+        self._last_compile = result
         logger.info(
             "compiled %s/%s with %s: %d of %d tokens, %d messages in %.1f ms",
             self._namespace,
@@ -994,6 +997,21 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         if self._compression_mode == "workers":
             self._enqueue_compression()
         return result
+
+    def render_stats(self, result: CompileResult | None = None) -> Shape | None:
+        """The render statistics of ``result`` (default: this handle's last :meth:`compile`, not a preview;
+        None before the first): its parts in the order they are sent (system, head, summaries by level,
+        the middle rendered raw, recall pairs, the working-state pair, the recent window or tail), each
+        with its messages, tokens (estimated, before calibration) and the conversation positions and ids
+        it stands for, and how many of the conversation's messages some part covers. See
+        :mod:`context_journal.render_stats`.
+
+        Reads the ids of the handle's messages (no payloads), its chunk records and the summaries the
+        result renders; a result compiled by another handle or on another branch is read against this
+        handle's messages.
+        """
+        chosen = result if result is not None else self._last_compile
+        return None if chosen is None else shape_of(self, chosen)
 
     def preview_context(
         self,

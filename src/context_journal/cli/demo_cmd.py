@@ -30,6 +30,7 @@ from ..formats.base import Conversation
 from ..llm import LLMRequest, LLMResponse, OfflineSummarizer, Provider, ProviderAuthError, ProviderRequestError
 from ..manager import ContextManager
 from ..messages import MessageInput
+from ..render_stats import Part, Shape, shape_of
 from ..stores import ROOT_BRANCH, Store, open_store
 from ..strategies import (
     AutobiographicalConfig,
@@ -51,7 +52,6 @@ from ._app import (
     print_json,
     with_manager,
 )
-from ._shape import Part, Shape, shape_of
 
 STRATEGIES = ("autobiographical", "knowledge", "windowed", "passthrough")
 PROVIDERS = ("offline", "anthropic", "openai")

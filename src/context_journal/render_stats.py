@@ -1,23 +1,25 @@
-"""The shape of a compiled context, for ``demo`` and ``replay``: its parts in order, their tokens and where
-each came from.
+"""Render statistics: the shape of a compiled context, its parts in order, their tokens and where each
+came from (``ContextManager.render_stats()``, and what ``context-journal demo`` prints).
 
 A compiled context reads, in order: the system part (the system argument and leading system messages),
 the **head** (the first messages, raw), the **summaries** (recall pairs, coarsest first), raw messages of
 the **middle** that are rendered at full detail (a chunk not summarised yet, or a span the budget let
-unfold), and the **recent** window (the newest messages, raw). A message is placed in the middle when a
-chunk owns it or a summary stands for it; raw messages before the middle are the head, after it the
-recent window. Strategies that do not compress have no middle: their messages are one ``raw`` part.
+unfold), and the **recent** window (the newest messages, raw: the tail). A message is placed in the middle
+when a chunk owns it or a summary stands for it; raw messages before the middle are the head, after it the
+recent window. Strategies that do not compress have no middle: their messages are one ``raw`` part. The
+working-state pair is a ``ledger`` part and each recall pair a ``recall`` part, where they are placed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..compile import CompileResult
-from ..manager import ContextManager
-from ..strategies import Summary
+if TYPE_CHECKING:
+    from .compile import CompileResult
+    from .manager import ContextManager
+    from .strategies import Summary
 
 __all__ = ["Part", "Shape", "shape_of"]
 
@@ -27,7 +29,8 @@ class Part:
     """A run of compiled messages of one kind (consecutive summaries of one level form one part).
 
     Attributes:
-        kind: ``"system"``, ``"head"``, ``"summary"``, ``"middle"``, ``"recent"`` or ``"raw"``.
+        kind: ``"system"``, ``"head"``, ``"summary"``, ``"middle"``, ``"recent"``, ``"raw"``, ``"ledger"``
+            or ``"recall"``.
         level: The summaries' level (summary parts), else None.
         messages: Compiled messages in the part (a recall pair counts two).
         tokens: Their estimated tokens.
@@ -87,7 +90,8 @@ class Shape:
     covered: int
 
     def tokens_by_part(self) -> dict[str, int]:
-        """Tokens of ``system``, ``head``, ``summaries``, ``middle``, ``recent``, ``raw`` (those present)."""
+        """Tokens of ``system``, ``head``, ``summaries``, ``middle``, ``recent``, ``raw``, ``ledger`` and
+        ``recall`` (those present), in the order they first appear."""
         out: dict[str, int] = {}
         for p in self.parts:
             key = "summaries" if p.kind == "summary" else p.kind
@@ -178,8 +182,9 @@ def shape_of(cm: ContextManager, result: CompileResult) -> Shape:
                 if lo is not None and hi is not None:
                     _extend(last, range(lo, hi + 1), ids)
             continue
-        if any(s.kind == "ledger" for s in m.sources):  # the working-state pair (issue 12)
-            parts.append(Part("ledger", messages=1 + (1 if pending_marker else 0), tokens=m.tokens + pending_marker))
+        pair = next((k for k in ("ledger", "recall") if any(s.kind == k for s in m.sources)), None)
+        if pair is not None:  # the working-state pair, or a recall pair: its marker turn and itself
+            parts.append(Part(pair, messages=1 + (1 if pending_marker else 0), tokens=m.tokens + pending_marker))
             pending_marker = 0
             continue
         raw = [index[s.id] for s in m.sources if s.kind == "message" and s.id in index]
