@@ -260,6 +260,7 @@ _W_BASE64 = 0.80
 _W_BASE64_RUN = 3.0  # a run of base64 (its ends merge with nothing)
 _W_HEX = 0.66
 _W_LATEX_COMMAND = 1.5  # a LaTeX command (_LATEX_BYTES), beyond its backslash and word
+_W_JSON_SPACE = 0.3  # a JSON key's ": " or the ", \"" before a string (json.dumps's spacing: each space is a token)
 _W_RANDOM = 0.9  # random printable ASCII (passwords): about one token per change of character kind
 
 # Non-ASCII characters are priced by block, read from their UTF-16 code units (a few C-speed passes:
@@ -646,6 +647,8 @@ def _text_estimate(text: str) -> float:
             est += _W_TAB_SPACE * (text.count(" \t") + text.count("\t "))
     if controls:
         est += _W_CONTROL * controls + _W_ANSI * text.count("\x1b[")
+    if '"' in text:
+        est += _W_JSON_SPACE * (raw.count(b', "') + raw.count(b'": '))
     if "\\" in text:
         commands = raw.translate(_LATEX_BYTES)
         est += _W_LATEX_COMMAND * (commands.count(b"pbaa") + (commands[:3] == b"baa"))

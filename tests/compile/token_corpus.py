@@ -606,7 +606,40 @@ def corpus(seed: int = 7) -> dict[str, list[str]]:
         **_CONTROL_TEXT,
         "markdown lists and comments": _LINE_MARKED,
         **{cls: _paragraphs(samples) for cls, samples in _THIRD_REVIEW.items()},
+        "json records (json.dumps spacing)": _json_records(random.Random(seed + 2)),
     }
+
+
+def _json_records(rng: random.Random) -> list[str]:
+    """Tool results as ``json.dumps`` writes them (``", "`` and ``": "``), the shape of tau-bench's tool
+    messages: customer and booking records with names, codes, dates, amounts and flags (the fourth review:
+    0.76-0.82x before the estimate priced the spaces; tau-bench's tool messages 0.957x)."""
+    import json
+
+    first = ["Mia", "Noah", "Olivia", "Liam", "Ava", "Lucas", "Sofia", "Ethan"]
+    last = ["Li", "Garcia", "Smith", "Kowalski", "Nguyen", "Patel", "Rossi", "Brown"]
+    cities = ["Austin", "Denver", "Seattle", "Boston", "Chicago", "Miami"]
+    out: list[str] = []
+    for _ in range(6):
+        record = {
+            "name": {"first_name": rng.choice(first), "last_name": rng.choice(last)},
+            "address": {"city": rng.choice(cities), "zip": f"{rng.randint(10000, 99999)}", "country": "USA"},
+            "email": f"{rng.choice(first).lower()}.{rng.randint(100, 9999)}@example.com",
+            "reservations": [
+                {
+                    "reservation_id": "".join(rng.choice("ABCDEFGHJKLMNPQRSTUVWXYZ0123456789") for _ in range(6)),
+                    "origin": rng.choice(["SFO", "JFK", "LAX", "ORD"]),
+                    "flight_number": f"HAT{rng.randint(1, 300):03d}",
+                    "date": f"2024-05-{rng.randint(1, 28):02d}",
+                    "price": rng.randint(50, 2000),
+                    "insurance": rng.choice([True, False]),
+                    "status": rng.choice(["available", "cancelled", None]),
+                }
+                for _ in range(rng.randint(1, 4))
+            ],
+        }
+        out.append(json.dumps(record))
+    return out
 
 
 def _private_use(rng: random.Random) -> list[str]:
