@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import math
 import os
 import re
 import time
@@ -72,6 +73,53 @@ logger = logging.getLogger("context_journal.compile")
 
 _MAX_HOLD_SECONDS = 365 * 24 * 3600
 """The longest timed compression hold, in seconds."""
+
+
+def _classes_differ(calibration: Calibration) -> bool:
+    """Whether some content class's factor is more than 2% away from the overall one."""
+    return any(abs(f / calibration.factor - 1) > 0.02 for f in calibration.classes.values())
+
+
+def _compiled_mix(result: CompileResult, counter: TokenCounter) -> dict[str, int]:
+    return content_mix([*result.system, *(b for m in result.messages for b in m.content)], counter)
+
+
+def _per_class(
+    result: CompileResult,
+    selection: Selection,
+    calibration: Calibration,
+    run: Callable[[Calibration], tuple[CompileResult, Selection]],
+    counter: TokenCounter,
+) -> tuple[CompileResult, Selection]:
+    """The compile corrected class by class (issue 13 kind 3, fourth review: an English compile of a
+    namespace also calibrated on Hindi was priced at the mix's 2.07x, filling half its budget; a Hindi
+    one would go over). The first compile used the overall factor; its content's own factor (the class
+    factors over its mix) is the next compile's, until the class-by-class total fits the budget (three
+    compiles at most; the one that fits with the most tokens is kept, the first if none fits)."""
+    best: tuple[CompileResult, Selection] | None = None
+    current = result, selection
+    factor = calibration.factor
+    for _ in range(3):
+        compiled, _selection = current
+        mix = _compiled_mix(compiled, counter)
+        # The content's own factor (its classes' factors over its mix) prices the whole estimate, the
+        # framing of its messages (which no class holds) included.
+        own = calibration.apply_mix(mix) / max(1, sum(mix.values())) if mix else factor
+        provider = math.ceil(compiled.estimated_tokens * own - 1e-9)
+        if provider <= compiled.budget:
+            fitted = dataclasses.replace(compiled, tokens=provider, calibration=own)
+            if best is None or fitted.tokens > best[0].tokens:
+                best = fitted, current[1]
+        if provider > compiled.budget:
+            own = max(own, factor * provider / compiled.budget)  # over: take off at least the excess
+        if abs(own / factor - 1) <= 0.02 and provider <= compiled.budget:
+            break
+        factor = own
+        try:
+            current = run(dataclasses.replace(calibration, factor=factor))
+        except OverBudgetError:
+            break
+    return best if best is not None else (result, selection)
 
 
 def _check_view_filter(keep: object) -> ViewFilter | None:
@@ -880,24 +928,30 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         recalling = strategy
         strategy = self._with_ledger(strategy, lambda who: roles.role(who) == "user", self._counter)
         calibration = Calibration.from_state(ctx.get_state("calibration"))
-        result, selection = compile_context(
-            view,
-            strategy,
-            max_tokens=max_tokens,
-            reserve_for_response=reserve_for_response,
-            system=system,
-            injections=injections,
-            counter=self._counter,
-            roles=roles,
-            options=options,
-            calibration=calibration,
-            cache=self._render_cache,
-            get_blob=self._store.get_blob,
-            namespace=self._namespace,
-            branch=self._branch.name,
-            state_key=(repr(getattr(base_strategy, "anchor", None)), query),
-            timestamp_of=self._timestamp_of if dates else None,
-        )
+
+        def run(factor: Calibration) -> tuple[CompileResult, Selection]:
+            return compile_context(
+                view,
+                strategy,
+                max_tokens=max_tokens,
+                reserve_for_response=reserve_for_response,
+                system=system,
+                injections=injections,
+                counter=self._counter,
+                roles=roles,
+                options=options,
+                calibration=factor,
+                cache=self._render_cache,
+                get_blob=self._store.get_blob,
+                namespace=self._namespace,
+                branch=self._branch.name,
+                state_key=(repr(getattr(base_strategy, "anchor", None)), query),
+                timestamp_of=self._timestamp_of if dates else None,
+            )
+
+        result, selection = run(calibration)
+        if _classes_differ(calibration):
+            result, selection = _per_class(result, selection, calibration, run, self._counter)
         report = recall_report(recalling, query, recall, asked, result)
         if report is not None:
             result = dataclasses.replace(result, recall=report)
