@@ -121,10 +121,10 @@ def tool_cap(options: CompileOptions, avail: int, oversized: bool = True) -> Too
 def overflow_cap(avail: int) -> ToolCap:
     """The reductions of a compile whose selection leaves messages out (without a host cap): every tool
     result and every message of text blocks with more than ``1 / AUTO_CAP_SHARE`` of what the strategy
-    may fill is excerpted to that size, and the images of a message over it become placeholders (the
-    strategy selects again with them priced), so one bulky message never pushes out every message before
-    it (issue 13 kind 2: at 2,000 tokens a 1,700-token tool result left 33 tokens of context, where at
-    1,500 it was excerpted and everything fit)."""
+    may fill is excerpted to that size, and every image but the newest message's becomes a placeholder
+    (the strategy selects again with them priced; pins and the head window stay whole), so one bulky
+    message never pushes out every message before it (issue 13 kind 2: at 2,000 tokens a 1,700-token tool
+    result left 33 tokens of context, where at 1,500 it was excerpted and everything fit)."""
     share = max(1, avail // AUTO_CAP_SHARE)
     return ToolCap(share, share, "excerpted", texts=True)
 
@@ -195,10 +195,12 @@ def excerpt_tool_results(
     for m in work:
         if m.origin is None:
             continue  # a summary, recall or ledger turn: sized by its strategy
+        if cap.texts and m.origin in keep_whole:
+            continue  # a pin or the head window: never cut while other messages stay raw
         if any(b.get("type") == "tool_result" for b in m.blocks):
             blocks = reduce_tool_results(m.blocks, cap, counter)
             what = "a tool result" if cap.kind == "tool_result_excerpted" else "a tool result too large for the budget"
-        elif cap.texts and m.origin not in keep_whole:
+        elif cap.texts:
             blocks = reduce_text(m.blocks, cap, counter)
             what = "a message too large for the budget"
         else:

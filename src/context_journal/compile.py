@@ -11,7 +11,7 @@
    the sure reductions priced in (images past the limit as placeholders, tool results over the host's
    cap as excerpts). When it leaves messages out, the bulky messages give way first: tool results and
    text messages over a quarter of what it may fill are priced as excerpts of that size (older images
-   in a message over it as placeholders; pins and the head window never) and it selects again; the
+   as placeholders; pins and the head window never) and it selects again; the
    excerpts then grow into the room the selection left. A running tool loop that must be sent as a
    transcript has the history before it chosen again with the loop priced as its transcript.
 4. **Repairs** (passes in ``context_journal._render``, run in order by ``context_journal._fit``),
@@ -617,8 +617,11 @@ def compile_context(
     for _attempt in range(16):
         selection = strategy.select(chooser, Budget(avail, budget, max_tokens, reserve_for_response))
         if oversized is not None and selection.omitted and _has_bulky(chooser, avail, oversized.over):
+            # Older images give way too, whatever their size (one crossing a size threshold as the budget
+            # grows would push whole messages out: review of the overflow reductions); the newest
+            # message's image stays while it can be sent at all.
             cap, oversized = oversized, None
-            priced_at = cap.over
+            priced_at = 0
             chooser = priced(body, options, counter, cache, avail, cap, priced_at)
             selection = strategy.select(chooser, Budget(avail, budget, max_tokens, reserve_for_response))
         if running is not None:

@@ -214,3 +214,52 @@ def test_a_transcribed_loop_keeps_the_history_that_fits_beside_it(strategy: str,
         assert any(r.kind == "running_turn_transcribed" for r in result.repairs)
         kept = set(shown(result))
         assert {"rules", "ask", *(f"h{k}" for k in range(history))} <= kept, (budget, sorted(kept))
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_a_pinned_tool_result_is_never_cut_to_make_room(strategy: str) -> None:
+    """Review: a pinned 5,900-token result was cut to fit the turns after it; a pin is whole or the
+    compile is over budget."""
+    log = "\n".join(f"line {i}: error in src/mod_{i}.c: undefined symbol foo_{i}" for i in range(300))
+    cm = ContextManager.open("memory:", strategy=strategy)
+    cm.add_message("user", "Fix the build.")
+    cm.add_message("assistant", [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "make"}}])
+    result_id = cm.add_message("user", [{"type": "tool_result", "tool_use_id": "t1", "content": log}])
+    for i in range(6):
+        cm.add_message("assistant" if i % 2 == 0 else "user", f"turn {i} " + "chatter " * 40)
+    cm.pin(result_id)
+    for budget in range(5800, 6500, 50):
+        try:
+            result = cm.compile(budget)
+        except OverBudgetError:
+            continue
+        valid(result)
+        assert not [r for r in result.repairs if r.message_id == result_id], budget
+        sent = [b for m in result.to_anthropic()["messages"] for b in m["content"] if b.get("type") == "tool_result"]
+        assert [b["content"] for b in sent if b["tool_use_id"] == "t1"] in ([log], [[{"type": "text", "text": log}]])
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_an_older_image_never_pushes_out_the_messages_before_it_as_the_budget_grows(strategy: str) -> None:
+    """Review: at 6,450 tokens an older screenshot fell under a quarter of the budget, was sent whole,
+    and the call, its result and the first message went (all seven stayed at 6,425 and at 6,775)."""
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png(800, 600)}}
+    cm = ContextManager.open("memory:", strategy=strategy)
+    cm.add_message("user", "Fix the chart.", id="m0")
+    cm.add_message("assistant", [{"type": "tool_use", "id": "t1", "name": "view", "input": {}}], id="m1")
+    cm.add_message("user", [{"type": "tool_result", "tool_use_id": "t1", "content": words(12000, 4)}], id="m2")
+    cm.add_message("assistant", words(2600, 5), id="m3")
+    cm.add_message("user", [{"type": "text", "text": "look"}, image], id="m4")
+    cm.add_message("assistant", "I see it.", id="m5")
+    cm.add_message("user", [{"type": "text", "text": "and now?"}, image], id="m6")
+    ids = [m.id for m in cm.get_all_messages()]
+    before = 0
+    for budget in range(2000, 8000, 125):
+        try:
+            result = cm.compile(budget)
+        except OverBudgetError:
+            continue
+        valid(result)
+        run = _newest_run(result, ids)
+        assert run >= before, (budget, run, before)
+        before = run

@@ -310,6 +310,10 @@ def test_hold_tools_and_add_message_hold(mode: str) -> None:
         assert (await call(client, "release_compression", message_id="u1"))["held"] == ["d1", "w1"]
         assert "timeout_seconds" in await fail(client, "hold_compression", message_id="n3", timeout_seconds=-5)
         assert "hold" in await fail(client, "add_message", participant="user", content="x", id="bad", hold=-1)
+        for loose in ("60", "true"):  # a string is not coerced into a hold (the library refuses it too)
+            assert "hold" in await fail(client, "add_message", participant="user", content="x", id="bad", hold=loose)
+        for loose in ("30", True):
+            assert "timeout_seconds" in await fail(client, "hold_compression", message_id="n3", timeout_seconds=loose)
         assert "no-such" in await fail(client, "hold_compression", message_id="no-such")
         assert (await call(client, "release_compression", message_id="no-such"))["held"] == ["d1", "w1"]
 

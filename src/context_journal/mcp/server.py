@@ -26,7 +26,7 @@ import re
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StrictBool, StrictFloat, StrictInt
 
 from ..errors import ContextJournalError, MissingExtraError
 from ..journal import AppendOutcome, DriftReport, Entry, SummaryPage
@@ -322,10 +322,10 @@ def build_server(
         metadata: Annotated[dict[str, Any] | None, Field(description="Host data stored with it.")] = None,
         id: Annotated[str | None, Field(description="The message id (default: a fresh one).")] = None,
         hold: Annotated[
-            bool | float | None,
+            StrictBool | StrictInt | StrictFloat | None,
             Field(
                 description="Hold compression at this message as it is written: true until released, or a "
-                "number of seconds (at most a year) after which the hold ends by itself."
+                "number of seconds (at most a year) after which the hold ends by itself.",
             ),
         ] = None,
     ) -> AddMessageResult:
@@ -480,8 +480,10 @@ def build_server(
     def hold_compression(
         message_id: Annotated[str, Field(description="Compression keeps away from this message and what follows.")],
         timeout_seconds: Annotated[
-            float | None,
-            Field(description="Seconds after which the hold ends by itself (at most a year); none: until released."),
+            StrictInt | StrictFloat | None,
+            Field(
+                description="Seconds after which the hold ends by itself (at most a year); none: until released.",
+            ),
         ] = None,
         namespace: Namespace = None,
         branch: Branch = ROOT_BRANCH,
