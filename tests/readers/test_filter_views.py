@@ -228,3 +228,13 @@ def test_a_filter_that_fails_on_a_new_message_lets_the_write_stand() -> None:
     assert [m.id for m in cm.get_all_messages()] == ["a", "b"]
     with pytest.raises(ViewFilterError, match="'b'"):
         cm.compile(1000)
+
+
+def test_recall_reports_no_match_when_every_hit_is_filtered_out() -> None:
+    cm = ContextManager.open("memory:", strategy=WindowedPassthroughStrategy(), view_filter=_no_secret)
+    for k in range(40):
+        cm.add_message("user" if k % 2 == 0 else "assistant", f"SECRET xyzzy note {k} " + "words " * 20)
+        cm.add_message("user" if k % 2 else "assistant", "ordinary chatter about lunch " * 5)
+    result = cm.compile(3000, query="xyzzy")
+    assert result.recall is not None
+    assert result.recall["hits"] == 0 and result.recall["note"] == "no message matches the query"

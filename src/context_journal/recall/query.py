@@ -70,6 +70,8 @@ def with_recall(
     if not terms or config.share == 0 or config.candidates == 0:
         return strategy, query
     hits = search_messages(messages, query, reader=reader, limit=min(config.candidates, 1000), snippets=False)
+    if getattr(view, "keep", None) is not None:  # a filter view: what it leaves out is no candidate
+        hits = [h for h in hits if view.index_of(h.message_id) is not None]
     stems = frozenset(stem(t) for t in terms)
     candidates = by_length(hits, view, config.length_norm, stems)
     show_dates = dates if config.dates is None else config.dates
