@@ -210,6 +210,8 @@ def render(
                 sources += [Source("recall", mid, seq, complete) for mid, seq, complete in entry.recalled]
             elif entry.kind == "ledger":
                 sources += [Source("ledger", mid, seq or None, complete) for mid, seq, complete in entry.recalled]
+            elif entry.kind == "newest":
+                sources += [Source("message", mid, seq, complete) for mid, seq, complete in entry.recalled]
             work.append(
                 Work(
                     entry.participant,

@@ -57,6 +57,7 @@ from .state.host import WorkingStateMixin
 from .stores import ROOT_BRANCH, Store, open_store
 from .strategies import PassthroughStrategy, PendingWork, Selection, Strategy, StrategyContext, Summary
 from .strategies.autobiographical import SYSTEM_STATE, TOOLS_STATE
+from .strategies.newest import NEWEST_STATE, NewestStrategy, newest_ids
 from .strategies.pinned import PINS_STATE, PinnedStrategy, pinned_ids
 from .tokens import Calibration, EstimatingCounter, TokenCounter, check_token_count, content_mix
 from .views import ReaderView, ViewFilter, filter_for_reader
@@ -73,6 +74,12 @@ logger = logging.getLogger("context_journal.compile")
 
 _MAX_HOLD_SECONDS = 365 * 24 * 3600
 """The longest timed compression hold, in seconds."""
+
+
+def _with_newest(strategy: Strategy, ctx: StrategyContext) -> Strategy:
+    """``strategy`` wrapped to render the namespace's marked messages last (when it marks any)."""
+    ids = newest_ids(ctx.get_state(NEWEST_STATE))
+    return NewestStrategy(strategy, ids) if ids else strategy
 
 
 def _classes_differ(calibration: Calibration) -> bool:
@@ -927,6 +934,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         )
         recalling = strategy
         strategy = self._with_ledger(strategy, lambda who: roles.role(who) == "user", self._counter)
+        strategy = _with_newest(strategy, ctx)  # outermost: nothing is placed after the marked messages
         calibration = Calibration.from_state(ctx.get_state("calibration"))
 
         def run(factor: Calibration) -> tuple[CompileResult, Selection]:
@@ -1392,16 +1400,63 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         view.refresh()
         return [i for i in ids if view.index_of(i) is not None]
 
+    def render_as_newest(self, message_id: str) -> int:
+        """Render a message after the recent window, as the newest content before the model's turn (a
+        document the model must read last), in every compile of this namespace and branch until
+        :meth:`render_in_place`: once per compile (taken out of its place), as a user turn, with its
+        provenance; priced before the strategy selects, like a pin. Marks are state records of the
+        branch (a fork inherits them). Marking a marked message changes nothing. Returns the sequence of
+        the state record written (0 when nothing changed). See
+        :mod:`context_journal.strategies.newest`.
+
+        Raises:
+            MessageNotFoundError: no message with the id is visible to this manager's reader.
+            ValueError: the message holds a tool call or a tool result (moved away from its pair, it
+                would break the provider's pairing rule); nothing is written.
+        """
+        view = self._raw_reader_view()
+        view.refresh()
+        pos = view.index_of(message_id)
+        if pos is None:
+            raise MessageNotFoundError(message_id)
+        kinds = set(view.entry(pos).kinds)
+        if kinds & {"tool_use", "tool_result", "server_tool_use", "mcp_tool_use", "mcp_tool_result"}:
+            raise ValueError(
+                f"message {message_id!r} holds a tool call or result: it cannot be rendered away from its pair"
+            )
+        return self._write_state_ids(NEWEST_STATE, lambda ids: ids if message_id in ids else [*ids, message_id])
+
+    def render_in_place(self, message_id: str) -> int:
+        """Undo :meth:`render_as_newest`: the message renders where it stands again. Returns the sequence of
+        the state record written (0: it was not marked, and nothing is written).
+
+        Raises:
+            MessageNotFoundError: the id is neither marked nor a visible message (a typo, not a no-op).
+        """
+        if message_id not in self.rendered_as_newest():
+            self.get_message(message_id)
+        return self._write_state_ids(NEWEST_STATE, lambda ids: [i for i in ids if i != message_id])
+
+    def rendered_as_newest(self) -> list[str]:
+        """The ids marked with :meth:`render_as_newest` on this namespace and branch, in the order marked
+        (that is the order they are rendered in)."""
+        return list(newest_ids(self._strategy_context().get_state(NEWEST_STATE)))
+
     def _write_pins(self, change: Callable[[list[str]], list[str]]) -> int:
+        return self._write_state_ids(PINS_STATE, change)
+
+    def _write_state_ids(self, name: str, change: Callable[[list[str]], list[str]]) -> int:
+        """Change the id list of the state ``name`` (pins, newest) under a journal lock; returns the sequence
+        of the record written (0: unchanged)."""
         self._claim_if_pending()
         ctx = self._strategy_context()
         with self._store.transaction() as tx:
-            tx.lock_journal(f"{self._namespace}/{PINS_STATE}")  # no pin of a concurrent writer is lost
-            ids = list(pinned_ids(ctx.get_state(PINS_STATE)))
+            tx.lock_journal(f"{self._namespace}/{name}")  # no change of a concurrent writer is lost
+            ids = list(pinned_ids(ctx.get_state(name)))  # both states are {"ids": [...]}
             new = change(ids)
             if new == ids:
                 return 0
-            return tx.put_state(ctx.branch_id, ctx.key(PINS_STATE), {"ids": new})
+            return tx.put_state(ctx.branch_id, ctx.key(name), {"ids": new})
 
     def search_summaries(
         self, text: str | None = None, regex: str | re.Pattern[str] | None = None, limit: int | None = 10

@@ -105,18 +105,19 @@ class RenderedEntry:
         content: Content blocks (text blocks for summaries and markers).
         kind: ``"summary"``, ``"marker"`` (first half of a recall pair), ``"recall"`` (messages brought
             back by a query, see :mod:`context_journal.recall`), ``"ledger"`` (the working-state block,
-            see :mod:`context_journal.state`) or ``"note"``.
+            see :mod:`context_journal.state`), ``"newest"`` (a message rendered after the recent window,
+            see :mod:`context_journal.strategies.newest`) or ``"note"``.
         covers: View positions ``(start, end)`` this entry stands for, or None.
         summaries: The summaries it shows (for provenance).
         role: ``"user"`` or ``"assistant"`` to force a role; None derives it from the participant.
         cache_breakpoint: Ask for a prompt-cache breakpoint after this entry.
-        recalled: Messages a recall entry shows: ``(message id, sequence, complete)`` (complete is False
-            for an excerpt).
+        recalled: Messages a recall (or newest) entry shows: ``(message id, sequence, complete)``
+            (complete is False for an excerpt).
     """
 
     participant: str
     content: tuple[Mapping[str, Any], ...]
-    kind: Literal["summary", "marker", "recall", "note", "ledger"] = "summary"
+    kind: Literal["summary", "marker", "recall", "note", "ledger", "newest"] = "summary"
     covers: tuple[int, int] | None = None
     summaries: tuple[SummaryRef, ...] = ()
     role: Literal["user", "assistant"] | None = None

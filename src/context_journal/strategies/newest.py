@@ -1,0 +1,101 @@
+"""Render as newest: messages the host marks are sent after the recent window, as the newest content
+before the model's turn (a document the model must read last, the task statement of a long run).
+
+:class:`NewestStrategy` wraps any strategy: it prices the marked messages first, gives the wrapped
+strategy the budget minus that, takes the marked messages out of wherever the wrapped strategy put them
+raw (each is sent once per compile), and appends them, oldest marked first, as user turns at the end of
+the context, each naming its message in its provenance. A marked message holds no tool call or result
+(``ContextManager.render_as_newest`` refuses those: moved away from its pair, a call or a result breaks
+the provider's pairing rule). A summary that covers a marked message keeps its text.
+
+Marks are journal records: the manager keeps the marked ids as the state ``newest`` of its namespace on
+its branch (:data:`NEWEST_STATE`), so a mark follows forks and survives a reopen. A mark of a message the
+view does not show (removed, filtered out, or addressed only to another reader) is kept but renders
+nothing; a reader's view of a marked message holds only that reader's blocks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from .base import Budget, RawSpan, RenderedEntry, Selection, Strategy
+from .pinned import pinned_ids
+from .placement import StrategyWrapper
+
+if TYPE_CHECKING:
+    from ..views import MessageView
+
+__all__ = ["NEWEST_STATE", "NewestStrategy", "newest_ids"]
+
+NEWEST_STATE = "newest"
+"""State name (relative to the namespace) of the ids rendered as newest: ``{"ids": [message id, ...]}``."""
+
+
+def newest_ids(value: Any) -> tuple[str, ...]:
+    """The marked message ids of a stored ``newest`` state value, in the order they were marked (the
+    state has the pins' shape)."""
+    return pinned_ids(value)
+
+
+class NewestStrategy(StrategyWrapper):
+    """``inner`` with the messages ``ids`` names rendered last (see the module docstring).
+
+    Args:
+        inner: The strategy that selects the rest of the context.
+        ids: Marked message ids, in the order they were marked.
+    """
+
+    def __init__(self, inner: Strategy, ids: Sequence[str]) -> None:
+        super().__init__(inner)
+        self.ids = tuple(dict.fromkeys(ids))
+
+    def select(self, view: MessageView, budget: Budget) -> Selection:
+        """The wrapped strategy's selection, within the budget minus the marked messages, with the marked
+        messages taken out of its raw spans and appended as user turns, in the order they were marked."""
+        found = [(mid, pos) for mid in self.ids if (pos := view.index_of(mid)) is not None]
+        if not found:
+            return self.inner.select(view, budget)
+        cost = sum(view.tokens(pos, pos + 1) for _, pos in found)
+        selection = self.inner.select(view, replace(budget, tokens=max(0, budget.tokens - cost)))
+        moved = {pos for _, pos in found}
+        entries: list[Any] = []
+        for entry in selection.entries:
+            if isinstance(entry, RawSpan) and any(entry.start <= p < entry.end for p in moved):
+                start = entry.start
+                for p in sorted(q for q in moved if entry.start <= q < entry.end):
+                    if p > start:
+                        entries.append(RawSpan(start, p))
+                    start = p + 1
+                if start < entry.end:
+                    entries.append(RawSpan(start, entry.end))
+            else:
+                entries.append(entry)
+        for mid, pos in found:
+            e = view.entry(pos)
+            message = view.message(pos)
+            entries.append(
+                RenderedEntry(
+                    e.participant,
+                    tuple(message.content_dicts()),
+                    kind="newest",
+                    role="user",
+                    recalled=((mid, e.sequence, True),),
+                )
+            )
+        omitted = tuple(piece for a, b, why in selection.omitted for piece in _without(a, b, why, moved))
+        return replace(selection, entries=tuple(entries), omitted=omitted)
+
+
+def _without(a: int, b: int, why: str, moved: set[int]) -> list[tuple[int, int, str]]:
+    """The span ``[a, b)`` with the moved positions taken out (a marked message is sent, not omitted)."""
+    out: list[tuple[int, int, str]] = []
+    start = a
+    for p in sorted(q for q in moved if a <= q < b):
+        if p > start:
+            out.append((start, p, why))
+        start = p + 1
+    if start < b:
+        out.append((start, b, why))
+    return out
