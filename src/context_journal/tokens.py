@@ -83,7 +83,7 @@ from itertools import filterfalse
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from . import _cjk_tokens, _word_tokens
+from . import _cjk_tokens, _hangul_tokens, _word_tokens
 from ._block_types import SERVER_CALL_TYPES, SERVER_RESULT_TYPES
 from .errors import ContextJournalError, MissingExtraError
 
@@ -218,6 +218,10 @@ def _complement(body: str, first: int, last: int) -> str:
 
 _MORE_TOKENS = re.compile(f"[{_complement(_cjk_tokens.ONE_TOKEN, 0x4E00, 0x9FFF)}]")  # two or three
 _THREE_TOKENS = re.compile(f"[{_cjk_tokens.THREE_TOKENS}]")
+_HANGUL_MORE = re.compile(f"[{_complement(_hangul_tokens.ONE_TOKEN, 0xAC00, 0xD7A3)}]")  # two or three
+_HANGUL_THREE = re.compile(f"[{_hangul_tokens.THREE_TOKENS}]")
+_NOT_HANGUL_HI = bytes(b for b in range(256) if not 0xAC <= b <= 0xD7)
+"""The high bytes of UTF-16 code units that are not a Hangul syllable's (U+AC00-D7FF)."""
 _CJK = re.compile("[\u3000-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 # A LaTeX command (a backslash and two letters or more) after whitespace, "{", "$", "(" or at the start
@@ -295,7 +299,8 @@ _W_MONGOLIAN = 3.6
 _W_PHILIPPINE = 2.4  # the Philippine scripts (U+1700-177F)
 _W_KHMER = 2.1  # Khmer (U+1780-17FF)
 _W_RARE = 3.3  # other scripts of U+1400-1CFF and U+A000-ABFF (syllabics, Runic, Balinese, Yi, ...)
-_W_HANGUL = 1.4
+_W_HANGUL = 1.0  # a Hangul syllable cl100k_base encodes alone as one token (_hangul_tokens)
+_W_HANGUL_MORE = 1.1  # each further token of a rarer syllable (two or three): byte pieces, a space seldom merges
 _W_JAMO = 3.6  # conjoining Hangul jamo (U+1100-11FF: decomposed Korean), byte tokens in both encodings
 _W_PRIVATE = 3.5  # the private use area (U+E000-F8FF: icon fonts, Apple's logo), byte tokens as well
 _W_CJK = 1.2  # kana, CJK punctuation, fullwidth punctuation and digits, compatibility ideographs
@@ -438,6 +443,9 @@ def _non_ascii_estimate(text: str, ascii_chars: int) -> float:
     if hi.translate(None, _NOT_IDEOGRAPH_HI):  # priced as one token each above; the rarer ones cost more
         more = _MORE_TOKENS.findall(text)
         ideographs = _W_IDEOGRAPH * (len(more) + len(_THREE_TOKENS.findall("".join(more))) if more else 0)
+    if hi.translate(None, _NOT_HANGUL_HI):  # Hangul syllables: one token each above; the rarer cost more
+        more = _HANGUL_MORE.findall(text)
+        ideographs += _W_HANGUL_MORE * (len(more) + len(_HANGUL_THREE.findall("".join(more))) if more else 0)
     if b"\xff" in hi:  # fullwidth letters, priced as fullwidth punctuation above
         ideographs += (_W_FULLWIDTH_LETTER - _W_CJK) * len(_FULLWIDTH_LETTER.findall(text))
     return units / _UNIT + _W_LATIN * latin + ideographs
