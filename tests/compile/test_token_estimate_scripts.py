@@ -444,48 +444,47 @@ def _class_literal(parts: list[str]) -> str:
     return "\n".join(f'    "{line}"' for line in [*lines, cur])
 
 
-def _cjk_table_source(counter: TiktokenCounter) -> str:
-    """The text of ``context_journal/_cjk_tokens.py`` for a ``cl100k_base`` counter."""
-    counts = [counter.text_tokens(chr(cp)) for cp in range(0x4E00, 0xA000)]
+def _count_table_source(counter: TiktokenCounter, first: int, last: int, what: str, intro: str, test: str) -> str:
+    """The text of a generated table module: which characters of ``first..last`` (``what``: "ideographs",
+    "syllables") ``cl100k_base`` encodes alone as one token and which as three; ``intro`` opens its
+    docstring, ``test`` names the test that checks it."""
+    counts = [counter.text_tokens(chr(cp)) for cp in range(first, last + 1)]
     tally = {k: counts.count(k) for k in (1, 2, 3)}
     return (
-        '"""Which CJK unified ideographs (U+4E00-9FFF) ``cl100k_base`` encodes alone as one token and which as\n'
-        "three (the rest as two): the token estimate prices an ideograph by that count, so text of frequent\n"
-        "characters (Mandarin prose) and text of rarer ones (Cantonese particles, names, classical text) are\n"
-        "both priced within bounds (issue 13 review: Cantonese was estimated at 0.71x).\n\n"
+        f'"""{intro}\n\n'
         "Generated from tiktoken's ``cl100k_base`` ranks (MIT licence) by\n"
-        "``tests/compile/test_token_estimate_scripts.py::test_the_ideograph_table_matches_cl100k`` (it fails,\n"
-        f"printing this text, when the table and the encoding disagree): {tally[1]:,} ideographs are one token,\n"
+        f"``tests/compile/test_token_estimate_scripts.py::{test}`` (it fails,\n"
+        f"printing this text, when the table and the encoding disagree): {tally[1]:,} {what} are one token,\n"
         f"{tally[2]:,} two and {tally[3]:,} three. Do not edit by hand.\n"
         '"""\n\n'
         "from __future__ import annotations\n\n"
-        "ONE_TOKEN = (\n" + _class_literal(_count_ranges(counts, 0x4E00, 1)) + "\n)\n"
-        '"""A regex character class body: the ideographs ``cl100k_base`` encodes as one token."""\n\n'
-        "THREE_TOKENS = (\n" + _class_literal(_count_ranges(counts, 0x4E00, 3)) + "\n)\n"
-        '"""A regex character class body: the ideographs ``cl100k_base`` encodes as three tokens."""\n'
+        "ONE_TOKEN = (\n" + _class_literal(_count_ranges(counts, first, 1)) + "\n)\n"
+        f'"""A regex character class body: the {what} ``cl100k_base`` encodes as one token."""\n\n'
+        "THREE_TOKENS = (\n" + _class_literal(_count_ranges(counts, first, 3)) + "\n)\n"
+        f'"""A regex character class body: the {what} ``cl100k_base`` encodes as three tokens."""\n'
     )
+
+
+def _cjk_table_source(counter: TiktokenCounter) -> str:
+    """The text of ``context_journal/_cjk_tokens.py`` for a ``cl100k_base`` counter."""
+    intro = (
+        "Which CJK unified ideographs (U+4E00-9FFF) ``cl100k_base`` encodes alone as one token and which as\n"
+        "three (the rest as two): the token estimate prices an ideograph by that count, so text of frequent\n"
+        "characters (Mandarin prose) and text of rarer ones (Cantonese particles, names, classical text) are\n"
+        "both priced within bounds (issue 13 review: Cantonese was estimated at 0.71x)."
+    )
+    return _count_table_source(counter, 0x4E00, 0x9FFF, "ideographs", intro, "test_the_ideograph_table_matches_cl100k")
 
 
 def _hangul_table_source(counter: TiktokenCounter) -> str:
     """The text of ``context_journal/_hangul_tokens.py`` for a ``cl100k_base`` counter."""
-    counts = [counter.text_tokens(chr(cp)) for cp in range(0xAC00, 0xD7A4)]
-    tally = {k: counts.count(k) for k in (1, 2, 3)}
-    return (
-        '"""Which Hangul syllables (U+AC00-D7A3) ``cl100k_base`` encodes alone as one token and which as three\n'
+    intro = (
+        "Which Hangul syllables (U+AC00-D7A3) ``cl100k_base`` encodes alone as one token and which as three\n"
         "(the rest as two): the token estimate prices a syllable by that count, so Korean prose of frequent\n"
         "syllables and text of rarer ones (names, random syllables) are both priced within bounds (fourth\n"
-        "review: random syllables were estimated at 0.54x, a common greeting at 1.51x).\n\n"
-        "Generated from tiktoken's ``cl100k_base`` ranks (MIT licence) by\n"
-        "``tests/compile/test_token_estimate_scripts.py::test_the_hangul_table_matches_cl100k`` (it fails,\n"
-        f"printing this text, when the table and the encoding disagree): {tally[1]:,} syllables are one token,\n"
-        f"{tally[2]:,} two and {tally[3]:,} three. Do not edit by hand.\n"
-        '"""\n\n'
-        "from __future__ import annotations\n\n"
-        "ONE_TOKEN = (\n" + _class_literal(_count_ranges(counts, 0xAC00, 1)) + "\n)\n"
-        '"""A regex character class body: the syllables ``cl100k_base`` encodes as one token."""\n\n'
-        "THREE_TOKENS = (\n" + _class_literal(_count_ranges(counts, 0xAC00, 3)) + "\n)\n"
-        '"""A regex character class body: the syllables ``cl100k_base`` encodes as three tokens."""\n'
+        "review: random syllables were estimated at 0.54x, a common greeting at 1.51x)."
     )
+    return _count_table_source(counter, 0xAC00, 0xD7A3, "syllables", intro, "test_the_hangul_table_matches_cl100k")
 
 
 def test_the_ideograph_table_matches_cl100k() -> None:
