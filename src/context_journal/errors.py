@@ -53,6 +53,7 @@ transaction boundary; the CLI turns library errors into messages only at its edg
 
 from __future__ import annotations
 
+from ._graphemes import clip_end
 from ._names import clip_repr
 
 __all__ = [
@@ -171,7 +172,10 @@ class ViewFilterError(MessageError):
 
     def __init__(self, message_id: str, error: BaseException) -> None:
         self.message_id = message_id
-        super().__init__(f"view_filter raised for message {clip_repr(message_id)}: {type(error).__name__}: {error}")
+        # The filter's own error, shortened: a filter that compiles again would nest these without end.
+        said = str(error)
+        said = said if len(said) <= 300 else clip_end(said, 299) + "…"
+        super().__init__(f"view_filter raised for message {clip_repr(message_id)}: {type(error).__name__}: {said}")
 
 
 class DuplicateMessageError(MessageError, ValueError):

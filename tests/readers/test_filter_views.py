@@ -238,3 +238,19 @@ def test_recall_reports_no_match_when_every_hit_is_filtered_out() -> None:
     result = cm.compile(3000, query="xyzzy")
     assert result.recall is not None
     assert result.recall["hits"] == 0 and result.recall["note"] == "no message matches the query"
+
+
+def test_a_filter_that_compiles_again_raises_a_short_named_error() -> None:
+    """Review: a filter calling compile nested its errors into a message of 8,917 characters."""
+    holder: dict[str, ContextManager] = {}
+
+    def keep(message: Message) -> bool:
+        holder["cm"].compile(1000)
+        return True
+
+    cm = ContextManager.open("memory:", view_filter=keep)
+    holder["cm"] = cm
+    cm.add_message("user", "hello", id="a")
+    with pytest.raises(ViewFilterError) as info:
+        cm.compile(1000)
+    assert info.value.message_id == "a" and len(str(info.value)) < 500
