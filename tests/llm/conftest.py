@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import sys
 from collections.abc import Callable
@@ -16,6 +17,14 @@ def sdk_httpx(package: str) -> ModuleType:
     """The SDK (skipped when not installed) and the httpx flavour it was built on (``httpx2`` for
     the 2026 SDKs, ``httpx`` before)."""
     pytest.importorskip(package)
+    # The SDK's own client module names the flavour it imported (another package may have loaded the
+    # other one: mcp and openai load httpx2 beside an older anthropic built on httpx).
+    client = sys.modules.get(f"{package}._base_client")
+    if client is None:
+        client = importlib.import_module(f"{package}._base_client")
+    flavour = getattr(client, "httpx", None)
+    if isinstance(flavour, ModuleType):
+        return flavour
     for name in ("httpx2", "httpx"):
         if name in sys.modules:
             return sys.modules[name]
