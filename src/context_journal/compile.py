@@ -593,8 +593,8 @@ def compile_context(
     whole_image = avail  # ... of the newest message: over the whole of it, never less (B28: the screenshot asked about)
     chooser = priced(body, options, counter, cache, avail, cap)
     # Without a host cap, when the selection leaves messages out, the bulky messages (tool results and
-    # text over a quarter of what the strategy may fill, and the images of a message over it) are priced
-    # as excerpts and placeholders and the strategy chooses again, so what fits once they are cut is kept
+    # text over a quarter of what the strategy may fill, and every older image) are priced as excerpts
+    # and placeholders and the strategy chooses again, so what fits once they are cut is kept
     # (B63; issue 14: --overflow window filled 626 of 4,000; issue 13 review: a 1,700-token result at
     # 2,000 tokens left 33). A selection that leaves nothing out (summaries stand for the middle) keeps
     # its layout.
@@ -637,11 +637,11 @@ def compile_context(
             if used > room and whole_loop:
                 whole_loop = False  # the whole loop does not fit even shortened: opening and newest steps
                 continue
-        if used <= room and cap is not None and cap.texts and used < room:
+        if used < room and cap is not None and cap.texts:
             # The overflow excerpts were priced at a quarter each: give them the room the selection left
-            # (the same messages, the excerpts as long as the room allows).
-            # Excerpts are cut by characters, so their tokens land near the level, not on it: an excerpt
-            # over the room is tried again with the overshoot taken off (three tries at most).
+            # (the same messages, the excerpts as long as the room allows). Excerpts are cut by characters,
+            # so their tokens land near the level, not on it: one over the room is tried again with the
+            # overshoot taken off (three tries at most).
             wider = widened(cap, work, p, body, room - used, counter)
             for _try in range(3):
                 if wider is None or wider.to <= cap.to:

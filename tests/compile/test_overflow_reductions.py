@@ -167,6 +167,21 @@ def _newest_run(result: CompileResult, ids: list[str]) -> int:
     return n
 
 
+def _never_fewer_newest(cm: ContextManager, ids: list[str], budgets: Any) -> None:
+    """Compiles at ``budgets`` (ascending) are valid and never show fewer of the newest messages."""
+    before: tuple[int, int] | None = None
+    for budget in budgets:
+        try:
+            result = cm.compile(budget)
+        except OverBudgetError:
+            continue
+        valid(result)
+        run = _newest_run(result, ids)
+        if before is not None:
+            assert run >= before[1], f"{before[1]} newest messages at {before[0]} tokens, {run} at {budget}"
+        before = (budget, run)
+
+
 @settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     strategy=st.sampled_from(STRATEGIES),
@@ -177,17 +192,7 @@ def test_a_larger_budget_never_shows_fewer_of_the_newest_messages(
     strategy: str, kinds: list[tuple[str, int]], budgets: list[int]
 ) -> None:
     cm, ids = _build(strategy, kinds)
-    before: tuple[int, int] | None = None
-    for budget in sorted(budgets):
-        try:
-            result = cm.compile(budget)
-        except OverBudgetError:
-            continue
-        valid(result)
-        run = _newest_run(result, ids)
-        if before is not None:
-            assert run >= before[1], f"{before[1]} newest messages at {before[0]} tokens, {run} at {budget}"
-        before = (budget, run)
+    _never_fewer_newest(cm, ids, sorted(budgets))
 
 
 # --- kind 1: a running loop sent as a transcript leaves room for the history before it ----------------
@@ -252,14 +257,4 @@ def test_an_older_image_never_pushes_out_the_messages_before_it_as_the_budget_gr
     cm.add_message("user", [{"type": "text", "text": "look"}, image], id="m4")
     cm.add_message("assistant", "I see it.", id="m5")
     cm.add_message("user", [{"type": "text", "text": "and now?"}, image], id="m6")
-    ids = [m.id for m in cm.get_all_messages()]
-    before = 0
-    for budget in range(2000, 8000, 125):
-        try:
-            result = cm.compile(budget)
-        except OverBudgetError:
-            continue
-        valid(result)
-        run = _newest_run(result, ids)
-        assert run >= before, (budget, run, before)
-        before = run
+    _never_fewer_newest(cm, [m.id for m in cm.get_all_messages()], range(2000, 8000, 125))

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from .base import Budget, RawSpan, RenderedEntry, Selection, Strategy
 from .pinned import pinned_ids
-from .placement import StrategyWrapper
+from .placement import StrategyWrapper, carve_out
 
 if TYPE_CHECKING:
     from ..views import MessageView
@@ -60,16 +60,11 @@ class NewestStrategy(StrategyWrapper):
         cost = sum(view.tokens(pos, pos + 1) for _, pos in found)
         selection = self.inner.select(view, replace(budget, tokens=max(0, budget.tokens - cost)))
         moved = {pos for _, pos in found}
+        cut = [(p, p + 1) for p in sorted(moved)]
         entries: list[Any] = []
         for entry in selection.entries:
-            if isinstance(entry, RawSpan) and any(entry.start <= p < entry.end for p in moved):
-                start = entry.start
-                for p in sorted(q for q in moved if entry.start <= q < entry.end):
-                    if p > start:
-                        entries.append(RawSpan(start, p))
-                    start = p + 1
-                if start < entry.end:
-                    entries.append(RawSpan(start, entry.end))
+            if isinstance(entry, RawSpan):  # the marked messages leave their place (sent once, last)
+                entries.extend(RawSpan(x, y) for x, y, _ in carve_out([(entry.start, entry.end, "")], cut))
             else:
                 entries.append(entry)
         for mid, pos in found:
@@ -84,18 +79,5 @@ class NewestStrategy(StrategyWrapper):
                     recalled=((mid, e.sequence, True),),
                 )
             )
-        omitted = tuple(piece for a, b, why in selection.omitted for piece in _without(a, b, why, moved))
+        omitted = carve_out(selection.omitted, cut)
         return replace(selection, entries=tuple(entries), omitted=omitted)
-
-
-def _without(a: int, b: int, why: str, moved: set[int]) -> list[tuple[int, int, str]]:
-    """The span ``[a, b)`` with the moved positions taken out (a marked message is sent, not omitted)."""
-    out: list[tuple[int, int, str]] = []
-    start = a
-    for p in sorted(q for q in moved if a <= q < b):
-        if p > start:
-            out.append((start, p, why))
-        start = p + 1
-    if start < b:
-        out.append((start, b, why))
-    return out

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..views import unit_bounds
 from .base import Budget, RawSpan, Selection, Strategy
-from .placement import StrategyWrapper, entry_starts, insert_at, place_of, raw_test
+from .placement import StrategyWrapper, carve_out, entry_starts, insert_at, place_of, raw_test
 
 if TYPE_CHECKING:
     from ..views import MessageView
@@ -121,18 +121,5 @@ class PinnedStrategy(StrategyWrapper):
         return replace(
             selection,
             entries=insert_at(selection.entries, added),
-            omitted=_carve(selection.omitted, [(a, b) for a, b, _ in units]),
+            omitted=carve_out(selection.omitted, [(a, b) for a, b, _ in units]),
         )
-
-
-def _carve(
-    omitted: Sequence[tuple[int, int, str]], units: Sequence[tuple[int, int]]
-) -> tuple[tuple[int, int, str], ...]:
-    """``omitted`` spans with the pinned units taken out (a pinned message is never reported omitted)."""
-    out: list[tuple[int, int, str]] = []
-    for a, b, reason in omitted:
-        pieces = [(a, b)]
-        for u, v in units:
-            pieces = [q for x, y in pieces for q in ((x, min(y, u)), (max(x, v), y)) if q[1] > q[0]]
-        out.extend((x, y, reason) for x, y in pieces)
-    return tuple(out)

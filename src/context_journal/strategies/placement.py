@@ -19,7 +19,7 @@ from .base import ContextEntry, RawSpan, Selection, Strategy, StrategyContext, S
 if TYPE_CHECKING:
     from ..views import MessageView
 
-__all__ = ["StrategyWrapper", "entry_start", "entry_starts", "insert_at", "place_of", "raw_test"]
+__all__ = ["StrategyWrapper", "carve_out", "entry_start", "entry_starts", "insert_at", "place_of", "raw_test"]
 
 
 class StrategyWrapper:
@@ -99,3 +99,17 @@ def raw_test(entries: Sequence[ContextEntry]) -> Callable[[int], bool]:
         return k >= 0 and raw[k][0] <= position < raw[k][1]
 
     return is_raw
+
+
+def carve_out(
+    spans: Sequence[tuple[int, int, str]], cut: Sequence[tuple[int, int]]
+) -> tuple[tuple[int, int, str], ...]:
+    """``spans`` (``(start, end, reason)``) with the ranges ``cut`` taken out, each piece keeping its reason
+    (a pinned or marked message is never reported omitted)."""
+    out: list[tuple[int, int, str]] = []
+    for a, b, reason in spans:
+        pieces = [(a, b)]
+        for u, v in cut:
+            pieces = [q for x, y in pieces for q in ((x, min(y, u)), (max(x, v), y)) if q[1] > q[0]]
+        out.extend((x, y, reason) for x, y in pieces)
+    return tuple(out)
