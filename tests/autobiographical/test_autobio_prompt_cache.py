@@ -69,8 +69,10 @@ def test_between_compactions_the_prompt_only_grows_at_its_end() -> None:
         previous = keys
     assert (writes, grew) == (14, 46)
     # messages kept unchanged at the start by each compaction after the first: the head (3) at least,
-    # and most often the older summaries too
-    assert kept_at_compaction == [3, 9, 11, 15, 21, 3, 5, 13, 13, 19, 5, 11, 17]
+    # and most often the older summaries too (the exact run moves with the token estimate: pricing hex
+    # at 0.69 a character moved two compaction points of these generated words)
+    assert kept_at_compaction == [3, 9, 11, 15, 21, 3, 5, 5, 13, 19, 7, 11, 17]
+    assert min(kept_at_compaction) >= 3
 
 
 def test_a_cache_marker_closes_the_stable_part() -> None:
