@@ -200,6 +200,10 @@ class BranchingMixin:
         if recorded is not None and recorded != self._view_reader:
             raise ReaderConflictError(self._namespace, recorded, self._view_reader, f"switch to branch {name!r}")
         index = self._branch_indexes.get(info.id)
+        if index is None and info.parent_id == self._branch.id and info.fork_seq is not None:
+            # Issue 21: a branch forked from this one at or after what this index holds shares its
+            # blocks copy-on-write (O(N / 1,024)) instead of re-reading and re-pricing the history.
+            index = self._messages.clone_for(info.id, info.fork_seq)
         if index is None:
             index = MessageStore(self._store, self._slot, info.id, self._counter)
         old_branch, old_index = self._branch, self._messages

@@ -2,8 +2,10 @@
 
 The index is built once when the store is opened and extended on every write, so appending a message
 costs the same at 2,000 and at 200,000 messages. Positions are append order (removed messages leave a
-hole); two Fenwick trees give, in O(log N), the k-th visible message and the token sum of any span.
-Bodies are read from the store on demand and kept in a bounded cache.
+hole); per-block prefix sums (blockindex.py) give the k-th visible message in O(log N) and the token
+sum of any span in O(1) once its ends are found. The index is copy-on-write: a derived branch's index
+shares its parent's blocks and costs O(N / 1,024) to make (issue 21). Bodies are read from the store on
+demand and kept in a bounded cache.
 
 Writes by other handles or processes are noticed through :meth:`Store.change_token` and applied
 incrementally (only records newer than the last one seen are read).
@@ -24,6 +26,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ._names import name_problem
+from .blockindex import BlockIndex, ItemsView, PositionMap, SumsView
 from .content import (
     Block,
     ContentInput,
@@ -35,7 +38,6 @@ from .content import (
     validate_content,
 )
 from .errors import CorruptRecordError, DuplicateMessageError, MalformedContentError, MessageNotFoundError
-from .fenwick import Fenwick
 from .stores.base import Op, Record, Store, Transaction
 from .stores.fulltext import index_documents
 from .tokens import TokenCounter
@@ -241,10 +243,11 @@ class MessageStore:
         self.branch_id = branch_id
         self.counter = counter
         self._lock = threading.RLock()
-        self._entries: list[_Entry] = []
-        self._pos: dict[str, int] = {}
-        self._live = Fenwick()
-        self._tokens = Fenwick()
+        # Entries in append order with their token estimates, copy-on-write (blockindex.py): a derived
+        # child's index shares the parent's blocks (issue 21: derive in O(1)).
+        self._index: BlockIndex[_Entry] = BlockIndex()
+        self._pos = PositionMap()  # id -> append position (shared with a clone the same way)
+        self._views()
         self._kind_counts: dict[str, int] = {}
         self._audience_count = 0  # visible blocks that carry an audience (issue 7)
         self._mutations = 0  # edits and removals applied (reader views rebuild from where they happened)
@@ -256,6 +259,9 @@ class MessageStore:
         self._pending: list[tuple[int, str, Op, dict[str, Any] | None]] = []
         self._pending_token = self._token
         self._cache: OrderedDict[int, Message] = OrderedDict()
+        # A clone's parent's cache, read (never written) on a miss until this cache is full: a version
+        # sequence names the same message on every branch.
+        self._cache_parent: OrderedDict[int, Message] | None = None
         self._cache_size = cache_size
         # Told ``(position, id, body)`` of each append applied to the index (the working-state ledger).
         self.observers: list[Callable[[int, str, dict[str, Any]], None]] = []
@@ -263,11 +269,24 @@ class MessageStore:
 
     # ---- index maintenance ------------------------------------------------------------------------
 
+    def _views(self) -> None:
+        """List-like read views of the index for views.py and state/ (``_entries[pos]``, ``_entries[a:b]``,
+        ``_tokens.prefix/find/get/_values[pos]``, ``_live.total/find/prefix``), bound to ``_index``."""
+        self._entries: ItemsView[_Entry] = ItemsView(self._index)
+        self._live = SumsView(self._index, tokens=False)
+        self._tokens = SumsView(self._index, tokens=True)
+
     def _apply(self, records: Sequence[Record]) -> None:
         for rec in records:
             if rec.seq <= self._last_seq:
                 continue
             body = rec.value()
+            if rec.op in (Op.APPEND, Op.EDIT) and rec.body is None:
+                # A redacted version (context_journal.redaction): the message keeps its position, never live.
+                if rec.op == Op.APPEND:
+                    self._apply_one(rec, {"participant": "", "content": []})
+                self._apply_one(replace(rec, op=Op.REMOVE), None)
+                continue
             if rec.op in (Op.APPEND, Op.EDIT) and not isinstance(body, dict):
                 raise CorruptRecordError(rec.seq, rec.slot, rec.item, "a message record without a message body")
             try:
@@ -282,6 +301,7 @@ class MessageStore:
                 raise CorruptRecordError(
                     rec.seq, rec.slot, rec.item, f"a message body of the wrong shape ({exc!r})"
                 ) from None
+        self._index.settle()  # one pass over the sums of the blocks this batch edited (blockindex.py)
 
     def _apply_one(self, rec: Record, body: dict[str, Any] | None) -> None:
         self._last_seq = max(self._last_seq, rec.seq)
@@ -298,16 +318,14 @@ class MessageStore:
             if aud is not None:
                 entry = replace(entry, audience=aud)
                 self._audience_count += _audience_blocks(aud)
-            self._pos[rec.item] = len(self._entries)
-            self._entries.append(entry)
-            self._live.append(1)
-            self._tokens.append(self.counter.count_message(entry.participant, body["content"]))
+            tokens = self.counter.count_message(entry.participant, body["content"])
+            pos = self._pos[rec.item] = self._index.append(entry, tokens)
             self._count_kinds(kinds, +1)
             for observe in self.observers:
-                observe(len(self._entries) - 1, rec.item, body)
+                observe(pos, rec.item, body)
         elif pos is not None:
             # Entries are replaced, never changed in place: a cloned index (clone_for) shares them.
-            entry = self._entries[pos]
+            entry = self._index.item(pos)
             if rec.op == Op.EDIT and entry.live:
                 assert body is not None
                 self._count_kinds(entry.kinds, -1)
@@ -320,23 +338,22 @@ class MessageStore:
                     kinds=tuple(b.get("type", "") for b in body["content"]),
                     audience=_audiences(body["content"]),
                 )
-                self._entries[pos] = entry
+                self._index.replace(pos, entry, self.counter.count_message(entry.participant, body["content"]), True)
                 self._count_kinds(entry.kinds, +1)
                 self._audience_count += _audience_blocks(entry.audience)
-                self._tokens.set(pos, self.counter.count_message(entry.participant, body["content"]))
                 self._note_mutation(pos)
             elif rec.op == Op.REMOVE and entry.live:
                 self._count_kinds(entry.kinds, -1)
                 self._audience_count -= _audience_blocks(entry.audience)
                 self._note_mutation(pos)
-                self._entries[pos] = replace(entry, live=False, seq=rec.seq)
-                self._live.set(pos, 0)
-                self._tokens.set(pos, 0)
+                self._index.replace(pos, replace(entry, live=False, seq=rec.seq), 0, False)
 
     def clone_for(self, branch_id: int, fork_seq: int) -> MessageStore | None:
-        """The index of a branch forked from this one at ``fork_seq``, copied instead of rebuilt, or None
+        """The index of a branch forked from this one at ``fork_seq``, shared instead of rebuilt, or None
         when this index already holds a record newer than the fork (then the branch must be read from the
-        store). Costs a copy of the index's lists (C speed), not a read and re-pricing of every message.
+        store). O(N / 1,024) (issue 21): the twin shares this index's blocks and id map copy-on-write
+        (blockindex.py), so what either side applies afterwards never shows in the other; its body cache
+        starts empty and reads this one's on a miss.
         """
         with self._lock:
             if self._pending or self._last_seq > fork_seq:
@@ -345,18 +362,24 @@ class MessageStore:
             twin.__dict__.update(self.__dict__)
             twin.branch_id = branch_id
             twin._lock = threading.RLock()
-            twin._entries = list(self._entries)
-            twin._pos = dict(self._pos)
-            twin._live = self._live.copy()
-            twin._tokens = self._tokens.copy()
+            twin._index = self._index.fork()
+            twin._pos = self._pos.fork(len(self._index))
+            twin._views()
             twin._kind_counts = dict(self._kind_counts)
             twin._mutated = list(self._mutated)
             twin._pending = []
             twin.observers = []
-            twin._cache = OrderedDict(self._cache)
+            twin._cache = OrderedDict()
+            twin._cache_parent = self._cache if len(self._cache) else self._cache_parent
             twin._token = -1  # force a refresh: it reads the parent's records up to the fork, if any are new
             twin._seen_head = min(self._seen_head, fork_seq)
             return twin
+
+    def forget_versions(self, seqs: Sequence[int]) -> None:
+        """Drop the cached messages of these version sequences (after a redaction erased their bodies)."""
+        with self._lock:
+            for seq in seqs:
+                self._cache.pop(seq, None)
 
     def _note_mutation(self, pos: int) -> None:
         self._mutations += 1
@@ -424,6 +447,7 @@ class MessageStore:
             now = time.time()
             for seq, mid, op, stored in self._pending:
                 self._apply_one(Record(seq, self.branch_id, self.slot, mid, op, None, now), stored)
+            self._index.settle()
             if self._pending:
                 self._seen_head = max(self._seen_head, self._pending[-1][0])
             self._token = self._pending_token
@@ -496,7 +520,7 @@ class MessageStore:
                 tx.index_text(seq, index_documents(stored, self.index_thinking))
                 self._catch_up(seq)
                 pos = self._pos.get(message_id)
-                if pos is None or not self._entries[pos].live:
+                if pos is None or not self._index.item(pos).live:
                     raise MessageNotFoundError(message_id)
                 self._stage(tx, [(seq, message_id, Op.EDIT, stored)])
             return seq
@@ -512,7 +536,7 @@ class MessageStore:
                 seq = tx.append_text(self.branch_id, self.slot, message_id, None, Op.REMOVE)
                 self._catch_up(seq)
                 pos = self._pos.get(message_id)
-                if pos is None or not self._entries[pos].live:
+                if pos is None or not self._index.item(pos).live:
                     raise MessageNotFoundError(message_id)
                 self._stage(tx, [(seq, message_id, Op.REMOVE, None)])
             return seq
@@ -531,7 +555,7 @@ class MessageStore:
         """
         # Taken from the cache up front: a batch larger than the cache evicts, while it runs, messages
         # found there at the start.
-        cached = {seq: m for _, seq, _ in versions if (m := self._cache.get(seq)) is not None}
+        cached = {seq: m for _, seq, _ in versions if (m := self._cached(seq)) is not None}
         missing = [seq for _, seq, _ in versions if seq not in cached]
         bodies = self.store.read_bodies(missing) if missing else {}
         out: list[Message] = []
@@ -551,6 +575,21 @@ class MessageStore:
                 self._cache.move_to_end(seq)
             out.append(msg)
         return out
+
+    def _cached(self, seq: int) -> Message | None:
+        """The cached message of a version sequence: this index's cache, else (a clone's) the parent's,
+        copied into this one."""
+        msg = self._cache.get(seq)
+        parent = self._cache_parent
+        if msg is None and parent is not None:
+            msg = parent.get(seq)
+            if msg is not None:
+                self._cache[seq] = msg
+                if len(self._cache) >= self._cache_size:
+                    self._cache_parent = None  # warm: the parent's is no longer needed
+                    if len(self._cache) > self._cache_size:
+                        self._cache.popitem(last=False)
+        return msg
 
     @staticmethod
     def _from_record(rec: Record, created_seq: int) -> Message:
@@ -587,9 +626,9 @@ class MessageStore:
         with self._lock:
             self.refresh()
             pos = self._pos.get(message_id)
-            if pos is None or not self._entries[pos].live:
+            if pos is None or not self._index.item(pos).live:
                 raise MessageNotFoundError(message_id)
-            e = self._entries[pos]
+            e = self._index.item(pos)
             return self._load(e.id, e.seq, e.created_seq)
 
     def get_at(self, message_id: str, sequence: int) -> Message:
@@ -603,46 +642,49 @@ class MessageStore:
             raise MessageNotFoundError(message_id, f"not written by sequence {sequence}")
         if recs[-1].op == Op.REMOVE:
             raise MessageNotFoundError(message_id, f"removed at sequence {recs[-1].seq}")
+        if recs[-1].body is None:
+            raise MessageNotFoundError(message_id, f"the version at sequence {recs[-1].seq} was redacted")
         return self._from_record(recs[-1], recs[0].seq)
 
     def count(self) -> int:
         """Visible messages."""
         with self._lock:
             self.refresh()
-            return self._live.total()
+            return self._index.live_total()
 
     def position_of(self, k: int) -> int:
         """Append position of the k-th (0-based) visible message."""
-        return self._live.find(k)
+        return self._index.find_live(k)
 
     def slice(self, offset: int = 0, limit: int | None = None) -> list[Message]:
         """Visible messages ``[offset, offset + limit)`` in order (O(log N + limit) index work)."""
         with self._lock:
             self.refresh()
-            total = self._live.total()
+            total = self._index.live_total()
             end = total if limit is None else min(total, offset + max(0, limit))
             out: list[Message] = []
             if offset >= end:
                 return out
-            pos = self._live.find(offset)
             wanted: list[tuple[str, int, int]] = []
-            while len(wanted) < end - offset and pos < len(self._entries):
-                e = self._entries[pos]
+            need = end - offset
+            for e in self._index.iter_items(self._index.find_live(offset)):
                 if e.live:
                     wanted.append((e.id, e.seq, e.created_seq))
-                pos += 1
+                    if len(wanted) == need:
+                        break
             return self.load_versions(wanted)
 
     def entry_for(self, message_id: str) -> _Entry | None:
         """The index entry of a visible message (id, participant, sequences), or None."""
         pos = self._pos.get(message_id)
-        if pos is None or not self._entries[pos].live:
+        if pos is None:
             return None
-        return self._entries[pos]
+        e = self._index.item(pos)
+        return e if e.live else None
 
     def iter_entries(self, reverse: bool = False) -> Iterator[_Entry]:
         """Visible index entries (id, participant, timestamp, sequences) without loading bodies."""
-        entries = reversed(self._entries) if reverse else iter(self._entries)
+        entries = self._index.iter_items_reversed() if reverse else self._index.iter_items()
         return (e for e in entries if e.live)
 
     def load_entry(self, entry: _Entry) -> Message:
@@ -651,13 +693,13 @@ class MessageStore:
     def tokens(self, start: int = 0, end: int | None = None) -> int:
         """Estimated tokens of visible messages ``[start, end)`` (by visible index), O(log N)."""
         with self._lock:
-            total = self._live.total()
+            ix = self._index
+            total = ix.live_total()
             end = total if end is None else min(end, total)
             if end <= start:
                 return 0
-            p0 = self._live.find(start)
-            p1 = self._live.find(end) if end < total else len(self._entries)
-            return self._tokens.range(p0, p1)
+            p1 = ix.find_live(end) if end < total else len(ix)
+            return ix.token_prefix(p1) - ix.token_prefix(ix.find_live(start))
 
     def audience_count(self) -> int:
         """Visible blocks that carry an ``audience`` across the slot (O(1); 0 means no reader filtering)."""
@@ -674,7 +716,7 @@ class MessageStore:
         for rec in self.store.read_slot(self.slot, self.branch_id, as_of=as_of):
             latest[rec.item] = rec
             created.setdefault(rec.item, rec.seq)
-        out = [self._from_record(r, created[i]) for i, r in latest.items() if r.op != Op.REMOVE]
+        out = [self._from_record(r, created[i]) for i, r in latest.items() if r.op != Op.REMOVE and r.body is not None]
         out.sort(key=lambda m: m.created_sequence)
         return out
 

@@ -10,8 +10,8 @@ returns), so a compile's cost follows what it renders, not the history's length:
 operation                              cost (N = messages in the slot)
 =====================================  =========================================
 ``len(view)``                          O(log N)
-``view.tokens(start, end)``            O(log N)  (Fenwick prefix sums)
-``view.suffix_start(budget, end)``     O(log N)  (Fenwick descent)
+``view.tokens(start, end)``            O(1)      (block prefix sums, messages.py)
+``view.suffix_start(budget, end)``     O(log N)  (binary search over the block sums)
 ``view.entry(i)``                      O(log N)
 ``view.entries(start, end)``           O(log N + k)
 ``view.index_of(id)``                  O(log N)
