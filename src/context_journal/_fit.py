@@ -5,7 +5,7 @@ coverage. Private to :mod:`context_journal.compile`."""
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
@@ -620,3 +620,115 @@ def entry_after(entry: ContextEntry, position: int) -> bool:
     if isinstance(entry, RawSpan):
         return entry.start >= position
     return entry.covers is not None and entry.covers[0] >= position
+
+
+# --- the cheapest valid cover: a lower bound priced from the index ---------------------------------
+
+
+def _minus(spans: Sequence[tuple[int, int]], cut: Sequence[tuple[int, int]]) -> tuple[list[tuple[int, int]], ...]:
+    """``(spans without cut, spans within cut)``: the position ranges of ``spans`` outside and inside the
+    ranges of ``cut`` (each list oldest first; empty ranges left out)."""
+    cuts = sorted((a, b) for a, b in cut if b > a)
+    outside: list[tuple[int, int]] = []
+    inside: list[tuple[int, int]] = []
+    for a, b in sorted(spans):
+        at = a
+        for c, d in cuts:
+            if d <= at or c >= b:
+                continue
+            if c > at:
+                outside.append((at, c))
+            inside.append((max(at, c), min(b, d)))
+            at = min(b, d)
+            if at >= b:
+                break
+        if at < b:
+            outside.append((at, b))
+    return outside, inside
+
+
+def cover_floor(
+    view: MessageView,
+    selection: Selection,
+    counter: TokenCounter,
+    limit: int,
+    end: int | None = None,
+    own_calls: Callable[[str], bool] = lambda participant: True,
+    min_count: int = 0,
+) -> tuple[int, int, int]:
+    """A lower bound of the tokens the raw messages of ``selection`` take in a compiled context however
+    the compile cuts them (see :func:`spans_floor`), split into outside and inside
+    ``selection.give_way``, and how many raw messages it selects (before ``end``).
+
+    No entry is read (the floor is given as 0) when the raw messages are ``min_count`` or fewer, or their
+    tokens are ``limit`` or fewer (no floor exceeds them): only a selection that may prove a failure is
+    scanned.
+
+    Returns:
+        ``(floor outside give_way, floor inside it, raw messages selected)``, in estimated tokens.
+    """
+    stop = len(view) if end is None else min(end, len(view))
+    raw = [(e.start, min(e.end, stop)) for e in selection.entries if isinstance(e, RawSpan) and e.start < stop]
+    count = sum(b - a for a, b in raw)
+    if count <= min_count or sum(view.tokens(a, b) for a, b in raw) <= limit:
+        return 0, 0, count
+    outside, inside = _minus(raw, selection.give_way)
+    spans = [(a, b, False) for a, b in outside] + [(a, b, True) for a, b in inside]
+    rest, middle, _ = spans_floor(view, spans, counter, limit, end, own_calls)
+    return rest, middle, count
+
+
+def spans_floor(
+    view: MessageView,
+    spans: Iterable[tuple[int, int, bool]],
+    counter: TokenCounter,
+    limit: int,
+    end: int | None = None,
+    own_calls: Callable[[str], bool] = lambda participant: True,
+) -> tuple[int, int, int]:
+    """A lower bound of the tokens the messages of ``spans`` (``(start, end, gives_way)``, positions of
+    ``view``), rendered raw, take in a compiled context however the compile cuts them, priced from the
+    index (no body read).
+
+    What no reduction removes: every message holding a call of the assistant's own (``own_calls`` of
+    its participant) stays, a call is excerpted but never dropped, and it is answered in the next turn (by
+    its result, excerpted, or a stub): at no less than a message with one empty call plus one empty
+    result block. Everything else is priced at 0: plain messages (the middle not summarised yet gives way
+    to one short note per run; the rest can be excerpted), other speakers' calls (shown as text, which
+    gives way like plain text), summaries and every other rendered entry. Messages at or after ``end``
+    (a running tool loop, which may become one transcript) are left out; spans should not overlap.
+
+    The scan stops once the bound passes ``limit`` tokens: a bound over ``limit`` is a proof, its exact
+    size is not needed. Cost: the index entries scanned, at most those of the spans, in practice about
+    ``limit / floor`` calls' worth (a few hundred entries for an impossible budget).
+
+    Args:
+        view: The view the spans are positions of.
+        spans: ``(start, end, gives_way)`` ranges, read in the order given (an iterator is read only
+            as far as needed).
+        counter: The compile's token counter.
+        limit: Stop once the bound exceeds this many tokens.
+        end: Leave positions at or after it out (default: none left out).
+        own_calls: Whether a participant's calls are the assistant's own (rendered as calls, never as
+            text); default: every participant's.
+
+    Returns:
+        ``(floor of the spans not giving way, floor of those giving way, messages scanned)``, in
+        estimated tokens (before calibration).
+    """
+    stop = len(view) if end is None else min(end, len(view))
+    call = counter.count_message("assistant", [{"type": "tool_use", "id": "", "name": "", "input": {}}])
+    floor = max(0, call + counter.count_block({"type": "tool_result", "tool_use_id": "", "content": ""}))
+    totals = [0, 0]
+    scanned = 0
+    if floor == 0:
+        return 0, 0, 0
+    for a, b, gives_way in spans:
+        b = min(b, stop)
+        for at in range(a, b, 512):
+            if totals[0] + totals[1] > limit:
+                return totals[0], totals[1], scanned
+            calls = view.entries(at, min(b, at + 512))
+            scanned += len(calls)
+            totals[gives_way] += floor * sum(1 for e in calls if "tool_use" in e.kinds and own_calls(e.participant))
+    return totals[0], totals[1], scanned

@@ -23,7 +23,14 @@
    journal never changes.
 5. **Fit.** If the repaired context is over budget the strategy selects again with less; if its
    smallest selection is still over (one tool unit larger than the budget) the largest blocks are
-   reduced to bounded excerpts that keep their tool pairing and say how much was cut.
+   reduced to bounded excerpts that keep their tool pairing and say how much was cut. The loop stops
+   early (issue 21): a selection already rendered is not rendered again, and once the selection stops
+   changing and is the strategy's smallest, the excerpts come next (``result.stats["passes"]``: at most
+   2 select+render passes unless excerpting). Before rendering, the cheapest valid cover is priced from
+   the index (what the strategy renders raw at any budget, and the smallest selection: the assistant's
+   calls and their answers, which no cut removes); when even that is over and it holds more than
+   :data:`EXACT_FAILURE_MESSAGES` messages, :class:`OverBudgetError` is raised at once with that lower
+   bound (:data:`CHEAPEST_PART`) instead of rendering and excerpting the whole history.
 6. **Check.** The result is validated (:func:`context_journal.validate.validate_messages`) before it
    is returned.
 
@@ -36,7 +43,9 @@ role stay separate in the result and are merged by the exporters where the provi
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import itertools
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -44,12 +53,14 @@ from typing import Any, Literal
 
 from ._fit import (
     RenderCache,
+    cover_floor,
     coverage,
     finish,
     fresh_pass,
     mark_breakpoints,
     render,
     separate_running_turn,
+    spans_floor,
     system_head,
     tokens_of,
     transcribe_running_turn,
@@ -86,9 +97,24 @@ Block = dict[str, Any]
 _LISTED = 12  # parts an OverBudgetError's message names (the largest); ``parts`` holds every one
 
 
+_SHORTCUTS = True
+"""The compile loop's shortcuts (reused renders, the early stop, the fast failure); off, every pass renders
+as the loop did before them (the tests compare both)."""
+
+
 UNSUMMARISED_PART = "not summarised yet"
 """The part of :attr:`OverBudgetError.parts` naming the tokens of the smallest valid context that stand for
 raw middle content no summary covers yet (only compression can shrink it further)."""
+
+CHEAPEST_PART = "cheapest valid cover (lower bound)"
+"""The part of :attr:`OverBudgetError.parts` a compile that fails before rendering names: a lower bound of
+the smallest valid context, priced from the index (see :data:`EXACT_FAILURE_MESSAGES`)."""
+
+EXACT_FAILURE_MESSAGES = 512
+"""A compile whose smallest selection cannot fit however it is cut (its lower bound priced from the index is
+over the budget) and holds more raw messages than this fails before rendering anything, its error giving
+that lower bound (:data:`CHEAPEST_PART`); a smaller one is rendered and excerpted first, so its error gives
+the smallest valid context itself (``"smallest valid context"``)."""
 
 
 class OverBudgetError(ContextJournalError):
@@ -96,10 +122,12 @@ class OverBudgetError(ContextJournalError):
 
     Attributes:
         budget: ``max_tokens - reserve_for_response``, in tokens.
-        actual: Tokens the must-keep part (or the smallest valid context) needs.
+        actual: Tokens the must-keep part (or the smallest valid context) needs; at least that many when
+            the compile failed before rendering (``parts`` then holds :data:`CHEAPEST_PART`, a lower bound
+            priced from the index).
         parts: Each part and its size in tokens (``"system"``, ``"message m0 (system)"``,
-            ``"injections"``, ``"newest unit from m5"``, ``"smallest valid context"`` and, of it,
-            ``"not summarised yet"``...).
+            ``"injections"``, ``"newest unit from m5"``, ``"smallest valid context"`` (or
+            ``"cheapest valid cover (lower bound)"``) and, of it, ``"not summarised yet"``...).
     """
 
     ADVICE = "raise max_tokens, lower reserve_for_response, or shorten the system prompt and injections"
@@ -299,6 +327,9 @@ class CompileResult:
         assistant: The names rendered as the assistant.
         recall: What recall did for a query (None without one): ``query``, ``hits`` (candidates
             found), ``recalled`` (messages brought back) and, when none was, ``note`` saying why.
+        stats: How the compile loop went (not part of the result's identity): ``passes`` (selections
+            rendered by the select-and-fit loop: at most 2 unless the compile excerpts to fit),
+            ``renders`` (every render, the excerpt passes included) and ``selects`` (strategy calls).
     """
 
     messages: tuple[CompiledMessage, ...]
@@ -323,6 +354,7 @@ class CompileResult:
     trace: MapTrace | None = field(default=None, repr=False, compare=False)
     """Where each compiled message comes from in the conversation (what :meth:`to_html` draws)."""
     recall: Mapping[str, Any] | None = None
+    stats: Mapping[str, int] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def provenance(self) -> list[tuple[Source, ...]]:
@@ -364,6 +396,17 @@ class CompileResult:
         from .formats.exporters import to_openai
 
         return to_openai(self, assistant=assistant, **kwargs)
+
+    def to_openai_responses(self, assistant: str | None = None, **kwargs: Any) -> list[dict[str, Any]]:
+        """Responses API ``input`` items (see :func:`context_journal.formats.openai_responses.to_openai_responses`).
+
+        Raises:
+            ValueError: ``assistant`` is not the compile's assistant.
+            StoreClosedError: the store was closed before its media were read.
+        """
+        from .formats.openai_responses import to_openai_responses
+
+        return to_openai_responses(self, assistant=assistant, **kwargs)
 
     def summary(self) -> dict[str, Any]:
         """The short report the CLI prints with ``--json``."""
@@ -412,6 +455,14 @@ def _has_bulky(view: MessageView, avail: int, over: int) -> bool:
     ``avail`` can reach, and the strategy need not select again (most compiles of a long chat)."""
     start = max(0, view.suffix_start(avail) - 1)
     return any(e.tokens > over for k in range(start, len(view), 512) for e in view.entries(k, k + 512))
+
+
+def _copied(work: Sequence[Work], p: Pass) -> tuple[list[Work], Pass]:
+    """Copies of ``work`` and ``p`` that the fitting can change in place (block lists are replaced, never
+    changed in place, so they are shared)."""
+    q = Pass()
+    q.repairs, q.altered = list(p.repairs), set(p.altered)
+    return [dataclasses.replace(m, sources=list(m.sources)) for m in work], q
 
 
 def _is_loop_note(m: Work) -> bool:
@@ -614,8 +665,95 @@ def compile_context(
             out = transcribe_running_turn(separate_running_turn(out, turn, q), turn, q, whole=whole)
         return out
 
-    for _attempt in range(16):
+    def choose(at: int) -> Selection:
+        """The strategy's selection within ``at`` tokens, with the running loop's opening."""
+        stats["selects"] += 1
+        chosen = strategy.select(chooser, Budget(at, budget, max_tokens, reserve_for_response))
+        return with_loop_opening(chosen, body, running, whole_loop, asked) if running is not None else chosen
+
+    def layout_key(chosen: Selection) -> tuple[Any, ...]:
+        """Everything a pass's render and its loop shortening read: equal keys, equal work."""
+        return (chosen.entries, chosen.superseded, chosen.give_way, chosen.protected, pinned(), cap, priced_at,
+                whole_loop)  # fmt: skip
+
+    def own_calls(participant: str) -> bool:
+        """Whether this participant's calls are sent as calls (the assistant's own, never shown as text)."""
+        return participant in roles.assistant and participant not in roles.system
+
+    def cover_error(rest: int, middle: int, selected: bool = True) -> OverBudgetError:
+        """The error of a compile whose cheapest valid cover (``rest`` plus ``middle``, the part giving way
+        first, priced from the index: a lower bound) and injected turns are over the room (the pins of the
+        strategy's last selection named too, when it ``selected``)."""
+        floor = late_tokens + rest + middle
+        parts[CHEAPEST_PART] = floor
+        if middle:
+            parts[UNSUMMARISED_PART] = middle
+        if selected:
+            parts.update(getattr(strategy, "pinned_parts", {}))
+        return OverBudgetError(
+            budget,
+            calibration.apply(must_keep + floor),
+            {k: calibration.apply(v) for k, v in parts.items()},
+            "even the cheapest valid cover (every message the strategy must keep cut to its smallest, priced "
+            "from the index: a lower bound)",
+        )
+
+    def index_floor() -> None:
+        """Fail before selecting when what the strategy renders raw at any budget (its ``raw_floor``) cannot
+        fit however it is cut, and it is too large to render and excerpt cheaply."""
+        floor_of = getattr(strategy, "raw_floor", None)
+        spans = floor_of(body) if callable(floor_of) else None
+        if spans is None:
+            return
+        # The spans' messages are scanned only once they hold more messages than a render costs and more
+        # tokens than the room (no floor exceeds its messages' tokens): a compile that fits reads no entry.
+        head: list[tuple[int, int, bool]] = []
+        count = tokens = 0
+        for a, b, gives_way in spans:
+            b = min(b, n_body if running is None else running)
+            if b <= a:
+                continue
+            head.append((a, b, gives_way))
+            count, tokens = count + b - a, tokens + body.tokens(a, b)
+            if count > EXACT_FAILURE_MESSAGES and late_tokens + tokens > room:
+                break
+        else:
+            return
+        both = itertools.chain(head, spans)
+        rest, middle, scanned = spans_floor(body, both, counter, room - late_tokens, running, own_calls)
+        if late_tokens + rest + middle > room and scanned > EXACT_FAILURE_MESSAGES:
+            raise cover_error(rest, middle, selected=False)
+
+    def cheapest_cover(chosen: Selection) -> None:
+        """Fail now when even the strategy's smallest selection cannot fit, however its messages are cut
+        (priced from the index: see :func:`context_journal._fit.cover_floor`), and it is too large to
+        render and excerpt cheaply; the caller's selection ``chosen`` is over already."""
+        limit, many = room - late_tokens, EXACT_FAILURE_MESSAGES
+        rest, middle, count = cover_floor(body, chosen, counter, limit, running, own_calls, many)
+        if late_tokens + rest + middle <= room or count <= EXACT_FAILURE_MESSAGES:
+            return  # the selection may fit once cut, or is cheap to render and cut: render it
+        rest, middle, count = cover_floor(body, choose(0), counter, limit, running, own_calls, many)
+        if late_tokens + rest + middle <= room or count <= EXACT_FAILURE_MESSAGES:
+            choose(avail)  # the strategy's state (pins) as of the selection rendered, not the probe's
+            return
+        raise cover_error(rest, middle)
+
+    # ``stats["passes"]`` counts the passes that render a selection. A selection the last pass rendered is
+    # not rendered again (its work is reused); once the selection stops changing, one look at the
+    # strategy's smallest selection (within 0 tokens) ends the loop when it is the same: every lower
+    # allowance would render it again (a strategy chooses less, never more, with less room), so the
+    # excerpts come next.
+    stats = {"passes": 0, "renders": 0, "selects": 0}
+    drawn: tuple[Any, ...] | None = None  # the layout key of the last pass's render
+    pristine: tuple[list[Work], Pass] | None = None  # that render, when a running loop may be cut in place
+    last_key: tuple[Any, ...] | None = None
+    probed = False
+    used = 0
+    if _SHORTCUTS:
+        index_floor()
+    for attempt in range(16):
         selection = strategy.select(chooser, Budget(avail, budget, max_tokens, reserve_for_response))
+        stats["selects"] += 1
         if oversized is not None and selection.omitted and _has_bulky(chooser, avail, oversized.over):
             # Older images give way too, whatever their size (one crossing a size threshold as the budget
             # grows would push whole messages out: review of the overflow reductions); the newest
@@ -624,12 +762,25 @@ def compile_context(
             priced_at = 0
             chooser = priced(body, options, counter, cache, avail, cap, priced_at)
             selection = strategy.select(chooser, Budget(avail, budget, max_tokens, reserve_for_response))
+            stats["selects"] += 1
         if running is not None:
             selection = with_loop_opening(selection, body, running, whole_loop, asked)
-        p = fresh_pass(p)
-        unexcerpted = pinned() | tiers(selection)["last"] if cap is not None and cap.texts else frozenset()
-        work = draw(selection, p, cap)
-        used = sum(tokens_of(m, counter) for m in work)
+        if attempt == 0 and _SHORTCUTS:
+            cheapest_cover(selection)
+        key = layout_key(selection)
+        if key != drawn or not _SHORTCUTS:
+            p = fresh_pass(p)
+            unexcerpted = pinned() | tiers(selection)["last"] if cap is not None and cap.texts else frozenset()
+            work = draw(selection, p, cap)
+            stats["passes"] += 1
+            stats["renders"] += 1
+            drawn = key
+            used = sum(tokens_of(m, counter) for m in work)
+            # A running loop's work may be shortened in place below: keep it as rendered for the next pass.
+            pristine = _copied(work, p) if turn else None
+        elif pristine is not None:
+            work, p = _copied(*pristine)
+            used = sum(tokens_of(m, counter) for m in work)
         if used > room and turn and any(m.origin == turn[0] for m in work):
             # The running loop is in: shorten its bulky results before leaving any of it out.
             work = shrink(work, room, counter, p, options, frozenset(turn[:1]), pinned(), **tiers(selection))
@@ -648,14 +799,23 @@ def compile_context(
                     break
                 q = fresh_pass(p)
                 again = draw(selection, q, wider)
+                stats["renders"] += 1
                 total = sum(tokens_of(m, counter) for m in again)
                 if used < total <= room:
                     work, used, p, cap = again, total, q, wider
+                    drawn = None
                     break
                 less = wider.to - (total - room) - 8
                 wider = wider._replace(over=less, to=less)
         if used <= room or avail == 0:
             break
+        if key == last_key and not probed and _SHORTCUTS:
+            # The selection stopped changing: when the smallest one is the same, no pass would change it.
+            probed = True
+            if layout_key(choose(0)) == key:
+                break
+            selection = choose(avail)  # the strategy's state (pins) as of this pass, not the probe's
+        last_key = key
         # Over after repairs: select again with the excess taken off; when that changed nothing, take
         # off twice as much as the time before (not half the budget at once, which would throw away
         # what fits).
@@ -676,6 +836,7 @@ def compile_context(
             selection = with_loop_opening(selection, body, running, whole=True, asked=asked)
             p = fresh_pass(p)
             whole = draw(selection, p, cap, whole=True)
+            stats["renders"] += 1
             work = shrink(whole, room, counter, p, options, keep_whole=pinned(), **cut)
             used = sum(tokens_of(m, counter) for m in work)
             if used <= room and selection.omitted:
@@ -688,9 +849,11 @@ def compile_context(
                     chooser_loop = PricedView(chooser, {running: tokens_of(note, counter) - loop})
                     full = max(0, room - late_tokens - options.repair_reserve)
                     reselected = strategy.select(chooser_loop, Budget(full, budget, max_tokens, reserve_for_response))
+                    stats["selects"] += 1
                     reselected = with_loop_opening(reselected, body, running, whole=True, asked=asked)
                     q = fresh_pass(p)
                     tried = draw(reselected, q, cap, whole=True)
+                    stats["renders"] += 1
                     tried = shrink(tried, room, counter, q, options, keep_whole=pinned(), **tiers(reselected))
                     total = sum(tokens_of(m, counter) for m in tried)
                     if total <= room and len(tried) > len(work):
@@ -775,5 +938,6 @@ def compile_context(
         assistant=tuple(sorted(roles.assistant)),
         get_blob=get_blob,
         trace=trace_compile(view, head, selection, compiled, getattr(strategy, "pinned_parts", None)),
+        stats=stats,
     )
     return result, selection

@@ -25,7 +25,7 @@ provenance. Passthrough and windowed strategies only return raw spans.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias, runtime_checkable
 
@@ -319,9 +319,20 @@ class BaseStrategy:
     def load(self, ctx: StrategyContext) -> None:
         """No state to read."""
 
+    def reset(self) -> None:
+        """Forget what was folded from the store, so the next :meth:`load` reads it again (after a
+        redaction erased records this strategy may hold in memory). Nothing to forget here."""
+
     def select(self, view: MessageView, budget: Budget) -> Selection:  # pragma: no cover - abstract
         """Subclasses choose the entries."""
         raise NotImplementedError
+
+    def raw_floor(self, view: MessageView) -> Iterator[tuple[int, int, bool]] | None:
+        """Spans of ``view`` that every selection renders raw, whatever the budget (a lower bound the
+        compiler prices before selecting, so an impossible budget fails without a selection), newest
+        first, as ``(start, end, gives_way)`` (``gives_way``: the span is middle content not summarised
+        yet, which :attr:`Selection.give_way` would name); None when the strategy promises none (here)."""
+        return None
 
     def commit(self, selection: Selection, ctx: StrategyContext) -> None:
         """Write the selection's state changes, if any."""

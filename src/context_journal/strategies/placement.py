@@ -11,7 +11,7 @@ entry before it starts, so nothing is ever placed between the two halves of a pa
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from .base import ContextEntry, RawSpan, Selection, Strategy, StrategyContext, SummaryRequest, SummaryResult
@@ -47,6 +47,11 @@ class StrategyWrapper:
 
     def is_ready(self) -> bool:
         return self.inner.is_ready()
+
+    def raw_floor(self, view: MessageView) -> Iterator[tuple[int, int, bool]] | None:
+        """``inner``'s (a wrapper adds entries around its selection and never takes its raw spans out)."""
+        floor = getattr(self.inner, "raw_floor", None)
+        return floor(view) if callable(floor) else None
 
     @property
     def pinned_parts(self) -> dict[str, int]:

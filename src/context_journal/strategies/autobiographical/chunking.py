@@ -230,6 +230,25 @@ def summary_span(
     return span
 
 
+_CHUNK_KEY = "\x00chunk:"
+"""Prefix of a chunk's key in a spans memo (summary ids never start with it)."""
+
+
+def root_chunk_span(
+    view: MessageView,
+    log: CompressionLog,
+    chunk_id: str,
+    owned: Callable[[str], frozenset[str]],
+    memo: dict[str, tuple[int, int] | None],
+) -> tuple[int, int] | None:
+    """:func:`chunk_span` of a chunk not summarised yet, kept in ``memo`` with the summaries' spans."""
+    key = _CHUNK_KEY + chunk_id
+    if key in memo:
+        return memo[key]
+    span = memo[key] = chunk_span(view, log.chunks[chunk_id], owned)
+    return span
+
+
 def _place(
     view: MessageView,
     log: CompressionLog,
@@ -241,8 +260,7 @@ def _place(
 ) -> None:
     """Append the nodes standing for a root: the root itself when it applies, else its parts that do."""
     if kind == "chunk":
-        chunk = log.chunks[rid]
-        span = chunk_span(view, chunk, owned)
+        span = root_chunk_span(view, log, rid, owned, memo)
         if span is not None:
             out.append(Node("chunk", rid, 0, *span))
         return

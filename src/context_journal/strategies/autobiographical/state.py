@@ -311,6 +311,13 @@ class CompressionLog:
         keys = reversed(self._root_keys) if reverse else iter(self._root_keys)
         return (self._roots[k] for k in keys)
 
+    def newest_roots(self) -> Iterator[Root]:
+        """The roots, newest first, read lazily over a copy of their keys (a reader that stops early pays
+        for a list copy and the roots it reads, not for a root object per record)."""
+        keys = list(self._root_keys)
+        roots = self._roots
+        return (root for k in reversed(keys) if (root := roots.get(k)) is not None)
+
     def children(self, summary: Summary) -> list[Summary]:
         """The summaries a merge was made from (empty for an L1)."""
         if summary.level <= 1:

@@ -24,8 +24,10 @@ choke point where a reader-scoped manager can record what compression may have r
 
 from __future__ import annotations
 
+import itertools
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from ...stores.base import Op
@@ -35,11 +37,13 @@ from .chunking import (
     Regions,
     chunk_span,
     first_at_least,
+    head_range,
     layout,
     new_chunks,
     recent_start,
     regions,
     results_only,
+    root_chunk_span,
 )
 from .config import AutobiographicalConfig
 from .folding import NOTE_PARTICIPANT, Item, fold, gap_note, item_cost, to_entries
@@ -63,6 +67,18 @@ SYSTEM_STATE = "summarizer/system"
 """Namespace state: the host's system prompt sent with summary requests (``set_system_prompt``)."""
 TOOLS_STATE = "summarizer/tools"
 """Namespace state: the host's tool definitions sent with summary requests (``set_tools``)."""
+
+
+def _mutations(view: object) -> int | None:
+    """How many edits and removals the message index under a store's view (its own, or a reader's) has
+    applied: the positions of the messages the view shows stay put while this count does not change
+    (appends only add positions at the end). None for any other view."""
+    from ...views import ReaderView, StoreView
+
+    if not isinstance(view, StoreView | ReaderView):
+        return None
+    count = getattr(view.message_store, "_mutations", None)
+    return count if isinstance(count, int) else None
 
 
 class AutobiographicalStrategy(BaseStrategy):
@@ -94,7 +110,7 @@ class AutobiographicalStrategy(BaseStrategy):
         self._requests: list[SummaryRequest] = []
         self._inflight: dict[str, tuple[WorkItem, RequestPlan, SummaryRequest]] = {}
         self._now: float | None = None
-        self._memo_key: tuple[int, int, int, int] | None = None
+        self._memo_key: tuple[int, int, int, int, int | None] | None = None
         self._memo: dict[str, tuple[int, int] | None] = {}
         self.layout_state: Any = None
         """The stored layout of the last compile (see :mod:`.stable`), as :meth:`load` read it."""
@@ -107,6 +123,12 @@ class AutobiographicalStrategy(BaseStrategy):
         layout the last compile chose (``stable_prefix``)."""
         self.compression_log(ctx)
         self.layout_state = ctx.get_state(LAYOUT_STATE) if self.config.stable_prefix else None
+
+    def reset(self) -> None:
+        """Forget the folded compression log and layout (a redaction erased summaries it may hold): the
+        next :meth:`load` folds the namespace's records again."""
+        self._log = None
+        self.layout_state = None
 
     def compression_log(self, ctx: StrategyContext) -> CompressionLog:
         """The folded records of ``ctx``'s namespace and branch, brought up to date."""
@@ -134,14 +156,29 @@ class AutobiographicalStrategy(BaseStrategy):
     def _spans(self, view: MessageView) -> dict[str, tuple[int, int] | None]:
         """Spans of summaries in ``view``, kept while the view shows the same thing (same store view,
         same newest sequence, same length): a compile that selects again with less budget, and the
-        next compile when nothing changed, place nothing twice."""
+        next compile when nothing changed, place nothing twice. They are kept across appends too, when
+        the view is a store's (its own or a reader's) and no message was edited or removed since (the
+        positions of the messages it showed are where they were): the compile after an append places
+        only what is new (issue 21)."""
         base = getattr(view, "base", None) or view
         seq = getattr(base, "last_sequence", None)
         if not isinstance(seq, int):
             return {}
-        key = (id(base), seq, len(view), int(getattr(view, "start", 0)))
-        if key != self._memo_key or len(self._memo) > 200_000:
-            self._memo_key, self._memo = key, {}
+        key = (id(base), seq, len(view), int(getattr(view, "start", 0)), _mutations(base))
+        old = self._memo_key
+        grown = (
+            old is not None
+            and key[4] is not None
+            and (key[0], key[3], key[4]) == (old[0], old[3], old[4])
+            and key[1] >= old[1]
+            and key[2] >= old[2]
+        )
+        if (key != old and not grown) or len(self._memo) > 200_000:
+            self._memo = {}
+        elif key != old:
+            # What did not apply may apply now (records written for messages this view did not show yet).
+            self._memo = {k: v for k, v in self._memo.items() if v is not None}
+        self._memo_key = key
         return self._memo
 
     def _owned_ids(self, chunk: str) -> frozenset[str]:
@@ -241,6 +278,46 @@ class AutobiographicalStrategy(BaseStrategy):
         )
         protected = ((hs, he),) if he > hs else ()
         return Selection(entries, state=state, omitted=omitted, give_way=give_way, protected=protected)
+
+    def raw_floor(self, view: MessageView) -> Iterator[tuple[int, int, bool]] | None:
+        """Spans every selection renders raw, newest first (see :meth:`BaseStrategy.raw_floor`): with
+        ``overflow="excerpt"`` and no stored layout to keep (a fresh fold), the messages after the newest
+        chunk or summary (the tail), then each chunk not summarised yet (it gives way first). None with
+        ``overflow="window"`` (raw parts are left out to fit) or a stored layout (compacting it may leave
+        raw messages out), or before :meth:`load`. Cost: two index look-ups per span yielded."""
+        log = self._log
+        cfg = self.config
+        kept = isinstance(self.layout_state, Mapping) and bool(self.layout_state.get("items"))
+        if log is None or cfg.overflow != "excerpt" or (cfg.stable_prefix and kept):
+            return None
+        return self._raw_floor(view, log)
+
+    def _raw_floor(self, view: MessageView, log: CompressionLog) -> Iterator[tuple[int, int, bool]]:
+        n = len(view)
+        with log.lock:
+            roots = log.newest_roots()
+            hs, he = head_range(view, log, self.config.head_window_tokens)
+            memo = self._spans(view)  # the spans select places, kept across compiles and appends
+        rs = recent_start(view, self.config.recent_window_tokens)
+        cuts = sorted({hs, he, rs})
+
+        def pieces(a: int, b: int) -> Iterator[tuple[int, int, bool]]:
+            """``[a, b)`` split where the head window and the recent window start and end, newest first,
+            each piece flagged as giving way (as :meth:`select` names ``give_way``) or not."""
+            bounds = [a, *(c for c in cuts if a < c < b), b]
+            for lo, hi in reversed(list(pairwise(bounds))):
+                yield lo, hi, hi <= rs and not hs <= lo < he
+
+        # No root holds a message created after the newest root's last one: they are the tail and the gaps.
+        newest = next(roots, None)
+        tail = view.index_at_sequence(newest.last_seq + 1) if newest is not None else 0
+        if tail < n:
+            yield from pieces(tail, n)
+        for root in itertools.chain((newest,) if newest is not None else (), roots):
+            if root.kind == "chunk":
+                span = root_chunk_span(view, log, root.id, self._owned_ids, memo)
+                if span is not None:
+                    yield from pieces(*span)
 
     def _kept_layout(
         self,

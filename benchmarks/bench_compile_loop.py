@@ -1,0 +1,210 @@
+"""The compile loop (issue 21): compile after one appended message beside the warm figure, the select+render
+passes, and the time of a compile that cannot fit (printed, never asserted).
+
+Usage::
+
+    python benchmarks/bench_compile_loop.py [--sizes 2000,20000,200000] [--budgets 8000,100000]
+        [--strategy passthrough,windowed,autobiographical] [--fail-budget 2000] [--repeat 15]
+        [--summarizer stub|offline] [--store-dir DIR] [--no-ledger] [--baseline] [--skip-append] [--skip-fail]
+
+**After an append.** For each size, budget and strategy, on a copy of a SQLite store of the synthetic agent
+conversation of bench_compile.py (the autobiographical strategy's store drained first, every chunk summarised
+for that budget), it prints the median of ``--repeat`` warm compiles (the same compile again: caches skip the
+work), the median of compiles each after one appended user message (what an agent loop pays every turn), their
+ratio, and the most select+render passes a compile made (``CompileResult.stats["passes"]``; at most 2 unless
+the compile excerpts to fit). Issue 21's targets: after an append <= 5 ms at 20,000 messages (8k budget) and
+<= 10 ms at 200,000.
+
+**A compile that cannot fit.** For each size, a store never summarised (no summarizer ever ran) is compiled
+with the autobiographical strategy (``overflow="excerpt"``, the default) at ``--fail-budget`` tokens: the first
+compile closes the chunks that are due (written once; timed apart), then it prints the median time of a
+compile that raises ``OverBudgetError`` through ``ContextManager.compile`` (which names the pending compression
+work, listing it) and through ``preview_context`` (the compile alone), and the error's figures. Target: <= 50 ms
+at 200,000 messages.
+
+``--baseline`` runs the same with the loop's shortcuts off (``context_journal.compile._SHORTCUTS = False``:
+every pass renders, no early stop, no failure before rendering), the figures the issue measured before.
+``--no-ledger`` turns the working-state block off (``LedgerConfig(share=0)``) to time the compile loop alone.
+``--store-dir`` keeps the built (and drained) stores between runs (each timing runs on a fresh copy).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import contextlib
+
+from bench_compile import STRATEGIES, StubSummarizer, build, drain, strategy_for
+
+import context_journal.compile as compile_module
+from context_journal.compile import OverBudgetError
+from context_journal.llm import OfflineSummarizer, Provider
+from context_journal.manager import ContextManager
+from context_journal.state.ledger import LedgerConfig
+
+
+def _copy(src: Path, dst: Path) -> Path:
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(dst) + suffix).unlink(missing_ok=True)
+    shutil.copy(src, dst)
+    return dst
+
+
+def _store(root: Path, n: int) -> Path:
+    path = root / f"loop-{n}.db"
+    if not path.exists():
+        t0 = time.perf_counter()
+        build(path, n)
+        print(f"# built {n:,} messages in {time.perf_counter() - t0:.1f} s", flush=True)
+    return path
+
+
+def _drained(root: Path, n: int, budget: int, summarizer: Provider) -> Path:
+    path = root / f"loop-{n}-drained-{budget}.db"
+    if not path.exists():
+        tmp = _copy(_store(root, n), root / "draining.db")
+        print(f"# {n:,} messages, {budget:,} budget: {drain(tmp, budget, summarizer)}", flush=True)
+        shutil.move(tmp, path)
+    return path
+
+
+def _open(path: Path, name: str, budget: int, ledger: bool) -> ContextManager:
+    cm = ContextManager.open(path, strategy=strategy_for(name, budget))
+    if not ledger:
+        cm.ledger_config = LedgerConfig(share=0)
+    return cm
+
+
+def after_append(path: Path, name: str, budget: int, repeat: int, ledger: bool) -> dict[str, Any]:
+    """Warm and after-append medians (ms) and the most passes of one strategy on a copy of ``path``."""
+    work = _copy(path, path.parent / "timing.db")
+    with _open(work, name, budget, ledger) as cm:
+        cm.compile(budget)
+        warm, after, passes = [], [], []
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            result = cm.compile(budget)
+            warm.append(time.perf_counter() - t0)
+            passes.append(result.stats.get("passes", 0))
+        for k in range(repeat):
+            cm.add_message("user", f"One more question, number {k}: what does the build cache keep?")
+            t0 = time.perf_counter()
+            result = cm.compile(budget)
+            after.append(time.perf_counter() - t0)
+            passes.append(result.stats.get("passes", 0))
+        excerpted = any(r.kind == "excerpted" for r in result.repairs)
+        return {
+            "warm": statistics.median(warm) * 1000,
+            "after": statistics.median(after) * 1000,
+            "passes": max(passes),
+            "excerpted": excerpted,
+            "messages": len(result.messages),
+            "tokens": result.tokens,
+        }
+
+
+def cannot_fit(path: Path, budget: int, repeat: int, ledger: bool) -> dict[str, Any]:
+    """Times of a compile that raises OverBudgetError on a never-summarised copy of ``path``."""
+    work = _copy(path, path.parent / "timing.db")
+    with _open(work, "autobiographical", budget, ledger) as cm:
+        t0 = time.perf_counter()
+        try:
+            cm.compile(budget)
+            return {"fits": True}
+        except OverBudgetError:
+            first = time.perf_counter() - t0
+        times, previews = [], []
+        error: OverBudgetError | None = None
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            try:
+                cm.compile(budget)
+            except OverBudgetError as exc:
+                error = exc
+            times.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            with contextlib.suppress(OverBudgetError):
+                cm.preview_context(budget)
+            previews.append(time.perf_counter() - t0)
+        assert error is not None
+        return {
+            "fits": False,
+            "first": first * 1000,
+            "compile": statistics.median(times) * 1000,
+            "preview": statistics.median(previews) * 1000,
+            "needs": error.actual,
+            "pending": error.parts.get("pending chunks", 0),
+        }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="2000,20000,200000")
+    parser.add_argument("--budgets", default="8000,100000")
+    parser.add_argument("--strategy", default=",".join(STRATEGIES), help="comma-separated: " + ", ".join(STRATEGIES))
+    parser.add_argument("--fail-budget", type=int, default=2000)
+    parser.add_argument("--repeat", type=int, default=15)
+    parser.add_argument("--summarizer", choices=("offline", "stub"), default="stub")
+    parser.add_argument("--store-dir", default=None, help="keep built and drained stores here")
+    parser.add_argument("--no-ledger", action="store_true", help="LedgerConfig(share=0): the compile loop alone")
+    parser.add_argument("--baseline", action="store_true", help="the loop's shortcuts off (the figures before)")
+    parser.add_argument("--skip-append", action="store_true")
+    parser.add_argument("--skip-fail", action="store_true")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    budgets = [int(b) for b in args.budgets.split(",")]
+    names = [n for n in args.strategy.split(",") if n]
+    unknown = set(names) - set(STRATEGIES)
+    if unknown:
+        parser.error(f"unknown strategy {sorted(unknown)}; choose from {', '.join(STRATEGIES)}")
+    if args.baseline:
+        compile_module._SHORTCUTS = False
+    summarizer: Provider = StubSummarizer() if args.summarizer == "stub" else OfflineSummarizer()
+    ledger = not args.no_ledger
+    mode = "baseline (shortcuts off)" if args.baseline else "shortcuts on"
+    print(f"# compile loop, {mode}, working-state block {'on' if ledger else 'off'}, SQLite, medians of {args.repeat}")
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(args.store_dir) if args.store_dir else Path(tmp)
+        root.mkdir(parents=True, exist_ok=True)
+        if not args.skip_append:
+            print(
+                f"{'strategy':<16} {'messages':>9} {'budget':>8} {'warm ms':>8} {'append ms':>10} "
+                f"{'ratio':>6} {'passes':>6}  excerpted"
+            )
+            for n in sizes:
+                for budget in budgets:
+                    for name in names:
+                        path = _drained(root, n, budget, summarizer) if name == "autobiographical" else _store(root, n)
+                        row = after_append(path, name, budget, args.repeat, ledger)
+                        ratio = row["after"] / row["warm"] if row["warm"] else float("nan")
+                        print(
+                            f"{name:<16} {n:>9,} {budget:>8,} {row['warm']:>8.2f} {row['after']:>10.2f} "
+                            f"{ratio:>6.2f} {row['passes']:>6}  {'yes' if row['excerpted'] else 'no'}",
+                            flush=True,
+                        )
+        if not args.skip_fail:
+            print(f"# a compile that cannot fit: autobiographical, never summarised, {args.fail_budget:,} budget")
+            print(f"{'messages':>9} {'first ms':>9} {'compile ms':>11} {'preview ms':>11} {'needs':>7} {'pending':>8}")
+            for n in sizes:
+                row = cannot_fit(_store(root, n), args.fail_budget, max(3, args.repeat // 3), ledger)
+                if row["fits"]:
+                    print(f"{n:>9,} fits at {args.fail_budget:,} tokens")
+                    continue
+                print(
+                    f"{n:>9,} {row['first']:>9.1f} {row['compile']:>11.1f} {row['preview']:>11.1f} "
+                    f"{row['needs']:>7,} {row['pending']:>8,}",
+                    flush=True,
+                )
+
+
+if __name__ == "__main__":
+    main()

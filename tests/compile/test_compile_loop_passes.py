@@ -1,0 +1,257 @@
+"""The compile loop stops early (issue 21): a selection the last pass rendered is not rendered again, the loop
+ends once the strategy's smallest selection is the one it has, and a compile whose cheapest valid cover (priced
+from the index) cannot fit fails before rendering. Outputs are the same as the loop without these shortcuts
+(``context_journal.compile._SHORTCUTS = False``, the loop as it was): messages, repairs, tokens, omitted spans
+and compile id, pass for pass; only the number of select+render passes drops (at most 2 unless excerpting)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis_budget import examples
+
+import context_journal.compile as compile_module
+from context_journal import ContextManager
+from context_journal._fit import _minus, cover_floor, spans_floor
+from context_journal.compile import CHEAPEST_PART, UNSUMMARISED_PART, CompileResult, OverBudgetError
+from context_journal.llm import OfflineSummarizer
+from context_journal.strategies import (
+    AutobiographicalConfig,
+    AutobiographicalStrategy,
+    PassthroughStrategy,
+    RawSpan,
+    Selection,
+    Strategy,
+    WindowedPassthroughStrategy,
+)
+from context_journal.tokens import EstimatingCounter
+
+WORDS = [
+    "the",
+    "file",
+    "function",
+    "test",
+    "error",
+    "value",
+    "config",
+    "build",
+    "module",
+    "cache",
+    "token",
+    "budget",
+    "window",
+    "summary",
+    "branch",
+]
+
+
+def _text(rng: random.Random, n: int) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(n)) + "."
+
+
+def conversation(n: int, seed: int = 7, big: int = 0) -> list[dict[str, Any]]:
+    """``n`` messages of a tool-using chat (a call and its result every third exchange; with ``big``, some
+    results of about ``big`` words)."""
+    rng = random.Random(seed)
+    out: list[dict[str, Any]] = []
+    k = 0
+    while len(out) < n:
+        out.append({"participant": "user", "content": _text(rng, rng.randint(5, 40))})
+        if k % 3 == 2 and len(out) + 2 < n:
+            call = {"type": "tool_use", "id": f"call_{k}", "name": "read_file", "input": {"path": f"m{k}.py"}}
+            out.append({"participant": "assistant", "content": [{"type": "text", "text": _text(rng, 6)}, call]})
+            size = big if big and rng.random() < 0.3 else rng.randint(20, 120)
+            result = {"type": "tool_result", "tool_use_id": f"call_{k}", "content": _text(rng, size)}
+            out.append({"participant": "tool", "content": [result]})
+        out.append({"participant": "assistant", "content": _text(rng, rng.randint(10, 60))})
+        k += 1
+    return out[:n]
+
+
+def both(cm: ContextManager, budget: int) -> tuple[CompileResult | OverBudgetError, CompileResult | OverBudgetError]:
+    """The preview without the loop's shortcuts, then with them."""
+    out: list[CompileResult | OverBudgetError] = []
+    for shortcuts in (False, True):
+        compile_module._SHORTCUTS = shortcuts
+        try:
+            out.append(cm.preview_context(budget))
+        except OverBudgetError as exc:
+            out.append(exc)
+        finally:
+            compile_module._SHORTCUTS = True
+    return out[0], out[1]
+
+
+def same(before: CompileResult, after: CompileResult) -> None:
+    assert after.messages == before.messages
+    assert after.repairs == before.repairs
+    assert (after.tokens, after.dropped, after.omitted) == (before.tokens, before.dropped, before.omitted)
+    assert after.compile_id == before.compile_id
+
+
+def excerpts(result: CompileResult) -> bool:
+    return any(r.kind in ("excerpted", "cut_to_fit") for r in result.repairs)
+
+
+@pytest.fixture(scope="module")
+def drained() -> Iterator[ContextManager]:
+    """400 messages summarised for a 3,000-token budget: below it the coarsest cover does not fit and the
+    compile excerpts (the layout the loop used to render again and again with less room)."""
+    strategy = AutobiographicalStrategy(AutobiographicalConfig.for_budget(3_000))
+    cm = ContextManager.open("memory:", strategy=strategy, summarizer=OfflineSummarizer())
+    cm.add_messages(conversation(400))
+    cm.drain()
+    yield cm
+    cm.close()
+
+
+def test_a_layout_rendered_again_and_again_is_rendered_once(drained: ContextManager) -> None:
+    old_passes: list[int] = []
+    for budget in (800, 1_100, 1_400, 1_700, 2_000, 2_300, 2_600, 2_900):
+        before, after = both(drained, budget)
+        if isinstance(before, OverBudgetError):
+            assert isinstance(after, OverBudgetError) and after.actual == before.actual
+            continue
+        assert isinstance(after, CompileResult)
+        same(before, after)
+        old_passes.append(before.stats["passes"])
+        assert after.stats["passes"] <= before.stats["passes"]
+        assert after.stats["passes"] <= 2 or excerpts(after)
+        assert after.stats["passes"] == 1  # every pass rendered the coarsest cover: once is enough
+    # The loop used to render the same coarsest cover up to 4 times here (6 at 8,000 tokens and 1,500
+    # messages, 5 at 200,000 messages): the fixture exercises the early stop.
+    assert max(old_passes) >= 3
+
+
+def test_after_an_append_the_summary_spans_kept_give_the_layout_a_fresh_strategy_gives(
+    drained: ContextManager,
+) -> None:
+    strategy = drained.strategy
+    assert isinstance(strategy, AutobiographicalStrategy)
+    for k in range(3):
+        drained.preview_context(2_600)
+        placed = {key: span for key, span in strategy._memo.items() if span is not None}
+        assert placed
+        drained.add_message("user", f"and one more question, number {k}?")
+        warm = drained.preview_context(2_600)
+        assert all(strategy._memo[key] is span for key, span in placed.items())  # kept, not placed afresh
+        strategy._memo_key, strategy._memo = None, {}
+        same(drained.preview_context(2_600), warm)
+    # A removal moves positions: the spans are placed afresh.
+    newest = drained.preview_context(2_600).messages[-1].sources[0].id
+    drained.remove_message(newest)
+    after = drained.preview_context(2_600)
+    strategy._memo_key, strategy._memo = None, {}
+    same(drained.preview_context(2_600), after)
+
+
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    n=st.integers(10, 120),
+    seed=st.integers(0, 10_000),
+    big=st.sampled_from([0, 400, 1_500]),
+    budget=st.integers(60, 4_000),
+    name=st.sampled_from(["passthrough", "windowed", "autobiographical"]),
+    exact=st.sampled_from([0, 512]),
+)
+def test_the_shortcuts_change_no_output_and_fail_only_what_cannot_fit(
+    n: int, seed: int, big: int, budget: int, name: str, exact: int
+) -> None:
+    """With ``EXACT_FAILURE_MESSAGES`` at 0 every impossible compile fails before rendering: the lower bound it
+    names is never above the smallest valid context the full loop finds, and it fails only where the full
+    loop fails."""
+    strategy: Strategy = {
+        "passthrough": PassthroughStrategy,
+        "windowed": WindowedPassthroughStrategy,
+        "autobiographical": lambda: AutobiographicalStrategy(AutobiographicalConfig.for_budget(2_000)),
+    }[name]()
+    cm = ContextManager.open("memory:", strategy=strategy)
+    cm.add_messages(conversation(n, seed, big))
+    limit = compile_module.EXACT_FAILURE_MESSAGES
+    compile_module.EXACT_FAILURE_MESSAGES = exact
+    try:
+        before, after = both(cm, budget)
+    finally:
+        compile_module.EXACT_FAILURE_MESSAGES = limit
+    if isinstance(after, OverBudgetError):
+        assert isinstance(before, OverBudgetError)  # never a failure where the loop fits
+        assert after.actual <= before.actual  # a lower bound of the smallest valid context
+        if CHEAPEST_PART not in after.parts:
+            assert after.actual == before.actual  # rendered and excerpted: the same figures
+        else:
+            assert after.parts.get(UNSUMMARISED_PART, 0) <= after.actual
+        return
+    assert isinstance(before, CompileResult)
+    same(before, after)
+    assert after.stats["passes"] <= before.stats["passes"]
+    assert after.stats["passes"] <= 2 or excerpts(after)
+
+
+def test_a_history_never_summarised_fails_before_rendering(monkeypatch: pytest.MonkeyPatch) -> None:
+    """1,200 messages no summary covers at 600 tokens: the compile names the lower bound it priced and the
+    pending compression work without rendering a message (the loop used to render and excerpt all of them,
+    seconds at 5,000 messages, minutes at 200,000, then fail)."""
+    cm = ContextManager.open(
+        "memory:", strategy=AutobiographicalStrategy(AutobiographicalConfig.for_budget(600)), summarizer=None
+    )
+    cm.add_messages(conversation(1_200))
+    with pytest.raises(OverBudgetError) as first:
+        cm.compile(600)  # closes the chunks that are due, and says that compression lags
+    assert first.value.parts["pending chunks"] > 0 and "compression lags" in str(first.value)
+    assert first.value.parts[CHEAPEST_PART] > 600 and CHEAPEST_PART in str(first.value)
+    renders = 0
+    real = compile_module.render
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        nonlocal renders
+        renders += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(compile_module, "render", counting)
+    before, after = both(cm, 600)
+    assert isinstance(before, OverBudgetError) and isinstance(after, OverBudgetError)
+    assert renders >= 2  # the loop without shortcuts rendered (and then excerpted) before failing
+    renders = 0
+    with pytest.raises(OverBudgetError) as again:
+        cm.preview_context(600)
+    assert renders == 0
+    bound = again.value
+    assert bound.parts[CHEAPEST_PART] == bound.actual > 600
+    assert 0 < bound.parts[UNSUMMARISED_PART] <= bound.actual
+    assert bound.actual <= before.actual == before.parts["smallest valid context"]
+    # With overflow="window" the same history is windowed to fit, as before.
+    windowed = AutobiographicalStrategy(AutobiographicalConfig.for_budget(600).with_(overflow="window"))
+    cm = ContextManager.open("memory:", strategy=windowed)
+    cm.add_messages(conversation(1_200))
+    fits = cm.preview_context(600)
+    assert fits.tokens <= 600 and fits.omitted and fits.stats["passes"] <= 2
+
+
+def test_the_floor_counts_the_assistants_calls_and_their_answers() -> None:
+    cm = ContextManager.open("memory:")
+    cm.add_messages(conversation(40))
+    view = cm._reader_view()
+    counter = EstimatingCounter()
+    entries = view.entries(0, len(view))
+    calls = [e.position for e in entries if "tool_use" in e.kinds]
+    assert calls == [5, 13, 21, 29, 37]
+    each = counter.count_message("assistant", [{"type": "tool_use", "id": "", "name": "", "input": {}}])
+    each += counter.count_block({"type": "tool_result", "tool_use_id": "", "content": ""})
+    assert each == 21  # 4 overhead + 10 for the empty call + 7 for the empty result
+    whole = Selection((RawSpan(0, len(view)),), give_way=((0, calls[1] + 1),))
+    assert view.tokens() > 1_000
+    assert cover_floor(view, whole, counter, 200) == (3 * each, 2 * each, 40)
+    # The running loop's messages (from ``end``) are left out; another speaker's calls count nothing.
+    assert cover_floor(view, whole, counter, 200, end=calls[2]) == (0, 2 * each, calls[2])
+    assert cover_floor(view, whole, counter, 200, own_calls=lambda who: who != "assistant")[:2] == (0, 0)
+    # Nothing is read where no failure could be proved: tokens within the limit, or few messages.
+    assert cover_floor(view, whole, counter, view.tokens()) == (0, 0, 40)
+    assert cover_floor(view, whole, counter, 200, min_count=40) == (0, 0, 40)
+    # The scan stops once the bound is over the limit: one batch of 512 entries at most past it.
+    assert spans_floor(view, [(0, len(view), True)], counter, 0) == (0, 5 * each, 40)
+    assert _minus([(0, 10), (20, 30)], [(5, 25)]) == ([(0, 5), (25, 30)], [(5, 10), (20, 25)])
