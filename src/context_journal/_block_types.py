@@ -20,7 +20,8 @@ SERVER_RESULT_TYPES = frozenset(
 )
 """Block types of a provider-side tool's result (``tool_use_id`` names a call earlier in the message)."""
 SERVER_TYPES = SERVER_CALL_TYPES | SERVER_RESULT_TYPES
-ASSISTANT_ONLY_TYPES = SERVER_TYPES | {"compaction"}
-"""Block types only an assistant turn may carry (besides thinking and ``tool_use``)."""
+ASSISTANT_ONLY_TYPES = SERVER_TYPES | {"compaction", "reasoning"}
+"""Block types only an assistant turn may carry (besides thinking and ``tool_use``); ``reasoning`` is
+OpenAI's (a Responses API reasoning item)."""
 USER_ONLY_TYPES = frozenset({"search_result", "container_upload"})
 """Block types only a user turn may carry (besides media and ``tool_result``)."""

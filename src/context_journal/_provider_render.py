@@ -1,20 +1,28 @@
 """How the compiler treats provider blocks (issue 18): server tool calls and results, the MCP
 connector's ``mcp_tool_use`` / ``mcp_tool_result``, ``compaction``, ``search_result`` and
-``container_upload``. Private to the compiler and the exporters.
+``container_upload``, and OpenAI's ``reasoning`` items. Private to the compiler and the exporters.
 
 * **Placement** (:func:`repair_provider_blocks`): a server call and its result travel together in one
   assistant message and are sent together or not at all. A pair in a turn rendered as the user's
   (another participant's message), a call whose result is not in its message (a ``pause_turn``
   response), or a result without its call is shown as text, so the request stays valid and the model
-  still reads what happened. ``compaction`` outside an assistant turn is shown as its summary text;
-  ``search_result`` and ``container_upload`` outside a user turn as a line of text.
+  still reads what happened. A ``server_tool_use`` without its result in an assistant turn that also
+  calls a client ``tool_use`` is sent as it is (:func:`deferred_call`: the API runs it once the
+  client's ``tool_result`` comes back). ``compaction`` outside an assistant turn is shown as its summary text;
+  ``search_result`` and ``container_upload`` outside a user turn as a line of text. ``reasoning`` outside
+  an assistant turn is left out, as thinking is. When web search hits are shown as text, the
+  ``web_search_result_location`` citations of the message's text that point at them (by URL) are left out
+  (``citation_dropped``): a citation must point at a search result the request holds.
 * **Excerpts** (:func:`excerpt_provider`): readable results (code output, a text editor's view, an
   MCP result, a search result's text, a fetched text page) are cut like tool results, head and tail
   kept. Encrypted or opaque content (web search hits, encrypted code output, a fetched PDF) is never
   cut: the pair is sent whole, or replaced as a whole by its text transcript (titles, URLs, output).
-  ``compaction`` is never cut (its signature and encrypted content must come back unchanged).
+  Citations to hits shown as text are left out, as in placement. ``compaction`` is never cut (its
+  signature and encrypted content must come back unchanged);
+  ``reasoning`` is never cut either, but left out of an excerpt whole, as thinking is.
 * **Text** (:func:`provider_line`): what a model reads of one block, for transcripts, summaries and
-  the Chat Completions export (which has no such blocks).
+  the Chat Completions export (which has no such blocks); nothing for ``reasoning``, which, like
+  thinking, is not part of a transcript.
 """
 
 from __future__ import annotations
@@ -25,7 +33,7 @@ from typing import Any
 
 from .content import ASSISTANT_ONLY_TYPES, SERVER_CALL_TYPES, SERVER_RESULT_TYPES, USER_ONLY_TYPES, server_result_call
 
-__all__ = ["PROVIDER_TYPES", "excerpt_provider", "provider_line", "repair_provider_blocks"]
+__all__ = ["PROVIDER_TYPES", "deferred_call", "excerpt_provider", "provider_line", "repair_provider_blocks"]
 
 Block = dict[str, Any]
 
@@ -101,6 +109,8 @@ def provider_line(b: Mapping[str, Any]) -> str:
         return f"[search result {b.get('title')} <{b.get('source')}>: {_texts(b.get('content'))}]"
     if kind == "container_upload":
         return f"[file {b.get('file_id')} uploaded to the code container]"
+    if kind == "reasoning":
+        return ""
     return f"[{kind}]"
 
 
@@ -124,22 +134,38 @@ def _pairs(blocks: Sequence[Mapping[str, Any]]) -> dict[int, int]:
     return result_of
 
 
+def deferred_call(blocks: Sequence[Mapping[str, Any]], j: int) -> bool:
+    """Whether ``blocks[j]``, a ``server_tool_use`` without its result in ``blocks``, may be sent as it is:
+    its message also calls a client tool (``tool_use``). Anthropic's "Server tools" guide: when Claude
+    calls a client tool in the same turn, the ``server_tool_use`` block comes without a result and the
+    response ends with ``stop_reason: "tool_use"``; the API runs the server tool once the client's
+    ``tool_result`` comes back in the next request. (An ``mcp_tool_use`` is not covered by that rule.)"""
+    return blocks[j].get("type") == "server_tool_use" and any(b.get("type") == "tool_use" for b in blocks)
+
+
 def repair_provider_blocks(blocks: list[Block], role: str, report: Callable[[str, str], None]) -> list[Block]:
-    """``blocks`` with every provider block the turn may not send shown as text (see the module
-    docstring); the same list when nothing changes. ``report(kind, detail)`` records each repair."""
+    """``blocks`` with every provider block the turn may not send shown as text (``reasoning`` left out;
+    see the module docstring); the same list when nothing changes. ``report(kind, detail)`` records each
+    repair."""
     result_of = _pairs(blocks)
     paired = set(result_of) | set(result_of.values())
     out: list[Block] | None = None
+    gone: set[str] = set()  # URLs of web search hits shown as text: citations to them are left out
     for j, b in enumerate(blocks):
         kind = b.get("type")
         if kind not in PROVIDER_TYPES:
+            continue
+        if kind == "reasoning" and role != "assistant":
+            out = list(blocks) if out is None else out
+            out[j] = {}  # removed below
+            report("reasoning_dropped_outside_assistant", "an OpenAI reasoning item in a non-assistant turn left out")
             continue
         why = ""
         if kind in USER_ONLY_TYPES and role != "user":
             why = f"a {kind} outside a user turn is shown as text"
         elif kind in ASSISTANT_ONLY_TYPES and role != "assistant":
             why = f"a {kind} outside an assistant turn is shown as text"
-        elif kind in SERVER_CALL_TYPES and j not in paired:
+        elif kind in SERVER_CALL_TYPES and j not in paired and not (role == "assistant" and deferred_call(blocks, j)):
             why = f"a {kind} without its result in the same message is shown as text"
         elif kind in SERVER_RESULT_TYPES and j not in paired:
             why = f"a {kind} without its call in the same message is shown as text"
@@ -149,7 +175,46 @@ def repair_provider_blocks(blocks: list[Block], role: str, report: Callable[[str
         line = provider_line(b)
         out[j] = _text(line) if line.strip() else _text(f"[{kind}]")
         report("provider_block_transcribed", why)
-    return blocks if out is None else out
+        gone |= _hit_urls(b)
+    if out is None:
+        return blocks
+    out = [b for b in out if b]
+    if gone:
+        out, n = _drop_citations(out, gone)
+        if n:
+            report("citation_dropped", f"{n} web search citation(s) to results shown as text left out")
+    return out
+
+
+def _hit_urls(b: Mapping[str, Any]) -> set[str]:
+    """The URLs of a ``web_search_tool_result``'s hits (empty for any other block)."""
+    content = b.get("content")
+    if b.get("type") != "web_search_tool_result" or not isinstance(content, list):
+        return set()
+    return {str(n.get("url")) for n in content if isinstance(n, Mapping) and isinstance(n.get("url"), str)}
+
+
+def _drop_citations(blocks: list[Block], urls: set[str]) -> tuple[list[Block], int]:
+    """``blocks`` with the ``web_search_result_location`` citations to ``urls`` taken off their text blocks
+    (a citation must point at a search result sent in the request; these were shown as text), and how
+    many were taken off. A text block left with none loses its ``citations`` field."""
+    out: list[Block] = []
+    dropped = 0
+    for b in blocks:
+        cites = b.get("citations")
+        if b.get("type") == "text" and isinstance(cites, list):
+            kept = [
+                c
+                for c in cites
+                if not (
+                    isinstance(c, Mapping) and c.get("type") == "web_search_result_location" and c.get("url") in urls
+                )
+            ]
+            if len(kept) != len(cites):
+                dropped += len(cites) - len(kept)
+                b = {**b, "citations": kept} if kept else {k: v for k, v in b.items() if k != "citations"}
+        out.append(b)
+    return out, dropped
 
 
 def _opaque(b: Mapping[str, Any]) -> bool:
@@ -207,6 +272,7 @@ def excerpt_provider(blocks: list[Block], cut: Callable[[str], str]) -> list[Blo
     string to the excerpt's ratio, marker included."""
     result_of = _pairs(blocks)
     drop: set[int] = set()
+    gone: set[str] = set()
     out: list[Block] = []
     replace: dict[int, Block] = {}
     for j, c in result_of.items():
@@ -216,10 +282,11 @@ def excerpt_provider(blocks: list[Block], cut: Callable[[str], str]) -> list[Blo
             result = cut(result) if len(result) > _CUT_OVER else result
             replace[c] = _text(f"{provider_line(blocks[c])} {result}")  # the call (a query, a URL) kept whole
             drop.add(j)
+            gone |= _hit_urls(b)
         else:
             replace[j] = _cut_result(b, cut)
     for j, b in enumerate(blocks):
-        if j in drop:
+        if j in drop or b.get("type") == "reasoning":  # reasoning cannot be cut: left out whole
             continue
         b = replace.get(j, b)
         if b.get("type") == "search_result" and isinstance(b.get("content"), list):
@@ -233,4 +300,4 @@ def excerpt_provider(blocks: list[Block], cut: Callable[[str], str]) -> list[Blo
                 ],
             }
         out.append(b)
-    return out
+    return _drop_citations(out, gone)[0] if gone else out

@@ -19,6 +19,8 @@ from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ._block_types import SERVER_RESULT_TYPES
+from ._provider_render import excerpt_provider
 from ._render import (
     F_THINKING,
     F_TOOL_RESULT,
@@ -169,9 +171,37 @@ def reduce_text(blocks: list[Block], cap: ToolCap, counter: TokenCounter) -> lis
     return out if sum(counter.count_block(b) for b in out) < total else blocks
 
 
+READABLE_RESULTS = SERVER_RESULT_TYPES | {"search_result"}
+"""Provider blocks whose text an excerpt may cut (issue 18: code output, fetched pages, MCP results, search
+results); encrypted ones become their one-line description, as :func:`excerpt_provider` does."""
+
+
+def bulky_kinds(kinds: Sequence[str]) -> bool:
+    """Whether a message of these block types can hold a result the overflow reductions excerpt."""
+    return "tool_result" in kinds or any(k in READABLE_RESULTS for k in kinds)
+
+
+def _reduce_provider(blocks: list[Block], cap: ToolCap, counter: TokenCounter) -> list[Block]:
+    """``blocks`` with their provider results excerpted to about ``cap.to`` tokens when they hold more than
+    ``cap.over`` (the same list otherwise, or when cutting saves nothing)."""
+    size = sum(counter.count_block(b) for b in blocks if b.get("type") in READABLE_RESULTS)
+    if size <= cap.over:
+        return blocks
+    ratio = cap.to / size
+
+    def cut(text: str) -> str:
+        return _cut_text(text, ratio, counter.count_block({"type": "text", "text": text}), None)
+
+    out = excerpt_provider(blocks, cut)
+    before = sum(counter.count_block(b) for b in blocks)
+    return out if sum(counter.count_block(b) for b in out) < before else blocks
+
+
 def reduce_tool_results(blocks: list[Block], cap: ToolCap, counter: TokenCounter) -> list[Block]:
-    """``blocks`` with the text of every tool_result over ``cap.over`` tokens excerpted to about ``cap.to``
-    (the same list when none is over)."""
+    """``blocks`` with the text of every tool_result over ``cap.over`` tokens excerpted to about ``cap.to``,
+    and their provider results likewise (:func:`_reduce_provider`); the same list when none is over."""
+    if any(b.get("type") in READABLE_RESULTS for b in blocks):
+        blocks = _reduce_provider(blocks, cap, counter)
     out: list[Block] | None = None
     for i, b in enumerate(blocks):
         if b.get("type") != "tool_result":
@@ -197,7 +227,7 @@ def excerpt_tool_results(
             continue  # a summary, recall or ledger turn: sized by its strategy
         if cap.texts and m.origin in keep_whole:
             continue  # a pin or the head window: never cut while other messages stay raw
-        if any(b.get("type") == "tool_result" for b in m.blocks):
+        if bulky_kinds([str(b.get("type", "")) for b in m.blocks]):
             blocks = reduce_tool_results(m.blocks, cap, counter)
             what = "a tool result" if cap.kind == "tool_result_excerpted" else "a tool result too large for the budget"
         elif cap.texts:
@@ -272,7 +302,7 @@ def price_reductions(
             # Only a message over the cap can hold a result (or a text) over it.
             over = cap is not None and e.tokens > cap.over
             long_text = texts and over and all(k == "text" for k in e.kinds)
-            if "tool_result" in e.kinds or "image" in e.kinds or long_text:
+            if bulky_kinds(e.kinds) or "image" in e.kinds or long_text:
                 blocks = cache.base(e, partial(_load, view, e.position))[0]
                 if cap is None or not over:
                     reduced = blocks

@@ -4,7 +4,8 @@ The block shapes follow the Anthropic Messages API (``text``, ``thinking``, ``re
 ``tool_use``, ``tool_result``, ``image``, ``document``; see docs.anthropic.com, "Messages"), plus the
 provider-side blocks of server tools, the MCP connector and compaction (``server_tool_use`` and its
 ``*_tool_result`` blocks, ``mcp_tool_use`` / ``mcp_tool_result``, ``compaction``, ``search_result``,
-``container_upload``; shapes of the ``anthropic`` SDK's ``Beta*BlockParam`` types). A server call and
+``container_upload``; shapes of the ``anthropic`` SDK's ``Beta*BlockParam`` types), and OpenAI's
+``reasoning`` (a Responses API reasoning item: :class:`ReasoningBlock`). A server call and
 its result travel together in one message (:func:`check_server_pairs`). Every
 model allows unknown fields, so a host's own fields (``cache_control``, ``citations``...) survive a
 round trip: :func:`block_to_dict` returns exactly the fields that were given, plus ``type``.
@@ -50,6 +51,7 @@ __all__ = [
     "ImageBlock",
     "MCPToolResultBlock",
     "MCPToolUseBlock",
+    "ReasoningBlock",
     "RedactedThinkingBlock",
     "SearchResultBlock",
     "ServerToolUseBlock",
@@ -66,6 +68,7 @@ __all__ = [
     "block_to_dict",
     "blocks_to_dicts",
     "check_audience",
+    "check_citations",
     "check_server_pairs",
     "content_bytes",
     "externalize_media",
@@ -149,8 +152,9 @@ class TextBlock(_Model):
     """Plain text, optionally with the ``citations`` the provider attached (a list of Anthropic
     ``TextCitationParam``: ``char_location``, ``page_location``, ``content_block_location``,
     ``web_search_result_location``, ``search_result_location``, each with ``cited_text``). Citations are
-    an extra field, kept exactly as given and not checked: journals written before they were priced and
-    exported hold any JSON there and must stay readable (invariant 10)."""
+    an extra field, kept exactly as given: a write checks only that they are a list of objects with a
+    ``type`` (:func:`check_citations`); a read does not check them, since journals written before they were
+    priced and exported hold any JSON there and must stay readable (invariant 10)."""
 
     type: Literal["text"] = "text"
     text: str
@@ -425,6 +429,26 @@ class CompactionBlock(_Model):
         return value
 
 
+class ReasoningSummary(_Model):
+    """One part of a reasoning item's ``summary`` (``summary_text``)."""
+
+    type: Literal["summary_text"] = "summary_text"
+    text: str
+
+
+class ReasoningBlock(_Model):
+    """An OpenAI Responses API ``reasoning`` item (``openai.types.responses.ResponseReasoningItemParam``):
+    ``id`` (``rs_...``), ``summary`` parts, and ``encrypted_content`` (when the response was asked for it
+    with ``include=["reasoning.encrypted_content"]``), ``content`` and ``status`` when given. Like signed
+    thinking it is sent back exactly as received (the provider verifies the id and encrypted content as a
+    pair) or not at all, never edited or excerpted; an assistant-turn block, sent to the Responses API only."""
+
+    type: Literal["reasoning"] = "reasoning"
+    id: str = Field(min_length=1)
+    summary: list[ReasoningSummary]
+    encrypted_content: str | None = None
+
+
 ServerResultBlock: TypeAlias = (
     WebSearchToolResultBlock
     | WebFetchToolResultBlock
@@ -455,6 +479,7 @@ Block: TypeAlias = (
     | ServerResultBlock
     | ContainerUploadBlock
     | CompactionBlock
+    | ReasoningBlock
 )
 ContentBlock: TypeAlias = Annotated[Block, Field(discriminator="type")]
 ContentInput: TypeAlias = str | Sequence[Block | Mapping[str, Any]]
@@ -472,6 +497,7 @@ _KNOWN_TYPES = {
     "search_result",
     "container_upload",
     "compaction",
+    "reasoning",
     *SERVER_TYPES,
 }
 
@@ -651,7 +677,42 @@ def validate_content(
     if strict:
         check_server_pairs(out, message_index=message_index)
         check_media(out, message_index=message_index)
+        check_citations(out, message_index=message_index)
     return out
+
+
+def check_citations(blocks: Sequence[Mapping[str, Any]], *, message_index: int | None = None) -> None:
+    """Check the ``citations`` of every ``text`` block, those nested in a ``tool_result``,
+    ``mcp_tool_result`` or ``search_result`` included: null, or a list of objects, each with a ``type`` (a
+    text naming the kind of citation: ``char_location``, ``web_search_result_location``...). Checked when
+    content is written, not when it is read: a journal written before the check stays readable.
+
+    Raises:
+        MalformedContentError: naming the block and the path (``citations``, ``citations.2.type``,
+            ``content.0.citations``...).
+    """
+    for i, b in enumerate(blocks):
+        inner = b.get("content") if b.get("type") in _NESTING_KINDS else None
+        nested = [(f"content.{k}.", c) for k, c in enumerate(inner)] if isinstance(inner, list) else []
+        for prefix, block in [("", b), *nested]:
+            if not isinstance(block, Mapping) or block.get("type") != "text" or block.get("citations") is None:
+                continue  # null: a model dump's "no citations", which the request types take
+            cites = block["citations"]
+            problem: tuple[str, str] | None = None
+            if not isinstance(cites, list):
+                problem = "citations", f"citations must be a list of citation objects, got {type(cites).__name__}"
+            else:
+                for k, c in enumerate(cites):
+                    if not isinstance(c, Mapping):
+                        problem = f"citations.{k}", f"a citation must be an object, got {type(c).__name__}"
+                    elif not isinstance(c.get("type"), str) or not c["type"]:
+                        problem = f"citations.{k}.type", "a citation needs its type (char_location, ...)"
+                    if problem is not None:
+                        break
+            if problem is not None:
+                raise MalformedContentError(
+                    problem[1], message_index=message_index, block_index=i, path=f"{prefix}{problem[0]}"
+                )
 
 
 _MEDIA_TYPE = re.compile(r"[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}")
@@ -717,8 +778,9 @@ def check_server_pairs(blocks: Sequence[Mapping[str, Any]], *, message_index: in
     """Check that every provider-side tool result in a message answers a call made earlier in the same
     message (``server_tool_use`` for the ``*_tool_result`` blocks, ``mcp_tool_use`` for
     ``mcp_tool_result``), at most once, and that call ids are not reused in the message. A call without
-    its result is accepted (a ``pause_turn`` response ends with one); the compile shows such a call as
-    text, since it cannot be sent without its result.
+    its result is accepted (a ``pause_turn`` response ends with one; so does a turn that also calls a
+    client tool, whose server call the API runs once the ``tool_result`` comes back); the compile sends
+    the latter as it is and shows any other such call as text, since it cannot be sent without its result.
 
     Raises:
         MalformedContentError: naming the result block that answers no call, or the reused call id.

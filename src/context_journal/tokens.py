@@ -47,8 +47,8 @@ and runs of one character):
 
 Non-text blocks: ``tool_use`` (and the provider-side ``server_tool_use`` / ``mcp_tool_use``) is priced as
 its name plus its compact JSON input; provider results (web search and fetch, code execution, MCP results,
-``search_result``, ``compaction``) by their content: text as text, encrypted or base64 strings at four
-characters a token, nested documents as documents; images have a flat,
+``search_result``, ``compaction``, OpenAI ``reasoning``) by their content: text as text, encrypted or
+base64 strings at four characters a token, nested documents as documents; images have a flat,
 configurable price (Anthropic's vision guide: ``width * height / 750`` tokens, about 1,600 for a
 1.15-megapixel image); PDFs are priced by their pages, each page's text plus the page as an image (see
 :mod:`context_journal._documents`); other documents not at hand (URLs) have a flat price; signed
@@ -785,7 +785,7 @@ def _json(value: Any) -> str:
 
 
 _PROVIDER_CALLS = SERVER_CALL_TYPES
-_PROVIDER_PRICED = SERVER_RESULT_TYPES | {"search_result", "container_upload", "compaction"}
+_PROVIDER_PRICED = SERVER_RESULT_TYPES | {"search_result", "container_upload", "compaction", "reasoning"}
 _OPAQUE_KEYS = frozenset({"encrypted_content", "encrypted_stdout", "encrypted_index", "signature", "data"})
 """Keys whose string is opaque to a tokenizer (encrypted or base64): priced at about 4 characters a token."""
 _NOT_PRICED = frozenset({"type", "cache_control", "tool_use_id", "audience", "citations"})

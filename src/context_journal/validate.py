@@ -27,10 +27,14 @@ Rules and their sources:
   ``text_editor_code_execution_tool_result``, ``tool_search_tool_result``, ``mcp_tool_result``) appear
   only in assistant turns, and each call is answered exactly once by a result later in the *same*
   message (the provider runs the tool inside the turn; Anthropic web search tool guide, "Response");
-  ids are unique. ``compaction`` blocks appear only in assistant turns (the block is passed back in
-  the assistant message it came in), and at most one of them has content (the SDK's
+  ids are unique. The one exception: a ``server_tool_use`` in an assistant turn that also calls a
+  client ``tool_use`` may come without its result (Anthropic "Server tools" guide: the API runs it once
+  the client's ``tool_result`` is sent back; the ``tool_use`` rule below makes that result follow).
+  ``compaction`` blocks appear only in assistant turns (the block is passed back in the assistant
+  message it came in), and at most one of them has content (the SDK's
   ``compaction_block_ambiguous`` error: "send only the block the conversation returned last"). ``search_result`` and
-  ``container_upload`` appear only in user turns.
+  ``container_upload`` appear only in user turns. OpenAI ``reasoning`` items appear only in assistant
+  turns and carry their id (the provider verifies it with the encrypted content).
 * Thinking blocks carry a non-empty signature (thinking must be returned unmodified, with its
   signature: Anthropic extended-thinking guide, "Preserving thinking blocks").
 * The final assistant turn, when the list ends with one, does not end with whitespace (Anthropic:
@@ -270,8 +274,12 @@ def validate_turns(
             else:
                 add(ValidationIssue(i, "unknown_block", f"unknown block type {kind!r}", j))
                 seen_other = True
+        client_call = role == "assistant" and any(
+            isinstance(b, Mapping) and b.get("type") == "tool_use" for b in blocks
+        )  # a server_tool_use beside a client call is run after its tool_result comes back
         for cid, (ckind, j) in server_calls.items():
-            add(ValidationIssue(i, "unanswered_server_call", f"{ckind} {cid!r} has no result in its message", j))
+            if not (client_call and ckind == "server_tool_use"):
+                add(ValidationIssue(i, "unanswered_server_call", f"{ckind} {cid!r} has no result in its message", j))
         for tid in pending:
             if tid not in answered:
                 add(ValidationIssue(i, "missing_tool_result", f"tool_use {tid!r} of the previous turn is not answered"))
@@ -340,6 +348,8 @@ def _provider_block(
             del server_calls[str(tid)]
     elif kind == "compaction" and block.get("content") == "":
         add(ValidationIssue(i, "empty_compaction", "compaction content may be null but not empty", j))
+    elif kind == "reasoning" and _blank(block.get("id")):
+        add(ValidationIssue(i, "bad_reasoning", "a reasoning item needs its id", j))
 
 
 def check_messages(messages: Sequence[Mapping[str, Any]], *, alternate: bool = False) -> None:

@@ -21,6 +21,16 @@ json_value = st.recursive(
     max_leaves=8,
 )
 extra_fields = st.dictionaries(st.sampled_from(["cache_control", "citations", "x_host"]), json_value, max_size=2)
+citation = st.builds(lambda k, rest: {**rest, "type": k}, ident, st.dictionaries(ident, json_value, max_size=3))
+# A text block's citations are checked at write (null, or a list of objects with a type); other fields any JSON.
+text_extra = st.fixed_dictionaries(
+    {},
+    optional={
+        "cache_control": json_value,
+        "citations": st.none() | st.lists(citation, max_size=3),
+        "x_host": json_value,
+    },
+)
 b64 = st.binary(min_size=1, max_size=64).map(lambda b: base64.b64encode(b).decode())
 
 
@@ -41,7 +51,7 @@ nested = st.one_of(
     st.builds(lambda s: {"type": "image", "source": s}, media_source),
 )
 block = st.one_of(
-    st.builds(lambda t, e: _with({"type": "text", "text": t}, e), text, extra_fields),
+    st.builds(lambda t, e: _with({"type": "text", "text": t}, e), text, text_extra),
     st.builds(lambda t, s: {"type": "thinking", "thinking": t, "signature": s}, text, b64),
     st.builds(lambda d: {"type": "redacted_thinking", "data": d}, b64),
     st.builds(

@@ -78,14 +78,13 @@ def test_anthropic(tmp_path: Path) -> None:
     assert [m.participant for m in conv.messages] == ["system", "user", "assistant", "user", "assistant"]
     assert [m.id for m in conv.messages] == ["anthropic:chat:system"] + [f"anthropic:chat:{i}" for i in range(4)]
     assistant = conv.messages[2]
-    assert assistant.content == ANTHROPIC["messages"][1]["content"][:3]  # signed thinking kept byte-identical
+    # Signed thinking kept byte-identical; a provider-side call is kept too (issue 18; without its result,
+    # as a pause_turn response ends).
+    assert assistant.content == ANTHROPIC["messages"][1]["content"]
     assert conv.messages[3].timestamp == "2025-01-02T03:04:05Z"
     assert pairing_problems(conv.messages) == {}
-    assert {s.reason: s.count for s in result.skipped} == {
-        "unsupported block type 'server_tool_use'": 1,
-        "empty message": 1,
-    }
-    assert result.skipped_count == 2
+    assert {s.reason: s.count for s in result.skipped} == {"empty message": 1}
+    assert result.skipped_count == 1
 
 
 def test_anthropic_bare_list_and_malformed_block(tmp_path: Path) -> None:
@@ -195,3 +194,15 @@ def test_openai_a_malformed_call_or_image_skips_only_its_message_or_part(tmp_pat
     assert result.conversations[0].messages[-1].content == [{"type": "text", "text": "see"}]
     places = {loc for s in result.skipped for loc in s.sample_locations}
     assert places == {"messages[1].tool_calls[0]", "messages[3].content[0]"}, places
+
+
+def test_a_list_holding_only_provider_blocks_is_detected_as_anthropic(tmp_path: Path) -> None:
+    """A bare message list whose only typed blocks are server-side tool blocks is Anthropic's shape (it was
+    read as OpenAI chat, which has none of them)."""
+    path = tmp_path / "server.json"
+    call = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "tides"}}
+    result = {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []}
+    path.write_text(json.dumps([{"role": "user", "content": "find"}, {"role": "assistant", "content": [call, result]}]))
+    read = read_transcript(path)
+    assert read.format == "anthropic"
+    assert read.conversations[0].messages[1].content == [call, result]

@@ -41,7 +41,7 @@ from ._app import (
 )
 
 STRATEGIES = ("passthrough", "windowed", "autobiographical", "knowledge")
-OUTPUT_FORMATS = ("json", "anthropic", "openai")
+OUTPUT_FORMATS = ("json", "anthropic", "openai", "openai-responses")
 OVERFLOWS = ("excerpt", "window")
 
 
@@ -258,7 +258,7 @@ def compile_cmd(
             "window (leave the oldest unsummarised messages out).",
         ),
     ] = "excerpt",
-    fmt: Annotated[str, typer.Option("--format", "-f", help="json, anthropic or openai.")] = "json",
+    fmt: Annotated[str, typer.Option("--format", "-f", help="json, anthropic, openai or openai-responses.")] = "json",
     as_json: Annotated[bool, typer.Option("--json", help="Print only the summary as JSON.")] = False,
     namespace: Annotated[str | None, typer.Option("--namespace", "-n", help="Namespace (default: shared).")] = None,
     branch: Annotated[
@@ -350,6 +350,8 @@ def compile_cmd(
                 exported["dropped"] = [w.message for w in caught if isinstance(w.message, CacheMarkersDroppedWarning)]
             elif fmt == "openai":
                 exported["payload"] = {"messages": compiled.to_openai()}
+            elif fmt == "openai-responses":
+                exported["payload"] = {"input": compiled.to_openai_responses()}
             exported["branch"] = cm.current_branch()
             return compiled
 
@@ -361,7 +363,7 @@ def compile_cmd(
     if as_json:
         print_json(result.summary())
         return
-    if fmt in ("anthropic", "openai"):
+    if fmt in ("anthropic", "openai", "openai-responses"):
         print_json(exported["payload"])
         for message in exported.get("dropped", ()):  # on stderr, where the counts go (stdout stays valid JSON)
             err_console.print(escape(str(message)), style="yellow", soft_wrap=True)

@@ -34,7 +34,7 @@ BranchOpt = Annotated[
 ]
 NamespaceOpt = Annotated[str | None, typer.Option("--namespace", "-n", help="Namespace (default: the shared one).")]
 
-FORMATS = ("auto", "claude-code", "locomo", "tau-bench", "irc", "anthropic", "openai")
+FORMATS = ("auto", "claude-code", "locomo", "tau-bench", "irc", "anthropic", "openai", "openai-responses")
 
 
 @app.command("import")
@@ -56,7 +56,8 @@ def import_cmd(
     ] = 4000,
     as_json: JsonOpt = False,
 ) -> None:
-    """Import a transcript (Claude Code, LoCoMo, tau-bench, IRC, Anthropic or OpenAI JSON) into a store."""
+    """Import a transcript (Claude Code, LoCoMo, tau-bench, IRC, Anthropic, OpenAI Chat Completions or
+    Responses JSON) into a store."""
     from ..formats import import_into, read_transcript
 
     if fmt not in FORMATS:

@@ -1,8 +1,9 @@
 """Importers of real transcripts (and, later, exporters).
 
 Read a transcript with :func:`read_transcript` (format detected by :func:`detect_format`, or named:
-``claude-code``, ``locomo``, ``tau-bench``, ``irc``, ``anthropic``, ``openai``) and write it into a
-store with :func:`import_into`. LoCoMo's QA items are evaluation fixtures: :func:`load_locomo_qa`.
+``claude-code``, ``locomo``, ``tau-bench``, ``irc``, ``anthropic``, ``openai``, ``openai-responses``) and
+write it into a store with :func:`import_into`. :func:`to_openai_responses` encodes a compiled context as
+Responses API ``input`` items. LoCoMo's QA items are evaluation fixtures: :func:`load_locomo_qa`.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from .claude_code import read_claude_code
 from .importers import ConversationReport, ImportReport, detect_format, import_into, read_transcript
 from .irc import read_irc
 from .locomo import LocomoQA, load_locomo_qa, read_locomo
+from .openai_responses import read_openai_responses, to_openai_responses, validate_responses_items
 from .tau_bench import read_tau_bench
 
 __all__ = [
@@ -31,6 +33,9 @@ __all__ = [
     "read_irc",
     "read_locomo",
     "read_openai",
+    "read_openai_responses",
     "read_tau_bench",
     "read_transcript",
+    "to_openai_responses",
+    "validate_responses_items",
 ]

@@ -44,7 +44,7 @@ __all__ = [
     "parse_tool_arguments",
 ]
 
-FORMATS = ("claude-code", "locomo", "tau-bench", "irc", "anthropic", "openai")
+FORMATS = ("claude-code", "locomo", "tau-bench", "irc", "anthropic", "openai", "openai-responses")
 """The format names :func:`read_transcript` accepts (besides ``"auto"``)."""
 
 SAMPLE_LOCATIONS = 5

@@ -25,6 +25,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from .._block_types import ASSISTANT_ONLY_TYPES, USER_ONLY_TYPES
 from ..content import parse_block
 from ..errors import ImportFormatError, MalformedContentError
 from ..messages import MessageInput
@@ -32,7 +33,9 @@ from .base import Conversation, ImportResult, SkipLog, expect, has_lone_surrogat
 
 __all__ = ["OpenAIReader", "read_anthropic", "read_openai"]
 
-_ANTHROPIC_TYPES = {"text", "thinking", "redacted_thinking", "tool_use", "tool_result", "image", "document"}
+_ANTHROPIC_TYPES = {"text", "thinking", "redacted_thinking", "tool_use", "tool_result", "image", "document"} | set(
+    ASSISTANT_ONLY_TYPES | USER_ONLY_TYPES
+)  # the provider blocks of issue 18 (server tool pairs, mcp_*, compaction, search_result, container_upload)
 
 
 def _messages_of(data: Any, source: str) -> tuple[Any, list[Any]]:

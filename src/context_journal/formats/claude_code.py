@@ -9,6 +9,16 @@ Follows the converter SPEC of ``shared/data/claude-code-sessions/README.md``:
   one response may be interleaved with the results of its tool calls (Claude Code runs a tool while
   the response streams), so the results are collected and emitted as one message right after the
   assistant message: every ``tool_use`` of assistant message k is answered in message k+1;
+- every block the Messages API sends is kept as given (issue 18): besides ``text``, ``thinking`` and
+  ``tool_use``, the provider-side tool calls and results (``server_tool_use`` with its
+  ``web_search_tool_result``, ``web_fetch_tool_result``, ``code_execution_tool_result``,
+  ``bash_code_execution_tool_result``, ``text_editor_code_execution_tool_result``,
+  ``tool_search_tool_result``; ``mcp_tool_use`` with its ``mcp_tool_result``) and server-side
+  ``compaction`` blocks in assistant lines; ``search_result`` and ``container_upload`` in user lines and
+  ``search_result`` inside a tool result. A provider-side call and its result are fragments of one
+  response and so land in one message, as the provider requires; a result whose call is not earlier in
+  its response (or a second result of one call) is left out and reported, so the rest of the response
+  imports. Unknown fields of a block (Claude Code's ``caller``, a newer provider field) are kept;
 - human text flagged ``isMeta`` or injected by the runtime (``<system-reminder>``, task
   notifications, local-command output) gets ``metadata["system_injected"] = True``;
 - sub-agent files ``<session>/subagents/agent-<id>.jsonl`` become conversations of their own, linked
@@ -21,6 +31,35 @@ the line kept) and reported under a reason naming the file and line.
 
 Thinking signatures that the publisher redacted (``[REDACTED...``) cannot be replayed, so they are
 dropped (the thinking text is kept) and counted in ``metadata["redacted_signatures"]``.
+
+Compaction. Claude Code compacts on the client: it asks the model for a summary in a separate call
+(the ``agent-acompact-*`` file), writes a ``system/compact_boundary`` line (``content`` "Conversation
+compacted", ``compactMetadata`` {trigger, preTokens}, ``parentUuid`` null: the message tree is cut there,
+``logicalParentUuid`` names the last line before) and then a ``user`` line flagged ``isCompactSummary``
+and ``isVisibleInTranscriptOnly`` whose string content is that answer reformatted, between a runtime
+preamble ("This session is being continued from a previous conversation that ran out of context...")
+and a closing instruction. From then on the model reads that summary instead of the history: in the
+four staged sessions the first response after the boundary was sent 34-45K tokens (21.4K of them the
+cached system prompt and tools) against 142-167K just before it. The importer keeps that as a
+**marker** (``metadata["markers"]``: ``kind`` "compaction", ``trigger``, ``preTokens``, ``at``, ``uuid``,
+``logical_parent_uuid``, ``position`` (index of the first message after it) and ``after_message_id``,
+``summary`` (the text exactly as the model read it), ``summary_uuid``, ``summary_line``, and
+``summary_content`` with the blocks as given when the content was a list; the first message after it
+carries ``metadata["after_compaction"]``), not as a message and not as a ``compaction`` block:
+
+- the journal already holds the raw messages the summary replaces, so a message holding it would have
+  every compile send the history twice (raw and summarised), and the journal's own compile, not Claude
+  Code's, decides what of the history is sent;
+- it is neither human speech nor a provider ``compaction`` block: it is a user-role runtime message
+  with no signature or encrypted content, while a ``compaction`` block is an assistant block the
+  provider wrote and, sent back, makes the provider drop everything before it (which would silently
+  discard the compiled context before the marker);
+- what the model read after the boundary stays reconstructible: ``summary`` followed by
+  ``messages[position:]``; ``benchmarks/eval_compaction.py`` compares the journal's compile of
+  ``messages[:position]`` with it.
+
+A ``compaction`` block the provider itself returned (server-side compaction) is an assistant block and is
+kept in its message like any other.
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..content import parse_block
+from .._block_types import ASSISTANT_ONLY_TYPES, SERVER_CALL_TYPES, SERVER_RESULT_TYPES, USER_ONLY_TYPES
+from ..content import parse_block, server_result_call
 from ..errors import ImportFormatError, MalformedContentError
 from ..messages import MessageInput
 from .base import JsonLines, SkipLog, expect, has_lone_surrogate
@@ -24,7 +25,13 @@ _INJECTED_PREFIXES = {
     "<user-prompt-submit-hook>": "hook",
 }
 _BLOCK_TYPES = {"text", "thinking", "redacted_thinking", "tool_use", "tool_result", "image", "document"}
-_NESTED_TYPES = {"text", "image", "document"}
+_ASSISTANT_TYPES = (_BLOCK_TYPES - {"tool_result"}) | ASSISTANT_ONLY_TYPES
+"""Block types kept in an assistant line: the Messages API's response blocks, provider-side tool calls and
+their results (``server_tool_use``, ``web_search_tool_result``..., ``mcp_tool_use``/``mcp_tool_result``) and
+server-side ``compaction``."""
+_USER_TYPES = _BLOCK_TYPES | USER_ONLY_TYPES
+"""Block types kept in a user line (``search_result`` and ``container_upload`` are user-turn blocks)."""
+_NESTED_TYPES = {"text", "image", "document", "search_result"}
 
 
 def _check_block(block: Any, source: str, where: str) -> None:
@@ -48,6 +55,8 @@ class _Group:
         self.first = record
         self.last = record
         self.tool_ids: set[str] = set()
+        self.server_calls: dict[str, str] = {}  # provider-side call id -> its block type
+        self.answered: set[str] = set()  # provider-side call ids answered in the group
         self.redacted = 0
 
     def add_line(self, lineno: int, record: dict[str, Any]) -> None:
@@ -192,7 +201,7 @@ class SessionReader:
         redacted = 0
         for i, block in enumerate(content):
             where = f"line {lineno}, block {i}"
-            if not isinstance(block, dict) or block.get("type") not in _BLOCK_TYPES - {"tool_result"}:
+            if not isinstance(block, dict) or block.get("type") not in _ASSISTANT_TYPES:
                 btype = block.get("type") if isinstance(block, dict) else type(block).__name__
                 notes.append(f"unsupported assistant block type {btype!r}")
                 continue
@@ -204,8 +213,6 @@ class SessionReader:
                 redacted += 1
             _check_block(block, self.path, where)
             blocks.append(block)
-        for note in notes:
-            self.skips.add(note, self.loc(lineno))
         if self._open is None or self._open.first["message"].get("id") != mid or mid is None:
             self._flush()
             self._open = _Group("assistant", lineno, rec)
@@ -220,12 +227,38 @@ class SessionReader:
             self._open.add_line(lineno, rec)
         group = self._open
         group.redacted += redacted
-        for block in blocks:
+        for block in self._server_pairs(group, blocks, notes):
             if block["type"] == "tool_use":
                 group.tool_ids.add(str(block["id"]))
                 if block.get("name") == "Task":
                     self.task_calls[str(block["id"])] = (str(mid), dict(block.get("input") or {}))
             group.blocks.append(block)
+        for note in notes:
+            self.skips.add(note, self.loc(lineno))
+
+    @staticmethod
+    def _server_pairs(group: _Group, blocks: list[dict[str, Any]], notes: list[str]) -> list[dict[str, Any]]:
+        """``blocks`` less the provider-side blocks the store would refuse in ``group``'s message: a
+        result whose call is not earlier in the same response (``message.id``), a second result of one
+        call, a call id used twice. Each one left out is noted; the rest of the line is kept (the store
+        checks a message's pairs as a whole and would refuse the whole response)."""
+        kept: list[dict[str, Any]] = []
+        for block in blocks:
+            kind = block["type"]
+            if kind in SERVER_CALL_TYPES:
+                cid = str(block["id"])
+                if cid in group.server_calls:
+                    notes.append(f"{kind} id used twice in one response")
+                    continue
+                group.server_calls[cid] = kind
+            elif kind in SERVER_RESULT_TYPES:
+                tid = str(block["tool_use_id"])
+                if group.server_calls.get(tid) != server_result_call(kind) or tid in group.answered:
+                    notes.append(f"{kind} without its call earlier in the same response")
+                    continue
+                group.answered.add(tid)
+            kept.append(block)
+        return kept
 
     # ---- user lines -------------------------------------------------------------------------------
 
@@ -276,7 +309,7 @@ class SessionReader:
         notes: list[str] = []
         for i, block in enumerate(content):
             btype = block.get("type") if isinstance(block, dict) else None
-            if btype not in _BLOCK_TYPES:
+            if btype not in _USER_TYPES:
                 notes.append(f"unsupported user block type {btype!r}")
                 continue
             assert isinstance(block, dict)
@@ -361,6 +394,7 @@ class SessionReader:
             self._after_marker = str(rec.get("uuid") or f"line-{lineno}")
         if isinstance(content, list):
             text = "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text")
+            marker["summary_content"] = content  # the blocks as given: the text above is what the model read
         else:
             text = str(content)
         marker.update({"summary": text, "summary_uuid": rec.get("uuid"), "summary_line": lineno})

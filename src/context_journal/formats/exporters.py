@@ -7,7 +7,9 @@
 
 Both merge consecutive turns of one role (strict providers require alternation; Anthropic's docs
 note that consecutive same-role turns are combined), keep only the fields each API accepts (a stored
-block may carry the host's own fields), and turn stored media (``blob`` sources) back into base64.
+block may carry the host's own fields; a ``tool_use`` keeps its ``caller``, as Claude Code records it,
+and a ``caller`` that is null, as a model dump of a server block has it, is left out), and turn stored
+media (``blob`` sources) back into base64.
 
 Anthropic prompt caching: ``cache_control: {"type": "ephemeral"}`` goes on the last system block and on
 the last cacheable block of the messages marked ``cache_breakpoint``. The API accepts at most 4 markers per
@@ -24,7 +26,8 @@ not sent (Chat Completions has no field for it); user images become ``image_url`
 URL, PDFs ``file`` parts. Anthropic provider blocks (server tool calls and results, ``mcp_*``,
 ``compaction``, ``search_result``, ``container_upload``) are sent to Anthropic as stored and to OpenAI
 as text parts of their message (a server call and its result are one turn's text, so tool pairing is
-untouched; encrypted content is left out).
+untouched; encrypted content is left out). OpenAI ``reasoning`` items go to neither (only the Responses
+export, :mod:`context_journal.formats.openai_responses`, sends them), as thinking is not sent to OpenAI.
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ _ANTHROPIC_FIELDS: dict[str, tuple[str, ...]] = {
     "text": ("type", "text", "citations", "cache_control"),
     "image": ("type", "source", "cache_control"),
     "document": ("type", "source", "title", "context", "citations", "cache_control"),
-    "tool_use": ("type", "id", "name", "input", "cache_control"),
+    "tool_use": ("type", "id", "name", "input", "caller", "cache_control"),
     "tool_result": ("type", "tool_use_id", "content", "is_error", "cache_control"),
     "thinking": ("type", "thinking", "signature"),
     "redacted_thinking": ("type", "data"),
@@ -84,6 +87,8 @@ def _anthropic_block(block: Mapping[str, Any], get_blob: Callable[[str], bytes] 
     kind = str(block.get("type"))
     fields = _ANTHROPIC_FIELDS.get(kind)
     out: Block = {k: block[k] for k in fields if k in block} if fields else dict(block)
+    if "caller" in out and out["caller"] is None:
+        del out["caller"]  # a model dump's null: the request types take an object there or nothing
     if kind in ("image", "document") and isinstance(block.get("source"), Mapping):
         out["source"] = _source(block["source"], get_blob)
     elif kind == "tool_result" and isinstance(block.get("content"), list):
@@ -132,13 +137,15 @@ def to_anthropic(
     for role, group in _merge_runs(result.messages):
         content: list[Block] = []
         for m in group:
-            content.extend(_anthropic_block(b, get_blob) for b in m.content)
+            sent = [b for b in m.content if b.get("type") != "reasoning"]  # OpenAI's: Anthropic takes none
+            content.extend(_anthropic_block(b, get_blob) for b in sent)
             if m.cache_breakpoint:
-                for j in range(len(content) - 1, len(content) - len(m.content) - 1, -1):
+                for j in range(len(content) - 1, len(content) - len(sent) - 1, -1):
                     if content[j].get("type") in _CACHEABLE and can_carry_marker(content[j]):
                         marks.append((len(messages), j))
                         break
-        messages.append({"role": role, "content": content})
+        if content:
+            messages.append({"role": role, "content": content})
     system = [_anthropic_block(b, get_blob) for b in result.system]
     if cache:
         if system and can_carry_marker(system[-1]):

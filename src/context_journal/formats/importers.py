@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._block_types import SERVER_TYPES
 from .._names import replace_lone_surrogates
 from ..errors import DuplicateMessageError, ImportFormatError, MalformedContentError
 from ..messages import MessageInput
@@ -31,6 +32,7 @@ from .chat_json import read_anthropic, read_openai
 from .claude_code import read_claude_code
 from .irc import log_files, read_irc
 from .locomo import read_locomo
+from .openai_responses import looks_like_responses, read_openai_responses
 from .tau_bench import read_tau_bench
 
 if TYPE_CHECKING:
@@ -48,7 +50,18 @@ STATE_PREFIX = "imports/"
 """Key prefix of the states that hold imported conversations' metadata."""
 
 _OPENAI_ROLES = {"system", "developer", "tool", "function"}
-_ANTHROPIC_BLOCKS = {"tool_use", "tool_result", "thinking", "redacted_thinking", "image", "document"}
+_ANTHROPIC_BLOCKS = {
+    "tool_use",
+    "tool_result",
+    "thinking",
+    "redacted_thinking",
+    "image",
+    "document",
+    "search_result",
+    "container_upload",
+    "compaction",
+    *SERVER_TYPES,
+}
 
 
 # --- detection -----------------------------------------------------------------------------------
@@ -89,7 +102,23 @@ def _detect_data(data: Any) -> str | None:
             return "locomo"
         if "traj" in first and "task_id" in first:
             return "tau-bench"
+    if looks_like_responses(data):
+        return "openai-responses"
     return _chat_flavour(data)
+
+
+def _responses_jsonl(path: Path) -> bool:
+    """Whether a ``.jsonl`` file's first record is a Responses API Response dict (``"object":
+    "response"``): a file of ``response.model_dump()`` lines, not a Claude Code session."""
+    try:
+        with path.open("rb") as f:
+            for raw in f:
+                if raw.strip():
+                    first = json.loads(raw)
+                    return isinstance(first, dict) and first.get("object") == "response"
+    except (OSError, ValueError, RecursionError):
+        return False
+    return False
 
 
 def _detect(path: Path, skips: SkipLog | None = None) -> tuple[str, Any]:
@@ -105,7 +134,7 @@ def _detect(path: Path, skips: SkipLog | None = None) -> tuple[str, Any]:
     if name.endswith((".raw.txt", ".annotation.txt")):
         return "irc", None
     if name.endswith(".jsonl"):
-        return "claude-code", None
+        return ("openai-responses" if _responses_jsonl(path) else "claude-code"), None
     data = load_json(source, skips if skips is not None else SkipLog())
     found = _detect_data(data)
     if found is None:
@@ -124,7 +153,8 @@ def detect_format(path: str | os.PathLike[str]) -> str:
         path: A file or a directory (a directory of IRC logs).
 
     Returns:
-        One of ``claude-code``, ``locomo``, ``tau-bench``, ``irc``, ``anthropic``, ``openai``.
+        One of ``claude-code``, ``locomo``, ``tau-bench``, ``irc``, ``anthropic``, ``openai``,
+        ``openai-responses``.
 
     Raises:
         ImportFormatError: the path does not exist, is not valid JSON, or matches no format.
@@ -169,6 +199,7 @@ def read_transcript(path: str | os.PathLike[str], format: str = "auto") -> Impor
         "tau-bench": read_tau_bench,
         "anthropic": read_anthropic,
         "openai": read_openai,
+        "openai-responses": read_openai_responses,
     }
     result = readers[format](p, data=data)
     read.extend(result.skipped)

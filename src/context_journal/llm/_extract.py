@@ -27,6 +27,17 @@ argument is shown only inside its head's parentheses, so the selection takes the
 that is all that fits; its own score has no role or recency part (its head's has). Scores see the
 values only: a key (``file_path``) is the tool's word, not the work's.
 
+**Provider-side blocks** (issue 18) are read like tool calls and results: a ``server_tool_use`` is a
+call of its tool named as the provider's (``server:web_search(query: ...)``,
+``server:bash_code_execution(command: ...)``: the command ran in the provider's container, not where the
+client's own tools, such as ``Bash``, run), an ``mcp_tool_use`` a call named ``server/name``; their
+results are results: a web search's hits as one
+``title <url>`` line each, a fetched page as its URL and (a text page) its text, code output as its
+stdout and stderr lines (after ``return_code: N`` when not 0, the result then read as an error), a text
+editor's view as its file text, an MCP result as its text, an ``error_code`` as an error. A
+``compaction`` block's summary is read as the assistant's words and a ``search_result`` as a result (its
+title, then its text). Encrypted content is never read.
+
 **Earlier digests** (an assistant text opening with a label, as a merge request holds) keep their
 lines' kinds: an ``I called:`` line is cut into its calls, each a call unit, so a merge keeps calls
 as calls.
@@ -63,8 +74,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from .._block_types import SERVER_CALL_TYPES, SERVER_RESULT_TYPES
 from .._graphemes import ceil_boundary, clip_end, floor_boundary, strip_clusters
-from ..content import Block
+from ..content import Block, block_to_dict
 from ..tokens import estimate_text_tokens
 from ._features import Concept, analyse, concept_key, concept_weight, named_items, recurrence_boost
 from .types import LLMMessage
@@ -140,7 +152,10 @@ CLIP_MARK = re.compile(r"… \[clipped [\d,]+ (?:chars|items)(?:; names: [^\]\n]
 """What a clipped tool argument ends with (:func:`clip_marker`), and the ``…`` before a path's tail."""
 _LABEL_LINE = re.compile(r"^(The user said:|I said:|I called:|Results:|Errors:|I thought:|\S{1,60} said:) ", re.M)
 _CLIP_COUNT = re.compile(r"(?<=\[)clipped [\d,]+ (?:chars|items)")
-_NEXT_CALL = re.compile(r"; (?=[\w.-]{1,64}(?:\(|;|$))")
+_NEXT_CALL = re.compile(r"; (?=[\w.:-]{1,64}(?:\(|;|$))")
+SERVER_CALL_PREFIX = "server:"
+"""What a provider-side tool call's name opens with in a digest (``server:bash_code_execution(...)``), so a
+reader does not take the provider's sandbox for the client's own tools (a ``Bash`` call)."""
 _CALL_KEY = re.compile(r"(?:^|[(\[,;] ?)(\w+): ")
 
 _ARG_PRIORITY = (
@@ -454,6 +469,46 @@ def _result_text(block: Block) -> str:
     return "\n".join(getattr(b, "text", "") for b in content if getattr(b, "type", "") == "text")
 
 
+def _lines(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text")
+    return ""
+
+
+def server_result_text(block: dict[str, Any]) -> tuple[str, bool]:
+    """``(text, is_error)`` of a provider-side tool result (see the module docstring): only strings of
+    the result, one per line, plus ``return_code: N`` for code that failed; encrypted content left out."""
+    content = block.get("content")
+    if block.get("type") == "mcp_tool_result":
+        return _lines(content), block.get("is_error") is True
+    if isinstance(content, list):  # web search hits
+        hits = [f"{h.get('title')} <{h.get('url')}>" for h in content if isinstance(h, dict) and h.get("url")]
+        return "\n".join(hits), False
+    if not isinstance(content, dict):
+        return "", False
+    part = str(content.get("type") or "")
+    if part.endswith("_error"):
+        return str(content.get("error_code") or "error"), True
+    if part == "web_fetch_result":
+        doc = content.get("content")
+        source = doc.get("source") if isinstance(doc, dict) else None
+        data = source.get("data") if isinstance(source, dict) and source.get("type") == "text" else None
+        return "\n".join(str(x) for x in (content.get("url"), data) if isinstance(x, str) and x), False
+    if "return_code" in content:
+        code = content.get("return_code")
+        failed = isinstance(code, int) and code != 0
+        parts = [f"return_code: {code}"] if failed else []
+        parts += [t for t in (content.get("stdout"), content.get("stderr")) if isinstance(t, str) and t.strip()]
+        return "\n".join(parts), failed
+    if part == "text_editor_code_execution_view_result":
+        return str(content.get("content") or ""), False
+    if part == "text_editor_code_execution_str_replace_result":
+        return "\n".join(str(x) for x in content.get("lines") or [] if isinstance(x, str)), False
+    return "", False
+
+
 def _is_code(text: str, start: int, frag: str) -> bool:
     """Whether the line holding ``frag`` (at ``start`` in ``text``) is code (see :data:`CODE_FACTOR`)."""
     line_start = text.rfind("\n", 0, start) + 1
@@ -588,9 +643,14 @@ def extract_units(messages: list[LLMMessage], start: int, end: int) -> list[Unit
                     frag = text[s:e]
                     if (u := add(unit_kind, (frag,), frag, index, label)) is not None:
                         mentions.append({concept_key(c) for c in u.concepts})
-            elif kind == "tool_use":
+            elif kind == "tool_use" or kind in SERVER_CALL_TYPES:
                 args = getattr(block, "input", {})
-                head_value, rest = call_parts(getattr(block, "name", ""), args)
+                name = getattr(block, "name", "")
+                if kind == "mcp_tool_use":
+                    name = f"{getattr(block, 'server_name', '')}/{name}"
+                elif kind == "server_tool_use":
+                    name = f"{SERVER_CALL_PREFIX}{name}"  # run by the provider, not a client tool
+                head_value, rest = call_parts(name, args)
                 full = render_call(head_value.rendered, [v.rendered for _, v in rest])
                 head = add(
                     "call", head_value.pieces, head_value.rendered, index, LABELS["call"],
@@ -605,9 +665,20 @@ def extract_units(messages: list[LLMMessage], start: int, end: int) -> list[Unit
                 for text in _input_strings(args):
                     seen.update(concept_key(c) for c in analyse(text)[1])
                 mentions.append(seen)
-            elif kind == "tool_result":
-                text = _scan_window(_result_text(block))
-                is_error = bool(getattr(block, "is_error", False))
+            elif kind == "compaction" and not user:
+                text = getattr(block, "content", None) or ""
+                for s, e in split_spans(text):
+                    frag = text[s:e]
+                    if (u := add("said", (frag,), frag, index, LABELS["said"])) is not None:
+                        mentions.append({concept_key(c) for c in u.concepts})
+            elif kind in ("tool_result", "search_result") or kind in SERVER_RESULT_TYPES:
+                if kind == "tool_result":
+                    raw, is_error = _result_text(block), bool(getattr(block, "is_error", False))
+                elif kind == "search_result":
+                    raw, is_error = f"{getattr(block, 'title', '')}\n{_result_text(block)}", False
+                else:
+                    raw, is_error = server_result_text(block_to_dict(block))
+                text = _scan_window(raw)
                 unit_kind = "error" if is_error else "result"
                 lines: list[tuple[float, int, str, tuple[float, tuple[Concept, ...]], float]] = []
                 for n, (s, e) in enumerate(split_spans(text)):

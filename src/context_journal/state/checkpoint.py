@@ -58,10 +58,11 @@ __all__ = [
 LEDGER_SLOT = "ledger"
 """Slot of the ledger's checkpoint records (state records; not a message slot)."""
 
-FORMAT = 3
+FORMAT = 4
 """Version of the checkpoint body and of the fold that wrote it; a body of another version is ignored
 (refolded). 2: commands' file arguments, ``WebFetch`` URLs, names from tool results weighted half.
-3: no name right after a backslash (``\nFix``), the tool protocol's words are not names."""
+3: no name right after a backslash (``\nFix``), the tool protocol's words are not names. 4: provider-side
+tool blocks (web searches, ``web_fetch``, code execution, ``mcp_*``) are read."""
 
 
 @dataclass
@@ -102,11 +103,13 @@ def dump_ledger(ledger: Ledger) -> dict[str, Any]:
     listed by name (their table's order follows set iteration, which string hashing varies from process
     to process), so the same journal gives the same checkpoint bytes in every process."""
     rows = {id(c): k for k, c in enumerate(ledger._commands)}
+    rows.update({id(c): k for k, c in enumerate(ledger._searches)})
     calls: list[list[Any]] = []
     for call_id, (kind, data) in ledger._calls.items():
-        if kind == "command":
+        if kind in ("command", "search"):
             k = rows.get(id(data))
-            calls.append([call_id, kind, ["row", k] if k is not None else ["own", list(data)]])
+            own = [data[0], [list(h) for h in data[1]], *data[2:]] if kind == "search" else list(data)
+            calls.append([call_id, kind, ["row", k] if k is not None else ["own", own]])
         else:
             calls.append([call_id, kind, data])
     return {
@@ -117,6 +120,7 @@ def dump_ledger(ledger: Ledger) -> dict[str, Any]:
         "commands": [list(c) for c in ledger._commands],
         "errors": list(ledger._errors),
         "plans": [[k, *plan_row(p)] for k, p in ledger._plans.items()],
+        "searches": [[q, [list(h) for h in hits], st, mid] for q, hits, st, mid in ledger._searches],
         "calls": calls,
     }
 
@@ -136,11 +140,15 @@ def load_ledger(data: dict[str, Any], config: LedgerConfig, reader: str | None) 
     ledger._commands = [list(c) for c in data["commands"]]
     ledger._errors = OrderedDict((str(e), str(e)) for e in data["errors"])
     ledger._plans = {str(row[0]): plan_from_row(row[1:]) for row in data["plans"]}
+    ledger._searches = [
+        [str(q), [[str(t), str(u)] for t, u in hits], str(st), str(mid)] for q, hits, st, mid in data["searches"]
+    ]
     calls: OrderedDict[str, tuple[str, Any]] = OrderedDict()
     for call_id, kind, value in data["calls"]:
-        if kind == "command":
+        if kind in ("command", "search"):
             how, ref = value
-            calls[str(call_id)] = (kind, ledger._commands[int(ref)] if how == "row" else list(ref))
+            table = ledger._commands if kind == "command" else ledger._searches
+            calls[str(call_id)] = (kind, table[int(ref)] if how == "row" else list(ref))
         else:
             calls[str(call_id)] = (str(kind), value)
     ledger._calls = calls

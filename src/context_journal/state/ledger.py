@@ -1,10 +1,21 @@
-"""The working-state ledger: files, identifiers, commands and errors, plans, folded from messages.
+"""The working-state ledger: files, identifiers, commands and errors, plans, web searches, folded from
+messages.
 
 :class:`Ledger` is a deterministic left fold over a conversation's messages (no model): ``add`` takes
 one message's content blocks and updates bounded tables in O(size of the message), so the same
 messages in the same order always give the same ledger. Blocks whose ``audience`` does not name the
 ledger's reader are skipped (reader isolation). :meth:`Ledger.state` returns the immutable
 :class:`WorkingState` the compile renders and ``ContextManager.working_state()`` returns.
+
+Provider-side tools (issue 18) are read like tool calls: an ``mcp_tool_use`` / ``mcp_tool_result`` pair
+as a ``tool_use`` / ``tool_result`` (its name looked up in the same tables); a ``server_tool_use`` by
+:data:`~context_journal.state.tools.SERVER_TOOLS` (a ``web_fetch``'s URL is a file ``fetched``; the
+commands of ``bash_code_execution`` and the code of ``code_execution`` are commands, their status and
+exit code from the result's ``return_code`` and their error lines from its stderr and stdout; an error
+result's ``error_code`` is an error line), and a ``web_search``'s query with its top
+:data:`SEARCH_HITS` results (title and URL) is a :class:`WebSearch`. Server blocks carry no
+``audience`` (the content model refuses one), so they count for every reader of their message; the
+blocks of a message that carry one count only for the readers they name.
 
 Identifiers are ranked by frequency x recency: each mention adds 1 (a name only in a tool result:
 1/2) to a score that halves every ``LedgerConfig.half_life`` messages (a message counts a name once).
@@ -24,6 +35,7 @@ from .._graphemes import clip_end
 from .tools import (
     DEFAULT_PLAN_TOOLS,
     DEFAULT_TOOLS,
+    SERVER_TOOLS,
     PlanShape,
     ToolSpec,
     check_table,
@@ -41,6 +53,7 @@ __all__ = [
     "LedgerConfig",
     "Plan",
     "PlanItem",
+    "WebSearch",
     "WorkingState",
 ]
 
@@ -71,6 +84,7 @@ class LedgerConfig:
         max_files: Files kept (the least recently touched half is dropped past this).
         max_commands: Commands kept, newest.
         max_errors: Distinct error lines kept, newest.
+        max_searches: Web searches kept, newest.
         marker_participant: Who speaks the block's first (user) turn.
         scan_chars: Characters of each text and tool input string scanned for names.
         result_scan_chars: Characters of a tool result's head scanned for names and error lines (and
@@ -91,6 +105,7 @@ class LedgerConfig:
     max_files: int = 2048
     max_commands: int = 64
     max_errors: int = 32
+    max_searches: int = 16
     marker_participant: str = "Context Manager"
     scan_chars: int = 1500
     result_scan_chars: int = 400
@@ -101,6 +116,7 @@ class LedgerConfig:
         "max_files",
         "max_commands",
         "max_errors",
+        "max_searches",
         "scan_chars",
         "result_scan_chars",
         "checkpoint_every",
@@ -126,7 +142,15 @@ class LedgerConfig:
             raise ValueError(f"LedgerConfig.placement must be 'turn', 'recent' or 'head', got {self.placement!r}")
         if self.half_life <= 0:
             raise ValueError("LedgerConfig.half_life must be positive")
-        for name in ("max_identifiers", "max_files", "max_commands", "max_errors", "scan_chars", "result_scan_chars"):
+        for name in (
+            "max_identifiers",
+            "max_files",
+            "max_commands",
+            "max_errors",
+            "max_searches",
+            "scan_chars",
+            "result_scan_chars",
+        ):
             if getattr(self, name) < 1:
                 raise ValueError(f"LedgerConfig.{name} must be >= 1")
         if self.checkpoint_every < 0:
@@ -154,6 +178,7 @@ class LedgerConfig:
                 self.max_files,
                 self.max_commands,
                 self.max_errors,
+                self.max_searches,
                 self.scan_chars,
                 self.result_scan_chars,
             )
@@ -219,6 +244,27 @@ class CommandRun:
     message_id: str
 
 
+SEARCH_HITS = 5
+"""Results of a web search kept (the first ones: the provider ranks them)."""
+
+
+@dataclass(frozen=True)
+class WebSearch:
+    """A provider-side web search (``server_tool_use`` ``web_search`` and its result).
+
+    Attributes:
+        query: The query as the model wrote it (at most 300 characters).
+        results: The top :data:`SEARCH_HITS` results as ``(title, url)``, in the provider's order.
+        status: ``"ok"``, ``"no result"`` (no result seen yet) or ``"error <error_code>"``.
+        message_id: The message of the call.
+    """
+
+    query: str
+    results: tuple[tuple[str, str], ...]
+    status: str
+    message_id: str
+
+
 @dataclass(frozen=True)
 class PlanItem:
     """One item of a plan: its text and status (``"pending"``, ``"in_progress"``, ``"completed"``...)."""
@@ -279,6 +325,7 @@ class WorkingState:
         commands: Commands run, oldest first (the newest ``max_commands``).
         errors: Distinct error lines, oldest first (the newest ``max_errors``).
         identifiers: Identifiers, best ranked first.
+        searches: Web searches, oldest first (the newest ``max_searches``).
         messages: Messages folded.
         last_message_id: The newest message folded (None: none).
     """
@@ -289,13 +336,16 @@ class WorkingState:
     commands: tuple[CommandRun, ...] = ()
     errors: tuple[str, ...] = ()
     identifiers: tuple[Identifier, ...] = ()
+    searches: tuple[WebSearch, ...] = ()
     messages: int = 0
     last_message_id: str | None = None
 
     @property
     def empty(self) -> bool:
         """True when there is nothing to show."""
-        return not (self.plans or self.facts or self.files or self.commands or self.errors or self.identifiers)
+        return not (
+            self.plans or self.facts or self.files or self.commands or self.errors or self.identifiers or self.searches
+        )
 
     def files_by_directory(self) -> dict[str, list[FileTouch]]:
         """Files grouped by directory; directories by their most recent touch, files likewise."""
@@ -313,6 +363,7 @@ class WorkingState:
             "commands": [asdict(c) for c in self.commands],
             "errors": list(self.errors),
             "identifiers": [asdict(i) for i in self.identifiers],
+            "searches": [asdict(w) for w in self.searches],
             "messages": self.messages,
             "last_message_id": self.last_message_id,
         }
@@ -478,6 +529,17 @@ _APART = "\n\x00\n"
 name nor a declared name, so no declaring keyword at the end of one text declares a name at the next's
 start (``_names`` of the joined texts is the union of each text's)."""
 
+_SERVER_RESULTS = frozenset(
+    {
+        "web_search_tool_result",
+        "web_fetch_tool_result",
+        "code_execution_tool_result",
+        "bash_code_execution_tool_result",
+        "text_editor_code_execution_tool_result",
+    }
+)
+"""Server tool results the ledger reads (``mcp_tool_result`` is read as a ``tool_result``)."""
+
 _RESULT_WEIGHT = 0.5
 """A mention in a tool result counts half a mention in the conversation or a tool input: the names the
 agent writes are its working set; a file it reads names many it never uses."""
@@ -597,6 +659,7 @@ class Ledger:
         self._commands: list[list[Any]] = []  # [command, status, exit code, message id]
         self._errors: OrderedDict[str, str] = OrderedDict()
         self._plans: dict[str, Plan] = {}
+        self._searches: list[list[Any]] = []  # [query, [[title, url]...], status, message id]
         self._calls: OrderedDict[str, tuple[str, Any]] = OrderedDict()  # open calls: id -> (kind, data)
 
     # -- folding --
@@ -622,10 +685,14 @@ class Ledger:
                 text = block.get("text")
                 if isinstance(text, str) and text:
                     written.append(_head(text, scan))
-            elif kind == "tool_use":
+            elif kind == "tool_use" or kind == "mcp_tool_use":
                 self._tool_use(block, message_id, written)
-            elif kind == "tool_result":
+            elif kind == "tool_result" or kind == "mcp_tool_result":
                 self._tool_result(block, read)
+            elif kind == "server_tool_use":
+                self._server_call(block, message_id, written)
+            elif kind in _SERVER_RESULTS:
+                self._server_result(block, read)
         names: set[str] = set()  # written: in text and tool inputs
         heard: set[str] = set()  # read: in tool results
         if written:  # one pass over the message's texts, kept apart
@@ -673,7 +740,7 @@ class Ledger:
             for key in list(self._files)[:drop]:
                 del self._files[key]
 
-    def _tool_use(self, block: Mapping[str, Any], message_id: str, written: list[str]) -> None:
+    def _tool_use(self, block: Mapping[str, Any], message_id: str, written: list[str], server: bool = False) -> None:
         name = block.get("name")
         tool_input = block.get("input")
         if not isinstance(name, str) or (type(tool_input) is not dict and not isinstance(tool_input, Mapping)):
@@ -691,11 +758,15 @@ class Ledger:
                 budget = _strings(value, strings, budget)
         if strings:  # read together: a declaring keyword at the end of one declares a name at the next's start
             written.append(strings[0] if len(strings) == 1 else "\n".join(strings))
-        kinds = self._kinds.get(name)
-        if kinds is None:
-            if len(self._kinds) >= 1024:
-                self._kinds = {}
-            kinds = self._kinds[name] = (lookup(name, self._plan_tools), lookup(name, self._tools))
+        kinds: tuple[PlanShape | None, ToolSpec | None] | None
+        if server:
+            kinds = (None, self.config.tools.get(name) or SERVER_TOOLS.get(name))
+        else:
+            kinds = self._kinds.get(name)
+            if kinds is None:
+                if len(self._kinds) >= 1024:
+                    self._kinds = {}
+                kinds = self._kinds[name] = (lookup(name, self._plan_tools), lookup(name, self._tools))
         shape, spec = kinds
         if shape is not None:
             self._plan(name, shape, tool_input, message_id, call_id)
@@ -769,13 +840,20 @@ class Ledger:
         call_id = block.get("tool_use_id")
         call = self._calls.pop(call_id, None) if isinstance(call_id, str) else None
         text = _result_text(block.get("content"), self.config.result_scan_chars)
-        is_error = block.get("is_error") is True
-        exit_code: int | None = None
+        self._close(call, text, block.get("is_error") is True, None, read)
+
+    def _close(
+        self, call: tuple[str, Any] | None, text: str, is_error: bool, exit_code: int | None, read: list[str]
+    ) -> None:
+        """Settle the open ``call`` with its result's ``text`` (a command's status, a failed plan undone, a
+        file created) and read the text for names and error lines; ``exit_code`` when the result states
+        one (a server tool's ``return_code``), else read from a command's text."""
         if call is not None and call[0] == "command":
-            low = text.lower()
-            m = _EXIT_RE.search(text) if "exit" in low or "return" in low else None  # the pattern's words
-            if m:
-                exit_code = int(m.group(1))
+            if exit_code is None:
+                low = text.lower()
+                m = _EXIT_RE.search(text) if "exit" in low or "return" in low else None  # the pattern's words
+                if m:
+                    exit_code = int(m.group(1))
             failed = is_error or (exit_code is not None and exit_code != 0)
             row = call[1]
             row[1] = "failed" if failed else "ok"
@@ -795,6 +873,72 @@ class Ledger:
             read.append(text)
             if is_error or (exit_code is not None and exit_code != 0) or "rror" in text or "FAIL" in text:
                 self._error_lines(text, is_error or (exit_code is not None and exit_code != 0))
+
+    def _server_call(self, block: Mapping[str, Any], message_id: str, written: list[str]) -> None:
+        """A ``server_tool_use``: a web search opens a :class:`WebSearch`, the other tools are read as
+        tool calls through :data:`~context_journal.state.tools.SERVER_TOOLS`."""
+        if block.get("name") != "web_search":
+            self._tool_use(block, message_id, written, server=True)
+            return
+        tool_input = block.get("input")
+        query = tool_input.get("query") if isinstance(tool_input, Mapping) else None
+        if not isinstance(query, str) or not query.strip():
+            return
+        query = query.strip()
+        written.append(_head(query, self.config.scan_chars))
+        row: list[Any] = [clip_end(query, 300), [], "no result", message_id]
+        self._searches.append(row)
+        if len(self._searches) > self.config.max_searches:
+            del self._searches[0]
+        call_id = block.get("id")
+        if isinstance(call_id, str):
+            self._open_call(call_id, "search", row)
+
+    def _server_result(self, block: Mapping[str, Any], read: list[str]) -> None:
+        """A provider-side tool's result: web search hits, a fetched page's text, code output with its
+        return code, a text editor's view, or an error (``error_code``)."""
+        call_id = block.get("tool_use_id")
+        call = self._calls.pop(call_id, None) if isinstance(call_id, str) else None
+        content = block.get("content")
+        limit = self.config.result_scan_chars
+        if call is not None and call[0] == "search":
+            row = call[1]
+            if isinstance(content, list):
+                hits = [
+                    [clip_end(str(h.get("title") or ""), 200), clip_end(str(h.get("url") or ""), 500)]
+                    for h in content[:SEARCH_HITS]
+                    if isinstance(h, Mapping)
+                ]
+                row[1], row[2] = hits, "ok"
+                titles = "\n".join(t for t, _ in hits if t)
+                if titles:
+                    read.append(_head(titles, limit))
+            elif isinstance(content, Mapping):
+                row[2] = f"error {content.get('error_code')}"
+                self._error_lines(f"web_search: {content.get('error_code')}", True)
+            return
+        if not isinstance(content, Mapping):
+            return
+        part = str(content.get("type") or "")
+        if part.endswith("_error"):
+            self._close(call, f"{block.get('type')}: {content.get('error_code')}", True, None, read)
+            return
+        code = content.get("return_code")
+        exit_code = code if isinstance(code, int) and not isinstance(code, bool) else None
+        if "stderr" in content:  # code output: stdout (unless encrypted), then stderr
+            out = content.get("stdout")
+            err = content.get("stderr")
+            texts = [t for t in (out, err) if isinstance(t, str) and t.strip()]
+            text = _result_text("\n".join(texts), limit)
+        elif part == "web_fetch_result":
+            doc = content.get("content")
+            source = doc.get("source") if isinstance(doc, Mapping) else None
+            data = source.get("data") if isinstance(source, Mapping) and source.get("type") == "text" else None
+            text = _result_text(data, limit) if isinstance(data, str) else ""
+        else:
+            view = content.get("content")
+            text = _result_text(view, limit) if isinstance(view, str) else ""
+        self._close(call, text, exit_code is not None and exit_code != 0, exit_code, read)
 
     def _error_lines(self, text: str, failed: bool) -> None:
         found = [m.group(1).strip() for m in _ERROR_LINE_RE.finditer(text)]
@@ -828,6 +972,9 @@ class Ledger:
             commands=tuple(CommandRun(c[0], c[1], c[2], c[3]) for c in self._commands),
             errors=tuple(self._errors),
             identifiers=tuple(Identifier(n, c, round(s, 6)) for n, s, c in ranked),
+            searches=tuple(
+                WebSearch(q, tuple((t, u) for t, u in hits), st, mid) for q, hits, st, mid in self._searches
+            ),
             messages=self.messages,
             last_message_id=self.last_message_id,
         )
@@ -842,8 +989,10 @@ class Ledger:
         rows = {id(c): t for c, t in zip(self._commands, twin._commands, strict=True)}
         twin._errors = OrderedDict(self._errors)
         twin._plans = dict(self._plans)
+        twin._searches = [[q, [list(h) for h in hits], st, mid] for q, hits, st, mid in self._searches]
+        rows.update({id(c): t for c, t in zip(self._searches, twin._searches, strict=True)})
         twin._calls = OrderedDict(
-            (k, (kind, rows.get(id(data), data) if kind == "command" else data))
+            (k, (kind, rows.get(id(data), data) if kind in ("command", "search") else data))
             for k, (kind, data) in self._calls.items()
         )
         return twin

@@ -2,7 +2,8 @@
 
 Sections in priority order: plans (every item, with its status), facts, files (grouped by directory
 under the most used root, each with its last action as a letter and its touch count), commands (newest,
-with exit status), error lines (newest), then names (identifiers, best ranked first, space-separated)
+with exit status), error lines (newest), web searches (newest: the query and its top results' titles and
+URLs), then names (identifiers, best ranked first, space-separated)
 filling what the allowance leaves. When the whole does not fit, the sections above the names are cut
 by a fixed schedule (lower sections first) and the names fill the rest: the same state and allowance
 always give the same bytes.
@@ -187,6 +188,23 @@ def _command_lines(state: WorkingState, max_commands: int, chars: int) -> list[s
     return out
 
 
+def _search_lines(state: WorkingState, max_searches: int, chars: int) -> list[str]:
+    """The newest web searches: ``"query" -> Title <url>; ...`` (at most 3 results each, each title
+    and URL clipped to ``chars``)."""
+    searches = state.searches[-max_searches:] if max_searches else ()
+    if not searches:
+        return []
+
+    def clip(text: str) -> str:
+        return _inline(text if len(text) <= chars else clip_end(text, max(1, chars - 3)) + "...")
+
+    out = [f"Web searches (last {len(searches)}):"]
+    for w in searches:
+        hits = "; ".join(f"{clip(t)} <{clip(u)}>" for t, u in w.results[:3])
+        out.append(f'  "{clip(w.query)}" -> ' + (hits or w.status))
+    return out
+
+
 def _error_lines(state: WorkingState, max_errors: int) -> list[str]:
     errors = state.errors[-max_errors:] if max_errors else ()
     if not errors:
@@ -208,9 +226,9 @@ def _fact_line(key: str, text: str, chars: int) -> str:
     return f"  {_inline(key)}: " + "\n    ".join(_LINE_BREAK.split(text))  # tabs stay: no other control
 
 
-def _compose(state: WorkingState, limits: tuple[int, int, int, int, int, int, int]) -> str:
+def _compose(state: WorkingState, limits: tuple[int, int, int, int, int, int, int, int]) -> str:
     """The block without its names."""
-    plan_items, facts, files, commands, errors, command_chars, fact_chars = limits
+    plan_items, facts, files, commands, errors, command_chars, fact_chars, searches = limits
     lines = [HEADER]
     lines += _plan_lines(state, plan_items)
     if facts and state.facts:
@@ -221,6 +239,7 @@ def _compose(state: WorkingState, limits: tuple[int, int, int, int, int, int, in
     lines += _file_lines(state, files)
     lines += _command_lines(state, commands, command_chars)
     lines += _error_lines(state, errors)
+    lines += _search_lines(state, searches, command_chars)
     return "\n".join(lines)
 
 
@@ -261,7 +280,9 @@ def render_state(state: WorkingState, allowance: int, count: Callable[[str], int
     at least ``_NAMES_SHARE`` of the allowance to the names, or takes every name, else the first that
     fits); the names, best ranked first, fill what is left, less those already a word of the text
     above (a file name, with or without its extension). The same state and allowance always give the same bytes."""
-    if allowance <= 0 or not (state.plans or state.facts or state.files or state.commands or state.errors):
+    if allowance <= 0 or not (
+        state.plans or state.facts or state.files or state.commands or state.errors or state.searches
+    ):
         return None  # identifiers alone (a chat without tool calls) make no block
     chosen: tuple[str, list[str], int] | None = None
     ranked = [i.name for i in state.identifiers[:allowance]]  # a name costs at least a token
@@ -289,17 +310,18 @@ def render_state(state: WorkingState, allowance: int, count: Callable[[str], int
 _NAMES_SHARE = 0.4
 """Share of the allowance the schedule leaves to the names when there are more than fit."""
 
-# Plan items, facts, files, commands, error lines, characters of a command line, characters of a fact:
-# each level cuts more (a long fact is clipped before the files and commands go).
-_LEVELS: tuple[tuple[int, int, int, int, int, int, int], ...] = (
-    (100, 50, 60, 8, 5, 160, 4000),
-    (100, 50, 60, 8, 5, 160, 1000),
-    (100, 50, 40, 6, 4, 120, 600),
-    (100, 50, 30, 5, 3, 100, 400),
-    (100, 50, 24, 4, 2, 80, 300),
-    (100, 50, 16, 3, 2, 80, 200),
-    (60, 20, 10, 2, 1, 60, 160),
-    (30, 10, 5, 1, 0, 60, 120),
-    (20, 5, 0, 0, 0, 0, 80),
-    (10, 0, 0, 0, 0, 0, 0),
+# Plan items, facts, files, commands, error lines, characters of a command line (and of a search's
+# query, titles and URLs), characters of a fact, web searches: each level cuts more (a long fact is
+# clipped before the files and commands go).
+_LEVELS: tuple[tuple[int, int, int, int, int, int, int, int], ...] = (
+    (100, 50, 60, 8, 5, 160, 4000, 4),
+    (100, 50, 60, 8, 5, 160, 1000, 4),
+    (100, 50, 40, 6, 4, 120, 600, 3),
+    (100, 50, 30, 5, 3, 100, 400, 3),
+    (100, 50, 24, 4, 2, 80, 300, 2),
+    (100, 50, 16, 3, 2, 80, 200, 2),
+    (60, 20, 10, 2, 1, 60, 160, 1),
+    (30, 10, 5, 1, 0, 60, 120, 1),
+    (20, 5, 0, 0, 0, 0, 80, 0),
+    (10, 0, 0, 0, 0, 0, 0, 0),
 )

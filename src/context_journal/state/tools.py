@@ -5,7 +5,9 @@ A small public mapping, tool name -> :class:`ToolSpec` (files and commands) or :
 ``MultiEdit``, ``Write``, ``NotebookEdit``, ``Glob``, ``Grep``, ``LS``, ``Bash``, ``WebFetch``'s URL,
 ``TodoWrite``), OpenAI/Codex (``shell``, ``local_shell``, ``exec_command``, ``apply_patch``, ``update_plan``), the
 Anthropic text editor (``str_replace_based_edit_tool``, ``str_replace_editor``) and the MCP filesystem
-server (``read_file``, ``write_file``, ``edit_file``, ``move_file``, ...). A host adds or overrides
+server (``read_file``, ``write_file``, ``edit_file``, ``move_file``, ...), and the provider-side tools of
+:data:`SERVER_TOOLS` (``web_fetch``, ``bash_code_execution``, ``code_execution``,
+``text_editor_code_execution``; an ``mcp_tool_use`` is looked up like any call). A host adds or overrides
 entries through :class:`~context_journal.state.LedgerConfig` (``tools=``, ``plan_tools=``).
 
 Names are looked up whole, then without an MCP prefix (``mcp__filesystem__read_file`` ->
@@ -22,6 +24,7 @@ from typing import Any
 __all__ = [
     "DEFAULT_PLAN_TOOLS",
     "DEFAULT_TOOLS",
+    "SERVER_TOOLS",
     "PlanShape",
     "ToolSpec",
     "command_files",
@@ -207,6 +210,23 @@ DEFAULT_TOOLS: Mapping[str, ToolSpec] = {
     "delete_file": ToolSpec("deleted", ("path",)),
 }
 """Tool name -> :class:`ToolSpec` for files and commands (see the module docstring)."""
+
+SERVER_TOOLS: Mapping[str, ToolSpec] = {
+    "web_fetch": ToolSpec("fetched", ("url",)),
+    "bash_code_execution": ToolSpec("ran", command="command"),
+    "code_execution": ToolSpec("ran", command="code"),
+    "text_editor_code_execution": ToolSpec(
+        "edited",
+        ("path",),
+        action_key="command",
+        actions={"view": "read", "create": "created", "str_replace": "edited"},
+    ),
+}
+"""Provider-side tools (Anthropic ``server_tool_use`` names) -> :class:`ToolSpec`: a ``web_fetch``'s URL is
+a file ``fetched``, ``bash_code_execution``'s command and ``code_execution``'s code are commands run, the
+code-execution text editor touches its ``path``. (``web_search`` has a table of its own in the ledger: its
+query and top results.) Looked up by the whole name only; a ``LedgerConfig.tools`` entry of the same name
+overrides it."""
 
 DEFAULT_PLAN_TOOLS: Mapping[str, PlanShape] = {
     "TodoWrite": PlanShape(items="todos"),

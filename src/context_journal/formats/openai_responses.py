@@ -1,0 +1,806 @@
+"""The OpenAI Responses API: a wire encoder (compiled context → ``input`` items) and an importer.
+
+**Export** (:func:`to_openai_responses`, also :meth:`CompileResult.to_openai_responses`): the ``input``
+list for ``openai.OpenAI().responses.create(model=..., input=items)``, each item one of the SDK's
+``ResponseInputItemParam`` shapes:
+
+- the system prompt: one ``{"type": "message", "role": "developer", "content": text}`` first;
+- a user turn: its ``tool_result`` blocks as ``function_call_output`` items (``call_id`` the block's
+  ``tool_use_id``; ``output`` its text, or ``input_text`` / ``input_image`` / ``input_file`` parts when it
+  holds media), then one ``{"type": "message", "role": "user", "content": [parts]}`` of its text
+  (``input_text``), images (``input_image``, ``detail`` as imported, else ``auto``) and documents
+  (``input_file``: a data URL with ``filename``, or a ``file_url``; a text document as ``input_text``);
+- an assistant turn, block by block: ``reasoning`` blocks as the ``reasoning`` items they were (id,
+  summary, encrypted content and any other field, byte for byte), each text as
+  ``{"type": "message", "role": "assistant", "content": text}`` (with its ``phase`` when it has one) and
+  each ``tool_use`` as ``{"type": "function_call", "call_id", "name", "arguments"}`` (``arguments`` the
+  JSON text of ``input``; the raw text back when the import could not parse it). A message or call the
+  import read with its item id (``msg_...``, ``fc_...``; recorded on its blocks as ``item_id``) is sent
+  with that id: a ``reasoning`` item is paired with the item that followed it by id, and the API refuses
+  one "provided without its required following item" otherwise. Such a message is sent as the output
+  message it was (``id``, ``status``, ``output_text`` parts, its text blocks gathered back into one
+  item). A reasoning item keeps its id, which the provider verifies with its encrypted content.
+
+Anthropic thinking is not sent (Responses cannot take it back), nor is a ``reasoning`` item that no
+message or call of its turn follows (the API refuses one "provided without its required following
+item"); Anthropic provider blocks (server tools, compaction...) are sent as text, as in the Chat
+Completions export. :func:`validate_responses_items` checks the item rules (every ``function_call``
+answered by a ``function_call_output`` before the next model turn; every output answers an earlier call;
+call ids unique); the exporter checks its own output with it.
+
+**Import** (:func:`read_openai_responses`, format ``openai-responses``): a JSON file (or a JSON Lines
+file, ``.jsonl``, of Response dicts, one ``response.model_dump()`` a line, read as a chain) holding either
+
+- a list of items, input and output items alike (what ``input`` plus each ``response.output`` make), or
+- a stored response chain: a list of Response objects' dicts (``response.model_dump()``), each with its
+  ``output`` and, when the recorder kept it, its ``input`` (a list of items or a string). A response
+  with ``previous_response_id`` sent only its new items; one without (a stateless replay) sent the whole
+  history again, so the leading items of its input that repeat the conversation read so far, in order
+  (some, such as reasoning, may be left out of the replay), are not read twice. A response's
+  ``instructions`` become a system message where they first appear or change.
+  A single Response dict is read as a chain of one; a saved request body (``{"model": ..., "input":
+  [...], "instructions": ...}``) as its instructions and input items.
+
+A ``reasoning`` item is stored as it is (every field, unknown ones included, byte for byte) but for
+fields that are null (a model dump's ``"content": null``; the request types take no null there).
+Consecutive assistant items (``reasoning``, assistant ``message``, ``function_call``) become one
+``assistant`` message; consecutive ``function_call_output`` items one message of participant ``tool``
+(``tool_result`` blocks); a ``user`` message a ``user`` message; ``system`` / ``developer`` messages
+participant ``system`` (pinned). Items of other types (built-in tool calls, ``item_reference``...) and
+content parts that cannot be stored (audio, files by id) are left out and reported in the skip report,
+as is a ``function_call_output`` that answers no ``function_call`` read before it.
+Message ids are ``<conversation id>:<n>``, ``n`` the position of the message's first item in the
+conversation; metadata keeps the role, the items' places and ids, and a response's id and model. The
+item id of an assistant message or a ``function_call`` is also kept on its blocks (``item_id``, a field
+the other exports leave out), so the Responses export can send it back.
+
+Damaged input raises :class:`~context_journal.errors.ImportFormatError` naming the place
+(``[3]``, ``[1].output[2]``): an item that is not an object or has no known shape, a message with an
+unknown role or content that is neither text nor a list, a call without ``call_id`` or ``name``, a
+``call_id`` that is not text (the error names its type), a reasoning item without its id or summary list.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .._names import clip_repr
+from .._provider_render import PROVIDER_TYPES, provider_line
+from ..content import parse_block
+from ..errors import ImportFormatError, MalformedContentError
+from ..messages import MessageInput
+from ..validate import InvalidContextError, ValidationIssue
+from .base import Conversation, ImportResult, SkipLog, expect, has_lone_surrogate, load_json, parse_tool_arguments
+from .exporters import _check_assistant, _source
+
+if TYPE_CHECKING:
+    from ..compile import CompileResult
+
+__all__ = [
+    "looks_like_responses",
+    "read_openai_responses",
+    "to_openai_responses",
+    "validate_responses_items",
+]
+
+Item = dict[str, Any]
+
+_ASSISTANT_ITEMS = frozenset({"reasoning", "function_call"})
+"""Item types a model turn is made of (besides assistant messages)."""
+_ITEM_TYPES = frozenset(
+    {
+        "message",
+        "reasoning",
+        "function_call",
+        "function_call_output",
+        "item_reference",
+        "web_search_call",
+        "file_search_call",
+        "computer_call",
+        "computer_call_output",
+        "code_interpreter_call",
+        "image_generation_call",
+        "custom_tool_call",
+        "custom_tool_call_output",
+        "local_shell_call",
+        "local_shell_call_output",
+        "mcp_call",
+        "mcp_list_tools",
+        "mcp_approval_request",
+        "mcp_approval_response",
+    }
+)
+"""Responses item types: a JSON list holding one is a Responses transcript (detection)."""
+_PART_TYPES = frozenset({"input_text", "output_text", "input_image", "input_file"})
+_PHASES = ("commentary", "final_answer")
+_IMAGE_DETAILS = ("low", "high", "auto", "original")
+
+
+# --- export --------------------------------------------------------------------------------------
+
+
+def _data_url(source: Mapping[str, Any], get_blob: Callable[[str], bytes] | None) -> tuple[str, str] | None:
+    """``("data", data URL)`` or ``("url", URL)`` of a media source; None for a text source."""
+    src = _source(source, get_blob)
+    if src.get("type") == "base64":
+        return "data", f"data:{src['media_type']};base64,{src['data']}"
+    if src.get("type") == "url":
+        return "url", str(src["url"])
+    return None
+
+
+def _input_part(block: Mapping[str, Any], get_blob: Callable[[str], bytes] | None) -> Item | None:
+    """One block of a user turn (or of a tool result) as an input content part; None when it says nothing."""
+    kind = block.get("type")
+    if kind == "text":
+        return {"type": "input_text", "text": str(block.get("text", ""))}
+    source = block.get("source")
+    if kind == "image" and isinstance(source, Mapping):
+        found = _data_url(source, get_blob)
+        if found is None:
+            return None
+        detail = block.get("detail")
+        return {"type": "input_image", "image_url": found[1], "detail": detail if detail in _IMAGE_DETAILS else "auto"}
+    if kind == "document" and isinstance(source, Mapping):
+        if source.get("type") == "text":
+            return {"type": "input_text", "text": str(source.get("data", ""))}
+        found = _data_url(source, get_blob)
+        if found is None:
+            return None
+        if found[0] == "url":
+            return {"type": "input_file", "file_url": found[1]}
+        return {"type": "input_file", "file_data": found[1], "filename": str(block.get("title") or "document.pdf")}
+    if kind in PROVIDER_TYPES:
+        line = provider_line(block)
+        return {"type": "input_text", "text": line} if line.strip() else None
+    return None
+
+
+def _output(block: Mapping[str, Any], get_blob: Callable[[str], bytes] | None) -> str | list[Item]:
+    """A ``tool_result`` block's ``function_call_output.output``: text, or parts when it holds media."""
+    content = block.get("content", "")
+    error = bool(block.get("is_error"))
+    if isinstance(content, str):
+        text = content if content.strip() else "(no output)"
+        return f"[error] {text}" if error else text
+    parts = [p for p in (_input_part(b, get_blob) for b in content if isinstance(b, Mapping)) if p is not None]
+    if all(p["type"] == "input_text" for p in parts):
+        text = "\n".join(p["text"] for p in parts)
+        text = text if text.strip() else "(no output)"
+        return f"[error] {text}" if error else text
+    return [{"type": "input_text", "text": "[error]"}, *parts] if error else parts
+
+
+def _arguments(tool_input: Any) -> str:
+    """``function_call.arguments``: the JSON text of the input, or the raw text the import kept."""
+    if isinstance(tool_input, Mapping) and set(tool_input) == {"_raw_arguments"}:
+        raw = tool_input["_raw_arguments"]
+        if isinstance(raw, str):
+            return raw
+    return json.dumps(tool_input if tool_input is not None else {}, ensure_ascii=False)
+
+
+def _item_id(block: Mapping[str, Any]) -> str | None:
+    """The Responses item id the import recorded on a block (``item_id``), or None."""
+    value = block.get("item_id")
+    return value if isinstance(value, str) and value else None
+
+
+def _assistant_items(blocks: Sequence[Mapping[str, Any]]) -> list[Item]:
+    out: list[Item] = []
+    for b in blocks:
+        kind = b.get("type")
+        if kind == "reasoning":
+            out.append(dict(b))  # as received: the id and encrypted content are verified as a pair
+        elif kind == "text":
+            item_id = _item_id(b)
+            part = {"type": "output_text", "text": str(b.get("text", "")), "annotations": []}
+            last = out[-1] if out else None
+            if item_id is not None and last is not None and last.get("id") == item_id and last["type"] == "message":
+                last["content"].append(part)  # another part of the same stored message
+                continue
+            item: Item
+            if item_id is not None:  # the output message it was, with its id (ResponseOutputMessageParam)
+                item = {"type": "message", "role": "assistant", "id": item_id, "status": "completed", "content": [part]}
+            else:
+                item = {"type": "message", "role": "assistant", "content": str(b.get("text", ""))}
+            if b.get("phase") in _PHASES:
+                item["phase"] = b["phase"]
+            out.append(item)
+        elif kind == "tool_use":
+            call: Item = {
+                "type": "function_call",
+                "call_id": str(b.get("id")),
+                "name": str(b.get("name")),
+                "arguments": _arguments(b.get("input", {})),
+            }
+            item_id = _item_id(b)
+            if item_id is not None:
+                call["id"] = item_id
+            out.append(call)
+        elif kind in ("image", "document"):
+            text = f"[{kind} omitted: assistant messages carry text only]"
+            out.append({"type": "message", "role": "assistant", "content": text})
+        elif kind in PROVIDER_TYPES:
+            line = provider_line(b)
+            if line.strip():
+                out.append({"type": "message", "role": "assistant", "content": line})
+        # thinking / redacted_thinking: Anthropic's, not sendable here
+    return out
+
+
+def _user_items(blocks: Sequence[Mapping[str, Any]], get_blob: Callable[[str], bytes] | None) -> list[Item]:
+    out: list[Item] = []
+    parts: list[Item] = []
+    for b in blocks:
+        if b.get("type") == "tool_result":
+            out.append(
+                {"type": "function_call_output", "call_id": str(b.get("tool_use_id")), "output": _output(b, get_blob)}
+            )
+            continue
+        part = _input_part(b, get_blob)
+        if part is not None:
+            parts.append(part)
+    if parts:
+        out.append({"type": "message", "role": "user", "content": parts})
+    return out
+
+
+def _is_turn_item(item: Mapping[str, Any]) -> bool:
+    """An item a model turn is made of: an assistant message, a function call, a reasoning item."""
+    kind = item.get("type")
+    return kind in _ASSISTANT_ITEMS or (kind in ("message", None) and item.get("role") == "assistant")
+
+
+def _followed_reasoning(items: list[Item]) -> list[Item]:
+    """``items`` without the reasoning items that no assistant message or call follows directly."""
+    out: list[Item] = []
+    for k, item in enumerate(items):
+        if item.get("type") == "reasoning":
+            nxt = items[k + 1] if k + 1 < len(items) else None
+            if nxt is None or nxt.get("type") == "reasoning" or not _is_turn_item(nxt):
+                continue
+        out.append(item)
+    return out
+
+
+def to_openai_responses(
+    result: CompileResult, *, assistant: str | None = None, system_role: str = "developer"
+) -> list[Item]:
+    """Responses API ``input`` items for a compiled context (see the module docstring).
+
+    Args:
+        result: The compiled context.
+        assistant: The assistant's participant name, checked against the compile's (None = no check).
+        system_role: Role of the system prompt's message: ``"developer"`` (the Responses API's own) or
+            ``"system"``. Pass the prompt as ``instructions=`` instead by compiling without one.
+
+    Returns:
+        ``[{"type": "message", "role": "developer", "content": ...}, {"type": "message", "role": "user",
+        "content": [{"type": "input_text", ...}]}, {"type": "reasoning", ...}, {"type": "function_call",
+        ...}, {"type": "function_call_output", ...}, ...]``, ready for ``responses.create(input=...)``.
+
+    Raises:
+        ValueError: ``assistant`` is not the compile's assistant, ``system_role`` is neither role, or
+            stored media cannot be read.
+        InvalidContextError: the items would break a Responses rule (:func:`validate_responses_items`);
+            a compile's output never does.
+    """
+    _check_assistant(result, assistant)
+    if system_role not in ("developer", "system"):
+        raise ValueError(f"system_role must be 'developer' or 'system', got {system_role!r}")
+    get_blob = result.get_blob
+    items: list[Item] = []
+    system_text = "\n\n".join(str(b.get("text", "")) for b in result.system if b.get("type") == "text")
+    if system_text.strip():
+        items.append({"type": "message", "role": system_role, "content": system_text})
+    for m in result.messages:
+        if m.role == "assistant":
+            items.extend(_assistant_items(m.content))
+        else:
+            items.extend(_user_items(m.content, get_blob))
+    items = _followed_reasoning(items)
+    issues = validate_responses_items(items)
+    if issues:
+        raise InvalidContextError(issues)
+    return items
+
+
+def validate_responses_items(items: Sequence[Mapping[str, Any]]) -> list[ValidationIssue]:
+    """Check Responses ``input`` items against the tool-call rules.
+
+    A model turn is a run of items the model wrote (reasoning, assistant messages, function calls). Every
+    ``function_call`` must be answered by a ``function_call_output`` with its ``call_id`` before the next
+    model turn starts and before the list ends (the API: "No tool output found for function call");
+    every ``function_call_output`` answers a call made earlier and not yet answered; call ids are
+    unique and non-empty.
+
+    Returns:
+        The issues found (``index`` is the item's position); empty when the items are valid.
+    """
+    issues: list[ValidationIssue] = []
+    add = issues.append
+    open_calls: dict[str, int] = {}
+    seen: set[str] = set()
+    in_turn = False
+    for i, item in enumerate(items):
+        kind = item.get("type")
+        turn = _is_turn_item(item)
+        if turn and not in_turn:
+            for open_id, at in open_calls.items():
+                add(
+                    ValidationIssue(
+                        at,
+                        "missing_function_call_output",
+                        f"call {open_id!r} is not answered before the model turn at item {i}",
+                    )
+                )
+            open_calls = {}
+        in_turn = turn
+        if kind == "function_call":
+            cid = item.get("call_id")
+            if not isinstance(cid, str) or not cid:
+                add(ValidationIssue(i, "bad_function_call", "a function_call needs a non-empty call_id"))
+            elif cid in seen:
+                add(ValidationIssue(i, "duplicate_call_id", f"call_id {cid!r} used twice"))
+            else:
+                seen.add(cid)
+                open_calls[cid] = i
+        elif kind == "function_call_output":
+            cid = item.get("call_id")
+            if not isinstance(cid, str) or cid not in open_calls:
+                add(ValidationIssue(i, "orphan_function_call_output", f"output {cid!r} answers no open call"))
+            else:
+                del open_calls[cid]
+    for open_id, at in open_calls.items():
+        add(ValidationIssue(at, "missing_function_call_output", f"call {open_id!r} is not answered"))
+    return issues
+
+
+# --- import --------------------------------------------------------------------------------------
+
+
+def _is_response(value: Any) -> bool:
+    return isinstance(value, dict) and (value.get("object") == "response" or isinstance(value.get("output"), list))
+
+
+def _is_item(value: Any) -> bool:
+    if not isinstance(value, dict):
+        return False
+    if value.get("type") in _ITEM_TYPES:
+        return True
+    content = value.get("content")
+    return isinstance(content, list) and any(isinstance(p, dict) and p.get("type") in _PART_TYPES for p in content)
+
+
+def _is_request(value: Any) -> bool:
+    """A saved request body: ``{"model": ..., "input": [items] or text, ...}`` (no ``output``)."""
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("model"), str)
+        and isinstance(value.get("input"), (list, str))
+        and "output" not in value
+    )
+
+
+def looks_like_responses(data: Any) -> bool:
+    """Whether parsed JSON is a Responses transcript: a Response dict, a list of them, a saved request body
+    (``{"model": ..., "input": ...}``), or a list holding an item only the Responses API writes (a typed
+    item such as ``function_call`` or ``reasoning``, or a message with ``input_text`` / ``output_text`` /
+    ``input_image`` / ``input_file`` parts)."""
+    if _is_response(data) or _is_request(data):
+        return True
+    return isinstance(data, list) and any(_is_response(x) or _is_item(x) for x in data)
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return ""
+
+
+def _key(item: Mapping[str, Any]) -> Any:
+    """What identifies an item when a stateless replay sends the history again (ids and statuses may be
+    dropped and messages rewritten to the short form by the client)."""
+    kind = item.get("type")
+    if kind in ("function_call", "function_call_output"):
+        return (kind, item.get("call_id"))
+    if kind == "reasoning":
+        return (kind, item.get("id"))
+    if kind in ("message", None) and "role" in item:
+        role = item.get("role")
+        return ("message", "system" if role == "developer" else role, _text_of(item.get("content")))
+    return json.dumps({k: v for k, v in item.items() if k not in ("id", "status")}, sort_keys=True, default=str)
+
+
+def _replayed(inputs: Sequence[Any], history: Sequence[Any]) -> int:
+    """How many leading items of a stateless request's ``inputs`` replay the conversation read so far
+    (``history``: the keys of its items, in order). The client may have left items out (reasoning,
+    often) but not reordered them: each input item is looked for after the last one matched; the first
+    one not found, or any once the history is used up, starts what is new."""
+    at = 0
+    for n, item in enumerate(inputs):
+        if not isinstance(item, dict):
+            return n
+        key = _key(item)
+        found = next((k for k in range(at, len(history)) if history[k] == key), None)
+        if found is None:
+            return n
+        at = found + 1
+    return len(inputs)
+
+
+class _Entry:
+    """One item of the conversation with its place and the response it came with."""
+
+    __slots__ = ("item", "location", "response")
+
+    def __init__(self, item: Any, location: str, response: Mapping[str, Any] | None) -> None:
+        self.item = item
+        self.location = location
+        self.response = response
+
+
+def _chain_entries(data: list[Any], source: str) -> list[_Entry]:
+    """The items of a response chain in conversation order (see the module docstring)."""
+    entries: list[_Entry] = []
+    instructions: str | None = None
+    for r, resp in enumerate(data):
+        where = f"[{r}]"
+        expect(
+            isinstance(resp, dict) and isinstance(resp.get("output"), list),
+            "a response in a chain needs its 'output' list",
+            source=source,
+            location=where,
+        )
+        assert isinstance(resp, dict)
+        said = resp.get("instructions")
+        said = _text_of(said) if isinstance(said, list) else said
+        if isinstance(said, str) and said.strip() and said != instructions:
+            instructions = said
+            entries.append(_Entry({"role": "developer", "content": said}, f"{where}.instructions", resp))
+        raw_input = resp.get("input")
+        if isinstance(raw_input, str):
+            raw_input = [{"role": "user", "content": raw_input}]
+        expect(
+            raw_input is None or isinstance(raw_input, list),
+            "'input' must be a list of items or a string",
+            source=source,
+            location=f"{where}.input",
+        )
+        inputs = list(raw_input or [])
+        skip = 0
+        if r > 0 and resp.get("previous_response_id") is None:  # stateless: the history is sent again
+            skip = _replayed(inputs, [_key(e.item) for e in entries if not e.location.endswith(".instructions")])
+        entries.extend(_Entry(x, f"{where}.input[{k}]", resp) for k, x in enumerate(inputs) if k >= skip)
+        entries.extend(_Entry(x, f"{where}.output[{k}]", resp) for k, x in enumerate(resp["output"]))
+    return entries
+
+
+class _Reader:
+    """Turns Responses items into messages."""
+
+    def __init__(self, source: str, skips: SkipLog, conv_id: str) -> None:
+        self.source = source
+        self.skips = skips
+        self.conv_id = conv_id
+        self.messages: list[MessageInput] = []
+        self.unparsed_arguments = 0
+        self._group: list[tuple[int, _Entry, list[dict[str, Any]]]] = []
+        self._group_kind: str | None = None
+        self._calls: set[str] = set()  # call ids of the function calls read so far
+
+    def _check_call_id(self, call_id: Any, where: str) -> None:
+        """Raise when an item's ``call_id`` is there but not text (a number, an object).
+
+        Raises:
+            ImportFormatError: naming the place and the type found.
+        """
+        expect(
+            call_id is None or isinstance(call_id, str),
+            f"'call_id' must be text, got {type(call_id).__name__} {clip_repr(call_id)}",
+            source=self.source,
+            location=f"{where}.call_id",
+        )
+
+    # -- content parts -----------------------------------------------------------------------------
+
+    def _media(self, part: Mapping[str, Any], where: str) -> dict[str, Any] | None:
+        kind = part.get("type")
+        if kind == "input_image":
+            url = part.get("image_url")
+            if not isinstance(url, str) or not url:
+                self.skips.add("unsupported input_image (a file id, not a URL)", where)
+                return None
+            block: dict[str, Any] = {"type": "image", "source": _url_source(url)}
+            if part.get("detail") in _IMAGE_DETAILS and part.get("detail") != "auto":
+                block["detail"] = part["detail"]
+        else:
+            data, url = part.get("file_data"), part.get("file_url")
+            if isinstance(data, str) and data.startswith("data:") and ";base64," in data:
+                block = {"type": "document", "source": _url_source(data)}
+            elif isinstance(url, str) and url:
+                block = {"type": "document", "source": {"type": "url", "url": url}}
+            else:
+                self.skips.add("unsupported input_file (a file id, or data that is not a data URL)", where)
+                return None
+            if isinstance(part.get("filename"), str) and part["filename"]:
+                block["title"] = part["filename"]
+        why = _problem(block)
+        if why is not None:
+            self.skips.add(why, where)
+            return None
+        return block
+
+    def _parts(self, content: Any, where: str, *, phase: Any = None) -> list[dict[str, Any]]:
+        if isinstance(content, str):
+            return [self._text(content, phase)] if content.strip() else []
+        expect(
+            isinstance(content, list), "'content' must be text or a list of parts", source=self.source, location=where
+        )
+        out: list[dict[str, Any]] = []
+        for j, part in enumerate(content):
+            pwhere = f"{where}[{j}]"
+            kind = part.get("type") if isinstance(part, dict) else None
+            assert kind is None or isinstance(part, dict)
+            if kind in ("input_text", "output_text", "text") and isinstance(part.get("text"), str):
+                if part["text"].strip():
+                    out.append(self._text(part["text"], phase))
+                else:
+                    self.skips.add("whitespace-only text part", pwhere)
+            elif kind == "refusal" and isinstance(part.get("refusal"), str):
+                out.append(self._text(part["refusal"], phase))
+            elif kind in ("input_image", "input_file"):
+                block = self._media(part, pwhere)
+                if block is not None:
+                    out.append(block)
+            else:
+                self.skips.add(f"unsupported content part {kind!r}", pwhere)
+        return out
+
+    @staticmethod
+    def _text(text: str, phase: Any) -> dict[str, Any]:
+        block: dict[str, Any] = {"type": "text", "text": text}
+        if phase in _PHASES:
+            block["phase"] = phase
+        return block
+
+    # -- items -------------------------------------------------------------------------------------
+
+    def _flush(self) -> None:
+        group, kind = self._group, self._group_kind
+        self._group, self._group_kind = [], None
+        blocks = [b for _, _, bs in group for b in bs]
+        if not group:
+            return
+        first_n, first, _ = group[0]
+        if not blocks:
+            for _, e, _ in group:
+                self.skips.add("empty message", e.location)
+            return
+        role = str(kind)
+        participant = "system" if role in ("system", "developer") else role
+        meta: dict[str, Any] = {"role": role}
+        if participant == "system":
+            meta["pinned"] = True
+        meta["items"] = [e.location for _, e, _ in group]
+        ids = [e.item["id"] for _, e, _ in group if isinstance(e.item.get("id"), str)]
+        if ids:
+            meta["item_ids"] = ids
+        resp = first.response
+        timestamp = None
+        if resp is not None:
+            if isinstance(resp.get("id"), str):
+                meta["response_id"] = resp["id"]
+            if isinstance(resp.get("model"), str):
+                meta["model"] = resp["model"]
+            created = resp.get("created_at")
+            if isinstance(created, (int, float)) and not isinstance(created, bool):
+                timestamp = created
+        self.messages.append(MessageInput(participant, blocks, meta, f"{self.conv_id}:{first_n}", timestamp))
+
+    def _add(self, n: int, entry: _Entry, kind: str, blocks: list[dict[str, Any]]) -> None:
+        """Add an item's blocks to the message being built, or start a new one. ``kind``: ``assistant``,
+        ``tool`` (both gather consecutive items), ``user``, ``system`` or ``developer`` (one item each)."""
+        if self._group_kind != kind or kind not in ("assistant", "tool"):
+            self._flush()
+            self._group_kind = kind
+        self._group.append((n, entry, blocks))
+
+    def read(self, entries: Sequence[_Entry]) -> None:
+        """Read the items in order (see the module docstring).
+
+        Raises:
+            ImportFormatError: an item is damaged (names its place).
+        """
+        for n, entry in enumerate(entries):
+            item, where = entry.item, entry.location
+            expect(isinstance(item, dict), "an item must be an object", source=self.source, location=where)
+            kind = item.get("type")
+            if kind is None and "role" in item:
+                kind = "message"
+            if kind == "message":
+                role = item.get("role")
+                expect(
+                    role in ("user", "assistant", "system", "developer"),
+                    f"a message needs role user, assistant, system or developer, got {role!r}",
+                    source=self.source,
+                    location=where,
+                )
+                blocks = self._parts(item.get("content"), f"{where}.content", phase=item.get("phase"))
+                if role == "assistant" and isinstance(item.get("id"), str) and item["id"]:
+                    blocks = [{**b, "item_id": item["id"]} if b["type"] == "text" else b for b in blocks]
+                self._add(n, entry, str(role), blocks)
+            elif kind == "reasoning":
+                block = {k: v for k, v in item.items() if v is not None}  # a model dump's nulls: not sendable
+                try:
+                    parse_block(block)
+                except MalformedContentError as exc:
+                    if not has_lone_surrogate(block):
+                        raise ImportFormatError(
+                            f"a reasoning item needs its id and a summary list ({exc.reason})",
+                            source=self.source,
+                            location=where,
+                        ) from None
+                self._add(n, entry, "assistant", [block])
+            elif kind == "function_call":
+                call_id, name = item.get("call_id"), item.get("name")
+                self._check_call_id(call_id, where)
+                expect(
+                    isinstance(call_id, str) and bool(call_id) and isinstance(name, str) and bool(name),
+                    "a function_call needs 'call_id' and 'name'",
+                    source=self.source,
+                    location=where,
+                )
+                args, ok = parse_tool_arguments(item.get("arguments"))
+                if not ok:
+                    self.unparsed_arguments += 1
+                use = {"type": "tool_use", "id": call_id, "name": name, "input": args}
+                if isinstance(item.get("id"), str) and item["id"]:
+                    use["item_id"] = item["id"]
+                why = _problem(use)
+                if why is not None:
+                    raise ImportFormatError(why, source=self.source, location=where)
+                self._add(n, entry, "assistant", [use])
+                self._calls.add(call_id)
+            elif kind == "function_call_output":
+                call_id = item.get("call_id")
+                output = item.get("output")
+                self._check_call_id(call_id, where)
+                expect(
+                    isinstance(call_id, str) and bool(call_id),
+                    "a function_call_output needs its 'call_id'",
+                    source=self.source,
+                    location=where,
+                )
+                expect(
+                    isinstance(output, (str, list)),
+                    "'output' must be text or a list of parts",
+                    source=self.source,
+                    location=f"{where}.output",
+                )
+                if call_id not in self._calls:
+                    self._flush()
+                    self.skips.add("function_call_output that answers no earlier function_call", where)
+                    continue
+                content: str | list[dict[str, Any]] = (
+                    output if isinstance(output, str) else self._parts(output, f"{where}.output")
+                )
+                self._add(n, entry, "tool", [{"type": "tool_result", "tool_use_id": call_id, "content": content}])
+            else:
+                expect(
+                    isinstance(kind, str),
+                    "an item needs a 'type' (or a 'role', for a message)",
+                    source=self.source,
+                    location=where,
+                )
+                self._flush()
+                self.skips.add(f"unsupported item type {kind!r}", where)
+        self._flush()
+
+
+def _url_source(url: str) -> dict[str, Any]:
+    """A media source for a URL: base64 for a ``data:...;base64,`` URL, else a URL source."""
+    if url.startswith("data:") and ";base64," in url:
+        media, data = url[5:].split(";base64,", 1)
+        return {"type": "base64", "media_type": media, "data": data}
+    return {"type": "url", "url": url}
+
+
+def _problem(block: dict[str, Any]) -> str | None:
+    """Why ``block`` cannot be stored (``"malformed content block: ..."``), or None (a lone surrogate is
+    left to the write, which refuses its message and reports it)."""
+    try:
+        parse_block(block)
+    except MalformedContentError as exc:
+        return None if has_lone_surrogate(block) else f"malformed content block: {exc.reason}"
+    return None
+
+
+def _request_items(body: Mapping[str, Any]) -> list[Any]:
+    """The items of a saved request body: its ``instructions`` (as a developer message) and ``input``."""
+    raw = body["input"]
+    items: list[Any] = [{"role": "user", "content": raw}] if isinstance(raw, str) else list(raw)
+    said = body.get("instructions")
+    if isinstance(said, str) and said.strip():
+        items.insert(0, {"role": "developer", "content": said})
+    return items
+
+
+def _load_jsonl(source: str) -> list[Any]:
+    """A JSON Lines file of records (``response.model_dump()`` each), blank lines left out.
+
+    Raises:
+        ImportFormatError: the file cannot be read, or a line is not JSON (names the line).
+    """
+    try:
+        text = Path(source).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ImportFormatError(f"cannot read the file ({exc})", source=source) from None
+    records: list[Any] = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            records.append(json.loads(line))
+        except (json.JSONDecodeError, RecursionError) as exc:
+            raise ImportFormatError(f"invalid JSON ({exc})", source=source, location=f"line {n}") from None
+    return records
+
+
+def read_openai_responses(path: str | os.PathLike[str], *, data: Any = None) -> ImportResult:
+    """Read a Responses API transcript: a list of items, or a stored response chain (see the module
+    docstring).
+
+    Args:
+        path: The JSON file.
+        data: The parsed file, when the caller already has it.
+
+    Returns:
+        One primary conversation ``openai-responses:<file stem>``.
+
+    Raises:
+        ImportFormatError: the file is not such a transcript, or an item is damaged (names its place,
+            e.g. ``[3]`` or ``[1].output[2]``).
+    """
+    source = os.fspath(path)
+    skips = SkipLog()
+    if data is None:
+        data = _load_jsonl(source) if source.endswith(".jsonl") else load_json(source, skips)
+    if _is_request(data):
+        data = _request_items(data)
+    if _is_response(data):
+        data = [data]
+    expect(
+        isinstance(data, list),
+        "expected a list of Responses items or of Response objects",
+        source=source,
+        location="top level",
+    )
+    chain = bool(data) and _is_response(data[0])
+    entries = _chain_entries(data, source) if chain else [_Entry(x, f"[{k}]", None) for k, x in enumerate(data)]
+    conv_id = f"openai-responses:{Path(source).stem}"
+    reader = _Reader(source, skips, conv_id)
+    reader.read(entries)
+    metadata: dict[str, Any] = {
+        "format": "openai-responses",
+        "assistant": "assistant",
+        "user": "user",
+        "system_participants": ["system"],
+        "tool_participants": ["tool"],
+        "markers": [],
+    }
+    models = [r["model"] for r in data if chain and isinstance(r.get("model"), str)]
+    if models:
+        metadata["model"] = models[-1]
+    if reader.unparsed_arguments:
+        metadata["unparsed_arguments"] = reader.unparsed_arguments
+    return ImportResult(
+        "openai-responses", source, [Conversation(conv_id, reader.messages, metadata, None, True)], skips.report()
+    )
