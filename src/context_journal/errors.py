@@ -15,6 +15,7 @@ attributes that say where the fault is, and its message says what to do instead:
     │   ├── StoreClosedError               the handle was closed
     │   ├── StoreBusyError                 the database stayed locked past the busy timeout
     │   ├── MigrationError                 the schema is newer than this library, or a migration failed
+    │   ├── RedactionError                 a redaction that cannot be made (backend, reader, argument)
     │   └── BranchError
     │       ├── BranchNotFoundError        no live branch has that name
     │       ├── BranchExistsError          a live branch already has that name
@@ -71,6 +72,7 @@ __all__ = [
     "MessageNotFoundError",
     "MigrationError",
     "MissingExtraError",
+    "RedactionError",
     "StoreBusyError",
     "StoreClosedError",
     "StoreError",
@@ -234,6 +236,12 @@ class MigrationError(StoreError):
     def __init__(self, message: str, version: int | None = None) -> None:
         self.version = version
         super().__init__(message)
+
+
+class RedactionError(StoreError, ValueError):
+    """A redaction that cannot be made: the backend cannot erase, a reader-bound handle asked (erasure
+    belongs to the host), an argument is out of range (an empty reason, a retention of 0 days), or a
+    retention policy on a namespace that shares the common message slot. Nothing was erased."""
 
 
 class BranchError(StoreError):

@@ -33,7 +33,7 @@ from .compile import (
 )
 from .compression import CompressionDriver, CompressionStats, DrainProgress, DrainReport, TickResult
 from .content import ContentInput, resolve_media, validate_content
-from .errors import MalformedContentError, MessageNotFoundError, ViewFilterError
+from .errors import MalformedContentError, MessageNotFoundError, RedactionError, ViewFilterError
 from .llm import OfflineSummarizer, Provider, ToolDefinition, run_sync
 from .messages import Message, MessageInput, MessageStore, to_timestamp
 from .namespaces import NAMESPACE_MARK, namespace_is_isolated
@@ -52,11 +52,14 @@ from .recall.lines import LineCache
 from .recall.query import RecallArg, dated, recall_report, with_recall
 from .recall.search import SearchHit, search_messages
 from .recall.summaries import SummaryHit, search_summary_text
+from .redaction import Redaction, list_redactions, redact_messages
 from .render_stats import Shape, shape_of
+from .retention import set_retention
 from .state.host import WorkingStateMixin
 from .stores import ROOT_BRANCH, Store, open_store
 from .strategies import PassthroughStrategy, PendingWork, Selection, Strategy, StrategyContext, Summary
 from .strategies.autobiographical import SYSTEM_STATE, TOOLS_STATE
+from .strategies.base import BaseStrategy
 from .strategies.newest import NEWEST_STATE, NewestStrategy, newest_ids
 from .strategies.pinned import PINS_STATE, PinnedStrategy, pinned_ids
 from .tokens import Calibration, EstimatingCounter, TokenCounter, check_token_count, content_mix
@@ -623,6 +626,115 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         sequence = self._messages.remove(message_id)
         self._claim_if_pending()
         return sequence
+
+    # ---- erasure (issue 19) -----------------------------------------------------------------------
+
+    def redact(self, message_id: str | SearchHit, *, reason: str, by: str | None = None) -> Redaction:
+        """Erase a message everywhere the store holds it, keeping the proof that it happened.
+
+        Every version of the message (on every branch) loses its body, with its full-text documents and
+        the blobs no other message names; the summaries, summary parts and working-state checkpoints that
+        cover it are erased too (compression writes the summaries again; until then a compile shows the
+        chunk's own messages); each live branch that still shows the message gets a removal; and a
+        redaction record keeps the message's id, slot, participant, created sequence, the sha256 of each
+        removed body, ``reason``, ``by`` and the time. Then the store scrubs its files (SQLite: the
+        write-ahead log folded; a file written before secure deletion rewritten once). See
+        :mod:`context_journal.redaction` for what it cannot reach (other processes' memory, backups).
+
+        Args:
+            message_id: The message to erase (visible, edited or removed; on any branch of this slot), or
+                a hit of :meth:`search_messages`.
+            reason: Why (non-empty, at most 2,000 characters); kept.
+            by: Who asked; kept.
+
+        Returns:
+            What was erased (:class:`~context_journal.redaction.Redaction`); ``notes`` lists what the scrub
+            could not do. Redacting it again returns the first redaction and writes nothing.
+
+        Raises:
+            RedactionError: a reader-bound handle asked (erasure belongs to the host), the reason is
+                empty, or the backend cannot redact; nothing is erased.
+            MessageNotFoundError: this slot never held a message with that id.
+        """
+        mid = message_id.message_id if isinstance(message_id, SearchHit) else message_id
+        return self._redact([mid], reason, by)[0]
+
+    def redact_range(self, first_id: str, last_id: str, *, reason: str, by: str | None = None) -> list[Redaction]:
+        """Erase the visible messages from ``first_id`` to ``last_id`` (inclusive, in this branch's order),
+        as :meth:`redact` does each, in one transaction.
+
+        Returns:
+            One redaction per message, oldest first.
+
+        Raises:
+            MessageNotFoundError: either end is not visible on this branch.
+            ValueError: ``last_id`` comes before ``first_id``.
+            RedactionError: as :meth:`redact`; nothing is erased.
+        """
+        self._messages.refresh()
+        for mid in (first_id, last_id):
+            if self._messages.entry_for(mid) is None:
+                raise MessageNotFoundError(mid)
+        ids: list[str] = []
+        for entry in self._messages.iter_entries():  # O(history): erasure is rare
+            if entry.live and (ids or entry.id == first_id):
+                ids.append(entry.id)
+                if entry.id == last_id:
+                    return self._redact(ids, reason, by)
+            elif not ids and entry.id == last_id:
+                raise ValueError(f"{last_id!r} comes before {first_id!r}")
+        raise MessageNotFoundError(last_id)  # pragma: no cover - both ends were visible
+
+    def _redact(self, ids: Sequence[str], reason: str, by: str | None) -> list[Redaction]:
+        if self._view_reader is not None:
+            raise RedactionError(
+                f"a handle bound to reader {self._view_reader!r} cannot redact: erasure belongs to the host "
+                "(open the store without view_reader)"
+            )
+        done = redact_messages(
+            self._store, self._slot, ids, reason=reason, by=by, index_thinking=self._messages.index_thinking
+        )
+        self.forget_erased([q for r in done for q in r.versions])
+        return done
+
+    def set_retention(self, retain_days: float | None) -> int:
+        """Keep this namespace's messages ``retain_days`` days (None: forever); returns the policy record's
+        sequence. Nothing is erased here: :func:`~context_journal.retention.apply_retention` (``context-journal
+        retention apply``, or a compression worker every ``retention_seconds``) erases what is older.
+
+        Raises:
+            RedactionError: a reader-bound handle asked, ``retain_days`` is not a positive number of days,
+                or the backend cannot redact.
+        """
+        if self._view_reader is not None:
+            raise RedactionError(f"a handle bound to reader {self._view_reader!r} cannot set a retention policy")
+        return set_retention(self._store, self._namespace, retain_days)
+
+    def redactions(self) -> list[Redaction]:
+        """Every redaction of the store (any slot), oldest first.
+
+        Raises:
+            RedactionError: a reader-bound handle asked (the records name messages of every reader, and
+                why they were erased: they belong to the host).
+        """
+        if self._view_reader is not None:
+            raise RedactionError(f"a handle bound to reader {self._view_reader!r} cannot list redactions")
+        return list_redactions(self._store)
+
+    def forget_erased(self, versions: Sequence[int]) -> None:
+        """Drop what this handle holds in memory of erased records: cached message versions, folded
+        summaries, the working-state ledger and recalled lines (each is read again on next use)."""
+        for index in (self._messages, *self._branch_indexes.values()):
+            index.forget_versions(versions)
+            index.refresh()
+        self._recall_lines = LineCache()
+        for keeper in (self._ledger_keepers or {}).values():
+            keeper.detach()
+        self._ledger_keepers = {}
+        self._ledger_inherited = ()
+        for strategy in (self.strategy, self._default_strategy):
+            if isinstance(strategy, BaseStrategy):
+                strategy.reset()
 
     # ---- reads ------------------------------------------------------------------------------------
 

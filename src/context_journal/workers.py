@@ -179,6 +179,7 @@ class WorkerReport:
         lease_seconds: The worker's lease length, in seconds.
         errors: Items released after an unexpected error (message per item key).
         seconds: Wall time of the run, in seconds.
+        redacted: Messages erased by retention policies (:meth:`CompressionWorker.apply_retention`).
     """
 
     claims: int = 0
@@ -191,6 +192,7 @@ class WorkerReport:
     lease_seconds: float = 0.0
     errors: dict[str, str] = field(default_factory=dict)
     seconds: float = 0.0
+    redacted: int = 0
 
     @property
     def hint(self) -> str | None:
@@ -217,6 +219,7 @@ class WorkerReport:
             "hint": self.hint,
             "errors": dict(self.errors),
             "seconds": round(self.seconds, 3),
+            "redacted": self.redacted,
         }
 
 
@@ -307,6 +310,8 @@ class CompressionWorker:
         concurrency: Items worked on at once (asyncio tasks sharing the store handle).
         poll_seconds: Wait between claims when nothing is claimable, in seconds.
         clock: Wall clock, seconds since the epoch (leases compare times across hosts: keep clocks synced).
+        retention_seconds: Interval at which the worker applies the store's retention policies
+            (:meth:`apply_retention`; the first time when it starts), in seconds; None never.
 
     Raises:
         ValueError: ``lease_seconds`` outside 0..:data:`MAX_SECONDS` or ``poll_seconds`` outside 0..3600
@@ -327,6 +332,7 @@ class CompressionWorker:
         concurrency: int = 1,
         poll_seconds: float = 0.2,
         clock: Callable[[], float] = time.time,
+        retention_seconds: float | None = 3600.0,
     ) -> None:
         for name, value, top in (("lease_seconds", lease_seconds, MAX_SECONDS), ("poll_seconds", poll_seconds, 3600)):
             if isinstance(value, bool) or not isinstance(value, int | float):
@@ -362,6 +368,16 @@ class CompressionWorker:
         self.concurrency = int(concurrency)
         self.poll_seconds = float(poll_seconds)
         self.clock = clock
+        if retention_seconds is not None and (
+            isinstance(retention_seconds, bool)
+            or not isinstance(retention_seconds, int | float)
+            or not 0 < retention_seconds <= MAX_SECONDS
+        ):
+            raise ValueError(
+                f"retention_seconds must be None or above 0 and at most {MAX_SECONDS:,}, got {retention_seconds!r}"
+            )
+        self.retention_seconds = retention_seconds
+        self._retention_due = 0.0  # the first loop applies the policies at once
         self.report = WorkerReport(lease_seconds=self.lease_seconds)
         # By (lease owner, item key): each loop has its own manager (its strategy's in-flight requests and
         # lease guard), so a loop that claims an item another loop of this worker lost does not take over
@@ -509,9 +525,28 @@ class CompressionWorker:
     def _idle(self) -> bool:
         return not any(r["status"] == "pending" for r in self._queue.queue_rows())
 
+    def apply_retention(self) -> int:
+        """Apply the store's retention policies when ``retention_seconds`` have passed since the last time
+        (:func:`~context_journal.retention.apply_retention`); returns the messages erased. A failure is
+        logged and retried at the next interval (compression goes on)."""
+        if self.retention_seconds is None or self.clock() < self._retention_due or not self.store.can_redact:
+            return 0
+        self._retention_due = self.clock() + self.retention_seconds
+        from .retention import apply_retention
+
+        try:
+            erased = len(apply_retention(self.store, now=self.clock(), by=f"worker {self.worker_id}"))
+        except Exception:  # the queue's work does not depend on it
+            logger.warning("retention not applied", exc_info=True)
+            return 0
+        self.report.redacted += erased
+        return erased
+
     async def _loop(self, n: int, until_idle: bool, max_items: int | None) -> None:
         owner = f"{self.worker_id}/{n}"
         while max_items is None or self.report.claims < max_items:
+            if n == 0:
+                self.apply_retention()
             claim = self._queue.queue_claim(owner, self.lease_seconds, self.clock())
             if claim is None:
                 if until_idle and self._idle():

@@ -14,6 +14,7 @@ from . import journal_cmd as _journal_cmd  # noqa: F401  (registers journal appe
 from . import map_cmd as _map_cmd  # noqa: F401  (registers map)
 from . import mcp_cmd as _mcp_cmd  # noqa: F401  (registers mcp serve)
 from . import pin_cmd as _pin_cmd  # noqa: F401  (registers pin, unpin, pins)
+from . import redact_cmd as _redact_cmd  # noqa: F401  (registers redact, redactions, retention, purge)
 from . import search_cmd as _search_cmd  # noqa: F401  (registers search)
 from . import state_cmd as _state_cmd  # noqa: F401  (registers state)
 from . import store_cmds as _store_cmds  # noqa: F401  (registers import, stats, show)

@@ -1,4 +1,4 @@
-"""``journal append|summaries|brief|check|show|render``: the execution journal from the command line.
+"""``journal append|summaries|brief|check|show|render|redact``: the execution journal from the command line.
 
 Exit codes: 0 on success; 1 for a library error (a refused entry, an unknown seq...), for ``check`` when it
 finds an error-level drift and for ``show --verify`` when the hash chain is broken; 3 when ``append`` answers
@@ -277,7 +277,12 @@ def show_cmd(
     if as_json:
         payload: dict[str, Any] = {"project": project, "entries": [e.model_dump(mode="json") for e in entries]}
         if report is not None:
-            payload["chain"] = {"ok": report.ok, "checked": report.checked, "first_bad_seq": report.first_bad_seq}
+            payload["chain"] = {
+                "ok": report.ok,
+                "checked": report.checked,
+                "first_bad_seq": report.first_bad_seq,
+                "redacted": list(report.redacted),
+            }
         print_json(payload)
     elif seq is not None:
         console.print_json(entries[0].model_dump_json())
@@ -295,6 +300,36 @@ def show_cmd(
             console.print(f"{verdict} ({report.checked} entries verified)")
         if not report.ok:
             raise typer.Exit(1)
+
+
+@journal_app.command("redact")
+def redact_cmd(
+    store: StoreOpt,
+    project: ProjectOpt,
+    seq: Annotated[int, typer.Option("--seq", help="The entry whose body is erased.", min=1, max=2**62)],
+    reason: Annotated[str, typer.Option("--reason", help="Why (kept in the redaction record).")],
+    by: Annotated[str | None, typer.Option("--by", help="Who asked (kept in the redaction record).")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Erase an entry's body; its place and hash stay in the chain, with a record of who, when and why."""
+    with fail_on_library_errors():
+        st = existing_store(store)
+        try:
+            red = _existing(_journal(st), project).redact_entry(project, seq, reason=reason, by=by)
+        except ValueError as exc:
+            raise _bad_parameter(exc) from None
+        finally:
+            st.close()
+    if as_json:
+        print_json({**red.to_body(), "sequence": red.sequence, "notes": list(red.notes)})
+        return
+    erased = f"; briefs erased with it: {', '.join(f'v{v}' for v in red.briefs)}" if red.briefs else ""
+    console.print(
+        f"redacted #{red.seq} ({red.kind}) of {escape(project)}: body sha256 {red.body_sha256}{erased}",
+        highlight=False,
+    )
+    for note in red.notes:
+        console.print(f"[yellow]note[/]: {escape(note)}", highlight=False)
 
 
 @journal_app.command("render")

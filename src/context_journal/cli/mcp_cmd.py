@@ -70,6 +70,10 @@ def serve_cmd(
     allow_verification: Annotated[
         bool, typer.Option("--allow-verification", help="Accept verification entries through journal_append.")
     ] = False,
+    allow_redact: Annotated[
+        bool,
+        typer.Option("--allow-redact", help="Offer the redact_message tool (erasure; off: a model cannot erase)."),
+    ] = False,
     reader: Annotated[
         str | None,
         typer.Option(
@@ -134,6 +138,7 @@ def serve_cmd(
             allow_verification=allow_verification,
             reader=reader,
             compression=compress,  # type: ignore[arg-type]
+            allow_redact=allow_redact,
         )
         if compress == "inline":
             backend.start_background(calls_per_second)

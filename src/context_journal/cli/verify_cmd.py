@@ -4,7 +4,10 @@ One line per problem (``scope #at: reason``), then a summary line; exit code 1 w
 checks are :func:`~context_journal.stores.integrity.check_store` (append-only triggers, the record sequence
 without holes, each record and blob readable and matching its digest) and
 :meth:`~context_journal.journal.ExecutionJournal.verify_chain` of each project (hash chain, marker records,
-no entry deleted from the end, and the signed head when a key is given).
+no entry deleted from the end, and the signed head when a key is given). Redacted journal entries (their
+bodies erased, their hashes kept) are checked by their links, markers and redaction records, and listed:
+per project in ``--json`` (``projects.<p>.redacted``: their seqs, present when there are any;
+``journal_redacted``: how many in all), and on the summary line.
 """
 
 from __future__ import annotations
@@ -85,7 +88,12 @@ def verify_cmd(
             "problems": [{"scope": p.scope, "at": p.at, "reason": p.reason} for p in problems],
             "records": check.records,
             "blobs": check.blobs,
-            "projects": {name: {"ok": r.ok, "checked": r.checked} for name, r in reports.items()},
+            "redacted": check.redacted,
+            "projects": {
+                name: {"ok": r.ok, "checked": r.checked, **({"redacted": list(r.redacted)} if r.redacted else {})}
+                for name, r in reports.items()
+            },
+            "journal_redacted": sum(len(r.redacted) for r in reports.values()),
             "signed": key is not None,
         }
         print_json(payload)
@@ -95,10 +103,22 @@ def verify_cmd(
         summary = (
             f"{check.records:,} records, {check.blobs:,} blobs, {len(reports)} journal projects ({entries:,} entries"
             f"{', signed heads' if key is not None else ''})"
+            + (f", {check.redacted:,} records redacted" if check.redacted else "")
+            + _journal_redacted(reports)
         )
         console.print(f"{len(problems)} problems in {summary}" if problems else f"ok: {summary} verified")
     if problems:
         raise typer.Exit(1)
+
+
+def _journal_redacted(reports: dict[str, Any]) -> str:
+    """``, N journal entries redacted (p #2, #5; q #1)`` for the summary line (empty when none were)."""
+    found = {name: r.redacted for name, r in reports.items() if r.redacted}
+    if not found:
+        return ""
+    total = sum(len(seqs) for seqs in found.values())
+    where = "; ".join(f"{name} " + ", ".join(f"#{s}" for s in seqs) for name, seqs in found.items())
+    return f", {total:,} journal {'entry' if total == 1 else 'entries'} redacted ({where})"
 
 
 def _signed_heads(store: Any, projects: list[str]) -> dict[str, int]:

@@ -58,6 +58,14 @@ def worker_cmd(
     until_idle: Annotated[bool, typer.Option("--until-idle", help="Stop once nothing is pending.")] = False,
     max_items: Annotated[int | None, typer.Option("--max-items", help="Stop after this many claims.", min=1)] = None,
     worker_id: Annotated[str | None, typer.Option("--worker-id", help="Lease owner name.")] = None,
+    retention_seconds: Annotated[
+        float,
+        typer.Option(
+            "--retention-seconds",
+            help="Apply the store's retention policies at start and every this many seconds (0: never).",
+            min=0.0,
+        ),
+    ] = 3600.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as one JSON document.")] = False,
 ) -> None:
     """Claim pending summarisation work of any namespace and branch, do it, record it (Ctrl-C stops)."""
@@ -72,6 +80,7 @@ def worker_cmd(
             lease_seconds=lease_seconds,
             heartbeat_seconds=heartbeat_seconds,
             concurrency=concurrency,
+            retention_seconds=retention_seconds or None,
         )
         try:
             report = worker.run(until_idle=until_idle, max_items=max_items)
@@ -85,7 +94,8 @@ def worker_cmd(
         return
     console.print(
         f"worker: {data['claims']} claims, {data['units']} units, {data['summaries']} summaries, "
-        f"{data['failures']} failures, {data['lost']} lost leases in {data['seconds']:.1f} s",
+        f"{data['failures']} failures, {data['lost']} lost leases, {data['redacted']} erased by retention "
+        f"in {data['seconds']:.1f} s",
         highlight=False,
     )
     for key, error in data["errors"].items():

@@ -50,6 +50,7 @@ from .errors import (
 from .execution import DEFAULT_HARNESS_AUTHORS, BriefTrigger, ExecutionJournal
 from .folds import ActiveRuleOut, Fold, PlanState, ProjectState, ReversedRuleOut, TaskState, TaskStatus, fold
 from .integrity import SignedHead, head_mac
+from .redaction import JournalRedaction
 from .render import HarnessView, render_view
 from .summaries import RuleOutSummary, StepSummary, SummaryPage
 from .synthesis import BriefDraft, SynthesisConfig
@@ -83,6 +84,7 @@ __all__ = [
     "IdempotencyKeyReuseError",
     "JournalError",
     "JournalIntegrityError",
+    "JournalRedaction",
     "NarrativeClaim",
     "PlanBody",
     "PlanRevisionBody",

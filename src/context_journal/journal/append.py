@@ -20,6 +20,7 @@ PostgreSQL the head row lock), in this order:
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Collection
 from typing import Literal
 
@@ -39,7 +40,7 @@ from .entries import (
 )
 from .errors import AuthorNotAllowedError, EntryValidationError, IdempotencyKeyReuseError
 from .folds import ProjectState
-from .storage import check_author, check_key, check_slug, to_entry
+from .storage import check_author, check_key, check_slug, redacted_body_sha256, to_entry
 
 __all__ = ["AppendOutcome", "AppendStatus", "append_entry", "check_rules", "prepare_body"]
 
@@ -135,7 +136,10 @@ def _duplicate_or_raise(project: str, existing: JournalRow, kind: str, author: s
     differs = [
         name for name, old, new in (("kind", existing.kind, kind), ("author", existing.author, author)) if old != new
     ]
-    if existing.body != body_text:
+    kept = redacted_body_sha256(existing.body)  # a redacted entry keeps only its body's hash
+    if (existing.body if kept is None else kept) != (
+        body_text if kept is None else hashlib.sha256(body_text.encode("utf-8")).hexdigest()
+    ):
         differs.append("body")
     if differs:
         raise IdempotencyKeyReuseError(

@@ -53,12 +53,15 @@ class ChainReport:
         checked: How many entries were checked.
         first_bad_seq: The first entry that does not verify, or None.
         reason: What does not match at ``first_bad_seq`` (empty when ok).
+        redacted: Seqs of the redacted entries among those checked, ascending (their bodies are gone; each
+            was checked by its link, its marker record and its redaction record).
     """
 
     ok: bool
     checked: int
     first_bad_seq: int | None = None
     reason: str = ""
+    redacted: tuple[int, ...] = ()
 
 
 def verify_chain(rows: Iterable[JournalRow], *, prev_hash: str = GENESIS_HASH, start_seq: int = 1) -> ChainReport:
@@ -83,6 +86,9 @@ def verify_chain(rows: Iterable[JournalRow], *, prev_hash: str = GENESIS_HASH, s
         try:
             recomputed = entry_hash(row.prev_hash, row.project, row.seq, row.kind, row.author, row.body)
         except ValueError:
+            if row.body.startswith("redacted:sha256:"):
+                reason = "the body was redacted: verify it with the store (ExecutionJournal.verify_chain)"
+                return ChainReport(False, checked, row.seq, reason)
             return ChainReport(False, checked, row.seq, "the body is not valid JSON")
         if recomputed != row.hash:
             return ChainReport(False, checked, row.seq, "the content does not match its hash")

@@ -321,6 +321,9 @@ class Entry(BaseModel):
         prev_hash: Hash of the previous entry (``""`` for the first).
         hash: Hex sha256 over ``(prev_hash, project, seq, kind, author, body)``.
         ts: Wall-clock time of the write, seconds since the epoch.
+        redacted: True when the entry's body was erased (redacted): ``body`` is then ``{"[redacted]": true,
+            "body_sha256": <hex sha256 of the removed body>}``, and ``hash`` is the one it was written with
+            (the chain still links through it).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -335,7 +338,14 @@ class Entry(BaseModel):
     prev_hash: str
     hash: str
     ts: float
+    redacted: bool = False
 
     def parsed(self) -> BaseModel:
-        """The body as its kind's model (``HandoffBody``...)."""
+        """The body as its kind's model (``HandoffBody``...).
+
+        Raises:
+            ValueError: the entry was redacted (its body is gone; check :attr:`redacted` first).
+        """
+        if self.redacted:
+            raise ValueError(f"{self.project} #{self.seq} was redacted: its body is gone")
         return _MODELS[self.kind].model_validate(self.body)

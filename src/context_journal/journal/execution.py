@@ -32,6 +32,7 @@ from .entries import Entry
 from .errors import EntryNotFoundError, HeadKeyRequiredError, JournalIntegrityError
 from .folds import Fold, ProjectState, fold
 from .integrity import ChainCheck, SignedHead, head_mac, head_marker, marker_projects, normalise_key, verify_journal
+from .redaction import JournalRedaction, journal_redactions, redact_entry
 from .render import HarnessView, render_view
 from .storage import brief_pointer, check_slug, read_brief_record, to_entry, write_brief_record
 from .summaries import DEFAULT_PAGE_TOKENS, MAX_LIMIT, SummaryPage, build_page, json_tokens, normalise_handoff
@@ -322,6 +323,50 @@ class ExecutionJournal:
             sign=self._sign,
             check_existing=lambda row: self._served(project, [row]),
         )
+
+    # ---- erasure ------------------------------------------------------------------------------------
+
+    def redact_entry(self, project: str, seq: int, *, reason: str, by: str | None = None) -> JournalRedaction:
+        """Erase the body of entry ``seq`` of ``project``, keeping its place and hash in the chain (see
+        :mod:`~context_journal.journal.redaction`), in one transaction: the row's body becomes the marker
+        ``redacted:sha256:<hex>``, a redaction record keeps who, when, why and the removed body's sha256, and
+        the stored briefs that may quote the entry (``as_of_seq`` at or after it) are erased too. Reads then
+        return the entry with ``redacted=True`` and a marker body; :meth:`verify_chain` still passes and
+        lists it in ``redacted``. This journal folds the project again from its entries; other journal
+        objects keep what they folded in memory until they are reopened.
+
+        Args:
+            project: The slug.
+            seq: The entry to redact.
+            reason: Why (non-empty, at most 2,000 characters); kept in the redaction record.
+            by: Who asked; kept in the redaction record.
+
+        Returns:
+            The redaction (``notes``: what the scrub after the commit could not do). An entry redacted
+            before is not redacted again: its earlier redaction is returned.
+
+        Raises:
+            ValueError: an invalid slug.
+            RedactionError: the reason is empty or too long, or the backend cannot redact.
+            EntryNotFoundError: the project has no entry ``seq``.
+            JournalIntegrityError: the entry does not verify as stored (its content or its marker record was
+                changed): nothing is erased.
+            StoreError: the store failed (nothing is erased).
+        """
+        check = self._check(project)
+        try:
+            return redact_entry(self._store, self._root, project, seq, reason=reason, by=by, problem=check.row_check)
+        finally:
+            with self._lock:  # fold again from the entries as they are now (the body is gone from the fold)
+                self._folds.pop(project, None)
+                self._heads.pop(project, None)
+                self._scanned.pop(project, None)
+                self._unsigned.pop(project, None)
+
+    def redactions(self, project: str) -> list[JournalRedaction]:
+        """The redactions of ``project``'s entries, by seq."""
+        found = journal_redactions(self._store, self._root, project)
+        return [found[s] for s in sorted(found)]
 
     # ---- reads ------------------------------------------------------------------------------------
 

@@ -196,7 +196,8 @@ class Fold:
         return other
 
     def apply(self, entry: Entry) -> None:
-        """Fold one entry in; entries must come in seq order.
+        """Fold one entry in; entries must come in seq order. A redacted entry (its body erased) moves the
+        head and says nothing: what it said is gone from the fold too.
 
         Raises:
             ValueError: the entry is not the next one (``head_seq + 1``) or belongs to another project.
@@ -204,6 +205,8 @@ class Fold:
         if entry.project != self.project or entry.seq != self.head_seq + 1:
             raise ValueError(f"fold of {self.project} at #{self.head_seq} cannot apply {entry.project} #{entry.seq}")
         self.head_seq = entry.seq
+        if entry.redacted:
+            return
         body = entry.parsed()
         if isinstance(body, PlanBody):
             self.plan = PlanState(seq=entry.seq, goal=body.goal, tasks=tuple(body.tasks))

@@ -23,6 +23,13 @@ Where it runs:
   entries written since the last verified head, that head itself, and the markers written after it);
 * on every entry served (``get_entry``, ``entries``, summaries, briefs): its own hash and its marker.
 
+A **redacted** entry (:mod:`.redaction`: its body erased, its hash kept) cannot recompute its hash; it is
+checked by everything else that holds the hash: its link (its ``prev_hash`` is the previous entry's hash and
+the next entry's ``prev_hash`` is its hash), its marker record, the signed head, and its redaction record
+(which must exist, name the same hash, kind and author, and keep the same body hash as the row). A body
+erased outside the redaction path has no redaction record and is reported; so is a redaction record whose
+entry still holds its body. :class:`~.chain.ChainReport` lists the redacted seqs.
+
 A failed check raises :class:`~context_journal.journal.errors.JournalIntegrityError` (never a ValueError),
 and nothing is written on a journal that does not verify.
 
@@ -45,6 +52,8 @@ from typing import Any
 from ..stores import JOURNAL_SLOT, JournalRow, Store
 from .chain import GENESIS_HASH, ChainReport, entry_hash
 from .entries import canonical_json
+from .redaction import JournalRedaction, journal_redactions
+from .storage import redacted_body_sha256
 
 __all__ = [
     "HEAD_KEY_ENV",
@@ -105,7 +114,11 @@ class SignedHead:
 
 
 def row_problem(row: JournalRow) -> str | None:
-    """What is wrong with a row on its own (its content does not recompute to its hash), or None."""
+    """What is wrong with a row on its own (its content does not recompute to its hash), or None. A
+    redacted row cannot recompute its hash: it is reported here, :class:`ChainCheck` checks it against
+    its redaction record."""
+    if redacted_body_sha256(row.body) is not None:
+        return "its body was redacted: its hash cannot be recomputed (check it with its redaction record)"
     try:
         recomputed = entry_hash(row.prev_hash, row.project, row.seq, row.kind, row.author, row.body)
     except (ValueError, RecursionError):
@@ -157,6 +170,51 @@ class ChainCheck:
         self.project = project
         self.key = key
         self.require_signed = require_signed and key is not None
+        self.redacted: set[int] = set()
+        """Seqs of the redacted entries this check accepted."""
+        self._redactions: dict[int, JournalRedaction] | None = None
+
+    def _redaction_of(self, seq: int) -> JournalRedaction | None:
+        """The redaction record of entry ``seq`` (read again once when not found: one may have committed
+        since the records were read)."""
+        if self._redactions is None or seq not in self._redactions:
+            self._redactions = journal_redactions(self.store, self.root, self.project)
+        return self._redactions.get(seq)
+
+    def _redaction_problem(self, row: JournalRow, digest: str) -> str | None:
+        red = self._redaction_of(row.seq)
+        if red is None:
+            return "its body was removed without a redaction record (erased outside the redaction path)"
+        if red.hash != row.hash:
+            return "its hash differs from the one its redaction record holds (the entry was rewritten)"
+        if red.body_sha256 != digest:
+            return "the hash of its removed body differs from the one its redaction record holds"
+        if red.kind != row.kind or red.author != row.author:
+            return "its kind or author differs from its redaction record's (the entry was rewritten)"
+        self.redacted.add(row.seq)
+        return None
+
+    def row_check(self, row: JournalRow) -> str | None:
+        """What is wrong with ``row`` as stored, or None: an ordinary row recomputes to its hash, a
+        redacted one agrees with its redaction record; either way it matches its marker record."""
+        digest = redacted_body_sha256(row.body)
+        reason = row_problem(row) if digest is None else self._redaction_problem(row, digest)
+        return reason or self._marker_problem(row, self.store.read_bodies([row.store_seq]).get(row.store_seq))
+
+    def _row_problem(self, row: JournalRow, marker: str | None, full: bool) -> tuple[JournalRow, str | None]:
+        """``(row, reason)``: the row's problem (its content or redaction, then its marker); with ``full``,
+        an intact row that a redaction record names is read again (it may have been redacted since it was
+        read) and reported when it still holds its body."""
+        digest = redacted_body_sha256(row.body)
+        if digest is None and full and self._redactions is not None and row.seq in self._redactions:
+            again = self.store.journal_rows(row.project, after=row.seq - 1, upto=row.seq)
+            if again and again[0].hash == row.hash:
+                row = again[0]
+                digest = redacted_body_sha256(row.body)
+            if digest is None:
+                return row, "a redaction record names it, yet its body is still stored (put back, or not erased)"
+        reason = row_problem(row) if digest is None else self._redaction_problem(row, digest)
+        return row, reason or self._marker_problem(row, marker)
 
     def _marker_problem(self, row: JournalRow, body: str | None) -> str | None:
         marker = _marker(body)
@@ -182,25 +240,34 @@ class ChainCheck:
             return None
         markers = self.store.read_bodies([r.store_seq for r in rows])
         for row in sorted(rows, key=lambda r: r.seq):
-            reason = row_problem(row) or self._marker_problem(row, markers.get(row.store_seq))
+            _, reason = self._row_problem(row, markers.get(row.store_seq), full=False)
             if reason:
                 return row.seq, reason
         return None
 
     def chain(
-        self, rows: Sequence[JournalRow], *, prev_hash: str = GENESIS_HASH, start_seq: int = 1, head: bool = False
+        self,
+        rows: Sequence[JournalRow],
+        *,
+        prev_hash: str = GENESIS_HASH,
+        start_seq: int = 1,
+        head: bool = False,
+        audit: bool = False,
     ) -> Problem | None:
         """Check consecutive rows: seqs from ``start_seq``, each chained to the one before, each matching
-        its own hash and its marker; with ``head`` the last row is the project's head, whose signature a
-        keyed check requires."""
+        its own hash (or, redacted, its redaction record) and its marker; with ``head`` the last row is the
+        project's head, whose signature a keyed check requires; with ``audit`` (the full verification) an
+        intact row that a redaction record names is reported too (one more read of the redaction records)."""
         markers = self.store.read_bodies([r.store_seq for r in rows]) if rows else {}
+        if audit and rows and self._redactions is None:
+            self._redactions = journal_redactions(self.store, self.root, self.project)
         expected = start_seq
         for row in rows:
             if row.seq != expected:
                 return expected, f"entry #{expected} is missing (found #{row.seq}): it was deleted"
             if row.prev_hash != prev_hash:
                 return row.seq, "prev_hash does not match the previous entry's hash"
-            reason = row_problem(row) or self._marker_problem(row, markers.get(row.store_seq))
+            _, reason = self._row_problem(row, markers.get(row.store_seq), full=audit)
             if reason:
                 return row.seq, reason
             prev_hash, expected = row.hash, row.seq + 1
@@ -252,9 +319,11 @@ def verify_journal(check: ChainCheck, trusted: SignedHead | None = None, *, page
     last: JournalRow | None = None
     while True:  # each pass reads entries after the last one: a journal growing meanwhile is followed
         rows = store.journal_rows(project, after=after, limit=page)
-        problem = check.chain(rows, prev_hash=prev, start_seq=after + 1, head=len(rows) < page)
+        problem = check.chain(rows, prev_hash=prev, start_seq=after + 1, head=len(rows) < page, audit=True)
         if problem is not None:
-            return ChainReport(False, checked + problem[0] - after - 1, problem[0], problem[1])
+            return ChainReport(
+                False, checked + problem[0] - after - 1, problem[0], problem[1], tuple(sorted(check.redacted))
+            )
         checked += len(rows)
         if rows:
             prev, after, last = rows[-1].hash, rows[-1].seq, rows[-1]
@@ -263,17 +332,17 @@ def verify_journal(check: ChainCheck, trusted: SignedHead | None = None, *, page
         if not rows and last is not None and check.require_signed:  # the head closed the previous page
             problem = check.chain([last], prev_hash=last.prev_hash, start_seq=last.seq, head=True)
             if problem is not None:
-                return ChainReport(False, checked - 1, problem[0], problem[1])
+                return ChainReport(False, checked - 1, problem[0], problem[1], tuple(sorted(check.redacted)))
         late, _ = check.after_head(last)
         if late is None:
             break
         if not store.journal_rows(project, after=after, limit=1):  # not an append made meanwhile
-            return ChainReport(False, checked, late[0], late[1])
+            return ChainReport(False, checked, late[0], late[1], tuple(sorted(check.redacted)))
     if trusted is not None and trusted.seq > 0:
         reason = _trusted_problem(check, trusted, last)
         if reason is not None:
-            return ChainReport(False, min(checked, trusted.seq - 1), trusted.seq, reason)
-    return ChainReport(True, checked)
+            return ChainReport(False, min(checked, trusted.seq - 1), trusted.seq, reason, tuple(sorted(check.redacted)))
+    return ChainReport(True, checked, redacted=tuple(sorted(check.redacted)))
 
 
 def _trusted_problem(check: ChainCheck, trusted: SignedHead, last: JournalRow | None) -> str | None:

@@ -24,11 +24,14 @@ from .entries import Entry
 __all__ = [
     "BRIEF_SLOT_PREFIX",
     "BRIEF_STATE_PREFIX",
+    "REDACTED_BODY_PREFIX",
+    "REDACTED_KEY",
     "brief_pointer",
     "check_author",
     "check_key",
     "check_slug",
     "read_brief_record",
+    "redacted_body_sha256",
     "to_entry",
     "write_brief_record",
 ]
@@ -82,8 +85,29 @@ def check_key(key: str) -> str:
     return key
 
 
+REDACTED_BODY_PREFIX = "redacted:sha256:"
+"""What a redacted entry's body column holds, followed by the 64 hex digits of the removed body's sha256
+(see :mod:`~context_journal.journal.redaction`; SQLite's migration 11 and PostgreSQL's migration 7 accept
+exactly this value in a redaction's UPDATE)."""
+
+REDACTED_KEY = "[redacted]"
+"""The key of the marker body a redacted :class:`Entry` is read with: ``{"[redacted]": true,
+"body_sha256": <hex>}`` (no kind's body has that key)."""
+
+_REDACTED = re.compile(r"redacted:sha256:([0-9a-f]{64})")
+
+
+def redacted_body_sha256(body: str) -> str | None:
+    """The sha256 a redacted entry's body column keeps (64 hex characters), or None for a body that is not
+    the redaction marker (an ordinary entry)."""
+    match = _REDACTED.fullmatch(body)
+    return match.group(1) if match else None
+
+
 def to_entry(row: JournalRow) -> Entry:
-    """The :class:`Entry` of a stored row."""
+    """The :class:`Entry` of a stored row; a redacted row's has ``redacted=True`` and the marker body
+    ``{"[redacted]": true, "body_sha256": <hex>}``."""
+    digest = redacted_body_sha256(row.body)
     return Entry(
         project=row.project,
         seq=row.seq,
@@ -91,10 +115,11 @@ def to_entry(row: JournalRow) -> Entry:
         kind=row.kind,
         author=row.author,
         idempotency_key=row.idempotency_key,
-        body=json.loads(row.body),
+        body=json.loads(row.body) if digest is None else {REDACTED_KEY: True, "body_sha256": digest},
         prev_hash=row.prev_hash,
         hash=row.hash,
         ts=row.ts,
+        redacted=digest is not None,
     )
 
 

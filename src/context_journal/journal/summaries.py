@@ -122,6 +122,7 @@ class StepSummary(BaseModel):
         refs: References (at most :data:`MAX_REFS`, clipped).
         omitted: How many rule-outs, claims and refs were left out, by field.
         clipped: True when any text field was cut.
+        redacted: True for a handoff whose body was redacted (its text fields read ``[redacted]``).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -137,14 +138,30 @@ class StepSummary(BaseModel):
     refs: list[str] = Field(default_factory=list)
     omitted: dict[str, int] = Field(default_factory=dict)
     clipped: bool = False
+    redacted: bool = False
 
 
 def normalise_handoff(entry: Entry) -> StepSummary:
     """The bounded summary of a handoff entry (rules in the module docstring).
 
+    A redacted handoff keeps its seq, author and time; its text fields read ``[redacted]``.
+
     Raises:
         ValueError: the entry is not a handoff.
     """
+    if entry.redacted:
+        if entry.kind != "handoff":
+            raise ValueError(f"#{entry.seq} is a {entry.kind}, not a handoff")
+        gone = "[redacted]"
+        return StepSummary(
+            seq=entry.seq,
+            author=clip(entry.author, 20)[0],
+            ts=entry.ts,
+            goal=gone,
+            state=gone,
+            next_step=gone,
+            redacted=True,
+        )
     body = entry.parsed()
     if not isinstance(body, HandoffBody):
         raise ValueError(f"#{entry.seq} is a {entry.kind}, not a handoff")

@@ -110,6 +110,8 @@ def _cited(text: str, seq: int, max_lines: int = 3) -> list[str]:
 
 
 def _entry_lines(e: Entry) -> list[str]:
+    if e.redacted:  # its body is gone: nothing of it reaches a brief
+        return []
     body = e.parsed()
     s = e.seq
     if isinstance(body, PlanBody | PlanRevisionBody):

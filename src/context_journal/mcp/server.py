@@ -41,6 +41,7 @@ from .tools import (
     HoldsResult,
     MessageSearchResult,
     PinsResult,
+    RedactResult,
     SummaryResult,
     SummarySearchResult,
     SummaryTextSearchResult,
@@ -83,6 +84,7 @@ Branch = Annotated[str, Field(description="The branch to read and write.")]
 _READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True)
 _APPEND = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True)
 _WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False)
+_DESTRUCTIVE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True)
 
 
 def _message(exc: BaseException) -> str:
@@ -157,6 +159,7 @@ def build_server(
     reader: str | None = None,
     compression: Literal["off", "inline", "workers"] = "off",
     summarizer: Provider | None = None,
+    allow_redact: bool = False,
 ) -> tuple[MCPServer[Any], ToolBackend]:
     """The MCP server over one store.
 
@@ -172,6 +175,8 @@ def build_server(
         compression: ``"off"``, ``"inline"`` (the ``compress`` tool and :meth:`ToolBackend.start_background`
             summarise in this process) or ``"workers"`` (compiles and ``compress`` only queue the work).
         summarizer: The model that writes summaries (default: the offline one).
+        allow_redact: Register the ``redact_message`` tool (erasure). Off by default: a tool server must not
+            let a model erase history unless its operator chose to; never on a reader-bound server.
 
     Returns:
         The server and its backend (call ``backend.close()`` when done).
@@ -343,7 +348,10 @@ def build_server(
         namespace: Namespace = None,
         branch: Branch = ROOT_BRANCH,
         system: Annotated[str | None, Field(description="System prompt text placed first.")] = None,
-        format: Annotated[Literal["anthropic", "openai"], Field(description="Provider format.")] = "anthropic",
+        format: Annotated[
+            Literal["anthropic", "openai", "openai-responses"],
+            Field(description="Provider format (openai-responses: Responses API input items in messages)."),
+        ] = "anthropic",
         journal_project: Annotated[
             str | None, Field(description="Inject this project's bounded journal view into the system prompt.")
         ] = None,
@@ -456,6 +464,20 @@ def build_server(
         Each hit has the summary id and level, the first and last message it covers (ids, sequences, dates)
         and a short snippet with matched words marked **like this**; get_summary returns the whole summary."""
         return _call(lambda: backend.search_summary_text(query, namespace, branch, limit, as_of))
+
+    if allow_redact and reader is None:  # a reader-bound server could never use it: erasure is the host's
+
+        @tool(_DESTRUCTIVE)
+        def redact_message(
+            message_id: Annotated[str, Field(description="The message to erase.")],
+            reason: Annotated[str, Field(description="Why it is erased (kept in the redaction record).")],
+            namespace: Namespace = None,
+            branch: Branch = ROOT_BRANCH,
+        ) -> RedactResult:
+            """Erase a message everywhere the store holds it (every version, every branch, its search
+            entries, and the summaries that cover it), keeping a redaction record with its id, place, the
+            hash of what was removed and the reason. Irreversible."""
+            return _call(lambda: backend.redact_message(message_id, reason, namespace, branch))
 
     @tool(_APPEND)
     def pin_message(

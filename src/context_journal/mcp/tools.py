@@ -81,6 +81,28 @@ class BriefResult(BaseModel):
     trigger: BriefTrigger
 
 
+class RedactResult(BaseModel):
+    """Result of ``redact_message`` (the server was started with ``--allow-redact``).
+
+    Attributes:
+        message_id: The erased message.
+        sequence: Store sequence of its redaction record.
+        versions: Sequences of the message versions erased.
+        derived: Sequences of the summaries and checkpoints erased with it.
+        reason: The reason kept.
+        notes: What the store's scrub could not do (empty when the bytes left its files).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    message_id: str
+    sequence: int
+    versions: list[int]
+    derived: list[int]
+    reason: str
+    notes: list[str]
+
+
 class AddMessageResult(BaseModel):
     """Result of ``add_message``.
 
@@ -151,7 +173,8 @@ class CompiledContext(BaseModel):
     """Result of ``compile_context``.
 
     Attributes:
-        format: ``anthropic`` or ``openai``.
+        format: ``anthropic``, ``openai`` (Chat Completions) or ``openai-responses`` (Responses API input items in
+            ``messages``).
         tokens: Estimated tokens of the context (``<= budget``).
         budget: ``max_tokens - reserve_for_response``, in tokens.
         compile_id: The compile's id.
@@ -169,7 +192,7 @@ class CompiledContext(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    format: Literal["anthropic", "openai"]
+    format: Literal["anthropic", "openai", "openai-responses"]
     tokens: int
     budget: int
     compile_id: str
@@ -721,6 +744,30 @@ class ToolBackend:
             mid = cm.add_message(participant, content, metadata, id=id, hold=hold)
             return AddMessageResult(id=mid, namespace=cm.namespace, branch=branch, message_count=cm.message_count())
 
+    def redact_message(
+        self, message_id: str, reason: str, namespace: str | None = None, branch: str = ROOT_BRANCH
+    ) -> RedactResult:
+        """``ContextManager.redact`` (only registered as a tool when the server allows erasure).
+
+        Raises:
+            RedactionError: a reader-bound server, or an empty reason.
+            MessageNotFoundError: the namespace's slot never held the message.
+        """
+        with self._manager_lock:
+            cm = self._manager(namespace, branch)
+            done = cm.redact(message_id, reason=reason, by="mcp")
+            for other in self._managers.values():  # the others drop what they cached of it
+                if other is not cm:
+                    other.forget_erased(done.versions)
+            return RedactResult(
+                message_id=done.message_id,
+                sequence=done.sequence,
+                versions=list(done.versions),
+                derived=list(done.derived),
+                reason=done.reason,
+                notes=list(done.notes),
+            )
+
     def pin_message(
         self, message_id: str, pinned: bool, namespace: str | None = None, branch: str = ROOT_BRANCH
     ) -> PinsResult:
@@ -788,7 +835,7 @@ class ToolBackend:
         namespace: str | None = None,
         branch: str = ROOT_BRANCH,
         system: str | None = None,
-        format: Literal["anthropic", "openai"] = "anthropic",
+        format: Literal["anthropic", "openai", "openai-responses"] = "anthropic",
         journal_project: str | None = None,
         journal_tokens: int = 1500,
         query: str | None = None,
@@ -877,6 +924,9 @@ class ToolBackend:
             if format == "openai":
                 messages = result.to_openai()
                 system_blocks: list[dict[str, Any]] = []
+            elif format == "openai-responses":
+                messages = result.to_openai_responses()  # Responses API input items
+                system_blocks = []
             else:
                 with warnings.catch_warnings(record=True) as caught:
                     warnings.simplefilter("always", CacheMarkersDroppedWarning)

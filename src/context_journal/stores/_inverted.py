@@ -47,6 +47,37 @@ class InvertedIndex:
                 if not postings:
                     del self._postings[stem(token)]
 
+    def documents(self) -> list[int]:
+        """The ids of every indexed document."""
+        return list(self._length)
+
+    def discard(self, docs: set[int]) -> list[tuple[int, int, list[tuple[str, int]]]]:
+        """Take documents ``docs`` out without their text (a scan of every posting list: for redaction, a
+        rare operation). Returns what was removed, ``(doc, length, [(stem, tf)])``, for :meth:`restore`."""
+        removed: dict[int, list[tuple[str, int]]] = {doc: [] for doc in docs if doc in self._length}
+        if not removed:
+            return []
+        for term in list(self._postings):
+            postings = self._postings[term]
+            for doc in removed.keys() & postings.keys():
+                removed[doc].append((term, postings.pop(doc)))
+            if not postings:
+                del self._postings[term]
+        out = []
+        for doc, terms in removed.items():
+            length = self._length.pop(doc)
+            self._total -= length
+            out.append((doc, length, terms))
+        return out
+
+    def restore(self, removed: Sequence[tuple[int, int, list[tuple[str, int]]]]) -> None:
+        """Put back what :meth:`discard` took out (a rolled-back redaction)."""
+        for doc, length, terms in removed:
+            self._length[doc] = length
+            self._total += length
+            for term, tf in terms:
+                self._postings.setdefault(term, {})[doc] = tf
+
     def scores(self, terms: Sequence[str]) -> dict[int, float]:
         """bm25 of every document matching any of ``terms`` (higher is better)."""
         n_docs = len(self._length)

@@ -21,7 +21,7 @@ import json
 import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import IntEnum
@@ -307,6 +307,16 @@ class Transaction:
         self._store._journal_insert(row)
         return row
 
+    def redact_journal_body(self, row: JournalRow, body: str) -> None:
+        """Replace the body of journal row ``row`` with ``body`` (a redaction marker, see
+        :mod:`context_journal.journal.redaction`), every other column kept; the guard lets exactly this
+        through (issue 19).
+
+        Raises:
+            StoreError: the row changed meanwhile, the guard refused the body, or the backend cannot redact.
+        """
+        self._store._journal_replace_body(self, row, body)
+
 
 class Store(ABC):
     """A durable record store. Thread-safe per handle; see the module docstring for the model.
@@ -322,6 +332,10 @@ class Store(ABC):
         self._closed = False
         self._txn: Transaction | None = None
         self._branches: dict[int, BranchInfo] = {}
+        # Live branches by name, built from _names_table (held, so its id is never reused) at _names_size rows.
+        self._names: dict[str, BranchInfo] = {}
+        self._names_table: dict[int, BranchInfo] | None = None
+        self._names_size = 0
         self._branches_token: int | None = None
 
     # ---- primitives ------------------------------------------------------------------------------
@@ -411,6 +425,10 @@ class Store(ABC):
     def _journal_by_key(self, project: str, key: str) -> JournalRow | None:
         raise NotImplementedError(f"the {self.backend} backend has no execution journal")
 
+    def _journal_replace_body(self, tx: Transaction, row: JournalRow, body: str) -> None:
+        """Inside ``tx``: set ``row``'s body to ``body`` (see :meth:`Transaction.redact_journal_body`)."""
+        raise StoreError(f"the {self.backend} backend cannot redact journal entries")
+
     def _journal_projects(self) -> list[str]:
         raise NotImplementedError(f"the {self.backend} backend has no execution journal")
 
@@ -476,6 +494,52 @@ class Store(ABC):
     def _message_records(self, after: int, upto: int, limit: int) -> list[Record]:
         """Appends and edits of message slots with ``after < seq <= upto``, oldest first, at most ``limit``."""
         raise NotImplementedError(f"the {self.backend} backend has no full-text index")
+
+    # ---- redaction (stores/redaction.py) ----------------------------------------------------------
+    #
+    # The only path that changes a record after it was written: its body becomes NULL (the row, its
+    # sequence, branch, slot, item and operation stay). Backends lift their append-only guard for exactly
+    # these statements, inside the redaction's transaction, and put it back before it commits.
+
+    can_redact = False
+    """True when the backend implements the redaction primitives below."""
+
+    def _slot_records(self, slot: str, item: str | None = None) -> list[Record]:
+        """Every record of ``slot`` (of one ``item`` when given) on every branch, deleted ones included,
+        oldest first."""
+        raise NotImplementedError(f"the {self.backend} backend cannot redact")
+
+    def _null_bodies(self, tx: Transaction, seqs: Sequence[int]) -> None:
+        """Inside ``tx``: set the bodies of records ``seqs`` to NULL (the guard lifted for this statement)."""
+        raise NotImplementedError(f"the {self.backend} backend cannot redact")
+
+    def _stub_bodies(self, tx: Transaction, bodies: Mapping[int, str]) -> None:
+        """Inside ``tx``: replace the bodies of message records with redaction stubs (``{sequence: compact
+        JSON}`` of :func:`~context_journal.stores.redaction.redacted_body`; the guard lets only those through)."""
+        raise NotImplementedError(f"the {self.backend} backend cannot redact")
+
+    def _text_unindex(self, tx: Transaction, docs: Sequence[tuple[int, Sequence[tuple[int, str]] | None]]) -> None:
+        """Inside ``tx``: take the message documents of each ``(seq, documents)`` out of the full-text index
+        (``documents`` as :meth:`Transaction.index_text` received them, or None when not known exactly)."""
+        raise NotImplementedError(f"the {self.backend} backend cannot redact")
+
+    def _summary_unindex(self, tx: Transaction, docs: Sequence[tuple[int, Sequence[tuple[int, str]]]]) -> None:
+        """Inside ``tx``: take the summary records of each ``(seq, documents)`` out of the summary index
+        (``documents`` as :func:`~context_journal.stores.fulltext.summary_documents` gave them)."""
+        raise NotImplementedError(f"the {self.backend} backend cannot redact")
+
+    def _blob_referenced(self, digest: str) -> bool:
+        """True when some record body still names blob ``digest``."""
+        raise NotImplementedError(f"the {self.backend} backend cannot redact")
+
+    def _delete_blob(self, tx: Transaction, digest: str) -> None:
+        """Inside ``tx``: delete blob ``digest``."""
+        raise NotImplementedError(f"the {self.backend} backend cannot redact")
+
+    def _scrub(self) -> list[str]:
+        """After a redaction committed: make the removed bytes leave the files (SQLite: fold the WAL and
+        rewrite free pages). Returns what could not be done, in words (empty when all was)."""
+        return []
 
     # ---- lifecycle -------------------------------------------------------------------------------
 
@@ -589,10 +653,13 @@ class Store(ABC):
             raise BranchNotFoundError(info.name if info is not None else f"#{branch_id}")
 
     def _live_by_name(self, name: str, refresh: bool = False) -> BranchInfo | None:
-        for b in self._branch_table(refresh).values():
-            if b.name == name and not b.deleted:
-                return b
-        return None
+        # O(1) per lookup (issue 21: 3,000 branches made every fork scan them): the name index is rebuilt
+        # when the table is reloaded (a new dict) or grows (a create adds its row in place).
+        table = self._branch_table(refresh)
+        if self._names_table is not table or self._names_size != len(table):
+            self._names = {b.name: b for b in table.values() if not b.deleted}
+            self._names_table, self._names_size = table, len(table)
+        return self._names.get(name)
 
     def get_branch(self, name: str) -> BranchInfo:
         """The live branch called ``name``.
@@ -646,7 +713,10 @@ class Store(ABC):
             raise ValueError(f"a branch name {problem}: {clip_repr(name)}")
         with self.transaction():
             self._lock_branches()
-            if self._live_by_name(name, refresh=True) is not None:
+            # Issue 21: the cached table is trusted while nothing was committed since it was read (the
+            # write lock is held now, so nothing can commit until this transaction ends).
+            fresh = bool(self._branches) and self._branches_token == self._change_token()
+            if self._live_by_name(name, refresh=not fresh) is not None:
                 raise BranchExistsError(name)
             parent = self.get_branch(from_branch)
             head = self._head_seq()
@@ -657,6 +727,9 @@ class Store(ABC):
             bid = self._insert_branch(name, parent.id, fork, created)
             info = BranchInfo(bid, name, parent.id, fork, created)
             self._branches[bid] = info
+            if self._names_table is self._branches and self._names_size == len(self._branches) - 1:
+                self._names[name] = info  # the name index follows without a rebuild
+                self._names_size += 1
         return info
 
     def delete_branch(self, name: str) -> None:
@@ -722,6 +795,27 @@ class Store(ABC):
         """The latest visible value of state ``key`` on the branch (``default`` if never written)."""
         rec = self.get_state_record(branch_id, key, as_of)
         return default if rec is None else rec.value()
+
+    def records_of(self, slot: str, item: str | None = None) -> list[Record]:
+        """Every record of ``slot`` (of one ``item`` when given) on every branch, deleted branches included,
+        oldest first: what a redaction must reach (a branch sees only its lineage; this reads them all).
+
+        Raises:
+            StoreError: the backend cannot list records across branches (it cannot redact).
+        """
+        with self._lock:
+            self._check_open()
+            if not self.can_redact:
+                raise StoreError(f"the {self.backend} backend cannot redact")
+            return self._slot_records(slot, item)
+
+    def scrub(self) -> list[str]:
+        """Make bytes erased by a committed redaction leave the store's files (SQLite: rewrite the file once
+        if it predates secure deletion, then fold the write-ahead log). Returns what could not be done,
+        in words (empty when everything was); :meth:`ContextManager.redact` calls it."""
+        with self._lock:
+            self._check_open()
+            return self._scrub()
 
     def get_state_record(
         self, branch_id: int, key: str, as_of: int | None = None, *, slot: str = "state"

@@ -24,6 +24,7 @@ import json
 from dataclasses import dataclass
 
 from .base import Op, Store
+from .redaction import is_redacted, redacted_sequences
 
 __all__ = ["IntegrityProblem", "StoreCheck", "check_store"]
 
@@ -59,11 +60,13 @@ class StoreCheck:
         problems: Every problem found, in scan order (records are reported up to a limit, then counted).
         records: Records scanned.
         blobs: Blobs scanned.
+        redacted: Records whose body a redaction erased (named by a redaction record; not a problem).
     """
 
     problems: tuple[IntegrityProblem, ...]
     records: int
     blobs: int
+    redacted: int = 0
 
     @property
     def ok(self) -> bool:
@@ -102,6 +105,8 @@ def check_store(store: Store, *, max_problems: int = 100, page: int = _PAGE) -> 
         head = max(store.head_seq(), store._highest_sequence_seen())
         expected, records = 1, 0
         refs: dict[str, int] = {}  # blob digest -> the first record that refers to it
+        erased = redacted_sequences(store)  # bodies a redaction record says were erased (issue 19)
+        redacted = 0
         while True:
             rows = store._scan_records(expected - 1, page)
             for seq, branch_id, slot, item, op, body in rows:
@@ -109,6 +114,12 @@ def check_store(store: Store, *, max_problems: int = 100, page: int = _PAGE) -> 
                     span = f"{expected}" if seq == expected + 1 else f"{expected}..{seq - 1}"
                     add(IntegrityProblem("records", expected, f"records {span} are missing (deleted)"))
                 reason, value = _record_problem(branch_id in branches, slot, op, body, item)
+                if seq in erased and op in (Op.APPEND, Op.EDIT, Op.STATE):
+                    redacted += 1
+                    if body is None:
+                        reason = ""
+                elif not reason and is_redacted(value):
+                    reason = "a redaction stub that no redaction record names (a body replaced outside a redaction)"
                 if reason:
                     add(IntegrityProblem("records", seq, f"{reason} (slot {slot!r}, item {item!r})"))
                 elif isinstance(value, dict) and isinstance(value.get("content"), list):
@@ -138,7 +149,7 @@ def check_store(store: Store, *, max_problems: int = 100, page: int = _PAGE) -> 
             add(IntegrityProblem("blobs", digest, f"missing (deleted): record {seq} and maybe others refer to it"))
     if extra:
         problems.append(IntegrityProblem("records", None, f"{extra} more problems not listed"))
-    return StoreCheck(tuple(problems), records, blobs)
+    return StoreCheck(tuple(problems), records, blobs, redacted)
 
 
 def _record_problem(
@@ -152,7 +163,7 @@ def _record_problem(
     if slot is None:
         return "its slot does not exist", None
     if body is None:
-        return ("" if op == Op.REMOVE else "no body (only a removal has none)"), None
+        return ("" if op == Op.REMOVE else "no body (only a removal, or a version a redaction erased, has none)"), None
     try:
         value = json.loads(body)
     except ValueError:

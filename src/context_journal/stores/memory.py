@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import bisect
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from ..errors import StoreError
@@ -262,6 +263,70 @@ class MemoryStore(Store):
                 hits.append(TextHit(seq, group, score, rec.slot, rec.branch_id, rec.item))
         hits.sort(key=lambda h: (-h.score, -(h.seq * MAX_GROUPS + h.group)))
         return hits[:limit]
+
+    # redaction (stores/redaction.py)
+    can_redact = True
+
+    def _slot_records(self, slot: str, item: str | None = None) -> list[Record]:
+        return [r for r in self._records if r.slot == slot and (item is None or r.item == item)]
+
+    def _null_bodies(self, tx: Transaction, seqs: Sequence[int]) -> None:
+        old = [self._records[seq - 1] for seq in seqs]
+        for rec in old:
+            self._records[rec.seq - 1] = replace(rec, body=None)
+
+        def undo() -> None:
+            for rec in old:
+                self._records[rec.seq - 1] = rec
+
+        tx.on_rollback(undo)
+
+    def _stub_bodies(self, tx: Transaction, bodies: Mapping[int, str]) -> None:
+        old = [self._records[seq - 1] for seq in bodies]
+        for rec in old:
+            self._records[rec.seq - 1] = replace(rec, body=bodies[rec.seq])
+
+        def undo() -> None:
+            for rec in old:
+                self._records[rec.seq - 1] = rec
+
+        tx.on_rollback(undo)
+
+    @staticmethod
+    def _unindex(index: InvertedIndex, tx: Transaction, seqs: Sequence[int]) -> None:
+        wanted = set(seqs)
+        removed = index.discard({doc for doc in index.documents() if split_doc_id(doc)[0] in wanted})
+        tx.on_rollback(lambda: index.restore(removed))
+
+    def _text_unindex(self, tx: Transaction, docs: Sequence[tuple[int, Sequence[tuple[int, str]] | None]]) -> None:
+        self._unindex(self._text, tx, [seq for seq, _ in docs])
+
+    def _summary_unindex(self, tx: Transaction, docs: Sequence[tuple[int, Sequence[tuple[int, str]]]]) -> None:
+        self._unindex(self._summary_text, tx, [seq for seq, _ in docs])
+
+    def _journal_replace_body(self, tx: Transaction, row: JournalRow, body: str) -> None:
+        rows = self._journal.get(row.project, [])
+        if len(rows) < row.seq or rows[row.seq - 1].hash != row.hash:
+            raise StoreError(f"journal entry {row.project} #{row.seq} changed while it was being redacted")
+        old = rows[row.seq - 1]
+        key = (old.project, old.idempotency_key)
+        rows[row.seq - 1] = self._journal_keys[key] = replace(old, body=body)
+
+        def undo() -> None:
+            kept = self._journal.get(old.project, [])
+            if len(kept) >= old.seq:
+                kept[old.seq - 1] = old
+            self._journal_keys[key] = old
+
+        tx.on_rollback(undo)
+
+    def _blob_referenced(self, digest: str) -> bool:
+        return any(r.body is not None and digest in r.body for r in self._records)
+
+    def _delete_blob(self, tx: Transaction, digest: str) -> None:
+        data = self._blobs.pop(digest, None)
+        if data is not None:
+            tx.on_rollback(lambda: self._blobs.__setitem__(digest, data))
 
     # misc
     def _head_seq(self) -> int:

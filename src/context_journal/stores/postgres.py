@@ -317,12 +317,106 @@ def _m5_summary_index(store: PostgresStore) -> None:
     store._index_summary_records()
 
 
+REDACTION_SETTING = "context_journal.redaction"
+"""Transaction-local setting (``set_config(..., true)``) under which the guard functions of migration 6 let
+a redaction's statements through; only the redaction path sets it, and only around its own statements."""
+
+
+def _m6_redaction(store: PostgresStore) -> None:
+    # Redaction (issue 19, stores/redaction.py) is the one change a record may undergo: its body set to NULL,
+    # every other column unchanged; and its documents leave the full-text indexes. The guard functions let
+    # exactly those statements through while the transaction-local setting is on (the redaction sets it
+    # before them and clears it right after); every other UPDATE, DELETE and TRUNCATE is refused as before.
+    # Plain SQL can set the setting too: the guard stops mistakes and tools, not a user who owns the schema
+    # (who could drop the triggers as well); `verify` checks the triggers.
+    store._run_ddl(
+        f"""
+        CREATE OR REPLACE FUNCTION redaction_stub_ok(new_body TEXT, old_body TEXT) RETURNS boolean
+        LANGUAGE plpgsql IMMUTABLE AS $$
+        DECLARE n jsonb; o jsonb;
+        BEGIN
+            IF new_body IS NULL THEN
+                RETURN true;
+            END IF;
+            BEGIN
+                n := new_body::jsonb;
+                o := old_body::jsonb;
+            EXCEPTION WHEN others THEN
+                RETURN false;
+            END;
+            RETURN jsonb_typeof(n) = 'object' AND jsonb_typeof(o) = 'object'
+                AND (n -> 'redacted') = 'true'::jsonb
+                AND (n -> 'participant') IS NOT DISTINCT FROM (o -> 'participant')
+                AND (n -> 'timestamp') IS NOT DISTINCT FROM (o -> 'timestamp')
+                AND (n - 'participant' - 'content' - 'timestamp' - 'redacted') = '{{}}'::jsonb
+                AND jsonb_typeof(n -> 'content') = 'array' AND jsonb_array_length(n -> 'content') = 1
+                AND (n #>> '{{content,0,type}}') = 'text' AND (n #>> '{{content,0,text}}') = '[redacted]'
+                AND ((n -> 'content' -> 0) - 'type' - 'text' - 'audience') = '{{}}'::jsonb;
+        END $$;
+        CREATE OR REPLACE FUNCTION records_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF TG_OP = 'UPDATE' THEN
+                IF current_setting('{REDACTION_SETTING}', true) = 'on' AND redaction_stub_ok(NEW.body, OLD.body)
+                   AND NEW.seq = OLD.seq AND NEW.branch_id = OLD.branch_id AND NEW.slot_id = OLD.slot_id
+                   AND NEW.item = OLD.item AND NEW.op = OLD.op AND NEW.ts = OLD.ts THEN
+                    RETURN NEW;
+                END IF;
+            END IF;
+            RAISE EXCEPTION 'records are append-only: % refused', TG_OP;
+        END $$;
+        CREATE OR REPLACE FUNCTION text_index_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF TG_OP = 'DELETE' THEN
+                -- only the documents of a record the redaction has already erased
+                IF current_setting('{REDACTION_SETTING}', true) = 'on' AND EXISTS (
+                    SELECT 1 FROM records r WHERE r.seq = OLD.seq
+                    AND (r.body IS NULL OR (r.body::jsonb -> 'redacted') = 'true'::jsonb)
+                ) THEN
+                    RETURN OLD;
+                END IF;
+            END IF;
+            RAISE EXCEPTION 'the text index is append-only: % refused', TG_OP;
+        END $$
+        """
+    )
+
+
+def _m7_journal_redaction(store: PostgresStore) -> None:
+    # Journal redaction (issue 19, journal/redaction.py): an entry keeps its row and hash, its body becomes
+    # the marker "redacted:sha256:<hex of the removed body's sha256>" (the column is NOT NULL). The guard
+    # function of migration 2 lets exactly that UPDATE through while the transaction-local setting of
+    # migration 6 is on (the redaction sets it around its one statement): the new body is the marker, the
+    # old one was not, every other column is unchanged. DELETE and TRUNCATE stay refused.
+    store._run_ddl(
+        f"""
+        CREATE OR REPLACE FUNCTION journal_entries_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF TG_OP = 'UPDATE' THEN
+                IF current_setting('{REDACTION_SETTING}', true) = 'on'
+                   AND NEW.body ~ '^redacted:sha256:[0-9a-f]{{64}}$' AND OLD.body !~ '^redacted:'
+                   AND NEW.project = OLD.project AND NEW.seq = OLD.seq AND NEW.store_seq = OLD.store_seq
+                   AND NEW.kind = OLD.kind AND NEW.author = OLD.author
+                   AND NEW.idempotency_key = OLD.idempotency_key AND NEW.prev_hash = OLD.prev_hash
+                   AND NEW.hash = OLD.hash AND NEW.ts = OLD.ts THEN
+                    RETURN NEW;
+                END IF;
+            END IF;
+            RAISE EXCEPTION 'journal entries are immutable: % refused', TG_OP;
+        END $$
+        """
+    )
+
+
 MIGRATIONS: list[Migration[PostgresStore]] = [
     Migration(1, "records, branches, slots, head, blobs; append-only triggers", _m1_schema),
     Migration(2, "execution journal (append-only triggers)", _m2_journal),
     Migration(3, "compression work queue", _m3_work_queue),
     Migration(4, "full-text index (tsvector, GIN)", _m4_text_index),
     Migration(5, "full-text index: summaries", _m5_summary_index),
+    Migration(
+        6, "redaction: the guards of records and the full-text indexes let its statements through", _m6_redaction
+    ),
+    Migration(7, "journal redaction: the guard lets exactly an entry's body redaction through", _m7_journal_redaction),
 ]
 
 
@@ -642,6 +736,24 @@ class PostgresStore(SQLStore):
     # ---- full-text index (stores/fulltext.py) -------------------------------------------------------
 
     has_text_index = True
+
+    # ---- redaction (stores/redaction.py) ------------------------------------------------------------
+
+    can_redact = True
+
+    def _redaction_permit(self, on: bool) -> None:
+        self._execute("SELECT set_config(%s, %s, true)", (REDACTION_SETTING, "on" if on else "off"))
+
+    def _text_unindex(self, tx: Transaction, docs: Sequence[tuple[int, Sequence[tuple[int, str]] | None]]) -> None:
+        self._index_delete("text_index", [seq for seq, _ in docs])
+
+    def _summary_unindex(self, tx: Transaction, docs: Sequence[tuple[int, Sequence[tuple[int, str]]]]) -> None:
+        self._index_delete("summary_index", [seq for seq, _ in docs])
+
+    def _index_delete(self, table: str, seqs: Sequence[int]) -> None:
+        self._redaction_permit(True)
+        self._execute(sql.SQL("DELETE FROM {} WHERE seq = ANY(%s)").format(sql.Identifier(table)), (list(seqs),))
+        self._redaction_permit(False)
 
     def _text_insert(self, seq: int, documents: Sequence[tuple[int, str]]) -> None:
         self._index_insert("text_index", seq, documents)

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import json
 from abc import abstractmethod
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..errors import CorruptRecordError
-from .base import BranchInfo, JournalRow, Op, Record, Store
+from ..errors import CorruptRecordError, StoreError
+from .base import BranchInfo, JournalRow, Op, Record, Store, Transaction
 from .fulltext import summary_documents
 from .queue import QUEUE_COLUMNS
 
@@ -111,6 +112,57 @@ class SQLStore(Store):
             if len(rows) < batch:
                 return indexed
             after = int(rows[-1][0])
+
+    # ---- redaction (stores/redaction.py) ------------------------------------------------------------
+
+    def _slot_records(self, slot: str, item: str | None = None) -> list[Record]:
+        sid = self._slot_id(slot, create=False)
+        if sid is None:
+            return []
+        if item is None:
+            rows = self._query(
+                "SELECT seq, branch_id, item, op, body, ts FROM records WHERE slot_id = ? ORDER BY seq", (sid,)
+            ).fetchall()
+        else:
+            rows = self._query(
+                "SELECT seq, branch_id, item, op, body, ts FROM records WHERE slot_id = ? AND item = ? ORDER BY seq",
+                (sid, item),
+            ).fetchall()
+        return [_record(s, b, slot, it, o, body, t) for s, b, it, o, body, t in rows]
+
+    def _null_bodies(self, tx: Transaction, seqs: Sequence[int]) -> None:
+        self._redaction_permit(True)
+        for at in range(0, len(seqs), 500):
+            part = tuple(seqs[at : at + 500])
+            self._query(f"UPDATE records SET body = NULL WHERE seq IN ({','.join('?' * len(part))})", part)
+        self._redaction_permit(False)
+
+    def _stub_bodies(self, tx: Transaction, bodies: Mapping[int, str]) -> None:
+        self._redaction_permit(True)
+        for seq, body in sorted(bodies.items()):
+            self._query("UPDATE records SET body = ? WHERE seq = ?", (body, seq))
+        self._redaction_permit(False)
+
+    def _journal_replace_body(self, tx: Transaction, row: JournalRow, body: str) -> None:
+        self._redaction_permit(True)
+        cursor = self._query(
+            "UPDATE journal_entries SET body = ? WHERE project = ? AND seq = ? AND hash = ?",
+            (body, row.project, row.seq, row.hash),
+        )
+        self._redaction_permit(False)
+        if cursor.rowcount != 1:
+            raise StoreError(f"journal entry {row.project} #{row.seq} changed while it was being redacted")
+
+    def _redaction_permit(self, on: bool) -> None:
+        """Lift (``on``) or put back the append-only guard for the statements in between, in this transaction."""
+        raise NotImplementedError(f"the {self.backend} backend cannot redact")
+
+    def _blob_referenced(self, digest: str) -> bool:
+        # Blob names are hex: no LIKE wildcard in them.
+        return self._query("SELECT 1 FROM records WHERE body LIKE ? LIMIT 1", (f"%{digest}%",)).fetchone() is not None
+
+    def _delete_blob(self, tx: Transaction, digest: str) -> None:
+        self._query("DELETE FROM blobs WHERE sha256 = ?", (digest,))
 
     def _slot_list(self) -> list[str]:
         return [r[0] for r in self._query("SELECT name FROM slots ORDER BY name").fetchall()]

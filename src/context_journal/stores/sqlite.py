@@ -244,6 +244,78 @@ def _m9_records_append_only(store: SQLiteStore) -> None:
         store._conn.execute(statement)
 
 
+REDACTION_PERMIT = "redaction_permit"
+"""Table of migration 10 whose one row, present only inside a redaction's transaction, lets the guard
+triggers accept an UPDATE that sets a record's body to NULL or a redaction stub and changes nothing else."""
+
+
+_STUB_OR_NULL = (
+    "CASE WHEN NEW.body IS NULL THEN 1 "
+    "WHEN json_valid(NEW.body) AND json_valid(OLD.body) THEN ("
+    "json_extract(NEW.body, '$.redacted') IS 1 "
+    "AND json_extract(NEW.body, '$.participant') IS json_extract(OLD.body, '$.participant') "
+    "AND json_extract(NEW.body, '$.timestamp') IS json_extract(OLD.body, '$.timestamp') "
+    "AND json_array_length(NEW.body, '$.content') = 1 "
+    "AND json_extract(NEW.body, '$.content[0].type') = 'text' "
+    "AND json_extract(NEW.body, '$.content[0].text') = '[redacted]' "
+    "AND (SELECT count(*) FROM json_each(NEW.body)) <= 4 "
+    "AND (SELECT count(*) FROM json_each(NEW.body, '$.content[0]')) <= 3) "
+    "ELSE 0 END"
+)
+"""The bodies a redaction may write in place of one (SQL over NEW and OLD): none, or the exact stub of
+stores/redaction.redacted_body for the same participant and time (its text "[redacted]", its readers)."""
+
+
+def _m10_redaction(store: SQLiteStore) -> None:
+    # Redaction (issue 19, stores/redaction.py) is the one change a record may undergo: its body set to NULL,
+    # or for a message version to its stub (_STUB_OR_NULL: same participant and time, "[redacted]"). The UPDATE
+    # guard of migration 9 is recreated with a WHEN clause that lets exactly that statement through while a permit
+    # row exists; the redaction transaction inserts the row before its UPDATE and deletes it right after,
+    # so no committed store holds one (`verify` reports one as a problem). DELETE and REPLACE stay refused.
+    # redaction_scrub remembers whether the file may still hold bytes freed before secure deletion was on
+    # (every connection turns it on since this version): the first redaction then rewrites the file once
+    # (VACUUM) and clears the mark.
+    conn = store._conn
+    conn.execute(f"CREATE TABLE {REDACTION_PERMIT} (id INTEGER PRIMARY KEY CHECK (id = 1))")
+    conn.execute("CREATE TABLE redaction_scrub (id INTEGER PRIMARY KEY CHECK (id = 1), legacy INTEGER NOT NULL)")
+    legacy = conn.execute("SELECT EXISTS (SELECT 1 FROM records)").fetchone()[0]
+    conn.execute("INSERT INTO redaction_scrub(id, legacy) VALUES (1, ?)", (int(legacy),))
+    update = RECORD_GUARDS[0]
+    conn.execute(f"DROP TRIGGER IF EXISTS {update}")
+    conn.execute(
+        f"CREATE TRIGGER {update} BEFORE UPDATE ON records WHEN NOT EXISTS (SELECT 1 FROM {REDACTION_PERMIT}) "
+        f"OR NOT ({_STUB_OR_NULL}) "
+        "OR NEW.seq IS NOT OLD.seq OR NEW.branch_id IS NOT OLD.branch_id "
+        "OR NEW.slot_id IS NOT OLD.slot_id OR NEW.item IS NOT OLD.item OR NEW.op IS NOT OLD.op "
+        "OR NEW.ts IS NOT OLD.ts "
+        "BEGIN SELECT RAISE(ABORT, 'records are append-only: UPDATE refused'); END"
+    )
+
+
+_REDACTED_ENTRY_BODY = "redacted:sha256:" + "[0-9a-f]" * 64
+"""GLOB of the one body a redaction may give a journal entry (context_journal.journal.redaction's marker)."""
+
+
+def _m11_journal_redaction(store: SQLiteStore) -> None:
+    # Journal redaction (issue 19, journal/redaction.py): an entry keeps its row and hash, its body becomes
+    # the marker "redacted:sha256:<hex of the removed body's sha256>" (the column is NOT NULL). The UPDATE
+    # guard of migration 3 is recreated with a WHEN clause that lets exactly that statement through while the
+    # redaction permit of migration 10 is held (inserted and deleted again inside the redaction's
+    # transaction): the new body is the marker, the old one was not, every other column is unchanged.
+    # DELETE and out-of-order INSERT stay refused.
+    conn = store._conn
+    update = JOURNAL_GUARDS[0]
+    columns = ("project", "seq", "store_seq", "kind", "author", "idempotency_key", "prev_hash", "hash", "ts")
+    same = " ".join(f"OR NEW.{c} IS NOT OLD.{c}" for c in columns)
+    conn.execute(f"DROP TRIGGER IF EXISTS {update}")
+    conn.execute(
+        f"CREATE TRIGGER {update} BEFORE UPDATE ON journal_entries "
+        f"WHEN NOT EXISTS (SELECT 1 FROM {REDACTION_PERMIT}) OR NEW.body IS NULL "
+        f"OR NEW.body NOT GLOB '{_REDACTED_ENTRY_BODY}' OR OLD.body GLOB 'redacted:*' {same} "
+        "BEGIN SELECT RAISE(ABORT, 'journal entries are immutable: UPDATE refused'); END"
+    )
+
+
 MIGRATIONS: list[Migration[SQLiteStore]] = [
     Migration(1, "records, branches, slots, blobs", _m1_schema),
     Migration(2, "item index", _m2_item_index),
@@ -254,6 +326,8 @@ MIGRATIONS: list[Migration[SQLiteStore]] = [
     Migration(7, "full-text index: summaries", _m7_summary_index),
     Migration(8, "full-text index: non-ASCII text folded as query words are", _m8_folded_text),
     Migration(9, "records: append-only triggers", _m9_records_append_only),
+    Migration(10, "redaction: a permit for exactly one UPDATE, secure deletion", _m10_redaction),
+    Migration(11, "journal redaction: a permit for exactly one UPDATE of an entry's body", _m11_journal_redaction),
 ]
 
 TEXT_FOLD_EVERY = 64
@@ -308,6 +382,9 @@ class SQLiteStore(SQLStore):
             # An INSERT OR REPLACE deletes the row it replaces; only with recursive triggers does that
             # delete meet the append-only triggers.
             self._conn.execute("PRAGMA recursive_triggers = ON")
+            # Freed space is overwritten with zeros, so bytes a redaction removes (and the full-text index's
+            # pending rows, deleted as they are folded) do not linger in free pages of the file.
+            self._conn.execute("PRAGMA secure_delete = ON")
         except sqlite3.Error as exc:
             with contextlib.suppress(AttributeError, sqlite3.Error):
                 self._conn.close()
@@ -725,15 +802,82 @@ class SQLiteStore(SQLStore):
         row = self._exec("SELECT done, upto FROM text_index_backfill WHERE id = 1").fetchone()
         return (int(row[0]), int(row[1])) if row else (0, 0)
 
+    # ---- redaction (stores/redaction.py) ------------------------------------------------------------
+
+    can_redact = True
+
+    def _redaction_permit(self, on: bool) -> None:
+        if on:
+            self._exec(f"INSERT INTO {REDACTION_PERMIT}(id) VALUES (1)")
+        else:
+            self._exec(f"DELETE FROM {REDACTION_PERMIT}")
+
+    def _text_unindex(self, tx: Transaction, docs: Sequence[tuple[int, Sequence[tuple[int, str]] | None]]) -> None:
+        # Contentless FTS5 (SQLite 3.40 has neither contentless_delete nor secure-delete) takes a document
+        # out only when given the exact text it indexed: 'delete' rows, then 'optimize' merges every
+        # segment so the removed terms leave the b-tree. A document still pending is one plain row; one
+        # the backfill has not reached yet is in no index. Unknown text (see redact_records) rebuilds the
+        # index, refilled by the resumable backfill at the next search.
+        done, upto = self._text_backfill_state()
+        deleted = False
+        for seq, documents in docs:
+            if documents is None:
+                _rebuild_text_index(self)
+                return
+            rowids = [_doc_rowid(seq, g) for g, _ in documents]
+            if not rowids:
+                continue
+            marks = ",".join("?" * len(rowids))
+            if self._exec(f"DELETE FROM text_index_pending WHERE id IN ({marks})", tuple(rowids)).rowcount:
+                continue
+            if done < seq <= upto:
+                continue
+            self._exec_many(
+                "INSERT INTO text_index(text_index, rowid, body) VALUES ('delete', ?, ?)",
+                [(_doc_rowid(seq, g), fold_text(t)) for g, t in documents],
+            )
+            deleted = True
+        if deleted:
+            self._exec("INSERT INTO text_index(text_index) VALUES ('optimize')")
+
+    def _summary_unindex(self, tx: Transaction, docs: Sequence[tuple[int, Sequence[tuple[int, str]]]]) -> None:
+        rows = [(seq, fold_text(t)) for seq, documents in docs for _, t in documents]
+        if rows:
+            self._exec_many("INSERT INTO summary_index(summary_index, rowid, body) VALUES ('delete', ?, ?)", rows)
+            self._exec("INSERT INTO summary_index(summary_index) VALUES ('optimize')")
+
+    def _scrub(self) -> list[str]:
+        left: list[str] = []
+        if self.path == ":memory:":
+            return left
+        legacy = self._exec("SELECT legacy FROM redaction_scrub WHERE id = 1").fetchone()
+        if legacy and legacy[0]:
+            # Written before secure deletion: free pages may hold any old bytes. VACUUM rewrites the file.
+            try:
+                self._conn.execute("VACUUM")
+                self._exec("UPDATE redaction_scrub SET legacy = 0 WHERE id = 1")
+            except sqlite3.Error as exc:
+                left.append(f"the file was not rewritten (VACUUM: {exc}); VACUUM it when no other handle has it open")
+        busy, _, _ = self._exec("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        if busy:
+            left.append("another connection was reading: the write-ahead log still holds old pages until it is folded")
+        return left
+
     # ---- integrity (stores/integrity.py) ------------------------------------------------------------
 
     def _guard_problems(self) -> list[str]:
         have = {name for (name,) in self._exec("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
-        return [
+        problems = [
             f"the append-only trigger {name} is missing: records or journal entries can be changed in place"
             for name in (*RECORD_GUARDS, *JOURNAL_GUARDS)
             if name not in have
         ]
+        permits = self._exec(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (REDACTION_PERMIT,)
+        ).fetchone()
+        if permits is not None and self._exec(f"SELECT 1 FROM {REDACTION_PERMIT} LIMIT 1").fetchone() is not None:
+            problems.append("a redaction permit is stored: records' bodies can be erased outside a redaction")
+        return problems
 
     # ---- misc -------------------------------------------------------------------------------------
 
