@@ -11,7 +11,8 @@
 * what the library **derived** from it goes too, with no body left: every summary and summary part
   (``compression/*`` slots, any namespace: a derived context's summaries may cover its parent's messages)
   whose covered sequence range holds the message's created sequence, and every working-state ledger
-  checkpoint of the slot that covers it. A summary is never rewritten: it is gone, so the chunk it stood
+  checkpoint of the slot that covers it, and the import metadata that names it (a transcript's markers,
+  a subagent's task). A summary is never rewritten: it is gone, so the chunk it stood
   for counts as unsummarised, a compile shows that chunk's own messages (the erased one as
   ``[redacted]``, never the old summary text) and the next compression work writes its summary, and the
   merges above it, again. A ledger starts from an older checkpoint and folds again;
@@ -36,11 +37,12 @@ from __future__ import annotations
 import bisect
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from .errors import MessageNotFoundError, RedactionError
+from .formats.importers import STATE_PREFIX as IMPORT_STATE_PREFIX
 from .namespaces import namespace_is_isolated
 from .state.checkpoint import LEDGER_SLOT
 from .stores.base import ROOT_BRANCH, BranchInfo, Op, Record, Store
@@ -144,12 +146,23 @@ class Redaction:
         )
 
 
-def _derived_records(store: Store, slot: str, created: Sequence[int]) -> list[tuple[Record, list[int]]]:
+def _derived_records(
+    store: Store, slot: str, created: Sequence[int], ids: Mapping[str, int] | None = None
+) -> list[tuple[Record, list[int]]]:
     """The summaries, summary parts and ledger checkpoints that may hold text of messages of ``slot``
-    created at the sequences ``created`` (sorted), each with the ones of those sequences it covers."""
+    created at the sequences ``created`` (sorted), each with the ones of those sequences it covers; and the
+    import metadata (state ``imports/...``: a transcript's markers and links, a subagent's task) naming one
+    of ``ids`` (message id -> created sequence)."""
     out: list[tuple[Record, list[int]]] = []
     if not created:
         return out
+    if ids:
+        for rec in store.records_of("state"):
+            if rec.body is None or not rec.item.startswith(IMPORT_STATE_PREFIX):
+                continue
+            named = [seq for mid, seq in ids.items() if mid in rec.body]
+            if named:
+                out.append((rec, sorted(named)))
     for name in store.list_slots():
         if not name.startswith(SUMMARY_SLOT_PREFIX):
             continue
@@ -269,7 +282,7 @@ def redact_messages(
                     continue
             todo.append(mid)
         created = {mid: found[mid][0].seq for mid in todo}
-        derived = _derived_records(store, slot, sorted(created.values()))
+        derived = _derived_records(store, slot, sorted(created.values()), created)
         digests = redact_records(
             tx, [r for mid in todo for r in found[mid]] + [rec for rec, _ in derived], index_thinking=index_thinking
         )
@@ -481,8 +494,14 @@ def purge_namespace(store: Store, namespace: str, *, reason: str, by: str | None
     are every sharing namespace's; redact them one by one): the purge says so in its ``notes``.
 
     Raises:
-        RedactionError: the reason is empty, the namespace does not exist, or the backend cannot redact.
+        RedactionError: the reason is empty, the namespace does not exist or is ``default`` (the common
+            one: its messages are erased with redact or retention), or the backend cannot redact.
     """
+    if namespace == "default":
+        raise RedactionError(
+            "namespace 'default' is the store's common one (its messages are the common message slot's, its "
+            "state the host's): erase its messages with redact, redact_range or a retention policy"
+        )
     own = f"messages/{namespace}"
     slots = set(store.list_slots())
     isolated = namespace_is_isolated(store, namespace) and own in slots

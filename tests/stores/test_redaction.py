@@ -578,3 +578,54 @@ def test_postgres_guard_lets_only_the_redaction_path_through(backend) -> None:  
     assert cm.get_message(mid).text() == "keep this"
     assert [h.message_id for h in cm.search_messages("keep")] == [mid]
     cm.close()
+
+
+def test_second_review_findings(tmp_path: Path, data_dir: Path) -> None:
+    """Second review: (1) the SQLite guard refuses a stub with a repeated or extra key, and verify flags a
+    named stub that is not the exact stub; (2) import metadata naming an erased message goes too (a
+    subagent's task text); (3) the scrub never holds the caller for the busy timeout while another
+    connection reads; (4) purging 'default' says what to use instead."""
+    import time
+
+    from context_journal.formats import import_into, read_transcript
+    from context_journal.redaction import purge_namespace
+
+    path = tmp_path / "cc.db"
+    store = SQLiteStore(path)
+    session = data_dir / "claude-code-sessions" / "4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
+    import_into(store, read_transcript(session))
+    cm = ContextManager.open(store=store)
+    task = next(m for m in cm.get_all_messages() if any(b.get("name") == "Task" for b in m.content_dicts()))
+    words = "Explore transcript rendering codebase"
+    assert any(words in (r.body or "") for r in store.records_of("state"))
+    conn = sqlite3.connect(path)
+    conn.execute("BEGIN")
+    conn.execute("SELECT COUNT(*) FROM records").fetchone()  # a reader holding the log open
+    started = time.monotonic()
+    red = cm.redact(task.id, reason="review")
+    assert time.monotonic() - started < 10 and any("write-ahead log" in n for n in red.notes)
+    conn.rollback()
+    conn.close()
+    assert not any(words in (r.body or "") for slot in store.list_slots() for r in store.records_of(slot))
+    assert check_store(store).ok
+    seq = red.versions[0]
+    stub = store.records_of(cm.slot, task.id)[0].body or ""
+    tampered = [
+        stub.replace('"text":"[redacted]"', '"text":"[redacted]","text":"INJECTED"'),
+        stub.replace('"text":"[redacted]"', '"text":"[redacted]","cache_control":"HIDDEN"'),
+        stub.replace('"redacted":true', '"redacted":true,"metadata":{"x":1}'),
+    ]
+    raw = sqlite3.connect(path)
+    try:
+        raw.execute("INSERT INTO redaction_permit(id) VALUES (1)")
+        for body in tampered:
+            assert body != stub
+            with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+                raw.execute("UPDATE records SET body = ? WHERE seq = ?", (body, seq))
+        raw.rollback()
+    finally:
+        raw.close()
+    with pytest.raises(RedactionError, match="redact, redact_range or a retention policy"):
+        purge_namespace(store, "default", reason="x")
+    cm.close()
+    store.close()

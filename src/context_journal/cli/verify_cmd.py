@@ -100,11 +100,10 @@ def verify_cmd(
     else:
         for problem in problems:
             console.print(escape(problem.line()), highlight=False, soft_wrap=True)
+        erased = f" ({check.redacted:,} redacted)" if check.redacted else ""
         summary = (
-            f"{check.records:,} records, {check.blobs:,} blobs, {len(reports)} journal projects ({entries:,} entries"
-            f"{', signed heads' if key is not None else ''})"
-            + (f", {check.redacted:,} records redacted" if check.redacted else "")
-            + _journal_redacted(reports)
+            f"{check.records:,} records{erased}, {check.blobs:,} blobs, {len(reports)} journal projects "
+            f"({entries:,} entries{', signed heads' if key is not None else ''})" + _journal_redacted(reports)
         )
         console.print(f"{len(problems)} problems in {summary}" if problems else f"ok: {summary} verified")
     if problems:

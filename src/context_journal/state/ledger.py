@@ -142,16 +142,8 @@ class LedgerConfig:
             raise ValueError(f"LedgerConfig.placement must be 'turn', 'recent' or 'head', got {self.placement!r}")
         if self.half_life <= 0:
             raise ValueError("LedgerConfig.half_life must be positive")
-        for name in (
-            "max_identifiers",
-            "max_files",
-            "max_commands",
-            "max_errors",
-            "max_searches",
-            "scan_chars",
-            "result_scan_chars",
-        ):
-            if getattr(self, name) < 1:
+        for name in self._INTS:
+            if name != "checkpoint_every" and getattr(self, name) < 1:
                 raise ValueError(f"LedgerConfig.{name} must be >= 1")
         if self.checkpoint_every < 0:
             raise ValueError("LedgerConfig.checkpoint_every must be >= 0")

@@ -24,7 +24,7 @@ import json
 from dataclasses import dataclass
 
 from .base import Op, Store
-from .redaction import is_redacted, redacted_sequences
+from .redaction import is_redacted, redacted_sequences, stub_for
 
 __all__ = ["IntegrityProblem", "StoreCheck", "check_store"]
 
@@ -118,6 +118,8 @@ def check_store(store: Store, *, max_problems: int = 100, page: int = _PAGE) -> 
                     redacted += 1
                     if body is None:
                         reason = ""
+                    elif isinstance(value, dict) and is_redacted(value) and body != stub_for(value):
+                        reason = "a redaction stub that is not the exact stub (text written where a body was erased)"
                 elif not reason and is_redacted(value):
                     reason = "a redaction stub that no redaction record names (a body replaced outside a redaction)"
                 if reason:

@@ -351,7 +351,14 @@ def _m6_redaction(store: PostgresStore) -> None:
                 AND (n - 'participant' - 'content' - 'timestamp' - 'redacted') = '{{}}'::jsonb
                 AND jsonb_typeof(n -> 'content') = 'array' AND jsonb_array_length(n -> 'content') = 1
                 AND (n #>> '{{content,0,type}}') = 'text' AND (n #>> '{{content,0,text}}') = '[redacted]'
-                AND ((n -> 'content' -> 0) - 'type' - 'text' - 'audience') = '{{}}'::jsonb;
+                AND ((n -> 'content' -> 0) - 'type' - 'text' - 'audience') = '{{}}'::jsonb
+                AND (NOT (n -> 'content' -> 0) ? 'audience' OR (
+                    jsonb_typeof(n #> '{{content,0,audience}}') = 'array'
+                    AND NOT EXISTS (
+                        SELECT 1 FROM jsonb_array_elements(n #> '{{content,0,audience}}') e
+                        WHERE jsonb_typeof(e) <> 'string'
+                    )
+                ));
         END $$;
         CREATE OR REPLACE FUNCTION records_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN

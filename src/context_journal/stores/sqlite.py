@@ -258,8 +258,16 @@ _STUB_OR_NULL = (
     "AND json_array_length(NEW.body, '$.content') = 1 "
     "AND json_extract(NEW.body, '$.content[0].type') = 'text' "
     "AND json_extract(NEW.body, '$.content[0].text') = '[redacted]' "
-    "AND (SELECT count(*) FROM json_each(NEW.body)) <= 4 "
-    "AND (SELECT count(*) FROM json_each(NEW.body, '$.content[0]')) <= 3) "
+    # only the stub's keys, each once (json_extract reads a repeated key's first copy, Python its last)
+    "AND NOT EXISTS (SELECT 1 FROM json_each(NEW.body) "
+    "WHERE key NOT IN ('participant', 'content', 'timestamp', 'redacted')) "
+    "AND (SELECT count(*) FROM json_each(NEW.body)) = (SELECT count(DISTINCT key) FROM json_each(NEW.body)) "
+    "AND NOT EXISTS (SELECT 1 FROM json_each(NEW.body, '$.content[0]') "
+    "WHERE key NOT IN ('type', 'text', 'audience')) "
+    "AND (SELECT count(*) FROM json_each(NEW.body, '$.content[0]')) "
+    "= (SELECT count(DISTINCT key) FROM json_each(NEW.body, '$.content[0]')) "
+    "AND coalesce(json_type(NEW.body, '$.content[0].audience'), 'array') = 'array' "
+    "AND NOT EXISTS (SELECT 1 FROM json_each(NEW.body, '$.content[0].audience') WHERE type != 'text')) "
     "ELSE 0 END"
 )
 """The bodies a redaction may write in place of one (SQL over NEW and OLD): none, or the exact stub of
@@ -330,6 +338,10 @@ MIGRATIONS: list[Migration[SQLiteStore]] = [
     Migration(11, "journal redaction: a permit for exactly one UPDATE of an entry's body", _m11_journal_redaction),
 ]
 
+SCRUB_WAIT_MS = 250
+"""How long the scrub after a redaction waits for another connection's lock, in milliseconds (the erasure
+itself has committed; what the scrub cannot do then is reported, and ``Store.scrub`` can run again)."""
+
 TEXT_FOLD_EVERY = 64
 """A handle folds the pending rows into the full-text index at every this many writes of its own (searches
 fold them too): the bound on what a search may have to fold, and what one write may pay for it."""
@@ -375,7 +387,8 @@ class SQLiteStore(SQLStore):
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         try:
             self._conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=busy_timeout)
-            self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
+            self._busy_ms = int(busy_timeout * 1000)
+            self._conn.execute(f"PRAGMA busy_timeout = {self._busy_ms}")
             self._enable_wal(busy_timeout)
             self._conn.execute(f"PRAGMA synchronous = {'FULL' if durability == 'full' else 'NORMAL'}")
             self._conn.execute("PRAGMA foreign_keys = ON")
@@ -850,17 +863,32 @@ class SQLiteStore(SQLStore):
         left: list[str] = []
         if self.path == ":memory:":
             return left
-        legacy = self._exec("SELECT legacy FROM redaction_scrub WHERE id = 1").fetchone()
-        if legacy and legacy[0]:
-            # Written before secure deletion: free pages may hold any old bytes. VACUUM rewrites the file.
+        # The redaction has committed: never wait long for another connection here (a reader holding the
+        # log open would keep a redact call waiting for the whole busy timeout); say what is left instead.
+        self._conn.execute(f"PRAGMA busy_timeout = {SCRUB_WAIT_MS}")
+        try:
+            legacy = self._exec("SELECT legacy FROM redaction_scrub WHERE id = 1").fetchone()
+            if legacy and legacy[0]:
+                # Written before secure deletion: free pages may hold any old bytes. VACUUM rewrites the file.
+                try:
+                    self._conn.execute("VACUUM")
+                    self._exec("UPDATE redaction_scrub SET legacy = 0 WHERE id = 1")
+                except sqlite3.Error as exc:
+                    left.append(
+                        f"the file was not rewritten (VACUUM: {exc}); run `context-journal redactions --scrub` "
+                        "when no other handle has it open"
+                    )
             try:
-                self._conn.execute("VACUUM")
-                self._exec("UPDATE redaction_scrub SET legacy = 0 WHERE id = 1")
-            except sqlite3.Error as exc:
-                left.append(f"the file was not rewritten (VACUUM: {exc}); VACUUM it when no other handle has it open")
-        busy, _, _ = self._exec("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-        if busy:
-            left.append("another connection was reading: the write-ahead log still holds old pages until it is folded")
+                busy = self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+            except sqlite3.Error:
+                busy = 1
+            if busy:
+                left.append(
+                    "another connection was reading: the write-ahead log still holds old pages until it is "
+                    "folded (`context-journal redactions --scrub` folds it)"
+                )
+        finally:
+            self._conn.execute(f"PRAGMA busy_timeout = {self._busy_ms}")
         return left
 
     # ---- integrity (stores/integrity.py) ------------------------------------------------------------
