@@ -34,6 +34,7 @@ from ._render import (
     message_line_text,
     pair_tools,
     place_tool_blocks,
+    rename_reused_server_calls,
     superseded_calls,
     trim_final_whitespace,
 )
@@ -246,6 +247,7 @@ def render(
         work = clean_blocks(work, p)
     if seen & F_PROVIDER:
         last_compaction_only(work, p)
+        rename_reused_server_calls(work, p)
     if selection.superseded and seen & F_TOOL_USE:
         superseded_calls(work, p, selection.superseded)
     if seen & (F_TOOL_USE | F_TOOL_RESULT):

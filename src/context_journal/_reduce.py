@@ -177,16 +177,22 @@ results); encrypted ones become their one-line description, as :func:`excerpt_pr
 
 
 def bulky_kinds(kinds: Sequence[str]) -> bool:
-    """Whether a message of these block types can hold a result the overflow reductions excerpt."""
-    return "tool_result" in kinds or any(k in READABLE_RESULTS for k in kinds)
+    """Whether a message of these block types can hold a result the overflow reductions excerpt (or an
+    OpenAI reasoning item they leave out)."""
+    return "tool_result" in kinds or any(k in READABLE_RESULTS or k == "reasoning" for k in kinds)
 
 
 def _reduce_provider(blocks: list[Block], cap: ToolCap, counter: TokenCounter) -> list[Block]:
     """``blocks`` with their provider results excerpted to about ``cap.to`` tokens when they hold more than
-    ``cap.over`` (the same list otherwise, or when cutting saves nothing)."""
+    ``cap.over``, and their OpenAI ``reasoning`` items left out when those do (encrypted: never cut; the
+    Responses API takes a turn without them, as signed thinking outside the running turn is dropped); the
+    same list otherwise, or when cutting saves nothing."""
+    reasoning = sum(counter.count_block(b) for b in blocks if b.get("type") == "reasoning")
+    if reasoning > cap.over:
+        blocks = [b for b in blocks if b.get("type") != "reasoning"]
     size = sum(counter.count_block(b) for b in blocks if b.get("type") in READABLE_RESULTS)
     if size <= cap.over:
-        return blocks
+        return blocks  # (without the reasoning when it was over)
     ratio = cap.to / size
 
     def cut(text: str) -> str:
@@ -200,7 +206,7 @@ def _reduce_provider(blocks: list[Block], cap: ToolCap, counter: TokenCounter) -
 def reduce_tool_results(blocks: list[Block], cap: ToolCap, counter: TokenCounter) -> list[Block]:
     """``blocks`` with the text of every tool_result over ``cap.over`` tokens excerpted to about ``cap.to``,
     and their provider results likewise (:func:`_reduce_provider`); the same list when none is over."""
-    if any(b.get("type") in READABLE_RESULTS for b in blocks):
+    if any(b.get("type") in READABLE_RESULTS or b.get("type") == "reasoning" for b in blocks):
         blocks = _reduce_provider(blocks, cap, counter)
     out: list[Block] | None = None
     for i, b in enumerate(blocks):

@@ -443,6 +443,38 @@ def _fresh_id(tid: str, n: int, taken: set[str]) -> str:
     return new
 
 
+def rename_reused_server_calls(work: list[Work], p: Pass) -> None:
+    """Give a provider-side call (``server_tool_use``, ``mcp_tool_use``) whose id an earlier message already
+    used a fresh id, with the result that answers it in its own message (issue 18 review: a re-recorded
+    response reused its ids, and every compile of the namespace then failed the provider rules)."""
+    seen: set[str] = set()
+    calls = [(m, b) for m in work for b in m.blocks if b.get("type") in _SERVER_CALLS and isinstance(b.get("id"), str)]
+    taken = {str(b["id"]) for _, b in calls}
+    taken.update(str(b.get("id")) for m in work for b in m.blocks if b.get("type") == "tool_use")
+    for m in {id(m): m for m, _ in calls}.values():
+        blocks, renamed = list(m.blocks), False
+        for k, b in enumerate(blocks):
+            if b.get("type") not in _SERVER_CALLS or not isinstance(b.get("id"), str):
+                continue
+            tid = b["id"]
+            if tid not in seen:
+                seen.add(tid)
+                continue
+            new = _fresh_id(tid, 2, taken)
+            blocks[k] = {**b, "id": new}
+            for j in range(k + 1, len(blocks)):  # its result: the first block after it that answers the old id
+                if blocks[j].get("tool_use_id") == tid and blocks[j].get("type") not in ("tool_result", *_SERVER_CALLS):
+                    blocks[j] = {**blocks[j], "tool_use_id": new}
+                    break
+            renamed = True
+            p.repair("duplicate_tool_use_renamed", m, f"a reused provider call id renamed {new!r} with its result", tid)
+        if renamed:
+            _rebuild(m, blocks, p)
+
+
+_SERVER_CALLS = ("server_tool_use", "mcp_tool_use")
+
+
 def pair_tools(work: list[Work], p: Pass, stub_participant: str) -> list[Work]:
     """Make every call answered in the next message and every result answer the call just before.
 
@@ -454,6 +486,7 @@ def pair_tools(work: list[Work], p: Pass, stub_participant: str) -> list[Work]:
     occurrences: dict[str, list[int]] = {}
     uses: dict[int, list[tuple[str, str]]] = {}
     taken = {str(b.get("id")) for m in work if m.flags & F_TOOL_USE for b in m.blocks if b.get("type") == "tool_use"}
+    taken.update(str(b.get("id")) for m in work for b in m.blocks if b.get("type") in _SERVER_CALLS)
     for i, m in enumerate(work):
         if m.role != "assistant" or not m.flags & F_TOOL_USE:
             continue

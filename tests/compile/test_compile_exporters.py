@@ -318,3 +318,28 @@ def test_host_cache_markers_are_capped_at_four() -> None:
     assert caught[0].message.dropped[:2] == ("system[0]", "system[1]")  # type: ignore[union-attr]
     last = params["messages"][-1]["content"][-1]
     assert "cache_control" in last  # the newest breakpoints are the ones kept
+
+
+def test_a_model_dumps_null_file_id_in_citations_is_left_out() -> None:
+    """Second review: the SDK's model dumps carry ``file_id: None`` in document citations, which the request
+    types do not take; ``title: None`` stays (a nullable field they require)."""
+    from context_journal import ContextManager
+
+    cm = ContextManager.open("memory:")
+    cm.add_message("user", "q")
+    char = {
+        "type": "char_location",
+        "cited_text": "x",
+        "document_index": 0,
+        "document_title": None,
+        "start_char_index": 0,
+        "end_char_index": 1,
+        "file_id": None,
+    }
+    web = {"type": "web_search_result_location", "cited_text": "x", "encrypted_index": "e", "title": None, "url": "u"}
+    cm.add_message("assistant", [{"type": "text", "text": "a", "citations": [char, web]}])
+    cm.add_message("user", "more")
+    cites = cm.compile(4000).to_anthropic()["messages"][1]["content"][0]["citations"]
+    assert "file_id" not in cites[0] and cites[0]["document_title"] is None
+    assert cites[1]["title"] is None
+    cm.close()

@@ -61,3 +61,25 @@ def test_a_large_provider_result_is_excerpted_not_the_history_dropped(kind: str,
     assert "tokens cut here" in text
     validate_messages(out.to_anthropic()["messages"])
     cm.close()
+
+
+@pytest.mark.parametrize("strategy", [PassthroughStrategy, WindowedPassthroughStrategy])
+def test_a_large_encrypted_reasoning_item_is_left_out_not_the_history(strategy: type) -> None:
+    """Second review: 12 KB of encrypted reasoning beside a tool call made passthrough and windowed leave
+    out every earlier message and the question; the reasoning (optional to send back) goes instead."""
+    cm = ContextManager.open("memory:", strategy=strategy())
+    for k in range(5):
+        cm.add_message("user", f"earlier question {k}")
+        cm.add_message("assistant", f"earlier answer {k}")
+    cm.add_message("user", "Please check the weather in Paris.")
+    reasoning = {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "gAAAA" + "x" * 48_000}
+    call = {"type": "tool_use", "id": "call_9", "name": "weather", "input": {"city": "Paris"}}
+    cm.add_message("assistant", [reasoning, call])
+    cm.add_message("user", [{"type": "tool_result", "tool_use_id": "call_9", "content": "18C"}])
+    out = cm.compile(max_tokens=3000)
+    text = str(out.to_dict())
+    assert not out.omitted and "Please check the weather in Paris." in text and "earlier question 0" in text
+    assert "gAAAA" not in text and "call_9" in text
+    items = out.to_openai_responses()
+    assert [i["type"] for i in items if i["type"] != "message"] == ["function_call", "function_call_output"]
+    cm.close()

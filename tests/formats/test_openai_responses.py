@@ -614,10 +614,11 @@ def test_every_export_answers_each_call_before_the_next_model_turn(
     assert pairing_oracle(exported) == []
     assert validate_responses_items(exported) == []
     assert_sdk_items(exported)
-    for k, item in enumerate(exported):  # a reasoning item is sent only with the item that follows it
+    for k, item in enumerate(exported):  # a reasoning item is sent only with the item it leads to
         if item["type"] == "reasoning":
-            assert k + 1 < len(exported)
-            assert exported[k + 1]["type"] == "function_call" or exported[k + 1].get("role") == "assistant"
+            after = [i for i in exported[k + 1 :] if i["type"] != "reasoning"]  # a run of them goes together
+            assert after
+            assert after[0]["type"] == "function_call" or after[0].get("role") == "assistant"
             assert item in items
     calls = sum(i["type"] == "function_call" for i in exported)
     event(f"function calls sent: {min(calls, 3)}{'+' if calls > 3 else ''}")

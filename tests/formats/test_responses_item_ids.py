@@ -190,3 +190,19 @@ def test_a_call_id_that_is_not_text_names_its_type(tmp_path: Path, at: int) -> N
         read_transcript(path)
     assert exc.value.location == f"[{at}].call_id"
     assert "'call_id' must be text, got int 123" in str(exc.value)
+
+
+def test_reasoning_items_in_a_row_go_back_with_the_call_they_lead_to() -> None:
+    """Second review: [rs_1, rs_2, function_call] exported without rs_1 (only a reasoning item directly
+    before a call or message was kept); a run of reasoning items before one goes back whole."""
+    from context_journal.formats.openai_responses import _followed_reasoning
+
+    items = [
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]},
+        {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "E1"},
+        {"type": "reasoning", "id": "rs_2", "summary": [], "encrypted_content": "E2"},
+        {"type": "function_call", "call_id": "call_1", "name": "f", "arguments": "{}", "id": "fc_1"},
+        {"type": "function_call_output", "call_id": "call_1", "output": "x"},
+        {"type": "reasoning", "id": "rs_3", "summary": [], "encrypted_content": "E3"},  # nothing follows it
+    ]
+    assert [i.get("id") for i in _followed_reasoning(items)] == [None, "rs_1", "rs_2", "fc_1", None]

@@ -89,6 +89,13 @@ def _anthropic_block(block: Mapping[str, Any], get_blob: Callable[[str], bytes] 
     out: Block = {k: block[k] for k in fields if k in block} if fields else dict(block)
     if "caller" in out and out["caller"] is None:
         del out["caller"]  # a model dump's null: the request types take an object there or nothing
+    if kind == "text" and isinstance(out.get("citations"), list):
+        # A model dump's citations carry ``file_id: None``, which the request types do not take (their
+        # ``title: None`` is taken: a nullable field they require).
+        out["citations"] = [
+            {k: v for k, v in c.items() if not (k == "file_id" and v is None)} if isinstance(c, Mapping) else c
+            for c in out["citations"]
+        ]
     if kind in ("image", "document") and isinstance(block.get("source"), Mapping):
         out["source"] = _source(block["source"], get_blob)
     elif kind == "tool_result" and isinstance(block.get("content"), list):

@@ -257,12 +257,15 @@ def _is_turn_item(item: Mapping[str, Any]) -> bool:
 
 
 def _followed_reasoning(items: list[Item]) -> list[Item]:
-    """``items`` without the reasoning items that no assistant message or call follows directly."""
+    """``items`` without the reasoning items that no assistant message or call follows (directly, or after
+    more reasoning items: a model may write several before its message or call, and they go back together)."""
     out: list[Item] = []
     for k, item in enumerate(items):
         if item.get("type") == "reasoning":
-            nxt = items[k + 1] if k + 1 < len(items) else None
-            if nxt is None or nxt.get("type") == "reasoning" or not _is_turn_item(nxt):
+            j = k + 1
+            while j < len(items) and items[j].get("type") == "reasoning":
+                j += 1
+            if j == len(items) or not _is_turn_item(items[j]):
                 continue
         out.append(item)
     return out
