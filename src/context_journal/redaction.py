@@ -47,7 +47,7 @@ from .namespaces import namespace_is_isolated
 from .state.checkpoint import LEDGER_SLOT
 from .stores.base import ROOT_BRANCH, BranchInfo, Op, Record, Store
 from .stores.fulltext import SUMMARY_SLOT_PREFIX
-from .stores.redaction import REDACTION_SLOT, is_redacted, redact_records, redacted_body, stub_for
+from .stores.redaction import REDACTION_SLOT, check_reason, is_redacted, redact_records, redacted_body, stub_for
 
 __all__ = [
     "REDACTION_SLOT",
@@ -59,9 +59,6 @@ __all__ = [
     "redact_message",
     "redact_messages",
 ]
-
-_MAX_REASON = 2000
-"""Characters of the longest reason kept (a reason is a note, not a document)."""
 
 
 @dataclass(frozen=True)
@@ -220,15 +217,6 @@ def _branches_seeing(store: Store, origin: int, created: int) -> list[BranchInfo
     return out
 
 
-def _check_reason(reason: object, by: object) -> None:
-    if not isinstance(reason, str) or not reason.strip():
-        raise RedactionError("a redaction needs a reason (a non-empty string): it is kept as the proof's why")
-    if len(reason) > _MAX_REASON:
-        raise RedactionError(f"the reason is {len(reason)} characters; at most {_MAX_REASON} are kept")
-    if by is not None and (not isinstance(by, str) or len(by) > _MAX_REASON):
-        raise RedactionError("by must be a string of at most 2,000 characters, or None")
-
-
 def redact_messages(
     store: Store,
     slot: str,
@@ -256,7 +244,7 @@ def redact_messages(
         RedactionError: the reason is empty or too long, or the backend cannot redact; nothing is erased.
         MessageNotFoundError: the slot never held one of the messages; nothing is erased.
     """
-    _check_reason(reason, by)
+    check_reason(reason, by)
     if not store.can_redact:
         raise RedactionError(f"the {store.backend} backend cannot redact")
     ids = list(dict.fromkeys(message_ids))
@@ -440,7 +428,7 @@ def _purge(
 ) -> Purge:
     """Erase, in one transaction, every record ``pick(record)`` selects (after ``prepare(tx)``), and write
     the purge record."""
-    _check_reason(reason, by)
+    check_reason(reason, by)
     if not store.can_redact:
         raise RedactionError(f"the {store.backend} backend cannot redact")
     with store.transaction() as tx:

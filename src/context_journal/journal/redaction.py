@@ -45,7 +45,7 @@ from typing import Any
 
 from ..errors import RedactionError, StoreError
 from ..stores import Store
-from ..stores.redaction import REDACTION_SLOT
+from ..stores.redaction import REDACTION_SLOT, check_reason
 from .errors import EntryNotFoundError, JournalIntegrityError
 from .storage import (
     BRIEF_SLOT_PREFIX,
@@ -70,8 +70,6 @@ __all__ = [
 
 JOURNAL_REDACTION_TYPE = "journal-redaction"
 """``type`` of a journal redaction record's body (message redaction records have ``"redaction"``)."""
-
-_MAX_REASON = 2000
 
 
 def redaction_item(project: str, seq: int) -> str:
@@ -171,15 +169,6 @@ def journal_redactions(store: Store, root: int, project: str) -> dict[int, Journ
     return out
 
 
-def _check_reason(reason: str, by: str | None) -> None:
-    if not isinstance(reason, str) or not reason.strip():
-        raise RedactionError("a redaction needs a reason (a non-empty string): it is kept as the proof's why")
-    if len(reason) > _MAX_REASON:
-        raise RedactionError(f"the reason is {len(reason)} characters; at most {_MAX_REASON} are kept")
-    if by is not None and (not isinstance(by, str) or len(by) > _MAX_REASON):
-        raise RedactionError(f"by must be a string of at most {_MAX_REASON} characters, or None")
-
-
 def _covering_briefs(store: Store, root: int, project: str, seq: int) -> list[tuple[int, int]]:
     """``(version, store sequence)`` of the stored briefs of ``project`` that may quote entry ``seq``: those
     whose ``as_of_seq`` is at or after it (and those whose body cannot be read: they are erased too)."""
@@ -230,7 +219,7 @@ def redact_entry(
         StoreError: the store failed (nothing is erased).
     """
     check_slug(project)
-    _check_reason(reason, by)
+    check_reason(reason, by)
     if not store.can_redact:
         raise RedactionError(f"the {store.backend} backend cannot redact")
     with store.transaction() as tx:

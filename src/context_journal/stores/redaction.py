@@ -21,14 +21,16 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..errors import StoreError
+from ..errors import RedactionError, StoreError
 from .base import Op, Record, Store, Transaction
 from .fulltext import index_documents, is_summary_record, summary_documents
 
 __all__ = [
+    "MAX_REASON",
     "REDACTED_TEXT",
     "REDACTION_SLOT",
     "blob_digests",
+    "check_reason",
     "is_message_slot",
     "is_redacted",
     "payload_digest",
@@ -63,6 +65,25 @@ def blob_digests(value: Any) -> set[str]:
         elif isinstance(node, list):
             stack.extend(node)
     return found
+
+
+MAX_REASON = 2000
+"""Characters of the longest reason (and ``by``) a redaction record keeps: a note, not a document."""
+
+
+def check_reason(reason: object, by: object) -> None:
+    """Refuse a redaction's ``reason`` that is empty or longer than :data:`MAX_REASON`, and a ``by`` that is not
+    None or a string of at most that length.
+
+    Raises:
+        RedactionError: naming which.
+    """
+    if not isinstance(reason, str) or not reason.strip():
+        raise RedactionError("a redaction needs a reason (a non-empty string): it is kept as the proof's why")
+    if len(reason) > MAX_REASON:
+        raise RedactionError(f"the reason is {len(reason)} characters; at most {MAX_REASON:,} are kept")
+    if by is not None and (not isinstance(by, str) or len(by) > MAX_REASON):
+        raise RedactionError(f"by must be a string of at most {MAX_REASON:,} characters, or None")
 
 
 REDACTED_TEXT = "[redacted]"
