@@ -3,7 +3,15 @@
 
 from __future__ import annotations
 
-__all__ = ["ASSISTANT_ONLY_TYPES", "SERVER_CALL_TYPES", "SERVER_RESULT_TYPES", "SERVER_TYPES", "USER_ONLY_TYPES"]
+__all__ = [
+    "ASSISTANT_ONLY_TYPES",
+    "OPENAI_OUTPUT_ITEMS",
+    "SERVER_CALL_TYPES",
+    "SERVER_RESULT_TYPES",
+    "SERVER_TYPES",
+    "USER_ONLY_TYPES",
+    "openai_item_role",
+]
 
 SERVER_CALL_TYPES = frozenset({"server_tool_use", "mcp_tool_use"})
 """Block types of a provider-side tool call (answered in the same assistant message)."""
@@ -25,3 +33,24 @@ ASSISTANT_ONLY_TYPES = SERVER_TYPES | {"compaction", "reasoning"}
 OpenAI's (a Responses API reasoning item)."""
 USER_ONLY_TYPES = frozenset({"search_result", "container_upload"})
 """Block types only a user turn may carry (besides media and ``tool_result``)."""
+OPENAI_OUTPUT_ITEMS = frozenset(
+    {
+        "computer_call_output",
+        "local_shell_call_output",
+        "shell_call_output",
+        "apply_patch_call_output",
+        "mcp_approval_response",
+        "tool_search_output",
+        "program_output",
+    }
+)
+"""Responses item types an ``openai_item`` block holds on the client's side (what the host sends back to
+answer a call the model made); any other item type is the model's (an assistant turn's)."""
+
+
+def openai_item_role(item_type: object) -> str:
+    """The turn an ``openai_item`` block of this item type belongs to: ``"user"`` for an item the host
+    sends (``computer_call_output``, ``mcp_approval_response``, any ``*_output``), else ``"assistant"``."""
+    if item_type in OPENAI_OUTPUT_ITEMS or (isinstance(item_type, str) and item_type.endswith("_output")):
+        return "user"
+    return "assistant"

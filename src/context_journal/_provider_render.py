@@ -22,7 +22,10 @@ connector's ``mcp_tool_use`` / ``mcp_tool_result``, ``compaction``, ``search_res
   ``reasoning`` is never cut either, but left out of an excerpt whole, as thinking is.
 * **Text** (:func:`provider_line`): what a model reads of one block, for transcripts, summaries and
   the Chat Completions export (which has no such blocks); nothing for ``reasoning``, which, like
-  thinking, is not part of a transcript.
+  thinking, is not part of a transcript. An ``openai_item`` (an OpenAI built-in tool's call or output)
+  is one short line of its type and readable fields (``[OpenAI web_search_call: action: {...}]``).
+* ``openai_item`` blocks are opaque: never cut; one outside its side's turn (a call outside an assistant
+  turn, an output such as ``computer_call_output`` outside a user turn) is shown as its line.
 """
 
 from __future__ import annotations
@@ -31,13 +34,20 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .content import ASSISTANT_ONLY_TYPES, SERVER_CALL_TYPES, SERVER_RESULT_TYPES, USER_ONLY_TYPES, server_result_call
+from ._block_types import openai_item_role
+from .content import (
+    ASSISTANT_ONLY_TYPES,
+    SERVER_CALL_TYPES,
+    SERVER_RESULT_TYPES,
+    USER_ONLY_TYPES,
+    server_result_mismatch,
+)
 
 __all__ = ["PROVIDER_TYPES", "deferred_call", "excerpt_provider", "provider_line", "repair_provider_blocks"]
 
 Block = dict[str, Any]
 
-PROVIDER_TYPES = ASSISTANT_ONLY_TYPES | USER_ONLY_TYPES
+PROVIDER_TYPES = ASSISTANT_ONLY_TYPES | USER_ONLY_TYPES | {"openai_item"}
 _CUT_OVER = 200  # characters: shorter strings are never cut (as in ``_render.excerpt_blocks``)
 
 
@@ -111,7 +121,36 @@ def provider_line(b: Mapping[str, Any]) -> str:
         return f"[file {b.get('file_id')} uploaded to the code container]"
     if kind == "reasoning":
         return ""
+    if kind == "openai_item":
+        return _item_line(b)
     return f"[{kind}]"
+
+
+_ITEM_FIELDS = ("server_label", "name", "action", "query", "queries", "code", "arguments", "output", "error")
+"""Fields of an OpenAI item a text line shows (in this order); ids, statuses and opaque payloads (a
+generated image's ``result``, screenshots) are left out."""
+_LINE_MAX = 300
+
+
+def _item_line(b: Mapping[str, Any]) -> str:
+    """A short line for an ``openai_item`` block (an OpenAI built-in tool's call or output), for the
+    exports that cannot take the item and for transcripts: its type and its readable fields, cut to
+    about :data:`_LINE_MAX` characters."""
+    item = b.get("item")
+    item = item if isinstance(item, Mapping) else {}
+    shown: list[str] = []
+    for key in _ITEM_FIELDS:
+        value = item.get(key)
+        if value is None or value == "" or value == []:
+            continue
+        if key == "output" and isinstance(value, Mapping) and value.get("type") == "computer_screenshot":
+            shown.append("output: (screenshot not shown)")
+            continue
+        shown.append(f"{key}: {value if isinstance(value, str) else _json(value)}")
+    body = "; ".join(shown)
+    if len(body) > _LINE_MAX:
+        body = body[: _LINE_MAX - 1] + "…"
+    return f"[OpenAI {b.get('item_type')}" + (f": {body}]" if body else "]")
 
 
 def _text(text: str) -> Block:
@@ -120,7 +159,8 @@ def _text(text: str) -> Block:
 
 def _pairs(blocks: Sequence[Mapping[str, Any]]) -> dict[int, int]:
     """``{result index: call index}`` of the server pairs in ``blocks`` (a call answered once, earlier
-    in the list)."""
+    in the list, by a result of its tool's type: a mismatched result, which a journal written before that
+    check may hold, is not its pair)."""
     calls: dict[str, int] = {}
     result_of: dict[int, int] = {}
     for j, b in enumerate(blocks):
@@ -129,7 +169,7 @@ def _pairs(blocks: Sequence[Mapping[str, Any]]) -> dict[int, int]:
             calls[b["id"]] = j
         elif kind in SERVER_RESULT_TYPES:
             c = calls.get(str(b.get("tool_use_id")))
-            if c is not None and blocks[c].get("type") == server_result_call(kind) and c not in result_of.values():
+            if c is not None and server_result_mismatch(blocks[c], kind) is None and c not in result_of.values():
                 result_of[j] = c
     return result_of
 
@@ -161,7 +201,10 @@ def repair_provider_blocks(blocks: list[Block], role: str, report: Callable[[str
             report("reasoning_dropped_outside_assistant", "an OpenAI reasoning item in a non-assistant turn left out")
             continue
         why = ""
-        if kind in USER_ONLY_TYPES and role != "user":
+        want = openai_item_role(b.get("item_type")) if kind == "openai_item" else None
+        if want is not None and want != role:
+            why = f"an OpenAI {b.get('item_type')} item outside its {want} turn is shown as text"
+        elif kind in USER_ONLY_TYPES and role != "user":
             why = f"a {kind} outside a user turn is shown as text"
         elif kind in ASSISTANT_ONLY_TYPES and role != "assistant":
             why = f"a {kind} outside an assistant turn is shown as text"

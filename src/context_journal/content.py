@@ -5,7 +5,8 @@ The block shapes follow the Anthropic Messages API (``text``, ``thinking``, ``re
 provider-side blocks of server tools, the MCP connector and compaction (``server_tool_use`` and its
 ``*_tool_result`` blocks, ``mcp_tool_use`` / ``mcp_tool_result``, ``compaction``, ``search_result``,
 ``container_upload``; shapes of the ``anthropic`` SDK's ``Beta*BlockParam`` types), and OpenAI's
-``reasoning`` (a Responses API reasoning item: :class:`ReasoningBlock`). A server call and
+``reasoning`` (a Responses API reasoning item: :class:`ReasoningBlock`) and ``openai_item`` (any other
+Responses item a built-in tool writes, kept whole: :class:`OpenAIItemBlock`). A server call and
 its result travel together in one message (:func:`check_server_pairs`). Every
 model allows unknown fields, so a host's own fields (``cache_control``, ``citations``...) survive a
 round trip: :func:`block_to_dict` returns exactly the fields that were given, plus ``type``.
@@ -25,7 +26,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Annotated, Any, Literal, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator, model_validator
 
 from ._block_types import ASSISTANT_ONLY_TYPES, SERVER_CALL_TYPES, SERVER_RESULT_TYPES, SERVER_TYPES, USER_ONLY_TYPES
 from ._names import clip_repr, name_problem
@@ -34,6 +35,7 @@ from .tokens import document_hints
 
 __all__ = [
     "ASSISTANT_ONLY_TYPES",
+    "OPENAI_CITATION_TYPES",
     "SERVER_CALL_TYPES",
     "SERVER_RESULT_TYPES",
     "SERVER_TYPES",
@@ -51,6 +53,7 @@ __all__ = [
     "ImageBlock",
     "MCPToolResultBlock",
     "MCPToolUseBlock",
+    "OpenAIItemBlock",
     "ReasoningBlock",
     "RedactedThinkingBlock",
     "SearchResultBlock",
@@ -76,6 +79,7 @@ __all__ = [
     "parse_content",
     "resolve_media",
     "server_result_call",
+    "server_result_mismatch",
     "sha256_hex",
     "unencodable_block",
     "validate_content",
@@ -449,6 +453,28 @@ class ReasoningBlock(_Model):
     encrypted_content: str | None = None
 
 
+class OpenAIItemBlock(_Model):
+    """An OpenAI Responses API item that no other block stands for: a built-in tool's call
+    (``web_search_call``, ``file_search_call``, ``code_interpreter_call``, ``image_generation_call``,
+    ``mcp_call``, ``mcp_list_tools``, ``mcp_approval_request``, ``computer_call``, ``local_shell_call``...)
+    in an assistant turn, or what the host sends back for one (``computer_call_output``,
+    ``local_shell_call_output``, ``mcp_approval_response``; see
+    :func:`~context_journal._block_types.openai_item_role`) in a user or tool turn. ``item`` is the raw
+    item, every field kept (unknown ones included), its ``type`` equal to ``item_type``. Opaque: priced by
+    its JSON text, never edited or excerpted, sent to the Responses API as the item it was and to the
+    other exporters as a line of text."""
+
+    type: Literal["openai_item"] = "openai_item"
+    item_type: str = Field(min_length=1)
+    item: dict[str, Any]
+
+    @model_validator(mode="after")
+    def _same_type(self) -> OpenAIItemBlock:
+        if self.item.get("type") != self.item_type:
+            raise ValueError(f"item.type must equal item_type {self.item_type!r}, got {self.item.get('type')!r}")
+        return self
+
+
 ServerResultBlock: TypeAlias = (
     WebSearchToolResultBlock
     | WebFetchToolResultBlock
@@ -463,6 +489,35 @@ ServerResultBlock: TypeAlias = (
 def server_result_call(kind: Any) -> str:
     """The call block type a server result block type answers."""
     return "mcp_tool_use" if kind == "mcp_tool_result" else "server_tool_use"
+
+
+SERVER_TOOL_RESULTS: Mapping[str, str] = {
+    "web_search": "web_search_tool_result",
+    "web_fetch": "web_fetch_tool_result",
+    "code_execution": "code_execution_tool_result",
+    "bash_code_execution": "bash_code_execution_tool_result",
+    "text_editor_code_execution": "text_editor_code_execution_tool_result",
+    "tool_search_tool_regex": "tool_search_tool_result",
+    "tool_search_tool_bm25": "tool_search_tool_result",
+}
+"""The result block type of each server tool, by the ``name`` of its ``server_tool_use`` (Anthropic's
+server tool guides; the ``anthropic`` SDK's ``BetaServerToolUseBlockParam.name``). A name not listed
+(a newer tool) may be answered by any server result type."""
+
+
+def server_result_mismatch(call: Mapping[str, Any], kind: Any) -> str | None:
+    """Why a server result block of type ``kind`` cannot answer ``call`` (a ``server_tool_use`` or
+    ``mcp_tool_use`` block), or None when it can: the call's block type must be the one ``kind``
+    answers (:func:`server_result_call`), and a ``server_tool_use`` of a known tool
+    (:data:`SERVER_TOOL_RESULTS`) is answered only by that tool's result type."""
+    want = server_result_call(kind)
+    if call.get("type") != want:
+        return f"a {kind} answers a {want}, not a {call.get('type')}"
+    name = call.get("name")
+    expected = SERVER_TOOL_RESULTS.get(name) if want == "server_tool_use" and isinstance(name, str) else None
+    if expected is not None and expected != kind:
+        return f"a {call.get('name')} call is answered by a {expected}, not a {kind}"
+    return None
 
 
 Block: TypeAlias = (
@@ -480,6 +535,7 @@ Block: TypeAlias = (
     | ContainerUploadBlock
     | CompactionBlock
     | ReasoningBlock
+    | OpenAIItemBlock
 )
 ContentBlock: TypeAlias = Annotated[Block, Field(discriminator="type")]
 ContentInput: TypeAlias = str | Sequence[Block | Mapping[str, Any]]
@@ -498,6 +554,7 @@ _KNOWN_TYPES = {
     "container_upload",
     "compaction",
     "reasoning",
+    "openai_item",
     *SERVER_TYPES,
 }
 
@@ -681,11 +738,82 @@ def validate_content(
     return out
 
 
+_INT = (int,)
+_STR = (str,)
+_CITATION_FIELDS: dict[str, tuple[dict[str, tuple[type, ...]], dict[str, tuple[type, ...]]]] = {
+    # type: (required fields and their types, nullable fields: absent, null, or of their type)
+    "char_location": (
+        {"cited_text": _STR, "document_index": _INT, "start_char_index": _INT, "end_char_index": _INT},
+        {"document_title": _STR, "file_id": _STR},
+    ),
+    "page_location": (
+        {"cited_text": _STR, "document_index": _INT, "start_page_number": _INT, "end_page_number": _INT},
+        {"document_title": _STR, "file_id": _STR},
+    ),
+    "content_block_location": (
+        {"cited_text": _STR, "document_index": _INT, "start_block_index": _INT, "end_block_index": _INT},
+        {"document_title": _STR, "file_id": _STR},
+    ),
+    "web_search_result_location": ({"cited_text": _STR, "url": _STR, "encrypted_index": _STR}, {"title": _STR}),
+    "search_result_location": (
+        {
+            "cited_text": _STR,
+            "search_result_index": _INT,
+            "source": _STR,
+            "start_block_index": _INT,
+            "end_block_index": _INT,
+        },
+        {"title": _STR},
+    ),
+    # OpenAI Responses ``output_text`` annotations, kept as citations by the Responses import
+    "url_citation": ({"url": _STR, "start_index": _INT, "end_index": _INT, "title": _STR}, {}),
+    "file_citation": ({"file_id": _STR, "filename": _STR, "index": _INT}, {}),
+    "container_file_citation": (
+        {"container_id": _STR, "file_id": _STR, "filename": _STR, "start_index": _INT, "end_index": _INT},
+        {},
+    ),
+    "file_path": ({"file_id": _STR, "index": _INT}, {}),
+}
+"""The citation types whose fields are checked at write: Anthropic's ``TextCitationParam`` kinds and
+OpenAI's annotation kinds (``openai.types.responses.response_output_text_param``). Other types are
+accepted as they are."""
+
+OPENAI_CITATION_TYPES = frozenset({"url_citation", "file_citation", "container_file_citation", "file_path"})
+"""Citation types that are OpenAI Responses annotations (sent back only by the Responses export)."""
+
+
+def _citation_problem(c: Mapping[str, Any], where: str) -> tuple[str, str] | None:
+    """``(path, why)`` when a citation of a known type lacks a field it needs or holds one of the wrong
+    type (an integer field holding a bool or a float is wrong too); None when it is well formed or of a
+    type not checked."""
+    kind = str(c.get("type"))
+    known = _CITATION_FIELDS.get(kind)
+    if known is None:
+        return None
+    required, nullable = known
+    for name, types in required.items():
+        if name not in c:
+            return f"{where}.{name}", f"a {kind} citation needs {name!r}"
+        value = c[name]
+        if not isinstance(value, types) or isinstance(value, bool):
+            return f"{where}.{name}", f"{kind} {name!r} must be {types[0].__name__}, got {type(value).__name__}"
+    for name, types in nullable.items():
+        value = c.get(name)
+        if value is not None and (not isinstance(value, types) or isinstance(value, bool)):
+            return f"{where}.{name}", f"{kind} {name!r} must be {types[0].__name__} or null, got {type(value).__name__}"
+    return None
+
+
 def check_citations(blocks: Sequence[Mapping[str, Any]], *, message_index: int | None = None) -> None:
     """Check the ``citations`` of every ``text`` block, those nested in a ``tool_result``,
     ``mcp_tool_result`` or ``search_result`` included: null, or a list of objects, each with a ``type`` (a
-    text naming the kind of citation: ``char_location``, ``web_search_result_location``...). Checked when
-    content is written, not when it is read: a journal written before the check stays readable.
+    text naming the kind of citation: ``char_location``, ``web_search_result_location``...). A citation of
+    a known type (Anthropic's ``char_location``, ``page_location``, ``content_block_location``,
+    ``web_search_result_location``, ``search_result_location``; OpenAI's ``url_citation``,
+    ``file_citation``, ``container_file_citation``, ``file_path``) must hold the fields its type needs,
+    each of its type (a nullable one such as ``document_title`` may be absent or null); one of another
+    type is kept as given, extra fields and all. Checked when content is written, not when it is read: a
+    journal written before the check stays readable.
 
     Raises:
         MalformedContentError: naming the block and the path (``citations``, ``citations.2.type``,
@@ -707,6 +835,8 @@ def check_citations(blocks: Sequence[Mapping[str, Any]], *, message_index: int |
                         problem = f"citations.{k}", f"a citation must be an object, got {type(c).__name__}"
                     elif not isinstance(c.get("type"), str) or not c["type"]:
                         problem = f"citations.{k}.type", "a citation needs its type (char_location, ...)"
+                    else:
+                        problem = _citation_problem(c, f"citations.{k}")
                     if problem is not None:
                         break
             if problem is not None:
@@ -782,10 +912,14 @@ def check_server_pairs(blocks: Sequence[Mapping[str, Any]], *, message_index: in
     client tool, whose server call the API runs once the ``tool_result`` comes back); the compile sends
     the latter as it is and shows any other such call as text, since it cannot be sent without its result.
 
+    A result must also be of the type its call's tool returns (:func:`server_result_mismatch`: a
+    ``web_search`` call is answered by a ``web_search_tool_result``, never a ``web_fetch_tool_result``).
+
     Raises:
-        MalformedContentError: naming the result block that answers no call, or the reused call id.
+        MalformedContentError: naming the result block that answers no call or answers a call of another
+            tool (with both ids), or the reused call id.
     """
-    calls: dict[str, str] = {}
+    calls: dict[str, tuple[int, Mapping[str, Any]]] = {}  # id: (block index, call block)
     answered: set[str] = set()
     for i, b in enumerate(blocks):
         kind = b.get("type")
@@ -798,14 +932,23 @@ def check_server_pairs(blocks: Sequence[Mapping[str, Any]], *, message_index: in
                     block_index=i,
                     path="id",
                 )
-            calls[cid] = str(kind)
+            calls[cid] = (i, b)
         elif kind in SERVER_RESULT_TYPES:
             tid = str(b.get("tool_use_id"))
             want = server_result_call(kind)
-            if calls.get(tid) != want:
+            at, call = calls.get(tid, (-1, {}))
+            if call.get("type") != want:
                 raise MalformedContentError(
                     f"{kind} answers {want} {tid!r}, which is not earlier in the same message "
                     "(a server tool call and its result travel together in one assistant message)",
+                    message_index=message_index,
+                    block_index=i,
+                    path="tool_use_id",
+                )
+            mismatch = server_result_mismatch(call, kind)
+            if mismatch is not None:
+                raise MalformedContentError(
+                    f"{kind} cannot answer {want} {tid!r} (block {at}): {mismatch}",
                     message_index=message_index,
                     block_index=i,
                     path="tool_use_id",
@@ -823,7 +966,8 @@ def check_server_pairs(blocks: Sequence[Mapping[str, Any]], *, message_index: in
 # --- audience (issue 7) --------------------------------------------------------------------------
 
 _NO_AUDIENCE_KINDS = frozenset(
-    {"tool_use", "tool_result", "image", "document", "search_result", "container_upload", "compaction"} | SERVER_TYPES
+    {"tool_use", "tool_result", "image", "document", "search_result", "container_upload", "compaction", "openai_item"}
+    | SERVER_TYPES
 )
 _NESTING_KINDS = frozenset({"tool_result", "mcp_tool_result", "search_result"})  # content: a list of blocks
 

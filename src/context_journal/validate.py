@@ -24,17 +24,21 @@ Rules and their sources:
 * Provider-side tools (Anthropic server tools and the MCP connector): ``server_tool_use`` /
   ``mcp_tool_use`` and their results (``web_search_tool_result``, ``web_fetch_tool_result``,
   ``code_execution_tool_result``, ``bash_code_execution_tool_result``,
-  ``text_editor_code_execution_tool_result``, ``tool_search_tool_result``, ``mcp_tool_result``) appear
-  only in assistant turns, and each call is answered exactly once by a result later in the *same*
-  message (the provider runs the tool inside the turn; Anthropic web search tool guide, "Response");
-  ids are unique. The one exception: a ``server_tool_use`` in an assistant turn that also calls a
-  client ``tool_use`` may come without its result (Anthropic "Server tools" guide: the API runs it once
-  the client's ``tool_result`` is sent back; the ``tool_use`` rule below makes that result follow).
+  ``text_editor_code_execution_tool_result``, ``tool_search_tool_result``, ``mcp_tool_result``) appear only
+  in assistant turns, and each call is answered exactly once by a result later in the *same* message (the
+  provider runs the tool inside the turn; Anthropic web search tool guide, "Response"), by a result of the
+  type its tool returns (a ``web_search`` call by a ``web_search_tool_result``...;
+  ``content.SERVER_TOOL_RESULTS``); ids are unique. The one exception: a ``server_tool_use`` in an assistant
+  turn that also calls a client ``tool_use`` may come without its result (Anthropic "Server tools" guide:
+  the API runs it once the client's ``tool_result`` is sent back; the ``tool_use`` rule below makes that
+  result follow).
   ``compaction`` blocks appear only in assistant turns (the block is passed back in the assistant
   message it came in), and at most one of them has content (the SDK's
   ``compaction_block_ambiguous`` error: "send only the block the conversation returned last"). ``search_result`` and
   ``container_upload`` appear only in user turns. OpenAI ``reasoning`` items appear only in assistant
-  turns and carry their id (the provider verifies it with the encrypted content).
+  turns and carry their id (the provider verifies it with the encrypted content). An ``openai_item`` (an
+  OpenAI built-in tool's item) appears in the turn of its side: a call in an assistant turn, an output
+  (``computer_call_output``, ``mcp_approval_response``...) in a user turn.
 * Thinking blocks carry a non-empty signature (thinking must be returned unmodified, with its
   signature: Anthropic extended-thinking guide, "Preserving thinking blocks").
 * The final assistant turn, when the list ends with one, does not end with whitespace (Anthropic:
@@ -55,7 +59,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .content import ASSISTANT_ONLY_TYPES, SERVER_CALL_TYPES, SERVER_RESULT_TYPES, USER_ONLY_TYPES, server_result_call
+from ._block_types import openai_item_role
+from .content import (
+    ASSISTANT_ONLY_TYPES,
+    SERVER_CALL_TYPES,
+    SERVER_RESULT_TYPES,
+    USER_ONLY_TYPES,
+    server_result_call,
+    server_result_mismatch,
+)
 from .errors import ContextJournalError
 
 __all__ = [
@@ -216,7 +228,7 @@ def validate_turns(
         answered: set[str] = set()
         uses_here: list[str] = []
         seen_other = False
-        server_calls: dict[str, tuple[str, int]] = {}  # provider-side calls of this message awaiting results
+        server_calls: dict[str, tuple[str, int, Any]] = {}  # provider calls of this message awaiting results
         for j, block in enumerate(blocks):
             if type(block) is not dict and not isinstance(block, Mapping):
                 add(ValidationIssue(i, "bad_block", "a block must be an object", j))
@@ -268,6 +280,15 @@ def validate_turns(
                 if not isinstance(block.get("source"), Mapping):
                     add(ValidationIssue(i, "bad_media", f"{kind} block needs a source", j))
                 seen_other = True
+            elif kind == "openai_item":
+                want = openai_item_role(block.get("item_type"))
+                if role != want:
+                    add(
+                        ValidationIssue(
+                            i, f"provider_block_not_{want}", f"OpenAI {block.get('item_type')} in a {role} turn", j
+                        )
+                    )
+                seen_other = True
             elif kind in ASSISTANT_ONLY_TYPES or kind in USER_ONLY_TYPES:
                 _provider_block(i, j, role, kind, block, server_calls, seen_uses, add)
                 seen_other = True
@@ -277,7 +298,7 @@ def validate_turns(
         client_call = role == "assistant" and any(
             isinstance(b, Mapping) and b.get("type") == "tool_use" for b in blocks
         )  # a server_tool_use beside a client call is run after its tool_result comes back
-        for cid, (ckind, j) in server_calls.items():
+        for cid, (ckind, j, _) in server_calls.items():
             if not (client_call and ckind == "server_tool_use"):
                 add(ValidationIssue(i, "unanswered_server_call", f"{ckind} {cid!r} has no result in its message", j))
         for tid in pending:
@@ -316,7 +337,7 @@ def _provider_block(
     role: Any,
     kind: Any,
     block: Mapping[str, Any],
-    server_calls: dict[str, tuple[str, int]],
+    server_calls: dict[str, tuple[str, int, Any]],
     seen_ids: set[str],
     add: Any,
 ) -> None:
@@ -336,7 +357,7 @@ def _provider_block(
             add(ValidationIssue(i, "duplicate_tool_use", f"call id {cid!r} used twice", j))
         else:
             seen_ids.add(cid)
-            server_calls[cid] = (str(kind), j)
+            server_calls[cid] = (str(kind), j, block)
         if not isinstance(block.get("input"), Mapping):
             add(ValidationIssue(i, "bad_server_call", f"{kind} input must be an object", j))
     elif kind in SERVER_RESULT_TYPES:
@@ -344,6 +365,8 @@ def _provider_block(
         call = server_calls.get(tid) if isinstance(tid, str) else None
         if call is None or call[0] != server_result_call(kind):
             add(ValidationIssue(i, "orphan_server_result", f"{kind} {tid!r} answers no call earlier in its message", j))
+        elif (mismatch := server_result_mismatch(call[2], kind)) is not None:
+            add(ValidationIssue(i, "mismatched_server_result", f"{kind} {tid!r}: {mismatch}", j))
         else:
             del server_calls[str(tid)]
     elif kind == "compaction" and block.get("content") == "":

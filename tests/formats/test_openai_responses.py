@@ -528,14 +528,14 @@ def test_unknown_items_and_parts_are_skipped_and_reported(tmp_path: Path) -> Non
                 {"type": "input_image", "file_id": "file_1", "detail": "auto"},
             ],
         },
-        {"type": "web_search_call", "id": "ws_1", "status": "completed", "action": {"type": "search", "query": "q"}},
+        {"type": "item_reference", "id": "msg_0"},  # a stored item by id: nothing to keep
         {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "  ", "annotations": []}]},
     ]
     result = read_transcript(_write(tmp_path, "skips.json", data))
     assert result.format == "openai-responses"
     assert {s.reason: (s.count, s.sample_locations) for s in result.skipped} == {
         "unsupported input_image (a file id, not a URL)": (1, ("[0].content[1]",)),
-        "unsupported item type 'web_search_call'": (1, ("[1]",)),
+        "unsupported item type 'item_reference'": (1, ("[1]",)),
         "whitespace-only text part": (1, ("[2].content[0]",)),
         "empty message": (1, ("[2]",)),
     }

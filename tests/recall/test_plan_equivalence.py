@@ -295,7 +295,7 @@ def test_plan_reads_fewer_messages_than_the_reference() -> None:
 def test_known_line_tokens_are_the_counted_ones(seed: int) -> None:
     cm = _journal(seed)
     cm.add_message("ann", "  spaces around  ")
-    cm.add_message("bob", [{"type": "text", "text": "cited", "citations": [{"type": "char_location", "start": 1}]}])
+    cm.add_message("bob", [{"type": "text", "text": "cited", "citations": [{"type": "page_marker", "start": 1}]}])
     cm.add_message("bob", [{"type": "text", "text": "one"}, {"type": "text", "text": "two"}])
     for reader in (None, "ann"):
         view = ReaderView(cm._messages, reader)

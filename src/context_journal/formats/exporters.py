@@ -28,6 +28,9 @@ URL, PDFs ``file`` parts. Anthropic provider blocks (server tool calls and resul
 as text parts of their message (a server call and its result are one turn's text, so tool pairing is
 untouched; encrypted content is left out). OpenAI ``reasoning`` items go to neither (only the Responses
 export, :mod:`context_journal.formats.openai_responses`, sends them), as thinking is not sent to OpenAI.
+OpenAI built-in tool items (``openai_item`` blocks: ``web_search_call``, ``computer_call_output``...) go
+to both as a line of text in their turn, and a text block's OpenAI annotations (``url_citation``...) are
+not sent to Anthropic (its citations are of its own kinds).
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._cache_markers import MAX_CACHE_BREAKPOINTS, CacheMarkersDroppedWarning, can_carry_marker, cap_cache_markers
 from .._provider_render import PROVIDER_TYPES, provider_line
+from ..content import OPENAI_CITATION_TYPES
 
 if TYPE_CHECKING:
     from ..compile import CompiledMessage, CompileResult
@@ -89,13 +93,19 @@ def _anthropic_block(block: Mapping[str, Any], get_blob: Callable[[str], bytes] 
     out: Block = {k: block[k] for k in fields if k in block} if fields else dict(block)
     if "caller" in out and out["caller"] is None:
         del out["caller"]  # a model dump's null: the request types take an object there or nothing
+    if kind == "openai_item":  # an OpenAI built-in tool's item: Anthropic has no such block
+        return {"type": "text", "text": provider_line(block)}
     if kind == "text" and isinstance(out.get("citations"), list):
         # A model dump's citations carry ``file_id: None``, which the request types do not take (their
-        # ``title: None`` is taken: a nullable field they require).
+        # ``title: None`` is taken: a nullable field they require). OpenAI annotations (``url_citation``...)
+        # are not Anthropic citations: left out (the field too when none is left).
         out["citations"] = [
             {k: v for k, v in c.items() if not (k == "file_id" and v is None)} if isinstance(c, Mapping) else c
             for c in out["citations"]
+            if not (isinstance(c, Mapping) and c.get("type") in OPENAI_CITATION_TYPES)
         ]
+        if not out["citations"] and block["citations"]:
+            del out["citations"]
     if kind in ("image", "document") and isinstance(block.get("source"), Mapping):
         out["source"] = _source(block["source"], get_blob)
     elif kind == "tool_result" and isinstance(block.get("content"), list):

@@ -107,15 +107,22 @@ def _detect_data(data: Any) -> str | None:
     return _chat_flavour(data)
 
 
-def _responses_jsonl(path: Path) -> bool:
-    """Whether a ``.jsonl`` file's first record is a Responses API Response dict (``"object":
-    "response"``): a file of ``response.model_dump()`` lines, not a Claude Code session."""
+def _responses_jsonl(path: Path, lines: int = 50) -> bool:
+    """Whether a ``.jsonl`` file holds Responses API records: one of its first ``lines`` records is a
+    Response dict (``"object": "response"``), a saved request body (``{"input": ...}``) or an item only the
+    Responses API writes (a file of ``response.model_dump()`` lines, request bodies or items; a plain
+    ``{"role": "user", ...}`` message may open it), not a Claude Code session."""
     try:
         with path.open("rb") as f:
             for raw in f:
-                if raw.strip():
-                    first = json.loads(raw)
-                    return isinstance(first, dict) and first.get("object") == "response"
+                if not raw.strip():
+                    continue
+                record = json.loads(raw)
+                if isinstance(record, dict) and (looks_like_responses(record) or looks_like_responses([record])):
+                    return True
+                lines -= 1
+                if lines <= 0:
+                    return False
     except (OSError, ValueError, RecursionError):
         return False
     return False

@@ -21,6 +21,15 @@ list for ``openai.OpenAI().responses.create(model=..., input=items)``, each item
   message it was (``id``, ``status``, ``output_text`` parts, its text blocks gathered back into one
   item). A reasoning item keeps its id, which the provider verifies with its encrypted content.
 
+A text block's OpenAI annotations (``url_citation``... kept as its ``citations``) go back as the
+``output_text`` part's ``annotations`` and a refusal (a text block with ``refusal: true``) as a
+``refusal`` part, when the message is sent as the output message it was (with its id; the short form
+takes plain text only). A ``tool_use`` read from a ``custom_tool_call`` (``item_type``) goes back as that
+item, and the result that answers it as a ``custom_tool_call_output``. An ``openai_item`` block (a built-in
+tool's call or output: ``web_search_call``, ``mcp_call``, ``computer_call_output``...) is sent as the item
+it was, every field; an output whose call is not sent before it (the compile left the call out) is sent
+as a user message of its text line instead, since the API refuses an output without its call.
+
 Anthropic thinking is not sent (Responses cannot take it back), nor is a ``reasoning`` item that no
 message or call of its turn follows (the API refuses one "provided without its required following
 item"); Anthropic provider blocks (server tools, compaction...) are sent as text, as in the Chat
@@ -29,7 +38,8 @@ answered by a ``function_call_output`` before the next model turn; every output 
 call ids unique); the exporter checks its own output with it.
 
 **Import** (:func:`read_openai_responses`, format ``openai-responses``): a JSON file (or a JSON Lines
-file, ``.jsonl``, of Response dicts, one ``response.model_dump()`` a line, read as a chain) holding either
+file, ``.jsonl``, of Response dicts, request bodies or items, one a line, read as the JSON list of them)
+holding either
 
 - a list of items, input and output items alike (what ``input`` plus each ``response.output`` make), or
 - a stored response chain: a list of Response objects' dicts (``response.model_dump()``), each with its
@@ -38,17 +48,29 @@ file, ``.jsonl``, of Response dicts, one ``response.model_dump()`` a line, read 
   history again, so the leading items of its input that repeat the conversation read so far, in order
   (some, such as reasoning, may be left out of the replay), are not read twice. A response's
   ``instructions`` become a system message where they first appear or change.
-  A single Response dict is read as a chain of one; a saved request body (``{"model": ..., "input":
-  [...], "instructions": ...}``) as its instructions and input items.
+  A single Response dict is read as a chain of one; a saved request body (``{"input": [...],
+  "instructions": ..., "model": ...}``) as its instructions and input items; a list of request bodies as
+  a chain (each body's items that the bodies before it did not send; see :func:`read_openai_responses`).
 
 A ``reasoning`` item is stored as it is (every field, unknown ones included, byte for byte) but for
 fields that are null (a model dump's ``"content": null``; the request types take no null there).
 Consecutive assistant items (``reasoning``, assistant ``message``, ``function_call``) become one
 ``assistant`` message; consecutive ``function_call_output`` items one message of participant ``tool``
 (``tool_result`` blocks); a ``user`` message a ``user`` message; ``system`` / ``developer`` messages
-participant ``system`` (pinned). Items of other types (built-in tool calls, ``item_reference``...) and
+participant ``system`` (pinned). A built-in tool's item (``web_search_call``, ``file_search_call``,
+``code_interpreter_call``, ``image_generation_call``, ``mcp_call``, ``mcp_list_tools``,
+``mcp_approval_request``, ``computer_call``, ``local_shell_call``, ``shell_call``, ``apply_patch_call``...)
+is kept whole as an ``openai_item`` block (``item_type``, ``item``: every field but a model dump's nulls,
+at any depth, except those the request types require even when null) in the assistant message; what the
+host sends back for one (``computer_call_output``, ``local_shell_call_output``, ``mcp_approval_response``...)
+in the tool message, after its ``tool_result`` blocks. A ``custom_tool_call`` becomes a ``tool_use``
+(``input`` ``{"input": text}``, ``item_type: "custom_tool_call"``) and its ``custom_tool_call_output`` a
+``tool_result``, paired by ``call_id`` like function calls. An ``output_text`` part's ``annotations`` are
+kept as its text block's ``citations`` (checked: a damaged ``url_citation`` raises, naming the place); a
+``refusal`` part is a text block with ``refusal: true``. Items of other types (``item_reference``...) and
 content parts that cannot be stored (audio, files by id) are left out and reported in the skip report,
-as is a ``function_call_output`` that answers no ``function_call`` read before it.
+as is an output (``function_call_output``, ``custom_tool_call_output``, a built-in tool's output) that
+answers no call read before it.
 Message ids are ``<conversation id>:<n>``, ``n`` the position of the message's first item in the
 conversation; metadata keeps the role, the items' places and ids, and a response's id and model. The
 item id of an assistant message or a ``function_call`` is also kept on its blocks (``item_id``, a field
@@ -68,9 +90,10 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._block_types import openai_item_role
 from .._names import clip_repr
 from .._provider_render import PROVIDER_TYPES, provider_line
-from ..content import parse_block
+from ..content import OPENAI_CITATION_TYPES, check_citations, parse_block
 from ..errors import ImportFormatError, MalformedContentError
 from ..messages import MessageInput
 from ..validate import InvalidContextError, ValidationIssue
@@ -112,9 +135,40 @@ _ITEM_TYPES = frozenset(
         "mcp_list_tools",
         "mcp_approval_request",
         "mcp_approval_response",
+        "shell_call",
+        "shell_call_output",
+        "apply_patch_call",
+        "apply_patch_call_output",
     }
 )
 """Responses item types: a JSON list holding one is a Responses transcript (detection)."""
+_OPAQUE_ITEMS = frozenset(
+    {
+        "web_search_call",
+        "file_search_call",
+        "code_interpreter_call",
+        "image_generation_call",
+        "computer_call",
+        "computer_call_output",
+        "local_shell_call",
+        "local_shell_call_output",
+        "shell_call",
+        "shell_call_output",
+        "apply_patch_call",
+        "apply_patch_call_output",
+        "mcp_call",
+        "mcp_list_tools",
+        "mcp_approval_request",
+        "mcp_approval_response",
+        "tool_search_call",
+        "tool_search_output",
+    }
+)
+"""Item types kept whole as ``openai_item`` blocks: OpenAI's built-in tools' calls and what the host sends
+back for them (:func:`~context_journal._block_types.openai_item_role` tells which side)."""
+_KEEP_NULL = {"image_generation_call": ("result",), "code_interpreter_call": ("code", "outputs")}
+"""Item fields the request types require even when null (``Required[Optional[...]]``): kept when null."""
+_CUSTOM = "custom_tool_call"
 _PART_TYPES = frozenset({"input_text", "output_text", "input_image", "input_file"})
 _PHASES = ("commentary", "final_answer")
 _IMAGE_DETAILS = ("low", "high", "auto", "original")
@@ -190,15 +244,59 @@ def _item_id(block: Mapping[str, Any]) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+def _annotations(block: Mapping[str, Any]) -> list[Item]:
+    """A text block's OpenAI annotations (its ``citations`` of the Responses kinds, as imported)."""
+    cites = block.get("citations")
+    if not isinstance(cites, list):
+        return []
+    return [dict(c) for c in cites if isinstance(c, Mapping) and c.get("type") in OPENAI_CITATION_TYPES]
+
+
+def _opaque_item(b: Mapping[str, Any], role: str) -> Item | None:
+    """An ``openai_item`` block as the item it was, or None when it is not of ``role``'s side (the compile
+    shows such a block as text; a result built by hand may still hold one)."""
+    item = b.get("item")
+    if not isinstance(item, Mapping) or openai_item_role(b.get("item_type")) != role:
+        return None
+    return dict(item)
+
+
+def _custom_call(b: Mapping[str, Any]) -> Item:
+    """A ``tool_use`` the import read from a ``custom_tool_call`` as that item again (its free-form
+    ``input`` text, its id and the fields it had)."""
+    tool_input = b.get("input")
+    raw = tool_input.get("input") if isinstance(tool_input, Mapping) and set(tool_input) == {"input"} else None
+    text = raw if isinstance(raw, str) else _arguments(tool_input)
+    extra = b.get("item_extra")
+    call: Item = dict(extra) if isinstance(extra, Mapping) else {}
+    call.update({"type": _CUSTOM, "call_id": str(b.get("id")), "name": str(b.get("name")), "input": text})
+    item_id = _item_id(b)
+    if item_id is not None:
+        call["id"] = item_id
+    return call
+
+
 def _assistant_items(blocks: Sequence[Mapping[str, Any]]) -> list[Item]:
     out: list[Item] = []
     for b in blocks:
         kind = b.get("type")
         if kind == "reasoning":
             out.append(dict(b))  # as received: the id and encrypted content are verified as a pair
+        elif kind == "openai_item":
+            raw = _opaque_item(b, "assistant")
+            if raw is not None:
+                out.append(raw)  # as received, every field
+            else:
+                out.append({"type": "message", "role": "assistant", "content": provider_line(b)})
+        elif kind == "tool_use" and b.get("item_type") == _CUSTOM:
+            out.append(_custom_call(b))
         elif kind == "text":
             item_id = _item_id(b)
-            part = {"type": "output_text", "text": str(b.get("text", "")), "annotations": []}
+            part: Item
+            if b.get("refusal") is True and item_id is not None:
+                part = {"type": "refusal", "refusal": str(b.get("text", ""))}
+            else:
+                part = {"type": "output_text", "text": str(b.get("text", "")), "annotations": _annotations(b)}
             last = out[-1] if out else None
             if item_id is not None and last is not None and last.get("id") == item_id and last["type"] == "message":
                 last["content"].append(part)  # another part of the same stored message
@@ -233,15 +331,31 @@ def _assistant_items(blocks: Sequence[Mapping[str, Any]]) -> list[Item]:
     return out
 
 
-def _user_items(blocks: Sequence[Mapping[str, Any]], get_blob: Callable[[str], bytes] | None) -> list[Item]:
+def _user_items(
+    blocks: Sequence[Mapping[str, Any]], get_blob: Callable[[str], bytes] | None, custom: set[str]
+) -> list[Item]:
+    """A user turn's items; ``custom``: the call ids of the custom tool calls sent so far (their
+    results go back as ``custom_tool_call_output``)."""
     out: list[Item] = []
     parts: list[Item] = []
     for b in blocks:
         if b.get("type") == "tool_result":
-            out.append(
-                {"type": "function_call_output", "call_id": str(b.get("tool_use_id")), "output": _output(b, get_blob)}
-            )
+            cid = str(b.get("tool_use_id"))
+            kind = "custom_tool_call_output" if cid in custom else "function_call_output"
+            answer: Item = {"type": kind, "call_id": cid, "output": _output(b, get_blob)}
+            extra = b.get("item_extra")
+            if kind == "custom_tool_call_output" and isinstance(extra, Mapping):
+                answer = {**extra, **answer}
+            item_id = _item_id(b)
+            if kind == "custom_tool_call_output" and item_id is not None:
+                answer["id"] = item_id
+            out.append(answer)
             continue
+        if b.get("type") == "openai_item":
+            item = _opaque_item(b, "user")
+            if item is not None:
+                out.append(item)
+                continue
         part = _input_part(b, get_blob)
         if part is not None:
             parts.append(part)
@@ -251,9 +365,39 @@ def _user_items(blocks: Sequence[Mapping[str, Any]], get_blob: Callable[[str], b
 
 
 def _is_turn_item(item: Mapping[str, Any]) -> bool:
-    """An item a model turn is made of: an assistant message, a function call, a reasoning item."""
+    """An item a model turn is made of: an assistant message, a function or custom tool call, a reasoning
+    item, a built-in tool's call (``web_search_call``...)."""
     kind = item.get("type")
+    if kind in _OPAQUE_ITEMS:
+        return openai_item_role(kind) == "assistant"
     return kind in _ASSISTANT_ITEMS or (kind in ("message", None) and item.get("role") == "assistant")
+
+
+def _output_ref(item: Mapping[str, Any]) -> Any:
+    """The call a built-in tool's output item answers: its ``call_id`` (``approval_request_id`` of an MCP
+    approval, ``id`` of a ``local_shell_call_output``); None when it names none."""
+    for key in ("call_id", "approval_request_id", "id"):
+        if isinstance(item.get(key), str):
+            return item[key]
+    return None
+
+
+def _orphans_as_text(items: list[Item]) -> list[Item]:
+    """``items`` with each built-in tool output whose call is not sent before it (the compile left the
+    call out) replaced by a user message of its text line: the API refuses an output without its call."""
+    made: set[str] = set()
+    out: list[Item] = []
+    for item in items:
+        kind = item.get("type")
+        if kind in _OPAQUE_ITEMS and openai_item_role(kind) == "assistant":
+            made.update(str(item[k]) for k in ("call_id", "id") if isinstance(item.get(k), str))
+        elif kind in _OPAQUE_ITEMS:
+            ref = _output_ref(item)
+            if ref is not None and ref not in made:
+                line = provider_line({"type": "openai_item", "item_type": kind, "item": item})
+                item = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": line}]}
+        out.append(item)
+    return out
 
 
 def _followed_reasoning(items: list[Item]) -> list[Item]:
@@ -301,12 +445,15 @@ def to_openai_responses(
     system_text = "\n\n".join(str(b.get("text", "")) for b in result.system if b.get("type") == "text")
     if system_text.strip():
         items.append({"type": "message", "role": system_role, "content": system_text})
+    custom: set[str] = set()
     for m in result.messages:
         if m.role == "assistant":
-            items.extend(_assistant_items(m.content))
+            sent = _assistant_items(m.content)
+            custom.update(str(i["call_id"]) for i in sent if i.get("type") == _CUSTOM)
+            items.extend(sent)
         else:
-            items.extend(_user_items(m.content, get_blob))
-    items = _followed_reasoning(items)
+            items.extend(_user_items(m.content, get_blob, custom))
+    items = _followed_reasoning(_orphans_as_text(items))
     issues = validate_responses_items(items)
     if issues:
         raise InvalidContextError(issues)
@@ -327,14 +474,15 @@ def validate_responses_items(items: Sequence[Mapping[str, Any]]) -> list[Validat
     """
     issues: list[ValidationIssue] = []
     add = issues.append
-    open_calls: dict[str, int] = {}
+    open_calls: dict[str, tuple[int, str]] = {}
     seen: set[str] = set()
+    made: set[str] = set()  # call ids (and item ids) of the built-in tool calls so far
     in_turn = False
     for i, item in enumerate(items):
         kind = item.get("type")
         turn = _is_turn_item(item)
         if turn and not in_turn:
-            for open_id, at in open_calls.items():
+            for open_id, (at, _) in open_calls.items():
                 add(
                     ValidationIssue(
                         at,
@@ -344,22 +492,29 @@ def validate_responses_items(items: Sequence[Mapping[str, Any]]) -> list[Validat
                 )
             open_calls = {}
         in_turn = turn
-        if kind == "function_call":
+        if kind in ("function_call", _CUSTOM):
             cid = item.get("call_id")
             if not isinstance(cid, str) or not cid:
-                add(ValidationIssue(i, "bad_function_call", "a function_call needs a non-empty call_id"))
+                add(ValidationIssue(i, "bad_function_call", f"a {kind} needs a non-empty call_id"))
             elif cid in seen:
                 add(ValidationIssue(i, "duplicate_call_id", f"call_id {cid!r} used twice"))
             else:
                 seen.add(cid)
-                open_calls[cid] = i
-        elif kind == "function_call_output":
+                open_calls[cid] = (i, str(kind))
+        elif kind in ("function_call_output", "custom_tool_call_output"):
             cid = item.get("call_id")
-            if not isinstance(cid, str) or cid not in open_calls:
-                add(ValidationIssue(i, "orphan_function_call_output", f"output {cid!r} answers no open call"))
+            call = open_calls.get(cid) if isinstance(cid, str) else None
+            if call is None or f"{call[1]}_output" != kind:
+                add(ValidationIssue(i, "orphan_function_call_output", f"{kind} {cid!r} answers no open call"))
             else:
-                del open_calls[cid]
-    for open_id, at in open_calls.items():
+                del open_calls[str(cid)]
+        elif kind in _OPAQUE_ITEMS and turn:
+            made.update(str(item[k]) for k in ("call_id", "id") if isinstance(item.get(k), str))
+        elif kind in _OPAQUE_ITEMS:
+            ref = _output_ref(item)
+            if ref is not None and ref not in made:
+                add(ValidationIssue(i, "orphan_item_output", f"{kind} {ref!r} answers no earlier call"))
+    for open_id, (at, _) in open_calls.items():
         add(ValidationIssue(at, "missing_function_call_output", f"call {open_id!r} is not answered"))
     return issues
 
@@ -381,23 +536,25 @@ def _is_item(value: Any) -> bool:
 
 
 def _is_request(value: Any) -> bool:
-    """A saved request body: ``{"model": ..., "input": [items] or text, ...}`` (no ``output``)."""
+    """A saved request body: ``{"input": [items] or text, "instructions": ..., "model": ...}`` (no
+    ``output``; not an item, which has a ``type`` or a ``role``)."""
     return (
         isinstance(value, dict)
-        and isinstance(value.get("model"), str)
         and isinstance(value.get("input"), (list, str))
         and "output" not in value
+        and "type" not in value
+        and "role" not in value
     )
 
 
 def looks_like_responses(data: Any) -> bool:
-    """Whether parsed JSON is a Responses transcript: a Response dict, a list of them, a saved request body
-    (``{"model": ..., "input": ...}``), or a list holding an item only the Responses API writes (a typed
-    item such as ``function_call`` or ``reasoning``, or a message with ``input_text`` / ``output_text`` /
+    """Whether parsed JSON is a Responses transcript: a Response dict, a saved request body (``{"input":
+    ...}``), a list of either, or a list holding an item only the Responses API writes (a typed item such
+    as ``function_call`` or ``reasoning``, or a message with ``input_text`` / ``output_text`` /
     ``input_image`` / ``input_file`` parts)."""
     if _is_response(data) or _is_request(data):
         return True
-    return isinstance(data, list) and any(_is_response(x) or _is_item(x) for x in data)
+    return isinstance(data, list) and any(_is_response(x) or _is_request(x) or _is_item(x) for x in data)
 
 
 def _text_of(content: Any) -> str:
@@ -457,8 +614,8 @@ def _chain_entries(data: list[Any], source: str) -> list[_Entry]:
     for r, resp in enumerate(data):
         where = f"[{r}]"
         expect(
-            isinstance(resp, dict) and isinstance(resp.get("output"), list),
-            "a response in a chain needs its 'output' list",
+            isinstance(resp, dict) and (isinstance(resp.get("output"), list) or _is_request(resp)),
+            "a response in a chain needs its 'output' list (a request body, its 'input')",
             source=source,
             location=where,
         )
@@ -482,7 +639,7 @@ def _chain_entries(data: list[Any], source: str) -> list[_Entry]:
         if r > 0 and resp.get("previous_response_id") is None:  # stateless: the history is sent again
             skip = _replayed(inputs, [_key(e.item) for e in entries if not e.location.endswith(".instructions")])
         entries.extend(_Entry(x, f"{where}.input[{k}]", resp) for k, x in enumerate(inputs) if k >= skip)
-        entries.extend(_Entry(x, f"{where}.output[{k}]", resp) for k, x in enumerate(resp["output"]))
+        entries.extend(_Entry(x, f"{where}.output[{k}]", resp) for k, x in enumerate(resp.get("output") or []))
     return entries
 
 
@@ -497,7 +654,8 @@ class _Reader:
         self.unparsed_arguments = 0
         self._group: list[tuple[int, _Entry, list[dict[str, Any]]]] = []
         self._group_kind: str | None = None
-        self._calls: set[str] = set()  # call ids of the function calls read so far
+        self._calls: dict[str, str] = {}  # call id -> type of the function and custom tool calls read so far
+        self._made: set[str] = set()  # call ids and item ids of the built-in tool calls read so far
 
     def _check_call_id(self, call_id: Any, where: str) -> None:
         """Raise when an item's ``call_id`` is there but not text (a number, an object).
@@ -554,11 +712,14 @@ class _Reader:
             assert kind is None or isinstance(part, dict)
             if kind in ("input_text", "output_text", "text") and isinstance(part.get("text"), str):
                 if part["text"].strip():
-                    out.append(self._text(part["text"], phase))
+                    out.append(self._cited(self._text(part["text"], phase), part.get("annotations"), pwhere))
                 else:
                     self.skips.add("whitespace-only text part", pwhere)
             elif kind == "refusal" and isinstance(part.get("refusal"), str):
-                out.append(self._text(part["refusal"], phase))
+                if part["refusal"].strip():
+                    out.append({**self._text(part["refusal"], phase), "refusal": True})
+                else:
+                    self.skips.add("whitespace-only refusal part", pwhere)
             elif kind in ("input_image", "input_file"):
                 block = self._media(part, pwhere)
                 if block is not None:
@@ -566,6 +727,23 @@ class _Reader:
             else:
                 self.skips.add(f"unsupported content part {kind!r}", pwhere)
         return out
+
+    def _cited(self, block: dict[str, Any], annotations: Any, where: str) -> dict[str, Any]:
+        """``block`` with an ``output_text`` part's annotations as its ``citations`` (none: unchanged).
+
+        Raises:
+            ImportFormatError: the annotations are not a list of objects, or one of a known kind
+                (``url_citation``...) lacks a field or holds one of the wrong type (names the place).
+        """
+        if annotations is None or annotations == []:
+            return block
+        cited = {**block, "citations": annotations}
+        try:
+            check_citations([cited])
+        except MalformedContentError as exc:
+            path = str(exc.path or "citations").replace("citations", "annotations", 1)
+            raise ImportFormatError(exc.reason, source=self.source, location=f"{where}.{path}") from None
+        return cited
 
     @staticmethod
     def _text(text: str, phase: Any) -> dict[str, Any]:
@@ -580,6 +758,8 @@ class _Reader:
         group, kind = self._group, self._group_kind
         self._group, self._group_kind = [], None
         blocks = [b for _, _, bs in group for b in bs]
+        if kind == "tool":  # tool results come first in a user turn (the built-in tools' outputs after)
+            blocks.sort(key=lambda b: b["type"] != "tool_result")
         if not group:
             return
         first_n, first, _ = group[0]
@@ -615,6 +795,95 @@ class _Reader:
             self._flush()
             self._group_kind = kind
         self._group.append((n, entry, blocks))
+
+    def _custom_call(self, n: int, entry: _Entry) -> None:
+        """A ``custom_tool_call`` as a ``tool_use`` (``input`` ``{"input": text}``, ``item_type``
+        ``custom_tool_call``, its id as ``item_id``, its other fields in ``item_extra``), paired with its
+        output by ``call_id`` like a function call."""
+        item, where = entry.item, entry.location
+        call_id, name, text = item.get("call_id"), item.get("name"), item.get("input")
+        self._check_call_id(call_id, where)
+        expect(
+            isinstance(call_id, str) and bool(call_id) and isinstance(name, str) and bool(name),
+            "a custom_tool_call needs 'call_id' and 'name'",
+            source=self.source,
+            location=where,
+        )
+        expect(isinstance(text, str), "'input' must be text", source=self.source, location=f"{where}.input")
+        use: dict[str, Any] = {"type": "tool_use", "id": call_id, "name": name, "input": {"input": text}}
+        use["item_type"] = _CUSTOM
+        if isinstance(item.get("id"), str) and item["id"]:
+            use["item_id"] = item["id"]
+        extra = _extra(item, ("type", "id", "call_id", "name", "input"))
+        if extra:
+            use["item_extra"] = extra
+        why = _problem(use)
+        if why is not None:
+            raise ImportFormatError(why, source=self.source, location=where)
+        self._add(n, entry, "assistant", [use])
+        self._calls[str(call_id)] = _CUSTOM
+
+    def _output_fields(self, item: dict[str, Any], kind: str, where: str) -> tuple[str, Any]:
+        """``(call_id, output)`` of a ``function_call_output`` or ``custom_tool_call_output`` item, checked.
+
+        Raises:
+            ImportFormatError: the call id is missing or malformed, or ``output`` is neither text nor parts.
+        """
+        call_id, output = item.get("call_id"), item.get("output")
+        self._check_call_id(call_id, where)
+        expect(
+            isinstance(call_id, str) and bool(call_id),
+            f"a {kind} needs its 'call_id'",
+            source=self.source,
+            location=where,
+        )
+        expect(
+            isinstance(output, (str, list)),
+            "'output' must be text or a list of parts",
+            source=self.source,
+            location=f"{where}.output",
+        )
+        return str(call_id), output
+
+    def _custom_output(self, n: int, entry: _Entry) -> None:
+        """A ``custom_tool_call_output`` as a ``tool_result`` (``item_type`` ``custom_tool_call_output``);
+        one that answers no earlier ``custom_tool_call`` is left out and reported."""
+        item, where = entry.item, entry.location
+        call_id, output = self._output_fields(item, "custom_tool_call_output", where)
+        if self._calls.get(str(call_id)) != _CUSTOM:
+            self._flush()
+            self.skips.add("custom_tool_call_output that answers no earlier custom_tool_call", where)
+            return
+        content = output if isinstance(output, str) else self._parts(output, f"{where}.output")
+        result: dict[str, Any] = {"type": "tool_result", "tool_use_id": call_id, "content": content}
+        result["item_type"] = "custom_tool_call_output"
+        if isinstance(item.get("id"), str) and item["id"]:
+            result["item_id"] = item["id"]
+        extra = _extra(item, ("type", "id", "call_id", "output"))
+        if extra:
+            result["item_extra"] = extra
+        self._add(n, entry, "tool", [result])
+
+    def _opaque(self, n: int, entry: _Entry, kind: str) -> None:
+        """A built-in tool's item as an ``openai_item`` block: a call in the assistant's message, an output
+        in the tool message (left out and reported when it answers no call read before it)."""
+        raw = entry.item
+        keep = _KEEP_NULL.get(kind, ())
+        item = {k: _no_nulls(v) for k, v in raw.items() if v is not None or k in keep}  # a model dump's nulls
+        block = {"type": "openai_item", "item_type": kind, "item": item}
+        why = _problem(block)
+        if why is not None:
+            raise ImportFormatError(why, source=self.source, location=entry.location)
+        if openai_item_role(kind) == "assistant":
+            self._made.update(str(item[k]) for k in ("call_id", "id") if isinstance(item.get(k), str))
+            self._add(n, entry, "assistant", [block])
+            return
+        ref = _output_ref(item)
+        if ref is not None and ref not in self._made:
+            self._flush()
+            self.skips.add(f"{kind} that answers no earlier call", entry.location)
+            return
+        self._add(n, entry, "tool", [block])
 
     def read(self, entries: Sequence[_Entry]) -> None:
         """Read the items in order (see the module docstring).
@@ -671,24 +940,10 @@ class _Reader:
                 if why is not None:
                     raise ImportFormatError(why, source=self.source, location=where)
                 self._add(n, entry, "assistant", [use])
-                self._calls.add(call_id)
+                self._calls[call_id] = "function_call"
             elif kind == "function_call_output":
-                call_id = item.get("call_id")
-                output = item.get("output")
-                self._check_call_id(call_id, where)
-                expect(
-                    isinstance(call_id, str) and bool(call_id),
-                    "a function_call_output needs its 'call_id'",
-                    source=self.source,
-                    location=where,
-                )
-                expect(
-                    isinstance(output, (str, list)),
-                    "'output' must be text or a list of parts",
-                    source=self.source,
-                    location=f"{where}.output",
-                )
-                if call_id not in self._calls:
+                call_id, output = self._output_fields(item, "function_call_output", where)
+                if self._calls.get(call_id) != "function_call":
                     self._flush()
                     self.skips.add("function_call_output that answers no earlier function_call", where)
                     continue
@@ -696,6 +951,12 @@ class _Reader:
                     output if isinstance(output, str) else self._parts(output, f"{where}.output")
                 )
                 self._add(n, entry, "tool", [{"type": "tool_result", "tool_use_id": call_id, "content": content}])
+            elif kind == _CUSTOM:
+                self._custom_call(n, entry)
+            elif kind == "custom_tool_call_output":
+                self._custom_output(n, entry)
+            elif kind in _OPAQUE_ITEMS:
+                self._opaque(n, entry, str(kind))
             else:
                 expect(
                     isinstance(kind, str),
@@ -706,6 +967,24 @@ class _Reader:
                 self._flush()
                 self.skips.add(f"unsupported item type {kind!r}", where)
         self._flush()
+
+
+def _no_nulls(value: Any) -> Any:
+    """``value`` without the null fields of its objects, at any depth (a model dump writes every unset
+    optional field as null, which the request types do not take); a JSON Schema (``input_schema``, a
+    tool's parameters) is kept as it is."""
+    if isinstance(value, dict):
+        return {
+            k: v if k in ("input_schema", "parameters") else _no_nulls(v) for k, v in value.items() if v is not None
+        }
+    if isinstance(value, list):
+        return [_no_nulls(v) for v in value]
+    return value
+
+
+def _extra(item: Mapping[str, Any], known: Sequence[str]) -> dict[str, Any]:
+    """The fields of ``item`` besides ``known`` that are not null (kept so the item goes back whole)."""
+    return {k: v for k, v in item.items() if k not in known and v is not None}
 
 
 def _url_source(url: str) -> dict[str, Any]:
@@ -758,11 +1037,20 @@ def _load_jsonl(source: str) -> list[Any]:
 
 
 def read_openai_responses(path: str | os.PathLike[str], *, data: Any = None) -> ImportResult:
-    """Read a Responses API transcript: a list of items, or a stored response chain (see the module
-    docstring).
+    """Read a Responses API transcript: a list of items, a stored response chain, or saved request
+    bodies (see the module docstring).
+
+    A list of request bodies (a JSON list, or a JSON Lines file of one body a line) is read as a chain:
+    each body adds the items it sends that the bodies before it did not. A stateless client sends the
+    whole history again in each body, so the conversation is read once, as the last body holds it, with
+    the items an earlier body held and a later one left out (reasoning, often) kept in their place; a
+    body with ``previous_response_id`` sent only its new items, which are read as they are. A body's
+    ``instructions`` become a system message where they first appear or change. The model's answers
+    are in the next body's input (a request body holds no output), so the last body's answer is not read.
 
     Args:
-        path: The JSON file.
+        path: The JSON file, or a JSON Lines file (``.jsonl``) of Response dicts, request bodies or items,
+            one a line.
         data: The parsed file, when the caller already has it.
 
     Returns:
@@ -786,7 +1074,7 @@ def read_openai_responses(path: str | os.PathLike[str], *, data: Any = None) -> 
         source=source,
         location="top level",
     )
-    chain = bool(data) and _is_response(data[0])
+    chain = bool(data) and (_is_response(data[0]) or _is_request(data[0]))
     entries = _chain_entries(data, source) if chain else [_Entry(x, f"[{k}]", None) for k, x in enumerate(data)]
     conv_id = f"openai-responses:{Path(source).stem}"
     reader = _Reader(source, skips, conv_id)
@@ -799,7 +1087,7 @@ def read_openai_responses(path: str | os.PathLike[str], *, data: Any = None) -> 
         "tool_participants": ["tool"],
         "markers": [],
     }
-    models = [r["model"] for r in data if chain and isinstance(r.get("model"), str)]
+    models = [r["model"] for r in data if chain and isinstance(r, dict) and isinstance(r.get("model"), str)]
     if models:
         metadata["model"] = models[-1]
     if reader.unparsed_arguments:

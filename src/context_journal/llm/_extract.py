@@ -70,7 +70,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -152,7 +152,7 @@ CLIP_MARK = re.compile(r"… \[clipped [\d,]+ (?:chars|items)(?:; names: [^\]\n]
 """What a clipped tool argument ends with (:func:`clip_marker`), and the ``…`` before a path's tail."""
 _LABEL_LINE = re.compile(r"^(The user said:|I said:|I called:|Results:|Errors:|I thought:|\S{1,60} said:) ", re.M)
 _CLIP_COUNT = re.compile(r"(?<=\[)clipped [\d,]+ (?:chars|items)")
-_NEXT_CALL = re.compile(r"; (?=[\w.:-]{1,64}(?:\(|;|$))")
+_NEXT_CALL = re.compile(r"; (?=[\w.:/-]{1,64}(?:\(|;|$))")  # "/": an MCP call is server/name(...)
 SERVER_CALL_PREFIX = "server:"
 """What a provider-side tool call's name opens with in a digest (``server:bash_code_execution(...)``), so a
 reader does not take the provider's sandbox for the client's own tools (a ``Bash`` call)."""
@@ -378,9 +378,15 @@ def _nested(value: Any, limit: int, depth: int = 0, in_list: bool = False) -> _V
     return _Value(body if bare else f"[{body}]", tuple(pieces), tuple(values))
 
 
-def _head_arg(key: str, value: Any) -> bool:
+SERVER_HEAD_ARGS = ("code",)
+"""Arguments of a provider-side tool call (``server_tool_use``) that go in its head after those of
+:data:`_ARG_PRIORITY`: what a ``code_execution`` call ran is what the call is about, as a ``Bash`` call's
+command is (its other tools' inputs, ``query``, ``url``, ``command``, ``path``, are there already)."""
+
+
+def _head_arg(key: str, value: Any, priority: Sequence[str] = _ARG_PRIORITY) -> bool:
     """Whether an argument belongs in the call's head (see :func:`call_parts`)."""
-    if key not in _ARG_PRIORITY:
+    if key not in priority:
         return False
     return isinstance(value, str | int | float) and not isinstance(value, bool)
 
@@ -395,27 +401,28 @@ def _path(value: str) -> _Value | None:
     return _scalar(value, MAX_ARG_CHARS)
 
 
-def call_parts(name: str, args: dict[str, Any]) -> tuple[_Value, list[tuple[str, _Value]]]:
+def call_parts(
+    name: str, args: dict[str, Any], head_args: Sequence[str] = ()
+) -> tuple[_Value, list[tuple[str, _Value]]]:
     """A tool call as its head and its other arguments.
 
-    The head is ``name(key: value, ...)`` with up to :data:`MAX_CALL_ARGS` scalar arguments whose
-    keys are in :data:`_ARG_PRIORITY` (the file, command or pattern the call is about), in that
-    order: strings cut to their first line and :data:`MAX_ARG_CHARS` characters, the cut marked; an
-    absolute path as its last :data:`PATH_TAIL_PARTS` parts after ``…/``. Every other argument is
-    ``key: value``: a bulky string (``old_string``, ``content``...) clipped to
-    :data:`MAX_BULKY_CHARS`, a list or dict flattened to ``[key: value, ...]`` within
-    :data:`MAX_NESTED_CHARS`, a scalar as in the head.
+    The head is ``name(key: value, ...)`` with up to :data:`MAX_CALL_ARGS` scalar arguments whose keys are
+    in :data:`_ARG_PRIORITY` (the file, command or pattern the call is about) or ``head_args``
+    (:data:`SERVER_HEAD_ARGS` for a provider-side call), in that order: strings cut to their first line and
+    :data:`MAX_ARG_CHARS` characters, the cut marked; an absolute path as its last :data:`PATH_TAIL_PARTS`
+    parts after ``…/``. Every other argument is ``key: value``: a bulky string (``old_string``,
+    ``content``...) clipped to :data:`MAX_BULKY_CHARS`, a list or dict flattened to ``[key: value, ...]``
+    within :data:`MAX_NESTED_CHARS`, a scalar as in the head.
     """
     order = list(args)
-    keys = sorted(
-        order, key=lambda k: (_ARG_PRIORITY.index(k) if k in _ARG_PRIORITY else len(_ARG_PRIORITY), order.index(k))
-    )
+    priority = (*_ARG_PRIORITY, *head_args)
+    keys = sorted(order, key=lambda k: (priority.index(k) if k in priority else len(priority), order.index(k)))
     head_pairs: list[str] = []
     pieces: list[str] = [name]
     values: list[str] = []
     head_keys: set[str] = set()
     for key in keys:
-        if len(head_keys) >= MAX_CALL_ARGS or not _head_arg(key, args[key]):
+        if len(head_keys) >= MAX_CALL_ARGS or not _head_arg(key, args[key], priority):
             continue
         value = args[key]
         val = _path(value) if key in _PATH_ARGS and isinstance(value, str) else _scalar(value, MAX_ARG_CHARS)
@@ -650,7 +657,7 @@ def extract_units(messages: list[LLMMessage], start: int, end: int) -> list[Unit
                     name = f"{getattr(block, 'server_name', '')}/{name}"
                 elif kind == "server_tool_use":
                     name = f"{SERVER_CALL_PREFIX}{name}"  # run by the provider, not a client tool
-                head_value, rest = call_parts(name, args)
+                head_value, rest = call_parts(name, args, SERVER_HEAD_ARGS if kind == "server_tool_use" else ())
                 full = render_call(head_value.rendered, [v.rendered for _, v in rest])
                 head = add(
                     "call", head_value.pieces, head_value.rendered, index, LABELS["call"],
