@@ -105,6 +105,7 @@ from .llm import (
     Usage,
     run_sync,
 )
+from .aio import AsyncContextManager
 from .manager import ContextManager
 from .messages import Message, MessageInput
 from .readers import AudienceNarrowingError, ReaderConflictError, ReaderError, StaleReaderError
@@ -134,6 +135,7 @@ __version__ = "0.1.0"
 __all__ = [
     "AnthropicProvider",
     "AppendOutcome",
+    "AsyncContextManager",
     "AudienceNarrowingError",
     "AuthorNotAllowedError",
     "AutobiographicalConfig",

@@ -10,6 +10,7 @@ import context_journal
 PUBLIC = [
     "AnthropicProvider",
     "AppendOutcome",
+    "AsyncContextManager",
     "AudienceNarrowingError",
     "AuthorNotAllowedError",
     "AutobiographicalConfig",

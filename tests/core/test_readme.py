@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ def test_readme_python_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert blocks, "the README has no Python example"
     monkeypatch.chdir(tmp_path)
     for code in blocks:
-        exec(compile(code, str(README), "exec"), {})
+        exec(compile(textwrap.dedent(code), str(README), "exec"), {})  # a block in a list item is indented
     assert (tmp_path / "agent.db").exists()
 
 

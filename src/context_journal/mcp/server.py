@@ -19,6 +19,7 @@ token on a loopback address the token is required too.
 
 from __future__ import annotations
 
+import gc
 import hmac
 import inspect
 import json
@@ -67,6 +68,7 @@ __all__ = [
     "is_loopback",
     "run_http",
     "run_stdio",
+    "settle_heap",
     "token_problem",
 ]
 
@@ -654,8 +656,23 @@ class BearerTokenMiddleware:
         await self.app(scope, receive, send)
 
 
+def settle_heap() -> None:
+    """Put what start-up allocated (modules, the server, its tools, the stores' indexes) beyond the cycle
+    collector's reach (:func:`gc.freeze`), before serving.
+
+    Tool calls run on worker threads, so the server's event loop waits for none of them; what still
+    stops it is the collector: a full collection pauses every thread, for as long as it takes to scan
+    every tracked object. Over a store of 3,000 messages under 100 concurrent tool calls that was a
+    47-50 ms pause of the loop; with start-up's objects frozen the longest pause was 6-7 ms (measured by
+    ``tests/mcp/test_mcp_loop_lag.py``). Objects made while serving are collected as usual.
+    """
+    gc.collect()
+    gc.freeze()
+
+
 def run_stdio(server: MCPServer[Any]) -> None:
     """Serve over stdin/stdout until the client closes them."""
+    settle_heap()
     server.run("stdio")
 
 
@@ -689,4 +706,5 @@ def run_http(
     if token:
         app = BearerTokenMiddleware(app, token)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+    settle_heap()
     anyio.run(uvicorn.Server(config).serve)

@@ -1,0 +1,390 @@
+"""The async API: :class:`AsyncContextManager`, a :class:`~context_journal.ContextManager` whose I/O never
+blocks the caller's event loop.
+
+Every call on one store handle runs on that handle's own thread (:class:`StoreThread`): one thread per
+open store object, shared by every async manager over it, with an asyncio loop of its own. A call is
+queued there and the caller's task awaits its result, so the caller's loop keeps serving its other
+tasks while SQLite reads its pages or PostgreSQL answers (the same design as ``aiosqlite``: one
+connection, one thread). Calls on one handle run one at a time in the order they were made, so the
+semantics are exactly the synchronous API's, and so are the errors: whatever the synchronous method
+raises is raised from the ``await`` (the same exception object).
+
+Compression (:meth:`AsyncContextManager.tick`, :meth:`~AsyncContextManager.drain`) runs the
+manager's coroutine versions on the store thread's loop: while the summarizer's model call is awaited
+there, the other calls queued on the handle (a write, a compile) run in between, as they would
+around ``await cm.atick()`` in one loop. (The summarizer's client is therefore used from the store
+thread's loop: give an async manager a provider of its own rather than an SDK client already bound to
+another loop.)
+
+A cancelled ``await`` stops a call that has not started; one already running on the store thread
+finishes (synchronous store work cannot be interrupted) and its result is dropped. Attributes that do
+no I/O (``namespace``, ``store``, ``messages``, ``strategy``...) are read directly; read them between
+awaited calls, not while a call of another task is running on the handle.
+
+asyncio only (``trio`` is not supported: the await goes through :func:`asyncio.wrap_future`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import itertools
+import threading
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, Concatenate, ParamSpec, TypeVar
+
+from .errors import StoreError
+from .manager import ContextManager
+from .stores import Store
+
+__all__ = ["AsyncContextManager", "StoreThread"]
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+_numbers = itertools.count(1)
+
+
+class StoreThread:
+    """A thread with an asyncio loop of its own, where every call on one store handle runs, in order.
+
+    Made and shared by :class:`AsyncContextManager` (one per open store object, counted by its users);
+    it stops when its last user closes.
+    """
+
+    def __init__(self) -> None:
+        self._loop = asyncio.new_event_loop()
+        self._ready = threading.Event()
+        self.thread = threading.Thread(target=self._run, name=f"context-journal-store-{next(_numbers)}", daemon=True)
+        self.users = 0
+        self.thread.start()
+        self._ready.wait()
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self._loop)
+        self._loop.call_soon(self._ready.set)
+        try:
+            self._loop.run_forever()
+        finally:
+            self._loop.run_until_complete(self._loop.shutdown_asyncgens())
+            self._loop.close()
+
+    @property
+    def running(self) -> bool:
+        """True until :meth:`stop` has ended the thread."""
+        return self.thread.is_alive() and not self._loop.is_closed()
+
+    async def run(self, start: Callable[[], Awaitable[T]]) -> T:
+        """Await ``start()`` run on this thread's loop (the awaitable is made there), from another loop;
+        from this thread's loop itself it is awaited in place, so a callback running on the store thread
+        cannot deadlock. A cancelled caller's call that has not started never starts.
+
+        Raises:
+            StoreError: the thread was stopped (its store was closed).
+        """
+        if threading.current_thread() is self.thread:
+            return await start()
+        if not self.running:
+            raise StoreError("the store's thread has stopped: the async manager was closed")
+        cancelled = threading.Event()
+
+        async def job() -> T:
+            if cancelled.is_set():  # cancelled while queued behind other calls
+                raise asyncio.CancelledError
+            return await start()
+
+        future = asyncio.run_coroutine_threadsafe(job(), self._loop)
+        try:
+            return await asyncio.wrap_future(future)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+
+    async def call(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        """Await ``fn(*args, **kwargs)`` run on this thread (after the calls queued before it)."""
+
+        async def job() -> T:
+            return fn(*args, **kwargs)
+
+        return await self.run(job)
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """End the loop after the calls already queued; wait up to ``timeout`` seconds for the thread."""
+        if self.thread.is_alive() and not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(self._loop.stop)
+        if threading.current_thread() is not self.thread:
+            self.thread.join(timeout)
+
+
+_threads: dict[int, tuple[Store, StoreThread]] = {}
+_threads_lock = threading.Lock()
+
+
+def _acquire(store: Store, made: StoreThread | None = None) -> StoreThread:
+    """The thread of ``store`` (``made`` when it has none yet, else a new one), with one more user."""
+    with _threads_lock:
+        found = _threads.get(id(store))
+        if found is not None and found[0] is store and found[1].running:
+            thread = found[1]
+            if made is not None and made is not thread:
+                made.stop()
+        else:
+            thread = made or StoreThread()
+            _threads[id(store)] = (store, thread)
+        thread.users += 1
+        return thread
+
+
+def _release(store: Store, thread: StoreThread) -> None:
+    with _threads_lock:
+        thread.users -= 1
+        if thread.users > 0:
+            return
+        found = _threads.get(id(store))
+        if found is not None and found[1] is thread:
+            del _threads[id(store)]
+    thread.stop()
+
+
+def _on_store(
+    method: Callable[Concatenate[ContextManager, P], T],
+) -> Callable[Concatenate[AsyncContextManager, P], Coroutine[Any, Any, T]]:
+    """The awaitable twin of a :class:`ContextManager` method: the same arguments, run on the store's thread."""
+    name = method.__name__
+
+    async def twin(self: AsyncContextManager, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        if self._closed:  # the manager's own error for a closed manager (no I/O: its thread may be gone)
+            return getattr(self._cm, name)(*args, **kwargs)  # type: ignore[no-any-return]
+        return await self._thread.call(getattr(self._cm, name), *args, **kwargs)
+
+    twin.__name__ = twin.__qualname__ = name
+    twin.__module__ = __name__
+    twin.__doc__ = f"Awaitable :meth:`ContextManager.{name}` (run on the store's thread).\n\n{method.__doc__ or ''}"
+    return twin
+
+
+def _on_store_loop(
+    method: Callable[Concatenate[ContextManager, P], Coroutine[Any, Any, T]], name: str
+) -> Callable[Concatenate[AsyncContextManager, P], Coroutine[Any, Any, T]]:
+    """A coroutine method of :class:`ContextManager` (``atick``, ``adrain``) run on the store thread's loop, as
+    ``name``: the calls queued on the handle meanwhile run while it awaits the summarizer."""
+    own = method.__name__
+
+    async def twin(self: AsyncContextManager, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        if self._closed:
+            return await getattr(self._cm, own)(*args, **kwargs)  # type: ignore[no-any-return]
+        return await self._thread.run(functools.partial(getattr(self._cm, own), *args, **kwargs))
+
+    twin.__name__ = twin.__qualname__ = name
+    twin.__module__ = __name__
+    twin.__doc__ = (
+        f":meth:`ContextManager.{own}` run on the store thread's loop (other calls on the handle run while "
+        f"it awaits the summarizer; a ``progress`` callback runs on the store's thread).\n\n{method.__doc__ or ''}"
+    )
+    return twin
+
+
+class AsyncContextManager:
+    """A :class:`~context_journal.ContextManager` with awaitable methods (see the module docstring).
+
+    Open one with ``await AsyncContextManager.open(...)`` (the arguments of
+    :meth:`ContextManager.open`), or wrap a manager with :meth:`wrap`; close it with ``await
+    acm.aclose()`` or ``async with``. Every I/O method of the synchronous manager has an awaitable twin
+    of the same name, arguments, result and errors; :meth:`tick` and :meth:`drain` are the manager's
+    ``atick`` and ``adrain``; :meth:`run` runs any function of the manager on the store's thread.
+
+    Example::
+
+        async with await AsyncContextManager.open("chat.db") as cm:
+            await cm.add_message("user", "hello")
+            result = await cm.compile(max_tokens=4000)
+    """
+
+    def __init__(self, manager: ContextManager, thread: StoreThread) -> None:
+        """Use :meth:`open` or :meth:`wrap` (this takes a thread already counted for ``manager``)."""
+        self._cm = manager
+        self._thread = thread
+        self._closed = False
+
+    # ---- opening and closing -------------------------------------------------------------------------
+
+    @classmethod
+    async def open(cls, path: Any = None, *, store: Store | None = None, **kwargs: Any) -> AsyncContextManager:
+        """Open a manager as :meth:`ContextManager.open` does (same arguments), on the store's thread.
+
+        Raises:
+            StoreError, ValueError, TypeError: as :meth:`ContextManager.open`.
+        """
+        if store is not None:
+            thread = _acquire(store)
+            try:
+                manager = await thread.call(ContextManager.open, path, store=store, **kwargs)
+            except BaseException:
+                _release(store, thread)
+                raise
+            return cls(manager, thread)
+        made = StoreThread()
+        try:
+            manager = await made.call(ContextManager.open, path, **kwargs)
+        except BaseException:
+            made.stop()
+            raise
+        thread = _acquire(manager.store, made)
+        if thread is not made:  # another async manager already has a thread for this store object
+            made.stop()
+        return cls(manager, thread)
+
+    @classmethod
+    def wrap(cls, manager: ContextManager) -> AsyncContextManager:
+        """An async manager over ``manager`` (which the caller stops using directly; :meth:`aclose`
+        closes it)."""
+        return cls(manager, _acquire(manager.store))
+
+    async def aclose(self) -> None:
+        """Close the manager (and its store when it opened it) after the calls queued before. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            await self._thread.call(self._cm.close)
+        finally:
+            _release(self._cm.store, self._thread)
+
+    close = aclose
+
+    async def __aenter__(self) -> AsyncContextManager:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    # ---- running anything on the store's thread ---------------------------------------------------------
+
+    async def run(self, fn: Callable[[ContextManager], T]) -> T:
+        """``fn(manager)`` run on the store's thread, between the other calls (for what has no twin here,
+        or several calls that must run with no other call in between)."""
+        return await self._thread.call(fn, self._cm)
+
+    @property
+    def manager(self) -> ContextManager:
+        """The synchronous manager (use it through :meth:`run`: called directly it blocks the loop)."""
+        return self._cm
+
+    # ---- attributes read without I/O ------------------------------------------------------------------
+
+    @property
+    def store(self) -> Store:
+        return self._cm.store
+
+    @property
+    def namespace(self) -> str:
+        return self._cm.namespace
+
+    @property
+    def slot(self) -> str:
+        return self._cm.slot
+
+    @property
+    def messages(self) -> Any:
+        return self._cm.messages
+
+    @property
+    def strategy(self) -> Any:
+        return self._cm.strategy
+
+    @property
+    def token_counter(self) -> Any:
+        return self._cm.token_counter
+
+    @property
+    def summarizer(self) -> Any:
+        return self._cm.summarizer
+
+    @property
+    def view_reader(self) -> str | None:
+        return self._cm.view_reader
+
+    def current_branch(self) -> str:
+        """The branch this manager reads and writes (no I/O)."""
+        return self._cm.current_branch()
+
+    # ---- messages ----------------------------------------------------------------------------------
+
+    add_message = _on_store(ContextManager.add_message)
+    add_messages = _on_store(ContextManager.add_messages)
+    edit_message = _on_store(ContextManager.edit_message)
+    remove_message = _on_store(ContextManager.remove_message)
+    get_message = _on_store(ContextManager.get_message)
+    get_message_at = _on_store(ContextManager.get_message_at)
+    get_messages = _on_store(ContextManager.get_messages)
+    get_all_messages = _on_store(ContextManager.get_all_messages)
+    query_messages = _on_store(ContextManager.query_messages)
+    message_count = _on_store(ContextManager.message_count)
+    resolve_media = _on_store(ContextManager.resolve_media)
+
+    # ---- compiling -----------------------------------------------------------------------------------
+
+    compile = _on_store(ContextManager.compile)
+    preview_context = _on_store(ContextManager.preview_context)
+    render_stats = _on_store(ContextManager.render_stats)
+    report_usage = _on_store(ContextManager.report_usage)
+    set_strategy = _on_store(ContextManager.set_strategy)
+    set_system_prompt = _on_store(ContextManager.set_system_prompt)
+    set_tools = _on_store(ContextManager.set_tools)
+    pin = _on_store(ContextManager.pin)
+    unpin = _on_store(ContextManager.unpin)
+    pins = _on_store(ContextManager.pins)
+    render_as_newest = _on_store(ContextManager.render_as_newest)
+    render_in_place = _on_store(ContextManager.render_in_place)
+    rendered_as_newest = _on_store(ContextManager.rendered_as_newest)
+    working_state = _on_store(ContextManager.working_state)
+    set_fact = _on_store(ContextManager.set_fact)
+    clear_fact = _on_store(ContextManager.clear_fact)
+
+    # ---- search and summaries ----------------------------------------------------------------------------
+
+    search_messages = _on_store(ContextManager.search_messages)
+    search_summary_text = _on_store(ContextManager.search_summary_text)
+    search_summaries = _on_store(ContextManager.search_summaries)
+    get_summary = _on_store(ContextManager.get_summary)
+    get_summaries_in_range = _on_store(ContextManager.get_summaries_in_range)
+
+    # ---- compression ------------------------------------------------------------------------------------
+
+    pending_work = _on_store(ContextManager.pending_work)
+    compression_lag = _on_store(ContextManager.compression_lag)
+    is_ready = _on_store(ContextManager.is_ready)
+    hold_compression = _on_store(ContextManager.hold_compression)
+    release_compression = _on_store(ContextManager.release_compression)
+
+    tick = _on_store_loop(ContextManager.atick, "tick")
+    drain = _on_store_loop(ContextManager.adrain, "drain")
+
+    async def reset_head_window(self, text: str | None = None) -> str:
+        """:meth:`ContextManager.reset_head_window` with the summarizer's call awaited on the store's loop."""
+        return await self._thread.run(functools.partial(self._cm.compression.areset_head_window, text))
+
+    # ---- erasure ----------------------------------------------------------------------------------------
+
+    redact = _on_store(ContextManager.redact)
+    redact_range = _on_store(ContextManager.redact_range)
+    redactions = _on_store(ContextManager.redactions)
+    set_retention = _on_store(ContextManager.set_retention)
+    forget_erased = _on_store(ContextManager.forget_erased)
+
+    # ---- branches -------------------------------------------------------------------------------------
+
+    fork = _on_store(ContextManager.fork)
+    switch_branch = _on_store(ContextManager.switch_branch)
+    list_branches = _on_store(ContextManager.list_branches)
+    delete_branch = _on_store(ContextManager.delete_branch)
+    get_derivation = _on_store(ContextManager.get_derivation)
+
+    async def derive(self, branch: str, *args: Any, **kwargs: Any) -> AsyncContextManager:
+        """:meth:`ContextManager.derive` (same arguments and errors): the child as an async manager on the
+        same store thread (close it with :meth:`aclose` too)."""
+        child = await self._thread.call(self._cm.derive, branch, *args, **kwargs)
+        return AsyncContextManager(child, _acquire(child.store))
+
+    def __repr__(self) -> str:
+        return f"Async{self._cm!r}"

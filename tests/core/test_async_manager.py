@@ -1,0 +1,258 @@
+"""The async API (``context_journal.aio``, issue 17): the synchronous API's tests run through it, many
+tasks on one store, a loop never blocked by store work, compression interleaved with other calls, and
+closing, cancelling and sharing a store thread.
+
+* The message tests of ``test_manager.py`` and the branch tests of ``branches/test_branch_api.py`` run
+  unchanged through :class:`SyncOverAsync`, a synchronous facade whose every call is an ``await`` of
+  :class:`AsyncContextManager` on an event loop of its own (same results, same exceptions).
+* 100 tasks write and compile concurrently on one store; a loop-lag probe (a task that sleeps 5 ms in a
+  loop and records how late it wakes) sees no stall over 50 ms while they run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import inspect
+import json
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Coroutine, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from context_journal import ContextManager, MemoryStore, MessageNotFoundError, SQLiteStore, Store, StoreClosedError
+from context_journal.aio import AsyncContextManager
+from context_journal.messages import MessageInput
+from context_journal.testing import ScriptedProvider
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "branches"))
+
+
+class _Loop:
+    """An event loop on a thread of its own: the caller's loop of :class:`SyncOverAsync`."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+
+    def run(self, coro: Coroutine[Any, Any, Any]) -> Any:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(60)
+
+    def close(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(5)
+
+
+_LOOP: _Loop | None = None
+
+
+def _loop() -> _Loop:
+    global _LOOP
+    if _LOOP is None:
+        _LOOP = _Loop()
+    return _LOOP
+
+
+class SyncOverAsync:
+    """``ContextManager``'s synchronous API where every method is an ``await`` of the async manager."""
+
+    def __init__(self, acm: AsyncContextManager) -> None:
+        self._acm = acm
+
+    @classmethod
+    def open(cls, *args: Any, **kwargs: Any) -> SyncOverAsync:
+        return cls(_loop().run(AsyncContextManager.open(*args, **kwargs)))
+
+    @classmethod
+    def reopen_derived(cls, *args: Any, **kwargs: Any) -> SyncOverAsync:
+        return cls(AsyncContextManager.wrap(ContextManager.reopen_derived(*args, **kwargs)))
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._acm, name)
+        if not inspect.iscoroutinefunction(attr):
+            return attr
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            out = _loop().run(attr(*args, **kwargs))
+            return SyncOverAsync(out) if isinstance(out, AsyncContextManager) else out
+
+        return call
+
+    def close(self) -> None:
+        _loop().run(self._acm.aclose())
+
+    def __enter__(self) -> SyncOverAsync:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _sync_tests(module_name: str) -> list[tuple[str, Callable[..., Any]]]:
+    module = importlib.import_module(module_name)
+    out = []
+    for name, fn in vars(module).items():
+        if not name.startswith("test_") or not inspect.isfunction(fn):
+            continue
+        params = set(inspect.signature(fn).parameters)
+        if params <= {"store", "tmp_path"} and not hasattr(fn, "pytestmark"):
+            out.append((f"{module_name}::{name}", fn))
+    return out
+
+
+SYNC_TESTS = _sync_tests("test_manager") + _sync_tests("test_branch_api")
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    st: Store = MemoryStore() if request.param == "memory" else SQLiteStore(tmp_path / "a.db")
+    yield st
+    st.close()
+
+
+@pytest.mark.parametrize(("name", "fn"), SYNC_TESTS, ids=[n for n, _ in SYNC_TESTS])
+def test_the_sync_tests_pass_through_the_async_api(
+    name: str, fn: Callable[..., Any], any_store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert len(SYNC_TESTS) >= 20  # both modules were found
+    module = sys.modules[fn.__module__]
+    monkeypatch.setattr(module, "ContextManager", SyncOverAsync)
+    params = inspect.signature(fn).parameters
+    kwargs = {k: v for k, v in (("store", any_store), ("tmp_path", tmp_path)) if k in params}
+    if "store" not in params and any_store.backend != "memory":
+        pytest.skip("opens its own stores: run once")
+    fn(**kwargs)
+
+
+def test_results_and_errors_are_the_sync_ones(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with await AsyncContextManager.open(tmp_path / "e.db") as cm:
+            first = await cm.add_message("user", "hello there")
+            await cm.add_message("assistant", [{"type": "text", "text": "hi"}])
+            assert (await cm.get_all_messages())[0].id == first
+            assert (await cm.get_message(first)).content_dicts() == [{"type": "text", "text": "hello there"}]
+            assert await cm.message_count() == 2
+            result = await cm.compile(max_tokens=1000)
+            assert [m.role for m in result.messages] == ["user", "assistant"]
+            with pytest.raises(MessageNotFoundError, match="'nope'"):
+                await cm.get_message("nope")
+            with pytest.raises(ValueError):
+                await cm.search_messages("   ")
+            hits = await cm.search_messages("hello")
+            assert [h.message_id for h in hits] == [first]
+            assert cm.current_branch() == "main"
+            assert await cm.run(lambda m: m.message_count()) == 2
+        with pytest.raises(StoreClosedError):
+            await cm.add_message("user", "after close")
+
+    asyncio.run(main())
+
+
+def test_many_tasks_on_one_store_and_a_loop_that_never_stalls(tmp_path: Path) -> None:
+    """100 tasks, each writing 10 messages and compiling between them, on one SQLite store of 3,000
+    messages: every write lands once, each task's in its order, and a probe on the loop never wakes more
+    than 50 ms late (in a child process: see ``_async_lag_child.py``)."""
+    out = subprocess.run(
+        [sys.executable, str(Path(__file__).with_name("_async_lag_child.py")), str(tmp_path / "many.db")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    figures = json.loads(out.stdout.strip().splitlines()[-1])
+    assert figures["ids"] == figures["distinct"] == 1000 and figures["stored"] == 4000
+    assert figures["out_of_order"] == 0
+    assert figures["samples"] >= 10
+    assert figures["max_ms"] <= 50, figures
+
+
+def test_calls_run_while_compression_awaits_the_model(tmp_path: Path) -> None:
+    slow = ScriptedProvider(default="A summary of the chunk.", latency=0.4)
+
+    async def main() -> tuple[float, float, int]:
+        async with await AsyncContextManager.open(
+            tmp_path / "c.db", strategy="autobiographical", summarizer=slow
+        ) as cm:
+            await cm.add_messages(
+                [MessageInput("user" if i % 2 else "assistant", f"line {i} " * 60) for i in range(200)]
+            )
+            t0 = time.perf_counter()
+            draining = asyncio.create_task(cm.tick())
+            await asyncio.sleep(0.05)  # the tick is awaiting the model now
+            await cm.add_message("user", "written during the model call")
+            wrote = time.perf_counter() - t0
+            result = await draining
+            assert result.status == "done", result
+            return wrote, time.perf_counter() - t0, await cm.message_count()
+
+    wrote, ticked, count = asyncio.run(main())
+    assert slow.calls == 1 and count == 201
+    assert wrote < ticked  # the write did not wait for the model call to end
+
+
+def test_a_cancelled_call_that_has_not_started_never_runs(tmp_path: Path) -> None:
+    async def main() -> int:
+        async with await AsyncContextManager.open(tmp_path / "x.db") as cm:
+            gate = threading.Event()
+            blocker = asyncio.create_task(cm.run(lambda m: gate.wait(5)))  # holds the store thread
+            await asyncio.sleep(0.05)
+            queued = asyncio.create_task(cm.add_message("user", "never written"))
+            await asyncio.sleep(0.05)
+            queued.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await queued
+            gate.set()
+            await blocker
+            return await cm.message_count()
+
+    assert asyncio.run(main()) == 0
+
+
+def test_managers_on_one_store_share_its_thread_until_the_last_closes(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "s.db")
+
+    async def main() -> None:
+        a = await AsyncContextManager.open(store=store)
+        b = await AsyncContextManager.open(store=store, namespace="other")
+        assert a._thread is b._thread
+        thread = a._thread.thread
+        await a.add_message("user", "from a")
+        child = await a.derive("kid")
+        assert child._thread is a._thread
+        await child.add_message("user", "on the child branch")
+        assert await a.message_count() == 1 and await child.message_count() == 2
+        await a.aclose()
+        await child.aclose()
+        assert thread.is_alive()
+        assert await b.message_count() == 1  # namespaces share the message slot unless isolated
+        await b.aclose()
+        thread.join(5)
+        assert not thread.is_alive()
+
+    asyncio.run(main())
+    store.close()
+
+
+def test_postgres_through_the_async_api(store: Store) -> None:
+    """The conformance backends (memory, SQLite, PostgreSQL when reachable) through the async API."""
+
+    async def main() -> None:
+        cm = await AsyncContextManager.open(store=store, namespace="async")
+        ids = await asyncio.gather(*(cm.add_message("user", f"message {k}") for k in range(50)))
+        assert [m.id for m in await cm.get_all_messages()] == list(ids)  # queued in call order
+        await cm.fork("side")
+        await cm.switch_branch("side")
+        await cm.add_message("user", "side only")
+        assert await cm.message_count() == 51
+        await cm.switch_branch("main")
+        assert await cm.message_count() == 50
+        await cm.aclose()
+
+    asyncio.run(main())
