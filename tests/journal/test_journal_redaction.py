@@ -30,6 +30,7 @@ from context_journal.journal import (
     IdempotencyKeyReuseError,
     JournalIntegrityError,
 )
+from context_journal.journal.entries import HASH_VERSION_KEY
 from context_journal.journal.redaction import JOURNAL_REDACTION_TYPE, REDACTED_BODY_PREFIX, redaction_item
 from context_journal.stores import MemoryStore, SQLiteStore, Store
 from context_journal.stores.integrity import check_store
@@ -125,7 +126,7 @@ def test_redacted_entry_is_gone_from_every_read_and_the_chain_verifies(journal: 
     assert entry.redacted and entry.body == {"[redacted]": True, "body_sha256": red.body_sha256}
     assert entry.hash == before[3].hash and entry.kind == "handoff"
     assert [e.redacted for e in journal.entries("p")] == [False, False, True, False, False]
-    assert journal.get_entry("p", 2).body == json.loads(before[2].body)
+    assert {**journal.get_entry("p", 2).body, HASH_VERSION_KEY: 2} == json.loads(before[2].body)
     summaries = {s.seq: s for s in journal.get_project_summaries("p", limit=50).summaries}
     assert summaries[3].redacted and summaries[3].state == "[redacted]" and not summaries[2].redacted
     assert summaries[2].state == "state two"
@@ -380,9 +381,10 @@ def test_random_chains_with_random_redactions(kinds: list[str], picks: list[int]
         row = original[entry.seq]
         assert entry.hash == row.hash and entry.redacted == (entry.seq in redacted)
         if entry.seq not in redacted:
-            assert entry.body == json.loads(row.body)
+            assert {**entry.body, HASH_VERSION_KEY: entry.hash_version} == json.loads(row.body)
         else:
             assert entry.body["body_sha256"] == hashlib.sha256(row.body.encode()).hexdigest()
+            assert entry.hash_version is None
     assert check_store(store).problems == ()
     store.close()
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from .append import AppendOutcome, AppendStatus
 from .brief import Brief, BriefRuleOut, BriefTask, Finding, NarrativeClaim, brief_from_state, parse_narrative
-from .chain import ChainReport, entry_hash, verify_chain
+from .chain import HASH_VERSION, ChainReport, entry_hash, verify_chain
 from .drift import DriftReport, check_brief, check_drift, check_journal, reconcile
 from .entries import (
     ENTRY_KINDS,
@@ -58,6 +58,7 @@ from .synthesis import BriefDraft, SynthesisConfig
 __all__ = [
     "DEFAULT_HARNESS_AUTHORS",
     "ENTRY_KINDS",
+    "HASH_VERSION",
     "ActiveRuleOut",
     "AppendOutcome",
     "AppendStatus",

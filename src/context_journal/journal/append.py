@@ -14,8 +14,9 @@ PostgreSQL the head row lock), in this order:
    gives one result for each of its conditions, and comes from a harness author.
    ``state_at`` runs the journal's incremental integrity check first (:mod:`.integrity`): an append never
    extends a journal that does not verify.
-4. **Write**: seq = head + 1, ``prev_hash`` = the head's hash, the hash (:func:`.chain.entry_hash`), and the
-   marker record (with the head's signature when the journal has a key).
+4. **Write**: seq = head + 1, ``prev_hash`` = the head's hash, the hash (:func:`.chain.entry_hash`, hash
+   version 2: RFC 8785, the body stored with ``"[hash_version]": 2``), and the marker record (with the
+   head's signature when the journal has a key).
 """
 
 from __future__ import annotations
@@ -27,8 +28,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from ..stores import JournalRow, Store
-from .chain import GENESIS_HASH, entry_hash
+from .chain import GENESIS_HASH, HASH_VERSIONS, entry_hash, jcs_problem, stored_body_text
 from .entries import (
+    HASH_VERSION,
     MAX_BODY_BYTES,
     Entry,
     PlanBody,
@@ -40,7 +42,7 @@ from .entries import (
 )
 from .errors import AuthorNotAllowedError, EntryValidationError, IdempotencyKeyReuseError
 from .folds import ProjectState
-from .storage import check_author, check_key, check_slug, redacted_body_sha256, to_entry
+from .storage import check_author, check_key, check_slug, redacted_body_sha256, split_stored_body, to_entry
 
 __all__ = ["AppendOutcome", "AppendStatus", "append_entry", "check_rules", "prepare_body"]
 
@@ -76,25 +78,35 @@ class AppendOutcome(BaseModel):
         return self.status != "conflict"
 
 
-def prepare_body(project: str, kind: str, body: object) -> tuple[dict[str, object], str]:
-    """Validate a body and return it as JSON data and canonical JSON text.
+def prepare_body(
+    project: str, kind: str, body: object, hash_version: int = HASH_VERSION
+) -> tuple[dict[str, object], str]:
+    """Validate a body and return it as JSON data and the text it is stored as under ``hash_version``
+    (:func:`.chain.stored_body_text`: for version 2, RFC 8785 with ``"[hash_version]": 2``).
+
+    What RFC 8785 cannot hash is refused here rather than stored (no kind's body has a float; an integer
+    field beyond ±(2**53 - 1), e.g. ``replaces``, or a string with a lone surrogate is refused, under every
+    version, naming the field).
 
     Raises:
-        EntryValidationError: an unknown kind, a body that does not validate, or one over
-            :data:`~context_journal.journal.entries.MAX_BODY_BYTES`.
+        EntryValidationError: an unknown kind, a body that does not validate, one over
+            :data:`~context_journal.journal.entries.MAX_BODY_BYTES` (its canonical JSON without the version
+            key), or one holding a value RFC 8785 cannot hash.
     """
     try:
         model = parse_body(kind, body)
     except ValueError as exc:
         raise EntryValidationError(str(exc), project=project, kind=kind) from None
     data = model.model_dump(mode="json")
-    text = canonical_json(data)
-    size = len(text.encode("utf-8"))
+    problem = jcs_problem(data)
+    if problem is not None:
+        raise EntryValidationError(problem, project=project, kind=kind)
+    size = len(canonical_json(data).encode("utf-8"))
     if size > MAX_BODY_BYTES:
         raise EntryValidationError(
             f"the body is {size:,} bytes of JSON, over the {MAX_BODY_BYTES:,} byte limit", project=project, kind=kind
         )
-    return data, text
+    return data, stored_body_text(data, hash_version)
 
 
 def check_rules(state: ProjectState, kind: str, body: object, author: str, harness_authors: Collection[str]) -> None:
@@ -132,14 +144,21 @@ def check_rules(state: ProjectState, kind: str, body: object, author: str, harne
             raise refuse(f"give exactly one result for each condition of {task.id}: {', '.join(wanted)} (got {given})")
 
 
-def _duplicate_or_raise(project: str, existing: JournalRow, kind: str, author: str, body_text: str) -> Entry:
+def _duplicate_or_raise(project: str, existing: JournalRow, kind: str, author: str, data: dict[str, object]) -> Entry:
+    """The entry ``existing`` when it holds the same kind, author and body as the retry (whatever hash version
+    it was written with), else :class:`IdempotencyKeyReuseError` naming what differs."""
     differs = [
         name for name, old, new in (("kind", existing.kind, kind), ("author", existing.author, author)) if old != new
     ]
     kept = redacted_body_sha256(existing.body)  # a redacted entry keeps only its body's hash
-    if (existing.body if kept is None else kept) != (
-        body_text if kept is None else hashlib.sha256(body_text.encode("utf-8")).hexdigest()
-    ):
+    if kept is not None:
+        same = kept in {hashlib.sha256(stored_body_text(data, v).encode("utf-8")).hexdigest() for v in HASH_VERSIONS}
+    else:
+        try:
+            same = canonical_json(split_stored_body(existing.body)[0]) == canonical_json(data)
+        except ValueError:
+            same = False
+    if not same:
         differs.append("body")
     if differs:
         raise IdempotencyKeyReuseError(
@@ -163,6 +182,7 @@ def append_entry(
     on_appended: Callable[[JournalRow], None] | None = None,
     sign: Callable[[str, int, str], str | None] | None = None,
     check_existing: Callable[[JournalRow], object] | None = None,
+    hash_version: int = HASH_VERSION,
 ) -> AppendOutcome:
     """Append one entry (the steps are in the module docstring).
 
@@ -181,6 +201,8 @@ def append_entry(
         sign: Returns the signature of a new head ``(project, seq, hash)`` for its marker record, or None.
         check_existing: Called with the row a retried key found, before it is returned (raises when it does
             not verify).
+        hash_version: The hash rule to write with (:mod:`.chain`); only tests write anything but the current
+            :data:`~context_journal.journal.entries.HASH_VERSION`.
 
     Returns:
         The outcome.
@@ -200,7 +222,9 @@ def append_entry(
         isinstance(expected_seq, bool) or not isinstance(expected_seq, int) or not 0 <= expected_seq <= MAX_SEQ
     ):
         raise ValueError(f"expected_seq must be a seq in 0..{MAX_SEQ} (0 for an empty project), got {expected_seq!r}")
-    data, text = prepare_body(project, kind, body)
+    if hash_version not in HASH_VERSIONS:
+        raise ValueError(f"unknown hash version {hash_version!r}")
+    data, text = prepare_body(project, kind, body, hash_version)
     with store.transaction() as txn:
         txn.lock_journal(project)
         head = store.journal_head(project)
@@ -209,7 +233,7 @@ def append_entry(
         if existing is not None:
             if check_existing is not None:
                 check_existing(existing)
-            entry = _duplicate_or_raise(project, existing, kind, author, text)
+            entry = _duplicate_or_raise(project, existing, kind, author, data)
             return AppendOutcome(
                 status="duplicate", entry=entry, head_seq=head_seq, head_hash=head_hash, expected_seq=expected_seq
             )
@@ -219,7 +243,7 @@ def append_entry(
             )
         check_rules(state_at(head_seq), kind, data, author, harness_authors)
         seq = head_seq + 1
-        digest = entry_hash(head_hash, project, seq, kind, author, data)
+        digest = entry_hash(head_hash, project, seq, kind, author, text)
         mac = sign(project, seq, digest) if sign is not None else None
         row = txn.append_journal(
             branch_id, project, seq, kind, author, idempotency_key, text, head_hash, digest, mac=mac

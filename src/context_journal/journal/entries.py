@@ -24,7 +24,10 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 
 __all__ = [
     "ENTRY_KINDS",
+    "HASH_VERSION",
+    "HASH_VERSION_KEY",
     "MAX_BODY_BYTES",
+    "MAX_SAFE_INTEGER",
     "Condition",
     "ConditionResult",
     "Entry",
@@ -48,7 +51,18 @@ EntryKind = Literal["plan", "plan_revision", "step", "handoff", "reverse_ruleout
 ENTRY_KINDS: tuple[str, ...] = ("plan", "plan_revision", "step", "handoff", "reverse_ruleout", "verification")
 
 MAX_BODY_BYTES = 65_536
-"""Largest accepted body, in bytes of its canonical JSON."""
+"""Largest accepted body, in bytes of its canonical JSON (without the hash version key)."""
+
+HASH_VERSION = 2
+"""The hash rule new entries are written with (:mod:`.chain`): 2 hashes RFC 8785 canonical JSON; 1 (the rule of
+entries written before it) hashes :func:`canonical_json`."""
+
+HASH_VERSION_KEY = "[hash_version]"
+"""The key a stored body keeps its hash version under (absent: version 1). No kind's body has that key;
+:class:`Entry` reads it into :attr:`Entry.hash_version`, not into :attr:`Entry.body`."""
+
+MAX_SAFE_INTEGER = 2**53 - 1
+"""The largest integer RFC 8785 (hash version 2) hashes: JSON numbers are IEEE-754 doubles there."""
 
 Id = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,63}$")]
 """A stable id (rule-outs, tasks, conditions): 1..64 characters, letters, digits and ``_.:/-``."""
@@ -280,7 +294,9 @@ def body_model(kind: str) -> type[BaseModel]:
 
 
 def canonical_json(value: Any) -> str:
-    """Compact JSON with sorted keys (the form bodies are stored, compared and hashed in)."""
+    """Compact JSON with keys sorted by code point, non-ASCII kept (Python's own form): what hash version 1
+    hashed and stored bodies in; still what bodies are compared and sized in. Hash version 2 hashes RFC 8785
+    instead (:func:`.chain.canonical_bytes`)."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
@@ -319,11 +335,14 @@ class Entry(BaseModel):
         idempotency_key: The key it was written with.
         body: The validated body as JSON data.
         prev_hash: Hash of the previous entry (``""`` for the first).
-        hash: Hex sha256 over ``(prev_hash, project, seq, kind, author, body)``.
+        hash: Hex sha256 over the canonical JSON of ``[prev_hash, project, seq, kind, author, body]``
+            (RFC 8785 for hash version 2, the body then including ``"[hash_version]": 2``).
         ts: Wall-clock time of the write, seconds since the epoch.
         redacted: True when the entry's body was erased (redacted): ``body`` is then ``{"[redacted]": true,
             "body_sha256": <hex sha256 of the removed body>}``, and ``hash`` is the one it was written with
             (the chain still links through it).
+        hash_version: The rule ``hash`` was computed with: 1 (written before RFC 8785) or 2; None for a
+            redacted entry (the version was kept in the erased body).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -339,6 +358,7 @@ class Entry(BaseModel):
     hash: str
     ts: float
     redacted: bool = False
+    hash_version: int | None = 1
 
     def parsed(self) -> BaseModel:
         """The body as its kind's model (``HandoffBody``...).

@@ -3,8 +3,9 @@
 Three things hold an entry's hash, written in one transaction, and verification checks them against each
 other:
 
-1. the entry's row in ``journal_entries``: its content recomputes to its ``hash``, and its ``prev_hash`` is
-   the previous entry's hash (:mod:`.chain`);
+1. the entry's row in ``journal_entries``: its content recomputes to its ``hash`` (under the hash version its
+   body names: RFC 8785 for version 2, :func:`~.entries.canonical_json` for version 1), and its
+   ``prev_hash`` is the previous entry's hash (:mod:`.chain`);
 2. its **marker record** in the append-only ``records`` table (slot ``journal``, item ``<project>#<seq>``,
    body ``{"project", "seq", "hash"}``), at the store sequence the row names (``store_seq``): the hash there
    must be the row's. An entry rewritten with every later hash recomputed still differs from its marker;
@@ -50,7 +51,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..stores import JOURNAL_SLOT, JournalRow, Store
-from .chain import GENESIS_HASH, ChainReport, entry_hash
+from .chain import GENESIS_HASH, ChainReport, entry_hash, unhashable_reason
 from .entries import canonical_json
 from .redaction import JournalRedaction, journal_redactions
 from .storage import redacted_body_sha256
@@ -119,10 +120,10 @@ def row_problem(row: JournalRow) -> str | None:
     its redaction record."""
     if redacted_body_sha256(row.body) is not None:
         return "its body was redacted: its hash cannot be recomputed (check it with its redaction record)"
-    try:
+    try:  # the body's "[hash_version]" picks the rule (RFC 8785 for 2, absent: version 1; see .chain)
         recomputed = entry_hash(row.prev_hash, row.project, row.seq, row.kind, row.author, row.body)
-    except (ValueError, RecursionError):
-        return "the body is not valid JSON"
+    except (ValueError, RecursionError) as exc:
+        return unhashable_reason(exc)
     if recomputed != row.hash:
         return "the content does not match its hash (the entry was changed)"
     return None

@@ -19,7 +19,7 @@ from typing import Any
 
 from .._names import LONE_SURROGATE
 from ..stores import JournalRow, Store, Transaction
-from .entries import Entry
+from .entries import HASH_VERSION_KEY, Entry
 
 __all__ = [
     "BRIEF_SLOT_PREFIX",
@@ -32,6 +32,7 @@ __all__ = [
     "check_slug",
     "read_brief_record",
     "redacted_body_sha256",
+    "split_stored_body",
     "to_entry",
     "write_brief_record",
 ]
@@ -104,10 +105,28 @@ def redacted_body_sha256(body: str) -> str | None:
     return match.group(1) if match else None
 
 
+def split_stored_body(text: str) -> tuple[Any, int]:
+    """A stored (not redacted) body's JSON data without its ``"[hash_version]"`` key, and that version (1
+    when absent; see :mod:`.chain`).
+
+    Raises:
+        ValueError: the text is not JSON.
+    """
+    data = json.loads(text)
+    if isinstance(data, dict) and HASH_VERSION_KEY in data:
+        version = data.pop(HASH_VERSION_KEY)
+        return data, version if type(version) is int else 0
+    return data, 1
+
+
 def to_entry(row: JournalRow) -> Entry:
-    """The :class:`Entry` of a stored row; a redacted row's has ``redacted=True`` and the marker body
+    """The :class:`Entry` of a stored row (its body without the hash version key, which becomes
+    ``hash_version``); a redacted row's has ``redacted=True``, ``hash_version=None`` and the marker body
     ``{"[redacted]": true, "body_sha256": <hex>}``."""
     digest = redacted_body_sha256(row.body)
+    body, version = (
+        split_stored_body(row.body) if digest is None else ({REDACTED_KEY: True, "body_sha256": digest}, None)
+    )
     return Entry(
         project=row.project,
         seq=row.seq,
@@ -115,11 +134,12 @@ def to_entry(row: JournalRow) -> Entry:
         kind=row.kind,
         author=row.author,
         idempotency_key=row.idempotency_key,
-        body=json.loads(row.body) if digest is None else {REDACTED_KEY: True, "body_sha256": digest},
+        body=body,
         prev_hash=row.prev_hash,
         hash=row.hash,
         ts=row.ts,
         redacted=digest is not None,
+        hash_version=version,
     )
 
 
