@@ -5,6 +5,7 @@ The public surface is re-exported here; ``__all__`` is sorted and pinned by a te
 
 from __future__ import annotations
 
+from .aio import AsyncContextManager
 from .branching import BranchSummary, Derivation, StrategyInitError
 from .compile import (
     CompiledMessage,
@@ -88,6 +89,7 @@ from .journal import (
 from .journal import Entry as JournalEntry
 from .llm import (
     AnthropicProvider,
+    AnthropicTokenCounter,
     LLMMessage,
     LLMRequest,
     LLMResponse,
@@ -105,7 +107,6 @@ from .llm import (
     Usage,
     run_sync,
 )
-from .aio import AsyncContextManager
 from .manager import ContextManager
 from .messages import Message, MessageInput
 from .readers import AudienceNarrowingError, ReaderConflictError, ReaderError, StaleReaderError
@@ -134,6 +135,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AnthropicProvider",
+    "AnthropicTokenCounter",
     "AppendOutcome",
     "AsyncContextManager",
     "AudienceNarrowingError",

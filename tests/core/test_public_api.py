@@ -9,6 +9,7 @@ import context_journal
 
 PUBLIC = [
     "AnthropicProvider",
+    "AnthropicTokenCounter",
     "AppendOutcome",
     "AsyncContextManager",
     "AudienceNarrowingError",

@@ -26,10 +26,12 @@ from .offline import Digest, DigestLine, OfflineSummarizer, summarize_request
 from .openai import OpenAIProvider
 from .provider import Provider, complete_sync, run_sync
 from .retry import RetryPolicy
+from .token_count import AnthropicTokenCounter
 from .types import LLMMessage, LLMRequest, LLMResponse, ToolDefinition, Usage
 
 __all__ = [
     "AnthropicProvider",
+    "AnthropicTokenCounter",
     "Digest",
     "DigestLine",
     "LLMMessage",
