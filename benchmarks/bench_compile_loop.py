@@ -6,6 +6,7 @@ Usage::
     python benchmarks/bench_compile_loop.py [--sizes 2000,20000,200000] [--budgets 8000,100000]
         [--strategy passthrough,windowed,autobiographical] [--fail-budget 2000] [--repeat 15]
         [--summarizer stub|offline] [--store-dir DIR] [--no-ledger] [--baseline] [--skip-append] [--skip-fail]
+        [--never-summarised [--never-budget 8000]]
 
 **After an append.** For each size, budget and strategy, on a copy of a SQLite store of the synthetic agent
 conversation of bench_compile.py (the autobiographical strategy's store drained first, every chunk summarised
@@ -21,6 +22,15 @@ compile closes the chunks that are due (written once; timed apart), then it prin
 compile that raises ``OverBudgetError`` through ``ContextManager.compile`` (which names the pending compression
 work, listing it) and through ``preview_context`` (the compile alone), and the error's figures. Target: <= 50 ms
 at 200,000 messages.
+
+**Compile through ContextManager on a never-summarised history** (``--never-summarised``; then only this
+runs). For each size, a SQLite store of short plain text messages (added with ``cm.add_messages`` in
+batches of 1,000, user and assistant alternating) that no summarizer ever ran on is compiled with the
+autobiographical strategy (``overflow="excerpt"``, the default) at ``--never-budget`` tokens (8,000): the
+context fits, the middle not summarised yet giving way as one note. It prints the first compile and the
+median of ``--repeat`` compiles through ``ContextManager.compile`` and through ``preview_context`` (printed,
+never asserted). Issue 21 review: each read every message of the history (about 1 s at 20,000 messages);
+the plain text messages cut whole are now priced from the index, unread.
 
 ``--baseline`` runs the same with the loop's shortcuts off (``context_journal.compile._SHORTCUTS = False``:
 every pass renders, no early stop, no failure before rendering), the figures the issue measured before.
@@ -146,6 +156,49 @@ def cannot_fit(path: Path, budget: int, repeat: int, ledger: bool) -> dict[str, 
         }
 
 
+def _plain_store(root: Path, n: int) -> Path:
+    path = root / f"plain-{n}.db"
+    if not path.exists():
+        t0 = time.perf_counter()
+        with ContextManager.open(path) as cm:
+            for i in range(0, n, 1000):
+                cm.add_messages(
+                    [
+                        {
+                            "participant": "user" if (i + j) % 2 == 0 else "assistant",
+                            "content": f"message {i + j}: the build cache keeps tokens for the compile step.",
+                        }
+                        for j in range(min(1000, n - i))
+                    ]
+                )
+        print(f"# built {n:,} plain messages in {time.perf_counter() - t0:.1f} s", flush=True)
+    return path
+
+
+def never_summarised(path: Path, budget: int, repeat: int, ledger: bool) -> dict[str, Any]:
+    """Compile times (ms) through ContextManager on a never-summarised copy of ``path`` that fits."""
+    work = _copy(path, path.parent / "timing.db")
+    with _open(work, "autobiographical", budget, ledger) as cm:
+        t0 = time.perf_counter()
+        result = cm.compile(budget)
+        first = time.perf_counter() - t0
+        times, previews = [], []
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            result = cm.compile(budget)
+            times.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            cm.preview_context(budget)
+            previews.append(time.perf_counter() - t0)
+        return {
+            "first": first * 1000,
+            "compile": statistics.median(times) * 1000,
+            "preview": statistics.median(previews) * 1000,
+            "messages": len(result.messages),
+            "tokens": result.tokens,
+        }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="2000,20000,200000")
@@ -159,6 +212,12 @@ def main() -> None:
     parser.add_argument("--baseline", action="store_true", help="the loop's shortcuts off (the figures before)")
     parser.add_argument("--skip-append", action="store_true")
     parser.add_argument("--skip-fail", action="store_true")
+    parser.add_argument(
+        "--never-summarised",
+        action="store_true",
+        help="only: compile through ContextManager on a never-summarised history of plain messages",
+    )
+    parser.add_argument("--never-budget", type=int, default=8000)
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     budgets = [int(b) for b in args.budgets.split(",")]
@@ -175,6 +234,20 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(args.store_dir) if args.store_dir else Path(tmp)
         root.mkdir(parents=True, exist_ok=True)
+        if args.never_summarised:
+            print(
+                "# compile through ContextManager on a never-summarised history: autobiographical, "
+                f"{args.never_budget:,} budget, plain text messages"
+            )
+            print(f"{'messages':>9} {'first ms':>9} {'compile ms':>11} {'preview ms':>11} {'sent':>6} {'tokens':>7}")
+            for n in sizes:
+                row = never_summarised(_plain_store(root, n), args.never_budget, args.repeat, ledger)
+                print(
+                    f"{n:>9,} {row['first']:>9.1f} {row['compile']:>11.1f} {row['preview']:>11.1f} "
+                    f"{row['messages']:>6,} {row['tokens']:>7,}",
+                    flush=True,
+                )
+            return
         if not args.skip_append:
             print(
                 f"{'strategy':<16} {'messages':>9} {'budget':>8} {'warm ms':>8} {'append ms':>10} "

@@ -10,11 +10,11 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["BUG_DIR", "WordCounter", "load_case", "words"]
+__all__ = ["BUG_DIR", "FILLER", "WordCounter", "load_case", "words"]
 
 BUG_DIR = Path(__file__).resolve().parents[2] / "shared" / "bug-cases"
 
-_FILLER = [
+FILLER = [
     "alpha",
     "beta",
     "gamma",
@@ -39,7 +39,7 @@ _FILLER = [
 
 def words(n: int, seed: int = 0) -> str:
     """``n`` distinct-looking filler words."""
-    return " ".join(f"{_FILLER[(i + seed) % len(_FILLER)]}{i}" for i in range(n))
+    return " ".join(f"{FILLER[(i + seed) % len(FILLER)]}{i}" for i in range(n))
 
 
 class WordCounter:

@@ -152,6 +152,13 @@ def tokens_of(m: Work, counter: TokenCounter) -> int:
     return m.tokens
 
 
+UNREAD_TEXT: list[Block] = [{"type": "text", "text": "[unread]"}]
+"""The blocks of a message rendered unread (shared, never changed): a plain text message of the middle not
+summarised yet that the compile cuts whole to fit (one note stands for it), so only its index entry (id,
+sequence, participant, tokens) is used. The compiler checks that none is left in what it sends, and
+otherwise compiles again reading every message."""
+
+
 def render(
     view: MessageView,
     selection: Selection,
@@ -167,12 +174,15 @@ def render(
     image_budget: int | None = None,
     keep_whole: frozenset[str] = frozenset(),
     newest_image_budget: int | None = None,
+    unread: frozenset[int] = frozenset(),
 ) -> list[Work]:
     """The selection as work messages, repaired (``opening``: the message that opens a running tool
     loop with thinking; its thinking is never dropped; ``cap``: the tool results (and with ``cap.texts``
     the messages of text) excerpted, as priced before the selection, but the messages of ``keep_whole``;
     ``image_budget``: the images of a message alone over it become placeholders, as priced before the
-    selection; ``newest_image_budget``: the same for the newest message, when given)."""
+    selection; ``newest_image_budget``: the same for the newest message, when given; ``unread``: positions
+    of plain text messages the caller knows render unchanged and are cut whole to fit (see
+    :data:`UNREAD_TEXT`): priced from the index, their bodies are never read)."""
     work: list[Work] = []
     first_index: int | None = None
     who: dict[tuple[str, Any], tuple[str, str]] = {}
@@ -181,9 +191,15 @@ def render(
             if first_index is None:
                 first_index = entry.start
             span = list(view.entries(entry.start, entry.end))
-            for k in range(0, len(span), 512):
-                cache.prefetch(view, span[k : k + 512])
+            read = [e for e in span if e.position not in unread] if unread else span
+            for k in range(0, len(read), 512):
+                cache.prefetch(view, read[k : k + 512])
             for e in span:
+                if unread and e.position in unread:
+                    role = roles.role(e.participant)
+                    role = "user" if role == "system" else role
+                    work.append(Work(e.participant, role, UNREAD_TEXT, 0, e.tokens, e.id, e.sequence))
+                    continue
                 blocks, flags, meta_role, tokens = cache.base(e, partial(view.message, e.position))
                 known = who.get((e.participant, meta_role))
                 if known is None:

@@ -51,6 +51,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from . import telemetry
 from ._fit import (
     RenderCache,
     cover_floor,
@@ -545,6 +546,58 @@ def compile_context(
         EmptyContextError: the result would hold no message.
         InvalidContextError: the result broke a provider rule (a bug; never expected).
     """
+    args: dict[str, Any] = dict(
+        max_tokens=max_tokens,
+        reserve_for_response=reserve_for_response,
+        system=system,
+        injections=injections,
+        counter=counter,
+        roles=roles,
+        options=options,
+        calibration=calibration,
+        cache=cache,
+        get_blob=get_blob,
+        namespace=namespace,
+        branch=branch,
+        state_key=state_key,
+        timestamp_of=timestamp_of,
+    )
+    with telemetry.compile_span(strategy, max_tokens, reserve_for_response, namespace, branch) as span:
+        try:
+            compiled = _compile_context(view, strategy, **args)
+        except _ReadThem:
+            # A message priced unread was not cut after all (never expected): compile again reading them all.
+            compiled = _compile_context(view, strategy, **args, unread_ok=False)
+        span.done(compiled[0])
+        return compiled
+
+
+class _ReadThem(Exception):
+    """A compile that left unread messages in what it sends (see :data:`_fit.UNREAD_TEXT`)."""
+
+
+def _compile_context(
+    view: MessageView,
+    strategy: Strategy,
+    *,
+    max_tokens: int,
+    reserve_for_response: int = 0,
+    system: str | Sequence[Mapping[str, Any]] | None = None,
+    injections: Sequence[Injection] | None = None,
+    counter: TokenCounter,
+    roles: Roles | None = None,
+    options: CompileOptions | None = None,
+    calibration: Calibration | None = None,
+    cache: RenderCache | None = None,
+    get_blob: Callable[[str], bytes] | None = None,
+    namespace: str = "default",
+    branch: str = "main",
+    state_key: Any = None,
+    timestamp_of: Callable[[str], float | None] | None = None,
+    unread_ok: bool = True,
+) -> tuple[CompileResult, Selection]:
+    """:func:`compile_context`; ``unread_ok``: plain text messages of the middle that are cut whole may be
+    priced from the index, unread (raises :class:`_ReadThem` when one was not cut after all)."""
     check_token_count("max_tokens", max_tokens, 1)
     check_token_count("reserve_for_response", reserve_for_response, 0)
     if reserve_for_response > max_tokens:
@@ -655,12 +708,61 @@ def compile_context(
     whole_loop = True
     unexcerpted: frozenset[str] = frozenset()  # what the overflow excerpts leave whole (pins, the head window)
 
+    # Messages rendered unread so far (ids): none may be left in what the compile sends or prices.
+    unread_ids: set[str] = set()
+    store = getattr(view, "message_store", None)
+    odd = getattr(store, "odd_count", None)
+    unread_blocked = not callable(odd) or odd() != 0
+
+    def left_unread(out: list[Work]) -> None:
+        """Raise :class:`_ReadThem` when a message rendered unread is still in ``out`` (not cut whole)."""
+        if unread_ids and any(m.origin in unread_ids for m in out):
+            raise _ReadThem
+
+    def unread(chosen: Selection, with_cap: ToolCap | None) -> frozenset[int]:
+        """Positions of the middle not summarised yet (``chosen.give_way``) that render unread: plain text
+        messages, named by no prefix and excerpted by no cap, that no tool call comes just before and no pin
+        keeps, older than what twice the room holds (the repairs render them unchanged, and the middle gives
+        way oldest first until the rest fits: they are cut whole, one note standing for each run). Only
+        when no message of the namespace carries a metadata role or a blank text block (the index knows),
+        so each one's role, flags and tokens are its index entry's. Issue 21 review: a never-summarised
+        history of 200,000 messages was read whole (and overflowed the render cache) at every compile."""
+        if not unread_ok or timestamp_of is not None or not chosen.give_way or unread_blocked:
+            return frozenset()
+        stop = min(n_body if running is None else running, body.suffix_start(2 * room + 64, n_body))
+        pins = pinned()
+        plain: dict[str, bool] = {}
+        out: list[int] = []
+        raw = [(e.start, e.end) for e in chosen.entries if isinstance(e, RawSpan)]
+        for a, b in chosen.give_way:
+            for start, end in raw:
+                lo, hi = max(a, start + 1), min(b, end, stop)
+                if hi <= lo:
+                    continue
+                previous = body.entry(lo - 1).kinds
+                for e in body.entries(lo, hi):
+                    kinds = e.kinds
+                    ok = bool(kinds) and "tool_use" not in previous and all(k == "text" for k in kinds)
+                    previous = kinds
+                    if not ok or e.id in pins or (with_cap is not None and with_cap.texts and e.tokens > with_cap.over):
+                        continue
+                    named = plain.get(e.participant)
+                    if named is None:
+                        role = roles.role(e.participant)
+                        role = "user" if role == "system" else role
+                        named = plain[e.participant] = not roles.prefix(e.participant, role)
+                    if named:
+                        out.append(e.position)
+                        unread_ids.add(e.id)
+        return frozenset(out)
+
     def draw(chosen: Selection, q: Pass, with_cap: ToolCap | None, whole: bool = False) -> list[Work]:
         """``chosen`` rendered and repaired, excerpting by ``with_cap``; the running loop (if any) sent as
         a transcript where it must be (always, with ``whole``)."""
         opening = turn[0] if turn else None
+        skip = unread(chosen, with_cap)
         out = render(body, chosen, roles, options, counter, cache, q, late, timestamp_of, opening, with_cap,
-                     priced_at, unexcerpted, whole_image)  # fmt: skip
+                     priced_at, unexcerpted, whole_image, skip)  # fmt: skip
         if turn:
             out = transcribe_running_turn(separate_running_turn(out, turn, q), turn, q, whole=whole)
         return out
@@ -858,6 +960,7 @@ def compile_context(
                     total = sum(tokens_of(m, counter) for m in tried)
                     if total <= room and len(tried) > len(work):
                         selection, work, used, p = reselected, tried, total, q
+        left_unread(work)
         if used > room or (not work and n_body):
             parts["smallest valid context"] = used
             middle = sum(tokens_of(m, counter) for m in work if m.origin in cut["first"])
@@ -867,14 +970,26 @@ def compile_context(
                 # could replace. Beyond it the compile cannot fit whatever compression does.
                 parts[UNSUMMARISED_PART] = middle
             parts.update(getattr(strategy, "pinned_parts", {}))  # pins are part of what must be kept
+            # A compaction block is sent exactly as received or not at all (never cut: its signature and
+            # encrypted content come back unchanged), so no excerpt makes it smaller: each one still
+            # there is named (issue 18 review: the error did not say why the excerpts were not enough).
+            uncut = {
+                f"compaction block of {m.origin or 'a compiled turn'} (never cut)": counter.count_block(b)
+                for m in work
+                for b in m.blocks
+                if b.get("type") == "compaction"
+            }
+            parts.update(uncut)
             raise OverBudgetError(
                 budget,
                 calibration.apply(must_keep + used),
                 {k: calibration.apply(v) for k, v in parts.items()},
-                "what the strategy must keep, with its largest messages reduced to excerpts,",
+                "what the strategy must keep, with its largest messages reduced to excerpts"
+                + (" (a compaction block is never cut)," if uncut else ","),
             )
 
     # --- result ------------------------------------------------------------------------------------
+    left_unread(work)
     mark_breakpoints(work, options.cache_breakpoints)
     compiled = tuple(finish(m, p, counter) for m in work)
     if not compiled:

@@ -50,6 +50,7 @@ from .strategies.autobiographical.chunking import regions
 from .strategies.autobiographical.planning import transition_plan
 from .strategies.autobiographical.records import slot_for, summary_id_for_chunk
 from .strategies.base import StrategyContext, SummaryRequest, SummaryResult
+from .telemetry import traced_summary_call
 from .views import MessageView, ReaderView, SliceView, StoreView
 
 if TYPE_CHECKING:
@@ -466,7 +467,7 @@ class CompressionDriver:
             return TickResult("waiting" if waiting else "idle")
         request = requests[0]
         meta = request.metadata
-        result, started = await self._call(request)
+        result, started = await traced_summary_call(self._call, request, strategy)
         seconds = time.perf_counter() - started
         self.stats.seconds += seconds
         self.stats.input_tokens += result.input_tokens or 0

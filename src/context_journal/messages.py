@@ -209,6 +209,17 @@ class _Entry:
     kinds: tuple[str, ...] = field(default_factory=tuple)
     # Per block: its audience (reader names) or None; None for the whole message when no block has one.
     audience: tuple[frozenset[str] | None, ...] | None = None
+    # Whether its body may render other than its participant and block kinds say (see _odd): counted.
+    odd: bool = False
+
+
+def _odd(body: Mapping[str, Any]) -> bool:
+    """Whether a body carries a metadata ``role`` (which changes its rendered role) or a blank text block
+    (which the compile's repairs drop): the compile then reads it instead of pricing it from the index."""
+    meta = body.get("metadata") or {}
+    if "role" in meta:
+        return True
+    return any(b.get("type") == "text" and not str(b.get("text") or "").strip() for b in body["content"])
 
 
 def _audiences(content: Sequence[Mapping[str, Any]]) -> tuple[frozenset[str] | None, ...] | None:
@@ -250,6 +261,7 @@ class MessageStore:
         self._views()
         self._kind_counts: dict[str, int] = {}
         self._audience_count = 0  # visible blocks that carry an audience (issue 7)
+        self._odd_count = 0  # live messages whose body renders other than the index says (_odd)
         self._mutations = 0  # edits and removals applied (reader views rebuild from where they happened)
         self._mutated: list[int] = []  # positions of the latest mutations: _mutated[k] is mutation _mutation_base + k
         self._mutation_base = 0
@@ -314,6 +326,9 @@ class MessageStore:
             entry = _Entry(
                 rec.item, body["participant"], float(body.get("timestamp", rec.ts)), rec.seq, rec.seq, True, kinds
             )
+            if _odd(body):
+                entry = replace(entry, odd=True)
+                self._odd_count += 1
             aud = _audiences(body["content"])
             if aud is not None:
                 entry = replace(entry, audience=aud)
@@ -330,6 +345,7 @@ class MessageStore:
                 assert body is not None
                 self._count_kinds(entry.kinds, -1)
                 self._audience_count -= _audience_blocks(entry.audience)
+                self._odd_count -= entry.odd
                 entry = replace(
                     entry,
                     participant=body["participant"],
@@ -337,7 +353,9 @@ class MessageStore:
                     seq=rec.seq,
                     kinds=tuple(b.get("type", "") for b in body["content"]),
                     audience=_audiences(body["content"]),
+                    odd=_odd(body),
                 )
+                self._odd_count += entry.odd
                 self._index.replace(pos, entry, self.counter.count_message(entry.participant, body["content"]), True)
                 self._count_kinds(entry.kinds, +1)
                 self._audience_count += _audience_blocks(entry.audience)
@@ -345,6 +363,7 @@ class MessageStore:
             elif rec.op == Op.REMOVE and entry.live:
                 self._count_kinds(entry.kinds, -1)
                 self._audience_count -= _audience_blocks(entry.audience)
+                self._odd_count -= entry.odd
                 self._note_mutation(pos)
                 self._index.replace(pos, replace(entry, live=False, seq=rec.seq), 0, False)
 
@@ -704,6 +723,11 @@ class MessageStore:
     def audience_count(self) -> int:
         """Visible blocks that carry an ``audience`` across the slot (O(1); 0 means no reader filtering)."""
         return self._audience_count
+
+    def odd_count(self) -> int:
+        """Live messages carrying a metadata ``role`` or a blank text block (O(1)); with none, a message of
+        text blocks renders as its participant and the index's token count say, unread."""
+        return self._odd_count
 
     def kind_count(self, kind: str) -> int:
         """Visible blocks of a type (``tool_use``, ``image``...) across the slot."""

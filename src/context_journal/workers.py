@@ -18,6 +18,14 @@ A :class:`CompressionWorker` loops:
 4. **release** the item: pending again (more work may remain; claimable at once, or at the retry time of
    failed work), or ``done`` when nothing is left (pending again if it was enqueued since the claim).
 
+An idle worker (nothing claimable) waits ``poll_seconds`` before it tries again. On PostgreSQL it is
+woken at once instead: every enqueue sends ``NOTIFY`` on the store's channel in its transaction, and the
+worker waits with ``LISTEN`` on a connection of its own (an asyncio connection: the event loop is never
+blocked), with ``poll_seconds`` as the timeout, so a missed notification costs at most one poll interval.
+Expired leases of crashed workers and the retry times of failed work are still found by polling: with
+notifications one may raise ``poll_seconds`` (say to 5 s) to cut the idle queries, and new work still starts
+at once. Other backends poll.
+
 While an item is worked on, a **heartbeat** thread renews its lease every ``heartbeat_seconds`` (default a
 third of ``lease_seconds``; :meth:`~context_journal.stores.queue.QueueStore.queue_renew`, a compare-and-set
 on owner and expiry), so a model call may take longer than the lease; the heartbeat stops before the item
@@ -53,6 +61,7 @@ if TYPE_CHECKING:
     from .llm.provider import Provider
     from .manager import ContextManager
     from .stores.base import Store
+    from .stores.postgres import QueueListener
     from .strategies.base import StrategyContext, SummaryResult
 
 __all__ = [
@@ -293,6 +302,9 @@ MAX_CONCURRENCY = 256
 MAX_SECONDS = 86_400
 """Longest lease, in seconds (a day)."""
 
+LISTEN_RETRY_SECONDS = 30.0
+"""Wait before a worker whose notification connection failed opens a new one (it polls meanwhile)."""
+
 
 class CompressionWorker:
     """Claims and does compression work of any namespace and branch (see the module docstring).
@@ -308,10 +320,14 @@ class CompressionWorker:
         heartbeat_seconds: Interval of lease renewals while an item is worked on, in seconds (default
             ``lease_seconds / 3``; below ``lease_seconds``); 0 turns the heartbeat off.
         concurrency: Items worked on at once (asyncio tasks sharing the store handle).
-        poll_seconds: Wait between claims when nothing is claimable, in seconds.
+        poll_seconds: Wait between claims when nothing is claimable, in seconds. On a store with
+            notifications (PostgreSQL, ``listen``) the wait ends at once when work is enqueued, and this is
+            only the fallback: the longest a missed notification, an expired lease or a retry time waits.
         clock: Wall clock, seconds since the epoch (leases compare times across hosts: keep clocks synced).
         retention_seconds: Interval at which the worker applies the store's retention policies
             (:meth:`apply_retention`; the first time when it starts), in seconds; None never.
+        listen: Wake on the store's work-queue notifications when it has them (PostgreSQL ``LISTEN``,
+            on a connection of the worker's own while it runs); False always polls.
 
     Raises:
         ValueError: ``lease_seconds`` outside 0..:data:`MAX_SECONDS` or ``poll_seconds`` outside 0..3600
@@ -333,6 +349,7 @@ class CompressionWorker:
         poll_seconds: float = 0.2,
         clock: Callable[[], float] = time.time,
         retention_seconds: float | None = 3600.0,
+        listen: bool = True,
     ) -> None:
         for name, value, top in (("lease_seconds", lease_seconds, MAX_SECONDS), ("poll_seconds", poll_seconds, 3600)):
             if isinstance(value, bool) or not isinstance(value, int | float):
@@ -385,6 +402,12 @@ class CompressionWorker:
         self._managers: dict[tuple[str, str], tuple[str, ContextManager]] = {}
         self.heartbeats: dict[str, _Heartbeat] = {}
         """The running heartbeats, by lease owner (for tests and diagnostics)."""
+        self.listen = bool(listen)
+        self.listener: QueueListener | None = None
+        """The notification listener while :meth:`arun` runs on a store that has one, else None."""
+        self._wakes = 0  # notifications received (a loop that saw one arrive during its claim claims again)
+        self._waiting: asyncio.Future[None] | None = None  # the wait idle loops share
+        self._listen_retry_at = 0.0
 
     # ---- one item ----------------------------------------------------------------------------------
 
@@ -542,16 +565,71 @@ class CompressionWorker:
         self.report.redacted += erased
         return erased
 
+    async def _open_listener(self) -> None:
+        """Start listening for enqueues when the store can notify (PostgreSQL); on failure poll (and try
+        again after :data:`LISTEN_RETRY_SECONDS`)."""
+        opener = getattr(self.store, "queue_listener", None)
+        if not self.listen or opener is None or self.listener is not None or time.monotonic() < self._listen_retry_at:
+            return
+        self._listen_retry_at = time.monotonic() + LISTEN_RETRY_SECONDS  # other loops do not open one meanwhile
+        try:
+            self.listener = await opener()
+        except Exception as exc:
+            self._listen_retry_at = time.monotonic() + LISTEN_RETRY_SECONDS
+            logger.warning(
+                "cannot listen for work-queue notifications (%s); polling every %g s", exc, self.poll_seconds
+            )
+
+    async def _close_listener(self) -> None:
+        waiting, self._waiting = self._waiting, None
+        if waiting is not None and not waiting.done():
+            waiting.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await waiting
+        listener, self.listener = self.listener, None
+        if listener is not None:
+            await listener.close()
+
+    async def _wait_notified(self, listener: QueueListener) -> None:
+        """One shared idle wait: a notification or ``poll_seconds``. A failed connection is closed and the
+        worker polls (a new listener is opened after :data:`LISTEN_RETRY_SECONDS`)."""
+        try:
+            if await listener.wait(self.poll_seconds):
+                self._wakes += 1
+        except Exception as exc:
+            logger.warning("work-queue notifications lost (%s); polling every %g s", exc, self.poll_seconds)
+            self._listen_retry_at = time.monotonic() + LISTEN_RETRY_SECONDS
+            if self.listener is listener:
+                self.listener = None
+            with contextlib.suppress(Exception):
+                await listener.close()
+            await asyncio.sleep(self.poll_seconds)
+
+    async def _idle_wait(self) -> None:
+        """Wait ``poll_seconds``, or until work is enqueued when the store notifies. The loops of this
+        worker share one wait (one connection), so a notification wakes all of them."""
+        if self.listener is None:
+            await self._open_listener()
+        listener = self.listener
+        if listener is None:
+            await asyncio.sleep(self.poll_seconds)
+            return
+        if self._waiting is None or self._waiting.done():
+            self._waiting = asyncio.ensure_future(self._wait_notified(listener))
+        await asyncio.shield(self._waiting)  # a loop cancelled here does not cancel the others' wait
+
     async def _loop(self, n: int, until_idle: bool, max_items: int | None) -> None:
         owner = f"{self.worker_id}/{n}"
         while max_items is None or self.report.claims < max_items:
             if n == 0:
                 self.apply_retention()
+            wakes = self._wakes
             claim = self._queue.queue_claim(owner, self.lease_seconds, self.clock())
             if claim is None:
                 if until_idle and self._idle():
                     return
-                await asyncio.sleep(self.poll_seconds)
+                if self._wakes == wakes:  # else work was enqueued since the claim began: claim again now
+                    await self._idle_wait()
                 continue
             self.report.claims += 1
             await self.process(claim, owner)
@@ -572,9 +650,14 @@ class CompressionWorker:
         """
         started = time.perf_counter()
         try:
+            # Listen before the first claim: what is enqueued after that claim wakes the first wait.
+            await self._open_listener()
             await asyncio.gather(*(self._loop(n, until_idle, max_items) for n in range(self.concurrency)))
         finally:
-            self.report.seconds += time.perf_counter() - started
+            try:
+                await self._close_listener()
+            finally:
+                self.report.seconds += time.perf_counter() - started
         return self.report
 
     def run(self, until_idle: bool = True, max_items: int | None = None) -> WorkerReport:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
 
+from .. import telemetry
 from .._names import clip_repr, name_problem
 from ..content import sha256_hex
 from ..errors import (
@@ -581,6 +582,7 @@ class Store(ABC):
                 yield self._txn
                 return
             self._begin()
+            began = time.perf_counter()
             # Issue 21: the branch table cached before this write stays trusted after it (the write lock is
             # held, so only this transaction commits until it ends; a branch change empties the cache).
             fresh = bool(self._branches) and self._branches_token == self._change_token()
@@ -607,7 +609,9 @@ class Store(ABC):
                 self._branches_cache_stale()
                 txn._finish(committed=False)
                 raise
+            seconds = time.perf_counter() - began
             txn._finish(committed=True)
+            telemetry.store_commit(self.backend, len(txn.seqs), seconds)
 
     def _branches_cache_stale(self) -> None:
         self._branches = {}

@@ -22,11 +22,19 @@ words in Python first (:func:`~context_journal.stores.fulltext.words`, FTS5's ``
 PostgreSQL's parser never sees a file path, an e-mail address or a hyphenated word as one token; the words
 are stemmed by the store's own text-search configuration, made to group words as SQLite's FTS5 index does
 (see :class:`PostgresStore`). Hits are ranked by ``ts_rank`` (ties: newest document first).
+
+Work queue wake-ups: every enqueue (:meth:`PostgresStore.queue_enqueue`) sends ``NOTIFY`` on the store's
+channel (:attr:`PostgresStore.queue_channel`, derived from the schema, so stores in other schemas of the
+database are not woken) in its own transaction, so the notification goes out when, and only if, the item is
+committed. An idle :class:`~context_journal.workers.CompressionWorker` waits for it on a dedicated
+connection (:meth:`PostgresStore.queue_listener`, ``LISTEN``) instead of sleeping out its poll interval.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import inspect
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -45,7 +53,7 @@ try:
 except ImportError as _exc:  # pragma: no cover - depends on the extra
     raise MissingExtraError("psycopg", "postgres") from _exc
 
-__all__ = ["PostgresStore"]
+__all__ = ["PostgresStore", "QueueListener"]
 
 _SCHEMA_RE = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 _TS_CONFIG_RE = re.compile(r"^(?:[a-z_][a-z0-9_]{0,62}\.)?[a-z_][a-z0-9_]{0,62}$")
@@ -496,6 +504,7 @@ class PostgresStore(SQLStore):
         self._text_config = f"{schema}.{TEXT_CONFIG}"
         self.text_search_config = self._text_source
         self._lock_timeout = lock_timeout
+        self._connect_timeout = connect_timeout
         try:
             self._conn = psycopg.connect(url, autocommit=True, connect_timeout=int(connect_timeout))
         except psycopg.Error as exc:
@@ -885,6 +894,108 @@ class PostgresStore(SQLStore):
                 (owner, now + lease_seconds, now, row[0]),
             )
         return WorkClaim(row[0], row[1], int(row[2]), row[3], row[4], int(row[5]), int(row[6]) + 1)
+
+    @property
+    def queue_channel(self) -> str:
+        """The ``LISTEN``/``NOTIFY`` channel of this store's work queue: ``cj_queue_<schema>`` (a digest of
+        the schema when that is longer than PostgreSQL's 63-byte identifiers). Channels are per database,
+        so stores of other schemas, and of other databases, use other channels."""
+        return _queue_channel(self.schema)
+
+    def queue_enqueue(self, key: str, namespace: str, branch_id: int, slot: str, config: str, now: float) -> None:
+        """Mark a conversation's compression as wanted and ``NOTIFY`` :attr:`queue_channel` (payload: the
+        namespace, cut to 200 characters) in the same transaction: listeners hear of it once it commits,
+        never of a rolled-back enqueue."""
+        with self.transaction():
+            super().queue_enqueue(key, namespace, branch_id, slot, config, now)
+            self._execute("SELECT pg_notify(%s, %s)", (self.queue_channel, namespace[:200]))
+
+    async def queue_listener(self) -> QueueListener | None:
+        """A new :class:`QueueListener` on :attr:`queue_channel`, on a connection of its own (never this
+        handle's); None when the installed psycopg cannot wait for notifications with a timeout (before
+        3.2: callers poll). The caller closes it.
+
+        Raises:
+            StoreError: the server cannot be reached (or psycopg cannot run on this event loop, e.g.
+                Windows' proactor loop).
+        """
+        if not _NOTIFIES_TIMEOUT:
+            return None
+        return await QueueListener.open(self.url, self.queue_channel, self._connect_timeout)
+
+
+def _queue_channel(schema: str) -> str:
+    name = f"cj_queue_{schema}"
+    if len(name) <= 63:
+        return name
+    return "cj_queue_" + hashlib.sha256(schema.encode()).hexdigest()[:40]
+
+
+_NOTIFIES_TIMEOUT = "timeout" in inspect.signature(psycopg.AsyncConnection.notifies).parameters
+"""psycopg 3.2 and later: ``notifies(timeout=...)``."""
+
+
+class QueueListener:
+    """Waits for ``NOTIFY`` on one channel (``LISTEN``), on a dedicated :class:`psycopg.AsyncConnection`.
+
+    Notifications that arrive while nobody waits are kept by the connection and end the next
+    :meth:`wait` at once, so none is lost between two waits. Open it with :meth:`open` (or
+    :meth:`PostgresStore.queue_listener`); use it from one task at a time, on one event loop.
+    """
+
+    def __init__(self, conn: psycopg.AsyncConnection[Any], channel: str) -> None:
+        self._conn = conn
+        self.channel = channel
+        self.received = 0
+        """Notifications received so far."""
+
+    @classmethod
+    async def open(cls, url: str, channel: str, connect_timeout: float = 10.0) -> QueueListener:
+        """Connect and ``LISTEN`` on ``channel``.
+
+        Raises:
+            StoreError: the connection or the ``LISTEN`` failed.
+        """
+        try:
+            conn = await psycopg.AsyncConnection.connect(
+                url, autocommit=True, connect_timeout=max(1, int(connect_timeout))
+            )
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot connect to PostgreSQL at {_redact(url)} to listen: {exc}") from exc
+        try:
+            await conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(channel)))
+        except BaseException as exc:
+            with contextlib.suppress(psycopg.Error):
+                await conn.close()
+            if isinstance(exc, psycopg.Error):
+                raise StoreError(f"PostgreSQL error: {exc}") from exc
+            raise
+        return cls(conn, channel)
+
+    async def wait(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for a notification (without blocking the event loop); True when
+        one (or more) came, False at the timeout.
+
+        Raises:
+            StoreError: the connection failed.
+        """
+        got = 0
+        try:
+            async for _ in self._conn.notifies(timeout=max(0.0, timeout), stop_after=1):
+                got += 1
+        except psycopg.Error as exc:
+            raise StoreError(f"PostgreSQL error while listening on {self.channel!r}: {exc}") from exc
+        self.received += got
+        return got > 0
+
+    @property
+    def closed(self) -> bool:
+        return bool(self._conn.closed)
+
+    async def close(self) -> None:
+        """Close the connection (its ``LISTEN`` ends with it); idempotent."""
+        with contextlib.suppress(psycopg.Error):
+            await self._conn.close()
 
 
 def _redact(url: str) -> str:
