@@ -26,14 +26,11 @@ asyncio only (``trio`` is not supported: the await goes through :func:`asyncio.w
 
 from __future__ import annotations
 
-import asyncio
 import functools
-import itertools
-import threading
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from .errors import StoreError
+from ._store_thread import StoreThread, acquire_thread, release_thread
 from .manager import ContextManager
 from .stores import Store
 
@@ -41,109 +38,6 @@ __all__ = ["AsyncContextManager", "StoreThread"]
 
 P = ParamSpec("P")
 T = TypeVar("T")
-
-_numbers = itertools.count(1)
-
-
-class StoreThread:
-    """A thread with an asyncio loop of its own, where every call on one store handle runs, in order.
-
-    Made and shared by :class:`AsyncContextManager` (one per open store object, counted by its users);
-    it stops when its last user closes.
-    """
-
-    def __init__(self) -> None:
-        self._loop = asyncio.new_event_loop()
-        self._ready = threading.Event()
-        self.thread = threading.Thread(target=self._run, name=f"context-journal-store-{next(_numbers)}", daemon=True)
-        self.users = 0
-        self.thread.start()
-        self._ready.wait()
-
-    def _run(self) -> None:
-        asyncio.set_event_loop(self._loop)
-        self._loop.call_soon(self._ready.set)
-        try:
-            self._loop.run_forever()
-        finally:
-            self._loop.run_until_complete(self._loop.shutdown_asyncgens())
-            self._loop.close()
-
-    @property
-    def running(self) -> bool:
-        """True until :meth:`stop` has ended the thread."""
-        return self.thread.is_alive() and not self._loop.is_closed()
-
-    async def run(self, start: Callable[[], Awaitable[T]]) -> T:
-        """Await ``start()`` run on this thread's loop (the awaitable is made there), from another loop;
-        from this thread's loop itself it is awaited in place, so a callback running on the store thread
-        cannot deadlock. A cancelled caller's call that has not started never starts.
-
-        Raises:
-            StoreError: the thread was stopped (its store was closed).
-        """
-        if threading.current_thread() is self.thread:
-            return await start()
-        if not self.running:
-            raise StoreError("the store's thread has stopped: the async manager was closed")
-        cancelled = threading.Event()
-
-        async def job() -> T:
-            if cancelled.is_set():  # cancelled while queued behind other calls
-                raise asyncio.CancelledError
-            return await start()
-
-        future = asyncio.run_coroutine_threadsafe(job(), self._loop)
-        try:
-            return await asyncio.wrap_future(future)
-        except asyncio.CancelledError:
-            cancelled.set()
-            raise
-
-    async def call(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-        """Await ``fn(*args, **kwargs)`` run on this thread (after the calls queued before it)."""
-
-        async def job() -> T:
-            return fn(*args, **kwargs)
-
-        return await self.run(job)
-
-    def stop(self, timeout: float = 5.0) -> None:
-        """End the loop after the calls already queued; wait up to ``timeout`` seconds for the thread."""
-        if self.thread.is_alive() and not self._loop.is_closed():
-            self._loop.call_soon_threadsafe(self._loop.stop)
-        if threading.current_thread() is not self.thread:
-            self.thread.join(timeout)
-
-
-_threads: dict[int, tuple[Store, StoreThread]] = {}
-_threads_lock = threading.Lock()
-
-
-def _acquire(store: Store, made: StoreThread | None = None) -> StoreThread:
-    """The thread of ``store`` (``made`` when it has none yet, else a new one), with one more user."""
-    with _threads_lock:
-        found = _threads.get(id(store))
-        if found is not None and found[0] is store and found[1].running:
-            thread = found[1]
-            if made is not None and made is not thread:
-                made.stop()
-        else:
-            thread = made or StoreThread()
-            _threads[id(store)] = (store, thread)
-        thread.users += 1
-        return thread
-
-
-def _release(store: Store, thread: StoreThread) -> None:
-    with _threads_lock:
-        thread.users -= 1
-        if thread.users > 0:
-            return
-        found = _threads.get(id(store))
-        if found is not None and found[1] is thread:
-            del _threads[id(store)]
-    thread.stop()
 
 
 def _on_store(
@@ -216,11 +110,11 @@ class AsyncContextManager:
             StoreError, ValueError, TypeError: as :meth:`ContextManager.open`.
         """
         if store is not None:
-            thread = _acquire(store)
+            thread = acquire_thread(store)
             try:
                 manager = await thread.call(ContextManager.open, path, store=store, **kwargs)
             except BaseException:
-                _release(store, thread)
+                release_thread(store, thread)
                 raise
             return cls(manager, thread)
         made = StoreThread()
@@ -229,7 +123,7 @@ class AsyncContextManager:
         except BaseException:
             made.stop()
             raise
-        thread = _acquire(manager.store, made)
+        thread = acquire_thread(manager.store, made)
         if thread is not made:  # another async manager already has a thread for this store object
             made.stop()
         return cls(manager, thread)
@@ -238,7 +132,7 @@ class AsyncContextManager:
     def wrap(cls, manager: ContextManager) -> AsyncContextManager:
         """An async manager over ``manager`` (which the caller stops using directly; :meth:`aclose`
         closes it)."""
-        return cls(manager, _acquire(manager.store))
+        return cls(manager, acquire_thread(manager.store))
 
     async def aclose(self) -> None:
         """Close the manager (and its store when it opened it) after the calls queued before. Idempotent."""
@@ -248,7 +142,7 @@ class AsyncContextManager:
         try:
             await self._thread.call(self._cm.close)
         finally:
-            _release(self._cm.store, self._thread)
+            release_thread(self._cm.store, self._thread)
 
     close = aclose
 
@@ -384,7 +278,7 @@ class AsyncContextManager:
         """:meth:`ContextManager.derive` (same arguments and errors): the child as an async manager on the
         same store thread (close it with :meth:`aclose` too)."""
         child = await self._thread.call(self._cm.derive, branch, *args, **kwargs)
-        return AsyncContextManager(child, _acquire(child.store))
+        return AsyncContextManager(child, acquire_thread(child.store))
 
     def __repr__(self) -> str:
         return f"Async{self._cm!r}"

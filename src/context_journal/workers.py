@@ -18,6 +18,11 @@ A :class:`CompressionWorker` loops:
 4. **release** the item: pending again (more work may remain; claimable at once, or at the retry time of
    failed work), or ``done`` when nothing is left (pending again if it was enqueued since the claim).
 
+While :meth:`CompressionWorker.arun` runs, the worker's store work (claims, managers' reads, the records,
+the releases) runs on the store handle's own thread (:mod:`context_journal._store_thread`, shared with the
+async manager): the ``concurrency`` items' model calls are awaited on the worker's loop, and one item's
+store work never delays another's answer.
+
 An idle worker (nothing claimable) waits ``poll_seconds`` before it tries again. On PostgreSQL it is
 woken at once instead: every enqueue sends ``NOTIFY`` on the store's channel in its transaction, and the
 worker waits with ``LISTEN`` on a connection of its own (an asyncio connection: the event loop is never
@@ -49,8 +54,9 @@ import uuid
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from ._store_thread import StoreThread, acquire_thread, release_thread
 from .errors import ContextJournalError
 from .llm.provider import run_sync
 from .readers import recorded_reader
@@ -63,6 +69,8 @@ if TYPE_CHECKING:
     from .stores.base import Store
     from .stores.postgres import QueueListener
     from .strategies.base import StrategyContext, SummaryResult
+
+T = TypeVar("T")
 
 __all__ = [
     "CompressionDelegatedError",
@@ -408,8 +416,16 @@ class CompressionWorker:
         self._wakes = 0  # notifications received (a loop that saw one arrive during its claim claims again)
         self._waiting: asyncio.Future[None] | None = None  # the wait idle loops share
         self._listen_retry_at = 0.0
+        self._thread: StoreThread | None = None  # the store's thread while arun runs
 
     # ---- one item ----------------------------------------------------------------------------------
+
+    async def _on_store(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` on the store's thread while :meth:`arun` runs (store work never runs on the worker's
+        loop, where the other items' model calls are awaited); inline otherwise."""
+        if self._thread is None:
+            return fn(*args)
+        return await self._thread.call(fn, *args)
 
     def _manager(self, claim: WorkClaim, owner: str) -> ContextManager:
         cached = self._managers.get((owner, claim.key))
@@ -483,7 +499,7 @@ class CompressionWorker:
         if status == "lost":
             self._lost(claim, owner, time.monotonic() - started, beat, cancelled)
         if release is not None:
-            self._release(claim, owner, *release)
+            await self._on_store(self._release, claim, owner, *release)
         return status
 
     def _lost(self, claim: WorkClaim, owner: str, seconds: float, beat: _Heartbeat | None, cancelled: bool) -> None:
@@ -511,7 +527,7 @@ class CompressionWorker:
     async def _unit(self, claim: WorkClaim, owner: str) -> tuple[str, tuple[str, float, str | None] | None]:
         """One unit: its status and the release (status, retry time, error), or None to release nothing."""
         try:
-            manager = self._manager(claim, owner)
+            manager = await self._on_store(self._manager, claim, owner)
         except Exception as exc:
             self.report.errors[claim.key] = f"{type(exc).__name__}: {exc}"
             return "error", ("failed", 0.0, self.report.errors[claim.key])
@@ -519,7 +535,10 @@ class CompressionWorker:
         assert isinstance(strategy, _LeasedAutobiographical)
         strategy.guard = lambda: self._guard(claim, owner)
         try:
-            result = await manager.compression.atick()  # the code path of ContextManager.tick
+            # The code path of ContextManager.tick, on the store's thread: the other loops' store work runs
+            # there while this one awaits the model, and none of it runs on this loop.
+            atick = manager.compression.atick
+            result = await (self._thread.run(atick) if self._thread is not None else atick())
         except LeaseLostError:
             self._managers.pop((owner, claim.key), None)  # its in-memory queue is stale
             return "lost", None
@@ -622,11 +641,11 @@ class CompressionWorker:
         owner = f"{self.worker_id}/{n}"
         while max_items is None or self.report.claims < max_items:
             if n == 0:
-                self.apply_retention()
+                await self._on_store(self.apply_retention)
             wakes = self._wakes
-            claim = self._queue.queue_claim(owner, self.lease_seconds, self.clock())
+            claim = await self._on_store(self._queue.queue_claim, owner, self.lease_seconds, self.clock())
             if claim is None:
-                if until_idle and self._idle():
+                if until_idle and await self._on_store(self._idle):
                     return
                 if self._wakes == wakes:  # else work was enqueued since the claim began: claim again now
                     await self._idle_wait()
@@ -649,6 +668,7 @@ class CompressionWorker:
             StoreError: a queue operation failed.
         """
         started = time.perf_counter()
+        self._thread = acquire_thread(self.store)
         try:
             # Listen before the first claim: what is enqueued after that claim wakes the first wait.
             await self._open_listener()
@@ -657,6 +677,8 @@ class CompressionWorker:
             try:
                 await self._close_listener()
             finally:
+                thread, self._thread = self._thread, None
+                release_thread(self.store, thread)
                 self.report.seconds += time.perf_counter() - started
         return self.report
 

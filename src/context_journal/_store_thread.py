@@ -1,0 +1,123 @@
+"""One thread per store handle, with an asyncio loop of its own, where every call on that handle runs in
+order (:class:`StoreThread`), shared by the users of the handle (:func:`acquire_thread`,
+:func:`release_thread`): the async manager (:mod:`context_journal.aio`) and the compression workers
+(:mod:`context_journal.workers`), so that store work never runs on a caller's event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import threading
+from collections.abc import Awaitable, Callable
+from typing import ParamSpec, TypeVar
+
+from .errors import StoreError
+from .stores import Store
+
+__all__ = ["StoreThread", "acquire_thread", "release_thread"]
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+_numbers = itertools.count(1)
+
+
+class StoreThread:
+    """A thread with an asyncio loop of its own, where every call on one store handle runs, in order.
+
+    Made and shared through :func:`acquire_thread` (one per open store object, counted by its users); it
+    stops when its last user releases it.
+    """
+
+    def __init__(self) -> None:
+        self._loop = asyncio.new_event_loop()
+        self._ready = threading.Event()
+        self.thread = threading.Thread(target=self._run, name=f"context-journal-store-{next(_numbers)}", daemon=True)
+        self.users = 0
+        self.thread.start()
+        self._ready.wait()
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self._loop)
+        self._loop.call_soon(self._ready.set)
+        try:
+            self._loop.run_forever()
+        finally:
+            self._loop.run_until_complete(self._loop.shutdown_asyncgens())
+            self._loop.close()
+
+    @property
+    def running(self) -> bool:
+        """True until :meth:`stop` has ended the thread."""
+        return self.thread.is_alive() and not self._loop.is_closed()
+
+    async def run(self, start: Callable[[], Awaitable[T]]) -> T:
+        """Await ``start()`` run on this thread's loop (the awaitable is made there), from another loop;
+        from this thread's loop itself it is awaited in place, so a callback running on the store thread
+        cannot deadlock. A cancelled caller's call that has not started never starts.
+
+        Raises:
+            StoreError: the thread was stopped (its store was closed).
+        """
+        if threading.current_thread() is self.thread:
+            return await start()
+        if not self.running:
+            raise StoreError("the store's thread has stopped: the async manager was closed")
+        cancelled = threading.Event()
+
+        async def job() -> T:
+            if cancelled.is_set():  # cancelled while queued behind other calls
+                raise asyncio.CancelledError
+            return await start()
+
+        future = asyncio.run_coroutine_threadsafe(job(), self._loop)
+        try:
+            return await asyncio.wrap_future(future)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+
+    async def call(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        """Await ``fn(*args, **kwargs)`` run on this thread (after the calls queued before it)."""
+
+        async def job() -> T:
+            return fn(*args, **kwargs)
+
+        return await self.run(job)
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """End the loop after the calls already queued; wait up to ``timeout`` seconds for the thread."""
+        if self.thread.is_alive() and not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(self._loop.stop)
+        if threading.current_thread() is not self.thread:
+            self.thread.join(timeout)
+
+
+_threads: dict[int, tuple[Store, StoreThread]] = {}
+_threads_lock = threading.Lock()
+
+
+def acquire_thread(store: Store, made: StoreThread | None = None) -> StoreThread:
+    """The thread of ``store`` (``made`` when it has none yet, else a new one), with one more user."""
+    with _threads_lock:
+        found = _threads.get(id(store))
+        if found is not None and found[0] is store and found[1].running:
+            thread = found[1]
+            if made is not None and made is not thread:
+                made.stop()
+        else:
+            thread = made or StoreThread()
+            _threads[id(store)] = (store, thread)
+        thread.users += 1
+        return thread
+
+
+def release_thread(store: Store, thread: StoreThread) -> None:
+    with _threads_lock:
+        thread.users -= 1
+        if thread.users > 0:
+            return
+        found = _threads.get(id(store))
+        if found is not None and found[1] is thread:
+            del _threads[id(store)]
+    thread.stop()
