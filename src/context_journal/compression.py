@@ -48,8 +48,8 @@ from .stores.base import Op
 from .strategies.autobiographical import AutobiographicalStrategy, CompressionLog, PendingItem, PendingWork, Summary
 from .strategies.autobiographical.chunking import regions
 from .strategies.autobiographical.planning import transition_plan
-from .strategies.autobiographical.records import slot_for, summary_id_for_chunk
-from .strategies.base import StrategyContext, SummaryRequest, SummaryResult
+from .strategies.autobiographical.records import slot_for
+from .strategies.base import CompressingStrategy, StrategyContext, SummaryRequest, SummaryResult
 from .telemetry import traced_summary_call
 from .views import MessageView, ReaderView, SliceView, StoreView
 
@@ -323,16 +323,15 @@ class CompressionDriver:
     def _prepare(self) -> tuple[Strategy, StrategyContext, bool]:
         self.release_expired()
         strategy, ctx, full, body = self._setup()
-        prepare = getattr(strategy, "prepare", None)
-        if prepare is not None:
-            prepare(body, ctx, now=self.clock(), request_view=full)
-        return strategy, ctx, prepare is not None
+        if isinstance(strategy, CompressingStrategy):
+            strategy.prepare(body, ctx, now=self.clock(), request_view=full)
+            return strategy, ctx, True
+        return strategy, ctx, False
 
     @staticmethod
     def _counts(strategy: Strategy, prepared: bool) -> tuple[int, int, int, float | None]:
-        counts = getattr(strategy, "pending_counts", None)
-        if prepared and counts is not None:
-            return counts()  # type: ignore[no-any-return]
+        if prepared and isinstance(strategy, CompressingStrategy):
+            return strategy.pending_counts()
         return len(strategy.pending_requests()), 0, 0, None
 
     def compression_log(self) -> CompressionLog:
@@ -340,7 +339,7 @@ class CompressionDriver:
         when it compresses, else a read-only fold)."""
         ctx = self.host._strategy_context()
         strategy = self.host._active_strategy()
-        if isinstance(strategy, AutobiographicalStrategy):
+        if isinstance(strategy, CompressingStrategy):
             return strategy.compression_log(ctx)
         log = self._log
         if (
@@ -356,9 +355,8 @@ class CompressionDriver:
     def pending_work(self) -> PendingWork:
         """Work not done yet (closing the chunks that are due first)."""
         strategy, _, prepared = self._prepare()
-        report = getattr(strategy, "pending_work", None)
-        if prepared and report is not None:
-            return report()  # type: ignore[no-any-return]
+        if prepared and isinstance(strategy, CompressingStrategy):
+            return strategy.pending_work()
         rows = tuple(PendingItem(r.id, "request", 0, None, None, "ready") for r in strategy.pending_requests())
         return PendingWork(ready=rows)
 
@@ -513,16 +511,7 @@ class CompressionDriver:
 
     def _stored_summary(self, key: str) -> str | None:
         strategy = self.host._active_strategy()
-        if not isinstance(strategy, AutobiographicalStrategy) or strategy._log is None:
-            return None
-        log = strategy._log
-        if key.startswith("merge:"):
-            sid = key.split(":", 1)[1]
-        elif key.startswith("chunk:"):
-            sid = summary_id_for_chunk(key.split(":")[1])
-        else:
-            return None
-        return sid if sid in log.summaries else None
+        return strategy.summary_for_request(key) if isinstance(strategy, CompressingStrategy) else None
 
     async def adrain(
         self,

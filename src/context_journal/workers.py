@@ -417,6 +417,7 @@ class CompressionWorker:
         self._waiting: asyncio.Future[None] | None = None  # the wait idle loops share
         self._listen_retry_at = 0.0
         self._thread: StoreThread | None = None  # the store's thread while arun runs
+        self._claiming = 0  # claims under way (awaited on the store's thread)
 
     # ---- one item ----------------------------------------------------------------------------------
 
@@ -639,12 +640,20 @@ class CompressionWorker:
 
     async def _loop(self, n: int, until_idle: bool, max_items: int | None) -> None:
         owner = f"{self.worker_id}/{n}"
-        while max_items is None or self.report.claims < max_items:
+        # Claims run on the store's thread, so the loops' claims are awaited together: a claim under way
+        # counts toward max_items (another loop does not start one that could go beyond it).
+        while max_items is None or self.report.claims + self._claiming < max_items:
             if n == 0:
                 await self._on_store(self.apply_retention)
             wakes = self._wakes
-            claim = await self._on_store(self._queue.queue_claim, owner, self.lease_seconds, self.clock())
+            self._claiming += 1
+            try:
+                claim = await self._on_store(self._queue.queue_claim, owner, self.lease_seconds, self.clock())
+            finally:
+                self._claiming -= 1
             if claim is None:
+                if max_items is not None and self.report.claims >= max_items:
+                    return
                 if until_idle and await self._on_store(self._idle):
                     return
                 if self._wakes == wakes:  # else work was enqueued since the claim began: claim again now

@@ -15,7 +15,11 @@ that into provider-valid messages within the budget, and the manager does the I/
    work (no I/O).
 5. ``pending_requests()`` / ``record_result(result, ctx)`` — the compression queue: a driver
    (``ContextManager.tick``) sends each :class:`SummaryRequest` to the LLM layer and hands the
-   :class:`SummaryResult` back; the strategy records it through ``ctx``.
+   :class:`SummaryResult` back; the strategy records it through ``ctx``. A strategy that keeps its own
+   queue and compression log implements :class:`CompressingStrategy` too: the driver then closes due
+   work with ``prepare`` before each unit, reports the queue with ``pending_work``/``pending_counts``,
+   reads holds and summaries from ``compression_log``, and names the summary a result stored with
+   ``summary_for_request``; it knows nothing else of the strategy.
 
 Entries are :class:`RawSpan` (messages of the view, rendered as stored then repaired) and
 :class:`RenderedEntry` (content the strategy renders itself: a summary, the marker turn of a recall
@@ -33,10 +37,13 @@ if TYPE_CHECKING:
     from ..stores.base import Store
     from ..tokens import TokenCounter
     from ..views import MessageView
+    from .autobiographical.state import CompressionLog
+    from .autobiographical.work import PendingWork
 
 __all__ = [
     "BaseStrategy",
     "Budget",
+    "CompressingStrategy",
     "ContextEntry",
     "RawSpan",
     "RenderedEntry",
@@ -308,6 +315,50 @@ class Strategy(Protocol):
 
     def is_ready(self) -> bool:
         """True when no compression work is pending."""
+        ...
+
+
+@runtime_checkable
+class CompressingStrategy(Strategy, Protocol):
+    """A :class:`Strategy` with a compression queue and log of its own: what the compression driver
+    (``ContextManager.tick``/``drain``, the workers) needs of it, and all it uses.
+
+    The driver calls ``prepare`` before each unit of work, sends the first of ``pending_requests()`` to
+    the summarizer, hands the answer to ``record_result`` and reports the summary ``summary_for_request``
+    names; ``pending_work``/``pending_counts`` report the queue as of the last ``prepare``, and
+    ``compression_log`` gives the folded records (summaries, holds) the summary queries and hold
+    expiry read. :class:`~context_journal.strategies.AutobiographicalStrategy` is one; a strategy of
+    another package that implements these compresses through the same driver.
+    """
+
+    def prepare(
+        self,
+        view: MessageView,
+        ctx: StrategyContext,
+        *,
+        now: float | None = None,
+        request_view: MessageView | None = None,
+    ) -> None:
+        """Close the work that is due (persisted through ``ctx``) and make the next requests ready.
+        ``view`` is what the strategy selects from, ``request_view`` the whole view (with the leading
+        system messages) a request may quote; ``now`` is the driver's clock, seconds since the epoch."""
+        ...
+
+    def pending_work(self) -> PendingWork:
+        """The queue as of the last :meth:`prepare`: ready, waiting, stuck and held items."""
+        ...
+
+    def pending_counts(self) -> tuple[int, int, int, float | None]:
+        """``(ready, waiting, stuck, next retry time)`` as of the last :meth:`prepare`, cheaply."""
+        ...
+
+    def compression_log(self, ctx: StrategyContext) -> CompressionLog:
+        """The folded compression records of ``ctx``'s namespace and branch, brought up to date."""
+        ...
+
+    def summary_for_request(self, request_id: str) -> str | None:
+        """The id of the summary that the recorded answer to ``request_id`` stored, or None (a part of
+        a summary, a failure, or a request this strategy does not know)."""
         ...
 
 

@@ -48,7 +48,7 @@ from .chunking import (
 from .config import AutobiographicalConfig
 from .folding import NOTE_PARTICIPANT, Item, fold, gap_note, item_cost, to_entries
 from .planning import cap_text
-from .records import ChunkRecord, HeadMark, Summary
+from .records import ChunkRecord, HeadMark, Summary, summary_id_for_chunk
 from .requests import RequestPlan, render_request
 from .stable import LAYOUT_STATE, breakpoint_index, compact, decode, encode, first_recoverable, squeeze
 from .state import CompressionLog
@@ -559,6 +559,20 @@ class AutobiographicalStrategy(BaseStrategy):
     def pending_requests(self) -> Sequence[SummaryRequest]:
         """The next ready requests rendered by the last :meth:`prepare` (at most ``request_lookahead``)."""
         return tuple(self._requests)
+
+    def summary_for_request(self, request_id: str) -> str | None:
+        """The summary a recorded answer to ``request_id`` stored: ``chunk:<id>...`` is the chunk's level-1
+        summary, ``merge:<summary id>`` the merged one; None for a part, a failure, or nothing stored yet."""
+        log = self._log
+        if log is None:
+            return None
+        if request_id.startswith("merge:"):
+            sid = request_id.split(":", 1)[1]
+        elif request_id.startswith("chunk:"):
+            sid = summary_id_for_chunk(request_id.split(":")[1])
+        else:
+            return None
+        return sid if sid in log.summaries else None
 
     def pending_work(self) -> PendingWork:
         """The queue as of the last :meth:`prepare` (the full report; O(items))."""
