@@ -84,7 +84,7 @@ from itertools import filterfalse
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from . import _cjk_tokens, _hangul_tokens, _word_tokens
+from . import _cjk_tokens, _hangul_tokens, _symbol_tokens, _word_tokens
 from ._block_types import SERVER_CALL_TYPES, SERVER_RESULT_TYPES
 from .errors import ContextJournalError, MissingExtraError
 
@@ -224,6 +224,12 @@ _HANGUL_MORE = re.compile(f"[{_complement(_hangul_tokens.ONE_TOKEN, 0xAC00, 0xD7
 _HANGUL_THREE = re.compile(f"[{_hangul_tokens.THREE_TOKENS}]")
 _NOT_HANGUL_HI = bytes(b for b in range(256) if not 0xAC <= b <= 0xD7)
 """The high bytes of UTF-16 code units that are not a Hangul syllable's (U+AC00-D7FF)."""
+_SYMBOL_MORE = re.compile(f"[{_symbol_tokens.MORE_TOKENS}]")  # two tokens or more alone
+_SYMBOL_THREE = re.compile(f"[{_symbol_tokens.THREE_TOKENS}]")
+_NOT_SYMBOL_HI = bytes(
+    b for b in range(256) if not any(first >> 8 <= b <= last >> 8 for first, last in _symbol_tokens.RANGES)
+)
+"""The high bytes of UTF-16 code units that hold no character of the symbol table (``_symbol_tokens``)."""
 _CJK = re.compile("[\u3000-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 # A LaTeX command (a backslash and two letters or more) after whitespace, "{", "$", "(" or at the start
@@ -266,6 +272,11 @@ _W_BASE64 = 0.80
 _W_BASE64_RUN = 3.0  # a run of base64 (its ends merge with nothing)
 _W_HEX = 0.69  # per character of random hex: short wrapped runs fell to 0.94x at 0.66 (1 in 3,000; CI found one)
 _W_LATEX_COMMAND = 1.5  # a LaTeX command (_LATEX_BYTES), beyond its backslash and word
+_W_ESCAPE_LETTER = _W_WORD  # a backslash and a letter elsewhere (\n, \t, \b, \s in JSON strings and regexes):
+# the escape is a token of its own, so the letters after it are one more word (\nline is \n, line; \\bTODO
+# in a JSON string is \\, b, TODO)
+_W_ESCAPED_QUOTE = 0.5  # an escaped quote (\" in a JSON string): a token of its own, beyond its two marks, that
+# merges with neither the word before it nor the one after it (a, \", b), where marks elsewhere mostly do
 _W_JSON_SPACE = 0.3  # a JSON key's ": " or the ", \"" before a string (json.dumps's spacing: each space is a token)
 _W_RANDOM = 0.9  # random printable ASCII (passwords): about one token per change of character kind
 
@@ -316,10 +327,15 @@ _W_SUPERSCRIPT = 2.0  # superscript and subscript digits (U+2070-208F: ⁿ ₀ �
 _W_DOUBLE_ARROW = 2.8  # harpoons and double arrows (U+21C0-21FF: ⇒ ⇔), three tokens alone
 _W_MATH = 3.0  # mathematical operators (U+2200-227F: ∀ ∈ ∑ ≠), two tokens alone
 _W_MATH_RARE = 3.2  # the rarer ones (U+2280-22FF: ⊆ ⊕ ⋅), three
-_W_BOX = 0.8  # box drawing (U+2500-257F): ─ │ ═ ║ are one token, and runs of ─ and ═ merge
+_W_BOX = 0.55  # box drawing (U+2500-257F): ─ │ ═ ║ are one token, and runs of ─ and ═ merge (two to
+# eight a token); the corners and the heavy and rounded ones (┌ ┻ ╯) are two tokens (_W_SYMBOL_MORE)
 _W_BRAILLE = 3.3
 _W_PUNCTUATION = 0.8  # general punctuation (U+2000-203F: dashes, quotes, ellipsis, bullets)
 _W_JOINER = 2.0  # zero-width joiner, variation selectors
+_W_SYMBOL_MORE = 1.5  # each further token of a symbol, mark or format character that is two or three tokens
+# alone (_symbol_tokens: ┻ ╯ ʖ ‿ ᴥ ⌐, the bidirectional marks U+200F, U+202A-202E, U+2066-2069), in blocks
+# whose weight prices a one-token character; a bit over a token, since the marks and spaces beside such a
+# symbol stay tokens of their own where they would merge with ASCII neighbours ("(", "╯", "°")
 _W_EMOJI = 3.0  # emoji, regional indicators, skin tones (U+1F000-1FFFF)
 _W_ASTRAL_IDEOGRAPH = 4.4  # CJK Extension B to H (U+20000-3FFFF): three or four byte tokens each
 _W_ASTRAL = 4.4  # other supplementary characters (historic scripts, math letters, tags)
@@ -448,6 +464,9 @@ def _non_ascii_estimate(text: str, ascii_chars: int) -> float:
     if hi.translate(None, _NOT_HANGUL_HI):  # Hangul syllables: one token each above; the rarer cost more
         more = _HANGUL_MORE.findall(text)
         ideographs += _W_HANGUL_MORE * (len(more) + len(_HANGUL_THREE.findall("".join(more))) if more else 0)
+    if hi.translate(None, _NOT_SYMBOL_HI):  # symbols: one token each above; the rarer cost more
+        more = _SYMBOL_MORE.findall(text)
+        ideographs += _W_SYMBOL_MORE * (len(more) + len(_SYMBOL_THREE.findall("".join(more))) if more else 0)
     if b"\xff" in hi:  # fullwidth letters, priced as fullwidth punctuation above
         ideographs += (_W_FULLWIDTH_LETTER - _W_CJK) * len(_FULLWIDTH_LETTER.findall(text))
     return units / _UNIT + _W_LATIN * latin + ideographs
@@ -661,7 +680,9 @@ def _text_estimate(text: str) -> float:
         est += _W_JSON_SPACE * (raw.count(b', "') + raw.count(b'": '))
     if "\\" in text:
         commands = raw.translate(_LATEX_BYTES)
-        est += _W_LATEX_COMMAND * (commands.count(b"pbaa") + (commands[:3] == b"baa"))
+        latex = commands.count(b"pbaa") + (commands[:3] == b"baa")
+        est += _W_LATEX_COMMAND * latex + _W_ESCAPE_LETTER * (commands.count(b"ba") - latex)
+        est += _W_ESCAPED_QUOTE * raw.count(b'\\"')
     non_ascii = 0
     if not text.isascii():
         others = raw.translate(None, _ASCII_BYTES)  # the UTF-8 bytes of the non-ASCII characters

@@ -473,6 +473,77 @@ _THIRD_REVIEW: dict[str, list[str]] = {
 }
 
 
+# Classes a fifth review found under 1.0x: kaomoji and symbol art in chat (0.76x; rare symbols such as ┻ ╯ ʖ
+# ‿ are two or three byte tokens each, priced as one-token symbols), bidirectional and invisible format marks
+# as editors insert them in Arabic and Hebrew text (0.73x: U+200F, U+202A-202E, U+2066-2069 are two tokens
+# each in cl100k_base) and JSON strings with escaped quotes and backslashes (0.81x). HTML was in bounds and is
+# kept here so that it stays there.
+_FIFTH_REVIEW: dict[str, list[str]] = {
+    "kaomoji (chat)": [
+        "lol the build broke again (╯°□°)╯︵ ┻━┻",
+        "¯\\_(ツ)_/¯ no idea why it works on my machine",
+        "thanks for the fix!! ( ͡° ͜ʖ ͡°) you're the best",
+        "ʕ•ᴥ•ʔ good morning team",
+        "ok deploying now (っ˘ω˘ς ) wish me luck",
+        "finally green ᕕ( ᐛ )ᕗ",
+        "٩(◕‿◕｡)۶ yay merged",
+        "(ノಠ益ಠ)ノ彡┻━┻ who force-pushed to main",
+        "(づ｡◕‿‿◕｡)づ hugs",
+        "┬─┬ノ( º _ ºノ) putting the table back",
+        "(╥﹏╥) the tests are flaky again",
+        "(ᵔᴥᵔ) (•_•) ( •_•)>⌐■-■ (⌐■_■)",
+        "ಠ_ಠ why is this a global variable",
+        "(¬‿¬) sure, 'quick fix'",
+        "(＾▽＾) (≧◡≦) (✿◠‿◠) (◕ᴗ◕✿)",
+    ],
+    "bidi and format marks": [
+        "\u200fהקובץ \u202aREADME.md\u202c נמצא בתיקייה הראשית.\u200f",
+        "\u2067محمد\u2069 sent you a message: \u2068مرحبا، كيف حالك؟\u2069",
+        'המחיר הוא 250\u200f ש"ח כולל מע"מ\u200f.',
+        "\u202bתאריך המשלוח: 12/05/2024\u202c \u200e(order #4471)\u200e",
+        "\u200fمرحبا\u200f بالعالم \u202bשלום\u202c",
+        "\ufeffid,name,city\n1,\u200fדני\u200f,\u200fתל אביב\u200f\n2,\u200fسارة\u200f,\u200fعمّان\u200f",
+        "user \u2068أحمد علي\u2069 joined the channel; user \u2068רונית כהן\u2069 left",
+        'Click \u200e\u202a"Save"\u202c\u200e to keep your changes \u200f(שמור)\u200f',
+        "The word\u200bbreak\u200bopportunities\u200bhere are zero\u2060width\u2060joiners.",
+        "\u202eolleh\u202c is \u202dhello\u202c reversed; \u2066left\u2069 \u2067right\u2069",
+        "abc\u200fdef\u200fghi\u200f" * 5,
+    ],
+    "html": [
+        '<div class="container"><p style="color:red">Hello <b>world</b></p>'
+        '<a href="https://example.com/path?x=1&amp;y=2">link</a></div>',
+        "<table><tr><td>1</td><td>2</td></tr></table>" * 5,
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>T</title></head><body></body></html>',
+        '<ul class="nav">\n  <li><a href="/docs/" title="Docs &amp; guides">Docs</a></li>\n'
+        '  <li><a href="/blog/">Blog</a></li>\n</ul>',
+        "<p>Tom &amp; Jerry&#39;s &quot;show&quot; &copy; 2024 &mdash; all rights reserved&nbsp;&hellip;</p>",
+        '<input type="email" id="email" name="email" placeholder="you@example.com" required '
+        'aria-describedby="email-help">',
+        '<img src="/static/img/logo.png" alt="Company logo" width="120" height="40" loading="lazy">',
+        '<script>window.__DATA__ = {"user": "ann", "items": [1, 2, 3]};</script>',
+    ],
+}
+
+
+def _escaped_json() -> list[str]:
+    """Tool inputs whose strings hold quotes, backslashes and line breaks, as ``json.dumps`` escapes them."""
+    values: list[object] = [
+        {"command": 'grep -rn "def main" src/ | head -20', "description": "Find the entry point"},
+        {
+            "file_path": "C:\\Users\\me\\project\\src\\app.py",
+            "old_string": 'print("hello")',
+            "new_string": 'print("hello, world")\n',
+        },
+        {"content": '{\n  "name": "demo",\n  "version": "1.0.0",\n  "scripts": {"test": "jest"}\n}\n'},
+        {"pattern": "\\bTODO\\b|\\bFIXME\\b", "glob": "**/*.py", "regex": '^\\s*(\\w+)\\s*=\\s*"([^"]*)"$'},
+        {"text": 'line1\nline2\t"quoted" \\ back'},
+        ['a"b'] * 30,
+        {"sql": "SELECT * FROM \"users\" WHERE \"name\" = 'O''Brien' AND note LIKE '%\\\\%'"},
+        {"query": 'He said "it\'s fine" and left.', "tags": ['"urgent"', '"review"']},
+    ]
+    return [json.dumps(v) for v in values]
+
+
 def _b64(rng: random.Random, n: int) -> str:
     return base64.b64encode(rng.randbytes(n)).decode()
 
@@ -608,6 +679,8 @@ def corpus(seed: int = 7) -> dict[str, list[str]]:
         **{cls: _paragraphs(samples) for cls, samples in _THIRD_REVIEW.items()},
         "json records (json.dumps spacing)": _json_records(random.Random(seed + 2)),
         "korean: rare syllables (names)": _rare_hangul(random.Random(seed + 3)),
+        **_FIFTH_REVIEW,
+        "json with escapes": _escaped_json(),
     }
 
 
