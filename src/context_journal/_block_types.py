@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 __all__ = [
     "ASSISTANT_ONLY_TYPES",
     "OPENAI_OUTPUT_ITEMS",
@@ -10,6 +12,7 @@ __all__ = [
     "SERVER_RESULT_TYPES",
     "SERVER_TYPES",
     "USER_ONLY_TYPES",
+    "continues_server_turn",
     "openai_item_role",
 ]
 
@@ -54,3 +57,18 @@ def openai_item_role(item_type: object) -> str:
     if item_type in OPENAI_OUTPUT_ITEMS or (isinstance(item_type, str) and item_type.endswith("_output")):
         return "user"
     return "assistant"
+
+
+def continues_server_turn(kinds: Iterable[object]) -> bool:
+    """Whether a message of these block types continues the message before it: its first provider-side
+    tool block is a result, with no call before it in the message (Anthropic's ``pause_turn``: the model
+    goes on in a new assistant message that opens with the result of the server call the paused message
+    ended with). The write rule (``content.check_continuation``) makes this kind-level test exact: such a
+    result is accepted only when its call is in the message just before, by the same participant, so the
+    two are one unit for every strategy (``views.unit_bounds``)."""
+    for kind in kinds:
+        if kind in SERVER_CALL_TYPES:
+            return False
+        if kind in SERVER_RESULT_TYPES:
+            return True
+    return False

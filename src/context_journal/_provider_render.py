@@ -5,7 +5,8 @@ connector's ``mcp_tool_use`` / ``mcp_tool_result``, ``compaction``, ``search_res
 * **Placement** (:func:`repair_provider_blocks`): a server call and its result travel together in one
   assistant message and are sent together or not at all. A pair in a turn rendered as the user's
   (another participant's message), a call whose result is not in its message (a ``pause_turn``
-  response), or a result without its call is shown as text, so the request stays valid and the model
+  response, unless it is the newest turn or its continuation follows: see *Paused pairs*), or a result
+  without its call is shown as text, so the request stays valid and the model
   still reads what happened. A ``server_tool_use`` without its result in an assistant turn that also
   calls a client ``tool_use`` is sent as it is (:func:`deferred_call`: the API runs it once the
   client's ``tool_result`` comes back). ``compaction`` outside an assistant turn is shown as its summary text;
@@ -13,6 +14,11 @@ connector's ``mcp_tool_use`` / ``mcp_tool_result``, ``compaction``, ``search_res
   an assistant turn is left out, as thinking is. When web search hits are shown as text, the
   ``web_search_result_location`` citations of the message's text that point at them (by URL) are left out
   (``citation_dropped``): a citation must point at a search result the request holds.
+* **Paused pairs** (:func:`server_continuations`): a ``pause_turn`` response leaves a server call waiting
+  and the same participant's next message (its continuation) opens with the result. The two assistant
+  turns are sent adjacent, each as stored, and the exporters merge them into one message, where the call
+  is answered; a paused turn that is the newest of the request is sent as it is, so the model continues it.
+  Selection never separates the two (``views.unit_bounds``).
 * **Excerpts** (:func:`excerpt_provider`): readable results (code output, a text editor's view, an
   MCP result, a search result's text, a fetched text page) are cut like tool results, head and tail
   kept. Encrypted or opaque content (web search hits, encrypted code output, a fetched PDF) is never
@@ -34,16 +40,25 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ._block_types import openai_item_role
+from ._block_types import continues_server_turn, openai_item_role
 from .content import (
     ASSISTANT_ONLY_TYPES,
     SERVER_CALL_TYPES,
     SERVER_RESULT_TYPES,
     USER_ONLY_TYPES,
+    paused_calls,
     server_result_mismatch,
 )
 
-__all__ = ["PROVIDER_TYPES", "deferred_call", "excerpt_provider", "provider_line", "repair_provider_blocks"]
+__all__ = [
+    "PROVIDER_TYPES",
+    "deferred_call",
+    "excerpt_provider",
+    "in_server_pair",
+    "provider_line",
+    "repair_provider_blocks",
+    "server_continuations",
+]
 
 Block = dict[str, Any]
 
@@ -183,12 +198,77 @@ def deferred_call(blocks: Sequence[Mapping[str, Any]], j: int) -> bool:
     return blocks[j].get("type") == "server_tool_use" and any(b.get("type") == "tool_use" for b in blocks)
 
 
-def repair_provider_blocks(blocks: list[Block], role: str, report: Callable[[str, str], None]) -> list[Block]:
+def in_server_pair(blocks: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether a message is half of a paused pair (Anthropic's ``pause_turn``): it leaves a provider-side
+    call waiting (:func:`~context_journal.content.paused_calls`), or it continues the message before it
+    (:func:`~context_journal._block_types.continues_server_turn`). Such a message is never cut away from
+    its other half."""
+    return continues_server_turn(b.get("type") for b in blocks) or bool(paused_calls(blocks))
+
+
+def server_continuations(
+    turns: Sequence[tuple[str, str, Sequence[Mapping[str, Any]]]],
+) -> tuple[dict[int, frozenset[str]], dict[int, frozenset[str]]]:
+    """The paused pairs of a rendered conversation (``turns``: ``(participant, role, blocks)`` in order):
+    ``({index: ids of its waiting calls the next turn answers}, {index: ids of the calls of the turn before
+    that it answers})``. A pair is two adjacent assistant turns of one participant, the first leaving
+    calls waiting (:func:`~context_journal.content.paused_calls`), the second continuing it
+    (:func:`~context_journal._block_types.continues_server_turn`) with results of those calls, each of
+    its call's tool type. The exporters merge such adjacent assistant turns into one message, where each
+    call is answered as the API requires."""
+    later: dict[int, frozenset[str]] = {}
+    earlier: dict[int, frozenset[str]] = {}
+    for i in range(len(turns) - 1):
+        (who, role, blocks), (who2, role2, nxt) = turns[i], turns[i + 1]
+        if role != "assistant" or role2 != "assistant" or who != who2:
+            continue
+        if not continues_server_turn(b.get("type") for b in nxt):
+            continue
+        waiting = paused_calls(blocks)
+        if not waiting:
+            continue
+        own = {b.get("id") for b in nxt if b.get("type") in SERVER_CALL_TYPES}
+        answered: set[str] = set()
+        for b in nxt:
+            tid = b.get("tool_use_id")
+            kind = b.get("type")
+            if kind not in SERVER_RESULT_TYPES or not isinstance(tid, str) or tid in own or tid in answered:
+                continue
+            call = waiting.get(tid)
+            if call is not None and server_result_mismatch(call, kind) is None:
+                answered.add(tid)
+        if answered:
+            later[i] = frozenset(answered)
+            earlier[i + 1] = frozenset(answered)
+    return later, earlier
+
+
+def repair_provider_blocks(
+    blocks: list[Block],
+    role: str,
+    report: Callable[[str, str], None],
+    *,
+    answered_later: frozenset[str] = frozenset(),
+    carried: frozenset[str] = frozenset(),
+    newest: bool = False,
+) -> list[Block]:
     """``blocks`` with every provider block the turn may not send shown as text (``reasoning`` left out;
     see the module docstring); the same list when nothing changes. ``report(kind, detail)`` records each
-    repair."""
+    repair.
+
+    A paused pair (:func:`server_continuations`) is sent as it is: calls of ``answered_later`` (answered
+    by the next turn) and results of ``carried`` (answering calls of the turn before) count as paired. A
+    paused assistant turn that is the ``newest`` turn of the request is sent as it is too: the model
+    continues it (Anthropic, "Handling pause_turn": the response is sent back as is)."""
     result_of = _pairs(blocks)
     paired = set(result_of) | set(result_of.values())
+    if role == "assistant" and (answered_later or carried or newest):
+        waiting = paused_calls(blocks) if newest else {}
+        for j, b in enumerate(blocks):
+            kind = b.get("type")
+            call = kind in SERVER_CALL_TYPES and (b.get("id") in answered_later or b.get("id") in waiting)
+            if call or (kind in SERVER_RESULT_TYPES and b.get("tool_use_id") in carried):
+                paired.add(j)
     out: list[Block] | None = None
     gone: set[str] = set()  # URLs of web search hits shown as text: citations to them are left out
     for j, b in enumerate(blocks):
@@ -327,6 +407,9 @@ def excerpt_provider(blocks: list[Block], cut: Callable[[str], str]) -> list[Blo
             drop.add(j)
             gone |= _hit_urls(b)
         else:
+            replace[j] = _cut_result(b, cut)
+    for j, b in enumerate(blocks):  # a continuation's results (their calls in the turn before) are cut in place
+        if b.get("type") in SERVER_RESULT_TYPES and j not in result_of and not _opaque(b):
             replace[j] = _cut_result(b, cut)
     for j, b in enumerate(blocks):
         if j in drop or b.get("type") == "reasoning":  # reasoning cannot be cut: left out whole

@@ -20,8 +20,9 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ._block_types import SERVER_RESULT_TYPES
-from ._provider_render import excerpt_provider
+from ._provider_render import excerpt_provider, in_server_pair
 from ._render import (
+    F_PROVIDER,
     F_THINKING,
     F_TOOL_RESULT,
     F_TOOL_USE,
@@ -500,8 +501,8 @@ def _give_way(
             run_start = None
             continue
         size = _tokens(m, counter)
-        if m.flags & (F_TOOL_USE | F_TOOL_RESULT | F_THINKING):
-            run_start = None
+        if m.flags & (F_TOOL_USE | F_TOOL_RESULT | F_THINKING) or (m.flags & F_PROVIDER and in_server_pair(m.blocks)):
+            run_start = None  # a paused pair's half is cut to its excerpt, never away from its other half
             blocks = excerpt_blocks(m.blocks, 0.0, counter, m.origin)
             # Only a cut that makes it smaller (the marker of a short message's excerpt can outweigh
             # what it cuts: a review saw "cut from about 112 to 129 tokens").

@@ -16,7 +16,13 @@ from functools import partial
 from typing import Any, Literal, NamedTuple
 
 from ._graphemes import clip_end, clip_start
-from ._provider_render import PROVIDER_TYPES, excerpt_provider, provider_line, repair_provider_blocks
+from ._provider_render import (
+    PROVIDER_TYPES,
+    excerpt_provider,
+    provider_line,
+    repair_provider_blocks,
+    server_continuations,
+)
 from .stores.fulltext import format_date
 from .tokens import TokenCounter
 
@@ -255,9 +261,16 @@ def _report(p: Pass, m: Work, kind: str, detail: str) -> None:
 def clean_blocks(work: list[Work], p: Pass) -> list[Work]:
     """Drop empty text blocks, unsigned thinking and thinking outside assistant turns; give empty tool
     results a placeholder text; show images and documents of assistant turns as placeholders (only
-    user turns may carry media)."""
+    user turns may carry media). A paused pair (``pause_turn``: an assistant turn leaving a server call
+    waiting and the continuation after it that answers it) is sent as stored, and so is a paused turn that
+    is the newest of the request (:func:`~context_journal._provider_render.server_continuations`)."""
     out: list[Work] = []
-    for m in work:
+    later: dict[int, frozenset[str]] = {}
+    earlier: dict[int, frozenset[str]] = {}
+    if any(m.flags & F_PROVIDER for m in work):
+        later, earlier = server_continuations([(m.participant, m.role, m.blocks) for m in work])
+    last = len(work) - 1
+    for i, m in enumerate(work):
         assistant = m.role == "assistant"
         if m.flags & F_PROBLEM or (m.flags & F_THINKING and not assistant) or (m.flags & F_MEDIA and assistant):
             blocks: list[Block] = []
@@ -289,7 +302,14 @@ def clean_blocks(work: list[Work], p: Pass) -> list[Work]:
                 blocks.append(b)
             _rebuild(m, blocks, p)
         if m.flags & F_PROVIDER:
-            fixed = repair_provider_blocks(m.blocks, m.role, partial(_report, p, m))
+            fixed = repair_provider_blocks(
+                m.blocks,
+                m.role,
+                partial(_report, p, m),
+                answered_later=later.get(i, frozenset()),
+                carried=earlier.get(i, frozenset()),
+                newest=i == last,
+            )
             if fixed is not m.blocks:
                 _rebuild(m, fixed, p)
         if not m.blocks:
@@ -445,13 +465,19 @@ def _fresh_id(tid: str, n: int, taken: set[str]) -> str:
 
 def rename_reused_server_calls(work: list[Work], p: Pass) -> None:
     """Give a provider-side call (``server_tool_use``, ``mcp_tool_use``) whose id an earlier message already
-    used a fresh id, with the result that answers it in its own message (issue 18 review: a re-recorded
-    response reused its ids, and every compile of the namespace then failed the provider rules)."""
+    used a fresh id, with the result that answers it in its own message, or, for a paused turn's call, in
+    the continuation just after it (issue 18 review: a re-recorded response reused its ids, and every
+    compile of the namespace then failed the provider rules)."""
     seen: set[str] = set()
     calls = [(m, b) for m in work for b in m.blocks if b.get("type") in _SERVER_CALLS and isinstance(b.get("id"), str)]
+    if not calls:
+        return
     taken = {str(b["id"]) for _, b in calls}
     taken.update(str(b.get("id")) for m in work for b in m.blocks if b.get("type") == "tool_use")
-    for m in {id(m): m for m, _ in calls}.values():
+    holders = {id(m) for m, _ in calls}
+    for i, m in enumerate(work):
+        if id(m) not in holders:
+            continue
         blocks, renamed = list(m.blocks), False
         for k, b in enumerate(blocks):
             if b.get("type") not in _SERVER_CALLS or not isinstance(b.get("id"), str):
@@ -462,14 +488,23 @@ def rename_reused_server_calls(work: list[Work], p: Pass) -> None:
                 continue
             new = _fresh_id(tid, 2, taken)
             blocks[k] = {**b, "id": new}
-            for j in range(k + 1, len(blocks)):  # its result: the first block after it that answers the old id
-                if blocks[j].get("tool_use_id") == tid and blocks[j].get("type") not in ("tool_result", *_SERVER_CALLS):
-                    blocks[j] = {**blocks[j], "tool_use_id": new}
-                    break
+            if not _rename_result(blocks, k + 1, tid, new) and i + 1 < len(work) and work[i + 1].role == m.role:
+                nxt = list(work[i + 1].blocks)
+                if _rename_result(nxt, 0, tid, new):  # a paused turn's call: its result opens the continuation
+                    _rebuild(work[i + 1], nxt, p)
             renamed = True
             p.repair("duplicate_tool_use_renamed", m, f"a reused provider call id renamed {new!r} with its result", tid)
         if renamed:
             _rebuild(m, blocks, p)
+
+
+def _rename_result(blocks: list[Block], start: int, tid: str, new: str) -> bool:
+    """Point the first server result at or after ``start`` that answers ``tid`` at ``new``; whether one did."""
+    for j in range(start, len(blocks)):
+        if blocks[j].get("tool_use_id") == tid and blocks[j].get("type") not in ("tool_result", *_SERVER_CALLS):
+            blocks[j] = {**blocks[j], "tool_use_id": new}
+            return True
+    return False
 
 
 _SERVER_CALLS = ("server_tool_use", "mcp_tool_use")

@@ -7,7 +7,8 @@ provider-side blocks of server tools, the MCP connector and compaction (``server
 ``container_upload``; shapes of the ``anthropic`` SDK's ``Beta*BlockParam`` types), and OpenAI's
 ``reasoning`` (a Responses API reasoning item: :class:`ReasoningBlock`) and ``openai_item`` (any other
 Responses item a built-in tool writes, kept whole: :class:`OpenAIItemBlock`). A server call and
-its result travel together in one message (:func:`check_server_pairs`). Every
+its result travel together in one message (:func:`check_server_pairs`), or in a paused message
+(``pause_turn``) and its continuation, the same participant's next message (:func:`check_continuation`). Every
 model allows unknown fields, so a host's own fields (``cache_control``, ``citations``...) survive a
 round trip: :func:`block_to_dict` returns exactly the fields that were given, plus ``type``.
 
@@ -28,7 +29,14 @@ from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator, model_validator
 
-from ._block_types import ASSISTANT_ONLY_TYPES, SERVER_CALL_TYPES, SERVER_RESULT_TYPES, SERVER_TYPES, USER_ONLY_TYPES
+from ._block_types import (
+    ASSISTANT_ONLY_TYPES,
+    SERVER_CALL_TYPES,
+    SERVER_RESULT_TYPES,
+    SERVER_TYPES,
+    USER_ONLY_TYPES,
+    continues_server_turn,
+)
 from ._names import clip_repr, name_problem
 from .errors import MalformedContentError
 from .tokens import document_hints
@@ -72,11 +80,13 @@ __all__ = [
     "blocks_to_dicts",
     "check_audience",
     "check_citations",
+    "check_continuation",
     "check_server_pairs",
     "content_bytes",
     "externalize_media",
     "parse_block",
     "parse_content",
+    "paused_calls",
     "resolve_media",
     "server_result_call",
     "server_result_mismatch",
@@ -710,7 +720,7 @@ def parse_content(content: ContentInput, *, message_index: int | None = None) ->
 
 
 def validate_content(
-    content: ContentInput, *, message_index: int | None = None, strict: bool = True
+    content: ContentInput, *, message_index: int | None = None, strict: bool = True, continuation: bool = False
 ) -> list[dict[str, Any]]:
     """Validate a message's content and return it as JSON-ready dicts, as given.
 
@@ -719,6 +729,8 @@ def validate_content(
     :func:`block_to_dict`. ``strict=False`` checks only what every read needs (block structure,
     audiences), not the rules added since for what may be written (server tool pairing, media types and
     URLs): ``verify`` judges stored records so, and what an older version wrote stays valid.
+    ``continuation=True`` lets through the results of a message that continues a paused one (their calls
+    are in the message before, which the caller checks with :func:`check_continuation`).
 
     Raises:
         MalformedContentError: as :func:`parse_content`.
@@ -732,7 +744,7 @@ def validate_content(
     ]
     check_audience(out, message_index=message_index)
     if strict:
-        check_server_pairs(out, message_index=message_index)
+        check_server_pairs(out, message_index=message_index, lenient=continuation)
         check_media(out, message_index=message_index)
         check_citations(out, message_index=message_index)
     return out
@@ -904,30 +916,49 @@ def check_media(blocks: Sequence[Mapping[str, Any]], *, message_index: int | Non
                 )
 
 
-def check_server_pairs(blocks: Sequence[Mapping[str, Any]], *, message_index: int | None = None) -> None:
+def check_server_pairs(
+    blocks: Sequence[Mapping[str, Any]],
+    *,
+    message_index: int | None = None,
+    carried: Mapping[str, Mapping[str, Any]] | None = None,
+    lenient: bool = False,
+) -> set[str]:
     """Check that every provider-side tool result in a message answers a call made earlier in the same
     message (``server_tool_use`` for the ``*_tool_result`` blocks, ``mcp_tool_use`` for
     ``mcp_tool_result``), at most once, and that call ids are not reused in the message. A call without
     its result is accepted (a ``pause_turn`` response ends with one; so does a turn that also calls a
-    client tool, whose server call the API runs once the ``tool_result`` comes back); the compile sends
-    the latter as it is and shows any other such call as text, since it cannot be sent without its result.
+    client tool, whose server call the API runs once the ``tool_result`` comes back); the sequence rule
+    (:func:`check_continuation`) says what may follow a paused one.
+
+    A message that continues a paused one (its first provider-side tool block is a result:
+    :func:`~context_journal._block_types.continues_server_turn`) may also answer ``carried``, the calls the
+    message before it left waiting (:func:`paused_calls`); with ``lenient``, when the message before is
+    not known here, its results that answer no call of its own are let through for
+    :func:`check_continuation` to judge.
 
     A result must also be of the type its call's tool returns (:func:`server_result_mismatch`: a
     ``web_search`` call is answered by a ``web_search_tool_result``, never a ``web_fetch_tool_result``).
+
+    Returns:
+        The ids of the ``carried`` calls the message answers.
 
     Raises:
         MalformedContentError: naming the result block that answers no call or answers a call of another
             tool (with both ids), or the reused call id.
     """
+    continues = continues_server_turn(b.get("type") for b in blocks)
     calls: dict[str, tuple[int, Mapping[str, Any]]] = {}  # id: (block index, call block)
+    if continues and carried:
+        calls.update((cid, (-1, call)) for cid, call in carried.items())
     answered: set[str] = set()
     for i, b in enumerate(blocks):
         kind = b.get("type")
         if kind in SERVER_CALL_TYPES:
             cid = str(b.get("id"))
             if cid in calls:
+                where = "the message it continues" if calls[cid][0] < 0 else "the message"
                 raise MalformedContentError(
-                    f"{kind} id {cid!r} is used twice in the message",
+                    f"{kind} id {cid!r} is used twice in {where}",
                     message_index=message_index,
                     block_index=i,
                     path="id",
@@ -937,22 +968,6 @@ def check_server_pairs(blocks: Sequence[Mapping[str, Any]], *, message_index: in
             tid = str(b.get("tool_use_id"))
             want = server_result_call(kind)
             at, call = calls.get(tid, (-1, {}))
-            if call.get("type") != want:
-                raise MalformedContentError(
-                    f"{kind} answers {want} {tid!r}, which is not earlier in the same message "
-                    "(a server tool call and its result travel together in one assistant message)",
-                    message_index=message_index,
-                    block_index=i,
-                    path="tool_use_id",
-                )
-            mismatch = server_result_mismatch(call, kind)
-            if mismatch is not None:
-                raise MalformedContentError(
-                    f"{kind} cannot answer {want} {tid!r} (block {at}): {mismatch}",
-                    message_index=message_index,
-                    block_index=i,
-                    path="tool_use_id",
-                )
             if tid in answered:
                 raise MalformedContentError(
                     f"{want} {tid!r} is answered twice",
@@ -960,7 +975,103 @@ def check_server_pairs(blocks: Sequence[Mapping[str, Any]], *, message_index: in
                     block_index=i,
                     path="tool_use_id",
                 )
+            if not call and lenient and continues:
+                answered.add(tid)
+                continue
+            if call.get("type") != want:
+                raise MalformedContentError(
+                    f"{kind} answers {want} {tid!r}, which is not earlier in the same message "
+                    "(a server tool call and its result travel together in one assistant message, or in a paused "
+                    "message and the continuation by the same participant just after it)",
+                    message_index=message_index,
+                    block_index=i,
+                    path="tool_use_id",
+                )
+            mismatch = server_result_mismatch(call, kind)
+            if mismatch is not None:
+                shown = "the message it continues" if at < 0 else f"block {at}"
+                raise MalformedContentError(
+                    f"{kind} cannot answer {want} {tid!r} ({shown}): {mismatch}",
+                    message_index=message_index,
+                    block_index=i,
+                    path="tool_use_id",
+                )
             answered.add(tid)
+    return answered & set(carried or ())
+
+
+def paused_calls(blocks: Sequence[Mapping[str, Any]]) -> dict[str, Mapping[str, Any]]:
+    """The provider-side calls of a message still waiting for their result (``{id: call block}``, in
+    order): calls no result in the message answers, less a ``server_tool_use`` beside a client
+    ``tool_use`` (a deferred call: the API runs it once the client's ``tool_result`` comes back, so no
+    continuation brings its result). A message with such calls is a paused one (Anthropic's
+    ``pause_turn``); empty for any other."""
+    calls: dict[str, Mapping[str, Any]] = {}
+    client = False
+    for b in blocks:
+        kind = b.get("type")
+        if kind in SERVER_CALL_TYPES and isinstance(b.get("id"), str):
+            calls.setdefault(b["id"], b)
+        elif kind in SERVER_RESULT_TYPES:
+            calls.pop(str(b.get("tool_use_id")), None)
+        elif kind == "tool_use":
+            client = True
+    if client:
+        calls = {cid: c for cid, c in calls.items() if c.get("type") != "server_tool_use"}
+    return calls
+
+
+def check_continuation(
+    previous: tuple[str, Sequence[Mapping[str, Any]]] | None,
+    participant: str,
+    blocks: Sequence[Mapping[str, Any]],
+    *,
+    message_index: int | None = None,
+) -> None:
+    """The sequence rule of paused messages (Anthropic's ``pause_turn``): ``blocks``, written by
+    ``participant`` right after ``previous`` (``(participant, blocks)`` of the visible message before it
+    on the branch, or None for the first message), may answer the calls ``previous`` left waiting
+    (:func:`paused_calls`) only when both are by the same participant, and then must answer all of them;
+    and a paused message may be followed only by that continuation (it may also stay the newest message).
+    Results in ``blocks`` that answer no call are refused as :func:`check_server_pairs` refuses them.
+
+    Raises:
+        MalformedContentError: naming the ids concerned.
+    """
+    waiting = paused_calls(previous[1]) if previous is not None else {}
+    kinds = [b.get("type") for b in blocks]
+    if continues_server_turn(kinds):
+        first = next(i for i, k in enumerate(kinds) if k in SERVER_RESULT_TYPES)
+        own = {str(b.get("id")) for b in blocks if b.get("type") in SERVER_CALL_TYPES}
+        orphans = [
+            str(b.get("tool_use_id"))
+            for b in blocks
+            if b.get("type") in SERVER_RESULT_TYPES and str(b.get("tool_use_id")) not in own
+        ]
+        if waiting and previous is not None and previous[0] != participant:
+            raise MalformedContentError(
+                f"results for {orphans} continue a paused message by {previous[0]!r}, not by {participant!r} "
+                "(the continuation of a pause_turn response is the same participant's next message)",
+                message_index=message_index,
+                block_index=first,
+                path="tool_use_id",
+            )
+        answered = check_server_pairs(blocks, message_index=message_index, carried=waiting)
+        missing = [cid for cid in waiting if cid not in answered]
+        if missing:
+            raise MalformedContentError(
+                f"the continuation of a paused message answers {sorted(answered)} but not {missing} "
+                "(it must bring the result of every call the paused message left waiting)",
+                message_index=message_index,
+                block_index=first,
+            )
+    elif waiting:
+        assert previous is not None
+        raise MalformedContentError(
+            f"the message before waits for the results of {list(waiting)} (a pause_turn response): only its "
+            f"continuation by {previous[0]!r}, opening with those results, may follow it",
+            message_index=message_index,
+        )
 
 
 # --- audience (issue 7) --------------------------------------------------------------------------

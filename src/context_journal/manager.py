@@ -570,7 +570,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         self._check_reader("edit a message")
         if content is not None:
             _refuse_blank(content, 0)
-            new = validate_content(content, message_index=0)
+            new = validate_content(content, message_index=0, continuation=True)
             reader = self._view_reader
             # Read what other handles wrote first: a message this handle has not seen yet is still a
             # message with blocks its reader cannot see (issue 15 review: the edit took it for unknown,

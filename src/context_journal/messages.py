@@ -25,12 +25,14 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from ._block_types import SERVER_CALL_TYPES, continues_server_turn
 from ._names import name_problem
 from .blockindex import BlockIndex, ItemsView, PositionMap, SumsView
 from .content import (
     Block,
     ContentInput,
     blocks_to_dicts,
+    check_continuation,
     externalize_media,
     metadata_problem,
     parse_content,
@@ -137,9 +139,12 @@ def encode_body(
     *,
     message_index: int | None,
     strict: bool = True,
+    continuation: bool = False,
 ) -> dict[str, Any]:
     """Validate a message and return its stored body (media not yet moved to blobs). ``strict=False``
-    leaves out the content rules added since for what may be written (see :func:`validate_content`).
+    leaves out the content rules added since for what may be written (see :func:`validate_content`);
+    ``continuation=True`` lets through results whose calls the message before holds (a paused
+    message's continuation), for the caller to check with :func:`~context_journal.content.check_continuation`.
 
     Raises:
         MalformedContentError: naming the message (and block) at fault.
@@ -147,7 +152,7 @@ def encode_body(
     problem = name_problem(participant)
     if problem is not None:
         raise MalformedContentError(f"participant {problem}", message_index=message_index, path="participant")
-    blocks = validate_content(content, message_index=message_index, strict=strict)
+    blocks = validate_content(content, message_index=message_index, strict=strict, continuation=continuation)
     if metadata is not None and not isinstance(metadata, Mapping):
         raise MalformedContentError("metadata must be an object", message_index=message_index, path="metadata")
     if metadata is not None and (why := metadata_problem(metadata)) is not None:
@@ -486,7 +491,9 @@ class MessageStore:
         prepared: list[tuple[str, dict[str, Any]]] = []
         seen: set[str] = set()
         for i, item in enumerate(items):
-            body = encode_body(item.participant, item.content, item.metadata, item.timestamp, message_index=i)
+            body = encode_body(
+                item.participant, item.content, item.metadata, item.timestamp, message_index=i, continuation=True
+            )
             mid = item.id if item.id is not None else new_message_id()
             problem = name_problem(mid)
             if problem is not None:
@@ -507,6 +514,13 @@ class MessageStore:
             for mid, _ in prepared:
                 if mid in self._pos:  # written meanwhile by another handle
                     raise DuplicateMessageError(mid)
+            # After the catch-up: the message before the batch is the newest one any writer committed.
+            last = self._index.live_total()
+            first = prepared[0][1]["content"] if prepared else None
+            prev = self._seq_view(self._index.find_live(last - 1) if last else None, first)
+            for i, (_, body) in enumerate(prepared):
+                check_continuation(prev, body["participant"], body["content"], message_index=i)
+                prev = (body["participant"], body["content"])
             self._stage(tx, written)
         return [mid for mid, _ in prepared]
 
@@ -532,6 +546,7 @@ class MessageStore:
                 metadata if metadata is not None else current.metadata,
                 current.timestamp,
                 message_index=0,
+                continuation=True,
             )
             with self.store.transaction() as tx:
                 text, stored = self._store_body(body, tx, 0)
@@ -541,6 +556,7 @@ class MessageStore:
                 pos = self._pos.get(message_id)
                 if pos is None or not self._index.item(pos).live:
                     raise MessageNotFoundError(message_id)
+                self._check_neighbours(pos, (body["participant"], body["content"]))
                 self._stage(tx, [(seq, message_id, Op.EDIT, stored)])
             return seq
 
@@ -557,8 +573,89 @@ class MessageStore:
                 pos = self._pos.get(message_id)
                 if pos is None or not self._index.item(pos).live:
                     raise MessageNotFoundError(message_id)
+                self._check_neighbours(pos, None)
                 self._stage(tx, [(seq, message_id, Op.REMOVE, None)])
             return seq
+
+    # ---- paused messages and their continuations (pause_turn) -------------------------------------
+
+    def _seq_view(
+        self, pos: int | None, following: Sequence[Mapping[str, Any]] | None = None
+    ) -> tuple[str, list[dict[str, Any]]] | None:
+        """``(participant, blocks)`` of the visible message at append position ``pos`` for
+        :func:`~context_journal.content.check_continuation` (None for no message). Its body is read only
+        when the rule can need it: it holds a provider-side call, or the message after it (``following``)
+        opens with a result; else its blocks are given as empty (it leaves no call waiting)."""
+        if pos is None:
+            return None
+        e = self._index.item(pos)
+        need = any(k in SERVER_CALL_TYPES for k in e.kinds) or (
+            following is not None and continues_server_turn(b.get("type") for b in following)
+        )
+        return e.participant, (self._load(e.id, e.seq, e.created_seq).content_dicts() if need else [])
+
+    def _neighbours(self, pos: int) -> tuple[int | None, int | None]:
+        """Append positions of the visible messages just before and just after the live one at ``pos``."""
+        k = self._index.live_prefix(pos)
+        total = self._index.live_total()
+        before = self._index.find_live(k - 1) if k > 0 else None
+        after = self._index.find_live(k + 1) if k + 1 < total else None
+        return before, after
+
+    def _check_neighbours(self, pos: int, new: tuple[str, list[dict[str, Any]]] | None) -> None:
+        """Refuse an edit (``new``: the new version of the message at ``pos``) or a removal (``new`` None)
+        that breaks the pause_turn rule between neighbours that kept it: a continuation that no longer
+        answers the paused message before it, a paused message followed by anything but its continuation.
+        Removing a paused message while its continuation is visible is refused (remove the continuation
+        first, or both, newest first); so is removing a continuation a message follows. A pair already
+        broken (written before the rule) does not block the write.
+
+        Raises:
+            MalformedContentError: naming the ids concerned.
+        """
+        before, after = self._neighbours(pos)
+        e = self._index.item(pos)
+        new_kinds = [b.get("type") for b in new[1]] if new is not None else []
+        if not (
+            any(k in SERVER_CALL_TYPES for k in (*e.kinds, *new_kinds))
+            or continues_server_turn(e.kinds)
+            or continues_server_turn(new_kinds)
+            or (after is not None and continues_server_turn(self._index.item(after).kinds))
+        ):
+            return  # no provider-side call or continuation near: nothing the rule reads changes
+
+        def full(at: int | None) -> tuple[str, list[dict[str, Any]]] | None:
+            if at is None:
+                return None
+            x = self._index.item(at)
+            return x.participant, self._load(x.id, x.seq, x.created_seq).content_dicts()
+
+        prev, old, nxt = full(before), full(pos), full(after)
+        assert old is not None
+
+        def fits(
+            a: tuple[str, list[dict[str, Any]]] | None, b: tuple[str, list[dict[str, Any]]]
+        ) -> MalformedContentError | None:
+            try:
+                check_continuation(a, b[0], b[1])
+            except MalformedContentError as exc:
+                return exc
+            return None
+
+        pairs: list[tuple[tuple[Any, Any], tuple[Any, Any]]] = []  # (old adjacency, new adjacency)
+        if new is not None:
+            pairs.append(((prev, old), (prev, new)))
+            if nxt is not None:
+                pairs.append(((old, nxt), (new, nxt)))
+        elif nxt is not None:
+            pairs.append(((old, nxt), (prev, nxt)))
+        for (a0, b0), (a1, b1) in pairs:
+            broken = fits(a1, b1)
+            if broken is not None and fits(a0, b0) is None:
+                what = "edit" if new is not None else "removal"
+                raise MalformedContentError(
+                    f"this {what} of {e.id!r} breaks a paused message and its continuation: {broken.reason}"
+                )
 
     # ---- reads ------------------------------------------------------------------------------------
 

@@ -31,7 +31,10 @@ Rules and their sources:
   ``content.SERVER_TOOL_RESULTS``); ids are unique. The one exception: a ``server_tool_use`` in an assistant
   turn that also calls a client ``tool_use`` may come without its result (Anthropic "Server tools" guide:
   the API runs it once the client's ``tool_result`` is sent back; the ``tool_use`` rule below makes that
-  result follow).
+  result follow). A paused turn (Anthropic's ``pause_turn``: the response ends with a server call whose
+  result has not come yet) is the other: sent as the final turn, as it is, the model continues it; followed
+  by another assistant turn (its continuation, which the API merges with it), that turn must answer its
+  waiting calls.
   ``compaction`` blocks appear only in assistant turns (the block is passed back in the assistant
   message it came in), and at most one of them has content (the SDK's
   ``compaction_block_ambiguous`` error: "send only the block the conversation returned last"). ``search_result`` and
@@ -59,7 +62,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ._block_types import openai_item_role
+from ._block_types import continues_server_turn, openai_item_role
 from .content import (
     ASSISTANT_ONLY_TYPES,
     SERVER_CALL_TYPES,
@@ -180,6 +183,13 @@ def _running_loop_issue(turns: Sequence[tuple[Any, Any]], thinking: bool) -> Val
         role, ks = turns[i][0], kinds[i]
         if role == "assistant" and "tool_use" in ks:
             first = i
+        elif (
+            role == "assistant"
+            and first == i + 1
+            and turns[i + 1][0] == "assistant"
+            and continues_server_turn(kinds[i + 1])
+        ):
+            first = i  # a paused turn (pause_turn): merged with its continuation, it opens the loop
         elif not (role == "user" and ks and all(k == "tool_result" for k in ks)):
             break
     if first is None or (kinds[first] and kinds[first][0] in ("thinking", "redacted_thinking")):
@@ -204,6 +214,7 @@ def validate_turns(
     add = issues.append
     seen_uses: set[str] = set()
     pending: dict[str, int] = {}  # tool_use ids of the previous assistant message, awaiting results
+    carry: dict[str, tuple[str, int, Any]] = {}  # server calls a paused assistant turn left to the next one
     prev_role: str | None = None
     last = len(turns) - 1
     for i, (role, content) in enumerate(turns):
@@ -228,7 +239,9 @@ def validate_turns(
         answered: set[str] = set()
         uses_here: list[str] = []
         seen_other = False
-        server_calls: dict[str, tuple[str, int, Any]] = {}  # provider calls of this message awaiting results
+        # provider calls awaiting results: this message's, and those the paused turn before left to it
+        server_calls: dict[str, tuple[str, int, Any]] = carry if role == "assistant" else {}
+        carried, carry = set(carry) if role == "assistant" else set(), {}
         for j, block in enumerate(blocks):
             if type(block) is not dict and not isinstance(block, Mapping):
                 add(ValidationIssue(i, "bad_block", "a block must be an object", j))
@@ -298,9 +311,27 @@ def validate_turns(
         client_call = role == "assistant" and any(
             isinstance(b, Mapping) and b.get("type") == "tool_use" for b in blocks
         )  # a server_tool_use beside a client call is run after its tool_result comes back
-        for cid, (ckind, j, _) in server_calls.items():
-            if not (client_call and ckind == "server_tool_use"):
+        named = {
+            b.get("tool_use_id") for b in blocks if isinstance(b, Mapping) and b.get("type") in SERVER_RESULT_TYPES
+        }
+        waiting = {
+            cid: call
+            for cid, call in server_calls.items()
+            if cid not in carried and not (client_call and call[0] == "server_tool_use")
+        }
+        paused = role == "assistant" and not named & set(waiting)  # a result of the wrong type answers nothing
+        if paused and waiting and i < last and turns[i + 1][0] == "assistant":
+            carry = waiting  # a paused turn (pause_turn): its continuation, merged with it, answers them
+        elif not (paused and i == last):  # a paused newest turn is sent as is, to be continued
+            for cid, (ckind, j, _) in waiting.items():
                 add(ValidationIssue(i, "unanswered_server_call", f"{ckind} {cid!r} has no result in its message", j))
+        for cid in carried & set(server_calls):
+            ckind = server_calls[cid][0]
+            add(
+                ValidationIssue(
+                    i, "unanswered_server_call", f"{ckind} {cid!r} of the paused turn before is not answered"
+                )
+            )
         for tid in pending:
             if tid not in answered:
                 add(ValidationIssue(i, "missing_tool_result", f"tool_use {tid!r} of the previous turn is not answered"))

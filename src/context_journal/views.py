@@ -32,6 +32,7 @@ import bisect
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
 
+from ._block_types import continues_server_turn
 from .errors import ViewFilterError
 
 if TYPE_CHECKING:
@@ -617,6 +618,14 @@ def _answers_only(kinds: Sequence[str]) -> bool:
     return bool(kinds) and all(k == "tool_result" for k in kinds)
 
 
+def _no_start(kinds: Sequence[str]) -> bool:
+    """A message no unit may start at: one made only of ``tool_result`` blocks (they answer the call
+    before them), or the continuation of a paused message (Anthropic's ``pause_turn``: its first
+    provider-side tool block is a result, whose call is in the message before it; the write rule,
+    ``content.check_continuation``, makes this kind-level test exact)."""
+    return _answers_only(kinds) or continues_server_turn(kinds)
+
+
 _THINKING = ("thinking", "redacted_thinking")
 
 
@@ -634,6 +643,7 @@ def running_turn_start(view: MessageView) -> int | None:
     """
     first: int | None = None
     seen = False  # results seen after the message looked at (a text before them may interject)
+    glue = False  # the message after the one looked at continues it (pause_turn): the two are one turn
     end = len(view)
     while end > 0:
         batch = view.entries(max(0, end - 16), end)  # small batches: one index walk per 16 messages
@@ -643,9 +653,12 @@ def running_turn_start(view: MessageView) -> int | None:
                 first = e.position
             elif _answers_only(e.kinds):
                 seen = True
+            elif glue and first is not None:
+                first = e.position  # the paused half of a pair whose continuation is in the loop
             elif not (seen or first is not None) or not _interjection(view, batch, k):
                 end = 0
                 break
+            glue = continues_server_turn(e.kinds)
         else:
             end -= len(batch)
     if first is None:
@@ -680,7 +693,7 @@ def _inside_running_turn(view: MessageView, position: int) -> bool:
     if position <= 0 or position >= len(view):
         return False
     kinds = view.entry(position).kinds
-    if "tool_use" not in kinds and not _answers_only(kinds):
+    if "tool_use" not in kinds and not _no_start(kinds):
         return False  # not a loop message: the loop the view ends in cannot hold it
     start = running_turn_start(view)
     return start is not None and start < position
@@ -688,8 +701,9 @@ def _inside_running_turn(view: MessageView, position: int) -> bool:
 
 def unit_start_at_or_after(view: MessageView, index: int, end: int | None = None) -> int:
     """The first position ``>= index`` where a tool unit may start: a message that is not made only of
-    ``tool_result`` blocks (those answer a call before them). A message that mixes results and other
-    blocks may start a window: the compiler drops its orphaned results and keeps the rest.
+    ``tool_result`` blocks (those answer a call before them) nor the continuation of a paused message
+    (it and the message before it are one unit: :func:`_no_start`). A message that mixes tool results
+    and other blocks may start a window: the compiler drops its orphaned results and keeps the rest.
 
     Returns ``end`` (or ``len(view)``) when no such position exists. Reads entries only (no bodies).
     """
@@ -699,7 +713,7 @@ def unit_start_at_or_after(view: MessageView, index: int, end: int | None = None
         # Read in small batches so a long run of results costs one index walk.
         batch = view.entries(i, min(stop, i + 16))
         for e in batch:
-            if not _answers_only(e.kinds):
+            if not _no_start(e.kinds):
                 return e.position
         i += len(batch)
     return stop
@@ -727,16 +741,21 @@ def window_start(view: MessageView, index: int, budget: int | None = None) -> in
 
 def unit_bounds(view: MessageView, start: int, end: int) -> tuple[int, int]:
     """``[start, end)`` widened so no tool unit is cut: a message with ``tool_use`` blocks and the
-    message after it that carries their results travel together. Reads entries only (no bodies)."""
+    message after it that carries their results travel together, and so do a paused message and its
+    continuation (Anthropic's ``pause_turn``; :func:`_no_start`). Reads entries only (no bodies)."""
     n = len(view)
     for _ in range(64):
         changed = False
-        if start > 0 and "tool_result" in view.entry(start).kinds and "tool_use" in view.entry(start - 1).kinds:
-            start -= 1
-            changed = True
-        if end < n and "tool_use" in view.entry(end - 1).kinds and "tool_result" in view.entry(end).kinds:
-            end += 1
-            changed = True
+        if start > 0:
+            kinds = view.entry(start).kinds
+            if ("tool_result" in kinds and "tool_use" in view.entry(start - 1).kinds) or continues_server_turn(kinds):
+                start -= 1
+                changed = True
+        if end < n and end > start:
+            kinds = view.entry(end).kinds
+            if ("tool_use" in view.entry(end - 1).kinds and "tool_result" in kinds) or continues_server_turn(kinds):
+                end += 1
+                changed = True
         if not changed:
             break
     return start, end
@@ -744,9 +763,10 @@ def unit_bounds(view: MessageView, start: int, end: int) -> tuple[int, int]:
 
 def newest_unit_start(view: MessageView, end: int | None = None) -> int:
     """Where the newest tool unit before ``end`` starts: the last message, extended back over the
-    messages that only carry results to the call that precedes them. Returns 0 for an empty view."""
+    messages that only carry results (and over a paused message's continuation) to the call that
+    precedes them. Returns 0 for an empty view."""
     stop = len(view) if end is None else min(end, len(view))
     i = stop - 1
-    while i > 0 and _answers_only(view.entry(i).kinds):
+    while i > 0 and _no_start(view.entry(i).kinds):
         i -= 1
     return max(0, i)

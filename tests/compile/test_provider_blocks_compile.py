@@ -31,6 +31,7 @@ from provider_shapes import (
 
 from context_journal.compile import CompileOptions, CompileResult, OverBudgetError
 from context_journal.content import SERVER_CALL_TYPES, SERVER_RESULT_TYPES
+from context_journal.errors import MalformedContentError
 from context_journal.manager import ContextManager
 from context_journal.strategies import PassthroughStrategy, WindowedPassthroughStrategy
 from context_journal.tokens import EstimatingCounter
@@ -60,11 +61,13 @@ def _server_pairs(blocks: list[dict[str, Any]]) -> dict[str, tuple[str, str | No
 def _check_pairs(result: CompileResult, stored: dict[str, tuple[str, str | None]]) -> None:
     """Every server pair sent is whole, in one assistant message, and either exactly as stored or (a
     readable result) excerpted; encrypted content is sent byte for byte or not at all."""
-    for m in result.messages:
+    for k, m in enumerate(result.messages):
         pairs = _server_pairs(m.content)
         if pairs:
             assert m.role == "assistant"
         for cid, (call, res) in pairs.items():
+            if res is None and k == len(result.messages) - 1:
+                continue  # a paused newest turn (pause_turn), sent as is for the model to continue
             assert res is not None, f"server call {cid} sent without its result"
             assert call == stored[cid][0]
             if res != stored[cid][1]:
@@ -189,20 +192,29 @@ def test_server_blocks_in_another_participants_turn_are_transcribed_as_a_whole()
         assert "claude shannon 0" in text and "Claude Shannon - Wikipedia 1" in text
 
 
-def test_a_paused_call_is_shown_as_text_not_sent_unanswered() -> None:
+def test_a_paused_call_is_sent_as_is_while_newest_and_nothing_but_its_continuation_follows_it() -> None:
+    paused = [{"type": "text", "text": "Searching."}, web_search_pair()[0]]
     with ContextManager.open("memory:") as cm:
         cm.add_message("user", "Search.")
-        cm.add_message("Claude", [{"type": "text", "text": "Searching."}, web_search_pair()[0]])
-        cm.add_message("user", "Go on.")
+        cm.add_message("Claude", paused)
         result = cm.compile(100_000)
         assert_valid(result)
-        assert "server_tool_use" not in {b["type"] for m in result.messages for b in m.content}
+        assert result.messages[-1].content == tuple(paused)  # the model continues it (pause_turn)
+        with pytest.raises(MalformedContentError, match="srvtoolu_01WS0000"):
+            cm.add_message("user", "Go on.")
 
 
 def test_validator_names_split_and_misplaced_provider_blocks() -> None:
     pair = web_search_pair()
     cases = [
-        ([{"role": "user", "content": "q"}, {"role": "assistant", "content": pair[:1]}], "unanswered_server_call"),
+        (
+            [
+                {"role": "user", "content": "q"},
+                {"role": "assistant", "content": pair[:1]},
+                {"role": "user", "content": "go on"},
+            ],
+            "unanswered_server_call",
+        ),
         (
             [
                 {"role": "user", "content": "q"},
@@ -312,9 +324,12 @@ def histories(draw: st.DrawFn) -> list[dict[str, Any]]:
             pair = web_search_pair(call)
             res = {"type": "tool_result", "tool_use_id": tid, "content": "a.txt"}
             msgs.append({"participant": "Claude", "content": [pair[0], res, *pair[1:]]})
-        if kind == "paused":
+        if kind == "paused":  # a pause_turn response: only its continuation may follow it, so newest here
             call += 1
-            msgs.append({"participant": "Claude", "content": [*web_fetch_pair(call)[:1]]})
+            if t == n_turns - 1:
+                msgs.append({"participant": "Claude", "content": [*web_fetch_pair(call)[:1]]})
+            else:
+                msgs.append({"participant": "Claude", "content": web_fetch_pair(call)})
     return msgs
 
 

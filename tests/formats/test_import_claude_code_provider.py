@@ -42,11 +42,53 @@ def test_a_result_without_its_call_in_the_response_is_left_out_and_reported(tmp_
     ]
     result_ = read_claude_code(_write(tmp_path, lines))
     (conv,) = result_.conversations
-    assert [m.content for m in conv.messages[1::2]] == [[call], [answer]]
+    # The paused call is followed by a user turn, not by its continuation: the store would refuse that
+    # (pause_turn rule), so the call is kept as a text line, and reported.
+    line = {"type": "text", "text": '[called web_search {"query":"claude shannon 0"}]'}
+    assert [m.content for m in conv.messages[1::2]] == [[line], [answer]]
     skipped = {s.reason: s.count for s in result_.skipped}
     assert skipped["web_search_tool_result without its call earlier in the same response"] == 1
+    assert skipped["server call of a paused response without its continuation, kept as text"] == 1
     store = MemoryStore()
     assert import_into(store, result_).messages == 4  # the store takes every message
+
+
+def test_a_pause_turn_continuation_keeps_its_result_and_imports(tmp_path: Path) -> None:
+    # Anthropic's pause_turn: the response msg_01 ends with the call; the continuation is a new response
+    # (msg_02) that opens with the result.
+    call, result, answer = web_search_pair(0)
+    lines = [
+        _line("user", "u1", "search please"),
+        _line("assistant", "a1", [{"type": "text", "text": "Searching."}], "msg_01"),
+        _line("assistant", "a2", [call], "msg_01", stop_reason="pause_turn"),
+        _line("assistant", "a3", [result], "msg_02"),
+        _line("assistant", "a4", [answer], "msg_02"),
+        _line("user", "u2", "thanks"),
+    ]
+    result_ = read_claude_code(_write(tmp_path, lines))
+    (conv,) = result_.conversations
+    assert [m.content for m in conv.messages] == [
+        [{"type": "text", "text": "search please"}],
+        [{"type": "text", "text": "Searching."}, call],
+        [result, answer],
+        [{"type": "text", "text": "thanks"}],
+    ]
+    assert not {s.reason for s in result_.skipped} & {
+        "web_search_tool_result without its call earlier in the same response",
+        "server call of a paused response without its continuation, kept as text",
+    }
+    store = MemoryStore()
+    assert import_into(store, result_).messages == 4
+    cm = ContextManager(store)
+    compiled = cm.compile(100_000).to_anthropic(cache=False)
+    assert compiled["messages"][1]["content"] == [{"type": "text", "text": "Searching."}, call, result, answer]
+
+
+def test_a_paused_response_left_newest_keeps_its_call(tmp_path: Path) -> None:
+    call = web_search_pair(0)[0]
+    lines = [_line("user", "u1", "search please"), _line("assistant", "a1", [call], "msg_01")]
+    (conv,) = read_claude_code(_write(tmp_path, lines)).conversations
+    assert conv.messages[-1].content == [call]
 
 
 def test_a_server_side_compaction_block_and_a_search_result_in_a_tool_result(tmp_path: Path) -> None:

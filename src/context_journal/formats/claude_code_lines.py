@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from .._block_types import ASSISTANT_ONLY_TYPES, SERVER_CALL_TYPES, SERVER_RESULT_TYPES, USER_ONLY_TYPES
-from ..content import parse_block, server_result_call
+from .._provider_render import provider_line
+from ..content import check_continuation, parse_block, paused_calls, server_result_call, server_result_mismatch
 from ..errors import ImportFormatError, MalformedContentError
 from ..messages import MessageInput
 from .base import JsonLines, SkipLog, expect, has_lone_surrogate
@@ -236,12 +238,14 @@ class SessionReader:
         for note in notes:
             self.skips.add(note, self.loc(lineno))
 
-    @staticmethod
-    def _server_pairs(group: _Group, blocks: list[dict[str, Any]], notes: list[str]) -> list[dict[str, Any]]:
+    def _server_pairs(self, group: _Group, blocks: list[dict[str, Any]], notes: list[str]) -> list[dict[str, Any]]:
         """``blocks`` less the provider-side blocks the store would refuse in ``group``'s message: a
-        result whose call is not earlier in the same response (``message.id``), a second result of one
-        call, a call id used twice. Each one left out is noted; the rest of the line is kept (the store
-        checks a message's pairs as a whole and would refuse the whole response)."""
+        result whose call is not earlier in the same response (``message.id``) nor waiting in the paused
+        response just before it (``pause_turn``: the continuation, a new response, opens with the result),
+        a second result of one call, a call id used twice. Each one left out is noted; the rest of the
+        line is kept (the store checks a message's pairs as a whole and would refuse the whole response)."""
+        prev = self.messages[-1] if self.messages else None
+        waiting = paused_calls(prev.content) if prev is not None and isinstance(prev.content, list) else {}
         kept: list[dict[str, Any]] = []
         for block in blocks:
             kind = block["type"]
@@ -253,6 +257,16 @@ class SessionReader:
                 group.server_calls[cid] = kind
             elif kind in SERVER_RESULT_TYPES:
                 tid = str(block["tool_use_id"])
+                call = waiting.get(tid)
+                if (
+                    call is not None
+                    and not group.server_calls
+                    and tid not in group.answered
+                    and server_result_mismatch(call, kind) is None
+                ):
+                    group.answered.add(tid)  # the continuation of a paused response
+                    kept.append(block)
+                    continue
                 if group.server_calls.get(tid) != server_result_call(kind) or tid in group.answered:
                     notes.append(f"{kind} without its call earlier in the same response")
                     continue
@@ -449,6 +463,40 @@ class SessionReader:
                 results.first,
             )
 
+    def _settle_paused(self, participant: str, blocks: list[dict[str, Any]]) -> None:
+        """Before ``blocks`` are emitted after a paused response (``pause_turn``: its server calls wait for
+        results): keep the pair when ``blocks`` is its continuation (the store's rule,
+        :func:`~context_journal.content.check_continuation`); otherwise (the session went on without the
+        continuation, or the continuation answers only part) the waiting calls, and the results ``blocks``
+        brings for them, are kept as text lines, noted, so the store takes both messages."""
+        if not self.messages:
+            return
+        prev = self.messages[-1]
+        content = prev.content if isinstance(prev.content, list) else []
+        waiting = paused_calls(content)
+        own = {str(c.get("id")) for c in blocks if c.get("type") in SERVER_CALL_TYPES}
+        carried = {
+            str(b.get("tool_use_id"))
+            for b in blocks
+            if b.get("type") in SERVER_RESULT_TYPES and str(b.get("tool_use_id")) not in own
+        }
+        if not waiting and not carried:
+            return
+        try:
+            check_continuation((prev.participant, content), participant, blocks)
+            return
+        except MalformedContentError:
+            pass
+        where = self.loc(int((prev.metadata or {}).get("source_lines", [0])[0]))
+        if waiting:
+            fixed = [{"type": "text", "text": provider_line(b)} if b.get("id") in waiting else b for b in content]
+            self.messages[-1] = replace(prev, content=fixed)
+            self.skips.add("server call of a paused response without its continuation, kept as text", where)
+        for k, b in enumerate(blocks):
+            if b.get("type") in SERVER_RESULT_TYPES and str(b.get("tool_use_id")) in carried:
+                blocks[k] = {"type": "text", "text": provider_line(b)}
+                self.skips.add("server result whose paused call is not just before it, kept as text", where)
+
     def _emit(
         self,
         mid: str,
@@ -471,5 +519,6 @@ class SessionReader:
             self._after_marker = None
         if rec.get("isSidechain"):
             meta["is_sidechain"] = True
+        self._settle_paused(participant, blocks)
         self.messages.append(MessageInput(participant, blocks, meta, mid, timestamp))
         return mid

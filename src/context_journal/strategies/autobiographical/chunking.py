@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
+from ..._block_types import continues_server_turn
 from ...views import unit_start_at_or_after
 from .records import ChunkRecord, Summary, chunk_id
 
@@ -89,9 +90,11 @@ class Layout:
 
 
 def results_only(view: MessageView, index: int) -> bool:
-    """True when the message at ``index`` holds only tool results (it cannot start a tool unit)."""
+    """True when the message at ``index`` cannot start a tool unit: it holds only tool results, or it
+    continues the paused message before it (``pause_turn``:
+    :func:`~context_journal._block_types.continues_server_turn`)."""
     kinds = view.entry(index).kinds
-    return bool(kinds) and all(k == "tool_result" for k in kinds)
+    return (bool(kinds) and all(k == "tool_result" for k in kinds)) or continues_server_turn(kinds)
 
 
 def first_at_least(view: MessageView, start: int, limit: int, target: int) -> int | None:

@@ -262,7 +262,12 @@ class AutobiographicalStrategy(BaseStrategy):
         # When the compiler must still cut (compression lags), the raw middle outside the recent window
         # gives way first and the head window (the opening instructions) last (bug case B61).
         hs, he = lay.head_start, lay.head_end
-        if he == hs < n and not results_only(view, hs) and "tool_use" not in view.entry(hs).kinds:
+        if (
+            he == hs < n
+            and not results_only(view, hs)
+            and "tool_use" not in view.entry(hs).kinds
+            and not (hs + 1 < n and results_only(view, hs + 1))  # nor a paused message (pause_turn)
+        ):
             # An opening message too large for the head window (over twice its budget) is not held raw
             # by the head, but while it is raw it is still the opening instructions: it gives way last
             # too, after the middle (a fresh review of B61: a 1,000-token rules message was cut first,
