@@ -5,12 +5,15 @@ reports, and its failures as the ``ProviderError`` family after the usual retrie
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from conftest import FakeSleep, MockServer
 
 from context_journal import ContextManager, MemoryStore
+
+if TYPE_CHECKING:  # the fixtures' types (tests/llm/conftest.py); imported by name only for the checker
+    from conftest import FakeSleep, MockServer
+
 from context_journal.llm import (
     AnthropicTokenCounter,
     ProviderAuthError,
