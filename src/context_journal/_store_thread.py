@@ -34,6 +34,7 @@ class StoreThread:
         self._ready = threading.Event()
         self.thread = threading.Thread(target=self._run, name=f"context-journal-store-{next(_numbers)}", daemon=True)
         self.users = 0
+        self._stopping = False
         self.thread.start()
         self._ready.wait()
 
@@ -48,8 +49,8 @@ class StoreThread:
 
     @property
     def running(self) -> bool:
-        """True until :meth:`stop` has ended the thread."""
-        return self.thread.is_alive() and not self._loop.is_closed()
+        """True until :meth:`stop` was called (it takes no new calls then) or the thread ended."""
+        return not self._stopping and self.thread.is_alive() and not self._loop.is_closed()
 
     async def run(self, start: Callable[[], Awaitable[T]]) -> T:
         """Await ``start()`` run on this thread's loop (the awaitable is made there), from another loop;
@@ -85,12 +86,25 @@ class StoreThread:
 
         return await self.run(job)
 
-    def stop(self, timeout: float = 5.0) -> None:
-        """End the loop after the calls already queued; wait up to ``timeout`` seconds for the thread."""
-        if self.thread.is_alive() and not self._loop.is_closed():
-            self._loop.call_soon_threadsafe(self._loop.stop)
-        if threading.current_thread() is not self.thread:
-            self.thread.join(timeout)
+    def stop(self) -> None:
+        """Take no more calls, let the ones under way finish (a summary call awaiting its model runs to its
+        end, and meets a closed store if its manager was closed meanwhile: its caller gets that error,
+        never a wait that does not end), then end the loop and the thread. Returns at once."""
+        if self._stopping or self._loop.is_closed():
+            return
+        self._stopping = True
+
+        async def shutdown() -> None:
+            me = asyncio.current_task()
+            others = [t for t in asyncio.all_tasks() if t is not me]
+            if others:
+                await asyncio.gather(*others, return_exceptions=True)
+            self._loop.stop()
+
+        if threading.current_thread() is self.thread:
+            self._loop.create_task(shutdown())
+        else:
+            asyncio.run_coroutine_threadsafe(shutdown(), self._loop)
 
 
 _threads: dict[int, tuple[Store, StoreThread]] = {}

@@ -27,8 +27,9 @@ asyncio only (``trio`` is not supported: the await goes through :func:`asyncio.w
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Coroutine
-from typing import Any, Concatenate, ParamSpec, TypeVar
+import inspect
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, Concatenate, ParamSpec, TypeVar, overload
 
 from ._store_thread import StoreThread, acquire_thread, release_thread
 from .manager import ContextManager
@@ -129,6 +130,17 @@ class AsyncContextManager:
         return cls(manager, thread)
 
     @classmethod
+    async def reopen_derived(cls, store: Store, branch: str, **kwargs: Any) -> AsyncContextManager:
+        """:meth:`ContextManager.reopen_derived` (same arguments and errors) on the store's thread."""
+        thread = acquire_thread(store)
+        try:
+            manager = await thread.call(ContextManager.reopen_derived, store, branch, **kwargs)
+        except BaseException:
+            release_thread(store, thread)
+            raise
+        return cls(manager, thread)
+
+    @classmethod
     def wrap(cls, manager: ContextManager) -> AsyncContextManager:
         """An async manager over ``manager`` (which the caller stops using directly; :meth:`aclose`
         closes it)."""
@@ -154,10 +166,22 @@ class AsyncContextManager:
 
     # ---- running anything on the store's thread ---------------------------------------------------------
 
-    async def run(self, fn: Callable[[ContextManager], T]) -> T:
+    @overload
+    async def run(self, fn: Callable[[ContextManager], Awaitable[T]]) -> T: ...
+
+    @overload
+    async def run(self, fn: Callable[[ContextManager], T]) -> T: ...
+
+    async def run(self, fn: Callable[[ContextManager], Any]) -> Any:
         """``fn(manager)`` run on the store's thread, between the other calls (for what has no twin here,
-        or several calls that must run with no other call in between)."""
-        return await self._thread.call(fn, self._cm)
+        or several calls that must run with no other call in between); a coroutine function is awaited
+        there (on the store thread's loop)."""
+
+        async def job() -> Any:
+            out = fn(self._cm)
+            return await out if inspect.isawaitable(out) else out
+
+        return await self._thread.run(job)
 
     @property
     def manager(self) -> ContextManager:
@@ -197,6 +221,11 @@ class AsyncContextManager:
     @property
     def view_reader(self) -> str | None:
         return self._cm.view_reader
+
+    @property
+    def compression_stats(self) -> Any:
+        """The manager's compression counters (:attr:`ContextManager.compression_stats`; no I/O)."""
+        return self._cm.compression_stats
 
     def current_branch(self) -> str:
         """The branch this manager reads and writes (no I/O)."""

@@ -45,6 +45,7 @@ from .llm.types import LLMMessage, LLMRequest, ToolDefinition
 from .messages import MessageInput
 from .namespaces import STRATEGY_STATE, same_strategy, strategy_record
 from .stores.base import Op
+from .stores.redaction import redactions_since
 from .strategies.autobiographical import AutobiographicalStrategy, CompressionLog, PendingItem, PendingWork, Summary
 from .strategies.autobiographical.chunking import regions
 from .strategies.autobiographical.planning import transition_plan
@@ -465,12 +466,21 @@ class CompressionDriver:
             return TickResult("waiting" if waiting else "idle")
         request = requests[0]
         meta = request.metadata
+        sent_at = ctx.store.head_seq()  # what the request read was committed by then
         result, started = await traced_summary_call(self._call, request, strategy)
         seconds = time.perf_counter() - started
         self.stats.seconds += seconds
         self.stats.input_tokens += result.input_tokens or 0
         self.stats.output_tokens += result.output_tokens or 0
-        strategy.record_result(result, ctx)
+        dropped = self._outdated(strategy, ctx, sent_at)
+        if dropped is None:
+            try:
+                strategy.record_result(result, ctx)
+            except ValueError as exc:  # the strategy no longer knows the request (it was reloaded meanwhile)
+                dropped = f"the strategy no longer expects it ({exc})"
+        if dropped is not None:
+            logger.warning("summary for %s dropped: %s; the work stays pending", request.id, dropped)
+            return TickResult("failed", work=request.id, error=f"result dropped: {dropped}", seconds=seconds)
         self._record_strategy(strategy, ctx)
         kind = str(meta.get("kind")) if meta.get("kind") is not None else None
         level = int(meta["level"]) if isinstance(meta.get("level"), int) else None
@@ -492,6 +502,21 @@ class CompressionDriver:
         elif kind == "part":
             self.stats.parts += 1
         return replace(base, summary_id=summary_id)
+
+    def _outdated(self, strategy: Strategy, ctx: StrategyContext, sent_at: int) -> str | None:
+        """Why a summary answered for a request sent when the store's head was ``sent_at`` must not be
+        stored, or None. Calls run on the manager while the model call is awaited (the async API, other
+        tasks on one loop): a redaction committed meanwhile may have erased text the request carried (a
+        summary of it would bring the text back), and a branch switch or a new strategy leaves the result
+        without the context it was asked for. The work stays pending and is asked again."""
+        if self.host._active_strategy() is not strategy:
+            return "the manager's strategy changed during the call"
+        now = self.host._strategy_context()
+        if (now.branch_id, now.namespace) != (ctx.branch_id, ctx.namespace):
+            return "the manager switched branch during the call"
+        if ctx.store.head_seq() > sent_at and redactions_since(ctx.store, sent_at):
+            return "a redaction was committed during the call (the request may carry erased text)"
+        return None
 
     def _record_strategy(self, strategy: Strategy, ctx: StrategyContext) -> None:
         """Record the strategy this work was done with for the namespace (unless it records the same one

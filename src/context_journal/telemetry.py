@@ -207,15 +207,21 @@ class _CompileSpan:
             self._span.end()
 
 
+INTERNAL_COMPILE = "summary-request"
+"""The strategy that lays out a summary request's messages (a compile inside a compression call): not
+reported as a compile (its cost is the compression call's)."""
+
+
 def compile_span(
     strategy: object, max_tokens: int, reserve_for_response: int, namespace: str, branch: str
 ) -> _CompileSpan | _NoSpan:
     """A context manager around one compile; call ``.done(result)`` with its result inside the block."""
     inst = _get()
-    if inst is None:
+    name = str(getattr(strategy, "name", None) or type(strategy).__name__)
+    if inst is None or name == INTERNAL_COMPILE:
         return _NO_SPAN
     attributes: dict[str, Any] = {
-        "context_journal.compile.strategy": str(getattr(strategy, "name", None) or type(strategy).__name__),
+        "context_journal.compile.strategy": name,
         "context_journal.namespace": namespace,
         "context_journal.branch": branch,
     }
@@ -293,7 +299,11 @@ async def traced_summary_call(
         if result.model:
             span.set_attribute("context_journal.compression.model", result.model)
         if outcome == "failed":
-            span.set_status(_trace.Status(_trace.StatusCode.ERROR, (result.error or "no text")[:500]))
+            why = result.error or "no text"
+            head = why.split(":", 1)[0].strip()
+            metric["error.type"] = head if head.isidentifier() else "failed"
+            span.set_attribute("error.type", metric["error.type"])
+            span.set_status(_trace.Status(_trace.StatusCode.ERROR, why[:500]))
         metric["context_journal.compression.outcome"] = outcome
         inst.compression_duration.record(time.perf_counter() - started, metric)
         tokens = {"context_journal.compression.kind": kind}

@@ -164,7 +164,11 @@ def test_a_summary_call_emits_its_span_with_token_figures(otel: Otel) -> None:
     _, bad, good = otel.spans("context_journal.compression.call")
     bad_attrs, good_attrs = dict(bad.attributes or {}), dict(good.attributes or {})
     assert bad_attrs["context_journal.compression.outcome"] == "failed"
+    assert bad_attrs["error.type"] == "RuntimeError"  # the README: failures set error.type
     assert bad.status.status_code is StatusCode.ERROR
+    # The compiles that lay out summary requests are part of the calls, not reported as compiles.
+    assert otel.spans("context_journal.compile") == []
+    assert otel.total("context_journal.compile.tokens") == 0
     assert good_attrs["context_journal.compression.attempt"] == 2
     assert good_attrs["context_journal.compression.retries"] == 1
     assert good_attrs["context_journal.compression.input_tokens"] == 999

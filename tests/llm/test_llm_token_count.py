@@ -100,3 +100,30 @@ def test_a_request_without_messages_is_refused_before_any_call(server: MockServe
     with pytest.raises(ValueError, match="at least one message"):
         _counter(server).count({"messages": []})
     assert server.urls == []
+
+
+def test_the_request_model_is_counted_for_and_an_absurd_count_is_a_provider_error(server: MockServer) -> None:
+    server.script.append((200, {"input_tokens": 5}))
+    assert _counter(server).count({"model": "claude-haiku-4-5", "messages": [{"role": "user", "content": "hi"}]}) == 5
+    assert server.bodies[0]["model"] == "claude-haiku-4-5"
+    server.script.append((200, {"input_tokens": 10**12}))
+    with pytest.raises(ProviderResponseError, match="at most"):
+        _counter(server).count({"messages": [{"role": "user", "content": "hi"}]})
+
+
+def test_calibrate_awaits_an_async_manager(server: MockServer) -> None:
+    import asyncio
+
+    from context_journal import AsyncContextManager
+
+    async def main() -> tuple[float, float]:
+        async with await AsyncContextManager.open(store=MemoryStore()) as acm:
+            for i in range(10):
+                await acm.add_message("user" if i % 2 == 0 else "assistant", f"turn {i}: nets and gulls at dawn")
+            result = await acm.compile(max_tokens=4000)
+            server.script.append((200, {"input_tokens": round(result.estimated_tokens * 1.3)}))
+            factor = await _counter(server).acalibrate(acm, result)
+            return factor, (await acm.compile(max_tokens=4000)).calibration
+
+    factor, calibration = asyncio.run(main())
+    assert isinstance(factor, float) and factor > 1.0 and calibration == pytest.approx(factor)

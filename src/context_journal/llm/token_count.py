@@ -23,10 +23,12 @@ a summary call (:mod:`~context_journal.llm.retry`).
 
 from __future__ import annotations
 
+import inspect
 import random
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..tokens import MAX_TOKEN_COUNT
 from ._sdk import call_params, import_sdk, retry_policy
 from .anthropic import DEFAULT_ANTHROPIC_MODEL
 from .errors import ProviderResponseError
@@ -34,6 +36,7 @@ from .provider import run_sync
 from .retry import RetryPolicy, call_with_retries, classify_sdk_error
 
 if TYPE_CHECKING:
+    from ..aio import AsyncContextManager
     from ..compile import CompileResult
     from ..manager import ContextManager
 
@@ -51,7 +54,8 @@ class AnthropicTokenCounter:
         api_key: API key; None reads ``ANTHROPIC_API_KEY`` (the SDK's rule).
         client: A ready ``anthropic.AsyncAnthropic`` to use instead of building one.
         base_url: API base URL (a proxy or gateway), or None for the SDK default.
-        http_client: An ``httpx`` ``AsyncClient`` for the SDK (proxies, tests with ``MockTransport``).
+        http_client: An ``AsyncClient`` of the HTTP library the installed SDK is built on (``httpx2`` for
+            the 2026 SDKs, ``httpx`` before; proxies, tests with ``MockTransport``).
         timeout: Per-attempt timeout in seconds, or None for the SDK default.
         max_retries: Retries after the first attempt of a transient failure (ignored when ``retry`` is given).
         retry: The full retry policy.
@@ -101,11 +105,12 @@ class AnthropicTokenCounter:
         Args:
             request: ``{"messages": [...], "system"?: ..., "tools"?: [...], ...}`` — what
                 :meth:`CompileResult.to_anthropic` returns, or a request of your own (fields other than
-                system, messages, tools, tool_choice and thinking are ignored: they take no tokens).
+                system, messages, tools, tool_choice and thinking are ignored: they take no tokens). Its
+                ``model``, when it names one, is the model counted for; else ``self.model``.
             tools: Tool definitions the request will carry (Anthropic form), when ``request`` has none.
 
         Returns:
-            The provider's ``input_tokens`` for ``self.model`` (> 0).
+            The provider's ``input_tokens`` (> 0, at most :data:`~context_journal.tokens.MAX_TOKEN_COUNT`).
 
         Raises:
             ValueError: ``request`` has no messages.
@@ -117,7 +122,8 @@ class AnthropicTokenCounter:
         params: dict[str, Any] = {k: request[k] for k in _REQUEST_KEYS if request.get(k)}
         if tools and "tools" not in params:
             params["tools"] = list(tools)
-        params["model"] = self.model
+        model = request.get("model")
+        params["model"] = model if isinstance(model, str) and model else self.model
         method = self.client.messages.count_tokens
 
         async def attempt() -> Any:
@@ -135,11 +141,11 @@ class AnthropicTokenCounter:
             **kwargs,
         )
         tokens = getattr(answer, "input_tokens", None)
-        if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens <= 0:
+        if isinstance(tokens, bool) or not isinstance(tokens, int) or not 0 < tokens <= MAX_TOKEN_COUNT:
             raise ProviderResponseError(
-                f"the token count answered {tokens!r}, not a positive input_tokens",
+                f"the token count answered {tokens!r}, not a positive input_tokens (at most {MAX_TOKEN_COUNT:,})",
                 provider=self.name,
-                model=self.model,
+                model=params["model"],
             )
         return tokens
 
@@ -147,9 +153,10 @@ class AnthropicTokenCounter:
         """:meth:`acount` from synchronous code (see :func:`~context_journal.llm.run_sync`)."""
         return run_sync(self.acount(request, tools=tools))
 
-    async def acalibrate(self, manager: ContextManager, result: CompileResult) -> float:
+    async def acalibrate(self, manager: ContextManager | AsyncContextManager, result: CompileResult) -> float:
         """Count ``result`` as Anthropic would take it (``result.to_anthropic()``, no tools) and report the
-        count to ``manager`` (:meth:`ContextManager.report_usage`), which moves the namespace's calibration.
+        count to ``manager`` (:meth:`ContextManager.report_usage`, awaited on an async manager), which moves
+        the namespace's calibration.
 
         Returns:
             The namespace's new calibration factor.
@@ -158,7 +165,8 @@ class AnthropicTokenCounter:
             ProviderError: the count failed (the calibration is left as it was).
         """
         tokens = await self.acount(result.to_anthropic())
-        return manager.report_usage(result, tokens)
+        factor = manager.report_usage(result, tokens)
+        return await factor if inspect.isawaitable(factor) else factor
 
     def calibrate(self, manager: ContextManager, result: CompileResult) -> float:
         """:meth:`acalibrate` from synchronous code."""

@@ -37,6 +37,7 @@ __all__ = [
     "redact_records",
     "redacted_body",
     "redacted_sequences",
+    "redactions_since",
     "stub_for",
 ]
 
@@ -200,6 +201,15 @@ def redact_records(
         if not store._blob_referenced(digest):
             store._delete_blob(tx, digest)
     return removed
+
+
+def redactions_since(store: Store, sequence: int) -> bool:
+    """True when a redaction record newer than ``sequence`` is stored (on any branch). Redactions are rare,
+    so this reads the redaction log only when the store has moved past ``sequence``; False for a backend
+    that cannot redact."""
+    if not store.can_redact or store.head_seq() <= sequence:
+        return False
+    return any(rec.seq > sequence for rec in store.records_of(REDACTION_SLOT))
 
 
 def redacted_sequences(store: Store) -> set[int]:
