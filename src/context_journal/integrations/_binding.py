@@ -11,16 +11,20 @@ reopened later finds the current branch. The record is a state on the store's ro
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from ..compile import CompiledMessage, CompileResult
+from ..compile import CompileResult
 from ..errors import BranchExistsError, BranchNotFoundError
 from ..manager import ContextManager
+from ..messages import Message
 from ..stores import ROOT_BRANCH, Store, open_store
 from ..tokens import TokenCounter
 
-__all__ = ["SessionBinding", "is_raw", "segments"]
+__all__ = ["Piece", "SessionBinding", "journal_order", "pairing_problems", "pieces"]
 
 
 class SessionBinding:
@@ -120,37 +124,153 @@ class SessionBinding:
             self.store.close()
 
 
-def is_raw(compiled: CompiledMessage) -> bool:
-    """True when a compiled message is stored messages, whole and unaltered."""
-    return bool(compiled.sources) and all(s.kind == "message" and s.complete for s in compiled.sources)
+@dataclass
+class Piece:
+    """One message of a compile as the framework gets it: a stored message whole (``mid`` set; its
+    framework object is the one written), or blocks the compile wrote or changed (``mid`` None: a
+    summary, recall, the ledger, a note, an excerpt, or a repair such as a stubbed tool result)."""
+
+    participant: str
+    role: str
+    blocks: list[dict[str, Any]]
+    mid: str | None = None
+    sequence: int = 0
+
+    @property
+    def calls(self) -> list[str]:
+        """The ids of the tool calls it makes (an assistant piece)."""
+        if self.role != "assistant":
+            return []
+        return [str(b.get("id")) for b in self.blocks if b.get("type") == "tool_use"]
 
 
-def segments(result: CompileResult) -> list[list[str] | CompiledMessage]:
-    """A compile in order as runs of stored message ids (each run in journal order, every id once) and the
-    compiled messages between them that are not stored messages (summaries, recall, the ledger, notes, a
-    reduced tool result).
+def _block_key(block: Mapping[str, Any]) -> str:
+    return json.dumps(block, sort_keys=True, default=str)
 
-    The compile may move a tool result right after its call (parallel calls written as separate messages);
-    a run put back in journal order keeps every call answered (its results follow it within the run) and
-    gives the framework its items in the order it wrote them.
+
+def pieces(
+    result: CompileResult,
+    fetch: Callable[[str], Message | None],
+    *,
+    emitted: set[str] | None = None,
+    merged_turns: bool = False,
+) -> list[Piece]:
+    """A compile's messages, in the compile's order, as stored messages and written blocks.
+
+    Each block of a compiled message is traced back to a stored message of its sources (a block equal to
+    that message's next block); a stored message all of whose blocks are there, in order, within one
+    compiled message comes back whole, at the place of its first block. Every other block (what the
+    compile wrote or changed: a stub result for an unanswered call, an excerpt, a renamed call, a
+    summary) comes back as blocks at its place. So what the compile repaired reaches the framework as
+    it repaired it: every call followed by its result before the next turn, no result without its call.
+
+    A run of stored tool calls and results that the compile reordered (parallel calls the framework
+    wrote as separate messages, results moved up to their call) is put back in journal order when that
+    order is valid too (:func:`journal_order`).
+
+    Args:
+        result: The compile.
+        fetch: A stored message by id (None when gone).
+        emitted: Stored ids already given (the system part): not given again.
+        merged_turns: Consecutive assistant messages are one model turn (the Agents SDK writes each call
+            of a turn as an item of its own); else each assistant message is a turn (LangChain).
     """
-    out: list[list[str] | CompiledMessage] = []
-    seen: set[str] = set()
-    run: dict[str, int] = {}
-
-    def flush() -> None:
-        if run:
-            out.append(sorted(run, key=lambda mid: run[mid]))
-            run.clear()
-
+    done: set[str] = set(emitted or ())
+    out: list[Piece] = []
     for compiled in result.messages:
-        if not is_raw(compiled):
-            flush()
-            out.append(compiled)
-            continue
+        candidates: dict[str, tuple[Message, list[dict[str, Any]]]] = {}
         for source in compiled.sources:
-            if source.id not in seen:
-                seen.add(source.id)
-                run[source.id] = source.sequence or 0
-    flush()
+            if source.kind != "message" or source.id in done or source.id in candidates:
+                continue
+            found = fetch(source.id)
+            if found is not None:
+                candidates[source.id] = (found, found.content_dicts())
+        cursor: dict[str, int] = dict.fromkeys(candidates, 0)
+        owner: list[str | None] = []
+        for block in compiled.content:
+            key = _block_key(block)
+            hit = None
+            for mid, (_, blocks) in candidates.items():
+                at = cursor[mid]
+                started = at == 0 or (bool(owner) and owner[-1] == mid)  # a message's blocks run together
+                if at < len(blocks) and started and _block_key(blocks[at]) == key:
+                    hit = mid
+                    break
+            if hit is not None:
+                cursor[hit] += 1
+            owner.append(hit)
+        whole = {mid for mid, (_, blocks) in candidates.items() if blocks and cursor[mid] == len(blocks)}
+        loose: list[dict[str, Any]] = []
+        tail: list[tuple[dict[str, Any] | None, str | None]] = [(None, None)]
+        for given, by in [*zip(compiled.content, owner, strict=True), *tail]:
+            if given is not None and by not in whole:
+                loose.append(dict(given))
+                continue
+            if loose:  # the written blocks before this stored message (or at the end)
+                out.append(Piece(compiled.participant, compiled.role, loose))
+                loose = []
+            if by is not None and by not in done:
+                done.add(by)
+                message, blocks = candidates[by]
+                out.append(Piece(message.participant, compiled.role, blocks, by, message.created_sequence))
+    return journal_order(out, merged_turns=merged_turns)
+
+
+def pairing_problems(items: Sequence[Piece], *, merged_turns: bool = False) -> list[str]:
+    """What breaks tool pairing in pieces: a call not answered before the next turn (a user text, or
+    another assistant turn; with ``merged_turns``, consecutive assistant pieces are one turn), a result
+    that answers no open call."""
+    problems: list[str] = []
+    open_calls: list[str] = []
+    previous = ""
+    for piece in items:
+        if piece.role == "assistant":
+            if open_calls and not (merged_turns and previous == "assistant"):
+                problems += [f"unanswered {c}" for c in open_calls]
+                open_calls = []
+            open_calls += piece.calls
+            previous = "assistant"
+            continue
+        for block in piece.blocks:
+            if block.get("type") == "tool_result":
+                tid = str(block.get("tool_use_id"))
+                if tid in open_calls:
+                    open_calls.remove(tid)
+                else:
+                    problems.append(f"orphan result {tid}")
+            elif open_calls:
+                problems += [f"unanswered {c}" for c in open_calls]
+                open_calls = []
+        previous = "user"
+    return problems + [f"unanswered {c}" for c in open_calls]
+
+
+def _tool_only(piece: Piece) -> bool:
+    if piece.mid is None:
+        return False
+    if piece.role == "assistant":
+        return bool(piece.calls)
+    return bool(piece.blocks) and all(b.get("type") == "tool_result" for b in piece.blocks)
+
+
+def journal_order(items: list[Piece], *, merged_turns: bool = False) -> list[Piece]:
+    """Runs of stored tool calls and results put back in the order they were written, where that order
+    pairs every call too (each run checked on its own, closed: all its calls answered within it)."""
+    out: list[Piece] = []
+    i = 0
+    while i < len(items):
+        if not _tool_only(items[i]):
+            out.append(items[i])
+            i += 1
+            continue
+        j = i
+        while j < len(items) and _tool_only(items[j]):
+            j += 1
+        run = items[i:j]
+        ordered = sorted(run, key=lambda p: p.sequence)
+        valid = ordered[0].role == "assistant" and not pairing_problems(ordered, merged_turns=merged_turns)
+        if ordered != run and valid:
+            run = ordered
+        out.extend(run)
+        i = j
     return out

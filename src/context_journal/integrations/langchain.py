@@ -15,7 +15,7 @@
 
 from __future__ import annotations
 
-import contextlib
+import json
 import os
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
@@ -25,7 +25,7 @@ from ..errors import DuplicateMessageError, MessageNotFoundError, MissingExtraEr
 from ..messages import Message
 from ..stores import Store
 from ..tokens import TokenCounter
-from ._binding import SessionBinding, segments
+from ._binding import SessionBinding, pieces
 
 try:
     from langchain_core.chat_history import BaseChatMessageHistory  # type: ignore[import-not-found,unused-ignore]
@@ -97,26 +97,61 @@ def _stored(message: Message) -> BaseMessage:
 
 
 def _of_blocks(participant: str, role: str, blocks: Sequence[Any]) -> list[BaseMessage]:
-    """LangChain messages for compiled content blocks (summaries, recall, the ledger, reduced results)."""
-    out: list[BaseMessage] = []
-    texts = [str(b["text"]) for b in blocks if b.get("type") == "text" and str(b.get("text", "")).strip()]
-    calls = [
-        {"id": str(b["id"]), "name": str(b["name"]), "args": dict(b.get("input") or {}), "type": "tool_call"}
-        for b in blocks
-        if b.get("type") == "tool_use"
-    ]
+    """LangChain messages for compiled content blocks (summaries, recall, the ledger, reduced results,
+    stubbed results), in the blocks' order: an assistant turn is one ``AIMessage`` (texts and tool calls);
+    a user turn is a ``ToolMessage`` per ``tool_result`` (``status="error"`` for an error result, such as
+    the stub the compile writes for a call with no result) and a ``HumanMessage`` per run of texts."""
+    del participant
     if role == "assistant":
-        if texts or calls:
-            out.append(AIMessage(content="\n\n".join(texts), tool_calls=calls))
-        return out
-    if texts:
-        out.append(HumanMessage(content="\n\n".join(texts)))
-    for b in blocks:
-        if b.get("type") == "tool_result":
+        texts = [str(b["text"]) for b in blocks if b.get("type") == "text" and str(b.get("text", "")).strip()]
+        calls = [
+            {"id": str(b["id"]), "name": str(b["name"]), "args": dict(b.get("input") or {}), "type": "tool_call"}
+            for b in blocks
+            if b.get("type") == "tool_use"
+        ]
+        return [AIMessage(content="\n\n".join(texts), tool_calls=calls)] if texts or calls else []
+    out: list[BaseMessage] = []
+    texts = []
+    for b in [*blocks, None]:
+        if b is not None and b.get("type") == "text":
+            if str(b.get("text", "")).strip():
+                texts.append(str(b["text"]))
+            continue
+        if texts:
+            out.append(HumanMessage(content="\n\n".join(texts)))
+            texts = []
+        if b is not None and b.get("type") == "tool_result":
             content = b.get("content")
             text = content if isinstance(content, str) else _text(content)
-            out.append(ToolMessage(content=text, tool_call_id=str(b["tool_use_id"])))
+            status = "error" if b.get("is_error") else "success"
+            out.append(ToolMessage(content=text, tool_call_id=str(b["tool_use_id"]), status=status))
     return out
+
+
+def _row(message: BaseMessage) -> dict[str, Any]:
+    """The journal row of a LangChain message (its ``id``, when set, is the journal id)."""
+    participant, blocks = blocks_of_message(message)
+    row: dict[str, Any] = {
+        "participant": participant,
+        "content": blocks,
+        "metadata": {MESSAGE_KEY: message_to_dict(message)},
+    }
+    if message.id:
+        row["id"] = message.id
+    return row
+
+
+def _lc_id(message: Message) -> str | None:
+    """The LangChain id a journal message keeps (None when it was written without one)."""
+    kept = message.metadata.get(MESSAGE_KEY)
+    data = kept.get("data") if isinstance(kept, dict) else None
+    found = data.get("id") if isinstance(data, dict) else None
+    return found if isinstance(found, str) and found else None
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Whether two ``message_to_dict`` forms hold the same message (compared as JSON)."""
+    return json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
 
 
 class JournalChatMessageHistory(BaseChatMessageHistory):  # type: ignore[misc,unused-ignore]
@@ -157,17 +192,7 @@ class JournalChatMessageHistory(BaseChatMessageHistory):  # type: ignore[misc,un
 
     def add_messages(self, messages: Sequence[BaseMessage]) -> None:
         """Append messages in one transaction (a message's ``id``, when set, is its journal id)."""
-        rows: list[dict[str, Any]] = []
-        for message in messages:
-            participant, blocks = blocks_of_message(message)
-            row: dict[str, Any] = {
-                "participant": participant,
-                "content": blocks,
-                "metadata": {MESSAGE_KEY: message_to_dict(message)},
-            }
-            if message.id:
-                row["id"] = message.id
-            rows.append(row)
+        rows = [_row(message) for message in messages]
         if rows:
             self._binding.refresh()
             self._binding.manager.add_messages(rows)
@@ -194,6 +219,101 @@ class JournalChatMessageHistory(BaseChatMessageHistory):  # type: ignore[misc,un
             return len(fresh)
         raise AssertionError("unreachable")  # pragma: no cover
 
+    def mirror(self, messages: Sequence[BaseMessage]) -> dict[str, int]:
+        """Make the history hold what ``messages`` (an agent's state) holds, keyed by message id.
+
+        A journaled message whose id is not among ``messages`` any more (trimmed, ``RemoveMessage``,
+        replaced by a summary) is removed: a tombstone, its versions stay readable as of earlier sequences.
+        A message with a journaled id and other content (a redacted copy under the same id) is edited: a new
+        version. Messages the history does not hold are appended. When ``messages`` puts a new message
+        before journaled ones (the summarization middleware's summary first, then the messages it keeps),
+        the journaled ones after it are removed and written again after it, under new journal ids (their
+        LangChain ids stay), so the journal keeps the state's order. Journaled messages written without a
+        LangChain id, and messages without an id, are not matched: the latter are appended.
+
+        Returns:
+            How many messages were ``added``, ``edited``, ``removed`` and ``moved``.
+        """
+        for attempt in (1, 2):
+            try:
+                return self._mirror(messages)
+            except (DuplicateMessageError, MessageNotFoundError):
+                if attempt == 2:
+                    raise
+                self._known = None  # another handle changed the history meanwhile: read it again
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _mirror(self, messages: Sequence[BaseMessage]) -> dict[str, int]:
+        self._binding.refresh()
+        cm = self._binding.manager
+        self._known = None
+        journal: dict[str, Message] = {}
+        for stored in cm.get_all_messages():
+            lc_id = _lc_id(stored)
+            if lc_id is not None:
+                journal[lc_id] = stored
+        state = [m for m in messages if m.id]
+        wanted = {str(m.id) for m in state}
+        counts = {"added": 0, "edited": 0, "removed": 0, "moved": 0}
+        for lc_id, stored in list(journal.items()):
+            if lc_id not in wanted:
+                cm.remove_message(stored.id)
+                del journal[lc_id]
+                counts["removed"] += 1
+        kept = list(journal)  # journal order
+        same = 0
+        while same < min(len(kept), len(state)) and state[same].id == kept[same]:
+            same += 1
+        for message in state[:same]:
+            stored = journal[str(message.id)]
+            participant, blocks = blocks_of_message(message)
+            kept_dict = stored.metadata.get(MESSAGE_KEY)
+            if _same(message_to_dict(message), kept_dict):
+                continue
+            cm.edit_message(
+                stored.id,
+                blocks,
+                metadata={**stored.metadata, MESSAGE_KEY: message_to_dict(message)},
+                participant=participant,
+            )
+            counts["edited"] += 1
+        rows: list[dict[str, Any]] = []
+        for message in state[same:]:
+            row = _row(message)
+            earlier = journal.get(str(message.id))
+            if earlier is not None:  # journaled before a message now put ahead of it: written again after it
+                cm.remove_message(earlier.id)
+                del row["id"]
+                counts["moved"] += 1
+            else:
+                counts["added"] += 1
+            rows.append(row)
+        rows += [_row(m) for m in messages if not m.id]
+        counts["added"] += len(messages) - len(state)
+        self._append(rows)
+        return counts
+
+    def _append(self, rows: list[dict[str, Any]]) -> None:
+        """Append rows; a row whose id the journal used before (a removed message) gets a fresh one."""
+        if not rows:
+            return
+        cm = self._binding.manager
+        try:
+            cm.add_messages(rows)
+            return
+        except DuplicateMessageError:
+            pass
+        for row in rows:
+            try:
+                cm.add_messages([row])
+            except DuplicateMessageError:
+                try:
+                    cm.get_message(str(row["id"]))
+                except MessageNotFoundError:  # removed earlier: the id stays used, write under a fresh one
+                    cm.add_messages([{k: v for k, v in row.items() if k != "id"}])
+                else:
+                    raise
+
     def clear(self) -> None:
         """Start the session again on a new empty branch (the old branch keeps every message)."""
         self._binding.clear()
@@ -207,8 +327,12 @@ class JournalChatMessageHistory(BaseChatMessageHistory):  # type: ignore[misc,un
         """The history compiled to ``max_tokens - reserve_for_response`` tokens as LangChain messages.
 
         Messages rendered raw come back as stored; summaries, recall and the working-state ledger come
-        back as ``HumanMessage``/``AIMessage`` turns. Every ``AIMessage`` tool call is followed by its
-        ``ToolMessage``. Empty when the history holds nothing.
+        back as ``HumanMessage``/``AIMessage`` turns. What the compile repaired comes back repaired, where
+        the compile put it: a tool call with no result in the context is followed by a ``ToolMessage``
+        with its ``tool_call_id``, the compile's stub text and ``status="error"``; a result written
+        after a later message is moved up to its call. Every ``AIMessage`` tool call is followed by its
+        ``ToolMessage`` before the next turn, and every ``ToolMessage`` answers a call. Empty when the
+        history holds nothing.
 
         Raises:
             OverBudgetError: the smallest valid context does not fit (see ``ContextManager.compile``).
@@ -222,33 +346,44 @@ class JournalChatMessageHistory(BaseChatMessageHistory):  # type: ignore[misc,un
         out: list[BaseMessage] = []
         emitted: set[str] = set()
 
-        def emit(mid: str) -> None:
-            if mid in emitted:
-                return
-            emitted.add(mid)
-            with contextlib.suppress(MessageNotFoundError):
-                out.append(_stored(cm.get_message(mid)))
+        def fetch(mid: str) -> Message | None:
+            try:
+                return cm.get_message(mid)
+            except MessageNotFoundError:
+                return None
 
         for source in result.system_sources:
-            if source.kind in ("message", "system"):
-                emit(source.id)
-        for segment in segments(result):
-            if isinstance(segment, list):
-                for mid in segment:
-                    emit(mid)
-            else:
-                out.extend(_of_blocks(segment.participant, segment.role, segment.content))
+            if source.kind in ("message", "system") and source.id not in emitted:
+                emitted.add(source.id)
+                found = fetch(source.id)
+                if found is not None:
+                    out.append(_stored(found))
+        for piece in pieces(result, fetch, emitted=emitted):
+            if piece.mid is not None:
+                found = fetch(piece.mid)
+                if found is not None:
+                    out.append(_stored(found))
+                    continue
+            out.extend(_of_blocks(piece.participant, piece.role, piece.blocks))
         return out
 
 
 class JournalMiddleware(AgentMiddleware):  # type: ignore[misc,unused-ignore]
     """A LangChain 1.x agent middleware: journal every message, send the model the compiled context.
 
-    Before each model call it appends the agent state's messages that the history does not hold yet (by
-    message id) and replaces ``request.messages`` with :meth:`JournalChatMessageHistory.compiled_messages`
-    (the system message stays the request's; its tokens are reserved). After the agent finishes, the
-    final messages are journaled too. The agent's own state keeps every message; only the model's input
-    is compiled.
+    Before each model call it makes the history mirror the agent state's messages
+    (:meth:`JournalChatMessageHistory.mirror`, by message id) and replaces ``request.messages`` with
+    :meth:`JournalChatMessageHistory.compiled_messages` (the system message stays the request's; its
+    tokens are reserved). After the agent finishes, the final messages are mirrored too. The agent's own
+    state keeps every message; only the model's input is compiled.
+
+    The state is the truth: a message the app removed from the state (trimming, ``RemoveMessage``, the
+    summarization middleware replacing old messages by a summary) is removed from the journal (a
+    tombstone: the history keeps it readable as of earlier sequences) and never reaches the model again;
+    a message replaced under the same id (a redacted copy) is edited in the journal, and the model sees
+    the new content. So the state handed to each ``invoke`` must hold the whole conversation (the previous
+    state's messages plus the new ones, or a checkpointer's thread): a state holding only the new message
+    removes the rest from the model's view.
 
     Args:
         history: The history to journal into and compile from.
@@ -273,7 +408,9 @@ class JournalMiddleware(AgentMiddleware):  # type: ignore[misc,unused-ignore]
         self.compile_kwargs = compile_kwargs
 
     def _compiled_request(self, request: Any) -> Any:
-        self.history.add_new(list(request.messages))
+        state = getattr(request, "state", None)
+        given = state.get("messages") if isinstance(state, dict) else None
+        self.history.mirror(list(given if isinstance(given, list) else request.messages))
         reserve = self.reserve_for_response
         system = getattr(request, "system_message", None)
         if system is not None:
@@ -294,7 +431,7 @@ class JournalMiddleware(AgentMiddleware):  # type: ignore[misc,unused-ignore]
 
     def after_agent(self, state: Any, runtime: Any) -> dict[str, Any] | None:
         """Journal the messages the run ended with (the final answer, last tool results)."""
-        self.history.add_new(list(state.get("messages", [])))
+        self.history.mirror(list(state.get("messages", [])))
         return None
 
     async def aafter_agent(self, state: Any, runtime: Any) -> dict[str, Any] | None:

@@ -29,15 +29,17 @@ import dataclasses
 import json
 import os
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
+from .._store_thread import StoreThread, acquire_thread, release_thread
 from ..compile import CompileResult, EmptyContextError
-from ..errors import MessageNotFoundError
+from ..errors import MessageNotFoundError, StoreClosedError
+from ..llm.provider import run_sync
 from ..messages import Message
 from ..stores import Store
 from ..tokens import TokenCounter
-from ._binding import SessionBinding, segments
+from ._binding import SessionBinding, pieces
 
 __all__ = ["ITEM_KEY", "JournalSession", "blocks_of_item"]
 
@@ -45,6 +47,7 @@ ITEM_KEY = "openai_agents_item"
 """The metadata key under which a journal message keeps its SDK item verbatim."""
 
 Item = dict[str, Any]
+T = TypeVar("T")
 
 # Call item types and the type of the item that answers them: these become tool_use/tool_result pairs.
 _CALLS = {
@@ -166,12 +169,50 @@ def _items_of_blocks(
             flush()
             content = block.get("content")
             text = content if isinstance(content, str) else _text_of(content)
-            output = calls.get(f"output:{block.get('tool_use_id')}")
+            call_id = str(block.get("tool_use_id"))
+            output = calls.get(f"output:{call_id}")
             if output is not None and output.get("type") != "function_call_output":
                 out.append(copy.deepcopy(output))  # another output type: sent as stored
+            elif output is None and block.get("is_error"):  # a result the compile wrote (a stub)
+                out.append(_error_output(calls.get(call_id), call_id, text))
             else:
-                out.append({"type": "function_call_output", "call_id": block.get("tool_use_id"), "output": text})
+                out.append({"type": "function_call_output", "call_id": call_id, "output": text})
     flush()
+    return out
+
+
+# Call types whose output can say "no result" in text; the others (a computer call wants a screenshot, a
+# shell call an exit status) are sent as a transcript instead when the compile stubs their result.
+_TEXT_OUTPUTS = {"function_call", "custom_tool_call", "apply_patch_call"}
+_UNANSWERABLE = "unanswerable"
+
+
+def _error_output(call: Item | None, call_id: str, text: str) -> Item:
+    """The output item for a result the compile wrote (the stub of a call with no result)."""
+    kind = str((call or {}).get("type") or "function_call")
+    if kind == "apply_patch_call":
+        return {"type": "apply_patch_call_output", "call_id": call_id, "status": "failed", "output": text}
+    if kind in _TEXT_OUTPUTS:
+        return {"type": _CALLS[kind], "call_id": call_id, "output": text}
+    return {"type": _UNANSWERABLE, "call_id": call_id, "output": text}
+
+
+def _transcribe_unanswerable(items: list[Item]) -> list[Item]:
+    """A call whose stub no output item can carry becomes an assistant message saying so (in its place)."""
+    stubbed = {str(i["call_id"]): str(i["output"]) for i in items if i.get("type") == _UNANSWERABLE}
+    if not stubbed:
+        return items
+    out: list[Item] = []
+    for item in items:
+        if item.get("type") == _UNANSWERABLE:
+            continue
+        if item.get("type") in _CALLS and item.get("call_id") in stubbed:
+            _, blocks = blocks_of_item(item)
+            call = json.dumps(blocks[0].get("input", {}), ensure_ascii=False)
+            text = f"[{item.get('type')} {item.get('name') or ''} {call}: {stubbed[str(item['call_id'])]}]"
+            out.append({"role": "assistant", "content": text})
+            continue
+        out.append(item)
     return out
 
 
@@ -187,8 +228,13 @@ class JournalSession:
         token_counter: Token counter (default: the estimating counter).
         session_settings: The SDK's ``SessionSettings`` (its ``limit`` is the default of ``get_items``).
 
-    The session's methods call the store directly (a few milliseconds on SQLite); they are ``async`` as the
-    protocol asks, but do not hand the work to a thread.
+    The protocol's methods (and the compiled-input callbacks) run their store work on the store handle's
+    thread (one per open store object, shared with the async manager and the workers, in call order), so
+    they never block the event loop, whatever the store: the same items in the same order, the same
+    errors, as if called in place. Close the session with ``await session.aclose()`` (or :meth:`close`
+    from synchronous code): it closes the manager after the work queued before and releases the thread.
+    :meth:`compiled_items` and :meth:`manager` work on the caller's thread; do not use them while the
+    session's async methods are running.
     """
 
     def __init__(
@@ -206,6 +252,16 @@ class JournalSession:
             "openai-agents", session_id, store, strategy=strategy, token_counter=token_counter
         )
         self._synthesized: Counter[str] = Counter()
+        self._thread: StoreThread | None = None
+        self._closed = False
+
+    async def _call(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` run on the store handle's thread (acquired on first use)."""
+        if self._closed:
+            raise StoreClosedError("the session was closed")
+        if self._thread is None:
+            self._thread = acquire_thread(self._binding.store)
+        return await self._thread.call(fn, *args)
 
     @property
     def manager(self) -> Any:
@@ -224,6 +280,9 @@ class JournalSession:
         None uses ``session_settings.limit``, 0 gives none, a negative limit gives all)."""
         if limit is None and self.session_settings is not None:
             limit = getattr(self.session_settings, "limit", None)
+        return await self._call(self._get_items, limit)
+
+    def _get_items(self, limit: int | None) -> list[Item]:
         self._binding.refresh()
         cm = self._binding.manager
         if limit is not None and limit == 0:
@@ -237,6 +296,9 @@ class JournalSession:
 
     async def add_items(self, items: list[Any]) -> None:
         """Append items (one journal message each, all in one transaction)."""
+        await self._call(self._add_items, list(items))
+
+    def _add_items(self, items: list[Any]) -> None:
         rows: list[dict[str, Any]] = []
         for raw in items:
             item = _as_dict(raw)
@@ -252,6 +314,9 @@ class JournalSession:
 
     async def pop_item(self) -> Item | None:
         """Remove the newest item (a tombstone: it stays readable as of earlier sequences) and return it."""
+        return await self._call(self._pop_item)
+
+    def _pop_item(self) -> Item | None:
         self._binding.refresh()
         cm = self._binding.manager
         while True:
@@ -267,12 +332,39 @@ class JournalSession:
 
     async def clear_session(self) -> None:
         """Start the session again on a new empty branch (the old branch keeps every item)."""
-        self._binding.clear()
+        await self._call(self._binding.clear)
         self._synthesized.clear()
 
+    async def aclose(self) -> None:
+        """Close the session's manager (and its store when the session opened it) on the store's thread,
+        after the work queued before, and release the thread. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        thread, self._thread = self._thread, None
+        if thread is None:
+            self._binding.close()
+            return
+        try:
+            await thread.call(self._binding.close)
+        finally:
+            release_thread(self._binding.store, thread)
+
     def close(self) -> None:
-        """Close the session's manager (and its store when the session opened it)."""
-        self._binding.close()
+        """:meth:`aclose` from synchronous code (inside a running loop it blocks that loop until done)."""
+        if self._closed:
+            return
+        if self._thread is None:
+            self._closed = True
+            self._binding.close()
+            return
+        run_sync(self.aclose())
+
+    async def __aenter__(self) -> JournalSession:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
 
     # ---- compiled input ----------------------------------------------------------------------------
 
@@ -286,6 +378,18 @@ class JournalSession:
             OverBudgetError: the smallest valid context does not fit (see ``ContextManager.compile``).
         """
         return self._compile(max_tokens, reserve_for_response, **compile_kwargs)[0]
+
+    async def acompiled_items(
+        self, max_tokens: int, reserve_for_response: int = 0, **compile_kwargs: Any
+    ) -> list[Item]:
+        """:meth:`compiled_items` run on the store's thread."""
+        compiled, _ = await self._call(self._compile_with, max_tokens, reserve_for_response, compile_kwargs)
+        return compiled
+
+    def _compile_with(
+        self, max_tokens: int, reserve_for_response: int, compile_kwargs: dict[str, Any]
+    ) -> tuple[list[Item], list[Item]]:
+        return self._compile(max_tokens, reserve_for_response, **compile_kwargs)
 
     def _compile(
         self, max_tokens: int, reserve_for_response: int, **compile_kwargs: Any
@@ -332,33 +436,26 @@ class JournalSession:
             text = "\n\n".join(str(b.get("text", "")) for b in result.system if b.get("type") == "text")
             out.append({"role": "system", "content": text})
             written.append(out[-1])
-        for segment in segments(result):
-            if isinstance(segment, list):
-                for mid in segment:
-                    found = message(mid)
-                    if found is not None and mid not in emitted:
-                        emitted.add(mid)
-                        out.append(_item_of(found))
-                        if isinstance(found.metadata.get(ITEM_KEY), dict):
-                            call_id = found.metadata[ITEM_KEY].get("call_id")
-                            if found.metadata[ITEM_KEY].get("type") in _CALLS and isinstance(call_id, str):
-                                emitted.add(call_id)
+        for piece in pieces(result, message, emitted=emitted, merged_turns=True):
+            found = message(piece.mid) if piece.mid is not None else None
+            if found is not None:
+                out.append(_item_of(found))
                 continue
-            compiled = segment
-            for item in _items_of_blocks(compiled.participant, compiled.role, compiled.content, calls):
-                if item.get("type") in _CALLS and item.get("call_id") in emitted:
-                    continue
-                if item.get("type") in _CALLS:
-                    emitted.add(str(item.get("call_id")))
+            for item in _items_of_blocks(piece.participant, piece.role, piece.blocks, calls):
                 out.append(item)
                 if not any(item == c for c in calls.values()):
                     written.append(item)
-        return out, written
+        settled = _transcribe_unanswerable(out)
+        if settled is not out:
+            written = [i for i in written if i.get("type") != _UNANSWERABLE]
+            written += [i for i in settled if i not in out]
+        return settled, written
 
     def input_callback(
         self, max_tokens: int, reserve_for_response: int = 0, **compile_kwargs: Any
-    ) -> Callable[[list[Any], list[Any]], list[Any]]:
-        """A ``session_input_callback`` for ``RunConfig``: the compiled history, then the new input.
+    ) -> Callable[[list[Any], list[Any]], Awaitable[list[Any]]]:
+        """A ``session_input_callback`` for ``RunConfig``: the compiled history, then the new input (an
+        async callback: the compile runs on the store's thread).
 
         The budget is ``max_tokens - reserve_for_response`` minus the new input's estimated tokens. Items the
         compile wrote (summaries, recall, the ledger) are sent to the model but not stored again when the
@@ -367,7 +464,7 @@ class JournalSession:
         (:meth:`model_input_filter` compiles before every call). Raises what the compile raises.
         """
 
-        def callback(history: list[Any], new_items: list[Any]) -> list[Any]:
+        async def callback(history: list[Any], new_items: list[Any]) -> list[Any]:
             del history  # the journal is the history
             counter = self._binding.manager.token_counter
             extra = 0
@@ -375,29 +472,36 @@ class JournalSession:
                 participant, blocks = blocks_of_item(_as_dict(raw))
                 extra += counter.count_message(participant, blocks)
             reserve = min(max_tokens - 1, reserve_for_response + extra)
-            compiled, written = self._compile(max_tokens, reserve, **compile_kwargs)
+            compiled, written = await self._call(self._compile_with, max_tokens, reserve, compile_kwargs)
             self._synthesized = Counter(_key(item) for item in written)
             return [*compiled, *new_items]
 
         return callback
 
     def model_input_filter(self, max_tokens: int, reserve_for_response: int = 0, **compile_kwargs: Any) -> Any:
-        """A ``call_model_input_filter`` for ``RunConfig``: before every model call, the model's input is
-        replaced by the compiled session (the SDK stores each turn's items before it calls the model), and
-        any input item the session does not hold yet is kept after it. The instructions are the agent's;
-        reserve their tokens in ``reserve_for_response`` if they are long.
+        """A ``call_model_input_filter`` for ``RunConfig`` (async: the compile runs on the store's thread):
+        before every model call, the model's input is replaced by the compiled session (the SDK stores
+        each turn's items before it calls the model), and any input item the session does not hold yet is
+        kept after it. The instructions are the agent's; reserve their tokens in ``reserve_for_response``
+        if they are long.
 
         The filter raises what the compile raises: ``OverBudgetError`` when the smallest valid context does
         not fit (an autobiographical strategy whose compression lags: call ``session.manager.drain()``
         between runs, or use ``AutobiographicalConfig(overflow="window")``).
         """
 
-        def model_filter(data: Any) -> Any:
-            given = list(data.model_data.input)
+        def compile_and_read() -> tuple[list[Item], list[Item]]:
             compiled = self.compiled_items(max_tokens, reserve_for_response, **compile_kwargs)
+            # every item held, not only the newest: the SDK may leave items out of its input (a call it
+            # found unanswered), so its input's length says nothing about which items are the session's
+            return compiled, ([_item_of(m) for m in self._binding.manager.get_all_messages()] if compiled else [])
+
+        async def model_filter(data: Any) -> Any:
+            given = list(data.model_data.input)
+            compiled, tail = await self._call(compile_and_read)
             if not compiled:
                 return data.model_data
-            held = Counter(_identity(i) for i in self._tail(len(given)))
+            held = Counter(_identity(i) for i in tail)
             missing = []
             for raw in given:
                 key = _identity(_as_dict(raw))
@@ -408,12 +512,6 @@ class JournalSession:
             return dataclasses.replace(data.model_data, input=[*compiled, *missing])
 
         return model_filter
-
-    def _tail(self, n: int) -> list[Item]:
-        """The newest ``n`` items (what the model's input can hold of the session)."""
-        cm = self._binding.manager
-        count = cm.message_count()
-        return [_item_of(m) for m in cm.get_messages(max(0, count - n), n)]
 
 
 def _identity(item: Item) -> str:
