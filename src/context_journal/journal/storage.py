@@ -45,15 +45,16 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def check_slug(project: str) -> str:
-    """``project`` if it is a valid slug (1..128 characters: letters, digits, ``._-``, not starting with a
-    punctuation mark).
+    """``project`` if it is a valid slug (1..128 characters: ASCII letters, digits, ``._-``, not starting with
+    a punctuation mark).
 
     Raises:
         ValueError: it is not.
     """
     if not isinstance(project, str) or not _SLUG.fullmatch(project):
         raise ValueError(
-            f"project slug {project!r} must be 1..128 letters, digits, '.', '_' or '-', starting with a letter or digit"
+            f"project slug {project!r} must be 1..128 ASCII letters (a-z, A-Z), digits, '.', '_' or '-', starting "
+            "with a letter or digit"
         )
     return project
 

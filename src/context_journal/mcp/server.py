@@ -79,7 +79,7 @@ T = TypeVar("T")
 _EXPECTED = (ContextJournalError, ValueError, LookupError, PermissionError, re.error)
 """Failures the caller can act on: reported as tool errors with their message."""
 
-Project = Annotated[str, Field(description="The project's slug (letters, digits, '.', '_', '-').")]
+Project = Annotated[str, Field(description="The project's slug (ASCII letters, digits, '.', '_', '-').")]
 Namespace = Annotated[str | None, Field(description="The manager's namespace (default: the shared one).")]
 Branch = Annotated[str, Field(description="The branch to read and write.")]
 
