@@ -275,7 +275,7 @@ def render(
     work = lead_with_user(work, p, bool(first_index))
     if cap is not None and (cap.texts or seen & F_TOOL_RESULT):
         excerpt_tool_results(work, p, cap, counter, keep_whole)  # priced before selection
-    if seen & F_IMAGE:
+    if seen & F_IMAGE or (image_budget is not None and seen & (F_MEDIA | F_TOOL_RESULT)):
         limit_images(
             work,
             p,

@@ -100,6 +100,8 @@ class ToolCap(NamedTuple):
     texts: bool = False
     """Messages of text blocks only with more text tokens than ``over`` are excerpted too (the compile's
     overflow reductions, see :func:`overflow_cap`)."""
+    first: ToolCap | None = None
+    """A cap applied before this one (the host's, under the overflow reductions)."""
 
 
 AUTO_CAP_SHARE = 4
@@ -121,15 +123,18 @@ def tool_cap(options: CompileOptions, avail: int, oversized: bool = True) -> Too
     return ToolCap(avail, max(1, avail // AUTO_CAP_SHARE), "excerpted")
 
 
-def overflow_cap(avail: int) -> ToolCap:
+def overflow_cap(avail: int, host: ToolCap | None = None) -> ToolCap:
     """The reductions of a compile whose selection leaves messages out (without a host cap): every tool
     result and every message of text blocks with more than ``1 / AUTO_CAP_SHARE`` of what the strategy
     may fill is excerpted to that size, and every image but the newest message's becomes a placeholder
     (the strategy selects again with them priced; pins and the head window stay whole), so one bulky
     message never pushes out every message before it (issue 13 kind 2: at 2,000 tokens a 1,700-token tool
-    result left 33 tokens of context, where at 1,500 it was excerpted and everything fit)."""
+    result left 33 tokens of context, where at 1,500 it was excerpted and everything fit).
+
+    With the ``host``'s cap (``CompileOptions.max_tool_result_tokens``), that one applies first (each result
+    over it excerpted), then this one to what it leaves."""
     share = max(1, avail // AUTO_CAP_SHARE)
-    return ToolCap(share, share, "excerpted", texts=True)
+    return ToolCap(share, share, "excerpted", texts=True, first=host)
 
 
 def widened(
@@ -206,17 +211,29 @@ def _reduce_provider(blocks: list[Block], cap: ToolCap, counter: TokenCounter) -
 
 def reduce_tool_results(blocks: list[Block], cap: ToolCap, counter: TokenCounter) -> list[Block]:
     """``blocks`` with the text of every tool_result over ``cap.over`` tokens excerpted to about ``cap.to``,
-    and their provider results likewise (:func:`_reduce_provider`); the same list when none is over."""
+    and their provider results likewise (:func:`_reduce_provider`); the same list when none is over.
+
+    With ``cap.texts`` (the overflow reductions) the cap is the message's: its tool results share it,
+    each cut alike when their text together is over ``cap.over`` (issue 13 review: ten parallel results
+    each cut to a quarter of the budget pushed out the user's instruction); ``cap.first`` applies before."""
+    if cap.first is not None:
+        blocks = reduce_tool_results(blocks, cap.first, counter)
     if any(b.get("type") in READABLE_RESULTS or b.get("type") == "reasoning" for b in blocks):
         blocks = _reduce_provider(blocks, cap, counter)
+    sizes = {i: _text_tokens(b, counter) for i, b in enumerate(blocks) if b.get("type") == "tool_result"}
+    shared = sum(sizes.values()) if cap.texts else 0
     out: list[Block] | None = None
     for i, b in enumerate(blocks):
-        if b.get("type") != "tool_result":
+        if i not in sizes:
             continue
-        size = _text_tokens(b, counter)
-        if size <= cap.over:
+        size = sizes[i]
+        if shared > cap.over and size > 0:
+            ratio = cap.to / shared
+        elif size > cap.over:
+            ratio = cap.to / size
+        else:
             continue
-        cut = _excerpt_result(b, cap.to / size, size, counter)
+        cut = _excerpt_result(b, ratio, size, counter)
         if cut != b and _text_tokens(cut, counter) < size:  # never an "excerpt" larger than the result
             out = list(blocks) if out is None else out
             out[i] = cut
@@ -228,7 +245,10 @@ def excerpt_tool_results(
 ) -> None:
     """The repair pass: tool results over ``cap.over`` tokens reduced to excerpts of about ``cap.to``, and
     with ``cap.texts`` messages of text blocks over it too, but those in ``keep_whole`` (pins, the head
-    window), which are never excerpted while other messages stay raw."""
+    window), which are never excerpted while other messages stay raw; ``cap.first`` applies before."""
+    if cap.first is not None:
+        excerpt_tool_results(work, p, cap.first, counter, keep_whole)
+        cap = cap._replace(first=None)
     for m in work:
         if m.origin is None:
             continue  # a summary, recall or ledger turn: sized by its strategy
@@ -249,18 +269,19 @@ def excerpt_tool_results(
             p.repair(cap.kind, m, f"{what} cut from about {before} to {after} tokens")
 
 
-def _images(blocks: list[Block]) -> int:
+def _images(blocks: list[Block], kind: str = "image") -> int:
     n = 0
     for b in blocks:
-        if b.get("type") == "image":
+        if b.get("type") == kind:
             n += 1
         elif b.get("type") == "tool_result" and isinstance(b.get("content"), list):
-            n += sum(1 for c in b["content"] if c.get("type") == "image")
+            n += sum(1 for c in b["content"] if c.get("type") == kind)
     return n
 
 
-def _placeholders(blocks: list[Block], keep: int, origin: str) -> list[Block]:
-    """``blocks`` with every image but the newest ``keep`` (counted from the end) as placeholders."""
+def _placeholders(blocks: list[Block], keep: int, origin: str, kind: str = "image") -> list[Block]:
+    """``blocks`` with every image (or ``kind`` block: documents) but the newest ``keep`` (counted from
+    the end) as placeholders."""
     seen = 0
 
     def one(b: Block) -> Block:
@@ -270,10 +291,10 @@ def _placeholders(blocks: list[Block], keep: int, origin: str) -> list[Block]:
 
     out: list[Block] = []
     for b in reversed(blocks):
-        if b.get("type") == "image":
+        if b.get("type") == kind:
             b = one(b)
         elif b.get("type") == "tool_result" and isinstance(b.get("content"), list):
-            b = {**b, "content": [one(c) if c.get("type") == "image" else c for c in reversed(b["content"])][::-1]}
+            b = {**b, "content": [one(c) if c.get("type") == kind else c for c in reversed(b["content"])][::-1]}
         out.append(b)
     out.reverse()
     return out
@@ -292,7 +313,8 @@ def price_reductions(
     until the reduced sizes pass ``limit`` tokens (see the module docstring). Mirrors the passes: tool
     results over ``cap`` excerpted first (and with ``cap.texts``, messages of text blocks over it), then
     images beyond ``max_images`` (from the newest), deeper than ``image_depth_tokens``, or in a message
-    alone over ``image_budget`` (default ``limit``) made placeholders."""
+    alone over ``image_budget`` (default ``limit``) made placeholders, and the documents of such a message
+    too."""
     max_images, depth_limit = options.max_images, options.image_depth_tokens
     if cap is None and max_images is None and depth_limit is None:
         return {}
@@ -307,9 +329,9 @@ def price_reductions(
         for e in reversed(batch):
             cost = e.tokens
             # Only a message over the cap can hold a result (or a text) over it.
-            over = cap is not None and e.tokens > cap.over
+            over = cap is not None and e.tokens > (cap.over if cap.first is None else min(cap.over, cap.first.over))
             long_text = texts and over and all(k == "text" for k in e.kinds)
-            if bulky_kinds(e.kinds) or "image" in e.kinds or long_text:
+            if bulky_kinds(e.kinds) or "image" in e.kinds or "document" in e.kinds or long_text:
                 blocks = cache.base(e, partial(_load, view, e.position))[0]
                 if cap is None or not over:
                     reduced = blocks
@@ -322,6 +344,11 @@ def price_reductions(
                 count = _images(reduced)
                 # The newest message's images stay while it can be sent at all (the image a question is about).
                 alone = limit if e.position == len(view) - 1 else image_limit
+                if cost > alone and _images(reduced, "document"):
+                    # A document in a message alone over what may be filled can never be sent either: its
+                    # placeholder is priced (issue 13 review: a 40-page PDF as the newest message pushed out
+                    # the instruction before it, then became a 22-token placeholder).
+                    reduced = _placeholders(reduced, 0, e.id, "document")
                 if count and (max_images is not None or depth_limit is not None or cost > alone):
                     # An image whose message alone is over the budget can never be sent: the compile
                     # cuts it to a placeholder, so it is priced as one (issue 13 review: a 1,612-token

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import json
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -715,7 +716,7 @@ def limit_images(
     the newest message, and those of a message alone over ``budget`` tokens (``newest_budget`` for the
     newest message, when given: the image a question is about stays while it can be sent at all; the
     strategy priced them as placeholders: :func:`~context_journal._reduce.price_reductions`), by a
-    placeholder text."""
+    placeholder text; the documents of a message alone over its budget too."""
     if max_images is None and depth_tokens is None and budget is None:
         return
     count = 0
@@ -723,10 +724,11 @@ def limit_images(
     for k, m in enumerate(reversed(work)):
         size = tokens_of(m)
         depth += size
-        if not m.flags & F_IMAGE:
-            continue
         limit = newest_budget if k == 0 and newest_budget is not None else budget
-        too_deep = (depth_tokens is not None and depth > depth_tokens) or (limit is not None and size > limit)
+        alone = limit is not None and size > limit  # never sendable: its documents give way too
+        if not m.flags & F_IMAGE and not (alone and m.flags & (F_MEDIA | F_TOOL_RESULT)):
+            continue
+        too_deep = (depth_tokens is not None and depth > depth_tokens) or alone
         changed = False
         blocks: list[Block] = []
         for b in reversed(m.blocks):
@@ -735,6 +737,9 @@ def limit_images(
                 if too_deep or (max_images is not None and count > max_images):
                     b = image_placeholder(b, m.origin)
                     changed = True
+            elif b.get("type") == "document" and alone:
+                b = image_placeholder(b, m.origin)
+                changed = True
             elif b.get("type") == "tool_result" and isinstance(b.get("content"), list):
                 nested: list[Block] = []
                 for n in reversed(b["content"]):
@@ -743,6 +748,9 @@ def limit_images(
                         if too_deep or (max_images is not None and count > max_images):
                             n = image_placeholder(n, m.origin)
                             changed = True
+                    elif n.get("type") == "document" and alone:
+                        n = image_placeholder(n, m.origin)
+                        changed = True
                     nested.append(n)
                 nested.reverse()
                 if nested != b["content"]:
@@ -750,7 +758,8 @@ def limit_images(
             blocks.append(b)
         if changed:
             blocks.reverse()
-            p.repair("image_placeholder", m, "an image beyond the image limit is shown as a placeholder")
+            what = "an image beyond the image limit" if not alone else "an image or document too large for the budget"
+            p.repair("image_placeholder", m, f"{what} is shown as a placeholder")
             _rebuild(m, blocks, p)
 
 
@@ -773,8 +782,29 @@ def trim_final_whitespace(work: list[Work], p: Pass) -> list[Work]:
 # --- excerpts ------------------------------------------------------------------------------------
 
 
+_CUT_MARKER = re.compile(r"\n?\[… about (\d+) of (\d+) tokens cut here; the journal keeps the whole message …\]\n?")
+
+
 def _cut_text(text: str, ratio: float, total_tokens: int, origin: str | None) -> str:
-    keep = int(len(text) * max(0.0, min(1.0, ratio)))
+    ratio = max(0.0, min(1.0, ratio))
+    keep = int(len(text) * ratio)
+    earlier = list(_CUT_MARKER.finditer(text)) if "tokens cut here" in text else []
+    if earlier:
+        # An excerpt cut again (a second pass to fit): the cut widens around the earlier one, and the
+        # marker states it against the original size (issue 13 review: "about 1921 of 2044 tokens" of a
+        # result of about 26,200).
+        original = max(int(m.group(2)) for m in earlier)
+        before, after = text[: earlier[0].start()], text[earlier[-1].end() :]
+        if ratio >= 1.0:
+            return text
+        head = min(len(before), keep * 2 // 3)
+        tail = min(len(after), keep - head)
+        head = min(len(before), keep - tail)
+        cut = max(0, original - int(total_tokens * ratio))
+        marker = f"[… about {cut} of {original} tokens cut here; the journal keeps the whole message …]"
+        if head + tail <= 0:
+            return marker
+        return f"{clip_end(before, head)}\n{marker}\n{clip_start(after, tail)}".strip()
     cut = max(0, total_tokens - int(total_tokens * ratio))
     # The marker never names the message (provenance does): its size must not depend on an id's length
     # (bug case B61: the same input compiles the same whatever ids the host generates).

@@ -69,7 +69,7 @@ from ._fit import (
     with_prefix,
 )
 from ._reduce import PricedView, ToolCap, overflow_cap, priced, shrink, tool_cap, widened
-from ._render import CompiledMessage, Pass, Repair, Source, Work
+from ._render import F_TOOL_USE, CompiledMessage, Pass, Repair, Source, Work
 from .content import check_audience, parse_content
 from .errors import ContextJournalError
 from .strategies.base import Budget, RawSpan, Selection, Strategy
@@ -458,6 +458,20 @@ def _has_bulky(view: MessageView, avail: int, over: int) -> bool:
     return any(e.tokens > over for k in range(start, len(view), 512) for e in view.entries(k, k + 512))
 
 
+def _raw_over(view: MessageView, selection: Selection, avail: int) -> bool:
+    """Whether the messages ``selection`` renders raw are over ``avail`` tokens as priced: a selection that
+    leaves nothing out (a strategy that keeps the middle raw while compression lags) but must be cut to
+    fit, which the overflow reductions cut as they would a selection leaving messages out (issue 13
+    review: the newest image and every message were cut by one water level, most of the budget unused)."""
+    total = 0
+    for e in selection.entries:
+        if isinstance(e, RawSpan):
+            total += view.tokens(e.start, e.end)
+            if total > avail:
+                return True
+    return False
+
+
 def _copied(work: Sequence[Work], p: Pass) -> tuple[list[Work], Pass]:
     """Copies of ``work`` and ``p`` that the fitting can change in place (block lists are replaced, never
     changed in place, so they are shared)."""
@@ -484,6 +498,31 @@ def _precedes_recall(compiled: Sequence[CompiledMessage], k: int) -> bool:
 def _compile_id(parts: Sequence[Any]) -> str:
     digest = hashlib.blake2b(json.dumps(parts, sort_keys=True, default=str).encode(), digest_size=10)
     return "cmp_" + digest.hexdigest()
+
+
+_RECORD_KINDS = frozenset({"text", "thinking", "redacted_thinking"})
+
+
+def _loop_repairs(work: list[Work], turn: Sequence[str], records: frozenset[str], p: Pass, whole: bool) -> list[Work]:
+    """``work`` with the running tool loop (ids ``turn``) opened by a note where it must be and brought in as
+    a transcript where it is not raw from its opening (:func:`separate_running_turn`,
+    :func:`transcribe_running_turn`), the turn's assistant records that hold no call (ids ``records``: its
+    thinking or text stored apart, as Claude Code stores each block) read as steps of the loop, so its raw
+    run goes on over them (issue 13 review: the loop was transcribed from the text after its thinking
+    record). They are marked as calls for those two passes only, and given their own flags back."""
+    own: dict[int, int] = {}
+    marked: list[Work] = []
+    for m in work:
+        if m.origin in records and m.role == "assistant":
+            flags = m.flags
+            m = dataclasses.replace(m, flags=flags | F_TOOL_USE)
+            own[id(m)] = flags
+        marked.append(m)
+    out = transcribe_running_turn(separate_running_turn(marked, turn, p), turn, p, whole=whole)
+    for m in out:
+        if id(m) in own:
+            m.flags = own[id(m)]
+    return out
 
 
 def _sendable_thinking(block: Mapping[str, Any]) -> bool:
@@ -667,6 +706,16 @@ def _compile_context(
     if running is not None and not _sendable_thinking(body.message(running).content_dicts()[0]):
         running = None  # unsigned thinking is never sent (it cannot be replayed): no loop opens with it
     turn = [e.id for e in body.entries(running, n_body)] if running is not None else []
+    # The turn's own records that are no call (its thinking or text stored apart, as Claude Code does):
+    # steps of the loop for its raw run (issue 13 review).
+    records = frozenset(
+        e.id
+        for e in (body.entries(running, n_body) if running is not None else ())
+        if e.kinds and all(k in _RECORD_KINDS for k in e.kinds) and roles.role(e.participant) == "assistant"
+    )
+    # What the cuts keep in place, their thinking byte for byte: the loop's opening and those records (a
+    # record cut whole would leave a user note inside the assistant turn).
+    keep_turn = frozenset(turn[:1]) | records
     asked = None  # the user turn the running loop answers: raw with the whole loop when it fits
     if running:
         before = body.entry(running - 1)
@@ -702,7 +751,9 @@ def _compile_context(
     # (B63; issue 14: --overflow window filled 626 of 4,000; issue 13 review: a 1,700-token result at
     # 2,000 tokens left 33). A selection that leaves nothing out (summaries stand for the middle) keeps
     # its layout.
-    oversized = overflow_cap(avail) if cap is None else None
+    # With a host cap, it applies first and these to what it leaves (issue 13 review: ten results each at
+    # the host's cap pushed out the instruction).
+    oversized: ToolCap | None = overflow_cap(avail, cap)
     # A running tool loop the selection enters is first tried whole (its bulky results shortened),
     # and only when that cannot fit from its opening and newest steps, with a note on the rest (B62).
     whole_loop = True
@@ -764,7 +815,7 @@ def _compile_context(
         out = render(body, chosen, roles, options, counter, cache, q, late, timestamp_of, opening, with_cap,
                      priced_at, unexcerpted, whole_image, skip)  # fmt: skip
         if turn:
-            out = transcribe_running_turn(separate_running_turn(out, turn, q), turn, q, whole=whole)
+            out = _loop_repairs(out, turn, records, q, whole)
         return out
 
     def choose(at: int) -> Selection:
@@ -856,7 +907,11 @@ def _compile_context(
     for attempt in range(16):
         selection = strategy.select(chooser, Budget(avail, budget, max_tokens, reserve_for_response))
         stats["selects"] += 1
-        if oversized is not None and selection.omitted and _has_bulky(chooser, avail, oversized.over):
+        if (
+            oversized is not None
+            and (selection.omitted or _raw_over(chooser, selection, avail))
+            and _has_bulky(chooser, avail, oversized.over)
+        ):
             # Older images give way too, whatever their size (one crossing a size threshold as the budget
             # grows would push whole messages out: review of the overflow reductions); the newest
             # message's image stays while it can be sent at all.
@@ -885,7 +940,7 @@ def _compile_context(
             used = sum(tokens_of(m, counter) for m in work)
         if used > room and turn and any(m.origin == turn[0] for m in work):
             # The running loop is in: shorten its bulky results before leaving any of it out.
-            work = shrink(work, room, counter, p, options, frozenset(turn[:1]), pinned(), **tiers(selection))
+            work = shrink(work, room, counter, p, options, keep_turn, pinned(), **tiers(selection))
             used = sum(tokens_of(m, counter) for m in work)
             if used > room and whole_loop:
                 whole_loop = False  # the whole loop does not fit even shortened: opening and newest steps
@@ -929,7 +984,7 @@ def _compile_context(
         # A tool loop that opened with thinking keeps that opening byte for byte; when even its
         # excerpts do not fit, the whole loop becomes a transcript (never half of it raw: bug case B62).
         cut = tiers(selection)
-        work = shrink(work, room, counter, p, options, frozenset(turn[:1]), pinned(), **cut)
+        work = shrink(work, room, counter, p, options, keep_turn, pinned(), **cut)
         used = sum(tokens_of(m, counter) for m in work)
         if used > room and turn:
             # Every step of the loop, not only the opening and newest the last layout kept, goes into

@@ -62,7 +62,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ._block_types import continues_server_turn, openai_item_role
+from ._block_types import openai_item_role
 from .content import (
     ASSISTANT_ONLY_TYPES,
     SERVER_CALL_TYPES,
@@ -183,13 +183,10 @@ def _running_loop_issue(turns: Sequence[tuple[Any, Any]], thinking: bool) -> Val
         role, ks = turns[i][0], kinds[i]
         if role == "assistant" and "tool_use" in ks:
             first = i
-        elif (
-            role == "assistant"
-            and first == i + 1
-            and turns[i + 1][0] == "assistant"
-            and continues_server_turn(kinds[i + 1])
-        ):
-            first = i  # a paused turn (pause_turn): merged with its continuation, it opens the loop
+        elif role == "assistant" and first is not None:
+            # Another assistant message of the turn (its thinking or text stored apart, as Claude Code
+            # does, or a paused turn merged with its continuation): the turn opens with the first one.
+            first = i
         elif not (role == "user" and ks and all(k == "tool_result" for k in ks)):
             break
     if first is None or (kinds[first] and kinds[first][0] in ("thinking", "redacted_thinking")):

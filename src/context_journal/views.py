@@ -640,10 +640,19 @@ def running_turn_start(view: MessageView) -> int | None:
     last assistant turn must be passed back), so no window, chunk or summary may start or end inside
     ``(start, len(view))``: the loop is kept whole from its first message, or not at all. Reads entries
     only, from the newest back over the loop.
+
+    The turn starts at the first message its speaker wrote after the last real user turn: records of the
+    speaker of a call that come before it or between its steps (its thinking alone, a text, as Claude
+    Code transcripts store each block) are the turn's, since the exporters merge them with the call into
+    one assistant message (issue 13 review: a loop whose thinking sat in a record of its own was entered
+    half-way). The start is the first of those records that opens with thinking (what its speaker wrote
+    before that, with no user turn between, is left out of the turn and the compiler opens the turn with a
+    note); when a call comes before any thinking, the loop is not thinking-led.
     """
     first: int | None = None
     seen = False  # results seen after the message looked at (a text before them may interject)
     glue = False  # the message after the one looked at continues it (pause_turn): the two are one turn
+    after: ViewEntry | None = None  # the loop message after the one looked at (a call or a record of its speaker)
     end = len(view)
     while end > 0:
         batch = view.entries(max(0, end - 16), end)  # small batches: one index walk per 16 messages
@@ -655,16 +664,38 @@ def running_turn_start(view: MessageView) -> int | None:
                 seen = True
             elif glue and first is not None:
                 first = e.position  # the paused half of a pair whose continuation is in the loop
+            elif first is not None and after is not None and _record_of(e, after):
+                first = e.position  # a record of the speaker of the call or record after it: one turn
             elif not (seen or first is not None) or not _interjection(view, batch, k):
                 end = 0
                 break
             glue = continues_server_turn(e.kinds)
+            after = e if first == e.position else None
         else:
             end -= len(batch)
     if first is None:
         return None
-    kinds = view.entry(first).kinds
-    return first if kinds and kinds[0] in _THINKING else None
+    for e in view.entries(first, len(view)):  # the turn's opening records, then its first call
+        if e.kinds and e.kinds[0] in _THINKING:
+            return e.position
+        if "tool_use" in e.kinds or "tool_result" in e.kinds or continues_server_turn(e.kinds):
+            return None  # a call (or a paused turn) before any thinking: the turn does not open with it
+    return None
+
+
+def _record_of(e: ViewEntry, after: ViewEntry) -> bool:
+    """True when ``e`` is a record of the turn of the loop message ``after`` that follows it: written by
+    the same speaker, holding only text and thinking (Claude Code stores each block of an assistant
+    message as a record of its own; the exporters merge them back into one message)."""
+    return (
+        e.participant == after.participant
+        and bool(e.kinds)
+        and all(kind in _RECORD_KINDS for kind in e.kinds)
+        and not continues_server_turn(after.kinds)
+    )
+
+
+_RECORD_KINDS = frozenset({"text", "thinking", "redacted_thinking"})
 
 
 def _interjection(view: MessageView, batch: Sequence[ViewEntry], k: int) -> bool:
@@ -693,8 +724,8 @@ def _inside_running_turn(view: MessageView, position: int) -> bool:
     if position <= 0 or position >= len(view):
         return False
     kinds = view.entry(position).kinds
-    if "tool_use" not in kinds and not _no_start(kinds):
-        return False  # not a loop message: the loop the view ends in cannot hold it
+    if "tool_use" not in kinds and not _no_start(kinds) and not all(kind in _RECORD_KINDS for kind in kinds):
+        return False  # not a loop message nor a record of its turn: the loop the view ends in cannot hold it
     start = running_turn_start(view)
     return start is not None and start < position
 

@@ -27,6 +27,7 @@ from hypothesis_budget import examples
 from context_journal import AutobiographicalConfig, AutobiographicalStrategy
 from context_journal.compile import OverBudgetError
 from context_journal.validate import validate_messages
+from context_journal.views import running_turn_start
 
 
 def _strategy(name: str, budget: int) -> Any:
@@ -83,18 +84,30 @@ def test_validator_reports_a_running_loop_without_its_thinking() -> None:
 
 
 @st.composite
-def loops(draw: st.DrawFn) -> list[dict[str, Any]]:
-    """Some chat, then a thinking-led tool loop of 1-8 calls with results of any size, at the end."""
+def loops(draw: st.DrawFn, shape: str = "one") -> list[dict[str, Any]]:
+    """Some chat, then a thinking-led tool loop of 1-8 calls with results of any size, at the end.
+
+    ``shape``: how the assistant turn is stored. ``"one"``: the thinking in the first call's message;
+    ``"split"``: as Claude Code stores it, each block a record of its own (the thinking alone, then a
+    text, then each call), sometimes a text record between steps; ``"thinking_text"``: the thinking and a
+    text in one record, then each call in a record of its own."""
     msgs: list[dict[str, Any]] = []
     for k in range(draw(st.integers(0, 6))):
         msgs.append({"id": f"c{k}", "role": "user" if k % 2 == 0 else "assistant", "content": words(30, k)})
     if not msgs or msgs[-1]["role"] != "user":
         msgs.append({"id": "ask", "role": "user", "content": "Go on, " + words(draw(st.integers(1, 80)))})
+    thinking = {"type": "thinking", "thinking": words(draw(st.integers(5, 120))), "signature": "sig"}
+    if shape == "split":
+        msgs.append({"id": "think", "role": "assistant", "content": [thinking]})
+        msgs.append({"id": "say", "role": "assistant", "content": "Let me look, " + words(draw(st.integers(1, 30)))})
+    elif shape == "thinking_text":
+        text = {"type": "text", "text": "Let me look, " + words(draw(st.integers(1, 30)))}
+        msgs.append({"id": "think", "role": "assistant", "content": [thinking, text]})
     for k in range(draw(st.integers(1, 8))):
         use = {"type": "tool_use", "id": f"t{k}", "name": f"tool{k}", "input": {"arg": words(3, k)}}
-        head = (
-            [{"type": "thinking", "thinking": words(draw(st.integers(5, 120))), "signature": "sig"}] if k == 0 else []
-        )
+        head = [thinking] if k == 0 and shape == "one" else []
+        if shape != "one" and k and draw(st.booleans()):
+            msgs.append({"id": f"s{k}", "role": "assistant", "content": f"Next, step {k}."})
         msgs.append({"id": f"a{k}", "role": "assistant", "content": [*head, use]})
         size = draw(st.sampled_from([1, 40, 400, 3000]))
         msgs.append(
@@ -122,6 +135,47 @@ def test_any_running_loop_is_kept_whole_or_replaced(msgs: list[dict[str, Any]], 
         return
     assert_valid(result, WordCounter(), thinking=True)
     running_loop_kept_whole(cm, result)
+
+
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    data=st.data(),
+    shape=st.sampled_from(["split", "thinking_text"]),
+    budget=st.integers(300, 8000),
+    name=st.sampled_from(["passthrough", "windowed", "autobiographical"]),
+)
+def test_a_loop_whose_thinking_is_a_record_of_its_own_is_kept_whole_or_replaced(
+    data: st.DataObject, shape: str, budget: int, name: str
+) -> None:
+    """Issue 13 review: Claude Code stores the thinking, the text and each call of an assistant turn as
+    records of their own. The running turn starts at its first record (the thinking) and is kept from it
+    (byte for byte, with the records after it up to the first call and its results right after it, no
+    note between), or replaced whole as a transcript; before, passthrough and windowed sent the newest
+    steps alone (the thinking gone) and autobiographical put a note between the thinking and the calls."""
+    msgs = data.draw(loops(shape))
+    cm = manager_for(msgs, counter=WordCounter(), strategy=_strategy(name, budget))
+    cm.drain()
+    view = cm._reader_view()
+    start = running_turn_start(view)
+    assert start is not None and view.entry(start).id == "think"  # the turn opens at its thinking record
+    try:
+        result = cm.compile(budget)
+    except OverBudgetError as err:
+        assert err.actual > err.budget
+        return
+    assert_valid(result, WordCounter(), thinking=True)
+    running_loop_kept_whole(cm, result)
+    # The stored message each compiled message renders raw (None for notes, stubs and transcripts).
+    shown = [m.sources[0].id if m.sources and m.sources[0].kind == "message" else None for m in result.messages]
+    if "think" in shown:  # raw from its opening: the records up to the first call follow it, then its result
+        at = shown.index("think")
+        opening = ["think", "say", "a0", "r0"] if shape == "split" else ["think", "a0", "r0"]
+        if "running_turn_gap" in {r.kind for r in result.repairs}:  # the newest steps right after it
+            assert result.messages[at + 1].role == "assistant"
+        else:
+            assert shown[at : at + len(opening)] == opening
+    else:  # nothing of the turn raw: every record of it is in the transcript, or left out
+        assert not set(shown) & {e.id for e in view.entries(start, len(view))}
 
 
 def _long_loop(steps: int, size: int) -> list[dict[str, Any]]:

@@ -1,0 +1,296 @@
+"""Issue 13 kind 2, second review: the reductions the compile applies to bulky content (a document too
+large to send as its placeholder, the results of one message sharing the overflow excerpt, long texts
+excerpted) are priced before the strategy selects, so the user's instruction is never dropped for content
+that is then reduced anyway, and an excerpt cut again states its cut against the original size."""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import re
+import struct
+import zlib
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from compile_helpers import assert_valid, ids, load_case, manager_for, words
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis_budget import examples
+from test_token_estimate_scripts import _b65_messages, make_pdf
+
+from context_journal import ContextManager
+from context_journal._render import _cut_text
+from context_journal.compile import CompileOptions, CompileResult
+from context_journal.strategies import (
+    AutobiographicalConfig,
+    AutobiographicalStrategy,
+    PassthroughStrategy,
+    Strategy,
+    WindowedPassthroughStrategy,
+)
+from context_journal.tokens import EstimatingCounter
+
+FAST = settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+INSTRUCTION = "Summarise the attached report in French."
+PLACEHOLDER = re.compile(r"^\[(document|image) omitted: [^\]]*; kept in the journal\]$")
+MARKER = re.compile(r"\[… about (\d+) of (\d+) tokens cut here; the journal keeps the whole message …\]")
+
+
+def _strategies() -> dict[str, Callable[[], Strategy]]:
+    return {
+        "passthrough": PassthroughStrategy,
+        "windowed": WindowedPassthroughStrategy,
+        "autobiographical": lambda: AutobiographicalStrategy(overflow="excerpt"),
+    }
+
+
+def _pdf(pages: int, seed: int = 0) -> dict[str, Any]:
+    data = base64.b64encode(make_pdf(pages, seed=seed)).decode()
+    return {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": data}}
+
+
+def png(w: int, h: int, noise: float, seed: int = 1) -> str:
+    """A real PNG: a flat colour with ``noise`` of its bytes random (compressed)."""
+    rng = random.Random(seed)
+    rows = []
+    for _ in range(h):
+        rows.append(b"\0" + bytes(rng.randrange(256) if rng.random() < noise else 200 for _ in range(w * 3)))
+
+    def chunk(tag: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data))
+
+    header = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)
+    idat = zlib.compress(b"".join(rows), 9)
+    return base64.b64encode(
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", idat) + chunk(b"IEND", b"")
+    ).decode()
+
+
+def _image(data: str) -> dict[str, Any]:
+    return {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}}
+
+
+def _texts(result: CompileResult) -> list[str]:
+    out = []
+    for m in result.messages:
+        for b in m.content:
+            if b.get("type") == "text":
+                out.append(b["text"])
+            elif b.get("type") == "tool_result":
+                content: Any = b.get("content") or ""
+                out.extend([content] if isinstance(content, str) else [c.get("text", "") for c in content])
+    return out
+
+
+# --- F2 / B65: a document too large for the budget is priced as its placeholder -----------------------
+
+
+@pytest.mark.parametrize("strategy", ["passthrough", "windowed"])
+def test_an_over_budget_pdf_never_pushes_out_the_instruction(strategy: str) -> None:
+    cm = ContextManager.open("memory:", strategy=_strategies()[strategy]())
+    cm.add_message("user", INSTRUCTION, id="ask")
+    cm.add_message("assistant", "Sure, please attach it.", id="ok")
+    cm.add_message("user", [_pdf(40)], id="pdf")
+    result = cm.compile(max_tokens=4000)
+    assert_valid(result)
+    assert ids(result) == ["ask", "ok", "pdf"]
+    assert result.messages[0].content == ({"type": "text", "text": INSTRUCTION},)
+    assert result.messages[1].content == ({"type": "text", "text": "Sure, please attach it."},)
+    (placeholder,) = result.messages[2].content
+    assert PLACEHOLDER.match(placeholder["text"]) and placeholder["text"].startswith("[document omitted")
+    counter = EstimatingCounter()
+    expected = sum(
+        counter.count_message(p, [dict(b) for b in m.content])
+        for p, m in zip(["user", "assistant", "user"], result.messages, strict=True)
+    )
+    assert result.tokens == expected  # the three messages, nothing else (was 22: the placeholder alone)
+    assert [r.kind for r in result.repairs] == ["image_placeholder"]
+    # The journal keeps the document.
+    assert cm.get_message("pdf").content_dicts()[0]["type"] == "document"
+
+
+@pytest.mark.parametrize("strategy", ["passthrough", "windowed"])
+def test_B65_the_texts_stay_beside_the_pdf_placeholder(strategy: str) -> None:
+    cm = manager_for(_b65_messages(), strategy=_strategies()[strategy]())
+    result = cm.compile(4000)
+    assert_valid(result)
+    assert ids(result) == ["m1", "m2", "m3", "m4"]  # was the placeholder alone (22 tokens)
+    assert PLACEHOLDER.match(result.messages[3].content[0]["text"])
+    assert result.tokens >= 3_600  # the texts excerpted to fill the budget
+
+
+# --- F3 / F4: parallel oversized results share the excerpt; a second cut states the original ----------
+
+
+def _parallel(cm: ContextManager, n: int = 10) -> str:
+    big = json.dumps({"rows": [{"id": i, "v": "x" * 40} for i in range(40000)]})[:100_000]
+    cm.add_message("user", "Check each table for rows with an empty v and list their ids.", id="ask")
+    cm.add_message(
+        "assistant",
+        [{"type": "tool_use", "id": f"t{i}", "name": "read", "input": {"t": i}} for i in range(n)],
+        id="calls",
+    )
+    cm.add_message(
+        "user", [{"type": "tool_result", "tool_use_id": f"t{i}", "content": big} for i in range(n)], id="results"
+    )
+    return big
+
+
+@pytest.mark.parametrize("strategy", ["passthrough", "windowed"])
+@pytest.mark.parametrize("host_cap", [None, 2_000])
+def test_many_parallel_oversized_results_keep_the_instruction(strategy: str, host_cap: int | None) -> None:
+    cm = ContextManager.open("memory:", strategy=_strategies()[strategy]())
+    big = _parallel(cm)
+    result = cm.compile(max_tokens=8000, options=CompileOptions(max_tool_result_tokens=host_cap))
+    assert_valid(result)
+    assert ids(result) == ["ask", "calls", "results"]  # was "[earlier turns omitted]", the calls, the results
+    assert result.messages[0].content[0]["text"] == "Check each table for rows with an empty v and list their ids."
+    assert result.tokens >= 7_000  # the excerpts take the room left
+    whole = EstimatingCounter().count_block({"type": "text", "text": big})
+    results = [b for b in result.messages[2].content if b["type"] == "tool_result"]
+    assert len(results) == 10
+    for b in results:
+        (marker,) = MARKER.findall(b["content"])
+        assert int(marker[1]) == whole  # against the original result (F4: "of 2044" after a second cut)
+        assert whole * 0.9 <= int(marker[0]) < whole
+
+
+def test_a_second_cut_states_its_cut_against_the_original_size() -> None:
+    counter = EstimatingCounter()
+    text = words(6000)
+    whole = counter.count_block({"type": "text", "text": text})
+    once = _cut_text(text, 0.1, whole, None)
+    twice = _cut_text(once, 0.5, counter.count_block({"type": "text", "text": once}), None)
+    (first,) = MARKER.findall(once)
+    (second,) = MARKER.findall(twice)
+    assert int(first[1]) == int(second[1]) == whole
+    assert int(second[0]) > int(first[0])  # more is cut
+    assert counter.count_block({"type": "text", "text": twice}) < counter.count_block({"type": "text", "text": once})
+    head, tail = twice.split(MARKER.search(twice).group(0))  # type: ignore[union-attr]
+    assert text.startswith(head.rstrip("\n")) and text.endswith(tail.lstrip("\n"))
+
+
+# --- F5: autobiographical keeps the newest image when it fits -------------------------------------------
+
+
+def _b63(image: str) -> list[dict[str, Any]]:
+    def fill(b: dict[str, Any]) -> dict[str, Any]:
+        if b.get("type") == "tool_result":
+            return {**b, "content": [fill(c) for c in b["content"]]}
+        if b.get("type") == "image":
+            return {**b, "source": {**b["source"], "data": image}}
+        if b.get("type") == "text" and "3000 words" in b["text"]:
+            return {**b, "text": words(3000)}
+        return b
+
+    return [{**m, "content": [fill(b) for b in m["content"]]} for m in load_case("B63")["messages"]]
+
+
+_REAL_PNG: list[str] = []
+
+
+def _real_png() -> str:
+    if not _REAL_PNG:
+        _REAL_PNG.append(png(1000, 700, 0.1))
+    return _REAL_PNG[0]
+
+
+@pytest.mark.parametrize("budget", [2600, 3000, 4000])
+def test_F5_autobiographical_keeps_the_newest_image_when_it_fits(budget: int) -> None:
+    image = _real_png()
+    assert 300_000 <= len(base64.b64decode(image)) <= 500_000  # a real screenshot-sized PNG
+    cost = EstimatingCounter().count_block(_image(image))
+    cm = manager_for(_b63(image), strategy=AutobiographicalStrategy(AutobiographicalConfig.for_budget(2600)))
+    result = cm.compile(budget)
+    assert_valid(result)
+    assert ids(result) == ["m1", "m2", "m3", "m4", "m5", "m6", "m7"]
+    assert result.messages[0].content[0]["text"] == "Compare the three dashboards and tell me which chart is broken."
+    newest = result.messages[6].content[0]["content"][0]
+    assert newest["type"] == "image" and cost < budget  # kept (was a placeholder: 977 tokens sent at 2,600)
+    older = result.messages[2].content[0]["content"][0]
+    assert PLACEHOLDER.match(older["text"])
+    assert result.tokens >= 0.9 * budget  # m5's excerpt takes the room left
+
+
+# --- generated histories ending in bulky items -----------------------------------------------------------
+
+
+def _bound(kind: str, raw: int, share: int, newest: bool, avail: int, parts: int = 1) -> int:
+    """An upper bound of the tokens a message takes once the compile's reductions apply."""
+    if kind == "plain":
+        return raw
+    if kind == "media":  # an image or a document
+        return raw if newest and raw <= avail else 40
+    return min(raw, share + 60 * parts)  # a tool result (or a long text) excerpted to the share
+
+
+@pytest.mark.parametrize("strategy", sorted(_strategies()))
+@FAST
+@given(
+    middle=st.lists(st.tuples(st.sampled_from(["chat", "result", "image"]), st.integers(5, 3_000)), max_size=4),
+    ending=st.sampled_from(["pdf", "image", "parallel", "text"]),
+    size=st.integers(1, 40),
+    budget=st.integers(1_500, 8_000),
+    seed=st.integers(0, 100),
+)
+def test_bulky_endings_never_push_out_what_fits_once_reduced(
+    strategy: str, middle: list[tuple[str, int]], ending: str, size: int, budget: int, seed: int
+) -> None:
+    """Random histories ending in a PDF, an image, many oversized results or a long text: whatever is left
+    out could not have fit in the budget left unused once reduced, and when everything fits once reduced,
+    everything is kept, the opening instruction verbatim."""
+    counter = EstimatingCounter()
+    cm = ContextManager.open("memory:", strategy=_strategies()[strategy]())
+    share = budget // 4
+    # (id, bound kind, raw tokens, parts)
+    msgs: list[tuple[str, str, int, int]] = []
+
+    def add(mid: str, participant: str, content: list[dict[str, Any]], kind: str, parts: int = 1) -> None:
+        cm.add_message(participant, content, id=mid)
+        msgs.append((mid, kind, counter.count_message(participant, content), parts))
+
+    add("ask", "user", [{"type": "text", "text": INSTRUCTION}], "plain")
+    for k, (what, n) in enumerate(middle):
+        if what == "chat":
+            add(f"a{k}", "assistant", [{"type": "text", "text": words(min(n, 80), seed + k)}], "plain")
+            add(f"u{k}", "user", [{"type": "text", "text": "Go on."}], "plain")
+        else:
+            add(f"c{k}", "assistant", [{"type": "tool_use", "id": f"t{k}", "name": "view", "input": {}}], "plain")
+            content: Any = [_image(png(120, 120, 1.0, seed + k))] if what == "image" else words(n, seed + k)
+            add(
+                f"r{k}",
+                "user",
+                [{"type": "tool_result", "tool_use_id": f"t{k}", "content": content}],
+                "media" if what == "image" else "bulky",
+            )
+            add(f"a{k}", "assistant", [{"type": "text", "text": "Noted."}], "plain")
+    if ending == "pdf":
+        add("end", "user", [_pdf(size, seed)], "media")
+    elif ending == "image":
+        add("end", "user", [_image(png(40 * size, 30 * size, 1.0, seed))], "media")
+    elif ending == "parallel":
+        n = 2 + size % 9
+        calls = [{"type": "tool_use", "id": f"p{i}", "name": "read", "input": {}} for i in range(n)]
+        add("calls", "assistant", calls, "plain")
+        results = [{"type": "tool_result", "tool_use_id": f"p{i}", "content": words(300 * size, i)} for i in range(n)]
+        add("end", "user", results, "bulky", n)
+    else:
+        add("end", "user", [{"type": "text", "text": words(250 * size, seed)}], "bulky")
+    result = cm.compile(budget)
+    assert_valid(result)
+    shown = set(ids(result))
+    assert "end" in shown  # the newest message is always there (reduced if it must be)
+    bounds = {mid: _bound(kind, raw, share, mid == "end", budget, parts) for mid, kind, raw, parts in msgs}
+    if sum(bounds.values()) + 20 * len(msgs) <= 0.8 * budget:
+        # Everything fits once reduced: nothing is left out, the instruction is sent as written.
+        assert result.dropped == 0 and all(mid in shown for mid, *_ in msgs), (bounds, ids(result))
+        assert result.messages[0].content[0] == {"type": "text", "text": INSTRUCTION}
+    if strategy == "passthrough" and result.dropped:
+        # The newest message left out (the one a suffix would take next) is over what is left unused.
+        left_out = [mid for mid, *_ in msgs if mid not in shown]
+        newest_out = left_out[-1]
+        unused = budget - result.tokens
+        assert bounds[newest_out] > unused - 40, (newest_out, bounds[newest_out], unused)
