@@ -75,7 +75,7 @@ from .errors import ContextJournalError
 from .strategies.base import Budget, RawSpan, Selection, Strategy
 from .tokens import Calibration, TokenCounter, check_token_count
 from .validate import InvalidContextError, validate_turns
-from .views import MessageView, SliceView, running_turn_start
+from .views import MessageView, SliceView, running_turn_start, sendable_thinking
 from .viz.trace import MapTrace, trace_compile
 
 __all__ = [
@@ -368,8 +368,9 @@ class CompileResult:
 
     def to_anthropic(self, assistant: str | None = None, **params: Any) -> dict[str, Any]:
         """Parameters for ``anthropic.Anthropic().messages.create(**params)`` (see
-        :func:`context_journal.formats.exporters.to_anthropic`). Stored media are read from the store
-        the result was compiled from, which must still be open.
+        :func:`context_journal.formats.exporters.to_anthropic`), with ``cache_control`` markers on the
+        system prompt and the marked messages by default (``cache=False`` adds none of its own). Stored
+        media are read from the store the result was compiled from, which must still be open.
 
         Raises:
             ValueError: ``assistant`` is not the compile's assistant.
@@ -524,13 +525,6 @@ def _loop_repairs(work: list[Work], turn: Sequence[str], records: frozenset[str]
             m.flags = own[id(m)]
     return out
 
-
-def _sendable_thinking(block: Mapping[str, Any]) -> bool:
-    """A thinking block the provider accepts back: signed thinking, or redacted thinking."""
-    kind = block.get("type")
-    return (kind == "thinking" and bool(str(block.get("signature") or "").strip())) or (
-        kind == "redacted_thinking" and bool(block.get("data"))
-    )
 
 
 def compile_context(
@@ -703,7 +697,7 @@ def _compile_context(
     body: MessageView = SliceView(view, head) if head else view
     n_body = len(body)
     running = running_turn_start(body)
-    if running is not None and not _sendable_thinking(body.message(running).content_dicts()[0]):
+    if running is not None and not sendable_thinking(body.message(running).content_dicts()[0]):
         running = None  # unsigned thinking is never sent (it cannot be replayed): no loop opens with it
     turn = [e.id for e in body.entries(running, n_body)] if running is not None else []
     # The turn's own records that are no call (its thinking or text stored apart, as Claude Code does):

@@ -29,7 +29,7 @@ its leading system messages). Filter, reader and merged views (issue 7) implemen
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
 
 from ._block_types import continues_server_turn
@@ -677,10 +677,20 @@ def running_turn_start(view: MessageView) -> int | None:
         return None
     for e in view.entries(first, len(view)):  # the turn's opening records, then its first call
         if e.kinds and e.kinds[0] in _THINKING:
-            return e.position
+            # Only thinking the provider takes back opens the turn: an unsigned thinking block is dropped
+            # by every compile (it cannot be replayed), so its loop is not thinking-led.
+            return e.position if sendable_thinking(view.message(e.position).content_dicts()[0]) else None
         if "tool_use" in e.kinds or "tool_result" in e.kinds or continues_server_turn(e.kinds):
             return None  # a call (or a paused turn) before any thinking: the turn does not open with it
     return None
+
+
+def sendable_thinking(block: Mapping[str, Any]) -> bool:
+    """A thinking block the provider accepts back: signed thinking, or redacted thinking."""
+    kind = block.get("type")
+    return (kind == "thinking" and bool(str(block.get("signature") or "").strip())) or (
+        kind == "redacted_thinking" and bool(block.get("data"))
+    )
 
 
 def _record_of(e: ViewEntry, after: ViewEntry) -> bool:

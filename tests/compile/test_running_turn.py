@@ -394,3 +394,22 @@ def test_results_moved_into_an_interjection_are_named_by_the_transcript(name: st
         msgs += [{"participant": "tool", "content": [_shot(f"t{k}")]}]
     strategy = PassthroughStrategy() if name == "passthrough" else WindowedPassthroughStrategy(0.3)
     _previews_keep_the_loop(msgs, strategy, range(100, 400, 16))
+
+
+def test_a_loop_whose_thinking_is_unsigned_is_not_thinking_led() -> None:
+    """Unsigned thinking cannot be replayed (every compile drops it), so a loop it opens is not held to
+    open with it: found by the compile property test once thinking records of their own joined the turn."""
+    from context_journal import ContextManager
+    from context_journal.strategies import PassthroughStrategy
+    from context_journal.validate import validate_messages
+    from context_journal.views import running_turn_start
+
+    for signature, start in (("", None), ("sig-b", 1)):
+        cm = ContextManager.open("memory:", strategy=PassthroughStrategy())
+        cm.add_message("user", "read this")
+        thinking = {"type": "thinking", "thinking": "alpha0", "signature": signature}
+        cm.add_message("assistant", [thinking, {"type": "text", "text": "x"}])
+        cm.add_message("assistant", [{"type": "tool_use", "id": "t1", "name": "run", "input": {"cmd": "alpha0"}}])
+        assert running_turn_start(cm._reader_view()) == start
+        result = cm.preview_context(2000)
+        assert validate_messages(result.as_messages(), thinking=start is not None) == []
