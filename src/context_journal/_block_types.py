@@ -60,15 +60,11 @@ def openai_item_role(item_type: object) -> str:
 
 
 def continues_server_turn(kinds: Iterable[object]) -> bool:
-    """Whether a message of these block types continues the message before it: its first provider-side
-    tool block is a result, with no call before it in the message (Anthropic's ``pause_turn``: the model
-    goes on in a new assistant message that opens with the result of the server call the paused message
-    ended with). The write rule (``content.check_continuation``) makes this kind-level test exact: such a
-    result is accepted only when its call is in the message just before, by the same participant, so the
-    two are one unit for every strategy (``views.unit_bounds``)."""
-    for kind in kinds:
-        if kind in SERVER_CALL_TYPES:
-            return False
-        if kind in SERVER_RESULT_TYPES:
-            return True
-    return False
+    """Whether a message of these block types continues the message before it: it opens with a
+    provider-side tool result (its first block; Anthropic's ``pause_turn``: the model goes on in a new
+    assistant message whose content starts with the result of the server call the paused message ended
+    with). A result later in a message, after text or a call, is no continuation: it must answer a call
+    earlier in its own message. The write rule (``content.check_continuation``) makes this kind-level test
+    exact: such a result is accepted only when its call is in the message just before, by the same
+    participant, so the two are one unit for every strategy (``views.unit_bounds``)."""
+    return next(iter(kinds), None) in SERVER_RESULT_TYPES

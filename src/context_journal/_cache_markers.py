@@ -6,11 +6,15 @@ layers (a host's own markers in stored blocks, in the system prompt or on tool d
 own breakpoints), so each layer placing "its" markers within a share of the limit is not enough: whatever
 builds the request calls :func:`cap_cache_markers` once over the finished request.
 
-What is kept: the newest markers in prompt order (tools, then system, then messages; a block nested in a
-``tool_result`` comes before the ``tool_result`` itself). A marker caches the prefix up to it, so the newest
-ones cover the longest prefix and are the ones the next request can read back; older ones only add cache
-writes. Markers that cannot be sent (thinking, redacted thinking, empty text) are always removed, and so is
-a marker nested in a ``tool_result`` that carries one itself (the same breakpoint location).
+What is kept: a marker caches the prefix up to it, so several markers in one part of the prompt add nothing
+over the last of them. First, one marker per location: the last marker of the tool definitions, the last
+of the system prompt, and the last of each message (in prompt order, where a block nested in a
+``tool_result`` comes before the ``tool_result`` itself; so a marker nested in a marked ``tool_result``, the
+same breakpoint location, always goes). Then, of those, in this order of preference while the limit allows:
+the tools' marker and the system prompt's (the most stable prefix, read back whatever the messages do),
+then the newest messages' (they cover the longest prefix and are the ones the next request can read back;
+older ones only add cache writes). Markers that cannot be sent (thinking, redacted thinking, empty text)
+are always removed.
 """
 
 from __future__ import annotations
@@ -19,7 +23,13 @@ import warnings
 from collections.abc import Iterator, MutableSequence
 from typing import Any
 
-__all__ = ["MAX_CACHE_BREAKPOINTS", "CacheMarkersDroppedWarning", "can_carry_marker", "cap_cache_markers"]
+__all__ = [
+    "MAX_CACHE_BREAKPOINTS",
+    "CacheMarkersDroppedWarning",
+    "can_carry_marker",
+    "cap_cache_markers",
+    "marker_locations",
+]
 
 MAX_CACHE_BREAKPOINTS = 4
 """Most ``cache_control`` markers one request may carry (docs.anthropic.com, "Prompt caching")."""
@@ -42,7 +52,8 @@ class CacheMarkersDroppedWarning(UserWarning):
         self.kept = kept
         super().__init__(
             f"{len(dropped)} cache_control marker(s) removed (Anthropic accepts at most {MAX_CACHE_BREAKPOINTS} "
-            f"per request, none on thinking or empty text, one per tool_result with its content); kept the newest: "
+            f"per request, none on thinking or empty text, one per message: its last covers the others); kept the "
+            f"tools', the system prompt's, then the newest messages': "
             f"{', '.join(kept) or 'none'}; "
             f"removed: {', '.join(dropped)}"
         )
@@ -58,18 +69,82 @@ def can_carry_marker(block: Any) -> bool:
     return not (kind == "text" and not str(block.get("text") or "").strip())
 
 
-_Place = tuple[MutableSequence[Any], int, str]
+_Place = tuple[MutableSequence[Any], tuple[int, ...], str]
+"""A block of the request: the top-level list it lies under, the indexes down to it, its path."""
 
 
-def _places(blocks: MutableSequence[Any], path: str) -> Iterator[_Place]:
-    for j, block in enumerate(blocks):
+def _at(root: MutableSequence[Any], steps: tuple[int, ...]) -> Any:
+    block = root[steps[0]]
+    for j in steps[1:]:
+        block = block["content"][j]
+    return block
+
+
+def _places(root: MutableSequence[Any], path: str, blocks: Any = None, steps: tuple[int, ...] = ()) -> Iterator[_Place]:
+    for j, block in enumerate(root if blocks is None else blocks):
         if isinstance(block, dict) and isinstance(block.get("content"), list):
-            yield from _places(block["content"], f"{path}[{j}].content")
-        yield blocks, j, f"{path}[{j}]"
+            yield from _places(root, f"{path}[{j}].content", block["content"], (*steps, j))
+        yield root, (*steps, j), f"{path}[{j}]"
 
 
-def _unmark(blocks: MutableSequence[Any], j: int) -> None:
-    blocks[j] = {k: v for k, v in blocks[j].items() if k != "cache_control"}
+def _marked(
+    tools: MutableSequence[Any] | None, system: MutableSequence[Any] | None, messages: MutableSequence[Any] | None
+) -> list[_Place]:
+    """Every block of the request carrying a marker, in prompt order."""
+    places: list[_Place] = []
+    if tools:
+        places.extend((tools, (j,), f"tools[{j}]") for j in range(len(tools)))
+    if system:
+        places.extend(_places(system, "system"))
+    for i, message in enumerate(messages or ()):
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list):
+            places.extend(_places(content, f"messages[{i}].content"))
+    return [p for p in places if isinstance(_at(p[0], p[1]), dict) and "cache_control" in _at(p[0], p[1])]
+
+
+def _sendable_locations(marked: list[_Place]) -> dict[str, int]:
+    """Each location holding a sendable marker -> the index into ``marked`` of its last one (prompt order)."""
+    last: dict[str, int] = {}
+    for k, (root, steps, path) in enumerate(marked):
+        if path.startswith("tools[") or can_carry_marker(_at(root, steps)):
+            last[_location(path)] = k
+    return last
+
+
+def marker_locations(
+    *,
+    tools: MutableSequence[Any] | None = None,
+    system: MutableSequence[Any] | None = None,
+    messages: MutableSequence[Any] | None = None,
+) -> int:
+    """How many breakpoint locations the request's markers hold (tools, system, each message: what
+    :func:`cap_cache_markers` counts toward the limit; a layer adding its own markers spends the rest)."""
+    return len(_sendable_locations(_marked(tools, system, messages)))
+
+
+def _location(path: str) -> str:
+    """The part of the request a marker's path lies in: ``"tools"``, ``"system"`` or ``"messages[i]"``."""
+    if path.startswith(("tools[", "system[")):
+        return path.split("[", 1)[0]
+    return path[: path.index("]") + 1]
+
+
+def _kept(marked: list[_Place], limit: int) -> set[int]:
+    """The indexes into ``marked`` (prompt order) of the markers kept (the rule of the module docstring)."""
+    last = _sendable_locations(marked)  # in prompt order (a dict keeps the order of first insertion)
+    stable = [last[loc] for loc in ("tools", "system") if loc in last]
+    newest = [k for loc, k in reversed(last.items()) if loc not in ("tools", "system")]
+    return set([*stable, *newest][: max(0, limit)])
+
+
+def _unmark(root: MutableSequence[Any], steps: tuple[int, ...]) -> None:
+    """Remove the marker, copying the block and the ``tool_result`` blocks (and content lists) above it."""
+    blocks = root
+    for j in steps[:-1]:
+        blocks[j] = parent = {**blocks[j], "content": list(blocks[j]["content"])}
+        blocks = parent["content"]
+    blocks[steps[-1]] = {k: v for k, v in blocks[steps[-1]].items() if k != "cache_control"}
 
 
 def cap_cache_markers(
@@ -81,11 +156,11 @@ def cap_cache_markers(
     warn: bool = True,
     stacklevel: int = 3,
 ) -> tuple[str, ...]:
-    """Remove markers so the request carries at most ``limit``, keeping the newest (see the module docstring).
+    """Remove markers so the request carries at most ``limit``, one per location (see the module docstring).
 
-    The lists (and the nested ``content`` lists of ``tool_result`` blocks) are edited in place, so pass lists
-    the request owns; a block losing its marker is replaced by a copy, so the dicts in them (a host's tool
-    definitions, stored blocks) are never changed.
+    The three lists are edited in place, so pass lists the request owns; a block losing its marker is
+    replaced by a copy (and so is a ``tool_result`` above it, with its ``content`` list), so the dicts and
+    nested lists in them (a host's tool definitions, stored blocks) are never changed.
 
     Args:
         tools: Tool definitions as sent.
@@ -98,32 +173,14 @@ def cap_cache_markers(
     Returns:
         The paths of the removed markers, in prompt order (empty when none was removed).
     """
-    places: list[_Place] = []
-    if tools:
-        places.extend((tools, j, f"tools[{j}]") for j in range(len(tools)))
-    if system:
-        places.extend(_places(system, "system"))
-    for i, message in enumerate(messages or ()):
-        content = message.get("content") if isinstance(message, dict) else None
-        if isinstance(content, list):
-            places.extend(_places(content, f"messages[{i}].content"))
-    marked = [p for p in places if isinstance(p[0][p[1]], dict) and "cache_control" in p[0][p[1]]]
-    # A marker inside a marked tool_result's content and the one on the tool_result are one breakpoint
-    # location (the outer one caches the whole block): only the outer one is kept, so it takes one of
-    # the ``limit`` slots, not two, and the slot freed goes to the next newest marker.
-    outer = {path for _, _, path in marked}
-    sendable = [
-        k
-        for k, (blocks, j, path) in enumerate(marked)
-        if (path.startswith("tools[") or can_carry_marker(blocks[j])) and path[: path.rfind(".content[")] not in outer
-    ]
-    kept_at = set(sendable[max(0, len(sendable) - max(0, limit)) :])
+    marked = _marked(tools, system, messages)
+    kept_at = _kept(marked, limit)
     dropped = [p for k, p in enumerate(marked) if k not in kept_at]
     if not dropped:
         return ()
     kept = [p for k, p in enumerate(marked) if k in kept_at]
-    for blocks, j, _ in dropped:
-        _unmark(blocks, j)
+    for root, steps, _ in dropped:
+        _unmark(root, steps)
     paths = tuple(p[2] for p in dropped)
     if warn:
         warnings.warn(CacheMarkersDroppedWarning(paths, tuple(p[2] for p in kept)), stacklevel=stacklevel)

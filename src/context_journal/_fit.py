@@ -20,6 +20,7 @@ from ._render import (
     F_TOOL_RESULT,
     F_TOOL_USE,
     CompiledMessage,
+    Instruction,
     Pass,
     Source,
     Work,
@@ -185,7 +186,7 @@ def render(
     :data:`UNREAD_TEXT`): priced from the index, their bodies are never read)."""
     work: list[Work] = []
     first_index: int | None = None
-    who: dict[tuple[str, Any], tuple[str, str]] = {}
+    who: dict[tuple[str, Any], tuple[str, str, Instruction | None]] = {}
     for entry in selection.entries:
         if isinstance(entry, RawSpan):
             if first_index is None:
@@ -204,13 +205,19 @@ def render(
                 known = who.get((e.participant, meta_role))
                 if known is None:
                     role = roles.role(e.participant, meta_role)
+                    said = ("developer" if meta_role == "developer" else "system") if role == "system" else None
                     role = "user" if role == "system" else role
-                    known = who[(e.participant, meta_role)] = (role, roles.prefix(e.participant, role))
-                role, prefix = known
+                    prefix = roles.prefix(e.participant, role)
+                    known = who[(e.participant, meta_role)] = (
+                        role,
+                        prefix,
+                        None if said is None else Instruction(said, prefix),
+                    )
+                role, prefix, instruction = known
                 if prefix:
                     blocks, flags, tokens = cache.named(e, blocks, prefix, counter)
                 # The cached list is shared: passes replace a message's list, never change it in place.
-                work.append(Work(e.participant, role, blocks, flags, tokens, e.id, e.sequence))
+                work.append(Work(e.participant, role, blocks, flags, tokens, e.id, e.sequence, instruction=instruction))
         elif isinstance(entry, RenderedEntry):
             if first_index is None and entry.covers is not None:
                 first_index = entry.covers[0]
@@ -341,11 +348,11 @@ def finish(m: Work, p: Pass, counter: TokenCounter) -> CompiledMessage:
     if m.origin is not None:
         own = Source("message", m.origin, m.sequence, m.origin not in p.altered)
         if not m.sources:
-            return CompiledMessage(m.participant, role, tuple(m.blocks), m.breakpoint, (own,), tokens)
+            return CompiledMessage(m.participant, role, tuple(m.blocks), m.breakpoint, (own,), tokens, m.instruction)
         sources = (own, *(_recheck(s, p) for s in m.sources if not (s.kind == "message" and s.id == m.origin)))
     else:
         sources = tuple(_recheck(s, p) for s in m.sources)
-    return CompiledMessage(m.participant, role, tuple(m.blocks), m.breakpoint, sources, tokens)
+    return CompiledMessage(m.participant, role, tuple(m.blocks), m.breakpoint, sources, tokens, m.instruction)
 
 
 def _recheck(s: Source, p: Pass) -> Source:

@@ -25,7 +25,8 @@ connector's ``mcp_tool_use`` / ``mcp_tool_result``, ``compaction``, ``search_res
   cut: the pair is sent whole, or replaced as a whole by its text transcript (titles, URLs, output).
   Citations to hits shown as text are left out, as in placement. ``compaction`` is never cut (its
   signature and encrypted content must come back unchanged);
-  ``reasoning`` is never cut either, but left out of an excerpt whole, as thinking is.
+  ``reasoning`` is never cut either, but left out of an excerpt whole, as thinking is
+  (:func:`without_reasoning`: the items after it lose their Responses item id).
 * **Text** (:func:`provider_line`): what a model reads of one block, for transcripts, summaries and
   the Chat Completions export (which has no such blocks); nothing for ``reasoning``, which, like
   thinking, is not part of a transcript. An ``openai_item`` (an OpenAI built-in tool's call or output)
@@ -58,6 +59,7 @@ __all__ = [
     "provider_line",
     "repair_provider_blocks",
     "server_continuations",
+    "without_reasoning",
 ]
 
 Block = dict[str, Any]
@@ -390,6 +392,24 @@ def _cut_result(b: Block, cut: Callable[[str], str]) -> Block:
     return b
 
 
+def without_reasoning(blocks: Sequence[Block]) -> list[Block]:
+    """``blocks`` without their OpenAI ``reasoning`` items, and every block after the first one removed
+    without its Responses item id (``item_id``). The API pairs a reasoning item with what followed it in
+    the model's output by id: a ``function_call`` (or an output message) sent with its ``fc_...`` id but
+    without the reasoning before it is refused with 400 "Item 'fc_...' of type 'function_call' was
+    provided without its required 'reasoning' item", while the same call without an id is taken."""
+    out: list[Block] = []
+    gone = False
+    for b in blocks:
+        if b.get("type") == "reasoning":
+            gone = True
+            continue
+        if gone and "item_id" in b:
+            b = {k: v for k, v in b.items() if k != "item_id"}
+        out.append(b)
+    return out
+
+
 def excerpt_provider(blocks: list[Block], cut: Callable[[str], str]) -> list[Block]:
     """``blocks`` with their provider blocks reduced (see the module docstring); ``cut`` shortens one
     string to the excerpt's ratio, marker included."""
@@ -412,7 +432,7 @@ def excerpt_provider(blocks: list[Block], cut: Callable[[str], str]) -> list[Blo
         if b.get("type") in SERVER_RESULT_TYPES and j not in result_of and not _opaque(b):
             replace[j] = _cut_result(b, cut)
     for j, b in enumerate(blocks):
-        if j in drop or b.get("type") == "reasoning":  # reasoning cannot be cut: left out whole
+        if j in drop:
             continue
         b = replace.get(j, b)
         if b.get("type") == "search_result" and isinstance(b.get("content"), list):
@@ -426,4 +446,5 @@ def excerpt_provider(blocks: list[Block], cut: Callable[[str], str]) -> list[Blo
                 ],
             }
         out.append(b)
+    out = without_reasoning(out)  # reasoning cannot be cut: left out whole (the items after it lose their id)
     return _drop_citations(out, gone)[0] if gone else out

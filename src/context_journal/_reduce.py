@@ -20,7 +20,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ._block_types import SERVER_RESULT_TYPES
-from ._provider_render import excerpt_provider, in_server_pair
+from ._provider_render import excerpt_provider, in_server_pair, without_reasoning
 from ._render import (
     F_PROVIDER,
     F_THINKING,
@@ -191,11 +191,12 @@ def bulky_kinds(kinds: Sequence[str]) -> bool:
 def _reduce_provider(blocks: list[Block], cap: ToolCap, counter: TokenCounter) -> list[Block]:
     """``blocks`` with their provider results excerpted to about ``cap.to`` tokens when they hold more than
     ``cap.over``, and their OpenAI ``reasoning`` items left out when those do (encrypted: never cut; the
-    Responses API takes a turn without them, as signed thinking outside the running turn is dropped); the
-    same list otherwise, or when cutting saves nothing."""
+    Responses API takes a turn without them, as signed thinking outside the running turn is dropped, but
+    not an item sent with its id without the reasoning before it: :func:`without_reasoning`); the same list
+    otherwise, or when cutting saves nothing."""
     reasoning = sum(counter.count_block(b) for b in blocks if b.get("type") == "reasoning")
     if reasoning > cap.over:
-        blocks = [b for b in blocks if b.get("type") != "reasoning"]
+        blocks = without_reasoning(blocks)  # the items after it lose their item id (the API pairs them)
     size = sum(counter.count_block(b) for b in blocks if b.get("type") in READABLE_RESULTS)
     if size <= cap.over:
         return blocks  # (without the reasoning when it was over)
@@ -256,17 +257,33 @@ def excerpt_tool_results(
             continue  # a pin or the head window: never cut while other messages stay raw
         if bulky_kinds([str(b.get("type", "")) for b in m.blocks]):
             blocks = reduce_tool_results(m.blocks, cap, counter)
-            what = "a tool result" if cap.kind == "tool_result_excerpted" else "a tool result too large for the budget"
+            what = _what_reduced(m.blocks, blocks, cap)
         elif cap.texts:
             blocks = reduce_text(m.blocks, cap, counter)
-            what = "a message too large for the budget"
+            what = "a message too large for the budget cut"
         else:
             continue
         if blocks is not m.blocks:
             before = counter.count_message(m.participant, m.blocks)
             _rebuild(m, blocks, p)
             after = counter.count_message(m.participant, blocks)
-            p.repair(cap.kind, m, f"{what} cut from about {before} to {after} tokens")
+            p.repair(cap.kind, m, f"{what} from about {before} to {after} tokens")
+
+
+def _what_reduced(before: list[Block], after: list[Block], cap: ToolCap) -> str:
+    """What :func:`reduce_tool_results` did to a message, for its repair (``... from about N to M
+    tokens`` follows): results cut, OpenAI reasoning left out (too large to send; the items after it go
+    without their item id), or both."""
+    result = "a tool result" if cap.kind == "tool_result_excerpted" else "a tool result too large for the budget"
+    result += " cut"
+    had = sum(1 for b in before if b.get("type") == "reasoning")
+    if had == 0 or any(b.get("type") == "reasoning" for b in after):
+        return result
+    what = "an OpenAI reasoning item" if had == 1 else f"{had} OpenAI reasoning items"
+    left = f"{what} too large for the budget left out (the items after it sent without their item id)"
+    if without_reasoning(before) == after:
+        return f"{left}, the message"
+    return f"{left} and {result}, the message"
 
 
 def _images(blocks: list[Block], kind: str = "image") -> int:

@@ -27,7 +27,7 @@ from ._provider_render import (
 from .stores.fulltext import format_date
 from .tokens import TokenCounter
 
-__all__ = ["CompiledMessage", "Repair", "Source", "Work", "block_flags"]
+__all__ = ["CompiledMessage", "Instruction", "Repair", "Source", "Work", "block_flags"]
 
 F_TOOL_USE = 1
 F_TOOL_RESULT = 2
@@ -107,6 +107,15 @@ class Repair:
         return out
 
 
+class Instruction(NamedTuple):
+    """What a stored instruction sent as a user turn was (see :attr:`CompiledMessage.instruction`)."""
+
+    role: str
+    """``"system"`` or ``"developer"``: the role its metadata records (``"system"`` when none)."""
+    prefix: str
+    """The name prefix the compile put before its first text (``"system: "``; ``""`` when none)."""
+
+
 class CompiledMessage(NamedTuple):
     """One message of a compiled context (a named tuple).
 
@@ -118,6 +127,11 @@ class CompiledMessage(NamedTuple):
         cache_breakpoint: A prompt-cache breakpoint belongs after this message.
         sources: Where it came from (see :class:`Source`).
         tokens: Its estimated tokens (before calibration).
+        instruction: For a stored instruction (a system participant's message, or one whose metadata
+            role is ``system``) past the leading ones that make the system prompt: sent as a user turn
+            named by its prefix (Messages and Chat Completions take instructions only first), its own
+            role and that prefix, so an export that takes instructions anywhere (the Responses API) sends
+            it as the ``system`` / ``developer`` message it was. None otherwise.
     """
 
     participant: str
@@ -126,10 +140,11 @@ class CompiledMessage(NamedTuple):
     cache_breakpoint: bool = False
     sources: tuple[Source, ...] = ()
     tokens: int = 0
+    instruction: Instruction | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {
+        """JSON form (``instruction`` only when there is one)."""
+        out: dict[str, Any] = {
             "participant": self.participant,
             "role": self.role,
             "content": list(self.content),
@@ -137,6 +152,9 @@ class CompiledMessage(NamedTuple):
             "sources": [s.to_dict() for s in self.sources],
             "tokens": self.tokens,
         }
+        if self.instruction is not None:
+            out["instruction"] = {"role": self.instruction.role, "prefix": self.instruction.prefix}
+        return out
 
 
 @dataclass(eq=False, slots=True)
@@ -153,6 +171,7 @@ class Work:
     kind: str = "message"
     sources: list[Source] = field(default_factory=list)
     breakpoint: bool = False
+    instruction: Instruction | None = None  # a stored instruction sent as a user turn (see CompiledMessage)
 
 
 class Pass:

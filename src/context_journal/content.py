@@ -8,7 +8,8 @@ provider-side blocks of server tools, the MCP connector and compaction (``server
 ``reasoning`` (a Responses API reasoning item: :class:`ReasoningBlock`) and ``openai_item`` (any other
 Responses item a built-in tool writes, kept whole: :class:`OpenAIItemBlock`). A server call and
 its result travel together in one message (:func:`check_server_pairs`), or in a paused message
-(``pause_turn``) and its continuation, the same participant's next message (:func:`check_continuation`). Every
+(``pause_turn``) and its continuation, the same participant's next message, opening with the result
+(:func:`check_continuation`; a paused message followed by any other message is abandoned). Every
 model allows unknown fields, so a host's own fields (``cache_control``, ``citations``...) survive a
 round trip: :func:`block_to_dict` returns exactly the fields that were given, plus ``type``.
 
@@ -58,6 +59,7 @@ __all__ = [
     "ContentBlock",
     "ContentInput",
     "DocumentBlock",
+    "FileSource",
     "ImageBlock",
     "MCPToolResultBlock",
     "MCPToolUseBlock",
@@ -156,7 +158,19 @@ class BlobSource(_Model):
     size: int
 
 
-MediaSource: TypeAlias = Annotated[Base64Source | URLSource | TextSource | BlobSource, Field(discriminator="type")]
+class FileSource(_Model):
+    """Media uploaded to the provider beforehand and named by its id (``file_id``): an OpenAI Responses
+    ``input_file`` / ``input_image`` part with a ``file_id``, or an Anthropic Files API source
+    (``{"type": "file", "file_id": ...}``). The bytes are the provider's: the id is kept and sent back
+    unchanged, to the provider that issued it."""
+
+    type: Literal["file"] = "file"
+    file_id: str = Field(min_length=1)
+
+
+MediaSource: TypeAlias = Annotated[
+    Base64Source | URLSource | TextSource | BlobSource | FileSource, Field(discriminator="type")
+]
 
 
 # --- blocks --------------------------------------------------------------------------------------
@@ -208,7 +222,7 @@ class ToolUseBlock(_Model):
 
 
 class ImageBlock(_Model):
-    """An image (base64, URL, or a stored blob)."""
+    """An image (base64, URL, a provider's file id, or a stored blob)."""
 
     type: Literal["image"] = "image"
     source: MediaSource
@@ -223,7 +237,7 @@ class ImageBlock(_Model):
 
 
 class DocumentBlock(_Model):
-    """A document such as a PDF (base64, URL, plain text, or a stored blob)."""
+    """A document such as a PDF (base64, URL, plain text, a provider's file id, or a stored blob)."""
 
     type: Literal["document"] = "document"
     source: MediaSource
@@ -483,6 +497,20 @@ class OpenAIItemBlock(_Model):
         if self.item.get("type") != self.item_type:
             raise ValueError(f"item.type must equal item_type {self.item_type!r}, got {self.item.get('type')!r}")
         return self
+
+
+NATIVE_OPENAI_ITEMS: dict[str, str] = {
+    "message": "'text' blocks of the message's turn",
+    "reasoning": "a 'reasoning' block",
+    "function_call": "a 'tool_use' block",
+    "function_call_output": "a 'tool_result' block",
+    "custom_tool_call": "a 'tool_use' block with item_type 'custom_tool_call' and input {'input': text}",
+    "custom_tool_call_output": "a 'tool_result' block with item_type 'custom_tool_call_output'",
+}
+"""Responses item types the content model stands for with blocks of its own (what the Responses import
+writes for them): a write of an ``openai_item`` of one of these is refused (:func:`check_openai_items`),
+naming the block type to use (the compile pairs and repairs those; it would send an ``openai_item`` call
+unanswered)."""
 
 
 ServerResultBlock: TypeAlias = (
@@ -747,7 +775,28 @@ def validate_content(
         check_server_pairs(out, message_index=message_index, lenient=continuation)
         check_media(out, message_index=message_index)
         check_citations(out, message_index=message_index)
+        check_openai_items(out, message_index=message_index)
     return out
+
+
+def check_openai_items(blocks: Sequence[Mapping[str, Any]], *, message_index: int | None = None) -> None:
+    """Refuse an ``openai_item`` block of an item type the content model has blocks for
+    (:data:`NATIVE_OPENAI_ITEMS`: a ``function_call`` is a ``tool_use``...), as the Responses import
+    writes them. A write rule only: what an older version stored is read, and exported as text.
+
+    Raises:
+        MalformedContentError: naming the block and the block type to write instead.
+    """
+    for j, b in enumerate(blocks):
+        native = NATIVE_OPENAI_ITEMS.get(str(b.get("item_type"))) if b.get("type") == "openai_item" else None
+        if native is not None:
+            raise MalformedContentError(
+                f"an OpenAI {b['item_type']} item is not an openai_item: write it as {native}, as the "
+                "Responses import does (the compile pairs and repairs those)",
+                message_index=message_index,
+                block_index=j,
+                path="item_type",
+            )
 
 
 _INT = (int,)
@@ -928,9 +977,9 @@ def check_server_pairs(
     ``mcp_tool_result``), at most once, and that call ids are not reused in the message. A call without
     its result is accepted (a ``pause_turn`` response ends with one; so does a turn that also calls a
     client tool, whose server call the API runs once the ``tool_result`` comes back); the sequence rule
-    (:func:`check_continuation`) says what may follow a paused one.
+    (:func:`check_continuation`) says which message continues a paused one.
 
-    A message that continues a paused one (its first provider-side tool block is a result:
+    A message that continues a paused one (it opens with a result:
     :func:`~context_journal._block_types.continues_server_turn`) may also answer ``carried``, the calls the
     message before it left waiting (:func:`paused_calls`); with ``lenient``, when the message before is
     not known here, its results that answer no call of its own are let through for
@@ -982,7 +1031,8 @@ def check_server_pairs(
                 raise MalformedContentError(
                     f"{kind} answers {want} {tid!r}, which is not earlier in the same message "
                     "(a server tool call and its result travel together in one assistant message, or in a paused "
-                    "message and the continuation by the same participant just after it)",
+                    "message and the continuation by the same participant just after it, which opens with the "
+                    "result)",
                     message_index=message_index,
                     block_index=i,
                     path="tool_use_id",
@@ -1031,9 +1081,13 @@ def check_continuation(
     """The sequence rule of paused messages (Anthropic's ``pause_turn``): ``blocks``, written by
     ``participant`` right after ``previous`` (``(participant, blocks)`` of the visible message before it
     on the branch, or None for the first message), may answer the calls ``previous`` left waiting
-    (:func:`paused_calls`) only when both are by the same participant, and then must answer all of them;
-    and a paused message may be followed only by that continuation (it may also stay the newest message).
-    Results in ``blocks`` that answer no call are refused as :func:`check_server_pairs` refuses them.
+    (:func:`paused_calls`) only when both are by the same participant and ``blocks`` opens with a result
+    (:func:`~context_journal._block_types.continues_server_turn`: the API's continuation starts with the
+    result block), and then must answer all of them. Any other message may follow a paused one too (a
+    message by another participant, or the same participant's message that does not open with a result):
+    the paused calls are then abandoned, never continued, and the compile shows them as text. Results in
+    ``blocks`` that answer no call are refused as :func:`check_server_pairs` refuses them, and so are
+    results of the waiting calls that do not open ``blocks``.
 
     Raises:
         MalformedContentError: naming the ids concerned.
@@ -1065,13 +1119,21 @@ def check_continuation(
                 message_index=message_index,
                 block_index=first,
             )
-    elif waiting:
-        assert previous is not None
-        raise MalformedContentError(
-            f"the message before waits for the results of {list(waiting)} (a pause_turn response): only its "
-            f"continuation by {previous[0]!r}, opening with those results, may follow it",
-            message_index=message_index,
-        )
+    else:
+        late = [
+            i for i, b in enumerate(blocks) if b.get("type") in SERVER_RESULT_TYPES and b.get("tool_use_id") in waiting
+        ]
+        if late:
+            ids = [str(blocks[i].get("tool_use_id")) for i in late]
+            raise MalformedContentError(
+                f"results for {ids} answer the paused message before but do not open this message (the "
+                "continuation of a pause_turn response opens with the results of the calls it answers)",
+                message_index=message_index,
+                block_index=late[0],
+                path="tool_use_id",
+            )
+        # Any other message after a paused one is accepted: the paused calls are abandoned (never
+        # continued), and the compile shows them as text (a server call without its result).
 
 
 # --- audience (issue 7) --------------------------------------------------------------------------

@@ -605,10 +605,11 @@ class MessageStore:
     def _check_neighbours(self, pos: int, new: tuple[str, list[dict[str, Any]]] | None) -> None:
         """Refuse an edit (``new``: the new version of the message at ``pos``) or a removal (``new`` None)
         that breaks the pause_turn rule between neighbours that kept it: a continuation that no longer
-        answers the paused message before it, a paused message followed by anything but its continuation.
-        Removing a paused message while its continuation is visible is refused (remove the continuation
-        first, or both, newest first); so is removing a continuation a message follows. A pair already
-        broken (written before the rule) does not block the write.
+        answers the paused message before it (or no longer opens with its results). Removing a paused
+        message while its continuation is visible is refused (remove the continuation first, or both,
+        newest first). Removing or rewriting a continuation so that the paused message is followed by
+        another message is accepted: the paused calls are then abandoned (shown as text at compile). A
+        pair already broken (written before the rule) does not block the write.
 
         Raises:
             MalformedContentError: naming the ids concerned.

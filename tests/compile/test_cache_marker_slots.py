@@ -64,20 +64,26 @@ def _block(shape: str, k: int) -> dict[str, Any]:
     system_marked=st.booleans(),
     limit=st.integers(0, 5),
 )
-def test_kept_markers_are_the_newest_locations(shapes: list[list[str]], system_marked: bool, limit: int) -> None:
+def test_kept_markers_are_the_system_s_then_the_newest_locations(
+    shapes: list[list[str]], system_marked: bool, limit: int
+) -> None:
     system = [{"type": "text", "text": "s", **({"cache_control": E} if system_marked else {})}]
-    messages = [
+    messages: list[dict[str, Any]] = [
         {"role": "user", "content": [_block(s, 10 * i + j) for j, s in enumerate(row)]} for i, row in enumerate(shapes)
     ]
-    # The model: one location per marked block, a nested marker under a marked tool_result merged into it.
-    locations = ["system[0]"] if system_marked else []
+    # The model (issue 13 review, F11): one marker per location, the last of each message in prompt order
+    # (a nested block before its tool_result, so a marked tool_result wins over its nested marker); then
+    # the system prompt's and the newest messages', ``limit`` at most.
+    last: dict[int, str] = {}
     for i, row in enumerate(shapes):
         for j, s in enumerate(row):
-            if s == "result_nested":
-                locations.append(f"messages[{i}].content[{j}].content[1]")
+            if s in ("result_nested", "result_both"):
+                last[i] = f"messages[{i}].content[{j}].content[1]"
             if s in ("text_marked", "result_outer", "result_both"):
-                locations.append(f"messages[{i}].content[{j}]")
-    expected = locations[max(0, len(locations) - limit) :] if limit else []
+                last[i] = f"messages[{i}].content[{j}]"
+    preferred = (["system[0]"] if system_marked else []) + [last[i] for i in sorted(last, reverse=True)]
+    chosen = set(preferred[:limit])
+    expected = [p for p in ["system[0]", *(last[i] for i in sorted(last))] if p in chosen]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         cap_cache_markers(system=system, messages=messages, limit=limit)

@@ -694,7 +694,9 @@ def _b48_round(cm: ContextManager, k: int) -> None:
 def test_B48_markers_on_tools_and_stored_blocks_count_toward_the_limit_of_four() -> None:
     """B48: host markers on tool results (three per round, six rounds), on the question, on the tool
     definition, plus the exporter's own on the system prompt and the newest messages: the request carries
-    exactly 4, the newest in prompt order, and the warning lists every other one."""
+    exactly 4, one per location (issue 13 review, F11: it kept the three tool results of one message and
+    dropped the tools' and the system prompt's): the tools', the system prompt's, then the two newest
+    messages' (the last tool result of the last round, the last answer), and the warning lists every other."""
     case = load_case("B48")
     call = case["call"]
     cm = ContextManager.open("memory:")
@@ -711,21 +713,27 @@ def test_B48_markers_on_tools_and_stored_blocks_count_toward_the_limit_of_four()
         assert_valid(result)
     reports = [w.message for w in warned if isinstance(w.message, CacheMarkersDroppedWarning)]
     assert len(reports) == 1
-    assert "system[0]" in reports[0].dropped and len(reports[0].dropped) == 1 + 6 * 4 - 3
-    assert len(reports[0].kept) == 4
+    # No tools: the fourth slot goes to the next newest message with a marker (the last round's question).
+    assert reports[0].kept == (
+        "system[0]",
+        "messages[20].content[0]",
+        "messages[22].content[2]",
+        "messages[23].content[0]",
+    )
+    assert len(reports[0].dropped) == 6 * 4 - 2  # 4 host markers a round, less the 2 kept
     tools = call["tools"]
     params, dropped = _export_recording(result, tools=tools)
     _assert_markers_sendable(params)
     order, kept = _marker_paths(params)
-    assert len(kept) == 4
-    last = len(params["messages"]) - 1
-    # The newest: the last round's three tool results and the last answer (the compile's own marker).
-    assert kept == [f"messages[{last - 1}].content[{j}]" for j in range(3)] + [f"messages[{last}].content[0]"]
-    assert "tools[0]" in dropped and "system[0]" in dropped and "messages[0].content[0]" in dropped
-    assert len(dropped) == 1 + 1 + 6 * 4 - 3  # tool + system + 4 per round, less the 3 kept of the last round
-    assert all(order.index(d) < order.index(kept[0]) for d in dropped)
+    assert kept == ["tools[0]", "system[0]", "messages[22].content[2]", "messages[23].content[0]"]
+    assert len(params["messages"]) == 24
+    # Every host marker but the last tool result's is removed (24 - 1), and reported in prompt order.
+    host = [f"messages[{4 * k}].content[0]" for k in range(6)]
+    host += [f"messages[{4 * k + 2}].content[{j}]" for k in range(6) for j in range(3)]
+    assert dropped == sorted(set(host) - set(kept), key=order.index)
+    assert len(dropped) == 23
     assert tools[0]["cache_control"] == {"type": "ephemeral"}  # the caller's tool definition is unchanged
-    assert "cache_control" not in params["tools"][0]
+    assert params["tools"][0]["cache_control"] == {"type": "ephemeral"}
     assert cm.get_message("m3").content_dicts()[0]["cache_control"] == {"type": "ephemeral"}  # journal unchanged
 
 
@@ -785,9 +793,12 @@ def test_B48_any_placement_of_markers_exports_at_most_four_keeping_the_newest(
     breakpoints: int,
 ) -> None:
     """B48 (kind 4): markers anywhere (stored blocks, nested tool-result blocks, thinking, the system
-    prompt, tool definitions) plus the compile's own: every request carries at most 4, none on thinking,
-    the kept ones are the newest in prompt order, every removed one is reported, and with ``cache=False``
-    exactly the host's sendable markers are counted."""
+    prompt, tool definitions) plus the compile's own: every request carries at most 4, at most one per
+    location (the tools, the system prompt, each message: the last of it), none on thinking; the kept
+    ones are the tools', the system prompt's, then the newest messages'; every removed one is reported,
+    and with ``cache=False`` exactly the host's sendable markers are counted."""
+    from context_journal._cache_markers import can_carry_marker
+
     msgs, host = conversation
     eph = {"type": "ephemeral"}
     cm = ContextManager.open("memory:")
@@ -811,14 +822,30 @@ def test_B48_any_placement_of_markers_exports_at_most_four_keeping_the_newest(
     params, dropped = _export_recording(result, tools=tool_defs, cache=cache)
     _assert_markers_sendable(params)
     order, kept = _marker_paths(params)
-    total = len(kept) + len(dropped)
-    # A marker nested in a marked tool_result is the same breakpoint location as the tool_result's.
-    same = [d for d in dropped if d.rsplit(".content[", 1)[0] in set(kept) | set(dropped)]
-    assert len(kept) == min(4, total - len(same))
     assert len(set(dropped)) == len(dropped) and not set(dropped) & set(kept)
-    if kept:
-        # The newest are kept; a marker nested in a kept tool_result is the same location, removed too.
-        assert all(order.index(d) < order.index(kept[0]) or d.rsplit(".content[", 1)[0] in kept for d in dropped)
+    assert dropped == sorted(dropped, key=order.index)  # reported in prompt order
+
+    def location(path: str) -> str:
+        return path.split("[", 1)[0] if path.startswith(("tools", "system")) else path.split(".", 1)[0]
+
+    def block(path: str) -> Any:
+        node: Any = params
+        for part in path.replace("].", "]|").split("|"):
+            name, index = part[:-1].split("[")
+            node = node[name][int(index)]
+        return node
+
+    assert len({location(p) for p in kept}) == len(kept)  # never two in one location
+    # The model: every marker there was (kept and removed), the last sendable one of each location,
+    # then the tools', the system prompt's and the newest messages', four at most.
+    last: dict[str, str] = {}
+    for path in sorted([*kept, *dropped], key=order.index):
+        if path.startswith("tools") or can_carry_marker(block(path)):
+            last[location(path)] = path
+    preferred = [last[loc] for loc in ("tools", "system") if loc in last]
+    preferred += [p for loc, p in reversed(last.items()) if loc not in ("tools", "system")]
+    assert kept == sorted(preferred[:4], key=order.index)
+    total = len(kept) + len(dropped)
     if cache:
         assert total >= host
         if breakpoints:  # the compile marks the newest message: always among the kept

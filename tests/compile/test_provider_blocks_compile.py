@@ -31,7 +31,6 @@ from provider_shapes import (
 
 from context_journal.compile import CompileOptions, CompileResult, OverBudgetError
 from context_journal.content import SERVER_CALL_TYPES, SERVER_RESULT_TYPES
-from context_journal.errors import MalformedContentError
 from context_journal.manager import ContextManager
 from context_journal.strategies import PassthroughStrategy, WindowedPassthroughStrategy
 from context_journal.tokens import EstimatingCounter
@@ -192,7 +191,7 @@ def test_server_blocks_in_another_participants_turn_are_transcribed_as_a_whole()
         assert "claude shannon 0" in text and "Claude Shannon - Wikipedia 1" in text
 
 
-def test_a_paused_call_is_sent_as_is_while_newest_and_nothing_but_its_continuation_follows_it() -> None:
+def test_a_paused_call_is_sent_as_is_while_newest_and_as_text_once_abandoned() -> None:
     paused = [{"type": "text", "text": "Searching."}, web_search_pair()[0]]
     with ContextManager.open("memory:") as cm:
         cm.add_message("user", "Search.")
@@ -200,8 +199,11 @@ def test_a_paused_call_is_sent_as_is_while_newest_and_nothing_but_its_continuati
         result = cm.compile(100_000)
         assert_valid(result)
         assert result.messages[-1].content == tuple(paused)  # the model continues it (pause_turn)
-        with pytest.raises(MalformedContentError, match="srvtoolu_01WS0000"):
-            cm.add_message("user", "Go on.")
+        cm.add_message("user", "Go on.")  # not its continuation: the paused call is abandoned
+        result = cm.compile(100_000)
+        assert_valid(result)
+        line = {"type": "text", "text": '[called web_search {"query":"claude shannon 0"}]'}
+        assert result.messages[1].content == (paused[0], line)
 
 
 def test_validator_names_split_and_misplaced_provider_blocks() -> None:

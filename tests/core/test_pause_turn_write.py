@@ -1,10 +1,13 @@
 """Anthropic's ``pause_turn`` at write (issue 18 follow-up): a paused message ends with a server call whose
 result has not come; the same participant's next message (its continuation) opens with the result. The
-store accepts the continuation only right after the paused message, and nothing else after it; an edit or
-removal that would break the pair is refused."""
+store accepts the continuation only right after the paused message; any other message after it is
+accepted too and abandons the paused call (shown as text at compile). A continuation by another
+participant, one that does not open with the result, and an edit or removal that leaves a continuation
+answering nothing are refused."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -81,18 +84,63 @@ def test_two_calls_paused_are_answered_together_or_refused_with_the_missing_id()
         cm.add_message("Claude", [search[1], code[1], {"type": "text", "text": "Both done."}])
 
 
-def test_only_the_continuation_may_follow_a_paused_message() -> None:
+ABANDONED_LINE = {"type": "text", "text": '[called web_search {"query":"claude shannon 1"}]'}
+
+
+@pytest.mark.parametrize(
+    ("participant", "content"),
+    [("user", "Hurry up."), ("ann", "Not a continuation."), ("Claude", "I will wait.")],
+)
+def test_any_other_message_after_a_paused_one_is_accepted_and_the_call_abandoned(
+    participant: str, content: str
+) -> None:
+    # Formerly refused ("waits for the results"): a pause_turn that was never continued loses nothing now.
+    paused, _ = _split(web_search_pair(1))
+    with ContextManager.open("memory:") as cm:
+        cm.add_message("user", "Go.")
+        p = cm.add_message("Claude", paused)
+        cm.add_message(participant, content)
+        cm.add_message("Claude" if participant != "Claude" else "user", "ok")
+        assert len(cm.get_messages()) == 4
+        assert cm.get_message(p).content_dicts() == paused  # stored as written
+        result = cm.compile(100_000, assistant="Claude")
+        # the abandoned call is shown as text; nothing else changes
+        assert [b for m in result.messages for b in m.content][:3] == [
+            {"type": "text", "text": "Go."},
+            SEARCHING,
+            ABANDONED_LINE,
+        ]
+        assert "provider_block_transcribed" in {r.kind for r in result.repairs}
+        sent = result.to_anthropic()["messages"]
+        assert "server_tool_use" not in json.dumps(sent)
+
+
+def test_a_continuation_by_another_participant_is_still_refused() -> None:
     paused, cont = _split(web_search_pair(1))
     with ContextManager.open("memory:") as cm:
         cm.add_message("user", "Go.")
         cm.add_message("Claude", paused)
-        with pytest.raises(MalformedContentError, match=r"waits for the results of \['srvtoolu_01WS0001'\]"):
-            cm.add_message("user", "Hurry up.")
         with pytest.raises(MalformedContentError, match="not by 'ann'"):
             cm.add_message("ann", cont)  # another participant's message is no continuation
-        with pytest.raises(MalformedContentError, match="waits for the results"):
-            cm.add_message("Claude", "I will wait.")  # the same participant, but no result first
-        assert len(cm.get_messages()) == 2  # nothing written by the refused ones
+        assert len(cm.get_messages()) == 2  # nothing written by the refused one
+
+
+def test_a_continuation_must_open_with_the_result() -> None:
+    # The API's continuation starts with the result block; a result after text is refused.
+    call = web_search_pair(1)[0]
+    result = web_search_pair(1)[1]
+    with ContextManager.open("memory:") as cm:
+        cm.add_message("user", "Go.")
+        cm.add_message("Claude", [{"type": "text", "text": "x"}, call])
+        late = [{"type": "text", "text": "hm"}, result, {"type": "text", "text": "done"}]
+        with pytest.raises(MalformedContentError, match="which opens with the result") as err:
+            cm.add_message("Claude", late)
+        assert err.value.block_index == 1
+        with pytest.raises(MalformedContentError, match=r"do not open this message"):
+            check_continuation(("Claude", [call]), "Claude", late)
+        assert len(cm.get_messages()) == 2
+        cm.add_message("Claude", [result, {"type": "text", "text": "done"}])
+        assert len(cm.get_messages()) == 3
 
 
 def test_a_result_whose_call_is_not_just_before_is_refused() -> None:
@@ -126,7 +174,9 @@ def test_a_batch_is_judged_as_a_whole_and_refused_whole() -> None:
                     {"participant": "Claude", "content": cont},
                 ]
             )
-        assert err.value.message_index == 1
+        # the interruption abandons the paused call; the continuation after it then answers nothing
+        assert err.value.message_index == 2
+        assert "not earlier" in str(err.value)
         assert len(cm.get_messages()) == 1
         # the newest message of a batch may stay paused; the next write continues it
         cm.add_messages([{"participant": "user", "content": "Again."}, {"participant": "Claude", "content": paused}])
@@ -140,9 +190,14 @@ def test_a_fork_at_the_paused_message_continues_on_each_branch() -> None:
     cm.add_message("Claude", paused, id="p")
     cm.fork("other", at="p")
     cm.switch_branch("other")
-    with pytest.raises(MalformedContentError, match="waits for the results"):
-        cm.add_message("user", "Stop.")
     cm.add_message("Claude", [cont[0], {"type": "text", "text": "Another answer."}], id="c2")
+    # a branch that never continues the paused message: another message abandons it
+    cm.fork("gave_up", at="p")
+    cm.switch_branch("gave_up")
+    cm.add_message("user", "Stop.", id="s")
+    with pytest.raises(MalformedContentError, match="srvtoolu_01WS0001"):
+        cm.add_message("Claude", cont)  # too late: the result no longer follows its call
+    assert [m.id for m in cm.get_messages()] == ["q", "p", "s"]
     cm.switch_branch("main")
     cm.add_message("Claude", cont, id="c1")
     assert [m.id for m in cm.get_messages()] == ["q", "p", "c1"]
@@ -167,12 +222,10 @@ def test_removing_either_half_is_refused_while_it_would_break_the_pair() -> None
         with pytest.raises(MalformedContentError, match=r"removal of 'p'.*srvtoolu_01WS0001"):
             cm.remove_message("p")  # its continuation would answer nothing
         cm.add_message("user", THANKS, id="t")
-        with pytest.raises(MalformedContentError, match=r"removal of 'c'.*waits for the results"):
-            cm.remove_message("c")  # the paused message would be followed by 't'
-        cm.remove_message("t")
-        cm.remove_message("c")  # newest now: the paused message is newest again, which is allowed
+        cm.remove_message("c")  # formerly refused: 'p' followed by 't' is a paused call abandoned
+        assert [m.id for m in cm.get_messages()] == ["q", "p", "t"]
         cm.remove_message("p")
-        assert [m.id for m in cm.get_messages()] == ["q"]
+        assert [m.id for m in cm.get_messages()] == ["q", "t"]
 
 
 def test_edits_that_break_the_pair_are_refused_and_others_pass() -> None:
@@ -181,14 +234,16 @@ def test_edits_that_break_the_pair_are_refused_and_others_pass() -> None:
         cm.add_message("user", "Go.", id="q")
         cm.add_message("Claude", paused, id="p")
         cm.add_message("Claude", cont, id="c")
-        with pytest.raises(MalformedContentError, match=r"edit of 'c'.*waits for the results"):
-            cm.edit_message("c", "No result after all.")
         with pytest.raises(MalformedContentError, match="edit of 'p'"):
             cm.edit_message("p", "Never searched.")  # the continuation would answer nothing
+        with pytest.raises(MalformedContentError, match="which opens with the result"):
+            cm.edit_message("c", [{"type": "text", "text": "First."}, cont[0]])  # the result no longer opens it
         cm.edit_message("c", [cont[0], {"type": "text", "text": "Shorter answer."}])
         cm.edit_message("p", [{"type": "text", "text": "Searching now."}, paused[1]])
         assert cm.get_message("c").content_dicts()[1]["text"] == "Shorter answer."
         cm.edit_message("q", "Go, please.")  # a message away from the pair: untouched by the rule
+        cm.edit_message("c", "No result after all.")  # formerly refused: the paused call is abandoned
+        assert cm.get_message("c").content_dicts() == [{"type": "text", "text": "No result after all."}]
 
 
 def test_the_helpers_state_the_rule() -> None:
@@ -198,7 +253,8 @@ def test_the_helpers_state_the_rule() -> None:
     client = {"type": "tool_use", "id": "toolu_1", "name": "ls", "input": {}}
     assert paused_calls([call, client]) == {}  # deferred beside a client call: no continuation brings it
     assert continues_server_turn(["web_search_tool_result", "text"])
-    assert continues_server_turn(["text", "web_search_tool_result", "server_tool_use"])
+    assert continues_server_turn(["web_search_tool_result", "server_tool_use"])
+    assert not continues_server_turn(["text", "web_search_tool_result", "server_tool_use"])  # must open with it
     assert not continues_server_turn(["server_tool_use", "web_search_tool_result"])
     assert not continues_server_turn(["text", "tool_result"])
     # without the message before, a result with no call is refused as before; ``continuation`` defers it
@@ -207,5 +263,7 @@ def test_the_helpers_state_the_rule() -> None:
     assert validate_content([result], continuation=True) == [result]
     check_continuation(("Claude", [call]), "Claude", [result, answer])
     check_continuation(None, "user", [{"type": "text", "text": "hi"}])
+    check_continuation(("Claude", [call]), "user", [{"type": "text", "text": "hm"}])  # abandoned: accepted
+    check_continuation(("Claude", [call]), "Claude", [{"type": "text", "text": "hm"}])
     with pytest.raises(MalformedContentError, match="srvtoolu_01WS0001"):
         check_continuation(None, "Claude", [result])

@@ -36,6 +36,11 @@ from context_journal.tokens import EstimatingCounter
 from context_journal.validate import InvalidContextError, validate_messages
 
 openai = pytest.importorskip("openai")
+if int(openai.__version__.split(".")[0]) < 3:  # the dev extra's floor; the openai extra allows older
+    pytest.skip(
+        f"the Responses API checks follow the types of openai 3 and later; this is openai {openai.__version__}",
+        allow_module_level=True,
+    )
 from openai.types.responses import (  # noqa: E402
     Response,
     ResponseFunctionToolCall,
@@ -46,10 +51,17 @@ from openai.types.responses import (  # noqa: E402
 )
 from openai.types.responses.response_reasoning_item import Summary  # noqa: E402
 
-try:
-    import httpx2 as httpx  # the SDKs' HTTP client (openai >= 3)
-except ImportError:  # pragma: no cover - older SDKs use httpx
-    import httpx  # type: ignore[no-redef]
+
+def sdk_http(sdk: Any) -> Any:
+    """The HTTP client module ``sdk`` is built on (``httpx2`` from openai 3, ``httpx`` before), found from
+    its ``DefaultHttpxClient``: a mock transport must come from the same one."""
+    import importlib
+
+    base = next(k for k in sdk.DefaultHttpxClient.__mro__ if k.__name__ == "Client" and k.__module__ != sdk.__name__)
+    return importlib.import_module(base.__module__.split(".")[0])
+
+
+httpx = sdk_http(openai)
 
 PNG = bytes(range(256))
 PDF = b"%PDF-1.4 test document"
@@ -525,7 +537,7 @@ def test_unknown_items_and_parts_are_skipped_and_reported(tmp_path: Path) -> Non
             "role": "user",
             "content": [
                 {"type": "input_text", "text": "hi"},
-                {"type": "input_image", "file_id": "file_1", "detail": "auto"},
+                {"type": "input_image", "detail": "auto"},  # neither a URL nor a file id
             ],
         },
         {"type": "item_reference", "id": "msg_0"},  # a stored item by id: nothing to keep
@@ -534,7 +546,7 @@ def test_unknown_items_and_parts_are_skipped_and_reported(tmp_path: Path) -> Non
     result = read_transcript(_write(tmp_path, "skips.json", data))
     assert result.format == "openai-responses"
     assert {s.reason: (s.count, s.sample_locations) for s in result.skipped} == {
-        "unsupported input_image (a file id, not a URL)": (1, ("[0].content[1]",)),
+        "unsupported input_image (neither an image_url nor a file_id)": (1, ("[0].content[1]",)),
         "unsupported item type 'item_reference'": (1, ("[1]",)),
         "whitespace-only text part": (1, ("[2].content[0]",)),
         "empty message": (1, ("[2]",)),

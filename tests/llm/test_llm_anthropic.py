@@ -145,8 +145,9 @@ def test_at_most_four_cache_markers_keeping_prefix_and_latest() -> None:
 
 
 def test_more_than_four_markers_in_the_content_are_capped_to_the_newest() -> None:
-    """B48 (kind 4): a host's own markers alone exceed the limit: the request carries the newest 4 and a
-    warning names the rest (the adapter counts with the exporter's one function)."""
+    """B48 (kind 4): a host's own markers alone exceed the limit: the request carries 4, the system
+    prompt's first (the adapter places it; issue 13 review F11: the most stable prefix is kept) then the
+    newest messages', and a warning names the rest (the adapter counts with the exporter's one function)."""
     from context_journal.formats.exporters import CacheMarkersDroppedWarning
 
     eph = {"type": "ephemeral"}
@@ -160,9 +161,13 @@ def test_more_than_four_markers_in_the_content_are_capped_to_the_newest() -> Non
     with pytest.warns(CacheMarkersDroppedWarning) as caught:
         params = encode_anthropic_request(LLMRequest(messages=messages, system="S", cache_system=True), model="m")
     marked = [i for i, m in enumerate(params["messages"]) if "cache_control" in m["content"][-1]]
-    assert marked == [2, 3, 4, 5]
-    assert params["system"] == "S" or "cache_control" not in params["system"][-1]
-    assert caught[0].message.dropped == ("messages[0].content[0]", "messages[1].content[0]")  # type: ignore[union-attr]
+    assert marked == [3, 4, 5]
+    assert params["system"][-1]["cache_control"] == eph
+    assert caught[0].message.dropped == (  # type: ignore[union-attr]
+        "messages[0].content[0]",
+        "messages[1].content[0]",
+        "messages[2].content[0]",
+    )
 
 
 def test_cache_ttl_and_plain_system_without_flag() -> None:

@@ -466,9 +466,11 @@ class SessionReader:
     def _settle_paused(self, participant: str, blocks: list[dict[str, Any]]) -> None:
         """Before ``blocks`` are emitted after a paused response (``pause_turn``: its server calls wait for
         results): keep the pair when ``blocks`` is its continuation (the store's rule,
-        :func:`~context_journal.content.check_continuation`); otherwise (the session went on without the
-        continuation, or the continuation answers only part) the waiting calls, and the results ``blocks``
-        brings for them, are kept as text lines, noted, so the store takes both messages."""
+        :func:`~context_journal.content.check_continuation`), and the paused response as it is when the
+        session went on without the continuation (the store takes that: the calls are abandoned, and the
+        compile shows them as text); otherwise (a continuation that answers only part, or brings the
+        results after other blocks) the waiting calls, and the results ``blocks`` brings for them, are kept
+        as text lines, noted, so the store takes both messages."""
         if not self.messages:
             return
         prev = self.messages[-1]

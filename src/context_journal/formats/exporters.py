@@ -11,11 +11,14 @@ block may carry the host's own fields; a ``tool_use`` keeps its ``caller``, as C
 and a ``caller`` that is null, as a model dump of a server block has it, is left out), and turn stored
 media (``blob`` sources) back into base64.
 
-Anthropic prompt caching: ``cache_control: {"type": "ephemeral"}`` goes on the last system block and on
-the last cacheable block of the messages marked ``cache_breakpoint``. The API accepts at most 4 markers per
-request, counted over everything that carries one: the host's own markers on stored blocks, on system
-blocks and on the tool definitions passed as ``tools=``, and these. The newest 4 in prompt order (tools,
-system, messages) are kept; the rest are removed and a
+Anthropic prompt caching (by default: ``to_anthropic(cache=False)`` adds no marker of its own):
+``cache_control: {"type": "ephemeral"}`` goes on the last system block and on
+the last cacheable block of the messages marked ``cache_breakpoint`` (one per sent message: compiled
+turns merged into one carry the last one's). The API accepts at most 4 markers per request, counted over
+everything that carries one: the host's own markers on stored blocks, on system blocks and on the tool
+definitions passed as ``tools=``, and these. One marker per tools array, system prompt and message is kept
+(the last: it covers the prefix of the others), then at most 4 of those: the tools', the system
+prompt's, then the newest messages'; the rest are removed and a
 :class:`~context_journal._cache_markers.CacheMarkersDroppedWarning` lists them (thinking blocks and empty
 text never carry one). See Anthropic's "Prompt caching" guide.
 
@@ -131,8 +134,9 @@ def to_anthropic(
     Args:
         result: The compiled context.
         assistant: The assistant's participant name, checked against the compile's (None = no check).
-        cache: Add ``cache_control`` breakpoints (system prompt and marked messages). With or without
-            it, the request carries at most 4 markers in all (see the module docstring).
+        cache: Add ``cache_control`` breakpoints (system prompt and marked messages): True, the default,
+            adds them; False sends only the markers the host put on stored blocks, system blocks and
+            ``tools``. Either way the request carries at most 4 markers in all (see the module docstring).
         **params: Other request parameters to include (``model``, ``max_tokens``, ``tools``...). Markers on
             ``tools`` count toward the limit; the caller's tool dicts are never changed.
 
@@ -150,7 +154,7 @@ def to_anthropic(
     _check_assistant(result, assistant)
     get_blob = result.get_blob
     messages: list[dict[str, Any]] = []
-    marks: list[tuple[int, int]] = []  # (message index, block index) of cache breakpoints
+    marks: dict[int, int] = {}  # message index -> block index of its cache breakpoint (the last: one each)
     for role, group in _merge_runs(result.messages):
         content: list[Block] = []
         for m in group:
@@ -159,7 +163,7 @@ def to_anthropic(
             if m.cache_breakpoint:
                 for j in range(len(content) - 1, len(content) - len(sent) - 1, -1):
                     if content[j].get("type") in _CACHEABLE and can_carry_marker(content[j]):
-                        marks.append((len(messages), j))
+                        marks[len(messages)] = j
                         break
         if content:
             messages.append({"role": role, "content": content})
@@ -167,7 +171,7 @@ def to_anthropic(
     if cache:
         if system and can_carry_marker(system[-1]):
             system[-1] = _with_marker(system[-1])
-        for i, j in marks:
+        for i, j in marks.items():
             messages[i]["content"][j] = _with_marker(messages[i]["content"][j])
     tools = params.get("tools")
     if isinstance(tools, list):

@@ -111,13 +111,17 @@ def _responses_jsonl(path: Path, lines: int = 50) -> bool:
     """Whether a ``.jsonl`` file holds Responses API records: one of its first ``lines`` records is a
     Response dict (``"object": "response"``), a saved request body (``{"input": ...}``) or an item only the
     Responses API writes (a file of ``response.model_dump()`` lines, request bodies or items; a plain
-    ``{"role": "user", ...}`` message may open it), not a Claude Code session."""
+    ``{"role": "user", ...}`` message may open it), not a Claude Code session. A line that is not JSON is
+    passed over (the reader skips and reports it)."""
     try:
         with path.open("rb") as f:
             for raw in f:
                 if not raw.strip():
                     continue
-                record = json.loads(raw)
+                try:
+                    record = json.loads(raw)
+                except (ValueError, RecursionError):
+                    record = None
                 if isinstance(record, dict) and (looks_like_responses(record) or looks_like_responses([record])):
                     return True
                 lines -= 1

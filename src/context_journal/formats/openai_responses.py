@@ -10,16 +10,28 @@ list for ``openai.OpenAI().responses.create(model=..., input=items)``, each item
   holds media), then one ``{"type": "message", "role": "user", "content": [parts]}`` of its text
   (``input_text``), images (``input_image``, ``detail`` as imported, else ``auto``) and documents
   (``input_file``: a data URL with ``filename``, or a ``file_url``; a text document as ``input_text``);
+  an image or document uploaded beforehand (a ``file`` source) as the ``input_image`` / ``input_file``
+  part naming its ``file_id``, as imported;
 - an assistant turn, block by block: ``reasoning`` blocks as the ``reasoning`` items they were (id,
   summary, encrypted content and any other field, byte for byte), each text as
   ``{"type": "message", "role": "assistant", "content": text}`` (with its ``phase`` when it has one) and
   each ``tool_use`` as ``{"type": "function_call", "call_id", "name", "arguments"}`` (``arguments`` the
-  JSON text of ``input``; the raw text back when the import could not parse it). A message or call the
+  text the import read, byte for byte, while it still parses to ``input``, else the JSON text of
+  ``input``; the raw text back when the import could not parse it; the call's other fields the import
+  kept in ``item_extra``, such as ``status``, with it). A message or call the
   import read with its item id (``msg_...``, ``fc_...``; recorded on its blocks as ``item_id``) is sent
   with that id: a ``reasoning`` item is paired with the item that followed it by id, and the API refuses
   one "provided without its required following item" otherwise. Such a message is sent as the output
   message it was (``id``, ``status``, ``output_text`` parts, its text blocks gathered back into one
-  item). A reasoning item keeps its id, which the provider verifies with its encrypted content.
+  item). A reasoning item keeps its id, which the provider verifies with its encrypted content. The
+  reverse holds too: an item sent with its id needs the reasoning item that came before it in the
+  model's output (400 "Item 'fc_...' of type 'function_call' was provided without its required
+  'reasoning' item"), so when the compile leaves a reasoning item out (too large for the budget, or in an
+  excerpt) the items after it in its message lose their ``item_id`` and go without an id, which the API
+  takes (the compile's repair says so);
+- a stored instruction past the system prompt (a ``system`` / ``developer`` message in mid-conversation,
+  which the compile sends to the other APIs as a user turn named ``system:``) as the ``system`` or
+  ``developer`` message it was, its text without that name.
 
 A text block's OpenAI annotations (``url_citation``... kept as its ``citations``) go back as the
 ``output_text`` part's ``annotations`` and a refusal (a text block with ``refusal: true``) as a
@@ -28,23 +40,30 @@ takes plain text only). A ``tool_use`` read from a ``custom_tool_call`` (``item_
 item, and the result that answers it as a ``custom_tool_call_output``. An ``openai_item`` block (a built-in
 tool's call or output: ``web_search_call``, ``mcp_call``, ``computer_call_output``...) is sent as the item
 it was, every field; an output whose call is not sent before it (the compile left the call out) is sent
-as a user message of its text line instead, since the API refuses an output without its call.
+as a user message of its text line instead, since the API refuses an output without its call. A write of
+an ``openai_item`` of a type with blocks of its own (``function_call``, ``message``...) is refused
+(:func:`~context_journal.content.check_openai_items`); one an older version stored is sent as its line.
 
 Anthropic thinking is not sent (Responses cannot take it back), nor is a ``reasoning`` item that no
 message or call of its turn follows (the API refuses one "provided without its required following
 item"); Anthropic provider blocks (server tools, compaction...) are sent as text, as in the Chat
-Completions export. :func:`validate_responses_items` checks the item rules (every ``function_call``
-answered by a ``function_call_output`` before the next model turn; every output answers an earlier call;
-call ids unique); the exporter checks its own output with it.
+Completions export. :func:`validate_responses_items` checks the item rules (every ``function_call`` or
+``custom_tool_call`` answered by its output before the next model turn, a model turn being every item
+the model wrote, custom tool calls included; every output answers an earlier call; call ids unique; and,
+given the stored messages, every item sent with its id has the reasoning item that preceded it); the
+exporter checks its own output with it.
 
 **Import** (:func:`read_openai_responses`, format ``openai-responses``): a JSON file (or a JSON Lines
-file, ``.jsonl``, of Response dicts, request bodies or items, one a line, read as the JSON list of them)
-holding either
+file, ``.jsonl``, of Response dicts, request bodies or items, one a line, read as the JSON list of them;
+a line that is not a JSON object is left out and reported), or the parsed data (the SDK's pydantic models
+too: ``Response``, items, lists of them, read as ``model_dump(mode="json")``), holding either
 
 - a list of items, input and output items alike (what ``input`` plus each ``response.output`` make), or
 - a stored response chain: a list of Response objects' dicts (``response.model_dump()``), each with its
   ``output`` and, when the recorder kept it, its ``input`` (a list of items or a string). A response
-  with ``previous_response_id`` sent only its new items; one without (a stateless replay) sent the whole
+  with ``previous_response_id`` sent only its new items, and is read right after the response it names
+  when that one is in the file, whatever the file order (a branching chain, a response id the links name
+  twice, or a cycle raises); one without (a stateless replay) sent the whole
   history again, so the leading items of its input that repeat the conversation read so far, in order
   (some, such as reasoning, may be left out of the replay), are not read twice. A response's
   ``instructions`` become a system message where they first appear or change.
@@ -60,21 +79,27 @@ Consecutive assistant items (``reasoning``, assistant ``message``, ``function_ca
 participant ``system`` (pinned). A built-in tool's item (``web_search_call``, ``file_search_call``,
 ``code_interpreter_call``, ``image_generation_call``, ``mcp_call``, ``mcp_list_tools``,
 ``mcp_approval_request``, ``computer_call``, ``local_shell_call``, ``shell_call``, ``apply_patch_call``...)
-is kept whole as an ``openai_item`` block (``item_type``, ``item``: every field but a model dump's nulls,
-at any depth, except those the request types require even when null) in the assistant message; what the
+or a ``compaction`` item (what ``responses.compact`` wrote, encrypted) is kept whole as an
+``openai_item`` block (``item_type``, ``item``: every field but a model dump's nulls, at any depth,
+except those the request types require even when null) in the assistant message; what the
 host sends back for one (``computer_call_output``, ``local_shell_call_output``, ``mcp_approval_response``...)
 in the tool message, after its ``tool_result`` blocks. A ``custom_tool_call`` becomes a ``tool_use``
 (``input`` ``{"input": text}``, ``item_type: "custom_tool_call"``) and its ``custom_tool_call_output`` a
 ``tool_result``, paired by ``call_id`` like function calls. An ``output_text`` part's ``annotations`` are
 kept as its text block's ``citations`` (checked: a damaged ``url_citation`` raises, naming the place); a
-``refusal`` part is a text block with ``refusal: true``. Items of other types (``item_reference``...) and
-content parts that cannot be stored (audio, files by id) are left out and reported in the skip report,
+``refusal`` part is a text block with ``refusal: true``. An ``input_image`` / ``input_file`` part given by
+``file_id`` is an ``image`` / ``document`` block with a ``file`` source (``{"type": "file", "file_id": ...}``,
+a filename as its ``title``). Items of other types (``item_reference``...) and content parts that cannot
+be stored (audio) are left out and reported in the skip report,
 as is an output (``function_call_output``, ``custom_tool_call_output``, a built-in tool's output) that
 answers no call read before it.
 Message ids are ``<conversation id>:<n>``, ``n`` the position of the message's first item in the
 conversation; metadata keeps the role, the items' places and ids, and a response's id and model. The
 item id of an assistant message or a ``function_call`` is also kept on its blocks (``item_id``, a field
-the other exports leave out), so the Responses export can send it back.
+the other exports leave out), so the Responses export can send it back, and a ``function_call``'s other
+fields (``status``...) in its block's ``item_extra``, with its ``arguments`` text as received when that is
+not the JSON text the export writes for its ``input`` (``{"city":"Paris"}``: a prompt-cache prefix depends
+on the bytes).
 
 Damaged input raises :class:`~context_journal.errors.ImportFormatError` naming the place
 (``[3]``, ``[1].output[2]``): an item that is not an object or has no known shape, a message with an
@@ -86,34 +111,45 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._block_types import openai_item_role
 from .._names import clip_repr
 from .._provider_render import PROVIDER_TYPES, provider_line
-from ..content import OPENAI_CITATION_TYPES, check_citations, parse_block
+from ..content import NATIVE_OPENAI_ITEMS, OPENAI_CITATION_TYPES, check_citations, parse_block
 from ..errors import ImportFormatError, MalformedContentError
 from ..messages import MessageInput
 from ..validate import InvalidContextError, ValidationIssue
-from .base import Conversation, ImportResult, SkipLog, expect, has_lone_surrogate, load_json, parse_tool_arguments
+from .base import (
+    Conversation,
+    ImportResult,
+    SkipLog,
+    expect,
+    has_lone_surrogate,
+    iter_jsonl,
+    load_json,
+    parse_tool_arguments,
+)
 from .exporters import _check_assistant, _source
 
 if TYPE_CHECKING:
-    from ..compile import CompileResult
+    from ..compile import CompiledMessage, CompileResult
 
 __all__ = [
     "looks_like_responses",
     "read_openai_responses",
+    "reasoning_required",
     "to_openai_responses",
     "validate_responses_items",
 ]
 
 Item = dict[str, Any]
 
-_ASSISTANT_ITEMS = frozenset({"reasoning", "function_call"})
-"""Item types a model turn is made of (besides assistant messages)."""
+_ASSISTANT_ITEMS = frozenset({"reasoning", "function_call", "custom_tool_call"})
+"""Item types a model turn is made of (besides assistant messages and built-in tools' calls): a custom
+tool call is one like a function call, so a turn that makes one and then anything else is one turn."""
 _ITEM_TYPES = frozenset(
     {
         "message",
@@ -139,6 +175,7 @@ _ITEM_TYPES = frozenset(
         "shell_call_output",
         "apply_patch_call",
         "apply_patch_call_output",
+        "compaction",
     }
 )
 """Responses item types: a JSON list holding one is a Responses transcript (detection)."""
@@ -162,6 +199,7 @@ _OPAQUE_ITEMS = frozenset(
         "mcp_approval_response",
         "tool_search_call",
         "tool_search_output",
+        "compaction",
     }
 )
 """Item types kept whole as ``openai_item`` blocks: OpenAI's built-in tools' calls and what the host sends
@@ -187,12 +225,30 @@ def _data_url(source: Mapping[str, Any], get_blob: Callable[[str], bytes] | None
     return None
 
 
+def _file_part(block: Mapping[str, Any], source: Mapping[str, Any]) -> Item:
+    """An image or document uploaded beforehand (a ``file`` source) as the ``input_image`` /
+    ``input_file`` part that names it by ``file_id``, as imported."""
+    if block.get("type") == "image":
+        detail = block.get("detail")
+        return {
+            "type": "input_image",
+            "file_id": str(source.get("file_id")),
+            "detail": detail if detail in _IMAGE_DETAILS else "auto",
+        }
+    part: Item = {"type": "input_file", "file_id": str(source.get("file_id"))}
+    if isinstance(block.get("title"), str) and block["title"]:
+        part["filename"] = block["title"]
+    return part
+
+
 def _input_part(block: Mapping[str, Any], get_blob: Callable[[str], bytes] | None) -> Item | None:
     """One block of a user turn (or of a tool result) as an input content part; None when it says nothing."""
     kind = block.get("type")
     if kind == "text":
         return {"type": "input_text", "text": str(block.get("text", ""))}
     source = block.get("source")
+    if kind in ("image", "document") and isinstance(source, Mapping) and source.get("type") == "file":
+        return _file_part(block, source)
     if kind == "image" and isinstance(source, Mapping):
         found = _data_url(source, get_blob)
         if found is None:
@@ -258,6 +314,8 @@ def _opaque_item(b: Mapping[str, Any], role: str) -> Item | None:
     item = b.get("item")
     if not isinstance(item, Mapping) or openai_item_role(b.get("item_type")) != role:
         return None
+    if b.get("item_type") in NATIVE_OPENAI_ITEMS:
+        return None  # a function_call... an older version let through: its text (it cannot be paired here)
     return dict(item)
 
 
@@ -273,6 +331,30 @@ def _custom_call(b: Mapping[str, Any]) -> Item:
     item_id = _item_id(b)
     if item_id is not None:
         call["id"] = item_id
+    return call
+
+
+def _function_call(b: Mapping[str, Any]) -> Item:
+    """A ``tool_use`` as a ``function_call``: with the fields the import kept (``item_extra``: ``status``...)
+    and its ``arguments`` text as received, byte for byte, while it still says what ``input`` holds (a
+    prompt-cache prefix depends on the bytes; an excerpt or an edit of the input sends its JSON text)."""
+    tool_input = b.get("input", {})
+    kept = b.get("item_extra")
+    extra: Mapping[str, Any] = kept if isinstance(kept, Mapping) else {}
+    arguments = _arguments(tool_input)
+    raw = extra.get("arguments")
+    if isinstance(raw, str) and raw != arguments:
+        try:
+            same = json.loads(raw) == tool_input
+        except (json.JSONDecodeError, RecursionError):
+            same = False
+        arguments = raw if same else arguments
+    call: Item = {"type": "function_call"}
+    item_id = _item_id(b)
+    if item_id is not None:
+        call["id"] = item_id
+    call.update({"call_id": str(b.get("id")), "name": str(b.get("name")), "arguments": arguments})
+    call.update({k: v for k, v in extra.items() if k not in call and k != "arguments"})
     return call
 
 
@@ -310,16 +392,7 @@ def _assistant_items(blocks: Sequence[Mapping[str, Any]]) -> list[Item]:
                 item["phase"] = b["phase"]
             out.append(item)
         elif kind == "tool_use":
-            call: Item = {
-                "type": "function_call",
-                "call_id": str(b.get("id")),
-                "name": str(b.get("name")),
-                "arguments": _arguments(b.get("input", {})),
-            }
-            item_id = _item_id(b)
-            if item_id is not None:
-                call["id"] = item_id
-            out.append(call)
+            out.append(_function_call(b))
         elif kind in ("image", "document"):
             text = f"[{kind} omitted: assistant messages carry text only]"
             out.append({"type": "message", "role": "assistant", "content": text})
@@ -362,6 +435,37 @@ def _user_items(
     if parts:
         out.append({"type": "message", "role": "user", "content": parts})
     return out
+
+
+def _instruction_item(m: CompiledMessage, get_blob: Callable[[str], bytes] | None) -> Item | None:
+    """A stored instruction past the system prompt (:attr:`CompiledMessage.instruction`) as the ``system``
+    or ``developer`` message it was (its text without the name prefix the compile put on it: the API
+    takes instructions anywhere); None for any other message, or one holding what a message cannot
+    (tool results, calls), which goes as a user turn."""
+    said = m.instruction
+    if said is None:
+        return None
+    prefix, named = said.prefix, False
+    parts: list[Item] = []
+    for b in m.content:
+        if b.get("type") not in ("text", "image", "document"):
+            return None
+        if b.get("type") == "text" and prefix and not named:
+            text = str(b.get("text", ""))
+            if text == prefix.rstrip() or text.startswith(prefix):
+                named = True
+                text = text[len(prefix) :] if text.startswith(prefix) else ""
+                if not text:
+                    continue  # the name alone, put before media
+                b = {**b, "text": text}
+        part = _input_part(b, get_blob)
+        if part is not None:
+            parts.append(part)
+    if not parts:
+        return None
+    if len(parts) == 1 and parts[0]["type"] == "input_text":
+        return {"type": "message", "role": said.role, "content": parts[0]["text"]}
+    return {"type": "message", "role": said.role, "content": parts}
 
 
 def _is_turn_item(item: Mapping[str, Any]) -> bool:
@@ -451,6 +555,8 @@ def to_openai_responses(
             sent = _assistant_items(m.content)
             custom.update(str(i["call_id"]) for i in sent if i.get("type") == _CUSTOM)
             items.extend(sent)
+        elif (said := _instruction_item(m, get_blob)) is not None:
+            items.append(said)
         else:
             items.extend(_user_items(m.content, get_blob, custom))
     items = _followed_reasoning(_orphans_as_text(items))
@@ -460,14 +566,39 @@ def to_openai_responses(
     return items
 
 
-def validate_responses_items(items: Sequence[Mapping[str, Any]]) -> list[ValidationIssue]:
+def reasoning_required(stored: Iterable[Sequence[Mapping[str, Any]]]) -> dict[str, str]:
+    """``{item id: reasoning id}``: for each block of the ``stored`` messages' content (block lists, as
+    stored) that carries a Responses item id (``item_id``: ``fc_...``, ``msg_...``, ``ctc_...``) after a
+    ``reasoning`` block of the same message, the id of the nearest such reasoning: the item the model
+    wrote after it, which the API takes with its id only together with that reasoning item."""
+    needs: dict[str, str] = {}
+    for blocks in stored:
+        last: str | None = None
+        for b in blocks:
+            if b.get("type") == "reasoning" and isinstance(b.get("id"), str):
+                last = b["id"]
+            elif last is not None and isinstance(b.get("item_id"), str) and b["item_id"]:
+                needs.setdefault(b["item_id"], last)
+    return needs
+
+
+def validate_responses_items(
+    items: Sequence[Mapping[str, Any]], *, stored: Iterable[Sequence[Mapping[str, Any]]] | None = None
+) -> list[ValidationIssue]:
     """Check Responses ``input`` items against the tool-call rules.
 
-    A model turn is a run of items the model wrote (reasoning, assistant messages, function calls). Every
-    ``function_call`` must be answered by a ``function_call_output`` with its ``call_id`` before the next
-    model turn starts and before the list ends (the API: "No tool output found for function call");
-    every ``function_call_output`` answers a call made earlier and not yet answered; call ids are
-    unique and non-empty.
+    A model turn is a run of items the model wrote (reasoning, assistant messages, function calls, custom
+    tool calls, built-in tools' calls). Every ``function_call`` (and ``custom_tool_call``) must be
+    answered by a ``function_call_output`` (``custom_tool_call_output``) with its ``call_id`` before the
+    next model turn starts and before the list ends (the API: "No tool output found for function call");
+    every output answers a call of its kind made earlier and not yet answered; call ids are unique and
+    non-empty.
+
+    With ``stored`` (the content of the stored messages the items were compiled from, block lists), an
+    item sent with an item id (``id``: ``fc_...``) that followed a reasoning item in its stored message
+    (:func:`reasoning_required`) must have that reasoning item before it in its model turn
+    (``missing_reasoning_item``; the API: "Item 'fc_...' of type 'function_call' was provided without its
+    required 'reasoning' item"); sent without the id, it needs none.
 
     Returns:
         The issues found (``index`` is the item's position); empty when the items are valid.
@@ -477,10 +608,25 @@ def validate_responses_items(items: Sequence[Mapping[str, Any]]) -> list[Validat
     open_calls: dict[str, tuple[int, str]] = {}
     seen: set[str] = set()
     made: set[str] = set()  # call ids (and item ids) of the built-in tool calls so far
+    needs = reasoning_required(stored) if stored is not None else {}
+    reasoned: set[str] = set()  # ids of the reasoning items of the model turn so far
     in_turn = False
     for i, item in enumerate(items):
         kind = item.get("type")
         turn = _is_turn_item(item)
+        if not turn:
+            reasoned = set()
+        elif kind == "reasoning" and isinstance(item.get("id"), str):
+            reasoned.add(item["id"])
+        item_id = item.get("id")
+        if turn and isinstance(item_id, str) and item_id in needs and needs[item_id] not in reasoned:
+            add(
+                ValidationIssue(
+                    i,
+                    "missing_reasoning_item",
+                    f"{kind} {item_id!r} is sent with its id without its reasoning item {needs[item_id]!r}",
+                )
+            )
         if turn and not in_turn:
             for open_id, (at, _) in open_calls.items():
                 add(
@@ -607,11 +753,72 @@ class _Entry:
         self.response = response
 
 
+def _chain_order(data: list[Any], source: str) -> list[int]:
+    """The positions of a chain's responses in conversation order: each response with a
+    ``previous_response_id`` that names a response of the file right after that one, whatever the file
+    order; the runs so linked in the file order of their first response (a response whose predecessor is
+    not in the file, or a stateless one, starts a run). A file without such links is read in file order.
+
+    Raises:
+        ImportFormatError: the links are inconsistent: two responses continue the same one (a branching
+            chain), a response id the links name appears twice, or the links form a cycle.
+    """
+    ids: dict[str, int] = {}
+    twice: dict[str, int] = {}
+    for k, resp in enumerate(data):
+        rid = resp.get("id") if isinstance(resp, dict) else None
+        if isinstance(rid, str) and rid:
+            if rid in ids:
+                twice.setdefault(rid, k)
+            else:
+                ids[rid] = k
+    after: dict[int, int] = {}  # position -> position of the response that continues it
+    for k, resp in enumerate(data):
+        prev = resp.get("previous_response_id") if isinstance(resp, dict) else None
+        if not isinstance(prev, str) or prev not in ids:
+            continue
+        where = f"[{k}].previous_response_id"
+        expect(
+            prev not in twice,
+            f"response id {prev!r}, which this response continues, appears twice in the chain "
+            f"([{ids[prev]}] and [{twice.get(prev)}])",
+            source=source,
+            location=where,
+        )
+        at = ids[prev]
+        expect(
+            at not in after,
+            f"responses [{after.get(at)}] and [{k}] both continue {prev!r} (a branching chain: "
+            "import each branch as a file of its own)",
+            source=source,
+            location=where,
+        )
+        after[at] = k
+    if not after:
+        return list(range(len(data)))
+    continues = set(after.values())
+    order: list[int] = []
+    for k in range(len(data)):
+        if k in continues:
+            continue
+        order.append(k)
+        while k in after:
+            k = after[k]
+            order.append(k)
+    if len(order) != len(data):
+        loop = min(set(range(len(data))) - set(order))
+        raise ImportFormatError(
+            "the previous_response_id links form a cycle", source=source, location=f"[{loop}].previous_response_id"
+        )
+    return order
+
+
 def _chain_entries(data: list[Any], source: str) -> list[_Entry]:
     """The items of a response chain in conversation order (see the module docstring)."""
     entries: list[_Entry] = []
     instructions: str | None = None
-    for r, resp in enumerate(data):
+    for n, r in enumerate(_chain_order(data, source)):
+        resp = data[r]
         where = f"[{r}]"
         expect(
             isinstance(resp, dict) and (isinstance(resp.get("output"), list) or _is_request(resp)),
@@ -636,7 +843,7 @@ def _chain_entries(data: list[Any], source: str) -> list[_Entry]:
         )
         inputs = list(raw_input or [])
         skip = 0
-        if r > 0 and resp.get("previous_response_id") is None:  # stateless: the history is sent again
+        if n > 0 and resp.get("previous_response_id") is None:  # stateless: the history is sent again
             skip = _replayed(inputs, [_key(e.item) for e in entries if not e.location.endswith(".instructions")])
         entries.extend(_Entry(x, f"{where}.input[{k}]", resp) for k, x in enumerate(inputs) if k >= skip)
         entries.extend(_Entry(x, f"{where}.output[{k}]", resp) for k, x in enumerate(resp.get("output") or []))
@@ -674,12 +881,18 @@ class _Reader:
 
     def _media(self, part: Mapping[str, Any], where: str) -> dict[str, Any] | None:
         kind = part.get("type")
+        file_id = part.get("file_id")
+        by_id = {"type": "file", "file_id": file_id} if isinstance(file_id, str) and file_id else None
         if kind == "input_image":
             url = part.get("image_url")
-            if not isinstance(url, str) or not url:
-                self.skips.add("unsupported input_image (a file id, not a URL)", where)
+            if isinstance(url, str) and url:
+                source = _url_source(url)
+            elif by_id is not None:
+                source = by_id
+            else:
+                self.skips.add("unsupported input_image (neither an image_url nor a file_id)", where)
                 return None
-            block: dict[str, Any] = {"type": "image", "source": _url_source(url)}
+            block: dict[str, Any] = {"type": "image", "source": source}
             if part.get("detail") in _IMAGE_DETAILS and part.get("detail") != "auto":
                 block["detail"] = part["detail"]
         else:
@@ -688,8 +901,10 @@ class _Reader:
                 block = {"type": "document", "source": _url_source(data)}
             elif isinstance(url, str) and url:
                 block = {"type": "document", "source": {"type": "url", "url": url}}
+            elif by_id is not None:
+                block = {"type": "document", "source": by_id}
             else:
-                self.skips.add("unsupported input_file (a file id, or data that is not a data URL)", where)
+                self.skips.add("unsupported input_file (no file_id, file_url, or file_data that is a data URL)", where)
                 return None
             if isinstance(part.get("filename"), str) and part["filename"]:
                 block["title"] = part["filename"]
@@ -936,6 +1151,12 @@ class _Reader:
                 use = {"type": "tool_use", "id": call_id, "name": name, "input": args}
                 if isinstance(item.get("id"), str) and item["id"]:
                     use["item_id"] = item["id"]
+                extra = _extra(item, ("type", "id", "call_id", "name", "arguments"))  # status...
+                raw = item.get("arguments")
+                if ok and isinstance(raw, str) and raw != _arguments(args):
+                    extra["arguments"] = raw  # sent back byte for byte (a prompt-cache prefix)
+                if extra:
+                    use["item_extra"] = extra
                 why = _problem(use)
                 if why is not None:
                     raise ImportFormatError(why, source=self.source, location=where)
@@ -1015,25 +1236,27 @@ def _request_items(body: Mapping[str, Any]) -> list[Any]:
     return items
 
 
-def _load_jsonl(source: str) -> list[Any]:
-    """A JSON Lines file of records (``response.model_dump()`` each), blank lines left out.
+def _load_jsonl(source: str, skips: SkipLog) -> list[Any]:
+    """A JSON Lines file of records (``response.model_dump()`` each), blank lines left out; a line that
+    cannot be read (not JSON, not an object) is left out and reported in ``skips``, naming the line.
 
     Raises:
-        ImportFormatError: the file cannot be read, or a line is not JSON (names the line).
+        ImportFormatError: the file cannot be read, or no line of it can.
     """
-    try:
-        text = Path(source).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ImportFormatError(f"cannot read the file ({exc})", source=source) from None
-    records: list[Any] = []
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            records.append(json.loads(line))
-        except (json.JSONDecodeError, RecursionError) as exc:
-            raise ImportFormatError(f"invalid JSON ({exc})", source=source, location=f"line {n}") from None
-    return records
+    return [record for _, record in iter_jsonl(source, skips)]
+
+
+def _plain(value: Any) -> Any:
+    """``value`` with the pydantic models in it (the SDK's ``Response``, its items) as JSON data
+    (``model_dump(mode="json")``), at any depth."""
+    dump = getattr(value, "model_dump", None)
+    if callable(dump) and not isinstance(value, type):
+        return dump(mode="json")
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
 
 
 def read_openai_responses(path: str | os.PathLike[str], *, data: Any = None) -> ImportResult:
@@ -1063,7 +1286,8 @@ def read_openai_responses(path: str | os.PathLike[str], *, data: Any = None) -> 
     source = os.fspath(path)
     skips = SkipLog()
     if data is None:
-        data = _load_jsonl(source) if source.endswith(".jsonl") else load_json(source, skips)
+        data = _load_jsonl(source, skips) if source.endswith(".jsonl") else load_json(source, skips)
+    data = _plain(data)
     if _is_request(data):
         data = _request_items(data)
     if _is_response(data):
@@ -1087,7 +1311,8 @@ def read_openai_responses(path: str | os.PathLike[str], *, data: Any = None) -> 
         "tool_participants": ["tool"],
         "markers": [],
     }
-    models = [r["model"] for r in data if chain and isinstance(r, dict) and isinstance(r.get("model"), str)]
+    ordered = [data[k] for k in _chain_order(data, source)] if chain else []
+    models = [r["model"] for r in ordered if isinstance(r, dict) and isinstance(r.get("model"), str)]
     if models:
         metadata["model"] = models[-1]
     if reader.unparsed_arguments:

@@ -9,10 +9,12 @@ Mapping (docs.anthropic.com, "Messages" and "Prompt caching"):
 * tools become ``{name, description, input_schema}``; ``tool_choice`` becomes ``{"type": ...}``;
 * cache flags become ``cache_control: {"type": "ephemeral"}`` markers on the last tool, the last
   system block and the last cacheable block of each flagged message (thinking blocks cannot carry
-  one). The API allows 4 markers per request: markers already in the content count first, then the
-  tools and system markers (the most stable prefix), then the latest flagged messages; when the content
-  alone carries more than 4, the newest 4 are kept (the one count over the whole request is
-  :func:`context_journal._cache_markers.cap_cache_markers`, which warns with what it removed);
+  one). The API allows 4 markers per request, and several in one message add nothing over its last:
+  the tools and system markers come first (the most stable prefix), then the latest flagged messages,
+  in the slots the content's own markers (one per message) leave free; when there are still more than 4,
+  one per message is kept and, of those, the tools', the system's and the newest (the one count over
+  the whole request is :func:`context_journal._cache_markers.cap_cache_markers`, which warns with what it
+  removed);
 * the response's blocks, ``stop_reason``, usage (including cache reads and writes) and id come back
   unchanged; block types this library does not model (server tool blocks) are dropped.
 """
@@ -24,7 +26,7 @@ import random
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from .._cache_markers import MAX_CACHE_BREAKPOINTS, cap_cache_markers
+from .._cache_markers import MAX_CACHE_BREAKPOINTS, cap_cache_markers, marker_locations
 from ..content import block_to_dict, parse_block
 from ._sdk import SDKProvider, blob_error, call_params, dump, import_sdk, retry_policy
 from .errors import ProviderRequestError
@@ -54,10 +56,6 @@ def _has_blob(block: Mapping[str, Any]) -> bool:
         return True
     content = block.get("content")
     return isinstance(content, list) and any(isinstance(b, Mapping) and _has_blob(b) for b in content)
-
-
-def _count_markers(blocks: list[dict[str, Any]]) -> int:
-    return sum(1 for b in blocks if "cache_control" in b)
 
 
 def encode_anthropic_request(
@@ -104,28 +102,26 @@ def encode_anthropic_request(
     )
     tools = [{"name": t.name, "description": t.description, "input_schema": t.input_schema} for t in request.tools]
 
-    # Prompt-cache markers: existing ones first, then tools/system, then the latest flagged messages.
-    existing = sum(_count_markers(m["content"]) for m in messages)
-    if isinstance(system, list):
-        existing += _count_markers(system)
-    budget = max(0, MAX_CACHE_BREAKPOINTS - existing)
-    if request.cache_tools and tools and budget > 0:
+    # Prompt-cache markers: tools and system first (the cap prefers them too), then the latest flagged
+    # messages in the locations the content's own markers leave free (one marker per message).
+    if request.cache_tools and tools:
         tools[-1]["cache_control"] = dict(marker)
-        budget -= 1
-    if request.cache_system and system and budget > 0:
+    if request.cache_system and system:
         if isinstance(system, str):
             system = [{"type": "text", "text": system}]
         if "cache_control" not in system[-1]:
             system[-1]["cache_control"] = dict(marker)
-            budget -= 1
+    free = MAX_CACHE_BREAKPOINTS - marker_locations(
+        tools=tools, system=system if isinstance(system, list) else None, messages=messages
+    )
     flagged: list[dict[str, Any]] = []
     for msg, encoded in zip(request.messages, messages, strict=True):
-        if not msg.cache:
-            continue
+        if not msg.cache or marker_locations(messages=[encoded]):
+            continue  # not flagged, or already a breakpoint location (the host's marker)
         target = next((b for b in reversed(encoded["content"]) if b["type"] in _CACHEABLE), None)
-        if target is not None and "cache_control" not in target:
+        if target is not None:
             flagged.append(target)
-    for target in flagged[len(flagged) - budget :] if budget > 0 else []:
+    for target in flagged[len(flagged) - free :] if free > 0 else []:
         target["cache_control"] = dict(marker)
     cap_cache_markers(tools=tools, system=system if isinstance(system, list) else None, messages=messages)
 
