@@ -1,8 +1,13 @@
 """What a PDF holds, for pricing it: its page count and the text its pages show, read with the standard
-library (no PDF package): page objects and page-tree counts are found in the file and in its
-Flate-compressed streams (object streams hide them there), text in the string operands of the text
-blocks (``BT ... ET``) of content streams. The page objects found are the pages; a page tree's
-``/Count`` counts only when none is found, and then no more than the file's size can hold.
+library (no PDF package): the file's numbered objects (``n g obj ... endobj``) are walked in file
+order, with the objects of its Flate-compressed object streams (``/Type /ObjStm``: object streams hide
+page objects there). A page is counted once per object number, and a later definition of a number
+replaces an earlier one, as readers take an incremental update's revision (annotating, filling a form
+or signing appends a new revision of each page it touches). Text is the string operands of the text
+blocks (``BT ... ET``: ``Tj``, ``TJ``, ``'`` and ``"``) of each stream, uncompressed streams read as they
+stand and Flate streams inflated, again the latest revision of each stream object. The page objects
+found are the pages; a page tree's ``/Count`` counts only when none is found, and then no more than
+the file's size can hold.
 
 Providers price a PDF per page: Anthropic's "PDF support" guide ("Estimate your costs") counts each
 page's extracted text (typically 1,500-3,000 tokens a page) **plus** the page converted to an image,
@@ -29,7 +34,6 @@ _MIN_PAGE_BYTES = 50
 its cross-reference entry."""
 _BYTES_PER_PAGE_GUESS = 3000  # for a file whose pages cannot be found
 
-_STREAM = re.compile(rb"stream\r?\n")
 _END_STREAM = re.compile(rb"\r?\n?endstream")
 _PAGE = re.compile(rb"/Type\s*/Page(?![A-Za-z])")
 _PAGES_COUNT = re.compile(rb"/Type\s*/Pages\b[^>]*?/Count\s+(\d+)|/Count\s+(\d+)[^>]*?/Type\s*/Pages\b")
@@ -37,6 +41,14 @@ _TEXT_BLOCK = re.compile(rb"\bBT\b(.*?)\bET\b", re.S)
 _LITERAL = re.compile(rb"\(((?:\\.|[^\\()]|\((?:\\.|[^\\()])*\))*)\)", re.S)
 _HEX_STRING = re.compile(rb"<([0-9A-Fa-f\s]+)>")
 _ESCAPE = re.compile(rb"\\([nrtbf()\\]|[0-7]{1,3}|\r?\n)")
+_OBJ = re.compile(rb"(?<![0-9])(\d+)\s+(\d+)\s+obj\b")
+_STREAM_OR_END = re.compile(rb"(?<![A-Za-z])stream\r?\n|\bendobj\b")
+_FILTER = re.compile(rb"/Filter\b")
+_OBJSTM = re.compile(rb"/Type\s*/ObjStm\b")
+_XREF_STREAM = re.compile(rb"/Type\s*/XRef\b")
+_N = re.compile(rb"/N\s+(\d+)")
+_FIRST = re.compile(rb"/First\s+(\d+)")
+_INT = re.compile(rb"\d+")
 _ESCAPES = {b"n": b"\n", b"r": b"\r", b"t": b"\t", b"b": b"\b", b"f": b"\f", b"(": b"(", b")": b")", b"\\": b"\\"}
 
 
@@ -70,26 +82,85 @@ def _unescape(raw: bytes) -> bytes:
     return _ESCAPE.sub(one, raw)
 
 
-def _streams(data: bytes) -> list[bytes]:
-    """The decompressed bodies of the file's Flate streams (those that inflate), within the bound."""
-    out: list[bytes] = []
+def _inflate(raw: bytes, budget: int) -> bytes | None:
+    try:
+        return zlib.decompressobj().decompress(raw, budget)
+    except zlib.error:
+        return None
+
+
+def _object_stream(head: bytes, body: bytes) -> list[tuple[int, bytes]] | None:
+    """The numbered objects of an object stream (``/Type /ObjStm``): its header's ``/N`` pairs of object
+    number and offset (from ``/First``), each object up to the next one's offset. None when it is not
+    one or its header does not parse."""
+    if _OBJSTM.search(head) is None:
+        return None
+    n, first = _N.search(head), _FIRST.search(head)
+    if n is None or first is None:
+        return None
+    ints = [int(x) for x in _INT.findall(body[: int(first.group(1))])][: 2 * int(n.group(1))]
+    starts = [int(first.group(1)) + off for off in ints[1::2]]
+    return [(num, body[a:b]) for num, a, b in zip(ints[0::2], starts, [*starts[1:], len(body)], strict=False)]
+
+
+def _text(body: bytes) -> tuple[list[bytes], int]:
+    """The literal strings shown in a content stream's text blocks, and the glyphs of its hex strings."""
+    texts: list[bytes] = []
+    glyphs = 0
+    for block in _TEXT_BLOCK.findall(body):
+        texts.extend(_unescape(s) for s in _LITERAL.findall(block))
+        glyphs += sum(len(re.sub(rb"\s", b"", h)) // 4 for h in _HEX_STRING.findall(block))
+    return texts, glyphs
+
+
+def _objects(data: bytes) -> tuple[dict[int, bool], dict[int, tuple[list[bytes], int]], int, list[int]]:
+    """Walk the file's numbered objects (``n g obj ... endobj``) in file order: whether each object
+    number is a page, the text each stream object shows (uncompressed streams read as they are, Flate
+    streams inflated, within the bound), and the pages found in inflated streams that are not object
+    streams. A later definition of a number replaces an earlier one (an incremental update's revision
+    wins, as readers take it)."""
+    is_page: dict[int, bool] = {}
+    shown: dict[int, tuple[list[bytes], int]] = {}
+    loose = 0
+    counts: list[int] = []
     budget = MAX_INFLATE
     pos = 0
-    while budget > 0:
-        m = _STREAM.search(data, pos)
-        if m is None:
+    while (m := _OBJ.search(data, pos)) is not None:
+        num = int(m.group(1))
+        nxt = _STREAM_OR_END.search(data, m.end())
+        if nxt is None:
+            is_page[num] = _PAGE.search(data, m.end()) is not None
             break
-        end = _END_STREAM.search(data, m.end())
+        head = data[m.end() : nxt.start()]
+        is_page[num] = _PAGE.search(head) is not None
+        shown.pop(num, None)
+        if nxt.group(0) == b"endobj":
+            pos = nxt.end()
+            continue
+        end = _END_STREAM.search(data, nxt.end())
         stop = end.start() if end is not None else len(data)
         pos = end.end() if end is not None else len(data)
-        try:
-            inflater = zlib.decompressobj()
-            body = inflater.decompress(data[m.end() : stop], budget)
-        except zlib.error:
+        raw = data[nxt.end() : stop]
+        if _FILTER.search(head) is None:
+            body: bytes | None = raw  # uncompressed: its text is read as it stands
+        else:
+            body = _inflate(raw, budget) if budget > 0 else None
+            budget -= len(body or b"")
+        if body is None or _XREF_STREAM.search(head) is not None:
             continue
-        budget -= len(body)
-        out.append(body)
-    return out
+        inner = _object_stream(head, body)
+        if inner is not None:
+            counts.extend(int(a or b) for a, b in _PAGES_COUNT.findall(body))
+            for k, obj in inner:
+                is_page[k] = _PAGE.search(obj) is not None
+                shown.pop(k, None)
+            continue
+        if _FILTER.search(head) is not None:
+            loose += len(_PAGE.findall(body))
+        texts, glyphs = _text(body)
+        if texts or glyphs:
+            shown[num] = texts, glyphs
+    return is_page, shown, loose, counts
 
 
 @lru_cache(maxsize=64)
@@ -97,22 +168,19 @@ def pdf_stats(data: bytes) -> PdfStats:
     """Page count and shown text of a PDF file's bytes (see the module docstring)."""
     if data.lstrip()[:5] != b"%PDF-":
         return PdfStats(max(1, -(-len(data) // _BYTES_PER_PAGE_GUESS)), "", 0, False)
-    streams = _streams(data)
-    parts = [data, *streams]
-    counts = [int(a or b) for part in parts for a, b in _PAGES_COUNT.findall(part)]
-    page_objects = sum(len(_PAGE.findall(part)) for part in parts)
-    # The page objects found (in the file and its decoded streams) are the pages; only when none is found
+    is_page, shown, loose, counts = _objects(data)
+    counts += [int(a or b) for a, b in _PAGES_COUNT.findall(data)]
+    # A page is a page object, counted once per object number (issue 13 review: an incremental update
+    # that redefined each page, as annotating, filling a form or signing does, counted every page twice).
+    # A file without numbered objects has its page-object matches counted. Only when no page is found
     # does the page tree's /Count count, and then no more than the file could hold (a page takes a page
     # object). Issue 13 review: 43 bytes claiming /Count 9999 were priced at 16 million tokens, and a
     # 60-page file whose /Count said 1 at one page.
+    page_objects = (sum(is_page.values()) if is_page else len(_PAGE.findall(data))) + loose
     counted = max(counts) if counts else 0
     pages = page_objects or min(counted, len(data) // _MIN_PAGE_BYTES)
-    texts: list[bytes] = []
-    glyphs = 0
-    for body in streams:
-        for block in _TEXT_BLOCK.findall(body):
-            texts.extend(_unescape(s) for s in _LITERAL.findall(block))
-            glyphs += sum(len(re.sub(rb"\s", b"", h)) // 4 for h in _HEX_STRING.findall(block))
+    texts = [t for parts, _ in shown.values() for t in parts]
+    glyphs = sum(g for _, g in shown.values())
     text = b" ".join(texts).decode("latin-1")
     if pages <= 0:
         return PdfStats(max(1, -(-len(data) // _BYTES_PER_PAGE_GUESS)), text, glyphs, False)

@@ -56,16 +56,20 @@ thinking is priced by its text plus its signature; every block adds ``block_over
 message ``message_overhead``.
 
 **The exact counter** (:class:`TiktokenCounter`) uses tiktoken with rank files that are on disk: a
-``rank_file=`` path, a tiktoken plugin encoding named ``<encoding>_offline`` if one is installed, the
-vocabularies the ``quicktok-v1`` package bundles (``cl100k_base`` and ``o200k_base``; installed by the
-``tiktoken`` extra, used only after their bytes match the published sha256), or tiktoken's own cache
-(``TIKTOKEN_CACHE_DIR``). It never downloads.
+``rank_file=`` path, the vocabularies the ``quicktok-v1`` package bundles (``cl100k_base`` and
+``o200k_base``; installed by the ``tiktoken`` extra), or tiktoken's own cache (``TIKTOKEN_CACHE_DIR``).
+Every one is used only after its bytes match the encoding's published sha256, and the ``Encoding`` is
+built here from those ranks with the encoding's published pattern and special tokens: tiktoken's
+registry (``tiktoken.get_encoding``), where a plugin in the ``tiktoken_ext`` namespace could supply
+unchecked ranks, is never asked. It never downloads.
 
 **Calibration** (:class:`Calibration`): the provider's tokenizer is not the estimate's. After a call,
 ``report_usage(compile, input_tokens)`` compares what the provider counted with what the compile
 estimated; a factor per content class moves toward the observed ratio (in log space, by each class's
 share of the request) and is clamped to ``[lower, upper]`` (0.1 to 20). Compiles multiply their
-estimate by the factors averaged over the recent mix.
+estimate by the factors averaged over the recent mix, or by their own content's when its classes' factors
+differ. Scripts are classes of their own (:func:`text_class`), and a class never reported is priced at
+1.0 once any class has a factor: Hindi's factor prices neither Russian nor English.
 """
 
 from __future__ import annotations
@@ -122,12 +126,29 @@ class TokenizerUnavailableError(ContextJournalError, LookupError):
     bundles both encodings' ranks, checked against the published sha256), or point ``TIKTOKEN_CACHE_DIR``
     at a folder that holds tiktoken's cached copy.
 
+    Also raised when a rank file is there but is not the encoding's published one (truncated, edited,
+    or another encoding's ranks): its sha256 is not the published one.
+
     Attributes:
         encoding: The encoding asked for.
+        path: The rank file that failed its sha256 check, or None.
+        expected_sha256: The encoding's published sha256 (set with ``path``).
+        actual_sha256: The sha256 of the file's bytes (set with ``path``).
     """
 
-    def __init__(self, encoding: str, detail: str = "") -> None:
+    def __init__(
+        self,
+        encoding: str,
+        detail: str = "",
+        *,
+        path: str | None = None,
+        expected_sha256: str | None = None,
+        actual_sha256: str | None = None,
+    ) -> None:
         self.encoding = encoding
+        self.path = path
+        self.expected_sha256 = expected_sha256
+        self.actual_sha256 = actual_sha256
         text = (
             f"no offline rank file for tiktoken encoding {encoding!r}; pass rank_file=PATH, install the "
             "'tiktoken' extra (quicktok-v1 bundles the ranks), or set TIKTOKEN_CACHE_DIR to a folder holding "
@@ -751,9 +772,24 @@ def check_token_count(name: str, value: Any, minimum: int) -> int:
     return value
 
 
+_SCRIPT_CLASSES = (
+    ("cyrillic", re.compile("[\u0400-\u052f\u1c80-\u1c8f\u2de0-\u2dff\ua640-\ua69f]")),
+    ("indic", re.compile("[\u0900-\u0dff\u0f00-\u0fff\u1cd0-\u1cff\ua8e0-\ua8ff]")),  # Devanagari to Sinhala, Tibetan
+    ("arabic_hebrew", re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")),  # with Syriac, Thaana, N'Ko
+    ("thai_lao_khmer", re.compile("[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u19e0-\u19ff\ua9e0-\ua9ff\uaa60-\uaa7f]")),
+)
+"""Script classes of text that is mostly not ASCII (issue 13 kind 3, review F10: one ``"other"`` class for
+every script let a Hindi report price Russian at Hindi's rate). Myanmar goes with Thai, Lao and Khmer."""
+_SCRIPT_NAMES = (*(name for name, _ in _SCRIPT_CLASSES), "other")
+
+
 def text_class(text: str) -> str:
-    """The content class the estimate treats ``text`` as, for reports: ``"prose"``, ``"code"``
-    (punctuation-dense ASCII: code, JSON, logs), ``"cjk"``, ``"emoji"`` or ``"other"`` (other scripts)."""
+    """The content class the estimate treats ``text`` as, for reports: ``"prose"`` (Latin prose),
+    ``"code"`` (punctuation-dense ASCII: code, JSON, logs), ``"cjk"`` (with Hangul), ``"emoji"``, or
+    for text at least a quarter non-ASCII the script class of most of its non-ASCII characters:
+    ``"cyrillic"``, ``"indic"`` (Devanagari and the other Brahmic scripts of India, Tibetan),
+    ``"arabic_hebrew"`` (with Syriac and Thaana), ``"thai_lao_khmer"`` (with Myanmar) or ``"other"``
+    (Greek, Armenian, Georgian, Ethiopic, Latin with many diacritics, ...)."""
     if not text:
         return "prose"
     if not text.isascii():
@@ -762,8 +798,11 @@ def text_class(text: str) -> str:
             return "emoji"
         if len(_CJK.findall(text)) * 4 >= n:
             return "cjk"
-        if (n - len(text.encode("ascii", "ignore"))) * 4 >= n:
-            return "other"
+        non_ascii = n - len(text.encode("ascii", "ignore"))
+        if non_ascii * 4 >= n:
+            counts = {name: len(pattern.findall(text)) for name, pattern in _SCRIPT_CLASSES}
+            counts["other"] = non_ascii - sum(counts.values())
+            return max(counts, key=counts.__getitem__)  # a tie goes to the first
     letters = sum(map(len, _WORD.findall(text)))
     spaces = text.count(" ") + text.count("\n")
     return "prose" if (letters + spaces) >= 0.85 * len(text) else "code"
@@ -1036,56 +1075,91 @@ def _read_quicktok(name: str, sha256: str) -> dict[bytes, int] | None:
     return ranks if hashlib.sha256(text.encode()).hexdigest() == sha256 else None
 
 
+def _verified_ranks(encoding: str, path: Path) -> dict[bytes, int]:
+    """The ranks in the ``.tiktoken`` file ``path`` (base64 token, space, rank per line), read only
+    after the sha256 of its bytes equals the published one of ``encoding``: a truncated, edited or
+    foreign file (another encoding's ranks) would make tiktoken count wrongly or panic in its Rust core
+    (``pyo3_runtime.PanicException``, a ``BaseException``) at the first byte it has no rank for.
+
+    The file is read directly, not with ``tiktoken.load.load_tiktoken_bpe``: that keeps a copy of any
+    path in tiktoken's cache, keyed by the path's text, and reads the copy back the next time, so a file
+    replaced at the same path would not be the one counted with."""
+    expected = str(_ENCODINGS[encoding]["sha256"])
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise TokenizerUnavailableError(encoding, f"{path} cannot be read: {exc}") from exc
+    actual = hashlib.sha256(data).hexdigest()
+    if actual != expected:
+        other = [name for name, spec in _ENCODINGS.items() if spec["sha256"] == actual]
+        what = f"the {other[0]} ranks" if other else "not the published ranks"
+        raise TokenizerUnavailableError(
+            encoding,
+            f"{path} has sha256 {actual}, expected {expected}: {what}",
+            path=str(path),
+            expected_sha256=expected,
+            actual_sha256=actual,
+        )
+    import base64
+
+    ranks: dict[bytes, int] = {}
+    for line in data.splitlines():  # the published file: every line parses
+        token, rank = line.split()
+        ranks[base64.b64decode(token)] = int(rank)
+    return ranks
+
+
 def load_offline_encoding(encoding: str = "cl100k_base", rank_file: str | os.PathLike[str] | None = None) -> Any:
     """A ``tiktoken.Encoding`` built from rank files on disk; never downloads.
 
-    Looked up in order: ``rank_file``; a registered plugin encoding named ``<encoding>_offline`` (if
-    the host installed one); the vocabularies the ``quicktok-v1`` package bundles
-    (``o200k_base`` too), checked against the published sha256; tiktoken's cache
-    (``TIKTOKEN_CACHE_DIR``, ``DATA_GYM_CACHE_DIR`` or the temp folder's ``data-gym-cache``).
+    Looked up in order: ``rank_file``; the vocabularies the ``quicktok-v1`` package bundles
+    (``cl100k_base`` and ``o200k_base``); tiktoken's cache (``TIKTOKEN_CACHE_DIR``,
+    ``DATA_GYM_CACHE_DIR`` or the temp folder's ``data-gym-cache``: the file tiktoken names after the
+    sha1 of the encoding's URL). Each is used only when its sha256 is the encoding's published one (a
+    ``rank_file`` or cached file that is not raises, naming the file and both hashes). The encoding is
+    built from those ranks with the published pattern and special tokens; tiktoken's registry
+    (``tiktoken.get_encoding``) is never asked, so a plugin in the ``tiktoken_ext`` namespace (such as
+    an ``<encoding>_offline`` package) is neither imported nor used.
 
     Args:
         encoding: ``"cl100k_base"`` or ``"o200k_base"``.
-        rank_file: A ``.tiktoken`` rank file (base64 token, rank per line).
+        rank_file: A ``.tiktoken`` rank file (base64 token, rank per line), byte for byte the published
+            one.
 
     Returns:
         The encoding.
 
     Raises:
         MissingExtraError: tiktoken is not installed (extra ``tiktoken``).
-        TokenizerUnavailableError: no rank file is available offline.
+        TokenizerUnavailableError: no rank file is available offline, or ``rank_file`` (or tiktoken's
+            cached file) is not the published one (its ``path``, ``expected_sha256`` and
+            ``actual_sha256`` say which and how).
         ValueError: ``encoding`` is not one this module knows.
     """
     try:
         import tiktoken
-        from tiktoken.load import load_tiktoken_bpe
     except ImportError:  # pragma: no cover - depends on the environment
         raise MissingExtraError("tiktoken", "tiktoken") from None
     spec = _ENCODINGS.get(encoding)
     if spec is None:
         raise ValueError(f"unknown encoding {encoding!r}; expected one of {sorted(_ENCODINGS)}")
-    if rank_file is not None:
-        path = os.fspath(rank_file)
-        if not os.path.isfile(path):
-            raise TokenizerUnavailableError(encoding, f"{path} is not a file")
-        ranks = load_tiktoken_bpe(path)
+
+    def build(ranks: dict[bytes, int]) -> Any:
         return tiktoken.Encoding(
             name=encoding, pat_str=spec["pat_str"], mergeable_ranks=ranks, special_tokens=spec["special_tokens"]
         )
-    plugin = f"{encoding}_offline"
-    if plugin in tiktoken.list_encoding_names():
-        return tiktoken.get_encoding(plugin)
+
+    if rank_file is not None:
+        path = Path(os.fspath(rank_file))
+        if not path.is_file():
+            raise TokenizerUnavailableError(encoding, f"{path} is not a file")
+        return build(_verified_ranks(encoding, path))
     bundled = _quicktok_ranks(encoding, spec["sha256"])
     if bundled is not None:
-        return tiktoken.Encoding(
-            name=encoding, pat_str=spec["pat_str"], mergeable_ranks=bundled, special_tokens=spec["special_tokens"]
-        )
+        return build(bundled)
     cached = _tiktoken_cache_file(spec["url"])
     if cached is not None and cached.is_file():
-        ranks = load_tiktoken_bpe(str(cached), expected_hash=spec["sha256"])
-        return tiktoken.Encoding(
-            name=encoding, pat_str=spec["pat_str"], mergeable_ranks=ranks, special_tokens=spec["special_tokens"]
-        )
+        return build(_verified_ranks(encoding, cached))
     raise TokenizerUnavailableError(encoding)
 
 
@@ -1131,13 +1205,17 @@ class TiktokenCounter(EstimatingCounter):
 
 
 _LEGACY_BOUNDS = (0.5, 2.0)  # the bounds states written before per-class calibration carry
+_CLASS_SET = 2
+"""Version of the content classes a stored state's factors are of: 1 (no ``class_set`` key) had one
+``other`` class for every script but Latin and CJK; 2 splits it (see :func:`text_class`)."""
 
 
 @dataclass
 class Calibration:
     """Correction factors for the token estimate, learnt from the provider's usage reports, per content
-    class (``prose``, ``code``, ``cjk``, ``emoji``, ``other``: see :func:`text_class`; ``media`` for
-    images and documents).
+    class (``prose``, ``code``, ``cjk``, ``emoji``, ``cyrillic``, ``indic``, ``arabic_hebrew``,
+    ``thai_lao_khmer``, ``other``: see :func:`text_class`; ``media`` for images and documents; ``*`` for
+    reports that gave no mix before any was known).
 
     The provider's tokenizer is not the estimate's, and by how much they differ depends on the
     content: one factor for a namespace that mixes English and Hindi would be wrong for both. A report
@@ -1149,7 +1227,20 @@ class Calibration:
     factor real data shows; the bound only stops a nonsense report).
 
     ``factor`` is what compiles multiply their estimate by: the class factors averaged over the mix of
-    recent reports (weighted by estimated tokens).
+    recent reports (weighted by estimated tokens); a compile whose content's classes have other factors
+    is then priced by its own mix (``ContextManager.compile``).
+
+    A class never reported uses :attr:`unreported_factor`: 1.0 (trust the estimate, which already
+    prices each script by its own weights) once any class has a factor of its own, or the factor of
+    reports that gave no mix (``*``) when there were some; ``factor`` only while nothing class-specific
+    is known (no report yet, or only reports without a mix). Not the overall mix: after reports on Hindi
+    alone (3x), English is priced at 1.0, not at Hindi's 3x (issue 13 kind 3, review F10).
+
+    States stored by earlier versions load: one without classes keeps its ``factor`` as the ``*`` class;
+    one of the first class set (no ``class_set`` key) has its ``other`` factor, learnt from any script
+    not Latin or CJK, given to each script class that split it (``cyrillic``, ``indic``,
+    ``arabic_hebrew``, ``thai_lao_khmer``, ``other``), so its prices do not change until reports refine
+    them. Classes this version does not know are kept (no compile's mix holds them).
 
     Attributes:
         factor: The current overall factor (1.0 = trust the estimate).
@@ -1157,7 +1248,7 @@ class Calibration:
         lower: Smallest allowed factor.
         upper: Largest allowed factor.
         alpha: Weight of a new report, in ``(0, 1]``.
-        classes: Factor per content class (a class not reported yet uses ``factor``).
+        classes: Factor per content class (a class not reported yet uses :attr:`unreported_factor`).
         mix: Share of estimated tokens per class over recent reports (sums to 1 when not empty).
     """
 
@@ -1172,9 +1263,17 @@ class Calibration:
     def _clamp(self, value: float) -> float:
         return min(self.upper, max(self.lower, value))
 
+    @property
+    def unreported_factor(self) -> float:
+        """The factor of a class not reported yet: ``factor`` while no class has a factor of its own,
+        else the ``*`` class's (reports without a mix) or 1.0."""
+        if all(k == "*" for k in self.classes):
+            return self.factor
+        return self.classes.get("*", 1.0)
+
     def class_factor(self, cls: str) -> float:
-        """The factor of one content class."""
-        return self.classes.get(cls, self.factor)
+        """The factor of one content class (:attr:`unreported_factor` for a class not reported yet)."""
+        return self.classes.get(cls, self.unreported_factor)
 
     def update(self, estimated: int, actual: int, mix: Mapping[str, float] | None = None) -> float:
         """Fold in one report and return the new overall factor.
@@ -1194,15 +1293,16 @@ class Calibration:
         weights = {k: float(v) for k, v in (mix or {}).items() if v > 0} or dict(self.mix) or {"*": 1.0}
         total = sum(weights.values())
         shares = {k: v / total for k, v in weights.items()}
-        predicted = sum(shares[k] * self.class_factor(k) for k in shares)
+        base = {k: self.class_factor(k) for k in shares}  # before any class of this report is set
+        predicted = sum(shares[k] * base[k] for k in shares)
         error = math.log(self._clamp(actual / estimated)) - math.log(predicted)
         step = 1.0 if self.samples == 0 else self.alpha
         # Each class's part of the corrected prediction; the step makes the prediction move by
         # ``step * error`` (in log space) whatever the mix.
-        parts = {k: shares[k] * self.class_factor(k) / predicted for k in shares}
+        parts = {k: shares[k] * base[k] / predicted for k in shares}
         norm = sum(p * p for p in parts.values())
         for k, p in parts.items():
-            self.classes[k] = self._clamp(self.class_factor(k) * math.exp(step * error * p / norm))
+            self.classes[k] = self._clamp(base[k] * math.exp(step * error * p / norm))
         if mix:
             keep = 1.0 - step
             blended = {k: keep * v for k, v in self.mix.items()}
@@ -1246,12 +1346,14 @@ class Calibration:
             "upper": self.upper,
             "classes": dict(self.classes),
             "mix": dict(self.mix),
+            "class_set": _CLASS_SET,
         }
 
     @classmethod
     def from_state(cls, value: Any) -> Calibration:
         """Read a stored state (a missing or malformed one gives the neutral factor). States written
-        with the old fixed bounds (0.5 to 2.0) get the current default bounds."""
+        with the old fixed bounds (0.5 to 2.0) get the current default bounds; states of earlier class
+        sets are mapped (see the class docstring)."""
         if not isinstance(value, Mapping):
             return cls()
         try:
@@ -1262,6 +1364,11 @@ class Calibration:
             classes = {str(k): min(upper, max(lower, float(v))) for k, v in dict(value.get("classes") or {}).items()}
             mix = {str(k): float(v) for k, v in dict(value.get("mix") or {}).items()}
             factor = min(upper, max(lower, float(value.get("factor", 1.0))))
+            if not classes and factor != 1.0:
+                classes = {"*": factor}  # learnt before per-class calibration: the factor of all content
+                mix = mix or {"*": 1.0}
+            elif int(value.get("class_set", 1)) < _CLASS_SET and "other" in classes:
+                classes = {**dict.fromkeys(_SCRIPT_NAMES, classes["other"]), **classes}
             return cls(
                 factor=factor, samples=int(value.get("samples", 0)), lower=lower, upper=upper, classes=classes, mix=mix
             )

@@ -352,3 +352,42 @@ def test_compress_refuses_a_budget_too_small_to_size_summaries(tmp_path: Path) -
         cm.add_message("user", "hello")
     res = runner.invoke(app, ["compress", "--store", str(db), "--budget", "5"])
     assert res.exit_code == 2 and "100" in res.output
+
+
+def test_worker_poll_seconds_reaches_the_worker_and_is_validated_like_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--poll-seconds`` (the README advises 5 s with PostgreSQL notifications) is the worker's
+    ``poll_seconds``; values ``CompressionWorker`` refuses (0, negative, nan, above 3600) are usage errors."""
+    import context_journal.cli.worker_cmd as worker_cmd
+    from context_journal.workers import CompressionWorker
+
+    db = tmp_path / "w.db"
+    with ContextManager.open(db) as cm:
+        cm.add_message("user", "hello")
+    seen: list[float] = []
+
+    class Recording(CompressionWorker):
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+            seen.append(self.poll_seconds)
+
+    monkeypatch.setattr(worker_cmd, "CompressionWorker", Recording)
+    res = runner.invoke(app, ["worker", "--store", str(db), "--until-idle", "--poll-seconds", "5", "--json"])
+    assert res.exit_code == 0, res.output
+    assert seen == [5.0] and json.loads(res.stdout)["claims"] == 0
+    res = runner.invoke(app, ["worker", "--store", str(db), "--until-idle", "--json"])
+    assert res.exit_code == 0 and seen == [5.0, 0.2]  # the Python default
+    for bad in ("0", "-1", "nan", "3600.5"):
+        res = runner.invoke(app, ["worker", "--store", str(db), "--until-idle", "--poll-seconds", bad])
+        assert res.exit_code == 2, (bad, res.output)
+        assert "must be above 0 and at most 3,600 seconds" in _plain(res.output), bad
+    assert seen == [5.0, 0.2]
+    help_text = _plain(runner.invoke(app, ["worker", "--help"]).output)
+    assert "--poll-seconds" in help_text and "Stop after this many queue claims" in help_text
+    assert "Every claim counts, also one that stored nothing" in help_text
+
+
+def _plain(output: str) -> str:
+    """Rich's boxed help and errors as one line of words."""
+    return " ".join(output.replace("│", " ").split())

@@ -43,7 +43,7 @@ def test_provider_formats_export_stored_images(tmp_path: Path) -> None:
 def test_mcp_serve_in_a_missing_folder_speaks_the_command_line(tmp_path: Path) -> None:
     """Issue 14 review (9): `mcp serve --store /no/such/dir/x.db` advised "pass create_dirs=True", an argument
     of ContextManager.open; the command line says to create the folder, and creates nothing."""
-    pytest.importorskip("mcp")
+    pytest.importorskip("mcp.server.mcpserver", reason="the MCP SDK 2.x (extra 'mcp') is not installed")
     missing = tmp_path / "no such" / "dir" / "x.db"
     res = CliRunner().invoke(app, ["mcp", "serve", "--store", str(missing)])
     assert res.exit_code == 1, res.output

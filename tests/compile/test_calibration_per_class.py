@@ -21,8 +21,8 @@ HINDI = "नमस्ते दुनिया यह एक परीक्ष�
 
 def _manager(prose: float, other: float, texts: list[str]) -> ContextManager:
     cm = ContextManager.open("memory:")
-    cal = Calibration(factor=(prose + other) / 2, samples=10, classes={"prose": prose, "other": other})
-    cal.mix = {"prose": 0.5, "other": 0.5}
+    cal = Calibration(factor=(prose + other) / 2, samples=10, classes={"prose": prose, "indic": other})
+    cal.mix = {"prose": 0.5, "indic": 0.5}  # Hindi is "indic"
     cm._strategy_context().put_states({"calibration": cal.to_state()})
     for k, text in enumerate(texts):
         cm.add_message("user" if k % 2 == 0 else "assistant", text, id=f"m{k}")

@@ -177,6 +177,18 @@ def test_default_strategy_is_passthrough_and_windowed_is_selectable() -> None:
     assert cm.compile(1_000).strategy == "windowed"
 
 
+def test_set_strategy_takes_the_names_open_takes() -> None:
+    cm = _chat(3)
+    cm.set_strategy("windowed")
+    assert isinstance(cm.strategy, WindowedPassthroughStrategy)
+    assert cm.compile(1_000).strategy == "windowed"
+    cm.set_strategy(" Passthrough ")
+    assert cm.compile(1_000).strategy == "passthrough"
+    with pytest.raises(TypeError, match="unknown strategy 'nope'"):
+        cm.set_strategy("nope")
+    assert cm.compile(1_000).strategy == "passthrough"  # the previous one is kept
+
+
 def test_validator_reports_each_rule() -> None:
     bad: list[dict[str, Any]] = [
         {"role": "assistant", "content": [{"type": "text", "text": " "}]},

@@ -26,6 +26,16 @@ from context_journal.manager import ContextManager
 anthropic = pytest.importorskip("anthropic")
 openai = pytest.importorskip("openai")
 
+
+def _sdk_http(sdk: Any) -> Any:
+    """The HTTP client module ``sdk`` is built on (``httpx2`` for anthropic >= 1.0 and openai >= 3,
+    ``httpx`` for older openai releases), found from its ``DefaultHttpxClient``."""
+    import importlib
+
+    base = next(k for k in sdk.DefaultHttpxClient.__mro__ if k.__name__ == "Client" and k.__module__ != sdk.__name__)
+    return importlib.import_module(base.__module__.split(".")[0])
+
+
 PNG = bytes(range(256))
 PDF = b"%PDF-1.4 test document"
 
@@ -218,11 +228,12 @@ def test_openai_messages_conform_to_the_sdk_request_types(result: CompileResult)
 
 
 def test_openai_client_accepts_and_sends_the_messages(result: CompileResult) -> None:
+    http = _sdk_http(openai)  # openai < 3 is built on httpx, not httpx2
     sent: list[dict[str, Any]] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
         sent.append(json.loads(request.content))
-        return httpx.Response(
+        return http.Response(
             200,
             json={
                 "id": "c1",
@@ -236,7 +247,7 @@ def test_openai_client_accepts_and_sends_the_messages(result: CompileResult) -> 
     client = openai.OpenAI(
         api_key="test",
         base_url="http://localhost.test/v1",
-        http_client=httpx.Client(transport=httpx.MockTransport(handler)),
+        http_client=http.Client(transport=http.MockTransport(handler)),
     )
     messages = result.to_openai()
     reply = client.chat.completions.create(model="gpt-test", messages=messages)  # type: ignore[arg-type]
@@ -315,9 +326,18 @@ def test_host_cache_markers_are_capped_at_four() -> None:
         params = cm.compile(max_tokens=4000, system=system).to_anthropic()
     text = json.dumps(params)
     assert text.count('"cache_control"') == 4
-    assert caught[0].message.dropped[:2] == ("system[0]", "system[1]")  # type: ignore[union-attr]
-    last = params["messages"][-1]["content"][-1]
-    assert "cache_control" in last  # the newest breakpoints are the ones kept
+    # One per location (the system prompt's last block), the system prompt first, then the newest messages.
+    assert caught[0].message.kept == (  # type: ignore[union-attr]
+        "system[1]",
+        "messages[5].content[0]",
+        "messages[6].content[0]",
+        "messages[7].content[0]",
+    )
+    assert caught[0].message.dropped == (  # type: ignore[union-attr]
+        "system[0]",
+        *(f"messages[{i}].content[0]" for i in range(5)),
+    )
+    assert system[0]["cache_control"] == {"type": "ephemeral"}  # the caller's blocks are unchanged
 
 
 def test_a_model_dumps_null_file_id_in_citations_is_left_out() -> None:

@@ -113,15 +113,132 @@ def test_estimate_prices_blocks_by_kind() -> None:
 def test_exact_counter_from_a_local_rank_file_matches_the_bundled_one(tmp_path: Path) -> None:
     """A ``.tiktoken`` rank file given by path (written here from the bundled, sha256-checked ranks, in
     tiktoken's own format: base64 token and rank per line) counts exactly as the bundled encoding."""
-    import base64
-
     exact = _exact()
-    ranks = load_offline_encoding("cl100k_base")._mergeable_ranks
     path = tmp_path / "cl100k_base.tiktoken"
-    path.write_bytes(b"".join(base64.b64encode(tok) + b" " + str(rank).encode() + b"\n" for tok, rank in ranks.items()))
+    path.write_bytes(_rank_file_bytes("cl100k_base"))
     from_file = TiktokenCounter(rank_file=path)
     for text in ("hello world", words(300), "def f(x):\n    return {'a': [1, 2, 3]}\n", "日本語 😀"):
         assert from_file.text_tokens(text) == exact.text_tokens(text)
+    # tiktoken's published ids (https://github.com/openai/tiktoken README: cl100k "hello world")
+    assert from_file.encoding.encode_ordinary("hello world") == [15339, 1917]
+
+
+_PUBLISHED_SHA256 = {
+    "cl100k_base": "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+    "o200k_base": "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+}
+_CL100K_URL = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
+
+
+def _rank_file_bytes(encoding: str) -> bytes:
+    """The published ``.tiktoken`` file of ``encoding``, rebuilt from the ranks ``quicktok-v1`` bundles
+    (checked here against the published sha256, so the bytes are the published file's)."""
+    import base64
+    import hashlib
+
+    try:
+        ranks = load_offline_encoding(encoding)._mergeable_ranks
+    except (MissingExtraError, TokenizerUnavailableError) as exc:
+        pytest.skip(f"no offline {encoding} ranks: {exc}")
+    data = b"".join(
+        base64.b64encode(tok) + b" " + str(rank).encode() + b"\n"
+        for tok, rank in sorted(ranks.items(), key=lambda kv: kv[1])
+    )
+    assert hashlib.sha256(data).hexdigest() == _PUBLISHED_SHA256[encoding]
+    return data
+
+
+def test_a_rank_file_that_is_not_the_published_one_is_refused_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A truncated file (tiktoken's Rust core panics with ``pyo3_runtime.PanicException``, a
+    BaseException, at the first byte without a rank) and a foreign one (``o200k_base`` ranks given as
+    ``cl100k_base``: silently wrong counts) are refused with the typed error naming the file and both
+    hashes, before an encoding is built."""
+    import hashlib
+
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "cache"))
+    full = _rank_file_bytes("cl100k_base")
+    truncated = tmp_path / "truncated.tiktoken"
+    truncated.write_bytes(b"".join(full.splitlines(keepends=True)[:100]))  # single bytes 0..99 only
+    with pytest.raises(TokenizerUnavailableError) as info:
+        TiktokenCounter("cl100k_base", rank_file=truncated)
+    err = info.value
+    assert err.path == str(truncated) and err.encoding == "cl100k_base"
+    assert err.expected_sha256 == _PUBLISHED_SHA256["cl100k_base"]
+    assert err.actual_sha256 == hashlib.sha256(truncated.read_bytes()).hexdigest() != err.expected_sha256
+    assert str(truncated) in str(err) and err.expected_sha256 in str(err) and err.actual_sha256 in str(err)
+
+    cut = tmp_path / "cut.tiktoken"
+    cut.write_bytes(full[:1000])  # cut inside a line: was tiktoken's ValueError "Error parsing line"
+    with pytest.raises(TokenizerUnavailableError, match=r"cut\.tiktoken"):
+        TiktokenCounter("cl100k_base", rank_file=cut)
+
+    foreign = tmp_path / "o200k_base.tiktoken"
+    foreign.write_bytes(_rank_file_bytes("o200k_base"))
+    with pytest.raises(TokenizerUnavailableError, match="the o200k_base ranks") as info:
+        TiktokenCounter("cl100k_base", rank_file=foreign)
+    assert info.value.actual_sha256 == _PUBLISHED_SHA256["o200k_base"]
+    o200k = TiktokenCounter("o200k_base", rank_file=foreign)  # the same file for its own encoding
+    assert o200k.encoding.encode_ordinary("hello world") == [24912, 2375]
+
+
+def test_a_rank_file_replaced_at_the_same_path_is_read_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """tiktoken's ``load_tiktoken_bpe`` keeps a copy of any path in its cache (keyed by the path's text)
+    and reads the copy back later; the file itself is what is checked and counted with."""
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "cache"))
+    path = tmp_path / "ranks.tiktoken"
+    path.write_bytes(_rank_file_bytes("cl100k_base"))
+    assert TiktokenCounter(rank_file=path).text_tokens("hello world") == 2
+    path.write_bytes(path.read_bytes()[:5000])
+    with pytest.raises(TokenizerUnavailableError, match=r"ranks\.tiktoken"):
+        TiktokenCounter(rank_file=path)
+    assert not (tmp_path / "cache").exists()  # nothing copied into tiktoken's cache
+
+
+def test_exact_counter_from_tiktoken_cache_directory_is_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no bundled ranks, tiktoken's cached file (named after the sha1 of the encoding's URL in
+    ``TIKTOKEN_CACHE_DIR``) is used when it is the published one; a damaged one is refused naming it, and
+    left in place (tiktoken would delete it and download again)."""
+    import hashlib
+
+    import context_journal.tokens as tokens_module
+
+    data = _rank_file_bytes("cl100k_base")
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(tokens_module, "_QUICKTOK_FILES", {})
+    cached = tmp_path / hashlib.sha1(_CL100K_URL.encode()).hexdigest()
+    cached.write_bytes(data)
+    counter = TiktokenCounter("cl100k_base")
+    assert counter.encoding.encode_ordinary("hello world") == [15339, 1917]
+    assert counter.text_tokens("日本語 😀") == _exact().text_tokens("日本語 😀")
+    cached.write_bytes(data[: len(data) // 2])
+    with pytest.raises(TokenizerUnavailableError, match=cached.name) as info:
+        TiktokenCounter("cl100k_base")
+    assert info.value.path == str(cached) and cached.stat().st_size == len(data) // 2
+
+
+def test_tiktoken_plugins_are_never_consulted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An installed ``<encoding>_offline`` plugin (tiktoken_ext namespace) cannot stand in for the
+    checked ranks: tiktoken's registry, which imports every plugin and returns its ranks unchecked, is
+    never asked."""
+    tiktoken = pytest.importorskip("tiktoken")
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("tiktoken's plugin registry was consulted")
+
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    path = tmp_path / "cl100k_base.tiktoken"
+    path.write_bytes(_rank_file_bytes("cl100k_base"))
+    monkeypatch.setattr(tiktoken, "get_encoding", refuse)
+    monkeypatch.setattr(tiktoken, "list_encoding_names", refuse)
+    monkeypatch.setattr(tiktoken.registry, "get_encoding", refuse)
+    monkeypatch.setattr(tiktoken.registry, "list_encoding_names", refuse)
+    assert TiktokenCounter("cl100k_base").text_tokens("hello world") == 2
+    assert TiktokenCounter("o200k_base").encoding.encode_ordinary("hello world") == [24912, 2375]
+    assert TiktokenCounter(rank_file=path).encoding.encode_ordinary("hello world") == [15339, 1917]
 
 
 def test_exact_counter_never_downloads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

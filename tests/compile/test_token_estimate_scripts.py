@@ -472,11 +472,11 @@ def test_report_usage_with_the_result_calibrates_per_class() -> None:
     cm.add_message("user", hindi * 4)
     second = cm.compile(10_000)
     mix = content_mix([b for m in second.messages for b in m.content])
-    assert mix.get("other", 0) > mix.get("prose", 0)
+    assert mix.get("indic", 0) > mix.get("prose", 0)
     cm.report_usage(second, second.estimated_tokens * 3)
     cal = Calibration.from_state(cm._strategy_context().get_state("calibration"))
     assert cal.class_factor("prose") == pytest.approx(1.0, abs=0.1)  # the Hindi report barely moves prose
-    assert cal.class_factor("other") > 1.3
+    assert cal.class_factor("indic") > 1.3
     assert cm.compile(10_000).calibration > 1.0
     cm.close()
 

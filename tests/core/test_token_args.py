@@ -99,7 +99,7 @@ def test_journal_views_refuse_a_bool_max_tokens() -> None:
 
 
 def test_mcp_compile_context_refuses_bools_and_floats() -> None:
-    pytest.importorskip("mcp", reason="the MCP SDK (extra 'mcp') is not installed")
+    pytest.importorskip("mcp.server.mcpserver", reason="the MCP SDK 2.x (extra 'mcp') is not installed")
     import anyio
     from mcp import Client
 

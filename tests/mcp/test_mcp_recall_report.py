@@ -10,7 +10,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-pytest.importorskip("mcp")
+pytest.importorskip("mcp.server.mcpserver", reason="the MCP SDK 2.x (extra 'mcp') is not installed")
 
 from mcp import Client
 from mcp_helpers import call

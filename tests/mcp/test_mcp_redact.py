@@ -3,6 +3,10 @@
 
 from __future__ import annotations
 
+import pytest
+
+pytest.importorskip("mcp.server.mcpserver", reason="the MCP SDK 2.x (extra 'mcp') is not installed")
+
 import anyio
 from mcp import Client
 from mcp_helpers import call, fail

@@ -27,7 +27,7 @@ from typing import Any
 import anyio
 import pytest
 
-pytest.importorskip("mcp", reason="the MCP SDK (extra 'mcp') is not installed")
+pytest.importorskip("mcp.server.mcpserver", reason="the MCP SDK 2.x (extra 'mcp') is not installed")
 
 from mcp import Client, StdioServerParameters
 from mcp_helpers import call, env, fail

@@ -155,3 +155,61 @@ def test_a_manager_sees_another_process_writes_at_its_next_compile(schema: str) 
         assert json.dumps(before.to_anthropic()) != json.dumps(after.to_anthropic())
     finally:
         store.close()
+
+
+def _with_schema(url: str, schema: str, extra: str = "") -> str:
+    return f"{url}{'&' if '?' in url else '?'}{extra}schema={schema}"
+
+
+def test_a_schema_in_the_url_reaches_that_schema_from_python_and_the_cli(schema: str) -> None:
+    """``?schema=NAME`` in a PostgreSQL URL opens the store in that schema (taken out of the URL before
+    psycopg sees it; the other parameters stay), from ``open_store``, ``ContextManager.open`` and the CLI."""
+    import psycopg
+    from typer.testing import CliRunner
+
+    from context_journal.cli import app
+    from context_journal.stores import open_store
+
+    url = _with_schema(PG_URL, schema, extra="connect_timeout=5&")
+    with open_store(url) as store:
+        assert store.schema == schema  # type: ignore[attr-defined]
+    with ContextManager.open(url) as cm:
+        cm.add_message("user", "hello")
+        cm.add_message("assistant", "hi")
+    res = CliRunner().invoke(app, ["stats", "--store", url, "--json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["messages"] == 2
+    res = CliRunner().invoke(app, ["worker", "--store", url, "--until-idle", "--poll-seconds", "5", "--json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["claims"] == 0
+    with psycopg.connect(PG_URL) as conn:
+        rows = conn.execute(
+            "SELECT count(*) FROM information_schema.tables WHERE table_schema = %s AND table_name = 'records'",
+            (schema,),
+        ).fetchone()
+    assert rows == (1,)
+
+
+def test_a_url_schema_that_conflicts_is_refused() -> None:
+    pytest.importorskip("psycopg")
+    from context_journal.errors import StoreError
+    from context_journal.stores import open_store
+
+    with pytest.raises(ValueError, match="more than one schema"):
+        open_store("postgresql://u@127.0.0.1:1/db?schema=a&schema=b")
+    with pytest.raises(ValueError, match="schema 'a' and schema= 'b'"):
+        open_store("postgresql://u@127.0.0.1:1/db?schema=a", schema="b")
+    with pytest.raises(StoreError, match="lower-case identifier"):
+        open_store("postgresql://u@127.0.0.1:1/db?schema=Not%20one")
+
+
+def test_url_schema_is_taken_out_and_the_rest_kept() -> None:
+    from context_journal.stores import _url_schema
+
+    assert _url_schema("postgresql://u@h/db") == ("postgresql://u@h/db", None)
+    assert _url_schema("postgresql://u@h/db?schema=team_a") == ("postgresql://u@h/db", "team_a")
+    assert _url_schema("postgresql://u:p%3Fx@h/db?sslmode=require&schema=a&options=-c%20x%3D1") == (
+        "postgresql://u:p%3Fx@h/db?sslmode=require&options=-c%20x%3D1",
+        "a",
+    )
+    assert _url_schema("postgresql://u@h/db?connect_timeout=5") == ("postgresql://u@h/db?connect_timeout=5", None)

@@ -12,6 +12,8 @@ from ..workers import MAX_CONCURRENCY, MAX_SECONDS, CompressionWorker
 from ._app import app, console, existing_store, fail_on_library_errors, print_json
 
 PROVIDERS = ("offline", "anthropic", "openai")
+MAX_POLL_SECONDS = 3600
+"""Longest ``--poll-seconds`` (``CompressionWorker`` refuses more)."""
 
 
 def _provider(name: str, model: str | None) -> Provider:
@@ -26,6 +28,13 @@ def _provider(name: str, model: str | None) -> Provider:
     from ..llm import OfflineSummarizer
 
     return OfflineSummarizer(model) if model else OfflineSummarizer()
+
+
+def _check_poll_seconds(value: float) -> float:
+    """``--poll-seconds`` as :class:`CompressionWorker` takes it: above 0, at most 3600 (nan refused)."""
+    if not 0 < value <= MAX_POLL_SECONDS:
+        raise typer.BadParameter(f"must be above 0 and at most {MAX_POLL_SECONDS:,} seconds, got {value!r}")
+    return value
 
 
 @app.command("worker")
@@ -56,7 +65,27 @@ def worker_cmd(
         ),
     ] = None,
     until_idle: Annotated[bool, typer.Option("--until-idle", help="Stop once nothing is pending.")] = False,
-    max_items: Annotated[int | None, typer.Option("--max-items", help="Stop after this many claims.", min=1)] = None,
+    max_items: Annotated[
+        int | None,
+        typer.Option(
+            "--max-items",
+            help="Stop after this many queue claims (the report's 'claims'). Every claim counts, also one that "
+            "stored nothing: the item was done already, its failed work waits for a retry time, its lease was "
+            "lost or it failed. Summaries and attempts are the report's 'units'; --until-idle stops when "
+            "nothing is pending.",
+            min=1,
+        ),
+    ] = None,
+    poll_seconds: Annotated[
+        float,
+        typer.Option(
+            "--poll-seconds",
+            help="Wait between claims when nothing is claimable, in seconds (above 0, at most 3600). On "
+            "PostgreSQL new work wakes the worker at once, and this is only the fallback for an expired lease, "
+            "a retry time or a missed notification: raise it (say to 5) to cut idle queries.",
+            callback=_check_poll_seconds,
+        ),
+    ] = 0.2,
     worker_id: Annotated[str | None, typer.Option("--worker-id", help="Lease owner name.")] = None,
     retention_seconds: Annotated[
         float,
@@ -80,6 +109,7 @@ def worker_cmd(
             lease_seconds=lease_seconds,
             heartbeat_seconds=heartbeat_seconds,
             concurrency=concurrency,
+            poll_seconds=poll_seconds,
             retention_seconds=retention_seconds or None,
         )
         try:

@@ -47,12 +47,16 @@ def open_store(location: Store | str | os.PathLike[str], **options: Any) -> Stor
 
     Args:
         location: A store (returned unchanged), ``"memory:"``, ``"sqlite:///path/to/db"``, a plain file
-            path, or a ``postgresql://`` URL.
-        **options: Backend options, e.g. ``durability="full"`` for SQLite.
+            path, or a ``postgresql://`` URL. A PostgreSQL URL may name the store's schema in a ``schema``
+            query parameter (``postgresql://user@host/db?schema=team_a``): it is taken out of the URL
+            before the driver sees it and passed as ``schema=``.
+        **options: Backend options, e.g. ``durability="full"`` for SQLite, ``schema="team_a"`` for
+            PostgreSQL.
 
     Raises:
         MissingExtraError: a PostgreSQL URL without the ``postgres`` extra installed.
-        StoreError: the database cannot be opened.
+        StoreError: the database cannot be opened, or the URL's schema is not a lower-case identifier.
+        ValueError: the URL names more than one schema, or one other than the ``schema`` option.
     """
     if isinstance(location, Store):
         return location
@@ -66,8 +70,38 @@ def open_store(location: Store | str | os.PathLike[str], **options: Any) -> Stor
             from ..errors import MissingExtraError
 
             raise MissingExtraError("psycopg", "postgres") from exc
+        text, schema = _url_schema(text)
+        if schema is not None:
+            if options.get("schema", schema) != schema:
+                raise ValueError(f"the URL names schema {schema!r} and schema= {options['schema']!r}")
+            options = {**options, "schema": schema}
         store: Store = PostgresStore(text, **options)
         return store
     if text.startswith("sqlite:///"):
         text = text[len("sqlite:///") :]
     return SQLiteStore(text, **options)
+
+
+def _url_schema(url: str) -> tuple[str, str | None]:
+    """``url`` without its ``schema`` query parameter, and that parameter's (percent-decoded) value or
+    None. The other parameters are kept byte for byte (libpq reads them)."""
+    from urllib.parse import unquote
+
+    base, mark, rest = url.partition("?")
+    if not mark:
+        return url, None
+    query, hash_mark, fragment = rest.partition("#")
+    kept: list[str] = []
+    schemas: list[str] = []
+    for part in query.split("&"):
+        key, _eq, value = part.partition("=")
+        if unquote(key) == "schema":
+            schemas.append(unquote(value))
+        else:
+            kept.append(part)
+    if not schemas:
+        return url, None
+    if len(schemas) > 1:
+        raise ValueError(f"the URL names more than one schema: {', '.join(map(repr, schemas))}")
+    query = "&".join(kept)
+    return base + ("?" + query if query else "") + hash_mark + fragment, schemas[0]
