@@ -526,7 +526,6 @@ def _loop_repairs(work: list[Work], turn: Sequence[str], records: frozenset[str]
     return out
 
 
-
 def compile_context(
     view: MessageView,
     strategy: Strategy,
