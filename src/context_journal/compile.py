@@ -75,7 +75,7 @@ from .errors import ContextJournalError
 from .strategies.base import Budget, RawSpan, Selection, Strategy
 from .tokens import Calibration, TokenCounter, check_token_count
 from .validate import InvalidContextError, validate_turns
-from .views import MessageView, SliceView, running_turn_start, sendable_thinking
+from .views import MessageView, SliceView, ViewEntry, running_turn_start, sendable_thinking
 from .viz.trace import MapTrace, trace_compile
 
 __all__ = [
@@ -451,12 +451,20 @@ def _content_blocks(content: str | Sequence[Mapping[str, Any]]) -> list[Block]:
     return blocks_to_dicts(parse_content(content))
 
 
-def _has_bulky(view: MessageView, avail: int, over: int) -> bool:
+def _has_bulky(view: MessageView, avail: int, over: int, media: Callable[[ViewEntry], bool] | None = None) -> bool:
     """Whether a message of the newest run that fits ``avail`` tokens, or the one before it (which did not
-    fit), is over ``over`` tokens: if none is, the overflow reductions change no size a selection within
-    ``avail`` can reach, and the strategy need not select again (most compiles of a long chat)."""
+    fit), is over ``over`` tokens, or (with ``media``) is older than the newest message and holds an image
+    or a document (``media`` says which): if none is, the overflow reductions change no size a selection
+    within ``avail`` can reach, and the strategy need not select again (most compiles of a long chat).
+    Older images give way whatever their size, so one at or under ``over`` counts too (else a budget whose
+    share equals an image's size priced it raw and dropped the messages before it)."""
     start = max(0, view.suffix_start(avail) - 1)
-    return any(e.tokens > over for k in range(start, len(view), 512) for e in view.entries(k, k + 512))
+    last = len(view) - 1
+    return any(
+        e.tokens > over or (media is not None and e.position < last and media(e))
+        for k in range(start, len(view), 512)
+        for e in view.entries(k, k + 512)
+    )
 
 
 def _raw_over(view: MessageView, selection: Selection, avail: int) -> bool:
@@ -811,6 +819,19 @@ def _compile_context(
             out = _loop_repairs(out, turn, records, q, whole)
         return out
 
+    def holds_media(e: ViewEntry) -> bool:
+        """Whether the message holds an image or a document (in a tool result too: read only for those)."""
+        if "image" in e.kinds or "document" in e.kinds:
+            return True
+        if "tool_result" not in e.kinds:
+            return False
+        blocks = cache.base(e, lambda: body.message(e.position))[0]
+        return any(
+            isinstance(b.get("content"), list) and any(c.get("type") in ("image", "document") for c in b["content"])
+            for b in blocks
+            if b.get("type") == "tool_result"
+        )
+
     def choose(at: int) -> Selection:
         """The strategy's selection within ``at`` tokens, with the running loop's opening."""
         stats["selects"] += 1
@@ -903,7 +924,7 @@ def _compile_context(
         if (
             oversized is not None
             and (selection.omitted or _raw_over(chooser, selection, avail))
-            and _has_bulky(chooser, avail, oversized.over)
+            and _has_bulky(chooser, avail, oversized.over, holds_media)
         ):
             # Older images give way too, whatever their size (one crossing a size threshold as the budget
             # grows would push whole messages out: review of the overflow reductions); the newest
