@@ -11,7 +11,7 @@ import threading
 from collections.abc import Awaitable, Callable
 from typing import ParamSpec, TypeVar
 
-from .errors import StoreError
+from .errors import StoreClosedError, StoreError
 from .stores import Store
 
 __all__ = ["StoreThread", "acquire_thread", "release_thread"]
@@ -76,6 +76,10 @@ class StoreThread:
             return await asyncio.wrap_future(future)
         except asyncio.CancelledError:
             cancelled.set()
+            task = asyncio.current_task()
+            if self._stopping and future.cancelled() and (task is None or not task.cancelling()):
+                # Not this caller's cancellation: stop() ended the call (its store was closed under it).
+                raise StoreClosedError("the store was closed while this call was under way") from None
             raise
 
     async def call(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
@@ -87,9 +91,10 @@ class StoreThread:
         return await self.run(job)
 
     def stop(self) -> None:
-        """Take no more calls, let the ones under way finish (a summary call awaiting its model runs to its
-        end, and meets a closed store if its manager was closed meanwhile: its caller gets that error,
-        never a wait that does not end), then end the loop and the thread. Returns at once."""
+        """Take no more calls, cancel the ones still under way (a summary call awaiting its model: its
+        caller gets :class:`~context_journal.errors.StoreClosedError`, never a wait that does not end),
+        then end the loop and the thread. Returns at once. (Synchronous calls run to their end first: the
+        loop runs one at a time, and this is queued after them.)"""
         if self._stopping or self._loop.is_closed():
             return
         self._stopping = True
@@ -97,6 +102,8 @@ class StoreThread:
         async def shutdown() -> None:
             me = asyncio.current_task()
             others = [t for t in asyncio.all_tasks() if t is not me]
+            for task in others:
+                task.cancel()
             if others:
                 await asyncio.gather(*others, return_exceptions=True)
             self._loop.stop()

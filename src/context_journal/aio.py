@@ -147,7 +147,9 @@ class AsyncContextManager:
         return cls(manager, acquire_thread(manager.store))
 
     async def aclose(self) -> None:
-        """Close the manager (and its store when it opened it) after the calls queued before. Idempotent."""
+        """Close the manager (and its store when it opened it) after the calls queued before; a summary call
+        still awaiting its model (``tick``/``drain``) is cancelled and its caller gets
+        :class:`~context_journal.errors.StoreClosedError` (the work stays pending). Idempotent."""
         if self._closed:
             return
         self._closed = True

@@ -149,11 +149,17 @@ class TokenizerUnavailableError(ContextJournalError, LookupError):
         self.path = path
         self.expected_sha256 = expected_sha256
         self.actual_sha256 = actual_sha256
-        text = (
-            f"no offline rank file for tiktoken encoding {encoding!r}; pass rank_file=PATH, install the "
-            "'tiktoken' extra (quicktok-v1 bundles the ranks), or set TIKTOKEN_CACHE_DIR to a folder holding "
-            "the cached file"
-        )
+        if path is not None:  # a file was found or given: say what is wrong with it first
+            text = (
+                f"the rank file {path} cannot be used for tiktoken encoding {encoding!r}; pass the published "
+                "file, install the 'tiktoken' extra (quicktok-v1 bundles the ranks), or set TIKTOKEN_CACHE_DIR"
+            )
+        else:
+            text = (
+                f"no offline rank file for tiktoken encoding {encoding!r}; pass rank_file=PATH, install the "
+                "'tiktoken' extra (quicktok-v1 bundles the ranks), or set TIKTOKEN_CACHE_DIR to a folder holding "
+                "the cached file"
+            )
         super().__init__(f"{text} ({detail})" if detail else text)
 
 

@@ -310,6 +310,9 @@ MAX_CONCURRENCY = 256
 MAX_SECONDS = 86_400
 """Longest lease, in seconds (a day)."""
 
+MIN_POLL_SECONDS = 0.01
+"""Shortest ``poll_seconds`` (an idle worker polling every nanosecond used a whole core: issue 17 review)."""
+
 LISTEN_RETRY_SECONDS = 30.0
 """Wait before a worker whose notification connection failed opens a new one (it polls meanwhile)."""
 
@@ -338,8 +341,8 @@ class CompressionWorker:
             on a connection of the worker's own while it runs); False always polls.
 
     Raises:
-        ValueError: ``lease_seconds`` outside 0..:data:`MAX_SECONDS` or ``poll_seconds`` outside 0..3600
-            (0 excluded), ``concurrency`` outside 1..:data:`MAX_CONCURRENCY`, or ``heartbeat_seconds``
+        ValueError: ``lease_seconds`` outside 0..:data:`MAX_SECONDS` (0 excluded) or ``poll_seconds`` outside
+            :data:`MIN_POLL_SECONDS`..3600, ``concurrency`` outside 1..:data:`MAX_CONCURRENCY`, or ``heartbeat_seconds``
             negative or not below ``lease_seconds``.
         TypeError: the store has no work queue, or a ``bool`` or non-number where a number belongs.
         StoreError: the store cannot be opened.
@@ -364,6 +367,8 @@ class CompressionWorker:
                 raise TypeError(f"{name} must be a number of seconds, got {value!r}")
             if not 0 < value <= top:  # nan fails this too
                 raise ValueError(f"{name} must be above 0 and at most {top:,} seconds, got {value!r}")
+        if poll_seconds < MIN_POLL_SECONDS:  # a tighter poll spins a core (and a PostgreSQL server) for nothing
+            raise ValueError(f"poll_seconds must be at least {MIN_POLL_SECONDS} seconds, got {poll_seconds!r}")
         if isinstance(concurrency, bool) or not isinstance(concurrency, int):
             raise TypeError(f"concurrency must be an integer, got {concurrency!r}")
         if not 1 <= concurrency <= MAX_CONCURRENCY:  # one task each: 10**9 of them never started

@@ -378,10 +378,10 @@ def test_worker_poll_seconds_reaches_the_worker_and_is_validated_like_it(
     assert seen == [5.0] and json.loads(res.stdout)["claims"] == 0
     res = runner.invoke(app, ["worker", "--store", str(db), "--until-idle", "--json"])
     assert res.exit_code == 0 and seen == [5.0, 0.2]  # the Python default
-    for bad in ("0", "-1", "nan", "3600.5"):
+    for bad in ("0", "-1", "nan", "3600.5", "1e-9", "0.009"):
         res = runner.invoke(app, ["worker", "--store", str(db), "--until-idle", "--poll-seconds", bad])
         assert res.exit_code == 2, (bad, res.output)
-        assert "must be above 0 and at most 3,600 seconds" in _plain(res.output), bad
+        assert "must be at least 0.01 and at most 3,600 seconds" in _plain(res.output), bad
     assert seen == [5.0, 0.2]
     help_text = _plain(runner.invoke(app, ["worker", "--help"]).output)
     assert "--poll-seconds" in help_text and "Stop after this many queue claims" in help_text

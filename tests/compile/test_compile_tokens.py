@@ -171,8 +171,10 @@ def test_a_rank_file_that_is_not_the_published_one_is_refused_naming_it(
 
     cut = tmp_path / "cut.tiktoken"
     cut.write_bytes(full[:1000])  # cut inside a line: was tiktoken's ValueError "Error parsing line"
-    with pytest.raises(TokenizerUnavailableError, match=r"cut\.tiktoken"):
+    with pytest.raises(TokenizerUnavailableError, match=r"cut\.tiktoken") as cut_error:
         TiktokenCounter("cl100k_base", rank_file=cut)
+    # The headline names the file given (it said "no offline rank file ... pass rank_file=": a review).
+    assert str(cut_error.value).startswith(f"the rank file {cut} cannot be used for tiktoken encoding 'cl100k_base'")
 
     foreign = tmp_path / "o200k_base.tiktoken"
     foreign.write_bytes(_rank_file_bytes("o200k_base"))

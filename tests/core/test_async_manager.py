@@ -361,3 +361,24 @@ def test_run_awaits_a_coroutine_function_on_the_store_thread() -> None:
 
     (n, thread), stats = asyncio.run(main())
     assert n == 1 and thread.startswith("context-journal-store-") and stats.calls == 0
+
+
+def test_closing_ends_a_summary_call_whose_model_never_answers(tmp_path: Path) -> None:
+    """Second review of issue 17: aclose() left a tick pending for as long as its provider did not answer."""
+
+    async def never(request: Any) -> str:
+        await asyncio.Event().wait()
+        return "unreachable"
+
+    async def main() -> BaseException | None:
+        silent = ScriptedProvider(default=never)
+        cm = await AsyncContextManager.open(tmp_path / "n.db", strategy="autobiographical", summarizer=silent)
+        await cm.add_messages([_line(i, "words " * 60) for i in range(200)])
+        tick = asyncio.create_task(cm.tick())
+        await asyncio.sleep(0.1)
+        await cm.aclose()
+        done, _ = await asyncio.wait({tick}, timeout=5)
+        assert done, "the tick never ended"
+        return tick.exception()
+
+    assert isinstance(asyncio.run(main()), StoreClosedError)

@@ -8,7 +8,7 @@ import typer
 from rich.markup import escape
 
 from ..llm.provider import Provider
-from ..workers import MAX_CONCURRENCY, MAX_SECONDS, CompressionWorker
+from ..workers import MAX_CONCURRENCY, MAX_SECONDS, MIN_POLL_SECONDS, CompressionWorker
 from ._app import app, console, existing_store, fail_on_library_errors, print_json
 
 PROVIDERS = ("offline", "anthropic", "openai")
@@ -31,9 +31,11 @@ def _provider(name: str, model: str | None) -> Provider:
 
 
 def _check_poll_seconds(value: float) -> float:
-    """``--poll-seconds`` as :class:`CompressionWorker` takes it: above 0, at most 3600 (nan refused)."""
-    if not 0 < value <= MAX_POLL_SECONDS:
-        raise typer.BadParameter(f"must be above 0 and at most {MAX_POLL_SECONDS:,} seconds, got {value!r}")
+    """``--poll-seconds`` as :class:`CompressionWorker` takes it: 0.01 to 3600 (nan refused)."""
+    if not MIN_POLL_SECONDS <= value <= MAX_POLL_SECONDS:
+        raise typer.BadParameter(
+            f"must be at least {MIN_POLL_SECONDS} and at most {MAX_POLL_SECONDS:,} seconds, got {value!r}"
+        )
     return value
 
 
