@@ -107,7 +107,8 @@ def _per_class(
     namespace also calibrated on Hindi was priced at the mix's 2.07x, filling half its budget; a Hindi
     one would go over). The first compile used the overall factor; its content's own factor (the class
     factors over its mix) is the next compile's, until the class-by-class total fits the budget (three
-    compiles at most; the one that fits with the most tokens is kept, the first if none fits)."""
+    compiles, then one at the dearest class's factor if none fitted; the one that fits with the most
+    tokens is kept, the first if none fits)."""
     best: tuple[CompileResult, Selection] | None = None
     current = result, selection
     factor = calibration.factor
@@ -131,6 +132,19 @@ def _per_class(
             current = run(dataclasses.replace(calibration, factor=factor))
         except OverBudgetError:
             break
+    if best is None:
+        # None fitted (each smaller compile held more of the dearer class): price at the dearest class's
+        # factor, an upper bound of any mix's own factor, so the content fits class by class.
+        top = max([*calibration.classes.values(), calibration.unreported_factor, calibration.factor])
+        try:
+            compiled, chosen = run(dataclasses.replace(calibration, factor=top))
+        except OverBudgetError:
+            return result, selection
+        mix = _compiled_mix(compiled, counter)
+        own = calibration.apply_mix(mix) / max(1, sum(mix.values())) if mix else top
+        provider = math.ceil(compiled.estimated_tokens * own - 1e-9)
+        if provider <= compiled.budget:
+            best = dataclasses.replace(compiled, tokens=provider, calibration=own), chosen
     return best if best is not None else (result, selection)
 
 
