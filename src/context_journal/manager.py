@@ -17,7 +17,7 @@ import time
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from ._names import clip_repr, name_problem
 from .branching import BranchingMixin, StrategyInitError
@@ -35,7 +35,7 @@ from .compression import CompressionDriver, CompressionStats, DrainProgress, Dra
 from .content import ContentInput, resolve_media, validate_content
 from .errors import MalformedContentError, MessageNotFoundError, RedactionError, ViewFilterError
 from .llm import OfflineSummarizer, Provider, ToolDefinition, run_sync
-from .messages import Message, MessageInput, MessageStore, to_timestamp
+from .messages import Message, MessageInput, MessageStore, WriteHook, to_timestamp
 from .namespaces import NAMESPACE_MARK, namespace_is_isolated
 from .readers import (
     ReaderConflictError,
@@ -57,8 +57,10 @@ from .render_stats import Shape, shape_of
 from .retention import set_retention
 from .state.host import WorkingStateMixin
 from .stores import ROOT_BRANCH, Store, open_store
+from .stores.base import Transaction
 from .strategies import PassthroughStrategy, PendingWork, Selection, Strategy, StrategyContext, Summary
 from .strategies.autobiographical import SYSTEM_STATE, TOOLS_STATE
+from .strategies.autobiographical.records import StaleMark, slot_for
 from .strategies.base import BaseStrategy
 from .strategies.newest import NEWEST_STATE, NewestStrategy, newest_ids
 from .strategies.pinned import PINS_STATE, PinnedStrategy, pinned_ids
@@ -611,7 +613,13 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
                 )
                 if reader is not None:
                     content = keep_hidden(current.content_dicts(), new, reader)
-        sequence = self._messages.edit(message_id, content=content, metadata=metadata, participant=participant)
+        sequence = self._messages.edit(
+            message_id,
+            content=content,
+            metadata=metadata,
+            participant=participant,
+            then=self._stale_hook(message_id, "edit"),
+        )
         self._claim_if_pending()
         return sequence
 
@@ -636,12 +644,24 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             if len(hidden) == len(blocks):
                 raise MessageNotFoundError(message_id, f"no block of it is for reader {reader!r}")
             if hidden:
-                sequence = self._messages.edit(message_id, content=hidden)
+                sequence = self._messages.edit(message_id, content=hidden, then=self._stale_hook(message_id, "edit"))
                 self._claim_if_pending()
                 return sequence
-        sequence = self._messages.remove(message_id)
+        sequence = self._messages.remove(message_id, then=self._stale_hook(message_id, "remove"))
         self._claim_if_pending()
         return sequence
+
+    def _stale_hook(self, message_id: str, op: Literal["edit", "remove"]) -> WriteHook:
+        """The stale mark an edit or a removal writes with itself (:class:`~.strategies.autobiographical.records.
+        StaleMark`): summaries that read the message before the change stop standing for it, on this branch,
+        and compression writes them again. A tombstone or an edit is not an erasure (see :meth:`redact`)."""
+        branch_id, slot = self._branch.id, slot_for(self._namespace)
+
+        def write(tx: Transaction, sequence: int, created: int) -> None:
+            mark = StaleMark(message_id, created, sequence, op)
+            tx.append(branch_id, slot, mark.item, mark.to_body())
+
+        return write
 
     # ---- erasure (issue 19) -----------------------------------------------------------------------
 

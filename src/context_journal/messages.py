@@ -44,7 +44,11 @@ from .stores.base import Op, Record, Store, Transaction
 from .stores.fulltext import index_documents
 from .tokens import TokenCounter
 
-__all__ = ["Message", "MessageInput", "MessageStore", "count_visible", "new_message_id", "to_timestamp"]
+__all__ = ["Message", "MessageInput", "MessageStore", "WriteHook", "count_visible", "new_message_id", "to_timestamp"]
+
+WriteHook = Callable[[Transaction, int, int], None]
+"""Called inside an edit's or a removal's transaction with ``(transaction, new sequence, the message's created
+sequence)``: records written there commit with the change or not at all."""
 
 
 class Message(BaseModel):
@@ -531,8 +535,12 @@ class MessageStore:
         content: ContentInput | None = None,
         metadata: Mapping[str, Any] | None = None,
         participant: str | None = None,
+        then: WriteHook | None = None,
     ) -> int:
         """Write a new version of a message; fields left as None keep their value. Returns its sequence.
+
+        ``then(tx, sequence, created_sequence)`` runs inside the write's transaction (records that must
+        commit with the change, or not at all).
 
         Raises:
             MessageNotFoundError: no visible message has the id.
@@ -557,11 +565,15 @@ class MessageStore:
                 if pos is None or not self._index.item(pos).live:
                     raise MessageNotFoundError(message_id)
                 self._check_neighbours(pos, (body["participant"], body["content"]))
+                if then is not None:
+                    then(tx, seq, self._index.item(pos).created_seq)
                 self._stage(tx, [(seq, message_id, Op.EDIT, stored)])
             return seq
 
-    def remove(self, message_id: str) -> int:
+    def remove(self, message_id: str, then: WriteHook | None = None) -> int:
         """Write a tombstone; the message leaves the view, its versions stay readable. Returns its sequence.
+
+        ``then`` runs inside the write's transaction, as for :meth:`edit`.
 
         Raises:
             MessageNotFoundError: no visible message has the id.
@@ -574,6 +586,8 @@ class MessageStore:
                 if pos is None or not self._index.item(pos).live:
                     raise MessageNotFoundError(message_id)
                 self._check_neighbours(pos, None)
+                if then is not None:
+                    then(tx, seq, self._index.item(pos).created_seq)
                 self._stage(tx, [(seq, message_id, Op.REMOVE, None)])
             return seq
 

@@ -48,6 +48,7 @@ from .state.checkpoint import LEDGER_SLOT
 from .stores.base import ROOT_BRANCH, BranchInfo, Op, Record, Store
 from .stores.fulltext import SUMMARY_SLOT_PREFIX
 from .stores.redaction import REDACTION_SLOT, check_reason, is_redacted, redact_records, redacted_body, stub_for
+from .strategies.autobiographical.records import StaleMark
 
 __all__ = [
     "REDACTION_SLOT",
@@ -311,6 +312,21 @@ def redact_messages(
                 placeholders=tuple(placeholders),
             )
             sequence = tx.append(root, REDACTION_SLOT, mid, redaction.to_body(), Op.STATE)
+            # A stale mark on each branch that sees an erased summary: a handle that folded it before (another
+            # process, a manager on a fork) retires it at its next refresh instead of compiling its text.
+            targets = {
+                (rec.slot, branch.id)
+                for rec, seqs in derived
+                if rec.slot.startswith(SUMMARY_SLOT_PREFIX) and created[mid] in seqs
+                for branch in _branches_seeing(store, rec.branch_id, rec.seq)
+            }
+            for name, branch_id in sorted(targets):
+                # Changed as of the message's newest record on that branch (the stub just written, or its
+                # tombstone): the sequence a view of the branch reaches, so what is summarised again is kept.
+                seen = store.read_slot(slot, branch_id, item=mid)
+                if seen:
+                    mark = StaleMark(mid, created[mid], seen[-1].seq, "redact")
+                    tx.append(branch_id, name, f"{mark.item}/{mid}", mark.to_body())
             pending.append(replace(redaction, sequence=sequence))
     notes = tuple(store.scrub()) if pending else ()
     for redaction in pending:

@@ -346,6 +346,37 @@ def test_middleware_edits_a_message_replaced_under_the_same_id() -> None:
     assert stored.sequence > stored.created_sequence  # a new version of the same message
 
 
+def test_middleware_replacement_reaches_no_summary_with_a_summarising_strategy() -> None:
+    """Issue 17 review: a summary written before the app replaced a message still carried the card number to
+    the model. The edit retires the summaries that read it; the chunk is shown as it is now, then summarised
+    again."""
+    from context_journal.strategies import AutobiographicalStrategy
+
+    small = {"head_window_tokens": 60, "recent_window_tokens": 120, "target_chunk_tokens": 100}
+    history = JournalChatMessageHistory("card-summarised", strategy=AutobiographicalStrategy(**small))
+    talk = [
+        (HumanMessage if k % 2 == 0 else AIMessage)(
+            f"turn {k}: the garden, the river walk and the tomatoes.", id=f"t{k}"
+        )
+        for k in range(30)
+    ]
+    talk[9] = HumanMessage("my card is 4111 1111 1111 1111, card card card", id="t9")
+    history.add_messages(talk)
+    cm = history.manager
+    cm.drain()
+    assert any("4111" in s.text for s in cm.get_summaries_in_range("t9", "t9"))  # a summary holds it
+    model = ScriptedToolModel(messages=iter([AIMessage("noted", id="r1")]))
+    agent = create_agent(model, tools=[], middleware=[JournalMiddleware(history, max_tokens=500)])
+    state = [*talk[:9], HumanMessage("my card is [REDACTED]", id="t9"), *talk[10:], HumanMessage("hi", id="q")]
+    agent.invoke({"messages": state})
+    sent = " ".join(str(m.content) for m in model.seen[-1])
+    assert "4111" not in sent
+    assert not any("4111" in s.text for s in cm.get_summaries_in_range("t0", "q"))
+    cm.drain()
+    assert not any("4111" in s.text for s in cm.get_summaries_in_range("t0", "q"))
+    assert "4111" not in str(cm.compile(500).to_dict())
+
+
 class RemoveFirst(AgentMiddleware):
     """Removes the oldest message with ``RemoveMessage`` once the state holds more than four."""
 

@@ -379,11 +379,12 @@ class JournalMiddleware(AgentMiddleware):  # type: ignore[misc,unused-ignore]
 
     The state is the truth: a message the app removed from the state (trimming, ``RemoveMessage``, the
     summarization middleware replacing old messages by a summary) is removed from the journal (a
-    tombstone: the history keeps it readable as of earlier sequences) and never reaches the model again
-    as a message; a message replaced under the same id (a redacted copy) is edited in the journal, and the
-    model sees the new content. A summary written before the removal (a summarising strategy) still holds
-    what it summarised: a tombstone or an edit is not an erasure; ``manager.redact(message_id, ...)`` erases
-    the message and makes compression rewrite the summaries covering it. So the state handed to each
+    tombstone: the history keeps it readable as of earlier sequences) and never reaches the model again;
+    a message replaced under the same id (a redacted copy) is edited in the journal, and the model sees
+    the new content. With a summarising strategy the summaries that read the old text are retired by the
+    change and written again (:class:`~context_journal.strategies.autobiographical.records.StaleMark`). A
+    tombstone or an edit is not an erasure: ``manager.redact(message_id, ...)`` erases the old text from
+    the journal too. So the state handed to each
     ``invoke`` must hold the whole conversation (the previous state's messages plus the new ones, or a
     checkpointer's thread): a state holding only the new message removes the rest from the model's view.
 

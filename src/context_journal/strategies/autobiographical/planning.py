@@ -212,6 +212,7 @@ def store_summary(
     meta = request.metadata
     digest = meta.get("request_hash")
     read_seq = int(meta.get("read_sequence", 0))
+    as_of = int(meta.get("as_of", read_seq))
     now = time.time()
     participant = cfg.summary_participant
     if item.kind == "merge":
@@ -236,6 +237,7 @@ def store_summary(
             read_sequence=max([read_seq, *(s.read_sequence for s in srcs)]),
             truncated=cut,
             kind="merge",
+            as_of=as_of,
             **_usage(result),
         )
         return [(f"summary/{summary.id}", summary.to_body())]
@@ -257,6 +259,7 @@ def store_summary(
             result.output_tokens,
             digest,
             read_seq,
+            as_of,
         )
         records.append((part.item, part.to_body()))
         done = dict(log.parts.get(cid, {}))
@@ -268,6 +271,9 @@ def store_summary(
         usage["input_tokens"] = sum(p.input_tokens or 0 for p in pieces) or None
         usage["output_tokens"] = sum(p.output_tokens or 0 for p in pieces) or None
         read_seq = max(p.read_sequence for p in pieces)
+        # Each part the log keeps is fresh for its own range (a stale mark retires the one it touches),
+        # so the whole is as fresh as the newest part read.
+        as_of = max(p.read_bound for p in pieces)
     target = strategy.chunk_target(chunk)
     body, cut = strategy.cap_text(text, 1, target)
     summary = Summary(
@@ -287,6 +293,7 @@ def store_summary(
         phase=chunk.phase,
         truncated=cut,
         kind="chunk",
+        as_of=as_of,
         **usage,
     )
     records.append((f"summary/{summary.id}", summary.to_body()))

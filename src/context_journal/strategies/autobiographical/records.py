@@ -14,6 +14,7 @@ item                        what it holds
 ``attempt/<work key>``      failures of a work item (count, last error, when to retry)
 ``hold/<message id>``       a compression hold (``active`` true or false; newest version wins)
 ``head/<message id>``       a head reset: the head window starts at that (transition) message
+``stale/<sequence>``        a message edited or removed at that sequence (:class:`StaleMark`)
 ==========================  ==================================================================
 
 Ids are deterministic (a hash of what the record stands for), so two workers closing the same chunk
@@ -35,6 +36,7 @@ __all__ = [
     "ChunkRecord",
     "HeadMark",
     "PartRecord",
+    "StaleMark",
     "Summary",
     "chunk_id",
     "merge_id",
@@ -159,6 +161,9 @@ class Summary:
         input_tokens: Input tokens the provider counted for it (all parts), or None.
         output_tokens: Output tokens the provider counted, or None.
         read_sequence: Newest message-version sequence its request read.
+        as_of: Newest store sequence the message index showed when its request was read (None for a
+            summary written before this was recorded: :attr:`read_bound` falls back to ``read_sequence``).
+            A :class:`StaleMark` newer than this, inside its range, retires it.
         phase: The chunk's phase (knowledge strategy), or None.
         truncated: True when the answer was longer than the level's cap and was cut.
         kind: ``"chunk"`` (level 1) or ``"merge"``.
@@ -184,6 +189,12 @@ class Summary:
     phase: str | None = None
     truncated: bool = False
     kind: Literal["chunk", "merge"] = "chunk"
+    as_of: int | None = None
+
+    @property
+    def read_bound(self) -> int:
+        """The store sequence its text is known to reflect: ``as_of``, else ``read_sequence``."""
+        return self.read_sequence if self.as_of is None else self.as_of
 
     @property
     def source_range(self) -> tuple[str, str]:
@@ -217,6 +228,7 @@ class Summary:
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
             "read_sequence": self.read_sequence,
+            "as_of": self.as_of,
             "phase": self.phase,
             "truncated": self.truncated,
         }
@@ -248,6 +260,7 @@ class Summary:
             phase=body.get("phase"),
             truncated=bool(body.get("truncated", False)),
             kind=kind,
+            as_of=opt_int("as_of"),
         )
 
 
@@ -265,6 +278,8 @@ class PartRecord:
         output_tokens: Output tokens counted by the provider, or None.
         request_hash: Hash of its request.
         read_sequence: Newest message-version sequence its request read.
+        as_of: Newest store sequence the message index showed when its request was read (None: not
+            recorded; :attr:`read_bound` falls back to ``read_sequence``).
     """
 
     chunk_id: str
@@ -276,10 +291,16 @@ class PartRecord:
     output_tokens: int | None = None
     request_hash: str | None = None
     read_sequence: int = 0
+    as_of: int | None = None
 
     @property
     def item(self) -> str:
         return f"part/{self.chunk_id}/{self.first_seq}-{self.last_seq}"
+
+    @property
+    def read_bound(self) -> int:
+        """The store sequence its text is known to reflect: ``as_of``, else ``read_sequence``."""
+        return self.read_sequence if self.as_of is None else self.as_of
 
     def to_body(self) -> dict[str, Any]:
         return {
@@ -293,6 +314,7 @@ class PartRecord:
             "output_tokens": self.output_tokens,
             "request_hash": self.request_hash,
             "read_sequence": self.read_sequence,
+            "as_of": self.as_of,
         }
 
     @classmethod
@@ -307,7 +329,54 @@ class PartRecord:
             output_tokens=body.get("output_tokens"),
             request_hash=body.get("request_hash"),
             read_sequence=int(body.get("read_sequence", 0)),
+            as_of=None if body.get("as_of") is None else int(body["as_of"]),
         )
+
+
+@dataclass(frozen=True)
+class StaleMark:
+    """A message of the namespace was edited or removed (a tombstone) after summaries may have read it.
+
+    Written by :meth:`~context_journal.manager.ContextManager.edit_message` and
+    :meth:`~context_journal.manager.ContextManager.remove_message` in the transaction of the change, on
+    the branch of the change. When the log is folded, every summary and summary part whose range holds
+    ``created_seq`` and whose :attr:`Summary.read_bound` is older than ``changed_seq`` is retired (a
+    merge above a retired summary with it), and one arriving later with such a bound is ignored: the
+    chunk counts as unsummarised, a compile shows its messages as they are now, and compression writes
+    its summary again. Nothing is erased: the retired records stay in the journal (time travel reads
+    them); :func:`~context_journal.redaction.redact_messages` is the erasure.
+
+    Attributes:
+        message_id: The message changed.
+        created_seq: Its created sequence (the store sequence of its first version).
+        changed_seq: Store sequence of the new version or the tombstone.
+        op: ``"edit"``, ``"remove"``, or ``"redact"`` (written by a redaction beside each summary it
+            erased, so a handle that folded the summary before retires it at its next refresh).
+    """
+
+    message_id: str
+    created_seq: int
+    changed_seq: int
+    op: Literal["edit", "remove", "redact"] = "edit"
+
+    @property
+    def item(self) -> str:
+        return f"stale/{self.changed_seq}"
+
+    def to_body(self) -> dict[str, Any]:
+        return {
+            "type": "stale",
+            "message_id": self.message_id,
+            "created_seq": self.created_seq,
+            "changed_seq": self.changed_seq,
+            "op": self.op,
+        }
+
+    @classmethod
+    def from_body(cls, body: Mapping[str, Any]) -> StaleMark:
+        raw = body.get("op")
+        op: Literal["edit", "remove", "redact"] = raw if raw in ("remove", "redact") else "edit"
+        return cls(str(body["message_id"]), int(body["created_seq"]), int(body["changed_seq"]), op)
 
 
 @dataclass(frozen=True)

@@ -181,6 +181,7 @@ def render_request(
     pair_cost: Callable[[Summary], int],
     read_sequence: int,
     namespace: str = "default",
+    as_of: int | None = None,
 ) -> SummaryRequest:
     """Render ``plan`` into a provider-valid :class:`SummaryRequest` (see the module docstring).
 
@@ -196,6 +197,8 @@ def render_request(
         pair_cost: Tokens of a summary's recall pair.
         read_sequence: Newest message-version sequence the request reads (recorded with the result).
         namespace: For the compile id.
+        as_of: Newest store sequence the view showed when the request was read (recorded with the
+            result: a message edited or removed after it makes the result stale).
 
     Raises:
         OverBudgetError: the system prompt, tools and instruction alone exceed the summarizer's window.
@@ -287,6 +290,7 @@ def render_request(
         "tools": tools,
         "request_hash": digest,
         "read_sequence": read_sequence,
+        "as_of": read_sequence if as_of is None else as_of,
         "estimated_input_tokens": result.estimated_tokens + tools_tokens,
     }
     return SummaryRequest(plan.key, system_text or None, tuple(messages), output, metadata)

@@ -9,7 +9,13 @@ writing the same thing agree):
 * an L1 summary is kept only for a known chunk that has none yet;
 * a merge is kept only when its sources are adjacent unmerged summaries of the level below, in order;
   it then becomes their parent;
-* the newest version of an attempt, hold or head mark wins.
+* the newest version of an attempt, hold or head mark wins;
+* a stale mark (a message edited or removed, :class:`~.records.StaleMark`) retires the summary part
+  and the level-1 summary holding that message when their text is older than the change (their
+  :attr:`~.records.Summary.read_bound`), and every merge above that summary: the chunk counts as
+  unsummarised again and the merged neighbours become roots again; a summary or part arriving later
+  whose range holds a message changed after its text was read is ignored. So a compile never shows
+  a summary of what a message no longer says, while the journal keeps every record.
 
 The **roots** are what a compile starts from: the unmerged summaries and the chunks still without a
 summary, in conversation order (by created sequence); every chunk is under exactly one root.
@@ -25,7 +31,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from ...stores.base import Op, Record
-from .records import Attempt, ChunkRecord, HeadMark, PartRecord, Summary, slot_for
+from .records import Attempt, ChunkRecord, HeadMark, PartRecord, StaleMark, Summary, slot_for
 
 if TYPE_CHECKING:
     from ...stores.base import Store
@@ -90,6 +96,11 @@ class CompressionLog:
         self.hold_expiry: dict[str, float] = {}  # message id -> epoch seconds its hold ends (timed holds)
         self.heads: list[HeadMark] = []
         self.items: set[str] = set()
+        self._changed: dict[int, int] = {}  # created sequence of a message edited or removed -> newest change
+        self._changed_keys: list[int] = []  # the same created sequences, sorted
+        self.retired = 0
+        """How many summaries and parts stale marks retired so far (a retired summary's id may come back
+        with new text: caches keyed by summary id check the text)."""
         self._loaded_inherit = False
 
     # ---- reading ---------------------------------------------------------------------------------
@@ -128,9 +139,14 @@ class CompressionLog:
                 return self._add_summary(Summary.from_body(body), rec.item)
             if kind == "part":
                 part = PartRecord.from_body(body)
-                self.parts.setdefault(part.chunk_id, {}).setdefault((part.first_seq, part.last_seq), part)
                 self.items.add(rec.item)
+                if self.changed_since(part.first_seq, part.last_seq, part.read_bound):
+                    return False
+                self.parts.setdefault(part.chunk_id, {}).setdefault((part.first_seq, part.last_seq), part)
                 return True
+            if kind == "stale":
+                self.items.add(rec.item)
+                return self._mark_changed(StaleMark.from_body(body))
             if kind == "attempt":
                 attempt = Attempt.from_body(body)
                 self.attempts[attempt.key] = attempt
@@ -172,6 +188,9 @@ class CompressionLog:
     def _add_summary(self, s: Summary, item: str) -> bool:
         if s.id in self.summaries:
             return False
+        if self.changed_since(s.first_sequence, s.last_sequence, s.read_bound):
+            self.items.add(item)
+            return False
         if s.level == 1:
             chunk = s.source_ids[0] if s.source_ids else None
             if chunk is None or chunk not in self.chunks or chunk in self.l1_of:
@@ -210,6 +229,80 @@ class CompressionLog:
         self._put_root(Root("summary", s.id, s.first_sequence, s.last_sequence, s.level))
         self.items.add(item)
         return True
+
+    def changed_since(self, first_seq: int, last_seq: int, bound: int) -> bool:
+        """True when a message created in ``[first_seq, last_seq]`` was edited or removed after store
+        sequence ``bound`` (a summary or part read before that change is stale). O(changed messages in
+        the range)."""
+        keys = self._changed_keys
+        if not keys:
+            return False
+        changed = self._changed
+        for k in range(bisect.bisect_left(keys, first_seq), bisect.bisect_right(keys, last_seq)):
+            if changed[keys[k]] > bound:
+                return True
+        return False
+
+    def _mark_changed(self, mark: StaleMark) -> bool:
+        """Fold a stale mark: remember the change, retire the part and the level-1 summary (with every
+        merge above it) that hold the message and were read before it. True when something was retired."""
+        seq = mark.created_seq
+        old = self._changed.get(seq)
+        if old is None:
+            bisect.insort(self._changed_keys, seq)
+        if old is None or mark.changed_seq > old:
+            self._changed[seq] = mark.changed_seq
+        chunk = self.chunk_holding(seq)
+        if chunk is None:
+            return False
+        retired = False
+        parts = self.parts.get(chunk.id)
+        if parts:
+            for key in [k for k, p in parts.items() if k[0] <= seq <= k[1] and p.read_bound < mark.changed_seq]:
+                del parts[key]
+                self.retired += 1
+                retired = True
+        sid = self.l1_of.get(chunk.id)
+        if sid is not None and self.summaries[sid].read_bound < mark.changed_seq:
+            self._retire(sid)
+            retired = True
+        return retired
+
+    def _retire(self, sid: str) -> None:
+        """Take a level-1 summary and every merge above it out of the fold: its chunk is unsummarised
+        again, and the other summaries those merges were made from are unmerged roots again."""
+        chain = [sid]
+        while chain[-1] in self.parent:
+            chain.append(self.parent[chain[-1]])
+        gone = {i: self.summaries.pop(i) for i in chain}
+        top = gone[chain[-1]]
+        key = top.first_sequence
+        self._roots.pop(key, None)
+        k = bisect.bisect_left(self._root_keys, key)
+        if k < len(self._root_keys) and self._root_keys[k] == key:
+            del self._root_keys[k]
+        k = bisect.bisect_left(self._summary_root_keys, key)
+        if k < len(self._summary_root_keys) and self._summary_root_keys[k] == key:
+            del self._summary_root_keys[k]
+        for i in chain:
+            self.parent.pop(i, None)
+        for s in gone.values():
+            if s.level > 1:
+                for child_id in s.source_ids:
+                    if child_id in gone:
+                        continue
+                    self.parent.pop(child_id, None)
+                    child = self.summaries.get(child_id)
+                    if child is not None:
+                        self._put_root(
+                            Root("summary", child.id, child.first_sequence, child.last_sequence, child.level)
+                        )
+                continue
+            chunk = self.chunks[s.source_ids[0]]
+            del self.l1_of[chunk.id]
+            bisect.insort(self.unsummarised, chunk.first_seq)
+            self._put_root(Root("chunk", chunk.id, chunk.first_seq, chunk.last_seq, 0))
+        self.retired += len(chain)
 
     def _retile(self, k: int) -> None:
         """Update the untiled boundaries around the chunk just inserted at index ``k``."""

@@ -81,6 +81,20 @@ def _mutations(view: object) -> int | None:
     return count if isinstance(count, int) else None
 
 
+STALE_ANSWER = "a message of the range was edited or removed while it was summarised; asked again"
+"""The attempt error of a summary answered for a request read before a change in its range."""
+
+
+def _view_sequence(view: object, ctx: StrategyContext) -> int:
+    """Newest store sequence a view's message index has applied (what a request read from it reflects):
+    the view's own, or its base view's; the store's head for a view that does not say."""
+    for v in (view, getattr(view, "base", None)):
+        seq = getattr(v, "last_sequence", None)
+        if isinstance(seq, int) and not isinstance(seq, bool):
+            return seq
+    return ctx.store.head_seq()
+
+
 class AutobiographicalStrategy(BaseStrategy):
     """Head and recent windows raw, the middle as chunks summarised by a model and merged upward.
 
@@ -103,7 +117,7 @@ class AutobiographicalStrategy(BaseStrategy):
         self._log: CompressionLog | None = None
         self._counter: TokenCounter | None = None
         self._owned: dict[str, frozenset[str]] = {}
-        self._pair_costs: dict[str, int] = {}
+        self._pair_costs: dict[str, tuple[str, int]] = {}
         self._queue: Queue | None = None
         self._report: PendingWork | None = None
         self._off_path: set[str] = set()
@@ -197,14 +211,15 @@ class AutobiographicalStrategy(BaseStrategy):
 
     def pair_cost(self, summary: Summary) -> int:
         """Tokens of a summary's recall pair as a compile renders it (marker named, then memory)."""
-        cost = self._pair_costs.get(summary.id)
-        if cost is None:
-            cfg = self.config
-            marker = f"{cfg.marker_participant}: {self.marker_text(summary)}"
-            cost = self._text_tokens(cfg.marker_participant, marker) + self._text_tokens(
-                cfg.summary_participant, summary.text
-            )
-            self._pair_costs[summary.id] = cost
+        hit = self._pair_costs.get(summary.id)
+        if hit is not None and hit[0] is summary.text:  # a retired summary's id may return with new text
+            return hit[1]
+        cfg = self.config
+        marker = f"{cfg.marker_participant}: {self.marker_text(summary)}"
+        cost = self._text_tokens(cfg.marker_participant, marker) + self._text_tokens(
+            cfg.summary_participant, summary.text
+        )
+        self._pair_costs[summary.id] = (summary.text, cost)
         return cost
 
     def layout(self, view: MessageView, memo: dict[str, tuple[int, int] | None] | None = None) -> Layout:
@@ -559,6 +574,7 @@ class AutobiographicalStrategy(BaseStrategy):
             pair_cost=self.pair_cost,
             read_sequence=read,
             namespace=ctx.namespace,
+            as_of=_view_sequence(request_view if request_view is not None else view, ctx),
         )
 
     def pending_requests(self) -> Sequence[SummaryRequest]:
@@ -621,17 +637,25 @@ class AutobiographicalStrategy(BaseStrategy):
             if result.error is not None or not text:
                 self._fail(ctx, log, item.key, result.error or "the summarizer answered no text", now)
                 return
+            bound = request.metadata.get("as_of", request.metadata.get("read_sequence", 0))
+            if isinstance(bound, int) and log.changed_since(item.first_seq, item.last_seq, bound):
+                # A message of the range was edited or removed after the request read it (a stale mark):
+                # asked again at once, counted as an attempt so that it can never loop without end.
+                self._fail(ctx, log, item.key, STALE_ANSWER, now, wait=False)
+                return
             records = store_summary(self, log, item, plan, request, text, result)
             if records:
                 self._write(ctx, log, records)
             self._requests = [r for r in self._requests if r.id != result.request_id]
 
-    def _fail(self, ctx: StrategyContext, log: CompressionLog, key: str, error: str, now: float) -> None:
+    def _fail(
+        self, ctx: StrategyContext, log: CompressionLog, key: str, error: str, now: float, wait: bool = True
+    ) -> None:
         from .records import Attempt
 
         previous = log.attempts.get(key)
         attempts = (previous.attempts if previous else 0) + 1
-        attempt = Attempt(key, attempts, error[:2000], now + self.config.backoff(attempts), now)
+        attempt = Attempt(key, attempts, error[:2000], now + (self.config.backoff(attempts) if wait else 0.0), now)
         self._write(ctx, log, [(f"attempt/{key}", attempt.to_body())])
 
     def cap_text(self, text: str, level: int, target: int) -> tuple[str, bool]:
