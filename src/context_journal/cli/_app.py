@@ -282,7 +282,7 @@ def new_store(location: str) -> Store:
 
 def existing_store(location: str) -> Store:
     """Open a store that must already exist (read commands never create an empty file by mistake)."""
-    if location.startswith(("postgres", "memory:", ":memory:")):
+    if location.startswith(("memory:", ":memory:")):
         return open_store(location)
     return open_store(location, create=False)
 

@@ -56,6 +56,8 @@ except ImportError as _exc:  # pragma: no cover - depends on the extra
 __all__ = ["PostgresStore", "QueueListener"]
 
 _SCHEMA_RE = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
+_SHARED_SCHEMAS = frozenset({"public", "information_schema"})
+"""Schemas a store never takes: PostgreSQL's own, and the one every user of a database shares by default."""
 _TS_CONFIG_RE = re.compile(r"^(?:[a-z_][a-z0-9_]{0,62}\.)?[a-z_][a-z0-9_]{0,62}$")
 
 TEXT_CONFIG = "context_journal_text"
@@ -462,16 +464,20 @@ class PostgresStore(SQLStore):
 
     Args:
         url: A libpq URL, e.g. ``postgresql://postgres@127.0.0.1:5432/test``.
-        schema: Schema holding this store's tables (created if missing); lower-case identifier.
+        schema: Schema holding this store's tables (created if missing); lower-case identifier, not
+            ``public``, ``information_schema`` or ``pg_*`` (a store keeps a schema of its own).
         lock_timeout: Seconds a writer waits for the sequence lock before :class:`StoreBusyError`.
         connect_timeout: Seconds to wait for the server.
         text_search_config: The text-search configuration of the full-text index (see above), a
             lower-case identifier, optionally schema-qualified. None (the default) uses the store's
             recorded one, or ``english`` for a store whose index is created now. It cannot change once
             the index exists.
+        create: Create the store when the schema holds none (default); with False such a schema raises
+            :class:`StoreError` and nothing is created (read commands: a mistyped ``?schema=``).
 
     Raises:
-        StoreError: the server cannot be reached, or the schema name is not a plain identifier.
+        StoreError: the server cannot be reached, the schema name is not a plain identifier or is a
+            shared one, or ``create`` is False and the schema holds no store.
         MigrationError: the schema was written by a newer library.
         ValueError: ``text_search_config`` is not an identifier, names no configuration of the database,
             or differs from the configuration the store's index was built with.
@@ -487,10 +493,17 @@ class PostgresStore(SQLStore):
         lock_timeout: float = 60.0,
         connect_timeout: float = 10.0,
         text_search_config: str | None = None,
+        create: bool = True,
     ) -> None:
         super().__init__()
         if not _SCHEMA_RE.match(schema):
             raise StoreError(f"schema {schema!r} must be a lower-case identifier (letters, digits, _)")
+        if schema in _SHARED_SCHEMAS or schema.startswith("pg_"):
+            why = "every user of the database shares it" if schema == "public" else "PostgreSQL reserves it"
+            raise StoreError(
+                f"schema {schema!r} cannot hold a store ({why}); give the store a schema of its own "
+                "(the default is 'context_journal')"
+            )
         if text_search_config is not None and (
             not isinstance(text_search_config, str) or not _TS_CONFIG_RE.match(text_search_config)
         ):
@@ -515,6 +528,11 @@ class PostgresStore(SQLStore):
         self._next_seq = 0
         self._bump_branches = False
         try:
+            if not create and not self._holds_store(schema):
+                raise StoreError(
+                    f"no context-journal store in schema {schema!r} of {_redact(url)}; nothing was created: check "
+                    "the schema (a URL's ?schema=, default 'context_journal'), or write to the store first"
+                )
             self._execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(schema)))
             self._execute(sql.SQL("SET search_path TO {}").format(sql.Identifier(schema)))
             self._execute(f"SET lock_timeout = '{int(lock_timeout * 1000)}ms'")
@@ -530,6 +548,13 @@ class PostgresStore(SQLStore):
             with contextlib.suppress(psycopg.Error):
                 self._conn.close()
             raise
+
+    def _holds_store(self, schema: str) -> bool:
+        """True when ``schema`` holds this library's migration table (a store was created there)."""
+        row = self._conn.execute(
+            "SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = %s AND tablename = 'schema_migrations'", (schema,)
+        ).fetchone()
+        return row is not None
 
     def _require_text_config(self, name: str) -> None:
         """Raise ValueError unless ``name`` is a text-search configuration of the database."""
