@@ -58,10 +58,13 @@ message ``message_overhead``.
 **The exact counter** (:class:`TiktokenCounter`) uses tiktoken with rank files that are on disk: a
 ``rank_file=`` path, the vocabularies the ``quicktok-v1`` package bundles (``cl100k_base`` and
 ``o200k_base``; installed by the ``tiktoken`` extra), or tiktoken's own cache (``TIKTOKEN_CACHE_DIR``).
-Every one is used only after its bytes match the encoding's published sha256, and the ``Encoding`` is
-built here from those ranks with the encoding's published pattern and special tokens: tiktoken's
-registry (``tiktoken.get_encoding``), where a plugin in the ``tiktoken_ext`` namespace could supply
-unchecked ranks, is never asked. It never downloads.
+``quicktok-v1`` (github.com/dmatth1/quicktok) is MIT-licensed: its metadata says so in the newer
+``License-Expression`` field, which ``pip show`` leaves blank; its NOTICE traces these two vocabularies
+to OpenAI's tiktoken (MIT). It also bundles Llama 3 and Qwen vocabularies under their own licences,
+which this library never reads. Every rank file is used only after its bytes match the encoding's
+published sha256, and the ``Encoding`` is built here from those ranks with the encoding's published
+pattern and special tokens: tiktoken's registry (``tiktoken.get_encoding``), where a plugin in the
+``tiktoken_ext`` namespace could supply unchecked ranks, is never asked. It never downloads.
 
 **Calibration** (:class:`Calibration`): the provider's tokenizer is not the estimate's. After a call,
 ``report_usage(compile, input_tokens)`` compares what the provider counted with what the compile
