@@ -776,7 +776,40 @@ def validate_content(
         check_media(out, message_index=message_index)
         check_citations(out, message_index=message_index)
         check_openai_items(out, message_index=message_index)
+        check_block_fields(out, message_index=message_index)
     return out
+
+
+def check_block_fields(blocks: Sequence[Mapping[str, Any]], *, message_index: int | None = None) -> None:
+    """Check the fields a block type keeps as extras (checked when written, not when read): a ``text``
+    block's ``refusal`` mark (the Responses import's) is a boolean; a ``compaction`` block's
+    ``encrypted_content`` and ``signature`` are text or null, and its ``tool_changes`` null or a list of
+    objects each with a ``type`` (``tool_addition``/``tool_removal``: the SDK's
+    ``BetaCompactionBlockParam``), sent back unchanged.
+
+    Raises:
+        MalformedContentError: naming the block and the field.
+    """
+    for i, b in enumerate(blocks):
+        kind = b.get("type")
+        problem: tuple[str, str] | None = None
+        if kind == "text" and "refusal" in b and not isinstance(b["refusal"], bool):
+            problem = "refusal", f"a text block's refusal mark must be true or false, got {type(b['refusal']).__name__}"
+        elif kind == "compaction":
+            for name in ("encrypted_content", "signature"):
+                if b.get(name) is not None and not isinstance(b[name], str):
+                    problem = name, f"compaction {name!r} must be text or null, got {type(b[name]).__name__}"
+            changes = b.get("tool_changes")
+            if problem is None and changes is not None:
+                if not isinstance(changes, list):
+                    problem = "tool_changes", f"compaction tool_changes must be a list, got {type(changes).__name__}"
+                else:
+                    for k, change in enumerate(changes):
+                        if not isinstance(change, Mapping) or not isinstance(change.get("type"), str):
+                            problem = f"tool_changes.{k}", "a tool change must be an object with a type"
+                            break
+        if problem is not None:
+            raise MalformedContentError(problem[1], message_index=message_index, block_index=i, path=problem[0])
 
 
 def check_openai_items(blocks: Sequence[Mapping[str, Any]], *, message_index: int | None = None) -> None:
@@ -801,21 +834,45 @@ def check_openai_items(blocks: Sequence[Mapping[str, Any]], *, message_index: in
 
 _INT = (int,)
 _STR = (str,)
+_STR_OR_NULL = (str, type(None))
 _CITATION_FIELDS: dict[str, tuple[dict[str, tuple[type, ...]], dict[str, tuple[type, ...]]]] = {
-    # type: (required fields and their types, nullable fields: absent, null, or of their type)
+    # type: (required fields and their types, nullable fields: absent, null, or of their type). A field
+    # the SDK's ``*Param`` type marks ``Required[Optional[str]]`` (``document_title``, ``title``) is required
+    # and may be null.
     "char_location": (
-        {"cited_text": _STR, "document_index": _INT, "start_char_index": _INT, "end_char_index": _INT},
-        {"document_title": _STR, "file_id": _STR},
+        {
+            "cited_text": _STR,
+            "document_index": _INT,
+            "document_title": _STR_OR_NULL,
+            "start_char_index": _INT,
+            "end_char_index": _INT,
+        },
+        {"file_id": _STR},
     ),
     "page_location": (
-        {"cited_text": _STR, "document_index": _INT, "start_page_number": _INT, "end_page_number": _INT},
-        {"document_title": _STR, "file_id": _STR},
+        {
+            "cited_text": _STR,
+            "document_index": _INT,
+            "document_title": _STR_OR_NULL,
+            "start_page_number": _INT,
+            "end_page_number": _INT,
+        },
+        {"file_id": _STR},
     ),
     "content_block_location": (
-        {"cited_text": _STR, "document_index": _INT, "start_block_index": _INT, "end_block_index": _INT},
-        {"document_title": _STR, "file_id": _STR},
+        {
+            "cited_text": _STR,
+            "document_index": _INT,
+            "document_title": _STR_OR_NULL,
+            "start_block_index": _INT,
+            "end_block_index": _INT,
+        },
+        {"file_id": _STR},
     ),
-    "web_search_result_location": ({"cited_text": _STR, "url": _STR, "encrypted_index": _STR}, {"title": _STR}),
+    "web_search_result_location": (
+        {"cited_text": _STR, "url": _STR, "encrypted_index": _STR, "title": _STR_OR_NULL},
+        {},
+    ),
     "search_result_location": (
         {
             "cited_text": _STR,
@@ -823,8 +880,9 @@ _CITATION_FIELDS: dict[str, tuple[dict[str, tuple[type, ...]], dict[str, tuple[t
             "source": _STR,
             "start_block_index": _INT,
             "end_block_index": _INT,
+            "title": _STR_OR_NULL,
         },
-        {"title": _STR},
+        {},
     ),
     # OpenAI Responses ``output_text`` annotations, kept as citations by the Responses import
     "url_citation": ({"url": _STR, "start_index": _INT, "end_index": _INT, "title": _STR}, {}),
@@ -857,7 +915,8 @@ def _citation_problem(c: Mapping[str, Any], where: str) -> tuple[str, str] | Non
             return f"{where}.{name}", f"a {kind} citation needs {name!r}"
         value = c[name]
         if not isinstance(value, types) or isinstance(value, bool):
-            return f"{where}.{name}", f"{kind} {name!r} must be {types[0].__name__}, got {type(value).__name__}"
+            want = types[0].__name__ + (" or null" if type(None) in types else "")
+            return f"{where}.{name}", f"{kind} {name!r} must be {want}, got {type(value).__name__}"
     for name, types in nullable.items():
         value = c.get(name)
         if value is not None and (not isinstance(value, types) or isinstance(value, bool)):
@@ -872,7 +931,8 @@ def check_citations(blocks: Sequence[Mapping[str, Any]], *, message_index: int |
     a known type (Anthropic's ``char_location``, ``page_location``, ``content_block_location``,
     ``web_search_result_location``, ``search_result_location``; OpenAI's ``url_citation``,
     ``file_citation``, ``container_file_citation``, ``file_path``) must hold the fields its type needs,
-    each of its type (a nullable one such as ``document_title`` may be absent or null); one of another
+    each of its type (``document_title`` and ``title`` are required and may be null, as the SDK's
+    ``*Param`` types have them; ``file_id`` may be absent or null); one of another
     type is kept as given, extra fields and all. Checked when content is written, not when it is read: a
     journal written before the check stays readable.
 

@@ -12,7 +12,16 @@ from context_journal.content import validate_content
 from context_journal.errors import MalformedContentError
 from context_journal.manager import ContextManager
 
-CITE = {"type": "char_location", "cited_text": "x", "document_index": 0, "start_char_index": 0, "end_char_index": 1}
+CITE = {
+    "type": "char_location",
+    "cited_text": "x",
+    "document_index": 0,
+    "document_title": None,
+    "start_char_index": 0,
+    "end_char_index": 1,
+}
+UNTITLED = {k: v for k, v in CITE.items() if k != "document_title"}
+WEB = {"type": "web_search_result_location", "cited_text": "x", "url": "https://a.example", "encrypted_index": "e"}
 
 
 @pytest.mark.parametrize(
@@ -23,6 +32,10 @@ CITE = {"type": "char_location", "cited_text": "x", "document_index": 0, "start_
         ([CITE, 7], "citations.1", "must be an object"),
         ([{"cited_text": "x"}], "citations.0.type", "needs its type"),
         ([{"type": ""}], "citations.0.type", "needs its type"),
+        # the SDK's Required[Optional[str]] fields: present, text or null
+        ([UNTITLED], "citations.0.document_title", "needs 'document_title'"),
+        ([{**CITE, "document_title": 3}], "citations.0.document_title", "must be str or null"),
+        ([WEB], "citations.0.title", "needs 'title'"),
     ],
 )
 def test_bad_citations_are_refused_at_write(citations: Any, path: str, words: str) -> None:
@@ -49,6 +62,7 @@ def test_good_and_null_citations_are_kept_as_given() -> None:
         {"type": "text", "text": "a", "citations": [CITE]},
         {"type": "text", "text": "b", "citations": None},
         {"type": "text", "text": "c", "citations": []},
+        {"type": "text", "text": "d", "citations": [{**CITE, "document_title": "Spec"}, {**WEB, "title": None}]},
     ]
     assert validate_content(blocks) == blocks
 

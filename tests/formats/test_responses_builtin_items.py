@@ -422,7 +422,14 @@ def test_an_item_in_the_wrong_turn_is_shown_as_text_by_the_compile() -> None:
     assert result.messages[0].content[1] == {"type": "text", "text": "[OpenAI web_search_call]"}
 
 
-CHAR = {"type": "char_location", "cited_text": "x", "document_index": 0, "start_char_index": 0, "end_char_index": 1}
+CHAR = {
+    "type": "char_location",
+    "cited_text": "x",
+    "document_index": 0,
+    "document_title": None,
+    "start_char_index": 0,
+    "end_char_index": 1,
+}
 
 
 @pytest.mark.parametrize(
@@ -434,7 +441,13 @@ CHAR = {"type": "char_location", "cited_text": "x", "document_index": 0, "start_
         ({**CHAR, "end_char_index": 1.0}, "citations.0.end_char_index"),
         ({**CHAR, "document_title": 5}, "citations.0.document_title"),
         (
-            {"type": "page_location", "cited_text": "x", "document_index": 0, "start_page_number": 1},
+            {
+                "type": "page_location",
+                "cited_text": "x",
+                "document_index": 0,
+                "document_title": None,
+                "start_page_number": 1,
+            },
             "citations.0.end_page_number",
         ),
         ({"type": "web_search_result_location", "cited_text": "x", "url": "u"}, "citations.0.encrypted_index"),

@@ -313,6 +313,67 @@ def test_agents_compiled_items_are_always_paired(steps: list[Any], budget: int) 
             assert item == calls[item["call_id"]]
 
 
+@pytest.mark.parametrize(
+    ("call", "answered_by"),
+    [
+        (
+            {
+                "type": "computer_call",
+                "id": "cu_1",
+                "call_id": "call_cu",
+                "action": {"type": "click", "x": 10, "y": 20, "button": "left"},
+                "pending_safety_checks": [],
+                "status": "completed",
+            },
+            "a screenshot",
+        ),
+        (
+            {
+                "type": "local_shell_call",
+                "id": "ls_1",
+                "call_id": "call_ls",
+                "action": {"type": "exec", "command": ["ls", "-la"], "env": {}},
+                "status": "completed",
+            },
+            "an exit status",
+        ),
+    ],
+    ids=["computer_call", "local_shell_call"],
+)
+def test_agents_a_call_whose_output_cannot_be_a_stub_is_sent_as_a_transcript(
+    call: dict[str, Any], answered_by: str
+) -> None:
+    """A computer or shell call that never got its output: the compile stubs the result, and since no output
+    item can carry a text stub (it wants {answered_by}), the call goes as an assistant line saying so, in its
+    place; the model never sees a call without its output."""
+    written = [
+        {"role": "user", "content": "open the settings"},
+        call,
+        {"role": "user", "content": "never mind, what time is it?"},
+    ]
+
+    async def main() -> list[dict[str, Any]]:
+        session = JournalSession(f"stub-{call['type']}")
+        await session.add_items(written)
+        try:
+            assert await session.get_items() == written  # stored as given
+            return await session.acompiled_items(2_000)
+        finally:
+            await session.aclose()
+
+    compiled = asyncio.run(main())
+    kinds = [i.get("type", "message") for i in compiled]
+    assert call["type"] not in kinds and f"{call['type']}_output" not in kinds and "unanswerable" not in kinds
+    transcript = [i for i in compiled if i.get("role") == "assistant"]
+    assert len(transcript) == 1 and transcript[0]["content"].startswith(f"[{call['type']} ")
+    assert json.dumps(call["action"], ensure_ascii=False) in transcript[0]["content"]
+    assert [i["content"] for i in compiled if i.get("role") == "user"] == [
+        "open the settings",
+        "never mind, what time is it?",
+    ]
+    assert sdk_pairing_errors(compiled) == []
+
+
 # ---- 2. the LangChain middleware mirrors the agent state -----------------------------------------------
 
 

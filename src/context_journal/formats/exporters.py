@@ -26,8 +26,10 @@ OpenAI mapping: assistant ``tool_use`` blocks become ``tool_calls`` (``arguments
 ``input``); each ``tool_result`` becomes a ``tool`` message right after the assistant message (text
 only: nested images become a placeholder; ``is_error`` results are prefixed ``[error]``); thinking is
 not sent (Chat Completions has no field for it); user images become ``image_url`` parts with a data
-URL, PDFs ``file`` parts. Anthropic provider blocks (server tool calls and results, ``mcp_*``,
-``compaction``, ``search_result``, ``container_upload``) are sent to Anthropic as stored and to OpenAI
+URL, PDFs ``file`` parts, a document given by Files API id a ``file`` part with its ``file_id`` (an image
+given so has no Chat Completions form and becomes a text line naming the file). Anthropic provider
+blocks (server tool calls and results, ``mcp_*``, ``compaction``, ``search_result``,
+``container_upload``) are sent to Anthropic as stored and to OpenAI
 as text parts of their message (a server call and its result are one turn's text, so tool pairing is
 untouched; encrypted content is left out). OpenAI ``reasoning`` items go to neither (only the Responses
 export, :mod:`context_journal.formats.openai_responses`, sends them), as thinking is not sent to OpenAI.
@@ -228,12 +230,16 @@ def _user_part(block: Mapping[str, Any], get_blob: Callable[[str], bytes] | None
     if kind == "text":
         return {"type": "text", "text": block["text"]}
     if kind == "image" and isinstance(block.get("source"), Mapping):
+        if block["source"].get("type") == "file":  # Chat Completions takes images by URL only
+            return {"type": "text", "text": f"[image: Files API file {block['source'].get('file_id')}]"}
         url = _data_url(block["source"], get_blob)
         return {"type": "image_url", "image_url": {"url": url}} if url else None
     if kind == "document" and isinstance(block.get("source"), Mapping):
         source = block["source"]
         if source.get("type") == "text":
             return {"type": "text", "text": str(source.get("data", ""))}
+        if source.get("type") == "file":
+            return {"type": "file", "file": {"file_id": str(source.get("file_id"))}}
         url = _data_url(source, get_blob)
         if url and url.startswith("data:"):
             name = str(block.get("title") or "document.pdf")

@@ -209,7 +209,8 @@ def _transcribe_unanswerable(items: list[Item]) -> list[Item]:
         if item.get("type") in _CALLS and item.get("call_id") in stubbed:
             _, blocks = blocks_of_item(item)
             call = json.dumps(blocks[0].get("input", {}), ensure_ascii=False)
-            text = f"[{item.get('type')} {item.get('name') or ''} {call}: {stubbed[str(item['call_id'])]}]"
+            label = " ".join(str(x) for x in (item.get("type"), item.get("name")) if x)
+            text = f"[{label} {call}: {stubbed[str(item['call_id'])]}]"
             out.append({"role": "assistant", "content": text})
             continue
         out.append(item)

@@ -9,8 +9,8 @@ Works with OpenAI and with OpenAI-compatible servers (vLLM, llama.cpp, Ollama, L
   is prefixed with ``"Error: "`` (the API has no ``is_error``); images inside a tool result and the
   message's other blocks follow as one user message. Text-only content is sent as a string (what
   every compatible server accepts), mixed content as parts: ``text``, ``image_url`` (base64 as a
-  data URL) and ``file`` (base64 documents); a URL document has no Chat Completions form and is an
-  error;
+  data URL) and ``file`` (base64 documents, or a Files API ``file_id``); a URL document and an image
+  given by Files API id have no Chat Completions form and are an error;
 * an assistant message's text blocks are joined by a blank line into ``content``, its ``tool_use``
   blocks become ``tool_calls`` (``arguments`` is the input as JSON); thinking blocks are dropped, and
   an assistant message left with nothing is skipped;
@@ -79,11 +79,18 @@ def _part(block: Mapping[str, Any], provider: str, where: str) -> dict[str, Any]
     if kind == "text":
         return {"type": "text", "text": block["text"]}
     if kind == "image":
+        if block["source"].get("type") == "file":
+            raise ProviderRequestError(
+                f"{where}: an image given by Files API id has no Chat Completions form (images go by URL)",
+                provider=provider,
+            )
         return {"type": "image_url", "image_url": {"url": _media_url(block["source"], provider, where)}}
     if kind == "document":
         source = block["source"]
         if source.get("type") == "text":
             return {"type": "text", "text": source["data"]}
+        if source.get("type") == "file":
+            return {"type": "file", "file": {"file_id": str(source["file_id"])}}
         if source.get("type") == "url":
             raise ProviderRequestError(f"{where}: a URL document has no Chat Completions form", provider=provider)
         ext = str(source.get("media_type", "application/pdf")).rsplit("/", 1)[-1]
