@@ -79,12 +79,6 @@ class SDKProvider:
         self._clock = clock or time.time
         self._rng = rng or random.Random()
 
-    @staticmethod
-    def _without_sdk_retries(client: Any) -> Any:
-        """The host's client with the SDK's own retries off (so only our loop retries)."""
-        with_options = getattr(client, "with_options", None)
-        return with_options(max_retries=0) if callable(with_options) else client
-
     def _encode(self, request: LLMRequest, model: str) -> dict[str, Any]:
         raise NotImplementedError
 
@@ -130,6 +124,21 @@ class SDKProvider:
             raise
         except (MalformedContentError, KeyError, TypeError, ValueError, AttributeError) as exc:
             raise ProviderResponseError(f"could not read the response: {exc}", provider=self.name, model=model) from exc
+
+
+def sdk_client(factory: Callable[..., Any], client: Any, **options: Any) -> Any:
+    """The SDK client an adapter calls through, with the SDK's own retries off (only our retry loop
+    retries): the host's ``client`` (``with_options(max_retries=0)`` when it has that method), or a new one
+    made by ``factory`` (``AsyncAnthropic``, ``AsyncOpenAI``) from the ``options`` that are not None
+    (``api_key``, ``base_url``, ``timeout``, ``http_client``).
+
+    Raises:
+        Whatever ``factory`` raises (the OpenAI SDK refuses a missing key at construction).
+    """
+    if client is not None:
+        with_options = getattr(client, "with_options", None)
+        return with_options(max_retries=0) if callable(with_options) else client
+    return factory(max_retries=0, **{k: v for k, v in options.items() if v is not None})
 
 
 def call_params(method: Any, params: dict[str, Any]) -> dict[str, Any]:

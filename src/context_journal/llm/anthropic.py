@@ -28,7 +28,7 @@ from typing import Any
 
 from .._cache_markers import MAX_CACHE_BREAKPOINTS, cap_cache_markers, marker_locations
 from ..content import block_to_dict, parse_block
-from ._sdk import SDKProvider, blob_error, call_params, dump, import_sdk, retry_policy
+from ._sdk import SDKProvider, blob_error, call_params, dump, import_sdk, retry_policy, sdk_client
 from .errors import ProviderRequestError
 from .retry import RetryPolicy
 from .types import LLMRequest, LLMResponse, Usage
@@ -215,19 +215,9 @@ class AnthropicProvider(SDKProvider):
         rng: random.Random | None = None,
     ) -> None:
         sdk = import_sdk("anthropic", "anthropic")
-        if client is None:
-            kwargs: dict[str, Any] = {"max_retries": 0}
-            for key, value in (
-                ("api_key", api_key),
-                ("base_url", base_url),
-                ("timeout", timeout),
-                ("http_client", http_client),
-            ):
-                if value is not None:
-                    kwargs[key] = value
-            client = sdk.AsyncAnthropic(**kwargs)
-        else:
-            client = self._without_sdk_retries(client)
+        client = sdk_client(
+            sdk.AsyncAnthropic, client, api_key=api_key, base_url=base_url, timeout=timeout, http_client=http_client
+        )
         self.cache_ttl = cache_ttl
         super().__init__(
             model=model,

@@ -34,7 +34,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Literal
 
 from ..content import TextBlock, ThinkingBlock, ToolUseBlock
-from ._sdk import SDKProvider, blob_error, call_params, dump, import_sdk, retry_policy
+from ._sdk import SDKProvider, blob_error, call_params, dump, import_sdk, retry_policy, sdk_client
 from .errors import ProviderRequestError, ProviderResponseError
 from .retry import RetryPolicy
 from .types import LLMMessage, LLMRequest, LLMResponse, Usage
@@ -318,26 +318,16 @@ class OpenAIProvider(SDKProvider):
         rng: random.Random | None = None,
     ) -> None:
         sdk = import_sdk("openai", "openai")
-        if client is None:
-            if api_key is None and base_url is not None and not os.environ.get("OPENAI_API_KEY"):
-                api_key = "EMPTY"
-            kwargs: dict[str, Any] = {"max_retries": 0}
-            for key, value in (
-                ("api_key", api_key),
-                ("base_url", base_url),
-                ("timeout", timeout),
-                ("http_client", http_client),
-            ):
-                if value is not None:
-                    kwargs[key] = value
-            try:
-                client = sdk.AsyncOpenAI(**kwargs)
-            except sdk.OpenAIError as exc:
-                from .errors import ProviderAuthError
+        if client is None and api_key is None and base_url is not None and not os.environ.get("OPENAI_API_KEY"):
+            api_key = "EMPTY"
+        try:
+            client = sdk_client(
+                sdk.AsyncOpenAI, client, api_key=api_key, base_url=base_url, timeout=timeout, http_client=http_client
+            )
+        except sdk.OpenAIError as exc:
+            from .errors import ProviderAuthError
 
-                raise ProviderAuthError(str(exc), provider=self.name, model=model) from exc
-        else:
-            client = self._without_sdk_retries(client)
+            raise ProviderAuthError(str(exc), provider=self.name, model=model) from exc
         self.max_tokens_param: Literal["max_tokens", "max_completion_tokens"] = max_tokens_param or (
             "max_tokens" if base_url is not None else "max_completion_tokens"
         )

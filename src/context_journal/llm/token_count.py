@@ -29,7 +29,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..tokens import MAX_TOKEN_COUNT
-from ._sdk import call_params, import_sdk, retry_policy
+from ._sdk import call_params, import_sdk, retry_policy, sdk_client
 from .anthropic import DEFAULT_ANTHROPIC_MODEL
 from .errors import ProviderResponseError
 from .provider import run_sync
@@ -83,16 +83,14 @@ class AnthropicTokenCounter:
         rng: random.Random | None = None,
     ) -> None:
         self._sdk = import_sdk("anthropic", "anthropic")
-        if client is None:
-            kwargs: dict[str, Any] = {"max_retries": 0}
-            for key, value in (("api_key", api_key), ("base_url", base_url), ("timeout", timeout)):
-                if value is not None:
-                    kwargs[key] = value
-            if http_client is not None:
-                kwargs["http_client"] = http_client
-            client = self._sdk.AsyncAnthropic(**kwargs)
-        else:
-            client = client.with_options(max_retries=0)
+        client = sdk_client(
+            self._sdk.AsyncAnthropic,
+            client,
+            api_key=api_key,
+            base_url=base_url,
+            timeout=timeout,
+            http_client=http_client,
+        )
         self.model = model
         self.client = client
         self.retry = retry_policy(retry, max_retries)
