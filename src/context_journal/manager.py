@@ -669,12 +669,12 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         """Erase a message everywhere the store holds it, keeping the proof that it happened.
 
         Every version of the message (on every branch) loses its body, with its full-text documents and
-        the blobs no other message names; the summaries, summary parts and working-state checkpoints that
-        cover it are erased too (compression writes the summaries again; until then a compile shows the
-        chunk's own messages); each live branch that still shows the message gets a removal; and a
-        redaction record keeps the message's id, slot, participant, created sequence, the sha256 of each
-        removed body, ``reason``, ``by`` and the time. Then the store scrubs its files (SQLite: the
-        write-ahead log folded; a file written before secure deletion rewritten once). See
+        the blobs no other message names; the summaries and summary parts that may have read it (each
+        ending at or after it) and the working-state checkpoints that cover it are erased too (compression
+        writes the summaries again; until then a compile shows the chunks' own messages); each live branch
+        that still shows the message gets a removal; and a redaction record keeps the message's id, slot, participant,
+        created sequence, the sha256 of each removed body, ``reason``, ``by`` and the time. Then the store scrubs its
+        files (SQLite: the write-ahead log folded; a file written before secure deletion rewritten once). See
         :mod:`context_journal.redaction` for what it cannot reach (other processes' memory, backups).
 
         Args:

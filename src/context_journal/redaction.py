@@ -10,7 +10,8 @@
   partner), and time travel reads the stub;
 * what the library **derived** from it goes too, with no body left: every summary and summary part
   (``compression/*`` slots, any namespace: a derived context's summaries may cover its parent's messages)
-  whose covered sequence range holds the message's created sequence, and every working-state ledger
+  that may have read it (each ending at or after the message's created sequence: a summary request reads its
+  own range, the opening messages and earlier summaries as context), and every working-state ledger
   checkpoint of the slot that covers it, and the import metadata that names it (a transcript's markers,
   a subagent's task). A summary is never rewritten: it is gone, so the chunk it stood
   for counts as unsummarised, a compile shows that chunk's own messages (the erased one as
@@ -171,12 +172,13 @@ def _derived_records(
                 body = rec.value()
             except ValueError:
                 continue
-            first = body.get("first_sequence", body.get("first_seq")) if isinstance(body, dict) else None
+            # Every summary or part ending at or after the message may have read it: a request reads its
+            # own range, the opening messages and earlier summaries as context (see StaleMark).
             last = body.get("last_sequence", body.get("last_seq")) if isinstance(body, dict) else None
-            if isinstance(first, int) and isinstance(last, int):
-                lo, hi = bisect.bisect_left(created, first), bisect.bisect_right(created, last)
-                if lo < hi:
-                    out.append((rec, list(created[lo:hi])))
+            if isinstance(last, int):
+                hi = bisect.bisect_right(created, last)
+                if hi:
+                    out.append((rec, list(created[:hi])))
     for rec in store.records_of(LEDGER_SLOT):
         if rec.body is None:
             continue

@@ -56,6 +56,20 @@ def copying_summarizer() -> ScriptedProvider:
     return ScriptedProvider(default=answer)
 
 
+def leaky_summarizer() -> ScriptedProvider:
+    """A fake summarizer that repeats every version word of its whole request: the opening messages and the
+    earlier summaries it is given as context, not only the range it summarises (the worst a model can do)."""
+
+    def answer(request: LLMRequest) -> str:
+        found: list[str] = []
+        for m in request.messages:
+            for block in m.content:
+                found += WORD.findall(getattr(block, "text", "") or "")
+        return "remembered: " + (" ".join(dict.fromkeys(found)) or "nothing")
+
+    return ScriptedProvider(default=answer)
+
+
 def text_of(n: int, version: int = 0) -> str:
     return f"message {n} says w{n}v{version} and talks about the garden and the river walk " * 2
 
@@ -177,7 +191,13 @@ def test_a_summary_read_before_a_change_that_commits_during_the_call_is_not_kept
     assert "w8v1" in summary_words(cm)
 
 
-def test_a_chunk_summarised_in_parts_rewrites_only_the_part_that_held_the_message() -> None:
+def _part_range(request: LLMRequest) -> tuple[str, int, int]:
+    chunk, span = str(request.metadata["work"]).split(":")[1:3]
+    first, last = span.split("-")
+    return chunk, int(first), int(last)
+
+
+def test_a_chunk_summarised_in_parts_keeps_the_parts_that_end_before_the_message() -> None:
     provider = copying_summarizer()
     cm = manager(summarizer=provider, summarizer_context_tokens=1_400, **{**SMALL, "target_chunk_tokens": 900})
     cm.add_messages(
@@ -187,18 +207,61 @@ def test_a_chunk_summarised_in_parts_rewrites_only_the_part_that_held_the_messag
         ]
     )
     cm.drain()
-    parts_before = sum(1 for r in provider.requests if r.metadata.get("kind") == "part")
-    assert parts_before >= 2
-    first_part = next(r for r in provider.requests if r.metadata.get("kind") == "part")
-    words = WORD.findall(str(first_part.to_dict()["messages"][slice(*first_part.metadata["summarize_range"])]))
-    target = int(words[0][1:].split("v")[0])
-    cm.edit_message(f"m{target}", text_of(target, 1) * 4)
+    parts = [_part_range(r) for r in provider.requests if r.metadata.get("kind") == "part"]
+    chunk = parts[0][0]
+    of_chunk = sorted(p for p in parts if p[0] == chunk)
+    assert len(of_chunk) >= 2
+    _, start, _ = of_chunk[-1]  # the chunk's last part: the ones before it end before the message
+    target = next(m for m in cm.get_all_messages() if m.created_sequence == start)
+    cm.edit_message(target.id, text_of(int(target.id[1:]), 1) * 4)
     n = len(provider.requests)
     cm.drain()
-    again = [r for r in provider.requests[n:] if r.metadata.get("kind") == "part"]
-    assert len(again) == 1  # only the part that held the message is asked again
-    assert f"w{target}v0" not in readable(cm)
-    assert f"w{target}v1" in summary_words(cm)
+    again = [_part_range(r) for r in provider.requests[n:] if r.metadata.get("kind") == "part"]
+    assert again and all(last >= start for _, _, last in again)  # only parts that may have read it
+    assert not set(of_chunk[:-1]) & set(again)  # the chunk's earlier parts are reused
+    assert f"w{target.id[1:]}v0" not in readable(cm)
+    assert f"w{target.id[1:]}v1" in summary_words(cm)
+
+
+def test_a_changed_opening_message_retires_every_summary_that_read_it() -> None:
+    """Issue 17 review: every request carries the head window (and earlier summaries as context), so a
+    summary may hold an opening message it does not cover; a change there retires every summary."""
+    provider = leaky_summarizer()
+    cm = manager(summarizer=provider, **SMALL)
+    cm.add_messages(
+        [
+            {"participant": "user" if k % 2 == 0 else "assistant", "content": text_of(k), "id": f"m{k}"}
+            for k in range(40)
+        ]
+    )
+    cm.drain()
+    held = cm.get_summaries_in_range("m20", "m20")
+    assert held and all("w0v0" in s.text for s in held)  # the head's word, carried into a later summary
+    cm.remove_message("m0")
+    assert "w0v0" not in readable(cm)
+    cm.drain()
+    assert "w0v0" not in readable(cm) and summary_words(cm)
+
+
+def test_a_detail_carried_forward_through_context_summaries_is_retired_too() -> None:
+    """A later chunk's request carries earlier summaries as context; a model that repeats them carries a
+    message's text into summaries that never covered it."""
+    cm = manager(summarizer=leaky_summarizer(), **SMALL)
+    cm.add_messages(
+        [
+            {"participant": "user" if k % 2 == 0 else "assistant", "content": text_of(k), "id": f"m{k}"}
+            for k in range(40)
+        ]
+    )
+    cm.drain()
+    later = [
+        s for s in cm.get_summaries_in_range("m30", "m30") if s.first_sequence > cm.get_message("m12").created_sequence
+    ]
+    assert later and any("w12v0" in s.text for s in later)
+    cm.edit_message("m12", text_of(12, 1))
+    assert "w12v0" not in readable(cm)
+    cm.drain()
+    assert "w12v0" not in readable(cm) and "w12v1" in summary_words(cm)
 
 
 OPS = st.lists(

@@ -163,7 +163,7 @@ class Summary:
         read_sequence: Newest message-version sequence its request read.
         as_of: Newest store sequence the message index showed when its request was read (None for a
             summary written before this was recorded: :attr:`read_bound` falls back to ``read_sequence``).
-            A :class:`StaleMark` newer than this, inside its range, retires it.
+            A :class:`StaleMark` newer than this, for a message created at or before its end, retires it.
         phase: The chunk's phase (knowledge strategy), or None.
         truncated: True when the answer was longer than the level's cap and was cut.
         kind: ``"chunk"`` (level 1) or ``"merge"``.
@@ -339,12 +339,14 @@ class StaleMark:
 
     Written by :meth:`~context_journal.manager.ContextManager.edit_message` and
     :meth:`~context_journal.manager.ContextManager.remove_message` in the transaction of the change, on
-    the branch of the change. When the log is folded, every summary and summary part whose range holds
-    ``created_seq`` and whose :attr:`Summary.read_bound` is older than ``changed_seq`` is retired (a
-    merge above a retired summary with it), and one arriving later with such a bound is ignored: the
-    chunk counts as unsummarised, a compile shows its messages as they are now, and compression writes
-    its summary again. Nothing is erased: the retired records stay in the journal (time travel reads
-    them); :func:`~context_journal.redaction.redact_messages` is the erasure.
+    the branch of the change. When the log is folded, every summary and summary part that may have read
+    the message (each ending at or after ``created_seq``: a request reads its own range, the opening
+    messages and earlier summaries as context) and whose :attr:`Summary.read_bound` is older than
+    ``changed_seq`` is retired (a merge above a retired summary with it), and one arriving later with
+    such a bound is ignored: the chunks count as unsummarised, a compile shows their messages as they
+    are now, and compression writes their summaries again. Nothing is erased: the retired records stay
+    in the journal (time travel reads them); :func:`~context_journal.redaction.redact_messages` is the
+    erasure.
 
     Attributes:
         message_id: The message changed.

@@ -10,12 +10,14 @@ writing the same thing agree):
 * a merge is kept only when its sources are adjacent unmerged summaries of the level below, in order;
   it then becomes their parent;
 * the newest version of an attempt, hold or head mark wins;
-* a stale mark (a message edited or removed, :class:`~.records.StaleMark`) retires the summary part
-  and the level-1 summary holding that message when their text is older than the change (their
-  :attr:`~.records.Summary.read_bound`), and every merge above that summary: the chunk counts as
-  unsummarised again and the merged neighbours become roots again; a summary or part arriving later
-  whose range holds a message changed after its text was read is ignored. So a compile never shows
-  a summary of what a message no longer says, while the journal keeps every record.
+* a stale mark (a message edited or removed, :class:`~.records.StaleMark`) retires every summary part
+  and summary that may have read the message before the change: each one ending at or after it (a
+  request reads its own range, the opening messages, and earlier summaries as context, so it may
+  carry the message's text whether it covers it or not) whose text is older than the change (its
+  :attr:`~.records.Summary.read_bound`), and every merge above a retired summary. Their chunks count
+  as unsummarised again and the merged neighbours become roots again; a summary or part arriving later
+  that ends at or after a message changed after its text was read is ignored. So a compile never
+  shows a summary of what a message no longer says, while the journal keeps every record.
 
 The **roots** are what a compile starts from: the unmerged summaries and the chunks still without a
 summary, in conversation order (by created sequence); every chunk is under exactly one root.
@@ -96,8 +98,8 @@ class CompressionLog:
         self.hold_expiry: dict[str, float] = {}  # message id -> epoch seconds its hold ends (timed holds)
         self.heads: list[HeadMark] = []
         self.items: set[str] = set()
-        self._changed: dict[int, int] = {}  # created sequence of a message edited or removed -> newest change
-        self._changed_keys: list[int] = []  # the same created sequences, sorted
+        self._marks: list[tuple[int, int]] = []  # (change sequence, created sequence) of each stale mark, sorted
+        self._by_end: list[tuple[int, str]] = []  # (last sequence, id) of every summary kept, sorted
         self.retired = 0
         """How many summaries and parts stale marks retired so far (a retired summary's id may come back
         with new text: caches keyed by summary id check the text)."""
@@ -140,7 +142,7 @@ class CompressionLog:
             if kind == "part":
                 part = PartRecord.from_body(body)
                 self.items.add(rec.item)
-                if self.changed_since(part.first_seq, part.last_seq, part.read_bound):
+                if self.changed_since(part.last_seq, part.read_bound):
                     return False
                 self.parts.setdefault(part.chunk_id, {}).setdefault((part.first_seq, part.last_seq), part)
                 return True
@@ -188,7 +190,7 @@ class CompressionLog:
     def _add_summary(self, s: Summary, item: str) -> bool:
         if s.id in self.summaries:
             return False
-        if self.changed_since(s.first_sequence, s.last_sequence, s.read_bound):
+        if self.changed_since(s.last_sequence, s.read_bound):
             self.items.add(item)
             return False
         if s.level == 1:
@@ -201,6 +203,7 @@ class CompressionLog:
             if k < len(self.unsummarised) and self.unsummarised[k] == start:
                 del self.unsummarised[k]
             self.summaries[s.id] = s
+            bisect.insort(self._by_end, (s.last_sequence, s.id))
             self._put_root(Root("summary", s.id, s.first_sequence, s.last_sequence, 1))
             self.items.add(item)
             return True
@@ -226,46 +229,41 @@ class CompressionLog:
             assert src is not None
             self.parent[src.id] = s.id
         self.summaries[s.id] = s
+        bisect.insort(self._by_end, (s.last_sequence, s.id))
         self._put_root(Root("summary", s.id, s.first_sequence, s.last_sequence, s.level))
         self.items.add(item)
         return True
 
-    def changed_since(self, first_seq: int, last_seq: int, bound: int) -> bool:
-        """True when a message created in ``[first_seq, last_seq]`` was edited or removed after store
-        sequence ``bound`` (a summary or part read before that change is stale). O(changed messages in
-        the range)."""
-        keys = self._changed_keys
-        if not keys:
-            return False
-        changed = self._changed
-        for k in range(bisect.bisect_left(keys, first_seq), bisect.bisect_right(keys, last_seq)):
-            if changed[keys[k]] > bound:
+    def changed_since(self, last_seq: int, bound: int) -> bool:
+        """True when a message created at or before ``last_seq`` was edited or removed after store sequence
+        ``bound``: a summary or part ending at ``last_seq`` whose request was read at ``bound`` may carry
+        its old text (a request reads its own range, the opening messages and earlier summaries as
+        context, all created at or before its end). O(marks newer than ``bound``)."""
+        for changed, created in reversed(self._marks):
+            if changed <= bound:
+                return False
+            if created <= last_seq:
                 return True
         return False
 
     def _mark_changed(self, mark: StaleMark) -> bool:
-        """Fold a stale mark: remember the change, retire the part and the level-1 summary (with every
-        merge above it) that hold the message and were read before it. True when something was retired."""
-        seq = mark.created_seq
-        old = self._changed.get(seq)
-        if old is None:
-            bisect.insort(self._changed_keys, seq)
-        if old is None or mark.changed_seq > old:
-            self._changed[seq] = mark.changed_seq
-        chunk = self.chunk_holding(seq)
-        if chunk is None:
-            return False
+        """Fold a stale mark: remember it, and retire every summary part and summary that may have read the
+        message before the change (each ending at or after it, read before the change), with every merge
+        above a retired summary. True when something was retired."""
+        seq, changed = mark.created_seq, mark.changed_seq
+        bisect.insort(self._marks, (changed, seq))
         retired = False
-        parts = self.parts.get(chunk.id)
-        if parts:
-            for key in [k for k, p in parts.items() if k[0] <= seq <= k[1] and p.read_bound < mark.changed_seq]:
+        for parts in self.parts.values():
+            for key in [k for k, p in parts.items() if p.last_seq >= seq and p.read_bound < changed]:
                 del parts[key]
                 self.retired += 1
                 retired = True
-        sid = self.l1_of.get(chunk.id)
-        if sid is not None and self.summaries[sid].read_bound < mark.changed_seq:
-            self._retire(sid)
-            retired = True
+        k = bisect.bisect_left(self._by_end, (seq, ""))
+        for _, sid in self._by_end[k:]:
+            s = self.summaries.get(sid)
+            if s is not None and s.read_bound < changed:
+                self._retire(sid)
+                retired = True
         return retired
 
     def _retire(self, sid: str) -> None:
@@ -275,6 +273,10 @@ class CompressionLog:
         while chain[-1] in self.parent:
             chain.append(self.parent[chain[-1]])
         gone = {i: self.summaries.pop(i) for i in chain}
+        for s in gone.values():
+            k = bisect.bisect_left(self._by_end, (s.last_sequence, s.id))
+            if k < len(self._by_end) and self._by_end[k] == (s.last_sequence, s.id):
+                del self._by_end[k]
         top = gone[chain[-1]]
         key = top.first_sequence
         self._roots.pop(key, None)

@@ -81,7 +81,7 @@ def _mutations(view: object) -> int | None:
     return count if isinstance(count, int) else None
 
 
-STALE_ANSWER = "a message of the range was edited or removed while it was summarised; asked again"
+STALE_ANSWER = "a message the request read was edited or removed while it was summarised; asked again"
 """The attempt error of a summary answered for a request read before a change in its range."""
 
 
@@ -638,8 +638,8 @@ class AutobiographicalStrategy(BaseStrategy):
                 self._fail(ctx, log, item.key, result.error or "the summarizer answered no text", now)
                 return
             bound = request.metadata.get("as_of", request.metadata.get("read_sequence", 0))
-            if isinstance(bound, int) and log.changed_since(item.first_seq, item.last_seq, bound):
-                # A message of the range was edited or removed after the request read it (a stale mark):
+            if isinstance(bound, int) and log.changed_since(item.last_seq, bound):
+                # A message the request may have read was edited or removed after it read it (a stale mark):
                 # asked again at once, counted as an attempt so that it can never loop without end.
                 self._fail(ctx, log, item.key, STALE_ANSWER, now, wait=False)
                 return
