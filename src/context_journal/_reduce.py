@@ -280,7 +280,10 @@ def _what_reduced(before: list[Block], after: list[Block], cap: ToolCap) -> str:
     if had == 0 or any(b.get("type") == "reasoning" for b in after):
         return result
     what = "an OpenAI reasoning item" if had == 1 else f"{had} OpenAI reasoning items"
-    left = f"{what} too large for the budget left out (the items after it sent without their item id)"
+    left = (
+        f"{what} too large for the budget left out (the items after it sent without their item id; a built-in "
+        "tool call whose id is required, as a line of text)"
+    )
     if without_reasoning(before) == after:
         return f"{left}, the message"
     return f"{left} and {result}, the message"

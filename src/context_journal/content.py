@@ -777,7 +777,128 @@ def validate_content(
         check_citations(out, message_index=message_index)
         check_openai_items(out, message_index=message_index)
         check_block_fields(out, message_index=message_index)
+        check_server_results(out, message_index=message_index)
     return out
+
+
+# What a server tool result's ``content`` may be, by result type (the SDK's ``Beta*ToolResultBlockParam``
+# content unions): the variants of the tool's own results and its own error, never another tool's.
+_RESULT_VARIANTS: dict[str, frozenset[str]] = {
+    "web_search_tool_result": frozenset({"web_search_tool_result_error"}),  # or a list of web_search_result
+    "web_fetch_tool_result": frozenset({"web_fetch_result", "web_fetch_tool_result_error"}),
+    "code_execution_tool_result": frozenset(
+        {"code_execution_result", "encrypted_code_execution_result", "code_execution_tool_result_error"}
+    ),
+    "bash_code_execution_tool_result": frozenset(
+        {"bash_code_execution_result", "bash_code_execution_tool_result_error"}
+    ),
+    "text_editor_code_execution_tool_result": frozenset(
+        {
+            "text_editor_code_execution_view_result",
+            "text_editor_code_execution_create_result",
+            "text_editor_code_execution_str_replace_result",
+            "text_editor_code_execution_tool_result_error",
+        }
+    ),
+}
+_OUTPUT_FILE = {
+    "code_execution_result": "code_execution_output",
+    "encrypted_code_execution_result": "code_execution_output",
+    "bash_code_execution_result": "bash_code_execution_output",
+}
+_INT_OR_NULL = (int, type(None))
+# Fields of the variants whose fields the models keep as given: (required, optional), each with its types.
+_VARIANT_FIELDS: dict[str, tuple[dict[str, tuple[type, ...]], dict[str, tuple[type, ...]]]] = {
+    "text_editor_code_execution_view_result": (
+        {"content": (str,), "file_type": (str,)},
+        {"num_lines": _INT_OR_NULL, "start_line": _INT_OR_NULL, "total_lines": _INT_OR_NULL},
+    ),
+    "text_editor_code_execution_create_result": ({"is_file_update": (bool,)}, {}),
+    "text_editor_code_execution_str_replace_result": (
+        {},
+        {
+            "lines": (list, type(None)),
+            "new_lines": _INT_OR_NULL,
+            "new_start": _INT_OR_NULL,
+            "old_lines": _INT_OR_NULL,
+            "old_start": _INT_OR_NULL,
+        },
+    ),
+}
+
+
+def _variant_problem(content: Mapping[str, Any], kind: str) -> tuple[str, str] | None:
+    """``(path, why)`` when a server result's ``content`` object is not one of its type's variants or a
+    variant's field has the wrong type; None when it is well formed."""
+    variant = content.get("type")
+    allowed = _RESULT_VARIANTS[kind]
+    if variant not in allowed:
+        return "content.type", f"a {kind} holds one of {', '.join(sorted(allowed))}, got {variant!r}"
+    if str(variant).endswith("_error"):
+        if not isinstance(content.get("error_code"), str) or not content["error_code"]:
+            return "content.error_code", f"a {variant} needs its error_code (text)"
+        return None
+    if variant in _OUTPUT_FILE:
+        files = content.get("content")
+        want = _OUTPUT_FILE[str(variant)]
+        if isinstance(files, list):
+            for k, f in enumerate(files):
+                if not isinstance(f, Mapping) or f.get("type") != want:
+                    return f"content.content.{k}", f"a {variant}'s files are {want} objects"
+    required, optional = _VARIANT_FIELDS.get(str(variant), ({}, {}))
+    for name, types in required.items():
+        value = content.get(name)
+        if name not in content or not isinstance(value, types) or (bool not in types and isinstance(value, bool)):
+            return f"content.{name}", f"a {variant} needs {name!r} ({types[0].__name__})"
+    for name, types in optional.items():
+        value = content.get(name)
+        if name in content and (not isinstance(value, types) or (bool not in types and isinstance(value, bool))):
+            return f"content.{name}", f"{variant} {name!r} must be {types[0].__name__} or null"
+    lines = content.get("lines")
+    if isinstance(lines, list) and any(not isinstance(x, str) for x in lines):
+        return "content.lines", "a str_replace result's lines are text"
+    return None
+
+
+def check_server_results(blocks: Sequence[Mapping[str, Any]], *, message_index: int | None = None) -> None:
+    """Check the parts the models keep loosely (checked when written, not when read): a server tool
+    result's ``content`` is a variant of its own type (a ``code_execution_tool_result`` never holds a
+    ``bash_code_execution_result`` or a web search error; error codes are any text, since the provider adds
+    new ones), a text-editor result's fields have their types; a ``server_tool_use``/``*_tool_result``
+    ``caller`` is an object with a ``type``; a ``search_result``'s ``citations`` is ``{"enabled": bool}``;
+    and a ``cache_control`` on any block is null or an object with a ``type`` (and a text ``ttl``). Shapes:
+    the SDK's ``Beta*BlockParam`` types.
+
+    Raises:
+        MalformedContentError: naming the block and the field.
+    """
+    for i, b in enumerate(blocks):
+        kind = b.get("type")
+        problem: tuple[str, str] | None = None
+        content = b.get("content")
+        if kind in _RESULT_VARIANTS and isinstance(content, Mapping):
+            problem = _variant_problem(content, str(kind))
+        elif kind == "web_search_tool_result" and isinstance(content, list):
+            for k, hit in enumerate(content):
+                if not isinstance(hit, Mapping) or hit.get("type") != "web_search_result":
+                    problem = f"content.{k}", "a web search's hits are web_search_result objects"
+                    break
+        if problem is None and b.get("caller") is not None:
+            caller = b["caller"]
+            if not isinstance(caller, Mapping) or not isinstance(caller.get("type"), str):
+                problem = "caller", "a caller is an object with a type (direct, a server tool...)"
+        if problem is None and kind == "search_result" and b.get("citations") is not None:
+            config = b["citations"]
+            if not isinstance(config, Mapping) or not isinstance(config.get("enabled"), bool):
+                problem = "citations", 'a search_result\'s citations is {"enabled": true or false}'
+        if problem is None and b.get("cache_control") is not None:
+            cc = b["cache_control"]
+            if not isinstance(cc, Mapping) or not isinstance(cc.get("type"), str):
+                problem = "cache_control", 'cache_control is an object with a type ({"type": "ephemeral"})'
+            elif "ttl" in cc and not isinstance(cc["ttl"], str):
+                problem = "cache_control.ttl", 'cache_control ttl is text ("5m", "1h")'
+        if problem is not None:
+            raise MalformedContentError(problem[1], message_index=message_index, block_index=i, path=problem[0])
 
 
 def check_block_fields(blocks: Sequence[Mapping[str, Any]], *, message_index: int | None = None) -> None:

@@ -20,13 +20,22 @@ json_value = st.recursive(
     lambda children: st.lists(children, max_size=3) | st.dictionaries(ident, children, max_size=3),
     max_leaves=8,
 )
-extra_fields = st.dictionaries(st.sampled_from(["cache_control", "citations", "x_host"]), json_value, max_size=2)
+# cache_control is checked at write (null, or an object with a text type and, when given, a text ttl)
+cache_control = st.none() | st.builds(
+    lambda t, ttl, rest: {**rest, "type": t, **({} if ttl is None else {"ttl": ttl})},
+    ident,
+    st.none() | st.sampled_from(["5m", "1h"]),
+    st.dictionaries(st.sampled_from(["x_note"]), json_value, max_size=1),
+)
+extra_fields = st.fixed_dictionaries(
+    {}, optional={"cache_control": cache_control, "citations": json_value, "x_host": json_value}
+)
 citation = st.builds(lambda k, rest: {**rest, "type": k}, ident, st.dictionaries(ident, json_value, max_size=3))
 # A text block's citations are checked at write (null, or a list of objects with a type); other fields any JSON.
 text_extra = st.fixed_dictionaries(
     {},
     optional={
-        "cache_control": json_value,
+        "cache_control": cache_control,
         "citations": st.none() | st.lists(citation, max_size=3),
         "x_host": json_value,
     },

@@ -136,3 +136,88 @@ def test_a_mismatched_pair_written_before_the_check_compiles_as_text(monkeypatch
     assert sent[2:4] == good  # the matching pair is still sent as blocks
     assert "provider_block_transcribed" in {r.kind for r in res.repairs}
     pydantic.TypeAdapter(list[BetaMessageParam]).validate_python(params["messages"])
+
+
+# ---- the content of each result: its own tool's variants (the SDK's Beta*ToolResultBlockParam unions) ----
+
+
+def _with_content(pair: list[Block], content: Any) -> list[Block]:
+    return [pair[0], {**pair[1], "content": content}]
+
+
+BASH_RESULT = {"type": "bash_code_execution_result", "stdout": "ok", "stderr": "", "return_code": 0, "content": []}
+WRONG_CONTENT = [
+    # (pair, content, path, words)
+    (code_execution_pair, BASH_RESULT, "content.type", "code_execution_tool_result holds one of"),
+    (bash_pair, {**BASH_RESULT, "type": "code_execution_result"}, "content.type", "holds one of"),
+    (
+        code_execution_pair,
+        {"type": "web_search_tool_result_error", "error_code": "unavailable"},
+        "content.type",
+        "holds one of",
+    ),
+    (web_search_pair, {"type": "web_fetch_tool_result_error", "error_code": "unavailable"}, "content.type", "holds"),
+    # refused by the block models already (their own words)
+    (web_search_pair, [{"type": "web_fetch_result", "url": "u"}], "content.0.type", ""),
+    (bash_pair, {"type": "bash_code_execution_tool_result_error"}, "content.error_code", "Field required"),
+    (
+        bash_pair,
+        {**BASH_RESULT, "content": [{"type": "code_execution_output", "file_id": "f"}]},
+        "content.content.0",
+        "bash_code_execution_output",
+    ),
+    (
+        text_editor_pair,
+        {"type": "text_editor_code_execution_view_result", "content": 5, "file_type": "text"},
+        "content.content",
+        "needs 'content'",
+    ),
+    (
+        text_editor_pair,
+        {"type": "text_editor_code_execution_view_result", "content": "x", "file_type": "text", "num_lines": "3"},
+        "content.num_lines",
+        "must be int or null",
+    ),
+    (
+        text_editor_pair,
+        {"type": "text_editor_code_execution_create_result", "is_file_update": "no"},
+        "content.is_file_update",
+        "needs 'is_file_update'",
+    ),
+    (
+        text_editor_pair,
+        {"type": "text_editor_code_execution_str_replace_result", "lines": ["a", 2]},
+        "content.lines",
+        "lines are text",
+    ),
+]
+
+
+@pytest.mark.parametrize(("pair", "content", "path", "words"), WRONG_CONTENT)
+def test_a_result_holding_another_variant_is_refused_naming_the_field(
+    pair: Any, content: Any, path: str, words: str
+) -> None:
+    with pytest.raises(MalformedContentError) as exc:
+        validate_content(_with_content(pair(), content))
+    assert (exc.value.block_index, exc.value.path) == (1, path)
+    assert words in str(exc.value)
+
+
+def test_open_sets_stay_open_and_other_fields_are_checked() -> None:
+    # error codes and tool names grow with the provider's releases: any text is kept
+    validate_content(_with_content(web_search_pair(), {"type": "web_search_tool_result_error", "error_code": "new"}))
+    call, result = web_search_pair()[:2]
+    validate_content([{**call, "caller": {"type": "direct"}}, {**result, "caller": None}])
+    for block, path in (
+        ({**call, "caller": "x"}, "caller"),
+        ({"type": "text", "text": "t", "cache_control": {"type": "ephemeral", "ttl": 5}}, "cache_control.ttl"),
+        ({"type": "text", "text": "t", "cache_control": "yes"}, "cache_control"),
+    ):
+        with pytest.raises(MalformedContentError) as exc:
+            validate_content([block, result] if block.get("type") == "server_tool_use" else [block])
+        assert exc.value.path == path
+    search = {"type": "search_result", "source": "s", "title": "t", "content": [{"type": "text", "text": "x"}]}
+    validate_content([{**search, "citations": {"enabled": True}}])
+    with pytest.raises(MalformedContentError) as exc:
+        validate_content([{**search, "citations": "yes"}])
+    assert exc.value.path == "citations"

@@ -90,7 +90,8 @@ def test_reasoning_left_out_for_the_budget_takes_the_call_ids_along() -> None:
     assert len(details) == 6
     assert details[0] == (
         "an OpenAI reasoning item too large for the budget left out (the items after it sent without their "
-        "item id), the message from about 1027 to 21 tokens"
+        "item id; a built-in tool call whose id is required, as a line of text), the message from about 1027 "
+        "to 21 tokens"
     )
     assert validate_responses_items(items, stored=stored) == []
     _sdk(items)

@@ -6,8 +6,11 @@
 - **OpenAI**: ``{"messages": [...]}`` or a bare list. ``system``/``developer`` messages become
   participant ``system``; ``assistant`` ``tool_calls`` become ``tool_use`` blocks (the JSON
   ``arguments`` parsed; the raw string kept as ``{"_raw_arguments": ...}`` when it is not a JSON
-  object); consecutive ``tool`` messages answering one assistant message are merged into one message
-  of participant ``tool`` so every ``tool_use`` is answered in the next message. A user message's
+  object, and as ``item_extra["arguments"]`` when it is one but not the JSON text the exports write for
+  its ``input``, other whitespace say, so ``to_openai()`` and ``to_openai_responses()`` send it back byte
+  for byte: a prompt-cache prefix depends on the bytes); consecutive ``tool`` messages answering one
+  assistant message are merged into one message of participant ``tool`` so every ``tool_use`` is
+  answered in the next message. A user message's
   ``name`` becomes its participant. The legacy ``function_call`` / ``function`` pair is read too.
 
 Message ids are ``<conversation id>:<index in the list>``; a message's own ``timestamp`` or
@@ -30,6 +33,7 @@ from ..content import parse_block
 from ..errors import ImportFormatError, MalformedContentError
 from ..messages import MessageInput
 from .base import Conversation, ImportResult, SkipLog, expect, has_lone_surrogate, load_json, parse_tool_arguments
+from .exporters import input_json
 
 __all__ = ["OpenAIReader", "read_anthropic", "read_openai"]
 
@@ -309,7 +313,10 @@ class OpenAIReader:
                     if not ok:
                         self.unparsed_arguments += 1
                         meta.setdefault("unparsed_arguments", []).append(call["id"])
-                    use = {"type": "tool_use", "id": call["id"], "name": fn["name"], "input": args}
+                    use: dict[str, Any] = {"type": "tool_use", "id": call["id"], "name": fn["name"], "input": args}
+                    said = fn.get("arguments")
+                    if ok and isinstance(said, str) and said != input_json(args):
+                        use["item_extra"] = {"arguments": said}  # sent back byte for byte (a prompt-cache prefix)
                     why = _problem(use)
                     if why is not None:  # the message is skipped, reported at the call
                         self.skips.add(why, cwhere)

@@ -22,12 +22,14 @@ prompt's, then the newest messages'; the rest are removed and a
 :class:`~context_journal._cache_markers.CacheMarkersDroppedWarning` lists them (thinking blocks and empty
 text never carry one). See Anthropic's "Prompt caching" guide.
 
-OpenAI mapping: assistant ``tool_use`` blocks become ``tool_calls`` (``arguments`` is the JSON text of
-``input``); each ``tool_result`` becomes a ``tool`` message right after the assistant message (text
-only: nested images become a placeholder; ``is_error`` results are prefixed ``[error]``); thinking is
-not sent (Chat Completions has no field for it); user images become ``image_url`` parts with a data
-URL, PDFs ``file`` parts, a document given by Files API id a ``file`` part with its ``file_id`` (an image
-given so has no Chat Completions form and becomes a text line naming the file). Anthropic provider
+OpenAI mapping: assistant ``tool_use`` blocks become ``tool_calls`` (``arguments`` is the text the import
+read, byte for byte, while parsing it still gives ``input``, else the JSON text of ``input``; arguments the
+import could not parse go back as they came: see :func:`call_arguments`); each ``tool_result`` becomes a
+``tool`` message right after the assistant message (text only: nested images become a placeholder;
+``is_error`` results are prefixed ``[error]``); thinking is not sent (Chat Completions has no field for
+it); user images become ``image_url`` parts with a data URL, PDFs ``file`` parts, a document given by
+Files API id a ``file`` part with its ``file_id`` (an image given so has no Chat Completions form and
+becomes a text line naming the file). Anthropic provider
 blocks (server tool calls and results, ``mcp_*``, ``compaction``, ``search_result``,
 ``container_upload``) are sent to Anthropic as stored and to OpenAI
 as text parts of their message (a server call and its result are one turn's text, so tool pairing is
@@ -48,6 +50,7 @@ from typing import TYPE_CHECKING, Any
 from .._cache_markers import MAX_CACHE_BREAKPOINTS, CacheMarkersDroppedWarning, can_carry_marker, cap_cache_markers
 from .._provider_render import PROVIDER_TYPES, provider_line
 from ..content import OPENAI_CITATION_TYPES
+from .base import parse_tool_arguments
 
 if TYPE_CHECKING:
     from ..compile import CompiledMessage, CompileResult
@@ -251,6 +254,43 @@ def _user_part(block: Mapping[str, Any], get_blob: Callable[[str], bytes] | None
     return None
 
 
+def input_json(tool_input: Any) -> str:
+    """The JSON text of a ``tool_use`` input (``json.dumps``, ``ensure_ascii=False``), or the raw text an
+    import kept for arguments that were not a JSON object (``{"_raw_arguments": text}``)."""
+    if isinstance(tool_input, Mapping) and set(tool_input) == {"_raw_arguments"}:
+        raw = tool_input["_raw_arguments"]
+        if isinstance(raw, str):
+            return raw
+    return json.dumps(tool_input if tool_input is not None else {}, ensure_ascii=False)
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    """Whether two JSON values are the same (key order aside; ``true`` is not ``1``, nor ``1.0``)."""
+    try:
+        return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+    except (TypeError, ValueError, RecursionError):
+        return False
+
+
+def call_arguments(block: Mapping[str, Any]) -> str:
+    """A ``tool_use`` block's function-call ``arguments`` text, for Chat Completions and the Responses API.
+
+    The text the import read (kept as ``item_extra["arguments"]`` when it is not what :func:`input_json`
+    writes: other whitespace, key order, escapes) goes back byte for byte while parsing it still gives the
+    block's ``input`` (a prompt-cache prefix depends on the bytes; an edited input is sent as its JSON
+    text); arguments the import could not parse (``{"_raw_arguments": text}``) go back as they came; any
+    other input as its JSON text."""
+    tool_input = block.get("input", {})
+    arguments = input_json(tool_input)
+    kept = block.get("item_extra")
+    raw = kept.get("arguments") if isinstance(kept, Mapping) else None
+    if isinstance(raw, str) and raw != arguments:
+        parsed, ok = parse_tool_arguments(raw)
+        if ok and _same_json(parsed, tool_input):
+            return raw
+    return arguments
+
+
 def _content_value(parts: list[dict[str, Any]]) -> str | list[dict[str, Any]]:
     if len(parts) == 1 and parts[0]["type"] == "text":
         return str(parts[0]["text"])
@@ -296,7 +336,7 @@ def to_openai(
                             "type": "function",
                             "function": {
                                 "name": b["name"],
-                                "arguments": json.dumps(b.get("input", {}), ensure_ascii=False),
+                                "arguments": call_arguments(b),
                             },
                         }
                     )

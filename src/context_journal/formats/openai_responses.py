@@ -28,7 +28,12 @@ list for ``openai.OpenAI().responses.create(model=..., input=items)``, each item
   model's output (400 "Item 'fc_...' of type 'function_call' was provided without its required
   'reasoning' item"), so when the compile leaves a reasoning item out (too large for the budget, or in an
   excerpt) the items after it in its message lose their ``item_id`` and go without an id, which the API
-  takes (the compile's repair says so);
+  takes (the compile's repair says so). The built-in tools' calls after it (``openai_item`` blocks) follow
+  the same rule: one whose type takes no id (``shell_call``, ``apply_patch_call``...) goes without it, and
+  one whose id the request types require (``web_search_call`` ``ws_...``, ``code_interpreter_call``,
+  ``mcp_call``...) cannot be sent without its reasoning, so it goes as its text line (an assistant
+  message, the line the other exports send for it; its output, if any, then answers no call sent and goes
+  as text too);
 - a stored instruction past the system prompt (a ``system`` / ``developer`` message in mid-conversation,
   which the compile sends to the other APIs as a user turn named ``system:``) as the ``system`` or
   ``developer`` message it was, its text without that name.
@@ -50,7 +55,8 @@ item"); Anthropic provider blocks (server tools, compaction...) are sent as text
 Completions export. :func:`validate_responses_items` checks the item rules (every ``function_call`` or
 ``custom_tool_call`` answered by its output before the next model turn, a model turn being every item
 the model wrote, custom tool calls included; every output answers an earlier call; call ids unique; and,
-given the stored messages, every item sent with its id has the reasoning item that preceded it); the
+given the stored messages, every item sent with its id, a built-in tool's call included, has the
+reasoning item that preceded it); the
 exporter checks its own output with it.
 
 **Import** (:func:`read_openai_responses`, format ``openai-responses``): a JSON file (or a JSON Lines
@@ -132,7 +138,8 @@ from .base import (
     load_json,
     parse_tool_arguments,
 )
-from .exporters import _check_assistant, _source
+from .exporters import _check_assistant, _source, call_arguments
+from .exporters import input_json as _arguments
 
 if TYPE_CHECKING:
     from ..compile import CompiledMessage, CompileResult
@@ -206,6 +213,14 @@ _OPAQUE_ITEMS = frozenset(
 back for them (:func:`~context_journal._block_types.openai_item_role` tells which side)."""
 _KEEP_NULL = {"image_generation_call": ("result",), "code_interpreter_call": ("code", "outputs")}
 """Item fields the request types require even when null (``Required[Optional[...]]``): kept when null."""
+_ID_OPTIONAL = frozenset({"shell_call", "apply_patch_call", "tool_search_call", "compaction"})
+"""Built-in items the request types take without their ``id``: one the model wrote after a reasoning item the
+compile left out is sent without it, as a function call is. Every other built-in call (``web_search_call``,
+``code_interpreter_call``, ``mcp_call``...: their ``id`` is required) is sent as its text line then."""
+_REASONING_LEFT_OUT = "OpenAI reasoning item"
+"""What the repair of a message whose reasoning the compile left out says (``_reduce._what_reduced``:
+"an OpenAI reasoning item too large for the budget left out (the items after it sent without their item
+id)...", "2 OpenAI reasoning items...")."""
 _CUSTOM = "custom_tool_call"
 _PART_TYPES = frozenset({"input_text", "output_text", "input_image", "input_file"})
 _PHASES = ("commentary", "final_answer")
@@ -285,15 +300,6 @@ def _output(block: Mapping[str, Any], get_blob: Callable[[str], bytes] | None) -
     return [{"type": "input_text", "text": "[error]"}, *parts] if error else parts
 
 
-def _arguments(tool_input: Any) -> str:
-    """``function_call.arguments``: the JSON text of the input, or the raw text the import kept."""
-    if isinstance(tool_input, Mapping) and set(tool_input) == {"_raw_arguments"}:
-        raw = tool_input["_raw_arguments"]
-        if isinstance(raw, str):
-            return raw
-    return json.dumps(tool_input if tool_input is not None else {}, ensure_ascii=False)
-
-
 def _item_id(block: Mapping[str, Any]) -> str | None:
     """The Responses item id the import recorded on a block (``item_id``), or None."""
     value = block.get("item_id")
@@ -338,17 +344,9 @@ def _function_call(b: Mapping[str, Any]) -> Item:
     """A ``tool_use`` as a ``function_call``: with the fields the import kept (``item_extra``: ``status``...)
     and its ``arguments`` text as received, byte for byte, while it still says what ``input`` holds (a
     prompt-cache prefix depends on the bytes; an excerpt or an edit of the input sends its JSON text)."""
-    tool_input = b.get("input", {})
     kept = b.get("item_extra")
     extra: Mapping[str, Any] = kept if isinstance(kept, Mapping) else {}
-    arguments = _arguments(tool_input)
-    raw = extra.get("arguments")
-    if isinstance(raw, str) and raw != arguments:
-        try:
-            same = json.loads(raw) == tool_input
-        except (json.JSONDecodeError, RecursionError):
-            same = False
-        arguments = raw if same else arguments
+    arguments = call_arguments(b)  # the same text the Chat Completions export sends
     call: Item = {"type": "function_call"}
     item_id = _item_id(b)
     if item_id is not None:
@@ -519,6 +517,41 @@ def _followed_reasoning(items: list[Item]) -> list[Item]:
     return out
 
 
+def _reasoning_left_out(result: CompileResult) -> set[str]:
+    """The ids of the stored messages whose OpenAI reasoning the compile left out (too large for the budget,
+    or in an excerpt), as its repairs name them."""
+    return {r.message_id for r in result.repairs if r.message_id is not None and _REASONING_LEFT_OUT in r.detail}
+
+
+def _after_lost_reasoning(blocks: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The blocks of an assistant message whose reasoning the compile left out, with the built-in tool calls
+    (``openai_item``) after it fixed as its other items are (:func:`~context_journal._provider_render.
+    without_reasoning` took their ``item_id``): an item sent with its id needs the reasoning item the model
+    wrote before it (the API answers 400 "... was provided without its required 'reasoning' item"). One whose
+    type takes no id (:data:`_ID_OPTIONAL`) goes without it; one whose id is required (``web_search_call``
+    ``ws_...``, ``code_interpreter_call``...) cannot be sent validly and goes as its text line, as the other
+    exports send it (its output, then answering no call sent, goes as text too: :func:`_orphans_as_text`).
+
+    The compile's blocks no longer say where the reasoning was: the blocks before it kept their
+    ``item_id``, so every built-in call after the last block that kept one is taken as following it."""
+    start = max((k + 1 for k, b in enumerate(blocks) if _item_id(b) is not None), default=0)
+    out: list[Mapping[str, Any]] = list(blocks[:start])
+    for b in blocks[start:]:
+        item = b.get("item")
+        if (
+            b.get("type") == "openai_item"
+            and openai_item_role(b.get("item_type")) == "assistant"
+            and isinstance(item, Mapping)
+            and "id" in item
+        ):
+            if b.get("item_type") in _ID_OPTIONAL:
+                b = {**b, "item": {k: v for k, v in item.items() if k != "id"}}
+            else:
+                b = {"type": "text", "text": provider_line(b)}
+        out.append(b)
+    return out
+
+
 def to_openai_responses(
     result: CompileResult, *, assistant: str | None = None, system_role: str = "developer"
 ) -> list[Item]:
@@ -550,9 +583,13 @@ def to_openai_responses(
     if system_text.strip():
         items.append({"type": "message", "role": system_role, "content": system_text})
     custom: set[str] = set()
+    lost = _reasoning_left_out(result)
     for m in result.messages:
         if m.role == "assistant":
-            sent = _assistant_items(m.content)
+            blocks: Sequence[Mapping[str, Any]] = m.content
+            if any(src.kind == "message" and src.id in lost for src in m.sources):
+                blocks = _after_lost_reasoning(blocks)
+            sent = _assistant_items(blocks)
             custom.update(str(i["call_id"]) for i in sent if i.get("type") == _CUSTOM)
             items.extend(sent)
         elif (said := _instruction_item(m, get_blob)) is not None:
@@ -568,17 +605,29 @@ def to_openai_responses(
 
 def reasoning_required(stored: Iterable[Sequence[Mapping[str, Any]]]) -> dict[str, str]:
     """``{item id: reasoning id}``: for each block of the ``stored`` messages' content (block lists, as
-    stored) that carries a Responses item id (``item_id``: ``fc_...``, ``msg_...``, ``ctc_...``) after a
+    stored) that carries a Responses item id (``item_id``: ``fc_...``, ``msg_...``, ``ctc_...``; the
+    ``item``'s ``id`` of a built-in tool's call, ``openai_item``: ``ws_...``, ``ci_...``) after a
     ``reasoning`` block of the same message, the id of the nearest such reasoning: the item the model
     wrote after it, which the API takes with its id only together with that reasoning item."""
     needs: dict[str, str] = {}
     for blocks in stored:
         last: str | None = None
         for b in blocks:
+            item = b.get("item")
             if b.get("type") == "reasoning" and isinstance(b.get("id"), str):
                 last = b["id"]
-            elif last is not None and isinstance(b.get("item_id"), str) and b["item_id"]:
+            elif last is None:
+                continue
+            elif isinstance(b.get("item_id"), str) and b["item_id"]:
                 needs.setdefault(b["item_id"], last)
+            elif (
+                b.get("type") == "openai_item"
+                and openai_item_role(b.get("item_type")) == "assistant"
+                and isinstance(item, Mapping)
+                and isinstance(item.get("id"), str)
+                and item["id"]
+            ):
+                needs.setdefault(item["id"], last)
     return needs
 
 
@@ -595,10 +644,10 @@ def validate_responses_items(
     non-empty.
 
     With ``stored`` (the content of the stored messages the items were compiled from, block lists), an
-    item sent with an item id (``id``: ``fc_...``) that followed a reasoning item in its stored message
-    (:func:`reasoning_required`) must have that reasoning item before it in its model turn
-    (``missing_reasoning_item``; the API: "Item 'fc_...' of type 'function_call' was provided without its
-    required 'reasoning' item"); sent without the id, it needs none.
+    item sent with an item id (``id``: ``fc_...``, a built-in tool call's ``ws_...``) that followed a
+    reasoning item in its stored message (:func:`reasoning_required`) must have that reasoning item before
+    it in its model turn (``missing_reasoning_item``; the API: "Item 'fc_...' of type 'function_call' was
+    provided without its required 'reasoning' item"); sent without the id, it needs none.
 
     Returns:
         The issues found (``index`` is the item's position); empty when the items are valid.
