@@ -1159,7 +1159,10 @@ def load_offline_encoding(encoding: str = "cl100k_base", rank_file: str | os.Pat
         )
 
     if rank_file is not None:
-        path = Path(os.fspath(rank_file))
+        given = os.fspath(rank_file)
+        if not given:
+            raise TokenizerUnavailableError(encoding, "rank_file is empty: give the path of a .tiktoken file")
+        path = Path(given)
         if not path.is_file():
             raise TokenizerUnavailableError(encoding, f"{path} is not a file")
         return build(_verified_ranks(encoding, path))
@@ -1169,7 +1172,15 @@ def load_offline_encoding(encoding: str = "cl100k_base", rank_file: str | os.Pat
     cached = _tiktoken_cache_file(spec["url"])
     if cached is not None and cached.is_file():
         return build(_verified_ranks(encoding, cached))
-    raise TokenizerUnavailableError(encoding)
+    from importlib.util import find_spec
+
+    try:
+        installed = find_spec("quicktok") is not None
+    except (ImportError, ValueError):
+        installed = False
+    quicktok = "installed, but holds no ranks for this encoding" if installed else "not installed"
+    where = f"tiktoken's cache file {cached} is missing" if cached is not None else "tiktoken's cache is off"
+    raise TokenizerUnavailableError(encoding, f"looked for: quicktok-v1's vocabulary ({quicktok}); {where}")
 
 
 class TiktokenCounter(EstimatingCounter):

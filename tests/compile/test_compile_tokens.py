@@ -185,6 +185,28 @@ def test_a_rank_file_that_is_not_the_published_one_is_refused_naming_it(
     assert o200k.encoding.encode_ordinary("hello world") == [24912, 2375]
 
 
+def test_no_rank_file_anywhere_names_what_was_looked_for(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 17 review: the error named neither the folder searched nor the file expected there."""
+    pytest.importorskip("tiktoken")
+    import sys
+
+    from context_journal import tokens
+
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    monkeypatch.setitem(sys.modules, "quicktok", None)  # as if quicktok-v1 were not installed
+    tokens._read_quicktok.cache_clear()
+    try:
+        with pytest.raises(TokenizerUnavailableError) as info:
+            load_offline_encoding("cl100k_base")
+        text = str(info.value)
+        assert f"{tmp_path}/9b5ad71b2ce5302211f9c61530b329a4922fc6a4 is missing" in text
+        assert "quicktok-v1's vocabulary (not installed)" in text
+        with pytest.raises(TokenizerUnavailableError, match="rank_file is empty"):
+            load_offline_encoding("cl100k_base", rank_file="")
+    finally:
+        tokens._read_quicktok.cache_clear()
+
+
 def test_a_rank_file_replaced_at_the_same_path_is_read_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """tiktoken's ``load_tiktoken_bpe`` keeps a copy of any path in its cache (keyed by the path's text)
     and reads the copy back later; the file itself is what is checked and counted with."""

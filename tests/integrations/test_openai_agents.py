@@ -311,7 +311,9 @@ def test_unusual_items_round_trip_and_compile_back_unchanged() -> None:
         await session.add_items(items)
         got = await session.get_items()
         assert got == items and isinstance(got[-1]["weight"], float)
-        assert session.compiled_items(2000) == items  # all fit: every item raw, as written
+        # all fit: every item raw, as written, but the blank message, sent with the journal's text
+        sent = [{**i, "content": "(empty)"} if i == {"role": "assistant", "content": []} else i for i in items]
+        assert session.compiled_items(2000) == sent
         blocks = [m.content_dicts() for m in session.manager.get_all_messages()]
         assert blocks[0] == [{"type": "text", "text": "see\n[input_image]"}]
         assert blocks[2] == [{"type": "tool_use", "id": "call:a/1 x", "name": "f", "input": {"arguments": "not json"}}]
@@ -320,3 +322,47 @@ def test_unusual_items_round_trip_and_compile_back_unchanged() -> None:
         assert blocks[5] == [{"type": "text", "text": "(empty)"}]
 
     asyncio.run(main())
+
+
+def test_items_that_are_not_sdk_items_are_refused_and_bad_limits_named() -> None:
+    """Issue 17 review: malformed items were stored and sent on; bad limits failed with internal names."""
+    from context_journal.errors import MalformedContentError
+
+    async def main() -> None:
+        session = JournalSession("bad-input")
+        try:
+            for bad, index in (([{"no": "type"}], 0), ([{"role": "user", "content": "ok"}, {"role": "user"}], 1)):
+                with pytest.raises(MalformedContentError) as exc:
+                    await session.add_items(bad)
+                assert exc.value.message_index == index
+            with pytest.raises(TypeError, match="takes a list of items"):
+                await session.add_items({"role": "user", "content": "x"})  # type: ignore[arg-type]
+            for limit in (1.5, "2", True):
+                with pytest.raises(TypeError, match="limit must be an integer"):
+                    await session.get_items(limit)  # type: ignore[arg-type]
+            assert await session.get_items() == []  # nothing was written
+        finally:
+            await session.aclose()
+
+    asyncio.run(main())
+
+
+def test_a_blank_message_is_stored_as_given_and_sent_with_the_journals_text() -> None:
+    written = [
+        {"role": "user", "content": "hi"},
+        {"role": "user", "content": []},
+        {"role": "assistant", "content": ""},
+        {"role": "user", "content": "what now?"},
+    ]
+
+    async def main() -> tuple[list[Any], list[Any]]:
+        session = JournalSession("blank")
+        try:
+            await session.add_items(written)
+            return await session.get_items(), await session.acompiled_items(2_000)
+        finally:
+            await session.aclose()
+
+    stored, compiled = asyncio.run(main())
+    assert stored == written  # lossless
+    assert [i["content"] for i in compiled] == ["hi", "(empty)", "(empty)", "what now?"]

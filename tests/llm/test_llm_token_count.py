@@ -99,6 +99,20 @@ def test_auth_failure_and_a_bad_answer_are_typed(server: MockServer) -> None:
 def test_a_request_without_messages_is_refused_before_any_call(server: MockServer) -> None:
     with pytest.raises(ValueError, match="at least one message"):
         _counter(server).count({"messages": []})
+    with pytest.raises(TypeError, match="takes a Messages request"):
+        _counter(server).count("nonsense")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="must name a model"):
+        AnthropicTokenCounter("")
+    assert server.urls == []
+
+
+def test_no_api_key_is_an_auth_error_not_a_type_error(server: MockServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 17 review: without a key the SDK raises TypeError while building the request."""
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    counter = AnthropicTokenCounter("claude-sonnet-4-5", http_client=server.client())
+    with pytest.raises(ProviderAuthError, match="authentication method"):
+        counter.count({"messages": [{"role": "user", "content": "hi"}]})
     assert server.urls == []
 
 

@@ -34,7 +34,7 @@ from typing import Any, TypeVar
 
 from .._store_thread import StoreThread, acquire_thread, release_thread
 from ..compile import CompileResult, EmptyContextError
-from ..errors import MessageNotFoundError, StoreClosedError
+from ..errors import MalformedContentError, MessageNotFoundError, StoreClosedError
 from ..llm.provider import run_sync
 from ..messages import Message
 from ..stores import Store
@@ -278,9 +278,15 @@ class JournalSession:
 
     async def get_items(self, limit: int | None = None) -> list[Item]:
         """The session's items, oldest first; ``limit``: only the newest ``limit`` (the SDK's semantics:
-        None uses ``session_settings.limit``, 0 gives none, a negative limit gives all)."""
+        None uses ``session_settings.limit``, 0 gives none, a negative limit gives all).
+
+        Raises:
+            TypeError: ``limit`` is not an integer or None.
+        """
         if limit is None and self.session_settings is not None:
             limit = getattr(self.session_settings, "limit", None)
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)):
+            raise TypeError(f"limit must be an integer or None, got {limit!r}")
         return await self._call(self._get_items, limit)
 
     def _get_items(self, limit: int | None) -> list[Item]:
@@ -296,13 +302,24 @@ class JournalSession:
         return [_item_of(m) for m in messages]
 
     async def add_items(self, items: list[Any]) -> None:
-        """Append items (one journal message each, all in one transaction)."""
+        """Append items (one journal message each, all in one transaction).
+
+        Raises:
+            TypeError: ``items`` is not a list (or another sequence) of items.
+            MalformedContentError: an item is neither a message (a ``role`` and its ``content``) nor a typed
+                item (a ``type``); its index is named and nothing is written.
+        """
+        if isinstance(items, str | bytes | Mapping) or not isinstance(items, Sequence):
+            raise TypeError(f"add_items takes a list of items, got {type(items).__name__}")
         await self._call(self._add_items, list(items))
 
     def _add_items(self, items: list[Any]) -> None:
         rows: list[dict[str, Any]] = []
-        for raw in items:
+        for index, raw in enumerate(items):
             item = _as_dict(raw)
+            problem = _item_problem(item)
+            if problem is not None:
+                raise MalformedContentError(f"not an Agents SDK input item: {problem}", message_index=index)
             key = _key(item)
             if self._synthesized[key] > 0:  # a compiled summary turn coming back from the input callback
                 self._synthesized[key] -= 1
@@ -440,7 +457,11 @@ class JournalSession:
         for piece in pieces(result, message, emitted=emitted, merged_turns=True):
             found = message(piece.mid) if piece.mid is not None else None
             if found is not None:
-                out.append(_item_of(found))
+                item = _item_of(found)
+                if _blank_message(item):  # stored as given; sent as the journal holds it (no empty message)
+                    item = {**item, "content": _text_of_blocks(piece.blocks) or "(empty)"}
+                    written.append(item)
+                out.append(item)
                 continue
             for item in _items_of_blocks(piece.participant, piece.role, piece.blocks, calls):
                 out.append(item)
@@ -521,6 +542,32 @@ def _identity(item: Item) -> str:
         if isinstance(item.get(field), str):
             return f"{item.get('type')}:{field}:{item[field]}"
     return _key(item)
+
+
+def _blank_message(item: Item) -> bool:
+    """True for a message item whose content holds no text (``""``, ``[]``, only blank parts)."""
+    return item.get("type") in (None, "message") and "role" in item and not _text_of(item.get("content")).strip()
+
+
+def _text_of_blocks(blocks: Sequence[Mapping[str, Any]]) -> str:
+    return "\n\n".join(str(b.get("text", "")) for b in blocks if b.get("type") == "text").strip()
+
+
+def _item_problem(item: Item) -> str | None:
+    """Why ``item`` is not an Agents SDK input item, or None: a message has a ``role`` (text) and a
+    ``content`` (text or a list of parts; empty is kept, as the SDK sends it), any other item a ``type``."""
+    kind = item.get("type")
+    if kind is not None and not isinstance(kind, str):
+        return f"its type must be text, got {type(kind).__name__}"
+    if kind not in (None, "message"):
+        return None
+    role = item.get("role")
+    if not isinstance(role, str) or not role:
+        return "an item needs a 'type', or a message a 'role'" if kind is None else "a message needs its 'role'"
+    content = item.get("content")
+    if not isinstance(content, str | list):
+        return f"a message's content is text or a list of parts, got {type(content).__name__}"
+    return None
 
 
 def _as_dict(item: Any) -> Item:

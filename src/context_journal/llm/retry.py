@@ -218,6 +218,9 @@ def classify_sdk_error(exc: BaseException, sdk: ModuleType, *, now: float | None
         return Failure("response", f"the response did not match the API schema: {exc}")
     if isinstance(exc, TimeoutError):
         return Failure("transient", "the request timed out")
+    if isinstance(exc, TypeError) and "authentication method" in str(exc):
+        # The anthropic SDK's check for a missing key is a TypeError raised when the request is built.
+        return Failure("auth", str(exc).strip('"'))
     base = getattr(sdk, "AnthropicError", None) or getattr(sdk, "OpenAIError", None)
     if base is not None and isinstance(exc, base):
         text = str(exc)

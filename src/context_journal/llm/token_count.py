@@ -64,6 +64,7 @@ class AnthropicTokenCounter:
 
     Raises:
         MissingExtraError: the ``anthropic`` package is not installed.
+        ValueError: ``model`` is empty.
     """
 
     name = "anthropic"
@@ -82,6 +83,8 @@ class AnthropicTokenCounter:
         sleep: Callable[[float], Awaitable[None]] | None = None,
         rng: random.Random | None = None,
     ) -> None:
+        if not isinstance(model, str) or not model.strip():
+            raise ValueError(f"model must name a model, got {model!r}")
         self._sdk = import_sdk("anthropic", "anthropic")
         client = sdk_client(
             self._sdk.AsyncAnthropic,
@@ -111,9 +114,14 @@ class AnthropicTokenCounter:
             The provider's ``input_tokens`` (> 0, at most :data:`~context_journal.tokens.MAX_TOKEN_COUNT`).
 
         Raises:
+            TypeError: ``request`` is not a mapping.
             ValueError: ``request`` has no messages.
             ProviderError: the call failed (a subclass says how; transient failures were retried).
         """
+        if not isinstance(request, Mapping):
+            raise TypeError(
+                f"a token count takes a Messages request (a mapping with 'messages'), got {type(request).__name__}"
+            )
         messages = request.get("messages")
         if not isinstance(messages, list | tuple) or not messages:
             raise ValueError("a token count needs a request with at least one message")
