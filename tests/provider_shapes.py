@@ -4,7 +4,10 @@ tool guides (web search, web fetch, code execution, MCP connector, search result
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any
+
+import pytest
 
 Block = dict[str, Any]
 ENCRYPTED = "EqgfCioIARgBIiQ3YTAwMjY1Mi1mZjM5LTQ1NGUtODgxNC1kNjNjNTk1ZWI3Y"
@@ -254,3 +257,27 @@ def user_turn() -> list[Block]:
         container_upload_block(),
         search_result_block(),
     ]
+
+
+def require_openai_responses() -> ModuleType:
+    """The ``openai`` module, for a test module of the Responses API checks (they follow the types of
+    openai 3 and later, the dev extra's floor; the ``openai`` extra allows older): the module is skipped
+    when openai is missing or older."""
+    openai = pytest.importorskip("openai")
+    if int(openai.__version__.split(".")[0]) < 3:
+        pytest.skip(
+            f"the Responses API checks follow the types of openai 3 and later; this is openai {openai.__version__}",
+            allow_module_level=True,
+        )
+    return openai
+
+
+CHAR_LOCATION: dict[str, Any] = {
+    "type": "char_location",
+    "cited_text": "x",
+    "document_index": 0,
+    "document_title": None,
+    "start_char_index": 0,
+    "end_char_index": 1,
+}
+"""A well-formed Anthropic ``char_location`` citation (``document_title`` is required and may be null)."""

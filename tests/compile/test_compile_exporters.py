@@ -19,6 +19,7 @@ except ImportError:  # pragma: no cover - older SDKs use httpx
     import httpx  # type: ignore[no-redef]
 import pytest
 from compile_helpers import assert_valid, words
+from provider_shapes import CHAR_LOCATION
 
 from context_journal.compile import CompileResult
 from context_journal.manager import ContextManager
@@ -347,15 +348,7 @@ def test_a_model_dumps_null_file_id_in_citations_is_left_out() -> None:
 
     cm = ContextManager.open("memory:")
     cm.add_message("user", "q")
-    char = {
-        "type": "char_location",
-        "cited_text": "x",
-        "document_index": 0,
-        "document_title": None,
-        "start_char_index": 0,
-        "end_char_index": 1,
-        "file_id": None,
-    }
+    char = {**CHAR_LOCATION, "file_id": None}
     web = {"type": "web_search_result_location", "cited_text": "x", "encrypted_index": "e", "title": None, "url": "u"}
     cm.add_message("assistant", [{"type": "text", "text": "a", "citations": [char, web]}])
     cm.add_message("user", "more")

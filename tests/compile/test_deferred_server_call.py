@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from compile_helpers import assert_valid
-from provider_shapes import web_search_pair
+from provider_shapes import CHAR_LOCATION, web_search_pair
 
 from context_journal.manager import ContextManager
 from context_journal.validate import validate_messages
@@ -96,14 +96,7 @@ def _cite(url: str) -> dict[str, Any]:
 def test_citations_to_hits_shown_as_text_are_left_out() -> None:
     call, result = web_search_pair()[:2]
     hit = result["content"][0]["url"]
-    keep = {
-        "type": "char_location",
-        "cited_text": "x",
-        "document_index": 0,
-        "document_title": None,
-        "start_char_index": 0,
-        "end_char_index": 1,
-    }
+    keep = CHAR_LOCATION
     said = {"type": "text", "text": "Born in 1916.", "citations": [_cite(hit), keep]}
     only = {"type": "text", "text": "Yes.", "citations": [_cite(hit)]}
     other = {"type": "text", "text": "Elsewhere.", "citations": [_cite("https://elsewhere.example/")]}

@@ -7,19 +7,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from provider_shapes import CHAR_LOCATION
 
 from context_journal.content import validate_content
 from context_journal.errors import MalformedContentError
 from context_journal.manager import ContextManager
 
-CITE = {
-    "type": "char_location",
-    "cited_text": "x",
-    "document_index": 0,
-    "document_title": None,
-    "start_char_index": 0,
-    "end_char_index": 1,
-}
+CITE = CHAR_LOCATION
 UNTITLED = {k: v for k, v in CITE.items() if k != "document_title"}
 WEB = {"type": "web_search_result_location", "cited_text": "x", "url": "https://a.example", "encrypted_index": "e"}
 

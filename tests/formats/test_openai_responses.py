@@ -18,6 +18,7 @@ import typing_extensions
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from hypothesis_budget import examples
+from provider_shapes import require_openai_responses
 
 from context_journal.compile import EmptyContextError, OverBudgetError
 from context_journal.content import MalformedContentError, validate_content
@@ -35,12 +36,7 @@ from context_journal.strategies import PassthroughStrategy, WindowedPassthroughS
 from context_journal.tokens import EstimatingCounter
 from context_journal.validate import InvalidContextError, validate_messages
 
-openai = pytest.importorskip("openai")
-if int(openai.__version__.split(".")[0]) < 3:  # the dev extra's floor; the openai extra allows older
-    pytest.skip(
-        f"the Responses API checks follow the types of openai 3 and later; this is openai {openai.__version__}",
-        allow_module_level=True,
-    )
+openai = require_openai_responses()
 from openai.types.responses import (  # noqa: E402
     Response,
     ResponseFunctionToolCall,

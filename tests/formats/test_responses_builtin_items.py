@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from provider_shapes import CHAR_LOCATION, require_openai_responses
 
 from context_journal.content import validate_content
 from context_journal.errors import ImportFormatError, MalformedContentError
@@ -31,12 +32,7 @@ from context_journal.manager import ContextManager
 from context_journal.tokens import EstimatingCounter, estimate_text_tokens
 from context_journal.validate import validate_messages, validate_openai_messages
 
-openai = pytest.importorskip("openai")
-if int(openai.__version__.split(".")[0]) < 3:  # the dev extra's floor; the openai extra allows older
-    pytest.skip(
-        f"the Responses API checks follow the types of openai 3 and later; this is openai {openai.__version__}",
-        allow_module_level=True,
-    )
+openai = require_openai_responses()
 from openai.types.responses import (  # noqa: E402
     ResponseCodeInterpreterToolCall,
     ResponseComputerToolCall,
@@ -422,14 +418,7 @@ def test_an_item_in_the_wrong_turn_is_shown_as_text_by_the_compile() -> None:
     assert result.messages[0].content[1] == {"type": "text", "text": "[OpenAI web_search_call]"}
 
 
-CHAR = {
-    "type": "char_location",
-    "cited_text": "x",
-    "document_index": 0,
-    "document_title": None,
-    "start_char_index": 0,
-    "end_char_index": 1,
-}
+CHAR = CHAR_LOCATION
 
 
 @pytest.mark.parametrize(

@@ -20,6 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis_budget import examples
+from provider_shapes import require_openai_responses
 
 from context_journal.compile import EmptyContextError, OverBudgetError
 from context_journal.content import MalformedContentError
@@ -27,12 +28,7 @@ from context_journal.formats import import_into, read_openai_responses, read_tra
 from context_journal.manager import ContextManager
 from context_journal.strategies import PassthroughStrategy, WindowedPassthroughStrategy
 
-openai = pytest.importorskip("openai")
-if int(openai.__version__.split(".")[0]) < 3:  # the dev extra's floor; the openai extra allows older
-    pytest.skip(
-        f"the Responses API checks follow the types of openai 3 and later; this is openai {openai.__version__}",
-        allow_module_level=True,
-    )
+openai = require_openai_responses()
 pydantic = pytest.importorskip("pydantic")
 try:
     from openai.types.responses import ResponseInputItemParam

@@ -9,17 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from provider_shapes import require_openai_responses
 
 from context_journal.errors import ImportFormatError
 from context_journal.formats import import_into, read_openai_responses, read_transcript
 from context_journal.manager import ContextManager
 
-openai = pytest.importorskip("openai")
-if int(openai.__version__.split(".")[0]) < 3:  # the dev extra's floor; the openai extra allows older
-    pytest.skip(
-        f"the Responses API checks follow the types of openai 3 and later; this is openai {openai.__version__}",
-        allow_module_level=True,
-    )
+openai = require_openai_responses()
 try:  # openai releases before these Responses API types skip this module
     from openai.types.responses import (
         Response,

@@ -11,18 +11,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
+from provider_shapes import require_openai_responses
 
 from context_journal._provider_render import provider_line
 from context_journal.formats import import_into, read_openai_responses, validate_responses_items
 from context_journal.manager import ContextManager
 
-openai = pytest.importorskip("openai")
-if int(openai.__version__.split(".")[0]) < 3:  # the dev extra's floor; the openai extra allows older
-    pytest.skip(
-        f"the Responses API checks follow the types of openai 3 and later; this is openai {openai.__version__}",
-        allow_module_level=True,
-    )
+openai = require_openai_responses()
 from openai.types.responses import (  # noqa: E402
     ResponseCodeInterpreterToolCall,
     ResponseFunctionWebSearch,
