@@ -860,14 +860,28 @@ def _variant_problem(content: Mapping[str, Any], kind: str) -> tuple[str, str] |
     return None
 
 
+def _cache_control_problem(block: Mapping[str, Any]) -> tuple[str, str] | None:
+    """``(path, why)`` when a block's ``cache_control`` is not null or ``{"type": "ephemeral"}`` with an
+    optional ``ttl`` of ``"5m"`` or ``"1h"`` (the SDK's ``BetaCacheControlEphemeralParam``)."""
+    cc = block.get("cache_control")
+    if cc is None:
+        return None
+    if not isinstance(cc, Mapping) or cc.get("type") != "ephemeral":
+        return "cache_control", 'cache_control is {"type": "ephemeral"} (with an optional ttl)'
+    if "ttl" in cc and cc["ttl"] not in ("5m", "1h"):
+        return "cache_control.ttl", f'cache_control ttl is "5m" or "1h", got {cc["ttl"]!r}'
+    return None
+
+
 def check_server_results(blocks: Sequence[Mapping[str, Any]], *, message_index: int | None = None) -> None:
     """Check the parts the models keep loosely (checked when written, not when read): a server tool
     result's ``content`` is a variant of its own type (a ``code_execution_tool_result`` never holds a
     ``bash_code_execution_result`` or a web search error; error codes are any text, since the provider adds
     new ones), a text-editor result's fields have their types; a ``server_tool_use``/``*_tool_result``
-    ``caller`` is an object with a ``type``; a ``search_result``'s ``citations`` is ``{"enabled": bool}``;
-    and a ``cache_control`` on any block is null or an object with a ``type`` (and a text ``ttl``). Shapes:
-    the SDK's ``Beta*BlockParam`` types.
+    ``caller`` is an object with a ``type`` (and, unless ``direct``, the ``tool_id`` that called); a
+    ``search_result``'s ``citations`` is ``{"enabled": bool}``; and a ``cache_control`` on any block, or on
+    a block nested in a tool or search result, is null or ``{"type": "ephemeral"}`` with an optional
+    ``ttl`` of ``"5m"`` or ``"1h"``. Shapes: the SDK's ``Beta*BlockParam`` types.
 
     Raises:
         MalformedContentError: naming the block and the field.
@@ -887,16 +901,19 @@ def check_server_results(blocks: Sequence[Mapping[str, Any]], *, message_index: 
             caller = b["caller"]
             if not isinstance(caller, Mapping) or not isinstance(caller.get("type"), str):
                 problem = "caller", "a caller is an object with a type (direct, a server tool...)"
+            elif caller["type"] != "direct" and (not isinstance(caller.get("tool_id"), str) or not caller["tool_id"]):
+                problem = "caller.tool_id", f"a {caller['type']} caller names the tool that called (tool_id, text)"
         if problem is None and kind == "search_result" and b.get("citations") is not None:
             config = b["citations"]
             if not isinstance(config, Mapping) or not isinstance(config.get("enabled"), bool):
                 problem = "citations", 'a search_result\'s citations is {"enabled": true or false}'
-        if problem is None and b.get("cache_control") is not None:
-            cc = b["cache_control"]
-            if not isinstance(cc, Mapping) or not isinstance(cc.get("type"), str):
-                problem = "cache_control", 'cache_control is an object with a type ({"type": "ephemeral"})'
-            elif "ttl" in cc and not isinstance(cc["ttl"], str):
-                problem = "cache_control.ttl", 'cache_control ttl is text ("5m", "1h")'
+        if problem is None:
+            problem = _cache_control_problem(b)
+            inner = b.get("content") if kind in _NESTING_KINDS else None
+            for k, nested in enumerate(inner if isinstance(inner, list) else []):
+                if problem is None and isinstance(nested, Mapping):
+                    found = _cache_control_problem(nested)
+                    problem = None if found is None else (f"content.{k}.{found[0]}", found[1])
         if problem is not None:
             raise MalformedContentError(problem[1], message_index=message_index, block_index=i, path=problem[0])
 

@@ -875,6 +875,10 @@ class EstimatingCounter:
         block_overhead: Tokens added per block.
         tool_use_overhead: Tokens added per ``tool_use`` block (its id and the call's framing).
         tool_result_overhead: Tokens added per ``tool_result`` block (its id and framing).
+
+    Raises:
+        TypeError: a price is a ``bool``, a float or not a number.
+        ValueError: a price is negative or above :data:`MAX_TOKEN_COUNT`.
     """
 
     def __init__(
@@ -888,13 +892,13 @@ class EstimatingCounter:
         tool_result_overhead: int = 6,
         pdf_page_tokens: int = 1600,
     ) -> None:
-        self.image_tokens = image_tokens
-        self.document_tokens = document_tokens
-        self.message_overhead = message_overhead
-        self.block_overhead = block_overhead
-        self.tool_use_overhead = tool_use_overhead
-        self.tool_result_overhead = tool_result_overhead
-        self.pdf_page_tokens = pdf_page_tokens
+        self.image_tokens = check_token_count("image_tokens", image_tokens, 0)
+        self.document_tokens = check_token_count("document_tokens", document_tokens, 0)
+        self.message_overhead = check_token_count("message_overhead", message_overhead, 0)
+        self.block_overhead = check_token_count("block_overhead", block_overhead, 0)
+        self.tool_use_overhead = check_token_count("tool_use_overhead", tool_use_overhead, 0)
+        self.tool_result_overhead = check_token_count("tool_result_overhead", tool_result_overhead, 0)
+        self.pdf_page_tokens = check_token_count("pdf_page_tokens", pdf_page_tokens, 0)
 
     def text_tokens(self, text: str) -> int:
         """Tokens of a plain string (the estimate; :class:`TiktokenCounter` counts exactly)."""

@@ -315,3 +315,19 @@ def test_report_usage_calibrates_the_namespace_and_later_compiles_fit(tmp_path: 
         assert again.compile(5_000).calibration == now  # stored
     with ContextManager.open(path, namespace="bob") as other:
         assert other.compile(5_000).calibration == 1.0  # per namespace
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error"),
+    [
+        ({"message_overhead": -50}, ValueError),
+        ({"message_overhead": "3"}, TypeError),
+        ({"block_overhead": True}, TypeError),
+        ({"block_overhead": 1.5}, TypeError),
+        ({"image_tokens": -1}, ValueError),
+    ],
+)
+def test_counter_prices_are_token_counts(kwargs: dict[str, object], error: type[Exception]) -> None:
+    """Issue 17 review: a negative overhead made compiles report negative tokens; a string one failed later."""
+    with pytest.raises(error):
+        EstimatingCounter(**kwargs)  # type: ignore[arg-type]

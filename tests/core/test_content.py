@@ -20,10 +20,9 @@ json_value = st.recursive(
     lambda children: st.lists(children, max_size=3) | st.dictionaries(ident, children, max_size=3),
     max_leaves=8,
 )
-# cache_control is checked at write (null, or an object with a text type and, when given, a text ttl)
+# cache_control is checked at write (null, or {"type": "ephemeral"} with an optional ttl of "5m" or "1h")
 cache_control = st.none() | st.builds(
-    lambda t, ttl, rest: {**rest, "type": t, **({} if ttl is None else {"ttl": ttl})},
-    ident,
+    lambda ttl, rest: {**rest, "type": "ephemeral", **({} if ttl is None else {"ttl": ttl})},
     st.none() | st.sampled_from(["5m", "1h"]),
     st.dictionaries(st.sampled_from(["x_note"]), json_value, max_size=1),
 )

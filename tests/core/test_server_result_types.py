@@ -208,15 +208,23 @@ def test_open_sets_stay_open_and_other_fields_are_checked() -> None:
     validate_content(_with_content(web_search_pair(), {"type": "web_search_tool_result_error", "error_code": "new"}))
     call, result = web_search_pair()[:2]
     validate_content([{**call, "caller": {"type": "direct"}}, {**result, "caller": None}])
+    validate_content([{**call, "caller": {"type": "code_execution_20250825", "tool_id": "srvtoolu_9"}}, result])
+    search = {"type": "search_result", "source": "s", "title": "t", "content": [{"type": "text", "text": "x"}]}
     for block, path in (
         ({**call, "caller": "x"}, "caller"),
+        ({**call, "caller": {"type": "code_execution_20250825"}}, "caller.tool_id"),
         ({"type": "text", "text": "t", "cache_control": {"type": "ephemeral", "ttl": 5}}, "cache_control.ttl"),
+        ({"type": "text", "text": "t", "cache_control": {"type": "ephemeral", "ttl": "2h"}}, "cache_control.ttl"),
+        ({"type": "text", "text": "t", "cache_control": {"type": "persistent"}}, "cache_control"),
         ({"type": "text", "text": "t", "cache_control": "yes"}, "cache_control"),
+        (
+            {**search, "content": [{"type": "text", "text": "a", "cache_control": "ephemeral"}]},
+            "content.0.cache_control",
+        ),
     ):
         with pytest.raises(MalformedContentError) as exc:
             validate_content([block, result] if block.get("type") == "server_tool_use" else [block])
         assert exc.value.path == path
-    search = {"type": "search_result", "source": "s", "title": "t", "content": [{"type": "text", "text": "x"}]}
     validate_content([{**search, "citations": {"enabled": True}}])
     with pytest.raises(MalformedContentError) as exc:
         validate_content([{**search, "citations": "yes"}])

@@ -331,7 +331,14 @@ def test_items_that_are_not_sdk_items_are_refused_and_bad_limits_named() -> None
     async def main() -> None:
         session = JournalSession("bad-input")
         try:
-            for bad, index in (([{"no": "type"}], 0), ([{"role": "user", "content": "ok"}, {"role": "user"}], 1)):
+            for bad, index in (
+                ([{"no": "type"}], 0),
+                ([{"role": "user", "content": "ok"}, {"role": "user"}], 1),
+                ([{"role": "wizard", "content": "x"}], 0),
+                ([{"type": "function_call", "name": "f", "arguments": "{}"}], 0),  # no call_id
+                ([{"type": "function_call_output", "output": "x"}], 0),
+                ([{"role": "user", "content": "x", 1: 2}], 0),
+            ):
                 with pytest.raises(MalformedContentError) as exc:
                     await session.add_items(bad)
                 assert exc.value.message_index == index

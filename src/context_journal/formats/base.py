@@ -408,15 +408,19 @@ def parse_tool_arguments(raw: Any) -> tuple[dict[str, Any], bool]:
     """Turn OpenAI ``function.arguments`` (a JSON string) into a ``tool_use`` input object.
 
     Returns:
-        ``(input, ok)``. When the text is not a JSON object, ``input`` is ``{"_raw_arguments": raw}``
-        (the raw string kept) and ``ok`` is False.
+        ``(input, ok)``. When the text is not a JSON object, or holds values the journal cannot store
+        (``NaN``, ``Infinity``, a number too large for a float such as ``1e400``, a lone surrogate such as
+        ``"\ud800"``), ``input`` is ``{"_raw_arguments": raw}`` (the raw string kept, sent back as it came)
+        and ``ok`` is False.
     """
     if isinstance(raw, dict):
         return raw, True
     if isinstance(raw, str):
         try:
             value = json.loads(raw) if raw.strip() else {}
-        except (json.JSONDecodeError, RecursionError):
+            if isinstance(value, dict):  # what the store's strict JSON can hold
+                json.dumps(value, allow_nan=False, ensure_ascii=False).encode("utf-8")
+        except (ValueError, RecursionError, UnicodeEncodeError):
             return {"_raw_arguments": raw}, False
         if isinstance(value, dict):
             return value, True

@@ -387,6 +387,9 @@ class JournalMiddleware(AgentMiddleware):  # type: ignore[misc,unused-ignore]
     the journal too. So the state handed to each
     ``invoke`` must hold the whole conversation (the previous state's messages plus the new ones, or a
     checkpointer's thread): a state holding only the new message removes the rest from the model's view.
+    Messages are matched by id, so hand back the state's own messages (LangGraph gives an id-less message a
+    new id on every ``invoke``: one sent again without an id is journaled anew each turn, its old copy a
+    tombstone, and a summarising strategy summarises it again).
 
     Args:
         history: The history to journal into and compile from.

@@ -553,17 +553,29 @@ def _text_of_blocks(blocks: Sequence[Mapping[str, Any]]) -> str:
     return "\n\n".join(str(b.get("text", "")) for b in blocks if b.get("type") == "text").strip()
 
 
+_ROLES = frozenset({"user", "assistant", "system", "developer"})
+"""The roles of a Responses API message item (``EasyInputMessageParam``, ``ResponseInputItemParam``)."""
+
+
 def _item_problem(item: Item) -> str | None:
-    """Why ``item`` is not an Agents SDK input item, or None: a message has a ``role`` (text) and a
-    ``content`` (text or a list of parts; empty is kept, as the SDK sends it), any other item a ``type``."""
+    """Why ``item`` is not an Agents SDK input item, or None: its keys are text; a message has a ``role``
+    (user, assistant, system, developer) and a ``content`` (text or a list of parts; empty is kept, as the
+    SDK sends it); a call or a call's output has its ``call_id``; any other item has a ``type`` (an item type
+    this module does not know is kept and sent as stored: the SDK adds new ones)."""
+    if any(not isinstance(k, str) for k in item):
+        return "its keys must be text"
     kind = item.get("type")
     if kind is not None and not isinstance(kind, str):
         return f"its type must be text, got {type(kind).__name__}"
+    if (kind in _CALLS or kind in _OUTPUTS) and (not isinstance(item.get("call_id"), str) or not item["call_id"]):
+        return f"a {kind} needs its call_id"
     if kind not in (None, "message"):
         return None
     role = item.get("role")
     if not isinstance(role, str) or not role:
         return "an item needs a 'type', or a message a 'role'" if kind is None else "a message needs its 'role'"
+    if role not in _ROLES:
+        return f"a message's role is one of {', '.join(sorted(_ROLES))}, got {role!r}"
     content = item.get("content")
     if not isinstance(content, str | list):
         return f"a message's content is text or a list of parts, got {type(content).__name__}"

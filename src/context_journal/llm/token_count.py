@@ -123,7 +123,9 @@ class AnthropicTokenCounter:
                 f"a token count takes a Messages request (a mapping with 'messages'), got {type(request).__name__}"
             )
         messages = request.get("messages")
-        if not isinstance(messages, list | tuple) or not messages:
+        if messages is not None and not isinstance(messages, list | tuple):
+            raise TypeError(f"a request's messages are a list of messages, got {type(messages).__name__}")
+        if not messages:
             raise ValueError("a token count needs a request with at least one message")
         params: dict[str, Any] = {k: request[k] for k in _REQUEST_KEYS if request.get(k)}
         if tools and "tools" not in params:
