@@ -21,6 +21,11 @@ ARGUMENTS = [
     '{"b":1,"a":"\\u00e9"}',  # compact, keys out of order, an escape
     '{"city": "Paris"}',  # what the exports write themselves
     "",  # no arguments at all
+    # valid JSON text whose values the journal cannot store: kept as text (the turn used to be dropped)
+    '{"b": 1e400}',
+    '{"x": NaN}',
+    '{"x": -Infinity}',
+    '{"a": "\\ud800"}',
 ]
 
 
@@ -70,7 +75,9 @@ def test_the_import_keeps_the_text_only_when_the_exports_would_not_write_it() ->
         {"arguments": ARGUMENTS[2]},
         None,
         {"arguments": ""},
+        *[None] * 4,  # unstorable values: the input holds the text ({"_raw_arguments": ...})
     ]
+    assert [u["input"] for u in uses[5:]] == [{"_raw_arguments": a} for a in ARGUMENTS[5:]]
     assert uses[0]["input"] == {"a": 1, "b": 2}
     assert uses[1]["input"] == {"_raw_arguments": "{bad"}
 
