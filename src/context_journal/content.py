@@ -903,7 +903,7 @@ def check_server_results(blocks: Sequence[Mapping[str, Any]], *, message_index: 
                 problem = "caller", "a caller is an object with a type (direct, a server tool...)"
             elif caller["type"] != "direct" and (not isinstance(caller.get("tool_id"), str) or not caller["tool_id"]):
                 problem = "caller.tool_id", f"a {caller['type']} caller names the tool that called (tool_id, text)"
-        if problem is None and kind == "search_result" and b.get("citations") is not None:
+        if problem is None and kind == "search_result" and "citations" in b:  # not nullable there
             config = b["citations"]
             if not isinstance(config, Mapping) or not isinstance(config.get("enabled"), bool):
                 problem = "citations", 'a search_result\'s citations is {"enabled": true or false}'
