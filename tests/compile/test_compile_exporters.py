@@ -356,3 +356,24 @@ def test_a_model_dumps_null_file_id_in_citations_is_left_out() -> None:
     assert "file_id" not in cites[0] and cites[0]["document_title"] is None
     assert cites[1]["title"] is None
     cm.close()
+
+
+def test_files_api_blocks_in_a_tool_result_are_named_in_chat_completions() -> None:
+    """Issue 18 review: a tool message carries text only; a file given by id is named, not just 'omitted'."""
+    cm = ContextManager.open("memory:")
+    cm.add_message("user", "go")
+    cm.add_message("assistant", [{"type": "tool_use", "id": "t1", "name": "f", "input": {}}])
+    nested = [
+        {"type": "text", "text": "here"},
+        {"type": "document", "source": {"type": "file", "file_id": "file_doc"}},
+        {"type": "image", "source": {"type": "file", "file_id": "file_img"}},
+    ]
+    cm.add_message("user", [{"type": "tool_result", "tool_use_id": "t1", "content": nested}])
+    tool = [m for m in cm.compile(10_000).to_openai() if m["role"] == "tool"]
+    assert tool == [
+        {
+            "role": "tool",
+            "tool_call_id": "t1",
+            "content": "here\n[document: Files API file file_doc]\n[image: Files API file file_img]",
+        }
+    ]

@@ -221,6 +221,8 @@ def _tool_text(block: Mapping[str, Any]) -> str:
                 parts.append(str(b["source"].get("data", "")))
             elif b.get("type") in PROVIDER_TYPES:
                 parts.append(provider_line(b))
+            elif isinstance(b.get("source"), Mapping) and b["source"].get("type") == "file":
+                parts.append(f"[{b.get('type')}: Files API file {b['source'].get('file_id')}]")
             else:
                 parts.append(f"[{b.get('type')} omitted: tool messages carry text only]")
         text = "\n".join(parts)
