@@ -668,12 +668,12 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
     def redact(self, message_id: str | SearchHit, *, reason: str, by: str | None = None) -> Redaction:
         """Erase a message everywhere the store holds it, keeping the proof that it happened.
 
-        Every version of the message (on every branch) loses its body, with its full-text documents and
-        the blobs no other message names; the summaries and summary parts that may have read it (each
-        ending at or after it) and the working-state checkpoints that cover it are erased too (compression
-        writes the summaries again; until then a compile shows the chunks' own messages); each live branch
-        that still shows the message gets a removal; and a redaction record keeps the message's id, slot, participant,
-        created sequence, the sha256 of each removed body, ``reason``, ``by`` and the time. Then the store scrubs its
+        Every version of the message (on every branch) loses its body, with its full-text documents and the
+        blobs no other message names; the summaries and summary parts that may have read it (each ending at or
+        after it) and the working-state checkpoints that cover it are erased too (compression writes the
+        summaries again; until then a compile shows the chunks' own messages); each live branch that still shows
+        the message gets a removal; and a redaction record keeps the message's id, slot, participant, created
+        sequence, the sha256 of each removed body, ``reason``, ``by`` and the time. Then the store scrubs its
         files (SQLite: the write-ahead log folded; a file written before secure deletion rewritten once). See
         :mod:`context_journal.redaction` for what it cannot reach (other processes' memory, backups).
 

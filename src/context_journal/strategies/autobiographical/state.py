@@ -41,6 +41,13 @@ if TYPE_CHECKING:
 __all__ = ["CompressionLog", "Root"]
 
 
+def _discard_sorted(keys: list[Any], key: Any) -> None:
+    """Remove ``key`` from the sorted list ``keys`` if it is there (O(log n) to find it)."""
+    k = bisect.bisect_left(keys, key)
+    if k < len(keys) and keys[k] == key:
+        del keys[k]
+
+
 @dataclass(frozen=True, slots=True)
 class Root:
     """A top-level node: an unmerged summary or a chunk without a summary.
@@ -199,9 +206,7 @@ class CompressionLog:
                 return False
             self.l1_of[chunk] = s.id
             start = self.chunks[chunk].first_seq
-            k = bisect.bisect_left(self.unsummarised, start)
-            if k < len(self.unsummarised) and self.unsummarised[k] == start:
-                del self.unsummarised[k]
+            _discard_sorted(self.unsummarised, start)
             self.summaries[s.id] = s
             bisect.insort(self._by_end, (s.last_sequence, s.id))
             self._put_root(Root("summary", s.id, s.first_sequence, s.last_sequence, 1))
@@ -221,9 +226,7 @@ class CompressionLog:
             return False
         for key in keys:
             del self._roots[key]
-            j = bisect.bisect_left(self._summary_root_keys, key)
-            if j < len(self._summary_root_keys) and self._summary_root_keys[j] == key:
-                del self._summary_root_keys[j]
+            _discard_sorted(self._summary_root_keys, key)
         del self._root_keys[k : k + len(sources)]
         for src in sources:
             assert src is not None
@@ -267,25 +270,19 @@ class CompressionLog:
         return retired
 
     def _retire(self, sid: str) -> None:
-        """Take a level-1 summary and every merge above it out of the fold: its chunk is unsummarised
-        again, and the other summaries those merges were made from are unmerged roots again."""
+        """Take a summary and every merge above it out of the fold: a level-1 summary's chunk is
+        unsummarised again, and the other summaries the retired merges were made from are unmerged roots
+        again."""
         chain = [sid]
         while chain[-1] in self.parent:
             chain.append(self.parent[chain[-1]])
         gone = {i: self.summaries.pop(i) for i in chain}
         for s in gone.values():
-            k = bisect.bisect_left(self._by_end, (s.last_sequence, s.id))
-            if k < len(self._by_end) and self._by_end[k] == (s.last_sequence, s.id):
-                del self._by_end[k]
-        top = gone[chain[-1]]
-        key = top.first_sequence
+            _discard_sorted(self._by_end, (s.last_sequence, s.id))
+        key = gone[chain[-1]].first_sequence  # the topmost one was a root
         self._roots.pop(key, None)
-        k = bisect.bisect_left(self._root_keys, key)
-        if k < len(self._root_keys) and self._root_keys[k] == key:
-            del self._root_keys[k]
-        k = bisect.bisect_left(self._summary_root_keys, key)
-        if k < len(self._summary_root_keys) and self._summary_root_keys[k] == key:
-            del self._summary_root_keys[k]
+        _discard_sorted(self._root_keys, key)
+        _discard_sorted(self._summary_root_keys, key)
         for i in chain:
             self.parent.pop(i, None)
         for s in gone.values():
