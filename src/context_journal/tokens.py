@@ -206,6 +206,10 @@ _BLOB_BYTES = bytes(
 )  # a translation table: base64 characters to "a", "=" to itself, the rest to " "
 # Random printable ASCII (passwords, keys, salts): a run of 12 or more non-space characters.
 _DENSE = re.compile(b"a" * 12 + b"a*")
+_ESCAPE_SPLIT = re.compile(b"(?<!a)ba|(?<=a)baa")
+"""In a :data:`_LATEX_BYTES` translation, the backslash escapes whose letter is a token of its own (see
+:data:`_W_ESCAPE_LETTER`)."""
+_ESCAPE_PAIR = re.compile(r'\\[A-Za-z"\\/]')  # a backslash escape: one token (see _random_tokens)
 _DENSE_BYTES = bytes(ord("a") if 33 <= b <= 126 else ord(" ") for b in range(256))
 _LETTER_BYTES = bytes(ord("a") if chr(b).isascii() and chr(b).isalpha() else ord(" ") for b in range(256))
 _CASE_BYTES = bytes(
@@ -302,9 +306,10 @@ _W_BASE64 = 0.80
 _W_BASE64_RUN = 3.0  # a run of base64 (its ends merge with nothing)
 _W_HEX = 0.69  # per character of random hex: short wrapped runs fell to 0.94x at 0.66 (1 in 3,000; CI found one)
 _W_LATEX_COMMAND = 1.5  # a LaTeX command (_LATEX_BYTES), beyond its backslash and word
-_W_ESCAPE_LETTER = _W_WORD  # a backslash and a letter elsewhere (\n, \t, \b, \s in JSON strings and regexes):
-# the escape is a token of its own, so the letters after it are one more word (\nline is \n, line; \\bTODO
-# in a JSON string is \\, b, TODO)
+_W_ESCAPE_LETTER = _W_WORD  # a backslash and a letter elsewhere (\n, \t, \b, \s in JSON strings and regexes)
+# where the letter is one more word (_ESCAPE_SPLIT): after a space, a mark or another backslash the
+# backslash merges with what is before it (" \", ":\", "\\") and the letter stands alone; after a letter
+# the escape is one token ("\n\n\n" is three), and letters after it are one more word (\nline is \n, line)
 _W_ESCAPED_QUOTE = 0.5  # an escaped quote (\" in a JSON string): a token of its own, beyond its two marks, that
 # merges with neither the word before it nor the one after it (a, \", b), where marks elsewhere mostly do
 _W_JSON_SPACE = 0.3  # a JSON key's ": " or the ", \"" before a string (json.dumps's spacing: each space is a token)
@@ -603,7 +608,14 @@ def _has_char_run(raw: bytes) -> bool:
 def _random_tokens(run: str) -> float:
     """Tokens of a run of 12 or more printable ASCII characters when it is random (a password, a key),
     else 0: its characters change kind (upper, lower, digit, punctuation) more often than every 2
-    characters on average, as in random text (every 1.4), unlike words, paths and most code."""
+    characters on average, as in random text (every 1.4), unlike words, paths and most code. A
+    backslash escape (``\\n``, ``\\"``, ``\\d``) is one token, so it counts as one character: a JSON
+    string of escaped quotes and line breaks (``\\"\\"\\n\\n\\n``) changes kind at every character
+    but is no password (it was priced at 2.8x)."""
+    if "\\" in run:
+        run = _ESCAPE_PAIR.sub("\\\\", run)
+        if len(run) < 12:
+            return 0.0
     n = len(run)
     kinds = run.encode("ascii").translate(_KIND_BYTES)
     # the changes of kind: the bytes that differ from the next one (a XOR of the string with itself
@@ -711,7 +723,8 @@ def _text_estimate(text: str) -> float:
     if "\\" in text:
         commands = raw.translate(_LATEX_BYTES)
         latex = commands.count(b"pbaa") + (commands[:3] == b"baa")
-        est += _W_LATEX_COMMAND * latex + _W_ESCAPE_LETTER * (commands.count(b"ba") - latex)
+        split = len(_ESCAPE_SPLIT.findall(commands))
+        est += _W_LATEX_COMMAND * latex + _W_ESCAPE_LETTER * (split - latex)
         est += _W_ESCAPED_QUOTE * raw.count(b'\\"')
     non_ascii = 0
     if not text.isascii():

@@ -10,7 +10,7 @@ import base64
 from typing import Any
 
 from autobio_helpers import check, compile_checked, manager, words
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 from hypothesis_budget import examples
 
@@ -103,6 +103,39 @@ SETTINGS = settings(
 )
 
 
+def _call(*sizes: int, first: int = 1) -> dict[str, Any]:
+    uses = [
+        {"type": "tool_use", "id": f"t{first + k}", "name": "run", "input": {"cmd": words(size)}}
+        for k, size in enumerate(sizes)
+    ]
+    return {"participant": "assistant", "content": uses}
+
+
+def _said(size: int) -> dict[str, Any]:
+    return {"participant": "user", "content": [{"type": "text", "text": words(size)}]}
+
+
+# CI found a second compile that differed from the first: the stored layout named the raw middle as one
+# span to give way, the fresh fold as one span a chunk, and the compiler's loop, which stops when the
+# selection stops changing, took them for different selections (spans that touch are now joined).
+@example(
+    msgs=[
+        {"participant": "system", "content": [{"type": "text", "text": words(1)}]},
+        _call(1, first=1),
+        _call(1, first=2),
+        _call(1, 1, 400, first=3),
+        _said(15),
+        _said(15),
+        _said(250),
+    ],
+    head=0,
+    recent=0,
+    chunk=60,
+    threshold=2,
+    ticks=0,
+    failures=[],
+    budgets=[2500],
+)
 @SETTINGS
 @given(
     msgs=conversations(),

@@ -25,6 +25,11 @@ from context_journal.workers import CompressionWorker
 
 LEASE = 0.3  # seconds: far shorter than a call
 CALL = 1.0  # seconds per model call
+# Three workers share one store: a renewal may wait behind the others' writes. The lease still lasts a
+# third of a call, with a margin that a loaded CI machine keeps (at 0.3 s a renewal queued behind three
+# workers' writes on a busy machine came late, and the lease was lost once in several runs).
+SHARED_LEASE = 0.75
+SHARED_CALL = 2.0
 
 
 def _heartbeat_threads() -> list[threading.Thread]:
@@ -82,9 +87,9 @@ def _run_all(workers: list[CompressionWorker]) -> None:
 def test_three_workers_with_leases_shorter_than_the_call_write_each_summary_once(spec: str) -> None:
     store = open_spec(spec)
     names = seed(store, 3, 12)
-    providers = [ScriptedProvider(default="I remember this part.", latency=CALL) for _ in range(3)]
+    providers = [ScriptedProvider(default="I remember this part.", latency=SHARED_CALL) for _ in range(3)]
     workers = [
-        CompressionWorker(open_spec(spec), p, worker_id=f"w{i}", lease_seconds=LEASE, poll_seconds=0.05)
+        CompressionWorker(open_spec(spec), p, worker_id=f"w{i}", lease_seconds=SHARED_LEASE, poll_seconds=0.05)
         for i, p in enumerate(providers)
     ]
     try:

@@ -160,6 +160,26 @@ class Selection:
     protected: tuple[tuple[int, int], ...] = ()
     superseded: Mapping[str, tuple[int, str]] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        # Spans that touch are one span: the same raw messages name the same selection whether a layout
+        # names them chunk by chunk or as one run (the compiler compares selections to stop its loop: a
+        # stored layout's one run and a fresh fold's chunks compiled the same view two ways).
+        object.__setattr__(self, "give_way", join_spans(self.give_way))
+        object.__setattr__(self, "protected", join_spans(self.protected))
+
+
+def join_spans(spans: Sequence[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    """``spans`` (each ``(start, end)``, in order) with each run of touching or overlapping spans joined
+    into one: ``[(0, 3), (3, 5), (7, 9)]`` -> ``((0, 5), (7, 9))``."""
+    out: list[tuple[int, int]] = []
+    for a, b in spans:
+        if out and a <= out[-1][1]:
+            if b > out[-1][1]:
+                out[-1] = (out[-1][0], b)
+            continue
+        out.append((a, b))
+    return tuple(out)
+
 
 @dataclass(frozen=True)
 class SummaryRequest:
