@@ -8,13 +8,16 @@ counts with a few C-speed passes over the string, its UTF-8 bytes and its UTF-16
 translations, counts, one regex for space runs; no per-character Python loop):
 
 * ASCII words (letter runs) and their letters: prose tokenizes at about one token per common word,
-  longer words cost more (``0.675 * words + 0.10 * letters``);
+  longer words cost more (``0.675 * words + 0.10 * letters``); a word of four letters or more that is
+  not one token (``_word_tokens``), in lower case, title case or capitals, costs more by its letters;
 * numbers: BPE vocabularies split digits into groups of up to three, one token each: ``1.1`` a group
   plus ``1.1`` a number (the separators numbers come with in JSON, dates and times), so a short number
   costs ``2.2`` and a long digit string about a third of a token a digit;
-* ASCII punctuation (code and JSON are dense in it): ``0.43`` each; a LaTeX command after a space,
-  ``{``, ``$`` or ``(`` ``1.5`` more (its backslash and braces are tokens of their own); a run of eight
-  or more of one letter or mark (``aaaa...``, ``!!!!...``) by the vocabularies' tokens for such runs;
+* ASCII punctuation (code and JSON are dense in it): ``0.43`` each; an operator between spaces
+  (``" = "``, ``" -> "``) ``0.5`` more; a LaTeX command after a space, ``{``, ``$`` or ``(`` ``1.5``
+  more (its backslash and braces are tokens of their own); a backslash escape (``\\n``, ``\\"``) by
+  where the tokenizer splits it; a run of eight or more of one letter or mark (``aaaa...``,
+  ``!!!!...``) by the vocabularies' tokens for such runs;
 * whitespace: a line break ``0.7`` and each further newline of a run ``0.075`` (blank lines merge, about
   16 to a token), a carriage return ``0.12``; a run of two or more spaces ``1.18`` plus ``1.0`` for each
   further 120 spaces; a run of tabs ``1.2`` plus ``0.07`` a tab;
@@ -28,7 +31,8 @@ translations, counts, one regex for space runs; no per-character Python loop):
   ``cl100k_base`` gives it alone: one, two or three, from the table in ``_cjk_tokens``, so Mandarin's
   frequent characters and Cantonese's rarer ones are both priced within bounds), ``1.5``-``1.9``
   (Indic scripts), ``2.4`` (Hebrew vowel points, Georgian,
-  Armenian), ``2.6`` (combining diacritics), ``3.0`` (emoji), ``3.25``-``3.6`` (Ethiopic, Braille,
+  Armenian), ``2.6`` (combining diacritics), ``3.0`` (emoji, presentation forms such as Arabic
+  ligatures; the emoji-style selector U+FE0F ``1.0``), ``3.25``-``3.6`` (Ethiopic, Braille,
   Mongolian) to ``4.4`` (supplementary ideographs, CJK Extension B and up); see the ``_W_*`` weights.
   Where the vocabularies hold few merges for a script, BPE falls back to single UTF-8 bytes (three or
   four a character), about one token each.
@@ -212,6 +216,10 @@ _ESCAPE_SPLIT = re.compile(b"(?<!a)ba|(?<=a)baa")
 _ESCAPE_PAIR = re.compile(r'\\[A-Za-z"\\/]')  # a backslash escape: one token (see _random_tokens)
 _DENSE_BYTES = bytes(ord("a") if 33 <= b <= 126 else ord(" ") for b in range(256))
 _LETTER_BYTES = bytes(ord("a") if chr(b).isascii() and chr(b).isalpha() else ord(" ") for b in range(256))
+_MARK_BYTES = bytes(
+    ord(" ") if b == 32 else ord("p") if 33 <= b <= 126 and not chr(b).isalnum() and b != 95 else ord("a")
+    for b in range(256)
+)  # a translation table: space to " ", ASCII marks (not "_") to "p", the rest to "a" (see _W_LONE_MARK)
 _CASE_BYTES = bytes(
     ord("a") if chr(b).islower() and b < 128 else ord("A") if chr(b).isupper() and b < 128 else ord(" ")
     for b in range(256)
@@ -313,6 +321,9 @@ _W_ESCAPE_LETTER = _W_WORD  # a backslash and a letter elsewhere (\n, \t, \b, \s
 _W_ESCAPED_QUOTE = 0.5  # an escaped quote (\" in a JSON string): a token of its own, beyond its two marks, that
 # merges with neither the word before it nor the one after it (a, \", b), where marks elsewhere mostly do
 _W_JSON_SPACE = 0.3  # a JSON key's ": " or the ", \"" before a string (json.dumps's spacing: each space is a token)
+_W_LONE_MARK = 0.5  # an operator between spaces (" = ", " | ", " -> ", " + "): a token of its own, beyond its
+# marks, where marks elsewhere mostly merge with a neighbour (Haskell, PowerShell and Makefiles were
+# estimated at 0.84-0.89x without it)
 _W_RANDOM = 0.9  # random printable ASCII (passwords): about one token per change of character kind
 
 # Non-ASCII characters are priced by block, read from their UTF-16 code units (a few C-speed passes:
@@ -367,6 +378,10 @@ _W_BOX = 0.55  # box drawing (U+2500-257F): ─ │ ═ ║ are one token, and r
 _W_BRAILLE = 3.3
 _W_PUNCTUATION = 0.8  # general punctuation (U+2000-203F: dashes, quotes, ellipsis, bullets)
 _W_JOINER = 2.0  # zero-width joiner, variation selectors
+_W_EMOJI_STYLE = 1.0  # the variation selectors of text and emoji style (U+FE0E, U+FE0F: "❤️" is "❤", U+FE0F),
+# one token each (U+FE0F in both encodings; priced as the other selectors, emoji sequences were 1.67x)
+_W_PRESENTATION = 3.0  # presentation forms (U+FB00-FDFF, U+FE30-FEFF: Arabic ligatures ﻻ ﷲ ﷺ, CJK small
+# and vertical forms): three byte tokens each, with or without a space before (Arabic ligatures: 0.58x at 1.5)
 _W_SYMBOL_MORE = 1.5  # each further token of a symbol, mark or format character that is two or three tokens
 # alone (_symbol_tokens: ┻ ╯ ʖ ‿ ᴥ ⌐, the bidirectional marks U+200F, U+202A-202E, U+2066-2069), in blocks
 # whose weight prices a one-token character; a bit over a token, since the marks and spaces beside such a
@@ -409,8 +424,7 @@ _BLOCKS: list[tuple[int, int, float]] = [
     (0xD9, 0xDB, _W_ASTRAL),  # high surrogates of planes 5-16 (the low surrogates weigh 0)
     (0xE0, 0xF8, _W_PRIVATE),
     (0xF9, 0xFA, _W_CJK),
-    (0xFB, 0xFD, _W_OTHER),
-    (0xFE, 0xFE, _W_JOINER),
+    (0xFB, 0xFD, _W_PRESENTATION),
 ]
 # Refined blocks: hi byte -> [(first low byte, weight up to the next entry's first low byte)].
 _FINE: dict[int, list[tuple[int, float]]] = {
@@ -433,6 +447,7 @@ _FINE: dict[int, list[tuple[int, float]]] = {
     0x22: [(0x00, _W_MATH), (0x80, _W_MATH_RARE)],
     0x25: [(0x00, _W_BOX), (0x80, _W_SYMBOL)],
     0xD8: [(0x00, _W_ASTRAL), (0x3C, _W_EMOJI), (0x40, _W_ASTRAL_IDEOGRAPH), (0xC0, _W_ASTRAL)],
+    0xFE: [(0x00, _W_JOINER), (0x0E, _W_EMOJI_STYLE), (0x30, _W_PRESENTATION)],
     0xFF: [(0x00, _W_CJK), (0x60, _W_HALFWIDTH_KANA), (0xC0, _W_CJK)],
 }
 
@@ -522,10 +537,18 @@ _SAMPLE_FROM = 16_384  # characters: a longer text is judged by 4 windows of 2,0
 
 def _is_unknown_word(run: str) -> bool:
     """Whether a run of ASCII word characters (``_WORD_BYTES``) is a word the word model underprices: four
-    or more letters, lowercase after the first (not a name with digits, underscores or inner capitals:
-    code identifiers, which the word model prices), and not one token (``_word_tokens``). An accented
-    letter ends a run (``gönderebilir``: ``nderebilir``), as it ends a token."""
-    return len(run) >= 4 and run.isalpha() and (run.islower() or run.istitle()) and run.lower() not in _KNOWN_WORDS
+    or more letters, lowercase after the first or all capitals (not a name with digits, underscores or
+    inner capitals: code identifiers, which the word model prices), and not one token (``_word_tokens``).
+    An accented letter ends a run (``gönderebilir``: ``nderebilir``), as it ends a token. A word in
+    capitals is one token when its lowercase is (``VERSION``, ``SELECT``, ``TODO``) and split like it
+    otherwise (``CFLAGS`` is ``C``, ``FLAGS``; ``LDFLAGS`` four tokens): Makefiles and shell scripts were
+    estimated at 0.84x when capitals were never unknown."""
+    return (
+        len(run) >= 4
+        and run.isalpha()
+        and (run.islower() or run.istitle() or run.isupper())
+        and run.lower() not in _KNOWN_WORDS
+    )
 
 
 def _unknown_words(text: str, raw: bytes) -> float:
@@ -720,6 +743,9 @@ def _text_estimate(text: str) -> float:
         est += _W_CONTROL * controls + _W_ANSI * text.count("\x1b[")
     if '"' in text:
         est += _W_JSON_SPACE * (raw.count(b', "') + raw.count(b'": '))
+    if " " in text:
+        lone = raw.translate(_MARK_BYTES)
+        est += _W_LONE_MARK * (lone.count(b" p ") + lone.count(b" pp "))
     if "\\" in text:
         commands = raw.translate(_LATEX_BYTES)
         latex = commands.count(b"pbaa") + (commands[:3] == b"baa")

@@ -747,3 +747,158 @@ def test_the_word_table_matches_the_encodings() -> None:
     o200k, cl100k = _references()
     expected = _word_table_source(o200k, cl100k)
     assert Path(table.__file__).read_text(encoding="utf-8") == expected, expected[:2000]
+
+
+# Code in languages the corpus's "code" class lacks (issue 13 review: estimated at 0.84-0.89x, under the
+# reference, so a compile could send more than it counted). Makefiles' capitals (``CFLAGS``: two tokens)
+# and operators between spaces (``" = "``, ``" | "``, ``" -> "``: a token each) are priced now; their
+# one-letter names and options (``" a"``, ``" -o"``, ``"$@"``: a token each, priced 0.78) still leave
+# them a little under: 0.92-0.94x (pricing those too raised the shared Claude Code sessions' tool
+# inputs from 1.14x to 1.16x of the reference for two points here).
+_LANGUAGES = {
+    "makefile": [
+        """CC ?= gcc
+CFLAGS := -O2 -Wall -Wextra -Iinclude $(EXTRA_CFLAGS)
+LDLIBS += -lm -lpthread
+SRCS := $(wildcard src/*.c)
+OBJS := $(patsubst src/%.c,build/%.o,$(SRCS))
+
+.PHONY: all clean test install
+
+all: build/app
+
+build/%.o: src/%.c | build
+\t$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+build/app: $(OBJS)
+\t$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+build:
+\t@mkdir -p $@
+
+clean:
+\t$(RM) -r build
+
+-include $(OBJS:.o=.d)
+""",
+        """PREFIX ?= /usr/local
+VERSION := $(shell git describe --tags --always --dirty)
+GOFLAGS := -ldflags "-X main.version=$(VERSION)"
+
+install: bin/tool
+\tinstall -d $(DESTDIR)$(PREFIX)/bin
+\tinstall -m 0755 bin/tool $(DESTDIR)$(PREFIX)/bin/tool
+
+bin/tool: $(shell find . -name '*.go')
+\tgo build $(GOFLAGS) -o $@ ./cmd/tool
+
+test:
+\tgo test -race -count=1 ./...
+\t@echo "tests passed for $(VERSION)"
+""",
+    ],
+    "powershell": [
+        """param(
+    [Parameter(Mandatory = $true)][string]$Path,
+    [int]$Days = 30,
+    [switch]$WhatIf
+)
+$cutoff = (Get-Date).AddDays(-$Days)
+Get-ChildItem -Path $Path -Recurse -File |
+    Where-Object { $_.LastWriteTime -lt $cutoff -and $_.Extension -in @('.log', '.tmp') } |
+    ForEach-Object {
+        Write-Verbose "Removing $($_.FullName)"
+        Remove-Item -LiteralPath $_.FullName -Force -WhatIf:$WhatIf
+    }
+""",
+        """$ErrorActionPreference = 'Stop'
+try {
+    $response = Invoke-RestMethod -Uri "https://api.example.com/v1/items?page=$page" `
+        -Headers @{ Authorization = "Bearer $env:API_TOKEN" }
+    $response.items | Select-Object id, name, @{n='Created';e={[datetime]$_.created_at}} |
+        Export-Csv -NoTypeInformation items.csv
+} catch [System.Net.WebException] {
+    Write-Error "Request failed: $($_.Exception.Message)"
+    exit 1
+}
+""",
+    ],
+    "asm": [
+        """    .section .text
+    .globl  _start
+_start:
+    mov     rax, 1              ; sys_write
+    mov     rdi, 1              ; stdout
+    lea     rsi, [rel msg]
+    mov     rdx, msglen
+    syscall
+    xor     edi, edi
+    mov     eax, 60             ; sys_exit
+    syscall
+
+    .section .rodata
+msg:    .ascii  "hello, world\\n"
+msglen = . - msg
+""",
+        """sum_loop:
+    push    rbp
+    mov     rbp, rsp
+    xor     eax, eax
+    test    esi, esi
+    jle     .L3
+    lea     ecx, [rsi-1]
+    lea     rdx, [rdi+4+rcx*4]
+.L2:
+    add     eax, DWORD PTR [rdi]
+    add     rdi, 4
+    cmp     rdi, rdx
+    jne     .L2
+.L3:
+    pop     rbp
+    ret
+""",
+    ],
+    "haskell": [
+        """module Main (main) where
+
+import qualified Data.Map.Strict as Map
+import Data.List (foldl', sortOn)
+import Data.Ord (Down (..))
+
+wordFreq :: String -> Map.Map String Int
+wordFreq = foldl' bump Map.empty . words
+  where
+    bump m w = Map.insertWith (+) w 1 m
+
+main :: IO ()
+main = do
+  txt <- getContents
+  let top = take 10 . sortOn (Down . snd) . Map.toList $ wordFreq txt
+  mapM_ (\\(w, n) -> putStrLn (w ++ ": " ++ show n)) top
+""",
+        """data Expr = Lit Int | Add Expr Expr | Mul Expr Expr | Neg Expr
+  deriving (Show, Eq)
+
+eval :: Expr -> Int
+eval (Lit n)   = n
+eval (Add a b) = eval a + eval b
+eval (Mul a b) = eval a * eval b
+eval (Neg e)   = negate (eval e)
+
+instance Num Expr where
+  (+) = Add
+  (*) = Mul
+  negate = Neg
+  fromInteger = Lit . fromInteger
+  abs = undefined
+  signum = undefined
+""",
+    ],
+}
+
+
+@pytest.mark.parametrize("language", sorted(_LANGUAGES))
+def test_code_in_other_languages_stays_near_the_reference(language: str) -> None:
+    samples = _LANGUAGES[language]
+    ratio = sum(map(estimate_text_tokens, samples)) / sum(map(_reference, samples))
+    assert 0.9 <= ratio <= HIGH, (language, round(ratio, 3))

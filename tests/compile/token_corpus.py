@@ -681,7 +681,35 @@ def corpus(seed: int = 7) -> dict[str, list[str]]:
         "korean: rare syllables (names)": _rare_hangul(random.Random(seed + 3)),
         **_FIFTH_REVIEW,
         "json with escapes": _escaped_json(),
+        **{cls: _paragraphs(samples) for cls, samples in _SIXTH_REVIEW.items()},
     }
+
+
+# Issue 13's open list: emoji with the emoji-style selector were 1.67x (U+FE0F priced as two tokens),
+# Arabic ligatures 0.58x (presentation forms priced as one and a half tokens, where each is three). Names
+# with numbers stay near 1.45x (a number after a letter is priced with the space a number elsewhere comes
+# with; pricing it alone brought them to 1.09x but moved every test conversation built of "alpha0 beta1"
+# words, and one prompt-cache setting of bug case B49 under its 70%): a class here holds them under 1.5x.
+_SIXTH_REVIEW: dict[str, list[str]] = {
+    "names with numbers": [
+        "item42 user7 v2 x86 utf8 sha256 md5 base64 h264 mp3 ipv6 test1 test2 node18 python3",
+        "run the step3 job on worker12 and copy out2.csv to backup9 before v14 ships",
+        "ticket48 blocks release7; see build311 and log22 for the failure in stage4",
+        "use gpt4 for draft1, then draft2 goes to reviewer3 and reviewer5 by day10",
+    ],
+    "emoji in chat (emoji style)": [
+        "Thanks ❤️ see you ☀️ tomorrow ✔️ done",
+        "❤️ ☀️ ✔️ ⚠️ ✈️ ☎️ ✌️ ❄️ ⭐️ ☺️",
+        "Deploy went out ✔️ but the cache is cold ⚠️ so expect a slow hour ☕️",
+        "weekend plans: hiking ⛰️ then the beach ☀️ and a long sleep ☺️",
+    ],
+    "arabic ligatures": [
+        "ﻻ ﷲ ﷺ ﻷ",
+        "صلى الله عليه وسلم ﷺ والحمد لله ﷲ",
+        "﴾ بسم ﷽ ﴿",
+        "ﻻ إله إلا ﷲ ﻷنه ﻻ يعلم",
+    ],
+}
 
 
 def _rare_hangul(rng: random.Random) -> list[str]:
