@@ -32,7 +32,7 @@ translations, counts, one regex for space runs; no per-character Python loop):
   frequent characters and Cantonese's rarer ones are both priced within bounds), ``1.5``-``1.9``
   (Indic scripts), ``2.4`` (Hebrew vowel points, Georgian,
   Armenian), ``2.6`` (combining diacritics), ``3.0`` (emoji, presentation forms such as Arabic
-  ligatures; the emoji-style selector U+FE0F ``1.0``), ``3.25``-``3.6`` (Ethiopic, Braille,
+  ligatures; the emoji-style selector U+FE0F and the byte order mark ``1.0``), ``3.25``-``3.6`` (Ethiopic, Braille,
   Mongolian) to ``4.4`` (supplementary ideographs, CJK Extension B and up); see the ``_W_*`` weights.
   Where the vocabularies hold few merges for a script, BPE falls back to single UTF-8 bytes (three or
   four a character), about one token each.
@@ -375,8 +375,9 @@ _W_BOX = 0.55  # box drawing (U+2500-257F): ─ │ ═ ║ are one token, and r
 _W_BRAILLE = 3.3
 _W_PUNCTUATION = 0.8  # general punctuation (U+2000-203F: dashes, quotes, ellipsis, bullets)
 _W_JOINER = 2.0  # zero-width joiner, variation selectors
-_W_EMOJI_STYLE = 1.0  # the variation selectors of text and emoji style (U+FE0E, U+FE0F: "❤️" is "❤", U+FE0F),
-# one token each (U+FE0F in both encodings; priced as the other selectors, emoji sequences were 1.67x)
+# U+FE0F (emoji style: "❤️" is "❤", U+FE0F) and U+FEFF (the byte order mark) are one token each, in both
+# encodings, where their blocks price two and three (emoji sequences were 1.67x): _text_estimate takes the
+# difference off. U+FE0E (text style) and the other selectors are two tokens in cl100k_base.
 _W_PRESENTATION = 3.0  # presentation forms (U+FB00-FDFF, U+FE30-FEFF: Arabic ligatures ﻻ ﷲ ﷺ, CJK small
 # and vertical forms): three byte tokens each, with or without a space before (Arabic ligatures: 0.58x at 1.5)
 _W_SYMBOL_MORE = 1.5  # each further token of a symbol, mark or format character that is two or three tokens
@@ -444,7 +445,7 @@ _FINE: dict[int, list[tuple[int, float]]] = {
     0x22: [(0x00, _W_MATH), (0x80, _W_MATH_RARE)],
     0x25: [(0x00, _W_BOX), (0x80, _W_SYMBOL)],
     0xD8: [(0x00, _W_ASTRAL), (0x3C, _W_EMOJI), (0x40, _W_ASTRAL_IDEOGRAPH), (0xC0, _W_ASTRAL)],
-    0xFE: [(0x00, _W_JOINER), (0x0E, _W_EMOJI_STYLE), (0x30, _W_PRESENTATION)],
+    0xFE: [(0x00, _W_JOINER), (0x30, _W_PRESENTATION)],  # U+FE0F and U+FEFF: see _text_estimate
     0xFF: [(0x00, _W_CJK), (0x60, _W_HALFWIDTH_KANA), (0xC0, _W_CJK)],
 }
 
@@ -768,6 +769,10 @@ def _text_estimate(text: str) -> float:
             est += _non_ascii_estimate(others.decode("utf-8", "surrogatepass"), 0)
         else:
             est += _non_ascii_estimate(text, n - non_ascii)
+        if b"\xef\xb8\x8f" in others or b"\xef\xbb\xbf" in others:  # U+FE0F, U+FEFF: one token each
+            est -= (_W_JOINER - 1.0) * others.count(b"\xef\xb8\x8f") + (_W_PRESENTATION - 1.0) * others.count(
+                b"\xef\xbb\xbf"
+            )
     punct = max(0, n - letters - digit_chars - spaces - non_ascii)
     if letters >= 4:
         est += _unknown_words(text, raw)

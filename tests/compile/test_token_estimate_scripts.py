@@ -902,3 +902,21 @@ def test_code_in_other_languages_stays_near_the_reference(language: str) -> None
     samples = _LANGUAGES[language]
     ratio = sum(map(estimate_text_tokens, samples)) / sum(map(_reference, samples))
     assert 0.9 <= ratio <= HIGH, (language, round(ratio, 3))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\ufeff" * 100,  # byte order marks: one token each (priced three with the presentation forms)
+        "\ufeffhello world " * 50,
+        "a\ufe0eb\ufe0e" * 50,  # the text-style selector: two tokens in cl100k_base
+        "a" + "".join(map(chr, range(0xFE20, 0xFE30))) * 10,  # combining half marks
+        "Thanks \u2764\ufe0f see you \u2600\ufe0f tomorrow \u2714\ufe0f done",
+    ],
+)
+def test_the_selectors_and_marks_of_u_fe00_feff_stay_near_the_reference(text: str) -> None:
+    """Fresh review of the emoji-style change: pricing U+FE0E-FE2F as one token each (to price U+FE0F
+    so) put U+FE0E after letters at 0.59x and the combining half marks at 0.50x, and the byte order mark
+    U+FEFF, priced with the presentation forms, was 3.0x; U+FE0F and U+FEFF are now priced alone."""
+    ratio = estimate_text_tokens(text) / _reference(text)
+    assert 0.9 <= ratio <= HIGH, (round(ratio, 2), text[:20])
