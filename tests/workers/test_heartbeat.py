@@ -25,11 +25,13 @@ from context_journal.workers import CompressionWorker
 
 LEASE = 0.3  # seconds: far shorter than a call
 CALL = 1.0  # seconds per model call
-# Three workers share one store: a renewal may wait behind the others' writes. The lease still lasts a
-# third of a call, with a margin that a loaded CI machine keeps (at 0.3 s a renewal queued behind three
-# workers' writes on a busy machine came late, and the lease was lost once in several runs).
-SHARED_LEASE = 0.75
-SHARED_CALL = 2.0
+# Three workers share one store: a renewal may wait behind the others' writes, and a loaded CI machine
+# stalls the whole test process now and then. The lease still lasts half a call; renewals every 0.2 s
+# leave 1.3 s for a stall (at a 0.75 s lease renewed every 0.25 s, all three first renewals of one round
+# came 0.95 s late in a CI run and the leases were lost; at 0.3 s it happened once in several runs).
+SHARED_LEASE = 1.5
+SHARED_HEARTBEAT = 0.2
+SHARED_CALL = 3.0
 
 
 def _heartbeat_threads() -> list[threading.Thread]:
@@ -89,7 +91,14 @@ def test_three_workers_with_leases_shorter_than_the_call_write_each_summary_once
     names = seed(store, 3, 12)
     providers = [ScriptedProvider(default="I remember this part.", latency=SHARED_CALL) for _ in range(3)]
     workers = [
-        CompressionWorker(open_spec(spec), p, worker_id=f"w{i}", lease_seconds=SHARED_LEASE, poll_seconds=0.05)
+        CompressionWorker(
+            open_spec(spec),
+            p,
+            worker_id=f"w{i}",
+            lease_seconds=SHARED_LEASE,
+            heartbeat_seconds=SHARED_HEARTBEAT,
+            poll_seconds=0.05,
+        )
         for i, p in enumerate(providers)
     ]
     try:
