@@ -555,9 +555,10 @@ def separate_running_turn(work: list[Work], turn: Sequence[str], p: Pass) -> lis
     at = next((i for i, m in enumerate(work) if m.origin == turn[0]), None)
     if at is None:
         return work
-    # Shown: rendered raw, also merged into another message (results moved to follow their call).
+    # Shown: rendered raw, also merged into another message (results moved to follow their call, which
+    # may come before the opening: results answering a call made before the loop are shown there).
     # Not a step of the loop: a message of results answering calls before it, dropped as orphans.
-    shown = {m.origin for m in work[at:]} | {s.id for m in work[at:] for s in m.sources if s.kind == "message"}
+    shown = {m.origin for m in work} | {s.id for m in work for s in m.sources if s.kind == "message"}
     orphans = _dropped_answers(p)
     last = max((k for k, mid in enumerate(turn) if mid in shown), default=0)
     missing = [mid for mid in turn[: last + 1] if mid not in shown and mid not in orphans]

@@ -330,6 +330,36 @@ def test_results_of_calls_made_before_the_loop_are_not_its_steps() -> None:
     _previews_keep_the_loop(msgs, WindowedPassthroughStrategy(0.3), (200, 244, 300, 400))
 
 
+@pytest.mark.parametrize("strategy", ["passthrough", "windowed"])
+def test_a_result_of_a_call_before_the_loop_moved_before_its_opening_is_no_step_left_out(strategy: str) -> None:
+    """Fuzz (windowed, 341 tokens): the result of ``t1``, a call made before the loop, arrived inside it
+    and was moved to follow its call, before the loop's opening; the note before the opening said "1 of
+    its messages between them are not shown" though the model reads it. A loop message shown anywhere in
+    the context is shown: at every budget, no note or repair counts it."""
+    from context_journal.strategies import PassthroughStrategy, WindowedPassthroughStrategy
+
+    msgs = [
+        _call("assistant", "t1"),
+        {"participant": "user", "content": [{"type": "text", "text": "see"}, _PNG]},
+        _call("assistant", "t2", thinking=True, cmd="step 0"),
+        {"participant": "ann", "content": [{"type": "text", "text": words(12)}]},
+        {"participant": "tool", "content": [_shot("t2")]},
+        _call("assistant", "t3", thinking=True, cmd="step 0"),
+        {"participant": "tool", "content": [_shot("t3")]},
+        {"participant": "tool", "content": [_shot("t1")]},
+        _call("assistant", "t4"),
+    ]
+    chosen = WindowedPassthroughStrategy(0.3) if strategy == "windowed" else PassthroughStrategy()
+    _previews_keep_the_loop(msgs, chosen, range(150, 1200, 37))
+    from context_journal.manager import ContextManager
+
+    cm = ContextManager.open("memory:", strategy=chosen)
+    cm.add_messages(msgs)
+    result = cm.preview_context(4000, system="You are a careful agent.")
+    assert not {"running_turn_gap"} & {r.kind for r in result.repairs}
+    assert "result_relocated" in {r.kind for r in result.repairs}
+
+
 @pytest.mark.parametrize("name", ["passthrough", "windowed", "autobiographical"])
 def test_a_message_written_while_the_loop_runs_does_not_split_it(name: str) -> None:
     """Issue 13 review: "ann" wrote between a call and its results inside a thinking-led loop; the loop
