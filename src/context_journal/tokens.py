@@ -290,6 +290,8 @@ _FULLWIDTH_LETTER = re.compile("[\uff20-\uff3d\uff3f-\uff5d]")
 
 _W_WORD = 0.675
 _W_LETTER = 0.10
+_W_REPLACEMENT_MORE = 0.35  # U+FFFD after another: runs of two to four merge ("\ufffd" * 200: 50 tokens)
+_W_HUMP = 0.5  # a lowercase letter followed by a capital (camelCase identifiers listed bare were 0.69x)
 _W_UNKNOWN_LETTER = 0.33  # a lowercase word of four or more letters that is not one token (_word_tokens):
 _W_UNKNOWN_WORD = -0.6  # this much more than the word model gives, per letter and per word
 _W_DIGIT_RUN = 1.1  # a number: its first group, with the separator numbers come with
@@ -524,8 +526,10 @@ _WORD_BYTES = bytes(
     b if chr(b).isascii() and chr(b).isalpha() else ord("0") if chr(b) in "0123456789_" else ord(" ")
     for b in range(256)
 )  # a translation table: ASCII letters kept, digits and "_" to "0", the rest to " " (runs: ASCII words)
+_REPLACEMENT_RUN = re.compile("\ufffd+")
 _KNOWN_WORDS = _word_tokens.WORDS
-_NOT_UNKNOWN = set(_KNOWN_WORDS)
+_CAPITALS = _word_tokens.CAPITALS
+_NOT_UNKNOWN = set(_KNOWN_WORDS) | _CAPITALS
 """The runs of ASCII word characters seen that are not unknown words (``_is_unknown_word``): the known
 words, then each other run once it is judged (short words, numbers, identifiers), so that runs seen before
 are skipped at C speed. Emptied back to the known words when it outgrows ``_NOT_UNKNOWN_MAX``."""
@@ -538,15 +542,15 @@ def _is_unknown_word(run: str) -> bool:
     or more letters, lowercase after the first or all capitals (not a name with digits, underscores or
     inner capitals: code identifiers, which the word model prices), and not one token (``_word_tokens``).
     An accented letter ends a run (``gönderebilir``: ``nderebilir``), as it ends a token. A word in
-    capitals is one token when its lowercase is (``VERSION``, ``SELECT``, ``TODO``) and split like it
-    otherwise (``CFLAGS`` is ``C``, ``FLAGS``; ``LDFLAGS`` four tokens): Makefiles and shell scripts were
-    estimated at 0.84x when capitals were never unknown."""
-    return (
-        len(run) >= 4
-        and run.isalpha()
-        and (run.islower() or run.istitle() or run.isupper())
-        and run.lower() not in _KNOWN_WORDS
-    )
+    capitals is one token when the encodings hold it in capitals (``VERSION``, ``SELECT``, ``ERROR``:
+    ``_word_tokens.CAPITALS``), not because its lowercase is one (``BROWN``, ``BUDGET``: two and three
+    tokens; prose in capitals was estimated at 0.63x); Makefiles and shell scripts (``CFLAGS`` is ``C``,
+    ``FLAGS``) were estimated at 0.84x when capitals were never unknown."""
+    if len(run) < 4 or not run.isalpha():
+        return False
+    if run.isupper():
+        return run not in _CAPITALS
+    return (run.islower() or run.istitle()) and run.lower() not in _KNOWN_WORDS
 
 
 def _unknown_words(text: str, raw: bytes) -> float:
@@ -582,7 +586,7 @@ def _unknown_words(text: str, raw: bytes) -> float:
             _NOT_UNKNOWN.add(run)
     if len(_NOT_UNKNOWN) > _NOT_UNKNOWN_MAX:
         _NOT_UNKNOWN.clear()
-        _NOT_UNKNOWN.update(_KNOWN_WORDS)
+        _NOT_UNKNOWN.update(_KNOWN_WORDS, _CAPITALS)
     if not words:
         return 0.0
     return scale * (_W_UNKNOWN_LETTER * letters + _W_UNKNOWN_WORD * words)
@@ -773,9 +777,15 @@ def _text_estimate(text: str) -> float:
             est -= (_W_JOINER - 1.0) * others.count(b"\xef\xb8\x8f") + (_W_PRESENTATION - 1.0) * others.count(
                 b"\xef\xbb\xbf"
             )
+        if b"\xef\xbf\xbd\xef\xbf\xbd" in others:  # U+FFFD, priced as fullwidth forms above: a run merges
+            replaced = text.count("\ufffd")
+            est += (_W_REPLACEMENT_MORE - _W_CJK) * (replaced - len(_REPLACEMENT_RUN.findall(text)))
     punct = max(0, n - letters - digit_chars - spaces - non_ascii)
     if letters >= 4:
         est += _unknown_words(text, raw)
+        humps = raw.translate(_CASE_BYTES).count(b"aA")
+        if humps:  # a capital inside a word opens a token of its own (getUserName: get, User, Name)
+            est += _W_HUMP * humps
     est += (
         _W_WORD * words
         + _W_LETTER * letters
@@ -792,12 +802,23 @@ def _cached_estimate(text: str) -> int:
     return max(1, math.ceil(est)) if text else 0
 
 
+def _not_text(value: object) -> TypeError:
+    """The error for a counter given something other than text to count."""
+    hint = " (decode bytes first)" if isinstance(value, bytes | bytearray) else ""
+    return TypeError(f"text to count must be a str, not {type(value).__name__}{hint}")
+
+
 def estimate_text_tokens(text: str) -> int:
     """Estimated tokens of ``text`` (rounded up; 0 for the empty string, at least 1 otherwise).
 
     Results for recent strings are cached (the string is the key), so pricing the same block twice
     costs a hash lookup.
+
+    Raises:
+        TypeError: ``text`` is not a ``str`` (bytes, None, a number or a list).
     """
+    if not isinstance(text, str):
+        raise _not_text(text)
     if len(text) < 64:
         est = _text_estimate(text)
         return max(1, math.ceil(est)) if text else 0
@@ -953,7 +974,11 @@ class EstimatingCounter:
         self.pdf_page_tokens = check_token_count("pdf_page_tokens", pdf_page_tokens, 0)
 
     def text_tokens(self, text: str) -> int:
-        """Tokens of a plain string (the estimate; :class:`TiktokenCounter` counts exactly)."""
+        """Tokens of a plain string (the estimate; :class:`TiktokenCounter` counts exactly).
+
+        Raises:
+            TypeError: ``text`` is not a ``str``.
+        """
         return estimate_text_tokens(text)
 
     def count_block(self, block: Mapping[str, Any]) -> int:
@@ -1264,7 +1289,13 @@ class TiktokenCounter(EstimatingCounter):
         self._cache: dict[str, int] = {}
 
     def text_tokens(self, text: str) -> int:
-        """Exact tokens of ``text`` (special-token text is counted as ordinary text)."""
+        """Exact tokens of ``text`` (special-token text is counted as ordinary text).
+
+        Raises:
+            TypeError: ``text`` is not a ``str``.
+        """
+        if not isinstance(text, str):
+            raise _not_text(text)
         if len(text) >= 64:
             hit = self._cache.get(text)
             if hit is not None:
