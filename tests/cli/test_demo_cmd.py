@@ -100,6 +100,12 @@ def test_demo_prints_the_shape(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     for text in ("head (raw)", "recent (raw)", "summar", "6,000 tokens", "sum", "demo-0001", "343 of 343"):
         assert text in res.stdout, text
+    # Each row of the parts table names its part once (the newest turn, sent after the working-state
+    # pair, was a second "recent (raw)" row).
+    labels = [line.split("│")[1].strip() for line in res.stdout.splitlines() if line.startswith("│")]
+    named = [label for label in labels if label]
+    assert len(named) == len(set(named)), named
+    assert named[-1] == "total" and "newest (raw)" in named
 
 
 # ---- replay on real data ----------------------------------------------------------------------------------

@@ -365,10 +365,10 @@ def print_report(job: JobReport) -> None:
     ratio = stats.input_tokens / job.conversation_tokens if job.conversation_tokens else 0.0
     console.print(
         f"  compressed with {escape(job.provider)} ({escape(job.model)}): {stats.calls:,} calls in "
-        f"{job.seconds['drain']:.1f} s, {stats.input_tokens:,} input tokens ({ratio:.1f} per conversation token), "
-        f"{stats.failures} failed; summaries in store: {made}",
+        f"{job.seconds['drain']:.1f} s, {stats.input_tokens:,} input tokens ({ratio:.1f} per conversation token)",
         highlight=False,
     )
+    console.print(f"  {stats.failures} failed; summaries in store: {made}", highlight=False)
     pending = job.drain.pending
     if pending.stuck or pending.waiting:
         console.print(
@@ -385,14 +385,19 @@ def print_report(job: JobReport) -> None:
     table.add_column("msgs", justify="right")
     table.add_column("tokens", justify="right")
     table.add_column("from")
+    seen: set[str] = set()
     for p in shape.parts:
         origin = _span(p.first_id, p.last_id, p.stands_for)
+        label = _label(p)
+        if p.kind == "recent" and "recent" in seen:  # the newest turn, sent after the working-state pair
+            label = "newest (raw)"
+        seen.add(p.kind)
         if p.kind == "summary":
             origin = f"{_short(p.summary_ids)} ← {origin}"
         elif p.kind == "system" and not p.first_id:
             origin = "system prompt"
         table.add_row(
-            _label(p),
+            label,
             f"{p.messages:,}",
             f"{p.tokens:,}",
             origin,
