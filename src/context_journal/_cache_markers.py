@@ -15,6 +15,12 @@ the tools' marker and the system prompt's (the most stable prefix, read back wha
 then the newest messages' (they cover the longest prefix and are the ones the next request can read back;
 older ones only add cache writes). Markers that cannot be sent (thinking, redacted thinking, empty text)
 are always removed.
+
+TTLs: the API requires markers with a longer ``ttl`` to come before shorter ones (a 1-hour entry before any
+5-minute entry; docs.anthropic.com, "Prompt caching", "Mixing different TTLs"). A kept marker of the default
+5 minutes before a kept 1-hour one is raised to 1 hour (``{"type": "ephemeral", "ttl": "1h"}`` on a copy of
+the block), which keeps its breakpoint: a host that marks a later block for an hour caches the prefix
+before it for an hour too.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from typing import Any
 __all__ = [
     "MAX_CACHE_BREAKPOINTS",
     "CacheMarkersDroppedWarning",
+    "CacheMarkersRaisedWarning",
     "can_carry_marker",
     "cap_cache_markers",
     "marker_locations",
@@ -56,6 +63,22 @@ class CacheMarkersDroppedWarning(UserWarning):
             f"tools', the system prompt's, then the newest messages': "
             f"{', '.join(kept) or 'none'}; "
             f"removed: {', '.join(dropped)}"
+        )
+
+
+class CacheMarkersRaisedWarning(UserWarning):
+    """5-minute ``cache_control`` markers before a 1-hour one were raised to 1 hour, as the API requires
+    (longer TTLs first; the request would be refused otherwise).
+
+    Attributes:
+        raised: Where each raised marker is, in prompt order (paths as in :class:`CacheMarkersDroppedWarning`).
+    """
+
+    def __init__(self, raised: tuple[str, ...]) -> None:
+        self.raised = raised
+        super().__init__(
+            f"{len(raised)} cache_control marker(s) of 5 minutes before a 1-hour marker raised to 1 hour "
+            f"(Anthropic requires longer TTLs first): {', '.join(raised)}"
         )
 
 
@@ -138,13 +161,33 @@ def _kept(marked: list[_Place], limit: int) -> set[int]:
     return set([*stable, *newest][: max(0, limit)])
 
 
-def _unmark(root: MutableSequence[Any], steps: tuple[int, ...]) -> None:
-    """Remove the marker, copying the block and the ``tool_result`` blocks (and content lists) above it."""
+def _replace(root: MutableSequence[Any], steps: tuple[int, ...], marker: dict[str, Any] | None) -> None:
+    """Give the block ``marker`` (None: remove its marker), copying the block and the ``tool_result``
+    blocks (and content lists) above it."""
     blocks = root
     for j in steps[:-1]:
         blocks[j] = parent = {**blocks[j], "content": list(blocks[j]["content"])}
         blocks = parent["content"]
-    blocks[steps[-1]] = {k: v for k, v in blocks[steps[-1]].items() if k != "cache_control"}
+    block = {k: v for k, v in blocks[steps[-1]].items() if k != "cache_control"}
+    if marker is not None:
+        block["cache_control"] = marker
+    blocks[steps[-1]] = block
+
+
+def _ttl(place: _Place) -> str:
+    marker = _at(place[0], place[1]).get("cache_control")
+    return str(marker.get("ttl") or "5m") if isinstance(marker, dict) else "5m"
+
+
+def _raise_ttls(kept: list[_Place]) -> list[_Place]:
+    """Raise the 5-minute markers of ``kept`` (prompt order) before its last 1-hour one to 1 hour; returns
+    those raised."""
+    last_hour = max((k for k, p in enumerate(kept) if _ttl(p) == "1h"), default=0)
+    raised = [p for p in kept[:last_hour] if _ttl(p) != "1h"]
+    for root, steps, _ in raised:
+        marker = _at(root, steps)["cache_control"]
+        _replace(root, steps, {**(marker if isinstance(marker, dict) else {"type": "ephemeral"}), "ttl": "1h"})
+    return raised
 
 
 def cap_cache_markers(
@@ -171,17 +214,19 @@ def cap_cache_markers(
         stacklevel: Passed to :func:`warnings.warn` (3: the caller of the function that calls this one).
 
     Returns:
-        The paths of the removed markers, in prompt order (empty when none was removed).
+        The paths of the removed markers, in prompt order (empty when none was removed). Markers raised
+        to 1 hour (see the module docstring) are not in it; a :class:`CacheMarkersRaisedWarning` names them.
     """
     marked = _marked(tools, system, messages)
     kept_at = _kept(marked, limit)
     dropped = [p for k, p in enumerate(marked) if k not in kept_at]
-    if not dropped:
-        return ()
     kept = [p for k, p in enumerate(marked) if k in kept_at]
     for root, steps, _ in dropped:
-        _unmark(root, steps)
+        _replace(root, steps, None)
+    raised = _raise_ttls(kept)
     paths = tuple(p[2] for p in dropped)
-    if warn:
+    if warn and dropped:
         warnings.warn(CacheMarkersDroppedWarning(paths, tuple(p[2] for p in kept)), stacklevel=stacklevel)
+    if warn and raised:
+        warnings.warn(CacheMarkersRaisedWarning(tuple(p[2] for p in raised)), stacklevel=stacklevel)
     return paths

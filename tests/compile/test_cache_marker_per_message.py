@@ -15,7 +15,12 @@ from hypothesis import strategies as st
 from hypothesis_budget import examples
 
 from context_journal import ContextManager
-from context_journal._cache_markers import CacheMarkersDroppedWarning, cap_cache_markers, marker_locations
+from context_journal._cache_markers import (
+    CacheMarkersDroppedWarning,
+    CacheMarkersRaisedWarning,
+    cap_cache_markers,
+    marker_locations,
+)
 
 E = {"type": "ephemeral"}
 
@@ -173,3 +178,95 @@ def test_to_anthropic_parallel_results_spend_one_marker_per_message(rows: list[l
     for message_id, results in stored.items():  # the journal's blocks are unchanged
         assert cm.get_message(message_id).content_dicts() == results
     cm.close()
+
+
+_TTLS = [None, "5m", "1h"]
+
+
+def _marker(ttl: str | None) -> dict[str, Any]:
+    return {"type": "ephemeral", **({"ttl": ttl} if ttl else {})}
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(
+    marks=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 2), st.sampled_from(_TTLS)), max_size=10),
+    system_ttl=st.sampled_from([*_TTLS, "none"]),
+    tool_ttl=st.sampled_from([*_TTLS, "none"]),
+)
+def test_longer_ttls_always_come_first(
+    marks: list[tuple[int, int, str | None]], system_ttl: str | None, tool_ttl: str | None
+) -> None:
+    """Fresh review: a stored 1-hour marker on the newest message came after the compile's 5-minute
+    markers (system prompt, an earlier message), which the API refuses ("a 1-hour entry must appear before
+    any 5-minute entry"). Whatever carries them, the markers sent never put a shorter TTL before a longer
+    one; the kept breakpoints are the same as without TTLs, each raised one is named once, and the caller's
+    dicts are untouched."""
+    messages: list[dict[str, Any]] = [
+        {"role": ("user", "assistant")[i % 2], "content": [{"type": "text", "text": f"m{i}b{j}"} for j in range(3)]}
+        for i in range(4)
+    ]
+    for i, j, ttl in marks:
+        messages[i]["content"][j] = {**messages[i]["content"][j], "cache_control": _marker(ttl)}
+    request: dict[str, Any] = {
+        "tools": [
+            {"name": "t", "input_schema": {}, **({} if tool_ttl == "none" else {"cache_control": _marker(tool_ttl)})}
+        ],
+        "system": [
+            {"type": "text", "text": "s", **({} if system_ttl == "none" else {"cache_control": _marker(system_ttl)})}
+        ],
+        "messages": messages,
+    }
+    untouched = copy.deepcopy(request)
+    plain = copy.deepcopy(request)
+    for _, block in _paths(plain):
+        if "cache_control" in block:
+            block["cache_control"] = {"type": "ephemeral"}
+    cap_cache_markers(tools=plain["tools"], system=plain["system"], messages=plain["messages"], warn=False)
+    originals = [b for _, b in _paths(request)]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        cap_cache_markers(tools=request["tools"], system=request["system"], messages=request["messages"])
+
+    kept = [(p, b["cache_control"]) for p, b in _paths(request) if "cache_control" in b]
+    assert [p for p, _ in kept] == [p for p, b in _paths(plain) if "cache_control" in b]  # the same breakpoints
+    ttls = [m.get("ttl") or "5m" for _, m in kept]
+    assert ttls == sorted(ttls, key=lambda t: t != "1h"), ttls  # every 1h before every 5m
+    raised = [w.message for w in caught if isinstance(w.message, CacheMarkersRaisedWarning)]
+    before = {p: (b.get("cache_control") or {}).get("ttl") or "5m" for p, b in _paths(untouched)}
+    changed = tuple(p for p, m in kept if (m.get("ttl") or "5m") != before[p])
+    if changed:
+        assert len(raised) == 1 and raised[0].raised == changed
+        assert all(m["ttl"] == "1h" and m["type"] == "ephemeral" for p, m in kept if p in changed)
+    else:
+        assert not raised
+    assert originals == [b for _, b in _paths(untouched)]  # the dicts passed in are untouched
+    again = copy.deepcopy(request)
+    with warnings.catch_warnings(record=True) as caught_again:
+        warnings.simplefilter("always")
+        cap_cache_markers(tools=again["tools"], system=again["system"], messages=again["messages"])
+    assert again == request and not caught_again  # a capped request is left as it is
+
+
+def test_to_anthropic_raises_the_markers_before_a_stored_one_hour_marker() -> None:
+    """The reviewer's request: five turns, then the newest user text marked for an hour; the system
+    prompt's marker and the compile's marker on an earlier message go to one hour too, and it says so."""
+    cm = ContextManager.open("memory:")
+    for k in range(5):
+        cm.add_message("user", f"question {k} about the invoices")
+        cm.add_message("assistant", f"answer {k}: the totals are in EUR")
+    newest = {
+        "type": "text",
+        "text": "Newest question, keep it cached",
+        "cache_control": {"type": "ephemeral", "ttl": "1h"},
+    }
+    cm.add_message("user", [newest])
+    result = cm.compile(max_tokens=8000, system="You are helpful.")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        request = result.to_anthropic()
+    system = request["system"] if isinstance(request["system"], list) else []
+    found = [b["cache_control"] for b in system if "cache_control" in b]
+    found += [b["cache_control"] for m in request["messages"] for b in m["content"] if "cache_control" in b]
+    assert len(found) >= 2 and found[-1] == {"type": "ephemeral", "ttl": "1h"}
+    assert all(m.get("ttl") == "1h" for m in found), found
+    assert any(isinstance(w.message, CacheMarkersRaisedWarning) for w in caught)

@@ -20,7 +20,9 @@ definitions passed as ``tools=``, and these. One marker per tools array, system 
 (the last: it covers the prefix of the others), then at most 4 of those: the tools', the system
 prompt's, then the newest messages'; the rest are removed and a
 :class:`~context_journal._cache_markers.CacheMarkersDroppedWarning` lists them (thinking blocks and empty
-text never carry one). See Anthropic's "Prompt caching" guide.
+text never carry one). A 5-minute marker before a 1-hour one is raised to 1 hour (the API wants longer
+TTLs first) and a :class:`~context_journal._cache_markers.CacheMarkersRaisedWarning` names it. See
+Anthropic's "Prompt caching" guide.
 
 OpenAI mapping: assistant ``tool_use`` blocks become ``tool_calls`` (``arguments`` is the text the import
 read, byte for byte, while parsing it still gives ``input``, else the JSON text of ``input``; arguments the
@@ -47,7 +49,13 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._cache_markers import MAX_CACHE_BREAKPOINTS, CacheMarkersDroppedWarning, can_carry_marker, cap_cache_markers
+from .._cache_markers import (
+    MAX_CACHE_BREAKPOINTS,
+    CacheMarkersDroppedWarning,
+    CacheMarkersRaisedWarning,
+    can_carry_marker,
+    cap_cache_markers,
+)
 from .._provider_render import PROVIDER_TYPES, provider_line
 from ..content import OPENAI_CITATION_TYPES
 from .base import parse_tool_arguments
@@ -55,7 +63,13 @@ from .base import parse_tool_arguments
 if TYPE_CHECKING:
     from ..compile import CompiledMessage, CompileResult
 
-__all__ = ["MAX_CACHE_BREAKPOINTS", "CacheMarkersDroppedWarning", "to_anthropic", "to_openai"]
+__all__ = [
+    "MAX_CACHE_BREAKPOINTS",
+    "CacheMarkersDroppedWarning",
+    "CacheMarkersRaisedWarning",
+    "to_anthropic",
+    "to_openai",
+]
 
 Block = dict[str, Any]
 
@@ -155,6 +169,8 @@ def to_anthropic(
     Warns:
         CacheMarkersDroppedWarning: markers were removed to keep the request within the limit (its
             ``dropped`` and ``kept`` attributes are paths into the returned request).
+        CacheMarkersRaisedWarning: 5-minute markers before a 1-hour one were raised to 1 hour (its
+            ``raised`` attribute: their paths).
     """
     _check_assistant(result, assistant)
     get_blob = result.get_blob
