@@ -4,6 +4,7 @@ coverage. Private to :mod:`context_journal.compile`."""
 
 from __future__ import annotations
 
+import bisect
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
@@ -371,16 +372,40 @@ def coverage(view: MessageView, selection: Selection) -> tuple[int, tuple[tuple[
     spans.sort()
     covered = 0
     reach = 0
+    merged: list[tuple[int, int]] = []  # the covered positions, as disjoint sorted spans
     for a, b in spans:
         a = max(a, reach)
         if b > a:
             covered += b - a
             reach = b
+            if merged and merged[-1][1] == a:
+                merged[-1] = (merged[-1][0], b)
+            else:
+                merged.append((a, b))
     omitted: list[tuple[str, str, int, str]] = []
     for a, b, reason in selection.omitted:
-        if b > a:
-            omitted.append((view.entry(a).id, view.entry(b - 1).id, b - a, reason))
+        # A span the strategy left out may have been brought back since (the running tool loop's opening
+        # and steps, put back raw after selection): only what is still not covered is omitted.
+        for x, y in _uncovered(a, b, merged):
+            omitted.append((view.entry(x).id, view.entry(y - 1).id, y - x, reason))
     return covered, tuple(omitted)
+
+
+def _uncovered(a: int, b: int, covered: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The parts of ``[a, b)`` outside the disjoint sorted spans ``covered``."""
+    out: list[tuple[int, int]] = []
+    at = a
+    for x, y in covered[max(0, bisect.bisect_right(covered, (a, a)) - 1) :]:
+        if x >= b:
+            break
+        if y <= at:
+            continue
+        if x > at:
+            out.append((at, x))
+        at = max(at, y)
+    if at < b:
+        out.append((at, b))
+    return out
 
 
 def transcribe_running_turn(work: list[Work], turn: Sequence[str], p: Pass, whole: bool = False) -> list[Work]:

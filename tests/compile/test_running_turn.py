@@ -443,3 +443,41 @@ def test_a_loop_whose_thinking_is_unsigned_is_not_thinking_led() -> None:
         assert running_turn_start(cm._reader_view()) == start
         result = cm.preview_context(2000)
         assert validate_messages(result.as_messages(), thinking=start is not None) == []
+
+
+@pytest.mark.parametrize("name", ["passthrough", "windowed"])
+@pytest.mark.parametrize("result_words", [20, 150, 700])
+def test_omitted_spans_name_only_messages_not_sent(name: str, result_words: int) -> None:
+    """Fresh review: with a thinking-led running loop put back raw after selection, ``result.omitted``
+    still named the strategy's span (messages 0-10 "older than the newest suffix that fits") though 4-10
+    were sent. At every budget, an omitted span holds only messages no part of the context stands for,
+    and with the loop's thinking or without, the counts agree with what was left out."""
+    from context_journal.manager import ContextManager
+
+    for thinking in (True, False):
+        msgs: list[dict[str, Any]] = []
+        for k in range(2):
+            msgs += [
+                {"participant": "user", "content": f"question {k}: " + words(30)},
+                {"participant": "assistant", "content": f"answer {k}: " + words(30)},
+            ]
+        msgs.append({"participant": "user", "content": "now run the steps: " + words(10)})
+        for k in range(6):
+            msgs.append(_call("assistant", f"s{k}", thinking=thinking and k == 0, cmd=f"step {k}"))
+            result = {"type": "tool_result", "tool_use_id": f"s{k}", "content": words(result_words)}
+            msgs.append({"participant": "tool", "content": [result]})
+        cm = ContextManager.open("memory:", strategy=strategy_named(name))
+        cm.add_messages(msgs)
+        order = [m.id for m in cm.get_all_messages()]
+        for budget in (300, 800, 1500, 4000):
+            try:
+                result = cm.compile(max_tokens=budget)
+            except OverBudgetError:
+                continue
+            shown = {s.id for m in result.messages for s in m.sources}
+            for first, last, count, _reason in result.omitted:
+                span = order[order.index(first) : order.index(last) + 1]
+                assert len(span) == count
+                assert not shown & set(span), (thinking, budget, first, last, sorted(shown & set(span)))
+            left_out = [i for i in order if i not in shown]
+            assert sum(o[2] for o in result.omitted) <= len(left_out)
