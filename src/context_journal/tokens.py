@@ -218,6 +218,14 @@ _MARK_BYTES = bytes(
     ord(" ") if b == 32 else ord("p") if 33 <= b <= 126 and not chr(b).isalnum() and b != 95 else ord("a")
     for b in range(256)
 )  # a translation table: space to " ", ASCII marks (not "_") to "p", the rest to "a" (see _W_LONE_MARK)
+_ONE_LETTER_BYTES = bytes(
+    ord("a")
+    if chr(b).isascii() and chr(b).isalpha()
+    else ord("0")
+    if chr(b) in "0123456789_'" or b >= 128
+    else ord(" ")
+    for b in range(256)
+)  # ASCII letters to "a"; digits, "_", "'" and non-ASCII bytes to "0" (word characters); the rest to " "
 _CASE_BYTES = bytes(
     ord("a") if chr(b).islower() and b < 128 else ord("A") if chr(b).isupper() and b < 128 else ord(" ")
     for b in range(256)
@@ -293,6 +301,9 @@ _FULLWIDTH_LETTER = re.compile("[\uff20-\uff3d\uff3f-\uff5d]")
 _W_WORD = 0.675
 _W_LETTER = 0.10
 _W_REPLACEMENT_MORE = 0.35  # U+FFFD after another: runs of two to four merge ("\ufffd" * 200: 50 tokens)
+_CAPITAL_RUN = 24  # letters: a run of capitals this long is no word (protein and DNA sequences, codes)
+_W_CAPITAL_RUN = 0.2  # per letter of such a run, over an unknown word's price (protein sequences were 0.72x)
+_W_ONE_LETTER = 0.225  # a word of one letter (not "v2", not "don't"): a token, where the word model gives 0.775
 _W_HUMP = 0.5  # a lowercase letter followed by a capital (camelCase identifiers listed bare were 0.69x)
 _W_UNKNOWN_LETTER = 0.33  # a lowercase word of four or more letters that is not one token (_word_tokens):
 _W_UNKNOWN_WORD = -0.6  # this much more than the word model gives, per letter and per word
@@ -417,7 +428,8 @@ _BLOCKS: list[tuple[int, int, float]] = [
     (0x23, 0x24, _W_SYMBOL),
     (0x26, 0x27, _W_SYMBOL),
     (0x28, 0x28, _W_BRAILLE),
-    (0x29, 0x2D, _W_SYMBOL),
+    (0x29, 0x2B, _W_SYMBOL),
+    (0x2C, 0x2D, _W_RARE),  # Glagolitic, Coptic, Georgian supplement, Tifinagh: three byte tokens each
     (0x2E, 0x33, _W_CJK),
     (0x34, 0x4D, _W_CJK_RARE),
     (0x4E, 0x9F, _W_IDEOGRAPH),  # as one-token ideographs; two- and three-token ones are added below
@@ -579,11 +591,13 @@ def _unknown_words(text: str, raw: bytes) -> float:
     runs = raw.translate(_WORD_BYTES).decode("ascii").split()
     if _NOT_UNKNOWN.issuperset(runs):  # most often: every run is known or was seen before
         return 0.0
-    words = letters = 0
+    words = letters = capitals = 0
     for run in filterfalse(_NOT_UNKNOWN.__contains__, runs):  # the unknown words and runs not seen before
         if _is_unknown_word(run):
             words += 1
             letters += len(run)
+            if len(run) >= _CAPITAL_RUN and run.isupper():  # no word: a sequence (ACDEFGHIKL...), codes
+                capitals += len(run)
         else:
             _NOT_UNKNOWN.add(run)
     if len(_NOT_UNKNOWN) > _NOT_UNKNOWN_MAX:
@@ -591,7 +605,7 @@ def _unknown_words(text: str, raw: bytes) -> float:
         _NOT_UNKNOWN.update(_KNOWN_WORDS, _CAPITALS)
     if not words:
         return 0.0
-    return scale * (_W_UNKNOWN_LETTER * letters + _W_UNKNOWN_WORD * words)
+    return scale * (_W_UNKNOWN_LETTER * letters + _W_UNKNOWN_WORD * words + _W_CAPITAL_RUN * capitals)
 
 
 def _blob_tokens(run: str) -> float:
@@ -763,9 +777,12 @@ def _text_estimate(text: str) -> float:
         est += _W_CONTROL * controls + _W_ANSI * text.count("\x1b[")
     if '"' in text:
         est += _W_JSON_SPACE * (raw.count(b', "') + raw.count(b'": '))
-    if " " in text:
-        lone = raw.translate(_MARK_BYTES)
+    if " " in text:  # spaces doubled: marks in a row ("! @ #") share the space between them
+        lone = raw.translate(_MARK_BYTES).replace(b" ", b"  ")
         est += _W_LONE_MARK * (lone.count(b" p ") + lone.count(b" pp "))
+    if words:  # one-letter words (x = a[i] + b, "I a", a letter per line): a token each, over the word model
+        single = (b" " + raw.translate(_ONE_LETTER_BYTES).replace(b" ", b"  ") + b" ").count(b" a ")
+        est += _W_ONE_LETTER * single
     if "\\" in text:
         commands = raw.translate(_LATEX_BYTES)
         latex = commands.count(b"pbaa") + (commands[:3] == b"baa")
