@@ -304,7 +304,7 @@ _W_REPLACEMENT_MORE = 0.35  # U+FFFD after another: runs of two to four merge ("
 _CAPITAL_RUN = 24  # letters: a run of capitals this long is no word (protein and DNA sequences, codes)
 _W_CAPITAL_RUN = 0.2  # per letter of such a run, over an unknown word's price (protein sequences were 0.72x)
 _W_ONE_LETTER = 0.225  # a word of one letter (not "v2", not "don't"): a token, where the word model gives 0.775
-_W_HUMP = 0.5  # a lowercase letter followed by a capital (camelCase identifiers listed bare were 0.69x)
+_W_HUMP = 0.65  # a lowercase letter followed by a capital (camelCase identifiers listed bare were 0.69x)
 _W_UNKNOWN_LETTER = 0.33  # a lowercase word of four or more letters that is not one token (_word_tokens):
 _W_UNKNOWN_WORD = -0.6  # this much more than the word model gives, per letter and per word
 _W_DIGIT_RUN = 1.1  # a number: its first group, with the separator numbers come with
@@ -622,6 +622,8 @@ def _blob_tokens(run: str) -> float:
     # listed camelCase names).
     if (2 * len(run.encode("ascii").translate(None, _LOWERCASE)) + 1) * 5 < 2 * n:
         return 0.0
+    if n >= 32 and run.isalpha():  # letters alone: random base64 of 32 characters has no digit once in 200
+        return 0.0  # (ThisIsAVeryLongPascalCaseIdentifier... changes case often enough, and was 3.3x)
     if len(_CASE_RUNS.findall(run)) * 5 >= 2 * n:
         return _W_BASE64 * n + _W_BASE64_RUN
     return 0.0
