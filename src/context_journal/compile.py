@@ -963,9 +963,10 @@ def _compile_context(
             # The overflow excerpts were priced at a quarter each: give them the room the selection left
             # (the same messages, the excerpts as long as the room allows). Excerpts are cut by characters,
             # so their tokens land near the level, not on it: one over the room is tried again with the
-            # overshoot taken off (three tries at most).
+            # overshoot taken off, twice as much each time (a cut changes the tokens less than the level:
+            # 8,068, 8,018, 8,008 of 8,000 when the same overshoot was taken off each time), four tries at most.
             wider = widened(cap, work, p, body, room - used, counter)
-            for _try in range(3):
+            for _try in range(4):
                 if wider is None or wider.to <= cap.to:
                     break
                 q = fresh_pass(p)
@@ -976,7 +977,7 @@ def _compile_context(
                     work, used, p, cap = again, total, q, wider
                     drawn = None
                     break
-                less = wider.to - (total - room) - 8
+                less = wider.to - (total - room) * (1 << _try) - 8
                 wider = wider._replace(over=less, to=less)
         if used <= room or avail == 0:
             break
