@@ -29,7 +29,7 @@ import json
 import logging
 import re
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -53,6 +53,7 @@ from .strategies.autobiographical.records import slot_for
 from .strategies.base import CompressingStrategy, StrategyContext, SummaryRequest, SummaryResult
 from .telemetry import traced_summary_call
 from .views import MessageView, ReaderView, SliceView, StoreView
+from .wire.media import has_blob
 
 if TYPE_CHECKING:
     from .llm.provider import Provider
@@ -383,7 +384,7 @@ class CompressionDriver:
         messages = []
         for m in request.messages:
             content = list(m["content"])
-            if any(_has_blob(b) for b in content):
+            if any(has_blob(b) for b in content):
                 content = resolve_media(content, self.host.store.get_blob)
             messages.append(LLMMessage(role=m["role"], content=content, cache=bool(m.get("cache", False))))
         keep = ("summarize_range", "target_tokens", "instruction_last", "work", "kind", "level")
@@ -763,15 +764,3 @@ class CompressionDriver:
             tx.append(ctx.branch_id, slot_for(ctx.namespace), item, record)
         log.refresh()
         return mid
-
-
-def _has_blob(block: Mapping[str, Any]) -> bool:
-    source = block.get("source")
-    if isinstance(source, Mapping) and source.get("type") == "blob":
-        return True
-    content = block.get("content")
-    return (
-        isinstance(content, Sequence)
-        and not isinstance(content, str)
-        and any(isinstance(b, Mapping) and _has_blob(b) for b in content)
-    )

@@ -219,10 +219,13 @@ def test_openai_messages_conform_to_the_sdk_request_types(result: CompileResult)
     messages = result.to_openai(assistant="Claude")
     for i, message in enumerate(messages):
         assert conforms(message, ChatCompletionMessageParam, f"messages[{i}]") == []
-    assert [m["role"] for m in messages] == ["system", "user", "assistant", "tool", "tool", "assistant", "user"]
+    roles = [m["role"] for m in messages]
+    assert roles == ["system", "user", "assistant", "tool", "tool", "user", "assistant", "user"]
     assert [c["function"]["name"] for c in messages[2]["tool_calls"]] == ["bash", "screenshot"]
     assert json.loads(messages[2]["tool_calls"][0]["function"]["arguments"]) == {"cmd": "ls"}
-    assert messages[4]["content"].startswith("captured")
+    assert messages[4]["content"] == "captured"
+    # The screenshot a tool message cannot carry follows the tool messages, as an image the model sees.
+    assert messages[5]["content"][0]["image_url"]["url"].startswith("data:image/png;base64,")
     parts = messages[1]["content"]
     assert parts[1]["image_url"]["url"].startswith("data:image/png;base64,")
     assert parts[2]["type"] == "file"
@@ -359,7 +362,8 @@ def test_a_model_dumps_null_file_id_in_citations_is_left_out() -> None:
 
 
 def test_files_api_blocks_in_a_tool_result_are_named_in_chat_completions() -> None:
-    """Issue 18 review: a tool message carries text only; a file given by id is named, not just 'omitted'."""
+    """A tool message carries text only: an image given by Files API id (no Chat Completions form) is named
+    in it, not just 'omitted'; a document given by id follows in the user message as a ``file`` part."""
     cm = ContextManager.open("memory:")
     cm.add_message("user", "go")
     cm.add_message("assistant", [{"type": "tool_use", "id": "t1", "name": "f", "input": {}}])
@@ -369,11 +373,9 @@ def test_files_api_blocks_in_a_tool_result_are_named_in_chat_completions() -> No
         {"type": "image", "source": {"type": "file", "file_id": "file_img"}},
     ]
     cm.add_message("user", [{"type": "tool_result", "tool_use_id": "t1", "content": nested}])
-    tool = [m for m in cm.compile(10_000).to_openai() if m["role"] == "tool"]
-    assert tool == [
-        {
-            "role": "tool",
-            "tool_call_id": "t1",
-            "content": "here\n[document: Files API file file_doc]\n[image: Files API file file_img]",
-        }
+    sent = cm.compile(10_000).to_openai()
+    at = next(i for i, m in enumerate(sent) if m["role"] == "tool")
+    assert sent[at:] == [
+        {"role": "tool", "tool_call_id": "t1", "content": "here\n[image: Files API file file_img]"},
+        {"role": "user", "content": [{"type": "file", "file": {"file_id": "file_doc"}}]},
     ]

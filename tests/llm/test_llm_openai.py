@@ -119,7 +119,7 @@ def test_request_json_maps_tools_and_tool_results(mock_server_factory: Any, fake
                 ],
             },
             {"role": "tool", "tool_call_id": "call_1", "content": "a=1"},
-            {"role": "tool", "tool_call_id": "call_2", "content": "Error: no such file"},
+            {"role": "tool", "tool_call_id": "call_2", "content": "[error] no such file"},
             {
                 "role": "user",
                 "content": [
@@ -217,10 +217,32 @@ def test_timeouts_are_retried(mock_server_factory: Any, fake_sleep: Any) -> None
     assert len(server.bodies) == 2
 
 
-def test_url_document_has_no_chat_form() -> None:
-    doc = {"type": "document", "source": {"type": "url", "url": "https://x/y.pdf"}}
-    with pytest.raises(ProviderRequestError, match="URL document"):
-        encode_openai_request(LLMRequest(messages=[{"role": "user", "content": [doc]}]), model="m")
+def test_url_document_and_file_image_become_lines_naming_them() -> None:
+    """Chat Completions has no form for a URL document or an image given by Files API id: each becomes a
+    text line naming it (what the exporter sends too)."""
+    blocks = [
+        {"type": "document", "source": {"type": "url", "url": "https://x/y.pdf"}},
+        {"type": "image", "source": {"type": "file", "file_id": "file_01"}},
+    ]
+    params = encode_openai_request(LLMRequest(messages=[{"role": "user", "content": blocks}]), model="m")
+    assert params["messages"] == [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "[document: https://x/y.pdf]"},
+                {"type": "text", "text": "[image: Files API file file_01]"},
+            ],
+        }
+    ]
+
+
+def test_blob_media_is_a_request_error_naming_the_place() -> None:
+    image = {"type": "image", "source": {"type": "blob", "media_type": "image/png", "sha256": "ab", "size": 1}}
+    result = {"type": "tool_result", "tool_use_id": "t1", "content": [image]}
+    with pytest.raises(ProviderRequestError, match="message 0, block 1"):
+        encode_openai_request(
+            LLMRequest(messages=[{"role": "user", "content": [{"type": "text", "text": "x"}, result]}]), model="m"
+        )
 
 
 def test_text_document_and_base64_pdf() -> None:

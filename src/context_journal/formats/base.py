@@ -29,6 +29,7 @@ from typing import Any
 from .._names import LONE_SURROGATE
 from ..errors import ImportFormatError
 from ..messages import MessageInput
+from ..wire.chat_completions import parse_tool_arguments
 
 __all__ = [
     "FORMATS",
@@ -402,29 +403,6 @@ def iter_jsonl(path: str | os.PathLike[str], skips: SkipLog | None = None) -> It
         used += 1
         yield item
     lines.finish(used)
-
-
-def parse_tool_arguments(raw: Any) -> tuple[dict[str, Any], bool]:
-    """Turn OpenAI ``function.arguments`` (a JSON string) into a ``tool_use`` input object.
-
-    Returns:
-        ``(input, ok)``. When the text is not a JSON object, or holds values the journal cannot store
-        (``NaN``, ``Infinity``, a number too large for a float such as ``1e400``, a lone surrogate such as
-        ``"\ud800"``), ``input`` is ``{"_raw_arguments": raw}`` (the raw string kept, sent back as it came)
-        and ``ok`` is False.
-    """
-    if isinstance(raw, dict):
-        return raw, True
-    if isinstance(raw, str):
-        try:
-            value = json.loads(raw) if raw.strip() else {}
-            if isinstance(value, dict):  # what the store's strict JSON can hold
-                json.dumps(value, allow_nan=False, ensure_ascii=False).encode("utf-8")
-        except (ValueError, RecursionError, UnicodeEncodeError):
-            return {"_raw_arguments": raw}, False
-        if isinstance(value, dict):
-            return value, True
-    return {"_raw_arguments": raw if isinstance(raw, str) else json.dumps(raw)}, False
 
 
 def expect(condition: bool, message: str, *, source: str, location: str) -> None:

@@ -32,8 +32,8 @@ from .._block_types import ASSISTANT_ONLY_TYPES, USER_ONLY_TYPES
 from ..content import parse_block
 from ..errors import ImportFormatError, MalformedContentError
 from ..messages import MessageInput
+from ..wire.chat_completions import input_json
 from .base import Conversation, ImportResult, SkipLog, expect, has_lone_surrogate, load_json, parse_tool_arguments
-from .exporters import input_json
 
 __all__ = ["OpenAIReader", "read_anthropic", "read_openai"]
 

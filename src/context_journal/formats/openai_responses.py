@@ -128,6 +128,9 @@ from ..content import NATIVE_OPENAI_ITEMS, OPENAI_CITATION_TYPES, check_citation
 from ..errors import ImportFormatError, MalformedContentError
 from ..messages import MessageInput
 from ..validate import InvalidContextError, ValidationIssue
+from ..wire.chat_completions import call_arguments
+from ..wire.chat_completions import input_json as _arguments
+from ..wire.media import media_source as _source
 from .base import (
     Conversation,
     ImportResult,
@@ -138,8 +141,7 @@ from .base import (
     load_json,
     parse_tool_arguments,
 )
-from .exporters import _check_assistant, _source, call_arguments
-from .exporters import input_json as _arguments
+from .exporters import _check_assistant
 
 if TYPE_CHECKING:
     from ..compile import CompiledMessage, CompileResult

@@ -3,8 +3,10 @@
 Mapping (docs.anthropic.com, "Messages" and "Prompt caching"):
 
 * ``system`` is sent as a string, or as text blocks when it is a block list or carries a cache marker;
-* messages keep their role and blocks as given (unknown fields such as a host's own ``cache_control``
-  included). Thinking blocks without a ``signature`` cannot be replayed and are dropped; a message
+* messages keep their role; each block goes through the one Messages wire encoder, the exporter's
+  (:func:`context_journal.wire.messages.anthropic_block`: the API's fields of each block type, a host's
+  own ``cache_control`` included, fields the API refuses such as ``audience`` left out). Thinking blocks
+  without a ``signature`` cannot be replayed and are dropped; a message
   left empty by that is an error. ``name`` has no Anthropic field and is not sent;
 * tools become ``{name, description, input_schema}``; ``tool_choice`` becomes ``{"type": ...}``;
 * cache flags become ``cache_control: {"type": "ephemeral"}`` markers on the last tool, the last
@@ -28,6 +30,8 @@ from typing import Any
 
 from .._cache_markers import MAX_CACHE_BREAKPOINTS, cap_cache_markers, marker_locations
 from ..content import block_to_dict, parse_block
+from ..wire.media import has_blob
+from ..wire.messages import CACHEABLE_TYPES, anthropic_block
 from ._sdk import SDKProvider, blob_error, call_params, dump, import_sdk, retry_policy, sdk_client
 from .errors import ProviderRequestError
 from .retry import RetryPolicy
@@ -46,16 +50,7 @@ logger = logging.getLogger("context_journal.llm")
 DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5"
 """Model used when none is given (an alias from Anthropic's models overview)."""
 
-_CACHEABLE = frozenset({"text", "image", "document", "tool_use", "tool_result"})
 _KNOWN_BLOCKS = frozenset({"text", "thinking", "redacted_thinking", "tool_use", "tool_result", "image", "document"})
-
-
-def _has_blob(block: Mapping[str, Any]) -> bool:
-    source = block.get("source")
-    if isinstance(source, Mapping) and source.get("type") == "blob":
-        return True
-    content = block.get("content")
-    return isinstance(content, list) and any(isinstance(b, Mapping) and _has_blob(b) for b in content)
 
 
 def encode_anthropic_request(
@@ -86,9 +81,9 @@ def encode_anthropic_request(
             data = block_to_dict(block)
             if data["type"] == "thinking" and not data.get("signature"):
                 continue  # unsigned thinking cannot be replayed to the API
-            if _has_blob(data):
+            if has_blob(data):
                 raise blob_error(provider, f"message {i}, block {j}")
-            blocks.append(data)
+            blocks.append(anthropic_block(data))
         if not blocks:
             raise ProviderRequestError(
                 f"message {i} has only unsigned thinking blocks, which Anthropic does not accept back",
@@ -98,7 +93,9 @@ def encode_anthropic_request(
 
     params: dict[str, Any] = {"model": request.model or model, "max_tokens": request.max_tokens}
     system: str | list[dict[str, Any]] = (
-        request.system if isinstance(request.system, str) else [block_to_dict(b) for b in request.system]
+        request.system
+        if isinstance(request.system, str)
+        else [anthropic_block(block_to_dict(b)) for b in request.system]
     )
     tools = [{"name": t.name, "description": t.description, "input_schema": t.input_schema} for t in request.tools]
 
@@ -118,7 +115,7 @@ def encode_anthropic_request(
     for msg, encoded in zip(request.messages, messages, strict=True):
         if not msg.cache or marker_locations(messages=[encoded]):
             continue  # not flagged, or already a breakpoint location (the host's marker)
-        target = next((b for b in reversed(encoded["content"]) if b["type"] in _CACHEABLE), None)
+        target = next((b for b in reversed(encoded["content"]) if b["type"] in CACHEABLE_TYPES), None)
         if target is not None:
             flagged.append(target)
     for target in flagged[len(flagged) - free :] if free > 0 else []:

@@ -4,16 +4,14 @@ Works with OpenAI and with OpenAI-compatible servers (vLLM, llama.cpp, Ollama, L
 ``base_url``. Mapping (platform.openai.com, "Chat Completions API reference"):
 
 * the system prompt becomes one ``{"role": "system"}`` message (blocks joined by a blank line);
-* a user message's ``tool_result`` blocks become ``{"role": "tool", "tool_call_id", "content"}``
-  messages, placed first (they must follow the assistant's ``tool_calls``); an error result's text
-  is prefixed with ``"Error: "`` (the API has no ``is_error``); images inside a tool result and the
-  message's other blocks follow as one user message. Text-only content is sent as a string (what
-  every compatible server accepts), mixed content as parts: ``text``, ``image_url`` (base64 as a
-  data URL) and ``file`` (base64 documents, or a Files API ``file_id``); a URL document and an image
-  given by Files API id have no Chat Completions form and are an error;
-* an assistant message's text blocks are joined by a blank line into ``content``, its ``tool_use``
-  blocks become ``tool_calls`` (``arguments`` is the input as JSON); thinking blocks are dropped, and
-  an assistant message left with nothing is skipped;
+* the messages go through the one Chat Completions wire encoder, the exporter's
+  (:mod:`context_journal.wire.chat_completions`, which gives the mapping): ``tool_result`` blocks become
+  ``tool`` messages placed first, an error result's text prefixed ``[error]`` (the API has no
+  ``is_error``), images inside a tool result and the message's other blocks follow as one user message;
+  one text block is sent as a string, several as text parts; ``tool_use`` blocks become ``tool_calls``;
+  thinking blocks are dropped and an assistant message left with nothing is skipped; a URL document
+  and an image given by Files API id become a line of text naming them; a ``blob`` media source is an
+  error (resolve stored media first);
 * ``name`` is sent as the message's ``name``; tools become ``{"type": "function", "function":
   {name, description, parameters}}``; ``tool_choice`` ``"any"`` becomes ``"required"``;
 * cache flags are ignored (OpenAI caches prompt prefixes automatically);
@@ -33,11 +31,13 @@ import random
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Literal
 
-from ..content import TextBlock, ThinkingBlock, ToolUseBlock
+from ..content import TextBlock, ThinkingBlock, ToolUseBlock, block_to_dict
+from ..wire.chat_completions import encode_chat_turn
+from ..wire.media import has_blob
 from ._sdk import SDKProvider, blob_error, call_params, dump, import_sdk, retry_policy, sdk_client
-from .errors import ProviderRequestError, ProviderResponseError
+from .errors import ProviderResponseError
 from .retry import RetryPolicy
-from .types import LLMMessage, LLMRequest, LLMResponse, Usage
+from .types import LLMRequest, LLMResponse, Usage
 
 __all__ = [
     "DEFAULT_OPENAI_MODEL",
@@ -62,108 +62,15 @@ FINISH_REASONS = {
 _TOOL_CHOICE = {"auto": "auto", "any": "required", "none": "none"}
 
 
-def _media_url(source: Mapping[str, Any], provider: str, where: str) -> str:
-    kind = source.get("type")
-    if kind == "base64":
-        return f"data:{source['media_type']};base64,{source['data']}"
-    if kind == "url":
-        return str(source["url"])
-    if kind == "blob":
-        raise blob_error(provider, where)
-    raise ProviderRequestError(f"{where}: media source {kind!r} has no OpenAI form", provider=provider)
-
-
-def _part(block: Mapping[str, Any], provider: str, where: str) -> dict[str, Any] | None:
-    """One content part for a text / image / document block; None for blocks OpenAI has no form for."""
-    kind = block.get("type")
-    if kind == "text":
-        return {"type": "text", "text": block["text"]}
-    if kind == "image":
-        if block["source"].get("type") == "file":
-            raise ProviderRequestError(
-                f"{where}: an image given by Files API id has no Chat Completions form (images go by URL)",
-                provider=provider,
-            )
-        return {"type": "image_url", "image_url": {"url": _media_url(block["source"], provider, where)}}
-    if kind == "document":
-        source = block["source"]
-        if source.get("type") == "text":
-            return {"type": "text", "text": source["data"]}
-        if source.get("type") == "file":
-            return {"type": "file", "file": {"file_id": str(source["file_id"])}}
-        if source.get("type") == "url":
-            raise ProviderRequestError(f"{where}: a URL document has no Chat Completions form", provider=provider)
-        ext = str(source.get("media_type", "application/pdf")).rsplit("/", 1)[-1]
-        return {
-            "type": "file",
-            "file": {"filename": f"document.{ext}", "file_data": _media_url(source, provider, where)},
-        }
-    return None
-
-
-def _content(parts: list[dict[str, Any]]) -> str | list[dict[str, Any]]:
-    if all(p["type"] == "text" for p in parts):
-        return "\n\n".join(p["text"] for p in parts)
-    return parts
-
-
-def _user_messages(msg: LLMMessage, index: int, provider: str) -> list[dict[str, Any]]:
+def _turns(request: LLMRequest, provider: str) -> list[dict[str, Any]]:
+    """The request's messages through the Chat Completions wire encoder (the exporter's)."""
     out: list[dict[str, Any]] = []
-    parts: list[dict[str, Any]] = []
-    for j, block in enumerate(msg.content):
-        data = block.model_dump(mode="json", exclude_unset=True)
-        where = f"message {index}, block {j}"
-        if data["type"] == "tool_result":
-            content = data.get("content", "")
-            texts: list[str] = []
-            if isinstance(content, str):
-                texts.append(content)
-            else:
-                for k, inner in enumerate(content):
-                    part = _part(inner, provider, f"{where}, content {k}")
-                    if part is None:
-                        continue
-                    if part["type"] == "text":
-                        texts.append(part["text"])
-                    else:
-                        parts.append(part)
-            text = "\n\n".join(texts)
-            if data.get("is_error"):
-                text = f"Error: {text}"
-            out.append({"role": "tool", "tool_call_id": data["tool_use_id"], "content": text})
-            continue
-        part = _part(data, provider, where)
-        if part is not None:
-            parts.append(part)
-    if parts:
-        user: dict[str, Any] = {"role": "user", "content": _content(parts)}
-        if msg.name is not None:
-            user["name"] = msg.name
-        out.append(user)
-    return out
-
-
-def _assistant_message(msg: LLMMessage) -> dict[str, Any] | None:
-    texts: list[str] = []
-    calls: list[dict[str, Any]] = []
-    for block in msg.content:
-        if isinstance(block, TextBlock):
-            texts.append(block.text)
-        elif isinstance(block, ToolUseBlock):
-            calls.append(
-                {
-                    "id": block.id,
-                    "type": "function",
-                    "function": {"name": block.name, "arguments": json.dumps(block.input, ensure_ascii=False)},
-                }
-            )
-    if not texts and not calls:
-        return None
-    out: dict[str, Any] = {"role": "assistant", "content": "\n\n".join(texts) if texts else None}
-    if calls:
-        out["tool_calls"] = calls
-    if msg.name is not None:
-        out["name"] = msg.name
+    for i, msg in enumerate(request.messages):
+        blocks = [block_to_dict(b) for b in msg.content]
+        for j, block in enumerate(blocks):
+            if has_blob(block):
+                raise blob_error(provider, f"message {i}, block {j}")
+        out.extend(encode_chat_turn(msg.role, blocks, name=msg.name))
     return out
 
 
@@ -187,18 +94,12 @@ def encode_openai_request(
         A JSON-ready dict.
 
     Raises:
-        ProviderRequestError: when media cannot be expressed (blob references, URL documents).
+        ProviderRequestError: a block still holds a blob reference (resolve stored media first).
     """
     messages: list[dict[str, Any]] = []
     if request.system_text:
         messages.append({"role": "system", "content": request.system_text})
-    for i, msg in enumerate(request.messages):
-        if msg.role == "assistant":
-            encoded = _assistant_message(msg)
-            if encoded is not None:
-                messages.append(encoded)
-        else:
-            messages.extend(_user_messages(msg, i, provider))
+    messages.extend(_turns(request, provider))
     params: dict[str, Any] = {"model": request.model or model, "messages": messages}
     params[max_tokens_param] = request.max_tokens
     if request.tools:
