@@ -58,7 +58,16 @@ from .retention import set_retention
 from .state.host import WorkingStateMixin
 from .stores import ROOT_BRANCH, Store, open_store
 from .stores.base import Transaction
-from .strategies import PassthroughStrategy, PendingWork, Selection, Strategy, StrategyContext, Summary
+from .strategies import (
+    STRATEGY_NAMES,
+    PassthroughStrategy,
+    PendingWork,
+    Selection,
+    Strategy,
+    StrategyContext,
+    Summary,
+    strategy_by_name,
+)
 from .strategies.autobiographical import SYSTEM_STATE, TOOLS_STATE
 from .strategies.autobiographical.records import StaleMark, slot_for
 from .strategies.base import BaseStrategy
@@ -1701,10 +1710,6 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         return f"ContextManager(store={self._store!r}, namespace={self._namespace!r}, branch={self.current_branch()!r})"
 
 
-STRATEGY_NAMES = ("passthrough", "windowed", "autobiographical", "knowledge")
-"""The strategy names ``ContextManager.open(strategy=...)`` accepts (each with its default settings)."""
-
-
 def resolve_strategy(strategy: Any) -> Any:
     """``strategy`` itself, or the strategy a documented name stands for.
 
@@ -1714,22 +1719,12 @@ def resolve_strategy(strategy: Any) -> Any:
     if strategy is None:
         return None
     if isinstance(strategy, str):
-        from .strategies import (
-            AutobiographicalStrategy,
-            KnowledgeStrategy,
-            WindowedPassthroughStrategy,
-        )
-
-        makers: dict[str, Callable[[], Any]] = {
-            "passthrough": PassthroughStrategy,
-            "windowed": WindowedPassthroughStrategy,
-            "autobiographical": AutobiographicalStrategy,
-            "knowledge": KnowledgeStrategy,
-        }
-        make = makers.get(strategy.strip().lower())
-        if make is None:
-            raise TypeError(f"unknown strategy {strategy!r}; give a Strategy or one of {', '.join(STRATEGY_NAMES)}")
-        return make()
+        try:
+            return strategy_by_name(strategy.strip().lower())
+        except ValueError:
+            raise TypeError(
+                f"unknown strategy {strategy!r}; give a Strategy or one of {', '.join(STRATEGY_NAMES)}"
+            ) from None
     if not (callable(getattr(strategy, "select", None)) and callable(getattr(strategy, "load", None))):
         raise TypeError(
             f"strategy must be a Strategy (with select() and load()) or one of {', '.join(STRATEGY_NAMES)}, "

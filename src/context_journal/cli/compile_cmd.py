@@ -17,12 +17,11 @@ from ..compile import CompileResult, OverBudgetError
 from ..manager import ONCE_SUMMARISED_PART, ContextManager
 from ..namespaces import recorded_config, recorded_strategy
 from ..strategies import (
+    COMPRESSING_STRATEGY_NAMES,
+    STRATEGY_NAMES,
     AutobiographicalConfig,
-    AutobiographicalStrategy,
-    KnowledgeStrategy,
-    PassthroughStrategy,
     Strategy,
-    WindowedPassthroughStrategy,
+    strategy_by_name,
 )
 from ..tokens import MAX_TOKEN_COUNT
 from ._app import (
@@ -40,7 +39,7 @@ from ._app import (
     target_options,
 )
 
-STRATEGIES = ("passthrough", "windowed", "autobiographical", "knowledge")
+STRATEGIES = STRATEGY_NAMES
 OUTPUT_FORMATS = ("json", "anthropic", "openai", "openai-responses")
 OVERFLOWS = ("excerpt", "window")
 
@@ -51,14 +50,12 @@ def _strategy(name: str, budget: int, overflow: str = "excerpt", recorded: dict[
     ``compress`` recorded for the namespace when it recorded this strategy (so both agree on what is
     pending), else settings sized for ``budget``; ``overflow="window"`` leaves the oldest unsummarised
     messages out instead of failing."""
-    if name == "windowed":
-        return WindowedPassthroughStrategy()
-    if name in ("autobiographical", "knowledge"):
+    config = None
+    if name in COMPRESSING_STRATEGY_NAMES:
         config = recorded_config(recorded, name, overflow) or AutobiographicalConfig.for_budget(
             budget, overflow=overflow
         )
-        return AutobiographicalStrategy(config) if name == "autobiographical" else KnowledgeStrategy(config)
-    return PassthroughStrategy()
+    return strategy_by_name(name, config)
 
 
 def _lag_error(

@@ -22,7 +22,7 @@ from ..errors import ContextJournalError
 from ..manager import ContextManager
 from ..namespaces import STRATEGY_STATE, strategy_record
 from ..stores import Store
-from ..strategies import AutobiographicalConfig, AutobiographicalStrategy, KnowledgeStrategy
+from ..strategies import COMPRESSING_STRATEGY_NAMES, AutobiographicalConfig, strategy_by_name
 from ._app import (
     CommandError,
     ReaderOpt,
@@ -39,7 +39,7 @@ from ._app import (
 )
 from .demo_cmd import PROVIDERS, _Watched, make_provider
 
-COMPRESSING = ("autobiographical", "knowledge")
+COMPRESSING = COMPRESSING_STRATEGY_NAMES
 DEFAULT_BUDGET = 4000
 
 
@@ -164,7 +164,7 @@ def compress_cmd(
         try:
             name = cli_branch(st, branch)
             require_target(st, namespace, name, reader, claims=True)
-            made = AutobiographicalStrategy(cfg) if strategy == "autobiographical" else KnowledgeStrategy(cfg)
+            made = strategy_by_name(strategy, cfg)
             with ContextManager.open(
                 store=st,
                 namespace=namespace,

@@ -9,7 +9,6 @@ summaries by level, the raw middle and recent window, the tokens of each part an
 
 from __future__ import annotations
 
-import os
 import tempfile
 import time
 from collections.abc import Iterator
@@ -28,18 +27,12 @@ from ..errors import BranchNotFoundError, ContextJournalError
 from ..formats import ImportResult, import_into, read_transcript
 from ..formats.base import Conversation
 from ..llm import LLMRequest, LLMResponse, OfflineSummarizer, Provider, ProviderAuthError, ProviderRequestError
+from ..llm.by_name import PROVIDER_NAMES, provider_by_name
 from ..manager import ContextManager
 from ..messages import MessageInput
 from ..render_stats import Part, Shape, shape_of
 from ..stores import ROOT_BRANCH, Store, open_store
-from ..strategies import (
-    AutobiographicalConfig,
-    AutobiographicalStrategy,
-    KnowledgeStrategy,
-    PassthroughStrategy,
-    Strategy,
-    WindowedPassthroughStrategy,
-)
+from ..strategies import COMPRESSING_STRATEGY_NAMES, STRATEGY_NAMES, AutobiographicalConfig, Strategy, strategy_by_name
 from ..tokens import MAX_TOKEN_COUNT
 from ._app import (
     CommandError,
@@ -53,10 +46,9 @@ from ._app import (
     with_manager,
 )
 
-STRATEGIES = ("autobiographical", "knowledge", "windowed", "passthrough")
-PROVIDERS = ("offline", "anthropic", "openai")
+STRATEGIES = STRATEGY_NAMES
+PROVIDERS = PROVIDER_NAMES
 IMPORT_FORMATS = ("auto", "claude-code", "locomo", "tau-bench", "irc", "anthropic", "openai")
-KEY_VARIABLES = {"anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"), "openai": ("OPENAI_API_KEY",)}
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the figures as one JSON document.")]
 NamespaceOpt = Annotated[str | None, typer.Option("--namespace", "-n", help="Namespace (default: the shared one).")]
@@ -75,17 +67,11 @@ def make_strategy(name: str, budget: int) -> Strategy:
     Raises:
         typer.BadParameter: an unknown name.
     """
-    if name == "autobiographical":
-        return AutobiographicalStrategy(AutobiographicalConfig.for_budget(budget))
-    if name == "knowledge":
-        return KnowledgeStrategy(AutobiographicalConfig.for_budget(budget))
-    if name == "windowed":
-        return WindowedPassthroughStrategy()
-    if name == "passthrough":
-        return PassthroughStrategy()
-    raise typer.BadParameter(
-        f"unknown strategy {name!r}; choose one of {', '.join(STRATEGIES)}", param_hint="--strategy"
-    )
+    config = AutobiographicalConfig.for_budget(budget) if name in COMPRESSING_STRATEGY_NAMES else None
+    try:
+        return strategy_by_name(name, config)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--strategy") from None
 
 
 class _Watched:
@@ -115,25 +101,14 @@ def make_provider(name: str, model: str | None, base_url: str | None) -> Provide
         MissingExtraError: the provider's SDK is not installed.
         ProviderAuthError: the SDK refused its credentials.
     """
-    if name not in PROVIDERS:
-        raise typer.BadParameter(
-            f"unknown provider {name!r}; choose one of {', '.join(PROVIDERS)}", param_hint="--provider"
-        )
-    if name == "offline":
-        return OfflineSummarizer(model) if model else OfflineSummarizer()
-    variables = KEY_VARIABLES[name]
-    if not any(os.environ.get(v) for v in variables):
-        hint = " (a local OpenAI-compatible server accepts any value)" if base_url and name == "openai" else ""
-        raise _Abort(
-            f"the {name} provider needs an API key: set {' or '.join(variables)}{hint}, "
-            "or use --provider offline (no network, no key)"
-        )
-    from ..llm import AnthropicProvider, OpenAIProvider
-
-    kwargs: dict[str, Any] = {"base_url": base_url}
-    if model:
-        kwargs["model"] = model
-    return AnthropicProvider(**kwargs) if name == "anthropic" else OpenAIProvider(**kwargs)
+    try:
+        return provider_by_name(name, model, base_url)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--provider") from None
+    except ProviderAuthError as exc:
+        if exc.attempts:  # the SDK refused the credentials: reported as the library error it is
+            raise
+        raise _Abort(exc.reason.replace("the offline provider", "--provider offline")) from None
 
 
 # ---- the job ------------------------------------------------------------------------------------------

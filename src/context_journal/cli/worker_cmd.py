@@ -7,27 +7,13 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from ..llm.provider import Provider
+from ..llm.by_name import PROVIDER_NAMES, provider_by_name
 from ..workers import MAX_CONCURRENCY, MAX_SECONDS, MIN_POLL_SECONDS, CompressionWorker
 from ._app import app, console, existing_store, fail_on_library_errors, print_json
 
-PROVIDERS = ("offline", "anthropic", "openai")
+PROVIDERS = PROVIDER_NAMES
 MAX_POLL_SECONDS = 3600
 """Longest ``--poll-seconds`` (``CompressionWorker`` refuses more)."""
-
-
-def _provider(name: str, model: str | None) -> Provider:
-    if name == "anthropic":
-        from ..llm import AnthropicProvider
-
-        return AnthropicProvider(model) if model else AnthropicProvider()
-    if name == "openai":
-        from ..llm import OpenAIProvider
-
-        return OpenAIProvider(model) if model else OpenAIProvider()
-    from ..llm import OfflineSummarizer
-
-    return OfflineSummarizer(model) if model else OfflineSummarizer()
 
 
 def _check_poll_seconds(value: float) -> float:
@@ -103,7 +89,7 @@ def worker_cmd(
     if provider not in PROVIDERS:
         raise typer.BadParameter(f"choose one of {', '.join(PROVIDERS)}, not {provider!r}", param_hint="--provider")
     with fail_on_library_errors():
-        summarizer = _provider(provider, model)
+        summarizer = provider_by_name(provider, model)
         worker = CompressionWorker(
             existing_store(store),
             summarizer,

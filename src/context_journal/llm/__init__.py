@@ -6,6 +6,8 @@
   and ``openai``, imported only when a provider is built), with one retry loop of ours
   (:class:`RetryPolicy`) and prompt-cache markers where the provider has them.
 * :class:`OfflineSummarizer` — the embedded default: an extractive, deterministic digest.
+* :func:`provider_by_name` — one of these by name (``"offline"``, ``"anthropic"``, ``"openai"``), as the
+  command line and the MCP server pick them.
 * The scripted fake for tests is :class:`context_journal.testing.ScriptedProvider`.
 
 Failures are :class:`ProviderError` subclasses (see :mod:`context_journal.llm.errors`).
@@ -14,6 +16,7 @@ Failures are :class:`ProviderError` subclasses (see :mod:`context_journal.llm.er
 from __future__ import annotations
 
 from .anthropic import AnthropicProvider
+from .by_name import PROVIDER_NAMES, provider_by_name
 from .errors import (
     ProviderAuthError,
     ProviderError,
@@ -30,6 +33,7 @@ from .token_count import AnthropicTokenCounter
 from .types import LLMMessage, LLMRequest, LLMResponse, ToolDefinition, Usage
 
 __all__ = [
+    "PROVIDER_NAMES",
     "AnthropicProvider",
     "AnthropicTokenCounter",
     "Digest",
@@ -50,6 +54,7 @@ __all__ = [
     "ToolDefinition",
     "Usage",
     "complete_sync",
+    "provider_by_name",
     "run_sync",
     "summarize_request",
 ]

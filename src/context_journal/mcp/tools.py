@@ -40,6 +40,7 @@ from ..namespaces import (
 )
 from ..readers import host_claim_problem, recorded_reader
 from ..stores import ROOT_BRANCH, Store
+from ..strategies import COMPRESSING_STRATEGY_NAMES, STRATEGY_NAMES, strategy_by_name
 
 __all__ = [
     "AddMessageResult",
@@ -235,8 +236,7 @@ class CompressResult(BaseModel):
     done: bool
 
 
-COMPRESSING = ("autobiographical", "knowledge")
-STRATEGY_NAMES = ("passthrough", "windowed", "autobiographical", "knowledge")
+COMPRESSING = COMPRESSING_STRATEGY_NAMES
 
 
 SNIPPET_CHARS = 400
@@ -495,13 +495,7 @@ class ToolBackend:
         compressing one takes the settings ``compress`` recorded for it (so a compile sees the pending work
         ``compress`` left, whatever its budget), else — or with ``sized`` — settings sized for ``budget``;
         returns the name used."""
-        from ..strategies import (
-            AutobiographicalConfig,
-            AutobiographicalStrategy,
-            KnowledgeStrategy,
-            PassthroughStrategy,
-            WindowedPassthroughStrategy,
-        )
+        from ..strategies import AutobiographicalConfig
 
         recorded = recorded_strategy(self.store, cm.namespace, cm.current_branch())
         if name is None:
@@ -512,13 +506,7 @@ class ToolBackend:
         wanted = (name, json.dumps(cfg.to_dict(), sort_keys=True) if cfg is not None else "")
         if getattr(cm, "_mcp_strategy", None) == wanted:
             return name
-        if cfg is not None:
-            made: Any = AutobiographicalStrategy(cfg) if name == "autobiographical" else KnowledgeStrategy(cfg)
-        elif name == "windowed":
-            made = WindowedPassthroughStrategy()
-        else:
-            made = PassthroughStrategy()
-        cm.set_strategy(made)
+        cm.set_strategy(strategy_by_name(name, cfg))
         cm._mcp_strategy = wanted  # type: ignore[attr-defined]
         return name
 

@@ -17,11 +17,14 @@ from .base import (
     SummaryRequest,
     SummaryResult,
 )
+from .by_name import COMPRESSING_STRATEGY_NAMES, STRATEGY_NAMES, strategy_by_name
 from .knowledge import KnowledgeStrategy, Phase
 from .passthrough import PassthroughStrategy
 from .windowed import WindowedPassthroughStrategy
 
 __all__ = [
+    "COMPRESSING_STRATEGY_NAMES",
+    "STRATEGY_NAMES",
     "AutobiographicalConfig",
     "AutobiographicalStrategy",
     "BaseStrategy",
@@ -42,4 +45,5 @@ __all__ = [
     "SummaryRequest",
     "SummaryResult",
     "WindowedPassthroughStrategy",
+    "strategy_by_name",
 ]
