@@ -213,3 +213,54 @@ def test_url_schema_is_taken_out_and_the_rest_kept() -> None:
         "a",
     )
     assert _url_schema("postgresql://u@h/db?connect_timeout=5") == ("postgresql://u@h/db?connect_timeout=5", None)
+
+
+def _round_trips(store, fn) -> int:  # type: ignore[no-untyped-def]
+    """Statements the store's connection sends while ``fn`` runs (each one round trip: no pipeline)."""
+    import psycopg
+
+    sent = 0
+    execute = psycopg.Cursor.execute
+
+    def counting(cursor, query, *args, **kwargs):  # type: ignore[no-untyped-def]
+        nonlocal sent
+        if cursor.connection is store._conn:
+            sent += 1
+        return execute(cursor, query, *args, **kwargs)
+
+    psycopg.Cursor.execute = counting  # type: ignore[method-assign]
+    try:
+        fn()
+    finally:
+        psycopg.Cursor.execute = execute  # type: ignore[method-assign]
+    return sent
+
+
+def test_add_message_is_at_most_four_round_trips(schema: str) -> None:
+    """BEGIN with the head lock, the record, its text index row, the head update with COMMIT; once a foreign
+    write has been read, the next writes are four again (the branch table loaded under the write lock is
+    trusted after the commit instead of being reloaded by every later write)."""
+    ours, theirs = _store(schema), _store(schema)
+    try:
+        cm, other = ContextManager(ours), ContextManager(theirs)
+        cm.add_message("user", "warm the handle")
+        shapes = [
+            ("user", "a plain text message"),
+            ("assistant", [{"type": "tool_use", "id": "t1", "name": "Read", "input": {"path": "/a"}}]),
+            ("user", [{"type": "tool_result", "tool_use_id": "t1", "content": "a=1"}]),
+            ("user", [{"type": "text", "text": "for ann", "audience": ["ann"]}]),
+        ]
+        for participant, content in shapes:
+            assert _round_trips(ours, lambda p=participant, c=content: cm.add_message(p, c)) <= 4
+        other.add_message("user", "a write by another handle")
+        cm.add_message("user", "reads the foreign write and the branch table")
+        assert _round_trips(ours, lambda: cm.add_message("user", "steady again")) <= 4
+        other.fork("side")
+        cm.add_message("user", "sees the new branch")
+        assert ours.get_branch("side").name == "side"
+        assert _round_trips(ours, lambda: cm.add_message("user", "steady after a fork")) <= 4
+        seqs = [m.sequence for m in cm.get_all_messages()]
+        assert seqs == sorted(seqs) and len(seqs) == len(set(seqs)) == 10  # theirs among ours, in order
+    finally:
+        ours.close()
+        theirs.close()

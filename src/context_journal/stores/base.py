@@ -338,6 +338,7 @@ class Store(ABC):
         self._names_table: dict[int, BranchInfo] | None = None
         self._names_size = 0
         self._branches_token: int | None = None
+        self._branches_loaded_in_txn = False  # the branch table was loaded under the current write lock
 
     # ---- primitives ------------------------------------------------------------------------------
 
@@ -586,6 +587,7 @@ class Store(ABC):
             # Issue 21: the branch table cached before this write stays trusted after it (the write lock is
             # held, so only this transaction commits until it ends; a branch change empties the cache).
             fresh = bool(self._branches) and self._branches_token == self._change_token()
+            self._branches_loaded_in_txn = False
             txn = Transaction(self)
             self._txn = txn
             try:
@@ -599,7 +601,10 @@ class Store(ABC):
                     txn._finish(committed=False)
                 raise
             self._txn = None
-            after = self._token_after_commit() if fresh and self._branches else None
+            # A table trusted at the start, or loaded under this transaction's write lock (a foreign
+            # commit before it made it stale), holds after this commit: nothing else committed since.
+            trusted = fresh or self._branches_loaded_in_txn
+            after = self._token_after_commit() if trusted and self._branches else None
             try:
                 self._commit()
                 if after is not None and self._branches:
@@ -646,6 +651,7 @@ class Store(ABC):
         if refresh or not self._branches:
             self._branches_token = self._change_token()  # read first: a commit racing the load shows later
             self._branches = {b.id: b for b in self._load_branches()}
+            self._branches_loaded_in_txn = self._txn is not None
         return self._branches
 
     def _require_live_branch(self, branch_id: int) -> None:

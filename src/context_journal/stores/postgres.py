@@ -524,7 +524,9 @@ class PostgresStore(SQLStore):
             raise StoreError(f"cannot connect to PostgreSQL at {_redact(url)}: {exc}") from exc
         self._slot_ids: dict[str, int] = {}
         self._in_txn = False
+        self._pending_begin = False  # BEGIN not sent yet: it goes with the transaction's first statement
         self._locked_head: int | None = None
+        self._locked_version = 0  # head.branch_version as read under the head lock
         self._next_seq = 0
         self._bump_branches = False
         try:
@@ -609,6 +611,9 @@ class PostgresStore(SQLStore):
 
     def _execute(self, query: Any, params: tuple[Any, ...] | None = None) -> psycopg.Cursor[Any]:
         try:
+            if self._pending_begin:
+                self._pending_begin = False
+                self._conn.execute("BEGIN")
             return self._conn.execute(query, params)
         except psycopg.Error as exc:
             raise self._translate(exc) from exc
@@ -639,27 +644,47 @@ class PostgresStore(SQLStore):
 
     # ---- transactions -----------------------------------------------------------------------------
 
+    # A write is four round trips: BEGIN with the head lock, the record, its text index row, and the head
+    # update with COMMIT (statements without parameters share one simple-protocol query).
+
     def _begin(self) -> None:
-        self._execute("BEGIN")
+        self._pending_begin = True  # sent with the first statement (with the head lock: one round trip)
         self._in_txn = True
         self._locked_head = None
         self._bump_branches = False
 
     def _lock_head(self) -> int:
         if self._locked_head is None:
-            row = self._execute("SELECT seq FROM head WHERE id = 1 FOR UPDATE").fetchone()
+            lock = "SELECT seq, branch_version FROM head WHERE id = 1 FOR UPDATE"
+            if self._pending_begin:
+                self._pending_begin = False
+                try:
+                    cur = self._conn.execute("BEGIN; " + lock)
+                    cur.nextset()
+                except psycopg.Error as exc:
+                    raise self._translate(exc) from exc
+            else:
+                cur = self._execute(lock)
+            row = cur.fetchone()
             self._locked_head = int(row[0]) if row else 0
+            self._locked_version = int(row[1]) if row else 0
             self._next_seq = self._locked_head
         return self._locked_head
 
     def _commit(self) -> None:
+        if self._pending_begin:  # nothing was sent: nothing to commit
+            self._reset_txn()
+            return
         try:
             if self._locked_head is not None and (self._next_seq != self._locked_head or self._bump_branches):
+                # Integers only, written by this code: safe inline, so the update and COMMIT go together.
+                bump = 1 if self._bump_branches else 0
                 self._conn.execute(
-                    "UPDATE head SET seq = %s, branch_version = branch_version + %s WHERE id = 1",
-                    (self._next_seq, 1 if self._bump_branches else 0),
+                    f"UPDATE head SET seq = {int(self._next_seq)}, branch_version = branch_version + {bump} "
+                    "WHERE id = 1; COMMIT"
                 )
-            self._conn.execute("COMMIT")
+            else:
+                self._conn.execute("COMMIT")
         except psycopg.Error as exc:
             with contextlib.suppress(psycopg.Error):
                 self._conn.execute("ROLLBACK")
@@ -668,13 +693,15 @@ class PostgresStore(SQLStore):
         self._reset_txn()
 
     def _rollback(self) -> None:
-        with contextlib.suppress(psycopg.Error):
-            self._conn.execute("ROLLBACK")
+        if not self._pending_begin:
+            with contextlib.suppress(psycopg.Error):
+                self._conn.execute("ROLLBACK")
         self._slot_ids.clear()
         self._reset_txn()
 
     def _reset_txn(self) -> None:
         self._in_txn = False
+        self._pending_begin = False
         self._locked_head = None
         self._bump_branches = False
 
@@ -859,12 +886,20 @@ class PostgresStore(SQLStore):
         return int(row[0]) if row else 0
 
     def _change_token(self) -> int:
+        if self._in_txn:
+            # A write transaction takes the head lock for it (as SQLite's BEGIN IMMEDIATE takes the write
+            # lock): no other writer commits until it ends, so the token read under the lock stays true.
+            head = self._lock_head()
+            return (head << 20) + self._locked_version
         row = self._execute("SELECT seq, branch_version FROM head WHERE id = 1").fetchone()
         return (int(row[0]) << 20) + int(row[1]) if row else 0
 
     def _token_after_commit(self) -> int:
-        row = self._execute("SELECT branch_version FROM head WHERE id = 1").fetchone()
-        version = int(row[0]) if row else 0
+        if self._locked_head is not None:
+            version = self._locked_version
+        else:
+            row = self._execute("SELECT branch_version FROM head WHERE id = 1").fetchone()
+            version = int(row[0]) if row else 0
         return (self._next_seq << 20) + version + (1 if self._bump_branches else 0)
 
     def _bodies(self, seqs: Sequence[int]) -> dict[int, str | None]:
