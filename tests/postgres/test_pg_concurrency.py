@@ -264,3 +264,61 @@ def test_add_message_is_at_most_four_round_trips(schema: str) -> None:
     finally:
         ours.close()
         theirs.close()
+
+
+def test_a_write_that_times_out_on_the_lock_leaves_the_handle_usable(schema: str) -> None:
+    """The write lock is taken with BEGIN (where the change token is read): a lock timeout there is a
+    StoreBusyError the caller may retry, and the handle's next write and read work (they once found the
+    connection stuck in an aborted transaction)."""
+    from context_journal.errors import StoreBusyError
+    from context_journal.stores.postgres import PostgresStore
+
+    holder, waiter = _store(schema), PostgresStore(PG_URL, schema=schema, lock_timeout=0.3)
+    try:
+        first, second = ContextManager(holder), ContextManager(waiter)
+        second.add_message("user", "caches the branch table")
+        with holder.transaction():
+            first.add_message("user", "holds the write lock")
+            with pytest.raises(StoreBusyError, match="lock timeout"):
+                second.add_message("user", "waits, then gives up")
+        second.add_message("user", "the retry")
+        texts = [m.text() for m in second.get_all_messages()]
+        assert texts == ["caches the branch table", "holds the write lock", "the retry"]
+        assert waiter.head_seq() == holder.head_seq() == 3
+    finally:
+        holder.close()
+        waiter.close()
+
+
+def test_a_commit_that_fails_forgets_the_slot_it_created(schema: str) -> None:
+    """A slot created in a transaction whose COMMIT fails is rolled back with it: the handle creates it
+    again for its next write, so other handles find that write (a deferred check fails the COMMIT)."""
+    import psycopg
+
+    from context_journal.errors import StoreError
+
+    store = _store(schema)
+    try:
+        ContextManager(store).add_message("user", "seed")
+        with psycopg.connect(PG_URL, autocommit=True) as conn:
+            conn.execute(
+                f'CREATE FUNCTION "{schema}".fail_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN '
+                "IF NEW.body LIKE '%FAIL AT COMMIT%' THEN RAISE EXCEPTION 'failed at commit'; END IF; "
+                "RETURN NEW; END $$"
+            )
+            conn.execute(
+                f'CREATE CONSTRAINT TRIGGER fail_at_commit AFTER INSERT ON "{schema}".records DEFERRABLE '
+                f'INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION "{schema}".fail_at_commit()'
+            )
+        cm = ContextManager.open(store=store, namespace="fresh", isolate=True)
+        with pytest.raises(StoreError, match="failed at commit"):
+            cm.add_message("user", "FAIL AT COMMIT")
+        cm.add_message("user", "after")
+        other = _store(schema)
+        try:
+            seen = ContextManager.open(store=other, namespace="fresh", isolate=True)
+            assert [m.text() for m in seen.get_all_messages()] == ["after"]
+        finally:
+            other.close()
+    finally:
+        store.close()

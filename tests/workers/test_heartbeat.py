@@ -295,7 +295,9 @@ def test_worker_command_reports_lost_leases_with_a_hint(
     store = open_spec(f"sqlite:{path}")
     seed(store, 1, 12)
     store.close()
-    monkeypatch.setattr(worker_cmd, "provider_by_name", lambda name, model: ScriptedProvider(default="x", latency=0.4))
+    monkeypatch.setattr(
+        worker_cmd, "make_provider", lambda name, model, url: ScriptedProvider(default="x", latency=0.4)
+    )
     args = ["worker", "--store", str(path), "--lease-seconds", "0.1", "--heartbeat-seconds", "0", "--max-items", "1"]
     result = CliRunner().invoke(app, args + (["--json"] if as_json else []))
     assert result.exit_code == 0, result.output

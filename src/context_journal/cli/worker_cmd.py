@@ -7,9 +7,10 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from ..llm.by_name import PROVIDER_NAMES, provider_by_name
+from ..llm.by_name import PROVIDER_NAMES
 from ..workers import MAX_CONCURRENCY, MAX_SECONDS, MIN_POLL_SECONDS, CompressionWorker
 from ._app import app, console, existing_store, fail_on_library_errors, print_json
+from .demo_cmd import make_provider
 
 PROVIDERS = PROVIDER_NAMES
 MAX_POLL_SECONDS = 3600
@@ -89,7 +90,7 @@ def worker_cmd(
     if provider not in PROVIDERS:
         raise typer.BadParameter(f"choose one of {', '.join(PROVIDERS)}, not {provider!r}", param_hint="--provider")
     with fail_on_library_errors():
-        summarizer = provider_by_name(provider, model)
+        summarizer = make_provider(provider, model, None)
         worker = CompressionWorker(
             existing_store(store),
             summarizer,

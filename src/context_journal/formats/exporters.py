@@ -51,7 +51,7 @@ from .._cache_markers import (
     cap_cache_markers,
 )
 from ..wire.chat_completions import encode_chat_turn
-from ..wire.messages import CACHEABLE_TYPES, anthropic_block
+from ..wire.messages import CACHEABLE_TYPES, NOT_SENT_TYPES, anthropic_block
 
 if TYPE_CHECKING:
     from ..compile import CompiledMessage, CompileResult
@@ -119,7 +119,7 @@ def to_anthropic(
     for role, group in _merge_runs(result.messages):
         content: list[Block] = []
         for m in group:
-            sent = [b for b in m.content if b.get("type") != "reasoning"]  # OpenAI's: Anthropic takes none
+            sent = [b for b in m.content if b.get("type") not in NOT_SENT_TYPES]  # OpenAI's: Anthropic takes none
             content.extend(anthropic_block(b, get_blob) for b in sent)
             if m.cache_breakpoint:
                 for j in range(len(content) - 1, len(content) - len(sent) - 1, -1):

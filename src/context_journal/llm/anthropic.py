@@ -31,7 +31,7 @@ from typing import Any
 from .._cache_markers import MAX_CACHE_BREAKPOINTS, cap_cache_markers, marker_locations
 from ..content import block_to_dict, parse_block
 from ..wire.media import has_blob
-from ..wire.messages import CACHEABLE_TYPES, anthropic_block
+from ..wire.messages import CACHEABLE_TYPES, NOT_SENT_TYPES, anthropic_block
 from ._sdk import SDKProvider, blob_error, call_params, dump, import_sdk, retry_policy, sdk_client
 from .errors import ProviderRequestError
 from .retry import RetryPolicy
@@ -79,14 +79,14 @@ def encode_anthropic_request(
         blocks: list[dict[str, Any]] = []
         for j, block in enumerate(msg.content):
             data = block_to_dict(block)
-            if data["type"] == "thinking" and not data.get("signature"):
-                continue  # unsigned thinking cannot be replayed to the API
+            if (data["type"] == "thinking" and not data.get("signature")) or data["type"] in NOT_SENT_TYPES:
+                continue  # unsigned thinking cannot be replayed to the API; OpenAI reasoning is not sent
             if has_blob(data):
                 raise blob_error(provider, f"message {i}, block {j}")
             blocks.append(anthropic_block(data))
         if not blocks:
             raise ProviderRequestError(
-                f"message {i} has only unsigned thinking blocks, which Anthropic does not accept back",
+                f"message {i} has only unsigned thinking or OpenAI reasoning blocks, which Anthropic does not accept",
                 provider=provider,
             )
         messages.append({"role": msg.role, "content": blocks})

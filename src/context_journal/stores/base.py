@@ -584,13 +584,14 @@ class Store(ABC):
                 return
             self._begin()
             began = time.perf_counter()
-            # Issue 21: the branch table cached before this write stays trusted after it (the write lock is
-            # held, so only this transaction commits until it ends; a branch change empties the cache).
-            fresh = bool(self._branches) and self._branches_token == self._change_token()
             self._branches_loaded_in_txn = False
             txn = Transaction(self)
             self._txn = txn
             try:
+                # The branch table cached before this write stays trusted after it (the write lock is held,
+                # so only this transaction commits until it ends; a branch change empties the cache). Read
+                # inside the try: on PostgreSQL it takes the write lock, which may time out or be cancelled.
+                fresh = bool(self._branches) and self._branches_token == self._change_token()
                 yield txn
             except BaseException:
                 self._txn = None

@@ -688,6 +688,7 @@ class PostgresStore(SQLStore):
         except psycopg.Error as exc:
             with contextlib.suppress(psycopg.Error):
                 self._conn.execute("ROLLBACK")
+            self._slot_ids.clear()  # a slot created in the transaction was rolled back with it
             self._reset_txn()
             raise self._translate(exc) from exc
         self._reset_txn()

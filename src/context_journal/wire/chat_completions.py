@@ -116,7 +116,8 @@ def user_part(block: Block, get_blob: BlobReader | None) -> dict[str, Any] | Non
             return {"type": "file", "file": {"file_id": str(source.get("file_id"))}}
         url = data_url(source, get_blob)
         if url and url.startswith("data:"):
-            name = str(block.get("title") or "document.pdf")
+            ext = str(source.get("media_type") or "application/pdf").rsplit("/", 1)[-1]
+            name = str(block.get("title") or f"document.{ext}")
             return {"type": "file", "file": {"filename": name, "file_data": url}}
         return {"type": "text", "text": f"[document: {url}]"} if url else None
     if kind in PROVIDER_TYPES:

@@ -20,7 +20,7 @@ from .._provider_render import provider_line
 from ..content import OPENAI_CITATION_TYPES
 from .media import BlobReader, media_source
 
-__all__ = ["CACHEABLE_TYPES", "anthropic_block"]
+__all__ = ["CACHEABLE_TYPES", "NOT_SENT_TYPES", "anthropic_block"]
 
 _FIELDS: dict[str, tuple[str, ...]] = {
     "text": ("type", "text", "citations", "cache_control"),
@@ -34,6 +34,10 @@ _FIELDS: dict[str, tuple[str, ...]] = {
 
 CACHEABLE_TYPES = frozenset({"text", "image", "document", "tool_use", "tool_result"})
 """Block types that may carry a ``cache_control`` breakpoint."""
+
+NOT_SENT_TYPES = frozenset({"reasoning"})
+"""Block types the Messages API does not take and that are left out of a request: OpenAI ``reasoning``
+items (only the Responses export sends them)."""
 
 
 def anthropic_block(block: Mapping[str, Any], get_blob: BlobReader | None = None) -> dict[str, Any]:
