@@ -548,6 +548,11 @@ def _b64(rng: random.Random, n: int) -> str:
     return base64.b64encode(rng.randbytes(n)).decode()
 
 
+def _b32s(rng: random.Random) -> list[str]:
+    """RFC 4648 base32 (TOTP secrets, onion addresses): upper-case letters and digits 2-7, "=" padding."""
+    return [base64.b32encode(rng.randbytes(n)).decode() for n in (20, 35, 160, 3000)]
+
+
 def _hex(rng: random.Random, n: int) -> str:
     return rng.randbytes(n).hex()
 
@@ -654,6 +659,7 @@ def corpus(seed: int = 7) -> dict[str, list[str]]:
         "json tool input": _json_inputs(rng),
         "base64": [_b64(rng, n) for n in (24, 300, 3000, 12_000)],
         "hex": [_hex(rng, n) for n in (16, 256, 3000, 6000)],
+        "base32": _b32s(random.Random(seed + 32)),  # its own stream: the classes after it keep their samples
         "chinese": _paragraphs(_CHINESE, ""),
         "cantonese": _paragraphs(_CANTONESE, ""),
         "japanese": _paragraphs(_JAPANESE, ""),
