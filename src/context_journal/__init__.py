@@ -5,6 +5,7 @@ The public surface is re-exported here; ``__all__`` is sorted and pinned by a te
 
 from __future__ import annotations
 
+from ._version import __version__ as __version__  # the one source of the version
 from .aio import AsyncContextManager
 from .branching import BranchSummary, Derivation, StrategyInitError
 from .compile import (
@@ -130,8 +131,6 @@ from .tokens import Calibration, EstimatingCounter, TiktokenCounter, TokenCounte
 from .validate import InvalidContextError, ValidationIssue, validate_messages
 from .views import ReaderView
 from .workers import CompressionDelegatedError, CompressionWorker, LeaseLostError, WorkerReport
-
-__version__ = "0.1.0"
 
 __all__ = [
     "AnthropicProvider",

@@ -71,7 +71,7 @@ from ._fit import (
 from ._reduce import PricedView, ToolCap, overflow_cap, priced, shrink, tool_cap, widened
 from ._render import F_TOOL_USE, CompiledMessage, Pass, Repair, Source, Work
 from .content import check_audience, parse_content
-from .errors import ContextJournalError
+from .errors import ContextJournalError, OverBudgetError
 from .strategies.base import Budget, RawSpan, Selection, Strategy
 from .tokens import Calibration, TokenCounter, check_token_count
 from .validate import InvalidContextError, validate_turns
@@ -95,9 +95,6 @@ __all__ = [
 Block = dict[str, Any]
 
 
-_LISTED = 12  # parts an OverBudgetError's message names (the largest); ``parts`` holds every one
-
-
 _SHORTCUTS = True
 """The compile loop's shortcuts (reused renders, the early stop, the fast failure); off, every pass renders
 as the loop did before them (the tests compare both)."""
@@ -116,43 +113,6 @@ EXACT_FAILURE_MESSAGES = 512
 over the budget) and holds more raw messages than this fails before rendering anything, its error giving
 that lower bound (:data:`CHEAPEST_PART`); a smaller one is rendered and excerpted first, so its error gives
 the smallest valid context itself (``"smallest valid context"``)."""
-
-
-class OverBudgetError(ContextJournalError):
-    """What must be in the context does not fit the budget; nothing was dropped silently.
-
-    Attributes:
-        budget: ``max_tokens - reserve_for_response``, in tokens.
-        actual: Tokens the must-keep part (or the smallest valid context) needs; at least that many when
-            the compile failed before rendering (``parts`` then holds :data:`CHEAPEST_PART`, a lower bound
-            priced from the index).
-        parts: Each part and its size in tokens (``"system"``, ``"message m0 (system)"``,
-            ``"injections"``, ``"newest unit from m5"``, ``"smallest valid context"`` (or
-            ``"cheapest valid cover (lower bound)"``) and, of it, ``"not summarised yet"``...).
-    """
-
-    ADVICE = "raise max_tokens, lower reserve_for_response, or shorten the system prompt and injections"
-    """What the message advises by default (a lagging compression names its own remedy instead)."""
-
-    def __init__(
-        self,
-        budget: int,
-        actual: int,
-        parts: Mapping[str, int],
-        what: str = "the must-keep part",
-        advice: str | None = None,
-    ) -> None:
-        self.budget = budget
-        self.actual = actual
-        self.parts = dict(parts)
-        self.what = what
-        shown = list(self.parts.items())
-        if len(shown) > _LISTED:  # a bounded message: the largest parts; ``parts`` keeps them all
-            shown = sorted(shown, key=lambda kv: -kv[1])[:_LISTED]
-        listed = ", ".join(f"{k} {v}" for k, v in shown)
-        if len(self.parts) > len(shown):
-            listed += f" and {len(self.parts) - len(shown)} more (see .parts)"
-        super().__init__(f"{what} needs {actual} tokens but the budget is {budget} ({listed}); {advice or self.ADVICE}")
 
 
 class EmptyContextError(ContextJournalError, ValueError):

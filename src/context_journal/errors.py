@@ -54,6 +54,8 @@ transaction boundary; the CLI turns library errors into messages only at its edg
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from ._graphemes import clip_end
 from ._names import clip_repr
 
@@ -72,6 +74,7 @@ __all__ = [
     "MessageNotFoundError",
     "MigrationError",
     "MissingExtraError",
+    "OverBudgetError",
     "RedactionError",
     "StoreBusyError",
     "StoreClosedError",
@@ -319,3 +322,45 @@ class MissingExtraError(ContextJournalError, ImportError):
     def __init__(self, package: str, extra: str) -> None:
         self.extra = extra
         super().__init__(f"{package} is not installed; install it with: pip install 'context-journal[{extra}]'")
+
+
+# --- compiling -----------------------------------------------------------------------------------
+
+_LISTED = 12  # parts an OverBudgetError's message names (the largest); ``parts`` holds every one
+
+
+class OverBudgetError(ContextJournalError):
+    """What must be in the context does not fit the budget; nothing was dropped silently.
+
+    Attributes:
+        budget: ``max_tokens - reserve_for_response``, in tokens.
+        actual: Tokens the must-keep part (or the smallest valid context) needs; at least that many when
+            the compile failed before rendering (``parts`` then holds :data:`CHEAPEST_PART`, a lower bound
+            priced from the index).
+        parts: Each part and its size in tokens (``"system"``, ``"message m0 (system)"``,
+            ``"injections"``, ``"newest unit from m5"``, ``"smallest valid context"`` (or
+            ``"cheapest valid cover (lower bound)"``) and, of it, ``"not summarised yet"``...).
+    """
+
+    ADVICE = "raise max_tokens, lower reserve_for_response, or shorten the system prompt and injections"
+    """What the message advises by default (a lagging compression names its own remedy instead)."""
+
+    def __init__(
+        self,
+        budget: int,
+        actual: int,
+        parts: Mapping[str, int],
+        what: str = "the must-keep part",
+        advice: str | None = None,
+    ) -> None:
+        self.budget = budget
+        self.actual = actual
+        self.parts = dict(parts)
+        self.what = what
+        shown = list(self.parts.items())
+        if len(shown) > _LISTED:  # a bounded message: the largest parts; ``parts`` keeps them all
+            shown = sorted(shown, key=lambda kv: -kv[1])[:_LISTED]
+        listed = ", ".join(f"{k} {v}" for k, v in shown)
+        if len(self.parts) > len(shown):
+            listed += f" and {len(self.parts) - len(shown)} more (see .parts)"
+        super().__init__(f"{what} needs {actual} tokens but the budget is {budget} ({listed}); {advice or self.ADVICE}")

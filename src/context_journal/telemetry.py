@@ -72,7 +72,7 @@ def enabled() -> bool:
 
 class _Instruments:
     def __init__(self, tracer_provider: Any, meter_provider: Any) -> None:
-        from . import __version__
+        from ._version import __version__
 
         assert _trace is not None and _metrics is not None
         self.tracer = _trace.get_tracer(SCOPE, __version__, tracer_provider=tracer_provider)

@@ -396,7 +396,7 @@ def with_manager(
 
 def _show_version(value: bool) -> None:
     if value:
-        from .. import __version__
+        from .._version import __version__
 
         console.print(f"context-journal {__version__}", highlight=False)
         raise typer.Exit()

@@ -199,7 +199,7 @@ def build_server(
         compression=compression,
         summarizer=summarizer,
     )
-    from .. import __version__
+    from .._version import __version__
 
     server: MCPServer[Any] = MCPServer(
         SERVER_NAME,

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from ..errors import OverBudgetError
 from ..views import unit_bounds
 from .base import Budget, RawSpan, Selection, Strategy
 from .placement import StrategyWrapper, carve_out, entry_starts, insert_at, place_of, raw_test
@@ -98,8 +99,6 @@ class PinnedStrategy(StrategyWrapper):
                 start, end = unit_bounds(view, pos, pos + 1)
                 self._parts[f"pinned {message_id}"] = view.tokens(start, end)
         if pinned > budget.total:
-            from ..compile import OverBudgetError  # the compiler imports the strategies
-
             other = max(0, budget.total - budget.tokens)  # the system part and the compiler's reserve
             raise OverBudgetError(budget.total, pinned + other, self._parts, "the pinned messages (unpin some)")
         # Pins that fit the budget but not what is left of it: the wrapped strategy keeps its smallest

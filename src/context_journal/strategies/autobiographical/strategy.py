@@ -30,6 +30,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
+from ...errors import OverBudgetError
 from ...stores.base import Op
 from ..base import BaseStrategy, Budget, RawSpan, Selection, StrategyContext, SummaryRequest, SummaryResult
 from .chunking import (
@@ -472,7 +473,6 @@ class AutobiographicalStrategy(BaseStrategy):
         Raises:
             StoreError: a write failed (nothing of it is kept).
         """
-        from ...compile import OverBudgetError  # the compiler sits above the strategies
         from .planning import plan_for
 
         log = self.compression_log(ctx)
