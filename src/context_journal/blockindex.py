@@ -412,11 +412,11 @@ class _TokenValues:
 
 class SumsView:
     """The tokens or the live counts of a :class:`BlockIndex` with the read methods of the flat Fenwick
-    tree it replaces (``get``, ``prefix``, ``range``, ``total``, ``find``, ``len``, ``_values[pos]``),
+    tree it replaces (``get``, ``prefix``, ``range``, ``total``, ``find``, ``len``, ``values[pos]``),
     for code written against that tree. Bound to one index; it reads it live.
     """
 
-    __slots__ = ("_ix", "_values", "find", "get", "prefix", "range", "total")
+    __slots__ = ("_ix", "find", "get", "prefix", "range", "total", "values")
 
     def __init__(self, index: BlockIndex[T], tokens: bool) -> None:
         self._ix: BlockIndex[T] = index
@@ -425,7 +425,7 @@ class SumsView:
         self.range: Callable[[int, int], int] = index.token_range if tokens else index.live_range
         self.total: Callable[[], int] = index.token_total if tokens else index.live_total
         self.find: Callable[[int], int] = index.find_tokens if tokens else index.find_live
-        self._values = _TokenValues(index) if tokens else _LiveValues(index)  # type: ignore[arg-type]
+        self.values = _TokenValues(index) if tokens else _LiveValues(index)  # type: ignore[arg-type]
 
     def __len__(self) -> int:
         return len(self._ix)

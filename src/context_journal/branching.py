@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from .errors import BranchInUseError, ContextJournalError, MessageNotFoundError
 from .messages import MessageStore
@@ -269,8 +269,7 @@ class BranchingMixin:
             BranchExistsError: the branch name is taken; nothing is created.
             MessageNotFoundError: ``at`` names a message not visible here.
         """
-        from .manager import ContextManager
-        from .readers import READER_STATE, ReaderConflictError, recorded_reader
+        from .readers import READER_STATE, ReaderConflictError, recorded_reader, require_recorded_reads
 
         self._check_reader("derive")
         fork_seq = self._resolve_at(at)
@@ -280,9 +279,7 @@ class BranchingMixin:
         if child_recorded is not None and child_recorded != reader:
             raise ReaderConflictError(child_ns, child_recorded, reader, f"derive branch {branch!r}")
         if reader is not None:
-            from .manager import _require_recorded_reads
-
-            _require_recorded_reads(strategy)
+            require_recorded_reads(strategy)
         with self._store.transaction() as tx:
             info = self._store.create_branch(branch, self._branch.name, fork_seq)
             record = Derivation(
@@ -299,7 +296,7 @@ class BranchingMixin:
             tx.put_state(info.id, derivation_key(info.id), record.to_state())
             if reader is not None:
                 tx.put_state(info.id, f"{child_ns}/{READER_STATE}", reader)
-        child = ContextManager(
+        child = cast("type[ContextManager]", type(self))(
             self._store,
             namespace=child_ns,
             isolate=self._isolate,
@@ -349,14 +346,12 @@ class BranchingMixin:
             ValueError: the branch was not made by :meth:`derive`.
             ReaderConflictError: the child's namespace records a reader other than ``view_reader``.
         """
-        from .manager import ContextManager
-
         info = store.get_branch(branch)
         value = store.get_state(info.id, derivation_key(info.id))
         if not isinstance(value, dict):
             raise ValueError(f"branch {branch!r} was not made by derive(); open it with ContextManager.open(branch=)")
         record = Derivation(**value)
-        return ContextManager(
+        return cast("type[ContextManager]", cls)(
             store,
             namespace=record.namespace,
             isolate=record.isolate,

@@ -33,13 +33,13 @@ attributes that say where the fault is, and its message says what to do instead:
     │   ├── JournalIntegrityError          the hash chain does not verify
     │   └── HeadKeyRequiredError           an append without the head key after a signed head
     ├── StrategyInitError                  (branching.py) a strategy failed to initialise; the old one stays
-    ├── SummaryNotFoundError               (compression.py) no summary with that id here (also a KeyError)
-    ├── CompressionUnavailableError        (compression.py) the strategy does not compress (also a TypeError)
+    ├── SummaryNotFoundError     (compression/queries.py) no summary with that id here (also a KeyError)
+    ├── CompressionUnavailableError (compression/driver.py) the strategy does not compress (also a TypeError)
     ├── ReaderError                        (readers.py) a reader the namespace or branch refuses
     │   ├── ReaderConflictError            the namespace records another reader (names both)
     │   └── StaleReaderError               another handle claimed the namespace since this manager opened
     ├── AudienceNarrowingError             (readers.py) an edit would hide a block compression may have read
-    ├── CompressionDelegatedError          (workers.py) this manager leaves compression to workers
+    ├── CompressionDelegatedError (compression/queue.py) this manager leaves compression to workers
     ├── LeaseLostError                     (workers.py) a worker's lease expired before it recorded its result
     ├── InvalidContextError                (validate.py) a compiled context breaks a provider rule (a bug)
     ├── TokenizerUnavailableError          (tokens.py) no offline rank file for the exact token counter

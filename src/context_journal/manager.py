@@ -32,6 +32,7 @@ from .compile import (
     compile_context,
 )
 from .compression import CompressionDriver, CompressionStats, DrainProgress, DrainReport, TickResult
+from .compression.queue import CompressionDelegatedError, enqueue
 from .content import ContentInput, resolve_media, validate_content
 from .errors import MalformedContentError, MessageNotFoundError, RedactionError, ViewFilterError
 from .llm import OfflineSummarizer, Provider, ToolDefinition, run_sync
@@ -45,6 +46,7 @@ from .readers import (
     compression_read_mark,
     keep_hidden,
     recorded_reader,
+    require_recorded_reads,
     sees,
     validate_reader,
 )
@@ -246,7 +248,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         self._view_reader: str | None = reader
         self._view_filter = _check_view_filter(view_filter)
         if self._view_reader is not None:
-            _require_recorded_reads(strategy)
+            require_recorded_reads(strategy)
         self._slot = slot or (f"messages/{self._namespace}" if isolate else "messages")
         if index is not None and index.slot == self._slot and index.branch_id == self._branch.id:
             self._messages = index  # a derived child's index, cloned from its parent's
@@ -1034,7 +1036,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         self._check_reader("set a strategy")
         chosen: Strategy = resolve_strategy(strategy) if isinstance(strategy, str) else strategy
         if self._view_reader is not None:
-            _require_recorded_reads(chosen)
+            require_recorded_reads(chosen)
         try:
             chosen.load(self._strategy_context())
         except Exception as exc:
@@ -1378,7 +1380,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
     def compression(self) -> CompressionDriver:
         """The compression driver of this manager (its counters are :attr:`compression_stats`)."""
         if self._compression is None:
-            self._compression = CompressionDriver(self)
+            self._compression = CompressionDriver(_DriverHost(self))
         return self._compression
 
     @property
@@ -1392,7 +1394,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         strategy = self.strategy
         if count and strategy is not None and hasattr(strategy, "on_messages_added"):
             view = self._reader_view(check=False)
-            entries = self._messages._entries
+            entries = self._messages.rows
             first = entries[max(0, len(entries) - count)].created_seq if entries else 0
             try:
                 start = view.index_at_sequence(first)
@@ -1409,14 +1411,10 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
     def _enqueue_compression(self, grown: bool = False) -> None:
         """``compression="workers"``: put this conversation in the store's work queue (no model call; on
         appends only once a chunk's worth of tokens was added since the last enqueue)."""
-        from .workers import enqueue
-
         enqueue(self, only_if_grown=grown)
 
     def _refuse_inline(self, what: str) -> None:
         if self._compression_mode == "workers":
-            from .workers import CompressionDelegatedError
-
             raise CompressionDelegatedError(what)
 
     def tick(self) -> TickResult:
@@ -1628,7 +1626,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         Raises:
             re.error: ``regex`` is not a valid pattern.
         """
-        return self.compression.search(text, regex, limit)
+        return self.compression.queries.search(text, regex, limit)
 
     def get_summary(self, summary_id: str) -> Summary:
         """A summary row (id, level, source ids and range, parent id, tokens, created, model, hash).
@@ -1636,7 +1634,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         Raises:
             SummaryNotFoundError: no such summary on this namespace and branch.
         """
-        return self.compression.get(summary_id)
+        return self.compression.queries.get(summary_id)
 
     def get_summaries_in_range(self, start: int | str, end: int | str) -> list[Summary]:
         """Summaries (every level) standing for any message of a range: positions ``[start, end)`` as
@@ -1646,7 +1644,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             MessageNotFoundError: a message id is not visible.
             ValueError: the range is reversed.
         """
-        return self.compression.in_range(start, end)
+        return self.compression.queries.in_range(start, end)
 
     def reset_head_window(self, text: str | None = None) -> str:
         """Start a new topic: store a transition summary as a message and start the head window there.
@@ -1661,7 +1659,8 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             The transition message's id.
 
         Raises:
-            CompressionUnavailableError: the strategy does not compress.
+            CompressionUnavailableError: the strategy cannot reset its head window (it is no
+                :class:`~context_journal.strategies.base.HeadResettingStrategy`).
             ValueError: ``text`` is blank.
             ProviderError: the summarizer failed (nothing is written).
         """
@@ -1794,14 +1793,32 @@ def _blank(text: str) -> bool:
     return not any(not c.isspace() and unicodedata.category(c) != "Cf" for c in text)
 
 
-def _require_recorded_reads(strategy: Any) -> None:
-    """A manager with a reader runs only strategies that record their compression reads (issue 7).
+class _DriverHost:
+    """What a manager shows its compression driver (:class:`~context_journal.compression.CompressionHost`):
+    the store, messages and summarizer it reads, and its strategy, strategy context and reader view."""
 
-    Raises:
-        ReaderError: the strategy does not declare ``records_compression_reads = True``.
-    """
-    if strategy is not None and getattr(strategy, "records_compression_reads", False) is not True:
-        raise ReaderError(
-            f"strategy {type(strategy).__name__} does not declare records_compression_reads = True; "
-            "a manager with a view_reader cannot run it"
-        )
+    __slots__ = ("_cm",)
+
+    def __init__(self, cm: ContextManager) -> None:
+        self._cm = cm
+
+    @property
+    def store(self) -> Store:
+        return self._cm.store
+
+    @property
+    def messages(self) -> MessageStore:
+        return self._cm.messages
+
+    @property
+    def summarizer(self) -> Provider:
+        return self._cm.summarizer
+
+    def strategy_context(self) -> StrategyContext:
+        return self._cm._strategy_context()
+
+    def active_strategy(self) -> Strategy:
+        return self._cm._active_strategy()
+
+    def reader_view(self) -> ReaderView:
+        return self._cm._reader_view()

@@ -253,6 +253,21 @@ class MessageStore:
         counter: Token counter for the index's prefix sums.
         cache_size: How many parsed message versions to keep.
         index_thinking: Put the text of thinking blocks in the full-text index too (this handle's writes).
+
+    The index is read directly by the views and the working-state ledger (read-only; hold ``lock``
+    while reading several fields at once):
+
+    Attributes:
+        rows: The index rows in append position order (``rows[pos]``, ``rows[a:b]``): id, participant,
+            block kinds, version and creation sequences, liveness, audience.
+        live_sums: Prefix sums of live rows (``total()``, ``find(k)``: the position of the k-th live
+            message, ``prefix(pos)``: live messages before a position).
+        token_sums: Prefix sums of the rows' token estimates (``prefix``, ``find``, ``get(pos)``,
+            ``values[pos]``).
+        positions: Message id -> append position.
+        audience_blocks: Visible blocks that carry an audience (0: every reader sees every block).
+        mutation_count: Edits and removals applied so far (see :meth:`mutated_since`).
+        lock: The index's re-entrant lock.
     """
 
     index_thinking: bool = False
@@ -262,16 +277,16 @@ class MessageStore:
         self.slot = slot
         self.branch_id = branch_id
         self.counter = counter
-        self._lock = threading.RLock()
+        self.lock = threading.RLock()
         # Entries in append order with their token estimates, copy-on-write (blockindex.py): a derived
         # child's index shares the parent's blocks (issue 21: derive in O(1)).
         self._index: BlockIndex[_Entry] = BlockIndex()
-        self._pos = PositionMap()  # id -> append position (shared with a clone the same way)
+        self.positions = PositionMap()  # id -> append position (shared with a clone the same way)
         self._views()
         self._kind_counts: dict[str, int] = {}
-        self._audience_count = 0  # visible blocks that carry an audience (issue 7)
+        self.audience_blocks = 0  # visible blocks that carry an audience (issue 7)
         self._odd_count = 0  # live messages whose body renders other than the index says (_odd)
-        self._mutations = 0  # edits and removals applied (reader views rebuild from where they happened)
+        self.mutation_count = 0  # edits and removals applied (reader views rebuild from where they happened)
         self._mutated: list[int] = []  # positions of the latest mutations: _mutated[k] is mutation _mutation_base + k
         self._mutation_base = 0
         self._last_seq = 0
@@ -291,11 +306,10 @@ class MessageStore:
     # ---- index maintenance ------------------------------------------------------------------------
 
     def _views(self) -> None:
-        """List-like read views of the index for views.py and state/ (``_entries[pos]``, ``_entries[a:b]``,
-        ``_tokens.prefix/find/get/_values[pos]``, ``_live.total/find/prefix``), bound to ``_index``."""
-        self._entries: ItemsView[_Entry] = ItemsView(self._index)
-        self._live = SumsView(self._index, tokens=False)
-        self._tokens = SumsView(self._index, tokens=True)
+        """The list-like read views of the index (see the class docstring), bound to ``_index``."""
+        self.rows: ItemsView[_Entry] = ItemsView(self._index)
+        self.live_sums = SumsView(self._index, tokens=False)
+        self.token_sums = SumsView(self._index, tokens=True)
 
     def _apply(self, records: Sequence[Record]) -> None:
         for rec in records:
@@ -326,7 +340,7 @@ class MessageStore:
 
     def _apply_one(self, rec: Record, body: dict[str, Any] | None) -> None:
         self._last_seq = max(self._last_seq, rec.seq)
-        pos = self._pos.get(rec.item)
+        pos = self.positions.get(rec.item)
         if rec.op == Op.APPEND:
             if pos is not None:
                 return  # defensive: ids are unique; a second append never happens through this API
@@ -341,9 +355,9 @@ class MessageStore:
             aud = _audiences(body["content"])
             if aud is not None:
                 entry = replace(entry, audience=aud)
-                self._audience_count += _audience_blocks(aud)
+                self.audience_blocks += _audience_blocks(aud)
             tokens = self.counter.count_message(entry.participant, body["content"])
-            pos = self._pos[rec.item] = self._index.append(entry, tokens)
+            pos = self.positions[rec.item] = self._index.append(entry, tokens)
             self._count_kinds(kinds, +1)
             for observe in self.observers:
                 observe(pos, rec.item, body)
@@ -353,7 +367,7 @@ class MessageStore:
             if rec.op == Op.EDIT and entry.live:
                 assert body is not None
                 self._count_kinds(entry.kinds, -1)
-                self._audience_count -= _audience_blocks(entry.audience)
+                self.audience_blocks -= _audience_blocks(entry.audience)
                 self._odd_count -= entry.odd
                 entry = replace(
                     entry,
@@ -367,11 +381,11 @@ class MessageStore:
                 self._odd_count += entry.odd
                 self._index.replace(pos, entry, self.counter.count_message(entry.participant, body["content"]), True)
                 self._count_kinds(entry.kinds, +1)
-                self._audience_count += _audience_blocks(entry.audience)
+                self.audience_blocks += _audience_blocks(entry.audience)
                 self._note_mutation(pos)
             elif rec.op == Op.REMOVE and entry.live:
                 self._count_kinds(entry.kinds, -1)
-                self._audience_count -= _audience_blocks(entry.audience)
+                self.audience_blocks -= _audience_blocks(entry.audience)
                 self._odd_count -= entry.odd
                 self._note_mutation(pos)
                 self._index.replace(pos, replace(entry, live=False, seq=rec.seq), 0, False)
@@ -383,15 +397,15 @@ class MessageStore:
         (blockindex.py), so what either side applies afterwards never shows in the other; its body cache
         starts empty and reads this one's on a miss.
         """
-        with self._lock:
+        with self.lock:
             if self._pending or self._last_seq > fork_seq:
                 return None
             twin = MessageStore.__new__(MessageStore)
             twin.__dict__.update(self.__dict__)
             twin.branch_id = branch_id
-            twin._lock = threading.RLock()
+            twin.lock = threading.RLock()
             twin._index = self._index.fork()
-            twin._pos = self._pos.fork(len(self._index))
+            twin.positions = self.positions.fork(len(self._index))
             twin._views()
             twin._kind_counts = dict(self._kind_counts)
             twin._mutated = list(self._mutated)
@@ -405,12 +419,12 @@ class MessageStore:
 
     def forget_versions(self, seqs: Sequence[int]) -> None:
         """Drop the cached messages of these version sequences (after a redaction erased their bodies)."""
-        with self._lock:
+        with self.lock:
             for seq in seqs:
                 self._cache.pop(seq, None)
 
     def _note_mutation(self, pos: int) -> None:
-        self._mutations += 1
+        self.mutation_count += 1
         self._mutated.append(pos)
         if len(self._mutated) > 1024:  # bounded: a reader view further behind rebuilds from the start
             self._mutation_base += len(self._mutated)
@@ -419,7 +433,7 @@ class MessageStore:
     def mutated_since(self, mutations: int) -> int | None:
         """The lowest position edited or removed after the first ``mutations`` mutations (None: none),
         or 0 when that is no longer known."""
-        if mutations >= self._mutations:
+        if mutations >= self.mutation_count:
             return None
         if mutations < self._mutation_base:
             return 0
@@ -431,7 +445,7 @@ class MessageStore:
 
     def refresh(self) -> bool:
         """Apply records written by other handles since the last look. Returns True if any were read."""
-        with self._lock:
+        with self.lock:
             token = self.store.change_token()
             if token == self._token:
                 return False
@@ -471,7 +485,7 @@ class MessageStore:
         self._pending_token = self.store.token_after_commit()
 
     def _commit_pending(self) -> None:
-        with self._lock:
+        with self.lock:
             now = time.time()
             for seq, mid, op, stored in self._pending:
                 self._apply_one(Record(seq, self.branch_id, self.slot, mid, op, None, now), stored)
@@ -482,7 +496,7 @@ class MessageStore:
             self._pending = []
 
     def _drop_pending(self) -> None:
-        with self._lock:
+        with self.lock:
             self._pending = []
 
     def append(self, items: Sequence[MessageInput]) -> list[str]:
@@ -502,11 +516,11 @@ class MessageStore:
             problem = name_problem(mid)
             if problem is not None:
                 raise MalformedContentError(f"id {problem}", message_index=i, path="id")
-            if mid in seen or mid in self._pos or any(p[1] == mid for p in self._pending):
+            if mid in seen or mid in self.positions or any(p[1] == mid for p in self._pending):
                 raise DuplicateMessageError(mid)
             seen.add(mid)
             prepared.append((mid, body))
-        with self._lock, self.store.transaction() as tx:
+        with self.lock, self.store.transaction() as tx:
             written: list[tuple[int, str, Op, dict[str, Any] | None]] = []
             for i, (mid, body) in enumerate(prepared):
                 text, stored = self._store_body(body, tx, i)
@@ -516,7 +530,7 @@ class MessageStore:
                     self._catch_up(seq)
                 written.append((seq, mid, Op.APPEND, stored))
             for mid, _ in prepared:
-                if mid in self._pos:  # written meanwhile by another handle
+                if mid in self.positions:  # written meanwhile by another handle
                     raise DuplicateMessageError(mid)
             # After the catch-up: the message before the batch is the newest one any writer committed.
             last = self._index.live_total()
@@ -546,7 +560,7 @@ class MessageStore:
             MessageNotFoundError: no visible message has the id.
             MalformedContentError: the new content is malformed; nothing is written.
         """
-        with self._lock:
+        with self.lock:
             current = self.get(message_id)
             body = encode_body(
                 participant if participant is not None else current.participant,
@@ -561,7 +575,7 @@ class MessageStore:
                 seq = tx.append_text(self.branch_id, self.slot, message_id, text, Op.EDIT)
                 tx.index_text(seq, index_documents(stored, self.index_thinking))
                 self._catch_up(seq)
-                pos = self._pos.get(message_id)
+                pos = self.positions.get(message_id)
                 if pos is None or not self._index.item(pos).live:
                     raise MessageNotFoundError(message_id)
                 self._check_neighbours(pos, (body["participant"], body["content"]))
@@ -578,11 +592,11 @@ class MessageStore:
         Raises:
             MessageNotFoundError: no visible message has the id.
         """
-        with self._lock:
+        with self.lock:
             with self.store.transaction() as tx:
                 seq = tx.append_text(self.branch_id, self.slot, message_id, None, Op.REMOVE)
                 self._catch_up(seq)
-                pos = self._pos.get(message_id)
+                pos = self.positions.get(message_id)
                 if pos is None or not self._index.item(pos).live:
                     raise MessageNotFoundError(message_id)
                 self._check_neighbours(pos, None)
@@ -606,7 +620,7 @@ class MessageStore:
         need = any(k in SERVER_CALL_TYPES for k in e.kinds) or (
             following is not None and continues_server_turn(b.get("type") for b in following)
         )
-        return e.participant, (self._load(e.id, e.seq, e.created_seq).content_dicts() if need else [])
+        return e.participant, (self.load_version(e.id, e.seq, e.created_seq).content_dicts() if need else [])
 
     def _neighbours(self, pos: int) -> tuple[int | None, int | None]:
         """Append positions of the visible messages just before and just after the live one at ``pos``."""
@@ -643,7 +657,7 @@ class MessageStore:
             if at is None:
                 return None
             x = self._index.item(at)
-            return x.participant, self._load(x.id, x.seq, x.created_seq).content_dicts()
+            return x.participant, self.load_version(x.id, x.seq, x.created_seq).content_dicts()
 
         prev, old, nxt = full(before), full(pos), full(after)
         assert old is not None
@@ -674,7 +688,8 @@ class MessageStore:
 
     # ---- reads ------------------------------------------------------------------------------------
 
-    def _load(self, message_id: str, seq: int, created_seq: int) -> Message:
+    def load_version(self, message_id: str, seq: int, created_seq: int) -> Message:
+        """One message version (see :meth:`load_versions`)."""
         return self.load_versions([(message_id, seq, created_seq)])[0]
 
     def load_versions(self, versions: Sequence[tuple[str, int, int]]) -> list[Message]:
@@ -754,13 +769,13 @@ class MessageStore:
         Raises:
             MessageNotFoundError: no visible message has the id.
         """
-        with self._lock:
+        with self.lock:
             self.refresh()
-            pos = self._pos.get(message_id)
+            pos = self.positions.get(message_id)
             if pos is None or not self._index.item(pos).live:
                 raise MessageNotFoundError(message_id)
             e = self._index.item(pos)
-            return self._load(e.id, e.seq, e.created_seq)
+            return self.load_version(e.id, e.seq, e.created_seq)
 
     def get_at(self, message_id: str, sequence: int) -> Message:
         """The version of a message visible at store sequence ``sequence``.
@@ -779,7 +794,7 @@ class MessageStore:
 
     def count(self) -> int:
         """Visible messages."""
-        with self._lock:
+        with self.lock:
             self.refresh()
             return self._index.live_total()
 
@@ -789,7 +804,7 @@ class MessageStore:
 
     def slice(self, offset: int = 0, limit: int | None = None) -> list[Message]:
         """Visible messages ``[offset, offset + limit)`` in order (O(log N + limit) index work)."""
-        with self._lock:
+        with self.lock:
             self.refresh()
             total = self._index.live_total()
             end = total if limit is None else min(total, offset + max(0, limit))
@@ -807,7 +822,7 @@ class MessageStore:
 
     def entry_for(self, message_id: str) -> _Entry | None:
         """The index entry of a visible message (id, participant, sequences), or None."""
-        pos = self._pos.get(message_id)
+        pos = self.positions.get(message_id)
         if pos is None:
             return None
         e = self._index.item(pos)
@@ -819,11 +834,11 @@ class MessageStore:
         return (e for e in entries if e.live)
 
     def load_entry(self, entry: _Entry) -> Message:
-        return self._load(entry.id, entry.seq, entry.created_seq)
+        return self.load_version(entry.id, entry.seq, entry.created_seq)
 
     def tokens(self, start: int = 0, end: int | None = None) -> int:
         """Estimated tokens of visible messages ``[start, end)`` (by visible index), O(log N)."""
-        with self._lock:
+        with self.lock:
             ix = self._index
             total = ix.live_total()
             end = total if end is None else min(end, total)
@@ -834,7 +849,7 @@ class MessageStore:
 
     def audience_count(self) -> int:
         """Visible blocks that carry an ``audience`` across the slot (O(1); 0 means no reader filtering)."""
-        return self._audience_count
+        return self.audience_blocks
 
     def odd_count(self) -> int:
         """Live messages carrying a metadata ``role`` or a blank text block (O(1)); with none, a message of

@@ -14,6 +14,7 @@ from .errors import ContextJournalError
 from .stores import ROOT_BRANCH, Store
 
 __all__ = [
+    "IMPORT_STATE_PREFIX",
     "NAMESPACE_MARK",
     "STRATEGY_STATE",
     "NamespaceNotFoundError",
@@ -30,6 +31,9 @@ __all__ = [
 STRATEGY_STATE = "strategy"
 """State name (relative to the namespace) of the strategy its compression runs with:
 ``{"strategy": "autobiographical", "config": {...}, "budget": N}`` (written by ``context-journal compress``)."""
+
+IMPORT_STATE_PREFIX = "imports/"
+"""Key prefix of the (store-level) states that hold imported conversations' metadata."""
 
 NAMESPACE_MARK = "namespace"
 """State name (relative to the namespace) a remote writer records when it creates a namespace in the shared slot."""
@@ -131,17 +135,31 @@ def recorded_strategy(store: Store, namespace: str | None, branch: str = ROOT_BR
     return value if isinstance(value, dict) and isinstance(value.get("strategy"), str) else None
 
 
-def strategy_record(strategy: Any, budget: int | None = None, compression: str | None = None) -> dict[str, Any] | None:
-    """What a namespace records for a compressing ``strategy`` (``{"strategy": "autobiographical" |
-    "knowledge", "config": {...}, "budget": tokens or None}``, plus ``"compression": "workers"`` when
-    given), so the command line and the MCP server compile it as the host does; None for a strategy that
-    does not compress."""
-    from .strategies import AutobiographicalStrategy, KnowledgeStrategy
+def record_strategy(store: Store, namespace: str | None, branch: str, record: dict[str, Any]) -> bool:
+    """Record ``record`` (:func:`strategy_record`'s value) as the strategy of ``namespace`` on ``branch``,
+    unless it records exactly that already; True when it was written.
 
-    if not isinstance(strategy, AutobiographicalStrategy):
+    Raises:
+        BranchNotFoundError: no branch of that name.
+        StoreError: the write failed (nothing is written).
+    """
+    if recorded_strategy(store, namespace, branch) == record:
+        return False
+    with store.transaction() as tx:
+        tx.put_state(store.get_branch(branch).id, f"{namespace or 'default'}/{STRATEGY_STATE}", record)
+    return True
+
+
+def strategy_record(strategy: Any, budget: int | None = None, compression: str | None = None) -> dict[str, Any] | None:
+    """What a namespace records for a ``strategy`` the command line and the MCP server can rebuild (a
+    :class:`~context_journal.strategies.base.RecordedStrategy`: ``{"strategy": "autobiographical" |
+    "knowledge", "config": {...}, "budget": tokens or None}``, plus ``"compression": "workers"`` when
+    given), so they compile it as the host does; None for any other strategy."""
+    from .strategies.base import RecordedStrategy
+
+    if not isinstance(strategy, RecordedStrategy):
         return None
-    name = "knowledge" if isinstance(strategy, KnowledgeStrategy) else "autobiographical"
-    record: dict[str, Any] = {"strategy": name, "config": strategy.config.to_dict(), "budget": budget}
+    record: dict[str, Any] = {**strategy.settings_record(), "budget": budget}
     if compression == "workers":
         record["compression"] = "workers"
     return record

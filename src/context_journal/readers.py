@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ._names import clip_repr, name_problem
+from ._read_mark import COMPRESSION_READ_STATE, compression_read_mark, raise_compression_read
 from .errors import ContextJournalError
 
 if TYPE_CHECKING:
@@ -32,12 +33,12 @@ __all__ = [
     "narrows",
     "raise_compression_read",
     "recorded_reader",
+    "require_recorded_reads",
     "sees",
     "validate_reader",
 ]
 
 READER_STATE = "reader"
-COMPRESSION_READ_STATE = "compression_read"
 
 
 class ReaderError(ContextJournalError, ValueError):
@@ -144,20 +145,6 @@ def host_claim_problem(store: Store, branch_id: int, namespace: str | None, read
     )
 
 
-def compression_read_mark(store: Store, branch_id: int, namespace: str) -> int:
-    """The newest store sequence compression may have read on the namespace and branch (0 if none)."""
-    value = store.get_state(branch_id, f"{namespace}/{COMPRESSION_READ_STATE}")
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
-def raise_compression_read(store: Store, branch_id: int, namespace: str, sequence: int) -> None:
-    """Raise the compression read mark to ``sequence`` (never lowers it). Raises on a failed write."""
-    if sequence <= compression_read_mark(store, branch_id, namespace):
-        return
-    with store.transaction() as tx:
-        tx.put_state(branch_id, f"{namespace}/{COMPRESSION_READ_STATE}", sequence)
-
-
 _Audience = frozenset[str] | None
 
 
@@ -252,3 +239,16 @@ def check_narrowing(
 
 def _who(hidden: str | None) -> str:
     return "readers it did not name" if hidden is None else f"reader {hidden!r}"
+
+
+def require_recorded_reads(strategy: Any) -> None:
+    """A manager with a reader runs only strategies that record their compression reads.
+
+    Raises:
+        ReaderError: the strategy does not declare ``records_compression_reads = True``.
+    """
+    if strategy is not None and getattr(strategy, "records_compression_reads", False) is not True:
+        raise ReaderError(
+            f"strategy {type(strategy).__name__} does not declare records_compression_reads = True; "
+            "a manager with a view_reader cannot run it"
+        )

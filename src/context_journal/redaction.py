@@ -43,8 +43,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from .errors import MessageNotFoundError, RedactionError
-from .formats.importers import STATE_PREFIX as IMPORT_STATE_PREFIX
-from .namespaces import namespace_is_isolated
+from .namespaces import IMPORT_STATE_PREFIX, namespace_is_isolated
 from .state.checkpoint import LEDGER_SLOT
 from .stores.base import ROOT_BRANCH, BranchInfo, Op, Record, Store
 from .stores.fulltext import SUMMARY_SLOT_PREFIX

@@ -155,17 +155,17 @@ class StoreView:
         return self._ms.last_seq
 
     def __len__(self) -> int:
-        return self._ms._live.total()
+        return self._ms.live_sums.total()
 
     def _pos(self, index: int) -> int:
-        return self._ms._live.find(index)
+        return self._ms.live_sums.find(index)
 
     def _end_pos(self, end: int, total: int) -> int:
-        return self._pos(end) if end < total else len(self._ms._entries)
+        return self._pos(end) if end < total else len(self._ms.rows)
 
     def _entry_at(self, index: int, pos: int) -> ViewEntry:
-        e = self._ms._entries[pos]
-        return ViewEntry(index, e.id, e.participant, e.kinds, e.seq, e.created_seq, self._ms._tokens.get(pos))
+        e = self._ms.rows[pos]
+        return ViewEntry(index, e.id, e.participant, e.kinds, e.seq, e.created_seq, self._ms.token_sums.get(pos))
 
     def tokens(self, start: int = 0, end: int | None = None) -> int:
         return self._ms.tokens(max(0, start), end)
@@ -175,13 +175,13 @@ class StoreView:
         end = total if end is None else min(max(end, 0), total)
         if end == 0:
             return 0
-        tok = self._ms._tokens
+        tok = self._ms.token_sums
         end_pos = self._end_pos(end, total)
         threshold = tok.prefix(end_pos) - max(0, budget)
         if threshold <= 0:
             return 0
         pos = tok.find(threshold - 1) + 1  # smallest position p with prefix(p) >= threshold
-        return min(end, self._ms._live.prefix(pos))
+        return min(end, self._ms.live_sums.prefix(pos))
 
     def entry(self, index: int) -> ViewEntry:
         total = len(self)
@@ -199,8 +199,8 @@ class StoreView:
         if start >= end:
             return out
         ms = self._ms
-        rows = ms._entries
-        values = ms._tokens._values
+        rows = ms.rows
+        values = ms.token_sums.values
         pos = self._pos(start)
         i = start
         while i < end:
@@ -218,8 +218,8 @@ class StoreView:
         if end <= 0:
             return
         ms = self._ms
-        rows = ms._entries
-        values = ms._tokens._values
+        rows = ms.rows
+        values = ms.token_sums.values
         pos = self._end_pos(end, total) - 1
         i = end - 1
         while i >= 0 and pos >= 0:
@@ -231,35 +231,35 @@ class StoreView:
 
     def message(self, index: int) -> Message:
         e = self.entry(index)
-        return self._ms._load(e.id, e.sequence, e.created_sequence)
+        return self._ms.load_version(e.id, e.sequence, e.created_sequence)
 
     def messages(self, start: int = 0, end: int | None = None) -> list[Message]:
         return self._ms.load_versions([(e.id, e.sequence, e.created_sequence) for e in self.entries(start, end)])
 
     def load(self, entry: ViewEntry) -> Message:
         """The body of an entry read from this view."""
-        return self._ms._load(entry.id, entry.sequence, entry.created_sequence)
+        return self._ms.load_version(entry.id, entry.sequence, entry.created_sequence)
 
     def messages_for(self, entries: Sequence[ViewEntry]) -> list[Message]:
         """Bodies of several entries of this view, read in one store round trip."""
         return self._ms.load_versions([(e.id, e.sequence, e.created_sequence) for e in entries])
 
     def index_of(self, message_id: str) -> int | None:
-        pos = self._ms._pos.get(message_id)
-        if pos is None or not self._ms._entries[pos].live:
+        pos = self._ms.positions.get(message_id)
+        if pos is None or not self._ms.rows[pos].live:
             return None
-        return self._ms._live.prefix(pos)
+        return self._ms.live_sums.prefix(pos)
 
     def tokens_of(self, message_id: str) -> int | None:
-        pos = self._ms._pos.get(message_id)
-        if pos is None or not self._ms._entries[pos].live:
+        pos = self._ms.positions.get(message_id)
+        if pos is None or not self._ms.rows[pos].live:
             return None
-        return self._ms._tokens.get(pos)
+        return self._ms.token_sums.get(pos)
 
     def index_at_sequence(self, created_sequence: int) -> int:
-        rows = self._ms._entries
+        rows = self._ms.rows
         pos = bisect.bisect_left(rows, created_sequence, key=lambda e: e.created_seq)
-        return self._ms._live.prefix(pos)
+        return self._ms.live_sums.prefix(pos)
 
 
 def _readable_by(audience: Sequence[Any], reader: str | None) -> bool:
@@ -359,7 +359,7 @@ class ReaderView:
     def plain(self) -> bool:
         """True while the slot holds no block with an audience and there is no filter (the view is the
         store's)."""
-        return self.keep is None and self._ms._audience_count == 0
+        return self.keep is None and self._ms.audience_blocks == 0
 
     def _judge(self, start: int) -> None:
         """``keep``'s verdicts on the live messages of index positions ``start``..``start + 512`` that it
@@ -369,7 +369,7 @@ class ReaderView:
         assert keep is not None
         wanted = [
             e
-            for e in ms._entries[start : start + _FILTER_BATCH]
+            for e in ms.rows[start : start + _FILTER_BATCH]
             if e.live and e.seq not in verdicts and (e.audience is None or _readable_by(e.audience, reader))
         ]
         if not wanted:
@@ -387,7 +387,7 @@ class ReaderView:
         ms = self._ms
         since = ms.mutated_since(self._mutations)
         if since is not None:  # drop the rows from the first position edited or removed, and rescan
-            self._mutations = ms._mutations
+            self._mutations = ms.mutation_count
             if since < self._done:
                 keep = bisect.bisect_left(self._row_pos, since)
                 for r in self._rows[keep:]:
@@ -395,10 +395,10 @@ class ReaderView:
                     self._filtered.pop(r.sequence, None)
                 del self._rows[keep:], self._row_pos[keep:], self._prefix[keep + 1 :]
                 self._done = since
-        entries = ms._entries
+        entries = ms.rows
         if self._done >= len(entries):
             return
-        values = ms._tokens._values
+        values = ms.token_sums.values
         rows, prefix, index, row_pos = self._rows, self._prefix, self._index, self._row_pos
         judged, verdicts = self.keep is not None, self._verdicts
         for pos in range(self._done, len(entries)):
@@ -418,7 +418,7 @@ class ReaderView:
                 kept = [i for i, a in enumerate(e.audience) if a is None or (reader is not None and reader in a)]
                 if not kept:
                     continue
-                msg = filter_for_reader(ms._load(e.id, e.seq, e.created_seq), reader)
+                msg = filter_for_reader(ms.load_version(e.id, e.seq, e.created_seq), reader)
                 assert msg is not None
                 self._filtered[e.seq] = msg
                 tokens = ms.counter.count_message(e.participant, msg.content_dicts())

@@ -51,24 +51,23 @@ import socket
 import threading
 import time
 import uuid
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ._store_thread import StoreThread, acquire_thread, release_thread
+from .compression.queue import CompressionDelegatedError, LeasedAutobiographical, enqueue, strategy_config
 from .errors import ContextJournalError
 from .llm.provider import run_sync
 from .readers import recorded_reader
-from .stores.queue import QueueStore, WorkClaim, queue_key
-from .strategies.autobiographical import AutobiographicalConfig, AutobiographicalStrategy
+from .stores.queue import QueueStore, WorkClaim
+from .strategies.autobiographical import AutobiographicalConfig
 
 if TYPE_CHECKING:
     from .llm.provider import Provider
     from .manager import ContextManager
     from .stores.base import Store
     from .stores.postgres import QueueListener
-    from .strategies.base import StrategyContext, SummaryResult
 
 T = TypeVar("T")
 
@@ -84,24 +83,6 @@ __all__ = [
 logger = logging.getLogger("context_journal.workers")
 
 
-class CompressionDelegatedError(ContextJournalError, RuntimeError):
-    """``tick``/``drain`` on a manager opened with ``compression="workers"``: its compression is left to
-    ``context-journal worker`` processes (or a :class:`CompressionWorker`); open it with
-    ``compression="inline"`` to compress in this process.
-
-    Attributes:
-        operation: The refused method.
-    """
-
-    def __init__(self, operation: str) -> None:
-        self.operation = operation
-        super().__init__(
-            f"{operation}() is left to compression workers: this manager was opened with compression='workers'; "
-            "run `context-journal worker --store URL` (or CompressionWorker(...).run()), or open the manager "
-            "with compression='inline'"
-        )
-
-
 class LeaseLostError(ContextJournalError, RuntimeError):
     """A worker's lease on a queue item expired (another worker may hold it now); its result was not
     written. Raise ``lease_seconds`` above the longest model call if this happens without a crash.
@@ -115,69 +96,6 @@ class LeaseLostError(ContextJournalError, RuntimeError):
         self.key = key
         self.owner = owner
         super().__init__(f"lease on {key!r} lost by {owner!r}; the result was dropped and the work will be redone")
-
-
-def strategy_config(strategy: object) -> dict[str, Any] | None:
-    """The JSON a worker rebuilds ``strategy`` from, or None when workers cannot run it (only the
-    autobiographical strategy itself is supported; subclasses such as the knowledge strategy are not)."""
-    if type(strategy) is AutobiographicalStrategy or isinstance(strategy, _LeasedAutobiographical):
-        return {"strategy": "autobiographical", "config": strategy.config.to_dict()}
-    return None
-
-
-_ENQUEUED_AT: weakref.WeakKeyDictionary[ContextManager, tuple[int, int]] = weakref.WeakKeyDictionary()
-"""Per manager: (branch id, message tokens) at its last enqueue."""
-
-
-def enqueue(manager: ContextManager, *, now: float | None = None, only_if_grown: bool = False) -> bool:
-    """Put the manager's conversation in its store's work queue (no model call, one small write).
-
-    Args:
-        manager: The manager (its namespace, branch, slot and strategy are recorded).
-        now: Time of the enqueue, seconds since the epoch (default: now).
-        only_if_grown: Skip the write unless the conversation grew by at least ``target_chunk_tokens``
-            tokens (or changed branch, or shrank) since this manager's last enqueue: appends call it so,
-            keeping the per-append cost at one write per chunk's worth of messages; compiles always enqueue.
-
-    Returns:
-        True when enqueued; False when the manager's strategy does not compress (nothing to do) or the
-        enqueue was skipped.
-
-    Raises:
-        TypeError: the store has no work queue.
-        StoreError: the write failed.
-    """
-    config = strategy_config(manager.strategy)
-    if config is None:
-        return False
-    store = manager.store
-    if not isinstance(store, QueueStore):
-        raise TypeError(f"the {type(store).__name__} store has no compression work queue")
-    branch_id = manager._branch.id
-    tokens = manager.messages.tokens()
-    last = _ENQUEUED_AT.get(manager)
-    if only_if_grown and last is not None and last[0] == branch_id:
-        grown = tokens - last[1]
-        if 0 <= grown < int(config["config"].get("target_chunk_tokens", 0)):
-            return False
-    _ENQUEUED_AT[manager] = (branch_id, tokens)
-    key = queue_key(manager.namespace, branch_id, manager.slot)
-    text = json.dumps(config, sort_keys=True, separators=(",", ":"))
-    store.queue_enqueue(key, manager.namespace, branch_id, manager.slot, text, time.time() if now is None else now)
-    return True
-
-
-class _LeasedAutobiographical(AutobiographicalStrategy):
-    """The autobiographical strategy whose results are recorded only under a live lease: the lease check
-    (which locks the queue row) and the summary records commit in one transaction."""
-
-    guard: Callable[[], None] | None = None
-
-    def record_result(self, result: SummaryResult, ctx: StrategyContext) -> None:
-        with ctx.store.transaction():
-            if self.guard is not None:
-                self.guard()
-            super().record_result(result, ctx)
 
 
 @dataclass
@@ -442,7 +360,7 @@ class CompressionWorker:
         spec = json.loads(claim.config)
         if not isinstance(spec, dict) or spec.get("strategy") != "autobiographical":
             raise ValueError(f"workers run the autobiographical strategy only, not {spec!r}")
-        strategy = _LeasedAutobiographical(AutobiographicalConfig(**spec.get("config", {})))
+        strategy = LeasedAutobiographical(AutobiographicalConfig(**spec.get("config", {})))
         branch = self.store.branch_by_id(claim.branch_id).name
         # A worker is the operator's process: it summarises for the reader the namespace records.
         reader = recorded_reader(self.store, claim.branch_id, claim.namespace)
@@ -538,7 +456,7 @@ class CompressionWorker:
             self.report.errors[claim.key] = f"{type(exc).__name__}: {exc}"
             return "error", ("failed", 0.0, self.report.errors[claim.key])
         strategy = manager.strategy
-        assert isinstance(strategy, _LeasedAutobiographical)
+        assert isinstance(strategy, LeasedAutobiographical)
         strategy.guard = lambda: self._guard(claim, owner)
         try:
             # The code path of ContextManager.tick, on the store's thread: the other loops' store work runs

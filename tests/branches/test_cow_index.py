@@ -76,8 +76,8 @@ def check_index(ix: BlockIndex[Item], pm: PositionMap, model: Model, foreign: se
     assert list(view) == items and len(tsums) == n
     for p in range(n):
         assert ix.item(p) == items[p] and view[p] == items[p] and view[p - n] == items[p]
-        assert ix.tokens_at(p) == tokens[p] == tsums._values[p] == tsums.get(p)
-        assert ix.live_at(p) == live[p] == lsums._values[p] == lsums.get(p)
+        assert ix.tokens_at(p) == tokens[p] == tsums.values[p] == tsums.get(p)
+        assert ix.live_at(p) == live[p] == lsums.values[p] == lsums.get(p)
     for end in range(-1, n + 2):
         want_t = tpre[min(end, n) - 1] if end > 0 and n else 0
         want_l = lpre[min(end, n) - 1] if end > 0 and n else 0

@@ -82,6 +82,16 @@ def test_no_circle_between_modules_at_import_time() -> None:
     assert len(order) == len(MODULES) > 100
 
 
+def test_no_circle_between_modules_counting_imports_inside_functions() -> None:
+    """The stricter rule: an import made when a function runs counts too, so no module leans on one
+    that leans back on it (the manager, branching and the workers; the compiler and the strategies)."""
+    graph = {m: _imports(m, module_level_only=False) for m in MODULES}
+    try:
+        graphlib.TopologicalSorter(graph).prepare()
+    except graphlib.CycleError as exc:
+        pytest.fail(f"import circle (counting imports inside functions): {' -> '.join(exc.args[1])}")
+
+
 HIGHER = ("manager", "aio", "compile", "compression", "branching", "workers", "strategies", "recall", "state",
           "journal", "formats", "cli", "mcp", "integrations", "viz")  # fmt: skip
 """The layers above the store, the message index, the views, the LLM layer and the wire encoders."""

@@ -8,10 +8,16 @@ shows the summaries of the blocks done, the raw messages of the blocks not done 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+import pytest
+
 from context_journal import ContextManager, MemoryStore
+from context_journal.compression import CompressionUnavailableError
+from context_journal.messages import MessageInput
+from context_journal.namespaces import STRATEGY_STATE, strategy_record
 from context_journal.strategies import (
     BaseStrategy,
     Budget,
@@ -27,6 +33,7 @@ from context_journal.strategies import (
 )
 from context_journal.strategies.autobiographical import CompressionLog
 from context_journal.strategies.autobiographical.work import PendingItem
+from context_journal.strategies.base import HeadResettingStrategy, RecordedStrategy
 from context_journal.testing import ScriptedProvider
 from context_journal.views import MessageView
 
@@ -139,3 +146,86 @@ def test_a_third_party_strategy_compresses_through_tick_and_drain() -> None:
     cm.add_message("assistant", "turn 45 about the nets")
     assert [r.key for r in cm.pending_work().ready] == ["block:30"]
     assert cm.tick().summary_id == "block:30"
+
+
+class BlockSummariesWithResets(BlockSummaries):
+    """The toy with head resets (``HeadResettingStrategy``) and a record the namespace keeps
+    (``RecordedStrategy``): the driver plans nothing of either, it calls them."""
+
+    name = "block-summaries-with-resets"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.heads: list[str] = []
+
+    def transition_request(
+        self, view: MessageView, ctx: StrategyContext, request_view: MessageView | None = None
+    ) -> SummaryRequest | None:
+        if len(view) == 0:
+            return None
+        text = " / ".join(b.get("text", "") for m in view.messages(max(0, len(view) - 3)) for b in m.content_dicts())
+        return SummaryRequest(
+            id="transition",
+            system="Say where the conversation stands.",
+            messages=({"role": "user", "content": [{"type": "text", "text": text}]},),
+            max_tokens=50,
+        )
+
+    def transition_message(
+        self, text: str | None, ctx: StrategyContext, audience: Sequence[str] | None, info: Mapping[str, Any]
+    ) -> MessageInput:
+        block: dict[str, Any] = {"type": "text", "text": f"New topic. {text or 'Nothing before.'}"}
+        if audience is not None:
+            block["audience"] = list(audience)
+        return MessageInput("Context Manager", [block], {"toy": dict(info)})
+
+    def head_record(self, message_id: str, info: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+        self.heads.append(message_id)
+        return f"head/{message_id}", {"type": "toy-head", "message_id": message_id}
+
+    def settings_record(self) -> dict[str, Any]:
+        return {"strategy": self.name, "config": {"block": self.block, "keep": self.keep}}
+
+
+def test_a_third_party_strategy_resets_its_head_window_and_is_recorded() -> None:
+    provider = ScriptedProvider(default="They moved on to the nets.", model="toy-model")
+    store = MemoryStore()
+    cm = ContextManager.open(store=store, summarizer=provider)
+    toy = BlockSummariesWithResets()
+    cm.set_strategy(toy)
+    assert isinstance(toy, HeadResettingStrategy) and isinstance(toy, RecordedStrategy)
+    assert strategy_record(toy, 900) == {
+        "strategy": "block-summaries-with-resets",
+        "config": {"block": 10, "keep": 6},
+        "budget": 900,
+    }
+    for i in range(20):
+        cm.add_message("user" if i % 2 == 0 else "assistant", f"turn {i} about the harbour")
+    cm.drain()
+    assert cm._strategy_context().get_state(STRATEGY_STATE)["strategy"] == "block-summaries-with-resets"
+    mid = cm.reset_head_window()
+    assert "turn 19 about the harbour" in str(provider.requests[-1].messages)
+    message = cm.get_message(mid)
+    assert message.participant == "Context Manager"
+    assert message.content_dicts()[0]["text"] == "New topic. They moved on to the nets."
+    assert message.metadata["toy"]["model"] == "toy-model"
+    assert toy.heads == [mid]
+    log = toy.compression_log(cm._strategy_context())
+    records = [r for r in store.read_slot(log.slot, log.branch_id) if r.item == f"head/{mid}"]
+    assert [json.loads(r.body) for r in records] == [{"type": "toy-head", "message_id": mid}]
+    # The host's own text: no model call.
+    calls = provider.calls
+    second = cm.reset_head_window("Back to the boats.")
+    assert (
+        provider.calls == calls and cm.get_message(second).content_dicts()[0]["text"] == "New topic. Back to the boats."
+    )
+
+
+def test_a_strategy_without_head_resets_says_so() -> None:
+    cm = ContextManager.open(store=MemoryStore(), summarizer=ScriptedProvider(default="x"))
+    cm.set_strategy(BlockSummaries())
+    cm.add_message("user", "hello")
+    with pytest.raises(CompressionUnavailableError, match="reset_head_window"):
+        cm.reset_head_window("A new topic.")
+    assert strategy_record(BlockSummaries()) is None  # nothing the command line could rebuild
+    assert cm.message_count() == 1  # nothing written

@@ -409,12 +409,12 @@ def test_no_reader_manager_never_narrows() -> None:
 
 def test_failed_read_mark_sends_no_request(monkeypatch: pytest.MonkeyPatch) -> None:
     cm, provider, _ = _chunked_manager()
-    import context_journal.readers as readers
+    import context_journal._read_mark as read_mark
 
     def boom(*a: Any, **k: Any) -> None:
         raise RuntimeError("store down")
 
-    monkeypatch.setattr(readers, "raise_compression_read", boom)
+    monkeypatch.setattr(read_mark, "raise_compression_read", boom)
     with pytest.raises(Exception):  # noqa: B017
         cm.tick()
     assert provider.calls == 0

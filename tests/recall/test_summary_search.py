@@ -458,9 +458,9 @@ def test_a_pattern_that_backtracks_without_end_is_stopped_with_a_clear_error(mon
     that backtracks without end held the handle (and over MCP its lock, so every other tool waited).
     A pattern given as text runs with a time limit for the whole search: ValueError naming the limit;
     a valid pattern still finds what it finds, an invalid one is still ``re.error``."""
-    import context_journal.compression as compression
+    import context_journal.compression.queries as queries
 
-    monkeypatch.setattr(compression, "REGEX_SECONDS", 0.3)
+    monkeypatch.setattr(queries, "REGEX_SECONDS", 0.3)
     cm = ContextManager.open("memory:", strategy=AutobiographicalStrategy(**CFG))
     for i in range(40):
         cm.add_message("user" if i % 2 == 0 else "assistant", f"note {i}: " + "a" * 60 + f"b the lighthouse {i}.")

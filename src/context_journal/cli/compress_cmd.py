@@ -20,7 +20,7 @@ from rich.markup import escape
 from ..compression import DrainProgress, DrainReport
 from ..errors import ContextJournalError
 from ..manager import ContextManager
-from ..namespaces import STRATEGY_STATE, strategy_record
+from ..namespaces import record_strategy, strategy_record
 from ..stores import Store
 from ..strategies import COMPRESSING_STRATEGY_NAMES, AutobiographicalConfig, strategy_by_name
 from ._app import (
@@ -177,9 +177,8 @@ def compress_cmd(
                 if cm.message_count() == 0:  # say where the messages are (a multi-conversation import)
                     raise CommandError(_empty_namespace(st, namespace, name))
                 record = strategy_record(made, budget)
-                ctx = cm._strategy_context()
-                if ctx.get_state(STRATEGY_STATE) != record:
-                    ctx.put_states({STRATEGY_STATE: record})
+                if record is not None:
+                    record_strategy(st, namespace, name, record)
                 started = time.perf_counter()
                 report: DrainReport | None = None
 

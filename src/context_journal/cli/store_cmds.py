@@ -122,7 +122,7 @@ def queue_for_workers(st: Any, report: Any, declare: bool, budget: int) -> list[
     store's work queue already holds, those whose recorded strategy says so, and (``declare``) every one,
     recording it. Returns the namespaces queued.
     """
-    from ..namespaces import STRATEGY_STATE, recorded_strategy
+    from ..namespaces import record_strategy, recorded_strategy
     from ..strategies import AutobiographicalConfig, AutobiographicalStrategy
     from ..workers import enqueue
 
@@ -148,8 +148,8 @@ def queue_for_workers(st: Any, report: Any, declare: bool, budget: int) -> list[
             store=st, namespace=ns, isolate=conv.isolated, strategy=AutobiographicalStrategy(cfg), compression="workers"
         ) as cm:
             record = {"strategy": "autobiographical", "config": cfg.to_dict(), "compression": "workers"}
-            if declare and recorded != record:
-                cm._strategy_context().put_states({STRATEGY_STATE: record})
+            if declare:
+                record_strategy(st, ns, cm.current_branch(), record)
             if enqueue(cm):
                 out.append(ns)
     return out

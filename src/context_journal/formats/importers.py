@@ -26,6 +26,7 @@ from .._block_types import SERVER_TYPES
 from .._names import replace_lone_surrogates
 from ..errors import DuplicateMessageError, ImportFormatError, MalformedContentError
 from ..messages import MessageInput
+from ..namespaces import IMPORT_STATE_PREFIX
 from ..stores import ROOT_BRANCH, Store, open_store
 from .base import FORMATS, Conversation, ImportResult, SkipLog, Skipped, load_json
 from .chat_json import read_anthropic, read_openai
@@ -46,7 +47,7 @@ BATCH_SIZE = 250
 ROLE_KEYS = ("assistant", "user", "system_participants", "tool_participants")
 """Conversation metadata keys copied into the namespace state ``<namespace>/roles`` (see ``compile.Roles``)."""
 
-STATE_PREFIX = "imports/"
+STATE_PREFIX = IMPORT_STATE_PREFIX
 """Key prefix of the states that hold imported conversations' metadata."""
 
 _OPENAI_ROLES = {"system", "developer", "tool", "function"}

@@ -30,9 +30,9 @@ from ..llm import Provider
 from ..manager import ONCE_SUMMARISED_PART, ContextManager
 from ..namespaces import (
     NAMESPACE_MARK,
-    STRATEGY_STATE,
     list_namespaces,
     namespace_exists,
+    record_strategy,
     recorded_config,
     recorded_strategy,
     require_namespace,
@@ -596,9 +596,8 @@ class ToolBackend:
         size = budget or (int(recorded.get("budget") or 4000) if recorded else 4000)
         self._use_strategy(cm, name, size, sized=budget is not None)
         record = strategy_record(cm.strategy, size, self.compression)
-        if record is not None and recorded != record:
-            with self.store.transaction() as tx:
-                tx.put_state(self.store.get_branch(branch).id, f"{cm.namespace}/{STRATEGY_STATE}", record)
+        if record is not None:
+            record_strategy(self.store, cm.namespace, branch, record)
         return name
 
     def start_background(self, calls_per_second: float = 2.0) -> None:

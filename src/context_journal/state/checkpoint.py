@@ -178,7 +178,7 @@ def load_checkpoint(ms: MessageStore, config: LedgerConfig, reader: str | None, 
     whichever covers more. None when there is none (the caller folds from the start)."""
     groups = [""] if reader is None else [reader, ""]
     best: Checkpoint | None = None
-    entries = ms._entries
+    entries = ms.rows
     for group in groups:
         key = checkpoint_key(ms.slot, config, group)
         as_of: int | None = None

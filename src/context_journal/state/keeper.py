@@ -74,7 +74,7 @@ class LedgerKeeper:
         self._loaded = False  # the start (checkpoint, seed or empty) was chosen
         self._saved = 0  # positions covered by the newest checkpoint written or loaded
         self._seeds = [k._point() for k in seeds if k._serves(messages, reader, config)]
-        self._mutations = messages._mutations
+        self._mutations = messages.mutation_count
         self._queue: dict[int, list[dict[str, Any]]] = {}
         messages.observers.append(self._observe)
 
@@ -96,7 +96,7 @@ class LedgerKeeper:
     def _serves(self, messages: MessageStore, reader: str | None, config: LedgerConfig) -> bool:
         """True when this keeper's ledger is a valid start for ``messages`` (same slot, reader and fold
         configuration; this keeper's branch in its lineage no later than the ledger's sequence)."""
-        if not self._loaded or self._done != len(self.messages._entries) or reader != self.reader:
+        if not self._loaded or self._done != len(self.messages.rows) or reader != self.reader:
             return False
         if messages.slot != self.messages.slot or config.fingerprint() != self.config.fingerprint():
             return False
@@ -120,7 +120,7 @@ class LedgerKeeper:
 
     def _fold_queued(self) -> None:
         """Fold the queued messages that come next in order (no store read)."""
-        entries = self.messages._entries
+        entries = self.messages.rows
         while self._done in self._queue and self._done < len(entries):
             content = self._queue.pop(self._done)
             entry = entries[self._done]
@@ -135,7 +135,7 @@ class LedgerKeeper:
         best = load_checkpoint(ms, config, self.reader) if config.checkpoint_every else None
         self._saved = best.done if best is not None else 0
         for seed in self._seeds:
-            if _covered(ms._entries, seed.seq, seed.done) is None and (best is None or seed.seq > best.seq):
+            if _covered(ms.rows, seed.seq, seed.done) is None and (best is None or seed.seq > best.seq):
                 best = Checkpoint(seed.ledger.copy(), seed.seq, seed.done, seed.private)
         self._seeds = []
         if best is None:
@@ -146,14 +146,14 @@ class LedgerKeeper:
     def sync(self) -> Ledger:
         """Fold every message not folded yet; returns the ledger (current with the index)."""
         ms = self.messages
-        with ms._lock:
+        with ms.lock:
             if ms.mutated_since(self._mutations) is not None:
-                self._mutations = ms._mutations
+                self._mutations = ms.mutation_count
                 self._loaded = False  # the fold is not invertible: start again from what still holds
                 self._queue = {}  # a queued body may be the version an edit replaced
             if not self._loaded:
                 self._start()
-            entries = ms._entries
+            entries = ms.rows
             n = len(entries)
             while self._done < n:
                 self._fold_queued()
@@ -178,7 +178,7 @@ class LedgerKeeper:
         """After appends: once ``checkpoint_every`` appends are past the newest checkpoint, fold them and
         persist a checkpoint (its own transaction). Returns the record's sequence, or None."""
         every = self.config.checkpoint_every
-        if not every or len(self.messages._entries) - self._saved < every:
+        if not every or len(self.messages.rows) - self._saved < every:
             return None
         self.sync()
         if self._done - self._saved < every:

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias, runtime_checkable
 
 if TYPE_CHECKING:
+    from ..messages import MessageInput
     from ..stores.base import Store
     from ..tokens import TokenCounter
     from ..views import MessageView
@@ -45,7 +46,9 @@ __all__ = [
     "Budget",
     "CompressingStrategy",
     "ContextEntry",
+    "HeadResettingStrategy",
     "RawSpan",
+    "RecordedStrategy",
     "RenderedEntry",
     "Selection",
     "Strategy",
@@ -276,9 +279,9 @@ class StrategyContext:
         """
         if self.reader is None:
             return
-        from ..readers import raise_compression_read
+        from .. import _read_mark
 
-        raise_compression_read(self.store, self.branch_id, self.namespace, sequence)
+        _read_mark.raise_compression_read(self.store, self.branch_id, self.namespace, sequence)
 
     def key(self, name: str) -> str:
         """The store key of a relative state name."""
@@ -379,6 +382,41 @@ class CompressingStrategy(Strategy, Protocol):
     def summary_for_request(self, request_id: str) -> str | None:
         """The id of the summary that the recorded answer to ``request_id`` stored, or None (a part of
         a summary, a failure, or a request this strategy does not know)."""
+        ...
+
+
+@runtime_checkable
+class HeadResettingStrategy(CompressingStrategy, Protocol):
+    """A :class:`CompressingStrategy` that can start a new head window at a transition message
+    (``ContextManager.reset_head_window``). The strategy plans and words the reset; the driver makes the
+    model call and writes the message and the record in one transaction."""
+
+    def transition_request(
+        self, view: MessageView, ctx: StrategyContext, request_view: MessageView | None = None
+    ) -> SummaryRequest | None:
+        """The request for a summary of what ``view`` holds so far, or None when it holds nothing."""
+        ...
+
+    def transition_message(
+        self, text: str | None, ctx: StrategyContext, audience: Sequence[str] | None, info: Mapping[str, Any]
+    ) -> MessageInput:
+        """The transition message holding ``text`` (None: nothing was said before it), for ``audience``
+        (None: everyone), with ``info`` (the model, the request hash, input tokens) in its metadata."""
+        ...
+
+    def head_record(self, message_id: str, info: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+        """``(item, body)`` of the compression record marking a head reset at ``message_id``."""
+        ...
+
+
+@runtime_checkable
+class RecordedStrategy(Protocol):
+    """A strategy the command line and the MCP server can rebuild by name: what a namespace records of
+    it (``{"strategy": name, "config": {...}}``, a name of ``strategies.by_name``) so that they compile
+    a namespace as the host that compressed it does."""
+
+    def settings_record(self) -> dict[str, Any]:
+        """``{"strategy": name, "config": settings as JSON}``."""
         ...
 
 

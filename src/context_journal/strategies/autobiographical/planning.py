@@ -76,7 +76,7 @@ def recall_context(
         cost = strategy.pair_cost(s)
         if spent + cost > budget:
             break
-        if summary_span(view, log, s, strategy._owned_ids, memo) is None:
+        if summary_span(view, log, s, strategy.owned_ids, memo) is None:
             continue
         nodes.append(s)
         spent += cost
@@ -91,7 +91,7 @@ def recall_context(
         if (
             s.level - 1 >= min_level
             and kids
-            and all(summary_span(view, log, k, strategy._owned_ids, memo) is not None for k in kids)
+            and all(summary_span(view, log, k, strategy.owned_ids, memo) is not None for k in kids)
         ):
             delta = sum(strategy.pair_cost(k) for k in kids) - strategy.pair_cost(s)
             if delta <= remaining:
@@ -231,7 +231,7 @@ def store_summary(
             srcs[0].first_sequence,
             srcs[-1].last_sequence,
             sum(s.message_count for s in srcs),
-            strategy._text_tokens(participant, body),
+            strategy.message_tokens(participant, body),
             now,
             request_hash=digest,
             read_sequence=max([read_seq, *(s.read_sequence for s in srcs)]),
@@ -286,7 +286,7 @@ def store_summary(
         chunk.first_seq,
         chunk.last_seq,
         len(chunk.ids),
-        strategy._text_tokens(participant, body),
+        strategy.message_tokens(participant, body),
         now,
         request_hash=digest,
         read_sequence=read_seq,

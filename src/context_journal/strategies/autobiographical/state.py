@@ -37,6 +37,7 @@ from .records import Attempt, ChunkRecord, HeadMark, PartRecord, StaleMark, Summ
 
 if TYPE_CHECKING:
     from ...stores.base import Store
+    from ..base import StrategyContext
 
 __all__ = ["CompressionLog", "Root"]
 
@@ -437,6 +438,10 @@ class CompressionLog:
         """Message ids of timed holds whose time is up at ``now`` and that no record released yet."""
         at = time.time() if now is None else now
         return [mid for mid, ends in self.hold_expiry.items() if self.holds.get(mid) and ends <= at]
+
+    def reads(self, ctx: StrategyContext) -> bool:
+        """True when this log folds the records of ``ctx``'s store, branch and namespace."""
+        return self.store is ctx.store and self.branch_id == ctx.branch_id and self.namespace == ctx.namespace
 
     def has_item(self, item: str) -> bool:
         return item in self.items

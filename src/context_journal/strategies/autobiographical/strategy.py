@@ -56,6 +56,7 @@ from .state import CompressionLog
 from .work import PendingWork, Queue, WorkItem, split_parts
 
 if TYPE_CHECKING:
+    from ...messages import MessageInput
     from ...tokens import TokenCounter
     from ...views import MessageView
 
@@ -68,6 +69,8 @@ SYSTEM_STATE = "summarizer/system"
 """Namespace state: the host's system prompt sent with summary requests (``set_system_prompt``)."""
 TOOLS_STATE = "summarizer/tools"
 """Namespace state: the host's tool definitions sent with summary requests (``set_tools``)."""
+EMPTY_TRANSITION = "(nothing was said before this point)"
+"""The text of a transition message when nothing came before it."""
 
 
 def _mutations(view: object) -> int | None:
@@ -78,8 +81,7 @@ def _mutations(view: object) -> int | None:
 
     if not isinstance(view, StoreView | ReaderView):
         return None
-    count = getattr(view.message_store, "_mutations", None)
-    return count if isinstance(count, int) else None
+    return view.message_store.mutation_count
 
 
 STALE_ANSWER = "a message the request read was edited or removed while it was summarised; asked again"
@@ -148,12 +150,7 @@ class AutobiographicalStrategy(BaseStrategy):
     def compression_log(self, ctx: StrategyContext) -> CompressionLog:
         """The folded records of ``ctx``'s namespace and branch, brought up to date."""
         log = self._log
-        if (
-            log is None
-            or log.store is not ctx.store
-            or log.branch_id != ctx.branch_id
-            or log.namespace != ctx.namespace
-        ):
+        if log is None or not log.reads(ctx):
             inherit = ctx.get_state(INHERIT_STATE)
             parent = None
             if isinstance(inherit, Mapping) and isinstance(inherit.get("namespace"), str):
@@ -196,7 +193,8 @@ class AutobiographicalStrategy(BaseStrategy):
         self._memo_key = key
         return self._memo
 
-    def _owned_ids(self, chunk: str) -> frozenset[str]:
+    def owned_ids(self, chunk: str) -> frozenset[str]:
+        """Ids of the messages ``chunk`` owns (empty for a chunk the log does not hold)."""
         ids = self._owned.get(chunk)
         if ids is None and self._log is not None:
             ids = self._owned[chunk] = frozenset(self._log.chunks[chunk].ids)
@@ -206,7 +204,8 @@ class AutobiographicalStrategy(BaseStrategy):
         """The marker turn of a summary's recall pair."""
         return self.config.recall_marker.format(count=summary.message_count)
 
-    def _text_tokens(self, participant: str, text: str) -> int:
+    def message_tokens(self, participant: str, text: str) -> int:
+        """Tokens of a message of one text block from ``participant`` (the loaded counter's count)."""
         counter = self._counter
         return counter.count_message(participant, [{"type": "text", "text": text}]) if counter else len(text) // 4 + 1
 
@@ -217,7 +216,7 @@ class AutobiographicalStrategy(BaseStrategy):
             return hit[1]
         cfg = self.config
         marker = f"{cfg.marker_participant}: {self.marker_text(summary)}"
-        cost = self._text_tokens(cfg.marker_participant, marker) + self._text_tokens(
+        cost = self.message_tokens(cfg.marker_participant, marker) + self.message_tokens(
             cfg.summary_participant, summary.text
         )
         self._pair_costs[summary.id] = (summary.text, cost)
@@ -231,7 +230,7 @@ class AutobiographicalStrategy(BaseStrategy):
         """
         if self._log is None:
             raise RuntimeError("load(ctx) the strategy before reading its layout")
-        return layout(view, self._log, self.config.head_window_tokens, self._owned_ids, memo)
+        return layout(view, self._log, self.config.head_window_tokens, self.owned_ids, memo)
 
     # ---- select (pure) ---------------------------------------------------------------------------
 
@@ -250,7 +249,7 @@ class AutobiographicalStrategy(BaseStrategy):
         state: dict[str, Any] = {}
         with log.lock:
             memo = self._spans(view)
-            lay = layout(view, log, cfg.head_window_tokens, self._owned_ids, memo)
+            lay = layout(view, log, cfg.head_window_tokens, self.owned_ids, memo)
             window = cfg.overflow == "window"
             kept = self._kept_layout(view, log, lay, budget, memo) if cfg.stable_prefix else None
             left_out: list[tuple[int, int, str]] = []
@@ -259,7 +258,7 @@ class AutobiographicalStrategy(BaseStrategy):
             else:
                 recent = recent_start(view, cfg.recent_window_tokens) if window else None
                 items, left_out = fold(
-                    view, log, lay, budget.tokens, self.pair_cost, self._owned_ids, memo, window, recent
+                    view, log, lay, budget.tokens, self.pair_cost, self.owned_ids, memo, window, recent
                 )
             mark = breakpoint_index(items) if cfg.stable_prefix else ()
             entries = to_entries(items, self.marker_text, cfg.summary_participant, cfg.marker_participant, mark)
@@ -336,7 +335,7 @@ class AutobiographicalStrategy(BaseStrategy):
             yield from pieces(tail, n)
         for root in itertools.chain((newest,) if newest is not None else (), roots):
             if root.kind == "chunk":
-                span = root_chunk_span(view, log, root.id, self._owned_ids, memo)
+                span = root_chunk_span(view, log, root.id, self.owned_ids, memo)
                 if span is not None:
                     yield from pieces(*span)
 
@@ -351,7 +350,7 @@ class AutobiographicalStrategy(BaseStrategy):
         """The last compile's layout with the new messages appended raw, compacted when over budget
         (see :mod:`.stable`); None when a fresh fold decides (no stored layout for this budget, or it
         no longer maps onto the view, or not even a fresh fold fits)."""
-        items = decode(view, log, self.layout_state, budget.total, self._owned_ids, memo)
+        items = decode(view, log, self.layout_state, budget.total, self.owned_ids, memo)
         if items is None:
             return None
         limit = budget.tokens
@@ -362,9 +361,9 @@ class AutobiographicalStrategy(BaseStrategy):
             return items
         from ...views import newest_unit_start
 
-        fresh, _ = fold(view, log, lay, limit, self.pair_cost, self._owned_ids, memo)
+        fresh, _ = fold(view, log, lay, limit, self.pair_cost, self.owned_ids, memo)
         lags = self._cost(view, fresh) > limit  # not even the coarsest cover fits
-        owned, note = self._owned_ids, self._note_cost()
+        owned, note = self.owned_ids, self._note_cost()
         keep_from = min(recent_start(view, self.config.recent_window_tokens), newest_unit_start(view, len(view)))
 
         def cost(layout: Sequence[Item]) -> int:
@@ -379,7 +378,7 @@ class AutobiographicalStrategy(BaseStrategy):
         return squeeze(view, log, lay, items, targets, cost, keep_from, self.pair_cost, owned, memo, note, gap)
 
     def _note_cost(self) -> int:
-        return self._text_tokens(NOTE_PARTICIPANT, gap_note(99_999))
+        return self.message_tokens(NOTE_PARTICIPANT, gap_note(99_999))
 
     def _cost(self, view: MessageView, items: Sequence[Item]) -> int:
         """Tokens of a layout as a compile renders it (notes of omitted spans included)."""
@@ -490,8 +489,8 @@ class AutobiographicalStrategy(BaseStrategy):
             full = request_view if request_view is not None else view
             system = ctx.get_state(SYSTEM_STATE)
             tools = ctx.get_state(TOOLS_STATE) or []
-            overhead = full.tokens(0, len(full) - len(view)) + (self._text_tokens("system", system) if system else 0)
-            overhead += sum(self._text_tokens("tool", str(t)) for t in tools)
+            overhead = full.tokens(0, len(full) - len(view)) + (self.message_tokens("system", system) if system else 0)
+            overhead += sum(self.message_tokens("tool", str(t)) for t in tools)
             part_budget = cfg.summarizer_context_tokens - cfg.output_tokens(cfg.max_summary_tokens)
             part_budget = max(256, part_budget - view.tokens(reg.head_start, reg.head_end) - overhead - 600)
             unchunked = sum(view.tokens(a, b) for a, b, _, _ in reg.fills)
@@ -527,7 +526,7 @@ class AutobiographicalStrategy(BaseStrategy):
         if item.kind != "chunk" or item.chunk_id is None:
             return item
         chunk = log.chunks[item.chunk_id]
-        span = chunk_span(view, chunk, self._owned_ids)
+        span = chunk_span(view, chunk, self.owned_ids)
         if span is None:
             self._off_path.add(chunk.id)
             return None
@@ -661,14 +660,50 @@ class AutobiographicalStrategy(BaseStrategy):
     def cap_text(self, text: str, level: int, target: int) -> tuple[str, bool]:
         """``text`` cut at a line or sentence end to the level's cap (tokens); True when cut."""
         return cap_text(
-            text, self.config.level_cap(level, target), lambda t: self._text_tokens(self.config.summary_participant, t)
+            text,
+            self.config.level_cap(level, target),
+            lambda t: self.message_tokens(self.config.summary_participant, t),
         )
 
     # ---- head resets ---------------------------------------------------------------------
 
+    def transition_request(
+        self, view: MessageView, ctx: StrategyContext, request_view: MessageView | None = None
+    ) -> SummaryRequest | None:
+        """The request for a transition summary (the head, the summaries, the newest messages of
+        ``view``), or None when ``view`` is empty.
+
+        Raises:
+            OverBudgetError: as :meth:`render_plan`.
+        """
+        from .planning import transition_plan
+
+        if len(view) == 0:
+            return None
+        log = self.compression_log(ctx)
+        plan = transition_plan(self, view, log, regions(view, log, self.config.head_window_tokens))
+        return self.render_plan(plan, view, ctx, request_view)
+
+    def transition_message(
+        self, text: str | None, ctx: StrategyContext, audience: Sequence[str] | None, info: Mapping[str, Any]
+    ) -> MessageInput:
+        """The transition message: ``transition_heading`` then ``text``, from ``marker_participant``."""
+        from ...messages import MessageInput
+
+        said = EMPTY_TRANSITION if text is None else text
+        block: dict[str, Any] = {"type": "text", "text": self.config.transition_heading + said}
+        if audience is not None:
+            block["audience"] = list(audience)
+        metadata = {"context_journal": {"kind": "transition_summary", "namespace": ctx.namespace, **info}}
+        return MessageInput(self.config.marker_participant, [block], metadata)
+
     def head_record(self, message_id: str, info: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
         """The record of a head reset at ``message_id`` (written with the transition message)."""
         return f"head/{message_id}", HeadMark(message_id, time.time(), dict(info)).to_body()
+
+    def settings_record(self) -> dict[str, Any]:
+        """What a namespace records of this strategy: its name and settings."""
+        return {"strategy": self.name, "config": self.config.to_dict()}
 
     def __repr__(self) -> str:
         cfg = self.config

@@ -27,55 +27,50 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import re
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-import regex as regex_engine  # type: ignore[import-untyped]  # no stubs shipped
-
-from ._fit import RenderCache, system_head
-from ._names import clip_repr
-from .compile import Roles
-from .content import resolve_media
-from .errors import ContextJournalError, MessageNotFoundError
-from .llm.errors import ProviderRequestError
-from .llm.types import LLMMessage, LLMRequest, ToolDefinition
-from .messages import MessageInput
-from .namespaces import STRATEGY_STATE, same_strategy, strategy_record
-from .stores.base import Op
-from .stores.redaction import redactions_since
-from .strategies.autobiographical import AutobiographicalStrategy, CompressionLog, PendingItem, PendingWork, Summary
-from .strategies.autobiographical.chunking import regions
-from .strategies.autobiographical.planning import transition_plan
-from .strategies.autobiographical.records import slot_for
-from .strategies.base import CompressingStrategy, StrategyContext, SummaryRequest, SummaryResult
-from .telemetry import traced_summary_call
-from .views import MessageView, ReaderView, SliceView, StoreView
-from .wire.media import has_blob
+from .._fit import RenderCache, system_head
+from ..compile import Roles
+from ..errors import ContextJournalError
+from ..llm.errors import ProviderRequestError
+from ..llm.types import LLMRequest
+from ..namespaces import STRATEGY_STATE, same_strategy, strategy_record
+from ..stores.base import Op
+from ..stores.redaction import redactions_since
+from ..strategies.autobiographical import CompressionLog, PendingItem, PendingWork
+from ..strategies.base import (
+    CompressingStrategy,
+    HeadResettingStrategy,
+    StrategyContext,
+    SummaryRequest,
+    SummaryResult,
+)
+from ..telemetry import traced_summary_call
+from ..views import MessageView, ReaderView, SliceView, StoreView
+from .queries import SummaryQueries
+from .requests import provider_request
 
 if TYPE_CHECKING:
-    from .llm.provider import Provider
-    from .messages import MessageStore
-    from .stores.base import Store
-    from .strategies.base import Strategy
+    from ..llm.provider import Provider
+    from ..messages import MessageStore
+    from ..stores.base import Store
+    from ..strategies.base import Strategy
 
 __all__ = [
     "CompressionDriver",
+    "CompressionHost",
     "CompressionStats",
     "CompressionUnavailableError",
     "DrainProgress",
     "DrainReport",
-    "SummaryNotFoundError",
     "TickResult",
 ]
 
 
 logger = logging.getLogger("context_journal.compression")
-
-REGEX_SECONDS = 2.0
-"""The longest a summary search by pattern may run, in seconds (then ``ValueError``)."""
 
 
 class CompressionUnavailableError(ContextJournalError, TypeError):
@@ -92,22 +87,6 @@ class CompressionUnavailableError(ContextJournalError, TypeError):
             f"{what} needs a compressing strategy, but this manager uses {strategy!r}; "
             "set_strategy(AutobiographicalStrategy()) first"
         )
-
-
-class SummaryNotFoundError(ContextJournalError, KeyError):
-    """No summary with that id on this namespace and branch (summaries made on other branches after
-    the fork point are not visible here).
-
-    Attributes:
-        summary_id: The id asked for.
-    """
-
-    def __init__(self, summary_id: str) -> None:
-        self.summary_id = summary_id
-        super().__init__(f"no summary {summary_id!r} on this namespace and branch; list them with search_summaries()")
-
-    def __str__(self) -> str:
-        return str(self.args[0])
 
 
 @dataclass(frozen=True)
@@ -232,7 +211,7 @@ class DrainReport:
 
 
 class CompressionHost(Protocol):
-    """What a driver needs from its manager."""
+    """What a driver needs from its manager (``ContextManager`` hands it an adapter of its own)."""
 
     @property
     def store(self) -> Store: ...
@@ -243,9 +222,17 @@ class CompressionHost(Protocol):
     @property
     def summarizer(self) -> Provider: ...
 
-    def _strategy_context(self) -> StrategyContext: ...
+    def strategy_context(self) -> StrategyContext:
+        """The strategy's context: store, branch, namespace, reader and state of the manager."""
+        ...
 
-    def _active_strategy(self) -> Strategy: ...
+    def active_strategy(self) -> Strategy:
+        """The strategy compression works for (the manager's, or the one its namespace recorded)."""
+        ...
+
+    def reader_view(self) -> ReaderView | StoreView:
+        """The manager's view of its messages (its reader's, after checking the namespace's reader record)."""
+        ...
 
 
 def _describe(exc: BaseException) -> str:
@@ -276,21 +263,15 @@ class CompressionDriver:
         self._cache = RenderCache(size=256)
         self._log: CompressionLog | None = None
         self._recorded: str | None = None  # the strategy record this driver made sure of last
+        self.queries = SummaryQueries(self.compression_log, host.reader_view)
+        """The summary query API (list, search, get, range) over this manager's compression log."""
 
     # ---- views and state -------------------------------------------------------------------------
-
-    def _view(self) -> ReaderView | StoreView:
-        """The manager's reader view (issue 7; checks the namespace's reader record first)."""
-        make = getattr(self.host, "_reader_view", None)
-        if make is None:
-            return StoreView(self.host.messages)
-        view: ReaderView = make()
-        return view
 
     def views(self, ctx: StrategyContext) -> tuple[MessageView, MessageView]:
         """The manager's whole view (refreshed) and the part a strategy selects from (after the
         leading system messages, as ``compile`` gives it)."""
-        full = self._view()
+        full = self.host.reader_view()
         full.refresh()
         stored = ctx.roles()
         roles = Roles.from_metadata(stored) if isinstance(stored, Mapping) else Roles()
@@ -298,8 +279,8 @@ class CompressionDriver:
         return full, (SliceView(full, head) if head else full)
 
     def _setup(self) -> tuple[Strategy, StrategyContext, MessageView, MessageView]:
-        ctx = self.host._strategy_context()
-        strategy = self.host._active_strategy()
+        ctx = self.host.strategy_context()
+        strategy = self.host.active_strategy()
         strategy.load(ctx)
         full, body = self.views(ctx)
         return strategy, ctx, full, body
@@ -312,7 +293,7 @@ class CompressionDriver:
         expired = log.expired_holds(self.clock())
         if not expired:
             return []
-        ctx = self.host._strategy_context()
+        ctx = self.host.strategy_context()
         with ctx.store.transaction() as tx:
             for message_id in expired:
                 body = {"type": "hold", "message_id": message_id, "active": False, "at": self.clock(), "expired": True}
@@ -339,17 +320,12 @@ class CompressionDriver:
     def compression_log(self) -> CompressionLog:
         """The folded compression records of the manager's namespace and branch (the strategy's own
         when it compresses, else a read-only fold)."""
-        ctx = self.host._strategy_context()
-        strategy = self.host._active_strategy()
+        ctx = self.host.strategy_context()
+        strategy = self.host.active_strategy()
         if isinstance(strategy, CompressingStrategy):
             return strategy.compression_log(ctx)
         log = self._log
-        if (
-            log is None
-            or log.store is not ctx.store
-            or log.branch_id != ctx.branch_id
-            or log.namespace != ctx.namespace
-        ):
+        if log is None or not log.reads(ctx):
             log = self._log = CompressionLog(ctx.store, ctx.branch_id, ctx.namespace)
         log.refresh()
         return log
@@ -370,34 +346,8 @@ class CompressionDriver:
     # ---- requests --------------------------------------------------------------------------------
 
     def llm_request(self, request: SummaryRequest) -> LLMRequest:
-        """The provider request for a strategy's :class:`SummaryRequest` (tools from its metadata,
-        ``tool_choice="none"`` when there are tools, stored media resolved, cache markers on the system
-        prompt, the tools and the end of the head window)."""
-        meta = request.metadata
-        tools: list[ToolDefinition] = []
-        for t in meta.get("tools") or ():
-            if isinstance(t, Mapping):
-                try:
-                    tools.append(ToolDefinition.model_validate(dict(t)))
-                except ValueError:
-                    continue
-        messages = []
-        for m in request.messages:
-            content = list(m["content"])
-            if any(has_blob(b) for b in content):
-                content = resolve_media(content, self.host.store.get_blob)
-            messages.append(LLMMessage(role=m["role"], content=content, cache=bool(m.get("cache", False))))
-        keep = ("summarize_range", "target_tokens", "instruction_last", "work", "kind", "level")
-        return LLMRequest(
-            messages=messages,
-            system=request.system or "",
-            tools=tools,
-            tool_choice="none" if tools else None,
-            max_tokens=request.max_tokens,
-            metadata={k: meta[k] for k in keep if k in meta},
-            cache_system=bool(request.system),
-            cache_tools=bool(tools),
-        )
+        """The provider request for a strategy's :class:`SummaryRequest` (see :func:`.requests.provider_request`)."""
+        return provider_request(request, self.host.store.get_blob)
 
     async def _call(self, request: SummaryRequest) -> tuple[SummaryResult, float]:
         llm = self.llm_request(request)
@@ -510,9 +460,9 @@ class CompressionDriver:
         tasks on one loop): a redaction committed meanwhile may have erased text the request carried (a
         summary of it would bring the text back), and a branch switch or a new strategy leaves the result
         without the context it was asked for. The work stays pending and is asked again."""
-        if self.host._active_strategy() is not strategy:
+        if self.host.active_strategy() is not strategy:
             return "the manager's strategy changed during the call"
-        now = self.host._strategy_context()
+        now = self.host.strategy_context()
         if (now.branch_id, now.namespace) != (ctx.branch_id, ctx.namespace):
             return "the manager switched branch during the call"
         if ctx.store.head_seq() > sent_at and redactions_since(ctx.store, sent_at):
@@ -536,7 +486,7 @@ class CompressionDriver:
         self._recorded = key
 
     def _stored_summary(self, key: str) -> str | None:
-        strategy = self.host._active_strategy()
+        strategy = self.host.active_strategy()
         return strategy.summary_for_request(key) if isinstance(strategy, CompressingStrategy) else None
 
     async def adrain(
@@ -594,7 +544,7 @@ class CompressionDriver:
             summaries += result.status == "done"
             failures += result.status == "failed"
             if progress is not None:
-                ready, waiting, _, _ = self._counts(self.host._active_strategy(), True)
+                ready, waiting, _, _ = self._counts(self.host.active_strategy(), True)
                 progress(DrainProgress(units, max(0, ready + waiting - 1), result, self.stats))
             # A summarizer that never awaits (the offline one) gives the loop no point to cancel at:
             # yield once per unit, so Ctrl-C (a cancelled task) stops the drain after the unit in
@@ -603,7 +553,7 @@ class CompressionDriver:
         pending = self.pending_work()
         return DrainReport(units, summaries, failures, time.perf_counter() - started, pending, self.stats.snapshot())
 
-    # ---- holds, queries, head resets -------------------------------------------------------------
+    # ---- holds -----------------------------------------------------------------------------------
 
     def set_hold(
         self, message_id: str, active: bool, timeout_seconds: float | None = None, *, written: bool = False
@@ -618,7 +568,7 @@ class CompressionDriver:
         if active and not written:
             self.host.messages.get(message_id)
         log = self.compression_log()
-        ctx = self.host._strategy_context()
+        ctx = self.host.strategy_context()
         at = self.clock()
         body: dict[str, Any] = {"type": "hold", "message_id": message_id, "active": active, "at": at}
         if active and timeout_seconds is not None:
@@ -628,94 +578,7 @@ class CompressionDriver:
             tx.append(ctx.branch_id, log.slot, item, body, Op.EDIT if log.has_item(item) else Op.APPEND)
         log.refresh()
 
-    def summaries(self) -> list[Summary]:
-        """Every summary visible on the namespace and branch, in conversation order (finest first)."""
-        log = self.compression_log()
-        with log.lock:
-            rows = [log.with_parent(s) for s in log.summaries.values()]
-        rows.sort(key=lambda s: (s.first_sequence, s.level))
-        return rows
-
-    def search(
-        self, text: str | None = None, regex: str | re.Pattern[str] | None = None, limit: int | None = 10
-    ) -> list[Summary]:
-        """Summaries whose text holds ``text`` (case-insensitive) and matches ``regex``, newest first.
-
-        A pattern given as text runs on the ``regex`` engine with a time limit of
-        :data:`REGEX_SECONDS` for the whole search, so a pattern that backtracks without end
-        (``(\\w+\\s?)*\\d{9}``) from an MCP client or the command line cannot hold the handle; a compiled
-        ``re.Pattern`` runs as given.
-
-        Raises:
-            re.error: ``regex`` is not a valid pattern.
-            ValueError: the pattern ran longer than :data:`REGEX_SECONDS`.
-        """
-        matches: Callable[[str], bool] | None = None
-        if isinstance(regex, str):
-            re.compile(regex)  # the documented error for an invalid pattern
-            compiled = regex_engine.compile(regex)
-            deadline = time.monotonic() + REGEX_SECONDS
-            shown = clip_repr(regex)
-
-            def matches(body: str) -> bool:
-                try:
-                    return compiled.search(body, timeout=max(0.001, deadline - time.monotonic())) is not None
-                except TimeoutError:
-                    raise ValueError(
-                        f"the regex {shown} ran longer than {REGEX_SECONDS:g} s over the summaries (nested "
-                        "repeats such as (a+)+ backtrack without end); simplify it or search for text"
-                    ) from None
-
-        elif regex is not None:
-            given = regex
-            matches = lambda body: given.search(body) is not None  # noqa: E731
-        needle = text.casefold() if text else None
-        rows = sorted(self.summaries(), key=lambda s: (-s.last_sequence, s.level))
-        out = [
-            s for s in rows if (needle is None or needle in s.text.casefold()) and (matches is None or matches(s.text))
-        ]
-        return out if limit is None else out[: max(0, limit)]
-
-    def get(self, summary_id: str) -> Summary:
-        """One summary by id.
-
-        Raises:
-            SummaryNotFoundError: no such summary on this namespace and branch.
-        """
-        log = self.compression_log()
-        found = log.summaries.get(summary_id)
-        if found is None:
-            raise SummaryNotFoundError(summary_id)
-        return log.with_parent(found)
-
-    def in_range(self, start: int | str, end: int | str) -> list[Summary]:
-        """Summaries standing for any message of a range: view positions ``[start, end)`` (ints) or
-        message ids ``start..end`` inclusive (strings); coarse to fine within conversation order.
-
-        Raises:
-            MessageNotFoundError: a message id is not visible.
-            ValueError: the range is empty or reversed.
-        """
-        full = self._view()
-        full.refresh()
-
-        def seq_of(ref: int | str, is_end: bool) -> int:
-            if isinstance(ref, str):
-                found = full.index_of(ref)  # the reader's view (issue 7): another reader's message is not found
-                if found is None:
-                    raise MessageNotFoundError(ref)
-                return full.entry(found).created_sequence
-            index = min(max(ref - 1 if is_end else ref, 0), len(full) - 1)
-            return full.entry(index).created_sequence
-
-        if len(full) == 0:
-            return []
-        lo, hi = seq_of(start, False), seq_of(end, True)
-        if hi < lo:
-            raise ValueError(f"empty or reversed range {start!r}..{end!r}")
-        rows = [s for s in self.summaries() if s.first_sequence <= hi and s.last_sequence >= lo]
-        rows.sort(key=lambda s: (s.first_sequence, -s.level))
-        return rows
+    # ---- head resets -----------------------------------------------------------------------------
 
     async def areset_head_window(self, text: str | None = None) -> str:
         """Start a new head window at a transition message (see ``ContextManager.reset_head_window``).
@@ -728,19 +591,14 @@ class CompressionDriver:
         if text is not None and not text.strip():
             raise ValueError("text must be non-blank (or None to have the summarizer write it)")
         strategy, ctx, full, body = self._setup()
-        if not isinstance(strategy, AutobiographicalStrategy):
+        if not isinstance(strategy, HeadResettingStrategy):
             raise CompressionUnavailableError(getattr(strategy, "name", type(strategy).__name__), "reset_head_window")
-        cfg = strategy.config
         info: dict[str, Any] = {}
         # Issue 7: a summary made from a reader's view is that reader's; a host's own text is stored as given.
-        audience = [ctx.reader] if text is None and getattr(ctx, "reader", None) is not None else None
+        audience = [ctx.reader] if text is None and ctx.reader is not None else None
         if text is None:
-            if len(body) == 0:
-                text = "(nothing was said before this point)"
-            else:
-                log = strategy.compression_log(ctx)
-                plan = transition_plan(strategy, body, log, regions(body, log, strategy.config.head_window_tokens))
-                request = strategy.render_plan(plan, body, ctx, full)
+            request = strategy.transition_request(body, ctx, full)
+            if request is not None:
                 self.stats.calls += 1
                 started = time.perf_counter()
                 response = await self.host.summarizer.complete(self.llm_request(request))
@@ -753,14 +611,11 @@ class CompressionDriver:
                     "request_hash": request.metadata.get("request_hash"),
                     "input_tokens": response.usage.total_input_tokens,
                 }
-        content: list[dict[str, Any]] = [{"type": "text", "text": cfg.transition_heading + text}]
-        if audience is not None:
-            content[0]["audience"] = audience
-        metadata = {"context_journal": {"kind": "transition_summary", "namespace": ctx.namespace, **info}}
+        message = strategy.transition_message(text, ctx, audience, info)
         log = strategy.compression_log(ctx)
         with ctx.store.transaction() as tx:
-            mid = self.host.messages.append([MessageInput(cfg.marker_participant, content, metadata)])[0]
+            mid = self.host.messages.append([message])[0]
             item, record = strategy.head_record(mid, info)
-            tx.append(ctx.branch_id, slot_for(ctx.namespace), item, record)
+            tx.append(ctx.branch_id, log.slot, item, record)
         log.refresh()
         return mid
