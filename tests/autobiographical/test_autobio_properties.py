@@ -115,6 +115,59 @@ def _said(size: int) -> dict[str, Any]:
     return {"participant": "user", "content": [{"type": "text", "text": words(size)}]}
 
 
+def _shot(tid: str, is_error: bool = False) -> dict[str, Any]:
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG}}
+    return {
+        "type": "tool_result",
+        "tool_use_id": tid,
+        "content": [{"type": "text", "text": "shot"}, image],
+        "is_error": is_error,
+    }
+
+
+def _seen() -> dict[str, Any]:
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG}}
+    return {"participant": "user", "content": [{"type": "text", "text": "see"}, image]}
+
+
+# A second compile left out the working-state block the first one showed: once older images were priced
+# as placeholders everything fitted raw, so the block was dropped as a repeat, but the strategy kept the
+# summaries of its previous layout (the block now goes wherever summaries stand for messages).
+@example(
+    msgs=[
+        {
+            "participant": "assistant",
+            "content": [
+                {"type": "thinking", "thinking": words(28), "signature": "sigA"},
+                {"type": "text", "text": words(5)},
+            ],
+        },
+        _call(1, 1, 1, first=1),
+        _said(250),
+        _seen(),
+        _call(1, 1, first=4),
+        {
+            "participant": "tool",
+            "content": [
+                _shot("t1"),
+                _shot("t2"),
+                _shot("t3"),
+                {"type": "tool_result", "tool_use_id": "t4", "content": words(1200), "is_error": False},
+                _shot("t5", is_error=True),
+            ],
+        },
+        _said(250),
+        _seen(),
+        _said(1500),
+    ],
+    head=0,
+    recent=0,
+    chunk=60,
+    threshold=2,
+    ticks=3,
+    failures=[],
+    budgets=[4357],
+)
 # CI found a second compile that differed from the first: the stored layout named the raw middle as one
 # span to give way, the fresh fold as one span a chunk, and the compiler's loop, which stops when the
 # selection stops changing, took them for different selections (spans that touch are now joined).

@@ -202,6 +202,22 @@ def _newest_user_turn(view: MessageView, user_role: Callable[[str], bool], scan:
     return None
 
 
+def _all_raw(entries: Sequence[ContextEntry], n: int) -> bool:
+    """True when ``entries`` are raw spans showing each of positions ``0..n-1`` once (in any order:
+    a message rendered as newest moves), and nothing else."""
+    spans: list[RawSpan] = []
+    for e in entries:
+        if not isinstance(e, RawSpan):
+            return False
+        spans.append(e)
+    at = 0
+    for e in sorted(spans, key=lambda span: span.start):
+        if e.start != at:
+            return False
+        at = e.end
+    return at == n
+
+
 class LedgerStrategy(StrategyWrapper):
     """``inner`` plus the working-state block (see the module docstring).
 
@@ -273,11 +289,16 @@ class LedgerStrategy(StrategyWrapper):
     def select(self, view: MessageView, budget: Budget) -> Selection:
         """The wrapped strategy's selection with the ledger pair placed among its entries."""
         whole = view.tokens(0, len(view))
-        if whole <= budget.tokens:  # everything fits raw: the block would only repeat it, but for facts
+        # Everything fits raw and the strategy shows it so: the block would only repeat it, but for facts.
+        # (A strategy may still show summaries where everything would fit: the autobiographical one keeps
+        # the layout of its previous compile. The block is then shown as whenever summaries stand for
+        # messages, so that compiling again gives the same context.)
+        plain = self.inner.select(view, budget) if whole <= budget.tokens else None
+        if plain is not None and _all_raw(plain.entries, len(view)):
             self.block = None
             facts = self._facts_only(budget.tokens // 2) if self.state.facts else None
             if facts is None:
-                return self.inner.select(view, budget)
+                return plain
             pair, cost = facts  # the facts keep their room: the strategy cuts messages for it if it must
             self.block = str(pair[1].content[0]["text"])
             selection = self.inner.select(view, replace(budget, tokens=max(0, budget.tokens - cost)))
