@@ -34,7 +34,7 @@ attributes that say where the fault is, and its message says what to do instead:
     │   └── HeadKeyRequiredError           an append without the head key after a signed head
     ├── StrategyInitError                  (branching.py) a strategy failed to initialise; the old one stays
     ├── SummaryNotFoundError     (compression/queries.py) no summary with that id here (also a KeyError)
-    ├── CompressionUnavailableError (compression/driver.py) the strategy does not compress (also a TypeError)
+    ├── CompressionUnavailableError (compression/driver.py) the strategy cannot reset its head window (also a TypeError)
     ├── ReaderError                        (readers.py) a reader the namespace or branch refuses
     │   ├── ReaderConflictError            the namespace records another reader (names both)
     │   └── StaleReaderError               another handle claimed the namespace since this manager opened

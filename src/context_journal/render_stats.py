@@ -16,6 +16,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .compression.queries import SummaryNotFoundError
+
 if TYPE_CHECKING:
     from .compile import CompileResult
     from .manager import ContextManager
@@ -143,12 +145,15 @@ def shape_of(cm: ContextManager, result: CompileResult) -> Shape:
     log = cm.compression.compression_log()
     with log.lock:
         chunk_ids = [mid for chunk in log.chunks.values() for mid in chunk.ids]
-    rendered: dict[str, Summary] = {}
+    rendered: dict[str, Summary | None] = {}
     for m in result.messages:
         for s in m.sources:
             if s.kind == "summary" and s.id not in rendered:
-                rendered[s.id] = cm.get_summary(s.id)
-    bounds = _middle_bounds(index, chunk_ids, rendered.values())
+                try:
+                    rendered[s.id] = cm.get_summary(s.id)
+                except SummaryNotFoundError:  # a strategy of another package keeps its summaries itself
+                    rendered[s.id] = None
+    bounds = _middle_bounds(index, chunk_ids, [s for s in rendered.values() if s is not None])
 
     def raw_kind(i: int) -> str:
         if bounds is None:
@@ -178,6 +183,8 @@ def shape_of(cm: ContextManager, result: CompileResult) -> Shape:
                 summary = rendered[ref.id]
                 if ref.id not in last.summary_ids:
                     last.summary_ids.append(ref.id)
+                if summary is None:
+                    continue  # not in the compression log: what it stands for is not known here
                 lo, hi = index.get(summary.first_message_id), index.get(summary.last_message_id)
                 if lo is not None and hi is not None:
                     _extend(last, range(lo, hi + 1), ids)

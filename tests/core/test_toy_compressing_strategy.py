@@ -28,6 +28,7 @@ from context_journal.strategies import (
     RenderedEntry,
     Selection,
     StrategyContext,
+    SummaryRef,
     SummaryRequest,
     SummaryResult,
 )
@@ -113,7 +114,12 @@ class BlockSummaries(BaseStrategy):
                 break
             text = self.summaries[start]
             entries.append(
-                RenderedEntry("Context Manager", ({"type": "text", "text": text},), covers=(start, start + self.block))
+                RenderedEntry(
+                    "Context Manager",
+                    ({"type": "text", "text": text},),
+                    covers=(start, start + self.block),
+                    summaries=(SummaryRef(f"block:{start}", 1),),
+                )
             )
             raw_from = start + self.block
         if raw_from < n:
@@ -139,6 +145,12 @@ def test_a_third_party_strategy_compresses_through_tick_and_drain() -> None:
     texts = [b.get("text", "") for m in result.messages for b in m.content]
     assert sum("They talked about the harbour." in t for t in texts) == 3
     assert any("turn 35" in t for t in texts) and not any("turn 3 about" in t for t in texts)
+    # Its summaries are not in the compression log the summary API reads: the render statistics still
+    # count them as a summary part (a review found render_stats raising SummaryNotFoundError).
+    shape = cm.render_stats(result)
+    assert shape is not None
+    (part,) = [p for p in shape.parts if p.kind == "summary"]
+    assert part.level == 1 and part.summary_ids == ["block:0", "block:10", "block:20"]
     # Nine more messages complete no block outside the raw tail yet; the tenth completes the fourth.
     for i in range(36, 45):
         cm.add_message("user" if i % 2 == 0 else "assistant", f"turn {i} about the nets")

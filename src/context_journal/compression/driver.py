@@ -74,8 +74,9 @@ logger = logging.getLogger("context_journal.compression")
 
 
 class CompressionUnavailableError(ContextJournalError, TypeError):
-    """The manager's strategy does not compress (e.g. passthrough); set an autobiographical or
-    knowledge strategy first.
+    """The manager's strategy cannot do what was asked (``reset_head_window`` needs a
+    :class:`~context_journal.strategies.base.HeadResettingStrategy`: the autobiographical or knowledge
+    strategy, not passthrough or windowed); set one first.
 
     Attributes:
         strategy: The strategy's name.
@@ -84,8 +85,8 @@ class CompressionUnavailableError(ContextJournalError, TypeError):
     def __init__(self, strategy: str, what: str) -> None:
         self.strategy = strategy
         super().__init__(
-            f"{what} needs a compressing strategy, but this manager uses {strategy!r}; "
-            "set_strategy(AutobiographicalStrategy()) first"
+            f"{what} needs a strategy that resets its head window (a HeadResettingStrategy, such as the "
+            f"autobiographical one), but this manager uses {strategy!r}; set_strategy(AutobiographicalStrategy()) first"
         )
 
 

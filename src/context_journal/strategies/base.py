@@ -352,6 +352,12 @@ class CompressingStrategy(Strategy, Protocol):
     ``compression_log`` gives the folded records (summaries, holds) the summary queries and hold
     expiry read. :class:`~context_journal.strategies.AutobiographicalStrategy` is one; a strategy of
     another package that implements these compresses through the same driver.
+
+    Retries are the strategy's: ``record_result`` with an error must move the work out of the ready
+    queue (waiting with a retry time in ``pending_counts``, or stuck after its last attempt), else
+    ``drain`` asks again at once, without end. The summary queries, ``render_stats`` and the summaries
+    in a compile's ``parts`` read the summaries the :class:`CompressionLog` holds; a strategy that keeps
+    its summaries elsewhere is compressed and compiled alike, but its summaries are not listed there.
     """
 
     def prepare(
