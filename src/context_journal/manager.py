@@ -1624,6 +1624,9 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         matches ``regex``; newest first. Both None lists every summary; ``limit=None`` returns all.
 
         Raises:
+            TypeError: ``text`` is not a string or None, or ``regex`` not a string, pattern or None.
+            ValueError: ``limit`` is not None or an integer >= 1, or ``regex`` ran longer than
+                :data:`~context_journal.compression.REGEX_SECONDS`.
             re.error: ``regex`` is not a valid pattern.
         """
         return self.compression.queries.search(text, regex, limit)

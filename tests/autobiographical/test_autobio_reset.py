@@ -7,6 +7,9 @@ from pathlib import Path
 
 import pytest
 from autobio_helpers import add, chat, check, chunks, echo_summarizer, manager, tool_chat
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from context_journal.compression import CompressionUnavailableError
 from context_journal.manager import ContextManager
@@ -83,3 +86,33 @@ def test_a_failed_transition_writes_nothing() -> None:
         cm.reset_head_window("   ")
     with pytest.raises(CompressionUnavailableError):
         ContextManager.open("memory:").reset_head_window("x")
+
+
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    before=st.integers(1, 24),
+    drained=st.integers(0, 24),
+    after=st.integers(0, 12),
+    tools=st.booleans(),
+)
+@example(before=20, drained=0, after=4, tools=False)  # a reset right after appends, nothing chunked yet
+def test_every_message_before_a_reset_head_is_chunked_by_the_next_drain(
+    before: int, drained: int, after: int, tools: bool
+) -> None:
+    """The old topic is chunked at the first drain after a reset, however much of it was chunked
+    before and however little the new topic holds (it stayed unchunked, and compiles excerpted it,
+    until the new topic closed its first chunk)."""
+    old = tool_chat(before) if tools else chat(before, 30)
+    cm = manager(old[: min(drained, len(old))], summarizer=echo_summarizer("s"), **CFG)
+    cm.drain()
+    add(cm, old[min(drained, len(old)) :])
+    mid = cm.reset_head_window("Next topic.")
+    add(cm, chat(after, 30, start=500))
+    cm.drain()
+    order = [m.id for m in cm.get_all_messages()]
+    covered: set[int] = set()
+    for c in chunks(cm):
+        covered.update(range(order.index(c.first_id), order.index(c.last_id) + 1))
+    assert set(range(order.index(mid))) <= covered
+    assert cm.pending_work().ready == ()
+    check(cm, cm.compile(3_000))

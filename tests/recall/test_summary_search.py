@@ -474,3 +474,27 @@ def test_a_pattern_that_backtracks_without_end_is_stopped_with_a_clear_error(mon
     with pytest.raises(re.error):
         cm.search_summaries(regex="(unclosed", limit=None)
     assert cm.search_summaries(regex=re.compile("lighthouse"), limit=None)  # a compiled pattern runs as given
+
+
+@pytest.mark.parametrize(
+    ("args", "error", "match"),
+    [
+        ((5,), TypeError, "text must be a string or None, got int"),
+        ((b"lighthouse",), TypeError, "got bytes"),
+        ((None, 7), TypeError, "regex must be a string"),
+        ((None, None, -1), ValueError, "limit must be None"),
+        ((None, None, 0), ValueError, "limit must be None"),
+        ((None, None, True), ValueError, "limit must be None"),
+        ((None, None, 2.5), ValueError, "limit must be None"),
+    ],
+)
+def test_summary_search_arguments_of_the_wrong_kind_are_named(args: tuple[Any, ...], error: type, match: str) -> None:
+    """A wrong argument to ``search_summaries`` is a typed error naming it (an int query raised
+    AttributeError from inside the filter, a negative or bool limit was taken as a slice)."""
+    cm = ContextManager.open("memory:", strategy=AutobiographicalStrategy(**CFG))
+    for i in range(40):
+        cm.add_message("user" if i % 2 == 0 else "assistant", f"note {i}: the lighthouse keeper logs ship {i}.")
+    cm.drain(wait=False)
+    assert len(cm.search_summaries("lighthouse", limit=1)) == 1
+    with pytest.raises(error, match=match):
+        cm.search_summaries(*args)

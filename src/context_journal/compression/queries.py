@@ -68,9 +68,17 @@ class SummaryQueries:
         ``re.Pattern`` runs as given.
 
         Raises:
+            TypeError: ``text`` is not a string or None, or ``regex`` not a string, pattern or None.
+            ValueError: ``limit`` is not None or an integer >= 1, or the pattern ran longer than
+                :data:`REGEX_SECONDS`.
             re.error: ``regex`` is not a valid pattern.
-            ValueError: the pattern ran longer than :data:`REGEX_SECONDS`.
         """
+        if text is not None and not isinstance(text, str):
+            raise TypeError(f"text must be a string or None, got {type(text).__name__}")
+        if regex is not None and not isinstance(regex, str | re.Pattern):
+            raise TypeError(f"regex must be a string, a compiled pattern or None, got {type(regex).__name__}")
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+            raise ValueError(f"limit must be None (every summary) or an integer >= 1, got {limit!r}")
         matches: Callable[[str], bool] | None = None
         if isinstance(regex, str):
             re.compile(regex)  # the documented error for an invalid pattern
@@ -95,7 +103,7 @@ class SummaryQueries:
         out = [
             s for s in rows if (needle is None or needle in s.text.casefold()) and (matches is None or matches(s.text))
         ]
-        return out if limit is None else out[: max(0, limit)]
+        return out if limit is None else out[:limit]
 
     def get(self, summary_id: str) -> Summary:
         """One summary by id.

@@ -344,6 +344,12 @@ def regions(view: MessageView, log: CompressionLog, head_tokens: int) -> Regions
         left = view.index_at_sequence(prev.last_seq + 1) if prev is not None else 0
         if start > left:
             gaps.append((left, start, prev.id if prev is not None else None, chunk.id))
+    # Before a reset head, no chunk may follow yet (the new topic has not filled one): the messages
+    # between the last chunk (or the first message) and the head are a closed gap all the same, else
+    # the old topic stays unchunked until the new one closes its first chunk.
+    left = view.index_at_sequence(last.last_seq + 1) if last is not None else 0
+    if left < hs:
+        gaps.append((left, hs, last.id if last is not None else None, None))
     fills: list[tuple[int, int, str | None, str | None]] = []
     for a, b, left_id, right_id in gaps:
         for lo, hi in ((a, min(b, hs)), (max(a, he), min(b, frontier))):
