@@ -31,7 +31,14 @@ from .compile import (
     Roles,
     compile_context,
 )
-from .compression import CompressionDriver, CompressionStats, DrainProgress, DrainReport, TickResult
+from .compression import (
+    CompressionDriver,
+    CompressionStats,
+    CompressionUnavailableError,
+    DrainProgress,
+    DrainReport,
+    TickResult,
+)
 from .compression.queue import CompressionDelegatedError, enqueue
 from .content import ContentInput, resolve_media, validate_content
 from .errors import MalformedContentError, MessageNotFoundError, RedactionError, ViewFilterError
@@ -72,7 +79,7 @@ from .strategies import (
 )
 from .strategies.autobiographical import SYSTEM_STATE, TOOLS_STATE
 from .strategies.autobiographical.records import StaleMark, slot_for
-from .strategies.base import BaseStrategy
+from .strategies.base import HOT_CONTEXT_STATE, BaseStrategy, HotContextStrategy
 from .strategies.newest import NEWEST_STATE, NewestStrategy, newest_ids
 from .strategies.pinned import PINS_STATE, PinnedStrategy, pinned_ids
 from .tokens import Calibration, EstimatingCounter, TokenCounter, check_token_count, content_mix
@@ -1600,6 +1607,56 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         """The ids marked with :meth:`render_as_newest` on this namespace and branch, in the order marked
         (that is the order they are rendered in)."""
         return list(newest_ids(self._strategy_context().get_state(NEWEST_STATE)))
+
+    def set_hot_context(self, **changes: int) -> int:
+        """Change the strategy's windows at run time on this namespace and branch: the raw head
+        (``head_window_tokens``) and recent (``recent_window_tokens``) windows and the size of the chunks
+        prepared for summarising (``target_chunk_tokens``), in tokens. The change is a state record of the
+        branch (a fork inherits it, every change is in the history) applied over the settings the strategy
+        was built with by every handle that loads it (the CLI, the MCP server, the workers, a reopen);
+        settings not named keep their recorded value. Chunks closed before the change keep their size;
+        the next compile and tick follow the new windows. Returns the sequence of the state record
+        written (0 when nothing changed).
+
+        Raises:
+            CompressionUnavailableError: the strategy has no windows to change (it is no
+                :class:`~context_journal.strategies.base.HotContextStrategy`).
+            TypeError: a name that is not a hot-context setting (the message lists them).
+            ValueError: no setting named, or a value the strategy's settings refuse; nothing is written.
+        """
+        self._claim_if_pending()
+        strategy = self.strategy
+        if not isinstance(strategy, HotContextStrategy):
+            name = getattr(strategy, "name", type(strategy).__name__)
+            raise CompressionUnavailableError(name, "set_hot_context", "a strategy with windows (a HotContextStrategy")
+        if not changes:
+            raise ValueError("name at least one setting to change, e.g. set_hot_context(recent_window_tokens=8000)")
+        strategy.check_hot_context(changes)
+        ctx = self._strategy_context()
+        with self._store.transaction() as tx:
+            tx.lock_journal(f"{self._namespace}/{HOT_CONTEXT_STATE}")  # no concurrent change is lost
+            stored = ctx.get_state(HOT_CONTEXT_STATE)
+            old = dict(stored) if isinstance(stored, Mapping) else {}
+            new = {**old, **changes}
+            strategy.check_hot_context(new)
+            seq = 0 if new == old else tx.put_state(ctx.branch_id, ctx.key(HOT_CONTEXT_STATE), new)
+        strategy.load(ctx)
+        return seq
+
+    def hot_context(self) -> dict[str, int]:
+        """The strategy's window settings in use on this namespace and branch, in tokens (the recorded
+        :meth:`set_hot_context` changes over the settings it was built with).
+
+        Raises:
+            CompressionUnavailableError: the strategy has no windows (no
+                :class:`~context_journal.strategies.base.HotContextStrategy`).
+        """
+        strategy = self.strategy
+        if not isinstance(strategy, HotContextStrategy):
+            name = getattr(strategy, "name", type(strategy).__name__)
+            raise CompressionUnavailableError(name, "hot_context", "a strategy with windows (a HotContextStrategy")
+        strategy.load(self._strategy_context())
+        return strategy.hot_context()
 
     def _write_pins(self, change: Callable[[list[str]], list[str]]) -> int:
         return self._write_state_ids(PINS_STATE, change)

@@ -183,3 +183,15 @@ def recorded_config(recorded: dict[str, Any] | None, name: str, overflow: str = 
         return AutobiographicalConfig(**{**recorded["config"], "overflow": overflow})
     except (TypeError, ValueError):
         return None
+
+
+def recorded_compressing_strategy(recorded: dict[str, Any] | None) -> Any:
+    """A new instance of the compressing strategy ``compress`` recorded (``recorded``: :func:`recorded_strategy`'s
+    value) with its settings; the autobiographical strategy with default settings when it recorded none
+    (or one this version cannot read). What the command line and the MCP server change windows on."""
+    from .strategies import COMPRESSING_STRATEGY_NAMES, strategy_by_name
+
+    name = recorded.get("strategy") if recorded else None
+    if name not in COMPRESSING_STRATEGY_NAMES:
+        return strategy_by_name("autobiographical")
+    return strategy_by_name(str(name), recorded_config(recorded, str(name)))

@@ -5,21 +5,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
-from typer.testing import CliRunner
+from cli_helpers import SESSION, cli_json, runner
 
 from context_journal.cli import app
-
-runner = CliRunner()
-
-SESSION = "claude-code-sessions/4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
-
-
-def cli_json(*args: str) -> Any:
-    res = runner.invoke(app, [*args, "--json"])
-    assert res.exit_code == 0, res.output
-    return json.loads(res.stdout)
 
 
 def test_pin_unpin_and_compile_on_a_claude_code_session(tmp_path: Path, data_dir: Path) -> None:

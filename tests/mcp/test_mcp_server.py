@@ -296,6 +296,37 @@ def test_pin_tools_keep_a_message_raw_in_compiles(mode: str) -> None:
 
 
 @pytest.mark.parametrize("mode", MODES)
+def test_hot_context_tools_change_the_windows_of_the_branch(mode: str) -> None:
+    store = _search_store()
+    server, backend = build_server(store)
+
+    async def body(client: Client) -> None:
+        first = await call(client, "get_hot_context")
+        assert first == {
+            "changed": False,
+            "sequence": None,
+            "hot_context": {"head_window_tokens": 600, "recent_window_tokens": 1200, "target_chunk_tokens": 480},
+        }  # the autobiographical strategy sized for 4,000 tokens, as compress gives a namespace without one
+        out = await call(client, "set_hot_context", recent_window_tokens=300, target_chunk_tokens=200)
+        assert out["changed"] and out["sequence"] > 0
+        assert out["hot_context"] == {
+            "head_window_tokens": 600,
+            "recent_window_tokens": 300,
+            "target_chunk_tokens": 200,
+        }
+        assert (await call(client, "set_hot_context", recent_window_tokens=300))["changed"] is False
+        assert (await call(client, "get_hot_context"))["hot_context"]["recent_window_tokens"] == 300
+        assert "give at least one" in await fail(client, "set_hot_context")
+        assert "greater than or equal to 1" in await fail(client, "set_hot_context", target_chunk_tokens=0)
+        assert "no namespace 'other'" in await fail(client, "get_hot_context", namespace="other")
+
+    run(body, server, mode)
+    backend.close()
+    reopened = ContextManager.open(store=store, strategy="autobiographical")  # a host's handle applies it too
+    assert reopened.hot_context()["recent_window_tokens"] == 300
+
+
+@pytest.mark.parametrize("mode", MODES)
 def test_hold_tools_and_add_message_hold(mode: str) -> None:
     store = _search_store()
     server, backend = build_server(store)
@@ -454,6 +485,8 @@ def test_tools_list_matches_the_snapshot() -> None:
         "search_summary_text",
         "pin_message",
         "unpin_message",
+        "set_hot_context",
+        "get_hot_context",
         "hold_compression",
         "release_compression",
         "list_pins",

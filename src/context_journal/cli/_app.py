@@ -374,11 +374,15 @@ def with_manager(
     branch: str | None,
     act: Callable[[ContextManager], T],
     reader: str | None = None,
+    *,
+    compressing: bool = False,
 ) -> T:
     """``act(manager)`` on the namespace and branch of an existing store (the current CLI branch when
     ``branch`` is None; an isolated namespace reads its own slot) as ``reader`` (None: no reader; refused
-    on a namespace that belongs to one), library errors turned into messages."""
+    on a namespace that belongs to one), library errors turned into messages. With ``compressing`` the
+    manager has the compressing strategy ``compress`` recorded (else the autobiographical one)."""
     from ..manager import ContextManager
+    from ..namespaces import recorded_compressing_strategy, recorded_strategy
 
     with fail_on_library_errors():
         st = existing_store(store)
@@ -386,8 +390,9 @@ def with_manager(
             branch = cli_branch(st, branch)
             require_target(st, namespace, branch, reader)
             isolate = namespace_is_isolated(st, namespace)
+            strategy = recorded_compressing_strategy(recorded_strategy(st, namespace, branch)) if compressing else None
             with ContextManager.open(
-                store=st, namespace=namespace, isolate=isolate, branch=branch, view_reader=reader
+                store=st, namespace=namespace, isolate=isolate, branch=branch, view_reader=reader, strategy=strategy
             ) as cm:
                 return act(cm)
         finally:

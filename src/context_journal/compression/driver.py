@@ -75,18 +75,21 @@ logger = logging.getLogger("context_journal.compression")
 
 class CompressionUnavailableError(ContextJournalError, TypeError):
     """The manager's strategy cannot do what was asked (``reset_head_window`` needs a
-    :class:`~context_journal.strategies.base.HeadResettingStrategy`: the autobiographical or knowledge
+    :class:`~context_journal.strategies.base.HeadResettingStrategy`, ``set_hot_context`` a
+    :class:`~context_journal.strategies.base.HotContextStrategy`: the autobiographical or knowledge
     strategy, not passthrough or windowed); set one first.
 
     Attributes:
         strategy: The strategy's name.
     """
 
-    def __init__(self, strategy: str, what: str) -> None:
+    def __init__(
+        self, strategy: str, what: str, needs: str = "a strategy that resets its head window (a HeadResettingStrategy"
+    ) -> None:
         self.strategy = strategy
         super().__init__(
-            f"{what} needs a strategy that resets its head window (a HeadResettingStrategy, such as the "
-            f"autobiographical one), but this manager uses {strategy!r}; set_strategy(AutobiographicalStrategy()) first"
+            f"{what} needs {needs}, such as the autobiographical one), but this manager uses {strategy!r}; "
+            "set_strategy(AutobiographicalStrategy()) first"
         )
 
 

@@ -40,6 +40,7 @@ from .tools import (
     CompiledContext,
     CompressResult,
     HoldsResult,
+    HotContextResult,
     MessageSearchResult,
     PinsResult,
     RedactResult,
@@ -499,6 +500,40 @@ def build_server(
     ) -> PinsResult:
         """Unpin a message; compiles treat it like any other again."""
         return _call(lambda: backend.pin_message(message_id, False, namespace, branch))
+
+    @tool(_APPEND)
+    def set_hot_context(
+        head_window_tokens: Annotated[
+            int | None, Field(strict=True, ge=0, le=MAX_TOKEN_COUNT, description="The raw head window, in tokens.")
+        ] = None,
+        recent_window_tokens: Annotated[
+            int | None, Field(strict=True, ge=0, le=MAX_TOKEN_COUNT, description="The raw recent window, in tokens.")
+        ] = None,
+        target_chunk_tokens: Annotated[
+            int | None,
+            Field(strict=True, ge=1, le=MAX_TOKEN_COUNT, description="The size of chunks prepared for summarising."),
+        ] = None,
+        namespace: Namespace = None,
+        branch: Branch = ROOT_BRANCH,
+    ) -> HotContextResult:
+        """Change the windows of the namespace's compressing strategy at run time (what stays raw at the
+        head and the end, and the size of the chunks made next), as a record of the branch that every
+        compile and compression of it applies; settings not given keep their value. Chunks closed before
+        keep their size."""
+        given = {
+            "head_window_tokens": head_window_tokens,
+            "recent_window_tokens": recent_window_tokens,
+            "target_chunk_tokens": target_chunk_tokens,
+        }
+        changes = {name: value for name, value in given.items() if value is not None}
+        if not changes:
+            raise ToolError("give at least one of head_window_tokens, recent_window_tokens, target_chunk_tokens")
+        return _call(lambda: backend.hot_context(changes, namespace, branch))
+
+    @tool(_READ_ONLY)
+    def get_hot_context(namespace: Namespace = None, branch: Branch = ROOT_BRANCH) -> HotContextResult:
+        """The windows of the namespace's compressing strategy in use on the branch, in tokens."""
+        return _call(lambda: backend.hot_context({}, namespace, branch))
 
     @tool(_APPEND)
     def hold_compression(

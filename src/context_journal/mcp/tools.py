@@ -135,6 +135,23 @@ class HoldsResult(BaseModel):
     held: list[str]
 
 
+class HotContextResult(BaseModel):
+    """Result of ``set_hot_context`` and ``get_hot_context``.
+
+    Attributes:
+        changed: True when the call wrote a change (False: already so, or a reading).
+        sequence: Store sequence of the state record written, when one was.
+        hot_context: The window settings in use, in tokens (``head_window_tokens``,
+            ``recent_window_tokens``, ``target_chunk_tokens``).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    changed: bool
+    sequence: int | None
+    hot_context: dict[str, int]
+
+
 class PinsResult(BaseModel):
     """Result of ``pin_message``, ``unpin_message`` and ``list_pins``.
 
@@ -768,6 +785,22 @@ class ToolBackend:
             cm = self._manager(namespace, branch)
             seq = cm.pin(message_id) if pinned else cm.unpin(message_id)
             return PinsResult(changed=seq > 0, sequence=seq or None, pins=cm.pins())
+
+    def hot_context(
+        self, changes: Mapping[str, int], namespace: str | None = None, branch: str = ROOT_BRANCH
+    ) -> HotContextResult:
+        """``ContextManager.set_hot_context(**changes)`` (nothing written when ``changes`` is empty) on the
+        namespace's recorded compressing strategy (else the autobiographical one), then ``hot_context()``.
+
+        Raises:
+            TypeError: a setting that cannot change at run time.
+            ValueError: a value the strategy's settings refuse.
+        """
+        with self._manager_lock:
+            cm = self._manager(namespace, branch, write=bool(changes))
+            self._compressing(cm, namespace, branch, None)
+            seq = cm.set_hot_context(**changes) if changes else 0
+            return HotContextResult(changed=seq > 0, sequence=seq or None, hot_context=cm.hot_context())
 
     def hold_compression(
         self,

@@ -42,11 +42,13 @@ if TYPE_CHECKING:
     from .autobiographical.work import PendingWork
 
 __all__ = [
+    "HOT_CONTEXT_STATE",
     "BaseStrategy",
     "Budget",
     "CompressingStrategy",
     "ContextEntry",
     "HeadResettingStrategy",
+    "HotContextStrategy",
     "RawSpan",
     "RecordedStrategy",
     "RenderedEntry",
@@ -412,6 +414,33 @@ class HeadResettingStrategy(CompressingStrategy, Protocol):
 
     def head_record(self, message_id: str, info: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
         """``(item, body)`` of the compression record marking a head reset at ``message_id``."""
+        ...
+
+
+HOT_CONTEXT_STATE = "strategy/hot_context"
+"""Namespace state on a branch: ``{setting: tokens}``, the window sizes changed at run time
+(``ContextManager.set_hot_context``). A :class:`HotContextStrategy` applies it over its own settings at
+every :meth:`~Strategy.load`, so every handle of the branch (the CLI, the MCP server, the workers) uses
+the same windows; a fork inherits it."""
+
+
+@runtime_checkable
+class HotContextStrategy(Strategy, Protocol):
+    """A strategy whose windows (what it keeps raw, and the size of the chunks it prepares for
+    summarising) can change at run time, recorded per branch in :data:`HOT_CONTEXT_STATE`. Its
+    :meth:`~Strategy.load` applies the recorded sizes over the settings it was built with."""
+
+    def hot_context(self) -> dict[str, int]:
+        """Every window setting it has, in tokens, as the last :meth:`~Strategy.load` applied them."""
+        ...
+
+    def check_hot_context(self, changes: Mapping[str, Any]) -> None:
+        """Refuse ``changes`` (``{setting: tokens}``) it could not apply.
+
+        Raises:
+            TypeError: a name that is not one of its window settings.
+            ValueError: a value out of the setting's range.
+        """
         ...
 
 

@@ -12,10 +12,11 @@ from __future__ import annotations
 from .config import AutobiographicalConfig
 from .records import Attempt, ChunkRecord, HeadMark, PartRecord, Summary, slot_for
 from .state import CompressionLog
-from .strategy import INHERIT_STATE, SYSTEM_STATE, TOOLS_STATE, AutobiographicalStrategy
+from .strategy import HOT_SETTINGS, INHERIT_STATE, SYSTEM_STATE, TOOLS_STATE, AutobiographicalStrategy
 from .work import PendingItem, PendingWork, WorkItem
 
 __all__ = [
+    "HOT_SETTINGS",
     "INHERIT_STATE",
     "SYSTEM_STATE",
     "TOOLS_STATE",

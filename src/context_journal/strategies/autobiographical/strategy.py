@@ -25,6 +25,7 @@ choke point where a reader-scoped manager can record what compression may have r
 from __future__ import annotations
 
 import itertools
+import logging
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from itertools import pairwise
@@ -32,7 +33,16 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import OverBudgetError
 from ...stores.base import Op
-from ..base import BaseStrategy, Budget, RawSpan, Selection, StrategyContext, SummaryRequest, SummaryResult
+from ..base import (
+    HOT_CONTEXT_STATE,
+    BaseStrategy,
+    Budget,
+    RawSpan,
+    Selection,
+    StrategyContext,
+    SummaryRequest,
+    SummaryResult,
+)
 from .chunking import (
     Layout,
     Regions,
@@ -60,7 +70,13 @@ if TYPE_CHECKING:
     from ...tokens import TokenCounter
     from ...views import MessageView
 
-__all__ = ["INHERIT_STATE", "SYSTEM_STATE", "TOOLS_STATE", "AutobiographicalStrategy"]
+__all__ = ["HOT_SETTINGS", "INHERIT_STATE", "SYSTEM_STATE", "TOOLS_STATE", "AutobiographicalStrategy"]
+
+logger = logging.getLogger("context_journal.compression")
+
+HOT_SETTINGS = ("head_window_tokens", "recent_window_tokens", "target_chunk_tokens")
+"""The settings ``set_hot_context`` may change at run time: the raw head and recent windows, and the size
+of the chunks prepared for summarising (chunks closed before the change keep their size)."""
 
 INHERIT_STATE = "compression/inherit"
 """Namespace state ``{"namespace": str, "as_of": int}``: fold that namespace's records up to ``as_of``
@@ -116,7 +132,11 @@ class AutobiographicalStrategy(BaseStrategy):
 
     def __init__(self, config: AutobiographicalConfig | None = None, **overrides: Any) -> None:
         base = config or AutobiographicalConfig()
-        self.config = base.with_(**overrides) if overrides else base
+        self.base_config = base.with_(**overrides) if overrides else base
+        """The settings it was built with (what :meth:`settings_record` records)."""
+        self.config = self.base_config
+        """The settings in use: :attr:`base_config` with the branch's hot context (:meth:`load`) over it."""
+        self._hot: dict[str, int] = {}
         self._log: CompressionLog | None = None
         self._counter: TokenCounter | None = None
         self._owned: dict[str, frozenset[str]] = {}
@@ -138,8 +158,43 @@ class AutobiographicalStrategy(BaseStrategy):
         """Fold the records written since the last look on the context's namespace and branch (nothing
         is read when the store has not changed; a new branch or store starts a fresh fold), and the
         layout the last compile chose (``stable_prefix``)."""
+        self._apply_hot_context(ctx.get_state(HOT_CONTEXT_STATE))
         self.compression_log(ctx)
         self.layout_state = ctx.get_state(LAYOUT_STATE) if self.config.stable_prefix else None
+
+    def hot_context(self) -> dict[str, int]:
+        """The window settings in use, in tokens (:data:`HOT_SETTINGS`), as the last :meth:`load` applied them."""
+        return {name: getattr(self.config, name) for name in HOT_SETTINGS}
+
+    def check_hot_context(self, changes: Mapping[str, Any]) -> None:
+        """Refuse window settings it could not apply.
+
+        Raises:
+            TypeError: a name that is not in :data:`HOT_SETTINGS` (the message lists them).
+            ValueError: a value :class:`AutobiographicalConfig` refuses.
+        """
+        unknown = sorted(set(changes) - set(HOT_SETTINGS))
+        if unknown:
+            raise TypeError(
+                f"{', '.join(map(repr, unknown))} cannot change at run time; the hot-context settings are "
+                + ", ".join(HOT_SETTINGS)
+            )
+        self.base_config.with_(**changes)
+
+    def _apply_hot_context(self, recorded: Any) -> None:
+        """Use :attr:`base_config` with ``recorded`` (the branch's :data:`HOT_CONTEXT_STATE`) over it. A
+        record this version cannot apply (another version's, or edited by hand) is ignored with a warning."""
+        changes = dict(recorded) if isinstance(recorded, Mapping) else {}
+        if changes == self._hot:
+            return
+        try:
+            self.check_hot_context(changes)
+            config = self.base_config.with_(**changes)
+        except (TypeError, ValueError) as exc:
+            logger.warning("hot-context record %r ignored: %s", changes, exc)
+            config = self.base_config
+        self._hot, self.config = changes, config
+        self._queue, self._report = None, None  # due chunks and pending work follow the windows
 
     def reset(self) -> None:
         """Forget the folded compression log and layout (a redaction erased summaries it may hold): the
@@ -703,7 +758,7 @@ class AutobiographicalStrategy(BaseStrategy):
 
     def settings_record(self) -> dict[str, Any]:
         """What a namespace records of this strategy: its name and settings."""
-        return {"strategy": self.name, "config": self.config.to_dict()}
+        return {"strategy": self.name, "config": self.base_config.to_dict()}
 
     def __repr__(self) -> str:
         cfg = self.config
