@@ -1,4 +1,4 @@
-"""Names of the provider-side block types (issue 18), shared by the content model and the token estimate
+"""Names of the provider-side block types, shared by the content model and the token estimate
 (which the content model imports, so neither can hold them for the other)."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Which CJK unified ideographs (U+4E00-9FFF) ``cl100k_base`` encodes alone as one token and which as
 three (the rest as two): the token estimate prices an ideograph by that count, so text of frequent
 characters (Mandarin prose) and text of rarer ones (Cantonese particles, names, classical text) are
-both priced within bounds (issue 13 review: Cantonese was estimated at 0.71x).
+both priced within bounds (Cantonese was once estimated at 0.71x).
 
 Generated from tiktoken's ``cl100k_base`` ranks (MIT licence) by
 ``tests/compile/test_token_estimate_scripts.py::test_the_ideograph_table_matches_cl100k`` (it fails,

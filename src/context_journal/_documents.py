@@ -170,11 +170,11 @@ def pdf_stats(data: bytes) -> PdfStats:
         return PdfStats(max(1, -(-len(data) // _BYTES_PER_PAGE_GUESS)), "", 0, False)
     is_page, shown, loose, counts = _objects(data)
     counts += [int(a or b) for a, b in _PAGES_COUNT.findall(data)]
-    # A page is a page object, counted once per object number (issue 13 review: an incremental update
-    # that redefined each page, as annotating, filling a form or signing does, counted every page twice).
+    # A page is a page object, counted once per object number (an incremental update
+    # that redefined each page, as annotating, filling a form or signing does, once counted every page twice).
     # A file without numbered objects has its page-object matches counted. Only when no page is found
     # does the page tree's /Count count, and then no more than the file could hold (a page takes a page
-    # object). Issue 13 review: 43 bytes claiming /Count 9999 were priced at 16 million tokens, and a
+    # object). Before this, 43 bytes claiming /Count 9999 were priced at 16 million tokens, and a
     # 60-page file whose /Count said 1 at one page.
     page_objects = (sum(is_page.values()) if is_page else len(_PAGE.findall(data))) + loose
     counted = max(counts) if counts else 0

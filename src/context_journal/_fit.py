@@ -576,7 +576,7 @@ def separate_running_turn(work: list[Work], turn: Sequence[str], p: Pass) -> lis
     When messages of the loop between its opening and its newest steps are not rendered raw (left out
     to fit, or summarised), the note says how many and that the journal keeps them: a note inside the
     loop would end it (a user text starts a new turn, which must open with thinking of its own), so it
-    goes before the opening (DESIGN invariant 12; issue 13 review: middle steps went without a word)."""
+    goes before the opening (DESIGN invariant 12; middle steps once went without a word)."""
     at = next((i for i, m in enumerate(work) if m.origin == turn[0]), None)
     if at is None:
         return work

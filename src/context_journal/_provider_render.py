@@ -1,4 +1,4 @@
-"""How the compiler treats provider blocks (issue 18): server tool calls and results, the MCP
+"""How the compiler treats provider blocks: server tool calls and results, the MCP
 connector's ``mcp_tool_use`` / ``mcp_tool_result``, ``compaction``, ``search_result`` and
 ``container_upload``, and OpenAI's ``reasoning`` items. Private to the compiler and the exporters.
 

@@ -69,7 +69,7 @@ def _text_tokens(b: Mapping[str, Any], counter: TokenCounter) -> int:
     if isinstance(content, str):
         return counter.count_block({"type": "text", "text": content})
     n_text = sum(counter.count_block(n) for n in content if n.get("type") == "text")
-    # A search result in a tool result (issue 18) is cut like its text: its text blocks count.
+    # A search result in a tool result is cut like its text: its text blocks count.
     return n_text + sum(_text_tokens(n, counter) for n in content if n.get("type") == "search_result")
 
 
@@ -107,8 +107,8 @@ class ToolCap(NamedTuple):
 AUTO_CAP_SHARE = 4
 """Without ``CompileOptions.max_tool_result_tokens``, once a selection leaves messages out, a tool result
 or text message larger than ``1 / AUTO_CAP_SHARE`` of what the strategy may fill is excerpted to about
-that size (then widened into the room left), so the messages before it still fit (issue 13 kind 2, bug
-case B63; issue 14: ``--overflow window`` filled 626 of 4,000 tokens)."""
+that size (then widened into the room left), so the messages before it still fit (bug
+case B63; ``--overflow window`` once filled 626 of 4,000 tokens)."""
 
 
 def tool_cap(options: CompileOptions, avail: int, oversized: bool = True) -> ToolCap | None:
@@ -128,8 +128,8 @@ def overflow_cap(avail: int, host: ToolCap | None = None) -> ToolCap:
     result and every message of text blocks with more than ``1 / AUTO_CAP_SHARE`` of what the strategy
     may fill is excerpted to that size, and every image but the newest message's becomes a placeholder
     (the strategy selects again with them priced; pins and the head window stay whole), so one bulky
-    message never pushes out every message before it (issue 13 kind 2: at 2,000 tokens a 1,700-token tool
-    result left 33 tokens of context, where at 1,500 it was excerpted and everything fit).
+    message never pushes out every message before it (at 2,000 tokens a 1,700-token tool
+    result once left 33 tokens of context, where at 1,500 it was excerpted and everything fit).
 
     With the ``host``'s cap (``CompileOptions.max_tool_result_tokens``), that one applies first (each result
     over it excerpted), then this one to what it leaves."""
@@ -178,7 +178,7 @@ def reduce_text(blocks: list[Block], cap: ToolCap, counter: TokenCounter) -> lis
 
 
 READABLE_RESULTS = SERVER_RESULT_TYPES | {"search_result"}
-"""Provider blocks whose text an excerpt may cut (issue 18: code output, fetched pages, MCP results, search
+"""Provider blocks whose text an excerpt may cut (code output, fetched pages, MCP results, search
 results); encrypted ones become their one-line description, as :func:`excerpt_provider` does."""
 
 
@@ -215,8 +215,8 @@ def reduce_tool_results(blocks: list[Block], cap: ToolCap, counter: TokenCounter
     and their provider results likewise (:func:`_reduce_provider`); the same list when none is over.
 
     With ``cap.texts`` (the overflow reductions) the cap is the message's: its tool results share it,
-    each cut alike when their text together is over ``cap.over`` (issue 13 review: ten parallel results
-    each cut to a quarter of the budget pushed out the user's instruction); ``cap.first`` applies before."""
+    each cut alike when their text together is over ``cap.over`` (ten parallel results
+    each cut to a quarter of the budget once pushed out the user's instruction); ``cap.first`` applies before."""
     if cap.first is not None:
         blocks = reduce_tool_results(blocks, cap.first, counter)
     if any(b.get("type") in READABLE_RESULTS or b.get("type") == "reasoning" for b in blocks):
@@ -366,13 +366,13 @@ def price_reductions(
                 alone = limit if e.position == len(view) - 1 else image_limit
                 if cost > alone and _images(reduced, "document"):
                     # A document in a message alone over what may be filled can never be sent either: its
-                    # placeholder is priced (issue 13 review: a 40-page PDF as the newest message pushed out
+                    # placeholder is priced (a 40-page PDF as the newest message once pushed out
                     # the instruction before it, then became a 22-token placeholder).
                     reduced = _placeholders(reduced, 0, e.id, "document")
                 if count and (max_images is not None or depth_limit is not None or cost > alone):
                     # An image whose message alone is over the budget can never be sent: the compile
-                    # cuts it to a placeholder, so it is priced as one (issue 13 review: a 1,612-token
-                    # screenshot at 1,500 tokens left room for nothing else, then became 29 tokens).
+                    # cuts it to a placeholder, so it is priced as one (a 1,612-token
+                    # screenshot at 1,500 tokens once left room for nothing else, then became 29 tokens).
                     too_deep = cost > alone or (depth_limit is not None and depth + cost > depth_limit)
                     keep = 0 if too_deep else count if max_images is None else max(0, min(count, max_images - images))
                     images += count
@@ -684,8 +684,8 @@ def shrink(
 
     Those in ``keep_thinking`` (the opening message of a running tool loop) keep their thinking blocks
     byte for byte; those in ``keep_whole`` (pinned messages) are never cut. The working-state block is
-    never cut in its middle (a middle cut lost the latest plan and kept the names line: issue 12
-    review): it is rendered within its own allowance, and only when everything else is cut does it
+    never cut in its middle (a middle cut once lost the latest plan and kept the names line): it is
+    rendered within its own allowance, and only when everything else is cut does it
     lose whole lines from its end (its sections come in priority order, names last).
     """
     if sum(_tokens(m, counter) for m in work) <= room:

@@ -486,7 +486,7 @@ def _fresh_id(tid: str, n: int, taken: set[str]) -> str:
 def rename_reused_server_calls(work: list[Work], p: Pass) -> None:
     """Give a provider-side call (``server_tool_use``, ``mcp_tool_use``) whose id an earlier message already
     used a fresh id, with the result that answers it in its own message, or, for a paused turn's call, in
-    the continuation just after it (issue 18 review: a re-recorded response reused its ids, and every
+    the continuation just after it (a re-recorded response once reused its ids, and every
     compile of the namespace then failed the provider rules)."""
     seen: set[str] = set()
     calls = [(m, b) for m in work for b in m.blocks if b.get("type") in _SERVER_CALLS and isinstance(b.get("id"), str)]
@@ -810,7 +810,7 @@ def _cut_text(text: str, ratio: float, total_tokens: int, origin: str | None) ->
     earlier = list(_CUT_MARKER.finditer(text)) if "tokens cut here" in text else []
     if earlier:
         # An excerpt cut again (a second pass to fit): the cut widens around the earlier one, and the
-        # marker states it against the original size (issue 13 review: "about 1921 of 2044 tokens" of a
+        # marker states it against the original size (a second cut once said "about 1921 of 2044 tokens" of a
         # result of about 26,200).
         original = max(int(m.group(2)) for m in earlier)
         before, after = text[: earlier[0].start()], text[earlier[-1].end() :]

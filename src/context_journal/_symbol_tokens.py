@@ -1,7 +1,7 @@
 """Which symbols, punctuation marks and format characters ``cl100k_base`` encodes alone as two tokens or
 more, and which as three or more: the token estimate prices the blocks of ``RANGES`` as one-token
-characters and adds each further token of these (issue 13, fifth review: kaomoji such as
-"(╯°□°)╯︵ ┻━┻" were estimated at 0.65-0.76x, text with bidirectional marks at 0.60-0.73x).
+characters and adds each further token of these (kaomoji such as
+"(╯°□°)╯︵ ┻━┻" were once estimated at 0.65-0.76x, text with bidirectional marks at 0.60-0.73x).
 
 Generated from tiktoken's ``cl100k_base`` ranks (MIT licence) by
 ``tests/compile/test_token_estimate_scripts.py::test_the_symbol_table_matches_cl100k`` (it fails,

@@ -1,8 +1,8 @@
 """The words of four or more ASCII letters that ``cl100k_base`` and ``o200k_base`` both encode as one
 token after a space (lowercased): the token estimate prices such a word by the word model, and a
 word of four or more lowercase letters that is not here (German, Dutch, Finnish, Italian words...)
-by its length, about a token per three letters (issue 13 review: Latin-script languages other than
-English were estimated at 0.53-0.81x). ``CAPITALS``: the words in capitals that both hold as one
+by its length, about a token per three letters (Latin-script languages other than
+English were once estimated at 0.53-0.81x). ``CAPITALS``: the words in capitals that both hold as one
 token after a space (``ERROR``, ``SELECT``); another word in capitals is priced by its length
 (``QUARTERLY``: four tokens; prose in capitals was estimated at 0.63x when its lowercase decided).
 

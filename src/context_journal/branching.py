@@ -134,7 +134,7 @@ class BranchingMixin:
     _view_reader: str | None
     _view_filter: ViewFilter | None
     strategy: Any
-    _ledger_at_fork: Callable[..., None]  # the working-state mixin's (issue 12)
+    _ledger_at_fork: Callable[..., None]  # the working-state mixin's
 
     def _check_reader(self, action: str = "read") -> None:  # implemented by the manager
         raise NotImplementedError
@@ -180,9 +180,9 @@ class BranchingMixin:
             MessageNotFoundError: ``at`` names a message not visible on this branch.
             ValueError: ``at`` is a sequence outside ``0..head``.
         """
-        self._check_reader("fork")  # issue 7: a fork inherits the namespace's reader record
+        self._check_reader("fork")  # a fork inherits the namespace's reader record
         self._claim_if_pending()
-        self._ledger_at_fork()  # issue 12: a switch to the branch starts from this ledger, not a refold
+        self._ledger_at_fork()  # a switch to the branch starts from this ledger, not a refold
         info = self._store.create_branch(name, self._branch.name, self._resolve_at(at))
         return self._summary(info, {})
 
@@ -193,7 +193,7 @@ class BranchingMixin:
             BranchNotFoundError: no live branch has that name (the manager stays where it was).
         """
         info = self._store.get_branch(name)
-        # Issue 7: refuse a branch where the namespace records another reader (the manager stays put).
+        # Refuse a branch where the namespace records another reader (the manager stays put).
         from .readers import ReaderConflictError, recorded_reader
 
         recorded = recorded_reader(self._store, info.id, self._namespace)
@@ -201,7 +201,7 @@ class BranchingMixin:
             raise ReaderConflictError(self._namespace, recorded, self._view_reader, f"switch to branch {name!r}")
         index = self._branch_indexes.get(info.id)
         if index is None and info.parent_id == self._branch.id and info.fork_seq is not None:
-            # Issue 21: a branch forked from this one at or after what this index holds shares its
+            # A branch forked from this one at or after what this index holds shares its
             # blocks copy-on-write (O(N / 1,024)) instead of re-reading and re-pricing the history.
             index = self._messages.clone_for(info.id, info.fork_seq)
         if index is None:
@@ -310,7 +310,7 @@ class BranchingMixin:
             view_reader=reader,
             view_filter=self._view_filter if isinstance(view_filter, str) and view_filter == "inherit" else view_filter,
         )
-        self._ledger_at_fork(child)  # issue 12: the child's ledger starts as a copy of this one
+        self._ledger_at_fork(child)  # the child's ledger starts as a copy of this one
         return child
 
     def get_derivation(self) -> Derivation | None:

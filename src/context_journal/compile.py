@@ -24,7 +24,7 @@
 5. **Fit.** If the repaired context is over budget the strategy selects again with less; if its
    smallest selection is still over (one tool unit larger than the budget) the largest blocks are
    reduced to bounded excerpts that keep their tool pairing and say how much was cut. The loop stops
-   early (issue 21): a selection already rendered is not rendered again, and once the selection stops
+   early: a selection already rendered is not rendered again, and once the selection stops
    changing and is the strategy's smallest, the excerpts come next (``result.stats["passes"]``: at most
    2 select+render passes unless excerpting). Before rendering, the cheapest valid cover is priced from
    the index (what the strategy renders raw at any budget, and the smallest selection: the assistant's
@@ -430,8 +430,8 @@ def _has_bulky(view: MessageView, avail: int, over: int, media: Callable[[ViewEn
 def _raw_over(view: MessageView, selection: Selection, avail: int) -> bool:
     """Whether the messages ``selection`` renders raw are over ``avail`` tokens as priced: a selection that
     leaves nothing out (a strategy that keeps the middle raw while compression lags) but must be cut to
-    fit, which the overflow reductions cut as they would a selection leaving messages out (issue 13
-    review: the newest image and every message were cut by one water level, most of the budget unused)."""
+    fit, which the overflow reductions cut as they would a selection leaving messages out (the newest
+    image and every message were once cut by one water level, most of the budget unused)."""
     total = 0
     for e in selection.entries:
         if isinstance(e, RawSpan):
@@ -477,7 +477,7 @@ def _loop_repairs(work: list[Work], turn: Sequence[str], records: frozenset[str]
     a transcript where it is not raw from its opening (:func:`separate_running_turn`,
     :func:`transcribe_running_turn`), the turn's assistant records that hold no call (ids ``records``: its
     thinking or text stored apart, as Claude Code stores each block) read as steps of the loop, so its raw
-    run goes on over them (issue 13 review: the loop was transcribed from the text after its thinking
+    run goes on over them (the loop was once transcribed from the text after its thinking
     record). They are marked as calls for those two passes only, and given their own flags back."""
     own: dict[int, int] = {}
     marked: list[Work] = []
@@ -668,7 +668,7 @@ def _compile_context(
         running = None  # unsigned thinking is never sent (it cannot be replayed): no loop opens with it
     turn = [e.id for e in body.entries(running, n_body)] if running is not None else []
     # The turn's own records that are no call (its thinking or text stored apart, as Claude Code does):
-    # steps of the loop for its raw run (issue 13 review).
+    # steps of the loop for its raw run.
     records = frozenset(
         e.id
         for e in (body.entries(running, n_body) if running is not None else ())
@@ -709,11 +709,11 @@ def _compile_context(
     # Without a host cap, when the selection leaves messages out, the bulky messages (tool results and
     # text over a quarter of what the strategy may fill, and every older image) are priced as excerpts
     # and placeholders and the strategy chooses again, so what fits once they are cut is kept
-    # (B63; issue 14: --overflow window filled 626 of 4,000; issue 13 review: a 1,700-token result at
+    # (B63; --overflow window once filled 626 of 4,000, and a 1,700-token result at
     # 2,000 tokens left 33). A selection that leaves nothing out (summaries stand for the middle) keeps
     # its layout.
-    # With a host cap, it applies first and these to what it leaves (issue 13 review: ten results each at
-    # the host's cap pushed out the instruction).
+    # With a host cap, it applies first and these to what it leaves (ten results each at
+    # the host's cap once pushed out the instruction).
     oversized: ToolCap | None = overflow_cap(avail, cap)
     # A running tool loop the selection enters is first tried whole (its bulky results shortened),
     # and only when that cannot fit from its opening and newest steps, with a note on the rest (B62).
@@ -737,7 +737,7 @@ def _compile_context(
         keeps, older than what twice the room holds (the repairs render them unchanged, and the middle gives
         way oldest first until the rest fits: they are cut whole, one note standing for each run). Only
         when no message of the namespace carries a metadata role or a blank text block (the index knows),
-        so each one's role, flags and tokens are its index entry's. Issue 21 review: a never-summarised
+        so each one's role, flags and tokens are its index entry's. Before this, a never-summarised
         history of 200,000 messages was read whole (and overflowed the render cache) at every compile."""
         if not unread_ok or timestamp_of is not None or not chosen.give_way or unread_blocked:
             return frozenset()
@@ -1002,7 +1002,7 @@ def _compile_context(
             parts.update(getattr(strategy, "pinned_parts", {}))  # pins are part of what must be kept
             # A compaction block is sent exactly as received or not at all (never cut: its signature and
             # encrypted content come back unchanged), so no excerpt makes it smaller: each one still
-            # there is named (issue 18 review: the error did not say why the excerpts were not enough).
+            # there is named (an earlier error did not say why the excerpts were not enough).
             uncut = {
                 f"compaction block of {m.origin or 'a compiled turn'} (never cut)": counter.count_block(b)
                 for m in work

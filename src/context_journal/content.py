@@ -278,7 +278,7 @@ NestedBlock: TypeAlias = Annotated[
 ToolResultBlock.model_rebuild()
 
 
-# --- provider-side (server) tools, compaction, uploads (issue 18) --------------------------------
+# --- provider-side (server) tools, compaction, uploads -------------------------------------------
 #
 # Shapes of the ``anthropic`` SDK's request params (``anthropic.types.beta.Beta*BlockParam``). A server
 # tool call (``server_tool_use``, ``mcp_tool_use``) and the result the provider ran it to travel
@@ -661,7 +661,7 @@ def parse_block(raw: Block | Mapping[str, Any], *, message_index: int | None = N
 
 MAX_DEPTH = 64
 """The deepest nesting of JSON objects and arrays a content block (itself level 1) or a message's
-metadata may hold. Checked at write (issue 15, kind 1) so that no stored message can break a later read:
+metadata may hold. Checked at write so that no stored message can break a later read:
 pydantic's serializer, which renders and exports messages, refuses values nested much deeper (and
 Python's recursion limit stops a parse near 1,000 levels)."""
 
@@ -1334,7 +1334,7 @@ def check_continuation(
         # continued), and the compile shows them as text (a server call without its result).
 
 
-# --- audience (issue 7) --------------------------------------------------------------------------
+# --- audience ------------------------------------------------------------------------------------
 
 _NO_AUDIENCE_KINDS = frozenset(
     {"tool_use", "tool_result", "image", "document", "search_result", "container_upload", "compaction", "openai_item"}

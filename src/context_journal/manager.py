@@ -123,8 +123,8 @@ def _per_class(
     run: Callable[[Calibration], tuple[CompileResult, Selection]],
     counter: TokenCounter,
 ) -> tuple[CompileResult, Selection]:
-    """The compile corrected class by class (issue 13 kind 3, fourth review: an English compile of a
-    namespace also calibrated on Hindi was priced at the mix's 2.07x, filling half its budget; a Hindi
+    """The compile corrected class by class (an English compile of a
+    namespace also calibrated on Hindi was once priced at the mix's 2.07x, filling half its budget; a Hindi
     one would go over). The first compile used the overall factor; its content's own factor (the class
     factors over its mix) is the next compile's, until the class-by-class total fits the budget (three
     compiles, then one at the dearest class's factor if none fitted; the one that fits with the most
@@ -245,7 +245,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         self._isolate = isolate
         self._counter: TokenCounter = token_counter or EstimatingCounter()
         self._branch = store.get_branch(branch)
-        # Issue 7: who this manager compiles for (its own reader, else the one the namespace records).
+        # Who this manager compiles for (its own reader, else the one the namespace records).
         reader = validate_reader(view_reader)
         recorded = recorded_reader(store, self._branch.id, self._namespace)
         # Bug case B64: a reader's view is an authority the caller must name; a handle that names no
@@ -305,7 +305,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             branch: The branch to read and write (default ``"main"``).
             durability: SQLite ``"normal"`` or ``"full"`` when opening from a path.
             summarizer: The model that writes summaries (default :class:`OfflineSummarizer`).
-            view_reader: The reader this manager compiles for (issue 7): compiles and compression read
+            view_reader: The reader this manager compiles for: compiles and compression read
                 blocks with no audience and blocks whose audience names this reader. The first reader
                 that writes through a namespace (a message, a compile, compression, a pin, a fact;
                 opening and reading claim nothing) is recorded per branch, and from then on the
@@ -404,7 +404,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
     def _mark_namespace(self) -> None:
         """Record that this namespace exists (a namespace over the shared message slot leaves no slot of
         its own): the command line and the MCP server then find it instead of taking its name for a
-        typo (issue 14 review: ``compile -n a`` after a Python host wrote through ``a`` said "no
+        typo (``compile -n a`` after a Python host wrote through ``a`` once said "no
         namespace 'a'"). One state read per manager, before its first write."""
         self._mark_pending = False
         key = f"{self._namespace}/{NAMESPACE_MARK}"
@@ -596,11 +596,11 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             MessageNotFoundError: no visible message has the id.
             MalformedContentError: the new content is malformed or blank (refused as by :meth:`add_message`);
                 nothing is written.
-            AudienceNarrowingError: the edit hides a block from a reader who may have seen it (issue 7).
+            AudienceNarrowingError: the edit hides a block from a reader who may have seen it.
             StaleReaderError: another handle claimed the namespace for another reader.
 
         A manager with a reader edits what its reader sees: ``content`` replaces those blocks, and the
-        blocks of other readers stay as they were, in their place (issue 15: a reader never removes a block
+        blocks of other readers stay as they were, in their place (a reader never removes a block
         it cannot read).
         """
         self._check_reader("edit a message")
@@ -609,7 +609,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             new = validate_content(content, message_index=0, continuation=True)
             reader = self._view_reader
             # Read what other handles wrote first: a message this handle has not seen yet is still a
-            # message with blocks its reader cannot see (issue 15 review: the edit took it for unknown,
+            # message with blocks its reader cannot see (the edit once took it for unknown,
             # skipped the check, and replaced another reader's private blocks).
             self._messages.refresh()
             if self._messages.entry_for(message_id) is not None and (
@@ -646,7 +646,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
 
         A manager with a reader removes what its reader sees: a message that also holds blocks the reader
         cannot see keeps them (a new version of only those is written, as :meth:`edit_message` keeps
-        them), and a message with no block for the reader is not found (issue 15: a reader never removes
+        them), and a message with no block for the reader is not found (a reader never removes
         what it cannot read).
 
         Raises:
@@ -681,7 +681,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
 
         return write
 
-    # ---- erasure (issue 19) -----------------------------------------------------------------------
+    # ---- erasure ----------------------------------------------------------------------------------
 
     def redact(self, message_id: str | SearchHit, *, reason: str, by: str | None = None) -> Redaction:
         """Erase a message everywhere the store holds it, keeping the proof that it happened.
@@ -792,7 +792,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
 
     # ---- reads ------------------------------------------------------------------------------------
 
-    # Raw reads (issue 15, kind 6): a manager with no reader (the host) reads messages as stored, every
+    # Raw reads: a manager with no reader (the host) reads messages as stored, every
     # block included; a manager opened for a reader reads them as that reader sees them — blocks meant
     # for other readers left out (with the ``audience`` field of its own removed, as compiles have them),
     # and a message with no block for it is not there. The host's own handle is the unfiltered view.
@@ -1022,7 +1022,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         """The message's content with stored media turned back into base64 (what providers accept)."""
         return resolve_media(message.content_dicts(), self._store.get_blob)
 
-    # ---- compile (issue 3) -------------------------------------------------------------------------
+    # ---- compile -----------------------------------------------------------------------------------
 
     _compile_view: ReaderView | None = None
     _raw_view: ReaderView | None = None
@@ -1366,7 +1366,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         ctx.put_states({"calibration": calibration.to_state()})
         return factor
 
-    # ---- compression (issue 4) ---------------------------------------------------------------------
+    # ---- compression -------------------------------------------------------------------------------
     # The I/O half of compressing strategies lives in context_journal.compression; these are its handles.
 
     _compression: CompressionDriver | None = None
@@ -1413,7 +1413,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         if count and self._compression_mode == "workers":
             self._enqueue_compression(grown=True)
         if count:
-            self._ledger_appended()  # issue 12: a persisted checkpoint every LedgerConfig.checkpoint_every
+            self._ledger_appended()  # a persisted checkpoint every LedgerConfig.checkpoint_every
 
     def _enqueue_compression(self, grown: bool = False) -> None:
         """``compression="workers"``: put this conversation in the store's work queue (no model call; on
@@ -1526,7 +1526,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         """Release a :meth:`hold_compression` hold (a message never held is a no-op write)."""
         self.compression.set_hold(message_id, False)
 
-    # ---- pins (issue 12) ----------------------------------------------------------------------------
+    # ---- pins ---------------------------------------------------------------------------------------
 
     def pin(self, message_id: str) -> int:
         """Pin a message: it stays raw in every compile of this namespace and branch, with every strategy

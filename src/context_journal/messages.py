@@ -4,7 +4,7 @@ The index is built once when the store is opened and extended on every write, so
 costs the same at 2,000 and at 200,000 messages. Positions are append order (removed messages leave a
 hole); per-block prefix sums (blockindex.py) give the k-th visible message in O(log N) and the token
 sum of any span in O(1) once its ends are found. The index is copy-on-write: a derived branch's index
-shares its parent's blocks and costs O(N / 1,024) to make (issue 21). Bodies are read from the store on
+shares its parent's blocks and costs O(N / 1,024) to make. Bodies are read from the store on
 demand and kept in a bounded cache.
 
 Writes by other handles or processes are noticed through :meth:`Store.change_token` and applied
@@ -279,12 +279,12 @@ class MessageStore:
         self.counter = counter
         self.lock = threading.RLock()
         # Entries in append order with their token estimates, copy-on-write (blockindex.py): a derived
-        # child's index shares the parent's blocks (issue 21: derive in O(1)).
+        # child's index shares the parent's blocks (so deriving is O(1)).
         self._index: BlockIndex[_Entry] = BlockIndex()
         self.positions = PositionMap()  # id -> append position (shared with a clone the same way)
         self._views()
         self._kind_counts: dict[str, int] = {}
-        self.audience_blocks = 0  # visible blocks that carry an audience (issue 7)
+        self.audience_blocks = 0  # visible blocks that carry an audience
         self._odd_count = 0  # live messages whose body renders other than the index says (_odd)
         self.mutation_count = 0  # edits and removals applied (reader views rebuild from where they happened)
         self._mutated: list[int] = []  # positions of the latest mutations: _mutated[k] is mutation _mutation_base + k
@@ -393,7 +393,7 @@ class MessageStore:
     def clone_for(self, branch_id: int, fork_seq: int) -> MessageStore | None:
         """The index of a branch forked from this one at ``fork_seq``, shared instead of rebuilt, or None
         when this index already holds a record newer than the fork (then the branch must be read from the
-        store). O(N / 1,024) (issue 21): the twin shares this index's blocks and id map copy-on-write
+        store). O(N / 1,024): the twin shares this index's blocks and id map copy-on-write
         (blockindex.py), so what either side applies afterwards never shows in the other; its body cache
         starts empty and reads this one's on a miss.
         """

@@ -1,4 +1,4 @@
-"""Reader-scoped views (issue 7): a namespace's reader record, the compression read mark, and the
+"""Reader-scoped views: a namespace's reader record, the compression read mark, and the
 narrowing check for audience edits.
 
 A namespace's summaries and strategy state are written from its reader's view, so a namespace belongs
@@ -126,8 +126,8 @@ def host_claim_problem(store: Store, branch_id: int, namespace: str | None, read
     A namespace belongs to the first reader that compiles or writes through it. One that already
     exists and records no reader is the host's (``default``, an imported conversation): a remote
     door bound to a reader (``mcp serve --reader``, the command line's ``--reader``) that compiled
-    it would claim it, and the host could no longer compile it without naming that reader (issue 14
-    review). The reader's own namespace (named after it, over the shared messages) and a new one are
+    it would claim it, and the host could no longer compile it without naming that reader. The
+    reader's own namespace (named after it, over the shared messages) and a new one are
     fine; so is a namespace that records this reader.
     """
     from .namespaces import namespace_exists
@@ -178,7 +178,7 @@ def sees(block: Mapping[str, Any], reader: str | None) -> bool:
 def keep_hidden(
     old: Sequence[Mapping[str, Any]], new: Sequence[Mapping[str, Any]], reader: str
 ) -> list[dict[str, Any]]:
-    """The content a reader's edit writes (issue 15, kind 6): ``new`` replaces the blocks ``reader`` sees
+    """The content a reader's edit writes: ``new`` replaces the blocks ``reader`` sees
     in ``old``, and every block it cannot see is kept, in its place. The new blocks go where the first
     block the reader saw was (after the hidden blocks when it saw none), so an edit never removes
     another reader's block it could not read.

@@ -1,4 +1,4 @@
-"""Erasure in an append-only journal: redact a message everywhere, keep the proof that it happened (issue 19).
+"""Erasure in an append-only journal: redact a message everywhere, keep the proof that it happened.
 
 :func:`redact_messages` erases messages of a slot, in one transaction:
 

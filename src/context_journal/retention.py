@@ -1,4 +1,4 @@
-"""Retention policies: erase what is older than a namespace keeps (issue 19), by redaction.
+"""Retention policies: erase what is older than a namespace keeps, by redaction.
 
 A policy is a number of days per namespace, kept as a state record (slot :data:`RETENTION_SLOT`, item =
 the namespace, on the root branch; the newest version wins, ``retain_days`` null clears it). Applying

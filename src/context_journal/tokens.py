@@ -183,7 +183,7 @@ _TAB_RUN = re.compile(r"\t\t+")
 # "--------", "________"): the vocabularies hold runs of these of 1, 2, 4, ... up to 64 characters ("~"
 # and "+": 32) as single tokens, and BPE splits a run into the largest ones first, so n characters take
 # n // 64 tokens plus one per bit set in n % 64 (cl100k_base and o200k_base take 4,000 "=" in 63
-# tokens; priced at 0.43 a character they were estimated 27x: issue 13 review).
+# tokens; priced at 0.43 a character they were once estimated 27x).
 _SEP_RUN = re.compile(rb"([=\-#*_./~+])\1{7,}")  # matched in the UTF-8 bytes
 _SEP_PER_TOKEN = {**dict.fromkeys("=-#*_./", 64), "~": 32, "+": 32}
 _SEP_BYTES = bytes(ord("=") if chr(b) in _SEP_PER_TOKEN else ord(" ") for b in range(256))
@@ -872,7 +872,7 @@ def estimate_text_tokens(text: str) -> int:
 MAX_TOKEN_COUNT = 100_000_000
 """The largest token count a caller may give (``max_tokens``, a budget, a cap): 100 million, fifty times
 the largest context window offered today (2 million tokens), so no loop of the library can be sent
-counting toward 10**30 (issue 15, kind 2: ``compile(max_tokens=10**30)`` never returned)."""
+counting toward 10**30 (``compile(max_tokens=10**30)`` used to run forever)."""
 
 
 def check_token_count(name: str, value: Any, minimum: int) -> int:
@@ -904,8 +904,8 @@ _SCRIPT_CLASSES = (
     ("arabic_hebrew", re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")),  # with Syriac, Thaana, N'Ko
     ("thai_lao_khmer", re.compile("[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u19e0-\u19ff\ua9e0-\ua9ff\uaa60-\uaa7f]")),
 )
-"""Script classes of text that is mostly not ASCII (issue 13 kind 3, review F10: one ``"other"`` class for
-every script let a Hindi report price Russian at Hindi's rate). Myanmar goes with Thai, Lao and Khmer."""
+"""Script classes of text that is mostly not ASCII (one ``"other"`` class for
+every script once let a Hindi report price Russian at Hindi's rate). Myanmar goes with Thai, Lao and Khmer."""
 _SCRIPT_NAMES = (*(name for name, _ in _SCRIPT_CLASSES), "other")
 
 
@@ -1069,7 +1069,7 @@ class EstimatingCounter:
         return n + self.block_overhead
 
     def _walk_tokens(self, value: Any, key: str = "") -> int:
-        """Tokens of a provider block's content, priced by what it holds (issue 18): strings as text,
+        """Tokens of a provider block's content, priced by what it holds: strings as text,
         opaque strings (encrypted content, signatures, base64) at four characters a token, nested
         documents as documents, other scalars one token each. Iterative over nesting."""
         n = 0
@@ -1385,7 +1385,7 @@ class Calibration:
     prices each script by its own weights) once any class has a factor of its own, or the factor of
     reports that gave no mix (``*``) when there were some; ``factor`` only while nothing class-specific
     is known (no report yet, or only reports without a mix). Not the overall mix: after reports on Hindi
-    alone (3x), English is priced at 1.0, not at Hindi's 3x (issue 13 kind 3, review F10).
+    alone (3x), English is priced at 1.0, not at Hindi's 3x.
 
     States stored by earlier versions load: one without classes keeps its ``factor`` as the ``*`` class;
     one of the first class set (no ``class_set`` key) has its ``other`` factor, learnt from any script

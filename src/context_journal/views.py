@@ -23,7 +23,7 @@ A view does not refresh itself: the manager calls :meth:`StoreView.refresh` once
 the positions a strategy sees cannot shift under it mid-compile.
 
 :class:`SliceView` narrows any view to a span (the compiler hands strategies the conversation without
-its leading system messages). Filter, reader and merged views (issue 7) implement the same protocol.
+its leading system messages). Filter, reader and merged views implement the same protocol.
 """
 
 from __future__ import annotations
@@ -309,8 +309,8 @@ _FILTER_BATCH = 512  # message bodies a filter view reads in one store round tri
 
 
 class ReaderView:
-    """The :class:`MessageView` of one reader over a :class:`~context_journal.messages.MessageStore`
-    (issue 7): blocks with no audience and blocks whose audience names ``reader`` (field removed);
+    """The :class:`MessageView` of one reader over a :class:`~context_journal.messages.MessageStore`:
+    blocks with no audience and blocks whose audience names ``reader`` (field removed);
     messages whose every block is someone else's are left out. ``reader`` None keeps no block that
     has an audience. With ``keep`` (a filter view), a message ``keep`` returns False for is left out
     too; ``keep`` sees each message version once (its verdict is kept by version sequence: a version
@@ -644,7 +644,7 @@ def running_turn_start(view: MessageView) -> int | None:
     The turn starts at the first message its speaker wrote after the last real user turn: records of the
     speaker of a call that come before it or between its steps (its thinking alone, a text, as Claude
     Code transcripts store each block) are the turn's, since the exporters merge them with the call into
-    one assistant message (issue 13 review: a loop whose thinking sat in a record of its own was entered
+    one assistant message (a loop whose thinking sat in a record of its own was once entered
     half-way). The start is the first of those records that opens with thinking (what its speaker wrote
     before that, with no user turn between, is left out of the turn and the compiler opens the turn with a
     note); when a call comes before any thinking, the loop is not thinking-led.
@@ -710,8 +710,8 @@ _RECORD_KINDS = frozenset({"text", "thinking", "redacted_thinking"})
 
 def _interjection(view: MessageView, batch: Sequence[ViewEntry], k: int) -> bool:
     """True when ``batch[k]`` is plain text that came between a tool call and its results (another
-    speaker, or the user, writing while the loop runs): it does not end the loop (a fresh review of
-    issue 13: the loop was then taken to start after it, without its thinking, and entered half-way).
+    speaker, or the user, writing while the loop runs): it does not end the loop (the loop was once
+    taken to start after it, without its thinking, and entered half-way).
     The compiler shows such a message in the loop's transcript, never inside its raw run."""
     e = batch[k]
     if not e.kinds or any(kind != "text" for kind in e.kinds) or e.position == 0:

@@ -229,7 +229,7 @@ MAX_SECONDS = 86_400
 """Longest lease, in seconds (a day)."""
 
 MIN_POLL_SECONDS = 0.01
-"""Shortest ``poll_seconds`` (an idle worker polling every nanosecond used a whole core: issue 17 review)."""
+"""Shortest ``poll_seconds`` (an idle worker polling every nanosecond once used a whole core)."""
 
 LISTEN_RETRY_SECONDS = 30.0
 """Wait before a worker whose notification connection failed opens a new one (it polls meanwhile)."""

@@ -125,7 +125,7 @@ app = typer.Typer(
 class _Printable:
     """The ``sys.stdout`` (or ``sys.stderr``) of the moment, with lone surrogates written as U+FFFD: no
     UTF-8 stream takes them, and a message holding one (from a damaged store) must print, not end the
-    command in a ``UnicodeEncodeError`` (issue 15 review)."""
+    command in a ``UnicodeEncodeError``."""
 
     def __init__(self, name: str) -> None:
         self._name = name
@@ -189,7 +189,7 @@ def fail_on_library_errors() -> Iterator[None]:
         raise typer.Exit(1) from None
     except (OverflowError, TypeError, KeyError) as exc:
         # A record the library cannot read (written by SQL, or by an older version without today's
-        # checks): one line that names the remedy, not a traceback (issue 15 kind 7).
+        # checks): one line that names the remedy, not a traceback.
         report_error(
             CommandError(
                 f"{type(exc).__name__}: {exc}; the store may hold a record this version cannot read "

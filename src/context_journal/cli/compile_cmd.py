@@ -339,7 +339,7 @@ def compile_cmd(
                 render_dates=dates,
             )
             # The provider formats read stored images and documents: exported while the store is open
-            # (issue 15 review: --format anthropic on a store with an image said "the store is closed").
+            # (--format anthropic on a store with an image once said "the store is closed").
             if fmt == "anthropic":
                 with warnings.catch_warnings(record=True) as caught:
                     warnings.simplefilter("always", CacheMarkersDroppedWarning)

@@ -67,8 +67,8 @@ def load_config(text: str | None, budget: int) -> AutobiographicalConfig:
 
 
 def _empty_namespace(store: Store, namespace: str | None, branch: str) -> str:
-    """The error for a namespace that holds no message, naming those that do (issue 14 review: after a
-    LoCoMo import, whose conversations each have a namespace, ``compress`` on ``default`` said "nothing
+    """The error for a namespace that holds no message, naming those that do (after a
+    LoCoMo import, whose conversations each have a namespace, ``compress`` on ``default`` once said "nothing
     pending" and advised a compile that then failed)."""
     from ..namespaces import list_namespaces
 

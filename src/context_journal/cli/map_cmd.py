@@ -108,8 +108,8 @@ def map_cmd(
                         raise BrowserError(NO_BROWSER)
                     screenshot(source, png_out, PNG_WIDTH, height)
                 except BrowserError as exc:
-                    # The page is written already: say so, then fail for the screenshot (issue 14 review:
-                    # --html with --png and no browser wrote neither).
+                    # The page is written already: say so, then fail for the screenshot (--html with --png
+                    # and no browser once wrote neither).
                     wrote = f"wrote {html_out}; " if html_out is not None else ""
                     raise CommandError(f"--png: {wrote}no screenshot: {exc}") from None
             written.append(str(png_out))
@@ -119,6 +119,6 @@ def map_cmd(
         highlight=False,
         markup=False,
     )
-    lag = _cut_notice(result, store, namespace, result.branch)  # as compile says it (issue 14 review)
+    lag = _cut_notice(result, store, namespace, result.branch)  # as compile says it
     if lag:
         err_console.print(lag, style="yellow", highlight=False, markup=False)

@@ -1,4 +1,4 @@
-"""``redact``, ``redactions`` and ``retention set|show|apply``: erasure from the command line (issue 19).
+"""``redact``, ``redactions`` and ``retention set|show|apply``: erasure from the command line.
 
 ``redact`` erases a message (or, with ``--to``, a range) everywhere the store holds it and keeps a
 redaction record (:meth:`ContextManager.redact`); ``retention`` sets a namespace's policy and applies every

@@ -72,7 +72,7 @@ def verify_cmd(
     for name, report in reports.items():
         if not report.ok:
             problems.append(IntegrityProblem(f"journal {name}", report.first_bad_seq, report.reason))
-        elif name in unchecked:  # issue 15 review: a signed journal verified without its key said "ok"
+        elif name in unchecked:  # a signed journal verified without its key once said "ok"
             problems.append(
                 IntegrityProblem(
                     f"journal {name}",

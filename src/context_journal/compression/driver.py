@@ -476,7 +476,7 @@ class CompressionDriver:
     def _record_strategy(self, strategy: Strategy, ctx: StrategyContext) -> None:
         """Record the strategy this work was done with for the namespace (unless it records the same one
         already), so ``context-journal compile`` and the MCP server's ``compile_context`` default to it and
-        see the summaries a Python host made (issue 14 review: they compiled passthrough). One state read
+        see the summaries a Python host made (they once compiled passthrough). One state read
         per driver and strategy."""
         record = strategy_record(strategy)
         if record is None:
@@ -552,7 +552,7 @@ class CompressionDriver:
                 progress(DrainProgress(units, max(0, ready + waiting - 1), result, self.stats))
             # A summarizer that never awaits (the offline one) gives the loop no point to cancel at:
             # yield once per unit, so Ctrl-C (a cancelled task) stops the drain after the unit in
-            # progress, its work kept (issue 14 review: 1,651 calls ran on after SIGINT).
+            # progress, its work kept (1,651 calls once ran on after SIGINT).
             await asyncio.sleep(0)
         pending = self.pending_work()
         return DrainReport(units, summaries, failures, time.perf_counter() - started, pending, self.stats.snapshot())
@@ -598,7 +598,7 @@ class CompressionDriver:
         if not isinstance(strategy, HeadResettingStrategy):
             raise CompressionUnavailableError(getattr(strategy, "name", type(strategy).__name__), "reset_head_window")
         info: dict[str, Any] = {}
-        # Issue 7: a summary made from a reader's view is that reader's; a host's own text is stored as given.
+        # A summary made from a reader's view is that reader's; a host's own text is stored as given.
         audience = [ctx.reader] if text is None and ctx.reader is not None else None
         if text is None:
             request = strategy.transition_request(body, ctx, full)

@@ -130,7 +130,7 @@ class SummaryQueries:
 
         def seq_of(ref: int | str, is_end: bool) -> int:
             if isinstance(ref, str):
-                found = full.index_of(ref)  # the reader's view (issue 7): another reader's message is not found
+                found = full.index_of(ref)  # the reader's view: another reader's message is not found
                 if found is None:
                     raise MessageNotFoundError(ref)
                 return full.entry(found).created_sequence

@@ -439,8 +439,8 @@ def has_lone_surrogate(value: Any, depth: int = 0) -> bool:
     """True when a string anywhere in ``value`` (a JSON-shaped block: keys too) holds a lone surrogate,
     which no UTF-8 store can encode. Such a block is not a malformed file: the write of its message
     refuses it with a :class:`~context_journal.errors.MalformedContentError` naming the field, and the
-    import skips that message and reports it (issue 13 kind 7; a review found a surrogate in a
-    ``tool_use`` name or id, or in a key, failing the whole file)."""
+    import skips that message and reports it (a surrogate in a
+    ``tool_use`` name or id, or in a key, once failed the whole file)."""
     if depth > 64:
         return False
     if isinstance(value, str):

@@ -39,7 +39,7 @@ __all__ = ["OpenAIReader", "read_anthropic", "read_openai"]
 
 _ANTHROPIC_TYPES = {"text", "thinking", "redacted_thinking", "tool_use", "tool_result", "image", "document"} | set(
     ASSISTANT_ONLY_TYPES | USER_ONLY_TYPES
-)  # the provider blocks of issue 18 (server tool pairs, mcp_*, compaction, search_result, container_upload)
+)  # the provider blocks (server tool pairs, mcp_*, compaction, search_result, container_upload)
 
 
 def _messages_of(data: Any, source: str) -> tuple[Any, list[Any]]:
@@ -68,8 +68,8 @@ def _timestamp(msg: dict[str, Any]) -> Any:
 
 def _problem(block: dict[str, Any]) -> str | None:
     """Why ``block`` is malformed (``"malformed content block: ..."``), or None. A malformed block skips
-    its message, reported under that reason at the block's place; the rest of the file imports (issue 15:
-    importers check per message). A block with a lone surrogate is left to the write, which refuses its
+    its message, reported under that reason at the block's place; the rest of the file imports
+    (importers check per message). A block with a lone surrogate is left to the write, which refuses its
     message and reports it the same way."""
     try:
         parse_block(block)

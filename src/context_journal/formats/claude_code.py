@@ -9,7 +9,7 @@ Follows the converter SPEC of ``shared/data/claude-code-sessions/README.md``:
   one response may be interleaved with the results of its tool calls (Claude Code runs a tool while
   the response streams), so the results are collected and emitted as one message right after the
   assistant message: every ``tool_use`` of assistant message k is answered in message k+1;
-- every block the Messages API sends is kept as given (issue 18): besides ``text``, ``thinking`` and
+- every block the Messages API sends is kept as given: besides ``text``, ``thinking`` and
   ``tool_use``, the provider-side tool calls and results (``server_tool_use`` with its
   ``web_search_tool_result``, ``web_fetch_tool_result``, ``code_execution_tool_result``,
   ``bash_code_execution_tool_result``, ``text_editor_code_execution_tool_result``,

@@ -309,8 +309,8 @@ def _state_value(result: ImportResult, conv: Conversation, namespace: str, slot:
 
 def _storable(value: Any) -> Any:
     """``value`` as JSON, every lone surrogate (which no UTF-8 store can keep) read as U+FFFD: the
-    metadata of a conversation with a bad character must not fail its import (issue 13 review: a tool
-    call id with one failed the Claude Code import outside the per-message guard)."""
+    metadata of a conversation with a bad character must not fail its import (a tool
+    call id with one once failed the Claude Code import outside the per-message guard)."""
     return json.loads(replace_lone_surrogates(json.dumps(value, default=str, ensure_ascii=False)))
 
 
@@ -426,7 +426,7 @@ def _write_conversation(
     """Write the messages not yet in the slot; returns ``(written, already imported)``. A message the
     store refuses (a block holding a lone surrogate or a NaN, a timestamp outside years 1..9999, content
     or metadata nested too deep) is left out and reported in ``skips`` under a reason naming it and its
-    block or field; the rest of the conversation is written (bug case B51, issue 15 kind 1).
+    block or field; the rest of the conversation is written (bug case B51).
 
     Raises:
         ImportFormatError: the store refused the write for a fault no message of it names.

@@ -136,7 +136,7 @@ class JournalIntegrityError(JournalError):
 
 class HeadKeyRequiredError(JournalError):
     """An append made without the head key on a project whose head is signed: it would leave an
-    unsigned head, which every keyed reader then refuses as stripped (issue 15 review). Nothing was
+    unsigned head, which every keyed reader then refuses as stripped. Nothing was
     written. Open the journal with ``head_key`` (CLI and MCP server: the ``CONTEXT_JOURNAL_HEAD_KEY``
     environment variable).
 

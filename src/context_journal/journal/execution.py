@@ -408,8 +408,8 @@ class ExecutionJournal:
                 with a head key, the journal it belongs to does not verify up to a signed head.
         """
         if self._key is not None:
-            # With a key, an entry is served only from a journal whose head is signed (issue 15 review: an
-            # entry rewritten with its hashes, markers and signatures recomputed or stripped was served).
+            # With a key, an entry is served only from a journal whose head is signed (an
+            # entry rewritten with its hashes, markers and signatures recomputed or stripped was once served).
             self._catch_up(project)
         rows = self._store.journal_rows(project, after=seq - 1, upto=seq) if seq >= 1 else []
         if not rows:

@@ -1,4 +1,4 @@
-"""Redaction of execution-journal entries: the body goes, the chain and the proof stay (issue 19).
+"""Redaction of execution-journal entries: the body goes, the chain and the proof stay.
 
 :func:`redact_entry` erases the body of one entry, in one store transaction:
 

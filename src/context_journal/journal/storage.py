@@ -70,7 +70,7 @@ def check_author(author: str) -> str:
         or not 1 <= len(author) <= 200
         or _CONTROL.search(author)
         or not author.strip()
-        or LONE_SURROGATE.search(author)  # no UTF-8 store keeps one (issue 15 review: SQLite failed, memory took it)
+        or LONE_SURROGATE.search(author)  # no UTF-8 store keeps one (SQLite failed, memory took it)
     ):
         raise ValueError(f"author {author!r} must be 1..200 printable characters")
     return author

@@ -27,7 +27,7 @@ argument is shown only inside its head's parentheses, so the selection takes the
 that is all that fits; its own score has no role or recency part (its head's has). Scores see the
 values only: a key (``file_path``) is the tool's word, not the work's.
 
-**Provider-side blocks** (issue 18) are read like tool calls and results: a ``server_tool_use`` is a
+**Provider-side blocks** are read like tool calls and results: a ``server_tool_use`` is a
 call of its tool named as the provider's (``server:web_search(query: ...)``,
 ``server:bash_code_execution(command: ...)``: the command ran in the provider's container, not where the
 client's own tools, such as ``Bash``, run), an ``mcp_tool_use`` a call named ``server/name``; their

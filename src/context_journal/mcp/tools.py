@@ -468,7 +468,7 @@ class ToolBackend:
         """
         if namespace is None and self.reader is not None:
             # A reader-bound server's own namespace (over the shared message slot), never the host's
-            # default: a compile there would claim it for the reader and lock the host out (issue 14 review).
+            # default: a compile there would claim it for the reader and lock the host out.
             namespace = self.reader
         key = (namespace, branch)
         cm = self._managers.get(key)
@@ -567,7 +567,7 @@ class ToolBackend:
         this server's reader, or none for a server bound to no reader; a reader-bound server never claims
         a namespace in the background), and that record a compressing strategy or none: a namespace that
         records none gets the autobiographical strategy sized for 4,000 tokens, recorded, as
-        ``compress`` does (issue 14 review: a freshly imported store was never compressed until a
+        ``compress`` does (before, a freshly imported store was never compressed until a
         request named a strategy). Managers that requests opened with a compressing strategy come first.
         """
         with self._manager_lock:
@@ -904,7 +904,7 @@ class ToolBackend:
             except OverBudgetError as exc:
                 chunks = exc.parts.get("pending chunks")
                 if not chunks:
-                    # The figure an MCP client can act on (issue 14 review: only "raise max_tokens..."),
+                    # The figure an MCP client can act on (the message once said only "raise max_tokens..."),
                     # and, with summaries sized for a larger compile, the compress call that resizes them.
                     advice = (
                         f"max_tokens of at least {exc.actual + reserve_for_response:,} (the context needs "

@@ -1,4 +1,4 @@
-"""Working state (issue 12): a deterministic ledger folded from the journal, rendered in every compile.
+"""Working state: a deterministic ledger folded from the journal, rendered in every compile.
 
 See :mod:`context_journal.state.ledger` (the fold and its data), :mod:`context_journal.state.tools`
 (the tool table), :mod:`context_journal.state.render` (the block) and

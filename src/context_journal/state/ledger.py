@@ -7,7 +7,7 @@ messages in the same order always give the same ledger. Blocks whose ``audience`
 ledger's reader are skipped (reader isolation). :meth:`Ledger.state` returns the immutable
 :class:`WorkingState` the compile renders and ``ContextManager.working_state()`` returns.
 
-Provider-side tools (issue 18) are read like tool calls: an ``mcp_tool_use`` / ``mcp_tool_result`` pair
+Provider-side tools are read like tool calls: an ``mcp_tool_use`` / ``mcp_tool_result`` pair
 as a ``tool_use`` / ``tool_result`` (its name looked up in the same tables); a ``server_tool_use`` by
 :data:`~context_journal.state.tools.SERVER_TOOLS` (a ``web_fetch``'s URL is a file ``fetched``; the
 commands of ``bash_code_execution`` and the code of ``code_execution`` are commands, their status and
@@ -379,7 +379,7 @@ _EXT_WORDS = (
 _EXTENSIONS = frozenset(_EXT_WORDS.split())
 _NOT_NAMES = frozenset({"e.g", "i.e", "etc", "vs"})
 # The tool protocol's own words and plan statuses: every tool session repeats them, none is a name of
-# the work (issue 12 review: the names line led with ``tool_use_id`` and ``in_progress``).
+# the work (the names line once led with ``tool_use_id`` and ``in_progress``).
 _PROTOCOL = frozenset(
     {
         "tool_use",

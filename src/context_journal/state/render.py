@@ -44,7 +44,7 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 def _inline(text: str) -> str:
     """``text`` on one line: control characters (a newline above all) shown as escapes, so a value taken
     from a tool call (a path, a plan item) can never start a line of its own and forge one of the
-    block's lines (issue 12 review)."""
+    block's lines."""
     if not _CONTROL.search(text):
         return text
     return _CONTROL.sub(lambda m: {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(m[0], f"\\x{ord(m[0]):02x}"), text)

@@ -133,7 +133,7 @@ class PlanShape:
 
 def _name(what: str, value: object) -> None:
     """``value`` must be a non-blank string (an input key, an action): a typo'd shape is an error at
-    configuration, not a tool call silently ignored or a crash at the first fold (issue 12 review)."""
+    configuration, not a tool call silently ignored or a crash at the first fold."""
     if not isinstance(value, str) or not value.strip():
         raise TypeError(f"{what} must be a non-blank string, got {value!r}")
 

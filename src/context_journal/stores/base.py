@@ -311,7 +311,7 @@ class Transaction:
     def redact_journal_body(self, row: JournalRow, body: str) -> None:
         """Replace the body of journal row ``row`` with ``body`` (a redaction marker, see
         :mod:`context_journal.journal.redaction`), every other column kept; the guard lets exactly this
-        through (issue 19).
+        through.
 
         Raises:
             StoreError: the row changed meanwhile, the guard refused the body, or the backend cannot redact.
@@ -664,7 +664,7 @@ class Store(ABC):
             raise BranchNotFoundError(info.name if info is not None else f"#{branch_id}")
 
     def _live_by_name(self, name: str, refresh: bool = False) -> BranchInfo | None:
-        # O(1) per lookup (issue 21: 3,000 branches made every fork scan them): the name index is rebuilt
+        # O(1) per lookup (3,000 branches once made every fork scan them): the name index is rebuilt
         # when the table is reloaded (a new dict) or grows (a create adds its row in place).
         table = self._branch_table(refresh)
         if self._names_table is not table or self._names_size != len(table):
@@ -724,7 +724,7 @@ class Store(ABC):
             raise ValueError(f"a branch name {problem}: {clip_repr(name)}")
         with self.transaction():
             self._lock_branches()
-            # Issue 21: the cached table is trusted while nothing was committed since it was read (the
+            # The cached table is trusted while nothing was committed since it was read (the
             # write lock is held now, so nothing can commit until this transaction ends).
             fresh = bool(self._branches) and self._branches_token == self._change_token()
             if self._live_by_name(name, refresh=not fresh) is not None:
@@ -987,7 +987,7 @@ class Store(ABC):
         with self._lock:
             self._check_open()
             # Sequences and counts past any record (10**20, -10**30) fit the column: they read what the
-            # widest range reads (issue 15 review: they raised OverflowError on SQLite).
+            # widest range reads (they once raised OverflowError on SQLite).
             top = _INF if upto is None else max(-1, min(upto, _INF))
             if limit is not None and limit <= 0:
                 return []

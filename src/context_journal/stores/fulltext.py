@@ -150,7 +150,7 @@ def summary_documents(body: Any) -> list[tuple[int, str]]:
 
 # Invisible format characters that may sit inside a word (soft hyphen, zero-width space and joiners, word
 # joiner, byte-order mark, Mongolian vowel separator): dropped before tokenizing, so "pass\u200bword"
-# is the word "password" (FTS5's unicode61 would split it at the character, issue 11 review).
+# is the word "password" (FTS5's unicode61 would split it at the character).
 _INVISIBLE = frozenset("\u00ad\u180e\u200b\u200c\u200d\u2060\ufeff")
 
 

@@ -101,11 +101,11 @@ def check_store(store: Store, *, max_problems: int = 100, page: int = _PAGE) -> 
             add(IntegrityProblem("guards", None, reason))
         branches = {b.id for b in store.list_branches(include_deleted=True)}
         # The newest sequence the store has held: its head, or a newer one its other tables still name
-        # (issue 15 review: deleting the newest message records passed verify).
+        # (deleting the newest message records once passed verify).
         head = max(store.head_seq(), store._highest_sequence_seen())
         expected, records = 1, 0
         refs: dict[str, int] = {}  # blob digest -> the first record that refers to it
-        erased = redacted_sequences(store)  # bodies a redaction record says were erased (issue 19)
+        erased = redacted_sequences(store)  # bodies a redaction record says were erased
         redacted = 0
         while True:
             rows = store._scan_records(expected - 1, page)
@@ -197,8 +197,8 @@ def _blob_refs(content: list[object]) -> list[str]:
 
 
 def _message_problem(value: object) -> str:
-    """What makes a message record unreadable (the shape every read needs; issue 15 review: a record
-    inserted by SQL with ``"content": null``, a timestamp of 1e30 or a lone surrogate passed verify and
+    """What makes a message record unreadable (the shape every read needs: a record
+    inserted by SQL with ``"content": null``, a timestamp of 1e30 or a lone surrogate once passed verify and
     then failed every read)."""
     from ..errors import MalformedContentError
     from ..messages import MAX_TIMESTAMP, MIN_TIMESTAMP, encode_body
@@ -218,8 +218,8 @@ def _message_problem(value: object) -> str:
         json.dumps(value, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError:
         return "a message holding a lone surrogate (no UTF-8 text can carry it)"
-    # What the writer checks and every read needs (issue 15 review: an unknown block type, a text that
-    # is not text, an audience that is not a list of names, empty content or deep nesting passed verify
+    # What the writer checks and every read needs (an unknown block type, a text that
+    # is not text, an audience that is not a list of names, empty content or deep nesting once passed verify
     # and then failed every read): the writer's own checks, less the rules added since for what may be
     # written (``strict=False``: what an older version wrote stays valid).
     try:

@@ -333,7 +333,7 @@ a redaction's statements through; only the redaction path sets it, and only arou
 
 
 def _m6_redaction(store: PostgresStore) -> None:
-    # Redaction (issue 19, stores/redaction.py) is the one change a record may undergo: its body set to NULL,
+    # Redaction (stores/redaction.py) is the one change a record may undergo: its body set to NULL,
     # every other column unchanged; and its documents leave the full-text indexes. The guard functions let
     # exactly those statements through while the transaction-local setting is on (the redaction sets it
     # before them and clears it right after); every other UPDATE, DELETE and TRUNCATE is refused as before.
@@ -399,7 +399,7 @@ def _m6_redaction(store: PostgresStore) -> None:
 
 
 def _m7_journal_redaction(store: PostgresStore) -> None:
-    # Journal redaction (issue 19, journal/redaction.py): an entry keeps its row and hash, its body becomes
+    # Journal redaction (journal/redaction.py): an entry keeps its row and hash, its body becomes
     # the marker "redacted:sha256:<hex of the removed body's sha256>" (the column is NOT NULL). The guard
     # function of migration 2 lets exactly that UPDATE through while the transaction-local setting of
     # migration 6 is on (the redaction sets it around its one statement): the new body is the marker, the

@@ -1,4 +1,4 @@
-"""Physical erasure of record bodies: the one change a store makes to a record after writing it (issue 19).
+"""Physical erasure of record bodies: the one change a store makes to a record after writing it.
 
 A redaction sets the bodies of chosen records to NULL in one transaction and takes everything derived from
 them out of the store with them: their documents in the full-text indexes (message and summary), and the

@@ -226,7 +226,7 @@ def _m9_records_append_only(store: SQLiteStore) -> None:
     # Nothing in the library changes a record in place (the mutable tables are branches' `deleted` flag,
     # work_queue, text_index_pending and text_index_backfill: coordination state, not history, and not
     # guarded). A store of an older version gets the triggers at its next open.
-    # Redaction (issue 19) lifts the guard for exactly its own statements: it would recreate the UPDATE and
+    # Redaction lifts the guard for exactly its own statements: it would recreate the UPDATE and
     # DELETE triggers with a WHEN clause on a permit table (`WHEN NOT EXISTS (SELECT 1 FROM redaction_permit)`)
     # that only the redaction transaction fills and empties again before it commits, so no committed store
     # ever holds a permit; `context-journal verify` reports a missing trigger, and would report a permit row.
@@ -275,7 +275,7 @@ stores/redaction.redacted_body for the same participant and time (its text "[red
 
 
 def _m10_redaction(store: SQLiteStore) -> None:
-    # Redaction (issue 19, stores/redaction.py) is the one change a record may undergo: its body set to NULL,
+    # Redaction (stores/redaction.py) is the one change a record may undergo: its body set to NULL,
     # or for a message version to its stub (_STUB_OR_NULL: same participant and time, "[redacted]"). The UPDATE
     # guard of migration 9 is recreated with a WHEN clause that lets exactly that statement through while a permit
     # row exists; the redaction transaction inserts the row before its UPDATE and deletes it right after,
@@ -305,7 +305,7 @@ _REDACTED_ENTRY_BODY = "redacted:sha256:" + "[0-9a-f]" * 64
 
 
 def _m11_journal_redaction(store: SQLiteStore) -> None:
-    # Journal redaction (issue 19, journal/redaction.py): an entry keeps its row and hash, its body becomes
+    # Journal redaction (journal/redaction.py): an entry keeps its row and hash, its body becomes
     # the marker "redacted:sha256:<hex of the removed body's sha256>" (the column is NOT NULL). The UPDATE
     # guard of migration 3 is recreated with a WHEN clause that lets exactly that statement through while the
     # redaction permit of migration 10 is held (inserted and deleted again inside the redaction's

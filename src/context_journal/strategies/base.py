@@ -264,8 +264,8 @@ class StrategyContext:
     def roles(self) -> Any:
         """The roles the namespace records (``<namespace>/roles``: who is the assistant, who speaks as
         system or tool: what an import wrote), else those of ``roles_from``: a reader's namespace over
-        the shared messages must not take the agent's turns for the user's (issue 14 review: a server
-        bound to a reader summarised "The user said: … claude-opus-4-6: …")."""
+        the shared messages must not take the agent's turns for the user's (a server
+        bound to a reader once summarised "The user said: … claude-opus-4-6: …")."""
         stored = self.get_state("roles")
         if stored is None and self.roles_from is not None and self.roles_from != self.namespace:
             stored = self.store.get_state(self.branch_id, f"{self.roles_from}/roles")
@@ -273,7 +273,7 @@ class StrategyContext:
 
     def note_compression_read(self, sequence: int) -> None:
         """Raise the namespace's compression read mark to ``sequence`` before compression reads messages
-        up to it (issue 7; never lowered). A no-op for a manager with no reader: it never reads a block
+        up to it (never lowered). A no-op for a manager with no reader: it never reads a block
         with an audience, and may never narrow one.
 
         Raises:

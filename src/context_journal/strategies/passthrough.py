@@ -40,7 +40,7 @@ class PassthroughStrategy(BaseStrategy):
     count. Stateless.
     """
 
-    records_compression_reads = True  # issue 7: it never compresses, so it never reads for a summary
+    records_compression_reads = True  # it never compresses, so it never reads for a summary
 
     name = "passthrough"
 

@@ -1,4 +1,4 @@
-"""Pinned messages: raw in every compile of their branch, whatever the strategy (issue 12).
+"""Pinned messages: raw in every compile of their branch, whatever the strategy.
 
 A pin says "the model must always read this message as written": the user's standing instructions, a
 spec, a key decision. :class:`PinnedStrategy` wraps any strategy: it prices the pinned messages first

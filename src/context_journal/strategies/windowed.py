@@ -36,7 +36,7 @@ class WindowedPassthroughStrategy(BaseStrategy):
         ValueError: ``fraction`` is outside ``(0, 1]``.
     """
 
-    records_compression_reads = True  # issue 7: it never compresses, so it never reads for a summary
+    records_compression_reads = True  # it never compresses, so it never reads for a summary
 
     name = "windowed"
 

@@ -1,4 +1,4 @@
-"""Pictures of a compiled context (issue 14).
+"""Pictures of a compiled context.
 
 :mod:`~context_journal.viz.trace` records at compile time which messages each compiled message stands
 for; :mod:`~context_journal.viz.html` draws it as one self-contained HTML page

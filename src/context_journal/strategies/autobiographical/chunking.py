@@ -159,8 +159,8 @@ opening message is summarised like any other; pin it to keep it raw."""
 RECENT_CAP_SHARE = 4
 """A message larger than the whole recent window counts for ``1 / RECENT_CAP_SHARE`` of it: such a message
 (a huge tool result) is never sent raw anyway (a compile shows an excerpt), and counted whole it filled
-the window alone and sent the newest turns, the user's last question among them, into a chunk (a fresh
-review of issue 14: a 7,216-token result left a 1,200-token window holding only the final reply)."""
+the window alone and sent the newest turns, the user's last question among them, into a chunk (a 7,216-token
+result once left a 1,200-token window holding only the final reply)."""
 
 
 def recent_start(view: MessageView, budget: int) -> int:

@@ -127,7 +127,7 @@ class AutobiographicalConfig:
             before the recent window, then the oldest summaries, then the oldest messages of the recent
             window (whole tool units, never the newest one); the head stays, the newest messages go last.
         stable_prefix: Keep the compiled prompt prefix-stable from compile to compile, so a provider's
-            prompt cache keeps hitting (issue 13, bug case B49). Each compile starts from the layout
+            prompt cache keeps hitting (bug case B49). Each compile starts from the layout
             the previous compile chose (kept in the namespace's state on the branch, with the budget it
             was made for) and appends the new messages raw; only when that is over budget does it
             compact, and then from the latest point that gives enough room: first the raw run at the
@@ -173,7 +173,7 @@ class AutobiographicalConfig:
     prefix_headroom: float = 0.3
 
     def __post_init__(self) -> None:
-        # Types and bounds first (issue 15 review: nan, inf, 1e308 and True were accepted, stored with the
+        # Types and bounds first (nan, inf, 1e308 and True were once accepted, stored with the
         # namespace's strategy, and broke every later compile of it).
         for name in _INT_FIELDS:
             value = getattr(self, name)
@@ -255,7 +255,7 @@ class AutobiographicalConfig:
         Head 15 %, recent window 30 %, chunks 12 % and L1 summaries 2.5 % of the budget, each within
         sensible bounds (head 100–8,000, recent 300–32,000, chunk 150–6,000, summary 30–600, largest
         summary 100–2,400), so the raw parts and a coarse middle fit with room for finer detail, date
-        headers and the summaries' date ranges (issue 11: every shared LoCoMo conversation compiles
+        headers and the summaries' date ranges (every shared LoCoMo conversation compiles
         within 1,000 tokens, dated too; ``benchmarks/eval_locomo.py``). The lower bounds matter below
         about 2,500 tokens: the tail holds the recent window plus a chunk still filling, and every
         unmerged summary is a pair of its own, so chunks of 300 and summaries of 60 tokens took about

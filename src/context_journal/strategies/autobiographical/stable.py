@@ -1,4 +1,4 @@
-"""Prefix-stable layouts: each compile starts from the layout the previous compile chose (issue 13, B49).
+"""Prefix-stable layouts: each compile starts from the layout the previous compile chose (bug case B49).
 
 A provider's prompt cache reads back the longest prefix of a request that an earlier request marked
 and sent byte for byte. A fresh fold (:func:`.folding.fold`) chooses the finest level that fits anew at

@@ -16,10 +16,10 @@ How it works (each part in its own module of this package):
 * **Prefix-stable layouts** (:mod:`.stable`, ``stable_prefix``): a compile starts from the layout the
   previous compile chose (namespace state on the branch, written by :meth:`commit` at a compaction
   only) and appends the new messages raw; over budget, it compacts from the latest point that leaves
-  room to grow, so a provider's prompt cache keeps hitting (issue 13, bug case B49).
+  room to grow, so a provider's prompt cache keeps hitting (bug case B49).
 
 All reads that feed a summary go through :meth:`AutobiographicalStrategy.before_read`, the single
-choke point where a reader-scoped manager can record what compression may have read (issue 7).
+choke point where a reader-scoped manager can record what compression may have read.
 """
 
 from __future__ import annotations
@@ -226,7 +226,7 @@ class AutobiographicalStrategy(BaseStrategy):
         next compile when nothing changed, place nothing twice. They are kept across appends too, when
         the view is a store's (its own or a reader's) and no message was edited or removed since (the
         positions of the messages it showed are where they were): the compile after an append places
-        only what is new (issue 21)."""
+        only what is new."""
         base = getattr(view, "base", None) or view
         seq = getattr(base, "last_sequence", None)
         if not isinstance(seq, int):
