@@ -39,7 +39,7 @@ from .compression import (
     DrainReport,
     TickResult,
 )
-from .compression.queue import CompressionDelegatedError, enqueue
+from .compression.queue import CompressionDelegatedError, enqueue, workers_can_run
 from .content import ContentInput, resolve_media, validate_content
 from .errors import MalformedContentError, MessageNotFoundError, RedactionError, ViewFilterError
 from .llm import OfflineSummarizer, Provider, ToolDefinition, run_sync
@@ -264,6 +264,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         self._branch_indexes: dict[int, MessageStore] = {}
         self._recall_lines = LineCache()  # recalled lines, by reader and version (recall/lines.py)
         self.strategy = resolve_strategy(strategy)
+        self._check_workers_can_run(self.strategy)
         self._closed = False
         # A reader claims an unclaimed namespace with its first write, not at open: a read-only handle
         # (a CLI `show --reader`, a reader-bound MCP server answering a search) leaves the record alone.
@@ -1044,11 +1045,24 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         chosen: Strategy = resolve_strategy(strategy) if isinstance(strategy, str) else strategy
         if self._view_reader is not None:
             require_recorded_reads(chosen)
+        self._check_workers_can_run(chosen)
         try:
             chosen.load(self._strategy_context())
         except Exception as exc:
             raise StrategyInitError(type(chosen).__name__, exc) from exc
         self.strategy = chosen
+
+    def _check_workers_can_run(self, strategy: Any) -> None:
+        """Refuse, on a ``compression="workers"`` manager, a strategy that compresses but that workers
+        cannot rebuild: nothing would ever compress its conversation."""
+        if self._compression_mode == "workers" and not workers_can_run(strategy):
+            raise CompressionUnavailableError(
+                getattr(strategy, "name", type(strategy).__name__),
+                "compression='workers'",
+                "a strategy that workers rebuild by name (the autobiographical strategy, or the knowledge "
+                "strategy with its default phases)",
+                "open the manager with compression='inline' to compress in this process",
+            )
 
     def _strategy_context(self) -> StrategyContext:
         shared = "default" if self._slot == "messages" else None  # the shared slot's roles apply
@@ -1625,10 +1639,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             ValueError: no setting named, or a value the strategy's settings refuse; nothing is written.
         """
         self._claim_if_pending()
-        strategy = self.strategy
-        if not isinstance(strategy, HotContextStrategy):
-            name = getattr(strategy, "name", type(strategy).__name__)
-            raise CompressionUnavailableError(name, "set_hot_context", "a strategy with windows (a HotContextStrategy")
+        strategy = self._hot_strategy("set_hot_context")
         if not changes:
             raise ValueError("name at least one setting to change, e.g. set_hot_context(recent_window_tokens=8000)")
         strategy.check_hot_context(changes)
@@ -1651,12 +1662,17 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             CompressionUnavailableError: the strategy has no windows (no
                 :class:`~context_journal.strategies.base.HotContextStrategy`).
         """
+        strategy = self._hot_strategy("hot_context")
+        strategy.load(self._strategy_context())
+        return strategy.hot_context()
+
+    def _hot_strategy(self, what: str) -> HotContextStrategy:
         strategy = self.strategy
         if not isinstance(strategy, HotContextStrategy):
             name = getattr(strategy, "name", type(strategy).__name__)
-            raise CompressionUnavailableError(name, "hot_context", "a strategy with windows (a HotContextStrategy")
-        strategy.load(self._strategy_context())
-        return strategy.hot_context()
+            needs = "a strategy with windows (a HotContextStrategy, such as the autobiographical one)"
+            raise CompressionUnavailableError(name, what, needs)
+        return strategy
 
     def _write_pins(self, change: Callable[[list[str]], list[str]]) -> int:
         return self._write_state_ids(PINS_STATE, change)

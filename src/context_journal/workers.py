@@ -56,12 +56,17 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ._store_thread import StoreThread, acquire_thread, release_thread
-from .compression.queue import CompressionDelegatedError, LeasedAutobiographical, enqueue, strategy_config
+from .compression.queue import (
+    CompressionDelegatedError,
+    LeasedAutobiographical,
+    enqueue,
+    leased_strategy,
+    strategy_config,
+)
 from .errors import ContextJournalError
 from .llm.provider import run_sync
 from .readers import recorded_reader
 from .stores.queue import QueueStore, WorkClaim
-from .strategies.autobiographical import AutobiographicalConfig
 
 if TYPE_CHECKING:
     from .llm.provider import Provider
@@ -357,10 +362,7 @@ class CompressionWorker:
             return cached[1]
         from .manager import ContextManager
 
-        spec = json.loads(claim.config)
-        if not isinstance(spec, dict) or spec.get("strategy") != "autobiographical":
-            raise ValueError(f"workers run the autobiographical strategy only, not {spec!r}")
-        strategy = LeasedAutobiographical(AutobiographicalConfig(**spec.get("config", {})))
+        strategy = leased_strategy(json.loads(claim.config))
         branch = self.store.branch_by_id(claim.branch_id).name
         # A worker is the operator's process: it summarises for the reader the namespace records.
         reader = recorded_reader(self.store, claim.branch_id, claim.namespace)

@@ -73,24 +73,29 @@ __all__ = [
 logger = logging.getLogger("context_journal.compression")
 
 
+_HEAD_RESETTING = "a strategy that resets its head window (a HeadResettingStrategy, such as the autobiographical one)"
+
+
 class CompressionUnavailableError(ContextJournalError, TypeError):
     """The manager's strategy cannot do what was asked (``reset_head_window`` needs a
     :class:`~context_journal.strategies.base.HeadResettingStrategy`, ``set_hot_context`` a
     :class:`~context_journal.strategies.base.HotContextStrategy`: the autobiographical or knowledge
-    strategy, not passthrough or windowed); set one first.
+    strategy, not passthrough or windowed; ``compression="workers"`` a strategy workers can rebuild by
+    name); set one first.
 
     Attributes:
         strategy: The strategy's name.
     """
 
     def __init__(
-        self, strategy: str, what: str, needs: str = "a strategy that resets its head window (a HeadResettingStrategy"
+        self,
+        strategy: str,
+        what: str,
+        needs: str = _HEAD_RESETTING,
+        fix: str = "set_strategy(AutobiographicalStrategy()) first",
     ) -> None:
         self.strategy = strategy
-        super().__init__(
-            f"{what} needs {needs}, such as the autobiographical one), but this manager uses {strategy!r}; "
-            "set_strategy(AutobiographicalStrategy()) first"
-        )
+        super().__init__(f"{what} needs {needs}, but this manager uses {strategy!r}; {fix}")
 
 
 @dataclass(frozen=True)

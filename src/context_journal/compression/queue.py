@@ -13,13 +13,23 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ContextJournalError
 from ..stores.queue import QueueStore, queue_key
-from ..strategies.autobiographical import AutobiographicalStrategy
+from ..strategies.autobiographical import AutobiographicalConfig, AutobiographicalStrategy
+from ..strategies.base import CompressingStrategy
+from ..strategies.knowledge import DEFAULT_PHASE_BREAK_FRACTION, DEFAULT_PHASES, KnowledgeStrategy
 
 if TYPE_CHECKING:
     from ..manager import ContextManager
     from ..strategies.base import StrategyContext, SummaryResult
 
-__all__ = ["CompressionDelegatedError", "LeasedAutobiographical", "enqueue", "strategy_config"]
+__all__ = [
+    "CompressionDelegatedError",
+    "LeasedAutobiographical",
+    "LeasedKnowledge",
+    "enqueue",
+    "leased_strategy",
+    "strategy_config",
+    "workers_can_run",
+]
 
 
 class CompressionDelegatedError(ContextJournalError, RuntimeError):
@@ -53,12 +63,47 @@ class LeasedAutobiographical(AutobiographicalStrategy):
             super().record_result(result, ctx)
 
 
+class LeasedKnowledge(LeasedAutobiographical, KnowledgeStrategy):
+    """The knowledge strategy (default phases) under a lease, as :class:`LeasedAutobiographical`."""
+
+
 def strategy_config(strategy: object) -> dict[str, Any] | None:
-    """The JSON a worker rebuilds ``strategy`` from, or None when workers cannot run it (only the
-    autobiographical strategy itself is supported; subclasses such as the knowledge strategy are not)."""
-    if type(strategy) is AutobiographicalStrategy or isinstance(strategy, LeasedAutobiographical):
+    """The JSON a worker rebuilds ``strategy`` from (``{"strategy": name, "config": settings}``), or None
+    when workers cannot rebuild it: only the autobiographical strategy and the knowledge strategy with
+    its default phases and phase break are rebuilt by name (a subclass, custom phases or a third-party
+    strategy carry code a worker does not have)."""
+    kind = type(strategy)
+    if kind in (AutobiographicalStrategy, LeasedAutobiographical):
+        assert isinstance(strategy, AutobiographicalStrategy)
         return {"strategy": "autobiographical", "config": strategy.config.to_dict()}
+    if kind in (KnowledgeStrategy, LeasedKnowledge):
+        assert isinstance(strategy, KnowledgeStrategy)
+        if strategy.phases == DEFAULT_PHASES and strategy.phase_break_fraction == DEFAULT_PHASE_BREAK_FRACTION:
+            return {"strategy": "knowledge", "config": strategy.config.to_dict()}
     return None
+
+
+def workers_can_run(strategy: object) -> bool:
+    """False for a strategy that compresses but that workers cannot rebuild (see :func:`strategy_config`):
+    a manager opened with ``compression="workers"`` would enqueue nothing for it and nothing would ever
+    compress its conversation. True for the strategies workers run and for those that do not compress."""
+    return strategy_config(strategy) is not None or not isinstance(strategy, CompressingStrategy)
+
+
+def leased_strategy(spec: Any) -> LeasedAutobiographical:
+    """The leased strategy a work-queue entry names (:func:`strategy_config`'s JSON, parsed).
+
+    Raises:
+        ValueError: the entry names no strategy workers run, or its settings are invalid.
+    """
+    name = spec.get("strategy") if isinstance(spec, dict) else None
+    if name not in ("autobiographical", "knowledge"):
+        raise ValueError(f"workers run the autobiographical and knowledge strategies only, not {spec!r}")
+    try:
+        config = AutobiographicalConfig(**spec.get("config", {}))
+    except TypeError as exc:
+        raise ValueError(f"the work-queue entry's settings are not valid: {exc}") from None
+    return LeasedAutobiographical(config) if name == "autobiographical" else LeasedKnowledge(config)
 
 
 _ENQUEUED_AT: weakref.WeakKeyDictionary[ContextManager, tuple[int, int]] = weakref.WeakKeyDictionary()

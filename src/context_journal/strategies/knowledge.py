@@ -28,7 +28,7 @@ from .autobiographical.strategy import AutobiographicalStrategy
 if TYPE_CHECKING:
     from ..views import MessageView
 
-__all__ = ["DEFAULT_PHASES", "KnowledgeStrategy", "Phase"]
+__all__ = ["DEFAULT_PHASES", "DEFAULT_PHASE_BREAK_FRACTION", "KnowledgeStrategy", "Phase"]
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,9 @@ class Phase:
         if self.summary_share <= 0:
             raise ValueError(f"phase {self.name!r}: summary_share must be > 0")
 
+
+DEFAULT_PHASE_BREAK_FRACTION = 0.25
+"""A phase change closes a chunk holding at least this fraction of its phase's size, by default."""
 
 DEFAULT_PHASES: tuple[Phase, ...] = (
     Phase(
@@ -122,7 +125,7 @@ class KnowledgeStrategy(AutobiographicalStrategy):
         config: AutobiographicalConfig | None = None,
         *,
         phases: Sequence[Phase] = DEFAULT_PHASES,
-        phase_break_fraction: float = 0.25,
+        phase_break_fraction: float = DEFAULT_PHASE_BREAK_FRACTION,
         **overrides: Any,
     ) -> None:
         super().__init__(config, **overrides)
