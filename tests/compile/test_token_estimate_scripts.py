@@ -539,7 +539,7 @@ def _cjk_table_source(counter: TiktokenCounter) -> str:
         "Which CJK unified ideographs (U+4E00-9FFF) ``cl100k_base`` encodes alone as one token and which as\n"
         "three (the rest as two): the token estimate prices an ideograph by that count, so text of frequent\n"
         "characters (Mandarin prose) and text of rarer ones (Cantonese particles, names, classical text) are\n"
-        "both priced within bounds (issue 13 review: Cantonese was estimated at 0.71x)."
+        "both priced within bounds (Cantonese was once estimated at 0.71x)."
     )
     return _count_table_source(counter, 0x4E00, 0x9FFF, "ideographs", intro, "test_the_ideograph_table_matches_cl100k")
 
@@ -588,8 +588,8 @@ def _symbol_table_source(counter: TiktokenCounter) -> str:
     return (
         '"""Which symbols, punctuation marks and format characters ``cl100k_base`` encodes alone as two tokens or\n'
         "more, and which as three or more: the token estimate prices the blocks of ``RANGES`` as one-token\n"
-        "characters and adds each further token of these (issue 13, fifth review: kaomoji such as\n"
-        '"(╯°□°)╯︵ ┻━┻" were estimated at 0.65-0.76x, text with bidirectional marks at 0.60-0.73x).\n\n'
+        "characters and adds each further token of these (kaomoji such as\n"
+        '"(╯°□°)╯︵ ┻━┻" were once estimated at 0.65-0.76x, text with bidirectional marks at 0.60-0.73x).\n\n'
         "Generated from tiktoken's ``cl100k_base`` ranks (MIT licence) by\n"
         "``tests/compile/test_token_estimate_scripts.py::test_the_symbol_table_matches_cl100k`` (it fails,\n"
         f"printing this text, when the table and the encoding disagree): {total[1]:,} characters are one token,\n"
@@ -730,8 +730,8 @@ def _word_table_source(o200k: TiktokenCounter, cl100k: TiktokenCounter) -> str:
         '"""The words of four or more ASCII letters that ``cl100k_base`` and ``o200k_base`` both encode as one\n'
         "token after a space (lowercased): the token estimate prices such a word by the word model, and a\n"
         "word of four or more lowercase letters that is not here (German, Dutch, Finnish, Italian words...)\n"
-        "by its length, about a token per three letters (issue 13 review: Latin-script languages other than\n"
-        "English were estimated at 0.53-0.81x). ``CAPITALS``: the words in capitals that both hold as one\n"
+        "by its length, about a token per three letters (Latin-script languages other than\n"
+        "English were once estimated at 0.53-0.81x). ``CAPITALS``: the words in capitals that both hold as one\n"
         "token after a space (``ERROR``, ``SELECT``); another word in capitals is priced by its length\n"
         "(``QUARTERLY``: four tokens; prose in capitals was estimated at 0.63x when its lowercase decided).\n\n"
         "Generated from tiktoken's ranks (MIT licence) by\n"
