@@ -240,6 +240,10 @@ _LINE_BYTES = bytes(
 _NOT_CONTROL_BYTES = bytes(b for b in range(256) if not ((b < 32 and b != 10) or b == 127))
 """The bytes that are not an ASCII control character other than line feed (tab, carriage return and the
 rest are counted apart): deleted, so that what is left of a text is those control characters."""
+_WORD_END_BYTES = bytes(
+    ord("a") if chr(b).isascii() and chr(b).isalpha() else ord("n") if b == 10 else ord(".") for b in range(256)
+)
+"""A translation table: ASCII letters to "a", line feed to "n", the rest to "." (line breaks after a word)."""
 _INDENTED_MARKS = (b"nsps", b"nssps", b"nsssps", b"nssssps")  # a mark and a space after 1-4 spaces of indent
 _HEX = re.compile(r"[0-9A-Fa-f]+")
 _BASE32 = re.compile(r"[A-Z2-7]+={0,2}")  # RFC 4648 base32: TOTP secrets, onion addresses, DNS-safe ids
@@ -316,6 +320,8 @@ _W_PUNCT = 0.43
 _W_NEWLINE = 0.7  # a line break (a run of newlines and carriage returns)
 _W_LINE_MARK = 1.0  # a mark and a space opening a line ("- item", "  - key", "# heading", "} else"): its own
 # token, where punctuation elsewhere mostly merges with its neighbours
+_W_NEWLINE_AFTER_WORD = 0.3  # a line break right after a letter, over _W_NEWLINE: a token of its own
+# there (after punctuation it merges with the mark: ".\n" is one token)
 _W_NEWLINE_MORE = 0.075  # each further newline of the run (blank lines merge into few tokens)
 _W_CR = 0.12  # each carriage return
 _W_SPACE_RUN = 1.18  # a run of two or more spaces (indentation, alignment)
@@ -725,6 +731,16 @@ def _swap_runs(
     return cost, b"".join(parts).decode("utf-8", "surrogatepass")
 
 
+def _case_changes(raw: bytes, n: int) -> bool:
+    """True when a lowercase letter meets a capital in a short string (under 256 characters), or, in a
+    longer one, once in every 48 characters with a digit in every 24: random keys and passwords do;
+    prose does not, and camelCase code has few digits (a list of passwords one a line was priced at
+    0.83x once it was too long for the short-string rule)."""
+    if n < 256:
+        return b"aA" in raw.translate(_CASE_BYTES)
+    return raw.translate(_CASE_BYTES).count(b"aA") * 48 >= n and raw.translate(_DIGIT_BYTES).count(b"0") * 24 >= n
+
+
 def _text_estimate(text: str) -> float:
     n = len(text)
     if not n:
@@ -750,11 +766,8 @@ def _text_estimate(text: str) -> float:
     words = marks.count(b" a") + (marks[:1] == b"a")
     mostly_ascii = 8 * (len(raw) - n) <= n
     if (
-        n >= 12
-        and mostly_ascii
-        and 3 * letters >= n
-        and (3 * words >= letters or (n < 256 and b"aA" in raw.translate(_CASE_BYTES)))
-    ):  # letters in short runs, or a short string that changes case inside a word: maybe random
+        n >= 12 and mostly_ascii and 3 * letters >= n and (3 * words >= letters or _case_changes(raw, n))
+    ):  # letters in short runs, or case changing inside words: maybe random
         randoms, rest = _swap_runs(text, raw, _DENSE.finditer(raw.translate(_DENSE_BYTES)), _random_tokens)
         if randoms:
             return randoms + _text_estimate(rest)
@@ -781,6 +794,8 @@ def _text_estimate(text: str) -> float:
         est += _W_NEWLINE * runs + _W_NEWLINE_MORE * (newlines + crs - runs) + _W_CR * crs
     else:  # no two line breaks in a row
         est += _W_NEWLINE * newlines
+    if newlines:
+        est += _W_NEWLINE_AFTER_WORD * raw.translate(_WORD_END_BYTES).count(b"an")
     if newlines > text.endswith("\n"):  # a mark and a space opening a line (after a line feed, not the last)
         lines = raw.translate(_LINE_BYTES)
         opened = lines.count(b"nps")
