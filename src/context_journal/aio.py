@@ -281,13 +281,18 @@ class AsyncContextManager:
     is_ready = _on_store(ContextManager.is_ready)
     hold_compression = _on_store(ContextManager.hold_compression)
     release_compression = _on_store(ContextManager.release_compression)
+    set_hot_context = _on_store(ContextManager.set_hot_context)
+    hot_context = _on_store(ContextManager.hot_context)
 
     tick = _on_store_loop(ContextManager.atick, "tick")
     drain = _on_store_loop(ContextManager.adrain, "drain")
 
     async def reset_head_window(self, text: str | None = None) -> str:
         """:meth:`ContextManager.reset_head_window` with the summarizer's call awaited on the store's loop."""
-        return await self._thread.run(functools.partial(self._cm.compression.areset_head_window, text))
+        await self._thread.call(self._cm._claim_if_pending)
+        mid = await self._thread.run(functools.partial(self._cm.compression.areset_head_window, text))
+        await self._thread.call(self._cm._head_reset)
+        return mid
 
     # ---- erasure ----------------------------------------------------------------------------------------
 

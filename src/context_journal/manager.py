@@ -1622,7 +1622,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         (that is the order they are rendered in)."""
         return list(newest_ids(self._strategy_context().get_state(NEWEST_STATE)))
 
-    def set_hot_context(self, **changes: int) -> int:
+    def set_hot_context(self, /, **changes: int) -> int:
         """Change the strategy's windows at run time on this namespace and branch: the raw head
         (``head_window_tokens``) and recent (``recent_window_tokens``) windows and the size of the chunks
         prepared for summarising (``target_chunk_tokens``), in tokens. The change is a state record of the
@@ -1638,20 +1638,21 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             TypeError: a name that is not a hot-context setting (the message lists them).
             ValueError: no setting named, or a value the strategy's settings refuse; nothing is written.
         """
-        self._claim_if_pending()
         strategy = self._hot_strategy("set_hot_context")
         if not changes:
             raise ValueError("name at least one setting to change, e.g. set_hot_context(recent_window_tokens=8000)")
-        strategy.check_hot_context(changes)
+        strategy.check_hot_context(changes)  # before any write: a refused change writes nothing
+        self._claim_if_pending()
         ctx = self._strategy_context()
         with self._store.transaction() as tx:
             tx.lock_journal(f"{self._namespace}/{HOT_CONTEXT_STATE}")  # no concurrent change is lost
             stored = ctx.get_state(HOT_CONTEXT_STATE)
             old = dict(stored) if isinstance(stored, Mapping) else {}
-            new = {**old, **changes}
-            strategy.check_hot_context(new)
+            new = {**old, **changes}  # a setting a newer version recorded is kept as it is
             seq = 0 if new == old else tx.put_state(ctx.branch_id, ctx.key(HOT_CONTEXT_STATE), new)
         strategy.load(ctx)
+        if seq and self._compression_mode == "workers":
+            self._enqueue_compression()  # smaller windows may make work due now
         return seq
 
     def hot_context(self) -> dict[str, int]:
@@ -1669,7 +1670,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
     def _hot_strategy(self, what: str) -> HotContextStrategy:
         strategy = self.strategy
         if not isinstance(strategy, HotContextStrategy):
-            name = getattr(strategy, "name", type(strategy).__name__)
+            name = "passthrough" if strategy is None else getattr(strategy, "name", type(strategy).__name__)
             needs = "a strategy with windows (a HotContextStrategy, such as the autobiographical one)"
             raise CompressionUnavailableError(name, what, needs)
         return strategy
@@ -1742,8 +1743,15 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         """
         self._claim_if_pending()
         mid = run_sync(self.compression.areset_head_window(text))
-        self._messages_added(1)
+        self._head_reset()
         return mid
+
+    def _head_reset(self) -> None:
+        """After a transition message was written: tell the strategy, and on a ``compression="workers"``
+        manager queue the work at once (the old topic is due now; a small message alone would not)."""
+        self._messages_added(1)
+        if self._compression_mode == "workers":
+            self._enqueue_compression()
 
     def set_tools(self, tools: Sequence[ToolDefinition | Mapping[str, Any]]) -> None:
         """Tool definitions sent with every summary request (so requests replaying tool calls are

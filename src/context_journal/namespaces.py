@@ -185,13 +185,20 @@ def recorded_config(recorded: dict[str, Any] | None, name: str, overflow: str = 
         return None
 
 
+COMPRESS_BUDGET = 4000
+"""The compile budget, in tokens, that ``compress`` (CLI and MCP) sizes a strategy for when neither the
+command nor the namespace gives one."""
+
+
 def recorded_compressing_strategy(recorded: dict[str, Any] | None) -> Any:
     """A new instance of the compressing strategy ``compress`` recorded (``recorded``: :func:`recorded_strategy`'s
-    value) with its settings; the autobiographical strategy with default settings when it recorded none
-    (or one this version cannot read). What the command line and the MCP server change windows on."""
-    from .strategies import COMPRESSING_STRATEGY_NAMES, strategy_by_name
+    value) with its settings; else (none recorded, or settings this version cannot read) the one
+    ``compress`` would make: the autobiographical strategy sized for :data:`COMPRESS_BUDGET` tokens. What
+    the command line changes windows on."""
+    from .strategies import COMPRESSING_STRATEGY_NAMES, AutobiographicalConfig, strategy_by_name
 
-    name = recorded.get("strategy") if recorded else None
+    name = str(recorded.get("strategy")) if recorded else "autobiographical"
     if name not in COMPRESSING_STRATEGY_NAMES:
-        return strategy_by_name("autobiographical")
-    return strategy_by_name(str(name), recorded_config(recorded, str(name)))
+        name = "autobiographical"
+    config = recorded_config(recorded, name) or AutobiographicalConfig.for_budget(COMPRESS_BUDGET)
+    return strategy_by_name(name, config)

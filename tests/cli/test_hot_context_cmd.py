@@ -61,4 +61,14 @@ def test_hot_context_refuses_bad_values_and_writes_nothing(tmp_path: Path, data_
     assert zero.exit_code == 1 and "target_chunk_tokens" in zero.output
     missing = runner.invoke(app, ["hot-context", "--store", str(tmp_path / "none.db")])
     assert missing.exit_code == 1
+    # A reader may not claim the host's namespace by changing it (nor by pinning in it), as compile refuses.
+    for args in (["hot-context", "--recent", "300"], ["pin", cli_json("show", "--store", db)["messages"][0]["id"]]):
+        claimed = runner.invoke(app, [*args, "--store", db, "--reader", "ann"])
+        assert claimed.exit_code == 1 and "lock the host out" in claimed.output, claimed.output
+    assert cli_json("stats", "--store", db)["head_sequence"] == head
+    # Nothing recorded: the windows shown are those compress (CLI or MCP) would give the namespace.
+    shown = cli_json("hot-context", "--store", db)["hot_context"]
+    assert shown == {"head_window_tokens": 600, "recent_window_tokens": 1200, "target_chunk_tokens": 480}
+    reading = runner.invoke(app, ["hot-context", "--store", db, "--reader", "ann"])  # a reading claims nothing
+    assert reading.exit_code == 0, reading.output
     assert cli_json("stats", "--store", db)["head_sequence"] == head

@@ -376,11 +376,13 @@ def with_manager(
     reader: str | None = None,
     *,
     compressing: bool = False,
+    claims: bool = False,
 ) -> T:
     """``act(manager)`` on the namespace and branch of an existing store (the current CLI branch when
     ``branch`` is None; an isolated namespace reads its own slot) as ``reader`` (None: no reader; refused
     on a namespace that belongs to one), library errors turned into messages. With ``compressing`` the
-    manager has the compressing strategy ``compress`` recorded (else the autobiographical one)."""
+    manager has the compressing strategy ``compress`` recorded (else the autobiographical one sized as
+    ``compress`` sizes it); with ``claims`` (``act`` writes) a reader may not claim a host's namespace."""
     from ..manager import ContextManager
     from ..namespaces import recorded_compressing_strategy, recorded_strategy
 
@@ -388,7 +390,7 @@ def with_manager(
         st = existing_store(store)
         try:
             branch = cli_branch(st, branch)
-            require_target(st, namespace, branch, reader)
+            require_target(st, namespace, branch, reader, claims=claims)
             isolate = namespace_is_isolated(st, namespace)
             strategy = recorded_compressing_strategy(recorded_strategy(st, namespace, branch)) if compressing else None
             with ContextManager.open(

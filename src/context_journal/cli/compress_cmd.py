@@ -20,7 +20,7 @@ from rich.markup import escape
 from ..compression import DrainProgress, DrainReport
 from ..errors import ContextJournalError
 from ..manager import ContextManager
-from ..namespaces import record_strategy, strategy_record
+from ..namespaces import COMPRESS_BUDGET, record_strategy, strategy_record
 from ..stores import Store
 from ..strategies import COMPRESSING_STRATEGY_NAMES, AutobiographicalConfig, strategy_by_name
 from ._app import (
@@ -40,7 +40,7 @@ from ._app import (
 from .demo_cmd import PROVIDERS, _Watched, make_provider
 
 COMPRESSING = COMPRESSING_STRATEGY_NAMES
-DEFAULT_BUDGET = 4000
+DEFAULT_BUDGET = COMPRESS_BUDGET
 
 
 def load_config(text: str | None, budget: int) -> AutobiographicalConfig:

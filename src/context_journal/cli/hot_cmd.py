@@ -50,7 +50,9 @@ def hot_context_cmd(
         seq = cm.set_hot_context(**changes) if changes else 0
         return seq, cm.hot_context(), cm.namespace, cm.current_branch()
 
-    seq, hot, ns, branch_name = with_manager(store, namespace, branch, act, reader, compressing=True)
+    seq, hot, ns, branch_name = with_manager(
+        store, namespace, branch, act, reader, compressing=True, claims=bool(changes)
+    )
     if as_json:
         print_json(
             {"namespace": ns, "branch": branch_name, "changed": seq > 0, "sequence": seq or None, "hot_context": hot}

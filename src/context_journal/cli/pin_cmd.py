@@ -37,7 +37,7 @@ def _change(
     def act(cm: ContextManager) -> tuple[int, list[str]]:
         return (cm.pin(message_id) if pin else cm.unpin(message_id)), cm.pins()
 
-    changed, pins = with_manager(store, namespace, branch, act, reader)
+    changed, pins = with_manager(store, namespace, branch, act, reader, claims=True)
     _report(changed, message_id, pins, "pinned" if pin else "unpinned", as_json)
 
 

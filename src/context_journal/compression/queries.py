@@ -37,6 +37,35 @@ class SummaryNotFoundError(ContextJournalError, KeyError):
         return str(self.args[0])
 
 
+MAX_REPEAT_PRODUCT = 1_000_000
+"""The most a text pattern's counted repeats (``{n}``, ``{n,m}``) may multiply to: compiling
+``(?:a{1000}){1000}`` takes about half a second, ``(?:a{3000}){3000}`` ten, ``a{1000000000}`` all the
+memory there is (the time limit covers matching, not compiling)."""
+
+_COUNTED = re.compile(r"\{\s*(\d+)\s*(?:,\s*(\d*)\s*)?\}")
+
+
+def _check_repeats(pattern: str) -> None:
+    """Refuse a pattern whose counted repeats multiply past :data:`MAX_REPEAT_PRODUCT` (an escaped brace
+    counts too: the bound errs on the safe side).
+
+    Raises:
+        ValueError: the pattern's repeats are too large (named in the message).
+    """
+    product = 1
+    for m in _COUNTED.finditer(pattern):
+        counts = [g for g in m.groups() if g]
+        if any(len(g) > 7 for g in counts):
+            product = MAX_REPEAT_PRODUCT + 1
+        else:
+            product *= max(1, *(int(g) for g in counts))
+        if product > MAX_REPEAT_PRODUCT:
+            raise ValueError(
+                f"the regex {clip_repr(pattern)} repeats too much to compile safely (its counted repeats "
+                f"multiply past {MAX_REPEAT_PRODUCT:,}); use smaller counts or search for text"
+            )
+
+
 class SummaryQueries:
     """Summaries of one namespace and branch, as a handle's reader sees them.
 
@@ -69,8 +98,8 @@ class SummaryQueries:
 
         Raises:
             TypeError: ``text`` is not a string or None, or ``regex`` not a string, pattern or None.
-            ValueError: ``limit`` is not None or an integer >= 1, or the pattern ran longer than
-                :data:`REGEX_SECONDS`.
+            ValueError: ``limit`` is not None or an integer >= 1, the pattern's counted repeats multiply
+                past :data:`MAX_REPEAT_PRODUCT`, or it ran longer than :data:`REGEX_SECONDS`.
             re.error: ``regex`` is not a valid pattern.
         """
         if text is not None and not isinstance(text, str):
@@ -81,6 +110,7 @@ class SummaryQueries:
             raise ValueError(f"limit must be None (every summary) or an integer >= 1, got {limit!r}")
         matches: Callable[[str], bool] | None = None
         if isinstance(regex, str):
+            _check_repeats(regex)  # first: Python's own parser chokes on a count of 5,000 digits
             re.compile(regex)  # the documented error for an invalid pattern
             compiled = regex_engine.compile(regex)
             deadline = time.monotonic() + REGEX_SECONDS

@@ -29,6 +29,7 @@ from ..journal.synthesis import SynthesisConfig
 from ..llm import Provider
 from ..manager import ONCE_SUMMARISED_PART, ContextManager
 from ..namespaces import (
+    COMPRESS_BUDGET,
     NAMESPACE_MARK,
     list_namespaces,
     namespace_exists,
@@ -610,7 +611,7 @@ class ToolBackend:
         another (so ``compile_context`` and the command line default to it). Returns its name."""
         recorded = recorded_strategy(self.store, cm.namespace, branch)
         name = recorded["strategy"] if recorded and recorded["strategy"] in COMPRESSING else "autobiographical"
-        size = budget or (int(recorded.get("budget") or 4000) if recorded else 4000)
+        size = budget or (int(recorded.get("budget") or COMPRESS_BUDGET) if recorded else COMPRESS_BUDGET)
         self._use_strategy(cm, name, size, sized=budget is not None)
         record = strategy_record(cm.strategy, size, self.compression)
         if record is not None:

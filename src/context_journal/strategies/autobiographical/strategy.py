@@ -183,17 +183,22 @@ class AutobiographicalStrategy(BaseStrategy):
 
     def _apply_hot_context(self, recorded: Any) -> None:
         """Use :attr:`base_config` with ``recorded`` (the branch's :data:`HOT_CONTEXT_STATE`) over it. A
-        record this version cannot apply (another version's, or edited by hand) is ignored with a warning."""
-        changes = dict(recorded) if isinstance(recorded, Mapping) else {}
-        if changes == self._hot:
+        setting this version does not know (a newer version's) is left aside, and a record whose values it
+        cannot apply (edited by hand) is ignored, each with a warning."""
+        found = dict(recorded) if isinstance(recorded, Mapping) else {}
+        if found == self._hot:
             return
+        changes = {k: v for k, v in found.items() if k in HOT_SETTINGS}
+        if len(changes) < len(found):
+            logger.warning(
+                "hot-context settings %s left aside: this version does not know them", sorted(set(found) - set(changes))
+            )
         try:
-            self.check_hot_context(changes)
             config = self.base_config.with_(**changes)
         except (TypeError, ValueError) as exc:
-            logger.warning("hot-context record %r ignored: %s", changes, exc)
+            logger.warning("hot-context record %r ignored: %s", found, exc)
             config = self.base_config
-        self._hot, self.config = changes, config
+        self._hot, self.config = found, config
         self._queue, self._report = None, None  # due chunks and pending work follow the windows
 
     def reset(self) -> None:
