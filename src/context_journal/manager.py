@@ -44,7 +44,7 @@ from .content import ContentInput, resolve_media, validate_content
 from .errors import MalformedContentError, MessageNotFoundError, RedactionError, ViewFilterError
 from .llm import OfflineSummarizer, Provider, ToolDefinition, run_sync
 from .messages import Message, MessageInput, MessageStore, WriteHook, to_timestamp
-from .namespaces import NAMESPACE_MARK, namespace_is_isolated
+from .namespaces import NAMESPACE_MARK, STRATEGY_STATE, namespace_is_isolated
 from .readers import (
     ReaderConflictError,
     ReaderError,
@@ -67,6 +67,7 @@ from .retention import set_retention
 from .state.host import WorkingStateMixin
 from .stores import ROOT_BRANCH, Store, open_store
 from .stores.base import Transaction
+from .stores.queue import QueueStore
 from .strategies import (
     STRATEGY_NAMES,
     PassthroughStrategy,
@@ -1651,9 +1652,20 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             new = {**old, **changes}  # a setting a newer version recorded is kept as it is
             seq = 0 if new == old else tx.put_state(ctx.branch_id, ctx.key(HOT_CONTEXT_STATE), new)
         strategy.load(ctx)
-        if seq and self._compression_mode == "workers":
+        if seq and self._compressed_by_workers():
             self._enqueue_compression()  # smaller windows may make work due now
         return seq
+
+    def _compressed_by_workers(self) -> bool:
+        """True when workers compress this namespace: this manager was opened with
+        ``compression="workers"``, or the namespace records it (an import or ``compress`` for workers), so
+        a change made by another handle (the CLI, an MCP server that compresses inline) queues work too."""
+        if self._compression_mode == "workers":
+            return True
+        if not isinstance(self._store, QueueStore):
+            return False
+        recorded = self._store.get_state(self._branch.id, f"{self._namespace}/{STRATEGY_STATE}")
+        return isinstance(recorded, Mapping) and recorded.get("compression") == "workers"
 
     def hot_context(self) -> dict[str, int]:
         """The strategy's window settings in use on this namespace and branch, in tokens (the recorded
@@ -1750,7 +1762,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         """After a transition message was written: tell the strategy, and on a ``compression="workers"``
         manager queue the work at once (the old topic is due now; a small message alone would not)."""
         self._messages_added(1)
-        if self._compression_mode == "workers":
+        if self._compressed_by_workers():
             self._enqueue_compression()
 
     def set_tools(self, tools: Sequence[ToolDefinition | Mapping[str, Any]]) -> None:

@@ -72,3 +72,14 @@ def test_hot_context_refuses_bad_values_and_writes_nothing(tmp_path: Path, data_
     reading = runner.invoke(app, ["hot-context", "--store", db, "--reader", "ann"])  # a reading claims nothing
     assert reading.exit_code == 0, reading.output
     assert cli_json("stats", "--store", db)["head_sequence"] == head
+
+
+def test_a_change_from_the_command_line_queues_work_for_the_workers(tmp_path: Path, data_dir: Path) -> None:
+    """A namespace imported for workers: a smaller window set from the command line (a handle that does
+    not compress for workers itself) queues the work it makes due (a worker found nothing before)."""
+    db = str(tmp_path / "cc.db")
+    cli_json("import", str(data_dir / SESSION), "--store", db, "--compression", "workers")
+    assert cli_json("worker", "--store", db, "--until-idle")["units"] > 0
+    assert cli_json("worker", "--store", db, "--until-idle")["units"] == 0  # nothing left
+    assert cli_json("hot-context", "--store", db, "--recent", "300", "--chunk", "200")["changed"]
+    assert cli_json("worker", "--store", db, "--until-idle")["units"] > 0

@@ -42,7 +42,7 @@ MAX_REPEAT_PRODUCT = 1_000_000
 ``(?:a{1000}){1000}`` takes about half a second, ``(?:a{3000}){3000}`` ten, ``a{1000000000}`` all the
 memory there is (the time limit covers matching, not compiling)."""
 
-_COUNTED = re.compile(r"\{\s*(\d+)\s*(?:,\s*(\d*)\s*)?\}")
+_COUNTED = re.compile(r"\{\s*(\d*)\s*(?:,\s*(\d*)\s*)?\}")  # {n}, {n,}, {n,m} and {,m}
 
 
 def _check_repeats(pattern: str) -> None:
@@ -55,6 +55,8 @@ def _check_repeats(pattern: str) -> None:
     product = 1
     for m in _COUNTED.finditer(pattern):
         counts = [g for g in m.groups() if g]
+        if not counts:
+            continue  # "{}" or "{,}": a literal
         if any(len(g) > 7 for g in counts):
             product = MAX_REPEAT_PRODUCT + 1
         else:
