@@ -44,7 +44,7 @@ from .content import ContentInput, resolve_media, validate_content
 from .errors import MalformedContentError, MessageNotFoundError, RedactionError, ViewFilterError
 from .llm import OfflineSummarizer, Provider, ToolDefinition, run_sync
 from .messages import Message, MessageInput, MessageStore, WriteHook, to_timestamp
-from .namespaces import NAMESPACE_MARK, STRATEGY_STATE, namespace_is_isolated
+from .namespaces import NAMESPACE_MARK, namespace_is_isolated, recorded_strategy
 from .readers import (
     ReaderConflictError,
     ReaderError,
@@ -1664,8 +1664,8 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             return True
         if not isinstance(self._store, QueueStore):
             return False
-        recorded = self._store.get_state(self._branch.id, f"{self._namespace}/{STRATEGY_STATE}")
-        return isinstance(recorded, Mapping) and recorded.get("compression") == "workers"
+        recorded = recorded_strategy(self._store, self._namespace, self._branch.name)
+        return recorded is not None and recorded.get("compression") == "workers"
 
     def hot_context(self) -> dict[str, int]:
         """The strategy's window settings in use on this namespace and branch, in tokens (the recorded

@@ -15,6 +15,7 @@ from ..errors import ContextJournalError
 from ..stores.queue import QueueStore, queue_key
 from ..strategies.autobiographical import AutobiographicalConfig, AutobiographicalStrategy
 from ..strategies.base import CompressingStrategy
+from ..strategies.by_name import COMPRESSING_STRATEGY_NAMES
 from ..strategies.knowledge import DEFAULT_PHASE_BREAK_FRACTION, DEFAULT_PHASES, KnowledgeStrategy
 
 if TYPE_CHECKING:
@@ -97,7 +98,7 @@ def leased_strategy(spec: Any) -> LeasedAutobiographical:
         ValueError: the entry names no strategy workers run, or its settings are invalid.
     """
     name = spec.get("strategy") if isinstance(spec, dict) else None
-    if name not in ("autobiographical", "knowledge"):
+    if name not in COMPRESSING_STRATEGY_NAMES:
         raise ValueError(f"workers run the autobiographical and knowledge strategies only, not {spec!r}")
     try:
         config = AutobiographicalConfig(**spec.get("config", {}))
