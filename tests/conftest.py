@@ -15,9 +15,8 @@ import functools
 import itertools
 import os
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -26,6 +25,7 @@ from hypothesis_budget import DEV_MAX_EXAMPLES, DEV_PROFILE
 from context_journal.stores import MemoryStore, SQLiteStore, Store
 from context_journal.stores import memory as memory_backend
 from context_journal.stores import sqlite as sqlite_backend
+from context_journal.testing.conformance import StoreBackend
 
 DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
@@ -49,46 +49,9 @@ def data_dir() -> Path:
     return DATA_DIR
 
 
-class Backend:
-    """How the tests make stores of one backend.
-
-    Attributes:
-        name: The backend's name (the fixture's id).
-        durable: Whether a store survives :meth:`reopen` (and a second handle is a separate object).
-        migrations: The backend's ordered migration list.
-    """
-
-    name: str = "abstract"
-    durable: bool = True
-    migrations: Sequence[Any] = ()
-
-    def __init__(self) -> None:
-        self._opened: list[Store] = []
-
-    def _track(self, store: Store) -> Store:
-        self._opened.append(store)
-        return store
-
-    def new(self) -> Store:
-        """A fresh, empty store."""
-        raise NotImplementedError
-
-    def handle(self, store: Store) -> Store:
-        """Another handle on the same stored data (another connection where the backend has them)."""
-        raise NotImplementedError
-
-    def reopen(self, store: Store) -> Store:
-        """Close ``store`` and open it again (only for durable backends)."""
-        raise NotImplementedError
-
-    def reopen_factory(self, store: Store) -> Callable[[], Store]:
-        """A callable that opens a new handle on the store's data, as at process start."""
-        raise NotImplementedError
-
-    def close_all(self) -> None:
-        for s in self._opened:
-            s.close()
-        self._opened.clear()
+class Backend(StoreBackend):
+    """How the tests make stores of one backend (the conformance suite's :class:`StoreBackend`); every
+    store it made is closed at the fixture's teardown."""
 
 
 class MemoryBackend(Backend):
@@ -99,7 +62,7 @@ class MemoryBackend(Backend):
     migrations = memory_backend.MIGRATIONS
 
     def new(self) -> Store:
-        return self._track(MemoryStore())
+        return self.track(MemoryStore())
 
     def handle(self, store: Store) -> Store:
         return store
@@ -123,21 +86,21 @@ class SQLiteBackend(Backend):
         self._counter = itertools.count()
 
     def new(self) -> Store:
-        return self._track(SQLiteStore(self.directory / f"store-{next(self._counter)}.db"))
+        return self.track(SQLiteStore(self.directory / f"store-{next(self._counter)}.db"))
 
     def handle(self, store: Store) -> Store:
         assert isinstance(store, SQLiteStore)
-        return self._track(SQLiteStore(store.path))
+        return self.track(SQLiteStore(store.path))
 
     def reopen(self, store: Store) -> Store:
         assert isinstance(store, SQLiteStore)
         store.close()
-        return self._track(SQLiteStore(store.path))
+        return self.track(SQLiteStore(store.path))
 
     def reopen_factory(self, store: Store) -> Callable[[], Store]:
         assert isinstance(store, SQLiteStore)
         path = store.path
-        return lambda: self._track(SQLiteStore(path))
+        return lambda: self.track(SQLiteStore(path))
 
 
 PG_URL = os.environ.get("CONTEXT_JOURNAL_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
@@ -174,7 +137,7 @@ class PostgresBackend(Backend):
 
     def _open(self, schema: str) -> Store:
         store: Store = self._module.PostgresStore(PG_URL, schema=schema)
-        return self._track(store)
+        return self.track(store)
 
     def new(self) -> Store:
         schema = f"cj_test_{uuid.uuid4().hex[:16]}"

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any
+from typing import Any, Protocol, cast, runtime_checkable
 
 from .. import telemetry
 from .._names import clip_repr, name_problem
@@ -45,6 +45,7 @@ __all__ = [
     "ROOT_BRANCH",
     "BranchInfo",
     "JournalRow",
+    "JournalTable",
     "Lineage",
     "Op",
     "Record",
@@ -139,6 +140,40 @@ class JournalRow:
     prev_hash: str
     hash: str
     ts: float
+
+
+@runtime_checkable
+class JournalTable(Protocol):
+    """The execution-journal table, a part of the store contract a backend opts into by implementing these
+    primitives (the three shipped backends do). A store without them refuses journal reads and writes with
+    :class:`~context_journal.errors.StoreError`. Rows are written only through
+    :meth:`Transaction.append_journal`, inside the transaction that writes their marker record.
+    """
+
+    def _journal_insert(self, row: JournalRow) -> None:
+        """Inside the write transaction: insert ``row``; raise :class:`~context_journal.errors.StoreError`
+        when ``row.seq`` is not the project's head + 1, ``row.prev_hash`` is not the head's hash, or the
+        idempotency key is taken."""
+        ...
+
+    def _journal_select(
+        self, project: str, after: int, upto: int, limit: int | None, descending: bool, kinds: tuple[str, ...] | None
+    ) -> list[JournalRow]:
+        """Rows of ``project`` with ``after < seq <= upto`` (of ``kinds`` when given), in seq order or
+        newest first, at most ``limit``."""
+        ...
+
+    def _journal_by_key(self, project: str, key: str) -> JournalRow | None:
+        """The row of ``project`` written with idempotency key ``key``, or None."""
+        ...
+
+    def _journal_projects(self) -> list[str]:
+        """Every project with at least one row."""
+        ...
+
+
+_HAS_JOURNAL: dict[type, bool] = {}
+"""Whether a store class implements :class:`JournalTable` (checked once per class)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -297,6 +332,7 @@ class Transaction:
             StoreError: the backend refused the row (``seq`` not head + 1, ``prev_hash`` not the head's
                 hash, or a duplicate idempotency key).
         """
+        table = self._store._journal_table()  # refused before anything is written
         ts = time.time()
         fields: dict[str, Any] = {"project": project, "seq": seq, "hash": hash}
         if mac is not None:
@@ -305,7 +341,7 @@ class Transaction:
         store_seq = self._store._insert(branch_id, JOURNAL_SLOT, f"{project}#{seq}", Op.APPEND, marker, ts)
         self.seqs.append(store_seq)
         row = JournalRow(project, seq, store_seq, kind, author, idempotency_key, body, prev_hash, hash, ts)
-        self._store._journal_insert(row)
+        table._journal_insert(row)
         return row
 
     def redact_journal_body(self, row: JournalRow, body: str) -> None:
@@ -408,7 +444,8 @@ class Store(ABC):
     @abstractmethod
     def _bodies(self, seqs: Sequence[int]) -> dict[int, str | None]: ...
 
-    # Execution-journal primitives (not abstract: a backend without the table refuses journal use).
+    # Execution-journal primitives: the lock and the redaction have defaults; the table itself is the
+    # JournalTable protocol, which a backend opts into by implementing it (without it, journal use is refused).
 
     def _journal_lock(self, project: str) -> None:
         """Inside a write transaction: serialise journal writers of ``project`` (see
@@ -416,23 +453,24 @@ class Store(ABC):
         have nothing to do."""
         return None
 
-    def _journal_insert(self, row: JournalRow) -> None:
-        raise NotImplementedError(f"the {self.backend} backend has no execution journal")
-
-    def _journal_select(
-        self, project: str, after: int, upto: int, limit: int | None, descending: bool, kinds: tuple[str, ...] | None
-    ) -> list[JournalRow]:
-        raise NotImplementedError(f"the {self.backend} backend has no execution journal")
-
-    def _journal_by_key(self, project: str, key: str) -> JournalRow | None:
-        raise NotImplementedError(f"the {self.backend} backend has no execution journal")
-
     def _journal_replace_body(self, tx: Transaction, row: JournalRow, body: str) -> None:
         """Inside ``tx``: set ``row``'s body to ``body`` (see :meth:`Transaction.redact_journal_body`)."""
         raise StoreError(f"the {self.backend} backend cannot redact journal entries")
 
-    def _journal_projects(self) -> list[str]:
-        raise NotImplementedError(f"the {self.backend} backend has no execution journal")
+    def _journal_table(self) -> JournalTable:
+        """This store as its execution-journal table.
+
+        Raises:
+            StoreError: the backend does not implement :class:`JournalTable`.
+        """
+        has = _HAS_JOURNAL.get(type(self))
+        if has is None:  # a runtime protocol check looks at every member: once per class
+            has = _HAS_JOURNAL[type(self)] = isinstance(self, JournalTable)
+        if not has:
+            raise StoreError(
+                f"the {self.backend} backend has no execution journal (it does not implement stores.JournalTable)"
+            )
+        return cast(JournalTable, self)
 
     # Integrity scans (stores/integrity.py): every stored row, in pages, and the database's own guards.
 
@@ -993,7 +1031,10 @@ class Store(ABC):
                 return []
             after = max(-1, min(after, _INF))
             limit = None if limit is None else min(limit, _INF)
-            return self._journal_select(project, after, top, limit, descending, None if kinds is None else tuple(kinds))
+            table = self._journal_table()
+            return table._journal_select(
+                project, after, top, limit, descending, None if kinds is None else tuple(kinds)
+            )
 
     def journal_head(self, project: str) -> JournalRow | None:
         """The newest journal row of ``project`` (None for a project with no entries)."""
@@ -1004,13 +1045,13 @@ class Store(ABC):
         """The journal row of ``project`` written with this idempotency key, or None."""
         with self._lock:
             self._check_open()
-            return self._journal_by_key(project, idempotency_key)
+            return self._journal_table()._journal_by_key(project, idempotency_key)
 
     def journal_projects(self) -> list[str]:
         """Slugs of every project with at least one journal entry, sorted."""
         with self._lock:
             self._check_open()
-            return sorted(self._journal_projects())
+            return sorted(self._journal_table()._journal_projects())
 
     def branch_names(self, ids: Sequence[int]) -> list[str]:
         """Names of branch ids (helper for reports)."""

@@ -22,9 +22,9 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, TypeAlias
 
-from .content import ToolUseBlock, block_to_dict
-from .llm.types import LLMRequest, LLMResponse, Usage
-from .tokens import EstimatingCounter, estimate_text_tokens
+from ..content import ToolUseBlock, block_to_dict
+from ..llm.types import LLMRequest, LLMResponse, Usage
+from ..tokens import EstimatingCounter, estimate_text_tokens
 
 __all__ = ["Script", "ScriptedProvider", "UnexpectedRequestError"]
 
