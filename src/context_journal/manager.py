@@ -1068,7 +1068,13 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
     def _strategy_context(self) -> StrategyContext:
         shared = "default" if self._slot == "messages" else None  # the shared slot's roles apply
         return StrategyContext(
-            self._store, self._branch.id, self._namespace, self._counter, reader=self._view_reader, roles_from=shared
+            self._store,
+            self._branch.id,
+            self._namespace,
+            self._counter,
+            reader=self._view_reader,
+            roles_from=shared,
+            compile_context=compile_context,
         )
 
     def _active_strategy(self) -> Strategy:

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from hypothesis_budget import examples
 
 from context_journal import ContextManager
-from context_journal._cache_markers import (
+from context_journal.rendering.cache_markers import (
     CacheMarkersDroppedWarning,
     CacheMarkersRaisedWarning,
     cap_cache_markers,

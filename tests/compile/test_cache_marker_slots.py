@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from hypothesis_budget import examples
 
 from context_journal import ContextManager
-from context_journal._cache_markers import CacheMarkersDroppedWarning, cap_cache_markers
+from context_journal.rendering.cache_markers import CacheMarkersDroppedWarning, cap_cache_markers
 
 E = {"type": "ephemeral"}
 

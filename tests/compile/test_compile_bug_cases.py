@@ -797,7 +797,7 @@ def test_B48_any_placement_of_markers_exports_at_most_four_keeping_the_newest(
     location (the tools, the system prompt, each message: the last of it), none on thinking; the kept
     ones are the tools', the system prompt's, then the newest messages'; every removed one is reported,
     and with ``cache=False`` exactly the host's sendable markers are counted."""
-    from context_journal._cache_markers import can_carry_marker
+    from context_journal.rendering.cache_markers import can_carry_marker
 
     msgs, host = conversation
     eph = {"type": "ephemeral"}

@@ -17,9 +17,9 @@ from hypothesis_budget import examples
 
 import context_journal.compile as compile_module
 from context_journal import ContextManager
-from context_journal._fit import _minus, cover_floor, spans_floor
 from context_journal.compile import CHEAPEST_PART, UNSUMMARISED_PART, CompileResult, OverBudgetError
 from context_journal.llm import OfflineSummarizer
+from context_journal.rendering.fit import _minus, cover_floor, spans_floor
 from context_journal.strategies import (
     AutobiographicalConfig,
     AutobiographicalStrategy,

@@ -22,8 +22,8 @@ from hypothesis_budget import examples
 from test_token_estimate_scripts import _b65_messages, make_pdf
 
 from context_journal import ContextManager
-from context_journal._render import _cut_text
 from context_journal.compile import CompileOptions, CompileResult
+from context_journal.rendering.repairs import _cut_text
 from context_journal.strategies import (
     AutobiographicalConfig,
     AutobiographicalStrategy,

@@ -1,6 +1,6 @@
 """The compile's unread fast path (issue 21 review): on a history never summarised, the plain text messages of
 the unsummarised middle that are certain to be cut whole are priced from the index, their bodies never read
-(``compile._compile_context(..., unread_ok=True)``, ``_fit.UNREAD_TEXT``). The fast path never changes a
+(``compile._compile_context(..., unread_ok=True)``, ``rendering.fit.UNREAD_TEXT``). The fast path never changes a
 result: over random histories, strategies, budgets and options the compile with it and without it gives the
 same result (or the same error); ``MessageStore.odd_count()`` (what turns the fast path off) follows every
 write, branch and reopen; and a skipped message that survives into what is sent makes the compile read them
@@ -27,10 +27,10 @@ from hypothesis_budget import examples
 
 from context_journal import compile as compile_module
 from context_journal import manager as manager_module
-from context_journal._fit import UNREAD_TEXT, RenderCache
 from context_journal.compile import CompileOptions, CompileResult, Injection
 from context_journal.errors import ContextJournalError
 from context_journal.manager import ContextManager
+from context_journal.rendering.fit import UNREAD_TEXT, RenderCache
 from context_journal.strategies import (
     AutobiographicalConfig,
     AutobiographicalStrategy,

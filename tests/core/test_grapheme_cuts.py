@@ -21,10 +21,10 @@ from context_journal._graphemes import (
     is_boundary,
     split_words,
 )
-from context_journal._render import _cut_text
 from context_journal.journal.summaries import clip
 from context_journal.recall.search import snippet
 from context_journal.recall.spans import _cut
+from context_journal.rendering.repairs import _cut_text
 from context_journal.strategies.autobiographical.planning import cap_text
 from context_journal.tokens import EstimatingCounter, estimate_text_tokens
 

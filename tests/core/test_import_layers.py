@@ -99,11 +99,15 @@ HIGHER = ("manager", "aio", "compile", "compression", "branching", "workers", "s
 LOWER = {
     "wire": (*HIGHER, "llm", "views", "messages", "stores"),
     "llm": (*HIGHER, "views", "messages", "stores"),
-    "views": (*HIGHER, "llm"),
-    "messages": (*HIGHER, "views", "llm"),
-    "content": (*HIGHER, "views", "messages", "llm", "stores", "wire"),
-    "tokens": (*HIGHER, "views", "messages", "llm", "stores", "wire"),
+    "views": (*HIGHER, "llm", "rendering"),
+    "messages": (*HIGHER, "views", "llm", "rendering"),
+    "content": (*HIGHER, "views", "messages", "llm", "stores", "wire", "rendering"),
+    "tokens": (*HIGHER, "views", "messages", "llm", "stores", "wire", "rendering"),
     "_graphemes": (*HIGHER, "views", "messages", "llm", "stores", "wire", "content", "tokens"),
+    "rendering": (*HIGHER, "llm"),
+    # the strategies sit below the compiler and its callers: the compiler is handed to them
+    # (StrategyContext.compile_context), never imported
+    "strategies": ("manager", "aio", "compile", "compression", "branching", "workers", "cli", "mcp", "integrations"),
 }
 """Each lower layer and what it must not import, anywhere in it (DESIGN.md section 2)."""
 

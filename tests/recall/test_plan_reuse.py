@@ -6,11 +6,11 @@ from typing import Any
 
 import context_journal.recall.strategy as recall_strategy
 from context_journal import ContextManager, MemoryStore
-from context_journal._reduce import PricedView
 from context_journal.compile import Roles
 from context_journal.recall import RecallConfig, RecallStrategy
 from context_journal.recall.query import with_recall
 from context_journal.recall.spans import plan_spans
+from context_journal.rendering.reduce import PricedView
 from context_journal.strategies import PassthroughStrategy
 from context_journal.strategies.base import Budget
 from context_journal.views import ReaderView

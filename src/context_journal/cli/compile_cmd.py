@@ -12,10 +12,10 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 
-from .._cache_markers import CacheMarkersDroppedWarning
 from ..compile import CompileResult, OverBudgetError
 from ..manager import ONCE_SUMMARISED_PART, ContextManager
 from ..namespaces import recorded_config, recorded_strategy
+from ..rendering.cache_markers import CacheMarkersDroppedWarning
 from ..strategies import (
     COMPRESSING_STRATEGY_NAMES,
     STRATEGY_NAMES,

@@ -8,9 +8,9 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from .._render import message_line_text
 from ..errors import MessageNotFoundError
 from ..manager import ContextManager
+from ..rendering.repairs import message_line_text
 from ._app import ReaderOpt, app, console, print_json, with_manager
 from .store_cmds import BranchOpt, JsonOpt, NamespaceOpt, StoreOpt
 

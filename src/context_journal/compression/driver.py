@@ -32,12 +32,12 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from .._fit import RenderCache, system_head
-from ..compile import Roles
 from ..errors import ContextJournalError
 from ..llm.errors import ProviderRequestError
 from ..llm.types import LLMRequest
 from ..namespaces import STRATEGY_STATE, same_strategy, strategy_record
+from ..rendering.fit import RenderCache, system_head
+from ..rendering.options import Roles
 from ..stores.base import Op
 from ..stores.redaction import redactions_since
 from ..strategies.autobiographical import CompressionLog, PendingItem, PendingWork

@@ -19,9 +19,9 @@ everything that carries one: the host's own markers on stored blocks, on system 
 definitions passed as ``tools=``, and these. One marker per tools array, system prompt and message is kept
 (the last: it covers the prefix of the others), then at most 4 of those: the tools', the system
 prompt's, then the newest messages'; the rest are removed and a
-:class:`~context_journal._cache_markers.CacheMarkersDroppedWarning` lists them (thinking blocks and empty
+:class:`~context_journal.rendering.cache_markers.CacheMarkersDroppedWarning` lists them (thinking blocks and empty
 text never carry one). A 5-minute marker before a 1-hour one is raised to 1 hour (the API wants longer
-TTLs first) and a :class:`~context_journal._cache_markers.CacheMarkersRaisedWarning` names it. See
+TTLs first) and a :class:`~context_journal.rendering.cache_markers.CacheMarkersRaisedWarning` names it. See
 Anthropic's "Prompt caching" guide.
 
 OpenAI mapping: the Chat Completions wire format of :mod:`context_journal.wire.chat_completions`, the
@@ -43,7 +43,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._cache_markers import (
+from ..rendering.cache_markers import (
     MAX_CACHE_BREAKPOINTS,
     CacheMarkersDroppedWarning,
     CacheMarkersRaisedWarning,

@@ -220,7 +220,7 @@ _ID_OPTIONAL = frozenset({"shell_call", "apply_patch_call", "tool_search_call", 
 compile left out is sent without it, as a function call is. Every other built-in call (``web_search_call``,
 ``code_interpreter_call``, ``mcp_call``...: their ``id`` is required) is sent as its text line then."""
 _REASONING_LEFT_OUT = "OpenAI reasoning item"
-"""What the repair of a message whose reasoning the compile left out says (``_reduce._what_reduced``:
+"""What the repair of a message whose reasoning the compile left out says (``rendering.reduce._what_reduced``:
 "an OpenAI reasoning item too large for the budget left out (the items after it sent without their item
 id)...", "2 OpenAI reasoning items...")."""
 _CUSTOM = "custom_tool_call"

@@ -67,7 +67,7 @@ class HarnessView(BaseModel):
         self, position: Literal["system", "end", "before_last_user"] = "system", label: str = "journal"
     ) -> Any:
         """This view as a :class:`~context_journal.compile.Injection` for ``ContextManager.compile``."""
-        from ..compile import Injection
+        from ..rendering.options import Injection
 
         return Injection(content=self.blocks, position=position, label=label)
 

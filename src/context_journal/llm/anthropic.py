@@ -15,7 +15,7 @@ Mapping (docs.anthropic.com, "Messages" and "Prompt caching"):
   the tools and system markers come first (the most stable prefix), then the latest flagged messages,
   in the slots the content's own markers (one per message) leave free; when there are still more than 4,
   one per message is kept and, of those, the tools', the system's and the newest (the one count over
-  the whole request is :func:`context_journal._cache_markers.cap_cache_markers`, which warns with what it
+  the whole request is :func:`context_journal.rendering.cache_markers.cap_cache_markers`, which warns with what it
   removed);
 * the response's blocks, ``stop_reason``, usage (including cache reads and writes) and id come back
   unchanged; block types this library does not model (server tool blocks) are dropped.
@@ -28,8 +28,8 @@ import random
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from .._cache_markers import MAX_CACHE_BREAKPOINTS, cap_cache_markers, marker_locations
 from ..content import block_to_dict, parse_block
+from ..rendering.cache_markers import MAX_CACHE_BREAKPOINTS, cap_cache_markers, marker_locations
 from ..wire.media import has_blob
 from ..wire.messages import CACHEABLE_TYPES, NOT_SENT_TYPES, anthropic_block
 from ._sdk import SDKProvider, blob_error, call_params, dump, import_sdk, retry_policy, sdk_client

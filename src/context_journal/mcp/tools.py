@@ -20,7 +20,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .._cache_markers import CacheMarkersDroppedWarning
 from ..compile import OverBudgetError
 from ..errors import BranchNotFoundError, ContextJournalError
 from ..journal import AppendOutcome, Brief, BriefTrigger, DriftReport, Entry, ExecutionJournal, SummaryPage
@@ -40,6 +39,7 @@ from ..namespaces import (
     strategy_record,
 )
 from ..readers import host_claim_problem, recorded_reader
+from ..rendering.cache_markers import CacheMarkersDroppedWarning
 from ..stores import ROOT_BRANCH, Store
 from ..strategies import COMPRESSING_STRATEGY_NAMES, STRATEGY_NAMES, strategy_by_name
 

@@ -18,8 +18,8 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from .._render import message_line_text
 from ..messages import MessageStore
+from ..rendering.repairs import message_line_text
 from ..tokens import EstimatingCounter, TokenCounter
 from ..views import MessageView, StoreView, ViewEntry
 

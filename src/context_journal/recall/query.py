@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from ..compile import Roles
 from ..messages import MessageStore
+from ..rendering.options import Roles
 from ..stores.fulltext import query_terms, stem
 from ..strategies.base import Strategy
 from ..tokens import TokenCounter

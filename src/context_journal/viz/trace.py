@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Literal
 from ..strategies.base import RawSpan, RenderedEntry, Selection
 
 if TYPE_CHECKING:
-    from .._render import CompiledMessage
+    from ..rendering.repairs import CompiledMessage
     from ..views import MessageView
 
 __all__ = ["PART_KINDS", "MapTrace", "PartKind", "Placement", "merge_ranges", "trace_compile"]

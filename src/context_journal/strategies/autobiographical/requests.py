@@ -26,11 +26,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ...rendering.options import CompileOptions, Injection, Roles
 from ..base import BaseStrategy, Budget, ContextEntry, RawSpan, Selection, SummaryRef, SummaryRequest
 from .folding import recall_pair
 from .records import Summary, request_hash
 
 if TYPE_CHECKING:
+    from ...compile import CompileResult
     from ...tokens import TokenCounter
     from ...views import MessageView
     from .config import AutobiographicalConfig
@@ -182,6 +184,7 @@ def render_request(
     read_sequence: int,
     namespace: str = "default",
     as_of: int | None = None,
+    compile_context: Callable[..., tuple[CompileResult, Any]],
 ) -> SummaryRequest:
     """Render ``plan`` into a provider-valid :class:`SummaryRequest` (see the module docstring).
 
@@ -199,13 +202,12 @@ def render_request(
         namespace: For the compile id.
         as_of: Newest store sequence the view showed when the request was read (recorded with the
             result: a message edited or removed after it makes the result stale).
+        compile_context: The compiler (:attr:`StrategyContext.compile_context`): the compiler sits above
+            the strategies, so it is handed in rather than imported.
 
     Raises:
         OverBudgetError: the system prompt, tools and instruction alone exceed the summarizer's window.
     """
-    # The compiler sits above the strategies; imported here so importing a strategy never imports it.
-    from ...compile import CompileOptions, Injection, Roles, compile_context
-
     roles = Roles.from_metadata(roles_state) if isinstance(roles_state, Mapping) else Roles()
     tools_probe = _tool_definitions(host_tools, [])
     tools_tokens = sum(counter.count_block({"type": "text", "text": str(t)}) for t in tools_probe)

@@ -27,7 +27,7 @@ from __future__ import annotations
 import itertools
 import logging
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
@@ -66,6 +66,7 @@ from .state import CompressionLog
 from .work import PendingWork, Queue, WorkItem, split_parts
 
 if TYPE_CHECKING:
+    from ...compile import CompileResult
     from ...messages import MessageInput
     from ...tokens import TokenCounter
     from ...views import MessageView
@@ -102,6 +103,17 @@ def _mutations(view: object) -> int | None:
 
 STALE_ANSWER = "a message the request read was edited or removed while it was summarised; asked again"
 """The attempt error of a summary answered for a request read before a change in its range."""
+
+
+def _compiler(ctx: StrategyContext) -> Callable[..., tuple[CompileResult, Any]]:
+    """The compiler the manager handed the context (summary requests are rendered through it).
+
+    Raises:
+        TypeError: the context was made without one.
+    """
+    if ctx.compile_context is None:
+        raise TypeError("this StrategyContext was made without compile_context: it cannot render summary requests")
+    return ctx.compile_context
 
 
 def _view_sequence(view: object, ctx: StrategyContext) -> int:
@@ -634,6 +646,7 @@ class AutobiographicalStrategy(BaseStrategy):
             read_sequence=read,
             namespace=ctx.namespace,
             as_of=_view_sequence(request_view if request_view is not None else view, ctx),
+            compile_context=_compiler(ctx),
         )
 
     def pending_requests(self) -> Sequence[SummaryRequest]:

@@ -11,8 +11,10 @@ from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
-from ._reduce import ToolCap, excerpt_tool_results
-from ._render import (
+from ..stores.fulltext import format_date
+from ..tokens import TokenCounter
+from .reduce import ToolCap, excerpt_tool_results
+from .repairs import (
     F_IMAGE,
     F_MEDIA,
     F_PROBLEM,
@@ -40,14 +42,12 @@ from ._render import (
     superseded_calls,
     trim_final_whitespace,
 )
-from .stores.fulltext import format_date
-from .strategies.base import ContextEntry, RawSpan, RenderedEntry, Selection
-from .tokens import TokenCounter
+from .selection import ContextEntry, RawSpan, RenderedEntry, Selection
 
 if TYPE_CHECKING:
-    from .compile import CompileOptions, Injection, Roles
-    from .messages import Message
-    from .views import MessageView, ViewEntry
+    from ..messages import Message
+    from ..views import MessageView, ViewEntry
+    from .options import CompileOptions, Injection, Roles
 
 Block = dict[str, Any]
 
@@ -620,7 +620,7 @@ def with_loop_opening(
     the strategy put it (left out, or in summaries, which then come before the opening) and the
     compiler says so. ``asked``: the position of the user turn the loop answers (kept raw with a whole
     loop unless another entry stands for it). What the strategy shows raw stays raw."""
-    from .views import unit_bounds
+    from ..views import unit_bounds
 
     entries = list(selection.entries)
     raw = [(k, e) for k, e in enumerate(entries) if isinstance(e, RawSpan)]

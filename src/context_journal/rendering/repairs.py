@@ -16,16 +16,16 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Literal, NamedTuple
 
-from ._graphemes import clip_end, clip_start
-from ._provider_render import (
+from .._graphemes import clip_end, clip_start
+from .._provider_render import (
     PROVIDER_TYPES,
     excerpt_provider,
     provider_line,
     repair_provider_blocks,
     server_continuations,
 )
-from .stores.fulltext import format_date
-from .tokens import TokenCounter
+from ..stores.fulltext import format_date
+from ..tokens import TokenCounter
 
 __all__ = ["CompiledMessage", "Instruction", "Repair", "Source", "Work", "block_flags"]
 
@@ -734,7 +734,7 @@ def limit_images(
     """Replace images beyond ``max_images`` (counted from the newest) or deeper than ``depth_tokens`` from
     the newest message, and those of a message alone over ``budget`` tokens (``newest_budget`` for the
     newest message, when given: the image a question is about stays while it can be sent at all; the
-    strategy priced them as placeholders: :func:`~context_journal._reduce.price_reductions`), by a
+    strategy priced them as placeholders: :func:`~context_journal.rendering.reduce.price_reductions`), by a
     placeholder text; the documents of a message alone over its budget too."""
     if max_images is None and depth_tokens is None and budget is None:
         return

@@ -4,7 +4,7 @@ without that cap, once a selection leaves messages out, the overflow reductions 
 tool results and text messages over a quarter of what the strategy may fill) are
 known before the strategy chooses what fits, through a :class:`PricedView` whose token sums already
 hold them. So no message is left out that fits once reduced, and the repair passes in
-:func:`context_journal._fit.render` apply the same reductions to what was chosen.
+:func:`context_journal.rendering.fit.render` apply the same reductions to what was chosen.
 
 Cost: the pricing walks the view from the newest message back until the reduced sizes exceed what the
 strategy may fill (older messages could not be rendered raw anyway), reading the bodies of the
@@ -19,9 +19,9 @@ from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ._block_types import SERVER_RESULT_TYPES
-from ._provider_render import excerpt_provider, in_server_pair, without_reasoning
-from ._render import (
+from .._block_types import SERVER_RESULT_TYPES
+from .._provider_render import excerpt_provider, in_server_pair, without_reasoning
+from .repairs import (
     F_PROVIDER,
     F_THINKING,
     F_TOOL_RESULT,
@@ -39,11 +39,11 @@ from ._render import (
 )
 
 if TYPE_CHECKING:
-    from ._fit import RenderCache
-    from .compile import CompileOptions
-    from .messages import Message
-    from .tokens import TokenCounter
-    from .views import MessageView, ViewEntry
+    from ..messages import Message
+    from ..tokens import TokenCounter
+    from ..views import MessageView, ViewEntry
+    from .fit import RenderCache
+    from .options import CompileOptions
 
 __all__ = [
     "AUTO_CAP_SHARE",
