@@ -237,15 +237,19 @@ def squeeze(
 def first_recoverable(
     view: MessageView, log: CompressionLog, lay: Layout, items: Sequence[Item], pair_cost: Callable[[Summary], int]
 ) -> int | None:
-    """Index of the first omitted item whose messages are all summarised now (its note can give way to
-    the summaries), or None."""
+    """Index of the first omitted item some of whose messages are summarised now (its note can give way
+    to the summaries, and the rest of it is placed again: raw, or left out again when it still does not
+    fit), or None. Some, not all: the newest messages of a span left out while compression lagged can
+    stay unsummarised for good (the chunk still filling below its target), and waiting for all of them
+    kept the summaries of the others out of every later compile (found by hypothesis with the windows
+    changed between writes: five messages, four of them summarised, named "not summarised yet")."""
     gaps = [k for k, item in enumerate(items) if item.omitted]
     if not gaps:
         return None
-    raw = [(s.start, s.end) for s in coarsest(view, log, lay, pair_cost)[0] if s.summary is None]
+    summarised = [(s.start, s.end) for s in coarsest(view, log, lay, pair_cost)[0] if s.summary is not None]
     for k in gaps:
         a, b = items[k].start, items[k].end
-        if not any(x < b and a < y for x, y in raw):
+        if any(x < b and a < y for x, y in summarised):
             return k
     return None
 
