@@ -325,8 +325,8 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
 
         Raises:
             ValueError: both or neither of ``path`` and ``store``, or an unknown ``compression``.
-            TypeError: ``strategy`` is neither a strategy nor one of the names, or ``view_filter`` is
-                not callable.
+            TypeError: ``strategy`` is neither a strategy nor one of the names, ``view_filter`` is
+                not callable, or ``path`` is an open store (pass it as ``store=``).
             StoreError: the SQLite file's directory does not exist (and ``create_dirs`` is False).
             BranchNotFoundError: the branch does not exist.
             StoreError: the store cannot be opened.
@@ -335,6 +335,11 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             ReaderError: ``view_reader`` is empty, the namespace's record is not a reader's name, or the
                 strategy does not record its compression reads.
         """
+        if isinstance(path, Store):
+            raise TypeError(
+                "ContextManager.open() takes a location (a file path, 'memory:' or a URL) as its first argument; "
+                "pass an open store as store=..."
+            )
         if (path is None) == (store is None):
             raise ValueError("give exactly one of path= and store=")
         owns = store is None

@@ -391,3 +391,25 @@ def test_worker_poll_seconds_reaches_the_worker_and_is_validated_like_it(
 def _plain(output: str) -> str:
     """Rich's boxed help and errors as one line of words."""
     return " ".join(output.replace("│", " ").split())
+
+
+def test_compile_does_not_advise_compress_when_nothing_is_due(tmp_path: Path) -> None:
+    """After a compress, the messages of a chunk still filling below its target can be cut to fit: a
+    second compress summarises nothing, so the notice names what does clear it (smaller chunks or a larger
+    budget) instead of sending the user round a loop (found by a review on LoCoMo conv-30)."""
+    db = tmp_path / "filling.db"
+    with ContextManager.open(db) as cm:
+        for i in range(60):
+            who = "user" if i % 2 == 0 else "assistant"
+            cm.add_message(who, f"Turn {i}: we compared invoice batch {i} against ledger row {i * 7} " * 3)
+    target = ["--store", str(db)]
+    res = runner.invoke(app, ["hot-context", *target, "--head", "100", "--recent", "100", "--chunk", "800"])
+    assert res.exit_code == 0, res.output
+    assert runner.invoke(app, ["compress", *target]).exit_code == 0
+    res = runner.invoke(app, ["compile", *target, "--strategy", "autobiographical", "--budget", "600"])
+    assert res.exit_code == 0, res.output
+    line = next(x for x in res.stderr.splitlines() if "not summarised yet" in x)
+    assert "nothing is due to summarise" in line and "hot-context" in line and "--chunk N" in line, line
+    assert "compression lags" not in line
+    again = runner.invoke(app, ["compress", *target, "--json"])
+    assert again.exit_code == 0 and json.loads(again.stdout)["calls"] == 0, again.output

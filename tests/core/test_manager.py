@@ -245,3 +245,15 @@ def test_issue14_a_missing_directory_is_an_error_unless_asked_to_create_it(tmp_p
     with ContextManager.open(path, create_dirs=True) as cm:
         cm.add_message("user", "hi")
     assert path.exists()
+
+
+def test_open_given_a_store_as_its_location_says_to_pass_it_as_store() -> None:
+    """``ContextManager.open(store)`` failed inside ``os.fspath`` ("expected str, bytes or os.PathLike
+    object, not MemoryStore"); the store is refused by name and left open for the caller."""
+    from context_journal.stores import MemoryStore
+
+    store = MemoryStore()
+    with pytest.raises(TypeError, match=r"pass an open store as store="):
+        ContextManager.open(store)  # type: ignore[arg-type]
+    assert not store.closed
+    ContextManager.open(store=store).close()

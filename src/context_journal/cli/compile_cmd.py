@@ -13,6 +13,7 @@ import typer
 from rich.markup import escape
 
 from ..compile import CompileResult, OverBudgetError
+from ..errors import ContextJournalError
 from ..manager import ONCE_SUMMARISED_PART, ContextManager
 from ..namespaces import recorded_config, recorded_strategy
 from ..rendering.cache_markers import CacheMarkersDroppedWarning
@@ -91,18 +92,37 @@ _CUT_COUNT = re.compile(r"(\d+) messages? not summarised yet")
 """The count a ``cut_to_fit`` repair's detail opens with (``"316 messages not summarised yet (…) cut …"``)."""
 
 
-def _cut_notice(result: CompileResult, store: str, namespace: str | None, branch: str) -> str | None:
-    """One line saying that compression lags and raw messages no summary covers yet were cut to fit
-    (``cut_to_fit`` repairs), with the command that clears it; None when nothing was cut."""
+def _nothing_due(cm: ContextManager) -> bool:
+    """True when the manager's compression has nothing ready or waiting (a ``compress`` would summarise
+    nothing); False when it has, or cannot tell (no compressing strategy, compression run elsewhere)."""
+    try:
+        return cm.is_ready()
+    except ContextJournalError:
+        return False
+
+
+def _cut_notice(
+    result: CompileResult, store: str, namespace: str | None, branch: str, nothing_due: bool = False
+) -> str | None:
+    """One line saying that raw messages no summary covers yet were cut to fit (``cut_to_fit`` repairs),
+    with what clears it: ``compress`` while compression lags; when it has nothing due (``nothing_due``:
+    the messages wait for their chunk to fill), smaller chunks or a larger budget. None when nothing was cut."""
     cut = [r for r in result.repairs if r.kind == "cut_to_fit"]
     if not cut:
         return None
     found = [_CUT_COUNT.match(r.detail) for r in cut]
     count = sum(int(m.group(1)) for m in found if m is not None)
     what = f"{count:,} message{'s' if count != 1 else ''}" if count else "messages"
+    target = target_options(store, namespace, branch)
+    if nothing_due:
+        return (
+            f"{what} not summarised yet were cut to fit the budget; nothing is due to summarise (their chunk "
+            f"is still filling): `context-journal hot-context {target} --chunk N` with a smaller N closes "
+            "smaller chunks, or raise --budget"
+        )
     return (
         f"compression lags: {what} not summarised yet were cut to fit the budget; "
-        f"`context-journal compress {target_options(store, namespace, branch)}` summarises them"
+        f"`context-journal compress {target}` summarises them"
     )
 
 
@@ -350,6 +370,8 @@ def compile_cmd(
             elif fmt == "openai-responses":
                 exported["payload"] = {"input": compiled.to_openai_responses()}
             exported["branch"] = cm.current_branch()
+            if write and any(r.kind == "cut_to_fit" for r in compiled.repairs):  # a preview writes nothing
+                exported["nothing_due"] = _nothing_due(cm)
             return compiled
 
     with fail_on_library_errors():
@@ -373,7 +395,7 @@ def compile_cmd(
         f"{f', {len(recalled)} recalled' if recalled else ''}[/]",
         highlight=False,
     )
-    lag = _cut_notice(result, store, namespace, exported["branch"])
+    lag = _cut_notice(result, store, namespace, exported["branch"], exported.get("nothing_due", False))
     if lag:
         err_console.print(lag, style="yellow", highlight=False, markup=False)
     note = (result.recall or {}).get("note")

@@ -53,6 +53,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -116,7 +117,8 @@ class StoreBackend:
         raise NotImplementedError
 
     def reopen_factory(self, store: Store) -> Callable[[], Store]:
-        """A callable that opens a new handle on the store's data, as at process start."""
+        """A callable that opens a new handle on the store's data, as at process start (only called when
+        :attr:`durable`)."""
         raise NotImplementedError
 
     def close_all(self) -> None:
@@ -871,6 +873,67 @@ class StoreConformance:
         store.delete_branch("b")
         seen.add(store.change_token())
         assert len(seen) == 6
+
+    def test_token_after_commit_is_the_token_the_commit_leaves(self, backend: StoreBackend) -> None:
+        """Inside a write transaction, ``token_after_commit()`` is the change token the commit leaves: a
+        cache that records it refreshes on the next foreign write and never on its own (a wrong value only
+        shows as needless refreshes or, worse, a missed one)."""
+        store = backend.new()
+        main = store.get_branch(ROOT_BRANCH).id
+        other = backend.handle(store)
+        for step in range(3):
+            with store.transaction() as tx:
+                tx.append(main, "messages", f"m{step}", {"step": step})
+                expected = store.token_after_commit()
+            assert store.change_token() == expected
+            with other.transaction() as tx:  # a foreign write moves the token on
+                tx.append(main, "messages", f"o{step}", {"step": step})
+            assert store.change_token() != expected
+
+    def test_records_keep_the_time_they_were_written(self, backend: StoreBackend) -> None:
+        """Every record carries the wall-clock time of its write (seconds since the epoch; message times
+        and retention fall back to it), the same through every handle and after a reopen."""
+        store = backend.new()
+        main = store.get_branch(ROOT_BRANCH).id
+        stamps: dict[int, tuple[float, float]] = {}
+        for step in range(3):
+            before = time.time()
+            with store.transaction() as tx:
+                seq = tx.append(main, "messages", f"m{step}", {"step": step})
+            stamps[seq] = (before, time.time())
+            time.sleep(0.01)
+        handles = [store, backend.handle(store)]
+        if backend.durable:
+            handles.append(backend.reopen_factory(store)())
+        for h in handles:
+            records = h.read_slot("messages", main)
+            assert [r.seq for r in records] == sorted(stamps)
+            for r in records:
+                lo, hi = stamps[r.seq]
+                assert lo - 1.0 <= r.ts <= hi + 1.0, (r.seq, r.ts, lo, hi)  # a second of clock slack
+            assert [r.ts for r in records] == sorted(r.ts for r in records)
+
+    def test_a_new_process_reads_what_was_committed(self, backend: StoreBackend) -> None:
+        """A handle opened as at process start (``reopen_factory``) reads every committed record, state,
+        blob and branch, and none of a transaction that rolled back."""
+        if not backend.durable:
+            pytest.skip(f"the {backend.name} backend is not durable")
+        store = backend.new()
+        main = store.get_branch(ROOT_BRANCH).id
+        with store.transaction() as tx:
+            tx.append(main, "messages", "kept", {"text": "kept"})
+            tx.put_state(main, "strategy", {"name": "windowed"})
+            digest = tx.put_blob(b"blob bytes")
+        fork = store.create_branch("side")
+        with pytest.raises(Boom), store.transaction() as tx:
+            tx.append(main, "messages", "lost", {"text": "lost"})
+            raise Boom
+        fresh = backend.reopen_factory(store)()
+        assert fresh.head_seq() == store.head_seq()
+        assert [r.item for r in fresh.read_slot("messages", main)] == ["kept"]
+        assert fresh.get_state(main, "strategy") == {"name": "windowed"}
+        assert fresh.get_blob(digest) == b"blob bytes"
+        assert fresh.get_branch("side").id == fork.id
 
     def test_message_store_refresh_reads_only_new_records(self, backend: StoreBackend) -> None:
         """A MessageStore on a second handle picks up another handle's writes, and reads only those."""
