@@ -128,6 +128,10 @@ class StoreBackend:
         self._opened.clear()
 
 
+_run_machine: Callable[..., None] = run_state_machine_as_test
+"""hypothesis's runner (typed in some versions, not in others: named once here, called typed)."""
+
+
 def _needs_migrations(backend: StoreBackend) -> None:
     if not backend.migrations:
         pytest.skip(f"the {backend.name} backend keeps no migration history")
@@ -505,7 +509,7 @@ class StoreConformance:
 
     def test_branching_visibility_matches_naive_model(self, backend: StoreBackend) -> None:
         """Every branch reads exactly its lineage (invariant 8), at every sequence, through two handles."""
-        run_state_machine_as_test(make_machine(backend), settings=self.machine_settings(backend))  # type: ignore[no-untyped-call]
+        _run_machine(make_machine(backend), settings=self.machine_settings(backend))
 
     def test_time_travel_reads_each_version(self, store: Store) -> None:
         main = store.get_branch(ROOT_BRANCH).id
