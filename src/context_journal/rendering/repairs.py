@@ -749,31 +749,30 @@ def limit_images(
             continue
         too_deep = (depth_tokens is not None and depth > depth_tokens) or alone
         changed = False
-        blocks: list[Block] = []
-        for b in reversed(m.blocks):
+
+        def swap(b: Block, m: Work = m, too_deep: bool = too_deep, alone: bool = alone) -> Block:
+            """``b`` or its placeholder (an image counted from the newest, a document of a message alone
+            over its budget); a block of a message or of a tool result inside it alike."""
+            nonlocal count, changed
             if b.get("type") == "image":
                 count += 1
                 if too_deep or (max_images is not None and count > max_images):
-                    b = image_placeholder(b, m.origin)
                     changed = True
+                    return image_placeholder(b, m.origin)
             elif b.get("type") == "document" and alone:
-                b = image_placeholder(b, m.origin)
                 changed = True
-            elif b.get("type") == "tool_result" and isinstance(b.get("content"), list):
-                nested: list[Block] = []
-                for n in reversed(b["content"]):
-                    if n.get("type") == "image":
-                        count += 1
-                        if too_deep or (max_images is not None and count > max_images):
-                            n = image_placeholder(n, m.origin)
-                            changed = True
-                    elif n.get("type") == "document" and alone:
-                        n = image_placeholder(n, m.origin)
-                        changed = True
-                    nested.append(n)
+                return image_placeholder(b, m.origin)
+            return b
+
+        blocks: list[Block] = []
+        for b in reversed(m.blocks):
+            if b.get("type") == "tool_result" and isinstance(b.get("content"), list):
+                nested = [swap(n) for n in reversed(b["content"])]
                 nested.reverse()
                 if nested != b["content"]:
                     b = {**b, "content": nested}
+            else:
+                b = swap(b)
             blocks.append(b)
         if changed:
             blocks.reverse()
