@@ -9,7 +9,13 @@ translations, counts, one regex for space runs; no per-character Python loop):
 
 * ASCII words (letter runs) and their letters: prose tokenizes at about one token per common word,
   longer words cost more (``0.675 * words + 0.10 * letters``); a word of four letters or more that is
-  not one token (``_word_tokens``), in lower case, title case or capitals, costs more by its letters;
+  not one token (``_word_tokens``), in lower case, title case or capitals, costs more by its letters,
+  and a word of two or three capitals that is not one token (``IAH``, ``XQZ``) is two tokens;
+* random letters (ids, keys, letter-only passwords: eight letters or more, four in capitals, whose
+  letter pairs are mostly not among the 260 most frequent in one-token words): ``0.6`` a letter in
+  lower case, ``0.7`` in capitals, ``0.68`` in mixed case;
+* a comma after a list item of one word (``red, green, blue``) is a token of its own: ``0.55`` over
+  punctuation's price;
 * numbers: BPE vocabularies split digits into groups of up to three, one token each: ``1.1`` a group
   plus ``1.1`` a number (the separators numbers come with in JSON, dates and times), so a short number
   costs ``2.2`` and a long digit string about a third of a token a digit;
@@ -30,7 +36,7 @@ translations, counts, one regex for space runs; no per-character Python loop):
   through ``1.2`` (kana, CJK punctuation; a CJK unified ideograph ``1.1`` per token that
   ``cl100k_base`` gives it alone: one, two or three, from the table in ``_cjk_tokens``, so Mandarin's
   frequent characters and Cantonese's rarer ones are both priced within bounds), ``1.5``-``1.9``
-  (Indic scripts), ``2.4`` (Hebrew vowel points, Georgian,
+  (Indic scripts; a letter with a nukta, ``क़``, two or three tokens), ``2.4`` (Hebrew vowel points, Georgian,
   Armenian), ``2.6`` (combining diacritics), ``3.0`` (emoji, presentation forms such as Arabic
   ligatures; the emoji-style selector U+FE0F and the byte order mark ``1.0``), ``3.25``-``3.6`` (Ethiopic, Braille,
   Mongolian) to ``4.4`` (supplementary ideographs, CJK Extension B and up); see the ``_W_*`` weights.
@@ -44,8 +50,8 @@ script, number, whitespace, data and punctuation weights are set so the estimate
 class of a multi-script corpus (CJK and CJK Extension B, Thai, Indic, Arabic and Hebrew with marks,
 Cyrillic, Greek, Georgian, Armenian, Ge'ez, Mongolian, Braille, emoji sequences, code, JSON, base64,
 hex, random printable ASCII, long digit strings, long whitespace runs; Lao, Odia, Khmer, the Cyrillic of
-Kazakh, Kyrgyz and Mongolian, halfwidth katakana, fullwidth Latin, box drawing, math symbols, LaTeX
-and runs of one character):
+Kazakh, Kyrgyz and Mongolian, halfwidth katakana, fullwidth Latin, box drawing, math symbols, LaTeX,
+runs of one character, random letters, codes in capitals, Devanagari with nukta):
 ``tests/compile/test_token_estimate_scripts.py`` prints that table and asserts the bounds, and
 ``benchmarks/bench_tokens.py`` times the estimate against both tiktoken encodings on each class.
 
@@ -342,11 +348,28 @@ _W_ESCAPE_LETTER = _W_WORD  # a backslash and a letter elsewhere (\n, \t, \b, \s
 # the escape is one token ("\n\n\n" is three), and letters after it are one more word (\nline is \n, line)
 _W_ESCAPED_QUOTE = 0.5  # an escaped quote (\" in a JSON string): a token of its own, beyond its two marks, that
 # merges with neither the word before it nor the one after it (a, \", b), where marks elsewhere mostly do
+_W_LIST_COMMA = 0.55  # a comma after a list item of ASCII letters or digits alone ("red, green", "JFK, SFO"), over
+# _W_PUNCT: a token of its own, where marks elsewhere mostly merge with a neighbour (such lists were 0.74-0.84x)
 _W_JSON_SPACE = 0.3  # a JSON key's ": " or the ", \"" before a string (json.dumps's spacing: each space is a token)
 _W_LONE_MARK = 0.5  # an operator between spaces (" = ", " | ", " -> ", " + "): a token of its own, beyond its
 # marks, where marks elsewhere mostly merge with a neighbour (Haskell, PowerShell and Makefiles were
 # estimated at 0.84-0.89x without it)
 _W_RANDOM = 0.9  # random printable ASCII (passwords): about one token per change of character kind
+# random letters alone (_random_letters), per letter: the encodings hold few pairs of them, and fewer in
+# capitals or mixed case: about 1.8, 1.65 and 1.5 letters a token (lowercase, capitals, mixed case; a
+# run of 8 to 40 letters after a space, the larger of the two encodings); priced at 1.05-1.1x of that
+_W_RANDOM_LOWER = 0.6  # lowercase or title case (32-letter ids were 0.81x, priced as unknown words)
+_W_RANDOM_UPPER = 0.7  # capitals (licence keys and codes were 0.74x)
+_W_RANDOM_MIXED = 0.68  # mixed case (letter-only passwords were 0.41-0.53x, priced as camelCase names)
+_RANDOM_LETTERS_MIN = 8  # letters: shorter runs of random letters and real words share too many pairs
+_RANDOM_CAPITAL_PAIRS = 0.3  # the same share for a run in capitals
+_RANDOM_CAPITALS_MIN = 4  # letters, for a run in capitals (priced by its length already, so a word taken
+# for random letters costs at most a quarter more: ``OTEL`` 2.6 tokens where it is 2)
+_W_UNKNOWN_CAPITALS = 0.35  # a word of four or more capitals that is not one token, over an unknown word's price
+# (OTEL, WCAG, RBAC: two tokens, were 0.90x; random codes of four capitals 0.93x)
+_W_SHORT_CAPITALS = 1.25  # a word of two or three capitals that is not one token (_word_tokens.SHORT_CAPITALS:
+# airport codes, tickers, ids), over the word model: two tokens (the airline data's were 0.70x, random 0.50x)
+_RANDOM_PAIRS = 0.4  # share of a run's letter pairs not in _word_tokens.COMMON_PAIRS from which it is random
 
 # Non-ASCII characters are priced by block, read from their UTF-16 code units (a few C-speed passes:
 # the string is encoded, the high bytes of the code units are translated into weights and summed).
@@ -366,6 +389,11 @@ _W_HEBREW_POINT = 2.4
 _W_ARABIC = 1.0
 _W_ARABIC_MARK = 1.3
 _W_DEVANAGARI = 1.5
+_W_NUKTA = 0.75  # the Devanagari nukta (U+093C: ज़ फ़ written with it), over _W_DEVANAGARI: two tokens in cl100k_base
+_W_NUKTA_LETTER = 1.5  # a letter with its nukta in one code point (U+0958-095F: क़ ज़ फ़), over _W_DEVANAGARI:
+# three byte tokens in cl100k_base (words of them were 0.67x, of letters with a nukta mark 0.79x)
+_W_NUKTA_LETTER_INDIC = 1.1  # the same in Bengali and Gurmukhi (U+09DC-09DF, U+0A33-0A5E), over _W_INDIC
+_NUKTA_LETTERS = re.compile("[\u0958-\u095f\u09dc\u09dd\u09df\u0a33\u0a36\u0a59-\u0a5b\u0a5e]")
 _W_INDIC = 1.9  # Bengali to Gujarati and Tamil (U+0980-0AFF, U+0B80-0BFF), the rarer scripts of U+0800-08FF
 _W_ODIA = 3.4  # Oriya (U+0B00-0B7F): byte tokens, about three a letter
 _W_DRAVIDIAN = 2.2  # Telugu and Kannada (U+0C00-0CFF); Malayalam and Sinhala (U+0D00-0DFF) 0.1 more
@@ -541,6 +569,12 @@ def _non_ascii_estimate(text: str, ascii_chars: int) -> float:
     if hi.translate(None, _NOT_SYMBOL_HI):  # symbols: one token each above; the rarer cost more
         more = _SYMBOL_MORE.findall(text)
         ideographs += _W_SYMBOL_MORE * (len(more) + len(_SYMBOL_THREE.findall("".join(more))) if more else 0)
+    if b"\x09" in hi or b"\x0a" in hi:  # Devanagari, Bengali, Gurmukhi: letters with a nukta cost more
+        nukta = text.count("\u093c")
+        letters = _NUKTA_LETTERS.findall(text)
+        if nukta or letters:
+            deva = sum(c < "\u0980" for c in letters)
+            ideographs += _W_NUKTA * nukta + _W_NUKTA_LETTER * deva + _W_NUKTA_LETTER_INDIC * (len(letters) - deva)
     if b"\xff" in hi:  # fullwidth letters, priced as fullwidth punctuation above
         ideographs += (_W_FULLWIDTH_LETTER - _W_CJK) * len(_FULLWIDTH_LETTER.findall(text))
     return units / _UNIT + _W_LATIN * latin + ideographs
@@ -553,11 +587,17 @@ _WORD_BYTES = bytes(
 _REPLACEMENT_RUN = re.compile("\ufffd+")
 _KNOWN_WORDS = _word_tokens.WORDS
 _CAPITALS = _word_tokens.CAPITALS
-_NOT_UNKNOWN = set(_KNOWN_WORDS) | _CAPITALS
+_COMMON_PAIRS = _word_tokens.COMMON_PAIRS
+_SHORT_CAPITALS = _word_tokens.SHORT_CAPITALS
+_NOT_UNKNOWN = set(_KNOWN_WORDS) | _CAPITALS | _SHORT_CAPITALS
 """The runs of ASCII word characters seen that are not unknown words (``_is_unknown_word``): the known
 words, then each other run once it is judged (short words, numbers, identifiers), so that runs seen before
 are skipped at C speed. Emptied back to the known words when it outgrows ``_NOT_UNKNOWN_MAX``."""
 _NOT_UNKNOWN_MAX = len(_KNOWN_WORDS) + 50_000
+_UNKNOWN_PRICE: dict[str, float] = {}
+"""The runs judged to cost more than the word model gives, with what they add (``_unknown_price``);
+emptied when it outgrows ``_UNKNOWN_PRICE_MAX``."""
+_UNKNOWN_PRICE_MAX = 50_000
 _SAMPLE_FROM = 16_384  # characters: a longer text is judged by 4 windows of 2,048 characters
 
 
@@ -577,6 +617,49 @@ def _is_unknown_word(run: str) -> bool:
     return (run.islower() or run.istitle()) and run.lower() not in _KNOWN_WORDS
 
 
+def _random_letters(run: str, over: float) -> float:
+    """What a run of ASCII letters costs beyond the word model's price and ``over`` (what is added to it
+    already) when it is random (a key, an id, a password of letters alone), else 0. It is random when
+    it has eight letters or more (four in capitals) and at least two in five of its letter pairs
+    (lowercased) are not among the 260 most frequent in the words that are one token
+    (``_word_tokens.COMMON_PAIRS``): random letters miss them three times in five, and the runs of
+    eight letters or more of the shared data that are no one-token word (names, identifiers, German
+    and Polish words; 126,000 of them) did so 201 times, mostly ids and Polish words, which cost about
+    as much. Of random runs of 8 to 40 letters, 94% are found (lowercase, capitals or mixed case)."""
+    n = len(run)
+    upper = run.isupper()
+    if n < (_RANDOM_CAPITALS_MIN if upper else _RANDOM_LETTERS_MIN) or not run.isalpha():
+        return 0.0
+    low = run.lower()
+    common = sum(map(_COMMON_PAIRS.__contains__, map(str.__add__, low, low[1:])))
+    if (n - 1 - common) < (_RANDOM_CAPITAL_PAIRS if upper else _RANDOM_PAIRS) * (n - 1):
+        return 0.0
+    priced = _W_WORD + _W_LETTER * n + over
+    if upper:
+        rate = _W_RANDOM_UPPER
+    elif run[1:].islower():
+        rate = _W_RANDOM_LOWER
+    else:
+        rate = _W_RANDOM_MIXED
+        priced += _W_HUMP * run.encode("ascii").translate(_CASE_BYTES).count(b"aA")  # as _text_estimate does
+    return max(0.0, rate * n - priced)
+
+
+def _unknown_price(run: str) -> float:
+    """What the word model leaves out of one run of ASCII word characters that is not in ``_NOT_UNKNOWN``
+    (0 when it prices the run right): an unknown word (``_is_unknown_word``), random letters
+    (``_random_letters``), or a word of two or three capitals that is not one token."""
+    n = len(run)
+    if n < 4:
+        return _W_SHORT_CAPITALS if n > 1 and run.isupper() and run.isalpha() else 0.0
+    price = 0.0
+    if _is_unknown_word(run):
+        price = _W_UNKNOWN_LETTER * n + _W_UNKNOWN_WORD
+        if run.isupper():
+            price += _W_UNKNOWN_CAPITALS + (_W_CAPITAL_RUN * n if n >= _CAPITAL_RUN else 0.0)
+    return price + _random_letters(run, price)
+
+
 def _unknown_words(text: str, raw: bytes) -> float:
     """What the word model leaves out of the words of ``text`` that are not one token: each such word of
     four or more letters costs about a token per two and a half letters (German, Dutch, Finnish, Italian,
@@ -584,13 +667,14 @@ def _unknown_words(text: str, raw: bytes) -> float:
     tenth per letter. Fitted on sentences of fourteen languages against ``max(cl100k_base, o200k_base)``;
     measured in ``tests/compile/test_token_estimate_scripts.py``. English text is looked at too: its
     names and rare words are not one token either (LoCoMo's chat: 1.000x of the reference without this,
-    1.016x with it). ``raw`` is the text's UTF-8 encoding.
+    1.016x with it). Random letters cost more again, and so do words of two or three capitals that are
+    not one token (``_unknown_price``). ``raw`` is the text's UTF-8 encoding.
 
     Of a text longer than 16,384 characters, 4 evenly spaced windows of 2,048 are looked at and the result
     scaled to the whole (the cost stays bounded: one pass over at most 8,192 characters). The words are
     the runs of ASCII letters of the text's ``_WORD_BYTES`` translation; runs known not to be unknown words
-    (``_NOT_UNKNOWN``) are skipped at C speed, so that only new runs and unknown words are judged one by
-    one (``_is_unknown_word``)."""
+    (``_NOT_UNKNOWN``) are skipped at C speed, and the price of each other run is looked up once judged
+    (``_UNKNOWN_PRICE``)."""
     n = len(text)
     scale = 1.0
     if n > _SAMPLE_FROM:
@@ -601,21 +685,22 @@ def _unknown_words(text: str, raw: bytes) -> float:
     runs = raw.translate(_WORD_BYTES).decode("ascii").split()
     if _NOT_UNKNOWN.issuperset(runs):  # most often: every run is known or was seen before
         return 0.0
-    words = letters = capitals = 0
+    extra = 0.0
     for run in filterfalse(_NOT_UNKNOWN.__contains__, runs):  # the unknown words and runs not seen before
-        if _is_unknown_word(run):
-            words += 1
-            letters += len(run)
-            if len(run) >= _CAPITAL_RUN and run.isupper():  # no word: a sequence (ACDEFGHIKL...), codes
-                capitals += len(run)
-        else:
-            _NOT_UNKNOWN.add(run)
+        price = _UNKNOWN_PRICE.get(run)
+        if price is None:
+            price = _unknown_price(run)
+            if price:
+                _UNKNOWN_PRICE[run] = price
+            else:
+                _NOT_UNKNOWN.add(run)
+        extra += price
     if len(_NOT_UNKNOWN) > _NOT_UNKNOWN_MAX:
         _NOT_UNKNOWN.clear()
-        _NOT_UNKNOWN.update(_KNOWN_WORDS, _CAPITALS)
-    if not words:
-        return 0.0
-    return scale * (_W_UNKNOWN_LETTER * letters + _W_UNKNOWN_WORD * words + _W_CAPITAL_RUN * capitals)
+        _NOT_UNKNOWN.update(_KNOWN_WORDS, _CAPITALS, _SHORT_CAPITALS)
+    if len(_UNKNOWN_PRICE) > _UNKNOWN_PRICE_MAX:
+        _UNKNOWN_PRICE.clear()
+    return scale * extra
 
 
 def _blob_tokens(run: str) -> float:
@@ -706,7 +791,7 @@ def _random_tokens(run: str) -> float:
     shifted = int.from_bytes(kinds[1:], "big") ^ int.from_bytes(kinds[:-1], "big")
     changes = n - 1 - shifted.to_bytes(n - 1, "big").count(0)
     if (changes + 1) * 2 > n:
-        return _W_RANDOM * n
+        return (_W_RANDOM_MIXED if run.isalpha() else _W_RANDOM) * n
     return 0.0
 
 
@@ -812,6 +897,8 @@ def _text_estimate(text: str) -> float:
         est += _W_CONTROL * controls + _W_ANSI * text.count("\x1b[")
     if '"' in text:
         est += _W_JSON_SPACE * (raw.count(b', "') + raw.count(b'": '))
+    if raw.count(b", ") >= 3:  # a list of single words (tags, codes, names): each comma a token of its own
+        est += _W_LIST_COMMA * sum(map(bytes.isalnum, raw.split(b", ")[1:-1]))  # the items between two
     if " " in text:  # spaces doubled: marks in a row ("! @ #") share the space between them
         lone = raw.translate(_MARK_BYTES).replace(b" ", b"  ")
         est += _W_LONE_MARK * (lone.count(b" p ") + lone.count(b" pp "))
@@ -840,7 +927,7 @@ def _text_estimate(text: str) -> float:
             replaced = text.count("\ufffd")
             est += (_W_REPLACEMENT_MORE - _W_CJK) * (replaced - len(_REPLACEMENT_RUN.findall(text)))
     punct = max(0, n - letters - digit_chars - spaces - non_ascii)
-    if letters >= 4:
+    if letters >= 2:
         est += _unknown_words(text, raw)
         humps = raw.translate(_CASE_BYTES).count(b"aA")
         if humps:  # a capital inside a word opens a token of its own (getUserName: get, User, Name)

@@ -693,6 +693,7 @@ def corpus(seed: int = 7) -> dict[str, list[str]]:
         "one-letter words, spaced characters": _paragraphs(_SPACED, "\n"),
         "tifinagh, glagolitic, coptic": _paragraphs(_U2C00),
         "sequences in capitals (protein, dna)": _paragraphs(_SEQUENCES, "\n"),
+        **_eighth_review(random.Random(seed + 5)),
     }
 
 
@@ -833,6 +834,39 @@ def _json_records(rng: random.Random) -> list[str]:
 def _private_use(rng: random.Random) -> list[str]:
     """Runs of private-use characters (icon fonts put glyphs there), as an icon font's text holds them."""
     return ["".join(chr(rng.randint(0xE000, 0xF8FF)) for _ in range(rng.randint(4, 40))) for _ in range(8)]
+
+
+def _letters(rng: random.Random, alphabet: str, low: int, high: int) -> str:
+    return "".join(rng.choice(alphabet) for _ in range(rng.randint(low, high)))
+
+
+def _eighth_review(rng: random.Random) -> dict[str, list[str]]:
+    """The eighth review: random strings of letters alone were read as words (mixed-case letter passwords one
+    a line 0.53x, lowercase 32-letter ids 0.81x, letter-only licence keys 0.74x, base32 with no digit
+    0.7x), codes of two to five capitals as one-token words (stock tickers 0.62x, the airline data's
+    airport codes 0.70x), and Devanagari letters with a nukta as one token (0.67-0.79x: two or three)."""
+    lower, upper, mixed = string.ascii_lowercase, string.ascii_uppercase, string.ascii_letters
+    return {
+        "random letters (ids, keys)": [
+            "\n".join(_letters(rng, mixed, 12, 32) for _ in range(12)),
+            " ".join(_letters(rng, lower, 32, 32) for _ in range(6)),
+            "session " + _letters(rng, lower, 20, 20) + " expired; retry with token " + _letters(rng, mixed, 40, 40),
+            "\n".join(_letters(rng, upper, 16, 16) for _ in range(8)),  # base32 with no digit in it
+            "-".join(_letters(rng, upper, 5, 5) for _ in range(5)),  # a licence key
+            ", ".join(_letters(rng, upper[:1], 1, 1) + _letters(rng, lower, 8, 14) for _ in range(8)),
+        ],
+        "codes in capitals (tickers, airports)": [
+            "AAPL MSFT GOOG AMZN NVDA TSLA META BRK JPM UNH XOM JNJ WMT HD CVX ABBV KO PEP COST AVGO MRK",
+            "Buy AAPL and MSFT, sell TSLA; watch NVDA, AMD and INTC into earnings.",
+            "Flight HAT123 from JFK to SFO, then SFO to SEA; the return leg goes ORD, DEN, LAX, PHX.",
+            " ".join(_letters(rng, upper, 3, 5) for _ in range(20)),
+        ],
+        "devanagari with nukta": [
+            "ज़िंदगी में फ़िल्में देखना ज़रूरी है। ख़बर आई कि ग़ज़ल का कार्यक्रम फ़रवरी में होगा।",
+            "क़ानून और ज़मीन के मामले में फ़ैसला ज़ल्द आएगा, ख़ासकर ग़रीब किसानों के लिए।",
+            "\u095b\u093f\u0902\u0926\u0917\u0940 \u095e\u093f\u0932\u094d\u092e \u0959\u092c\u0930 \u095a\u095b\u0932",
+        ],
+    }
 
 
 def _more_classes(rng: random.Random) -> dict[str, list[str]]:
