@@ -219,7 +219,6 @@ _BLOB_BYTES = bytes(
 _DENSE = re.compile(b"a" * 12 + b"a*")
 _ESCAPE_PAIR = re.compile(r'\\[A-Za-z"\\/]')  # a backslash escape: one token (see _random_tokens)
 _DENSE_BYTES = bytes(ord("a") if 33 <= b <= 126 else ord(" ") for b in range(256))
-_LETTER_BYTES = bytes(ord("a") if chr(b).isascii() and chr(b).isalpha() else ord(" ") for b in range(256))
 _MARK_BYTES = bytes(
     ord(" ") if b == 32 else ord("p") if 33 <= b <= 126 and not chr(b).isalnum() and b != 95 else ord("a")
     for b in range(256)
@@ -816,14 +815,15 @@ def _swap_runs(
     return cost, b"".join(parts).decode("utf-8", "surrogatepass")
 
 
-def _case_changes(raw: bytes, n: int) -> bool:
+def _case_changes(raw: bytes, cases: bytes, n: int) -> bool:
     """True when a lowercase letter meets a capital in a short string (under 256 characters), or, in a
     longer one, once in every 48 characters with a digit in every 24: random keys and passwords do;
     prose does not, and camelCase code has few digits (a list of passwords one a line was priced at
-    0.83x once it was too long for the short-string rule)."""
+    0.83x once it was too long for the short-string rule). ``cases`` is ``raw`` translated by
+    ``_CASE_BYTES``."""
     if n < 256:
-        return b"aA" in raw.translate(_CASE_BYTES)
-    return raw.translate(_CASE_BYTES).count(b"aA") * 48 >= n and raw.translate(_DIGIT_BYTES).count(b"0") * 24 >= n
+        return b"aA" in cases
+    return cases.count(b"aA") * 48 >= n and raw.translate(_DIGIT_BYTES).count(b"0") * 24 >= n
 
 
 def _text_estimate(text: str) -> float:
@@ -846,16 +846,19 @@ def _text_estimate(text: str) -> float:
             blobs, rest = _swap_runs(text, raw, _BLOB.finditer(marks, first), _blob_tokens)
             if blobs:
                 return blobs + _text_estimate(rest)  # the rest has no blob left: priced by the word model
-    marks = raw.translate(_LETTER_BYTES)  # ASCII letters to "a", the rest to " ": runs are words
+    cases = raw.translate(_CASE_BYTES)  # lowercase letters to "a", capitals to "A", the rest to " "
+    marks = cases.lower()  # ASCII letters to "a", the rest to " ": runs are words
     letters = marks.count(b"a")
     words = marks.count(b" a") + (marks[:1] == b"a")
     mostly_ascii = 8 * (len(raw) - n) <= n
     if (
-        n >= 12 and mostly_ascii and 3 * letters >= n and (3 * words >= letters or _case_changes(raw, n))
+        n >= 12 and mostly_ascii and 3 * letters >= n and (3 * words >= letters or _case_changes(raw, cases, n))
     ):  # letters in short runs, or case changing inside words: maybe random
-        randoms, rest = _swap_runs(text, raw, _DENSE.finditer(raw.translate(_DENSE_BYTES)), _random_tokens)
-        if randoms:
-            return randoms + _text_estimate(rest)
+        dense = raw.translate(_DENSE_BYTES)
+        if dense.find(b"a" * 12) >= 0:  # a pre-check at C speed: most prose has no run of 12
+            randoms, rest = _swap_runs(text, raw, _DENSE.finditer(dense), _random_tokens)
+            if randoms:
+                return randoms + _text_estimate(rest)
     est = 0.0
     digit_chars = digit_groups = digit_runs = 0
     numbers = raw.translate(_DIGIT_BYTES).split()  # the runs of digits, as runs of "0"
@@ -929,7 +932,7 @@ def _text_estimate(text: str) -> float:
     punct = max(0, n - letters - digit_chars - spaces - non_ascii)
     if letters >= 2:
         est += _unknown_words(text, raw)
-        humps = raw.translate(_CASE_BYTES).count(b"aA")
+        humps = cases.count(b"aA")
         if humps:  # a capital inside a word opens a token of its own (getUserName: get, User, Name)
             est += _W_HUMP * humps
     est += (
