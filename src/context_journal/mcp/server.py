@@ -39,12 +39,12 @@ from .tools import (
     BriefResult,
     CompiledContext,
     CompressResult,
+    GetSummaryResult,
     HoldsResult,
     HotContextResult,
     MessageSearchResult,
     PinsResult,
     RedactResult,
-    SummaryResult,
     SummarySearchResult,
     SummaryTextSearchResult,
     ToolBackend,
@@ -594,7 +594,7 @@ def build_server(
         summary_id: Annotated[str, Field(description="The summary's id.")],
         namespace: Namespace = None,
         branch: Branch = ROOT_BRANCH,
-    ) -> SummaryResult:
+    ) -> GetSummaryResult:
         """One summary of a manager."""
         return _call(lambda: backend.get_summary(summary_id, namespace, branch))
 

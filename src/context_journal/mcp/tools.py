@@ -48,10 +48,10 @@ __all__ = [
     "BriefResult",
     "CompiledContext",
     "CompressResult",
+    "GetSummaryResult",
     "MessageHit",
     "MessageSearchResult",
     "PinsResult",
-    "SummaryResult",
     "SummarySearchResult",
     "SummaryTextHit",
     "SummaryTextSearchResult",
@@ -372,7 +372,7 @@ class SummarySearchResult(BaseModel):
     results: list[dict[str, Any]]
 
 
-class SummaryResult(BaseModel):
+class GetSummaryResult(BaseModel):
     """Result of ``get_summary``.
 
     Attributes:
@@ -1065,7 +1065,7 @@ class ToolBackend:
             found = search(query, regex, limit=limit) if regex is not None else search(query, limit=limit)
             return SummarySearchResult(results=[_jsonable(s) for s in found])
 
-    def get_summary(self, summary_id: str, namespace: str | None = None, branch: str = ROOT_BRANCH) -> SummaryResult:
+    def get_summary(self, summary_id: str, namespace: str | None = None, branch: str = ROOT_BRANCH) -> GetSummaryResult:
         """``ContextManager.get_summary(summary_id)``.
 
         Raises:
@@ -1083,4 +1083,4 @@ class ToolBackend:
             found = get(summary_id)
             if found is None:
                 raise KeyError(f"no summary with id {summary_id!r}")
-            return SummaryResult(summary=_jsonable(found))
+            return GetSummaryResult(summary=_jsonable(found))

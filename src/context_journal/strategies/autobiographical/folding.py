@@ -31,7 +31,7 @@ __all__ = [
     "Item",
     "children",
     "coarsest",
-    "fold",
+    "cover",
     "gap_note",
     "item_cost",
     "recall_pair",
@@ -186,7 +186,7 @@ def refine(
     return out_rev
 
 
-def fold(
+def cover(
     view: MessageView,
     log: CompressionLog,
     lay: Layout,

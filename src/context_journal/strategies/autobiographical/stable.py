@@ -1,7 +1,7 @@
 """Prefix-stable layouts: each compile starts from the layout the previous compile chose (bug case B49).
 
 A provider's prompt cache reads back the longest prefix of a request that an earlier request marked
-and sent byte for byte. A fresh fold (:func:`.folding.fold`) chooses the finest level that fits anew at
+and sent byte for byte. A fresh fold (:func:`.folding.cover`) chooses the finest level that fits anew at
 every compile, so each new summary and each turn's cut rewrites the prompt near its start and the cache
 never hits. Here the layout is kept instead:
 

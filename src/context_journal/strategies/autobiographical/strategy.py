@@ -57,7 +57,7 @@ from .chunking import (
     root_chunk_span,
 )
 from .config import AutobiographicalConfig
-from .folding import NOTE_PARTICIPANT, Item, fold, gap_note, item_cost, to_entries
+from .folding import NOTE_PARTICIPANT, Item, cover, gap_note, item_cost, to_entries
 from .planning import cap_text
 from .records import ChunkRecord, HeadMark, Summary, summary_id_for_chunk
 from .requests import RequestPlan, render_request
@@ -329,7 +329,7 @@ class AutobiographicalStrategy(BaseStrategy):
                 items = kept
             else:
                 recent = recent_start(view, cfg.recent_window_tokens) if window else None
-                items, left_out = fold(
+                items, left_out = cover(
                     view, log, lay, budget.tokens, self.pair_cost, self.owned_ids, memo, window, recent
                 )
             mark = breakpoint_index(items) if cfg.stable_prefix else ()
@@ -433,7 +433,7 @@ class AutobiographicalStrategy(BaseStrategy):
             return items
         from ...views import newest_unit_start
 
-        fresh, _ = fold(view, log, lay, limit, self.pair_cost, self.owned_ids, memo)
+        fresh, _ = cover(view, log, lay, limit, self.pair_cost, self.owned_ids, memo)
         lags = self._cost(view, fresh) > limit  # not even the coarsest cover fits
         owned, note = self.owned_ids, self._note_cost()
         keep_from = min(recent_start(view, self.config.recent_window_tokens), newest_unit_start(view, len(view)))
