@@ -7,7 +7,7 @@ Usage::
 
 First, on a small store holding 1, 100, 1,000 and 3,000 live branches (``--branches``), it prints the
 median time of ``add_message``, ``fork`` and ``derive``, each beside its ratio to the one-branch row of
-the same run (the floor; issue 21's target: within 1.2x up to 3,000 branches).
+the same run (the floor; the target: within 1.2x up to 3,000 branches).
 
 Then, for each size, it builds a SQLite store (the mix of bench_store.py) and prints the median time of
 ``fork`` (a branch row; target <= 0.5 ms at 200,000 messages) and of ``derive`` (a branch row, a
@@ -76,7 +76,7 @@ def measure(n: int, drain: bool, tmp: Path) -> dict[str, float | int | str]:
 
 def with_branches(counts: list[int], tmp: Path, writes: int = 300) -> None:
     """Print the median ``add_message``, ``fork`` and ``derive`` times on a store holding 1, 100, 1,000...
-    live branches, each with its ratio to the first row (issue 21: a write must not reload the branch
+    live branches, each with its ratio to the first row (targets: a write must not reload the branch
     table, and a fork or derive must not scan it)."""
     print("live branches | add_message ms | x floor | fork ms | x floor | derive ms | x floor")
     print("--- | --- | --- | --- | --- | --- | ---")

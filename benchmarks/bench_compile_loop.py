@@ -1,4 +1,4 @@
-"""The compile loop (issue 21): compile after one appended message beside the warm figure, the select+render
+"""The compile loop: compile after one appended message beside the warm figure, the select+render
 passes, and the time of a compile that cannot fit (printed, never asserted).
 
 Usage::
@@ -13,7 +13,7 @@ conversation of bench_compile.py (the autobiographical strategy's store drained 
 for that budget), it prints the median of ``--repeat`` warm compiles (the same compile again: caches skip the
 work), the median of compiles each after one appended user message (what an agent loop pays every turn), their
 ratio, and the most select+render passes a compile made (``CompileResult.stats["passes"]``; at most 2 unless
-the compile excerpts to fit). Issue 21's targets: after an append <= 5 ms at 20,000 messages (8k budget) and
+the compile excerpts to fit). Targets: after an append <= 5 ms at 20,000 messages (8k budget) and
 <= 10 ms at 200,000.
 
 **A compile that cannot fit.** For each size, a store never summarised (no summarizer ever ran) is compiled
@@ -29,7 +29,7 @@ batches of 1,000, user and assistant alternating) that no summarizer ever ran on
 autobiographical strategy (``overflow="excerpt"``, the default) at ``--never-budget`` tokens (8,000): the
 context fits, the middle not summarised yet giving way as one note. It prints the first compile and the
 median of ``--repeat`` compiles through ``ContextManager.compile`` and through ``preview_context`` (printed,
-never asserted). Issue 21 review: each read every message of the history (about 1 s at 20,000 messages);
+never asserted). A review found each read every message of the history (about 1 s at 20,000 messages);
 the plain text messages cut whole are now priced from the index, unread.
 
 ``--baseline`` runs the same with the loop's shortcuts off (``context_journal.compile._SHORTCUTS = False``:

@@ -266,7 +266,7 @@ def main() -> None:
             print(json.dumps(rows[-1]))
     # The upkeep an add_message carries on average: the fold of its message (deferred to the next
     # sync, paid once) and its share of a checkpoint's encoding, against the floor add_message of the
-    # same run (the median: the means carry the disk's noise). The target (issue 12) is 10 us where the
+    # same run (the median: the means carry the disk's noise). The target is 10 us where the
     # floor was 54 us: at most 10/54 of the floor.
     # On a loaded machine the wall clock counts the waits for a CPU: the CPU-time figures (the fold's and
     # the floor's, both the process's CPU time) are the steadier ones; both are printed.

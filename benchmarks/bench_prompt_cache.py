@@ -3,7 +3,7 @@
     python benchmarks/bench_prompt_cache.py [--turns 80] [--budget 3000] [--words 40]
         [--summarizer echo|offline] [--per-turn]
 
-Bug case B49 (issue 13, kind 5) as a benchmark: a conversation of ``--turns`` turns (a ``--words``-word
+Bug case B49 (the prefix-stable layout) as a benchmark: a conversation of ``--turns`` turns (a ``--words``-word
 question and a ``--words``-word answer each) is compiled after every turn at ``--budget`` tokens and
 exported for Anthropic (``to_anthropic()``: the system prompt, the messages and their ``cache_control``
 markers). For each request after the first it measures the share of the request read back from the
@@ -17,7 +17,7 @@ Methods (one manager each, compression with the ``--summarizer`` after the turns
 * **autobiographical, drained every turn / every 10 turns** —
   ``AutobiographicalConfig.for_budget(budget)`` (``stable_prefix=True``, the default: each compile
   starts from the previous compile's layout);
-* the same with ``stable_prefix=False`` (every compile folds afresh: the layout before issue 13).
+* the same with ``stable_prefix=False`` (every compile folds afresh: the layout before it was made prefix-stable).
 
 Printed: per method, the headline — the share of turns with half or more of the prompt's *tokens* read
 from the cache (what a provider bills; B49's goal: at least 70% for autobiographical, with compression

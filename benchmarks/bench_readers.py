@@ -1,4 +1,4 @@
-"""Issue 7 benchmark (run by hand: ``python benchmarks/bench_readers.py``): per-write and per-compile
+"""Reader-scoped views benchmark (run by hand: ``python benchmarks/bench_readers.py``): per-write and per-compile
 cost with no reader and no audience, and with a reader and 1% audience blocks."""
 
 from __future__ import annotations

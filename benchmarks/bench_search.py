@@ -1,4 +1,4 @@
-"""Full-text search benchmark (issue 11): indexing cost, disk, search and recall latency, at several sizes.
+"""Full-text search benchmark: indexing cost, disk, search and recall latency, at several sizes.
 
 Usage::
 

@@ -7,7 +7,7 @@ hex, emoji) is repeated to ``--chars`` characters and priced by ``estimate_text_
 and by tiktoken's ``cl100k_base`` and ``o200k_base`` (``encode_ordinary``, from offline ranks); the
 best of ``--repeat`` runs is shown in milliseconds, with the estimate's speed-up over the faster
 tiktoken encoding and its ratio to the larger reference count. The estimate must not be slower than
-tiktoken (issue 13).
+tiktoken.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Provider blocks in the shapes the Anthropic API sends and takes back (issue 18), as in Anthropic's
+"""Provider blocks in the shapes the Anthropic API sends and takes back, as in Anthropic's
 tool guides (web search, web fetch, code execution, MCP connector, search results, compaction) and the
 ``anthropic`` SDK's ``Beta*BlockParam`` types. Shared by the core and compile tests."""
 

@@ -686,7 +686,7 @@ def test_B61_overflow_with_lagging_compression_keeps_the_rules_whole(
     assert _b61_layout(again, prefix) == _b61_layout(result, "")
 
 
-# --- B49: the prompt cache across turns (issue 13, kind 5) -------------------------------------------------
+# --- B49: the prompt cache across turns (the prefix-stable layout) -------------------------------------------------
 
 
 def _b49_blocks(params: dict[str, Any]) -> tuple[list[str], list[int]]:
@@ -756,8 +756,8 @@ def test_B49_most_turns_read_most_of_the_prompt_from_the_cache(
     """B49: 80 turns of a 40-word question and a 40-word answer, compiled at 3,000 tokens after each turn
     and exported for Anthropic: the prefix up to a breakpoint stays byte-identical from turn to turn, so
     windowed reads half the prompt or more from the cache on at least 80% of turns, and autobiographical
-    (``for_budget(3000)``, drained every turn or every 10) on at least 70% (issue 13's goal). With
-    120-word turns (issue 13 review: 56% of turns, every other compaction replacing the newest summary,
+    (``for_budget(3000)``, drained every turn or every 10) on at least 70% (the goal). With
+    120-word turns (a review found 56% of turns, every other compaction replacing the newest summary,
     after the one breakpoint there was) as well."""
     shares = _b49_run(kind, drain_every, size)
     good = sum(s >= 0.5 for s in shares) / len(shares)

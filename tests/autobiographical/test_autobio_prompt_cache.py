@@ -1,4 +1,4 @@
-"""The prefix-stable autobiographical layout (issue 13, kind 5; bug case B49): each compile starts from the
+"""The prefix-stable autobiographical layout (bug case B49): each compile starts from the
 layout the previous compile chose, so the prompt grows at its end between compactions and a compaction
 changes it from the point of change on."""
 

@@ -71,7 +71,7 @@ def conversations(draw: st.DrawFn) -> list[dict[str, Any]]:
         else:
             image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG}}
             msgs.append({"participant": "user", "content": [{"type": "text", "text": "see"}, image]})
-    # A message of blank text only is refused at write (issue 14): left out here.
+    # A message of blank text only is refused at write: left out here.
     return [m for m in msgs if not all(b["type"] == "text" and not b["text"].strip() for b in m["content"])]
 
 

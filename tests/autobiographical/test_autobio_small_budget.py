@@ -1,4 +1,4 @@
-"""Issue 11: ``AutobiographicalConfig.for_budget(1000)`` compiles every shared LoCoMo conversation, dated
+"""``AutobiographicalConfig.for_budget(1000)`` compiles every shared LoCoMo conversation, dated
 too (date headers and the summaries' date ranges leave room in the layout). The longest conversation
 (conv-43, the one that raised) is replayed here (about 10 s; the others were replayed by hand, and
 ``benchmarks/eval_locomo.py`` replays them all); a property test covers dated conversations of many
@@ -61,7 +61,7 @@ def test_for_budget_1000_compiles_the_longest_locomo_conversation_dated() -> Non
 )
 def test_for_budget_leaves_room_for_dates(sessions: int, turns: int, size: int, budget: int) -> None:
     """Dated conversations (a new date each session): a compile at ``for_budget(budget)``'s own budget
-    never raises, and its head is never cut. From 1,000 tokens (issue 11's bound): below it the smallest
+    never raises, and its head is never cut. From 1,000 tokens (the supported lower bound): below it the smallest
     layout can outgrow the budget on long runs of short turns (600 tokens: 608 needed for 8 sessions of 8
     seven-word turns), since each unmerged summary is a pair of its own."""
     strategy = AutobiographicalStrategy(AutobiographicalConfig.for_budget(budget))

@@ -1,4 +1,4 @@
-"""Edits and removals retire the summaries that read the old text (issue 17 review).
+"""Edits and removals retire the summaries that read the old text (a review finding).
 
 A message edited or removed (a tombstone) after a summary read it must not reach the model through that
 summary: the change writes a stale mark with itself, the fold retires the level-1 summary (and every merge
@@ -224,7 +224,7 @@ def test_a_chunk_summarised_in_parts_keeps_the_parts_that_end_before_the_message
 
 
 def test_a_changed_opening_message_retires_every_summary_that_read_it() -> None:
-    """Issue 17 review: every request carries the head window (and earlier summaries as context), so a
+    """A review found: every request carries the head window (and earlier summaries as context), so a
     summary may hold an opening message it does not cover; a change there retires every summary."""
     provider = leaky_summarizer()
     cm = manager(summarizer=provider, **SMALL)

@@ -1,5 +1,5 @@
 """On a real Claude Code session, the files the agent edited survive into the L1 summaries of the
-chunks that edited them (issue 12: the offline summarizer keeps tool arguments, not "I called: Edit")."""
+chunks that edited them (the offline summarizer keeps tool arguments, not "I called: Edit")."""
 
 from __future__ import annotations
 
@@ -56,6 +56,6 @@ def test_edited_file_names_survive_into_l1_summaries(data_dir: Path) -> None:
         missing += [name for name in edited if name not in text]
     print(f"\nedited file names kept in their chunk's L1: {kept}/{pairs} (missing: {missing})")
     assert pairs >= 20
-    # Before issue 12 the summarizer kept 17 of these 25 ("I called: Edit" lost the file); now 23: the
+    # Before it kept tool arguments the summarizer kept 17 of these 25 ("I called: Edit" lost the file); now 23: the
     # two left out are in chunks where an error's lines or another edit of the chunk rank higher.
     assert kept >= 0.9 * pairs

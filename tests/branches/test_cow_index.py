@@ -1,4 +1,4 @@
-"""The copy-on-write message index (issue 21: derive and fork in O(1)): an index and its clones share
+"""The copy-on-write message index (derive and fork in O(1)): an index and its clones share
 blocks, and nothing written on one side after the fork ever shows on the other.
 
 Blocks are made 4 positions long here (the library uses 1,024), so a few dozen messages cross many block

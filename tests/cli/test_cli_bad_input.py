@@ -1,4 +1,4 @@
-"""Issue 15 kind 7: bad input on the command line ends in one clear line (or a usage error), never a
+"""Bad input on the command line ends in one clear line (or a usage error), never a
 traceback, and writes nothing: a missing or binary ``--body-file``, a ``--body`` nested past what JSON
 parsing can follow, an import of JSON nested that deep, and a project slug with a trailing newline."""
 
@@ -51,7 +51,7 @@ def test_import_of_json_nested_too_deep_is_one_message(tmp_path: Path, suffix: s
 
 
 def test_unknown_branch_names_list_the_live_ones(tmp_path: Path) -> None:
-    """Issue 14 review: `branch switch nosuch` and `branch delete nosuch` pointed at a Python method; they
+    """A review found: `branch switch nosuch` and `branch delete nosuch` pointed at a Python method; they
     list the branches that exist, in one line, exit 1."""
     from context_journal import ContextManager
 

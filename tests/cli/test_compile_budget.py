@@ -1,4 +1,4 @@
-"""CLI (issue 14 review): ``compile --overflow window`` fills the budget on a store whose compression lags,
+"""CLI (a review finding): ``compile --overflow window`` fills the budget on a store whose compression lags,
 and a budget too small for anything is over budget (with the smallest ``--budget`` that fits), never
 "compression lags" after ``compress`` reported nothing pending: compile uses the settings compress
 recorded, so the two agree on what is pending."""

@@ -1,4 +1,4 @@
-"""CLI (issue 14, a fresh review): a compressed store compiled at a budget smaller than the one it was
+"""CLI (a fresh review): a compressed store compiled at a budget smaller than the one it was
 compressed for. ``--overflow window`` lets the oldest parts go and the newest messages last (it dropped
 the 12 newest messages, the last user question among them, and kept every older summary)."""
 

@@ -1,4 +1,4 @@
-"""CLI (issue 14): compress from the command line, compile says when compression lags, worker --json,
+"""CLI: compress from the command line, compile says when compression lags, worker --json,
 import queues work for workers, and errors a person can act on."""
 
 from __future__ import annotations
@@ -205,7 +205,7 @@ def _lagging_namespace(tmp_path: Path, namespace: str = "locomo:conv 26") -> Pat
 
 
 def test_compress_next_hint_keeps_namespace_and_branch_quoted(tmp_path: Path) -> None:
-    """Issue 14 review (7): the `next:` hint dropped -n (and --branch), so running it compiled `default`."""
+    """A review found (7): the `next:` hint dropped -n (and --branch), so running it compiled `default`."""
     import shlex
 
     db = _lagging_namespace(tmp_path)
@@ -226,7 +226,7 @@ def test_compress_next_hint_keeps_namespace_and_branch_quoted(tmp_path: Path) ->
 
 
 def test_compile_says_lagging_messages_were_cut_to_fit(tmp_path: Path) -> None:
-    """Issue 14 review (8): a lagging compile that fits by cutting printed only "1 repairs"; plain output
+    """A review found (8): a lagging compile that fits by cutting printed only "1 repairs"; plain output
     says how many messages are not summarised yet and names the command that clears it."""
     import shlex
 
@@ -250,7 +250,7 @@ def test_compile_says_lagging_messages_were_cut_to_fit(tmp_path: Path) -> None:
 
 
 def test_a_real_sigint_stops_compress_after_the_unit_in_progress(tmp_path: Path) -> None:
-    """Issue 14 review: with the offline summarizer (which never awaits) SIGINT only landed when the
+    """A review found: with the offline summarizer (which never awaits) SIGINT only landed when the
     whole drain had finished (1,651 calls ran on). The drain yields after each unit: the process stops
     at once, says it was interrupted, and leaves the rest pending."""
     import signal
@@ -286,7 +286,7 @@ def test_a_real_sigint_stops_compress_after_the_unit_in_progress(tmp_path: Path)
 
 
 def test_cli_reader_never_claims_the_hosts_namespace(tmp_path: Path) -> None:
-    """Issue 14 review: ``compile --reader bob`` with no ``-n`` claimed ``default`` for bob, and the host
+    """A review found: ``compile --reader bob`` with no ``-n`` claimed ``default`` for bob, and the host
     (no reader) could no longer compile it. Compile and compress as a reader refuse the host's namespace
     and name ``-n bob`` (the shared messages as bob sees them), which works although it is new."""
     db = tmp_path / "r.db"
@@ -307,7 +307,7 @@ def test_cli_reader_never_claims_the_hosts_namespace(tmp_path: Path) -> None:
 
 
 def test_a_namespace_a_python_host_wrote_through_is_found_by_the_cli(tmp_path: Path) -> None:
-    """Issue 14 review: after ``ContextManager.open(db, namespace="a").add_message(...)`` the command line
+    """A review found: after ``ContextManager.open(db, namespace="a").add_message(...)`` the command line
     said "no namespace 'a'" (a namespace over the shared slot left no trace of its own)."""
     db = tmp_path / "py.db"
     with ContextManager.open(db, namespace="a", strategy="autobiographical") as cm:
@@ -321,7 +321,7 @@ def test_a_namespace_a_python_host_wrote_through_is_found_by_the_cli(tmp_path: P
 
 
 def test_compress_on_an_empty_namespace_names_those_with_messages(tmp_path: Path) -> None:
-    """Issue 14 review: after an import of several conversations (each in a namespace of its own),
+    """A review found: after an import of several conversations (each in a namespace of its own),
     ``compress`` on ``default`` said "nothing pending" and advised a compile that then failed."""
     db = tmp_path / "multi.db"
     for ns in ("conv-a", "conv-b"):
@@ -334,7 +334,7 @@ def test_compress_on_an_empty_namespace_names_those_with_messages(tmp_path: Path
 
 
 def test_map_says_lagging_messages_were_cut_to_fit_as_compile_does(tmp_path: Path) -> None:
-    """Issue 14 review (second pass): ``map`` of a lagging namespace said nothing where ``compile`` of
+    """A second review pass found: ``map`` of a lagging namespace said nothing where ``compile`` of
     the same namespace printed the compression-lag notice with the command that clears it."""
     db = _lagging_namespace(tmp_path)
     page = tmp_path / "lag.html"
@@ -346,7 +346,7 @@ def test_map_says_lagging_messages_were_cut_to_fit_as_compile_does(tmp_path: Pat
 
 
 def test_compress_refuses_a_budget_too_small_to_size_summaries(tmp_path: Path) -> None:
-    """Issue 14 review: ``compress --budget 5`` was accepted silently (the MCP tool's minimum is 100)."""
+    """A review found: ``compress --budget 5`` was accepted silently (the MCP tool's minimum is 100)."""
     db = tmp_path / "b.db"
     with ContextManager.open(db) as cm:
         cm.add_message("user", "hello")

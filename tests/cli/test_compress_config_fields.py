@@ -1,4 +1,4 @@
-"""CLI (issue 14, a fresh review): ``compress --config`` with a field that does not exist names the closest
+"""CLI (a fresh review): ``compress --config`` with a field that does not exist names the closest
 field and lists the valid ones (it said only "__init__() got an unexpected keyword argument")."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A CLI error is one line on stderr however long, when stderr is not a terminal (issue 14 review: rich
+"""A CLI error is one line on stderr however long, when stderr is not a terminal (a review found rich
 wrapped it at 80 columns, splitting paths and names across lines)."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ def test_a_long_error_is_one_line(tmp_path: Path) -> None:
 
 
 def test_provider_formats_export_stored_images(tmp_path: Path) -> None:
-    """Issue 15 review: ``compile --format anthropic|openai`` on a store holding an image failed with "the
+    """A review found: ``compile --format anthropic|openai`` on a store holding an image failed with "the
     store is closed" (the export read the image's bytes after the handle was closed)."""
     import base64
     import json
@@ -41,7 +41,7 @@ def test_provider_formats_export_stored_images(tmp_path: Path) -> None:
 
 
 def test_mcp_serve_in_a_missing_folder_speaks_the_command_line(tmp_path: Path) -> None:
-    """Issue 14 review (9): `mcp serve --store /no/such/dir/x.db` advised "pass create_dirs=True", an argument
+    """A review found (9): `mcp serve --store /no/such/dir/x.db` advised "pass create_dirs=True", an argument
     of ContextManager.open; the command line says to create the folder, and creates nothing."""
     pytest.importorskip("mcp.server.mcpserver", reason="the MCP SDK 2.x (extra 'mcp') is not installed")
     missing = tmp_path / "no such" / "dir" / "x.db"
@@ -54,7 +54,7 @@ def test_mcp_serve_in_a_missing_folder_speaks_the_command_line(tmp_path: Path) -
 
 
 def test_import_into_a_missing_folder_and_an_unknown_format_speak_the_command_line(tmp_path: Path) -> None:
-    """Issue 14 review (second pass): ``import --store /no/such/dir/x.db`` created the folders without a
+    """A second review pass found: ``import --store /no/such/dir/x.db`` created the folders without a
     word, unlike every other command, and a transcript whose format cannot be detected advised
     ``format=`` (Python). Both now speak in the command line's terms."""
     transcript = tmp_path / "t.json"

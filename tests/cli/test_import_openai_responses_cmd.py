@@ -1,4 +1,4 @@
-"""``context-journal import`` reads an OpenAI Responses API transcript (issue 18)."""
+"""``context-journal import`` reads an OpenAI Responses API transcript."""
 
 from __future__ import annotations
 

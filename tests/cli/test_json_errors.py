@@ -1,4 +1,4 @@
-"""CLI (issue 14): with ``--json`` every failure prints one JSON object on stdout,
+"""CLI: with ``--json`` every failure prints one JSON object on stdout,
 ``{"ok": false, "error": {"type", "message", ...}}``, and exits non-zero; without it the error stays one
 plain line on stderr. One helper (``cli._app.report_error``) does it for every command."""
 

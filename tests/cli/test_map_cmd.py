@@ -1,4 +1,4 @@
-"""CLI (issue 14): ``map`` draws the compiled context of a real Claude Code session as one HTML page (and a
+"""CLI: ``map`` draws the compiled context of a real Claude Code session as one HTML page (and a
 PNG through a headless browser), end to end from import as the README shows."""
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ def test_map_png_without_a_browser_is_a_clear_error(
     assert res.exit_code == 1
     text = " ".join(res.output.split())
     assert "no headless browser found" in text and "apt-get install chromium" in text
-    # The page asked for is written all the same, and the error says so (issue 14 review: it was lost).
+    # The page asked for is written all the same, and the error says so (a review found it was lost).
     assert f"wrote {html}" in text and html.read_text().startswith("<!DOCTYPE html")
     assert not (tmp_path / "m.png").exists()
     # --png alone fails before any work.
@@ -150,7 +150,7 @@ def test_map_into_a_missing_folder_is_refused_and_creates_nothing(compressed: Pa
 
 
 def test_map_over_budget_gives_the_command_line_advice_compile_gives(tmp_path: Path) -> None:
-    """Issue 14 review (9): `map --budget 10` advised the Python arguments ("raise max_tokens, lower
+    """A review found (9): `map --budget 10` advised the Python arguments ("raise max_tokens, lower
     reserve_for_response") where `compile` advises --budget and --reserve; both share one advice."""
     from context_journal import ContextManager
 

@@ -269,7 +269,7 @@ def test_search_summaries_refuses_message_filters(summarised_db: Path) -> None:
 
 
 def test_search_as_of_past_the_newest_sequence_is_refused(tmp_path: Path) -> None:
-    """Issue 14 review (10a): `search --as-of 999999` searched the branch as it stands now, silently; an
+    """A review found (10a): `search --as-of 999999` searched the branch as it stands now, silently; an
     --as-of past the newest sequence is one line naming it (exit 1), for messages and summaries alike."""
     db = tmp_path / "s.db"
     with ContextManager.open(db) as cm:

@@ -72,7 +72,7 @@ def running_loop_kept_whole(cm: ContextManager, result: CompileResult) -> None:
         first = raw[loop[0]]
         stored = cm.get_message(loop[0]).content_dicts()[0]
         assert dict(first.content[0]) == dict(stored), "the loop's opening thinking changed"
-    # No step of the loop goes without a word (issue 13 review): the note the compiler writes before
+    # No step of the loop goes without a word (a review finding): the note the compiler writes before
     # the opening (or the transcript) says how many of its messages up to the newest shown are not shown.
     shown = {s.id for m in result.messages for s in m.sources if s.kind == "message"}
     if not shown & set(loop):
@@ -103,7 +103,7 @@ def assert_valid(result: CompileResult, counter: Any = None, thinking: bool = Fa
     assert len(_cache_marks(params)) <= 4
     assert validate_openai_messages(result.to_openai()) == []
     assert result.tokens <= result.budget
-    for r in result.repairs:  # an excerpt is smaller than what it cut (issue 14 review: "112 to 129")
+    for r in result.repairs:  # an excerpt is smaller than what it cut (a review found "112 to 129")
         found = re.search(r"cut from about ([\d,]+) to ([\d,]+) tokens", r.detail)
         if found:
             before, after = (int(g.replace(",", "")) for g in found.groups())

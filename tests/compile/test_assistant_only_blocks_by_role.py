@@ -1,4 +1,4 @@
-"""Review of issue 18: where the assistant-only blocks (``thinking``, OpenAI ``reasoning``, server and MCP
+"""A review of provider blocks: where the assistant-only blocks (``thinking``, OpenAI ``reasoning``, server and MCP
 tool pairs, ``compaction``) may go is decided per compile, not at write. A participant is a free name
 and the compile maps it to a role (``compile(assistant=...)``, the namespace's roles): the same stored
 message is the assistant's turn for one reader and another speaker's for the next. So a write keeps

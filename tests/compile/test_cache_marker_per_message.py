@@ -1,4 +1,4 @@
-"""Issue 13 review, F11: cache markers are spent one per location (the tools, the system prompt, each message:
+"""Review finding F11: cache markers are spent one per location (the tools, the system prompt, each message:
 the last marker there covers the prefix of the others), then the tools', the system prompt's and the newest
 messages', four at most. Generated requests with many marked blocks in few messages, through
 :func:`cap_cache_markers` directly and through ``to_anthropic``."""

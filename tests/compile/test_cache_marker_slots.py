@@ -1,4 +1,4 @@
-"""Issue 14 review (cache markers): a ``cache_control`` inside a ``tool_result``'s content and one on the
+"""A review found (cache markers): a ``cache_control`` inside a ``tool_result``'s content and one on the
 ``tool_result`` itself are one breakpoint location. ``to_anthropic`` spent two of the four markers on them
 (and dropped the system prompt's); now only the outer one is kept and the freed slot goes to the next
 newest marker, as the exporter keeps markers anyway."""
@@ -71,7 +71,7 @@ def test_kept_markers_are_the_system_s_then_the_newest_locations(
     messages: list[dict[str, Any]] = [
         {"role": "user", "content": [_block(s, 10 * i + j) for j, s in enumerate(row)]} for i, row in enumerate(shapes)
     ]
-    # The model (issue 13 review, F11): one marker per location, the last of each message in prompt order
+    # The model (review finding F11): one marker per location, the last of each message in prompt order
     # (a nested block before its tool_result, so a marked tool_result wins over its nested marker); then
     # the system prompt's and the newest messages', ``limit`` at most.
     last: dict[int, str] = {}

@@ -1,4 +1,4 @@
-"""A compile is corrected class by class (issue 13 kind 3, fourth review): a namespace calibrated on
+"""A compile is corrected class by class (token estimates, a fourth review): a namespace calibrated on
 English (factor 1.0) and Hindi (3.0) has an overall factor between them, and compiles used it for any
 content: English filled only part of its budget, Hindi went over it in provider tokens. Now the compiled
 content's own mix prices it, and the total stays within the budget."""

@@ -1,4 +1,4 @@
-"""Calibration per script class (issue 13 kind 3, review F10).
+"""Calibration per script class (token estimates, review finding F10).
 
 (a) Russian, Hindi, Hebrew, Thai, Greek and Arabic were all one class, ``other``: one Hindi report at 3x
 priced Russian at 3x too. Each script family is now its class. (b) A class never reported used the

@@ -1,4 +1,4 @@
-"""Review of issue 18: a ``compaction`` block larger than the compile budget. The block is sent exactly as
+"""A review of provider blocks: a ``compaction`` block larger than the compile budget. The block is sent exactly as
 received or not at all (README, "Content blocks": ``compaction`` is never excerpted; its signature and
 encrypted content must come back unchanged), so when the strategy must keep it (it is in the newest
 turn) the compile raises ``OverBudgetError`` naming the block's message and its size, instead of a

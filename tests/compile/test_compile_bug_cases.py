@@ -189,8 +189,8 @@ def test_B05_B11_oversized_result_is_excerpted_with_its_pair(
 @pytest.mark.parametrize("budget", [60, 170])
 def test_B06_orphaned_result_is_cut_from_a_mixed_message_and_the_text_kept(budget: int) -> None:
     """At 60 words the call (m2) cannot fit even with its 150-word result excerpted: the orphaned result
-    is cut from m3 and its text kept. At 170 the whole group fits once the result is excerpted (issue 13
-    kind 2: what fits after reductions is kept): the pair travels whole, never half of it."""
+    is cut from m3 and its text kept. At 170 the whole group fits once the result is excerpted (reductions
+    priced before selection: what fits after reductions is kept): the pair travels whole, never half of it."""
     case = load_case("B06")
     cm = manager_for(case["messages"], counter=WordCounter())
     result = cm.compile(budget)
@@ -297,7 +297,7 @@ def test_B11_a_result_larger_than_the_whole_budget_never_overflows(strategy: str
     assert_valid(result, WordCounter())
     assert result.tokens <= 2000
     # The newest unit, excerpted, and the instruction before it: the result's excerpt is priced before
-    # the selection, so what fits once it is cut is kept (issue 13 kind 2).
+    # the selection, so what fits once it is cut is kept (reductions priced before selection).
     assert [i for i in ids(result) if i] == ["m1", "m2", "m3"]
     body = result.messages[ids(result).index("m3")].content[0]["content"]
     stored = msgs[3]["content"][0]["content"]
@@ -508,7 +508,7 @@ def test_B42_reasoning_only_turns_and_silent_tools_leave_no_empty_block() -> Non
 
     case = load_case("B42")
     blank = [m for m in case["messages"] if m["id"] == "m4"]  # whitespace text only: nothing to send
-    with pytest.raises(MalformedContentError, match="non-empty text"):  # refused at write (issue 14)
+    with pytest.raises(MalformedContentError, match="non-empty text"):  # refused at write
         manager_for(blank)
     cm = manager_for([m for m in case["messages"] if m["id"] != "m4"])
     before = journal_state(cm)
@@ -553,10 +553,10 @@ def test_B43_filtered_messages_are_dropped_never_sent_empty(
     if all(b["type"] == "text" for b in empty) and any(blank for _, blank in pattern):
         from context_journal.errors import MalformedContentError
 
-        with pytest.raises(MalformedContentError, match="non-empty text"):  # refused at write (issue 14)
+        with pytest.raises(MalformedContentError, match="non-empty text"):  # refused at write
             manager_for(msgs)
         return
-    if all(blank for _, blank in pattern):  # nothing left to send: an error, never an empty list (issue 14)
+    if all(blank for _, blank in pattern):  # nothing left to send: an error, never an empty list
         from context_journal.compile import EmptyContextError
 
         with pytest.raises(EmptyContextError):
@@ -694,7 +694,7 @@ def _b48_round(cm: ContextManager, k: int) -> None:
 def test_B48_markers_on_tools_and_stored_blocks_count_toward_the_limit_of_four() -> None:
     """B48: host markers on tool results (three per round, six rounds), on the question, on the tool
     definition, plus the exporter's own on the system prompt and the newest messages: the request carries
-    exactly 4, one per location (issue 13 review, F11: it kept the three tool results of one message and
+    exactly 4, one per location (review finding F11: it kept the three tool results of one message and
     dropped the tools' and the system prompt's): the tools', the system prompt's, then the two newest
     messages' (the last tool result of the last round, the last answer), and the warning lists every other."""
     case = load_case("B48")
@@ -974,7 +974,7 @@ def test_B59_huge_tool_payloads_are_cut_inside_their_structure(variant: str) -> 
     assert journal_state(cm) == before
 
 
-# --- B63: reductions priced before selection (issue 13, kind 2) ----------------------------------------
+# --- B63: reductions priced before selection ----------------------------------------
 
 
 def _b63_messages() -> list[dict[str, Any]]:
@@ -998,7 +998,7 @@ def test_B63_reductions_are_priced_before_the_selection(strategy: str) -> None:
     tokens (words counter, images 1,200, one image kept): with m3's image as a placeholder and m5 excerpted
     everything fits, so all of m1..m7 are kept, m1 verbatim, within budget; the journal keeps the image
     and the full text. No ``max_tool_result_tokens`` is given: m5, larger than the whole budget, can never
-    be sent raw, so its excerpt is priced before the selection for every strategy (issue 13 kind 2)."""
+    be sent raw, so its excerpt is priced before the selection for every strategy."""
     from context_journal.strategies import AutobiographicalStrategy
 
     msgs = _b63_messages()

@@ -1,5 +1,5 @@
 """Compile through the manager: the must-keep part, injections, roles and names, provenance, summary
-entries from a strategy (the protocol issue 4 builds on), and argument errors."""
+entries from a strategy (the protocol compressing strategies build on), and argument errors."""
 
 from __future__ import annotations
 

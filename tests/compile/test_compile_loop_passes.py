@@ -1,4 +1,4 @@
-"""The compile loop stops early (issue 21): a selection the last pass rendered is not rendered again, the loop
+"""The compile loop stops early: a selection the last pass rendered is not rendered again, the loop
 ends once the strategy's smallest selection is the one it has, and a compile whose cheapest valid cover (priced
 from the index) cannot fit fails before rendering. Outputs are the same as the loop without these shortcuts
 (``context_journal.compile._SHORTCUTS = False``, the loop as it was): messages, repairs, tokens, omitted spans

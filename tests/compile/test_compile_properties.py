@@ -96,7 +96,7 @@ def conversations(draw: st.DrawFn) -> list[dict[str, Any]]:
                 use = {"type": "tool_use", "id": f"t{calls}", "name": "run", "input": {"cmd": f"step {step}"}}
                 head = [{"type": "thinking", "thinking": words(draw(st.integers(5, 60))), "signature": "sigL"}]
                 msgs.append({"participant": "assistant", "content": [*(head if step == 0 else []), use]})
-                if draw(st.integers(0, 5)) == 0:  # someone writes while the loop runs (issue 13 review)
+                if draw(st.integers(0, 5)) == 0:  # someone writes while the loop runs (a review finding)
                     msgs.append({"participant": "ann", "content": [{"type": "text", "text": words(12)}]})
                 msgs.append({"participant": "tool", "content": [_result(draw, use["id"])]})
         elif kind == "document":
@@ -112,7 +112,7 @@ def conversations(draw: st.DrawFn) -> list[dict[str, Any]]:
             msgs.append({"participant": who, "content": [{"type": "text", "text": "see"}, image]})
         else:
             msgs.append({"participant": draw(st.sampled_from(["ann", "system", "tool"])), "content": [_text(draw)]})
-    # A message of blank text only is refused at write (issue 14; tests/core/test_blank_writes.py): such
+    # A message of blank text only is refused at write (tests/core/test_blank_writes.py): such
     # messages are left out here, blank blocks beside other content stay.
     return [m for m in msgs if not all(b["type"] == "text" and not b["text"].strip() for b in m["content"])]
 
@@ -169,7 +169,7 @@ def test_every_compile_is_valid_within_budget_deterministic_and_read_only(
             cm.compile(*args, options=options)
         assert journal_state(cm) == before
         return
-    except EmptyContextError:  # nothing to send (only empty or filtered messages): an error (issue 14)
+    except EmptyContextError:  # nothing to send (only empty or filtered messages): an error
         event("empty")
         with pytest.raises(EmptyContextError):
             cm.compile(*args, options=options)

@@ -186,7 +186,7 @@ def test_a_rank_file_that_is_not_the_published_one_is_refused_naming_it(
 
 
 def test_no_rank_file_anywhere_names_what_was_looked_for(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 17 review: the error named neither the folder searched nor the file expected there."""
+    """A review found: the error named neither the folder searched nor the file expected there."""
     pytest.importorskip("tiktoken")
     import sys
 
@@ -308,7 +308,7 @@ def test_report_usage_calibrates_the_namespace_and_later_compiles_fit(tmp_path: 
         last = cm.report_usage(second, second.estimated_tokens * 2)  # or the result itself
         assert 1.5 < last <= 2.0  # toward 2.0 by one step (the bound is far higher now)
         # That report had a mix (all prose): the next compile of prose is priced by prose's own factor,
-        # which the report moved further than the overall one (issue 13 kind 3: per class).
+        # which the report moved further than the overall one (token estimates are calibrated per class).
         now = cm.compile(5_000).calibration
         assert last <= now <= 2.0
     with ContextManager.open(path, namespace="ann") as again:
@@ -328,6 +328,6 @@ def test_report_usage_calibrates_the_namespace_and_later_compiles_fit(tmp_path: 
     ],
 )
 def test_counter_prices_are_token_counts(kwargs: dict[str, object], error: type[Exception]) -> None:
-    """Issue 17 review: a negative overhead made compiles report negative tokens; a string one failed later."""
+    """A review found: a negative overhead made compiles report negative tokens; a string one failed later."""
     with pytest.raises(error):
         EstimatingCounter(**kwargs)  # type: ignore[arg-type]

@@ -1,4 +1,4 @@
-"""Review fixes of issue 18 for the Anthropic export of provider blocks:
+"""Review fixes for the Anthropic export of provider blocks:
 
 - a ``server_tool_use`` with no result yet, in an assistant turn that also calls a client ``tool_use``,
   is sent as the block (Anthropic "Server tools" guide: the API runs it once the client's

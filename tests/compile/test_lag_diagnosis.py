@@ -1,4 +1,4 @@
-"""Issue 14 review: a compile over budget while chunks wait says that compression lags and what clears it,
+"""A review found: a compile over budget while chunks wait says that compression lags and what clears it,
 at any budget. Where compression alone would make it fit (the rest fits), that is the remedy; a budget too
 small for the head, the newest turn and the system part also says the budget must exceed what they need
 (``parts["needed once summarised"]``) -- the lag message used to vanish there (a fresh review: below about
@@ -96,7 +96,7 @@ def test_the_lag_is_blamed_only_where_the_rest_fits_and_not_after_draining(
     reserve=st.integers(1, 3_000),
 )
 def test_the_advice_counts_the_reserve_for_the_response(turns: int, size: int, budget: int, reserve: int) -> None:
-    """Issue 14 review: with max_tokens=4,000 and a reserve of 4,000 the advice said "raise max_tokens
+    """A review found: with max_tokens=4,000 and a reserve of 4,000 the advice said "raise max_tokens
     above 2,136", which it already was; the figure is the rest plus the reserve."""
     cm = _lagging(turns, size, 4_000, 80)
     try:

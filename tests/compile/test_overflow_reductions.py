@@ -1,4 +1,4 @@
-"""Bulky messages give way before whole messages do (issue 13 kind 2, fresh review): when a passthrough or
+"""Bulky messages give way before whole messages do (reductions priced first, a fresh review): when a passthrough or
 windowed selection leaves messages out, tool results and text messages over a quarter of what the
 strategy may fill are priced as excerpts (older images in a message over it as placeholders) and the
 strategy chooses again; the excerpts then take the room the selection left. So a larger budget never

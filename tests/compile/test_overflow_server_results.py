@@ -1,4 +1,4 @@
-"""Issue 18 review: a large provider-side result (a fetched page, code output, an MCP result, a search result
+"""A review found: a large provider-side result (a fetched page, code output, an MCP result, a search result
 in a user turn) is excerpted by the overflow reductions of every strategy, as a client tool_result is;
 passthrough and windowed used to leave the whole history out, the user's question included."""
 

@@ -1,5 +1,5 @@
-"""Tool results larger than the whole budget, without ``max_tool_result_tokens`` (issue 13 kind 2, bug case
-B63; issue 14). Such a result can never be sent raw, so its excerpt (about a quarter of the budget) is
+"""Tool results larger than the whole budget, without ``max_tool_result_tokens`` (reductions priced before
+selection, bug case B63). Such a result can never be sent raw, so its excerpt (about a quarter of the budget) is
 priced before the strategy selects: passthrough and windowed keep the history before it, and the
 autobiographical ``overflow="window"`` fallback fills the budget instead of keeping only the head and the
 newest message (626 of 4,000 tokens on a real Claude Code session whose compression lagged)."""

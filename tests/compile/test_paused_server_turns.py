@@ -1,4 +1,4 @@
-"""Anthropic's ``pause_turn`` through selection, render and export (issue 18 follow-up): a paused message
+"""Anthropic's ``pause_turn`` through selection, render and export: a paused message
 (a server call waiting for its result) and its continuation (the same participant's next message, opening
 with the result) are one unit for every strategy, are sent as two adjacent assistant turns the exporter
 merges into one message (checked against the ``anthropic`` SDK's request types), and a paused message

@@ -1,4 +1,4 @@
-"""PDF pricing reads every content stream and every page once (issue 13 kind 3, review F9).
+"""PDF pricing reads every content stream and every page once (token estimates, review finding F9).
 
 (a) Text in uncompressed content streams was not counted: only streams that inflated were read, so a
 1-page PDF with plain streams was priced 1,601 tokens (the page image and nothing for its text) while

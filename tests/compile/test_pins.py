@@ -1,4 +1,4 @@
-"""Pins (issue 12): a pinned message is raw in every compile that fits, with every strategy, across
+"""Pins: a pinned message is raw in every compile that fits, with every strategy, across
 forks, derives, reopen and compression, and named in the OverBudgetError of every compile it does not fit.
 
 Property (hypothesis): random conversations with tool units, random pins (tool_use and tool_result

@@ -1,4 +1,4 @@
-"""Provider blocks through the compile and the exporters (issue 18): a server tool call and its result
+"""Provider blocks through the compile and the exporters: a server tool call and its result
 are sent together in one assistant message or not at all, encrypted content is never cut, compaction
 is sent as stored, and both exports stay valid (the Anthropic one against the SDK's beta request types).
 """

@@ -1,4 +1,4 @@
-"""Issue 13 kind 2, second review: the reductions the compile applies to bulky content (a document too
+"""Reductions before selection, second review: the reductions the compile applies to bulky content (a document too
 large to send as its placeholder, the results of one message sharing the overflow excerpt, long texts
 excerpted) are priced before the strategy selects, so the user's instruction is never dropped for content
 that is then reduced anyway, and an excerpt cut again states its cut against the original size."""

@@ -1,4 +1,4 @@
-"""Issue 13 kind 2, reductions decided after selection (bug cases B63, B61): image placeholders and
+"""Reductions decided after selection (bug cases B63, B61): image placeholders and
 excerpts of oversized tool results are priced before the strategy chooses, the head window is never cut
 while older middle content stays raw, and the middle gives way when compression lags."""
 
@@ -283,7 +283,7 @@ def _png(width: int, height: int) -> str:
 
 @pytest.mark.parametrize("strategy", ["passthrough", "windowed"])
 def test_an_image_larger_than_the_budget_is_priced_as_its_placeholder(strategy: str) -> None:
-    """Issue 13 review: the newest result was a 1,000 x 1,000 screenshot (about 1,600 tokens) and the
+    """A review found: the newest result was a 1,000 x 1,000 screenshot (about 1,600 tokens) and the
     budget 1,500; the strategy chose it alone, the compiler then made it a placeholder, and 62 tokens
     went out ("[earlier turns omitted]" and the placeholder) with 1,400 unused. An image whose message
     alone is over the budget can never be sent: it is priced as the placeholder it becomes, so the steps

@@ -1,4 +1,4 @@
-"""Issue 18 second review: a provider-side call id reused by a later message (a re-recorded response) is
+"""A second review found: a provider-side call id reused by a later message (a re-recorded response) is
 renamed with its result at compile, as a reused client tool_use id is, so the namespace still compiles,
 compresses and exports valid requests (it failed every compile, and drain, with duplicate_tool_use)."""
 

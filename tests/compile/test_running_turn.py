@@ -45,7 +45,7 @@ def test_B62_the_running_turn_keeps_its_opening_thinking(name: str, budget: int)
     result = cm.compile(budget)
     assert_valid(result, WordCounter(), thinking=True)
     running_loop_kept_whole(cm, result)
-    # The bulky results are shortened before any step is left out (issue 13 review: the middle step
+    # The bulky results are shortened before any step is left out (a review found the middle step
     # went without a word), and the question the loop answers stays raw before it.
     assert ids(result)[-7:] == ["u1", "a1", "r1", "a2", "r2", "a3", "r3"]
     a1 = next(m for m in result.messages if "a1" in {s.id for s in m.sources})
@@ -147,7 +147,7 @@ def test_any_running_loop_is_kept_whole_or_replaced(msgs: list[dict[str, Any]], 
 def test_a_loop_whose_thinking_is_a_record_of_its_own_is_kept_whole_or_replaced(
     data: st.DataObject, shape: str, budget: int, name: str
 ) -> None:
-    """Issue 13 review: Claude Code stores the thinking, the text and each call of an assistant turn as
+    """A review found: Claude Code stores the thinking, the text and each call of an assistant turn as
     records of their own. The running turn starts at its first record (the thinking) and is kept from it
     (byte for byte, with the records after it up to the first call and its results right after it, no
     note between), or replaced whole as a transcript; before, passthrough and windowed sent the newest
@@ -362,7 +362,7 @@ def test_a_result_of_a_call_before_the_loop_moved_before_its_opening_is_no_step_
 
 @pytest.mark.parametrize("name", ["passthrough", "windowed", "autobiographical"])
 def test_a_message_written_while_the_loop_runs_does_not_split_it(name: str) -> None:
-    """Issue 13 review: "ann" wrote between a call and its results inside a thinking-led loop; the loop
+    """A review found: "ann" wrote between a call and its results inside a thinking-led loop; the loop
     was then taken to start after her message, at a step without thinking, and the compile sent that
     step raw as the newest turn (``running_turn_without_thinking`` at every budget). Her message is part
     of the running loop: the loop is kept raw up to it and the rest goes into a transcript that holds it."""

@@ -1,5 +1,5 @@
 """The token estimate against tiktoken over many scripts, encoded data, code and JSON, random printable
-ASCII, long digit strings and long whitespace runs (issue 13, kind 3; bug cases B53 and B65): the table
+ASCII, long digit strings and long whitespace runs (bug cases B53 and B65): the table
 of ratios is printed and the estimate lies between 1.0x and 1.5x the larger of ``o200k_base`` and
 ``cl100k_base`` for every class (token counts summed over the class's samples); generated strings of
 the classes a fixed corpus cannot cover (random ASCII, digits, whitespace runs, letters of scripts with
@@ -117,7 +117,7 @@ def test_chat_lines_with_kaomoji_stay_within_bounds(lines: list[str], sep: str) 
     assert 0.75 <= ratio <= HIGH, (round(ratio, 2), text[:80])
 
 
-# the bidirectional and invisible format marks editors and chat clients insert (issue 13, fifth review)
+# the bidirectional and invisible format marks editors and chat clients insert (a fifth review)
 _FORMAT_MARKS = "\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2060\u2066\u2067\u2068\u2069\ufeff"
 
 
@@ -466,7 +466,7 @@ def test_pdf_price_grows_with_pages_and_text(pages: int, words: int) -> None:
 
 @pytest.mark.parametrize("claimed", [1, 9_999, 10**9])
 def test_a_pdf_is_priced_by_the_pages_it_holds_not_by_what_its_page_tree_claims(claimed: int) -> None:
-    """Issue 13 review: the price trusted ``/Pages /Count``: 43 bytes claiming 9,999 pages were priced at
+    """A review found: the price trusted ``/Pages /Count``: 43 bytes claiming 9,999 pages were priced at
     16 million tokens, and a 60-page file whose ``/Count`` said 1 at one page. Pages are at least the
     page objects found; without any, the claim is believed only as far as the file's size can hold it
     (50 bytes a page)."""
@@ -797,7 +797,7 @@ def test_hangul_text_of_any_frequency_is_priced_within_bounds(words: list[str]) 
     after=st.sampled_from(["", "\nall tests passed"]),
 )
 def test_a_rule_of_one_separator_is_priced_as_its_long_tokens(ch: str, n: int, before: str, after: str) -> None:
-    """Issue 13 review: 4,000 "=" (63 tokens: the vocabularies hold long runs of rule characters) were
+    """A review found: 4,000 "=" (63 tokens: the vocabularies hold long runs of rule characters) were
     estimated at 1,720 tokens, 27x. A run of one separator is priced as those long tokens, within 0.9x
     to 2x from 200 characters up (a few tokens either way: shorter rules cost one to three)."""
     text = before + ch * n + after
@@ -909,7 +909,7 @@ def test_the_word_table_matches_the_encodings() -> None:
     assert Path(table.__file__).read_text(encoding="utf-8") == expected, expected[:2000]
 
 
-# Code in languages the corpus's "code" class lacks (issue 13 review: estimated at 0.84-0.89x, under the
+# Code in languages the corpus's "code" class lacks (a review: estimated at 0.84-0.89x, under the
 # reference, so a compile could send more than it counted). Makefiles' capitals (``CFLAGS``: two tokens)
 # and operators between spaces (``" = "``, ``" | "``, ``" -> "``: a token each) are priced now; their
 # one-letter names and options (``" a"``, ``" -o"``, ``"$@"``: a token each, priced 0.78) still leave

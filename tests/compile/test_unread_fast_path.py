@@ -1,4 +1,4 @@
-"""The compile's unread fast path (issue 21 review): on a history never summarised, the plain text messages of
+"""The compile's unread fast path (a review finding): on a history never summarised, the plain text messages of
 the unsummarised middle that are certain to be cut whole are priced from the index, their bodies never read
 (``compile._compile_context(..., unread_ok=True)``, ``rendering.fit.UNREAD_TEXT``). The fast path never changes a
 result: over random histories, strategies, budgets and options the compile with it and without it gives the

@@ -21,7 +21,7 @@ _CHINESE = [
     "模型的回答太长了，需要在发送之前压缩成摘要，同时保留关键的数字和名字。",
 ]
 # Written Cantonese: its particles and pronouns (佢 嘅 咗 喺 啲 嘢) are rarer ideographs that
-# cl100k_base splits into two or three tokens (issue 13 review: estimated at 0.71x before).
+# cl100k_base splits into two or three tokens (a review: estimated at 0.71x before).
 _CANTONESE = [
     "佢哋喺度做緊嘢，我哋等陣先去食飯啦。",
     "你今日做咗啲乜嘢？我聽日先至得閒。",
@@ -186,7 +186,7 @@ _ASTRAL_IDEOGRAPH_TEXT = [
 _BRAILLE_CELLS = dict(zip("abcdefghijklmnopqrstuvwxyz,.;:!?'-", "⠁⠃⠉⠙⠑⠋⠛⠓⠊⠚⠅⠇⠍⠝⠕⠏⠟⠗⠎⠞⠥⠧⠺⠭⠽⠵⠂⠲⠆⠒⠖⠦⠄⠤", strict=True))
 
 
-# Everyday sentences in Latin-script languages other than English (issue 13 review: German, Dutch,
+# Everyday sentences in Latin-script languages other than English (a review: German, Dutch,
 # Finnish, Italian, Indonesian were estimated at 0.53-0.81x, their words not being one token each).
 _LATIN_LANGUAGES: dict[str, list[str]] = {
     "german": [
@@ -296,7 +296,7 @@ _LATIN_LANGUAGES: dict[str, list[str]] = {
 }
 
 
-# Scripts a second review found under the reference (issue 13 review: Urdu, Sinhala, Tibetan, Telugu and
+# Scripts a second review found under the reference (a review: Urdu, Sinhala, Tibetan, Telugu and
 # Syriac at 0.84-0.95x), with their block neighbours (Kannada, Malayalam, Persian).
 _MORE_SCRIPTS: dict[str, list[str]] = {
     "urdu": [
@@ -337,7 +337,7 @@ _MORE_SCRIPTS: dict[str, list[str]] = {
 }
 
 
-# Markdown and code lines that open with a mark (issue 13 review: short list items were estimated at 0.81x:
+# Markdown and code lines that open with a mark (a review: short list items were estimated at 0.81x:
 # the mark and the line break are a token each).
 _LINE_MARKED = [
     "- apples\n\n- pears\n\n- plums\n\n- figs\n\n" * 6,
@@ -347,7 +347,7 @@ _LINE_MARKED = [
     "# compute the total\ntotal = sum(xs)\n# and the mean\nmean = total / len(xs)\n" * 5,
 ]
 
-# Terminal output and control characters (issue 13 review: text with tabs between spaces was priced at
+# Terminal output and control characters (a review: text with tabs between spaces was priced at
 # 0.08x, form feeds and vertical tabs at 0.43x, colored terminal output under 1.0x).
 _CONTROL_TEXT: dict[str, list[str]] = {
     "terminal (ansi)": [
@@ -697,7 +697,7 @@ def corpus(seed: int = 7) -> dict[str, list[str]]:
     }
 
 
-# Issue 13's open list: emoji with the emoji-style selector were 1.67x (U+FE0F priced as two tokens),
+# A sixth review: emoji with the emoji-style selector were 1.67x (U+FE0F priced as two tokens),
 # Arabic ligatures 0.58x (presentation forms priced as one and a half tokens, where each is three). Names
 # with numbers stay near 1.45x (a number after a letter is priced with the space a number elsewhere comes
 # with; pricing it alone brought them to 1.09x but moved every test conversation built of "alpha0 beta1"

@@ -1,4 +1,4 @@
-"""The async API (``context_journal.aio``, issue 17): the synchronous API's tests run through it, many
+"""The async API (``context_journal.aio``): the synchronous API's tests run through it, many
 tasks on one store, a loop never blocked by store work, compression interleaved with other calls, and
 closing, cancelling and sharing a store thread.
 
@@ -281,7 +281,7 @@ def _echo_secrets(request: Any) -> str:
 
 
 def test_a_redaction_during_a_summary_call_drops_its_result() -> None:
-    """Review of issue 17: a summary answered after a redaction committed during its call would bring the
+    """A review found: a summary answered after a redaction committed during its call would bring the
     erased text back; it is dropped and the work asked again, without the erased text."""
     slow = ScriptedProvider(default=_echo_secrets, latency=0.3)
 
@@ -364,7 +364,7 @@ def test_run_awaits_a_coroutine_function_on_the_store_thread() -> None:
 
 
 def test_closing_ends_a_summary_call_whose_model_never_answers(tmp_path: Path) -> None:
-    """Second review of issue 17: aclose() left a tick pending for as long as its provider did not answer."""
+    """A second review found: aclose() left a tick pending for as long as its provider did not answer."""
 
     async def never(request: Any) -> str:
         await asyncio.Event().wait()

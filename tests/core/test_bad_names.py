@@ -1,4 +1,4 @@
-"""Names are checked where they are written, by one rule on every backend (issue 15 kind 1 review): a
+"""Names are checked where they are written, by one rule on every backend (a review finding): a
 message id, branch, namespace, participant, reader, audience entry, fact key or tool-call id/name that is
 blank, holds a control character (NUL) or a lone surrogate is refused with a typed error, and nothing is
 written; media types must match the block (an image is an image type, a document a PDF or text)."""
@@ -95,7 +95,7 @@ MEDIA_TYPES = st.one_of(
 @settings(max_examples=examples(80), deadline=None)
 @given(media=MEDIA_TYPES)
 def test_an_image_media_type_is_a_plain_type_or_refused_with_nothing_written(media: str) -> None:
-    """Issue 15 review (kind 1): ``image/png\\x00``, ``image/../../etc``, ``image/svg+xml`` and other
+    """A review found: ``image/png\\x00``, ``image/../../etc``, ``image/svg+xml`` and other
     media types no provider takes were written and later sent. Any text is either an image type both
     providers take (jpeg, png, gif, webp, any case) and kept, or refused naming the field, nothing
     written; the same inside a tool_result."""
@@ -133,7 +133,7 @@ def test_an_image_media_type_is_a_plain_type_or_refused_with_nothing_written(med
     ],
 )
 def test_a_url_source_needs_an_http_url_with_a_host(url: str) -> None:
-    """Issue 15 review (kind 1): an image URL of ``"\\x00"`` was written. A url source holds an http(s)
+    """A review found: an image URL of ``"\\x00"`` was written. A url source holds an http(s)
     URL with a host, no whitespace or control character, at most 65,536 characters."""
     cm = ContextManager.open("memory:")
     with pytest.raises(MalformedContentError, match=r"source\.url"):
@@ -145,7 +145,7 @@ def test_a_url_source_needs_an_http_url_with_a_host(url: str) -> None:
 
 
 def test_an_error_naming_a_huge_name_stays_short() -> None:
-    """Issue 15 review: a 100 KB branch name, message id or namespace came back whole in the error (100 KB
+    """A review found: a 100 KB branch name, message id or namespace came back whole in the error (100 KB
     of output per failed call, over MCP and the CLI too). The name is clipped, its length given."""
     cm = ContextManager.open("memory:")
     cm.add_message("user", "hi")
@@ -164,7 +164,7 @@ def test_an_error_naming_a_huge_name_stays_short() -> None:
 
 
 def test_a_refused_fact_key_names_why() -> None:
-    """Issue 15 review: ``set_fact("k\\x00", ...)`` was refused as "must be a non-empty string of at most 200
+    """A review found: ``set_fact("k\\x00", ...)`` was refused as "must be a non-empty string of at most 200
     characters", which named neither the NUL nor any other real cause."""
     cm = ContextManager.open("memory:")
     for key, why in (("k\x00", "control character"), ("  ", "blank"), ("x" * 201, "longer than 200")):

@@ -1,4 +1,4 @@
-"""Issue 14: a message with nothing to send is refused at write, whichever way it is written.
+"""A message with nothing to send is refused at write, whichever way it is written.
 
 ``add_message("user", "")`` and ``[]`` are refused; so is a block list made only of empty or
 whitespace-only text blocks (the compiler leaves blank text out, so such a message could never be sent and
@@ -116,7 +116,7 @@ def test_import_leaves_a_blank_message_out_and_reports_it_in_one_line(tmp_path: 
 
 @pytest.mark.parametrize("text", ["\u200b", "\u200d\u200c", "\ufeff", " \u180e \n", "\u2060\u200b "])
 def test_invisible_only_text_is_refused_like_blank(text: str) -> None:
-    """Issue 13 review: text made only of zero-width and other format characters (Unicode Cf) shows
+    """A review found: text made only of zero-width and other format characters (Unicode Cf) shows
     nothing, like whitespace; it is refused as a string and as the only text block, nothing written. Text
     that also holds a visible character (an emoji joined with ZWJ, a word after a BOM) is kept."""
     cm = ContextManager.open("memory:")

@@ -1,4 +1,4 @@
-"""Issue 15 kind 2: a budget that hangs. ``compile(max_tokens=10**30)`` never returned (a loop stepped
+"""Budgets and counts are bounded: a budget that hangs. ``compile(max_tokens=10**30)`` never returned (a loop stepped
 down by one token from a float-rounded value). Token counts have an upper bound everywhere they are taken
 (``MAX_TOKEN_COUNT``; Python, CLI, MCP), and the calibration's inverse bisects instead of stepping."""
 
@@ -66,7 +66,7 @@ def test_raw_budget_at_the_bound_is_fast() -> None:
     ],
 )
 def test_an_autobiographical_config_refuses_numbers_no_compile_can_use(field: str, value: object) -> None:
-    """Issue 15 review: ``AutobiographicalConfig`` took nan, inf, 1e308 and True (and ``compress --config``
+    """A review found: ``AutobiographicalConfig`` took nan, inf, 1e308 and True (and ``compress --config``
     stored them with the namespace, after which every compile of it failed). They are ``ValueError``
     naming the field, in Python and on the command line; the bounds themselves are kept."""
     from typer.testing import CliRunner

@@ -83,7 +83,7 @@ block = st.one_of(
 @given(st.lists(block, min_size=1, max_size=5))
 def test_blocks_round_trip_exactly_through_the_store(blocks: list[dict[str, Any]]) -> None:
     with ContextManager.open(store=MemoryStore()) as cm:
-        if all(b["type"] == "text" and not b["text"].strip() for b in blocks):  # nothing to send (issue 14)
+        if all(b["type"] == "text" and not b["text"].strip() for b in blocks):  # nothing to send
             with pytest.raises(MalformedContentError, match="non-empty text"):
                 cm.add_message("user", blocks)
             return

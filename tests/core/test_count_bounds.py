@@ -1,4 +1,4 @@
-"""Counts and durations a caller gives are typed and bounded everywhere (issue 15 kind 2 review:
+"""Counts and durations a caller gives are typed and bounded everywhere (a review found:
 ``report_usage`` took nan/inf/1e30/True into the calibration, ``get_messages(True)`` read offset 1,
 ``drain(max_units=inf)`` was accepted, a worker took ``concurrency=10**9`` and spun, and a timestamp of
 ``10**400`` raised an untyped ``OverflowError``)."""

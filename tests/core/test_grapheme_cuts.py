@@ -1,4 +1,4 @@
-"""Every place that cuts text cuts between grapheme clusters (issue 13, kind 6): an emoji with its
+"""Every place that cuts text cuts between grapheme clusters: an emoji with its
 joiners, a flag, a letter with its combining marks, a Devanagari conjunct stays whole in excerpts,
 summary caps, recall snippets and cut lines, and clipped fields of the execution journal."""
 

@@ -184,10 +184,10 @@ def test_a_handle_on_a_deleted_branch_cannot_write(store: Store) -> None:
     assert store.head_seq() == head
 
 
-# ---- issue 14: errors a person can act on --------------------------------------------------------
+# ---- errors a person can act on --------------------------------------------------------
 
 
-def test_issue14_blank_text_is_refused_like_an_empty_block_list() -> None:
+def test_blank_text_is_refused_like_an_empty_block_list() -> None:
     import pytest
 
     from context_journal.errors import MalformedContentError
@@ -201,7 +201,7 @@ def test_issue14_blank_text_is_refused_like_an_empty_block_list() -> None:
     assert cm.message_count() == 0
 
 
-def test_issue14_strategy_names_are_accepted_and_others_refused_at_open() -> None:
+def test_strategy_names_are_accepted_and_others_refused_at_open() -> None:
     import pytest
 
     from context_journal.strategies import WindowedPassthroughStrategy
@@ -218,7 +218,7 @@ def test_issue14_strategy_names_are_accepted_and_others_refused_at_open() -> Non
         ContextManager.open("memory:", strategy=42)
 
 
-def test_issue14_reserve_larger_than_the_window_and_empty_compiles_raise() -> None:
+def test_reserve_larger_than_the_window_and_empty_compiles_raise() -> None:
     import pytest
 
     from context_journal import EmptyContextError
@@ -233,7 +233,7 @@ def test_issue14_reserve_larger_than_the_window_and_empty_compiles_raise() -> No
     assert [i.code for i in validate_messages([])] == ["no_messages"]
 
 
-def test_issue14_a_missing_directory_is_an_error_unless_asked_to_create_it(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_missing_directory_is_an_error_unless_asked_to_create_it(tmp_path) -> None:  # type: ignore[no-untyped-def]
     import pytest
 
     from context_journal.errors import StoreError

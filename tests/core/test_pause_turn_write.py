@@ -1,4 +1,4 @@
-"""Anthropic's ``pause_turn`` at write (issue 18 follow-up): a paused message ends with a server call whose
+"""Anthropic's ``pause_turn`` at write: a paused message ends with a server call whose
 result has not come; the same participant's next message (its continuation) opens with the result. The
 store accepts the continuation only right after the paused message; any other message after it is
 accepted too and abandons the paused call (shown as text at compile). A continuation by another

@@ -1,4 +1,4 @@
-"""Provider blocks (issue 18): Anthropic server tools, the MCP connector, compaction, search results,
+"""Provider blocks: Anthropic server tools, the MCP connector, compaction, search results,
 container uploads and citations are accepted, stored byte for byte, refused with their place when
 malformed, and priced by their content."""
 

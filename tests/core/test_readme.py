@@ -72,7 +72,7 @@ def _demo_block() -> tuple[str, str]:
 
 
 def test_readme_demo_output_is_what_the_demo_prints() -> None:
-    """Issue 14 review (5): the README showed figures the demo no longer printed (9,784 tokens, 59
+    """A review found (5): the README showed figures the demo no longer printed (9,784 tokens, 59
     messages, sum3_0bcc…). Run it as the README says, at the width it names; only timings may differ."""
     import os
     import subprocess
@@ -98,7 +98,7 @@ def test_readme_demo_output_is_what_the_demo_prints() -> None:
 
 
 def test_readme_layout_lists_every_benchmark() -> None:
-    """Issue 14 review (6): the Layout section left out benchmarks/bench_journal.py; every file in
+    """A review found (6): the Layout section left out benchmarks/bench_journal.py; every file in
     benchmarks/ is listed there, one line each with what it measures."""
     text = README.read_text()
     layout = re.search(r"## Layout\n\n```\n(.*?)```", text, re.S)

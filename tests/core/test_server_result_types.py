@@ -1,4 +1,4 @@
-"""Review of issue 18: a server tool's result must be of the type its tool returns. A ``web_search``
+"""A review of provider blocks: a server tool's result must be of the type its tool returns. A ``web_search``
 call is answered by a ``web_search_tool_result``, never by a ``web_fetch_tool_result`` or a code
 execution result (Anthropic's server tool guides; the names of the ``anthropic`` SDK's
 ``BetaServerToolUseBlockParam``). A write refuses a mismatched pair naming the ids, the validator flags

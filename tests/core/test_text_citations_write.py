@@ -1,4 +1,4 @@
-"""A text block's ``citations`` are checked when written (issue 18 review): null, or a list of objects
+"""A text block's ``citations`` are checked when written (a review finding): null, or a list of objects
 each with a ``type``; anything else is refused with MalformedContentError naming the place. What was
 stored before the check is still read (``strict=False``)."""
 

@@ -1,4 +1,4 @@
-"""Issue 14: token counts given by a caller are ints. ``compile(max_tokens=True)`` was a budget of one token
+"""Token counts given by a caller are ints. ``compile(max_tokens=True)`` was a budget of one token
 (``bool`` is an ``int`` to Python); a float was silently used. Every place that takes ``max_tokens``,
 ``reserve_for_response`` or a budget refuses a ``bool`` or a non-int with ``TypeError`` and an int out of
 range with ``ValueError``: ``compile``, ``preview_context``, ``AutobiographicalConfig.for_budget``, the

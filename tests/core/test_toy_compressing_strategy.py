@@ -1,4 +1,4 @@
-"""A compressing strategy written outside the package compresses through the manager's driver (issue 16):
+"""A compressing strategy written outside the package compresses through the manager's driver:
 ``tick``/``drain`` know only the :class:`CompressingStrategy` protocol, not the autobiographical strategy.
 
 The toy keeps the newest ``keep`` messages raw and summarises the older ones in blocks of ``block``

@@ -1,4 +1,4 @@
-"""Issue 15, kind 1: a value accepted at write must never break a later read. Timestamps outside years
+"""A value accepted at write must never break a later read. Timestamps outside years
 1..9999 and JSON nested deeper than ``MAX_DEPTH`` are refused at write with ``MalformedContentError``
 naming the field, and nothing is written; whatever is accepted reads, compiles and exports afterwards
 (Python and CLI)."""
@@ -138,7 +138,7 @@ def test_cli_reads_a_store_after_refused_writes(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("metadata", [{1: 2}, {"a": {3.5: "x"}}, {"a": [{None: 1}]}])
 def test_metadata_keys_that_are_not_text_are_refused(metadata: dict[Any, Any]) -> None:
-    """Issue 15 review: ``metadata={1: 2}`` was stored as ``{"1": 2}`` (JSON's keys are text), so what was
+    """A review found: ``metadata={1: 2}`` was stored as ``{"1": 2}`` (JSON's keys are text), so what was
     read back was not what was written. Such a key is refused naming its place, at write and at edit."""
     cm = ContextManager.open("memory:")
     with pytest.raises(MalformedContentError, match="metadata keys must be text"):

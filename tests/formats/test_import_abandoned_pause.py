@@ -1,4 +1,4 @@
-"""A ``pause_turn`` that was never continued (issue 18 review): the paused call is abandoned, the
+"""A ``pause_turn`` that was never continued (a review finding): the paused call is abandoned, the
 conversation after it is imported, and the compile shows the call as text."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 13 kind 7 (bug case B51): a transcript with one bad character (a lone surrogate, which JSON can
+"""Damaged input (bug case B51): a transcript with one bad character (a lone surrogate, which JSON can
 carry as ``\\ud83d`` but no store can keep) imports the rest and reports the bad message, in every format
 that can carry it (the JSON ones; IRC logs are UTF-8 text, which cannot hold a lone surrogate)."""
 
@@ -104,7 +104,7 @@ def _deepen(value: Any, depth: int = 300) -> Any:
 
 
 def test_a_message_too_deep_or_out_of_time_imports_the_rest(tmp_path: Path) -> None:
-    """Issue 15 kind 1: the importer applies the write checks per message. In a real Claude Code session
+    """Write checks: the importer applies the write checks per message. In a real Claude Code session
     one tool call's input nested 300 levels deep is refused and reported (its block named), as is an
     Anthropic message whose timestamp lies past year 9999 (its field named); every other message imports."""
     lines = (DATA / "claude-code-sessions" / "4d5611e5-241a-462a-8d15-5122611a9569.jsonl").read_text().splitlines()
@@ -150,7 +150,7 @@ def test_a_message_too_deep_or_out_of_time_imports_the_rest(tmp_path: Path) -> N
 @pytest.mark.parametrize("where", ["name", "id", "key", "input value", "input key"])
 @pytest.mark.parametrize("fmt", ["anthropic", "claude-code"])
 def test_a_bad_character_in_a_tool_call_skips_only_its_message(tmp_path: Path, fmt: str, where: str) -> None:
-    """Issue 13 review: a lone surrogate in a ``tool_use`` name or id, or in a block's key, failed the
+    """A review found: a lone surrogate in a ``tool_use`` name or id, or in a block's key, failed the
     whole file (the block was checked as malformed at read). Its message is refused at write and
     reported; the rest imports."""
     use: dict[str, Any] = {"type": "tool_use", "id": "toolu_1", "name": "grep", "input": {"q": "parse_amount"}}

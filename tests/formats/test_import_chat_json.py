@@ -78,7 +78,7 @@ def test_anthropic(tmp_path: Path) -> None:
     assert [m.participant for m in conv.messages] == ["system", "user", "assistant", "user", "assistant"]
     assert [m.id for m in conv.messages] == ["anthropic:chat:system"] + [f"anthropic:chat:{i}" for i in range(4)]
     assistant = conv.messages[2]
-    # Signed thinking kept byte-identical; a provider-side call is kept too (issue 18; without its result,
+    # Signed thinking kept byte-identical; a provider-side call is kept too (without its result,
     # as a pause_turn response ends).
     assert assistant.content == ANTHROPIC["messages"][1]["content"]
     assert conv.messages[3].timestamp == "2025-01-02T03:04:05Z"
@@ -90,7 +90,7 @@ def test_anthropic(tmp_path: Path) -> None:
 def test_anthropic_bare_list_and_malformed_block(tmp_path: Path) -> None:
     path = _write(tmp_path, "list.json", ANTHROPIC["messages"][:1])
     assert read_anthropic(path).message_count == 1
-    # Issue 15 review: a malformed block (a tool_use without an id, a text that is not text, a NUL in a
+    # A review found: a malformed block (a tool_use without an id, a text that is not text, a NUL in a
     # tool name) failed the whole file; its message is skipped and reported at the block, the rest read.
     bad = [
         {"role": "assistant", "content": [{"type": "text", "text": "ok"}, {"type": "tool_use", "name": "x"}]},
@@ -169,7 +169,7 @@ def test_detection_errors(tmp_path: Path) -> None:
 
 
 def test_openai_a_malformed_call_or_image_skips_only_its_message_or_part(tmp_path: Path) -> None:
-    """Issue 15 review: importers check per message. A tool call whose name holds a NUL skips its
+    """A review found: importers check per message. A tool call whose name holds a NUL skips its
     assistant message (reported at the call); an image part that is not an image is left out and
     reported; the rest of the file is read."""
     raw = [

@@ -222,7 +222,7 @@ def _copy_short(tmp_path: Path) -> tuple[Path, list[str]]:
 
 
 def test_a_line_cut_in_the_middle_is_skipped_and_named(tmp_path: Path) -> None:
-    """Issue 13 review (kind 7): one damaged line no longer fails the file; it is left out and reported
+    """A review found (damaged input): one damaged line no longer fails the file; it is left out and reported
     under a reason naming the file and line. A file with no readable line still raises, naming it."""
     target, lines = _copy_short(tmp_path)
     clean = read_claude_code(target)

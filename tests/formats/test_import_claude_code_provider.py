@@ -1,4 +1,4 @@
-"""The Claude Code importer and issue 18: provider blocks kept, and the compaction records as a marker
+"""The Claude Code importer and provider blocks: provider blocks kept, and the compaction records as a marker
 (the decision and its evidence are in :mod:`context_journal.formats.claude_code`)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 13 kind 7, review: a transcript with damaged bytes or a cut-off last line imports the rest.
+"""Damaged input (a review finding): a transcript with damaged bytes or a cut-off last line imports the rest.
 
 - line-oriented files (Claude Code JSONL, IRC logs): bytes that are not valid UTF-8 are read as U+FFFD and
   the line kept, a line that is not JSON (the last line of a session file cut off mid-write, a very common

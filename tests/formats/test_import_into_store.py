@@ -111,7 +111,7 @@ def test_reimport_writes_nothing_at_all() -> None:
 
 def test_a_message_the_store_refuses_names_its_place() -> None:
     """A message the store refuses for a field outside its blocks (here its timestamp) is left out and
-    reported with its id and the field; the rest of the conversation is written (issue 15 kind 1)."""
+    reported with its id and the field; the rest of the conversation is written."""
     messages = [
         MessageInput("user", "hi", id="m0", timestamp="not a time"),
         MessageInput("assistant", "hello", id="m1"),
@@ -165,7 +165,7 @@ def test_a_slot_never_mixes_two_conversations(tmp_path: Path) -> None:
 
 
 def test_an_imported_conversation_opens_by_its_namespace_alone(tmp_path: Path) -> None:
-    """A reviewer's finding (issue 11): ``open(namespace=<an imported conversation>)`` without
+    """A reviewer's finding: ``open(namespace=<an imported conversation>)`` without
     ``isolate=True`` read the empty shared slot. The default (``isolate=None``) reads the namespace's own
     slot when the store has one, as the CLI and MCP always did; ``isolate=False`` still reads the shared one."""
     result = read_transcript(DATA / "locomo" / "locomo-dev7.json")

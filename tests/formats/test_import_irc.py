@@ -108,7 +108,7 @@ def test_single_file_and_malformed_annotation(tmp_path: Path) -> None:
     shutil.copy(raw, tmp_path / raw.name)
     annotation = tmp_path / "2004-11-15_03.annotation.txt"
     annotation.write_text("1000 1000 -\n1000 1001 -\nnot a link\n1000 99999 -\n", encoding="utf-8")
-    # Issue 13 review (kind 7): a malformed annotation line is left out and named, the rest is read.
+    # A review found (damaged input): a malformed annotation line is left out and named, the rest is read.
     result = read_transcript(tmp_path / raw.name)
     assert result.conversations[0].metadata["links"] == 2
     reasons = [s.reason for s in result.skipped]
@@ -126,7 +126,7 @@ def test_single_file_and_malformed_annotation(tmp_path: Path) -> None:
 def test_a_folder_that_vanishes_while_a_directory_is_walked_is_passed_over(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 15 review: ``context-journal import --store DB /tmp`` ended in a traceback when a folder
+    """A review found: ``context-journal import --store DB /tmp`` ended in a traceback when a folder
     under it vanished during the walk (another process cleaning its temporary files): pathlib's rglob
     lets FileNotFoundError through. The walk passes such folders over and imports what is left."""
     import os

@@ -1,4 +1,4 @@
-"""The OpenAI Responses API (issue 18): reasoning items in the content model, ``to_openai_responses()``
+"""The OpenAI Responses API: reasoning items in the content model, ``to_openai_responses()``
 against the ``openai`` SDK's own request types, the ``openai-responses`` importer (item lists and stored
 response chains), round trips, and the function-call pairing of every export."""
 

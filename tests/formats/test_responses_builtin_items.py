@@ -1,4 +1,4 @@
-"""Second review of issue 18, the OpenAI Responses format:
+"""Second review of provider blocks in the OpenAI Responses format:
 
 - built-in tool items (``web_search_call``, ``file_search_call``, ``code_interpreter_call``,
   ``image_generation_call``, ``mcp_list_tools``, ``mcp_call``, ``computer_call`` / ``computer_call_output``,

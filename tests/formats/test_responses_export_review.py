@@ -1,4 +1,4 @@
-"""Second review of issue 18's Responses export:
+"""Second review of the Responses export of provider blocks:
 
 1. reasoning the compile leaves out takes the item ids after it along (else 400 "Item 'fc_...' of type
    'function_call' was provided without its required 'reasoning' item"), the repair names it, and the

@@ -1,4 +1,4 @@
-"""The Responses importer after the review of issue 18: uploads referenced by ``file_id`` are kept and sent
+"""The Responses importer after the review of provider blocks: uploads referenced by ``file_id`` are kept and sent
 back as they were, a ``compaction`` item is kept whole, a response chain is read by its
 ``previous_response_id`` links (an inconsistent one refused), and the SDK's own models are accepted."""
 

@@ -1,4 +1,4 @@
-"""Review fixes of issue 18 for the OpenAI Responses format:
+"""Review fixes of provider blocks for the OpenAI Responses format:
 
 - export: an assistant message or ``function_call`` the import read with its item id is sent with it (a
   ``reasoning`` item is paired with the item that followed it by id: without it the API answers "Item

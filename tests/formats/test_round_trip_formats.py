@@ -1,4 +1,4 @@
-"""Round trip of every import format (issue 18): import -> compile unbounded (passthrough) -> export
+"""Round trip of every import format: import -> compile unbounded (passthrough) -> export
 -> import gives the same messages.
 
 Real excerpts are read in place from ``../shared/data`` (never copied); hand-built transcripts add the

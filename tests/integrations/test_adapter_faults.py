@@ -1,4 +1,4 @@
-"""Faults found in review of the framework adapters (issue 17), with the real frameworks (offline):
+"""Faults found in review of the framework adapters, with the real frameworks (offline):
 
 * what the compile repaired reaches the framework's input (a stub result for a call with no result, a
   result moved up to its call), never an unpaired call or an orphan result (a property test);
@@ -408,7 +408,7 @@ def test_middleware_edits_a_message_replaced_under_the_same_id() -> None:
 
 
 def test_middleware_replacement_reaches_no_summary_with_a_summarising_strategy() -> None:
-    """Issue 17 review: a summary written before the app replaced a message still carried the card number to
+    """A review found: a summary written before the app replaced a message still carried the card number to
     the model. The edit retires the summaries that read it; the chunk is shown as it is now, then summarised
     again."""
     from context_journal.strategies import AutobiographicalStrategy

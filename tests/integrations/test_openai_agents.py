@@ -325,7 +325,7 @@ def test_unusual_items_round_trip_and_compile_back_unchanged() -> None:
 
 
 def test_items_that_are_not_sdk_items_are_refused_and_bad_limits_named() -> None:
-    """Issue 17 review: malformed items were stored and sent on; bad limits failed with internal names."""
+    """A review found: malformed items were stored and sent on; bad limits failed with internal names."""
     from context_journal.errors import MalformedContentError
 
     async def main() -> None:

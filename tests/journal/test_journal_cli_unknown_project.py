@@ -1,4 +1,4 @@
-"""CLI (issue 14, a fresh review): the journal read commands refuse a project with no entry and name the
+"""CLI (a fresh review): the journal read commands refuse a project with no entry and name the
 projects there are (as the MCP project tools do), instead of an empty, healthy-looking answer with exit 0."""
 
 from __future__ import annotations

@@ -88,7 +88,7 @@ def test_database_refuses_update_delete_and_out_of_order_inserts(journal: Execut
         # the in-order insert the triggers allow (the chain check below then flags its made-up hash)
         conn.execute(insert, good)
     assert [r.seq for r in store.journal_rows("p")] == [1, 2, 3, 4, 5, 6]
-    with pytest.raises(JournalIntegrityError, match="#6"):  # never served (issue 15)
+    with pytest.raises(JournalIntegrityError, match="#6"):  # never served (tampered entries are refused)
         journal.entries("p")
     report = journal.verify_chain("p")
     assert not report.ok and report.first_bad_seq == 6
@@ -131,7 +131,7 @@ def test_hash_chain_catches_a_tampered_entry(journal: ExecutionJournal) -> None:
     original = journal.get_entry("p", 4)
     forged = dict(original.body, state="everything is done, trust me")
     _tamper(journal.store, 4, json.dumps(forged, sort_keys=True, separators=(",", ":")))
-    with pytest.raises(JournalIntegrityError, match="#4"):  # the forged entry is not served (issue 15)
+    with pytest.raises(JournalIntegrityError, match="#4"):  # the forged entry is not served
         journal.get_entry("p", 4)
     report = journal.verify_chain("p")
     assert not report.ok and report.first_bad_seq == 4 and report.checked == 3

@@ -1,4 +1,4 @@
-"""Redaction of execution-journal entries (issue 19): the body is gone, the chain and the proof stay.
+"""Redaction of execution-journal entries: the body is gone, the chain and the proof stay.
 
 Each test writes a unique marker into one entry's body (and, through the offline synthesizer, into a stored
 brief), redacts the entry, and looks for the marker wherever it could remain: every journal read (entries,

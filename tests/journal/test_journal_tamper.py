@@ -1,4 +1,4 @@
-"""Tamper evidence (issue 15, kind 4): what someone with write access to the database does behind the library.
+"""Tamper evidence: what someone with write access to the database does behind the library.
 
 Each tamper goes through a raw connection with the append-only guards lifted the way an owner of the
 database can (SQLite: the triggers dropped, and put back afterwards; PostgreSQL: ``session_replication_role =
@@ -268,7 +268,7 @@ def test_a_signed_head_catches_a_consistent_rewrite_of_both_tables(db: Store) ->
     assert not report.ok and report.first_bad_seq == 6 and "not signed" in report.reason
     with pytest.raises(JournalIntegrityError, match="not signed"):
         _fresh(db, head_key=KEY).append("p", "handoff", handoff("state 7"), "ann", "k7")
-    with pytest.raises(JournalIntegrityError, match="not signed"):  # nor served (issue 15 review)
+    with pytest.raises(JournalIntegrityError, match="not signed"):  # nor served (a review finding)
         _fresh(db, head_key=KEY).get_entry("p", 3)
 
 
@@ -293,7 +293,7 @@ def test_keys_roll_out_to_unsigned_projects_only_when_asked(db: Store) -> None:
 
 
 def test_a_journal_without_the_key_refuses_to_append_after_a_signed_head(db: Store) -> None:
-    """Issue 15 review: a keyless writer appended an unsigned head after signed ones, and every keyed
+    """A review found: a keyless writer appended an unsigned head after signed ones, and every keyed
     reader then refused the project as stripped. Now it is refused, nothing is written, and the keyed
     writer goes on; a keyless writer on an unsigned project is unaffected."""
     _fill(ExecutionJournal(db, head_key=KEY), 3)
@@ -504,7 +504,7 @@ def test_paged_verification_checks_the_head_signature_at_a_page_boundary(monkeyp
 
 def test_the_mcp_server_signs_its_appends_with_the_hosts_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A server started on a signed store (``CONTEXT_JOURNAL_HEAD_KEY`` set, as for the CLI) signs what
-    ``journal_append`` writes, so a keyed check of the store still passes (helper review of issue 15)."""
+    ``journal_append`` writes, so a keyed check of the store still passes (a helper's review finding)."""
     from context_journal.mcp.tools import ToolBackend
 
     monkeypatch.setenv("CONTEXT_JOURNAL_HEAD_KEY", "host secret")
@@ -520,7 +520,7 @@ def test_the_mcp_server_signs_its_appends_with_the_hosts_key(tmp_path: Path, mon
 
 
 def test_cli_verify_without_the_key_does_not_call_a_signed_journal_ok(tmp_path: Path, monkeypatch: Any) -> None:
-    """Issue 15 review: with entry 3 rewritten, its hashes and marker recomputed, ``verify`` run without
+    """A review found: with entry 3 rewritten, its hashes and marker recomputed, ``verify`` run without
     the key printed "ok" for a journal whose heads are signed. It says the signatures were not checked
     (exit 1); with the key it names the forged head."""
     path = tmp_path / "signed.db"

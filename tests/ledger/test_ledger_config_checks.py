@@ -1,4 +1,4 @@
-"""A mistyped ledger configuration is refused when it is made, naming the field (issue 12 review: a
+"""A mistyped ledger configuration is refused when it is made, naming the field (a review found: a
 ``PlanShape(text="content")`` was accepted and read as the keys c, o, n...; a dict in place of a
 ``PlanShape`` crashed the first fold; a ``ToolSpec`` with an integer path key was silently ignored)."""
 

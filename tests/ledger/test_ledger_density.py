@@ -1,4 +1,4 @@
-"""Issue 12's fidelity and upkeep work on the ledger: the chunked name finder, commands' file arguments,
+"""The fidelity and upkeep work on the ledger: the chunked name finder, commands' file arguments,
 the weight of tool results, the dense block (letters for actions, names filling the allowance), the
 share that grows with the conversation, and the allowance kept when the compiler selects again."""
 
@@ -89,7 +89,7 @@ def test_names_of_a_real_snippet() -> None:
 
 
 def test_no_name_after_an_escape_and_no_protocol_words() -> None:
-    """Issue 12 review: the names line of a real session carried ``nFix`` (``...\\nFix`` in a commit
+    """A review found: the names line of a real session carried ``nFix`` (``...\\nFix`` in a commit
     message), ``tool_use_id`` and ``in_progress``."""
     found: set[str] = set()
     text = 'git commit -m "Add tracing\\nFix spanCtx\\tparse_amount" tool_use_id in_progress is_error make_span('

@@ -1,5 +1,5 @@
 """The working-state block's share from the CLI (``compile --ledger-share``) and MCP (``compile_context``
-``ledger_share``), on a real Claude Code session (issue 12 review: neither door could configure it)."""
+``ledger_share``), on a real Claude Code session (a review found neither door could configure it)."""
 
 from __future__ import annotations
 

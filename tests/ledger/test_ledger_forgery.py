@@ -1,4 +1,4 @@
-"""Issue 12 review: a value taken from a tool call (a path, a plan item, an error line) holding a newline
+"""A review found: a value taken from a tool call (a path, a plan item, an error line) holding a newline
 could start a line of its own in the working-state block and forge one (a fake "latest plan"). Every such
 value is rendered on one line, its control characters shown as escapes."""
 

@@ -1,4 +1,4 @@
-"""Persisted ledger checkpoints (issue 12): open and fork do not refold the branch, a persisted ledger
+"""Persisted ledger checkpoints: open and fork do not refold the branch, a persisted ledger
 equals one folded from scratch after any appends, edits, removals, forks, readers and crashes, and no
 checkpoint a reader may load holds another reader's blocks. Every backend."""
 

@@ -1,4 +1,4 @@
-"""The ledger reads provider-side tool blocks (issue 18): a web search's query and top results, a web
+"""The ledger reads provider-side tool blocks: a web search's query and top results, a web
 fetch's URL, code execution's commands with their exit status and error lines, ``mcp_tool_use`` like a
 tool call; and it still reads nothing from a block whose audience leaves the reader out."""
 

@@ -1,4 +1,4 @@
-"""The working-state block at small budgets (issue 12 review): when the compile must cut to fit, the
+"""The working-state block at small budgets (a review finding): when the compile must cut to fit, the
 block is never cut in its middle (a middle cut kept the names line and lost the latest plan, while the
 stale first plan stayed raw in the head). Every plan-tool shape, both compressing strategies, budgets
 from 500 to 2,000 tokens, with a long opening message and a long newest question."""

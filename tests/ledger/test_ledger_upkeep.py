@@ -1,4 +1,4 @@
-"""The cheaper fold (issue 12, upkeep) against straightforward references: the names of a message's texts
+"""The cheaper fold (ledger upkeep) against straightforward references: the names of a message's texts
 read in one pass, commands' files, the bounded read of a result's text blocks, the identifiers of a whole
 fold, and checkpoint bytes that do not depend on the process's string hashing."""
 

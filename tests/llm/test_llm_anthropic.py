@@ -146,7 +146,7 @@ def test_at_most_four_cache_markers_keeping_prefix_and_latest() -> None:
 
 def test_more_than_four_markers_in_the_content_are_capped_to_the_newest() -> None:
     """B48 (kind 4): a host's own markers alone exceed the limit: the request carries 4, the system
-    prompt's first (the adapter places it; issue 13 review F11: the most stable prefix is kept) then the
+    prompt's first (the adapter places it; review finding F11: the most stable prefix is kept) then the
     newest messages', and a warning names the rest (the adapter counts with the exporter's one function)."""
     from context_journal.formats.exporters import CacheMarkersDroppedWarning
 

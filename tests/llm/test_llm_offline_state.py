@@ -1,4 +1,4 @@
-"""The offline summarizer keeps an agent's working state (issue 12): tool arguments as compact
+"""The offline summarizer keeps an agent's working state: tool arguments as compact
 ``key: value`` pairs with marked clipping, credit for items that recur, no bonus for questions, and
 merges that keep the most-touched paths and identifiers of their children."""
 

@@ -1,4 +1,4 @@
-"""``AnthropicTokenCounter`` (issue 17): the provider's token-counting endpoint through the official SDK,
+"""``AnthropicTokenCounter``: the provider's token-counting endpoint through the official SDK,
 over a mock HTTP transport (no network): the request it sends, the count it returns, the calibration it
 reports, and its failures as the ``ProviderError`` family after the usual retries."""
 
@@ -107,7 +107,7 @@ def test_a_request_without_messages_is_refused_before_any_call(server: MockServe
 
 
 def test_no_api_key_is_an_auth_error_not_a_type_error(server: MockServer, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 17 review: without a key the SDK raises TypeError while building the request."""
+    """A review found: without a key the SDK raises TypeError while building the request."""
     for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"):
         monkeypatch.delenv(name, raising=False)
     counter = AnthropicTokenCounter("claude-sonnet-4-5", http_client=server.client())

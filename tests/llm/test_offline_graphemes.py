@@ -1,4 +1,4 @@
-"""The offline summarizer cuts between grapheme clusters (issue 13 kind 6, review): every fragment of a
+"""The offline summarizer cuts between grapheme clusters (a review finding): every fragment of a
 digest (a unit cut from a sentence, a long run without spaces cut at the unit limit, a clipped tool
 argument, the names in a clip mark, the prefix of the one unit when nothing fits) starts and ends on a
 cluster boundary of the text it was copied from, the boundaries taken from the segmentation library

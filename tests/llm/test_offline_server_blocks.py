@@ -1,4 +1,4 @@
-"""The offline summarizer reads provider-side blocks (issue 18): server tool calls and MCP calls as
+"""The offline summarizer reads provider-side blocks: server tool calls and MCP calls as
 calls, their results as results (a web search's hits as ``title <url>``, code output with its return
 code, errors as errors), a compaction summary as the assistant's words; encrypted content never."""
 

@@ -1,4 +1,4 @@
-"""Review of issue 18: the offline summarizer keeps each provider-side call's salient argument in the
+"""A review of provider-side blocks: the offline summarizer keeps each provider-side call's salient argument in the
 call's head, as it does a client call's (``Bash(command: ...)``): a ``code_execution`` call's ``code``
 used to be a separate argument unit, so in a message of several calls, where the budget keeps heads
 only, the digest read ``server:code_execution`` with nothing said of what ran. A digest merged again

@@ -1,6 +1,6 @@
 """The offline summarizer names a provider-side tool call as the provider's (``server:name(...)``), not
 like a client tool call: ``bash_code_execution`` ran in the provider's container, not where the
-client's ``Bash`` runs (issue 18 review). A merge of digests keeps such calls as separate calls."""
+client's ``Bash`` runs (a review finding). A merge of digests keeps such calls as separate calls."""
 
 from __future__ import annotations
 

@@ -17,7 +17,7 @@ async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
     result = await client.call_tool(tool, arguments)
     assert not result.is_error, result.content
     assert result.structured_content is not None
-    # Every tool's text content is its structured result as compact JSON (issue 14: indented, +17%).
+    # Every tool's text content is its structured result as compact JSON (indented was +17%).
     text = " ".join(getattr(c, "text", "") for c in result.content)
     if text.startswith("{"):
         compact = json.dumps(result.structured_content, ensure_ascii=False, separators=(",", ":"))

@@ -1,6 +1,6 @@
 """Cache markers removed to keep a request within Anthropic's limit of 4 are reported by every door: a
-warning in Python, a line on stderr from the CLI, ``cache_markers_dropped`` in the MCP result (issue 13
-kind 4 review: the CLI and MCP results did not say so)."""
+warning in Python, a line on stderr from the CLI, ``cache_markers_dropped`` in the MCP result (a
+review found the CLI and MCP results did not say so)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The MCP server's event loop under 100 concurrent tool calls (issue 17): never blocked over 50 ms.
+"""The MCP server's event loop under 100 concurrent tool calls: never blocked over 50 ms.
 
 Tool bodies run on worker threads (the SDK runs a synchronous tool with ``anyio.to_thread``; the
 backend serialises managers with a lock), so store I/O and compiles never run on the loop; what could

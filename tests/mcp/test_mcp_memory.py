@@ -1,4 +1,4 @@
-"""MCP (issue 14): memory over MCP — compress a long imported conversation through the ``compress`` tool,
+"""MCP: memory over MCP — compress a long imported conversation through the ``compress`` tool,
 compile a summarised context within the budget (strategy default: the namespace's recorded one), recall,
 compact JSON, reader binding (bug case B64), not-found namespaces, plain argument errors, and the
 server's background compression; over the in-process client, stdio and streamable HTTP."""
@@ -141,7 +141,7 @@ def test_http_client_with_background_compression(imported: Path) -> None:
         async def main() -> None:
             async with Client(streamable_http_client(f"http://127.0.0.1:{port}/mcp"), mode="legacy") as client:
                 # No request names a strategy: the background compresses the imported conversation on its
-                # own, records the strategy, and compile_context defaults to it (issue 14 review: nothing
+                # own, records the strategy, and compile_context defaults to it (a review found nothing
                 # was compressed until a request named one, and the client got "[earlier turns omitted]").
                 for _ in range(600):
                     result = await client.call_tool("compile_context", {"max_tokens": 4000})
@@ -192,7 +192,7 @@ def test_background_compression_needs_no_request_and_never_claims_a_namespace(im
 
 
 def test_a_store_compressed_from_python_is_compiled_the_same_by_the_cli(tmp_path: Path) -> None:
-    """Issue 14 review: a host that compressed with ``strategy="autobiographical"`` left no record, so
+    """A review found: a host that compressed with ``strategy="autobiographical"`` left no record, so
     ``context-journal compile`` and ``compile_context`` compiled passthrough ("[earlier turns omitted]").
     The compression driver records the strategy it works with."""
     from context_journal import AutobiographicalConfig, AutobiographicalStrategy
@@ -254,7 +254,7 @@ def test_reader_binding_B64() -> None:
 
 
 def test_a_reader_bound_server_never_claims_the_hosts_namespace() -> None:
-    """Issue 14 review: ``mcp serve --reader ann`` compiled the host's ``default`` namespace when a call
+    """A review found: ``mcp serve --reader ann`` compiled the host's ``default`` namespace when a call
     named none, which claimed it for ann and locked the host (CLI, Python, an unbound server) out with
     ReaderConflictError. A call with no namespace uses the reader's own namespace over the shared slot."""
     from context_journal.readers import recorded_reader
@@ -356,7 +356,7 @@ def test_workers_mode_only_queues(imported: Path) -> None:
 
 
 def test_compress_and_compile_agree_on_what_is_pending(imported: Path) -> None:
-    """Issue 14 review: after the ``compress`` tool reports nothing pending, a ``compile_context`` too small
+    """A review found: after the ``compress`` tool reports nothing pending, a ``compile_context`` too small
     for anything is over budget, never "compression lags" (the compile uses the settings compress recorded,
     whatever its budget), and a workable budget compiles the summarised context."""
     server, backend = build_server(str(imported))
@@ -380,7 +380,7 @@ def test_compress_and_compile_agree_on_what_is_pending(imported: Path) -> None:
 
 
 def test_a_huge_budget_is_refused_over_mcp() -> None:
-    """Issue 15 kind 2: ``max_tokens`` has an upper bound, so no client can pin a server thread counting
+    """Budgets are bounded: ``max_tokens`` has an upper bound, so no client can pin a server thread counting
     toward 10**30."""
     store = MemoryStore()
     ContextManager.open(store=store).add_message("user", "hi")
@@ -391,7 +391,7 @@ def test_a_huge_budget_is_refused_over_mcp() -> None:
             for args in (
                 {"max_tokens": 10**30},
                 {"max_tokens": 1000, "reserve_for_response": 10**12},
-                {"max_tokens": 1000, "journal_project": "p", "journal_tokens": 10**30},  # issue 15 review
+                {"max_tokens": 1000, "journal_project": "p", "journal_tokens": 10**30},  # a review finding
             ):
                 text = await fail(client, "compile_context", **args)
                 assert "invalid arguments" in text and "less than or equal to 100000000" in text, text
@@ -401,7 +401,7 @@ def test_a_huge_budget_is_refused_over_mcp() -> None:
 
 
 def test_project_tools_refuse_a_project_that_does_not_exist() -> None:
-    """Issue 14 review: get_project_summaries, get_brief and check_drift answered `ok` with empty results for
+    """A review found: get_project_summaries, get_brief and check_drift answered `ok` with empty results for
     a mistyped project; they return a not-found error naming the projects there are."""
     store = MemoryStore()
     server, backend = build_server(store)
@@ -426,7 +426,7 @@ _HANDOFF = {"goal": "ship", "state": "tests pass", "next_step": "tag", "ruled_ou
 
 
 def test_a_reader_bound_server_keeps_the_roles_the_import_recorded(imported: Path) -> None:
-    """Issue 14 review: the reader's namespace did not inherit the roles the import recorded for the
+    """A review found: the reader's namespace did not inherit the roles the import recorded for the
     shared messages, so the agent's turns (participant ``claude-opus-4-6``) were compiled, and summarised,
     as the user's ("The user said: … claude-opus-4-6: …")."""
     _, backend = build_server(str(imported), reader="ann", compression="inline")
@@ -442,7 +442,7 @@ def test_a_reader_bound_server_keeps_the_roles_the_import_recorded(imported: Pat
 
 
 def test_over_budget_advice_over_mcp_gives_a_figure(imported: Path) -> None:
-    """Issue 14 review: on a namespace compressed for 4,000 tokens, compile_context at 2,000 with a
+    """A review found: on a namespace compressed for 4,000 tokens, compile_context at 2,000 with a
     500-token reserve said only "raise max_tokens, lower reserve_for_response, ..."; the CLI names the
     budget that fits and the compress call that resizes the summaries. So does the server now."""
     server, backend = build_server(str(imported), compression="inline")

@@ -1,5 +1,5 @@
-"""MCP ``compile_context`` with a query on a store whose recorded strategy is autobiographical (issue 14,
-a fresh review): recall runs at the budget the store was compressed for, and when it brings nothing back
+"""MCP ``compile_context`` with a query on a store whose recorded strategy is autobiographical (a
+fresh review): recall runs at the budget the store was compressed for, and when it brings nothing back
 the result says why (it was silently ignored: no recall section, no word)."""
 
 from __future__ import annotations

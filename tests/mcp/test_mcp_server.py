@@ -234,7 +234,7 @@ def test_summary_tools(mode: str) -> None:
         assert len(by_regex["results"]) >= len(found["results"])
         assert "s-unknown" in await fail(client, "get_summary", summary_id="s-unknown")
         assert "error" in (await fail(client, "search_summaries", regex="(")).lower()
-        # issue 14: a namespace that does not exist is not found (never an empty success)
+        # a namespace that does not exist is not found (never an empty success)
         assert "no namespace 'nobody'" in await fail(client, "search_summaries", query="parser", namespace="nobody")
 
     run(body, server, mode)
@@ -285,7 +285,7 @@ def test_pin_tools_keep_a_message_raw_in_compiles(mode: str) -> None:
         assert (await call(client, "list_pins"))["pins"] == ["u1"]
         after = await call(client, "compile_context", max_tokens=400)
         assert "grammar" in json.dumps(after["messages"])  # u1's text, raw
-        assert "no namespace 'other'" in await fail(client, "list_pins", namespace="other")  # issue 14: not found
+        assert "no namespace 'other'" in await fail(client, "list_pins", namespace="other")  # not found
         assert "no-such" in await fail(client, "pin_message", message_id="no-such")
         assert "no-such" in await fail(client, "unpin_message", message_id="no-such")
         gone = await call(client, "unpin_message", message_id="u1")
@@ -385,7 +385,7 @@ def test_search_messages_tool(mode: str) -> None:
         assert (await call(client, "search_messages", query="zebracode"))["hits"] == []
         many = await call(client, "search_messages", query="tokenizer", limit=50)
         assert len(many["hits"]) == 50
-        # issue 14: a namespace that does not exist is an error listing those that do, not the shared slot
+        # a namespace that does not exist is an error listing those that do, not the shared slot
         assert "the namespaces are: default" in await fail(
             client, "search_messages", query="grammar", namespace="other"
         )
@@ -643,7 +643,7 @@ def test_non_loopback_bind_needs_a_token(tmp_path: Path) -> None:
     from context_journal.mcp import is_loopback, run_http
 
     assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("[::1]") and is_loopback("localhost")
-    # issue 15 kind 5: the SDK guards only those three against DNS rebinding; other loopback aliases need a token
+    # the SDK guards only those three against DNS rebinding; other loopback aliases need a token
     assert not is_loopback("127.0.0.2") and not is_loopback("127.1")
     assert not is_loopback("0.0.0.0") and not is_loopback("example.com")
     res = subprocess.run(
@@ -670,7 +670,7 @@ def test_non_loopback_bind_needs_a_token(tmp_path: Path) -> None:
     ],
 )
 def test_a_guessable_or_unsendable_token_is_refused(tmp_path: Path, token: str, why: str) -> None:
-    """Issue 15 review: a 1-character bearer token was accepted (guessed in a few requests); one with a
+    """A review found: a 1-character bearer token was accepted (guessed in a few requests); one with a
     space can never be sent in an Authorization header. Both are refused by the CLI (one line, nothing
     listens) and by run_http."""
     secret = tmp_path / "token.txt"
@@ -731,7 +731,7 @@ def test_B55_user_text_typed_while_a_tool_runs_follows_the_results_over_mcp(stra
 
 
 def test_serve_refuses_a_store_in_a_missing_folder(tmp_path: Path) -> None:
-    """Issue 14 review: `mcp serve --store /no/such/dir/x.db` created the folders and an empty store; it is
+    """A review found: `mcp serve --store /no/such/dir/x.db` created the folders and an empty store; it is
     refused as every other command refuses a missing folder, and nothing is created."""
     missing = tmp_path / "no" / "such" / "x.db"
     res = subprocess.run(

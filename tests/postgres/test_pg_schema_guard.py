@@ -1,4 +1,4 @@
-"""PostgreSQL schemas (issue 17 review): a read command never creates a store in a schema named by mistake,
+"""PostgreSQL schemas (a review finding): a read command never creates a store in a schema named by mistake,
 and a store never takes a schema it would share with the database's other users or with PostgreSQL itself."""
 
 from __future__ import annotations

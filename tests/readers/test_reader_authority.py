@@ -1,4 +1,4 @@
-"""Bug case B64 (issue 14, issue 15 kind 6): a reader's view is an authority the caller names, never a
+"""Bug case B64 (reader isolation): a reader's view is an authority the caller names, never a
 fallback. A handle that names no reader is refused on a namespace that records one — in Python (open,
 derive's reopen), on the CLI (every command that reads a namespace) — and nothing is written; naming
 the recorded reader opens its view; naming another reader is refused."""
@@ -157,7 +157,7 @@ def test_B64_cli_branch_list_needs_no_reader(b64_store: str) -> None:
 
 
 def test_a_reader_edit_keeps_the_blocks_it_cannot_see() -> None:
-    """Issue 15 kind 6: the coder rewrites the message it shares with the planner; the planner's private
+    """Reader isolation: the coder rewrites the message it shares with the planner; the planner's private
     block stays, in its place, and the planner still compiles it."""
     store = MemoryStore()
     planner = ContextManager.open(store=store, view_reader="planner")
@@ -219,7 +219,7 @@ def test_generated_reader_edits_keep_every_hidden_block(
 @settings(max_examples=examples(60), deadline=None)
 @given(old=st.lists(_AUDIENCES, min_size=1, max_size=5), remover=st.sampled_from(["ann", "bob", "cy"]))
 def test_generated_reader_removals_keep_every_hidden_block(old: list[list[str] | None], remover: str) -> None:
-    """Issue 15 review: a reader removed a message it could not see at all, and a message holding another
+    """A review found: a reader removed a message it could not see at all, and a message holding another
     reader's private block, taking that block from the other reader's compiles. A reader's removal
     takes what it sees: the blocks it cannot see stay (a new version of only them), a message with none
     for it is not found, and a message all of which it sees is removed."""
@@ -246,7 +246,7 @@ def test_generated_reader_removals_keep_every_hidden_block(old: list[list[str] |
 
 
 def test_a_read_with_a_reader_claims_nothing(tmp_path: Path) -> None:
-    """Issue 14 review: `show --reader bob` on the host's namespace recorded it as bob's and locked the host
+    """A review found: `show --reader bob` on the host's namespace recorded it as bob's and locked the host
     out of its own conversation. Opening and reading claim nothing (Python, CLI); the first write does."""
     db = str(tmp_path / "h.db")
     host = ContextManager.open(db)
@@ -270,7 +270,7 @@ def test_a_read_with_a_reader_claims_nothing(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("kind", ["memory", "sqlite"])
 def test_a_reader_edit_of_a_message_it_has_not_read_yet_keeps_the_hidden_blocks(kind: str, tmp_path: Path) -> None:
-    """Issue 15 review: a reader's handle that had not yet read a message another handle wrote (after
+    """A review found: a reader's handle that had not yet read a message another handle wrote (after
     its last read) took it for unknown, skipped the visibility check, and its edit replaced the whole
     message: another reader's private block was gone, and a message only for ann was rewritten by bob."""
     from context_journal.stores import SQLiteStore

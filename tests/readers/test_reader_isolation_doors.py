@@ -1,4 +1,4 @@
-"""Property test (issue 15, kind 6): reader isolation holds through every public read path — Python, the
+"""Property test: reader isolation holds through every public read path — Python, the
 command line and the MCP tools. A host writes messages whose blocks name random audiences into the shared
 slot; each reader reads it through the CLI (``compile``, ``show``, ``search``, ``search --summaries``,
 ``summaries``, ``state``, ``pins``, ``map``) and through a reader-bound MCP backend (``compile_context``,

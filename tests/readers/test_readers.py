@@ -1,4 +1,4 @@
-"""Reader-scoped views (issue 7): audiences on blocks, reader views, namespace reader records,
+"""Reader-scoped views: audiences on blocks, reader views, namespace reader records,
 narrowing after compression."""
 
 from __future__ import annotations
@@ -149,7 +149,7 @@ def test_each_reader_compiles_exactly_its_blocks(kind: str) -> None:
         for word in others:
             assert word not in joined
         assert "common line 0" in joined
-        # raw reads (issue 15, kind 6): a reader's handle reads what the reader sees; a handle with no
+        # raw reads (reader isolation): a reader's handle reads what the reader sees; a handle with no
         # reader (the host's) reads messages as stored
         raw = json.dumps([m.content_dicts() for m in cm.get_all_messages()])
         if cm.view_reader is None:

@@ -1,4 +1,4 @@
-"""Property test (issue 7): no block ever reaches a compile, a summarizer request, a summary, a search
+"""Property test: no block ever reaches a compile, a summarizer request, a summary, a search
 result or provenance of a reader it does not name."""
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ def test_no_block_reaches_a_reader_it_does_not_name(ops: list[Any], compile_read
     def check(reader: str | None, cm: ContextManager, p: ScriptedProvider) -> None:
         texts = [r.model_dump_json() for r in p.requests]
         texts += [repr(s) for s in cm.search_summaries(limit=None)]
-        if reader is not None:  # raw reads through a reader's handle are the reader's view (issue 15)
+        if reader is not None:  # raw reads through a reader's handle are the reader's view
             texts.append(json.dumps([m.content_dicts() for m in cm.get_all_messages()]))
             texts.append(json.dumps([m.content_dicts() for m in cm.query_messages(participant="user")]))
         try:

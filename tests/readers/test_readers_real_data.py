@@ -1,4 +1,4 @@
-"""Issue 7 on real data: IRC lines addressed by their gold reply links, and the byte check (no reader,
+"""Reader-scoped views on real data: IRC lines addressed by their gold reply links, and the byte check (no reader,
 no audience: compiles and summarizer requests identical to a build without reader views)."""
 
 from __future__ import annotations

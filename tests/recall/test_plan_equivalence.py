@@ -54,7 +54,7 @@ def reference_plan_spans(
     place: Callable[[int], int] = lambda position: 0,
     sizes: dict[int, int] | None = None,
 ) -> list[RecallSpan]:
-    """The planner as it was before it was made cheap (issue 11), line for line."""
+    """The planner as it was before it was made cheap, line for line."""
     if allowance <= pair_tokens or not candidates:
         return []
     best = max(c.score for c in candidates)

@@ -1,4 +1,4 @@
-"""Query-aware compile (issue 11): recall pairs placed among any strategy's entries.
+"""Query-aware compile: recall pairs placed among any strategy's entries.
 
 Properties (hypothesis): random conversations with tool_use/tool_result pairs, signed thinking and text,
 random budgets and query words, with the passthrough, windowed and autobiographical strategies: every
@@ -200,7 +200,7 @@ def check_recall_property(
 
     # Deterministic once the strategy state is settled: a compile may move the windowed anchor (at a
     # retry's smaller budget) or the autobiographical cut, which steps from the previous compile's layout
-    # (prefix-stable, issue 13 kind 5), and what recall then takes changes with what is raw, so it can
+    # (the prefix-stable layout), and what recall then takes changes with what is raw, so it can
     # take a few compiles; after that the same bytes and id again, and from a fresh handle.
     again = cm.compile(budget, query=query, render_dates=dates)
     check_recall_compile(cm, again, stored)
@@ -351,7 +351,7 @@ def test_recall_fits_between_any_strategys_raw_islands(
         result = cm.compile(100_000, query=query, recall=config)
     except EmptyContextError:
         # The islands hold no message and nothing matches: a compile that would send nothing raises
-        # (issue 13 kind 7), never an empty list.
+        # (an empty context is an error), never an empty list.
         assert not cm.search_messages(query, limit=1)
         event("empty")
         return
@@ -624,7 +624,7 @@ def test_length_norm_outside_0_1_is_refused(value: float) -> None:
     ],
 )
 def test_recall_config_refuses_bad_fields(field: str, value: object) -> None:
-    """A reviewer's finding (issue 11): ``dates="yes"``, an empty marker participant and ``hit_tokens=0``
+    """A reviewer's finding: ``dates="yes"``, an empty marker participant and ``hit_tokens=0``
     were accepted and misbehaved later; every field is checked where the config is made, by name."""
     with pytest.raises(ValueError, match=field):
         RecallConfig(**{field: value})  # type: ignore[arg-type]

@@ -1,4 +1,4 @@
-"""Property tests (issue 11): full-text search never returns, counts or snippets what the same handle's
+"""Property tests: full-text search never returns, counts or snippets what the same handle's
 reads would not show, and finds every visible message holding a query word.
 
 A rule-based machine on MemoryStore and on SQLite writes random messages (a small vocabulary so queries

@@ -1,4 +1,4 @@
-"""Full-text search of summaries (issue 11): ``ContextManager.search_summary_text``.
+"""Full-text search of summaries: ``ContextManager.search_summary_text``.
 
 * Conformance: the same conversation compressed (offline summarizer) on memory, SQLite and PostgreSQL gives
   the same hit sets, and they are exactly the summaries of the namespace's fold holding a query word.
@@ -454,7 +454,7 @@ def test_locomo_summaries_of_one_conversation_are_not_found_from_another(locomo:
 
 
 def test_a_pattern_that_backtracks_without_end_is_stopped_with_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 15 review: ``search_summaries(regex=...)`` ran the pattern on Python's ``re``, so a pattern
+    """A review found: ``search_summaries(regex=...)`` ran the pattern on Python's ``re``, so a pattern
     that backtracks without end held the handle (and over MCP its lock, so every other tool waited).
     A pattern given as text runs with a time limit for the whole search: ValueError naming the limit;
     a valid pattern still finds what it finds, an invalid one is still ``re.error``."""

@@ -1,4 +1,4 @@
-"""Issue 15 kind 7 (review): a message record inserted by SQL that no read can use (content null, a
+"""A review found (bad stored data): a message record inserted by SQL that no read can use (content null, a
 timestamp of 1e30, a lone surrogate escape) made every CLI read end in a traceback, and ``verify``
 called the store healthy. ``verify`` names the record; the CLI commands end in one line naming
 ``verify``."""
@@ -55,7 +55,7 @@ def test_verify_names_an_unreadable_message_record_and_commands_end_in_one_line(
 def test_sequences_past_every_record_and_lone_surrogates_get_the_same_answer_on_every_store(
     tmp_path: Path, location: str
 ) -> None:
-    """Issue 15 review: ``as_of=10**20`` (and a journal ``seq`` of 10**20) raised an untyped
+    """A review found: ``as_of=10**20`` (and a journal ``seq`` of 10**20) raised an untyped
     ``OverflowError`` on SQLite, in Python and over MCP; a lone surrogate in a fact, a journal author
     or an idempotency key was accepted by the memory store and failed on SQLite with
     ``UnicodeEncodeError``. A sequence past every record reads the whole branch (or finds no entry);
@@ -84,7 +84,7 @@ def test_sequences_past_every_record_and_lone_surrogates_get_the_same_answer_on_
 
 
 def test_not_json_is_a_typed_error_naming_the_record(tmp_path: Path) -> None:
-    """Issue 15 review: a record body that is not JSON raised a bare ``JSONDecodeError`` from every read,
+    """A review found: a record body that is not JSON raised a bare ``JSONDecodeError`` from every read,
     and the CLI printed only the decoder's message. It is ``CorruptRecordError`` (a ``StoreError`` and a
     ``ValueError``) naming the record and ``verify``."""
     from context_journal import CorruptRecordError, StoreError
@@ -101,7 +101,7 @@ PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAW
 
 
 def test_verify_finds_a_deleted_blob_and_deleted_newest_records(tmp_path: Path) -> None:
-    """Issue 15 review: ``DELETE FROM blobs`` and the deletion of the newest message records (triggers
+    """A review found: ``DELETE FROM blobs`` and the deletion of the newest message records (triggers
     dropped and restored around it) both passed verify, though every compile then failed (the blob) or
     every later write did (the queue of the full-text index still held the deleted sequences). Verify
     names both: the blob a record refers to, and the records the index's queue names past the head."""
@@ -139,7 +139,7 @@ def test_verify_finds_a_deleted_blob_and_deleted_newest_records(tmp_path: Path) 
 
 @pytest.mark.parametrize("location", ["memory", "sqlite"])
 def test_journal_reads_with_numbers_past_any_record_read_the_widest_range(tmp_path: Path, location: str) -> None:
-    """Issue 15 review: ``entries(limit=10**30)``, ``entries(after=-10**30)`` and
+    """A review found: ``entries(limit=10**30)``, ``entries(after=-10**30)`` and
     ``get_project_summaries(before_seq=-10**30)`` raised ``OverflowError`` on SQLite (and the CLI's
     ``journal show --last 10**30`` blamed the store). They read what the widest range reads; the CLI
     refuses such a number as a usage error."""
@@ -194,7 +194,7 @@ ROW_POISONS = {  # (op, body, ts) of a message record inserted with SQL
 def test_a_record_written_around_the_library_is_named_by_verify_and_every_read_ends_in_one_line(
     tmp_path: Path, kind: str
 ) -> None:
-    """Issue 15 review (second round): message records inserted by SQL with no body, content of the
+    """A second review round found: message records inserted by SQL with no body, content of the
     wrong shape, an unknown block type or operation, or a time that is not a number ended the CLI's reads
     in tracebacks (AssertionError, AttributeError), in pydantic's many-line text, or in a line pointing to
     a ``verify`` that then said the store was fine. ``verify`` names each record, and every read either
@@ -234,7 +234,7 @@ def test_a_record_written_around_the_library_is_named_by_verify_and_every_read_e
 
 
 def test_an_expected_seq_past_any_journal_is_an_argument_error() -> None:
-    """Issue 15 review: ``expected_seq=10**30`` came back as a normal "conflict"; a number no backend can
+    """A review found: ``expected_seq=10**30`` came back as a normal "conflict"; a number no backend can
     hold is a ``ValueError`` (CLI: a usage error), as for every other sequence argument."""
     from context_journal.journal import ExecutionJournal
     from context_journal.stores import MemoryStore

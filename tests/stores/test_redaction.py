@@ -1,4 +1,4 @@
-"""Redaction (issue 19): a message erased everywhere the store holds it, the proof that it happened kept.
+"""Redaction: a message erased everywhere the store holds it, the proof that it happened kept.
 
 Each test writes a unique marker into the message to erase (its text, an edit on a fork, an image's
 bytes, and through compression the summaries and the working-state checkpoints that cover it), redacts

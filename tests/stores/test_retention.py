@@ -1,4 +1,4 @@
-"""Retention (issue 19): a namespace's policy erases exactly the messages older than it keeps, on every
+"""Retention: a namespace's policy erases exactly the messages older than it keeps, on every
 backend, by redaction (summaries covering them go too), applied by :func:`apply_retention` and by a
 compression worker."""
 

@@ -1,4 +1,4 @@
-"""The full-text index (issue 11, DESIGN.md 2.8) on every backend: the same hit sets on the same data.
+"""The full-text index (DESIGN.md 2.8) on every backend: the same hit sets on the same data.
 
 Every test runs on memory, SQLite and PostgreSQL through the ``backend`` fixture. The expected hit sets
 are written out by hand (words are cut on anything but letters and digits, lowercased, diacritics removed,
@@ -165,7 +165,7 @@ def test_every_word_finds_every_message_holding_it(cm: ContextManager) -> None:
 
 
 def test_an_invisible_character_inside_a_word_does_not_split_it(cm: ContextManager) -> None:
-    """Issue 11 review: a zero-width space inside "password" made it two words, neither of them the one
+    """A review found: a zero-width space inside "password" made it two words, neither of them the one
     asked for. Soft hyphens, zero-width (non-)joiners, word joiners and byte-order marks likewise."""
     for k, mark in enumerate("\u200b\u200c\u200d\u2060\ufeff\u00ad"):
         cm.add_message("user", f"the pass{mark}word{k} is in the vault", id=f"z{k}")

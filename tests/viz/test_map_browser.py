@@ -1,4 +1,4 @@
-"""The context map in a real browser (issue 14): a headless chromium loads the page, its script runs, the
+"""The context map in a real browser: a headless chromium loads the page, its script runs, the
 timeline holds one element per compiled part, a screenshot is not blank, and user text stays text.
 
 Skipped when no headless browser is installed (``.ci/run`` installs Debian's ``chromium``)."""

@@ -1,4 +1,4 @@
-"""The context map (issue 14): the trace a compile records, and the HTML page drawn from it."""
+"""The context map: the trace a compile records, and the HTML page drawn from it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Lease heartbeats (issue 15, kind 7): workers whose lease is shorter than the model call renew it while
+"""Lease heartbeats: workers whose lease is shorter than the model call renew it while
 the call runs, so results are written once instead of being dropped and redone forever; a worker that
 stops renewing (killed, stalled) loses the lease to another, and the loss is logged and counted."""
 
@@ -356,7 +356,7 @@ class _LosesToASecondLoop:
 def test_a_lease_lost_to_another_loop_of_the_same_worker_is_reported_as_lost(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """Issue 15 review: two loops of one worker shared one manager per item, so when loop 1's lease ran
+    """A review found: two loops of one worker shared one manager per item, so when loop 1's lease ran
     out under its call and loop 2 claimed the item, loop 2's request replaced loop 1's (and its lease
     guard loop 1's): loop 1 then failed with ``ValueError: no pending summary request`` instead of
     reporting the lost lease. Each loop now has its own manager: loop 1's late answer is dropped as lost,

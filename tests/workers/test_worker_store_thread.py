@@ -1,4 +1,4 @@
-"""A running worker does its store work on the store's thread, never on its event loop (issue 17): the
+"""A running worker does its store work on the store's thread, never on its event loop: the
 claims, the managers' reads and the summaries' writes of every concurrent item run there, while the
 loop only awaits the model calls (so one item's store work never delays another's model answer)."""
 
