@@ -1,6 +1,6 @@
 """Speed of the default token estimate against tiktoken, by content class (printed, never asserted).
 
-    python benchmarks/bench_tokens.py [--chars 100000] [--repeat 7]
+    python benchmarks/bench_tokens.py [--chars 100000] [--repeat 7] [--data ../shared/data]
 
 Each class of the multi-script corpus (``tests/compile/token_corpus.py``: scripts, code, JSON, base64,
 hex, emoji) is repeated to ``--chars`` characters and priced by ``estimate_text_tokens`` (uncached)
@@ -8,21 +8,28 @@ and by tiktoken's ``cl100k_base`` and ``o200k_base`` (``encode_ordinary``, from 
 best of ``--repeat`` runs is shown in milliseconds, with the estimate's speed-up over the faster
 tiktoken encoding and its ratio to the larger reference count. The estimate must not be slower than
 tiktoken.
+
+With ``--data DIR`` (the shared data sets, e.g. ``../shared/data``) it also times the blocks of the real
+transcripts as they are, each priced alone (text by content class, thinking, tool inputs as compact JSON,
+tool results, IRC lines): most are short, where the estimate's fixed cost per text counts most.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "compile"))
 
 from token_corpus import CORPUS
 
-from context_journal.tokens import _text_estimate, load_offline_encoding
+from context_journal.formats import read_transcript
+from context_journal.tokens import _text_estimate, load_offline_encoding, text_class
 
 
 def _best(fn: Callable[[str], object], text: str, repeat: int) -> float:
@@ -34,10 +41,66 @@ def _best(fn: Callable[[str], object], text: str, repeat: int) -> float:
     return best * 1000
 
 
+def _blocks(data: Path) -> Iterator[tuple[str, str]]:
+    """``(kind, text)`` of every block of the shared transcripts that a model would read as text."""
+    sources = [(p, "claude-code") for p in sorted((data / "claude-code-sessions").glob("*.jsonl"))] + [
+        (data / "tau-bench-airline" / "gpt-4o-airline-dev150.json", "tau-bench"),
+        (data / "locomo" / "locomo-dev7.json", "locomo"),
+    ]
+    for path, fmt in sources:
+        for conv in read_transcript(path, format=fmt).conversations:
+            for m in conv.messages:
+                for b in m.content if isinstance(m.content, list) else []:
+                    b = b if isinstance(b, dict) else b.model_dump()
+                    kind = b.get("type")
+                    if kind == "text" and b["text"].strip():
+                        yield f"text/{text_class(b['text'])}", b["text"]
+                    elif kind == "thinking":
+                        yield "thinking", b["thinking"]
+                    elif kind == "tool_use":
+                        yield "tool_use input", json.dumps(b["input"], separators=(",", ":"), ensure_ascii=False)
+                    elif kind == "tool_result" and isinstance(b.get("content"), str) and b["content"].strip():
+                        yield "tool_result", b["content"]
+    for path in sorted((data / "ubuntu-irc-disentanglement" / "dev").glob("*.raw.txt"))[:4]:
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            if line.strip():
+                yield "irc line", line
+
+
+def _best_all(fn: Callable[[str], object], texts: list[str], repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        for text in texts:
+            fn(text)
+        best = min(best, time.perf_counter() - t)
+    return best * 1000
+
+
+def _real_data(data: Path, encodings: dict[str, Any], repeat: int) -> None:
+    by_kind: dict[str, list[str]] = {}
+    for kind, text in _blocks(data):
+        by_kind.setdefault(kind, []).append(text)
+    print(f"\nthe shared data's blocks, each priced alone (best of {repeat}; ms for all blocks of a kind)")
+    head = f"{'kind':<16}{'blocks':>8}{'mean chars':>11}{'estimate ms':>12}{'cl100k ms':>11}{'o200k ms':>10}"
+    print(f"{head}{'speed-up':>10}")
+    totals = [0.0, 0.0, 0.0]
+    for kind, texts in sorted(by_kind.items()):
+        est = _best_all(_text_estimate, texts, repeat)
+        cl = _best_all(encodings["cl100k_base"].encode_ordinary, texts, repeat)
+        o2 = _best_all(encodings["o200k_base"].encode_ordinary, texts, repeat)
+        totals = [totals[0] + est, totals[1] + cl, totals[2] + o2]
+        mean = sum(map(len, texts)) / len(texts)
+        print(f"{kind:<16}{len(texts):>8}{mean:>11.0f}{est:>12.1f}{cl:>11.1f}{o2:>10.1f}{min(cl, o2) / est:>9.2f}x")
+    est, cl, o2 = totals
+    print(f"{'all blocks':<16}{'':>8}{'':>11}{est:>12.1f}{cl:>11.1f}{o2:>10.1f}{min(cl, o2) / est:>9.2f}x")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--chars", type=int, default=100_000)
     ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--data", type=Path, default=None, help="the shared data sets: also time their blocks")
     args = ap.parse_args()
     encodings = {name: load_offline_encoding(name) for name in ("cl100k_base", "o200k_base")}
     print(f"{'class':<20}{'estimate ms':>12}{'cl100k ms':>11}{'o200k ms':>10}{'speed-up':>10}{'est/ref':>9}")
@@ -55,6 +118,8 @@ def main() -> None:
         )
     est, cl, o2 = totals
     print(f"{'all classes':<20}{est:>12.2f}{cl:>11.2f}{o2:>10.2f}{min(cl, o2) / est:>9.1f}x")
+    if args.data is not None:
+        _real_data(args.data, encodings, max(1, args.repeat // 2))
 
 
 if __name__ == "__main__":
