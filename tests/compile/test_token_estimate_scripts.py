@@ -281,6 +281,27 @@ def test_a_comma_separated_list_of_single_words_is_priced_within_bounds(items: l
     assert 0.9 <= ratio <= HIGH, (round(ratio, 2), text[:60])
 
 
+def test_the_count_caches_hold_a_bounded_number_of_characters() -> None:
+    """A review found the estimate's cache bounded by entries alone: a thousand distinct 1 MB texts kept a
+    gigabyte alive. The caches of the estimate and of the tiktoken counter hold at most 4 million characters
+    (a text over an eighth of that is not held), and a cached count is the count."""
+    from context_journal import tokens
+
+    tokens._ESTIMATES.clear()
+    big = [base64.b64encode(random.Random(i).randbytes(450_000)).decode() for i in range(3)]  # 600,000 each
+    small = [f"message {i}: " + "the quick brown fox jumps over the lazy dog " * 20 for i in range(2_000)]
+    for text in big + small:
+        estimate_text_tokens(text)
+    held = tokens._ESTIMATES
+    assert held._chars <= held.max_chars == 4_000_000
+    assert not any(text in held._counts for text in big)
+    assert estimate_text_tokens(small[-1]) == held.get(small[-1]) == max(1, -(-tokens._text_estimate(small[-1]) // 1))
+    counter = _references()[1]
+    for text in small:
+        counter.text_tokens(text)
+    assert counter._cache._chars <= counter._cache.max_chars
+
+
 def test_the_price_of_a_word_does_not_depend_on_what_was_priced_before() -> None:
     """The runs judged once are looked up after (``tokens._NOT_UNKNOWN``, ``tokens._UNKNOWN_PRICE``): a text
     priced with those tables full, or after they were emptied, in another order, costs the same."""
@@ -295,7 +316,7 @@ def test_the_price_of_a_word_does_not_depend_on_what_was_priced_before() -> None
     ]
     first = [estimate_text_tokens(t) for t in texts]
     again = [estimate_text_tokens(t) for t in texts]
-    tokens._cached_estimate.cache_clear()
+    tokens._ESTIMATES.clear()
     tokens._UNKNOWN_PRICE.clear()
     tokens._NOT_UNKNOWN.clear()
     tokens._NOT_UNKNOWN.update(tokens._KNOWN_WORDS, tokens._CAPITALS, tokens._SHORT_CAPITALS)
