@@ -354,6 +354,9 @@ _W_LONE_MARK = 0.5  # an operator between spaces (" = ", " | ", " -> ", " + "): 
 # marks, where marks elsewhere mostly merge with a neighbour (Haskell, PowerShell and Makefiles were
 # estimated at 0.84-0.89x without it)
 _W_RANDOM = 0.9  # random printable ASCII (passwords): about one token per change of character kind
+_W_PERCENT = 0.75  # a run of percent-encoded bytes (%D0%9C...: a URL's non-ASCII path or query), per character:
+# 0.69 tokens a character, where the word model priced each "D0", "9C" as a number and a word (1.75-1.83x)
+_PERCENT_RUN = re.compile(rb"(?:%[0-9A-Fa-f]{2}){2,}")
 # random letters alone (_random_letters), per letter: the encodings hold few pairs of them, and fewer in
 # capitals or mixed case: about 1.8, 1.65 and 1.5 letters a token (lowercase, capitals, mixed case; a
 # run of 8 to 40 letters after a space, the larger of the two encodings); priced at 1.05-1.1x of that
@@ -743,6 +746,11 @@ def _sep_run_tokens(run: str) -> float:
     return float(max(1, whole + bin(rest).count("1")))
 
 
+def _percent_tokens(run: str) -> float:
+    """Tokens of a run of two or more percent-encoded bytes (see ``_PERCENT_RUN``)."""
+    return _W_PERCENT * len(run)
+
+
 def _char_run_tokens(run: str) -> float:
     """Tokens of a run of eight or more of one ASCII letter or mark (see ``_CHAR_RUN``), 0 for the
     characters priced otherwise (separators, digits, "^")."""
@@ -846,6 +854,10 @@ def _text_estimate(text: str) -> float:
     raw = text.encode("utf-8", "surrogatepass")
     if n >= 8 and raw.translate(_SEP_BYTES).find(b"=" * 8) >= 0:  # a pre-check at C speed
         runs, rest = _swap_runs(text, raw, _SEP_RUN.finditer(raw), _sep_run_tokens)
+        if runs:
+            return runs + _text_estimate(rest)
+    if n >= 6 and raw.count(b"%") >= 2:  # percent-encoded bytes (a pre-check at C speed)
+        runs, rest = _swap_runs(text, raw, _PERCENT_RUN.finditer(raw), _percent_tokens)
         if runs:
             return runs + _text_estimate(rest)
     if n >= 8 and _has_char_run(raw):
