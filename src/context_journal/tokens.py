@@ -970,29 +970,33 @@ def _text_estimate(text: str) -> float:
 
 
 class _CountCache:
-    """Token counts of recent texts (the text is the key), bounded by the characters held: emptied when
-    they would pass ``max_chars`` in all, and a text over an eighth of that is not held (priced again when
-    asked). A cache bounded by entries alone (8,192) held a gigabyte once it had seen a thousand 1 MB tool
-    results. A race between threads can only empty it early."""
+    """Token counts of recent texts, bounded by the characters held: emptied when the texts held would pass
+    ``max_chars`` characters in all (or 65,536 entries). A text over an eighth of ``max_chars`` is not held:
+    its length and hash are the key (a collision of both is the only way to a wrong count), so a 5 MB tool
+    result priced again by the compile's excerpting costs a lookup. A cache bounded by entries alone
+    (8,192) held a gigabyte once it had seen a thousand 1 MB tool results. A race between threads can
+    only empty it early."""
 
     __slots__ = ("_chars", "_counts", "max_chars")
 
     def __init__(self, max_chars: int = 4_000_000) -> None:
-        self._counts: dict[str, int] = {}
+        self._counts: dict[str | tuple[int, int], int] = {}
         self._chars = 0
         self.max_chars = max_chars
 
+    def _key(self, text: str) -> str | tuple[int, int]:
+        return text if 8 * len(text) <= self.max_chars else (len(text), hash(text))
+
     def get(self, text: str) -> int | None:
-        return self._counts.get(text)
+        return self._counts.get(self._key(text))
 
     def put(self, text: str, count: int) -> None:
-        n = len(text)
-        if 8 * n > self.max_chars:
-            return
-        if self._chars + n > self.max_chars:
+        key = self._key(text)
+        held = len(text) if key is text else 0
+        if self._chars + held > self.max_chars or len(self._counts) >= 65_536:
             self.clear()
-        self._counts[text] = count
-        self._chars += n
+        self._counts[key] = count
+        self._chars += held
 
     def clear(self) -> None:
         self._counts = {}
