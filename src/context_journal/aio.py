@@ -290,7 +290,7 @@ class AsyncContextManager:
     async def reset_head_window(self, text: str | None = None) -> str:
         """:meth:`ContextManager.reset_head_window` with the summarizer's call awaited on the store's loop."""
         await self._thread.call(self._cm._claim_if_pending)
-        mid = await self._thread.run(functools.partial(self._cm.compression.areset_head_window, text))
+        mid = await self._thread.run(functools.partial(self._cm.compressor.areset_head_window, text))
         await self._thread.call(self._cm._head_reset)
         return mid
 

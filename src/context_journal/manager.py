@@ -15,6 +15,7 @@ import os
 import re
 import time
 import unicodedata
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Literal
@@ -547,7 +548,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         else:
             with self._store.transaction():  # the message and its hold commit together, or neither
                 ids = self._messages.append([item])
-                self.compression.set_hold(ids[0], True, timeout, written=True)
+                self.compressor.set_hold(ids[0], True, timeout, written=True)
         self._claim_if_pending()  # after the write: a refused message writes nothing, not even the claim
         self._messages_added(len(ids))
         return ids[0]
@@ -1021,7 +1022,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             reader=self._view_reader,
             limit=limit,
             as_of=as_of,
-            log=self.compression.compression_log() if as_of is None else None,
+            log=self.compressor.compression_log() if as_of is None else None,
             timestamps=timestamp,
         )
 
@@ -1410,17 +1411,34 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         self._summarizer = provider
 
     @property
-    def compression(self) -> CompressionDriver:
-        """The compression driver of this manager (its counters are :attr:`compression_stats`)."""
+    def compressor(self) -> CompressionDriver:
+        """The compression driver of this manager: ``tick``/``drain`` and the summary queries run through it
+        (its counters are :attr:`compression_stats`)."""
         if self._compression is None:
             self._compression = CompressionDriver(_DriverHost(self))
         return self._compression
 
     @property
+    def compression(self) -> CompressionDriver:
+        """Deprecated name of :attr:`compressor` (``compression`` is also the mode given to :meth:`open`:
+        ``"inline"`` or ``"workers"``).
+
+        Warns:
+            DeprecationWarning: on every use; it will be removed before 1.0.
+        """
+        warnings.warn(
+            "ContextManager.compression is deprecated: use ContextManager.compressor (the compression "
+            "driver); compression= names the mode given to open()",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.compressor
+
+    @property
     def compression_stats(self) -> CompressionStats:
         """Summarizer calls, failures, input and output tokens and summaries stored by this manager's
         ``tick``/``drain`` (in memory; ``compression_stats.reset()`` zeroes them)."""
-        return self.compression.stats
+        return self.compressor.stats
 
     def _messages_added(self, count: int) -> None:
         """Tell the strategy about ``count`` messages just appended (it may queue work; no I/O)."""
@@ -1463,7 +1481,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         """
         self._claim_if_pending()
         self._refuse_inline("tick")
-        return run_sync(self.compression.atick())
+        return run_sync(self.compressor.atick())
 
     async def atick(self) -> TickResult:
         """:meth:`tick` for async hosts (awaits the summarizer on the running loop).
@@ -1474,7 +1492,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         """
         self._claim_if_pending()
         self._refuse_inline("atick")
-        return await self.compression.atick()
+        return await self.compressor.atick()
 
     def drain(
         self,
@@ -1503,7 +1521,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         """
         self._claim_if_pending()
         self._refuse_inline("drain")
-        return run_sync(self.compression.adrain(progress, max_units=max_units, wait=wait, max_wait=max_wait))
+        return run_sync(self.compressor.adrain(progress, max_units=max_units, wait=wait, max_wait=max_wait))
 
     async def adrain(
         self,
@@ -1521,17 +1539,17 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         """
         self._claim_if_pending()
         self._refuse_inline("adrain")
-        return await self.compression.adrain(progress, max_units=max_units, wait=wait, max_wait=max_wait)
+        return await self.compressor.adrain(progress, max_units=max_units, wait=wait, max_wait=max_wait)
 
     def is_ready(self) -> bool:
         """True when no compression work is ready or waiting for a retry on this namespace and branch
         (closing the chunks that are due first). Stuck work is reported by :meth:`pending_work` only."""
-        return self.compression.is_ready()
+        return self.compressor.is_ready()
 
     def pending_work(self) -> PendingWork:
         """Compression work not done yet: ``ready``, ``waiting`` (retry backoff), ``stuck`` (failed
         ``max_attempts`` times; no longer retried), ``held`` message ids and unchunked tokens."""
-        return self.compression.pending_work()
+        return self.compressor.pending_work()
 
     def hold_compression(self, message_id: str, *, timeout_seconds: float | None = None) -> None:
         """Keep compression away from ``message_id`` and everything after it: no chunk closes at or
@@ -1546,11 +1564,11 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         """
         if timeout_seconds is not None:
             _hold_timeout("timeout_seconds", timeout_seconds, true_holds=False)
-        self.compression.set_hold(message_id, True, timeout_seconds)
+        self.compressor.set_hold(message_id, True, timeout_seconds)
 
     def release_compression(self, message_id: str) -> None:
         """Release a :meth:`hold_compression` hold (a message never held is a no-op write)."""
-        self.compression.set_hold(message_id, False)
+        self.compressor.set_hold(message_id, False)
 
     # ---- pins ---------------------------------------------------------------------------------------
 
@@ -1726,7 +1744,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
                 :data:`~context_journal.compression.REGEX_SECONDS`.
             re.error: ``regex`` is not a valid pattern.
         """
-        return self.compression.queries.search(text, regex, limit)
+        return self.compressor.queries.search(text, regex, limit)
 
     def get_summary(self, summary_id: str) -> Summary:
         """A summary row (id, level, source ids and range, parent id, tokens, created, model, hash).
@@ -1734,7 +1752,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         Raises:
             SummaryNotFoundError: no such summary on this namespace and branch.
         """
-        return self.compression.queries.get(summary_id)
+        return self.compressor.queries.get(summary_id)
 
     def get_summaries_in_range(self, start: int | str, end: int | str) -> list[Summary]:
         """Summaries (every level) standing for any message of a range: positions ``[start, end)`` as
@@ -1744,7 +1762,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             MessageNotFoundError: a message id is not visible.
             ValueError: the range is reversed.
         """
-        return self.compression.queries.in_range(start, end)
+        return self.compressor.queries.in_range(start, end)
 
     def reset_head_window(self, text: str | None = None) -> str:
         """Start a new topic: store a transition summary as a message and start the head window there.
@@ -1765,7 +1783,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             ProviderError: the summarizer failed (nothing is written).
         """
         self._claim_if_pending()
-        mid = run_sync(self.compression.areset_head_window(text))
+        mid = run_sync(self.compressor.areset_head_window(text))
         self._head_reset()
         return mid
 

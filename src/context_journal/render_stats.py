@@ -142,7 +142,7 @@ def shape_of(cm: ContextManager, result: CompileResult) -> Shape:
     cm.messages.refresh()
     ids = [e.id for e in cm.messages.iter_entries()]
     index = {mid: i for i, mid in enumerate(ids)}
-    log = cm.compression.compression_log()
+    log = cm.compressor.compression_log()
     with log.lock:
         chunk_ids = [mid for chunk in log.chunks.values() for mid in chunk.ids]
     rendered: dict[str, Summary | None] = {}

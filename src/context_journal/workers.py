@@ -463,7 +463,7 @@ class CompressionWorker:
         try:
             # The code path of ContextManager.tick, on the store's thread: the other loops' store work runs
             # there while this one awaits the model, and none of it runs on this loop.
-            atick = manager.compression.atick
+            atick = manager.compressor.atick
             result = await (self._thread.run(atick) if self._thread is not None else atick())
         except LeaseLostError:
             self._managers.pop((owner, claim.key), None)  # its in-memory queue is stale

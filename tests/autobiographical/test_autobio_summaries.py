@@ -181,7 +181,7 @@ def test_backoff_then_stuck_then_unstuck_by_a_higher_limit() -> None:
         target_chunk_tokens=150,
     )
     assert len(cm.pending_work().ready) == 1
-    driver = cm.compression
+    driver = cm.compressor
     driver.clock = lambda: now[0]
     assert cm.tick().status == "failed"
     assert cm.tick().status == "waiting"
@@ -215,8 +215,8 @@ def test_drain_waits_out_the_backoff_with_the_drivers_sleep() -> None:
 
     provider = echo_summarizer().enqueue(TimeoutError("a"), TimeoutError("b"))
     cm = manager(chat(30, 30), summarizer=provider, retry_base_seconds=4, **SMALL)
-    cm.compression.clock = lambda: now[0]
-    cm.compression.sleep = fake_sleep
+    cm.compressor.clock = lambda: now[0]
+    cm.compressor.sleep = fake_sleep
     report = cm.drain()
     assert report.failures == 2 and slept and cm.is_ready() and not cm.pending_work().stuck
     no_wait = manager(chat(30, 30), summarizer=ScriptedProvider(default=TimeoutError), retry_base_seconds=100, **SMALL)
@@ -295,3 +295,19 @@ def test_summaries_are_capped_per_level() -> None:
     for row in cm.search_summaries(limit=None):
         assert row.truncated
         assert row.tokens <= strategy.config.level_cap(row.level) + 8
+
+
+def test_compression_is_the_deprecated_name_of_the_compressor() -> None:
+    """``compression`` named both the mode given to ``open`` and the driver property: the driver is
+    ``compressor`` now, and the old name still returns it, with a ``DeprecationWarning``."""
+    import warnings
+
+    from context_journal import ContextManager
+
+    cm = ContextManager.open(":memory:", strategy="autobiographical")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        driver = cm.compressor
+    with pytest.warns(DeprecationWarning, match="use ContextManager.compressor"):
+        assert cm.compression is driver
+    cm.close()

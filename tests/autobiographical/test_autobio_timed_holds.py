@@ -1,7 +1,7 @@
 """Compression holds with a timeout: a timed hold holds until its time is up, then no longer holds (the
 next tick, or any read of pending work, writes its release record and logs a warning); holds without a
 timeout never end by themselves; a new hold replaces the old one and its timeout. The clock is the
-compression driver's (``cm.compression.clock``), so nothing sleeps."""
+compression driver's (``cm.compressor.clock``), so nothing sleeps."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def _manager(clock: Clock):  # type: ignore[no-untyped-def]
         recent_window_tokens=100,
         target_chunk_tokens=150,
     )
-    cm.compression.clock = clock
+    cm.compressor.clock = clock
     return cm
 
 
@@ -51,7 +51,7 @@ def test_a_timed_hold_holds_until_its_time_is_up(caplog: pytest.LogCaptureFixtur
     with caplog.at_level(logging.WARNING, logger="context_journal.compression"):
         assert cm.pending_work().held == ()
     assert any("m10" in r.getMessage() and "expired" in r.getMessage() for r in caplog.records)
-    log = cm.compression.compression_log()
+    log = cm.compressor.compression_log()
     records = [r for r in cm.store.read_slot(log.slot, log.branch_id) if r.item == "hold/m10"]
     assert [(r.op, r.value()["active"], r.value().get("expired", False)) for r in records] == [
         (Op.APPEND, True, False),
@@ -125,7 +125,7 @@ def test_add_message_with_hold_true_holds_until_released() -> None:
     assert mid == "pasted"
     assert cm.store.head_seq() == head + 2  # the message and its hold record
     assert cm.pending_work().held == ("pasted",)
-    log = cm.compression.compression_log()
+    log = cm.compressor.compression_log()
     [record] = [r for r in cm.store.read_slot(log.slot, log.branch_id) if r.item == "hold/pasted"]
     assert record.value()["active"] is True and "expires" not in record.value()
     cm.drain()
@@ -138,7 +138,7 @@ def test_add_message_with_hold_seconds_ends_by_itself() -> None:
     clock = Clock()
     cm = _manager(clock)
     cm.add_message("user", "held for a minute", id="m40", hold=60)
-    log = cm.compression.compression_log()
+    log = cm.compressor.compression_log()
     [record] = [r for r in cm.store.read_slot(log.slot, log.branch_id) if r.item == "hold/m40"]
     assert record.value()["expires"] == clock.now + 60
     clock.now += 59
@@ -187,7 +187,7 @@ def test_message_and_hold_commit_together_on_sqlite(tmp_path, monkeypatch: pytes
     def broken(*args: object, **kwargs: object) -> None:
         raise OSError("disk full while writing the hold")
 
-    monkeypatch.setattr(type(cm.compression), "set_hold", broken)
+    monkeypatch.setattr(type(cm.compressor), "set_hold", broken)
     with pytest.raises(OSError, match="disk full"):
         cm.add_message("user", "second", id="second", hold=True)
     monkeypatch.undo()
@@ -196,5 +196,5 @@ def test_message_and_hold_commit_together_on_sqlite(tmp_path, monkeypatch: pytes
     cm.close()
     again = ContextManager.open(store=SQLiteStore(path))
     assert [m.id for m in again.get_all_messages()][1:] == ["third"]
-    assert again.compression.compression_log().active_holds() == ["third"]
+    assert again.compressor.compression_log().active_holds() == ["third"]
     again.close()

@@ -147,15 +147,15 @@ def test_summaries_written_before_the_filter_keep_their_text_and_later_ones_neve
     )
     _chat(cm, 20)
     cm.drain()
-    before = {s.id: s.text for s in cm.compression.queries.summaries()}
+    before = {s.id: s.text for s in cm.compressor.queries.summaries()}
     assert any("TAG1" in t for t in before.values())  # TAG1 is a SECRET message, summarised unfiltered
     cm.view_filter = _no_secret
-    assert {s.id: s.text for s in cm.compression.queries.summaries()} == before  # not retroactive
+    assert {s.id: s.text for s in cm.compressor.queries.summaries()} == before  # not retroactive
     for k in range(20, 44):
         mark = " SECRET" if k % 3 == 1 else ""
         cm.add_message("user" if k % 2 == 0 else "assistant", f"TAG{k}{mark} " + "more about the plan " * 6)
     cm.drain()
-    new = [s for s in cm.compression.queries.summaries() if s.id not in before]
+    new = [s for s in cm.compressor.queries.summaries() if s.id not in before]
     assert new, "compression went on"
     secret = {f"TAG{k}" for k in range(20, 44) if k % 3 == 1}
     leaked = {t for s in new for t in TAG.findall(s.text)} & secret

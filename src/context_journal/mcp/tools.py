@@ -823,7 +823,7 @@ class ToolBackend:
                 cm.hold_compression(message_id, timeout_seconds=timeout_seconds)
             else:
                 cm.release_compression(message_id)
-            driver = cm.compression
+            driver = cm.compressor
             return HoldsResult(held=sorted(driver.compression_log().active_holds(driver.clock())))
 
     def list_pins(self, namespace: str | None = None, branch: str = ROOT_BRANCH) -> PinsResult:
