@@ -17,19 +17,17 @@ tool results, IRC lines): most are short, where the estimate's fixed cost per te
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "compile"))
 
-from token_corpus import CORPUS
+from token_corpus import CORPUS, shared_blocks
 
-from context_journal.formats import read_transcript
-from context_journal.tokens import _text_estimate, load_offline_encoding, text_class
+from context_journal.tokens import _text_estimate, load_offline_encoding
 
 
 def _best(fn: Callable[[str], object], text: str, repeat: int) -> float:
@@ -39,32 +37,6 @@ def _best(fn: Callable[[str], object], text: str, repeat: int) -> float:
         fn(text)
         best = min(best, time.perf_counter() - t)
     return best * 1000
-
-
-def _blocks(data: Path) -> Iterator[tuple[str, str]]:
-    """``(kind, text)`` of every block of the shared transcripts that a model would read as text."""
-    sources = [(p, "claude-code") for p in sorted((data / "claude-code-sessions").glob("*.jsonl"))] + [
-        (data / "tau-bench-airline" / "gpt-4o-airline-dev150.json", "tau-bench"),
-        (data / "locomo" / "locomo-dev7.json", "locomo"),
-    ]
-    for path, fmt in sources:
-        for conv in read_transcript(path, format=fmt).conversations:
-            for m in conv.messages:
-                for b in m.content if isinstance(m.content, list) else []:
-                    b = b if isinstance(b, dict) else b.model_dump()
-                    kind = b.get("type")
-                    if kind == "text" and b["text"].strip():
-                        yield f"text/{text_class(b['text'])}", b["text"]
-                    elif kind == "thinking":
-                        yield "thinking", b["thinking"]
-                    elif kind == "tool_use":
-                        yield "tool_use input", json.dumps(b["input"], separators=(",", ":"), ensure_ascii=False)
-                    elif kind == "tool_result" and isinstance(b.get("content"), str) and b["content"].strip():
-                        yield "tool_result", b["content"]
-    for path in sorted((data / "ubuntu-irc-disentanglement" / "dev").glob("*.raw.txt"))[:4]:
-        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-            if line.strip():
-                yield "irc line", line
 
 
 def _best_all(fn: Callable[[str], object], texts: list[str], repeat: int) -> float:
@@ -79,7 +51,7 @@ def _best_all(fn: Callable[[str], object], texts: list[str], repeat: int) -> flo
 
 def _real_data(data: Path, encodings: dict[str, Any], repeat: int) -> None:
     by_kind: dict[str, list[str]] = {}
-    for kind, text in _blocks(data):
+    for kind, text in shared_blocks(data):
         by_kind.setdefault(kind, []).append(text)
     print(f"\nthe shared data's blocks, each priced alone (best of {repeat}; ms for all blocks of a kind)")
     head = f"{'kind':<16}{'blocks':>8}{'mean chars':>11}{'estimate ms':>12}{'cl100k ms':>11}{'o200k ms':>10}"

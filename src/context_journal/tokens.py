@@ -14,8 +14,8 @@ translations, counts, one regex for space runs; no per-character Python loop):
 * random letters (ids, keys, letter-only passwords: eight letters or more, four in capitals, whose
   letter pairs are mostly not among the 260 most frequent in one-token words): ``0.6`` a letter in
   lower case, ``0.7`` in capitals, ``0.68`` in mixed case;
-* a comma after a list item of one word (``red, green, blue``) is a token of its own: ``0.55`` over
-  punctuation's price;
+* a separator after a list item of one word (``red, green, blue``; ``red; green``) is a token of its own:
+  ``0.55`` over punctuation's price; a run of percent-encoded bytes (``%D0%9C``) ``0.75`` a character;
 * numbers: BPE vocabularies split digits into groups of up to three, one token each: ``1.1`` a group
   plus ``1.1`` a number (the separators numbers come with in JSON, dates and times), so a short number
   costs ``2.2`` and a long digit string about a third of a token a digit;

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 from compile_helpers import words
+from token_corpus import shared_blocks
 
 from context_journal.errors import MissingExtraError
-from context_journal.formats import read_transcript
 from context_journal.manager import ContextManager
 from context_journal.tokens import (
     Calibration,
@@ -22,7 +22,6 @@ from context_journal.tokens import (
     TokenizerUnavailableError,
     estimate_text_tokens,
     load_offline_encoding,
-    text_class,
 )
 
 
@@ -34,30 +33,8 @@ def _exact() -> TiktokenCounter:
 
 
 def _samples(data_dir: Path) -> Iterator[tuple[str, str]]:
-    """``(class, text)`` from every data set: text blocks by content class, tool calls, results, thinking."""
-    sources = [(p, "claude-code") for p in sorted((data_dir / "claude-code-sessions").glob("*.jsonl"))] + [
-        (data_dir / "tau-bench-airline" / "gpt-4o-airline-dev150.json", "tau-bench"),
-        (data_dir / "locomo" / "locomo-dev7.json", "locomo"),
-    ]
-    irc = sorted((data_dir / "ubuntu-irc-disentanglement" / "dev").glob("*.raw.txt"))[:4]
-    for path, fmt in sources:
-        for conv in read_transcript(path, format=fmt).conversations:
-            for m in conv.messages:
-                for b in m.content if isinstance(m.content, list) else []:
-                    b = b if isinstance(b, dict) else b.model_dump()
-                    kind = b.get("type")
-                    if kind == "text" and b["text"].strip():
-                        yield f"text/{text_class(b['text'])}", b["text"]
-                    elif kind == "thinking":
-                        yield "thinking", b["thinking"]
-                    elif kind == "tool_use":
-                        yield "tool_use input", json.dumps(b["input"], separators=(",", ":"), ensure_ascii=False)
-                    elif kind == "tool_result" and isinstance(b.get("content"), str) and b["content"].strip():
-                        yield "tool_result", b["content"]
-    for path in irc:
-        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-            if line.strip():
-                yield "irc line", line
+    """``(class, text)`` from every data set (``token_corpus.shared_blocks``), then fixed samples."""
+    yield from shared_blocks(data_dir)
     # The data sets are English; these classes are measured on fixed samples.
     yield (
         "cjk (sample)",

@@ -9,6 +9,8 @@ import json
 import random
 import string
 import unicodedata
+from collections.abc import Iterator
+from pathlib import Path
 
 __all__ = ["CORPUS", "corpus"]
 
@@ -887,3 +889,34 @@ def _more_classes(rng: random.Random) -> dict[str, list[str]]:
 
 
 CORPUS = corpus()
+
+
+def shared_blocks(data_dir: Path) -> Iterator[tuple[str, str]]:
+    """``(kind, text)`` of every block of the shared transcripts that a model reads as text: text blocks by
+    content class (``text/prose``, ``text/code``), thinking, tool inputs as compact JSON, tool results, and
+    the lines of four IRC logs. Read in place from ``data_dir`` (``shared/data``)."""
+    from context_journal.formats import read_transcript
+    from context_journal.tokens import text_class
+
+    sources = [(p, "claude-code") for p in sorted((data_dir / "claude-code-sessions").glob("*.jsonl"))] + [
+        (data_dir / "tau-bench-airline" / "gpt-4o-airline-dev150.json", "tau-bench"),
+        (data_dir / "locomo" / "locomo-dev7.json", "locomo"),
+    ]
+    for path, fmt in sources:
+        for conv in read_transcript(path, format=fmt).conversations:
+            for m in conv.messages:
+                for b in m.content if isinstance(m.content, list) else []:
+                    b = b if isinstance(b, dict) else b.model_dump()
+                    kind = b.get("type")
+                    if kind == "text" and b["text"].strip():
+                        yield f"text/{text_class(b['text'])}", b["text"]
+                    elif kind == "thinking":
+                        yield "thinking", b["thinking"]
+                    elif kind == "tool_use":
+                        yield "tool_use input", json.dumps(b["input"], separators=(",", ":"), ensure_ascii=False)
+                    elif kind == "tool_result" and isinstance(b.get("content"), str) and b["content"].strip():
+                        yield "tool_result", b["content"]
+    for path in sorted((data_dir / "ubuntu-irc-disentanglement" / "dev").glob("*.raw.txt"))[:4]:
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            if line.strip():
+                yield "irc line", line
