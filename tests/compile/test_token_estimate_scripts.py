@@ -846,10 +846,11 @@ def test_hangul_text_of_any_frequency_is_priced_within_bounds(words: list[str]) 
 def test_a_rule_of_one_separator_is_priced_as_its_long_tokens(ch: str, n: int, before: str, after: str) -> None:
     """A review found: 4,000 "=" (63 tokens: the vocabularies hold long runs of rule characters) were
     estimated at 1,720 tokens, 27x. A run of one separator is priced as those long tokens, within 0.9x
-    to 2x from 200 characters up (a few tokens either way: shorter rules cost one to three)."""
+    to 2x from 200 characters up, give or take one token (CI found 449 "." priced 8 where they are 9: such
+    a rule is only a few tokens, so one is more than a tenth; shorter rules cost one to three)."""
     text = before + ch * n + after
-    ratio = estimate_text_tokens(text) / _reference(text)
-    assert 0.9 <= ratio <= 2.0, (ch, n, ratio)
+    est, ref = estimate_text_tokens(text), _reference(text)
+    assert 0.9 * ref <= est + 1 and est <= 2.0 * ref, (ch, n, est, ref)
 
 
 @FAST
