@@ -1,14 +1,22 @@
-"""Reader-scoped views benchmark (run by hand: ``python benchmarks/bench_readers.py``): per-write and per-compile
-cost with no reader and no audience, and with a reader and 1% audience blocks."""
+"""Reader-scoped views benchmark (run by hand: ``python benchmarks/bench_readers.py [N ...]``): per-write and
+per-compile cost with no reader and no audience, and with a reader and 1% audience blocks; then auxiliary views.
+
+Auxiliary views: N messages in one namespace's slot ("talk"); a side reader ("critic", a slot of its own) holds
+one note in 50 and compiles the talk through ``auxiliary_views``. Measured: another handle appends to the talk,
+then the side reader compiles (8,000 tokens, windowed), against the floor, the talk's own handle doing the
+same after its own append; then an edit of the talk's first message and a compile (a merged view rebuilds
+its rows, O(N)). Figures are medians in ms, printed, never asserted."""
 
 from __future__ import annotations
 
+import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 from context_journal.manager import ContextManager
+from context_journal.strategies import WindowedPassthroughStrategy
 
 
 def run(n: int, reader: str | None, share: float) -> tuple[float, float, float]:
@@ -39,6 +47,54 @@ def run(n: int, reader: str | None, share: float) -> tuple[float, float, float]:
         return write, comp, edit
 
 
+def run_auxiliary(n: int, reps: int = 30) -> tuple[float, float, float, float, float]:
+    """(floor ms, merged ms, floor and merged ms after an edit, first merged compile ms) for N talk messages."""
+    with tempfile.TemporaryDirectory() as d:
+        talk = ContextManager.open(str(Path(d) / "s.db"), namespace="talk", isolate=True)
+        talk.strategy = WindowedPassthroughStrategy()
+        batch = [("user" if i % 2 else "assistant", f"line {i} " + "word " * 30) for i in range(n)]
+        for start in range(0, n, 1000):
+            talk.add_messages([{"participant": p, "content": c} for p, c in batch[start : start + 1000]])
+        side = ContextManager.open(
+            store=talk.store,
+            namespace="critic",
+            isolate=True,
+            strategy=WindowedPassthroughStrategy(),
+            auxiliary_views=[{"namespace": "talk"}],
+        )
+        side.add_message("critic", "a first note")
+        t0 = time.perf_counter()
+        side.compile(8_000)  # builds the talk's index for this handle and merges it
+        first = (time.perf_counter() - t0) * 1000
+        talk.compile(8_000)
+        floor: list[float] = []
+        merged: list[float] = []
+        edited: list[float] = []
+        first_id = talk.get_messages(0, 1)[0].id
+        for i in range(reps):
+            talk.add_message("user", f"more {i} " + "word " * 30)
+            if i % 50 == 0:
+                side.add_message("critic", f"note {i}")
+            t0 = time.perf_counter()
+            talk.compile(8_000)
+            floor.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            side.compile(8_000)
+            merged.append(time.perf_counter() - t0)
+        floor_edited: list[float] = []
+        for i in range(reps // 3):
+            talk.edit_message(first_id, f"edited {i}")
+            t0 = time.perf_counter()
+            talk.compile(8_000)
+            floor_edited.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            side.compile(8_000)
+            edited.append(time.perf_counter() - t0)
+        talk.close()
+        ms = [statistics.median(x) * 1000 for x in (floor, merged, floor_edited, edited)]
+        return ms[0], ms[1], ms[2], ms[3], first
+
+
 if __name__ == "__main__":
     sizes = [int(a) for a in sys.argv[1:]] or [5_000]
     for n in sizes:
@@ -48,3 +104,11 @@ if __name__ == "__main__":
                 f"{n:>6} msgs reader={reader!s:<5} audience={share:.0%}: {w:.3f} ms/write, "
                 f"{c:.2f} ms/(write+compile), {e:.2f} ms/(edit+compile)"
             )
+    print(
+        "\n| talk messages | compile after an append: floor / auxiliary view | after an edit of the first "
+        "message: floor / auxiliary view | first compile of the side reader |"
+    )
+    print("|---|---|---|---|")
+    for n in sizes:
+        f, m, fe, e, first = run_auxiliary(n)
+        print(f"| {n:,} | {f:.2f} / {m:.2f} ms | {fe:.2f} / {e:.2f} ms | {first:.0f} ms |")

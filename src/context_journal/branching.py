@@ -14,7 +14,7 @@ Rewinding is forking at an earlier point: the abandoned end stays on its branch,
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, cast
 
@@ -25,6 +25,7 @@ from .stores import BranchInfo, Store
 if TYPE_CHECKING:
     from .llm import Provider
     from .manager import ContextManager
+    from .namespaces import AuxiliaryView
     from .strategies import Strategy
     from .tokens import TokenCounter
     from .views import ViewFilter
@@ -133,6 +134,7 @@ class BranchingMixin:
     _compression_mode: str
     _view_reader: str | None
     _view_filter: ViewFilter | None
+    _auxiliary: tuple[AuxiliaryView, ...]
     strategy: Any
     _ledger_at_fork: Callable[..., None]  # the working-state mixin's
 
@@ -245,6 +247,7 @@ class BranchingMixin:
         namespace: str | None = None,
         at: str | int | None = None,
         view_filter: ViewFilter | Literal["inherit"] | None = "inherit",
+        auxiliary_views: Sequence[Mapping[str, Any] | str] | Literal["inherit"] | None = "inherit",
     ) -> ContextManager:
         """A child manager on a new branch forked from this one.
 
@@ -260,6 +263,8 @@ class BranchingMixin:
             at: Fork point, as for :meth:`fork`.
             view_filter: The child's filter view (``ContextManager.view_filter``): a predicate, None for
                 none, or ``"inherit"`` (the default): this manager's.
+            auxiliary_views: The child's auxiliary views (``ContextManager.auxiliary_views``), read on
+                the child's branch; ``"inherit"`` (the default): this manager's.
 
         Returns:
             The child manager (it shares this manager's store, token counter, summarizer and compression
@@ -268,7 +273,10 @@ class BranchingMixin:
         Raises:
             BranchExistsError: the branch name is taken; nothing is created.
             MessageNotFoundError: ``at`` names a message not visible here.
+            ValueError: an auxiliary view lists the child's own slot (nothing is created).
+            NamespaceNotFoundError: an auxiliary view names a namespace that does not exist here.
         """
+        from .namespaces import resolve_auxiliary_views
         from .readers import READER_STATE, ReaderConflictError, recorded_reader, require_recorded_reads
 
         self._check_reader("derive")
@@ -280,6 +288,9 @@ class BranchingMixin:
             raise ReaderConflictError(child_ns, child_recorded, reader, f"derive branch {branch!r}")
         if reader is not None:
             require_recorded_reads(strategy)
+        if isinstance(auxiliary_views, str) and auxiliary_views == "inherit":
+            auxiliary_views = [v.to_dict() for v in self._auxiliary]
+        resolve_auxiliary_views(self._store, self._branch.name, self._slot, auxiliary_views)  # checked first
         with self._store.transaction() as tx:
             info = self._store.create_branch(branch, self._branch.name, fork_seq)
             record = Derivation(
@@ -309,6 +320,7 @@ class BranchingMixin:
             index=self._messages.clone_for(info.id, fork_seq),
             view_reader=reader,
             view_filter=self._view_filter if isinstance(view_filter, str) and view_filter == "inherit" else view_filter,
+            auxiliary_views=auxiliary_views,
         )
         self._ledger_at_fork(child)  # the child's ledger starts as a copy of this one
         return child
@@ -329,6 +341,7 @@ class BranchingMixin:
         token_counter: TokenCounter | None = None,
         summarizer: Provider | None = None,
         view_reader: str | None = None,
+        auxiliary_views: Sequence[Mapping[str, Any] | str] | None = None,
     ) -> ContextManager:
         """Reopen a derived child after a restart with the same view (namespace, slot, branch).
 
@@ -340,6 +353,7 @@ class BranchingMixin:
             summarizer: Its summarizer (default offline).
             view_reader: The reader the child was derived for, named again (a reader's view is never
                 taken from the record alone; bug case B64).
+            auxiliary_views: Its auxiliary views (a handle's, like its strategy: pass them again).
 
         Raises:
             BranchNotFoundError: no live branch has that name.
@@ -361,6 +375,7 @@ class BranchingMixin:
             slot=record.slot,
             summarizer=summarizer,
             view_reader=view_reader,
+            auxiliary_views=auxiliary_views,
         )
 
     def _strategy_context(self) -> Any:  # implemented by the manager

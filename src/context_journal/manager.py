@@ -30,6 +30,7 @@ from .compile import (
     OverBudgetError,
     RenderCache,
     Roles,
+    Source,
     compile_context,
 )
 from .compression import (
@@ -45,7 +46,13 @@ from .content import ContentInput, resolve_media, validate_content
 from .errors import MalformedContentError, MessageNotFoundError, RedactionError, ViewFilterError
 from .llm import OfflineSummarizer, Provider, ToolDefinition, run_sync
 from .messages import Message, MessageInput, MessageStore, WriteHook, to_timestamp
-from .namespaces import NAMESPACE_MARK, namespace_is_isolated, recorded_strategy
+from .namespaces import (
+    NAMESPACE_MARK,
+    AuxiliaryView,
+    namespace_is_isolated,
+    recorded_strategy,
+    resolve_auxiliary_views,
+)
 from .readers import (
     ReaderConflictError,
     ReaderError,
@@ -85,7 +92,7 @@ from .strategies.base import HOT_CONTEXT_STATE, BaseStrategy, HotContextStrategy
 from .strategies.newest import NEWEST_STATE, NewestStrategy, newest_ids
 from .strategies.pinned import PINS_STATE, PinnedStrategy, pinned_ids
 from .tokens import Calibration, EstimatingCounter, TokenCounter, check_token_count, content_mix
-from .views import ReaderView, ViewFilter, filter_for_reader
+from .views import MergedView, ReaderView, ViewFilter, filter_for_reader
 
 __all__ = ["DEFAULT_NAMESPACE", "ONCE_SUMMARISED_PART", "ContextManager"]
 
@@ -105,6 +112,23 @@ def _with_newest(strategy: Strategy, ctx: StrategyContext) -> Strategy:
     """``strategy`` wrapped to render the namespace's marked messages last (when it marks any)."""
     ids = newest_ids(ctx.get_state(NEWEST_STATE))
     return NewestStrategy(strategy, ids) if ids else strategy
+
+
+def _auxiliary_sources(result: CompileResult, view: MergedView) -> CompileResult:
+    """``result`` with each message source that came from an auxiliary slot naming its namespace."""
+
+    kinds = ("message", "recall", "system")
+    found = view.namespaces_of(
+        s.id for srcs in (*(m.sources for m in result.messages), result.system_sources) for s in srcs if s.kind in kinds
+    )
+
+    def mark(sources: tuple[Source, ...]) -> tuple[Source, ...]:
+        if not any(s.id in found for s in sources):
+            return sources
+        return tuple(s._replace(namespace=found[s.id]) if s.kind in kinds and s.id in found else s for s in sources)
+
+    messages = tuple(m._replace(sources=mark(m.sources)) for m in result.messages)
+    return dataclasses.replace(result, messages=messages, system_sources=mark(result.system_sources))
 
 
 def _classes_differ(calibration: Calibration) -> bool:
@@ -232,6 +256,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         compression: str = "inline",
         view_reader: str | None = None,
         view_filter: ViewFilter | None = None,
+        auxiliary_views: Sequence[Mapping[str, Any] | str] | None = None,
     ) -> None:
         if compression not in ("inline", "workers"):
             raise ValueError(f"compression must be 'inline' or 'workers', not {compression!r}")
@@ -259,6 +284,8 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         if self._view_reader is not None:
             require_recorded_reads(strategy)
         self._slot = slot or (f"messages/{self._namespace}" if isolate else "messages")
+        self._auxiliary = self._check_auxiliary(auxiliary_views, compression)
+        self._aux_indexes: dict[tuple[str, int], MessageStore] = {}
         if index is not None and index.slot == self._slot and index.branch_id == self._branch.id:
             self._messages = index  # a derived child's index, cloned from its parent's
         else:
@@ -290,6 +317,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         view_reader: str | None = None,
         create_dirs: bool = False,
         view_filter: ViewFilter | None = None,
+        auxiliary_views: Sequence[Mapping[str, Any] | str] | None = None,
     ) -> ContextManager:
         """Open a manager.
 
@@ -323,9 +351,14 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
                 is an error, so a mistyped path never leaves a new tree behind).
             view_filter: A filter view (see :attr:`view_filter`): ``keep(message) -> bool``; messages it
                 rejects are left out of strategy reads, not of the store or raw reads.
+            auxiliary_views: Other namespaces' message slots merged read-only into the strategy's view
+                (see :attr:`auxiliary_views`): ``[{"namespace": "main"}, ...]``.
 
         Raises:
-            ValueError: both or neither of ``path`` and ``store``, or an unknown ``compression``.
+            ValueError: both or neither of ``path`` and ``store``, or an unknown ``compression``;
+                an auxiliary view that lists this manager's own slot or has an unknown key, or auxiliary
+                views with ``compression="workers"``.
+            NamespaceNotFoundError: an auxiliary view names a namespace the branch does not have.
             TypeError: ``strategy`` is neither a strategy nor one of the names, ``view_filter`` is
                 not callable, or ``path`` is an open store (pass it as ``store=``).
             StoreError: the SQLite file's directory does not exist (and ``create_dirs`` is False).
@@ -365,6 +398,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
                 compression=compression,
                 view_reader=view_reader,
                 view_filter=view_filter,
+                auxiliary_views=auxiliary_views,
             )
         except BaseException:
             if owns:
@@ -403,6 +437,60 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         self._raw_view = None
         if self.strategy is not None and hasattr(self.strategy, "load"):
             self.strategy.load(self._strategy_context())
+
+    @property
+    def auxiliary_views(self) -> list[dict[str, str]]:
+        """Other namespaces' message slots merged read-only into this manager's strategy view:
+        ``[{"namespace": "main"}, ...]`` (empty: none).
+
+        A side reader (a critic, a planner, a summariser of someone else's conversation) writes its own
+        slot and compiles it interleaved with another namespace's messages, in the order they were
+        appended (by store sequence), on this manager's branch, as this manager's reader sees them
+        (blocks addressed to other readers never appear) and through its filter view. The merged messages
+        appear in every strategy read (compiles, previews, recall, the compression requests this handle
+        makes) with their provenance (``Source.namespace`` names the auxiliary namespace); raw reads
+        (:meth:`get_all_messages`, :meth:`get_message`, :meth:`search_messages`), pins and writes stay on
+        this manager's own slot. A slot listed twice, or a message id held by two slots, is shown once.
+
+        Like :attr:`view_filter` it belongs to this handle and is not retroactive: summaries written
+        before the views were added cover their sequence range as it stood. Setting it makes the strategy
+        reload its state.
+
+        Raises (from the setter):
+            ValueError: a view lists this manager's own slot (a namespace over the shared slot reads the
+                shared slot) or has an unknown key; or this manager hands compression to workers (a worker
+                process would summarise the own slot alone).
+            TypeError: not a list of ``{"namespace": name}`` mappings (or names).
+            NamespaceNotFoundError: a namespace does not exist on this branch.
+        """
+        return [v.to_dict() for v in self._auxiliary]
+
+    @auxiliary_views.setter
+    def auxiliary_views(self, specs: Sequence[Mapping[str, Any] | str] | None) -> None:
+        self._auxiliary = self._check_auxiliary(specs, self._compression_mode)
+        self._compile_view = None
+        self._raw_view = None
+        if self.strategy is not None and hasattr(self.strategy, "load"):
+            self.strategy.load(self._strategy_context())
+
+    def _check_auxiliary(
+        self, specs: Sequence[Mapping[str, Any] | str] | None, compression: str
+    ) -> tuple[AuxiliaryView, ...]:
+        found = resolve_auxiliary_views(self._store, self._branch.name, self._slot, specs)
+        if found and compression == "workers":
+            raise ValueError(
+                "auxiliary views need compression='inline': a worker process summarises the namespace's own "
+                "slot and would not see the merged messages"
+            )
+        return found
+
+    def _aux_index(self, slot: str) -> MessageStore:
+        """The message index of an auxiliary slot on this manager's branch (built once per branch)."""
+        key = (slot, self._branch.id)
+        index = self._aux_indexes.get(key)
+        if index is None:
+            index = self._aux_indexes[key] = MessageStore(self._store, slot, self._branch.id, self._counter)
+        return index
 
     def _claim_reader(self, branch_id: int) -> None:
         """Record this manager's reader for its namespace on ``branch_id``."""
@@ -453,7 +541,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
                 + "; reopen it"
             )
 
-    def _reader_view(self, check: bool = True) -> ReaderView:
+    def _reader_view(self, check: bool = True) -> ReaderView | MergedView:
         """The view strategies, compiles and compression read: this manager's reader's (checked first).
 
         Raises:
@@ -463,15 +551,22 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             self._check_reader()
         view = self._compile_view
         if view is None or view.message_store is not self._messages:
-            view = self._compile_view = ReaderView(self._messages, self._view_reader, self._view_filter)
+            own = ReaderView(self._messages, self._view_reader, self._view_filter)
+            aux = [
+                (a.namespace, ReaderView(self._aux_index(a.slot), self._view_reader, self._view_filter))
+                for a in self._auxiliary
+            ]
+            view = self._compile_view = MergedView(own, aux) if aux else own
             self._render_cache = RenderCache()
         return view
 
     def _raw_reader_view(self) -> ReaderView:
-        """The view raw reads use: the reader's, without the filter view (the compile view when there
-        is no filter)."""
-        if self._view_filter is None:
-            return self._reader_view()
+        """The view raw reads use: the reader's own slot, without the filter view or auxiliary views (the
+        compile view when there are none)."""
+        if self._view_filter is None and not self._auxiliary:
+            own = self._reader_view()
+            assert isinstance(own, ReaderView)
+            return own
         self._check_reader()
         view = self._raw_view
         if view is None or view.message_store is not self._messages:
@@ -1032,7 +1127,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
 
     # ---- compile -----------------------------------------------------------------------------------
 
-    _compile_view: ReaderView | None = None
+    _compile_view: ReaderView | MergedView | None = None
     _raw_view: ReaderView | None = None
     _last_compile: CompileResult | None = None
     _render_cache: RenderCache | None = None
@@ -1157,6 +1252,8 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         result, selection = run(calibration)
         if _classes_differ(calibration):
             result, selection = _per_class(result, selection, calibration, run, self._counter)
+        if isinstance(view, MergedView):
+            result = _auxiliary_sources(result, view)
         report = recall_report(recalling, query, recall, asked, result)
         if report is not None:
             result = dataclasses.replace(result, recall=report)
@@ -1171,6 +1268,11 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
 
     def _timestamp_of(self, message_id: str) -> float | None:
         entry = self._messages.entry_for(message_id)
+        if entry is None and self._auxiliary:
+            for a in self._auxiliary:
+                entry = self._aux_index(a.slot).entry_for(message_id)
+                if entry is not None:
+                    break
         return None if entry is None else entry.timestamp
 
     def compile(
@@ -1945,5 +2047,5 @@ class _DriverHost:
     def active_strategy(self) -> Strategy:
         return self._cm._active_strategy()
 
-    def reader_view(self) -> ReaderView:
+    def reader_view(self) -> ReaderView | MergedView:
         return self._cm._reader_view()

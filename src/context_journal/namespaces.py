@@ -8,7 +8,8 @@ and tools refuse a namespace that does not exist instead of reading the shared s
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
 
 from .errors import ContextJournalError
 from .stores import ROOT_BRANCH, Store
@@ -17,6 +18,7 @@ __all__ = [
     "IMPORT_STATE_PREFIX",
     "NAMESPACE_MARK",
     "STRATEGY_STATE",
+    "AuxiliaryView",
     "NamespaceNotFoundError",
     "list_namespaces",
     "namespace_exists",
@@ -24,6 +26,7 @@ __all__ = [
     "recorded_config",
     "recorded_strategy",
     "require_namespace",
+    "resolve_auxiliary_views",
     "same_strategy",
     "strategy_record",
 ]
@@ -202,3 +205,66 @@ def recorded_compressing_strategy(recorded: dict[str, Any] | None) -> Any:
         name = "autobiographical"
     config = recorded_config(recorded, name) or AutobiographicalConfig.for_budget(COMPRESS_BUDGET)
     return strategy_by_name(name, config)
+
+
+class AuxiliaryView(NamedTuple):
+    """One slot merged read-only into a manager's strategy view (``auxiliary_views=``).
+
+    Attributes:
+        namespace: The namespace whose messages are read.
+        slot: Its message slot (``"messages/<namespace>"`` for a namespace with a slot of its own, else
+            the shared ``"messages"``).
+    """
+
+    namespace: str
+    slot: str
+
+    def to_dict(self) -> dict[str, str]:
+        """The spec form (``{"namespace": ...}``)."""
+        return {"namespace": self.namespace}
+
+
+def resolve_auxiliary_views(
+    store: Store, branch: str, own_slot: str, specs: Sequence[Mapping[str, Any] | str] | None
+) -> tuple[AuxiliaryView, ...]:
+    """The slots ``specs`` name, each once, in the order first listed.
+
+    Args:
+        store: The store.
+        branch: The branch the manager reads (the namespaces must exist on it).
+        own_slot: The manager's own message slot.
+        specs: ``[{"namespace": name}, ...]`` (a bare name is taken as ``{"namespace": name}``); None or
+            empty for none.
+
+    Raises:
+        TypeError: ``specs`` is not a list of mappings or names.
+        ValueError: a spec has a key other than ``namespace``, or lists the manager's own slot (its
+            messages are in the view already; a namespace over the shared slot reads the shared slot).
+        NamespaceNotFoundError: a namespace does not exist on the branch.
+    """
+    if specs is None:
+        return ()
+    if isinstance(specs, str | Mapping) or not isinstance(specs, Sequence):
+        raise TypeError(f'auxiliary_views must be a list like [{{"namespace": "main"}}], got {type(specs).__name__}')
+    out: list[AuxiliaryView] = []
+    for k, spec in enumerate(specs):
+        if isinstance(spec, str):
+            spec = {"namespace": spec}
+        if not isinstance(spec, Mapping):
+            raise TypeError(f'auxiliary_views[{k}] must be {{"namespace": name}}, got {type(spec).__name__}')
+        extra = sorted(str(key) for key in spec if key != "namespace")
+        if extra:
+            raise ValueError(f"auxiliary_views[{k}] has unknown keys {extra}; the one key is 'namespace'")
+        name = spec.get("namespace")
+        if not isinstance(name, str) or not name.strip():
+            raise ValueError(f"auxiliary_views[{k}] needs a namespace name, got {name!r}")
+        require_namespace(store, name, branch)
+        slot = f"messages/{name}" if namespace_is_isolated(store, name) else "messages"
+        if slot == own_slot:
+            raise ValueError(
+                f"auxiliary_views[{k}]: namespace {name!r} reads this manager's own message slot {slot!r}; "
+                "an auxiliary view lists another slot (open the side reader with isolate=True to give it one)"
+            )
+        if all(v.slot != slot for v in out):  # the same slot listed twice is merged once
+            out.append(AuxiliaryView(name, slot))
+    return tuple(out)

@@ -29,7 +29,8 @@ its leading system messages). Filter, reader and merged views implement the same
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Iterator, Mapping, Sequence
+import heapq
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
 
 from ._block_types import continues_server_turn
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
     from .messages import Message, MessageStore
 
 __all__ = [
+    "MergedView",
     "MessageView",
     "ReaderView",
     "SliceView",
@@ -308,7 +310,59 @@ ViewFilter = Callable[["Message"], bool]
 _FILTER_BATCH = 512  # message bodies a filter view reads in one store round trip
 
 
-class ReaderView:
+class _RowList:
+    """What a view that keeps its own list of rows and their token prefix sums shares (the reader and
+    merged views): clipping, sums over a span, the suffix that fits a budget, and bodies read by entry."""
+
+    _rows: Sequence[Any]
+    _prefix: list[int]
+
+    def messages_for(self, entries: Sequence[ViewEntry]) -> list[Message]:
+        raise NotImplementedError
+
+    def entry(self, index: int) -> ViewEntry:
+        raise NotImplementedError
+
+    def entries(self, start: int = 0, end: int | None = None) -> list[ViewEntry]:
+        raise NotImplementedError
+
+    def _clip(self, start: int, end: int | None) -> tuple[int, int]:
+        n = len(self._rows)
+        end = n if end is None else min(max(end, 0), n)
+        return min(max(start, 0), end), end
+
+    def _checked(self, index: int) -> int:
+        """``index`` counted from the end when negative. Raises IndexError outside the rows."""
+        n = len(self._rows)
+        if index < 0:
+            index += n
+        if not 0 <= index < n:
+            raise IndexError(f"view index {index} out of range (0..{n - 1})")
+        return index
+
+    def _span_tokens(self, start: int, end: int | None) -> int:
+        a, b = self._clip(start, end)
+        return self._prefix[b] - self._prefix[a]
+
+    def _suffix(self, budget: int, end: int | None) -> int:
+        _, b = self._clip(0, end)
+        if b == 0:
+            return 0
+        threshold = self._prefix[b] - max(0, budget)
+        return min(b, bisect.bisect_left(self._prefix, threshold, 0, b + 1))
+
+    def message(self, index: int) -> Message:
+        return self.messages_for([self.entry(index)])[0]
+
+    def messages(self, start: int = 0, end: int | None = None) -> list[Message]:
+        return self.messages_for(self.entries(start, end))
+
+    def load(self, entry: ViewEntry) -> Message:
+        """The body of an entry read from this view."""
+        return self.messages_for([entry])[0]
+
+
+class ReaderView(_RowList):
     """The :class:`MessageView` of one reader over a :class:`~context_journal.messages.MessageStore`:
     blocks with no audience and blocks whose audience names ``reader`` (field removed);
     messages whose every block is someone else's are left out. ``reader`` None keeps no block that
@@ -439,37 +493,23 @@ class ReaderView:
         self._sync()
         return len(self._rows)
 
-    def _clip(self, start: int, end: int | None) -> tuple[int, int]:
-        n = len(self._rows)
-        end = n if end is None else min(max(end, 0), n)
-        return min(max(start, 0), end), end
-
     def tokens(self, start: int = 0, end: int | None = None) -> int:
         if self.plain:
             return self._plain.tokens(start, end)
         self._sync()
-        a, b = self._clip(start, end)
-        return self._prefix[b] - self._prefix[a]
+        return self._span_tokens(start, end)
 
     def suffix_start(self, budget: int, end: int | None = None) -> int:
         if self.plain:
             return self._plain.suffix_start(budget, end)
         self._sync()
-        _, b = self._clip(0, end)
-        if b == 0:
-            return 0
-        threshold = self._prefix[b] - max(0, budget)
-        return min(b, bisect.bisect_left(self._prefix, threshold, 0, b + 1))
+        return self._suffix(budget, end)
 
     def entry(self, index: int) -> ViewEntry:
         if self.plain:
             return self._plain.entry(index)
         self._sync()
-        n = len(self._rows)
-        if index < 0:
-            index += n
-        if not 0 <= index < n:
-            raise IndexError(f"view index {index} out of range (0..{n - 1})")
+        index = self._checked(index)
         return self._entry(index, self._rows[index])
 
     def entries(self, start: int = 0, end: int | None = None) -> list[ViewEntry]:
@@ -500,16 +540,6 @@ class ReaderView:
         loaded = iter(self._ms.load_versions(wanted)) if wanted else iter(())
         return [filtered[e.sequence] if e.sequence in filtered else next(loaded) for e in entries]
 
-    def message(self, index: int) -> Message:
-        return self.messages_for([self.entry(index)])[0]
-
-    def messages(self, start: int = 0, end: int | None = None) -> list[Message]:
-        return self.messages_for(self.entries(start, end))
-
-    def load(self, entry: ViewEntry) -> Message:
-        """The body of an entry read from this view."""
-        return self.messages_for([entry])[0]
-
     def index_of(self, message_id: str) -> int | None:
         if self.plain:
             return self._plain.index_of(message_id)
@@ -528,6 +558,262 @@ class ReaderView:
             return self._plain.index_at_sequence(created_sequence)
         self._sync()
         return bisect.bisect_left(self._rows, created_sequence, key=lambda r: r.created_sequence)
+
+
+class MergedView(_RowList):
+    """The :class:`MessageView` of an auxiliary view: a manager's own view with other message slots merged
+    into it, read-only, interleaved by created store sequence (the order the messages were appended in,
+    across slots: sequences are unique store-wide).
+
+    Args:
+        own: The manager's own view (its slot, as its reader sees it, through its filter view).
+        auxiliary: ``(namespace, view)`` of each other slot, in the order listed, each a view of the same
+            reader and filter over that slot on the same branch.
+
+    A message id held by more than one of the views is shown once, from the first that holds it (the
+    manager's own slot, then the auxiliary ones in order). Appends in any slot extend the merged rows
+    (O(new rows)); an edit or removal in any slot, or an append older than the newest merged row (another
+    handle's write applied late), rebuilds them (O(N)), and counts as a mutation (:attr:`mutation_count`)
+    so strategies that keep positions across appends drop them.
+    """
+
+    def __init__(self, own: ReaderView, auxiliary: Sequence[tuple[str, ReaderView]]) -> None:
+        self._own = own
+        self._views: list[ReaderView] = [own, *(v for _, v in auxiliary)]
+        self._names: list[str | None] = [None, *(name for name, _ in auxiliary)]
+        self._rows: list[ViewEntry] = []
+        self._src: list[int] = []  # which view each row comes from (0: the manager's own)
+        self._prefix: list[int] = [0]
+        self._cseqs: list[int] = []
+        self._index: dict[str, int] = {}
+        self._seen: list[int] = [0] * len(self._views)  # rows of each view merged so far
+        self._muts: list[int] = [-1] * len(self._views)  # each view's mutation count at the last merge
+        self._key: list[tuple[int, int]] = []  # (newest sequence, mutation count) of each index at the last merge
+        self._last: list[int] = [0] * len(self._views)  # created sequence of each view's last row then
+        self._rebuilds = 0
+        self._duplicates = False  # a message id met in two views: merges check each row (see _extend)
+
+    @property
+    def message_store(self) -> MessageStore:
+        """The message index of the manager's own slot."""
+        return self._own.message_store
+
+    @property
+    def keep(self) -> ViewFilter | None:
+        """The filter view's predicate the views apply (None: none)."""
+        return self._own.keep
+
+    @property
+    def reader(self) -> str | None:
+        """The reader the views are scoped to."""
+        return self._own.reader
+
+    @property
+    def auxiliary(self) -> list[tuple[str, MessageStore]]:
+        """``(namespace, message index)`` of each auxiliary slot, in the order listed."""
+        return [(name, v.message_store) for name, v in zip(self._names[1:], self._views[1:], strict=True) if name]
+
+    def namespace_of(self, message_id: str) -> str | None:
+        """The auxiliary namespace a message of this view comes from; None for the manager's own (or a
+        message the view does not hold)."""
+        self._sync()
+        i = self._index.get(message_id)
+        return None if i is None else self._names[self._src[i]]
+
+    def namespaces_of(self, message_ids: Iterable[str]) -> dict[str, str]:
+        """``{id: auxiliary namespace}`` of those of ``message_ids`` that come from an auxiliary slot."""
+        self._sync()
+        index, src, names = self._index, self._src, self._names
+        out: dict[str, str] = {}
+        for message_id in message_ids:
+            i = index.get(message_id)
+            name = None if i is None else names[src[i]]
+            if name is not None:
+                out[message_id] = name
+        return out
+
+    def refresh(self) -> bool:
+        """Apply writes made by other handles to every slot (call once before a compile)."""
+        changed = False
+        for v in self._views:
+            changed = v.refresh() or changed
+        return changed
+
+    @property
+    def last_sequence(self) -> int:
+        """Newest store sequence applied to any of the slots' indexes."""
+        return max(v.last_sequence for v in self._views)
+
+    @property
+    def mutation_count(self) -> int:
+        """Edits and removals applied to any slot, plus merges that moved rows: positions stay put while
+        this does not change."""
+        self._sync()
+        return sum(v.message_store.mutation_count for v in self._views) + self._rebuilds
+
+    def _sync(self) -> None:
+        views = self._views
+        # What each view shows follows from its index's newest sequence and mutation count (and the
+        # reader and filter, which do not change): while neither moves, the merged rows stand.
+        key = [(v.message_store.last_seq, v.message_store.mutation_count) for v in views]
+        if key == self._key:
+            return
+        lengths = [len(v) for v in views]  # each view applies its slot's changes first
+        muts = [m for _, m in key]
+        if muts != self._muts:
+            since = self._first_changed(muts)
+            if since:  # and every row a view appended since the last merge (newer than its last row then)
+                changed = [k for k, (old, new) in enumerate(zip(self._key, key, strict=True)) if old != new]
+                since = min([since, *(self._last[k] + 1 for k in changed)])
+            self._rebuild(lengths, muts, since)
+        else:
+            self._merge(lengths, muts)
+        self._key = key
+
+    def _merge(self, lengths: list[int], muts: list[int]) -> None:
+        """Merge the rows the views appended since the last merge."""
+        views = self._views
+        new: list[tuple[ViewEntry, int]] = []
+        for k, v in enumerate(views):
+            if lengths[k] > self._seen[k]:
+                new.extend((e, k) for e in v.entries(self._seen[k], lengths[k]))
+        if not new:
+            return
+        new.sort(key=lambda row: row[0].created_sequence)
+        if self._cseqs and new[0][0].created_sequence < self._cseqs[-1]:
+            self._rebuild(lengths, muts, new[0][0].created_sequence)  # a write applied late lands among the rows
+            return
+        if self._extend((e.created_sequence, k, e) for e, k in new):
+            self._rebuild(lengths, muts)
+            return
+        self._done(lengths, muts)
+
+    def _done(self, lengths: list[int], muts: list[int]) -> None:
+        self._seen, self._muts = lengths, muts
+        self._last = [v.entry(n - 1).created_sequence if n else 0 for v, n in zip(self._views, lengths, strict=True)]
+
+    def _first_changed(self, muts: list[int]) -> int:
+        """The lowest created sequence an edit or removal since the last merge touched (0: unknown)."""
+        lowest: int | None = None
+        for v, old, new in zip(self._views, self._muts, muts, strict=True):
+            if old == new:
+                continue
+            ms = v.message_store
+            pos = ms.mutated_since(old) if old >= 0 else 0
+            if not pos or pos >= len(ms.rows):
+                return 0
+            created = ms.rows[pos].created_seq
+            lowest = created if lowest is None else min(lowest, created)
+        return lowest or 0
+
+    def _rebuild(self, lengths: list[int], muts: list[int], since: int = 0) -> None:
+        """Merge the rows again from the first appended at or after created sequence ``since`` (all of
+        them once a message id held by two views was met)."""
+        if self._rows:
+            self._rebuilds += 1
+        if self._duplicates:
+            since = 0
+        keep = bisect.bisect_left(self._cseqs, since) if since else 0
+        for e in self._rows[keep:]:
+            del self._index[e.id]
+        del self._rows[keep:], self._src[keep:], self._prefix[keep + 1 :], self._cseqs[keep:]
+        runs = [
+            [(e.created_sequence, k, e) for e in v.entries(v.index_at_sequence(since) if since else 0, lengths[k])]
+            for k, v in enumerate(self._views)
+        ]
+        careful = self._duplicates
+        if self._extend(heapq.merge(*runs)) and not (careful and not since):
+            self._rebuild(lengths, muts)  # now careful and whole (see _extend)
+            return
+        self._done(lengths, muts)
+
+    def _extend(self, merged: Iterable[tuple[int, int, ViewEntry]]) -> bool:
+        """Append ``(created sequence, view, entry)`` rows in order, each message id once. Returns True
+        when a row's id is held by an earlier-merged row of a later view: the first view's copy must be
+        shown, so the caller merges everything again, and from then on each row is checked against the
+        earlier views (rare: a host that gives two slots the same message id)."""
+        rows, src, prefix, cseqs, index = self._rows, self._src, self._prefix, self._cseqs, self._index
+        careful = self._duplicates
+        redo = False
+        total = prefix[-1]
+        for cseq, k, e in merged:
+            mid = e.id
+            if mid in index:
+                redo = redo or src[index[mid]] > k
+                continue
+            if careful and k and self._held_before(mid, k):
+                continue  # held by an earlier view: shown once, from that view
+            i = len(rows)
+            index[mid] = i
+            rows.append(ViewEntry(i, mid, e.participant, e.kinds, e.sequence, cseq, e.tokens))
+            src.append(k)
+            total += e.tokens
+            prefix.append(total)
+            cseqs.append(cseq)
+        if redo:
+            self._duplicates = True
+        return redo
+
+    def _held_before(self, message_id: str, k: int) -> bool:
+        """True when a view listed before view ``k`` shows this message id."""
+        return any(
+            v.message_store.entry_for(message_id) is not None and v.index_of(message_id) is not None
+            for v in self._views[:k]
+        )
+
+    def __len__(self) -> int:
+        self._sync()
+        return len(self._rows)
+
+    def tokens(self, start: int = 0, end: int | None = None) -> int:
+        self._sync()
+        return self._span_tokens(start, end)
+
+    def suffix_start(self, budget: int, end: int | None = None) -> int:
+        self._sync()
+        return self._suffix(budget, end)
+
+    def entry(self, index: int) -> ViewEntry:
+        self._sync()
+        return self._rows[self._checked(index)]
+
+    def entries(self, start: int = 0, end: int | None = None) -> list[ViewEntry]:
+        self._sync()
+        a, b = self._clip(start, end)
+        return self._rows[a:b]
+
+    def iter_reverse(self, end: int | None = None) -> Iterator[ViewEntry]:
+        """Entries from ``end - 1`` down to 0, lazily."""
+        self._sync()
+        _, b = self._clip(0, end)
+        rows = self._rows
+        for i in range(b - 1, -1, -1):
+            yield rows[i]
+
+    def messages_for(self, entries: Sequence[ViewEntry]) -> list[Message]:
+        self._sync()
+        groups: dict[int, list[int]] = {}
+        for k, e in enumerate(entries):
+            i = self._index.get(e.id)
+            groups.setdefault(0 if i is None else self._src[i], []).append(k)
+        out: list[Message | None] = [None] * len(entries)
+        for src, ks in groups.items():
+            for k, message in zip(ks, self._views[src].messages_for([entries[k] for k in ks]), strict=True):
+                out[k] = message
+        return [m for m in out if m is not None]
+
+    def index_of(self, message_id: str) -> int | None:
+        self._sync()
+        return self._index.get(message_id)
+
+    def tokens_of(self, message_id: str) -> int | None:
+        self._sync()
+        i = self._index.get(message_id)
+        return None if i is None else self._rows[i].tokens
+
+    def index_at_sequence(self, created_sequence: int) -> int:
+        self._sync()
+        return bisect.bisect_left(self._cseqs, created_sequence)
 
 
 class SliceView:

@@ -202,6 +202,7 @@ def _compile_manager(
     diagnose: bool,
     reader: str | None = None,
     claims: bool = False,
+    auxiliary: list[str] | None = None,
 ) -> Iterator[ContextManager]:
     """A manager on the namespace and branch of an existing store (the current CLI branch when ``branch``
     is None), with the strategy called ``strategy`` (None: the one ``compress`` recorded, else passthrough)
@@ -225,6 +226,7 @@ def _compile_manager(
             branch=branch,
             strategy=_strategy(strategy, max(1, budget - reserve), overflow, recorded),
             view_reader=reader,
+            auxiliary_views=[{"namespace": name} for name in auxiliary or ()],
         ) as cm:
             if index:
                 build_text_index(st)
@@ -301,6 +303,14 @@ def compile_cmd(
         ),
     ] = None,
     reader: ReaderOpt = None,
+    auxiliary: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--auxiliary",
+            help="Merge another namespace's messages read-only into this compile, in append order (repeatable; "
+            "the namespace compiled needs a slot of its own).",
+        ),
+    ] = None,
     ledger_share: Annotated[
         float | None,
         typer.Option(
@@ -345,6 +355,7 @@ def compile_cmd(
             diagnose=not write,
             claims=write,
             reader=reader,
+            auxiliary=auxiliary,
         ) as cm:
             if ledger_share is not None:  # a fixed share: no growth with the conversation
                 cm.ledger_config = replace(cm.ledger_config, share=ledger_share, share_long=ledger_share)

@@ -49,7 +49,7 @@ from ..strategies.base import (
     SummaryResult,
 )
 from ..telemetry import traced_summary_call
-from ..views import MessageView, ReaderView, SliceView, StoreView
+from ..views import MergedView, MessageView, ReaderView, SliceView, StoreView
 from .queries import SummaryQueries
 from .requests import provider_request
 
@@ -239,7 +239,7 @@ class CompressionHost(Protocol):
         """The strategy compression works for (the manager's, or the one its namespace recorded)."""
         ...
 
-    def reader_view(self) -> ReaderView | StoreView:
+    def reader_view(self) -> ReaderView | MergedView | StoreView:
         """The manager's view of its messages (its reader's, after checking the namespace's reader record)."""
         ...
 

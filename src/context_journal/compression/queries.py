@@ -13,7 +13,7 @@ import regex as regex_engine  # type: ignore[import-untyped]  # no stubs shipped
 from .._names import clip_repr
 from ..errors import ContextJournalError, MessageNotFoundError
 from ..strategies.autobiographical import CompressionLog, Summary
-from ..views import ReaderView, StoreView
+from ..views import MergedView, ReaderView, StoreView
 
 __all__ = ["REGEX_SECONDS", "SummaryNotFoundError", "SummaryQueries"]
 
@@ -76,7 +76,9 @@ class SummaryQueries:
         view: Returns the handle's view of the messages (refreshed here before a range is resolved).
     """
 
-    def __init__(self, log: Callable[[], CompressionLog], view: Callable[[], ReaderView | StoreView]) -> None:
+    def __init__(
+        self, log: Callable[[], CompressionLog], view: Callable[[], ReaderView | MergedView | StoreView]
+    ) -> None:
         self._log = log
         self._view = view
 

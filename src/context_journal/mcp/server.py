@@ -389,6 +389,15 @@ def build_server(
                 "0..0.9; 0: none; default: 15%, growing to 30% as the conversation grows.",
             ),
         ] = None,
+        auxiliary_namespaces: Annotated[
+            list[str] | None,
+            Field(
+                max_length=16,
+                description="Merge these namespaces' messages read-only into this compile, in the order they "
+                "were appended (a side reader reading the main conversation; the namespace compiled needs a "
+                "message slot of its own). Their sources name the namespace.",
+            ),
+        ] = None,
     ) -> CompiledContext:
         """The context for the next model call within the budget, in the provider's format (compact JSON);
         with `query` (or `recall_auto`) it also recalls the earlier messages that best match it."""
@@ -407,6 +416,7 @@ def build_server(
                     recall_auto,
                     strategy,
                     ledger_share,
+                    auxiliary_namespaces,
                 )
             )
         )

@@ -863,16 +863,20 @@ class ToolBackend:
         recall_auto: bool = False,
         strategy: str | None = None,
         ledger_share: float | None = None,
+        auxiliary_namespaces: list[str] | None = None,
     ) -> CompiledContext:
         """See :meth:`ContextManager.compile`; ``journal_project`` injects that project's harness view
         (:meth:`ExecutionJournal.render_for_harness`, at most ``journal_tokens``) into the system prompt;
         ``query`` (or ``recall_auto``: the newest user turn) adds a recall section; ``ledger_share`` fixes
-        the working-state block's share of the budget for this call (0..0.9; 0: none).
+        the working-state block's share of the budget for this call (0..0.9; 0: none);
+        ``auxiliary_namespaces`` merges those namespaces' messages read-only into this call's compile
+        (:attr:`ContextManager.auxiliary_views`).
 
         Raises:
-            ValueError: both ``query`` and ``recall_auto`` given, an empty query, or ``ledger_share``
-                outside 0..0.9.
+            ValueError: both ``query`` and ``recall_auto`` given, an empty query, ``ledger_share``
+                outside 0..0.9, or an auxiliary namespace that reads the compiled namespace's own slot.
             LookupError: ``journal_project`` has no entry (the error names the projects there are).
+            NamespaceNotFoundError: an auxiliary namespace does not exist.
         """
         if ledger_share is not None and not 0 <= ledger_share <= 0.9:
             raise ValueError(f"ledger_share must be within 0..0.9, got {ledger_share}")
@@ -893,7 +897,11 @@ class ToolBackend:
             ledger = cm.ledger_config
             if ledger_share is not None:  # for this call only (the manager serves later calls too)
                 cm.ledger_config = dataclasses.replace(ledger, share=ledger_share, share_long=ledger_share)
+            auxiliary = cm.auxiliary_views
+            wanted = [{"namespace": name} for name in auxiliary_namespaces or ()]
             try:
+                if wanted != auxiliary:  # for this call only, like ledger_share
+                    cm.auxiliary_views = wanted
                 result = cm.compile(
                     max_tokens,
                     reserve_for_response,
@@ -941,6 +949,8 @@ class ToolBackend:
                 ) from None
             finally:
                 cm.ledger_config = ledger
+                if cm.auxiliary_views != auxiliary:
+                    cm.auxiliary_views = auxiliary
             markers_dropped: list[str] = []
             if format == "openai":
                 messages = result.to_openai()

@@ -69,9 +69,20 @@ def with_recall(
     terms = query_terms(query)  # raises ValueError for an empty query
     if not terms or config.share == 0 or config.candidates == 0:
         return strategy, query
-    hits = search_messages(messages, query, reader=reader, limit=min(config.candidates, 1000), snippets=False)
-    if getattr(view, "keep", None) is not None:  # a filter view: what it leaves out is no candidate
-        hits = [h for h in hits if view.index_of(h.message_id) is not None]
+    limit = min(config.candidates, 1000)
+    hits = search_messages(messages, query, reader=reader, limit=limit, snippets=False)
+    auxiliary: Sequence[tuple[str, MessageStore]] = getattr(view, "auxiliary", ())
+    if auxiliary:  # a merged view: its other slots are searched too, the hits ranked together
+        for _, other in auxiliary:
+            hits += search_messages(other, query, reader=reader, limit=limit, snippets=False)
+        hits = sorted(hits, key=lambda h: -h.score)[:limit]  # stable: ties keep each slot's order
+    if auxiliary or getattr(view, "keep", None) is not None:
+        # A filter view leaves some out, a merged view shows a message id held by two slots once.
+        shown: dict[str, SearchHit] = {}
+        for h in hits:
+            if h.message_id not in shown and view.index_of(h.message_id) is not None:
+                shown[h.message_id] = h
+        hits = list(shown.values())
     stems = frozenset(stem(t) for t in terms)
     candidates = by_length(hits, view, config.length_norm, stems)
     show_dates = dates if config.dates is None else config.dates

@@ -56,6 +56,8 @@ class Source(NamedTuple):
         complete: True when the whole source is in this message unaltered (a participant name
             prefix does not count as an alteration).
         level: Summary level (summaries only).
+        namespace: The auxiliary namespace a message came from (messages merged into the view by
+            ``auxiliary_views``); None for the compiling manager's own messages and other sources.
     """
 
     kind: Literal["message", "summary", "recall", "injection", "system", "synthetic", "ledger"]
@@ -63,6 +65,7 @@ class Source(NamedTuple):
     sequence: int | None = None
     complete: bool = True
     level: int | None = None
+    namespace: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
@@ -71,6 +74,8 @@ class Source(NamedTuple):
             out["sequence"] = self.sequence
         if self.level is not None:
             out["level"] = self.level
+        if self.namespace is not None:
+            out["namespace"] = self.namespace
         return out
 
 

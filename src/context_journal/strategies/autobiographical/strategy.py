@@ -94,8 +94,10 @@ def _mutations(view: object) -> int | None:
     """How many edits and removals the message index under a store's view (its own, or a reader's) has
     applied: the positions of the messages the view shows stay put while this count does not change
     (appends only add positions at the end). None for any other view."""
-    from ...views import ReaderView, StoreView
+    from ...views import MergedView, ReaderView, StoreView
 
+    if isinstance(view, MergedView):
+        return view.mutation_count  # its own count: merges that moved rows count too
     if not isinstance(view, StoreView | ReaderView):
         return None
     return view.message_store.mutation_count

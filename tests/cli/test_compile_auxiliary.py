@@ -1,0 +1,29 @@
+"""``context-journal compile --auxiliary NS``: another namespace's messages merged read-only into the compile,
+with their namespace in the sources; a mistyped or own-slot namespace is a one-line error."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cli_helpers import runner
+
+from context_journal.cli import app
+from context_journal.manager import ContextManager
+
+
+def test_compile_with_an_auxiliary_namespace(tmp_path: Path) -> None:
+    db = str(tmp_path / "a.db")
+    with ContextManager.open(db) as main:
+        main.add_message("user", "Plan the Lisbon trip", id="u1")
+        side = ContextManager.open(store=main.store, namespace="critic", isolate=True)
+        side.add_message("critic", "There is no budget yet", id="c1")
+        main.add_message("assistant", "Day 1: Alfama", id="a1")
+    res = runner.invoke(app, ["compile", "-s", db, "--budget", "2000", "-n", "critic", "--auxiliary", "default"])
+    assert res.exit_code == 0, res.output
+    sources = [s for m in json.loads(res.stdout)["messages"] for s in m["sources"]]
+    assert [(s["id"], s.get("namespace")) for s in sources] == [("u1", "default"), ("c1", None), ("a1", "default")]
+    res = runner.invoke(app, ["compile", "-s", db, "--budget", "2000", "-n", "critic", "--auxiliary", "defualt"])
+    assert res.exit_code == 1 and "no namespace 'defualt'" in res.output and "Traceback" not in res.output
+    res = runner.invoke(app, ["compile", "-s", db, "--budget", "2000", "--auxiliary", "default"])
+    assert res.exit_code == 1 and "own message slot 'messages'" in res.output
