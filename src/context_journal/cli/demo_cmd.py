@@ -29,7 +29,6 @@ from ..formats.base import Conversation
 from ..llm import LLMRequest, LLMResponse, OfflineSummarizer, Provider, ProviderAuthError, ProviderRequestError
 from ..llm.by_name import PROVIDER_NAMES, provider_by_name
 from ..manager import ContextManager
-from ..messages import MessageInput
 from ..render_stats import Part, Shape, shape_of
 from ..stores import ROOT_BRANCH, Store, open_store
 from ..strategies import COMPRESSING_STRATEGY_NAMES, STRATEGY_NAMES, AutobiographicalConfig, Strategy, strategy_by_name
@@ -402,15 +401,9 @@ def _finish(job: JobReport, as_json: bool) -> None:
 
 
 def _demo_result() -> tuple[ImportResult, Conversation]:
-    from ..demo_data import DEMO_TITLE, demo_conversation
+    from ..demo_data import demo_transcript
 
-    messages = [
-        MessageInput(m["participant"], m["content"], m.get("metadata"), m["id"], m.get("timestamp"))
-        for m in demo_conversation()
-    ]
-    conversation = Conversation(
-        "demo:tally", messages, {"assistant": "Claude", "user": "user", "title": DEMO_TITLE}, primary=True
-    )
+    conversation = demo_transcript()
     return ImportResult("demo", "built-in", [conversation]), conversation
 
 

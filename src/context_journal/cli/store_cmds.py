@@ -10,6 +10,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from ..formats.base import FORMATS as TRANSCRIPT_FORMATS
 from ..manager import ContextManager
 from ..messages import Message, count_visible
 from ..stores import ROOT_BRANCH
@@ -34,7 +35,7 @@ BranchOpt = Annotated[
 ]
 NamespaceOpt = Annotated[str | None, typer.Option("--namespace", "-n", help="Namespace (default: the shared one).")]
 
-FORMATS = ("auto", "claude-code", "locomo", "tau-bench", "irc", "anthropic", "openai", "openai-responses")
+FORMATS = ("auto", *TRANSCRIPT_FORMATS)
 
 
 @app.command("import")

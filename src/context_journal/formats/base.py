@@ -19,6 +19,8 @@ Conversation metadata keys shared by every format:
 
 from __future__ import annotations
 
+import gzip
+import io
 import json
 import os
 from collections.abc import Iterator
@@ -41,11 +43,12 @@ __all__ = [
     "decode_utf8",
     "iter_jsonl",
     "load_json",
+    "open_lines",
     "pairing_problems",
     "parse_tool_arguments",
 ]
 
-FORMATS = ("claude-code", "locomo", "tau-bench", "irc", "anthropic", "openai", "openai-responses")
+FORMATS = ("claude-code", "locomo", "tau-bench", "irc", "anthropic", "openai", "openai-responses", "messages")
 """The format names :func:`read_transcript` accepts (besides ``"auto"``)."""
 
 SAMPLE_LOCATIONS = 5
@@ -268,6 +271,16 @@ def _ends_early(exc: json.JSONDecodeError) -> bool:
 _TOO_DEEP = "JSON nested too deeply to read (no transcript nests this deep; the file is damaged or not a transcript)"
 
 
+def open_lines(path: str | os.PathLike[str]) -> io.BufferedIOBase:
+    """A file opened for reading bytes, decompressed when it is gzip (told by its first two bytes, not its
+    name). Raises OSError as :func:`open` does."""
+    handle = open(path, "rb")  # noqa: SIM115 - the caller closes it
+    if handle.peek(2)[:2] == b"\x1f\x8b":
+        handle.close()
+        return gzip.open(path, "rb")
+    return handle
+
+
 class JsonLines:
     """The objects of a JSON Lines file, read line by line, with damage reported rather than fatal.
 
@@ -296,7 +309,7 @@ class JsonLines:
             ImportFormatError: the file cannot be opened, or (without a skip log) a line is damaged.
         """
         try:
-            handle = open(self.source, "rb")  # noqa: SIM115 - closed by the with below
+            handle = open_lines(self.source)
         except OSError as exc:
             raise ImportFormatError(f"cannot read the file ({exc})", source=self.source) from None
         with handle:

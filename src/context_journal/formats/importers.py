@@ -28,11 +28,12 @@ from ..errors import DuplicateMessageError, ImportFormatError, MalformedContentE
 from ..messages import MessageInput
 from ..namespaces import IMPORT_STATE_PREFIX
 from ..stores import ROOT_BRANCH, Store, open_store
-from .base import FORMATS, Conversation, ImportResult, SkipLog, Skipped, load_json
+from .base import FORMATS, Conversation, ImportResult, SkipLog, Skipped, load_json, open_lines
 from .chat_json import read_anthropic, read_openai
 from .claude_code import read_claude_code
 from .irc import log_files, read_irc
 from .locomo import read_locomo
+from .messages_jsonl import read_messages_jsonl
 from .openai_responses import looks_like_responses, read_openai_responses
 from .tau_bench import read_tau_bench
 
@@ -108,6 +109,22 @@ def _detect_data(data: Any) -> str | None:
     return _chat_flavour(data)
 
 
+def _messages_jsonl(path: Path) -> bool:
+    """Whether a JSON Lines file holds messages as ``add_messages`` takes them (format ``messages``): its
+    first record has a ``participant`` and a ``content``, or is a ``{"conversation": ...}`` header."""
+    try:
+        with open_lines(path) as f:
+            for raw in f:
+                if raw.strip():
+                    record = json.loads(raw)
+                    return isinstance(record, dict) and (
+                        set(record) == {"conversation"} or {"participant", "content"} <= set(record)
+                    )
+    except (OSError, ValueError, RecursionError, EOFError):
+        return False
+    return False
+
+
 def _responses_jsonl(path: Path, lines: int = 50) -> bool:
     """Whether a ``.jsonl`` file holds Responses API records: one of its first ``lines`` records is a
     Response dict (``"object": "response"``), a saved request body (``{"input": ...}``) or an item only the
@@ -145,7 +162,9 @@ def _detect(path: Path, skips: SkipLog | None = None) -> tuple[str, Any]:
     name = path.name
     if name.endswith((".raw.txt", ".annotation.txt")):
         return "irc", None
-    if name.endswith(".jsonl"):
+    if name.endswith((".jsonl", ".jsonl.gz")):
+        if _messages_jsonl(path):
+            return "messages", None
         return ("openai-responses" if _responses_jsonl(path) else "claude-code"), None
     data = load_json(source, skips if skips is not None else SkipLog())
     found = _detect_data(data)
@@ -166,7 +185,7 @@ def detect_format(path: str | os.PathLike[str]) -> str:
 
     Returns:
         One of ``claude-code``, ``locomo``, ``tau-bench``, ``irc``, ``anthropic``, ``openai``,
-        ``openai-responses``.
+        ``openai-responses``, ``messages``.
 
     Raises:
         ImportFormatError: the path does not exist, is not valid JSON, or matches no format.
@@ -212,6 +231,7 @@ def read_transcript(path: str | os.PathLike[str], format: str = "auto") -> Impor
         "anthropic": read_anthropic,
         "openai": read_openai,
         "openai-responses": read_openai_responses,
+        "messages": read_messages_jsonl,
     }
     result = readers[format](p, data=data)
     read.extend(result.skipped)
