@@ -264,7 +264,7 @@ class BranchingMixin:
             view_filter: The child's filter view (``ContextManager.view_filter``): a predicate, None for
                 none, or ``"inherit"`` (the default): this manager's.
             auxiliary_views: The child's auxiliary views (``ContextManager.auxiliary_views``), read on
-                the child's branch; ``"inherit"`` (the default): this manager's.
+                the child's branch and recorded there; ``"inherit"`` (the default): this manager's.
 
         Returns:
             The child manager (it shares this manager's store, token counter, summarizer and compression
@@ -274,9 +274,16 @@ class BranchingMixin:
             BranchExistsError: the branch name is taken; nothing is created.
             MessageNotFoundError: ``at`` names a message not visible here.
             ValueError: an auxiliary view lists the child's own slot (nothing is created).
+            AuxiliaryViewsConflictError: other auxiliary views than the child's namespace records, for a
+                namespace with summaries (they come to the child; nothing is created).
             NamespaceNotFoundError: an auxiliary view names a namespace that does not exist here.
         """
-        from .namespaces import resolve_auxiliary_views
+        from .namespaces import (
+            AUXILIARY_STATE,
+            AuxiliaryViewsConflictError,
+            recorded_auxiliary,
+            resolve_auxiliary_views,
+        )
         from .readers import READER_STATE, ReaderConflictError, recorded_reader, require_recorded_reads
 
         self._check_reader("derive")
@@ -290,9 +297,15 @@ class BranchingMixin:
             require_recorded_reads(strategy)
         if isinstance(auxiliary_views, str) and auxiliary_views == "inherit":
             auxiliary_views = [v.to_dict() for v in self._auxiliary]
-        resolve_auxiliary_views(self._store, self._branch.name, self._slot, auxiliary_views)  # checked first
+        found = resolve_auxiliary_views(self._store, self._branch.name, self._slot, auxiliary_views)  # checked first
+        names = [a.namespace for a in found]
+        inherited = recorded_auxiliary(self._store, self._branch.id, child_ns)
+        if names != (inherited or []) and f"compression/{child_ns}" in self._store.list_slots():
+            raise AuxiliaryViewsConflictError(child_ns, inherited or [], names, "its summaries come to the new branch")
         with self._store.transaction() as tx:
             info = self._store.create_branch(branch, self._branch.name, fork_seq)
+            if names != (inherited or []):  # the child's own record (read before the one it inherits)
+                tx.put_state(info.id, f"{child_ns}/{AUXILIARY_STATE}", names)
             record = Derivation(
                 branch=branch,
                 parent_branch=self._branch.name,
@@ -320,7 +333,6 @@ class BranchingMixin:
             index=self._messages.clone_for(info.id, fork_seq),
             view_reader=reader,
             view_filter=self._view_filter if isinstance(view_filter, str) and view_filter == "inherit" else view_filter,
-            auxiliary_views=auxiliary_views,
         )
         self._ledger_at_fork(child)  # the child's ledger starts as a copy of this one
         return child
@@ -353,7 +365,7 @@ class BranchingMixin:
             summarizer: Its summarizer (default offline).
             view_reader: The reader the child was derived for, named again (a reader's view is never
                 taken from the record alone; bug case B64).
-            auxiliary_views: Its auxiliary views (a handle's, like its strategy: pass them again).
+            auxiliary_views: Its auxiliary views; None (the default): the ones its namespace records.
 
         Raises:
             BranchNotFoundError: no live branch has that name.

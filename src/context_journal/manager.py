@@ -47,9 +47,12 @@ from .errors import MalformedContentError, MessageNotFoundError, RedactionError,
 from .llm import OfflineSummarizer, Provider, ToolDefinition, run_sync
 from .messages import Message, MessageInput, MessageStore, WriteHook, to_timestamp
 from .namespaces import (
+    AUXILIARY_STATE,
     NAMESPACE_MARK,
     AuxiliaryView,
+    AuxiliaryViewsConflictError,
     namespace_is_isolated,
+    recorded_auxiliary,
     recorded_strategy,
     resolve_auxiliary_views,
 )
@@ -284,7 +287,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         if self._view_reader is not None:
             require_recorded_reads(strategy)
         self._slot = slot or (f"messages/{self._namespace}" if isolate else "messages")
-        self._auxiliary = self._check_auxiliary(auxiliary_views, compression)
+        self._auxiliary = self._open_auxiliary(auxiliary_views, compression)
         self._aux_indexes: dict[tuple[str, int], MessageStore] = {}
         if index is not None and index.slot == self._slot and index.branch_id == self._branch.id:
             self._messages = index  # a derived child's index, cloned from its parent's
@@ -352,13 +355,16 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             view_filter: A filter view (see :attr:`view_filter`): ``keep(message) -> bool``; messages it
                 rejects are left out of strategy reads, not of the store or raw reads.
             auxiliary_views: Other namespaces' message slots merged read-only into the strategy's view
-                (see :attr:`auxiliary_views`): ``[{"namespace": "main"}, ...]``.
+                (see :attr:`auxiliary_views`): ``[{"namespace": "main"}, ...]``; recorded for the
+                namespace. None: the ones the namespace records (none if it records none).
 
         Raises:
             ValueError: both or neither of ``path`` and ``store``, or an unknown ``compression``;
                 an auxiliary view that lists this manager's own slot or has an unknown key, or auxiliary
                 views with ``compression="workers"``.
             NamespaceNotFoundError: an auxiliary view names a namespace the branch does not have.
+            AuxiliaryViewsConflictError: the namespace records other auxiliary views on the branch, or
+                has summaries made without the ones named.
             TypeError: ``strategy`` is neither a strategy nor one of the names, ``view_filter`` is
                 not callable, or ``path`` is an open store (pass it as ``store=``).
             StoreError: the SQLite file's directory does not exist (and ``create_dirs`` is False).
@@ -452,26 +458,67 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         (:meth:`get_all_messages`, :meth:`get_message`, :meth:`search_messages`), pins and writes stay on
         this manager's own slot. A slot listed twice, or a message id held by two slots, is shown once.
 
-        Like :attr:`view_filter` it belongs to this handle and is not retroactive: summaries written
-        before the views were added cover their sequence range as it stood. Setting it makes the strategy
-        reload its state.
+        The views belong to the namespace, not to one handle: the first handle that names them records
+        them on its branch (a state record; forks inherit it), and every later handle of the namespace
+        (another process, the command line, the MCP server, a worker) opens with them when it names none.
+        Its summaries are made from the merged view, so a handle naming other views is refused
+        (:class:`~context_journal.namespaces.AuxiliaryViewsConflictError`), and so is naming views for
+        a namespace that already has summaries made without them; another view needs another namespace
+        or a derived branch (``derive(..., auxiliary_views=...)``). Setting the property records the views
+        as opening with them does, and makes the strategy reload its state.
 
         Raises (from the setter):
             ValueError: a view lists this manager's own slot (a namespace over the shared slot reads the
-                shared slot) or has an unknown key; or this manager hands compression to workers (a worker
-                process would summarise the own slot alone).
+                shared slot), names a namespace without a slot of its own (other than ``"default"``), or
+                has an unknown key; or this manager hands compression to workers.
             TypeError: not a list of ``{"namespace": name}`` mappings (or names).
             NamespaceNotFoundError: a namespace does not exist on this branch.
+            AuxiliaryViewsConflictError: the namespace records other views, or has summaries made
+                without these.
         """
         return [v.to_dict() for v in self._auxiliary]
 
     @auxiliary_views.setter
     def auxiliary_views(self, specs: Sequence[Mapping[str, Any] | str] | None) -> None:
-        self._auxiliary = self._check_auxiliary(specs, self._compression_mode)
+        found = self._check_auxiliary(specs, self._compression_mode)
+        if [a.namespace for a in found] == [a.namespace for a in self._auxiliary]:
+            return
+        self._record_auxiliary(found)
+        self._auxiliary = found
         self._compile_view = None
         self._raw_view = None
         if self.strategy is not None and hasattr(self.strategy, "load"):
             self.strategy.load(self._strategy_context())
+
+    def _open_auxiliary(
+        self, specs: Sequence[Mapping[str, Any] | str] | None, compression: str
+    ) -> tuple[AuxiliaryView, ...]:
+        """The auxiliary views a handle opens with: the ones named (recorded for the namespace when it
+        records none), else the ones the namespace records on the branch."""
+        if specs is None:
+            specs = recorded_auxiliary(self._store, self._branch.id, self._namespace) or None
+            return self._check_auxiliary(specs, compression)
+        found = self._check_auxiliary(specs, compression)
+        self._record_auxiliary(found)
+        return found
+
+    def _record_auxiliary(self, found: Sequence[AuxiliaryView]) -> None:
+        """Record ``found`` as the namespace's auxiliary views on this branch, unless it records them.
+
+        Raises:
+            AuxiliaryViewsConflictError: the namespace records others, or records none and already has
+                summaries (made from its own slot: the merged view would hide what they left out).
+        """
+        names = [a.namespace for a in found]
+        recorded = recorded_auxiliary(self._store, self._branch.id, self._namespace)
+        if recorded is not None and names != recorded:
+            raise AuxiliaryViewsConflictError(self._namespace, recorded, names)
+        if recorded is not None or not names:
+            return
+        if f"compression/{self._namespace}" in self._store.list_slots():
+            raise AuxiliaryViewsConflictError(self._namespace, [], names, "it already has summaries made without them")
+        with self._store.transaction() as tx:
+            tx.put_state(self._branch.id, f"{self._namespace}/{AUXILIARY_STATE}", names)
 
     def _check_auxiliary(
         self, specs: Sequence[Mapping[str, Any] | str] | None, compression: str

@@ -23,6 +23,7 @@ __all__ = [
     "list_namespaces",
     "namespace_exists",
     "namespace_is_isolated",
+    "recorded_auxiliary",
     "recorded_config",
     "recorded_strategy",
     "require_namespace",
@@ -48,7 +49,11 @@ def namespace_is_isolated(store: Store, namespace: str | None) -> bool:
     return bool(namespace) and f"messages/{namespace}" in store.list_slots()
 
 
+AUXILIARY_STATE = "auxiliary"
+"""State name (relative to the namespace) of the auxiliary views it records: the namespaces' names, in order."""
+
 _NAMESPACE_STATES = {
+    AUXILIARY_STATE,
     "reader",
     "roles",
     "calibration",
@@ -259,7 +264,14 @@ def resolve_auxiliary_views(
         if not isinstance(name, str) or not name.strip():
             raise ValueError(f"auxiliary_views[{k}] needs a namespace name, got {name!r}")
         require_namespace(store, name, branch)
-        slot = f"messages/{name}" if namespace_is_isolated(store, name) else "messages"
+        isolated = namespace_is_isolated(store, name)
+        if not isolated and name != "default":
+            raise ValueError(
+                f"auxiliary_views[{k}]: namespace {name!r} has no message slot of its own (yet): list 'default' to "
+                "read the shared messages, or name a namespace once its first message is written (an import, or "
+                "isolate=True)"
+            )
+        slot = f"messages/{name}" if isolated else "messages"
         if slot == own_slot:
             raise ValueError(
                 f"auxiliary_views[{k}]: namespace {name!r} reads this manager's own message slot {slot!r}; "
@@ -268,3 +280,35 @@ def resolve_auxiliary_views(
         if all(v.slot != slot for v in out):  # the same slot listed twice is merged once
             out.append(AuxiliaryView(name, slot))
     return tuple(out)
+
+
+class AuxiliaryViewsConflictError(ContextJournalError, ValueError):
+    """A handle names other auxiliary views than the ones its namespace records on the branch (its
+    summaries were made from the recorded merged view; another view would hide or repeat messages).
+
+    Attributes:
+        namespace: The namespace.
+        recorded: The auxiliary namespaces it records.
+        given: The ones the handle named.
+    """
+
+    def __init__(self, namespace: str, recorded: list[str], given: list[str], why: str = "") -> None:
+        self.namespace, self.recorded, self.given = namespace, list(recorded), list(given)
+        super().__init__(
+            f"namespace {namespace!r} records auxiliary views {recorded} on this branch and this handle names {given}"
+            + (f" ({why})" if why else "")
+            + "; omit auxiliary_views to use the recorded ones, or derive a branch or use another namespace "
+            "for another view"
+        )
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def recorded_auxiliary(store: Store, branch_id: int, namespace: str) -> list[str] | None:
+    """The auxiliary namespaces ``namespace`` records on the branch (inherited from the branch it was forked
+    from), or None when it records none. A record that is not a list of names reads as None."""
+    value = store.get_state(branch_id, f"{namespace}/{AUXILIARY_STATE}")
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return list(value)
+    return None

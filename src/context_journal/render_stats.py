@@ -136,11 +136,16 @@ def _middle_bounds(
 def shape_of(cm: ContextManager, result: CompileResult) -> Shape:
     """The parts of ``result``, compiled by ``cm`` (see the module docstring).
 
-    Reads the ids of the manager's messages (no payloads), its chunk records and the summaries the
-    result renders.
+    Reads the ids of the manager's messages (no payloads; those of its auxiliary views' slots too), its
+    chunk records and the summaries the result renders.
     """
     cm.messages.refresh()
-    ids = [e.id for e in cm.messages.iter_entries()]
+    if cm.auxiliary_views:  # the merged view the compile read: the other slots' messages are positions too
+        view = cm._reader_view(check=False)
+        view.refresh()
+        ids = [e.id for e in view.entries()]
+    else:
+        ids = [e.id for e in cm.messages.iter_entries()]
     index = {mid: i for i, mid in enumerate(ids)}
     log = cm.compressor.compression_log()
     with log.lock:

@@ -27,3 +27,29 @@ def test_compile_with_an_auxiliary_namespace(tmp_path: Path) -> None:
     assert res.exit_code == 1 and "no namespace 'defualt'" in res.output and "Traceback" not in res.output
     res = runner.invoke(app, ["compile", "-s", db, "--budget", "2000", "--auxiliary", "default"])
     assert res.exit_code == 1 and "own message slot 'messages'" in res.output
+
+
+def test_compress_uses_the_auxiliary_views_the_namespace_records(tmp_path: Path) -> None:
+    """`compile --auxiliary` records the views for the namespace; `compress -n NS` (the command the lag error
+    names) then summarises the merged view, and the next compile needs no --auxiliary."""
+    db = str(tmp_path / "a.db")
+    with ContextManager.open(db) as main:
+        side = ContextManager.open(store=main.store, namespace="critic", isolate=True)
+        for k in range(120):
+            main.add_message("user" if k % 2 else "assistant", f"turn {k} about the venue and the budget " * 4)
+            if k % 10 == 0:
+                side.add_message("critic", f"note {k}: the venue is too far")
+    args = ["compile", "-s", db, "--budget", "1500", "-n", "critic", "--strategy", "autobiographical"]
+    res = runner.invoke(app, [*args, "--auxiliary", "default", "--json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["parts"].get("summaries", 0) == 0  # nothing summarised yet
+    res = runner.invoke(app, ["compress", "-s", db, "-n", "critic", "--budget", "1500", "--json"])
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(app, [*args, "--json"])
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(app, [*args, "-f", "json"])
+    sources = [s for m in json.loads(res.stdout)["messages"] for s in m["sources"]]
+    assert any(s.get("namespace") == "default" for s in sources)
+    assert any(s["kind"] == "summary" for s in sources)
+    res = runner.invoke(app, [*args, "--auxiliary", "critic"])
+    assert res.exit_code == 1 and "own message slot" in res.output

@@ -1,5 +1,6 @@
 """MCP ``compile_context(auxiliary_namespaces=...)``: a side reader's namespace compiled with an imported
-conversation merged in, for that call only; a mistyped or own-slot namespace is a one-line error."""
+conversation merged in, recorded for the namespace (later calls and compress use it); a mistyped, own-slot
+or conflicting list is a one-line error."""
 
 from __future__ import annotations
 
@@ -32,14 +33,17 @@ def test_compile_context_merges_auxiliary_namespaces_for_the_call() -> None:
             text = str(merged["messages"])
             assert "Regaleira" in text and "Check the Friday plan" in text
             assert text.index("Regaleira") < text.index("Check the Friday plan")  # in append order
-            alone = await call(client, "compile_context", max_tokens=2000, namespace="critic")
-            assert "Regaleira" not in str(alone["messages"])  # that call only
+            later = await call(client, "compile_context", max_tokens=2000, namespace="critic")
+            assert "Regaleira" in str(later["messages"])  # recorded for the namespace
+            error = await fail(client, "compile_context", max_tokens=2000, namespace="critic", auxiliary_namespaces=[])
+            assert "records auxiliary views ['talk']" in error and error.count("\n") == 0
             error = await fail(
                 client, "compile_context", max_tokens=2000, namespace="critic", auxiliary_namespaces=["tlak"]
             )
             assert "no namespace 'tlak'" in error and "talk" in error and error.count("\n") == 0
+            await call(client, "add_message", participant="critic", content="x", namespace="other")
             error = await fail(
-                client, "compile_context", max_tokens=2000, namespace="critic", auxiliary_namespaces=["default"]
+                client, "compile_context", max_tokens=2000, namespace="other", auxiliary_namespaces=["default"]
             )
             assert "own message slot" in error
             # the talk itself is untouched: its own compile holds its two messages only

@@ -19,7 +19,7 @@ from hypothesis_budget import examples
 from context_journal import ContextManager, MemoryStore
 from context_journal.compile import EmptyContextError
 from context_journal.formats import read_transcript
-from context_journal.namespaces import NamespaceNotFoundError
+from context_journal.namespaces import AuxiliaryViewsConflictError, NamespaceNotFoundError
 from context_journal.strategies import AutobiographicalStrategy, WindowedPassthroughStrategy
 from context_journal.testing import ScriptedProvider
 from context_journal.validate import validate_messages
@@ -66,8 +66,14 @@ def test_side_reader_compiles_both_slots_in_sequence_order_and_writes_only_its_o
     # Appends in the other slot after a compile extend the view (another handle's write, applied at refresh).
     main.add_message("user", "Make day 2 lighter", id="u2")
     assert [i for i, _ in _sources(side.compile(10_000))] == ["u1", "c1", "a1", "c2", "u2"]
-    side.auxiliary_views = []
-    assert _sources(side.compile(10_000)) == [("c1", None), ("c2", None)]
+    # The views are the namespace's: recorded on the branch, taken by any later handle that names none.
+    again = ContextManager.open(store=main.store, namespace="critic")
+    assert again.auxiliary_views == [{"namespace": "default"}]
+    assert [i for i, _ in _sources(again.compile(10_000))] == ["u1", "c1", "a1", "c2", "u2"]
+    with pytest.raises(AuxiliaryViewsConflictError, match=r"records auxiliary views \['default'\]"):
+        side.auxiliary_views = []
+    with pytest.raises(AuxiliaryViewsConflictError):
+        ContextManager.open(store=main.store, namespace="critic", auxiliary_views=[])
 
 
 def test_listing_the_own_slot_an_unknown_namespace_or_a_bad_spec_is_refused_and_writes_nothing() -> None:
@@ -81,8 +87,10 @@ def test_listing_the_own_slot_an_unknown_namespace_or_a_bad_spec_is_refused_and_
         ContextManager.open(store=store, namespace="notes", auxiliary_views=[{"namespace": "notes"}])
     with pytest.raises(NamespaceNotFoundError, match="no namespace 'mian'"):
         ContextManager.open(store=store, namespace="s", isolate=True, auxiliary_views=[{"namespace": "mian"}])
-    with pytest.raises(ValueError, match=r"unknown keys \['slot'\]"):
-        _side(store, strategy=None).auxiliary_views = [{"namespace": "default", "slot": "x"}]
+    with pytest.raises(ValueError, match=r"unknown keys \['x'\]"):
+        ContextManager.open(
+            store=store, namespace="s", isolate=True, auxiliary_views=[{"namespace": "default", "x": 1}]
+        )
     with pytest.raises(TypeError, match="must be a list"):
         ContextManager.open(store=store, namespace="s", isolate=True, auxiliary_views={"namespace": "default"})  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="compression='inline'"):
@@ -181,6 +189,69 @@ def test_autobiographical_compression_covers_the_auxiliary_messages() -> None:
     assert {m.id for m in main.get_all_messages()} == {f"m{k}" for k in range(30) if k % 3 != 2}
 
 
+def test_summaries_are_made_from_the_recorded_merged_view_by_every_handle() -> None:
+    """A handle without auxiliary views cannot summarise the namespace from its own slot alone (the merged
+    view's messages would disappear under summaries that do not hold them): any handle that names none
+    compresses the recorded merged view, and one that names others is refused."""
+    store = MemoryStore()
+    talk = ContextManager.open(store=store, namespace="talk", isolate=True)
+    talk.add_message("user", "TAG0 start", id="m0")
+    cfg = {"head_window_tokens": 40, "recent_window_tokens": 200, "target_chunk_tokens": 100}
+    side = ContextManager.open(
+        store=store,
+        namespace="critic",
+        isolate=True,
+        strategy=AutobiographicalStrategy(**cfg),
+        summarizer=ScriptedProvider(default=_echo),
+    )
+    for k in range(1, 40):
+        talk.add_message("user" if k % 2 else "assistant", f"TAG{k} " + "we discussed the venue " * 6)
+        if k % 3 == 0:
+            side.add_message("critic", f"TAG{100 + k} " + "the venue is too far " * 6)
+    side.auxiliary_views = [{"namespace": "talk"}]
+    side.pending_work()  # chunks of the merged view
+    with pytest.raises(AuxiliaryViewsConflictError):
+        side.auxiliary_views = []
+    other = ContextManager.open(  # another process, naming no views: the recorded ones
+        store=store,
+        namespace="critic",
+        strategy=AutobiographicalStrategy(**cfg),
+        summarizer=ScriptedProvider(default=_echo),
+    )
+    assert other.auxiliary_views == [{"namespace": "talk"}]
+    other.drain()
+    result = side.compile(1500)
+    text = json.dumps(result.to_anthropic())
+    tags = [f"TAG{k}" for k in range(40)] + [f"TAG{100 + k}" for k in range(3, 40, 3)]
+    assert [t for t in tags if not re.search(rf"\b{t}\b", text)] == []
+    # A namespace with summaries made from its own slot takes no auxiliary views afterwards.
+    alone = ContextManager.open(
+        store=store, namespace="solo", isolate=True, strategy=AutobiographicalStrategy(**cfg),
+        summarizer=ScriptedProvider(default=_echo),
+    )  # fmt: skip
+    for k in range(30):
+        alone.add_message("user", f"note {k} " + "words " * 20)
+    alone.drain()
+    with pytest.raises(AuxiliaryViewsConflictError, match="summaries made without them"):
+        alone.auxiliary_views = [{"namespace": "talk"}]
+    with pytest.raises(AuxiliaryViewsConflictError, match="summaries come to the new branch"):
+        alone.derive("with-talk", auxiliary_views=[{"namespace": "talk"}])
+
+
+def test_a_namespace_without_a_slot_of_its_own_is_refused_not_read_as_the_shared_one() -> None:
+    store = MemoryStore()
+    ContextManager.open(store=store).add_message("user", "the host's shared conversation")
+    talk = ContextManager.open(store=store, namespace="talk", isolate=True)
+    talk.set_fact("os", "linux")  # the namespace exists, its message slot does not yet
+    with pytest.raises(ValueError, match="'talk' has no message slot of its own"):
+        ContextManager.open(store=store, namespace="critic", isolate=True, auxiliary_views=["talk"])
+    talk.add_message("user", "hello from talk")
+    critic = ContextManager.open(store=store, namespace="critic", isolate=True, auxiliary_views=["talk"])
+    critic.add_message("critic", "a note")
+    assert "hello from talk" in json.dumps(critic.compile(1000).to_anthropic())
+    assert "shared conversation" not in json.dumps(critic.compile(1000).to_anthropic())
+
+
 def test_derive_and_branches_read_the_auxiliary_slot_on_their_own_branch() -> None:
     main = ContextManager.open("memory:")
     main.add_message("user", "before the fork", id="b")
@@ -191,8 +262,9 @@ def test_derive_and_branches_read_the_auxiliary_slot_on_their_own_branch() -> No
     main.add_message("user", "after the fork, on main", id="a")
     assert [i for i, _ in _sources(child.compile(10_000))] == ["b", "n"]
     assert [i for i, _ in _sources(side.compile(10_000))] == ["b", "n", "a"]
-    plain = side.derive("plain", auxiliary_views=None)
+    plain = side.derive("plain", auxiliary_views=None)  # recorded on the new branch: none
     assert plain.auxiliary_views == [] and [i for i, _ in _sources(plain.compile(10_000))] == ["n"]
+    assert ContextManager.open(store=main.store, namespace="critic", branch="plain").auxiliary_views == []
     side.switch_branch("what-if")
     assert [i for i, _ in _sources(side.compile(10_000))] == ["b", "n"]
 
@@ -348,3 +420,14 @@ def test_a_side_reader_over_a_real_conversation(data_dir: Path) -> None:
     assert [t for t in tags if not re.search(rf"\b{t}\b", text)] == []
     shown = {ns for _, ns in _sources(result)}
     assert shown == {None, "talk"}
+
+
+def test_render_stats_count_the_merged_view() -> None:
+    main = ContextManager.open("memory:")
+    for k in range(6):
+        main.add_message("user" if k % 2 == 0 else "assistant", f"main {k}")
+    side = _side(main.store)
+    side.add_message("critic", "a note")
+    side.compile(10_000)
+    stats = side.render_stats()
+    assert stats is not None and stats.conversation_messages == 7 and stats.covered == 7

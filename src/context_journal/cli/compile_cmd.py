@@ -226,7 +226,7 @@ def _compile_manager(
             branch=branch,
             strategy=_strategy(strategy, max(1, budget - reserve), overflow, recorded),
             view_reader=reader,
-            auxiliary_views=[{"namespace": name} for name in auxiliary or ()],
+            auxiliary_views=[{"namespace": name} for name in auxiliary] if auxiliary else None,
         ) as cm:
             if index:
                 build_text_index(st)
@@ -307,8 +307,9 @@ def compile_cmd(
         list[str] | None,
         typer.Option(
             "--auxiliary",
-            help="Merge another namespace's messages read-only into this compile, in append order (repeatable; "
-            "the namespace compiled needs a slot of its own).",
+            help="Merge another namespace's messages read-only into the namespace's compiles, in append order "
+            "(repeatable; the namespace compiled needs a slot of its own). Recorded for the namespace: later "
+            "commands (compile, compress) use them without this option.",
         ),
     ] = None,
     ledger_share: Annotated[

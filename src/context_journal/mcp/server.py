@@ -393,9 +393,10 @@ def build_server(
             list[str] | None,
             Field(
                 max_length=16,
-                description="Merge these namespaces' messages read-only into this compile, in the order they "
-                "were appended (a side reader reading the main conversation; the namespace compiled needs a "
-                "message slot of its own). Their sources name the namespace.",
+                description="Merge these namespaces' messages read-only into the namespace's compiles, in the "
+                "order they were appended (a side reader reading the main conversation; the namespace compiled "
+                "needs a message slot of its own). Recorded for the namespace by the first call that names "
+                "them; later calls (and compress) use them without naming them; other ones are refused.",
             ),
         ] = None,
     ) -> CompiledContext:

@@ -869,12 +869,15 @@ class ToolBackend:
         (:meth:`ExecutionJournal.render_for_harness`, at most ``journal_tokens``) into the system prompt;
         ``query`` (or ``recall_auto``: the newest user turn) adds a recall section; ``ledger_share`` fixes
         the working-state block's share of the budget for this call (0..0.9; 0: none);
-        ``auxiliary_namespaces`` merges those namespaces' messages read-only into this call's compile
-        (:attr:`ContextManager.auxiliary_views`).
+        ``auxiliary_namespaces`` merges those namespaces' messages read-only into the namespace's compiles
+        (:attr:`ContextManager.auxiliary_views`: recorded for the namespace by the first call that names
+        them; later calls may omit them).
 
         Raises:
             ValueError: both ``query`` and ``recall_auto`` given, an empty query, ``ledger_share``
-                outside 0..0.9, or an auxiliary namespace that reads the compiled namespace's own slot.
+                outside 0..0.9, or an auxiliary namespace that reads the compiled namespace's own slot
+                (or has none of its own).
+            AuxiliaryViewsConflictError: the namespace records other auxiliary namespaces.
             LookupError: ``journal_project`` has no entry (the error names the projects there are).
             NamespaceNotFoundError: an auxiliary namespace does not exist.
         """
@@ -897,11 +900,9 @@ class ToolBackend:
             ledger = cm.ledger_config
             if ledger_share is not None:  # for this call only (the manager serves later calls too)
                 cm.ledger_config = dataclasses.replace(ledger, share=ledger_share, share_long=ledger_share)
-            auxiliary = cm.auxiliary_views
-            wanted = [{"namespace": name} for name in auxiliary_namespaces or ()]
             try:
-                if wanted != auxiliary:  # for this call only, like ledger_share
-                    cm.auxiliary_views = wanted
+                if auxiliary_namespaces is not None:  # recorded for the namespace (refused when it records others)
+                    cm.auxiliary_views = [{"namespace": name} for name in auxiliary_namespaces]
                 result = cm.compile(
                     max_tokens,
                     reserve_for_response,
@@ -949,8 +950,6 @@ class ToolBackend:
                 ) from None
             finally:
                 cm.ledger_config = ledger
-                if cm.auxiliary_views != auxiliary:
-                    cm.auxiliary_views = auxiliary
             markers_dropped: list[str] = []
             if format == "openai":
                 messages = result.to_openai()

@@ -69,13 +69,12 @@ def with_recall(
     terms = query_terms(query)  # raises ValueError for an empty query
     if not terms or config.share == 0 or config.candidates == 0:
         return strategy, query
-    limit = min(config.candidates, 1000)
-    hits = search_messages(messages, query, reader=reader, limit=limit, snippets=False)
     auxiliary: Sequence[tuple[str, MessageStore]] = getattr(view, "auxiliary", ())
-    if auxiliary:  # a merged view: its other slots are searched too, the hits ranked together
-        for _, other in auxiliary:
-            hits += search_messages(other, query, reader=reader, limit=limit, snippets=False)
-        hits = sorted(hits, key=lambda h: -h.score)[:limit]  # stable: ties keep each slot's order
+    # A merged view's other slots are searched with this one, in one ranking.
+    others = [index for _, index in auxiliary]
+    hits = search_messages(
+        messages, query, reader=reader, limit=min(config.candidates, 1000), snippets=False, also=others
+    )
     if auxiliary or getattr(view, "keep", None) is not None:
         # A filter view leaves some out, a merged view shows a message id held by two slots once.
         shown: dict[str, SearchHit] = {}

@@ -132,6 +132,7 @@ def search_messages(
     since: datetime | float | str | None = None,
     until: datetime | float | str | None = None,
     snippets: bool = True,
+    also: Sequence[MessageStore] = (),
 ) -> list[SearchHit]:
     """The best ``limit`` visible messages of ``ms`` matching any word of ``query`` (see the module
     docstring), best first, ties newest first.
@@ -146,6 +147,8 @@ def search_messages(
         since: Only messages with timestamp >= this (datetime, epoch seconds or ISO-8601).
         until: Only messages with timestamp < this.
         snippets: Make snippets (False: empty snippets and terms, for callers that need only ids).
+        also: Message indexes of other slots on the same branch searched with ``ms`` in one ranking (a
+            merged view's auxiliary slots); a message id held by two slots may come once from each.
 
     Raises:
         ValueError: the query is empty or whitespace, ``limit`` is outside 1..1000, ``as_of`` is negative,
@@ -162,17 +165,23 @@ def search_messages(
         raise ValueError("since is later than until: no message could match")
     if as_of is not None and (isinstance(as_of, bool) or not isinstance(as_of, int) or as_of < 0):
         raise ValueError(f"as_of must be a store sequence (an integer >= 0), got {as_of!r}")
-    ms.refresh()
-    versions = _visible_versions(ms, as_of) if as_of is not None else None
+    indexes = {ms.slot: ms}
+    for other in also:
+        indexes.setdefault(other.slot, other)
+    for index in indexes.values():
+        index.refresh()
+    versions = {slot: _visible_versions(index, as_of) for slot, index in indexes.items()} if as_of is not None else None
     stems = {stem(t) for t in terms}
 
     def version_of(hit: TextHit) -> tuple[int, int, str | None, float | None] | None:
         """(version, created sequence, participant, timestamp) of a visible hit, None if hidden (the
         participant and timestamp are only known without reading the body when reading the present)."""
+        if hit.slot not in indexes:
+            return None
         if versions is not None:
-            found = versions.get(hit.item)
+            found = versions[hit.slot].get(hit.item)
             return None if found is None or found[0] != hit.seq else (found[0], found[1], None, None)
-        entry = ms.entry_for(hit.item)
+        entry = indexes[hit.slot].entry_for(hit.item)
         if entry is None or entry.seq != hit.seq:
             return None
         return entry.seq, entry.created_seq, entry.participant, entry.timestamp
@@ -182,9 +191,9 @@ def search_messages(
 
     want = max(limit + limit // 4, 20)  # a few spare for hidden versions; asks for more when needed
     while True:
-        candidates = ms.store.search_text(terms, [ms.slot], want)
+        candidates = ms.store.search_text(terms, list(indexes), want)
         out: list[SearchHit] = []
-        seen: set[str] = set()
+        seen: set[tuple[str, str]] = set()
         keep: list[tuple[TextHit, tuple[int, int, str | None, float | None]]] = []
         for hit in candidates:
             v = version_of(hit)
@@ -194,10 +203,15 @@ def search_messages(
         # make, or a past version whose participant and time only the body holds.
         for k in range(0, len(keep), max(limit, 16)):
             batch = keep[k : k + max(limit, 16)]
-            need = [(h.item, v[0], v[1]) for h, v in batch if snippets or h.group or v[2] is None]
-            loaded = {m.sequence: m for m in ms.load_versions(need)} if need else {}
+            loaded: dict[int, Message] = {}
+            for slot, index in indexes.items():
+                need = [
+                    (h.item, v[0], v[1]) for h, v in batch if h.slot == slot and (snippets or h.group or v[2] is None)
+                ]
+                if need:
+                    loaded.update((m.sequence, m) for m in index.load_versions(need))
             for hit, (seq, _created, participant, ts) in batch:
-                if hit.item in seen:
+                if (hit.slot, hit.item) in seen:
                     continue
                 message = loaded.get(seq)
                 shown: Message | None = None
@@ -213,7 +227,7 @@ def search_messages(
                     if shown is None:
                         continue
                 assert participant is not None and ts is not None
-                seen.add(hit.item)
+                seen.add((hit.slot, hit.item))
                 text, matched = snippet(message_text(shown), stems) if shown is not None and snippets else ("", ())
                 when = datetime.fromtimestamp(ts, UTC)
                 out.append(SearchHit(hit.item, seq, participant, when, hit.score, text, matched))
