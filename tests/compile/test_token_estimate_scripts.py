@@ -230,7 +230,9 @@ def test_random_letters_are_not_priced_as_words(seed: int, count: int, case: str
     0.41-0.53x in mixed case, 0.72-0.81x in one case. Their letter pairs are mostly not a word's
     (``_word_tokens.COMMON_PAIRS``), so they are priced as random letters; one in twenty is not found and
     stays priced as a word. A list of five to twenty lies at 1.03-1.14x on average, 0.87-1.51x at worst
-    (of 20,000 lists), so the bounds here are 0.85-1.55x."""
+    (of 20,000 lists), so the bounds here are 0.85-1.55x; a list of fewer than ten varies more (CI's
+    hypothesis found five mixed-case strings at 1.57x, seed 8357; 6,000 sampled lists of five to nine top
+    at 1.50x), so its ceiling is 1.65x."""
     rng = random.Random(seed)
 
     def one() -> str:
@@ -243,7 +245,7 @@ def test_random_letters_are_not_priced_as_words(seed: int, count: int, case: str
 
     text = sep.join(one() for _ in range(count))
     ratio = estimate_text_tokens(text) / _reference(text)
-    assert 0.85 <= ratio <= 1.55, (case, count, round(ratio, 2), text[:60])
+    assert 0.85 <= ratio <= (1.65 if count < 10 else 1.55), (case, count, round(ratio, 2), text[:60])
 
 
 @FAST
