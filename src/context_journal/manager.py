@@ -192,13 +192,13 @@ def _per_class(
     if best is None:
         # None fitted (each smaller compile held more of the dearer class): price at the dearest class's
         # factor, an upper bound of any mix's own factor, so the content fits class by class.
-        top = max([*calibration.classes.values(), calibration.unreported_factor, calibration.factor])
+        dearest = _ceiling(calibration)
         try:
-            compiled, chosen = run(dataclasses.replace(calibration, factor=top))
+            compiled, chosen = run(dearest)
         except OverBudgetError:
             return result, selection
         mix = _compiled_mix(compiled, counter)
-        own = calibration.apply_mix(mix) / max(1, sum(mix.values())) if mix else top
+        own = calibration.apply_mix(mix) / max(1, sum(mix.values())) if mix else dearest.factor
         provider = math.ceil(compiled.estimated_tokens * own - 1e-9)
         if provider <= compiled.budget:
             best = dataclasses.replace(compiled, tokens=provider, calibration=own), chosen
