@@ -12,7 +12,11 @@ tool_result pairs), then prints:
   into a plain rowid table of the same database, measured in the same run (the floor);
 * ``ratio``: add_us / floor_us (target: <= 1.5, flat across sizes);
 * ``import_msg_s``: bulk import rate through ``add_messages`` in batches of 500;
-* ``open_ms``: time to open the store and build the message index;
+* ``open_ms``: time to open the store and build the message index (in the process that wrote it);
+* ``cold_*``: a fresh process: ``import_ms`` (``import context_journal``, apart), ``open_ms`` (open, the
+  message index built from the token counts stored with the records), ``compile_ms`` (its first windowed
+  compile at 8,000 tokens), and ``repriced_ms``: the same open with a counter whose counts are never stored
+  (a subclass of the default), which prices every message as every open did before counts were stored;
 * ``branch_ms``: median time of ``create_branch`` (target: < 1 ms at every size);
 * ``disk/payload``: bytes on disk (database + WAL after a checkpoint) over payload bytes (target < 1.5).
 
@@ -25,6 +29,8 @@ import argparse
 import json
 import random
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -90,6 +96,33 @@ def build(path: Path, n: int, seed: int = 7) -> tuple[float, float]:
     return time.perf_counter() - start, 0.0
 
 
+COLD = """
+import json, sys, time
+t0 = time.perf_counter()
+from context_journal import ContextManager
+from context_journal.strategies import WindowedPassthroughStrategy
+from context_journal.tokens import EstimatingCounter
+class Repricing(EstimatingCounter):
+    pass
+t1 = time.perf_counter()
+counter = Repricing() if sys.argv[2] == "reprice" else None
+cm = ContextManager.open(sys.argv[1], strategy=WindowedPassthroughStrategy(), token_counter=counter)
+t2 = time.perf_counter()
+cm.compile(8000)
+t3 = time.perf_counter()
+print(json.dumps({"import_ms": (t1 - t0) * 1000, "open_ms": (t2 - t1) * 1000, "compile_ms": (t3 - t2) * 1000}))
+"""
+
+
+def cold_start(path: Path, mode: str) -> dict[str, float]:
+    """Import, open and first compile in a fresh process (best of three)."""
+    runs = []
+    for _ in range(3):
+        out = subprocess.run([sys.executable, "-c", COLD, str(path), mode], capture_output=True, text=True, check=True)
+        runs.append(json.loads(out.stdout))
+    return min(runs, key=lambda r: r["open_ms"] + r["compile_ms"])
+
+
 def median_us(samples: list[float]) -> float:
     return statistics.median(samples) * 1e6
 
@@ -129,6 +162,8 @@ def measure(n: int, writes: int, tmp: Path) -> dict[str, float]:
     store.checkpoint()
     stats = store.stats()
     cm.close()
+    cold = cold_start(path, "stored")
+    repriced = cold_start(path, "reprice")
     return {
         "n": n,
         "add_us": median_us(add),
@@ -136,6 +171,10 @@ def measure(n: int, writes: int, tmp: Path) -> dict[str, float]:
         "ratio": median_us(add) / median_us(floor),
         "import_msg_s": n / build_s,
         "open_ms": open_ms,
+        "cold_import_ms": cold["import_ms"],
+        "cold_open_ms": cold["open_ms"],
+        "cold_compile_ms": cold["compile_ms"],
+        "cold_repriced_ms": repriced["open_ms"],
         "branch_ms": statistics.median(branch) * 1000,
         "disk_mb": stats.bytes_on_disk / 1e6,
         "payload_mb": stats.payload_bytes / 1e6,
@@ -156,13 +195,24 @@ def main() -> None:
         for r in rows:
             print(json.dumps(r))
         return
-    head = ("messages", "add_us", "floor_us", "ratio", "import_msg_s", "open_ms", "branch_ms", "disk/payload")
+    head = (
+        "messages",
+        "add_us",
+        "floor_us",
+        "ratio",
+        "import_msg_s",
+        "open_ms",
+        "cold: import / open / first compile / open repricing (ms)",
+        "branch_ms",
+        "disk/payload",
+    )
     print(" | ".join(head))
     print(" | ".join("---" for _ in head))
     for r in rows:
         print(
             f"{r['n']:,} | {r['add_us']:.1f} | {r['floor_us']:.1f} | {r['ratio']:.2f} | {r['import_msg_s']:,.0f} | "
-            f"{r['open_ms']:.0f} | {r['branch_ms']:.3f} | {r['disk_mb']:.1f}/{r['payload_mb']:.1f} MB "
+            f"{r['open_ms']:.0f} | {r['cold_import_ms']:.0f} / {r['cold_open_ms']:.0f} / {r['cold_compile_ms']:.0f} / "
+            f"{r['cold_repriced_ms']:.0f} | {r['branch_ms']:.3f} | {r['disk_mb']:.1f}/{r['payload_mb']:.1f} MB "
             f"= {r['disk_ratio']:.2f}"
         )
 

@@ -42,7 +42,7 @@ from .content import (
 from .errors import CorruptRecordError, DuplicateMessageError, MalformedContentError, MessageNotFoundError
 from .stores.base import Op, Record, Store, Transaction
 from .stores.fulltext import index_documents
-from .tokens import TokenCounter
+from .tokens import TokenCounter, counter_key
 
 __all__ = ["Message", "MessageInput", "MessageStore", "WriteHook", "count_visible", "new_message_id", "to_timestamp"]
 
@@ -239,6 +239,16 @@ def _audiences(content: Sequence[Mapping[str, Any]]) -> tuple[frozenset[str] | N
     return None
 
 
+def _stored_count(ix: str) -> int | None:
+    """The token count of a :attr:`~context_journal.stores.Record.ix` (``"<key> <tokens>"``, more fields
+    may follow), or None when it cannot be read (a row written around the library): then the message is
+    priced again."""
+    parts = ix.split(" ", 2)
+    if len(parts) < 2 or not parts[1].isdigit() or len(parts[1]) > 12:
+        return None
+    return int(parts[1])
+
+
 def _audience_blocks(audience: tuple[frozenset[str] | None, ...] | None) -> int:
     return 0 if audience is None else sum(1 for a in audience if a is not None)
 
@@ -277,6 +287,11 @@ class MessageStore:
         self.slot = slot
         self.branch_id = branch_id
         self.counter = counter
+        # The key of the counts stored with the records (Record.ix): a record whose key is this one is
+        # not priced again (None: this counter's counts are never stored nor trusted).
+        key = counter_key(counter)
+        self._counter_key = key
+        self._ix_prefix = None if key is None else key + " "
         self.lock = threading.RLock()
         # Entries in append order with their token estimates, copy-on-write (blockindex.py): a derived
         # child's index shares the parent's blocks (so deriving is O(1)).
@@ -292,7 +307,8 @@ class MessageStore:
         self._last_seq = 0
         self._token = store.change_token()
         self._seen_head = store.head_seq()
-        self._pending: list[tuple[int, str, Op, dict[str, Any] | None]] = []
+        # Our own writes, applied at commit: (sequence, id, operation, stored body, token count).
+        self._pending: list[tuple[int, str, Op, dict[str, Any] | None, int | None]] = []
         self._pending_token = self._token
         self._cache: OrderedDict[int, Message] = OrderedDict()
         # A clone's parent's cache, read (never written) on a miss until this cache is full: a version
@@ -324,8 +340,17 @@ class MessageStore:
                 continue
             if rec.op in (Op.APPEND, Op.EDIT) and not isinstance(body, dict):
                 raise CorruptRecordError(rec.seq, rec.slot, rec.item, "a message record without a message body")
+            tokens = None
+            prefix = self._ix_prefix
+            if (
+                prefix is not None
+                and rec.ix is not None
+                and rec.ix.startswith(prefix)
+                and "redacted" not in (body or ())
+            ):
+                tokens = _stored_count(rec.ix)  # a redaction stub's count is not its erased content's
             try:
-                self._apply_one(rec, body)
+                self._apply_one(rec, body, tokens)
             except (
                 KeyError,
                 TypeError,
@@ -338,7 +363,8 @@ class MessageStore:
                 ) from None
         self._index.settle()  # one pass over the sums of the blocks this batch edited (blockindex.py)
 
-    def _apply_one(self, rec: Record, body: dict[str, Any] | None) -> None:
+    def _apply_one(self, rec: Record, body: dict[str, Any] | None, tokens: int | None = None) -> None:
+        """Apply one record to the index (``tokens``: the message's count when known, else it is priced)."""
         self._last_seq = max(self._last_seq, rec.seq)
         pos = self.positions.get(rec.item)
         if rec.op == Op.APPEND:
@@ -356,7 +382,8 @@ class MessageStore:
             if aud is not None:
                 entry = replace(entry, audience=aud)
                 self.audience_blocks += _audience_blocks(aud)
-            tokens = self.counter.count_message(entry.participant, body["content"])
+            if tokens is None:
+                tokens = self.counter.count_message(entry.participant, body["content"])
             pos = self.positions[rec.item] = self._index.append(entry, tokens)
             self._count_kinds(kinds, +1)
             for observe in self.observers:
@@ -379,7 +406,9 @@ class MessageStore:
                     odd=_odd(body),
                 )
                 self._odd_count += entry.odd
-                self._index.replace(pos, entry, self.counter.count_message(entry.participant, body["content"]), True)
+                if tokens is None:
+                    tokens = self.counter.count_message(entry.participant, body["content"])
+                self._index.replace(pos, entry, tokens, True)
                 self._count_kinds(entry.kinds, +1)
                 self.audience_blocks += _audience_blocks(entry.audience)
                 self._note_mutation(pos)
@@ -465,6 +494,12 @@ class MessageStore:
             body = {**body, "content": externalize_media(body["content"], tx.put_blob)}
         return dump_body(body, message_index), body
 
+    def _count(self, stored: dict[str, Any]) -> tuple[int, str | None]:
+        """The token count of a stored body and the :attr:`~context_journal.stores.Record.ix` written with
+        it (None when this counter has no key)."""
+        tokens = self.counter.count_message(stored["participant"], stored["content"])
+        return tokens, (None if self._counter_key is None else f"{self._counter_key} {tokens}")
+
     def _catch_up(self, first_new_seq: int) -> None:
         """Inside a write transaction, after our first insert got ``first_new_seq``: apply the records of
         this slot that other writers committed since we last looked (there are none when the sequence
@@ -475,7 +510,7 @@ class MessageStore:
             pending_seqs = {p[0] for p in self._pending}
             self._apply([r for r in rows if r.seq not in pending_seqs])
 
-    def _stage(self, tx: Transaction, writes: list[tuple[int, str, Op, dict[str, Any] | None]]) -> None:
+    def _stage(self, tx: Transaction, writes: list[tuple[int, str, Op, dict[str, Any] | None, int | None]]) -> None:
         """Apply our own writes to the index when the outermost transaction commits, never before: a
         write inside a transaction that later rolls back must leave no phantom in the index."""
         if not self._pending:
@@ -487,8 +522,8 @@ class MessageStore:
     def _commit_pending(self) -> None:
         with self.lock:
             now = time.time()
-            for seq, mid, op, stored in self._pending:
-                self._apply_one(Record(seq, self.branch_id, self.slot, mid, op, None, now), stored)
+            for seq, mid, op, stored, tokens in self._pending:
+                self._apply_one(Record(seq, self.branch_id, self.slot, mid, op, None, now), stored, tokens)
             self._index.settle()
             if self._pending:
                 self._seen_head = max(self._seen_head, self._pending[-1][0])
@@ -521,14 +556,15 @@ class MessageStore:
             seen.add(mid)
             prepared.append((mid, body))
         with self.lock, self.store.transaction() as tx:
-            written: list[tuple[int, str, Op, dict[str, Any] | None]] = []
+            written: list[tuple[int, str, Op, dict[str, Any] | None, int | None]] = []
             for i, (mid, body) in enumerate(prepared):
                 text, stored = self._store_body(body, tx, i)
-                seq = tx.append_text(self.branch_id, self.slot, mid, text, Op.APPEND)
+                tokens, ix = self._count(stored)
+                seq = tx.append_text(self.branch_id, self.slot, mid, text, Op.APPEND, ix)
                 tx.index_text(seq, index_documents(stored, self.index_thinking))
                 if i == 0:
                     self._catch_up(seq)
-                written.append((seq, mid, Op.APPEND, stored))
+                written.append((seq, mid, Op.APPEND, stored, tokens))
             for mid, _ in prepared:
                 if mid in self.positions:  # written meanwhile by another handle
                     raise DuplicateMessageError(mid)
@@ -572,7 +608,8 @@ class MessageStore:
             )
             with self.store.transaction() as tx:
                 text, stored = self._store_body(body, tx, 0)
-                seq = tx.append_text(self.branch_id, self.slot, message_id, text, Op.EDIT)
+                tokens, ix = self._count(stored)
+                seq = tx.append_text(self.branch_id, self.slot, message_id, text, Op.EDIT, ix)
                 tx.index_text(seq, index_documents(stored, self.index_thinking))
                 self._catch_up(seq)
                 pos = self.positions.get(message_id)
@@ -581,7 +618,7 @@ class MessageStore:
                 self._check_neighbours(pos, (body["participant"], body["content"]))
                 if then is not None:
                     then(tx, seq, self._index.item(pos).created_seq)
-                self._stage(tx, [(seq, message_id, Op.EDIT, stored)])
+                self._stage(tx, [(seq, message_id, Op.EDIT, stored, tokens)])
             return seq
 
     def remove(self, message_id: str, then: WriteHook | None = None) -> int:
@@ -602,7 +639,7 @@ class MessageStore:
                 self._check_neighbours(pos, None)
                 if then is not None:
                     then(tx, seq, self._index.item(pos).created_seq)
-                self._stage(tx, [(seq, message_id, Op.REMOVE, None)])
+                self._stage(tx, [(seq, message_id, Op.REMOVE, None, None)])
             return seq
 
     # ---- paused messages and their continuations (pause_turn) -------------------------------------

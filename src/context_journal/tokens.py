@@ -1286,6 +1286,48 @@ class EstimatingCounter:
 _DEFAULT_COUNTER = EstimatingCounter()
 
 
+ESTIMATE_VERSION = 1
+"""The version of the default estimate's counts (:class:`EstimatingCounter`, and the non-text prices
+:class:`TiktokenCounter` shares with it). A message's count is stored with its record under a key that
+names this version (:func:`counter_key`), and a store opened by an estimate of another version prices
+its messages again instead of trusting the stored counts. Raised whenever a count changes;
+``tests/compile/test_estimate_version.py`` pins a fingerprint of counts over a fixed corpus to this number,
+so a change of the estimate that leaves it alone fails there."""
+
+_PRICE_FIELDS = (
+    "image_tokens",
+    "document_tokens",
+    "message_overhead",
+    "block_overhead",
+    "tool_use_overhead",
+    "tool_result_overhead",
+    "pdf_page_tokens",
+)
+
+
+def counter_key(counter: object) -> str | None:
+    """A short key naming exactly how ``counter`` counts a message, for counts stored with the records
+    (8 hex characters), or None for a counter whose counts cannot be vouched for: any class other than
+    :class:`EstimatingCounter` and :class:`TiktokenCounter` themselves (a subclass or a third-party
+    counter may count differently with the same prices), whose messages are always priced again.
+
+    The key covers the class, its prices (:data:`_PRICE_FIELDS`), tiktoken's encoding, the estimate's
+    version (:data:`ESTIMATE_VERSION`) and the Unicode version of the running Python (the estimate reads
+    character properties, which a newer Unicode may change)."""
+    kind = type(counter)
+    if kind is EstimatingCounter:
+        name = "estimate"
+    elif kind is TiktokenCounter:
+        name = f"tiktoken/{getattr(counter.encoding, 'name', '?')}"  # type: ignore[attr-defined]
+    else:
+        return None
+    import unicodedata
+
+    prices = ",".join(str(getattr(counter, f)) for f in _PRICE_FIELDS)
+    text = f"{name}|{prices}|v{ESTIMATE_VERSION}|u{unicodedata.unidata_version}"
+    return hashlib.sha256(text.encode()).hexdigest()[:8]
+
+
 # --- the exact counter ---------------------------------------------------------------------------
 
 _ENCODINGS: dict[str, dict[str, Any]] = {

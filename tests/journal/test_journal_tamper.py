@@ -29,6 +29,7 @@ from context_journal.journal import ExecutionJournal, HeadKeyRequiredError, Jour
 from context_journal.stores import SQLiteStore, Store
 from context_journal.stores import sqlite as sqlite_backend
 from context_journal.stores.integrity import check_store
+from context_journal.stores.migrations import INDEX_FIELDS
 
 KEY = b"host-held secret"
 runner = CliRunner()
@@ -192,12 +193,16 @@ def test_sqlite_records_refuse_update_and_delete(tmp_path: Path) -> None:
     cm.close()
     conn = sqlite3.connect(tmp_path / "s.db", isolation_level=None)
     try:
-        for statement in ("UPDATE records SET body = '{}' WHERE seq = 1", "DELETE FROM records WHERE seq = 1"):
+        for statement in (
+            "UPDATE records SET body = '{}' WHERE seq = 1",
+            "UPDATE records SET ix = NULL WHERE seq = 1",  # the stored count too
+            "DELETE FROM records WHERE seq = 1",
+        ):
             with pytest.raises(sqlite3.DatabaseError, match="records are append-only"):
                 conn.execute(statement)
         with pytest.raises(sqlite3.DatabaseError, match="append-only"):  # an upsert's replace deletes a row
             conn.execute(
-                "INSERT OR REPLACE INTO records(seq, branch_id, slot_id, item, op, ts, body) SELECT * FROM records"
+                "INSERT OR REPLACE INTO records(seq, branch_id, slot_id, item, op, ts, body, ix) SELECT * FROM records"
             )
     finally:
         conn.close()
@@ -237,7 +242,8 @@ def test_an_older_sqlite_store_gets_the_record_triggers_at_open(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     full = list(sqlite_backend.MIGRATIONS)
-    monkeypatch.setattr(sqlite_backend, "MIGRATIONS", [m for m in full if m.version < 9])
+    older = [m for m in full if m.version < 9 or m.name == INDEX_FIELDS]  # (the column reads and writes need)
+    monkeypatch.setattr(sqlite_backend, "MIGRATIONS", older)
     old = ContextManager.open(tmp_path / "old.db")
     old.add_message("user", "written by the previous version")
     old.close()

@@ -85,6 +85,10 @@ class Record:
         op: The operation.
         body: Compact JSON text, or None for a tombstone.
         ts: Wall-clock time of the write, seconds since the epoch (informational; order is by ``seq``).
+        ix: What the message index keeps of a message version, written with it so that opening a store
+            does not price every message again: ``"<counter key> <tokens>"`` (see
+            :func:`~context_journal.tokens.counter_key`), or None (other records, records written
+            before this field existed or by a counter with no key, and redacted versions).
     """
 
     seq: int
@@ -94,6 +98,7 @@ class Record:
     op: Op
     body: str | None
     ts: float
+    ix: str | None = None
 
     def value(self) -> Any:
         """The decoded JSON body (None for a tombstone).
@@ -271,13 +276,14 @@ class Transaction:
                 self._store._summary_insert(self, seq, documents)
         return seq
 
-    def append_text(self, branch_id: int, slot: str, item: str, body: str | None, op: Op) -> int:
-        """Like :meth:`append` with ``body`` already encoded as compact JSON text.
+    def append_text(self, branch_id: int, slot: str, item: str, body: str | None, op: Op, ix: str | None = None) -> int:
+        """Like :meth:`append` with ``body`` already encoded as compact JSON text, and ``ix`` the
+        message index's fields of a message version (:attr:`Record.ix`).
 
         Raises:
             BranchNotFoundError: the branch was deleted (perhaps by another handle); nothing is written.
         """
-        seq = self._store._insert(branch_id, slot, item, op, body, time.time())
+        seq = self._store._insert(branch_id, slot, item, op, body, time.time(), ix)
         if branch_id not in self._live_checked:
             # Checked after the insert, under the write lock, so a concurrent delete cannot slip between.
             self._store._require_live_branch(branch_id)
@@ -388,7 +394,10 @@ class Store(ABC):
     def _rollback(self) -> None: ...
 
     @abstractmethod
-    def _insert(self, branch_id: int, slot: str, item: str, op: Op, body: str | None, ts: float) -> int: ...
+    def _insert(
+        self, branch_id: int, slot: str, item: str, op: Op, body: str | None, ts: float, ix: str | None = None
+    ) -> int:
+        """Insert a record (``ix``: :attr:`Record.ix`); returns its sequence."""
 
     @abstractmethod
     def _rows(self, slot: str, branch_id: int, after: int, upto: int, item: str | None = None) -> list[Record]: ...

@@ -112,9 +112,11 @@ class MemoryStore(Store):
         self._snapshot = None
 
     # records
-    def _insert(self, branch_id: int, slot: str, item: str, op: Op, body: str | None, ts: float) -> int:
+    def _insert(
+        self, branch_id: int, slot: str, item: str, op: Op, body: str | None, ts: float, ix: str | None = None
+    ) -> int:
         seq = len(self._records) + 1
-        self._records.append(Record(seq, branch_id, slot, item, op, body, ts))
+        self._records.append(Record(seq, branch_id, slot, item, op, body, ts, ix))
         self._by_slot.setdefault((slot, branch_id), []).append(seq)
         self._by_item.setdefault((slot, branch_id, item), []).append(seq)
         return seq
@@ -273,7 +275,7 @@ class MemoryStore(Store):
     def _null_bodies(self, tx: Transaction, seqs: Sequence[int]) -> None:
         old = [self._records[seq - 1] for seq in seqs]
         for rec in old:
-            self._records[rec.seq - 1] = replace(rec, body=None)
+            self._records[rec.seq - 1] = replace(rec, body=None, ix=None)
 
         def undo() -> None:
             for rec in old:
@@ -284,7 +286,7 @@ class MemoryStore(Store):
     def _stub_bodies(self, tx: Transaction, bodies: Mapping[int, str]) -> None:
         old = [self._records[seq - 1] for seq in bodies]
         for rec in old:
-            self._records[rec.seq - 1] = replace(rec, body=bodies[rec.seq])
+            self._records[rec.seq - 1] = replace(rec, body=bodies[rec.seq], ix=None)
 
         def undo() -> None:
             for rec in old:

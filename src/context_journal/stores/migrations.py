@@ -45,6 +45,11 @@ class Migration(Generic[B]):
     step: Callable[[B], None]
 
 
+INDEX_FIELDS = "records: the message index's fields stored with each message version"
+"""The name of the migration that gives ``records`` its ``ix`` column (:attr:`~context_journal.stores.Record.ix`),
+the same on every SQL backend."""
+
+
 def apply_migrations(target: B, migrations: Sequence[Migration[B]]) -> list[int]:
     """Apply every migration not yet recorded, in order.
 

@@ -43,7 +43,7 @@ from typing import Any
 from ..errors import MissingExtraError, StoreBusyError, StoreError
 from .base import ROOT_BRANCH, Op, StoreStats, Transaction
 from .fulltext import MAX_GROUPS, TextHit, words
-from .migrations import Migration, apply_migrations
+from .migrations import INDEX_FIELDS, Migration, apply_migrations
 from .queue import WorkClaim
 from .sql import SQLStore
 
@@ -332,6 +332,50 @@ REDACTION_SETTING = "context_journal.redaction"
 a redaction's statements through; only the redaction path sets it, and only around its own statements."""
 
 
+_STUB_OK = r"""CREATE OR REPLACE FUNCTION redaction_stub_ok(new_body TEXT, old_body TEXT) RETURNS boolean
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE n jsonb; o jsonb; clean text; fixed text;
+BEGIN
+    IF new_body IS NULL THEN
+        RETURN true;
+    END IF;
+    BEGIN
+        n := new_body::jsonb;
+        -- jsonb refuses the escape of a NUL character: each one (not a quoted backslash before "u0000")
+        -- becomes U+0001 first; the fields compared below hold none
+        clean := old_body;
+        LOOP
+            fixed := regexp_replace(clean, '((?:^|[^\\])(?:\\\\)*)\\u0000', '\1\\u0001', 'g');
+            EXIT WHEN fixed = clean;
+            clean := fixed;
+        END LOOP;
+        o := clean::jsonb;
+    EXCEPTION WHEN others THEN
+        RETURN false;
+    END;
+    RETURN jsonb_typeof(n) = 'object' AND jsonb_typeof(o) = 'object'
+        AND (n -> 'redacted') = 'true'::jsonb
+        AND (n -> 'participant') IS NOT DISTINCT FROM (o -> 'participant')
+        AND (n -> 'timestamp') IS NOT DISTINCT FROM (o -> 'timestamp')
+        AND (n - 'participant' - 'content' - 'timestamp' - 'redacted') = '{}'::jsonb
+        AND jsonb_typeof(n -> 'content') = 'array' AND jsonb_array_length(n -> 'content') = 1
+        AND (n #>> '{content,0,type}') = 'text' AND (n #>> '{content,0,text}') = '[redacted]'
+        AND ((n -> 'content' -> 0) - 'type' - 'text' - 'audience') = '{}'::jsonb
+        AND (NOT (n -> 'content' -> 0) ? 'audience' OR (
+            jsonb_typeof(n #> '{content,0,audience}') = 'array'
+            AND NOT EXISTS (
+                SELECT 1 FROM jsonb_array_elements(n #> '{content,0,audience}') e
+                WHERE jsonb_typeof(e) <> 'string'
+            )
+        ));
+END $$;
+"""
+"""The function the records' UPDATE guard asks whether a redaction's new body may replace the old one:
+NULL, or the stub of the same participant and time. ``jsonb`` refuses the JSON escape of a NUL character,
+which made a message holding one impossible to redact: the old body's NULs become U+0001 before it is read
+(only its participant and time are compared)."""
+
+
 def _m6_redaction(store: PostgresStore) -> None:
     # Redaction (stores/redaction.py) is the one change a record may undergo: its body set to NULL,
     # every other column unchanged; and its documents leave the full-text indexes. The guard functions let
@@ -341,35 +385,7 @@ def _m6_redaction(store: PostgresStore) -> None:
     # (who could drop the triggers as well); `verify` checks the triggers.
     store._run_ddl(
         f"""
-        CREATE OR REPLACE FUNCTION redaction_stub_ok(new_body TEXT, old_body TEXT) RETURNS boolean
-        LANGUAGE plpgsql IMMUTABLE AS $$
-        DECLARE n jsonb; o jsonb;
-        BEGIN
-            IF new_body IS NULL THEN
-                RETURN true;
-            END IF;
-            BEGIN
-                n := new_body::jsonb;
-                o := old_body::jsonb;
-            EXCEPTION WHEN others THEN
-                RETURN false;
-            END;
-            RETURN jsonb_typeof(n) = 'object' AND jsonb_typeof(o) = 'object'
-                AND (n -> 'redacted') = 'true'::jsonb
-                AND (n -> 'participant') IS NOT DISTINCT FROM (o -> 'participant')
-                AND (n -> 'timestamp') IS NOT DISTINCT FROM (o -> 'timestamp')
-                AND (n - 'participant' - 'content' - 'timestamp' - 'redacted') = '{{}}'::jsonb
-                AND jsonb_typeof(n -> 'content') = 'array' AND jsonb_array_length(n -> 'content') = 1
-                AND (n #>> '{{content,0,type}}') = 'text' AND (n #>> '{{content,0,text}}') = '[redacted]'
-                AND ((n -> 'content' -> 0) - 'type' - 'text' - 'audience') = '{{}}'::jsonb
-                AND (NOT (n -> 'content' -> 0) ? 'audience' OR (
-                    jsonb_typeof(n #> '{{content,0,audience}}') = 'array'
-                    AND NOT EXISTS (
-                        SELECT 1 FROM jsonb_array_elements(n #> '{{content,0,audience}}') e
-                        WHERE jsonb_typeof(e) <> 'string'
-                    )
-                ));
-        END $$;
+        {_STUB_OK}
         CREATE OR REPLACE FUNCTION records_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN
             IF TG_OP = 'UPDATE' THEN
@@ -424,6 +440,20 @@ def _m7_journal_redaction(store: PostgresStore) -> None:
     )
 
 
+def _m8_index_fields(store: PostgresStore) -> None:
+    # What the message index keeps of a message version (Record.ix: the counter's key and the token count),
+    # written with the record so that opening a store does not price every message again; older records
+    # have none and are priced at open as before. A redaction clears it with the body (the count was the
+    # erased content's); the guard of migration 6 refuses every other UPDATE.
+    store._run_ddl("ALTER TABLE records ADD COLUMN IF NOT EXISTS ix TEXT")
+
+
+def _m9_stub_check_reads_nul(store: PostgresStore) -> None:
+    # The check of migration 6 read the old body as jsonb, which refuses a NUL character: a message holding
+    # one could not be redacted (the guard refused the UPDATE). Its NULs are replaced first now (_STUB_OK).
+    store._run_ddl(_STUB_OK)
+
+
 MIGRATIONS: list[Migration[PostgresStore]] = [
     Migration(1, "records, branches, slots, head, blobs; append-only triggers", _m1_schema),
     Migration(2, "execution journal (append-only triggers)", _m2_journal),
@@ -434,6 +464,8 @@ MIGRATIONS: list[Migration[PostgresStore]] = [
         6, "redaction: the guards of records and the full-text indexes let its statements through", _m6_redaction
     ),
     Migration(7, "journal redaction: the guard lets exactly an entry's body redaction through", _m7_journal_redaction),
+    Migration(8, INDEX_FIELDS, _m8_index_fields),
+    Migration(9, "redaction: a message holding a NUL character can be redacted", _m9_stub_check_reads_nul),
 ]
 
 
@@ -728,13 +760,16 @@ class PostgresStore(SQLStore):
 
     # ---- records ----------------------------------------------------------------------------------
 
-    def _insert(self, branch_id: int, slot: str, item: str, op: Op, body: str | None, ts: float) -> int:
+    def _insert(
+        self, branch_id: int, slot: str, item: str, op: Op, body: str | None, ts: float, ix: str | None = None
+    ) -> int:
         self._lock_head()
         sid = self._slot_id(slot, create=True)
         seq = self._next_seq + 1
         self._execute(
-            "INSERT INTO records(seq, branch_id, slot_id, item, op, ts, body) VALUES (%s, %s, %s, %s, %s, %s, %s)",
-            (seq, branch_id, sid, item, int(op), ts, body),
+            "INSERT INTO records(seq, branch_id, slot_id, item, op, ts, body, ix) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+            (seq, branch_id, sid, item, int(op), ts, body, ix),
         )
         self._next_seq = seq
         return seq

@@ -47,17 +47,17 @@ class SQLStore(Store):
             return []
         if item is None:
             rows = self._query(
-                "SELECT seq, item, op, body, ts FROM records WHERE slot_id = ? AND branch_id = ? "
+                "SELECT seq, item, op, body, ts, ix FROM records WHERE slot_id = ? AND branch_id = ? "
                 "AND seq > ? AND seq <= ? ORDER BY seq",
                 (sid, branch_id, after, upto),
             ).fetchall()
         else:
             rows = self._query(
-                "SELECT seq, item, op, body, ts FROM records WHERE slot_id = ? AND item = ? AND branch_id = ? "
+                "SELECT seq, item, op, body, ts, ix FROM records WHERE slot_id = ? AND item = ? AND branch_id = ? "
                 "AND seq > ? AND seq <= ? ORDER BY seq",
                 (sid, item, branch_id, after, upto),
             ).fetchall()
-        return [_record(s, branch_id, slot, it, o, b, t) for s, it, o, b, t in rows]
+        return [_record(s, branch_id, slot, it, o, b, t, x) for s, it, o, b, t, x in rows]
 
     def _latest(self, slot: str, branch_id: int, upto: int, item: str) -> Record | None:
         sid = self._slot_id(slot, create=False)
@@ -134,13 +134,13 @@ class SQLStore(Store):
         self._redaction_permit(True)
         for at in range(0, len(seqs), 500):
             part = tuple(seqs[at : at + 500])
-            self._query(f"UPDATE records SET body = NULL WHERE seq IN ({','.join('?' * len(part))})", part)
+            self._query(f"UPDATE records SET body = NULL, ix = NULL WHERE seq IN ({','.join('?' * len(part))})", part)
         self._redaction_permit(False)
 
     def _stub_bodies(self, tx: Transaction, bodies: Mapping[int, str]) -> None:
         self._redaction_permit(True)
         for seq, body in sorted(bodies.items()):
-            self._query("UPDATE records SET body = ? WHERE seq = ?", (body, seq))
+            self._query("UPDATE records SET body = ?, ix = NULL WHERE seq = ?", (body, seq))
         self._redaction_permit(False)
 
     def _journal_replace_body(self, tx: Transaction, row: JournalRow, body: str) -> None:
@@ -315,10 +315,14 @@ class SQLStore(Store):
             return [dict(zip(QUEUE_COLUMNS, row, strict=True)) for row in cur.fetchall()]
 
 
-def _record(seq: Any, branch_id: Any, slot: str, item: str, op: Any, body: str | None, ts: Any) -> Record:
+def _record(
+    seq: Any, branch_id: Any, slot: str, item: str, op: Any, body: str | None, ts: Any, ix: Any = None
+) -> Record:
     """A record from its row; a row written around the library with an operation or a time no read can
     use (``op = 77``, ``ts = 'abc'``) is :class:`CorruptRecordError` naming it (``verify`` lists them)."""
     try:
-        return Record(int(seq), int(branch_id), slot, item, Op(op), body, float(ts))
+        return Record(
+            int(seq), int(branch_id), slot, item, Op(op), body, float(ts), ix if isinstance(ix, str) else None
+        )
     except (TypeError, ValueError) as exc:
         raise CorruptRecordError(int(seq), slot, item, f"its row cannot be read ({exc})") from None

@@ -24,7 +24,7 @@ from typing import Any, Literal
 from ..errors import StoreBusyError, StoreError
 from .base import ROOT_BRANCH, Op, StoreStats, Transaction
 from .fulltext import MAX_GROUPS, TextHit, fold_text
-from .migrations import Migration, apply_migrations
+from .migrations import INDEX_FIELDS, Migration, apply_migrations
 from .queue import WorkClaim
 from .sql import SQLStore
 
@@ -324,6 +324,15 @@ def _m11_journal_redaction(store: SQLiteStore) -> None:
     )
 
 
+def _m12_index_fields(store: SQLiteStore) -> None:
+    # What the message index keeps of a message version (Record.ix: the counter's key and the token
+    # count), written with the record so that opening a store does not price every message again. Older
+    # records have none and are priced at open as before. A redaction clears it with the body (the count
+    # was the erased content's); nothing else may change it (the UPDATE guard of migration 10 refuses every
+    # UPDATE outside a redaction).
+    store._conn.execute("ALTER TABLE records ADD COLUMN ix TEXT")
+
+
 MIGRATIONS: list[Migration[SQLiteStore]] = [
     Migration(1, "records, branches, slots, blobs", _m1_schema),
     Migration(2, "item index", _m2_item_index),
@@ -336,6 +345,7 @@ MIGRATIONS: list[Migration[SQLiteStore]] = [
     Migration(9, "records: append-only triggers", _m9_records_append_only),
     Migration(10, "redaction: a permit for exactly one UPDATE, secure deletion", _m10_redaction),
     Migration(11, "journal redaction: a permit for exactly one UPDATE of an entry's body", _m11_journal_redaction),
+    Migration(12, INDEX_FIELDS, _m12_index_fields),
 ]
 
 SCRUB_WAIT_MS = 250
@@ -519,11 +529,13 @@ class SQLiteStore(SQLStore):
 
     # ---- records ----------------------------------------------------------------------------------
 
-    def _insert(self, branch_id: int, slot: str, item: str, op: Op, body: str | None, ts: float) -> int:
+    def _insert(
+        self, branch_id: int, slot: str, item: str, op: Op, body: str | None, ts: float, ix: str | None = None
+    ) -> int:
         sid = self._slot_id(slot, create=True)
         cur = self._exec(
-            "INSERT INTO records(branch_id, slot_id, item, op, ts, body) VALUES (?, ?, ?, ?, ?, ?)",
-            (branch_id, sid, item, int(op), ts, body),
+            "INSERT INTO records(branch_id, slot_id, item, op, ts, body, ix) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (branch_id, sid, item, int(op), ts, body, ix),
         )
         return int(cur.lastrowid or 0)
 

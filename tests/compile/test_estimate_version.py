@@ -1,0 +1,70 @@
+"""The default estimate's counts are stored with the records under a key naming ``ESTIMATE_VERSION``
+(``tokens.counter_key``): a store opened by another version prices its messages again. This pins a
+fingerprint of the counts over a fixed corpus to that version, so a change of the estimate that leaves
+the version alone fails here instead of leaving stores with counts the estimate no longer gives.
+
+When it fails after a deliberate change of the estimate: raise ``ESTIMATE_VERSION`` and put the printed
+fingerprint below.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import unicodedata
+from typing import Any
+
+import pytest
+from token_corpus import CORPUS
+
+from context_journal.tokens import ESTIMATE_VERSION, EstimatingCounter, counter_key
+
+FINGERPRINTS = {1: "bfa2450323c4d446"}
+"""ESTIMATE_VERSION -> the fingerprint of its counts over :func:`_blocks`, under :data:`UNICODE`."""
+UNICODE = "14.0.0"
+"""The Unicode version the fingerprints were taken under (Python 3.11): the estimate reads character
+properties, so another Unicode may give other counts (the counter key names the Unicode version too)."""
+
+
+def _blocks() -> list[dict[str, Any]]:
+    """Every corpus text as a text block, a tool input and a tool result, plus the non-text blocks."""
+    out: list[dict[str, Any]] = []
+    for cls, texts in sorted(CORPUS.items()):
+        for text in texts:
+            out.append({"type": "text", "text": text})
+            out.append({"type": "tool_use", "id": "toolu_1", "name": "Write", "input": {"path": cls, "body": text}})
+            out.append({"type": "tool_result", "tool_use_id": "toolu_1", "content": text})
+    out.append({"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}})
+    out.append({"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "a plain text"}})
+    out.append({"type": "thinking", "thinking": "Let me think about the invoices.", "signature": "c2lnbmF0dXJl"})
+    return out
+
+
+def _fingerprint() -> str:
+    counter = EstimatingCounter()
+    counts = [counter.count_block(b) for b in _blocks()]
+    return hashlib.sha256(json.dumps(counts).encode()).hexdigest()[:16]
+
+
+def test_the_estimate_version_names_the_counts_it_gives() -> None:
+    if unicodedata.unidata_version != UNICODE:
+        pytest.skip(f"fingerprints taken under Unicode {UNICODE}, this Python has {unicodedata.unidata_version}")
+    got = _fingerprint()
+    assert FINGERPRINTS.get(ESTIMATE_VERSION) == got, (
+        f"the estimate's counts changed (fingerprint {got}): raise ESTIMATE_VERSION in tokens.py "
+        f"and pin its fingerprint here: {got!r}"
+    )
+
+
+def test_the_counter_key_changes_with_every_price_and_only_known_counters_have_one() -> None:
+    base = counter_key(EstimatingCounter())
+    assert base is not None and len(base) == 8
+    assert counter_key(EstimatingCounter()) == base  # stable across instances
+    for field in ("image_tokens", "message_overhead", "block_overhead", "tool_use_overhead", "pdf_page_tokens"):
+        assert counter_key(EstimatingCounter(**{field: 77})) != base, field
+
+    class Mine(EstimatingCounter):  # may count differently with the same prices
+        pass
+
+    assert counter_key(Mine()) is None
+    assert counter_key(object()) is None

@@ -1,0 +1,171 @@
+"""Token counts stored with the records (``Record.ix``): a message version is written with its count
+under the counter's key, and an index opened over the store reads those counts instead of pricing every
+message again (what made opening a 200,000-message store take seconds). A count is trusted only under
+the same key (same counter class, prices, estimate version and Unicode version); a redaction clears it
+with the body; records without one (older stores, counters with no key) are priced as before. Whatever
+is stored, the index an open builds equals the one pricing every message would build."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis_budget import examples
+
+from context_journal import ContextManager
+from context_journal.messages import MessageStore
+from context_journal.stores import Store
+from context_journal.tokens import EstimatingCounter, counter_key
+
+if TYPE_CHECKING:
+    from conftest import Backend
+
+
+class Recounting(EstimatingCounter):
+    """The default prices under a class of its own: no counter key, so every message is priced."""
+
+
+def _counts(index: MessageStore) -> list[int]:
+    return [index.token_sums.get(p) for p in range(len(index.token_sums))]
+
+
+def _index(store: Store, counter: Any) -> MessageStore:
+    return MessageStore(store, "messages", store.get_branch("main").id, counter)
+
+
+def _ids(index: MessageStore) -> list[str]:
+    return [e.id for e in index.iter_entries()]
+
+
+def _ix(store: Store) -> list[str | None]:
+    return [r.ix for r in store.read_slot("messages", store.get_branch("main").id)]
+
+
+CALL = {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "pytest -q tests/"}}
+RESULT = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "3 passed in 0.41s"}
+
+
+def _write(store: Store) -> ContextManager:
+    cm = ContextManager.open(store=store)
+    cm.add_message("user", "Run the tests in tests/, please. Мы проверим потом. 検索してください")
+    cm.add_message("assistant", [{"type": "text", "text": "Running them."}, CALL])
+    cm.add_message("user", [RESULT])
+    cm.add_message("assistant", "All three pass.")
+    return cm
+
+
+def test_each_message_version_is_written_with_its_count_under_the_counter_key(store: Store) -> None:
+    cm = _write(store)
+    first = _ids(cm.messages)[0]
+    cm.edit_message(first, "Run the tests in tests/ and then the linter.")
+    last = _ids(cm.messages)[-1]
+    cm.remove_message(last)
+    key = counter_key(EstimatingCounter())
+    counter = EstimatingCounter()
+    records = store.read_slot("messages", store.get_branch("main").id)
+    assert [r.op.name for r in records] == ["APPEND"] * 4 + ["EDIT", "REMOVE"]
+    for rec in records[:5]:
+        body = rec.value()
+        assert rec.ix == f"{key} {counter.count_message(body['participant'], body['content'])}"
+    assert records[5].ix is None  # a removal has no count
+    assert _counts(_index(store, EstimatingCounter())) == _counts(_index(store, Recounting()))
+
+
+def test_an_open_reads_the_stored_counts_and_prices_no_message(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    _write(store)
+    expected = _counts(_index(store, Recounting()))
+
+    def refuse(self: EstimatingCounter, participant: str, blocks: Any) -> int:
+        raise AssertionError("priced again at open")
+
+    monkeypatch.setattr(EstimatingCounter, "count_message", refuse)
+    assert _counts(_index(store, EstimatingCounter())) == expected
+
+
+def test_another_counter_prices_every_message_again(store: Store) -> None:
+    _write(store)
+    default = _counts(_index(store, EstimatingCounter()))
+    heavier = _counts(_index(store, EstimatingCounter(message_overhead=10, tool_use_overhead=20)))
+    assert [h - d for h, d in zip(heavier, default, strict=True)] == [6, 18, 6, 6]
+
+
+def test_a_counter_with_no_key_stores_nothing_and_its_records_are_priced_at_open(store: Store) -> None:
+    cm = ContextManager.open(store=store, token_counter=Recounting())
+    cm.add_message("user", "Where did we leave the invoices?")
+    cm.add_message("assistant", "In billing/invoices.py, with the currency fix pending.")
+    assert _ix(store) == [None, None]  # what a store written before counts were stored holds too
+    assert _counts(_index(store, EstimatingCounter())) == _counts(_index(store, Recounting()))
+
+
+def test_a_redaction_clears_the_stored_count_with_the_body(store: Store) -> None:
+    cm = _write(store)
+    secret = _ids(cm.messages)[0]
+    cm.redact(secret, reason="a customer's request")
+    records = [r for r in store.read_slot("messages", store.get_branch("main").id) if r.item == secret]
+    assert records and all(r.ix is None for r in records)  # the stub or erased versions, the removal
+    assert all(r.body is None or r.value().get("redacted") for r in records)
+    reopened = _index(store, EstimatingCounter())
+    assert _counts(reopened) == _counts(_index(store, Recounting()))
+    assert _ids(reopened) == _ids(cm.messages)
+    assert _counts(reopened)[0] < _counts(_index(store, Recounting()))[1]  # the stub's count, not the secret's
+
+
+def test_a_count_written_around_the_library_that_cannot_be_read_is_priced_again(backend: Backend) -> None:
+    if backend.name != "memory":
+        pytest.skip("the SQL stores refuse the UPDATE that would write it (the records' guard)")
+    store = backend.new()
+    _write(store)
+    key = counter_key(EstimatingCounter())
+    for i, bad in enumerate([f"{key}", f"{key} -4", f"{key} lots", f"{key} 9999999999999"]):
+        seq = store.read_slot("messages", store.get_branch("main").id)[i].seq
+        rec = store._records[seq - 1]  # type: ignore[attr-defined]
+        store._records[seq - 1] = type(rec)(**{**{f: getattr(rec, f) for f in rec.__slots__}, "ix": bad})  # type: ignore[attr-defined]
+    assert _counts(_index(store, EstimatingCounter())) == _counts(_index(store, Recounting()))
+
+
+OPS = st.lists(
+    st.tuples(
+        st.sampled_from(["add", "add", "edit", "remove", "redact", "recount"]),
+        st.integers(0, 50),
+        st.text(min_size=1, max_size=40).filter(str.strip),
+    ),
+    min_size=1,
+    max_size=14,
+)
+
+
+def test_the_index_an_open_builds_equals_one_that_prices_every_message(backend: Backend) -> None:
+    """Random appends, edits, removals and redactions, by a handle that stores counts and by one that
+    does not (its counter has no key)."""
+
+    @settings(
+        max_examples=examples(25) if backend.name != "postgres" else max(5, examples(25) // 4),
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow],
+    )
+    @given(ops=OPS)
+    def run(ops: list[tuple[str, int, str]]) -> None:
+        with backend.new() as store:
+            cm = ContextManager.open(store=store)
+            other = ContextManager.open(store=store, token_counter=Recounting())
+            for op, at, text in ops:
+                ids = _ids(cm.messages)
+                if op == "add":
+                    cm.add_message("user", [{"type": "text", "text": text}])
+                elif op == "recount":
+                    other.add_message("assistant", text)
+                elif ids and op == "edit":
+                    cm.edit_message(ids[at % len(ids)], text + " (edited)")
+                elif ids and op == "remove":
+                    cm.remove_message(ids[-1])
+                elif ids and op == "redact":
+                    cm.redact(ids[at % len(ids)], reason="test")
+            cm.messages.refresh()
+            opened = _index(store, EstimatingCounter())
+            assert _counts(opened) == _counts(_index(store, Recounting()))
+            assert _ids(opened) == _ids(cm.messages)
+            assert opened.token_sums.total() == cm.messages.token_sums.total()
+
+    run()
