@@ -917,6 +917,25 @@ class StoreConformance:
                 assert lo - 1.0 <= r.ts <= hi + 1.0, (r.seq, r.ts, lo, hi)  # a second of clock slack
             assert [r.ts for r in records] == sorted(r.ts for r in records)
 
+    def test_records_keep_the_index_fields_they_were_written_with(self, backend: StoreBackend) -> None:
+        """``Record.ix`` (a message version's count under its counter's key) is read back as written,
+        through every handle and after a reopen; a record written without one reads None."""
+        store = backend.new()
+        main = store.get_branch(ROOT_BRANCH).id
+        with store.transaction() as tx:
+            tx.append_text(main, "messages", "counted", '{"participant":"user","content":[]}', Op.APPEND, "k1 7")
+            tx.append_text(main, "messages", "plain", '{"participant":"user","content":[]}', Op.APPEND)
+            tx.append_text(main, "messages", "counted", None, Op.REMOVE)
+        handles = [store, backend.handle(store)]
+        if backend.durable:
+            handles.append(backend.reopen_factory(store)())
+        for h in handles:
+            assert [(r.item, r.ix) for r in h.read_slot("messages", main)] == [
+                ("counted", "k1 7"),
+                ("plain", None),
+                ("counted", None),
+            ]
+
     def test_a_new_process_reads_what_was_committed(self, backend: StoreBackend) -> None:
         """A handle opened as at process start (``reopen_factory``) reads every committed record, state,
         blob and branch, and none of a transaction that rolled back."""
