@@ -239,6 +239,76 @@ def _audiences(content: Sequence[Mapping[str, Any]]) -> tuple[frozenset[str] | N
     return None
 
 
+_Fields = tuple[int, bool, float, tuple[str, ...], str]
+"""What :func:`_stored_fields` reads from a record's ``ix``: tokens, odd, timestamp, block kinds, participant."""
+
+_KINDS: dict[str, tuple[str, ...]] = {}
+"""Block-kind tuples by their stored text, shared by every entry that has them (bounded: emptied at 4,096)."""
+
+_PARTICIPANTS: dict[str, str] = {}
+"""One string per participant name read from stored fields, shared by their entries (bounded like ``_KINDS``)."""
+
+
+def _index_fields(key: str, tokens: int, body: Mapping[str, Any]) -> str:
+    """The ``ix`` of a message version: ``"<key> <tokens>"``, then, when its body allows, the other fields
+    the message index keeps, so an open reads no body: ``" <o|-> <timestamp> <kind,kind,...> <participant>"``
+    (``o``: :func:`_odd`; the participant last, as it may hold spaces). Left out when a block has an
+    audience, a block kind is empty or holds a space or comma, or the timestamp is not a number."""
+    content = body["content"]
+    kinds = [b.get("type") for b in content]
+    timestamp = body.get("timestamp")
+    participant = body["participant"]
+    if (
+        not kinds
+        or not all(isinstance(k, str) and k and " " not in k and "," not in k for k in kinds)
+        or any("audience" in b for b in content)
+        or not isinstance(timestamp, float | int)
+        or isinstance(timestamp, bool)
+        or not isinstance(participant, str)
+    ):
+        return f"{key} {tokens}"
+    return f"{key} {tokens} {'o' if _odd(body) else '-'} {float(timestamp)!r} {','.join(kinds)} {participant}"
+
+
+def _stored_fields(ix: str) -> _Fields | None:
+    """The fields of an ``ix`` written by :func:`_index_fields` (its key already checked), or None when it
+    holds the count alone or cannot be read (then the body is read)."""
+    parts = ix.split(" ", 5)
+    if len(parts) != 6:
+        return None
+    _, n, flag, stamp, kinds, participant = parts
+    if not n.isdigit() or len(n) > 12 or flag not in ("o", "-") or not kinds:
+        return None
+    try:
+        timestamp = float(stamp)
+    except ValueError:
+        return None
+    shared = _KINDS.get(kinds)
+    if shared is None:
+        if len(_KINDS) >= 4096:
+            _KINDS.clear()
+        shared = _KINDS[kinds] = tuple(kinds.split(","))
+    name = _PARTICIPANTS.get(participant)
+    if name is None:
+        if len(_PARTICIPANTS) >= 4096:
+            _PARTICIPANTS.clear()
+        name = _PARTICIPANTS[participant] = participant
+    return int(n), flag == "o", timestamp, shared, name
+
+
+def _entry_fields(
+    fields: tuple[bool, float, tuple[str, ...], str] | None, body: Mapping[str, Any] | None, timestamp: float
+) -> tuple[bool, float, tuple[str, ...], str, tuple[frozenset[str] | None, ...] | None]:
+    """``(odd, timestamp, kinds, participant, audience)`` of an index entry: from stored ``fields`` (no block
+    of theirs has an audience), else from the ``body`` (``timestamp`` when it has none)."""
+    if fields is not None:
+        return (*fields, None)
+    assert body is not None
+    content = body["content"]
+    kinds = tuple(b.get("type", "") for b in content)
+    return _odd(body), float(body.get("timestamp", timestamp)), kinds, body["participant"], _audiences(content)
+
+
 def _stored_count(ix: str) -> int | None:
     """The token count of a :attr:`~context_journal.stores.Record.ix` (``"<key> <tokens>"``, more fields
     may follow), or None when it cannot be read (a row written around the library): then the message is
@@ -317,7 +387,7 @@ class MessageStore:
         self._cache_size = cache_size
         # Told ``(position, id, body)`` of each append applied to the index (the working-state ledger).
         self.observers: list[Callable[[int, str, dict[str, Any]], None]] = []
-        self._apply(store.read_slot(slot, branch_id, as_of=self._seen_head))
+        self._apply(store.read_slot(slot, branch_id, as_of=self._seen_head, bodies=False))
 
     # ---- index maintenance ------------------------------------------------------------------------
 
@@ -328,9 +398,27 @@ class MessageStore:
         self.token_sums = SumsView(self._index, tokens=True)
 
     def _apply(self, records: Sequence[Record]) -> None:
+        # The fields stored with a record (Record.ix) stand for its body when their key is this counter's
+        # and no observer wants bodies; a record whose body was left out (read_slot(bodies=False)) and that
+        # cannot be applied from them has its body read first, all of them in one batch.
+        prefix = self._ix_prefix
+        fast = prefix if not self.observers else None
+        plan: list[tuple[Record, _Fields | None]] = []
+        wanted: list[int] = []
         for rec in records:
             if rec.seq <= self._last_seq:
                 continue
+            fields = _stored_fields(rec.ix) if fast is not None and rec.ix and rec.ix.startswith(fast) else None
+            if fields is None and rec.body is None and rec.ix is not None:
+                wanted.append(rec.seq)
+            plan.append((rec, fields))
+        fetched = self.store.read_bodies(wanted) if wanted else {}
+        for rec, fields in plan:
+            if fields is not None:
+                self._apply_one(rec, None, fields[0], fields[1:])
+                continue
+            if rec.seq in fetched:
+                rec = replace(rec, body=fetched[rec.seq])
             body = rec.value()
             if rec.op in (Op.APPEND, Op.EDIT) and rec.body is None:
                 # A redacted version (context_journal.redaction): the message keeps its position, never live.
@@ -341,7 +429,6 @@ class MessageStore:
             if rec.op in (Op.APPEND, Op.EDIT) and not isinstance(body, dict):
                 raise CorruptRecordError(rec.seq, rec.slot, rec.item, "a message record without a message body")
             tokens = None
-            prefix = self._ix_prefix
             if (
                 prefix is not None
                 and rec.ix is not None
@@ -363,50 +450,48 @@ class MessageStore:
                 ) from None
         self._index.settle()  # one pass over the sums of the blocks this batch edited (blockindex.py)
 
-    def _apply_one(self, rec: Record, body: dict[str, Any] | None, tokens: int | None = None) -> None:
-        """Apply one record to the index (``tokens``: the message's count when known, else it is priced)."""
+    def _apply_one(
+        self,
+        rec: Record,
+        body: dict[str, Any] | None,
+        tokens: int | None = None,
+        fields: tuple[bool, float, tuple[str, ...], str] | None = None,
+    ) -> None:
+        """Apply one record to the index. ``tokens``: the message's count when known, else it is priced;
+        ``fields``: ``(odd, timestamp, kinds, participant)`` read from the record's stored fields, when
+        the body is not at hand (then ``tokens`` is given and no block has an audience)."""
         self._last_seq = max(self._last_seq, rec.seq)
         pos = self.positions.get(rec.item)
         if rec.op == Op.APPEND:
             if pos is not None:
                 return  # defensive: ids are unique; a second append never happens through this API
-            assert body is not None
-            kinds = tuple(b.get("type", "") for b in body["content"])
-            entry = _Entry(
-                rec.item, body["participant"], float(body.get("timestamp", rec.ts)), rec.seq, rec.seq, True, kinds
-            )
-            if _odd(body):
-                entry = replace(entry, odd=True)
-                self._odd_count += 1
-            aud = _audiences(body["content"])
+            odd, timestamp, kinds, participant, aud = _entry_fields(fields, body, rec.ts)
+            entry = _Entry(rec.item, participant, timestamp, rec.seq, rec.seq, True, kinds, aud, odd)
+            self._odd_count += odd
             if aud is not None:
-                entry = replace(entry, audience=aud)
                 self.audience_blocks += _audience_blocks(aud)
             if tokens is None:
-                tokens = self.counter.count_message(entry.participant, body["content"])
+                assert body is not None
+                tokens = self.counter.count_message(participant, body["content"])
             pos = self.positions[rec.item] = self._index.append(entry, tokens)
             self._count_kinds(kinds, +1)
-            for observe in self.observers:
-                observe(pos, rec.item, body)
+            if body is not None:
+                for observe in self.observers:
+                    observe(pos, rec.item, body)
         elif pos is not None:
             # Entries are replaced, never changed in place: a cloned index (clone_for) shares them.
             entry = self._index.item(pos)
             if rec.op == Op.EDIT and entry.live:
-                assert body is not None
                 self._count_kinds(entry.kinds, -1)
                 self.audience_blocks -= _audience_blocks(entry.audience)
                 self._odd_count -= entry.odd
+                odd, timestamp, kinds, participant, aud = _entry_fields(fields, body, entry.timestamp)
                 entry = replace(
-                    entry,
-                    participant=body["participant"],
-                    timestamp=float(body.get("timestamp", entry.timestamp)),
-                    seq=rec.seq,
-                    kinds=tuple(b.get("type", "") for b in body["content"]),
-                    audience=_audiences(body["content"]),
-                    odd=_odd(body),
+                    entry, participant=participant, timestamp=timestamp, seq=rec.seq, kinds=kinds, audience=aud, odd=odd
                 )
                 self._odd_count += entry.odd
                 if tokens is None:
+                    assert body is not None
                     tokens = self.counter.count_message(entry.participant, body["content"])
                 self._index.replace(pos, entry, tokens, True)
                 self._count_kinds(entry.kinds, +1)
@@ -480,7 +565,9 @@ class MessageStore:
                 return False
             self._token = token
             head = self.store.head_seq()
-            new = self.store.read_slot(self.slot, self.branch_id, after=self._last_seq, as_of=head)
+            new = self.store.read_slot(
+                self.slot, self.branch_id, after=self._last_seq, as_of=head, bodies=not self.observers
+            )
             self._apply(new)
             self._seen_head = head
             return bool(new)
@@ -496,9 +583,9 @@ class MessageStore:
 
     def _count(self, stored: dict[str, Any]) -> tuple[int, str | None]:
         """The token count of a stored body and the :attr:`~context_journal.stores.Record.ix` written with
-        it (None when this counter has no key)."""
+        it (None when this counter has no key; see :func:`_index_fields`)."""
         tokens = self.counter.count_message(stored["participant"], stored["content"])
-        return tokens, (None if self._counter_key is None else f"{self._counter_key} {tokens}")
+        return tokens, (None if self._counter_key is None else _index_fields(self._counter_key, tokens, stored))
 
     def _catch_up(self, first_new_seq: int) -> None:
         """Inside a write transaction, after our first insert got ``first_new_seq``: apply the records of

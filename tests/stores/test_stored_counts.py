@@ -16,7 +16,7 @@ from hypothesis_budget import examples
 
 from context_journal import ContextManager
 from context_journal.messages import MessageStore
-from context_journal.stores import Store
+from context_journal.stores import Record, Store
 from context_journal.tokens import EstimatingCounter, counter_key
 
 if TYPE_CHECKING:
@@ -66,22 +66,46 @@ def test_each_message_version_is_written_with_its_count_under_the_counter_key(st
     counter = EstimatingCounter()
     records = store.read_slot("messages", store.get_branch("main").id)
     assert [r.op.name for r in records] == ["APPEND"] * 4 + ["EDIT", "REMOVE"]
-    for rec in records[:5]:
+    for rec in records[:5]:  # the count, then what the index keeps: odd flag, time, block kinds, participant
         body = rec.value()
-        assert rec.ix == f"{key} {counter.count_message(body['participant'], body['content'])}"
+        n = counter.count_message(body["participant"], body["content"])
+        kinds = ",".join(b["type"] for b in body["content"])
+        assert rec.ix == f"{key} {n} - {float(body['timestamp'])!r} {kinds} {body['participant']}"
     assert records[5].ix is None  # a removal has no count
     assert _counts(_index(store, EstimatingCounter())) == _counts(_index(store, Recounting()))
 
 
-def test_an_open_reads_the_stored_counts_and_prices_no_message(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_open_reads_the_stored_fields_and_neither_prices_nor_parses_a_message(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
     _write(store)
-    expected = _counts(_index(store, Recounting()))
+    expected = _index(store, Recounting())
 
-    def refuse(self: EstimatingCounter, participant: str, blocks: Any) -> int:
-        raise AssertionError("priced again at open")
+    def refuse(*args: Any) -> Any:
+        raise AssertionError("a message priced or parsed at open")
 
     monkeypatch.setattr(EstimatingCounter, "count_message", refuse)
-    assert _counts(_index(store, EstimatingCounter())) == expected
+    monkeypatch.setattr(Record, "value", refuse)
+    opened = _index(store, EstimatingCounter())
+    assert _counts(opened) == _counts(expected)
+    assert list(opened.rows) == list(expected.rows)  # participant, time, block kinds, flags: all the same
+
+
+def test_fields_that_cannot_be_stored_leave_the_count_alone_and_the_body_is_read(store: Store) -> None:
+    cm = ContextManager.open(store=store)
+    cm.add_message("ann", [{"type": "text", "text": "for bo only", "audience": ["bo"]}])
+    cm.add_message("assistant", [{"type": "text", "text": "as the system says"}], {"role": "system"})
+    cm.add_message("Dr. Ann Lee", "a participant with spaces")
+    cm.add_message("user", [{"type": "text", "text": "  "}, {"type": "text", "text": "a blank block first"}])
+    key = counter_key(EstimatingCounter())
+    ix = _ix(store)
+    assert ix[0] is not None and ix[0].count(" ") == 1  # an audience: the count alone
+    assert ix[1] is not None and ix[1].split(" ")[2] == "o"  # a metadata role: odd
+    assert ix[2] is not None and ix[2].endswith(" text Dr. Ann Lee")
+    assert ix[3] is not None and ix[3].startswith(f"{key} ") and ix[3].split(" ")[2] == "o"  # a blank block
+    opened, expected = _index(store, EstimatingCounter()), _index(store, Recounting())
+    assert list(opened.rows) == list(expected.rows) and _counts(opened) == _counts(expected)
+    assert opened.audience_blocks == expected.audience_blocks == 1
 
 
 def test_another_counter_prices_every_message_again(store: Store) -> None:
@@ -127,7 +151,7 @@ def test_a_count_written_around_the_library_that_cannot_be_read_is_priced_again(
 
 OPS = st.lists(
     st.tuples(
-        st.sampled_from(["add", "add", "edit", "remove", "redact", "recount"]),
+        st.sampled_from(["add", "add", "edit", "remove", "redact", "recount", "odd", "audience"]),
         st.integers(0, 50),
         st.text(min_size=1, max_size=40).filter(str.strip),
     ),
@@ -156,6 +180,10 @@ def test_the_index_an_open_builds_equals_one_that_prices_every_message(backend: 
                     cm.add_message("user", [{"type": "text", "text": text}])
                 elif op == "recount":
                     other.add_message("assistant", text)
+                elif op == "odd":
+                    cm.add_message("assistant", text, {"role": "system"})
+                elif op == "audience":
+                    cm.add_message("ann lee", [{"type": "text", "text": text, "audience": ["ann lee"]}])
                 elif ids and op == "edit":
                     cm.edit_message(ids[at % len(ids)], text + " (edited)")
                 elif ids and op == "remove":
@@ -164,7 +192,9 @@ def test_the_index_an_open_builds_equals_one_that_prices_every_message(backend: 
                     cm.redact(ids[at % len(ids)], reason="test")
             cm.messages.refresh()
             opened = _index(store, EstimatingCounter())
-            assert _counts(opened) == _counts(_index(store, Recounting()))
+            expected = _index(store, Recounting())
+            assert _counts(opened) == _counts(expected)
+            assert list(opened.rows) == list(expected.rows)
             assert _ids(opened) == _ids(cm.messages)
             assert opened.token_sums.total() == cm.messages.token_sums.total()
 

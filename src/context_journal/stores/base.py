@@ -86,9 +86,11 @@ class Record:
         body: Compact JSON text, or None for a tombstone.
         ts: Wall-clock time of the write, seconds since the epoch (informational; order is by ``seq``).
         ix: What the message index keeps of a message version, written with it so that opening a store
-            does not price every message again: ``"<counter key> <tokens>"`` (see
-            :func:`~context_journal.tokens.counter_key`), or None (other records, records written
-            before this field existed or by a counter with no key, and redacted versions).
+            neither prices nor parses every message: ``"<counter key> <tokens>"`` (see
+            :func:`~context_journal.tokens.counter_key`), then, when the body allows, its odd flag, time,
+            block kinds and participant (``context_journal.messages._index_fields``); or None (other
+            records, records written before this field existed or by a counter with no key, and redacted
+            versions). Opaque to the store.
     """
 
     seq: int
@@ -401,6 +403,11 @@ class Store(ABC):
 
     @abstractmethod
     def _rows(self, slot: str, branch_id: int, after: int, upto: int, item: str | None = None) -> list[Record]: ...
+
+    def _index_rows(self, slot: str, branch_id: int, after: int, upto: int) -> list[Record]:
+        """Like :meth:`_rows` (every item), where a record that carries ``ix`` may come without its body
+        (see :meth:`read_slot`'s ``bodies``). The default reads the bodies too."""
+        return self._rows(slot, branch_id, after, upto)
 
     @abstractmethod
     def _latest(self, slot: str, branch_id: int, upto: int, item: str) -> Record | None:
@@ -829,7 +836,14 @@ class Store(ABC):
     # ---- reads -----------------------------------------------------------------------------------
 
     def read_slot(
-        self, slot: str, branch_id: int, *, after: int = 0, as_of: int | None = None, item: str | None = None
+        self,
+        slot: str,
+        branch_id: int,
+        *,
+        after: int = 0,
+        as_of: int | None = None,
+        item: str | None = None,
+        bodies: bool = True,
     ) -> list[Record]:
         """Every record of ``slot`` visible on the branch with ``seq > after``, in sequence order.
 
@@ -839,6 +853,10 @@ class Store(ABC):
             after: Only records newer than this sequence (for incremental refresh).
             as_of: Read the branch as it stood at this sequence.
             item: Only this item's records.
+            bodies: False lets the backend leave out the body of each record that carries
+                :attr:`Record.ix` (what a message index needs is there): its ``body`` is then None, which
+                for such a record never means a tombstone or a redaction (neither carries ``ix``). Read
+                the bodies with :meth:`read_bodies` when needed.
         """
         with self._lock:
             self._check_open()
@@ -846,7 +864,10 @@ class Store(ABC):
             after = min(after, _INF)  # a caller's sequence past every record (10**20) reads nothing, typed
             for bid, upto in self.lineage(branch_id, as_of).segments:
                 if upto > after:
-                    out.extend(self._rows(slot, bid, after, upto, item))
+                    if bodies or item is not None:
+                        out.extend(self._rows(slot, bid, after, upto, item))
+                    else:
+                        out.extend(self._index_rows(slot, bid, after, upto))
             return out
 
     def get_state(self, branch_id: int, key: str, as_of: int | None = None, default: Any = None) -> Any:
