@@ -249,7 +249,7 @@ _PARTICIPANTS: dict[str, str] = {}
 """One string per participant name read from stored fields, shared by their entries (bounded like ``_KINDS``)."""
 
 
-def _index_fields(key: str, tokens: int, body: Mapping[str, Any]) -> str:
+def index_fields(key: str, tokens: int, body: Mapping[str, Any]) -> str:
     """The ``ix`` of a message version: ``"<key> <tokens>"``, then, when its body allows, the other fields
     the message index keeps, so an open reads no body: ``" <o|-> <timestamp> <kind,kind,...> <participant>"``
     (``o``: :func:`_odd`; the participant last, as it may hold spaces). Left out when a block has an
@@ -271,7 +271,7 @@ def _index_fields(key: str, tokens: int, body: Mapping[str, Any]) -> str:
 
 
 def _stored_fields(ix: str) -> _Fields | None:
-    """The fields of an ``ix`` written by :func:`_index_fields` (its key already checked), or None when it
+    """The fields of an ``ix`` written by :func:`index_fields` (its key already checked), or None when it
     holds the count alone or cannot be read (then the body is read)."""
     parts = ix.split(" ", 5)
     if len(parts) != 6:
@@ -583,9 +583,9 @@ class MessageStore:
 
     def _count(self, stored: dict[str, Any]) -> tuple[int, str | None]:
         """The token count of a stored body and the :attr:`~context_journal.stores.Record.ix` written with
-        it (None when this counter has no key; see :func:`_index_fields`)."""
+        it (None when this counter has no key; see :func:`index_fields`)."""
         tokens = self.counter.count_message(stored["participant"], stored["content"])
-        return tokens, (None if self._counter_key is None else _index_fields(self._counter_key, tokens, stored))
+        return tokens, (None if self._counter_key is None else index_fields(self._counter_key, tokens, stored))
 
     def _catch_up(self, first_new_seq: int) -> None:
         """Inside a write transaction, after our first insert got ``first_new_seq``: apply the records of

@@ -7,6 +7,7 @@ is stored, the index an open builds equals the one pricing every message would b
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -17,6 +18,7 @@ from hypothesis_budget import examples
 from context_journal import ContextManager
 from context_journal.messages import MessageStore
 from context_journal.stores import Record, Store
+from context_journal.stores.integrity import check_store
 from context_journal.tokens import EstimatingCounter, counter_key
 
 if TYPE_CHECKING:
@@ -199,3 +201,28 @@ def test_the_index_an_open_builds_equals_one_that_prices_every_message(backend: 
             assert opened.token_sums.total() == cm.messages.token_sums.total()
 
     run()
+
+
+def test_verify_checks_the_stored_fields_against_each_body(backend: Backend) -> None:
+    store = backend.new()
+    cm = _write(store)
+    cm.edit_message(_ids(cm.messages)[0], "Run the linter too.")
+    cm.add_message("ann", [{"type": "text", "text": "for bo only", "audience": ["bo"]}])
+    assert check_store(store).problems == ()
+    if backend.name != "memory":
+        return  # the SQL stores' guard refuses the UPDATE that would tamper with them
+    records = store.read_slot("messages", store.get_branch("main").id)
+    key = counter_key(EstimatingCounter())
+    tampered = {
+        records[0].seq: records[0].ix.replace(" user", " admin"),  # type: ignore[union-attr]
+        records[1].seq: f"{key} 1 {records[1].ix.split(' ', 2)[2]}",  # type: ignore[union-attr]  # a wrong count
+        records[2].seq: f"{key} 12 x",  # fields that cannot be read
+    }
+    for seq, ix in tampered.items():
+        rec = store._records[seq - 1]  # type: ignore[attr-defined]
+        store._records[seq - 1] = replace(rec, ix=ix)  # type: ignore[attr-defined]
+    found = {p.at: p.reason for p in check_store(store).problems}
+    assert sorted(found) == sorted(tampered), found
+    assert "not its body's" in found[records[0].seq]
+    assert "not the estimate of its body" in found[records[1].seq]
+    assert "not its body's" in found[records[2].seq]

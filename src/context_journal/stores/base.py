@@ -88,7 +88,7 @@ class Record:
         ix: What the message index keeps of a message version, written with it so that opening a store
             neither prices nor parses every message: ``"<counter key> <tokens>"`` (see
             :func:`~context_journal.tokens.counter_key`), then, when the body allows, its odd flag, time,
-            block kinds and participant (``context_journal.messages._index_fields``); or None (other
+            block kinds and participant (``context_journal.messages.index_fields``); or None (other
             records, records written before this field existed or by a counter with no key, and redacted
             versions). Opaque to the store.
     """
@@ -490,9 +490,10 @@ class Store(ABC):
 
     # Integrity scans (stores/integrity.py): every stored row, in pages, and the database's own guards.
 
-    def _scan_records(self, after: int, limit: int) -> list[tuple[int, int, str | None, str, int, str | None]]:
-        """``(seq, branch_id, slot name or None when the slot row is missing, item, op, body)`` of the first
-        ``limit`` records with ``seq > after``, in sequence order."""
+    def _scan_records(self, after: int, limit: int) -> list[tuple[Any, ...]]:
+        """``(seq, branch_id, slot name or None when the slot row is missing, item, op, body, ix)`` of the
+        first ``limit`` records with ``seq > after``, in sequence order (a backend that keeps no ``ix`` may
+        leave it out: six fields)."""
         raise NotImplementedError(f"the {self.backend} backend cannot be scanned for integrity")
 
     def _scan_blobs(self, after: str, limit: int) -> list[tuple[str, int, bytes]]:

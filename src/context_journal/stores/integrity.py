@@ -109,7 +109,7 @@ def check_store(store: Store, *, max_problems: int = 100, page: int = _PAGE) -> 
         redacted = 0
         while True:
             rows = store._scan_records(expected - 1, page)
-            for seq, branch_id, slot, item, op, body in rows:
+            for seq, branch_id, slot, item, op, body, *more in rows:
                 if seq != expected:
                     span = f"{expected}" if seq == expected + 1 else f"{expected}..{seq - 1}"
                     add(IntegrityProblem("records", expected, f"records {span} are missing (deleted)"))
@@ -122,6 +122,8 @@ def check_store(store: Store, *, max_problems: int = 100, page: int = _PAGE) -> 
                         reason = "a redaction stub that is not the exact stub (text written where a body was erased)"
                 elif not reason and is_redacted(value):
                     reason = "a redaction stub that no redaction record names (a body replaced outside a redaction)"
+                elif not reason and more and more[0] is not None and op in (Op.APPEND, Op.EDIT):
+                    reason = _index_problem(str(more[0]), value)
                 if reason:
                     add(IntegrityProblem("records", seq, f"{reason} (slot {slot!r}, item {item!r})"))
                 elif isinstance(value, dict) and isinstance(value.get("content"), list):
@@ -180,6 +182,25 @@ def _record_problem(
             return f"a message id that {problem}", value
         return _message_problem(value), value
     return "", None
+
+
+def _index_problem(ix: str, value: object) -> str:
+    """What is wrong with the index fields stored with a message version (``Record.ix``), which an open
+    trusts instead of its body ("" when nothing is): fields that are not the ones its body gives, or, under
+    the default estimate's key, a token count that is not the estimate's."""
+    from ..messages import index_fields
+    from ..tokens import EstimatingCounter, counter_key
+
+    key, _, rest = ix.partition(" ")
+    count = rest.split(" ", 1)[0]
+    if not isinstance(value, dict) or not count.isdigit() or len(count) > 12:
+        return f"stored index fields that cannot be read ({ix[:60]!r})"
+    if index_fields(key, int(count), value) != ix:
+        return "stored index fields (block kinds, participant, time) that are not its body's"
+    default = EstimatingCounter()
+    if key == counter_key(default) and int(count) != default.count_message(value["participant"], value["content"]):
+        return f"a stored token count ({count}) that is not the estimate of its body"
+    return ""
 
 
 def _blob_refs(content: list[object]) -> list[str]:

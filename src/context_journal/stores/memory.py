@@ -213,9 +213,10 @@ class MemoryStore(Store):
         return list(self._journal)
 
     # integrity scans (stores/integrity.py)
-    def _scan_records(self, after: int, limit: int) -> list[tuple[int, int, str | None, str, int, str | None]]:
+    def _scan_records(self, after: int, limit: int) -> list[tuple[Any, ...]]:
         start = max(0, after)
-        return [(r.seq, r.branch_id, r.slot, r.item, int(r.op), r.body) for r in self._records[start : start + limit]]
+        records = self._records[start : start + limit]
+        return [(r.seq, r.branch_id, r.slot, r.item, int(r.op), r.body, r.ix) for r in records]
 
     def _scan_blobs(self, after: str, limit: int) -> list[tuple[str, int, bytes]]:
         digests = sorted(d for d in self._blobs if d > after)[:limit]

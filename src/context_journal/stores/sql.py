@@ -243,13 +243,13 @@ class SQLStore(Store):
 
     # ---- integrity scans (stores/integrity.py) -----------------------------------------------------
 
-    def _scan_records(self, after: int, limit: int) -> list[tuple[int, int, str | None, str, int, str | None]]:
+    def _scan_records(self, after: int, limit: int) -> list[tuple[Any, ...]]:
         rows = self._query(
-            "SELECT r.seq, r.branch_id, s.name, r.item, r.op, r.body FROM records r LEFT JOIN slots s "
+            "SELECT r.seq, r.branch_id, s.name, r.item, r.op, r.body, r.ix FROM records r LEFT JOIN slots s "
             "ON s.id = r.slot_id WHERE r.seq > ? ORDER BY r.seq LIMIT ?",
             (after, limit),
         ).fetchall()
-        return [(int(q), int(b), n, i, int(o), body) for q, b, n, i, o, body in rows]
+        return [(int(q), int(b), n, i, int(o), body, x) for q, b, n, i, o, body, x in rows]
 
     def _scan_blobs(self, after: str, limit: int) -> list[tuple[str, int, bytes]]:
         rows = self._query(
