@@ -566,7 +566,7 @@ class MessageStore:
             self._token = token
             head = self.store.head_seq()
             new = self.store.read_slot(
-                self.slot, self.branch_id, after=self._last_seq, as_of=head, bodies=not self.observers
+                self.slot, self.branch_id, after=self._last_seq, as_of=head, bodies=bool(self.observers)
             )
             self._apply(new)
             self._seen_head = head
@@ -577,9 +577,14 @@ class MessageStore:
     def _store_body(
         self, body: dict[str, Any], tx: Transaction, message_index: int | None
     ) -> tuple[str, dict[str, Any]]:
+        """The JSON text of a body to write, and the body as a read of that text gives it back: what the
+        index prices and keeps, so the writer's count is the one every later open reads (a tuple in a
+        provider block's extra field is a list in JSON, of another price; of two keys that JSON writes
+        alike, a read keeps the last)."""
         if any(b.get("type") in _MEDIA_KINDS for b in body["content"]):
             body = {**body, "content": externalize_media(body["content"], tx.put_blob)}
-        return dump_body(body, message_index), body
+        text = dump_body(body, message_index)
+        return text, json.loads(text)
 
     def _count(self, stored: dict[str, Any]) -> tuple[int, str | None]:
         """The token count of a stored body and the :attr:`~context_journal.stores.Record.ix` written with

@@ -17,7 +17,7 @@ from hypothesis_budget import examples
 
 from context_journal import ContextManager
 from context_journal.messages import MessageStore
-from context_journal.stores import Record, Store
+from context_journal.stores import MemoryStore, Op, Record, Store
 from context_journal.stores.integrity import check_store
 from context_journal.tokens import EstimatingCounter, counter_key
 
@@ -226,3 +226,52 @@ def test_verify_checks_the_stored_fields_against_each_body(backend: Backend) -> 
     assert "not its body's" in found[records[0].seq]
     assert "not the estimate of its body" in found[records[1].seq]
     assert "not its body's" in found[records[2].seq]
+
+
+def test_a_backend_whose_insert_predates_ix_still_writes_and_its_messages_are_priced_at_open() -> None:
+    class OlderBackend(MemoryStore):
+        """A third-party backend written against the contract before ``ix``: ``_insert`` has six arguments."""
+
+        def _insert(self, branch_id: int, slot: str, item: str, op: Op, body: str | None, ts: float) -> int:  # type: ignore[override]
+            return super()._insert(branch_id, slot, item, op, body, ts)
+
+    store = OlderBackend()
+    cm = ContextManager.open(store=store)
+    cm.add_message("user", "Where did we leave the invoices?")
+    cm.add_message("assistant", [{"type": "text", "text": "In billing/."}, CALL])
+    assert _ix(store) == [None, None]
+    assert _counts(_index(store, EstimatingCounter())) == _counts(cm.messages)
+
+
+def test_the_writer_prices_what_is_stored_so_every_open_agrees_with_it(store: Store) -> None:
+    """A provider block's extra field holding a tuple is a list once stored (of another price), and of two
+    keys JSON writes alike a read keeps the last: the writer prices the body as it reads back."""
+    cm = ContextManager.open(store=store)
+    cm.add_message("user", "hi")
+    cm.add_message("assistant", [{"type": "reasoning", "id": "rs_1", "summary": [], "notes": ("word " * 200,)}])
+    cm.add_message(
+        "assistant", [{"type": "tool_use", "id": "toolu_9", "name": "f", "input": {"a": {1: "x " * 400, "1": "y"}}}]
+    )
+    cm.add_message("user", [{"type": "tool_result", "tool_use_id": "toolu_9", "content": "ok"}])
+    written = _counts(cm.messages)
+    assert written == _counts(_index(store, EstimatingCounter())) == _counts(_index(store, Recounting()))
+    assert written[1] > 200 and written[2] < 100  # the list's words are priced; only the last "1" is kept
+
+
+def test_a_refresh_reads_what_others_wrote_from_the_stored_fields(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reader = _index(store, EstimatingCounter())
+    _write(store)  # another handle writes
+
+    def refuse(*args: Any) -> Any:
+        raise AssertionError("a body parsed by a refresh")
+
+    with monkeypatch.context() as m:
+        m.setattr(Record, "value", refuse)
+        assert reader.refresh()
+    assert list(reader.rows) == list(_index(store, Recounting()).rows)
+    told: list[str] = []
+    reader.observers.append(lambda pos, mid, body: told.append(body["participant"]))  # an observer gets bodies
+    ContextManager.open(store=store).add_message("ann", "one more")
+    assert reader.refresh() and told == ["ann"]

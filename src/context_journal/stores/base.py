@@ -17,6 +17,7 @@ assumes SQLite: sequences come from the backend's own allocator, inside the writ
 
 from __future__ import annotations
 
+import inspect
 import json
 import threading
 import time
@@ -25,6 +26,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import IntEnum
+from functools import cached_property
 from typing import Any, Protocol, cast, runtime_checkable
 
 from .. import telemetry
@@ -285,7 +287,11 @@ class Transaction:
         Raises:
             BranchNotFoundError: the branch was deleted (perhaps by another handle); nothing is written.
         """
-        seq = self._store._insert(branch_id, slot, item, op, body, time.time(), ix)
+        store = self._store
+        if ix is not None and store._keeps_ix:
+            seq = store._insert(branch_id, slot, item, op, body, time.time(), ix=ix)
+        else:
+            seq = store._insert(branch_id, slot, item, op, body, time.time())
         if branch_id not in self._live_checked:
             # Checked after the insert, under the write lock, so a concurrent delete cannot slip between.
             self._store._require_live_branch(branch_id)
@@ -403,6 +409,16 @@ class Store(ABC):
 
     @abstractmethod
     def _rows(self, slot: str, branch_id: int, after: int, upto: int, item: str | None = None) -> list[Record]: ...
+
+    @cached_property
+    def _keeps_ix(self) -> bool:
+        """Whether this backend's ``_insert`` takes ``ix``. One written before the field existed does not:
+        its records are written without it, and an open prices and parses them as it did before."""
+        try:
+            params = inspect.signature(self._insert).parameters.values()
+        except (TypeError, ValueError):
+            return False
+        return any(p.name == "ix" or p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
 
     def _index_rows(self, slot: str, branch_id: int, after: int, upto: int) -> list[Record]:
         """Like :meth:`_rows` (every item), where a record that carries ``ix`` may come without its body
