@@ -277,7 +277,8 @@ def _stored_fields(ix: str) -> _Fields | None:
     if len(parts) != 6:
         return None
     _, n, flag, stamp, kinds, participant = parts
-    if not n.isdigit() or len(n) > 12 or flag not in ("o", "-") or not kinds:
+    tokens = _count_of(n)
+    if tokens is None or flag not in ("o", "-") or not kinds:
         return None
     try:
         timestamp = float(stamp)
@@ -293,7 +294,7 @@ def _stored_fields(ix: str) -> _Fields | None:
         if len(_PARTICIPANTS) >= 4096:
             _PARTICIPANTS.clear()
         name = _PARTICIPANTS[participant] = participant
-    return int(n), flag == "o", timestamp, shared, name
+    return tokens, flag == "o", timestamp, shared, name
 
 
 def _entry_fields(
@@ -309,14 +310,17 @@ def _entry_fields(
     return _odd(body), float(body.get("timestamp", timestamp)), kinds, body["participant"], _audiences(content)
 
 
-def _stored_count(ix: str) -> int | None:
+def stored_count(ix: str) -> int | None:
     """The token count of a :attr:`~context_journal.stores.Record.ix` (``"<key> <tokens>"``, more fields
     may follow), or None when it cannot be read (a row written around the library): then the message is
     priced again."""
     parts = ix.split(" ", 2)
-    if len(parts) < 2 or not parts[1].isdigit() or len(parts[1]) > 12:
-        return None
-    return int(parts[1])
+    return _count_of(parts[1]) if len(parts) > 1 else None
+
+
+def _count_of(text: str) -> int | None:
+    """A stored token count's text as a number (None unless it is 1 to 12 ASCII digits)."""
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 12 else None
 
 
 def _audience_blocks(audience: tuple[frozenset[str] | None, ...] | None) -> int:
@@ -435,7 +439,7 @@ class MessageStore:
                 and rec.ix.startswith(prefix)
                 and "redacted" not in (body or ())
             ):
-                tokens = _stored_count(rec.ix)  # a redaction stub's count is not its erased content's
+                tokens = stored_count(rec.ix)  # a redaction stub's count is not its erased content's
             try:
                 self._apply_one(rec, body, tokens)
             except (

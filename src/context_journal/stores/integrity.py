@@ -188,17 +188,17 @@ def _index_problem(ix: str, value: object) -> str:
     """What is wrong with the index fields stored with a message version (``Record.ix``), which an open
     trusts instead of its body ("" when nothing is): fields that are not the ones its body gives, or, under
     the default estimate's key, a token count that is not the estimate's."""
-    from ..messages import index_fields
+    from ..messages import index_fields, stored_count
     from ..tokens import EstimatingCounter, counter_key
 
-    key, _, rest = ix.partition(" ")
-    count = rest.split(" ", 1)[0]
-    if not isinstance(value, dict) or not count.isdigit() or len(count) > 12:
+    key = ix.partition(" ")[0]
+    count = stored_count(ix)
+    if not isinstance(value, dict) or count is None:
         return f"stored index fields that cannot be read ({ix[:60]!r})"
-    if index_fields(key, int(count), value) != ix:
+    if index_fields(key, count, value) != ix:
         return "stored index fields (block kinds, participant, time) that are not its body's"
     default = EstimatingCounter()
-    if key == counter_key(default) and int(count) != default.count_message(value["participant"], value["content"]):
+    if key == counter_key(default) and count != default.count_message(value["participant"], value["content"]):
         return f"a stored token count ({count}) that is not the estimate of its body"
     return ""
 

@@ -46,26 +46,25 @@ class SQLStore(Store):
         if sid is None:
             return []
         if item is None:
-            rows = self._query(
-                "SELECT seq, item, op, body, ts, ix FROM records WHERE slot_id = ? AND branch_id = ? "
-                "AND seq > ? AND seq <= ? ORDER BY seq",
-                (sid, branch_id, after, upto),
-            ).fetchall()
-        else:
-            rows = self._query(
-                "SELECT seq, item, op, body, ts, ix FROM records WHERE slot_id = ? AND item = ? AND branch_id = ? "
-                "AND seq > ? AND seq <= ? ORDER BY seq",
-                (sid, item, branch_id, after, upto),
-            ).fetchall()
+            return self._slot_rows(sid, slot, branch_id, after, upto, "body")
+        rows = self._query(
+            "SELECT seq, item, op, body, ts, ix FROM records WHERE slot_id = ? AND item = ? AND branch_id = ? "
+            "AND seq > ? AND seq <= ? ORDER BY seq",
+            (sid, item, branch_id, after, upto),
+        ).fetchall()
         return [_record(s, branch_id, slot, it, o, b, t, x) for s, it, o, b, t, x in rows]
 
     def _index_rows(self, slot: str, branch_id: int, after: int, upto: int) -> list[Record]:
         sid = self._slot_id(slot, create=False)
         if sid is None:
             return []
+        return self._slot_rows(sid, slot, branch_id, after, upto, "CASE WHEN ix IS NULL THEN body END")
+
+    def _slot_rows(self, sid: int, slot: str, branch_id: int, after: int, upto: int, body: str) -> list[Record]:
+        """The records of a slot on one branch in ``(after, upto]``, ``body`` the SQL of their body column."""
         rows = self._query(
-            "SELECT seq, item, op, CASE WHEN ix IS NULL THEN body END, ts, ix FROM records "
-            "WHERE slot_id = ? AND branch_id = ? AND seq > ? AND seq <= ? ORDER BY seq",
+            f"SELECT seq, item, op, {body}, ts, ix FROM records WHERE slot_id = ? AND branch_id = ? "
+            "AND seq > ? AND seq <= ? ORDER BY seq",
             (sid, branch_id, after, upto),
         ).fetchall()
         return [_record(s, branch_id, slot, it, o, b, t, x) for s, it, o, b, t, x in rows]
