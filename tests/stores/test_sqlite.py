@@ -10,7 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
+from context_journal.cli import app
 from context_journal.errors import BranchNotFoundError, StoreBusyError, StoreError
 from context_journal.stores import ROOT_BRANCH, SQLiteStore, open_store
 
@@ -84,3 +86,22 @@ def test_second_process_sees_nothing_uncommitted(tmp_path: Path) -> None:
             assert reader.read_slot("messages", main) == []
             assert reader.head_seq() == 0
         assert [r.item for r in reader.read_slot("messages", main)] == ["m1"]
+
+
+def test_a_database_another_tool_made_is_refused_and_left_unchanged(tmp_path: Path) -> None:
+    path = tmp_path / "other.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE foo (x)")
+    conn.execute("INSERT INTO foo VALUES (1)")
+    conn.commit()
+    conn.close()
+    before = path.read_bytes()
+    with pytest.raises(StoreError, match=r"not a context-journal store: it holds other tables \(foo\)"):
+        SQLiteStore(path)
+    assert path.read_bytes() == before
+    result = CliRunner().invoke(app, ["compile", "--store", str(path), "--budget", "4000"])
+    assert result.exit_code == 1 and "not a context-journal store" in result.output
+    assert path.read_bytes() == before
+    empty = tmp_path / "empty.db"
+    sqlite3.connect(empty).close()  # an empty database is a new store
+    SQLiteStore(empty).close()

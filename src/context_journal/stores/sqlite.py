@@ -399,6 +399,7 @@ class SQLiteStore(SQLStore):
             self._conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=busy_timeout)
             self._busy_ms = int(busy_timeout * 1000)
             self._conn.execute(f"PRAGMA busy_timeout = {self._busy_ms}")
+            self._refuse_foreign()
             self._enable_wal(busy_timeout)
             self._conn.execute(f"PRAGMA synchronous = {'FULL' if durability == 'full' else 'NORMAL'}")
             self._conn.execute("PRAGMA foreign_keys = ON")
@@ -419,6 +420,27 @@ class SQLiteStore(SQLStore):
         self._slot_names: dict[int, str] = {}
         self._ensure_migration_table()
         apply_migrations(self, MIGRATIONS)
+
+    def _refuse_foreign(self) -> None:
+        """Refuse a database another tool made (tables, and no ``schema_migrations``) before anything is
+        written to it: migrating it would add this library's tables and triggers to someone else's file.
+
+        Raises:
+            StoreError: naming some of its tables; the file is left as it was.
+        """
+        names = [
+            r[0]
+            for r in self._conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+            )
+        ]
+        if names and "schema_migrations" not in names:
+            self._conn.close()
+            shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
+            raise StoreError(
+                f"{self.path} is not a context-journal store: it holds other tables ({shown}) and no "
+                "schema_migrations; it was left unchanged (give a new file or an existing store)"
+            )
 
     def _enable_wal(self, timeout: float) -> None:
         """Switch to WAL. Several handles opening a new file at once race for the switch, and SQLite
