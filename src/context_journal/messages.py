@@ -351,6 +351,9 @@ class MessageStore:
         positions: Message id -> append position.
         audience_blocks: Visible blocks that carry an audience (0: every reader sees every block).
         mutation_count: Edits and removals applied so far (see :meth:`mutated_since`).
+        observers: Called with ``(position, id, stored body)`` for each append applied.
+        edit_observers: Called with ``(position, entry before, entry after, stored body or None)`` for
+            each edit applied to a live message, after its mutation is counted.
         lock: The index's re-entrant lock.
     """
 
@@ -391,6 +394,8 @@ class MessageStore:
         self._cache_size = cache_size
         # Told ``(position, id, body)`` of each append applied to the index (the working-state ledger).
         self.observers: list[Callable[[int, str, dict[str, Any]], None]] = []
+        # Told ``(position, entry before, entry after, body or None)`` of each edit applied to a live message.
+        self.edit_observers: list[Callable[[int, _Entry, _Entry, dict[str, Any] | None], None]] = []
         self._apply(store.read_slot(slot, branch_id, as_of=self._seen_head, bodies=False))
 
     # ---- index maintenance ------------------------------------------------------------------------
@@ -486,6 +491,7 @@ class MessageStore:
             # Entries are replaced, never changed in place: a cloned index (clone_for) shares them.
             entry = self._index.item(pos)
             if rec.op == Op.EDIT and entry.live:
+                before = entry
                 self._count_kinds(entry.kinds, -1)
                 self.audience_blocks -= _audience_blocks(entry.audience)
                 self._odd_count -= entry.odd
@@ -501,6 +507,8 @@ class MessageStore:
                 self._count_kinds(entry.kinds, +1)
                 self.audience_blocks += _audience_blocks(entry.audience)
                 self._note_mutation(pos)
+                for observe_edit in self.edit_observers:
+                    observe_edit(pos, before, entry, body)
             elif rec.op == Op.REMOVE and entry.live:
                 self._count_kinds(entry.kinds, -1)
                 self.audience_blocks -= _audience_blocks(entry.audience)
@@ -529,6 +537,7 @@ class MessageStore:
             twin._mutated = list(self._mutated)
             twin._pending = []
             twin.observers = []
+            twin.edit_observers = []
             twin._cache = OrderedDict()
             twin._cache_parent = self._cache if len(self._cache) else self._cache_parent
             twin._token = -1  # force a refresh: it reads the parent's records up to the fork, if any are new
@@ -551,11 +560,19 @@ class MessageStore:
     def mutated_since(self, mutations: int) -> int | None:
         """The lowest position edited or removed after the first ``mutations`` mutations (None: none),
         or 0 when that is no longer known."""
-        if mutations >= self.mutation_count:
-            return None
-        if mutations < self._mutation_base:
+        changed = self.mutations_since(mutations)
+        if changed is None:
             return 0
-        return min(self._mutated[mutations - self._mutation_base :])
+        return min(changed) if changed else None
+
+    def mutations_since(self, mutations: int) -> list[int] | None:
+        """The positions edited or removed after the first ``mutations`` mutations, in the order they
+        were (empty: none; None: no longer known, the last 1,024 are kept)."""
+        if mutations >= self.mutation_count:
+            return []
+        if mutations < self._mutation_base:
+            return None
+        return self._mutated[mutations - self._mutation_base :]
 
     def _count_kinds(self, kinds: tuple[str, ...], sign: int) -> None:
         for k in kinds:

@@ -4,6 +4,7 @@ checkpoint a reader may load holds another reader's blocks. Every backend."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 from typing import TYPE_CHECKING, Any
 
@@ -12,8 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis_budget import examples
 
-from context_journal import ContextManager
+from context_journal import ContextManager, MemoryStore
 from context_journal.messages import MessageStore
+from context_journal.readers import AudienceNarrowingError
 from context_journal.state import Ledger, LedgerConfig, WorkingState
 from context_journal.state import checkpoint as ckpt
 from context_journal.stores import Store
@@ -30,6 +32,22 @@ def content(k: int, kind: str) -> list[dict[str, Any]]:
         return [
             {"type": "text", "text": f"public note {k}"},
             {"type": "text", "text": f"ann_secret_{k} in /ann/secret_{k}.py", "audience": ["ann"]},
+        ]
+    if kind == "text":  # names load_rows
+        return [{"type": "text", "text": f"look at `load_rows` now ({k})"}]
+    if kind == "reword":  # the same names as "text": an edit between them leaves the ledger as it is
+        return [{"type": "text", "text": "please, look at `load_rows` again"}, {"type": "thinking", "thinking": "x"}]
+    if kind == "rename":  # another name
+        return [{"type": "text", "text": "look at `parse_header` instead"}]
+    if kind == "public":  # "text" with a block for ann: the same names for everyone else
+        return [
+            {"type": "text", "text": "look at `load_rows` now"},
+            {"type": "text", "text": "and ann_secret_x", "audience": ["ann"]},
+        ]
+    if kind == "whisper":  # "text" with a block for ann that names nothing: the same names for every reader
+        return [
+            {"type": "text", "text": "look at `load_rows` now"},
+            {"type": "text", "text": "ok", "audience": ["ann"]},
         ]
     if kind == "bash":
         return [{"type": "tool_use", "id": f"b{k}", "name": "Bash", "input": {"command": f"pytest -k case_{k % 4}"}}]
@@ -82,10 +100,10 @@ OPS = st.lists(
     st.one_of(
         st.tuples(
             st.just("add"),
-            st.sampled_from(["secret", "bash", "result", "todo", "edit"]),
+            st.sampled_from(["secret", "bash", "result", "todo", "edit", "text", "text"]),
             st.sampled_from([None, "ann"]),
         ),
-        st.tuples(st.just("edit"), st.integers(0, 50), st.just(None)),
+        st.tuples(st.just("edit"), st.integers(0, 50), st.sampled_from(["todo", "reword", "rename", "public", "text"])),
         st.tuples(st.just("remove"), st.integers(0, 50), st.just(None)),
         st.tuples(st.just("fork"), st.just(""), st.just(None)),
         st.tuples(st.just("reopen"), st.just(""), st.just(None)),
@@ -116,7 +134,8 @@ def test_a_persisted_ledger_equals_one_folded_from_scratch(backend: Backend, ops
         elif op == "edit" and ids:
             mid = ids[arg % len(ids)]
             if cm(None).messages.entry_for(mid) is not None:
-                cm(None).edit_message(mid, content(k, "todo"))
+                with contextlib.suppress(AudienceNarrowingError):  # refused, nothing written
+                    cm(None).edit_message(mid, content(k, reader))
         elif op == "remove" and ids:
             mid = ids[arg % len(ids)]
             if cm(None).messages.entry_for(mid) is not None:
@@ -149,6 +168,8 @@ def test_a_persisted_ledger_equals_one_folded_from_scratch(backend: Backend, ops
         else:  # look
             h = cm(reader)
             assert h.working_state().to_dict() | {"facts": {}} == rebuilt(store, h, reader).to_dict() | {"facts": {}}
+    for reader, h in handles.items():  # the handles that wrote and read (edits seen in this process)
+        assert h.working_state().to_dict() | {"facts": {}} == rebuilt(store, h, reader).to_dict() | {"facts": {}}
     for reader in (None, "ann", "bob"):
         h = open_cm(store, reader, branch)
         assert h.working_state() == rebuilt(store, h, reader)
@@ -191,6 +212,63 @@ def test_an_edit_after_a_checkpoint_falls_back_to_an_older_one(backend: Backend)
     cm.edit_message("m3", content(3, "todo"))  # older than every checkpoint but one: refold (almost) all
     third = open_cm(store, None, config=LedgerConfig(checkpoint_every=10))
     assert third.working_state() == rebuilt(store, third, None)
+
+
+def test_an_edit_that_keeps_what_the_fold_reads_folds_nothing_again(backend: Backend) -> None:
+    store = backend.new()
+    cm = open_cm(store, None, config=LedgerConfig(checkpoint_every=0))
+    fill(cm, 40)
+    for k in range(40, 60):
+        cm.add_message("user", content(k, "text"), id=f"m{k}")
+    ann = open_cm(store, "ann", config=LedgerConfig(checkpoint_every=0))
+    for h in (cm, ann):
+        h.working_state()
+    start = {h: folded(h) for h in (cm, ann)}
+    cm.edit_message("m40", content(40, "reword"))  # the same name, a thinking block the fold passes over
+    cm.edit_message("m41", content(41, "public"))  # a block for ann: the same for everyone else, not for ann
+    cm.add_message("user", content(60, "text"), id="m60")
+    assert cm.working_state() == rebuilt(store, cm, None)
+    assert folded(cm) == start[cm] + 1  # only the new message
+    assert ann.working_state() == rebuilt(store, ann, "ann")
+    assert folded(ann) == start[ann] + 61  # ann sees a block the old version did not have: from the start
+    before = folded(ann)
+    cm.edit_message("m45", content(45, "whisper"))  # the same names for ann too, but now a block names ann:
+    assert ann.working_state() == rebuilt(store, ann, "ann")
+    assert folded(ann) == before + 61  # folded again, so that its checkpoints go to ann's own group
+    assert ann._ledger_keeper()._private
+    for edit in (("m42", "rename"), ("m1", "text"), ("m43", "todo")):  # other names, tool blocks: refold
+        before = folded(cm)
+        cm.edit_message(edit[0], content(1, edit[1]))
+        assert cm.working_state() == rebuilt(store, cm, None)
+        assert folded(cm) == before + 61
+    before = folded(cm)
+    cm.remove_message("m44")  # every later mention moves one message closer: refold
+    assert cm.working_state() == rebuilt(store, cm, None)
+    assert folded(cm) == before + 60
+
+
+KINDS = ["text", "reword", "rename", "public", "whisper", "secret", "bash", "result", "todo"]
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(
+    kinds=st.lists(st.sampled_from(KINDS), min_size=1, max_size=10),
+    edits=st.lists(st.tuples(st.integers(0, 9), st.sampled_from(KINDS)), min_size=1, max_size=8),
+)
+def test_after_any_edit_the_ledger_equals_a_fresh_fold(kinds: list[str], edits: list[tuple[int, str]]) -> None:
+    store = MemoryStore()
+    handles = {reader: open_cm(store, reader) for reader in (None, "ann")}
+    for k, kind in enumerate(kinds):
+        handles[None].add_message("user", content(k, kind), id=f"m{k}")
+    for h in handles.values():
+        h.working_state()
+    for k, (at, kind) in enumerate(edits):
+        try:
+            handles[None].edit_message(f"m{at % len(kinds)}", content(100 + k, kind))
+        except AudienceNarrowingError:
+            continue  # a block for everyone may not become ann's alone here: nothing written
+        for reader, h in handles.items():
+            assert h.working_state() == rebuilt(store, h, reader)
 
 
 def test_a_fork_starts_from_the_parents_ledger(backend: Backend) -> None:

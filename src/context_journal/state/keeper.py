@@ -7,8 +7,10 @@ the queued messages in order (reading from the store only what was not queued: t
 existed before the keeper was made). A keeper starts from the newest persisted checkpoint the journal
 agrees with, or from a copy of an ancestor branch's ledger in this process (fork, derive), and writes
 a checkpoint every ``LedgerConfig.checkpoint_every`` appends (:mod:`context_journal.state.checkpoint`),
-so open and fork fold only the messages after it. An edit or removal makes the next sync start again
-from a checkpoint older than the changed message (the fold is not invertible).
+so open and fork fold only the messages after it. A removal, or an edit that changes what the fold
+reads, makes the next sync start again from a checkpoint older than the changed message (the fold is
+not invertible); an edit of a message of text blocks that keeps the names it mentions (a typo fixed, a
+sentence reworded) and its readers changes nothing the ledger holds and costs two version reads.
 
 :class:`LedgerStrategy` wraps any strategy: it prices the rendered block, gives the wrapped strategy
 the rest of the budget, and places the block as a pair (a marker user turn, then the block as an
@@ -43,6 +45,7 @@ __all__ = ["LedgerKeeper", "LedgerStrategy"]
 
 _BATCH = 256
 _QUEUE = 4096  # queued bodies folded early past this (bounded memory between compiles)
+_EDITS = 256  # edits between two syncs looked at one by one (more: the next sync folds again)
 
 
 class LedgerKeeper:
@@ -76,12 +79,17 @@ class LedgerKeeper:
         self._seeds = [k._point() for k in seeds if k._serves(messages, reader, config)]
         self._mutations = messages.mutation_count
         self._queue: dict[int, list[dict[str, Any]]] = {}
+        # Edits applied since the last sync: (position, entry before, entry after, content after or None).
+        self._edits: list[tuple[int, _Entry, _Entry, list[dict[str, Any]] | None]] = []
         messages.observers.append(self._observe)
+        messages.edit_observers.append(self._observe_edit)
 
     def detach(self) -> None:
         """Stop watching the index."""
         if self._observe in self.messages.observers:
             self.messages.observers.remove(self._observe)
+        if self._observe_edit in self.messages.edit_observers:
+            self.messages.edit_observers.remove(self._observe_edit)
 
     @property
     def done(self) -> int:
@@ -111,6 +119,41 @@ class LedgerKeeper:
             self._queue[position] = body["content"]
             if len(self._queue) > _QUEUE and self._loaded:
                 self._fold_queued()
+
+    def _observe_edit(self, position: int, before: _Entry, after: _Entry, body: dict[str, Any] | None) -> None:
+        content = body["content"] if body is not None else None
+        if position in self._queue:  # not folded yet: fold the new version when its turn comes
+            if content is None:
+                del self._queue[position]  # read from the store then
+            else:
+                self._queue[position] = content
+        if len(self._edits) < _EDITS:  # past it, the count of mutations tells: the next sync folds again
+            self._edits.append((position, before, after, content))
+
+    def _edits_kept(self) -> bool:
+        """True when every mutation since the last sync is an edit that leaves the fold as it is: of a
+        message not folded yet, or between two versions whose fold is the same whatever came before
+        (:meth:`Ledger.text_effect`; same reader group). Then the ledger needs no fold again."""
+        ms = self.messages
+        edits, self._edits = self._edits, []
+        if ms.mutation_count - self._mutations != len(edits):
+            return False  # a removal (or an edit this keeper did not see)
+        if not self._loaded:
+            return True  # the start is chosen at the next sync, from what the journal holds then
+        folded = [(before, after, content) for pos, before, after, content in edits if pos < self._done]
+        if not folded:
+            return True
+        wanted = [(e.id, e.seq, e.created_seq) for before, after, content in folded for e in (before, after)]
+        versions = ms.load_versions(wanted)
+        ledger, reader = self.ledger, self.reader
+        for k, (before, after, content) in enumerate(folded):
+            if names_reader(before, reader) != names_reader(after, reader):
+                return False
+            old = ledger.text_effect(versions[2 * k].content_dicts())
+            new = ledger.text_effect(content if content is not None else versions[2 * k + 1].content_dicts())
+            if old is None or old != new:
+                return False
+        return True
 
     def _fold(self, entry: _Entry, content: Sequence[Mapping[str, Any]]) -> None:
         if entry.audience is not None and names_reader(entry, self.reader):
@@ -147,10 +190,11 @@ class LedgerKeeper:
         """Fold every message not folded yet; returns the ledger (current with the index)."""
         ms = self.messages
         with ms.lock:
-            if ms.mutated_since(self._mutations) is not None:
-                self._mutations = ms.mutation_count
+            if ms.mutated_since(self._mutations) is not None and not self._edits_kept():
                 self._loaded = False  # the fold is not invertible: start again from what still holds
                 self._queue = {}  # a queued body may be the version an edit replaced
+            self._mutations = ms.mutation_count
+            self._edits = []
             if not self._loaded:
                 self._start()
             entries = ms.rows

@@ -532,6 +532,11 @@ _SERVER_RESULTS = frozenset(
 )
 """Server tool results the ledger reads (``mcp_tool_result`` is read as a ``tool_result``)."""
 
+_TOOL_BLOCKS = (
+    frozenset({"tool_use", "mcp_tool_use", "tool_result", "mcp_tool_result", "server_tool_use"}) | _SERVER_RESULTS
+)
+"""The blocks besides text that the fold reads (:meth:`Ledger.add`); it passes over the others."""
+
 _RESULT_WEIGHT = 0.5
 """A mention in a tool result counts half a mention in the conversation or a tool input: the names the
 agent writes are its working set; a file it reads names many it never uses."""
@@ -619,6 +624,21 @@ def _strings(value: Any, out: list[str], budget: int) -> int:
     return budget
 
 
+def _add_text(block: Mapping[str, Any], scan: int, written: list[str]) -> None:
+    """Add the opening ``scan`` characters of a text block's text to ``written`` (what the fold reads)."""
+    text = block.get("text")
+    if isinstance(text, str) and text:
+        written.append(_head(text, scan))
+
+
+def _names_of(texts: Sequence[str]) -> set[str]:
+    """The names of ``texts``, one pass over them kept apart."""
+    names: set[str] = set()
+    if texts:
+        _names(texts[0] if len(texts) == 1 else _APART.join(texts), names)
+    return names
+
+
 def _visible(block: Mapping[str, Any], reader: str | None) -> bool:
     audience = block.get("audience")
     return audience is None or (reader is not None and reader in audience)
@@ -656,16 +676,41 @@ class Ledger:
 
     # -- folding --
 
-    def add(self, message_id: str, content: Sequence[Mapping[str, Any]]) -> None:
-        """Fold one message (its content blocks as dicts, ``audience`` fields included). A message
-        whose every block is meant for other readers is not counted at all."""
+    def _seen(self, content: Sequence[Mapping[str, Any]]) -> Sequence[Mapping[str, Any]] | None:
+        """The blocks of ``content`` this ledger's reader sees; None when it has blocks with an audience
+        and none for the reader (such a message is not counted at all)."""
         for b in content:
             if "audience" in b:
                 reader = self.reader
-                content = [b for b in content if _visible(b, reader)]
-                if not content:
-                    return
-                break
+                return [b for b in content if _visible(b, reader)] or None
+        return content
+
+    def text_effect(self, content: Sequence[Mapping[str, Any]]) -> tuple[bool, frozenset[str]] | None:
+        """What folding a message of text blocks only does, whatever was folded before it: whether it
+        counts (a message with no block for the reader does not) and the names it mentions. None when
+        a block the reader sees is not text (its fold depends on the open tool calls and tables). Two
+        versions of a message with the same effect leave the ledger the same (an edit between them
+        needs no fold again)."""
+        seen = self._seen(content)
+        if seen is None:
+            return False, frozenset()
+        scan = self.config.scan_chars
+        written: list[str] = []
+        for block in seen:
+            kind = block.get("type")
+            if kind == "text":
+                _add_text(block, scan, written)
+            elif kind in _TOOL_BLOCKS:
+                return None
+        return True, frozenset(_names_of(written))
+
+    def add(self, message_id: str, content: Sequence[Mapping[str, Any]]) -> None:
+        """Fold one message (its content blocks as dicts, ``audience`` fields included). A message
+        whose every block is meant for other readers is not counted at all."""
+        seen = self._seen(content)
+        if seen is None:
+            return
+        content = seen
         self.messages += 1
         self.last_message_id = message_id
         scan = self.config.scan_chars
@@ -674,9 +719,7 @@ class Ledger:
         for block in content:
             kind = block.get("type")
             if kind == "text":
-                text = block.get("text")
-                if isinstance(text, str) and text:
-                    written.append(_head(text, scan))
+                _add_text(block, scan, written)
             elif kind == "tool_use" or kind == "mcp_tool_use":
                 self._tool_use(block, message_id, written)
             elif kind == "tool_result" or kind == "mcp_tool_result":
@@ -685,12 +728,8 @@ class Ledger:
                 self._server_call(block, message_id, written)
             elif kind in _SERVER_RESULTS:
                 self._server_result(block, read)
-        names: set[str] = set()  # written: in text and tool inputs
-        heard: set[str] = set()  # read: in tool results
-        if written:  # one pass over the message's texts, kept apart
-            _names(written[0] if len(written) == 1 else _APART.join(written), names)
-        if read:
-            _names(read[0] if len(read) == 1 else _APART.join(read), heard)
+        names = _names_of(written)  # written: in text and tool inputs
+        heard = _names_of(read)  # read: in tool results
         if names:
             self._mention(names, 1.0)
         if heard:
