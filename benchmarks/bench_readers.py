@@ -69,6 +69,14 @@ def run_auxiliary(n: int, reps: int = 30) -> tuple[float, float, float, float, f
         side.compile(8_000)  # builds the talk's index for this handle and merges it
         first = (time.perf_counter() - t0) * 1000
         talk.compile(8_000)
+
+        def compile_both(floor_ms: list[float], side_ms: list[float]) -> None:
+            """The talk's compile, then the side reader's, each timed."""
+            for cm, out in ((talk, floor_ms), (side, side_ms)):
+                t0 = time.perf_counter()
+                cm.compile(8_000)
+                out.append(time.perf_counter() - t0)
+
         floor: list[float] = []
         merged: list[float] = []
         edited: list[float] = []
@@ -77,31 +85,19 @@ def run_auxiliary(n: int, reps: int = 30) -> tuple[float, float, float, float, f
             talk.add_message("user", f"more {i} " + "word " * 30)
             if i % 50 == 0:
                 side.add_message("critic", f"note {i}")
-            t0 = time.perf_counter()
-            talk.compile(8_000)
-            floor.append(time.perf_counter() - t0)
-            t0 = time.perf_counter()
-            side.compile(8_000)
-            merged.append(time.perf_counter() - t0)
-        floor_edited: list[float] = []
-        for i in range(reps // 3):
-            talk.edit_message(first_id, f"edited {i}")
-            t0 = time.perf_counter()
-            talk.compile(8_000)
-            floor_edited.append(time.perf_counter() - t0)
-            t0 = time.perf_counter()
-            side.compile(8_000)
-            edited.append(time.perf_counter() - t0)
-        floor_named: list[float] = []
-        named: list[float] = []
-        for i in range(reps // 3):  # an edit that names an identifier: the working-state ledger folds again
-            talk.edit_message(first_id, f"edited {i}: see `load_rows_{i}`")
-            t0 = time.perf_counter()
-            talk.compile(8_000)
-            floor_named.append(time.perf_counter() - t0)
-            t0 = time.perf_counter()
-            side.compile(8_000)
-            named.append(time.perf_counter() - t0)
+            compile_both(floor, merged)
+
+        def after_edits(text: str) -> tuple[list[float], list[float]]:
+            floor_ms: list[float] = []
+            side_ms: list[float] = []
+            for i in range(reps // 3):
+                talk.edit_message(first_id, text.format(i=i))
+                compile_both(floor_ms, side_ms)
+            return floor_ms, side_ms
+
+        floor_edited, edited = after_edits("edited {i}")
+        # An edit that names an identifier: the working-state ledger folds the talk again.
+        floor_named, named = after_edits("edited {i}: see `load_rows_{i}`")
         talk.close()
         ms = [statistics.median(x) * 1000 for x in (floor, merged, floor_edited, edited, floor_named, named)]
         return ms[0], ms[1], ms[2], ms[3], ms[4], ms[5], first

@@ -381,6 +381,15 @@ def test_the_merged_view_is_every_visible_message_of_the_slots_in_sequence_order
         return
     result = side.compile(100_000)
     assert _sources(result) == want
+    # The merged rows and their token sums, kept up to date through the ops, equal a fresh handle's.
+    view = side._reader_view()
+    fresh = ContextManager.open(
+        store=store, namespace="side", isolate=True, view_reader=reader, auxiliary_views=side.auxiliary_views
+    )._reader_view()
+    assert [e[1:] for e in view.entries()] == [e[1:] for e in fresh.entries()]
+    n = len(view)
+    for a, b in ((0, n), (n // 3, n), (0, n // 2)):
+        assert view.tokens(a, b) == fresh.tokens(a, b) == sum(e.tokens for e in fresh.entries(a, b))
     text = json.dumps(result.to_anthropic())
     for other in READERS:
         if other not in (None, reader):
