@@ -133,7 +133,8 @@ class LedgerKeeper:
     def _edits_kept(self) -> bool:
         """True when every mutation since the last sync is an edit that leaves the fold as it is: of a
         message not folded yet, or between two versions whose fold is the same whatever came before
-        (:meth:`Ledger.text_effect`; same reader group). Then the ledger needs no fold again."""
+        (:meth:`Ledger.text_effect`, as the reader sees them). Then the ledger needs no fold again (a
+        version with a block naming the reader marks the fold as the reader's own, as folding it does)."""
         ms = self.messages
         edits, self._edits = self._edits, []
         if ms.mutation_count - self._mutations != len(edits):
@@ -146,13 +147,16 @@ class LedgerKeeper:
         wanted = [(e.id, e.seq, e.created_seq) for before, after, content in folded for e in (before, after)]
         versions = ms.load_versions(wanted)
         ledger, reader = self.ledger, self.reader
-        for k, (before, after, content) in enumerate(folded):
-            if names_reader(before, reader) != names_reader(after, reader):
-                return False
+        private = self._private
+        for k, (_before, after, content) in enumerate(folded):
             old = ledger.text_effect(versions[2 * k].content_dicts())
             new = ledger.text_effect(content if content is not None else versions[2 * k + 1].content_dicts())
             if old is None or old != new:
                 return False
+            # A block now naming the reader makes the fold theirs (persisted under their group); one that
+            # no longer does leaves it so (another message may still name them: only more restrictive).
+            private = private or names_reader(after, reader)
+        self._private = private
         return True
 
     def _fold(self, entry: _Entry, content: Sequence[Mapping[str, Any]]) -> None:
