@@ -9,6 +9,7 @@ namespace a slot of its own.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import math
 import os
@@ -18,7 +19,7 @@ import unicodedata
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar, cast
 
 from ._names import clip_repr, name_problem
 from .branching import BranchingMixin, StrategyInitError
@@ -242,6 +243,21 @@ def _namespace_name(namespace: str | None) -> str:
     if problem is not None:
         raise ValueError(f"a namespace name {problem}: {clip_repr(namespace)}")
     return namespace
+
+
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def _in_read_scope(method: _Method) -> _Method:
+    """Run a manager method inside its store's :meth:`~stores.base.Store.read_scope`: a state or slot
+    missing at the start is missing for the whole call (one lookup each, where a compile made six)."""
+
+    @functools.wraps(method)
+    def scoped(self: ContextManager, *args: Any, **kwargs: Any) -> Any:
+        with self._store.read_scope():
+            return method(self, *args, **kwargs)
+
+    return cast(_Method, scoped)
 
 
 class ContextManager(BranchingMixin, WorkingStateMixin):
@@ -1240,6 +1256,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             self._default_strategy = PassthroughStrategy()
         return self._default_strategy
 
+    @_in_read_scope
     def _run_compile(
         self,
         max_tokens: int,

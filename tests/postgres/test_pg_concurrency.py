@@ -266,6 +266,42 @@ def test_add_message_is_at_most_four_round_trips(schema: str) -> None:
         theirs.close()
 
 
+def test_a_compile_after_an_append_is_three_round_trips(schema: str) -> None:
+    """The change token, the new record's body and one lookup of the state slot the store does not have
+    yet: a slot found missing is not looked up again by the same compile (it looked it up six times)."""
+    ours = _store(schema)
+    try:
+        cm = ContextManager(ours)
+        for i in range(20):
+            cm.add_message("user" if i % 2 else "assistant", f"message {i}")
+        cm.compile(2000)
+        cm.add_message("user", "one more")
+        assert _round_trips(ours, lambda: cm.compile(2000)) == 3
+    finally:
+        ours.close()
+
+
+def test_a_slot_missing_in_one_compile_is_looked_up_again_by_the_next(schema: str) -> None:
+    """A compile reads as of its start; the next one sees what another handle wrote since."""
+    ours, theirs = _store(schema), _store(schema)
+    try:
+        cm, other = ContextManager(ours), ContextManager(theirs)
+        first = cm.add_message("user", "pin me")
+        cm.add_message("assistant", "ok")
+        with ours.read_scope():
+            assert cm.pins() == []
+            other.pin(first)  # another handle creates the state slot meanwhile
+            assert cm.pins() == []  # missing for the rest of the scope
+        assert cm.pins() == [first]  # outside the scope: looked up again
+        with ours.read_scope():
+            assert cm.working_state().facts == {}
+            cm.set_fact("k", "v")  # this handle's own write inside a scope is found
+            assert cm.working_state().facts == {"k": "v"}
+    finally:
+        ours.close()
+        theirs.close()
+
+
 def test_a_write_that_times_out_on_the_lock_leaves_the_handle_usable(schema: str) -> None:
     """The write lock is taken with BEGIN (where the change token is read): a lock timeout there is a
     StoreBusyError the caller may retry, and the handle's next write and read work (they once found the

@@ -105,3 +105,43 @@ def test_a_database_another_tool_made_is_refused_and_left_unchanged(tmp_path: Pa
     empty = tmp_path / "empty.db"
     sqlite3.connect(empty).close()  # an empty database is a new store
     SQLiteStore(empty).close()
+
+
+def test_a_slot_missing_in_a_read_scope_stays_missing_until_it_ends(tmp_path: Path) -> None:
+    """A compile reads as of its start (Store.read_scope): a slot found missing is not looked up again
+    inside the scope; outside it, or after this handle created it, it is found."""
+    from context_journal import ContextManager
+
+    path = tmp_path / "s.db"
+    ours, theirs = SQLiteStore(path), SQLiteStore(path)
+    try:
+        cm, other = ContextManager(ours), ContextManager(theirs)
+        first = cm.add_message("user", "pin me")
+        cm.add_message("assistant", "ok")
+        looked: list[str] = []
+        real = ours._slot_id
+
+        def counting(slot: str, create: bool) -> int | None:
+            looked.append(slot)
+            return real(slot, create)
+
+        ours._slot_id = counting  # type: ignore[method-assign]
+        with ours.read_scope():
+            assert cm.pins() == []
+            other.pin(first)  # another handle creates the state slot meanwhile
+            assert cm.pins() == [] and cm.pins() == []
+            assert looked.count("state") == 1
+        assert cm.pins() == [first]  # outside the scope: looked up again, and found
+    finally:
+        ours.close()
+        theirs.close()
+    mine = SQLiteStore(tmp_path / "t.db")
+    try:
+        cm = ContextManager(mine)
+        first = cm.add_message("user", "pin me")
+        with mine.read_scope():
+            assert cm.pins() == []  # no state slot yet
+            cm.pin(first)  # this handle creates it inside the scope: found from then on
+            assert cm.pins() == [first]
+    finally:
+        mine.close()

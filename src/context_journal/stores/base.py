@@ -389,6 +389,7 @@ class Store(ABC):
         self._names_size = 0
         self._branches_token: int | None = None
         self._branches_loaded_in_txn = False  # the branch table was loaded under the current write lock
+        self._scope = threading.local()  # read_scope: .absent, the slots found missing in this thread's scope
 
     # ---- primitives ------------------------------------------------------------------------------
 
@@ -694,6 +695,26 @@ class Store(ABC):
         self._branches = {}
 
     # ---- change detection ------------------------------------------------------------------------
+
+    @contextmanager
+    def read_scope(self) -> Iterator[None]:
+        """Reads made on this thread inside the scope may take a slot found missing as missing until the
+        scope ends (one lookup per slot instead of one per read; a PostgreSQL round trip each): what a
+        compile reads, it reads as of its start. A slot this handle creates inside the scope is found.
+        Nested scopes share the outermost one."""
+        outer = getattr(self._scope, "absent", None)
+        if outer is None:
+            self._scope.absent = set()
+        try:
+            yield
+        finally:
+            if outer is None:
+                self._scope.absent = None
+
+    def _absent_slots(self) -> set[str] | None:
+        """The slots found missing in this thread's :meth:`read_scope` (None: not in one)."""
+        absent: set[str] | None = getattr(self._scope, "absent", None)
+        return absent
 
     def change_token(self) -> int:
         """An opaque number that changes whenever anyone commits: another process, another handle, or

@@ -887,7 +887,7 @@ class PostgresStore(SQLStore):
 
     def _index_search(self, table: str, terms: Sequence[str], slots: Sequence[str], limit: int) -> list[TextHit]:
         """The ``limit`` best documents of the full-text ``table`` in ``slots`` matching any of ``terms``."""
-        ids = {sid: name for name in slots if (sid := self._slot_id(name, create=False)) is not None}
+        ids = {sid: name for name in slots if (sid := self._existing_slot(name)) is not None}
         parts = [part for term in terms if (part := _query_part(term, self._text_config)) is not None]
         if not ids or not parts:
             return []

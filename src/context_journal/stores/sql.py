@@ -31,6 +31,8 @@ def journal_row(row: Any) -> JournalRow:
 class SQLStore(Store):
     """Shared primitives of the SQL backends (records, branches, blobs, journal reads, queue leases)."""
 
+    _slot_ids: dict[str, int]  # slot name -> id, of the slots found or created
+
     @abstractmethod
     def _query(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
         """Run ``sql`` (``?`` placeholders) and return the driver's cursor (``fetchone``, ``fetchall``,
@@ -39,10 +41,23 @@ class SQLStore(Store):
     @abstractmethod
     def _slot_id(self, slot: str, create: bool) -> int | None: ...
 
+    def _existing_slot(self, slot: str) -> int | None:
+        """The id of ``slot``, None when it does not exist (looked up once per :meth:`read_scope`)."""
+        known = self._slot_ids.get(slot)
+        if known is not None:
+            return known
+        absent = self._absent_slots()
+        if absent is not None and slot in absent:
+            return None
+        sid = self._slot_id(slot, create=False)
+        if sid is None and absent is not None and self._txn is None:
+            absent.add(slot)
+        return sid
+
     # ---- records ----------------------------------------------------------------------------------
 
     def _rows(self, slot: str, branch_id: int, after: int, upto: int, item: str | None = None) -> list[Record]:
-        sid = self._slot_id(slot, create=False)
+        sid = self._existing_slot(slot)
         if sid is None:
             return []
         if item is None:
@@ -55,7 +70,7 @@ class SQLStore(Store):
         return [_record(s, branch_id, slot, it, o, b, t, x) for s, it, o, b, t, x in rows]
 
     def _index_rows(self, slot: str, branch_id: int, after: int, upto: int) -> list[Record]:
-        sid = self._slot_id(slot, create=False)
+        sid = self._existing_slot(slot)
         if sid is None:
             return []
         return self._slot_rows(sid, slot, branch_id, after, upto, "CASE WHEN ix IS NULL THEN body END")
@@ -70,7 +85,7 @@ class SQLStore(Store):
         return [_record(s, branch_id, slot, it, o, b, t, x) for s, it, o, b, t, x in rows]
 
     def _latest(self, slot: str, branch_id: int, upto: int, item: str) -> Record | None:
-        sid = self._slot_id(slot, create=False)
+        sid = self._existing_slot(slot)
         if sid is None:
             return None
         row = self._query(
@@ -126,7 +141,7 @@ class SQLStore(Store):
     # ---- redaction (stores/redaction.py) ------------------------------------------------------------
 
     def _slot_records(self, slot: str, item: str | None = None) -> list[Record]:
-        sid = self._slot_id(slot, create=False)
+        sid = self._existing_slot(slot)
         if sid is None:
             return []
         if item is None:

@@ -634,7 +634,7 @@ class SQLiteStore(SQLStore):
             return int(self._exec("SELECT COUNT(*) FROM text_index_pending").fetchone()[0])
 
     def _text_search(self, terms: Sequence[str], slots: Sequence[str], limit: int) -> list[TextHit]:
-        ids = {sid: name for name in slots if (sid := self._slot_id(name, create=False)) is not None}
+        ids = {sid: name for name in slots if (sid := self._existing_slot(name)) is not None}
         if not ids:
             return []
         # Every write committed before this search is in the index or pending: fold first. (A write that
@@ -832,7 +832,7 @@ class SQLiteStore(SQLStore):
         )
 
     def _summary_search(self, terms: Sequence[str], slots: Sequence[str], limit: int) -> list[TextHit]:
-        ids = {sid: name for name in slots if (sid := self._slot_id(name, create=False)) is not None}
+        ids = {sid: name for name in slots if (sid := self._existing_slot(name)) is not None}
         if not ids:
             return []
         match = " OR ".join(f'"{t}"' for t in terms)  # query words: letters and digits only
