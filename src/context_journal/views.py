@@ -441,7 +441,6 @@ class ReaderView(_RowList):
         ms = self._ms
         changed = ms.mutations_since(self._mutations)
         if changed != []:
-            self._mutations = ms.mutation_count
             since = 0 if changed is None else min(changed)
             if since < self._done and not self._patch(changed):
                 # drop the rows from the first position edited or removed, and rescan
@@ -451,6 +450,7 @@ class ReaderView(_RowList):
                     self._filtered.pop(r.sequence, None)
                 del self._rows[keep:], self._row_pos[keep:], self._prefix[keep + 1 :]
                 self._done = since
+            self._mutations = ms.mutation_count  # after the patch: one that raised is made again next time
         entries = ms.rows
         if self._done >= len(entries):
             return
@@ -511,10 +511,13 @@ class ReaderView(_RowList):
             if e.audience is not None and not _readable_by(e.audience, self.reader):
                 return False  # nothing left for the reader: the row goes
             found[k] = (pos, e)
-        rows, prefix = self._rows, self._prefix
-        for k, (pos, e) in sorted(found.items()):
+        new: list[tuple[int, _Row]] = []
+        for k, (pos, e) in sorted(found.items()):  # every row read first: a read that raises changes nothing
             row = self._row(pos, e)
             assert row is not None  # readable, checked above
+            new.append((k, row))
+        rows, prefix = self._rows, self._prefix
+        for k, row in new:
             old = rows[k]
             if old.sequence != row.sequence:
                 self._filtered.pop(old.sequence, None)

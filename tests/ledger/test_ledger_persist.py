@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -18,7 +19,7 @@ from context_journal.messages import MessageStore
 from context_journal.readers import AudienceNarrowingError
 from context_journal.state import Ledger, LedgerConfig, WorkingState
 from context_journal.state import checkpoint as ckpt
-from context_journal.stores import Store
+from context_journal.stores import SQLiteStore, Store
 from context_journal.tokens import EstimatingCounter
 
 if TYPE_CHECKING:
@@ -337,3 +338,30 @@ def test_a_checkpoint_of_another_fold_configuration_is_not_used(backend: Backend
     again = open_cm(store, None, config=other)
     assert again.working_state() == rebuilt(store, again, None, other)
     assert folded(again) == 40
+
+
+@pytest.mark.parametrize("cached", [True, False])
+def test_a_redaction_leaves_no_erased_name_in_a_following_handles_ledger(tmp_path: Path, cached: bool) -> None:
+    """A redaction writes a stub version and erases the old versions' bodies: to a handle that did not
+    redact it is an edit whose before and after versions both read as the stub. Its ledger must fold
+    again (the erased text's names go), in compiles, in the checkpoints it writes later and in new
+    handles, whether or not it still holds the erased body in memory."""
+    path = str(tmp_path / "s.db")
+    writer = ContextManager.open(path)
+    follower = open_cm(SQLiteStore(path), None, config=LedgerConfig(checkpoint_every=64))
+    ids = [writer.add_message("user", f"turn {k}: nothing special") for k in range(40)]
+    secret = writer.add_message("assistant", "the key is AKIA_SECRET_77f for ProjectFalconX")
+    ids += [writer.add_message("user", f"turn {k}: more words") for k in range(40, 80)]
+    follower.compile(600)
+    assert "AKIA_SECRET_77f" in [i.name for i in follower.working_state().identifiers]
+    if not cached:  # a handle that started from a checkpoint or past its cache never read the body
+        follower.messages._cache.clear()
+    writer.redact(secret, reason="pasted key")
+    for k in range(80, 150):  # the follower's own appends write a checkpoint after the redaction
+        follower.add_message("user", f"turn {k}: after")
+    names = [i.name for i in follower.working_state().identifiers]
+    assert "AKIA_SECRET_77f" not in names and "ProjectFalconX" not in names
+    assert "AKIA_SECRET_77f" not in json.dumps(follower.compile(600).to_anthropic())
+    fresh = open_cm(SQLiteStore(path), None, config=LedgerConfig(checkpoint_every=64))
+    assert fresh.working_state() == rebuilt(fresh.store, fresh, None) == follower.working_state()
+    assert "AKIA_SECRET_77f" not in json.dumps([body for _, body in checkpoints(fresh.store)])

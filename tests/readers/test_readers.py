@@ -508,3 +508,53 @@ def test_summary_range_by_id_is_the_readers() -> None:
     hidden = cm.add_message("user", [{"type": "text", "text": "b", "audience": ["bob"]}])
     with pytest.raises(MessageNotFoundError):
         cm.get_summaries_in_range(hidden, hidden)
+
+
+@pytest.mark.parametrize("auxiliary", [False, True])
+def test_a_read_that_fails_while_edits_are_applied_to_a_view_is_made_again(tmp_path: Any, auxiliary: bool) -> None:
+    """A reader view replaces the rows of edited messages in place, reading each edited message that has
+    blocks with an audience; a read that fails there (a dropped connection) changes no row, and the next
+    compile applies the edits, as a fresh handle shows them (the view once counted the edits as applied
+    before reading, and kept the old rows for good)."""
+    from context_journal.messages import MessageStore
+
+    path = str(tmp_path / "s.db")
+    host = ContextManager.open(path, namespace="talk", isolate=True) if auxiliary else ContextManager.open(path)
+
+    def blocks(k: int, text: str) -> list[dict[str, Any]]:
+        return [{"type": "text", "text": f"public {k}"}, {"type": "text", "text": text, "audience": ["ann"]}]
+
+    ids = [host.add_message("user" if k % 2 else "assistant", blocks(k, f"for ann {k}: first")) for k in range(6)]
+
+    def open_ann() -> ContextManager:
+        if auxiliary:
+            return ContextManager.open(
+                path, namespace="ann", isolate=True, view_reader="ann", auxiliary_views=[{"namespace": "talk"}]
+            )
+        return ContextManager.open(path, namespace="ann", view_reader="ann")
+
+    ann = open_ann()
+    if auxiliary:
+        ann.add_message("ann", "a note of my own")
+    ann.compile(4000)
+    for i in (1, 3):
+        host.edit_message(ids[i], blocks(i, f"for ann {i}: SECOND, much longer " * 5))
+    real = MessageStore.load_versions
+    calls = 0
+
+    def flaky(self: MessageStore, versions: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        if calls == 2:
+            raise OSError("a read failed")
+        return real(self, versions)
+
+    MessageStore.load_versions = flaky  # type: ignore[method-assign]
+    try:
+        with pytest.raises(OSError):
+            ann.compile(4000)
+    finally:
+        MessageStore.load_versions = real  # type: ignore[method-assign]
+    result, fresh = ann.compile(4000), open_ann().compile(4000)
+    assert result.to_anthropic() == fresh.to_anthropic() and result.tokens == fresh.tokens
+    assert json.dumps(result.to_anthropic()).count("SECOND") == 2 * 5

@@ -30,6 +30,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..messages import MessageStore
+from ..stores.redaction import REDACTED_TEXT
 from ..strategies.base import Budget, ContextEntry, RawSpan, RenderedEntry, Selection, Strategy
 from ..strategies.placement import StrategyWrapper
 from ..tokens import TokenCounter
@@ -46,6 +47,12 @@ __all__ = ["LedgerKeeper", "LedgerStrategy"]
 _BATCH = 256
 _QUEUE = 4096  # queued bodies folded early past this (bounded memory between compiles)
 _EDITS = 256  # edits between two syncs looked at one by one (more: the next sync folds again)
+
+
+def _stub(content: Sequence[Mapping[str, Any]]) -> bool:
+    """True for content that reads as a redaction stub (one text block ``[redacted]``; a message that
+    says just that is taken for one too: it is only folded again)."""
+    return len(content) == 1 and content[0].get("type") == "text" and content[0].get("text") == REDACTED_TEXT
 
 
 class LedgerKeeper:
@@ -149,8 +156,14 @@ class LedgerKeeper:
         ledger, reader = self.ledger, self.reader
         private = self._private
         for k, (_before, after, content) in enumerate(folded):
-            old = ledger.text_effect(versions[2 * k].content_dicts())
-            new = ledger.text_effect(content if content is not None else versions[2 * k + 1].content_dicts())
+            old_content = versions[2 * k].content_dicts()
+            new_content = content if content is not None else versions[2 * k + 1].content_dicts()
+            if _stub(old_content) or _stub(new_content):
+                # A redaction: the version before it reads as the stub too (its body was erased), so the
+                # two compare equal while the fold still holds what the erased text named.
+                return False
+            old = ledger.text_effect(old_content)
+            new = ledger.text_effect(new_content)
             if old is None or old != new:
                 return False
             # A block now naming the reader makes the fold theirs (persisted under their group); one that
