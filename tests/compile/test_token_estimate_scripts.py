@@ -232,7 +232,9 @@ def test_random_letters_are_not_priced_as_words(seed: int, count: int, case: str
     stays priced as a word. A list of five to twenty lies at 1.03-1.14x on average, 0.87-1.51x at worst
     (of 20,000 lists), so the bounds here are 0.85-1.55x; a list of fewer than ten varies more (CI's
     hypothesis found five mixed-case strings at 1.57x, seed 8357; 6,000 sampled lists of five to nine top
-    at 1.50x), so its ceiling is 1.65x."""
+    at 1.50x), so its ceiling is 1.65x; and down (five mixed-case strings at 0.84x, two of them priced as
+    words, seed 3822715926; of 20,000 sampled mixed-case lists of five to nine, the lowest was 0.755x and one
+    in a thousand was under 0.91x), so its floor is 0.75x."""
     rng = random.Random(seed)
 
     def one() -> str:
@@ -245,7 +247,8 @@ def test_random_letters_are_not_priced_as_words(seed: int, count: int, case: str
 
     text = sep.join(one() for _ in range(count))
     ratio = estimate_text_tokens(text) / _reference(text)
-    assert 0.85 <= ratio <= (1.65 if count < 10 else 1.55), (case, count, round(ratio, 2), text[:60])
+    short = count < 10
+    assert (0.75 if short else 0.85) <= ratio <= (1.65 if short else 1.55), (case, count, round(ratio, 2), text[:60])
 
 
 @FAST
