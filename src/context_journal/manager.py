@@ -58,6 +58,7 @@ from .namespaces import (
     resolve_auxiliary_views,
 )
 from .readers import (
+    READER_STATE,
     ReaderConflictError,
     ReaderError,
     StaleReaderError,
@@ -76,7 +77,7 @@ from .recall.summaries import SummaryHit, search_summary_text
 from .redaction import Redaction, list_redactions, redact_messages
 from .render_stats import Shape, shape_of
 from .retention import set_retention
-from .state.host import WorkingStateMixin
+from .state.host import FACTS_STATE, WorkingStateMixin
 from .stores import ROOT_BRANCH, Store, open_store
 from .stores.base import Transaction
 from .stores.queue import QueueStore
@@ -244,6 +245,9 @@ def _namespace_name(namespace: str | None) -> str:
         raise ValueError(f"a namespace name {problem}: {clip_repr(namespace)}")
     return namespace
 
+
+_COMPILE_STATES = (READER_STATE, "roles", PINS_STATE, FACTS_STATE, NEWEST_STATE, "calibration")
+"""The states of its namespace a compile reads, fetched in one query at its start (Store.prefetch_states)."""
 
 _Method = TypeVar("_Method", bound=Callable[..., Any])
 
@@ -1270,6 +1274,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         recall: RecallArg = None,
         render_dates: bool | None = None,
     ) -> tuple[CompileResult, Selection, Strategy, StrategyContext]:
+        self._store.prefetch_states(self._branch.id, [f"{self._namespace}/{name}" for name in _COMPILE_STATES])
         view = self._reader_view()
         view.refresh()
         ctx = self._strategy_context()

@@ -267,8 +267,9 @@ def test_add_message_is_at_most_four_round_trips(schema: str) -> None:
 
 
 def test_a_compile_after_an_append_is_three_round_trips(schema: str) -> None:
-    """The change token, the new record's body and one lookup of the state slot the store does not have
-    yet: a slot found missing is not looked up again by the same compile (it looked it up six times)."""
+    """The namespace's states in one query (or one lookup of the state slot the store does not have yet),
+    the change token, and the new record's body: a compile read six states one by one, and looked the
+    missing slot up six times."""
     ours = _store(schema)
     try:
         cm = ContextManager(ours)
@@ -277,6 +278,12 @@ def test_a_compile_after_an_append_is_three_round_trips(schema: str) -> None:
         cm.compile(2000)
         cm.add_message("user", "one more")
         assert _round_trips(ours, lambda: cm.compile(2000)) == 3
+        cm.pin(cm.get_all_messages()[0].id)
+        cm.set_fact("goal", "ship it")
+        cm.add_message("user", "and another")
+        assert _round_trips(ours, lambda: cm.compile(2000)) == 3
+        result = cm.compile(2000)
+        assert "ship it" in json.dumps(result.to_anthropic())  # the states read in one query are the ones used
     finally:
         ours.close()
 

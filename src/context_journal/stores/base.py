@@ -656,6 +656,9 @@ class Store(ABC):
                 return
             self._begin()
             began = time.perf_counter()
+            states = getattr(self._scope, "states", None)
+            if states:
+                states.clear()  # this write may change them: read them again after it
             self._branches_loaded_in_txn = False
             txn = Transaction(self)
             self._txn = txn
@@ -698,23 +701,31 @@ class Store(ABC):
 
     @contextmanager
     def read_scope(self) -> Iterator[None]:
-        """Reads made on this thread inside the scope may take a slot found missing as missing until the
-        scope ends (one lookup per slot instead of one per read; a PostgreSQL round trip each): what a
-        compile reads, it reads as of its start. A slot this handle creates inside the scope is found.
-        Nested scopes share the outermost one."""
+        """Reads made on this thread inside the scope read as of its start, once each: a slot found
+        missing stays missing, and a state read (or fetched ahead with :meth:`prefetch_states`) keeps
+        the record it found, until the scope ends (on PostgreSQL each lookup is a round trip; a compile
+        made eight). This handle's own writes inside the scope are read: a write transaction forgets
+        the states read so far, and a slot it creates is found. Nested scopes share the outermost one."""
         outer = getattr(self._scope, "absent", None)
         if outer is None:
             self._scope.absent = set()
+            self._scope.states = {}
         try:
             yield
         finally:
             if outer is None:
                 self._scope.absent = None
+                self._scope.states = None
 
     def _absent_slots(self) -> set[str] | None:
         """The slots found missing in this thread's :meth:`read_scope` (None: not in one)."""
         absent: set[str] | None = getattr(self._scope, "absent", None)
         return absent
+
+    def _state_memo(self) -> dict[tuple[str, int, int | None, str], Record | None] | None:
+        """The states read in this thread's :meth:`read_scope` (None: not in one, or inside a write)."""
+        states: dict[tuple[str, int, int | None, str], Record | None] | None = getattr(self._scope, "states", None)
+        return states if self._txn is None else None
 
     def change_token(self) -> int:
         """An opaque number that changes whenever anyone commits: another process, another handle, or
@@ -944,11 +955,47 @@ class Store(ABC):
         """
         with self._lock:
             self._check_open()
+            memo = self._state_memo()
+            if memo is not None and (slot, branch_id, as_of, key) in memo:
+                return memo[slot, branch_id, as_of, key]
+            found: Record | None = None
             for bid, upto in reversed(self.lineage(branch_id, as_of).segments):
-                rec = self._latest(slot, bid, upto, key)
-                if rec is not None:
-                    return rec
-            return None
+                found = self._latest(slot, bid, upto, key)
+                if found is not None:
+                    break
+            if memo is not None:
+                memo[slot, branch_id, as_of, key] = found
+            return found
+
+    def prefetch_states(
+        self, branch_id: int, keys: Sequence[str], as_of: int | None = None, *, slot: str = "state"
+    ) -> None:
+        """Inside a :meth:`read_scope`: read the latest records of several states at once (one query per
+        branch of the lineage on the SQL backends) for the :meth:`get_state` calls that follow in the
+        scope. Outside one, or inside a write transaction, it does nothing."""
+        with self._lock:
+            self._check_open()
+            memo = self._state_memo()
+            if memo is None:
+                return
+            wanted = [k for k in dict.fromkeys(keys) if (slot, branch_id, as_of, k) not in memo]
+            found: dict[str, Record] = {}
+            for bid, upto in reversed(self.lineage(branch_id, as_of).segments):
+                missing = [k for k in wanted if k not in found]
+                if not missing:
+                    break
+                found.update(self._latest_many(slot, bid, upto, missing))
+            for k in wanted:
+                memo[slot, branch_id, as_of, k] = found.get(k)
+
+    def _latest_many(self, slot: str, branch_id: int, upto: int, items: Sequence[str]) -> dict[str, Record]:
+        """:meth:`_latest` of several items: ``{item: record}`` of those that have one."""
+        out: dict[str, Record] = {}
+        for item in items:
+            rec = self._latest(slot, branch_id, upto, item)
+            if rec is not None:
+                out[item] = rec
+        return out
 
     def get_blob(self, digest: str) -> bytes:
         """The bytes stored under a sha256.

@@ -84,6 +84,22 @@ class SQLStore(Store):
         ).fetchall()
         return [_record(s, branch_id, slot, it, o, b, t, x) for s, it, o, b, t, x in rows]
 
+    def _latest_many(self, slot: str, branch_id: int, upto: int, items: Sequence[str]) -> dict[str, Record]:
+        sid = self._existing_slot(slot)
+        if sid is None or not items:
+            return {}
+        newest = "SELECT MAX(seq) FROM records WHERE op = 4 AND slot_id = ? AND item = ? AND branch_id = ? AND seq <= ?"
+        params: list[Any] = []
+        for item in items:
+            params += [sid, item, branch_id, upto]
+        rows = self._query(
+            "SELECT seq, item, op, body, ts FROM records WHERE seq IN ("
+            + " UNION ALL ".join([newest] * len(items))
+            + ")",
+            tuple(params),
+        ).fetchall()
+        return {it: _record(s, branch_id, slot, it, o, b, t) for s, it, o, b, t in rows}
+
     def _latest(self, slot: str, branch_id: int, upto: int, item: str) -> Record | None:
         sid = self._existing_slot(slot)
         if sid is None:

@@ -556,6 +556,36 @@ class StoreConformance:
             tx.put_state(main, "nullable", None)
         assert store.get_state(main, "nullable", default="unset") is None
 
+    def test_states_fetched_ahead_in_a_read_scope_are_the_ones_read_one_by_one(self, store: Store) -> None:
+        """``prefetch_states`` inside ``read_scope`` (what a compile does): the records it keeps are those
+        ``get_state_record`` finds outside a scope, across the lineage and with ``as_of``; a write inside
+        the scope is read after it."""
+        main = store.get_branch(ROOT_BRANCH).id
+        with store.transaction() as tx:
+            tx.put_state(main, "ns/a", 1)
+            tx.put_state(main, "ns/b", 1)
+        with store.transaction() as tx:
+            s2 = tx.put_state(main, "ns/b", 2)
+            tx.put_state(main, "ns/c", None)
+        fork = store.create_branch("fork")
+        with store.transaction() as tx:
+            tx.put_state(fork.id, "ns/b", 3)
+            tx.put_state(main, "ns/a", 4)
+        keys = ["ns/a", "ns/b", "ns/c", "ns/missing", "ns/a"]
+        for branch, as_of in ((main, None), (fork.id, None), (main, s2), (fork.id, 0)):
+            alone = {k: store.get_state_record(branch, k, as_of) for k in keys}
+            with store.read_scope():
+                store.prefetch_states(branch, keys, as_of)
+                assert {k: store.get_state_record(branch, k, as_of) for k in keys} == alone
+        with store.read_scope():
+            store.prefetch_states(fork.id, keys)
+            assert store.get_state(fork.id, "ns/b") == 3
+            with store.transaction() as tx:
+                tx.put_state(fork.id, "ns/b", 5)
+            assert store.get_state(fork.id, "ns/b") == 5
+        store.prefetch_states(main, keys)  # outside a scope: nothing kept, nothing wrong
+        assert store.get_state(main, "ns/a") == 4
+
     def test_blobs_are_stored_once_by_sha256(self, store: Store) -> None:
         data = bytes(range(256)) * 40
         before = store.stats().payload_bytes
