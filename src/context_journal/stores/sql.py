@@ -89,16 +89,18 @@ class SQLStore(Store):
         if sid is None or not items:
             return {}
         newest = "SELECT MAX(seq) FROM records WHERE op = 4 AND slot_id = ? AND item = ? AND branch_id = ? AND seq <= ?"
-        params: list[Any] = []
-        for item in items:
-            params += [sid, item, branch_id, upto]
-        rows = self._query(
-            "SELECT seq, item, op, body, ts FROM records WHERE seq IN ("
-            + " UNION ALL ".join([newest] * len(items))
-            + ")",
-            tuple(params),
-        ).fetchall()
-        return {it: _record(s, branch_id, slot, it, o, b, t) for s, it, o, b, t in rows}
+        out: dict[str, Record] = {}
+        for k in range(0, len(items), 100):  # SQLite allows 500 terms in a compound SELECT
+            part = items[k : k + 100]
+            params: list[Any] = []
+            for item in part:
+                params += [sid, item, branch_id, upto]
+            terms = " UNION ALL ".join([newest] * len(part))
+            rows = self._query(
+                f"SELECT seq, item, op, body, ts FROM records WHERE seq IN ({terms})", tuple(params)
+            ).fetchall()
+            out.update({it: _record(s, branch_id, slot, it, o, b, t) for s, it, o, b, t in rows})
+        return out
 
     def _latest(self, slot: str, branch_id: int, upto: int, item: str) -> Record | None:
         sid = self._existing_slot(slot)

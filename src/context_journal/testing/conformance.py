@@ -585,6 +585,10 @@ class StoreConformance:
             assert store.get_state(fork.id, "ns/b") == 5
         store.prefetch_states(main, keys)  # outside a scope: nothing kept, nothing wrong
         assert store.get_state(main, "ns/a") == 4
+        many = [f"ns/k{i}" for i in range(700)] + ["ns/a"]  # more than a statement may hold
+        with store.read_scope():
+            store.prefetch_states(main, many)
+            assert store.get_state(main, "ns/a") == 4 and store.get_state(main, "ns/k699", default="unset") == "unset"
 
     def test_blobs_are_stored_once_by_sha256(self, store: Store) -> None:
         data = bytes(range(256)) * 40
