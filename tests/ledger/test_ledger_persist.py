@@ -365,3 +365,36 @@ def test_a_redaction_leaves_no_erased_name_in_a_following_handles_ledger(tmp_pat
     fresh = open_cm(SQLiteStore(path), None, config=LedgerConfig(checkpoint_every=64))
     assert fresh.working_state() == rebuilt(fresh.store, fresh, None) == follower.working_state()
     assert "AKIA_SECRET_77f" not in json.dumps([body for _, body in checkpoints(fresh.store)])
+
+
+def test_an_edit_whose_old_version_cannot_be_read_folds_again() -> None:
+    """The keeper reads both versions of an edited message; when the older one is gone (erased since), it
+    folds again rather than failing the compile."""
+    from context_journal.errors import MessageNotFoundError
+
+    store = MemoryStore()
+    cm = open_cm(store, None, config=LedgerConfig(checkpoint_every=0))
+    for k in range(10):
+        cm.add_message("user", content(k, "text"), id=f"m{k}")
+    cm.working_state()
+    before = folded(cm)
+    cm.edit_message("m2", content(2, "reword"))
+    real = MessageStore.load_versions
+    calls = 0
+
+    def gone_once(self: MessageStore, versions: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            raise MessageNotFoundError("m2")
+        return real(self, versions)
+
+    MessageStore.load_versions = gone_once  # type: ignore[method-assign]
+    try:
+        assert cm.working_state() == rebuilt(store, cm, None)
+    finally:
+        MessageStore.load_versions = real  # type: ignore[method-assign]
+    assert calls >= 2 and folded(cm) == before + 10  # folded again from the start
+    cm.edit_message("m3", content(3, "reword"))
+    assert cm.working_state() == rebuilt(store, cm, None)
+    assert folded(cm) == before + 10  # the next edit that keeps the fold folds nothing

@@ -29,6 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from ..errors import MessageNotFoundError
 from ..messages import MessageStore
 from ..stores.redaction import REDACTED_TEXT
 from ..strategies.base import Budget, ContextEntry, RawSpan, RenderedEntry, Selection, Strategy
@@ -152,7 +153,10 @@ class LedgerKeeper:
         if not folded:
             return True
         wanted = [(e.id, e.seq, e.created_seq) for before, after, content in folded for e in (before, after)]
-        versions = ms.load_versions(wanted)
+        try:
+            versions = ms.load_versions(wanted)
+        except MessageNotFoundError:  # a version erased since: fold again from what the journal holds
+            return False
         ledger, reader = self.ledger, self.reader
         private = self._private
         for k, (_before, after, content) in enumerate(folded):
