@@ -1274,9 +1274,12 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         recall: RecallArg = None,
         render_dates: bool | None = None,
     ) -> tuple[CompileResult, Selection, Strategy, StrategyContext]:
-        self._store.prefetch_states(self._branch.id, [f"{self._namespace}/{name}" for name in _COMPILE_STATES])
-        view = self._reader_view()
+        # The change token first (the view's refresh reads it), then the states, then the reader check that
+        # reads one of them: what the read scope keeps is newer than the token, so the compile keeps it.
+        view = self._reader_view(check=False)
         view.refresh()
+        self._store.prefetch_states(self._branch.id, [f"{self._namespace}/{name}" for name in _COMPILE_STATES])
+        self._check_reader()
         ctx = self._strategy_context()
         stored = ctx.roles()
         if roles is None:

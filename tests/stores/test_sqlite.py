@@ -6,6 +6,7 @@ Everything the contract says is in test_conformance.py, run on every backend.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,12 @@ from typer.testing import CliRunner
 
 from context_journal.cli import app
 from context_journal.errors import BranchNotFoundError, StoreBusyError, StoreError
-from context_journal.stores import ROOT_BRANCH, SQLiteStore, open_store
+from context_journal.stores import ROOT_BRANCH, SQLiteStore, Store, open_store
+from tests.stores.read_scope_cases import (
+    a_message_written_after_a_token_is_found_after_it,
+    a_rollback_hides_no_slot,
+    a_write_transaction_reads_slots_afresh,
+)
 
 
 @pytest.mark.parametrize(("durability", "synchronous"), [("normal", 1), ("full", 2)])
@@ -145,3 +151,23 @@ def test_a_slot_missing_in_a_read_scope_stays_missing_until_it_ends(tmp_path: Pa
             assert cm.pins() == [first]
     finally:
         mine.close()
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        a_message_written_after_a_token_is_found_after_it,
+        a_rollback_hides_no_slot,
+        a_write_transaction_reads_slots_afresh,
+    ],
+)
+def test_a_read_scope_forgets_what_a_newer_token_or_a_write_may_have_changed(
+    tmp_path: Path, case: Callable[[Store, Store], None]
+) -> None:
+    """See tests/stores/read_scope_cases.py: the same cases run on PostgreSQL."""
+    ours, theirs = SQLiteStore(tmp_path / "s.db"), SQLiteStore(tmp_path / "s.db")
+    try:
+        case(ours, theirs)
+    finally:
+        ours.close()
+        theirs.close()

@@ -389,7 +389,7 @@ class Store(ABC):
         self._names_size = 0
         self._branches_token: int | None = None
         self._branches_loaded_in_txn = False  # the branch table was loaded under the current write lock
-        self._scope = threading.local()  # read_scope: .absent, the slots found missing in this thread's scope
+        self._scope = threading.local()  # read_scope: .absent (slots found missing), .states, .token
 
     # ---- primitives ------------------------------------------------------------------------------
 
@@ -656,9 +656,7 @@ class Store(ABC):
                 return
             self._begin()
             began = time.perf_counter()
-            states = getattr(self._scope, "states", None)
-            if states:
-                states.clear()  # this write may change them: read them again after it
+            self._forget_scope()  # this write may change what the scope read: read it again after it
             self._branches_loaded_in_txn = False
             txn = Transaction(self)
             self._txn = txn
@@ -701,21 +699,44 @@ class Store(ABC):
 
     @contextmanager
     def read_scope(self) -> Iterator[None]:
-        """Reads made on this thread inside the scope read as of its start, once each: a slot found
-        missing stays missing, and a state read (or fetched ahead with :meth:`prefetch_states`) keeps
-        the record it found, until the scope ends (on PostgreSQL each lookup is a round trip; a compile
-        made eight). This handle's own writes inside the scope are read: a write transaction forgets
-        the states read so far, and a slot it creates is found. Nested scopes share the outermost one."""
+        """Reads made on this thread inside the scope are made once each: a slot found missing stays
+        missing, and a state read (or fetched ahead with :meth:`prefetch_states`) keeps the record it
+        found (on PostgreSQL each lookup is a round trip; a compile made eight). What the scope keeps is
+        forgotten whenever it could be older than what a reader expects: when a write transaction begins
+        on this handle (its writes are read after it; inside it nothing kept is used), and when
+        :meth:`change_token` returns a token other than the last one it returned in the scope, or the
+        first one after something was kept (a cache that reads the token and then its data must find
+        everything committed before that token). Nested scopes share the outermost one."""
         outer = getattr(self._scope, "absent", None)
         if outer is None:
             self._scope.absent = set()
             self._scope.states = {}
+            self._scope.token = None
         try:
             yield
         finally:
             if outer is None:
                 self._scope.absent = None
                 self._scope.states = None
+                self._scope.token = None
+
+    def _forget_scope(self) -> None:
+        """Drop what this thread's :meth:`read_scope` kept (nothing outside one)."""
+        absent = getattr(self._scope, "absent", None)
+        if absent is not None:
+            absent.clear()
+            self._scope.states.clear()
+            self._scope.token = None
+
+    def _scope_token(self, token: int) -> None:
+        """:meth:`change_token` read ``token``: forget what the scope kept if it may predate it."""
+        absent = getattr(self._scope, "absent", None)
+        if absent is None or self._txn is not None or token == self._scope.token:
+            return
+        if self._scope.token is not None or absent or self._scope.states:
+            absent.clear()
+            self._scope.states.clear()
+        self._scope.token = token
 
     def _absent_slots(self) -> set[str] | None:
         """The slots found missing in this thread's :meth:`read_scope` (None: not in one)."""
@@ -733,7 +754,9 @@ class Store(ABC):
         head sequence elsewhere). Cheap: call it before every read."""
         with self._lock:
             self._check_open()
-            return self._change_token()
+            token = self._change_token()
+            self._scope_token(token)
+            return token
 
     def token_after_commit(self) -> int:
         """Inside a write transaction (the write lock is held, so no other writer can commit): the change

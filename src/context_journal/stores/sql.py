@@ -46,11 +46,11 @@ class SQLStore(Store):
         known = self._slot_ids.get(slot)
         if known is not None:
             return known
-        absent = self._absent_slots()
+        absent = self._absent_slots() if self._txn is None else None  # a write reads the slots afresh
         if absent is not None and slot in absent:
             return None
         sid = self._slot_id(slot, create=False)
-        if sid is None and absent is not None and self._txn is None:
+        if sid is None and absent is not None:
             absent.add(slot)
         return sid
 
