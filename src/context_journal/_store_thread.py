@@ -21,6 +21,9 @@ P = ParamSpec("P")
 T = TypeVar("T")
 
 _numbers = itertools.count(1)
+_IDLE_SECONDS = 0.00003  # a gap between calls longer than this (30 us): the thread waited for work, the GIL
+# free (calls queued back to back start 2-6 us apart; a caller awaiting each result makes gaps of 60 us or more)
+_BUSY_SECONDS = 0.002  # calls run back to back this long: release the GIL before the next
 
 
 class StoreThread:
@@ -35,6 +38,8 @@ class StoreThread:
         self._ready = threading.Event()
         self.thread = threading.Thread(target=self._run, name=f"context-journal-store-{next(_numbers)}", daemon=True)
         self.users = 0
+        self._last_end = 0.0  # perf_counter when the last call ended
+        self._busy_since = 0.0  # when this thread last started running calls back to back
         self._stopping = False
         self.thread.start()
         self._ready.wait()
@@ -87,17 +92,27 @@ class StoreThread:
         """Await ``fn(*args, **kwargs)`` run on this thread (after the calls queued before it)."""
 
         async def job() -> T:
+            self._hand_over_gil()
             try:
                 return fn(*args, **kwargs)
             finally:
-                # Hand the GIL over between calls. A call that does little blocking I/O (a compile whose
-                # reads are cached) never releases it, so the caller's loop thread waits a whole switch
-                # interval (5 ms) each time it needs it, several times per loop iteration: the convoy
-                # effect of CPython's GIL (bpo-7946). Sleeping 0 s releases it where the waiter can take
-                # it; the 100-task test in tests/core/test_async_manager.py measures the loop's lag.
-                time.sleep(0)
+                self._last_end = time.perf_counter()
 
         return await self.run(job)
+
+    def _hand_over_gil(self) -> None:
+        """Before a call: release the GIL for a moment when this thread has run calls back to back for
+        ``_BUSY_SECONDS`` (2 ms). Calls that block on no I/O (a compile whose reads a read scope keeps)
+        never release it, so a caller's loop thread waiting for it would wait a whole switch interval
+        (5 ms) each time, several times per loop iteration: the convoy effect of CPython's GIL (bpo-7946;
+        tests/core/test_async_manager.py measures the loop's lag with 100 tasks). A call after idle time
+        (the GIL was free meanwhile) pays nothing, so a lone call is not delayed."""
+        now = time.perf_counter()
+        if now - self._last_end > _IDLE_SECONDS:
+            self._busy_since = now
+        elif now - self._busy_since >= _BUSY_SECONDS:
+            time.sleep(0)
+            self._busy_since = time.perf_counter()
 
     def stop(self) -> None:
         """Take no more calls, cancel the ones still under way (a summary call awaiting its model: its

@@ -382,3 +382,41 @@ def test_closing_ends_a_summary_call_whose_model_never_answers(tmp_path: Path) -
         return tick.exception()
 
     assert isinstance(asyncio.run(main()), StoreClosedError)
+
+
+def test_the_store_thread_hands_the_gil_over_only_after_running_calls_back_to_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Calls queued back to back that run for 2 ms release the GIL (time.sleep(0)) before the next, so the
+    caller's loop is not starved (the lag test above); a caller awaiting each result, one call at a time,
+    never waits for a release (the thread was idle between its calls)."""
+    from context_journal import _store_thread
+
+    thread = _store_thread.StoreThread()
+    sleeps: list[float] = []
+    real_sleep = time.sleep
+
+    def counted(seconds: float) -> None:
+        if threading.current_thread() is thread.thread:
+            sleeps.append(seconds)
+        real_sleep(seconds)
+
+    monkeypatch.setattr(_store_thread.time, "sleep", counted)
+
+    def busy(ms: float) -> None:
+        end = time.perf_counter() + ms / 1000
+        while time.perf_counter() < end:
+            pass
+
+    async def main() -> None:
+        for _ in range(5):  # one at a time: each awaited before the next is queued
+            await thread.call(busy, 3)
+            await asyncio.sleep(0.001)
+        assert sleeps == []
+        await asyncio.gather(*(thread.call(busy, 1) for _ in range(12)))  # queued together: 12 ms back to back
+        assert 1 <= len(sleeps) <= 6 and set(sleeps) == {0}  # about one per 2 ms (fewer if the OS paused the thread)
+
+    try:
+        asyncio.run(main())
+    finally:
+        thread.stop()
