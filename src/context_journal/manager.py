@@ -96,6 +96,7 @@ from .strategies.autobiographical.records import StaleMark, slot_for
 from .strategies.base import HOT_CONTEXT_STATE, BaseStrategy, HotContextStrategy
 from .strategies.newest import NEWEST_STATE, NewestStrategy, newest_ids
 from .strategies.pinned import PINS_STATE, PinnedStrategy, pinned_ids
+from .strategies.windowed import ANCHOR_STATE
 from .tokens import Calibration, EstimatingCounter, TokenCounter, check_token_count, content_mix
 from .views import MergedView, ReaderView, ViewFilter, filter_for_reader
 
@@ -246,7 +247,7 @@ def _namespace_name(namespace: str | None) -> str:
     return namespace
 
 
-_COMPILE_STATES = (READER_STATE, "roles", PINS_STATE, FACTS_STATE, NEWEST_STATE, "calibration")
+_COMPILE_STATES = (READER_STATE, "roles", PINS_STATE, FACTS_STATE, NEWEST_STATE, "calibration", ANCHOR_STATE)
 """The states of its namespace a compile reads, fetched in one query at its start (Store.prefetch_states)."""
 
 _Method = TypeVar("_Method", bound=Callable[..., Any])
@@ -1572,9 +1573,10 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
                 raise KeyError(f"no recent compile with id {compile!r} on this manager; pass the CompileResult")
             estimated = known
         ctx = self._strategy_context()
-        calibration = Calibration.from_state(ctx.get_state("calibration"))
-        factor = calibration.update(estimated, input_tokens, mix)
-        ctx.put_states({"calibration": calibration.to_state()})
+        with self._store.transaction():  # read and write under the write lock: no other handle's sample is lost
+            calibration = Calibration.from_state(ctx.get_state("calibration"))
+            factor = calibration.update(estimated, input_tokens, mix)
+            ctx.put_states({"calibration": calibration.to_state()})
         return factor
 
     # ---- compression -------------------------------------------------------------------------------

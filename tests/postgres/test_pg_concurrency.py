@@ -15,10 +15,12 @@ from typing import Any
 import pytest
 
 from context_journal import ContextManager
+from context_journal.strategies import WindowedPassthroughStrategy
 from tests.stores.read_scope_cases import (
     a_message_written_after_a_token_is_found_after_it,
     a_rollback_hides_no_slot,
     a_write_transaction_reads_slots_afresh,
+    usage_reports_keep_each_others_samples,
 )
 
 PG_URL = os.environ.get("CONTEXT_JOURNAL_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
@@ -290,6 +292,10 @@ def test_a_compile_after_an_append_is_three_round_trips(schema: str) -> None:
         assert _round_trips(ours, lambda: cm.compile(2000)) == 3
         result = cm.compile(2000)
         assert "ship it" in json.dumps(result.to_anthropic())  # the states read in one query are the ones used
+        cm.strategy = WindowedPassthroughStrategy()  # its anchor is read with the others
+        cm.compile(2000)
+        cm.add_message("user", "and one for the window")
+        assert _round_trips(ours, lambda: cm.compile(2000)) == 3
     finally:
         ours.close()
 
@@ -378,6 +384,7 @@ def test_a_commit_that_fails_forgets_the_slot_it_created(schema: str) -> None:
     [
         a_message_written_after_a_token_is_found_after_it,
         a_rollback_hides_no_slot,
+        usage_reports_keep_each_others_samples,
         a_write_transaction_reads_slots_afresh,
     ],
 )

@@ -54,3 +54,17 @@ def a_rollback_hides_no_slot(ours: Store, theirs: Store) -> None:
         with pytest.raises(RuntimeError), ours.transaction():
             raise RuntimeError("rolled back")
         assert cm.working_state().facts == {"k": "v"}
+
+
+def usage_reports_keep_each_others_samples(ours: Store, theirs: Store) -> None:
+    """``report_usage`` reads and writes the calibration under the write lock: inside a scope that kept the
+    calibration a compile read, another handle's report in between is built on, not overwritten."""
+    cm, other = ContextManager(ours), ContextManager(theirs)
+    for i in range(6):
+        cm.add_message("user" if i % 2 == 0 else "assistant", f"message number {i} " * 20)
+    with ours.read_scope():
+        mine, theirs_result = cm.compile(100_000), other.compile(100_000)
+        other.report_usage(theirs_result, theirs_result.estimated_tokens * 3)
+        cm.report_usage(mine, mine.estimated_tokens)
+    calibration = theirs.get_state(theirs.get_branch("main").id, "default/calibration")
+    assert calibration["samples"] == 2

@@ -20,6 +20,7 @@ from tests.stores.read_scope_cases import (
     a_message_written_after_a_token_is_found_after_it,
     a_rollback_hides_no_slot,
     a_write_transaction_reads_slots_afresh,
+    usage_reports_keep_each_others_samples,
 )
 
 
@@ -158,6 +159,7 @@ def test_a_slot_missing_in_a_read_scope_stays_missing_until_it_ends(tmp_path: Pa
     [
         a_message_written_after_a_token_is_found_after_it,
         a_rollback_hides_no_slot,
+        usage_reports_keep_each_others_samples,
         a_write_transaction_reads_slots_afresh,
     ],
 )
