@@ -16,12 +16,7 @@ import pytest
 
 from context_journal import ContextManager
 from context_journal.strategies import WindowedPassthroughStrategy
-from tests.stores.read_scope_cases import (
-    a_message_written_after_a_token_is_found_after_it,
-    a_rollback_hides_no_slot,
-    a_write_transaction_reads_slots_afresh,
-    usage_reports_keep_each_others_samples,
-)
+from tests.stores.read_scope_cases import CASES as READ_SCOPE_CASES
 
 PG_URL = os.environ.get("CONTEXT_JOURNAL_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
 
@@ -379,15 +374,7 @@ def test_a_commit_that_fails_forgets_the_slot_it_created(schema: str) -> None:
         store.close()
 
 
-@pytest.mark.parametrize(
-    "case",
-    [
-        a_message_written_after_a_token_is_found_after_it,
-        a_rollback_hides_no_slot,
-        usage_reports_keep_each_others_samples,
-        a_write_transaction_reads_slots_afresh,
-    ],
-)
+@pytest.mark.parametrize("case", READ_SCOPE_CASES)
 def test_a_read_scope_forgets_what_a_newer_token_or_a_write_may_have_changed(schema: str, case: Any) -> None:
     """See tests/stores/read_scope_cases.py: the same cases run on SQLite."""
     ours, theirs = _store(schema), _store(schema)

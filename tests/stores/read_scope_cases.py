@@ -68,3 +68,12 @@ def usage_reports_keep_each_others_samples(ours: Store, theirs: Store) -> None:
         cm.report_usage(mine, mine.estimated_tokens)
     calibration = theirs.get_state(theirs.get_branch("main").id, "default/calibration")
     assert calibration["samples"] == 2
+
+
+CASES = (
+    a_message_written_after_a_token_is_found_after_it,
+    a_write_transaction_reads_slots_afresh,
+    a_rollback_hides_no_slot,
+    usage_reports_keep_each_others_samples,
+)
+"""Every case, for ``pytest.mark.parametrize`` (each takes two handles on one store)."""

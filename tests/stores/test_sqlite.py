@@ -16,12 +16,7 @@ from typer.testing import CliRunner
 from context_journal.cli import app
 from context_journal.errors import BranchNotFoundError, StoreBusyError, StoreError
 from context_journal.stores import ROOT_BRANCH, SQLiteStore, Store, open_store
-from tests.stores.read_scope_cases import (
-    a_message_written_after_a_token_is_found_after_it,
-    a_rollback_hides_no_slot,
-    a_write_transaction_reads_slots_afresh,
-    usage_reports_keep_each_others_samples,
-)
+from tests.stores.read_scope_cases import CASES as READ_SCOPE_CASES
 
 
 @pytest.mark.parametrize(("durability", "synchronous"), [("normal", 1), ("full", 2)])
@@ -154,15 +149,7 @@ def test_a_slot_missing_in_a_read_scope_stays_missing_until_it_ends(tmp_path: Pa
         mine.close()
 
 
-@pytest.mark.parametrize(
-    "case",
-    [
-        a_message_written_after_a_token_is_found_after_it,
-        a_rollback_hides_no_slot,
-        usage_reports_keep_each_others_samples,
-        a_write_transaction_reads_slots_afresh,
-    ],
-)
+@pytest.mark.parametrize("case", READ_SCOPE_CASES)
 def test_a_read_scope_forgets_what_a_newer_token_or_a_write_may_have_changed(
     tmp_path: Path, case: Callable[[Store, Store], None]
 ) -> None:
