@@ -734,8 +734,7 @@ class Store(ABC):
         if absent is None or self._txn is not None or token == self._scope.token:
             return
         if self._scope.token is not None or absent or self._scope.states:
-            absent.clear()
-            self._scope.states.clear()
+            self._forget_scope()
         self._scope.token = token
 
     def _absent_slots(self) -> set[str] | None:
