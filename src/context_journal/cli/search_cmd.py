@@ -16,8 +16,8 @@ from ..recall import SearchHit, SummaryHit
 from ._app import CommandError, ReaderOpt, app, build_text_index, console, print_json, with_manager
 from .store_cmds import BranchOpt, JsonOpt, NamespaceOpt, StoreOpt
 
-_MARK = re.compile(r"(?<!\S)\*\*(\S+)\*\*(?!\S)")
-"""A word the snippet marks as matched (``**word**``)."""
+_MARK = re.compile(r"\*\*(\w(?:\S*?\w)?)\*\*")
+"""A word the snippet marks as matched (``**word**``, the punctuation around it outside the marks)."""
 
 
 def _iso(value: str | None, option: str) -> str | None:

@@ -105,8 +105,25 @@ def snippet(text: str, stems: set[str], width: int = _SNIPPET_WORDS) -> tuple[st
             best, best_at = count, max(0, i - width + 1)
     start = best_at
     end = min(len(tokens), start + width)
-    shown = [f"**{t}**" if start + k < len(flags) and flags[start + k] else t for k, t in enumerate(tokens[start:end])]
+    shown = [_mark(t) if start + k < len(flags) and flags[start + k] else t for k, t in enumerate(tokens[start:end])]
     return ("… " if start else "") + " ".join(shown) + (" …" if end < len(tokens) else ""), matched
+
+
+_WORD_PART = re.compile(r"\w(?:.*\w)?", re.DOTALL)  # a token's first to last word character
+
+
+def _mark(token: str) -> str:
+    """A matched whitespace token with its word part marked ``**like this**``: the punctuation around
+    it stays outside (``(**museum**),``), and a word the text already shows in bold, or at an edge of a
+    bold run (``**museum**``, ``museum**``), is left as it is rather than marked again
+    (``****museum****``)."""
+    found = _WORD_PART.search(token)
+    if found is None:
+        return f"**{token}**"
+    head, tail = token[: found.start()], token[found.end() :]
+    if head.endswith("**") or tail.startswith("**"):
+        return token
+    return f"{head}**{found.group()}**{tail}"
 
 
 def _visible_versions(ms: MessageStore, as_of: int) -> dict[str, tuple[int, int]]:

@@ -1,0 +1,70 @@
+"""Snippet marks: a matched word is marked ``**like this**`` once, with the punctuation around it left
+outside, and nothing else of the text changes (a word the text already shows in bold is not marked
+twice: ``****museum****`` read as an empty bold run and broke the CLI's bold rendering)."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis_budget import examples
+
+from context_journal import ContextManager, MemoryStore
+from context_journal._graphemes import split_words
+from context_journal.recall.search import snippet
+from context_journal.stores.fulltext import stem
+
+SETTINGS = settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+WORDS = ["museum", "museums", "pottery", "pottery's", "__init__", "café", "dog", "the", "Melanie"]
+MARKS = ["", "*", "**", "(", ")", ",", ".", "!", '"', "'", "_", "[", "]", "**(", ")**"]
+
+
+def _word(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
+
+
+def _unmarked(out: str, original: str) -> bool:
+    """Whether ``out`` is ``original``'s token, or it with ``**`` put around its word part only."""
+    if out == original:
+        return True
+    if out.count("**") != original.count("**") + 2:
+        return False
+    at = out.find("**")
+    while at >= 0:
+        end = out.find("**", at + 2)
+        if end > at + 2:
+            inner = out[at + 2 : end]
+            if out[:at] + inner + out[end + 2 :] == original and _word(inner[0]) and _word(inner[-1]):
+                return True
+        at = out.find("**", at + 1)
+    return False
+
+
+@SETTINGS
+@given(
+    tokens=st.lists(
+        st.tuples(st.sampled_from(MARKS), st.sampled_from(WORDS), st.sampled_from(MARKS)).map("".join),
+        min_size=1,
+        max_size=30,
+    ),
+    query=st.sampled_from(["museum", "pottery", "init", "cafe", "melanie dog"]),
+)
+def test_a_matched_word_is_marked_once_and_nothing_else_changes(tokens: list[str], query: str) -> None:
+    text = " ".join(tokens)
+    stems = {stem(w) for w in query.split()}
+    out, _ = snippet(text, stems, width=64)
+    shown = split_words(out.removeprefix("… ").removesuffix(" …"))
+    assert len(shown) == len(tokens)  # width 64 >= 30 tokens: the whole text
+    for was, now in zip(tokens, shown, strict=True):
+        assert _unmarked(now, was), (was, now)
+        if "****" in now:
+            assert "****" in was, (was, now)
+        if "**" not in was and any(stem(w.strip("*()[],.!\"'")) in stems for w in [was]):
+            assert now != was, (was, now)  # a match with no bold of its own is marked
+
+
+def test_a_word_already_in_bold_is_not_marked_again() -> None:
+    cm = ContextManager.open(store=MemoryStore())
+    cm.add_message("user", "I went to the **museum** with Melanie, and then (museum), museum's café.")
+    [hit] = cm.search_messages("museum")
+    assert hit.snippet == "I went to the **museum** with Melanie, and then (**museum**), **museum's** café."
