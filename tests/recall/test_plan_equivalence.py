@@ -29,6 +29,7 @@ from context_journal.recall.spans import (
     RecalledLine,
     RecallSpan,
     _cut,
+    _framing,
     _line_cost,
     _text_tokens,
     plan_spans,
@@ -54,7 +55,8 @@ def reference_plan_spans(
     place: Callable[[int], int] = lambda position: 0,
     sizes: dict[int, int] | None = None,
 ) -> list[RecallSpan]:
-    """The planner as it was before it was made cheap, line for line."""
+    """The planner as it was before it was made cheap, line for line (but for one rule changed since:
+    a line kept whole is priced as its text's count plus what ``who: `` and the line break add)."""
     if allowance <= pair_tokens or not candidates:
         return []
     best = max(c.score for c in candidates)
@@ -81,7 +83,10 @@ def reference_plan_spans(
             limit = config.hit_tokens if p in (hit, reply) else config.neighbour_tokens
             text, cut = _cut(text, stems if p == hit else frozenset(), limit, counter)  # type: ignore[arg-type]  # counters hash by identity
             lines.append(RecalledLine(p, entry.id, entry.sequence, entry.participant, ts, text, cut, hit, group))
-            cost += _line_cost(entry.participant, text, counter)  # type: ignore[arg-type]
+            if cut:
+                cost += _line_cost(entry.participant, text, counter)  # type: ignore[arg-type]
+            else:  # a whole text: its count and what the line adds (priced so since the index knows counts)
+                cost += _text_tokens(counter, text) + _framing(entry.participant, counter)  # type: ignore[arg-type]
             where = place(p)
             if where not in places and where not in new_places:
                 new_places.add(where)
