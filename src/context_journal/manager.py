@@ -1546,7 +1546,9 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         when the result itself is passed; see :class:`~context_journal.tokens.Calibration`) and is
         stored as the state ``<namespace>/calibration``
         on this branch. Report only the tokens of the compiled context (leave out tool definitions the
-        host adds to the request).
+        host adds to the request). A report weighs the compile's estimated tokens over 1,000, at most 1
+        (:data:`~context_journal.tokens.FULL_REPORT_TOKENS`): a small request's count is mostly the
+        provider's own framing, so it moves the factor little.
 
         Args:
             compile: The :class:`~context_journal.compile.CompileResult`, or its ``compile_id`` when it

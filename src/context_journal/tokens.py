@@ -1570,6 +1570,11 @@ _CLASS_SET = 2
 ``other`` class for every script but Latin and CJK; 2 splits it (see :func:`text_class`)."""
 
 
+FULL_REPORT_TOKENS = 1_000
+"""Estimated tokens of a usage report that weighs fully in :class:`Calibration` (a smaller one weighs its
+share of this)."""
+
+
 @dataclass
 class Calibration:
     """Correction factors for the token estimate, learnt from the provider's usage reports, per content
@@ -1582,9 +1587,15 @@ class Calibration:
     gives one number for a whole request, so each report moves every class's factor in proportion to
     that class's share of the request (a normalised least-mean-squares step in log space, weight
     ``alpha``): reports with different mixes separate the classes, a report of one class moves only
-    that class (exactly to the observed ratio on its first report). A report without a mix moves all
+    that class (exactly to the observed ratio on its first full report). A report without a mix moves all
     classes alike. Factors are clamped to ``[lower, upper]`` (default 0.1 to 20: wide enough for any
     factor real data shows; the bound only stops a nonsense report).
+
+    A report weighs its estimated tokens over :data:`FULL_REPORT_TOKENS` (1,000), at most 1: its step is
+    that weight times 1.0 until reports weighing 1 in all were folded in, times ``alpha`` after. The
+    count of a small request is mostly the provider's own framing and rounding, not the content's
+    tokens: a 6-token compile reported as 1 token set every later estimate to a sixth (a compile of
+    "100,000 tokens" then held 600,000); now it moves the factor 0.6% of the way.
 
     ``factor`` is what compiles multiply their estimate by: the class factors averaged over the mix of
     recent reports (weighted by estimated tokens); a compile whose content's classes have other factors
@@ -1605,6 +1616,8 @@ class Calibration:
     Attributes:
         factor: The current overall factor (1.0 = trust the estimate).
         samples: Reports folded in so far.
+        weight: The reports' weights folded in so far (see above; a store written before weights read
+            as one per report).
         lower: Smallest allowed factor.
         upper: Largest allowed factor.
         alpha: Weight of a new report, in ``(0, 1]``.
@@ -1614,6 +1627,7 @@ class Calibration:
 
     factor: float = 1.0
     samples: int = 0
+    weight: float = 0.0
     lower: float = 0.1
     upper: float = 20.0
     alpha: float = 0.3
@@ -1656,7 +1670,8 @@ class Calibration:
         base = {k: self.class_factor(k) for k in shares}  # before any class of this report is set
         predicted = sum(shares[k] * base[k] for k in shares)
         error = math.log(self._clamp(actual / estimated)) - math.log(predicted)
-        step = 1.0 if self.samples == 0 else self.alpha
+        heft = min(1.0, estimated / FULL_REPORT_TOKENS)  # a small request says little about the ratio
+        step = heft * (1.0 if self.weight < 1.0 else self.alpha)
         # Each class's part of the corrected prediction; the step makes the prediction move by
         # ``step * error`` (in log space) whatever the mix.
         parts = {k: shares[k] * base[k] / predicted for k in shares}
@@ -1668,11 +1683,13 @@ class Calibration:
             blended = {k: keep * v for k, v in self.mix.items()}
             for k, v in shares.items():
                 blended[k] = blended.get(k, 0.0) + step * v
-            self.mix = blended
+            whole = sum(blended.values())  # 1 but when the mix so far was empty and the step below 1
+            self.mix = {k: v / whole for k, v in blended.items()}
         elif not self.mix:
             self.mix = dict(shares)
         self.factor = self._clamp(sum(v * self.class_factor(k) for k, v in self.mix.items()))
         self.samples += 1
+        self.weight = min(self.weight + heft, float(MAX_TOKEN_COUNT))
         return self.factor
 
     def apply(self, tokens: int) -> int:
@@ -1702,6 +1719,7 @@ class Calibration:
         return {
             "factor": self.factor,
             "samples": self.samples,
+            "weight": self.weight,
             "lower": self.lower,
             "upper": self.upper,
             "classes": dict(self.classes),
@@ -1729,8 +1747,12 @@ class Calibration:
                 mix = mix or {"*": 1.0}
             elif int(value.get("class_set", 1)) < _CLASS_SET and "other" in classes:
                 classes = {**dict.fromkeys(_SCRIPT_NAMES, classes["other"]), **classes}
+            samples = int(value.get("samples", 0))
+            weight = float(value.get("weight", samples))  # before weights: every report weighed 1
+            if not math.isfinite(weight) or weight < 0:
+                weight = float(samples)
             return cls(
-                factor=factor, samples=int(value.get("samples", 0)), lower=lower, upper=upper, classes=classes, mix=mix
+                factor=factor, samples=samples, weight=weight, lower=lower, upper=upper, classes=classes, mix=mix
             )
         except (TypeError, ValueError):
             return cls()

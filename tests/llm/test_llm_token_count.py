@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from context_journal import ContextManager, MemoryStore
+from context_journal.tokens import FULL_REPORT_TOKENS
 
 if TYPE_CHECKING:  # the fixtures' types (tests/llm/conftest.py); imported by name only for the checker
     from conftest import FakeSleep, MockServer
@@ -63,9 +64,10 @@ def test_tools_go_with_the_request_and_other_fields_stay_out(server: MockServer)
 
 def test_calibrate_reports_the_count_to_the_manager(server: MockServer) -> None:
     cm = ContextManager.open(store=MemoryStore())
-    for i in range(20):
+    for i in range(80):  # over 1,000 tokens: a report that weighs fully (FULL_REPORT_TOKENS)
         cm.add_message("user" if i % 2 == 0 else "assistant", f"turn {i}: the harbour at dawn, nets and gulls")
     result = cm.compile(max_tokens=4000)
+    assert result.estimated_tokens >= FULL_REPORT_TOKENS
     exact = round(result.estimated_tokens * 1.3)
     server.script.append((200, {"input_tokens": exact}))
     factor = _counter(server).calibrate(cm, result)
@@ -132,9 +134,10 @@ def test_calibrate_awaits_an_async_manager(server: MockServer) -> None:
 
     async def main() -> tuple[float, float]:
         async with await AsyncContextManager.open(store=MemoryStore()) as acm:
-            for i in range(10):
+            for i in range(100):  # over 1,000 tokens: a report that weighs fully
                 await acm.add_message("user" if i % 2 == 0 else "assistant", f"turn {i}: nets and gulls at dawn")
             result = await acm.compile(max_tokens=4000)
+            assert result.estimated_tokens >= FULL_REPORT_TOKENS
             server.script.append((200, {"input_tokens": round(result.estimated_tokens * 1.3)}))
             factor = await _counter(server).acalibrate(acm, result)
             return factor, (await acm.compile(max_tokens=4000)).calibration
