@@ -5,6 +5,7 @@ Everything the contract says is in test_conformance.py, run on every backend.
 
 from __future__ import annotations
 
+import random
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -160,3 +161,49 @@ def test_a_read_scope_forgets_what_a_newer_token_or_a_write_may_have_changed(
     finally:
         ours.close()
         theirs.close()
+
+
+def test_checkpoint_gives_free_pages_back_to_the_file_system(tmp_path: Path) -> None:
+    from context_journal import ContextManager
+
+    path = tmp_path / "j.db"
+    store = SQLiteStore(path)
+    cm = ContextManager.open(store=store)
+    rnd = random.Random(1)
+    vocab = ["".join(rnd.choice("abcdefghijklmnop") for _ in range(rnd.randint(3, 9))) for _ in range(3000)]
+    for _ in range(4):  # full-text segment merges free pages on the way (7 of them after the first batch)
+        batch = [{"participant": "user", "content": " ".join(rnd.choices(vocab, k=30))} for _ in range(200)]
+        cm.add_messages(batch)
+    cm.add_message("user", "the harbour, nets and gulls")
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA auto_vacuum").fetchone()[0] == 2  # INCREMENTAL, set before the first table
+    assert conn.execute("PRAGMA freelist_count").fetchone()[0] > 0  # what the check below finds given back
+    store.checkpoint()
+    pages, free, size = (
+        conn.execute(f"PRAGMA {p}").fetchone()[0] for p in ("page_count", "freelist_count", "page_size")
+    )
+    assert free == 0 and path.stat().st_size == pages * size
+    assert not Path(str(path) + "-wal").exists() or Path(str(path) + "-wal").stat().st_size == 0
+    assert len(cm.get_all_messages()) == 801 and cm.search_messages("harbour", limit=3)
+    conn.close()
+    cm.close()
+    store.close()
+
+
+def test_a_store_made_before_auto_vacuum_still_checkpoints(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    store = SQLiteStore(path)
+    store.close()
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode = DELETE")
+    conn.execute("PRAGMA auto_vacuum = NONE")
+    conn.execute("VACUUM")  # as files made before the setting: no page map
+    assert conn.execute("PRAGMA auto_vacuum").fetchone()[0] == 0
+    conn.close()
+    again = SQLiteStore(path)
+    with again.transaction() as tx:
+        tx.append(ROOT_BRANCH, "messages", "m1", {"v": 1})
+    again.checkpoint()  # nothing to give back: no error, and the file keeps its setting
+    assert sqlite3.connect(path).execute("PRAGMA auto_vacuum").fetchone()[0] == 0
+    assert again.head_seq() >= 1
+    again.close()

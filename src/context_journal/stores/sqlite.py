@@ -400,6 +400,9 @@ class SQLiteStore(SQLStore):
             self._busy_ms = int(busy_timeout * 1000)
             self._conn.execute(f"PRAGMA busy_timeout = {self._busy_ms}")
             self._refuse_foreign()
+            # A new file keeps a map of its pages so that ``checkpoint`` can give free pages back to the
+            # file system (``incremental_vacuum``); on a file that already holds tables this does nothing.
+            self._conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
             self._enable_wal(busy_timeout)
             self._conn.execute(f"PRAGMA synchronous = {'FULL' if durability == 'full' else 'NORMAL'}")
             self._conn.execute("PRAGMA foreign_keys = ON")
@@ -984,9 +987,22 @@ class SQLiteStore(SQLStore):
         return StoreStats(int(n), int(payload) + int(blob_bytes), on_disk, self._head_seq())
 
     def checkpoint(self) -> None:
-        """Fold the WAL into the database file (``PRAGMA wal_checkpoint(TRUNCATE)``)."""
+        """Give the database file's free pages back to the file system and fold the WAL into the file
+        (``PRAGMA incremental_vacuum``, then ``PRAGMA wal_checkpoint(TRUNCATE)``).
+
+        Pages are freed as the full-text index merges its segments and as pending index rows are folded
+        (on a 3,000-message store 48 of 443 pages, 11% of the file); SQLite reuses them for later
+        writes but keeps the file that long. Only stores created since this setting give them back
+        (``auto_vacuum = INCREMENTAL`` must be set before the first table; ``VACUUM`` converts an older
+        file). When another handle holds the write lock the free pages are left for the next checkpoint.
+        """
         with self._lock:
             self._check_open()
+            if self._txn is None:
+                with contextlib.suppress(sqlite3.OperationalError):  # busy: left for the next checkpoint
+                    # As a script: it frees one page per step, and ``execute`` steps a statement without
+                    # result columns once (one page freed).
+                    self._conn.executescript("PRAGMA incremental_vacuum;")
             self._exec("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def _close(self) -> None:
