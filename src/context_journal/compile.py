@@ -158,7 +158,10 @@ class CompileResult:
         branch: The branch compiled.
         calibration: The calibration factor applied.
         parts: Tokens by part: ``system``, ``injections``, ``messages`` (and ``recall``: the recall pairs,
-            and ``ledger``: the working-state pair, both part of ``messages``).
+            and ``ledger``: the working-state pair, both part of ``messages``), calibrated: the parts but
+            ``recall`` and ``ledger`` add up to ``tokens`` (see :func:`calibrated_parts`).
+        estimated_parts: The same before calibration (the parts but ``recall`` and ``ledger`` add up to
+            ``estimated_tokens``).
         assistant: The names rendered as the assistant.
         recall: What recall did for a query (None without one): ``query``, ``hits`` (candidates
             found), ``recalled`` (messages brought back) and, when none was, ``note`` saying why.
@@ -190,6 +193,7 @@ class CompileResult:
     """Where each compiled message comes from in the conversation (what :meth:`to_html` draws)."""
     recall: Mapping[str, Any] | None = None
     stats: Mapping[str, int] = field(default_factory=dict, repr=False, compare=False)
+    estimated_parts: Mapping[str, int] = field(default_factory=dict, repr=False)
 
     @property
     def provenance(self) -> list[tuple[Source, ...]]:
@@ -267,6 +271,7 @@ class CompileResult:
                 "system_sources": [s.to_dict() for s in self.system_sources],
                 "messages": [m.to_dict() for m in self.messages],
                 "estimated_tokens": self.estimated_tokens,
+                "estimated_parts": dict(self.estimated_parts),
                 "max_tokens": self.max_tokens,
                 "reserve_for_response": self.reserve_for_response,
                 "omitted": [list(o) for o in self.omitted],
@@ -336,6 +341,33 @@ def _precedes_recall(compiled: Sequence[CompiledMessage], k: int) -> bool:
     """True for the marker turn of a recall pair."""
     marker = any(s.kind == "synthetic" and s.id == "marker" for s in compiled[k].sources)
     return marker and k + 1 < len(compiled) and _is_recall(compiled[k + 1])
+
+
+NESTED_PARTS = frozenset({"recall", "ledger"})
+"""Keys of :attr:`CompileResult.parts` counted inside ``messages`` too (the others add up to the total)."""
+
+
+def calibrated_parts(estimated: Mapping[str, int], tokens: int) -> dict[str, int]:
+    """``estimated`` (tokens by part before calibration) scaled to ``tokens`` (the calibrated total).
+
+    The parts outside :data:`NESTED_PARTS` add up to ``tokens`` exactly: each gets its share rounded
+    down and the tokens left go to the largest remainders (ties to the earlier part); a nested part is
+    its share rounded down, at most its container ``messages``. Rounding each part up on its own made
+    the parts add up to more than ``tokens``, by up to 45 once the total was priced per content class.
+    """
+    top = [(k, v) for k, v in estimated.items() if k not in NESTED_PARTS]
+    whole = sum(v for _, v in top)
+    if whole <= 0:
+        return {k: 0 for k in estimated}
+    out = {k: v * tokens // whole for k, v in top}
+    left = tokens - sum(out.values())
+    by_remainder = sorted(range(len(top)), key=lambda i: (-(top[i][1] * tokens % whole), i))
+    for i in by_remainder[:left]:
+        out[top[i][0]] += 1
+    for k, v in estimated.items():
+        if k in NESTED_PARTS:
+            out[k] = min(v * tokens // whole, out.get("messages", tokens))
+    return {k: out[k] for k in estimated}
 
 
 def _compile_id(parts: Sequence[Any]) -> str:
@@ -953,7 +985,8 @@ def _compile_context(
         namespace=namespace,
         branch=branch,
         calibration=calibration.factor,
-        parts={k: calibration.apply(v) for k, v in parts.items()},
+        parts=calibrated_parts(parts, calibration.apply(estimated)),
+        estimated_parts=dict(parts),
         assistant=tuple(sorted(roles.assistant)),
         get_blob=get_blob,
         trace=trace_compile(view, head, selection, compiled, getattr(strategy, "pinned_parts", None)),

@@ -32,6 +32,7 @@ from .compile import (
     RenderCache,
     Roles,
     Source,
+    calibrated_parts,
     compile_context,
 )
 from .compression import (
@@ -156,6 +157,12 @@ def _compiled_mix(result: CompileResult, counter: TokenCounter) -> dict[str, int
     return content_mix([*result.system, *(b for m in result.messages for b in m.content)], counter)
 
 
+def _repriced(result: CompileResult, tokens: int, factor: float) -> CompileResult:
+    """``result`` priced at ``tokens`` (its content's own factor ``factor``), its parts with it."""
+    parts = calibrated_parts(result.estimated_parts, tokens) if result.estimated_parts else result.parts
+    return dataclasses.replace(result, tokens=tokens, calibration=factor, parts=parts)
+
+
 def _per_class(
     result: CompileResult,
     selection: Selection,
@@ -180,7 +187,7 @@ def _per_class(
         own = calibration.apply_mix(mix) / max(1, sum(mix.values())) if mix else factor
         provider = math.ceil(compiled.estimated_tokens * own - 1e-9)
         if provider <= compiled.budget:
-            fitted = dataclasses.replace(compiled, tokens=provider, calibration=own)
+            fitted = _repriced(compiled, provider, own)
             if best is None or fitted.tokens > best[0].tokens:
                 best = fitted, current[1]
         if provider > compiled.budget:
@@ -204,7 +211,7 @@ def _per_class(
         own = calibration.apply_mix(mix) / max(1, sum(mix.values())) if mix else dearest.factor
         provider = math.ceil(compiled.estimated_tokens * own - 1e-9)
         if provider <= compiled.budget:
-            best = dataclasses.replace(compiled, tokens=provider, calibration=own), chosen
+            best = _repriced(compiled, provider, own), chosen
     return best if best is not None else (result, selection)
 
 
