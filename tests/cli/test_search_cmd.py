@@ -80,6 +80,7 @@ def test_bad_input_is_a_clean_error(locomo_db: Path, tmp_path: Path) -> None:
     base = ["search", "--store", str(locomo_db), "-n", CONV]
     for args, code, text in [
         (["   "], 1, "non-empty"),
+        (["\u200b"], 1, "non-empty"),
         (["pottery", "--limit", "0"], 1, "limit must be an integer in 1..1000"),
         (["pottery", "--limit", "1001"], 1, "limit must be an integer in 1..1000"),
         (["pottery", "--since", "last week"], 2, "ISO-8601"),

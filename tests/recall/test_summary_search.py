@@ -182,9 +182,13 @@ def test_summaries_stay_out_of_message_search_and_its_scores(store: Store) -> No
 
 def test_query_rules_are_those_of_message_search(store: Store) -> None:
     cm = compressed(store)
-    for bad in ("", "   ", "\n\t"):
+    for bad in ("", "   ", "\n\t", "\u200b", " \u200d\ufeff "):  # zero-width and BOM show as nothing
         with pytest.raises(ValueError, match="non-empty"):
             cm.search_summary_text(bad)
+        with pytest.raises(ValueError, match="non-empty"):
+            cm.search_messages(bad)
+        with pytest.raises(ValueError, match="non-empty"):
+            cm.compile(10_000, query=bad)
     for limit in (0, 1001, True):
         with pytest.raises(ValueError, match="limit"):
             cm.search_summary_text("lighthouse", limit=limit)

@@ -192,15 +192,21 @@ def _stemmer() -> Any:
     return snowballstemmer.stemmer("porter")
 
 
+def _blank(text: str) -> bool:
+    """True when ``text`` is only whitespace and format characters (Unicode category Cf)."""
+    return all(ch.isspace() or unicodedata.category(ch) == "Cf" for ch in text)
+
+
 def query_terms(query: str) -> list[str]:
     """The words a query searches for: its words minus stopwords (all of its words when every one is a
     stopword), first occurrence order, the last :data:`MAX_QUERY_TERMS` of them. Quotes, ``*``, ``NEAR``,
     ``-``, column filters and parentheses are plain text here: nothing of the query's syntax survives.
 
     Raises:
-        ValueError: the query is empty or only whitespace.
+        ValueError: the query is empty, or only whitespace and invisible format characters (zero-width
+            spaces and joiners, a byte-order mark: what shows as nothing).
     """
-    if not isinstance(query, str) or not query.strip():
+    if not isinstance(query, str) or not query.strip() or _blank(query):
         raise ValueError("a search query must be non-empty text")
     found = words(query)
     kept = [w for w in found if w not in STOPWORDS] or found
