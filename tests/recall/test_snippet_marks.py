@@ -10,7 +10,7 @@ from hypothesis_budget import examples
 
 from context_journal import ContextManager, MemoryStore
 from context_journal._graphemes import split_words
-from context_journal.recall.search import snippet
+from context_journal.recall.search import SNIPPET_CHARS, snippet
 from context_journal.stores.fulltext import stem
 
 SETTINGS = settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -68,3 +68,28 @@ def test_a_word_already_in_bold_is_not_marked_again() -> None:
     cm.add_message("user", "I went to the **museum** with Melanie, and then (museum), museum's café.")
     [hit] = cm.search_messages("museum")
     assert hit.snippet == "I went to the **museum** with Melanie, and then (**museum**), **museum's** café."
+
+
+@SETTINGS
+@given(
+    before=st.integers(0, 3000),
+    after=st.integers(0, 3000),
+    run=st.sampled_from(["y", "東", "🐟", "é", "ab"]),
+    spaced=st.booleans(),
+)
+def test_a_snippet_is_bounded_and_shows_its_match(before: int, after: int, run: str, spaced: bool) -> None:
+    """A review found a 200,000-character snippet: a run without spaces (CJK text, a blob) was one of the
+    32 words. Now at most SNIPPET_CHARS characters, cut around the match on cluster boundaries."""
+    piece = run + " " if spaced else run  # many short words, or one long run without spaces
+    text = piece * before + " zebrafish " + piece * after
+    out, matched = snippet(text, {stem("zebrafish")})
+    assert matched == ("zebrafish",)
+    assert len(out) <= SNIPPET_CHARS and "**zebrafish**" in out
+    assert out.strip("…").replace("**zebrafish**", "zebrafish").strip("… ") in " ".join(text.split())
+
+
+def test_the_search_api_bounds_snippets() -> None:
+    cm = ContextManager.open(store=MemoryStore())
+    cm.add_message("user", "y" * 200_000 + " zebrafish")
+    [hit] = cm.search_messages("zebrafish")
+    assert len(hit.snippet) <= SNIPPET_CHARS and hit.snippet.endswith("**zebrafish**")

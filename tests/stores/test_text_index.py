@@ -476,3 +476,14 @@ def test_every_script_is_found_by_its_own_words_on_every_backend(store: Store) -
     found = {q: {h.message_id for h in cm.search_messages(q)} for q in SCRIPT_QUERIES}
     assert found == SCRIPT_QUERIES
     cm.close()
+
+
+def test_words_with_one_stem_are_one_term_on_every_backend(cm: ContextManager) -> None:
+    """A review found SQLite scoring "dogs dog parrot" with the stem "dog" twice (FTS5 adds a term per
+    phrase) where the memory index counted it once, so the backends ranked the same query differently."""
+    cm.add_message("user", "my dog barks at night", id="d1")
+    cm.add_message("user", "the cat and the parrot and the hamster", id="d2")
+    for doubled, single in (("dogs dog parrot", "dog parrot"), ("running runs hamster", "run hamster")):
+        got = [(h.message_id, round(h.score, 9)) for h in cm.search_messages(doubled, limit=20)]
+        want = [(h.message_id, round(h.score, 9)) for h in cm.search_messages(single, limit=20)]
+        assert got == want and got

@@ -39,6 +39,7 @@ from ..namespaces import (
     strategy_record,
 )
 from ..readers import host_claim_problem, recorded_reader
+from ..recall.search import SNIPPET_CHARS
 from ..rendering.cache_markers import CacheMarkersDroppedWarning
 from ..stores import ROOT_BRANCH, Store
 from ..strategies import COMPRESSING_STRATEGY_NAMES, STRATEGY_NAMES, strategy_by_name
@@ -255,11 +256,6 @@ class CompressResult(BaseModel):
 
 
 COMPRESSING = COMPRESSING_STRATEGY_NAMES
-
-
-SNIPPET_CHARS = 400
-"""The longest snippet ``search_messages`` returns, in characters (a snippet is at most 32 words; this
-also bounds words without spaces, such as a pasted blob)."""
 
 
 class MessageHit(BaseModel):

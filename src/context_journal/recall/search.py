@@ -16,18 +16,22 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from .._graphemes import split_words
+from .._graphemes import ceil_boundary, floor_boundary, split_words
 from ..messages import Message, MessageStore, to_timestamp
 from ..stores.base import Op
 from ..stores.fulltext import TextHit, audience_groups, block_text, query_terms, stem, words
 from ..views import filter_for_reader
 
-__all__ = ["MAX_LIMIT", "SearchHit", "search_messages", "snippet"]
+__all__ = ["MAX_LIMIT", "SNIPPET_CHARS", "SearchHit", "search_messages", "snippet"]
 
 MAX_LIMIT = 1000
 """The most hits one search returns."""
 
 _SNIPPET_WORDS = 32
+
+SNIPPET_CHARS = 400
+"""The longest snippet, in characters: a snippet is at most 32 words, and this bounds words without
+spaces (CJK text, a pasted blob: a 200,000-character run was one "word"), cut around the first match."""
 
 
 @dataclass(frozen=True)
@@ -40,8 +44,8 @@ class SearchHit:
         participant: Who wrote it.
         timestamp: When it was written (UTC).
         score: Relevance, higher is better (bm25 on SQLite and memory stores, ``ts_rank`` on PostgreSQL).
-        snippet: Up to 32 words around the best match, matched words marked ``**like this**``, ``…`` where
-            text was cut.
+        snippet: Up to 32 words (and :data:`SNIPPET_CHARS` characters) around the best match, matched
+            words marked ``**like this**``, ``…`` where text was cut.
         terms: The query words (stemmed) this message matched.
     """
 
@@ -106,7 +110,21 @@ def snippet(text: str, stems: set[str], width: int = _SNIPPET_WORDS) -> tuple[st
     start = best_at
     end = min(len(tokens), start + width)
     shown = [_mark(t) if start + k < len(flags) and flags[start + k] else t for k, t in enumerate(tokens[start:end])]
-    return ("… " if start else "") + " ".join(shown) + (" …" if end < len(tokens) else ""), matched
+    text = ("… " if start else "") + " ".join(shown) + (" …" if end < len(tokens) else "")
+    return _window(text, SNIPPET_CHARS), matched
+
+
+def _window(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters around its first mark (a third of the room before
+    it), on grapheme-cluster boundaries, ``…`` where it was cut."""
+    if len(text) <= limit:
+        return text
+    room = limit - 2  # the two ellipses
+    mark = max(0, text.find("**"))
+    a = max(0, min(mark - room // 3, len(text) - room))
+    a = ceil_boundary(text, a) if a else 0
+    b = floor_boundary(text, min(len(text), a + room))
+    return ("…" if a else "") + text[a:b] + ("…" if b < len(text) else "")
 
 
 _WORD_PART = re.compile(r"\w(?:.*\w)?", re.DOTALL)  # a token's first to last word character

@@ -199,7 +199,8 @@ def _blank(text: str) -> bool:
 
 def query_terms(query: str) -> list[str]:
     """The words a query searches for: its words minus stopwords (all of its words when every one is a
-    stopword), first occurrence order, the last :data:`MAX_QUERY_TERMS` of them. Quotes, ``*``, ``NEAR``,
+    stopword), one per stem (the first; SQLite's index scored "dogs dog" as two terms where the memory
+    index scored one), first occurrence order, the last :data:`MAX_QUERY_TERMS` of them. Quotes, ``*``, ``NEAR``,
     ``-``, column filters and parentheses are plain text here: nothing of the query's syntax survives.
 
     Raises:
@@ -210,10 +211,10 @@ def query_terms(query: str) -> list[str]:
         raise ValueError("a search query must be non-empty text")
     found = words(query)
     kept = [w for w in found if w not in STOPWORDS] or found
-    seen: dict[str, None] = {}
+    seen: dict[str, str] = {}  # stem -> the first word with it: "dogs dog" is one term, as the index has one
     for w in kept:
-        seen.setdefault(w, None)
-    return list(seen)[-MAX_QUERY_TERMS:]
+        seen.setdefault(stem(w), w)
+    return list(seen.values())[-MAX_QUERY_TERMS:]
 
 
 def _values(value: Any, out: list[str], depth: int = 0) -> None:
