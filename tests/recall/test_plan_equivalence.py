@@ -28,10 +28,10 @@ from context_journal.recall.spans import (
     RecallConfig,
     RecalledLine,
     RecallSpan,
-    _cut,
     _framing,
     _line_cost,
     _text_tokens,
+    cut_line,
     plan_spans,
 )
 from context_journal.stores.fulltext import query_terms, stem
@@ -81,7 +81,7 @@ def reference_plan_spans(
             if not text:
                 continue
             limit = config.hit_tokens if p in (hit, reply) else config.neighbour_tokens
-            text, cut = _cut(text, stems if p == hit else frozenset(), limit, counter)  # type: ignore[arg-type]  # counters hash by identity
+            text, cut = cut_line(text, stems if p == hit else frozenset(), limit, counter, entry.kinds)
             lines.append(RecalledLine(p, entry.id, entry.sequence, entry.participant, ts, text, cut, hit, group))
             if cut:
                 cost += _line_cost(entry.participant, text, counter)  # type: ignore[arg-type]
