@@ -163,8 +163,9 @@ class CompileResult:
         estimated_parts: The same before calibration (the parts but ``recall`` and ``ledger`` add up to
             ``estimated_tokens``).
         assistant: The names rendered as the assistant.
-        recall: What recall did for a query (None without one): ``query``, ``hits`` (candidates
-            found), ``recalled`` (messages brought back) and, when none was, ``note`` saying why.
+        recall: What recall did for a query (None without one): ``query`` (its first 400 characters),
+            ``hits`` (candidates found), ``recalled`` (messages brought back) and, when none was,
+            ``note`` saying why.
         stats: How the compile loop went (not part of the result's identity): ``passes`` (selections
             rendered by the select-and-fit loop: at most 2 unless the compile excerpts to fit),
             ``renders`` (every render, the excerpt passes included) and ``selects`` (strategy calls).

@@ -20,7 +20,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -100,10 +100,11 @@ def new_message_id() -> str:
 
 
 def to_timestamp(value: datetime | float | int | str | None) -> float:
-    """Seconds since the epoch from a datetime (naive = UTC), a number, or an ISO-8601 string.
+    """Seconds since the epoch from a datetime (naive = UTC), a date (its midnight, UTC), a number, or an
+    ISO-8601 string.
 
     Raises:
-        TypeError: a bool, or another type.
+        TypeError: a bool, or another type (a list, a ``time``: named in the message).
         ValueError: a number that is not a time between :data:`MIN_TIMESTAMP` and :data:`MAX_TIMESTAMP`
             (years 1 to 9999; NaN and infinities included), or text that is not ISO-8601.
     """
@@ -116,6 +117,12 @@ def to_timestamp(value: datetime | float | int | str | None) -> float:
     else:
         if isinstance(value, str):
             value = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        elif isinstance(value, date) and not isinstance(value, datetime):
+            value = datetime(value.year, value.month, value.day, tzinfo=UTC)
+        elif not isinstance(value, datetime):
+            raise TypeError(
+                f"a time must be a datetime, a date, epoch seconds or ISO-8601 text, not {type(value).__name__}"
+            )
         if value.tzinfo is None:
             value = value.replace(tzinfo=UTC)
         ts = value.timestamp()

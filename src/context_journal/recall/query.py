@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
+from .._graphemes import clip_end
 from ..messages import MessageStore
 from ..rendering.options import Roles
 from ..stores.fulltext import query_terms, stem
@@ -65,7 +66,7 @@ def with_recall(
     if query is None:
         query = newest_user_text(view, roles)
         if query is None or not any(ch.isalnum() for ch in query):
-            return strategy, None
+            return strategy, query  # no turn, or one with no word to search for (the report says which)
     terms = query_terms(query)  # raises ValueError for an empty query
     if not terms or config.share == 0 or config.candidates == 0:
         return strategy, query
@@ -125,11 +126,12 @@ def recall_report(
     if asked is None and recall is None:
         return None
     recalled = {s.id for m in result.messages for s in m.sources if s.kind == "recall"}
-    report: dict[str, Any] = {"query": query, "hits": 0, "recalled": len(recalled)}
+    shown = query if query is None or len(query) <= QUERY_SHOWN else clip_end(query, QUERY_SHOWN - 1) + "…"
+    report: dict[str, Any] = {"query": shown, "hits": 0, "recalled": len(recalled)}
     if not isinstance(strategy, RecallStrategy):
         if query is None:
             report["note"] = "no user turn with text to take the query from"
-        elif not query_terms(query):
+        elif not _searchable(query):
             report["note"] = "the query has no word to search for"
         else:
             report["note"] = "recall is off (RecallConfig share or candidates is 0)"
@@ -149,6 +151,18 @@ def recall_report(
             "budget, or summaries sized for this one, leave room for it)"
         )
     return report
+
+
+QUERY_SHOWN = 400
+"""The most characters of the query a recall report repeats (``CompileResult.recall["query"]``, cut with
+``…``): a 100,000-character query came back whole in every compile's report, over MCP too."""
+
+
+def _searchable(query: str) -> bool:
+    try:
+        return bool(query_terms(query))
+    except ValueError:  # blank: only whitespace and invisible characters
+        return False
 
 
 def dated(stored_roles: Any) -> bool:
