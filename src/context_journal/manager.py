@@ -1568,7 +1568,10 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         Raises:
             KeyError: a ``compile_id`` this manager did not make recently (pass the result instead).
             TypeError: ``input_tokens`` is a ``bool`` or not an ``int``.
-            ValueError: ``input_tokens`` is not positive or above ``MAX_TOKEN_COUNT``.
+            ValueError: ``input_tokens`` is not positive or above ``MAX_TOKEN_COUNT``, or is not between
+                0.1x and 20x the compile's estimate (the calibration's bounds: one report of 1 token for a
+                6,000-token compile set the factor to its floor, and the next compile held ten times its
+                budget); nothing is stored then.
         """
         check_token_count("input_tokens", input_tokens, 1)  # nan, inf, 1e30 and True moved the calibration
         self._claim_if_pending()
@@ -1584,6 +1587,14 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         ctx = self._strategy_context()
         with self._store.transaction():  # read and write under the write lock: no other handle's sample is lost
             calibration = Calibration.from_state(ctx.get_state("calibration"))
+            ratio = input_tokens / max(1, estimated)
+            if not calibration.lower <= ratio <= calibration.upper:
+                raise ValueError(
+                    f"input_tokens={input_tokens:,} is {ratio:.3g}x the compile's estimate of {estimated:,} tokens, "
+                    f"outside {calibration.lower:g}x..{calibration.upper:g}x: not the count of this request (report "
+                    "the provider's input tokens for this compiled context, cached ones included, tool definitions "
+                    "left out); the calibration was left as it was"
+                )
             factor = calibration.update(estimated, input_tokens, mix)
             ctx.put_states({"calibration": calibration.to_state()})
         return factor

@@ -60,3 +60,18 @@ def test_a_state_stored_before_weights_counts_each_report_fully() -> None:
     cal.update(1_000, 2_000, {"prose": 1_000})  # past the first full report: an alpha step
     assert 1.5 < cal.class_factor("prose") < 2.0
     assert Calibration.from_state({**old, "weight": "nan"}).weight == 3.0
+
+
+def test_an_implausible_report_is_refused_and_stores_nothing() -> None:
+    """The review of issue 12: one report of 1 token for a 5,973-token compile set the factor to its floor
+    (0.1), and the next compile held ten times what it said; 50x the estimate set it to 20."""
+    cm = ContextManager.open("memory:")
+    for i in range(40):
+        cm.add_message("user" if i % 2 == 0 else "assistant", f"turn {i}: the harbour at dawn, nets and gulls " * 4)
+    result = cm.compile(100_000)
+    for bad in (1, result.estimated_tokens // 20, result.estimated_tokens * 21, result.estimated_tokens * 50):
+        with pytest.raises(ValueError, match="the calibration was left as it was"):
+            cm.report_usage(result, bad)
+    assert cm._strategy_context().get_state("calibration") is None  # nothing stored
+    assert cm.report_usage(result, result.estimated_tokens * 3) == pytest.approx(3.0, rel=1e-3)  # within bounds
+    cm.close()
