@@ -257,6 +257,39 @@ class WebSearch:
     message_id: str
 
 
+PLAN_MARKS = {
+    "completed": "x",
+    "complete": "x",
+    "done": "x",
+    "in_progress": ">",
+    "in-progress": ">",
+    "active": ">",
+    "pending": " ",
+    "todo": " ",
+    "cancelled": "-",
+    "canceled": "-",
+}
+"""The mark of a plan item's status in the rendered block (``?`` for a status not listed)."""
+
+_SHOW_FIRST = {">": 0, " ": 1, "?": 2, "-": 3, "x": 4}  # in progress, pending, unknown, cancelled, done
+
+
+def shown_items(marks: list[str], max_items: int) -> list[int]:
+    """Positions of the plan items kept when at most ``max_items`` are (``marks``: each item's
+    :data:`PLAN_MARKS` mark), in plan order: the items in progress first, then pending ones (earliest
+    first), then the rest, done ones last (latest first). A review found a 12-item plan shown as its
+    first 10 items, all done, with the item in progress among the 2 left out (and a 150-item plan folded
+    as its first 100)."""
+    if len(marks) <= max_items:
+        return list(range(len(marks)))
+    order = sorted(range(len(marks)), key=lambda k: (_SHOW_FIRST.get(marks[k], 2), -k if marks[k] == "x" else k))
+    return sorted(order[: max(0, max_items)])
+
+
+_PLAN_ITEMS = 100
+"""The most items of a plan the ledger keeps (by :func:`shown_items`; of at most 1,000 read)."""
+
+
 @dataclass(frozen=True)
 class PlanItem:
     """One item of a plan: its text and status (``"pending"``, ``"in_progress"``, ``"completed"``...)."""
@@ -847,7 +880,7 @@ class Ledger:
         if not isinstance(raw, list):
             return
         items: list[PlanItem] = []
-        for item in raw[:100]:
+        for item in raw[: 10 * _PLAN_ITEMS]:
             if isinstance(item, str):
                 items.append(PlanItem(clip_end(item, 300), "pending"))
                 continue
@@ -858,6 +891,9 @@ class Ledger:
                 continue
             status = item.get(shape.status)
             items.append(PlanItem(clip_end(text, 300), status if isinstance(status, str) else "pending"))
+        if len(items) > _PLAN_ITEMS:  # the items in progress and next kept, not the first hundred
+            marks = [PLAN_MARKS.get(i.status.lower(), "?") for i in items]
+            items = [items[k] for k in shown_items(marks, _PLAN_ITEMS)]
         note = tool_input.get(shape.note) if shape.note else None
         old = self._plans.pop(name, None)
         version = 1 if old is None else old.version + 1

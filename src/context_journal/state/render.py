@@ -17,25 +17,14 @@ from collections.abc import Callable
 from typing import Any
 
 from .._graphemes import clip_end
+from .ledger import PLAN_MARKS as _STATUS
 from .ledger import WorkingState
+from .ledger import shown_items as _shown_items
 
 __all__ = ["HEADER", "MARKER", "render_state"]
 
 MARKER = "[Working state: kept by the journal from this conversation's tool calls; current as of now.]"
 HEADER = "Working state (latest plan, files, commands, errors, names; newer than any summary above):"
-
-_STATUS = {
-    "completed": "x",
-    "complete": "x",
-    "done": "x",
-    "in_progress": ">",
-    "in-progress": ">",
-    "active": ">",
-    "pending": " ",
-    "todo": " ",
-    "cancelled": "-",
-    "canceled": "-",
-}
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -56,11 +45,19 @@ def _plan_lines(state: WorkingState, max_items: int) -> list[str]:
         out.append(f"Plan ({_inline(plan.tool)}, version {plan.version}, latest):")
         if plan.note:
             out.append(f"  note: {_inline(plan.note)}")
-        for item in plan.items[:max_items]:
+        shown = _shown_items([_STATUS.get(item.status.lower(), "?") for item in plan.items], max_items)
+        for k in shown:
+            item = plan.items[k]
             status = _inline(item.status)
             out.append(f"  [{_STATUS.get(item.status.lower(), '?')}] {_inline(item.text)} ({status})")
-        if len(plan.items) > max_items:
-            out.append(f"  ... {len(plan.items) - max_items} more items")
+        if len(plan.items) > len(shown):
+            hidden = [_STATUS.get(item.status.lower(), "?") for k, item in enumerate(plan.items) if k not in shown]
+            done = hidden.count("x")
+            out.append(
+                f"  ... {len(hidden)} more items"
+                + (f" ({done} done, {len(hidden) - done} other)" if done and done < len(hidden) else "")
+                + (" (all done)" if done == len(hidden) else "")
+            )
     return out
 
 
