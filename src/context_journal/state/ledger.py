@@ -163,6 +163,7 @@ class LedgerConfig:
         """What the fold depends on (not the rendering knobs), as text."""
         return repr(
             (
+                _FOLD_VERSION,
                 sorted((k, repr(v)) for k, v in self.tools.items()),
                 sorted((k, repr(v)) for k, v in self.plan_tools.items()),
                 self.half_life,
@@ -614,6 +615,21 @@ def _tail(text: str, k: int) -> str:
     return text[at:]
 
 
+_FOLD_VERSION = 2
+"""The fold's rules, in checkpoint fingerprints (a checkpoint folded by other rules is folded again):
+2 strips terminal escape sequences and keeps a long plan's items in progress."""
+
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[ -/]*[0-~])")
+"""Terminal escape sequences (ECMA-48: CSI colours and cursor moves, OSC titles and links, and the
+others: ESC, intermediate bytes, a final byte)."""
+
+
+def _plain(text: str) -> str:
+    """``text`` without terminal escape sequences: a coloured ``error:`` line was not read as an error
+    line, and ESC bytes reached the block (a review found ``$ [1mls[0m`` among the commands)."""
+    return _ANSI.sub("", text) if "\x1b" in text else text
+
+
 def _result_text(content: Any, limit: int) -> str:
     """A tool result's text: its first ``limit`` characters and its last half as many when longer (its
     text blocks joined by newlines; only the blocks at either end are read)."""
@@ -850,6 +866,7 @@ class Ledger:
             command = command_text(tool_input.get(spec.command))
             if command is None:
                 return
+            command = _plain(command)
             if command.startswith("apply_patch"):
                 for path, action in patch_files(command):
                     self._touch(path, action, message_id)
@@ -906,7 +923,7 @@ class Ledger:
     def _tool_result(self, block: Mapping[str, Any], read: list[str]) -> None:
         call_id = block.get("tool_use_id")
         call = self._calls.pop(call_id, None) if isinstance(call_id, str) else None
-        text = _result_text(block.get("content"), self.config.result_scan_chars)
+        text = _plain(_result_text(block.get("content"), self.config.result_scan_chars))
         self._close(call, text, block.get("is_error") is True, None, read)
 
     def _close(
