@@ -39,7 +39,7 @@ from ..namespaces import (
     strategy_record,
 )
 from ..readers import host_claim_problem, recorded_reader
-from ..recall.search import SNIPPET_CHARS
+from ..recall.query import shown_query
 from ..rendering.cache_markers import CacheMarkersDroppedWarning
 from ..stores import ROOT_BRANCH, Store
 from ..strategies import COMPRESSING_STRATEGY_NAMES, STRATEGY_NAMES, strategy_by_name
@@ -350,10 +350,6 @@ class SummaryTextSearchResult(BaseModel):
     namespace: str
     branch: str
     hits: list[SummaryTextHit]
-
-
-def _bounded(snippet: str, limit: int = SNIPPET_CHARS) -> str:
-    return snippet if len(snippet) <= limit else snippet[: limit - 1] + "…"
 
 
 class SummarySearchResult(BaseModel):
@@ -1003,7 +999,7 @@ class ToolBackend:
                 query, limit=limit, as_of=as_of, participants=participants or None, since=since, until=until
             )
             return MessageSearchResult(
-                query=_bounded(query),
+                query=shown_query(query),
                 namespace=cm.namespace,
                 branch=branch,
                 hits=[
@@ -1013,7 +1009,7 @@ class ToolBackend:
                         participant=h.participant,
                         timestamp=h.timestamp.isoformat(),
                         score=round(h.score, 6),
-                        snippet=_bounded(h.snippet),
+                        snippet=h.snippet,  # at most SNIPPET_CHARS: recall.search.snippet bounds it
                     )
                     for h in hits
                 ],
@@ -1037,12 +1033,12 @@ class ToolBackend:
             cm = self._manager(namespace, branch)
             hits = cm.search_summary_text(query, limit=limit, as_of=as_of)
             return SummaryTextSearchResult(
-                query=_bounded(query),
+                query=shown_query(query),
                 namespace=cm.namespace,
                 branch=branch,
                 # The hit's JSON form (SummaryHit.to_dict: times as ISO-8601, score rounded), snippet bounded;
                 # the fields the tool does not show (the record's sequence) are left out.
-                hits=[SummaryTextHit.model_validate({**h.to_dict(), "snippet": _bounded(h.snippet)}) for h in hits],
+                hits=[SummaryTextHit.model_validate(h.to_dict()) for h in hits],  # snippets bounded by snippet()
             )
 
     def search_summaries(

@@ -17,7 +17,7 @@ from .search import SearchHit, search_messages
 from .spans import Candidate, RecallConfig
 from .strategy import RecallStrategy
 
-__all__ = ["RecallArg", "newest_user_text", "recall_report", "with_recall"]
+__all__ = ["RecallArg", "newest_user_text", "recall_report", "shown_query", "with_recall"]
 
 RecallArg = RecallConfig | Literal["auto"] | None
 """What ``compile(recall=...)`` takes: a :class:`RecallConfig`, ``"auto"`` (default knobs) or None."""
@@ -126,8 +126,11 @@ def recall_report(
     if asked is None and recall is None:
         return None
     recalled = {s.id for m in result.messages for s in m.sources if s.kind == "recall"}
-    shown = query if query is None or len(query) <= QUERY_SHOWN else clip_end(query, QUERY_SHOWN - 1) + "…"
-    report: dict[str, Any] = {"query": shown, "hits": 0, "recalled": len(recalled)}
+    report: dict[str, Any] = {
+        "query": None if query is None else shown_query(query),
+        "hits": 0,
+        "recalled": len(recalled),
+    }
     if not isinstance(strategy, RecallStrategy):
         if query is None:
             report["note"] = "no user turn with text to take the query from"
@@ -156,6 +159,12 @@ def recall_report(
 QUERY_SHOWN = 400
 """The most characters of the query a recall report repeats (``CompileResult.recall["query"]``, cut with
 ``…``): a 100,000-character query came back whole in every compile's report, over MCP too."""
+
+
+def shown_query(query: str) -> str:
+    """``query`` as reports and tools repeat it: at most :data:`QUERY_SHOWN` characters, cut on a cluster
+    boundary with ``…``."""
+    return query if len(query) <= QUERY_SHOWN else clip_end(query, QUERY_SHOWN - 1) + "…"
 
 
 def _searchable(query: str) -> bool:

@@ -266,9 +266,9 @@ def cut_line(
             out = opening.group(0) + out
         if text.endswith("]") and not out.endswith("]"):
             out += "]"
-    results = len(_RESULT.findall(out))
-    if results < len(_RESULT.findall(text)):  # one result per call: those cut away shown as cut
-        out += " [result: …]" * (len(_RESULT.findall(text)) - results)
+    cut_away = len(_RESULT.findall(text)) - len(_RESULT.findall(out))
+    if cut_away > 0:  # one result per call: those cut away shown as cut
+        out += " [result: …]" * cut_away
     missing = [name for name in _CALLED.findall(text) if f"[called {name}" not in out]
     if missing:
         out += " " + " ".join(f"[called {name} …]" for name in dict.fromkeys(missing))

@@ -17,9 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._graphemes import clip_end
-from .ledger import PLAN_MARKS as _STATUS
-from .ledger import WorkingState
-from .ledger import shown_items as _shown_items
+from .ledger import PLAN_MARKS, WorkingState, shown_items
 
 __all__ = ["HEADER", "MARKER", "render_state"]
 
@@ -45,18 +43,18 @@ def _plan_lines(state: WorkingState, max_items: int) -> list[str]:
         out.append(f"Plan ({_inline(plan.tool)}, version {plan.version}, latest):")
         if plan.note:
             out.append(f"  note: {_inline(plan.note)}")
-        shown = _shown_items([_STATUS.get(item.status.lower(), "?") for item in plan.items], max_items)
+        marks = [PLAN_MARKS.get(item.status.lower(), "?") for item in plan.items]
+        shown = shown_items(marks, max_items)
         for k in shown:
             item = plan.items[k]
-            status = _inline(item.status)
-            out.append(f"  [{_STATUS.get(item.status.lower(), '?')}] {_inline(item.text)} ({status})")
-        if len(plan.items) > len(shown):
-            hidden = [_STATUS.get(item.status.lower(), "?") for k, item in enumerate(plan.items) if k not in shown]
-            done = hidden.count("x")
+            out.append(f"  [{marks[k]}] {_inline(item.text)} ({_inline(item.status)})")
+        hidden = len(marks) - len(shown)
+        if hidden:
+            done = marks.count("x") - sum(marks[k] == "x" for k in shown)
             out.append(
-                f"  ... {len(hidden)} more items"
-                + (f" ({done} done, {len(hidden) - done} other)" if done and done < len(hidden) else "")
-                + (" (all done)" if done == len(hidden) else "")
+                f"  ... {hidden} more items"
+                + (f" ({done} done, {hidden - done} other)" if 0 < done < hidden else "")
+                + (" (all done)" if done == hidden else "")
             )
     return out
 
