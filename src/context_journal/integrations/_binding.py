@@ -48,9 +48,7 @@ class SessionBinding:
         strategy: Any = None,
         token_counter: TokenCounter | None = None,
     ) -> None:
-        if not isinstance(conversation_id, str) or not conversation_id:
-            raise ValueError("the session id must be a non-empty string")
-        self.namespace = f"{kind}:{conversation_id}"
+        self.namespace = self.namespace_of(kind, conversation_id)
         self._owns = not isinstance(store, Store)
         self.store = open_store(store)
         try:
@@ -68,6 +66,17 @@ class SessionBinding:
             if self._owns:
                 self.store.close()
             raise
+
+    @staticmethod
+    def namespace_of(kind: str, conversation_id: str) -> str:
+        """The namespace of conversation ``conversation_id`` of framework ``kind``.
+
+        Raises:
+            ValueError: ``conversation_id`` is not a non-empty string.
+        """
+        if not isinstance(conversation_id, str) or not conversation_id:
+            raise ValueError("the session id must be a non-empty string")
+        return f"{kind}:{conversation_id}"
 
     @property
     def _pointer(self) -> str:

@@ -24,8 +24,10 @@ The module never imports the SDK (the protocol is structural), so it imports wit
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import dataclasses
+import functools
 import json
 import os
 from collections import Counter
@@ -232,7 +234,9 @@ class JournalSession:
     The protocol's methods (and the compiled-input callbacks) run their store work on the store handle's
     thread (one per open store object, shared with the async manager and the workers, in call order), so
     they never block the event loop, whatever the store: the same items in the same order, the same
-    errors, as if called in place. Close the session with ``await session.aclose()`` (or :meth:`close`
+    errors, as if called in place. Making a session does no I/O: its first async call opens the store
+    (when given a location), the conversation's branch and its manager on that thread, and raises what
+    opening raises (``StoreError``...). Close the session with ``await session.aclose()`` (or :meth:`close`
     from synchronous code): it closes the manager after the work queued before and releases the thread.
     :meth:`compiled_items` and :meth:`manager` work on the caller's thread; do not use them while the
     session's async methods are running.
@@ -249,20 +253,59 @@ class JournalSession:
     ) -> None:
         self.session_id = session_id
         self.session_settings = session_settings
-        self._binding = SessionBinding(
-            "openai-agents", session_id, store, strategy=strategy, token_counter=token_counter
+        SessionBinding.namespace_of("openai-agents", session_id)  # a bad id fails here, not at the first await
+        self._bind = functools.partial(
+            SessionBinding, "openai-agents", session_id, store, strategy=strategy, token_counter=token_counter
         )
+        self._given_store = store
+        self._bound: SessionBinding | None = None  # made on the store's thread by the first async call
+        self._binding_lock = asyncio.Lock()
         self._synthesized: Counter[str] = Counter()
         self._thread: StoreThread | None = None
         self._closed = False
 
-    async def _call(self, fn: Callable[..., T], *args: Any) -> T:
-        """``fn(*args)`` run on the store handle's thread (acquired on first use)."""
+    @property
+    def _binding(self) -> SessionBinding:
+        """The session's binding; made on the caller's thread when a synchronous use (:attr:`manager`,
+        :meth:`compiled_items`) comes before any async call."""
+        if self._bound is None:
+            self._bound = self._bind()
+        return self._bound
+
+    async def _ready(self) -> StoreThread:
+        """The store handle's thread, acquired on first use; the binding (which opens the store when given
+        a location, creates the conversation's branch and opens its manager) is made there, so even the
+        first call does no store work on the caller's loop."""
         if self._closed:
             raise StoreClosedError("the session was closed")
-        if self._thread is None:
-            self._thread = acquire_thread(self._binding.store)
-        return await self._thread.call(fn, *args)
+        async with self._binding_lock:
+            if self._thread is not None:
+                return self._thread
+            if self._bound is None and not isinstance(self._given_store, Store):
+                made = StoreThread()  # the store is not open yet: open it on a thread of its own
+                try:
+                    self._bound = await made.call(self._bind)
+                except BaseException:
+                    made.stop()
+                    raise
+                self._thread = acquire_thread(self._bound.store, made)
+                return self._thread
+            store = self._bound.store if self._bound is not None else self._given_store
+            assert isinstance(store, Store)
+            thread = acquire_thread(store)
+            if self._bound is None:
+                try:
+                    self._bound = await thread.call(self._bind)
+                except BaseException:
+                    release_thread(store, thread)
+                    raise
+            self._thread = thread
+            return thread
+
+    async def _call(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` run on the store handle's thread."""
+        thread = self._thread if self._thread is not None and not self._closed else await self._ready()
+        return await thread.call(fn, *args)
 
     @property
     def manager(self) -> Any:
@@ -350,7 +393,7 @@ class JournalSession:
 
     async def clear_session(self) -> None:
         """Start the session again on a new empty branch (the old branch keeps every item)."""
-        await self._call(self._binding.clear)
+        await self._call(lambda: self._binding.clear())
         self._synthesized.clear()
 
     async def aclose(self) -> None:
@@ -359,14 +402,16 @@ class JournalSession:
         if self._closed:
             return
         self._closed = True
-        thread, self._thread = self._thread, None
+        thread, self._thread, bound = self._thread, None, self._bound
+        if bound is None:  # never used: nothing was opened
+            return
         if thread is None:
-            self._binding.close()
+            bound.close()
             return
         try:
-            await thread.call(self._binding.close)
+            await thread.call(bound.close)
         finally:
-            release_thread(self._binding.store, thread)
+            release_thread(bound.store, thread)
 
     def close(self) -> None:
         """:meth:`aclose` from synchronous code (inside a running loop it blocks that loop until done)."""
@@ -374,7 +419,8 @@ class JournalSession:
             return
         if self._thread is None:
             self._closed = True
-            self._binding.close()
+            if self._bound is not None:
+                self._bound.close()
             return
         run_sync(self.aclose())
 
@@ -488,6 +534,7 @@ class JournalSession:
 
         async def callback(history: list[Any], new_items: list[Any]) -> list[Any]:
             del history  # the journal is the history
+            await self._ready()  # the binding is made on the store's thread
             counter = self._binding.manager.token_counter
             extra = 0
             for raw in new_items:

@@ -710,7 +710,7 @@ def settle_heap() -> None:
     stops it is the collector: a full collection pauses every thread, for as long as it takes to scan
     every tracked object. Over a store of 3,000 messages under 100 concurrent tool calls that was a
     47-50 ms pause of the loop; with start-up's objects frozen the longest pause was 6-7 ms (measured by
-    ``tests/mcp/test_mcp_loop_lag.py``). Objects made while serving are collected as usual.
+    ``benchmarks/bench_loop_lag.py``). Objects made while serving are collected as usual.
     """
     gc.collect()
     gc.freeze()
