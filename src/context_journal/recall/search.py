@@ -77,6 +77,11 @@ def message_text(message: Message) -> str:
     return "\n".join(parts)
 
 
+_RESTRICT_AFTER = 80
+"""Candidates asked for before a search that found too few visible hits restricts the ranking to the
+records it may show (an O(visible messages) pass over the message index, cheaper than ranking far more
+matches than that)."""
+
 _SNIPPET_SCAN = 5000  # whitespace tokens of a message looked at for a snippet (bounded work per hit)
 
 
@@ -224,9 +229,21 @@ def search_messages(
     def passes(participant: str, ts: float) -> bool:
         return (names is None or participant in names) and (lo is None or ts >= lo) and (hi is None or ts < hi)
 
+    def visible_seqs() -> frozenset[int]:
+        """The record sequences this search may show (visible versions passing the participant and time
+        filters; at ``as_of``, the versions visible then, whose participant and time only bodies hold)."""
+        seqs: set[int] = set()
+        for slot, index in indexes.items():
+            if versions is not None:
+                seqs.update(seq for seq, _created in versions[slot].values())
+            else:
+                seqs.update(e.seq for e in index.iter_entries() if passes(e.participant, e.timestamp))
+        return frozenset(seqs)
+
     want = max(limit + limit // 4, 20)  # a few spare for hidden versions; asks for more when needed
+    within: frozenset[int] | None = None
     while True:
-        candidates = ms.store.search_text(terms, list(indexes), want)
+        candidates = ms.store.search_text(terms, list(indexes), want, within=within)
         out: list[SearchHit] = []
         seen: set[tuple[str, str]] = set()
         keep: list[tuple[TextHit, tuple[int, int, str | None, float | None]]] = []
@@ -270,4 +287,12 @@ def search_messages(
                     return out
         if len(candidates) < want:
             return out
+        if within is None and want >= _RESTRICT_AFTER and ms.store.search_within:
+            # Most candidates were hidden or filtered out (another branch's or reader's writes, a
+            # participant or time filter, a past as_of): rank only what may be shown, rather than every
+            # match of the query (a filter that matched nothing read all 70,000 matches of a common word).
+            within = visible_seqs()
+            if not within:
+                return out
+            continue
         want *= 4

@@ -22,7 +22,7 @@ import json
 import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import IntEnum
@@ -545,6 +545,18 @@ class Store(ABC):
         :func:`~context_journal.stores.fulltext.query_terms`), best first, ties newest first."""
         raise NotImplementedError(f"the {self.backend} backend has no full-text index")
 
+    search_within: bool = False
+    """Whether :meth:`_text_search_within` is implemented (``search_text(..., within=...)``): a search whose
+    filters hide most candidates then ranks only the records it may show (see
+    :func:`~context_journal.recall.search.search_messages`)."""
+
+    def _text_search_within(
+        self, terms: Sequence[str], slots: Sequence[str], limit: int, within: frozenset[int]
+    ) -> list[TextHit]:
+        """As :meth:`_text_search`, ranking only the documents of the records whose sequence is in ``within``
+        (not empty)."""
+        raise NotImplementedError(f"the {self.backend} backend does not restrict a search to given records")
+
     def _summary_insert(self, tx: Transaction, seq: int, documents: Sequence[tuple[int, str]]) -> None:
         """Inside ``tx``: index the documents of the summary record ``seq`` in the summary index (kept apart
         from the message index, so summaries never take places from, or change the bm25 statistics of, a
@@ -1054,18 +1066,31 @@ class Store(ABC):
 
     # ---- full-text index --------------------------------------------------------------------------
 
-    def search_text(self, terms: Sequence[str], slots: Sequence[str], limit: int) -> list[TextHit]:
+    def search_text(
+        self, terms: Sequence[str], slots: Sequence[str], limit: int, *, within: Collection[int] | None = None
+    ) -> list[TextHit]:
         """The best ``limit`` index documents of ``slots`` matching any of ``terms``, best first (ties: newest
         first). Visibility (branch lineage, versions, readers) is the caller's concern: it filters these
-        candidates, asking for more when too many are not visible. Records written before the index existed
-        are indexed first (see :meth:`build_text_index`), and so are documents a backend queued (SQLite's
-        pending rows: the search then takes the write lock briefly): every write committed before the call
-        is searched.
+        candidates, asking for more when too many are not visible, or naming the visible record sequences
+        in ``within`` (only documents of those records are ranked; a backend with
+        ``search_within = False`` does not take it). Records written before the index existed are indexed
+        first (see :meth:`build_text_index`), and so are documents a backend queued (SQLite's pending rows:
+        the search then takes the write lock briefly): every write committed before the call is searched.
 
         Raises:
             StoreError: the backend has no full-text index, or the query failed.
+            NotImplementedError: ``within`` given to a backend with ``search_within = False``.
         """
-        return self._search_index(self._text_search, terms, slots, limit, build=True)
+        if within is None:
+            return self._search_index(self._text_search, terms, slots, limit, build=True)
+        if not self.search_within:
+            raise NotImplementedError(f"the {self.backend} backend does not restrict a search to given records")
+        if not within:
+            return []
+        chosen = frozenset(within)
+        return self._search_index(
+            lambda t, s, n: self._text_search_within(t, s, n, chosen), terms, slots, limit, build=True
+        )
 
     def search_summary_index(self, terms: Sequence[str], slots: Sequence[str], limit: int) -> list[TextHit]:
         """The best ``limit`` summary documents of the compression ``slots`` matching any of ``terms``, best

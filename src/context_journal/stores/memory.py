@@ -240,6 +240,13 @@ class MemoryStore(Store):
     def _text_search(self, terms: Sequence[str], slots: Sequence[str], limit: int) -> list[TextHit]:
         return self._index_search(self._text, terms, slots, limit)
 
+    search_within = True
+
+    def _text_search_within(
+        self, terms: Sequence[str], slots: Sequence[str], limit: int, within: frozenset[int]
+    ) -> list[TextHit]:
+        return self._index_search(self._text, terms, slots, limit, within)
+
     @staticmethod
     def _index_add(index: InvertedIndex, txn: Transaction, seq: int, documents: Sequence[tuple[int, str]]) -> None:
         """Add the documents of record ``seq`` to ``index``, taken out again if ``txn`` rolls back."""
@@ -254,13 +261,21 @@ class MemoryStore(Store):
         txn.on_rollback(undo)
 
     def _index_search(
-        self, index: InvertedIndex, terms: Sequence[str], slots: Sequence[str], limit: int
+        self,
+        index: InvertedIndex,
+        terms: Sequence[str],
+        slots: Sequence[str],
+        limit: int,
+        within: frozenset[int] | None = None,
     ) -> list[TextHit]:
-        """The ``limit`` best documents of ``index`` in ``slots`` matching any of ``terms``, ties newest first."""
+        """The ``limit`` best documents of ``index`` in ``slots`` (and of the records ``within``, when given)
+        matching any of ``terms``, ties newest first."""
         wanted = set(slots)
         hits: list[TextHit] = []
         for doc, score in index.scores(terms).items():
             seq, group = split_doc_id(doc)
+            if within is not None and seq not in within:
+                continue
             rec = self._records[seq - 1]
             if rec.slot in wanted:
                 hits.append(TextHit(seq, group, score, rec.slot, rec.branch_id, rec.item))

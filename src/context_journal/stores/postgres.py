@@ -865,6 +865,13 @@ class PostgresStore(SQLStore):
     def _text_search(self, terms: Sequence[str], slots: Sequence[str], limit: int) -> list[TextHit]:
         return self._index_search("text_index", terms, slots, limit)
 
+    search_within = True
+
+    def _text_search_within(
+        self, terms: Sequence[str], slots: Sequence[str], limit: int, within: frozenset[int]
+    ) -> list[TextHit]:
+        return self._index_search("text_index", terms, slots, limit, within)
+
     def _summary_insert(self, tx: Transaction, seq: int, documents: Sequence[tuple[int, str]]) -> None:
         self._index_insert("summary_index", seq, documents)
 
@@ -885,8 +892,16 @@ class PostgresStore(SQLStore):
         values = ", ".join([row] * len(documents))
         self._execute(f"INSERT INTO {table}(doc, seq, tsv) VALUES {values}", tuple(params))
 
-    def _index_search(self, table: str, terms: Sequence[str], slots: Sequence[str], limit: int) -> list[TextHit]:
-        """The ``limit`` best documents of the full-text ``table`` in ``slots`` matching any of ``terms``."""
+    def _index_search(
+        self,
+        table: str,
+        terms: Sequence[str],
+        slots: Sequence[str],
+        limit: int,
+        within: frozenset[int] | None = None,
+    ) -> list[TextHit]:
+        """The ``limit`` best documents of the full-text ``table`` in ``slots`` (and of the records ``within``,
+        when given) matching any of ``terms``."""
         ids = {sid: name for name in slots if (sid := self._existing_slot(name)) is not None}
         parts = [part for term in terms if (part := _query_part(term, self._text_config)) is not None]
         if not ids or not parts:
@@ -895,11 +910,12 @@ class PostgresStore(SQLStore):
         # nothing matches nothing (never raises).
         query = " || ".join(part_sql for part_sql, _ in parts)
         params = [value for _, values in parts for value in values]
+        restrict, extra = ("AND t.seq = ANY(%s) ", [sorted(within)]) if within is not None else ("", [])
         rows = self._execute(
             f"SELECT t.doc, ts_rank(t.tsv, q.q) AS score, r.branch_id, r.slot_id, r.item "
             f"FROM (SELECT {query} AS q) AS q, {table} t JOIN records r ON r.seq = t.seq "
-            "WHERE t.tsv @@ q.q AND r.slot_id = ANY(%s) ORDER BY score DESC, t.doc DESC LIMIT %s",
-            (*params, list(ids), limit),
+            f"WHERE t.tsv @@ q.q AND r.slot_id = ANY(%s) {restrict}ORDER BY score DESC, t.doc DESC LIMIT %s",
+            (*params, list(ids), *extra, limit),
         ).fetchall()
         return [
             TextHit(int(doc) // MAX_GROUPS, int(doc) % MAX_GROUPS, float(score), ids[int(sid)], int(bid), item)

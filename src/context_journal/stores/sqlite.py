@@ -13,6 +13,7 @@ translated to :class:`StoreError` at the transaction edge.
 from __future__ import annotations
 
 import contextlib
+import json
 import math
 import os
 import sqlite3
@@ -637,6 +638,20 @@ class SQLiteStore(SQLStore):
             return int(self._exec("SELECT COUNT(*) FROM text_index_pending").fetchone()[0])
 
     def _text_search(self, terms: Sequence[str], slots: Sequence[str], limit: int) -> list[TextHit]:
+        return self._ranked_search(terms, slots, limit, None)
+
+    search_within = True
+
+    def _text_search_within(
+        self, terms: Sequence[str], slots: Sequence[str], limit: int, within: frozenset[int]
+    ) -> list[TextHit]:
+        return self._ranked_search(terms, slots, limit, within)
+
+    def _ranked_search(
+        self, terms: Sequence[str], slots: Sequence[str], limit: int, within: frozenset[int] | None
+    ) -> list[TextHit]:
+        """The best ``limit`` documents of ``slots`` (and of the records ``within``, when given: each matching
+        document's record is checked against them before it is scored) matching any of ``terms``."""
         ids = {sid: name for name in slots if (sid := self._existing_slot(name)) is not None}
         if not ids:
             return []
@@ -648,16 +663,21 @@ class SQLiteStore(SQLStore):
         match = " OR ".join(f'"{t}"' for t in terms)
         # Rank first, join the few best to their records after (the join per match costs more than the
         # ranking); ask for more when other slots' documents took places.
+        restrict = ""
+        extra: tuple[str, ...] = ()
+        if within is not None:
+            restrict = f"AND {_DOC_KEY} / {MAX_GROUPS} IN (SELECT value FROM json_each(?)) "
+            extra = (json.dumps(sorted(within)),)
         fetch = limit
         while True:
-            ranked = self._text_ranked(terms, fetch)
+            ranked = self._text_ranked(terms, fetch) if within is None else None
             if ranked is None:
                 rows = self._exec(
                     "SELECT t.key, t.score, r.branch_id, r.slot_id, r.item FROM "
                     f"(SELECT {_DOC_KEY} AS key, bm25(text_index) AS score FROM text_index WHERE text_index MATCH ? "
-                    f"ORDER BY score, key DESC LIMIT ?) AS t JOIN records r ON r.seq = t.key / {MAX_GROUPS} "
+                    f"{restrict}ORDER BY score, key DESC LIMIT ?) AS t JOIN records r ON r.seq = t.key / {MAX_GROUPS} "
                     "ORDER BY t.score, t.key DESC",
-                    (match, fetch),
+                    (match, *extra, fetch),
                 ).fetchall()
             else:
                 rows = self._join_records(ranked)
