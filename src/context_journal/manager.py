@@ -79,6 +79,7 @@ from .redaction import Redaction, list_redactions, redact_messages
 from .render_stats import Shape, shape_of
 from .retention import set_retention
 from .state.host import FACTS_STATE, WorkingStateMixin
+from .state.keeper import LedgerStrategy
 from .stores import ROOT_BRANCH, Store, open_store
 from .stores.base import Transaction
 from .stores.queue import QueueStore
@@ -1314,28 +1315,34 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         )
         recalling = strategy
         strategy = self._with_ledger(strategy, lambda who: roles.role(who) == "user", self._counter)
+        ledger = strategy if isinstance(strategy, LedgerStrategy) else None
         strategy = _with_newest(strategy, ctx)  # outermost: nothing is placed after the marked messages
         calibration = Calibration.from_state(ctx.get_state("calibration"))
 
         def run(factor: Calibration) -> tuple[CompileResult, Selection]:
-            return compile_context(
-                view,
-                strategy,
-                max_tokens=max_tokens,
-                reserve_for_response=reserve_for_response,
-                system=system,
-                injections=injections,
-                counter=self._counter,
-                roles=roles,
-                options=options,
-                calibration=factor,
-                cache=self._render_cache,
-                get_blob=self._store.get_blob,
-                namespace=self._namespace,
-                branch=self._branch.name,
-                state_key=(repr(getattr(base_strategy, "anchor", None)), query),
-                timestamp_of=self._timestamp_of if dates else None,
-            )
+            while True:
+                try:
+                    return compile_context(
+                        view,
+                        strategy,
+                        max_tokens=max_tokens,
+                        reserve_for_response=reserve_for_response,
+                        system=system,
+                        injections=injections,
+                        counter=self._counter,
+                        roles=roles,
+                        options=options,
+                        calibration=factor,
+                        cache=self._render_cache,
+                        get_blob=self._store.get_blob,
+                        namespace=self._namespace,
+                        branch=self._branch.name,
+                        state_key=(repr(getattr(base_strategy, "anchor", None)), query),
+                        timestamp_of=self._timestamp_of if dates else None,
+                    )
+                except OverBudgetError:
+                    if ledger is None or not ledger.give_way():
+                        raise  # (the last try's error: with no block, or none to shrink)
 
         if _classes_differ(calibration):
             result, selection = run(calibration)

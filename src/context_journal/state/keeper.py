@@ -382,6 +382,17 @@ class LedgerStrategy(StrategyWrapper):
         entries = self._place(view, selection.entries, pair)
         return replace(selection, entries=entries, superseded={**selection.superseded, **self._superseded(view)})
 
+    def give_way(self) -> bool:
+        """Halve the block's allowance (none under 64 tokens) after a compile that did not fit; False when
+        there was no block to shrink. The manager compiles again, so a context that fits without the block
+        (or with a shorter one) is never refused because of it: the block, being a digest of the journal,
+        gives way before the compile fails."""
+        if self.block is None or not self._allowance:
+            return False
+        self._allowance = self._allowance // 2 if self._allowance >= 128 else 0
+        self.block = None
+        return True
+
     def _superseded(self, view: MessageView) -> dict[str, tuple[int, str]]:
         """Plan tools whose latest plan the block shows: tool name -> (store sequence of the message
         holding that version, the note older raw calls of the tool show instead of their input)."""

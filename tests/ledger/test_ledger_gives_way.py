@@ -1,0 +1,85 @@
+"""The working-state block gives way before a compile fails (a review finding): a budget at which the
+context fits without the block (``LedgerConfig(share=0)``) compiles with the block on too, with the block
+shortened or left out, never an ``OverBudgetError`` because of it. Checked on a real Claude Code session
+(both compressing strategies, drained) and on the synthetic session of the small-budget tests, at the
+smallest budget that fits without the block and at budgets just above it; and the block is still shown,
+shortened, at most of those budgets, and at full size where it fits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from ledger_helpers import ledger_block
+from test_ledger_small_budgets import _session
+
+from context_journal import ContextManager, read_transcript
+from context_journal.compile import OverBudgetError
+from context_journal.formats.importers import import_into
+from context_journal.state import LedgerConfig
+from context_journal.stores import MemoryStore
+
+SESSION = "claude-code-sessions/4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
+
+
+def _smallest(cm: ContextManager, hi: int = 40_000) -> int:
+    """The smallest budget that compiles (binary search)."""
+    lo = 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        try:
+            cm.compile(mid)
+        except OverBudgetError:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def _both(cm: ContextManager) -> tuple[int, list[tuple[int, int]]]:
+    """The smallest budget without the block; then, with the default block, ``(budget, block tokens)`` at
+    it and at 12 budgets above it (every one must compile)."""
+    cm.ledger_config = LedgerConfig(share=0)
+    floor = _smallest(cm)
+    cm.ledger_config = LedgerConfig()
+    out = []
+    for budget in range(floor, floor + 300, 25):
+        result = cm.compile(budget)  # raises OverBudgetError if the block did not give way
+        assert result.tokens <= budget
+        out.append((budget, result.parts.get("ledger", 0)))
+    return floor, out
+
+
+@pytest.mark.parametrize("strategy", ["autobiographical", "knowledge"])
+def test_the_block_gives_way_on_a_real_session(data_dir: Path, strategy: str) -> None:
+    store = MemoryStore()
+    import_into(store, read_transcript(data_dir / SESSION), namespace="s")
+    cm = ContextManager.open(store=store, namespace="s", strategy=strategy)
+    cm.drain()
+    full = cm.compile(8000)
+    assert full.parts["ledger"] > 1000  # the block is there at full size where it fits
+    floor, runs = _both(cm)
+    assert floor > 1000
+    shown = [tokens for _, tokens in runs if tokens]
+    assert len(shown) >= len(runs) // 2, runs  # shortened rather than dropped, at most budgets
+    assert max(shown) < full.parts["ledger"]
+
+
+def test_the_block_gives_way_on_a_synthetic_session() -> None:
+    cm = ContextManager.open("memory:", strategy="autobiographical")
+    _session(cm, "TodoWrite")
+    cm.drain()
+    floor, runs = _both(cm)
+    assert floor > 300
+    assert any(tokens for _, tokens in runs), runs
+    block = ledger_block(cm.compile(runs[-1][0]))
+    assert block is None or block.startswith("Working state")
+
+
+def test_a_context_that_cannot_fit_still_fails_with_the_error_of_the_smallest_try() -> None:
+    cm = ContextManager.open("memory:", strategy="autobiographical")
+    _session(cm, "TodoWrite")
+    cm.drain()
+    with pytest.raises(OverBudgetError) as caught:
+        cm.compile(50)
+    assert "ledger" not in caught.value.parts  # the last try had no block
