@@ -1215,7 +1215,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
     _raw_view: ReaderView | None = None
     _last_compile: CompileResult | None = None
     _render_cache: RenderCache | None = None
-    _compile_estimates: dict[str, int] | None = None
+    _compile_estimates: dict[str, tuple[int, int]] | None = None  # compile id -> (estimate, branch id)
     _default_strategy: PassthroughStrategy | None = None
 
     def set_strategy(self, strategy: Strategy | str) -> None:
@@ -1250,11 +1250,12 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
                 "open the manager with compression='inline' to compress in this process",
             )
 
-    def _strategy_context(self) -> StrategyContext:
+    def _strategy_context(self, branch_id: int | None = None) -> StrategyContext:
+        """The strategy context of this namespace on its branch (or on ``branch_id``)."""
         shared = "default" if self._slot == "messages" else None  # the shared slot's roles apply
         return StrategyContext(
             self._store,
-            self._branch.id,
+            self._branch.id if branch_id is None else branch_id,
             self._namespace,
             self._counter,
             reader=self._view_reader,
@@ -1358,7 +1359,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             self._compile_estimates = {}
         estimates = self._compile_estimates
         estimates.pop(result.compile_id, None)
-        estimates[result.compile_id] = result.estimated_tokens
+        estimates[result.compile_id] = (result.estimated_tokens, self._branch.id)
         while len(estimates) > 256:
             estimates.pop(next(iter(estimates)))
         return result, selection, base_strategy, ctx
@@ -1558,9 +1559,9 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
 
         The namespace's calibration factor moves toward ``input_tokens / estimate`` (per content class
         when the result itself is passed; see :class:`~context_journal.tokens.Calibration`) and is
-        stored as the state ``<namespace>/calibration``
-        on this branch. Report only the tokens of the compiled context (leave out tool definitions the
-        host adds to the request). A report weighs the compile's estimated tokens over 1,000, at most 1
+        stored as the state ``<namespace>/calibration`` on the branch that was compiled (the manager may
+        have switched branch since). Report only the tokens of the compiled context (leave out tool
+        definitions the host adds to the request). A report weighs the compile's estimated tokens over 1,000, at most 1
         (:data:`~context_journal.tokens.FULL_REPORT_TOKENS`): a small request's count is mostly the
         provider's own framing, so it moves the factor little.
 
@@ -1574,6 +1575,8 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
 
         Raises:
             KeyError: a ``compile_id`` this manager did not make recently (pass the result instead).
+            ValueError: the result was compiled for another namespace.
+            BranchNotFoundError: the branch the result was compiled on was deleted since.
             TypeError: ``input_tokens`` is a ``bool`` or not an ``int``.
             ValueError: ``input_tokens`` is not positive or above ``MAX_TOKEN_COUNT``, or is not between
                 0.1x and 20x the compile's estimate (the calibration's bounds: one report of 1 token for a
@@ -1584,14 +1587,22 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         self._claim_if_pending()
         mix = None  # estimated tokens by content class: the calibration learns a factor per class
         if isinstance(compile, CompileResult):
+            if compile.namespace != self._namespace:
+                raise ValueError(
+                    f"this result was compiled for namespace {compile.namespace!r}, not {self._namespace!r}: "
+                    "report it to a manager of that namespace"
+                )
             estimated = compile.estimated_tokens
             mix = content_mix([*compile.system, *(b for m in compile.messages for b in m.content)], self._counter)
+            branch_id = self._branch.id if compile.branch == self._branch.name else None
+            if branch_id is None:
+                branch_id = self._store.get_branch(compile.branch).id
         else:
             known = (self._compile_estimates or {}).get(compile)
             if known is None:
                 raise KeyError(f"no recent compile with id {compile!r} on this manager; pass the CompileResult")
-            estimated = known
-        ctx = self._strategy_context()
+            estimated, branch_id = known
+        ctx = self._strategy_context(branch_id)
         with self._store.transaction():  # read and write under the write lock: no other handle's sample is lost
             calibration = Calibration.from_state(ctx.get_state("calibration"))
             ratio = input_tokens / max(1, estimated)

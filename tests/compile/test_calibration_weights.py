@@ -75,3 +75,31 @@ def test_an_implausible_report_is_refused_and_stores_nothing() -> None:
     assert cm._strategy_context().get_state("calibration") is None  # nothing stored
     assert cm.report_usage(result, result.estimated_tokens * 3) == pytest.approx(3.0, rel=1e-3)  # within bounds
     cm.close()
+
+
+@pytest.mark.parametrize("by_id", [False, True])
+def test_a_report_lands_on_the_branch_that_was_compiled(by_id: bool) -> None:
+    """A manager that switched branch after compiling (a fork to try something) still calibrates the branch
+    whose compile the provider counted; the branch it is on now keeps its own factor."""
+    cm = ContextManager.open("memory:")
+    cm.add_message("user", "word " * 1500)
+    result = cm.compile(10_000)
+    cm.fork("attempt")
+    cm.switch_branch("attempt")
+    factor = cm.report_usage(result.compile_id if by_id else result, round(result.estimated_tokens * 1.5))
+    assert factor > 1.3
+    assert cm.compile(10_000).tokens == cm.compile(10_000).estimated_tokens  # "attempt": not calibrated
+    cm.switch_branch("main")
+    again = cm.compile(10_000)
+    assert again.tokens > 1.3 * again.estimated_tokens
+
+
+def test_a_report_of_another_namespaces_compile_is_refused() -> None:
+    cm = ContextManager.open("memory:", namespace="a")
+    other = ContextManager.open(store=cm.store, namespace="b")
+    other.add_message("user", "word " * 1500)
+    result = other.compile(10_000)
+    with pytest.raises(ValueError, match="namespace 'b', not 'a'"):
+        cm.report_usage(result, result.estimated_tokens)
+    cm.add_message("user", "word " * 1500)
+    assert cm.compile(10_000).tokens == cm.compile(10_000).estimated_tokens  # nothing was stored
