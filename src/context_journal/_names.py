@@ -1,7 +1,8 @@
 """What makes a name (a message id, branch, namespace, participant, reader, audience entry, fact key)
 usable by every backend and every later read: one rule, checked where each is written.
 
-A name is text that is not blank, holds no control character (a NUL above all: PostgreSQL refuses it,
+A name is text that is not blank (shows something: whitespace and invisible format characters alone, a
+zero-width space say, are blank), holds no control character (a NUL above all: PostgreSQL refuses it,
 SQLite and the memory store kept it, so the backends disagreed) and no lone surrogate (the memory store
 kept ``"m\\ud800"``, which SQLite and PostgreSQL cannot encode), and is at most :data:`MAX_NAME`
 characters long.
@@ -10,8 +11,9 @@ characters long.
 from __future__ import annotations
 
 import re
+import unicodedata
 
-__all__ = ["LONE_SURROGATE", "MAX_NAME", "clip_repr", "name_problem", "replace_lone_surrogates"]
+__all__ = ["LONE_SURROGATE", "MAX_NAME", "clip_repr", "name_problem", "replace_lone_surrogates", "shows_nothing"]
 
 MAX_NAME = 1024
 """Longest name, in characters."""
@@ -21,6 +23,13 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 """A lone surrogate: a code point JSON and Python strings can carry but no UTF-8 text (so no store, and
 no terminal) can. One pattern for every check that refuses or replaces one."""
+
+
+def shows_nothing(text: str) -> bool:
+    """Whether ``text`` shows nothing: whitespace and invisible format characters only (zero-width space
+    and joiners, byte-order mark, Mongolian vowel separator: Unicode category Cf). Stops at the first
+    visible character (the first, in almost every text)."""
+    return not any(not c.isspace() and unicodedata.category(c) != "Cf" for c in text)
 
 
 def replace_lone_surrogates(text: str) -> str:
@@ -33,8 +42,8 @@ def name_problem(value: object) -> str | None:
     None when it can."""
     if not isinstance(value, str):
         return f"must be text, got {type(value).__name__}"
-    if not value.strip():
-        return "is blank"
+    if shows_nothing(value):
+        return "is blank (only whitespace or invisible characters)"
     if len(value) > MAX_NAME:
         return f"is longer than {MAX_NAME} characters"
     bad = _CONTROL.search(value)

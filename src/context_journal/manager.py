@@ -15,13 +15,12 @@ import math
 import os
 import re
 import time
-import unicodedata
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Literal, TypeVar, cast
 
-from ._names import clip_repr, name_problem
+from ._names import clip_repr, name_problem, shows_nothing
 from .branching import BranchingMixin, StrategyInitError
 from .compile import (
     UNSUMMARISED_PART,
@@ -2111,7 +2110,7 @@ def _refuse_blank(content: Any, index: int) -> None:
             ``text`` block whose text is empty or whitespace-only (placed at the first of them).
     """
     if isinstance(content, str):
-        if _blank(content):
+        if shows_nothing(content):
             raise MalformedContentError(
                 "a message needs non-empty text (an empty string is refused like [])", message_index=index
             )
@@ -2132,14 +2131,7 @@ def _blank_text_block(block: Any) -> bool:
         kind, text = block.get("type"), block.get("text")
     else:
         kind, text = getattr(block, "type", None), getattr(block, "text", None)
-    return kind == "text" and isinstance(text, str) and _blank(text)
-
-
-def _blank(text: str) -> bool:
-    """Whether ``text`` shows nothing: whitespace and invisible format characters only (zero-width space
-    and joiners, byte-order mark, Mongolian vowel separator: Unicode category Cf). Stops at the first
-    visible character (the first, in almost every message)."""
-    return not any(not c.isspace() and unicodedata.category(c) != "Cf" for c in text)
+    return kind == "text" and isinstance(text, str) and shows_nothing(text)
 
 
 class _DriverHost:

@@ -40,6 +40,8 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
+from .._names import shows_nothing
+
 __all__ = [
     "MAX_GROUPS",
     "MAX_QUERY_TERMS",
@@ -192,11 +194,6 @@ def _stemmer() -> Any:
     return snowballstemmer.stemmer("porter")
 
 
-def _blank(text: str) -> bool:
-    """True when ``text`` is only whitespace and format characters (Unicode category Cf)."""
-    return all(ch.isspace() or unicodedata.category(ch) == "Cf" for ch in text)
-
-
 def query_terms(query: str) -> list[str]:
     """The words a query searches for: its words minus stopwords (all of its words when every one is a
     stopword), one per stem (the first; SQLite's index scored "dogs dog" as two terms where the memory
@@ -207,7 +204,7 @@ def query_terms(query: str) -> list[str]:
         ValueError: the query is empty, or only whitespace and invisible format characters (zero-width
             spaces and joiners, a byte-order mark: what shows as nothing).
     """
-    if not isinstance(query, str) or not query.strip() or _blank(query):
+    if not isinstance(query, str) or shows_nothing(query):
         raise ValueError("a search query must be non-empty text")
     found = words(query)
     kept = [w for w in found if w not in STOPWORDS] or found
