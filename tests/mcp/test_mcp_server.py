@@ -490,6 +490,8 @@ def test_tools_list_matches_the_snapshot() -> None:
         "hold_compression",
         "release_compression",
         "list_pins",
+        "set_fact",
+        "clear_fact",
         "get_working_state",
         "search_summaries",
         "get_summary",

@@ -10,6 +10,7 @@ from . import branch_cmd as _branch_cmd  # noqa: F401  (registers branch list|fo
 from . import compile_cmd as _compile_cmd  # noqa: F401  (registers compile)
 from . import compress_cmd as _compress_cmd  # noqa: F401  (registers compress)
 from . import demo_cmd as _demo_cmd  # noqa: F401  (registers demo, replay, summaries)
+from . import fact_cmd as _fact_cmd  # noqa: F401  (registers fact set|clear|list)
 from . import hot_cmd as _hot_cmd  # noqa: F401  (registers hot-context)
 from . import journal_cmd as _journal_cmd  # noqa: F401  (registers journal append|summaries|brief|check|show|render)
 from . import map_cmd as _map_cmd  # noqa: F401  (registers map)

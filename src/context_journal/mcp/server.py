@@ -6,7 +6,8 @@ stale brief version — is a tool error whose text says what went wrong and what
 * ``journal_append``, ``get_project_summaries``, ``get_entry``, ``get_brief``, ``check_drift`` — the
   execution journal (:class:`~context_journal.journal.ExecutionJournal`);
 * ``add_message``, ``compile_context``, ``compress``, ``search_messages``, ``search_summary_text``,
-  ``search_summaries``, ``get_summary``, ``pin_message``, ``unpin_message``, ``list_pins``, ``get_working_state`` —
+  ``search_summaries``, ``get_summary``, ``pin_message``, ``unpin_message``, ``list_pins``, ``set_fact``,
+  ``clear_fact``, ``get_working_state`` —
   context managers (:class:`~context_journal.manager.ContextManager`, one per namespace and branch; a
   namespace with a message slot of its own, such as an imported conversation, reads that slot).
 
@@ -39,6 +40,7 @@ from .tools import (
     BriefResult,
     CompiledContext,
     CompressResult,
+    FactsResult,
     GetSummaryResult,
     HoldsResult,
     HotContextResult,
@@ -576,6 +578,28 @@ def build_server(
     def list_pins(namespace: Namespace = None, branch: Branch = ROOT_BRANCH) -> PinsResult:
         """The pinned message ids of a namespace on a branch, in the order they were pinned."""
         return _call(lambda: backend.list_pins(namespace, branch))
+
+    @tool(_APPEND)
+    def set_fact(
+        key: Annotated[str, Field(description="The fact's name (replaces the text the key held).")],
+        text: Annotated[str, Field(description="What the working state carries under the key (<= 4,000 characters).")],
+        namespace: Namespace = None,
+        branch: Branch = ROOT_BRANCH,
+    ) -> FactsResult:
+        """Carry a fact in the working state of a namespace and branch (a journal record): it is shown in
+        every compile's working-state block, also when the whole conversation fits raw. Setting a key to the
+        text it holds changes nothing."""
+        return _call(lambda: backend.set_fact(key, text, namespace, branch))
+
+    @tool(_APPEND)
+    def clear_fact(
+        key: Annotated[str, Field(description="The fact to remove.")],
+        namespace: Namespace = None,
+        branch: Branch = ROOT_BRANCH,
+    ) -> FactsResult:
+        """Remove a fact from the working state (a journal record); clearing a key that holds nothing changes
+        nothing."""
+        return _call(lambda: backend.set_fact(key, None, namespace, branch))
 
     @tool(_READ_ONLY)
     def get_working_state(

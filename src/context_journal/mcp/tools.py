@@ -170,6 +170,23 @@ class PinsResult(BaseModel):
     pins: list[str]
 
 
+class FactsResult(BaseModel):
+    """Result of ``set_fact`` and ``clear_fact``.
+
+    Attributes:
+        changed: True when the call changed the facts (False: the key already held that text, or there
+            was no such fact to clear).
+        sequence: Store sequence of the record written, when one was.
+        facts: The host facts of the namespace and branch after the call, by key.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    changed: bool
+    sequence: int | None
+    facts: dict[str, str]
+
+
 class WorkingStateResult(BaseModel):
     """Result of ``get_working_state``.
 
@@ -822,6 +839,19 @@ class ToolBackend:
         """``ContextManager.pins()``."""
         with self._manager_lock:
             return PinsResult(changed=False, sequence=None, pins=self._manager(namespace, branch).pins())
+
+    def set_fact(
+        self, key: str, text: str | None, namespace: str | None = None, branch: str = ROOT_BRANCH
+    ) -> FactsResult:
+        """``ContextManager.set_fact(key, text)``, or ``clear_fact(key)`` when ``text`` is None.
+
+        Raises:
+            ValueError: a key or text :meth:`ContextManager.set_fact` refuses.
+        """
+        with self._manager_lock:
+            cm = self._manager(namespace, branch, write=True)
+            seq = cm.set_fact(key, text) if text is not None else cm.clear_fact(key)
+            return FactsResult(changed=bool(seq), sequence=seq or None, facts=dict(cm.working_state().facts))
 
     def get_working_state(
         self, namespace: str | None = None, branch: str = ROOT_BRANCH, limit: int = 50
