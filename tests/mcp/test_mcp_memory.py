@@ -273,6 +273,17 @@ def test_a_reader_bound_server_never_claims_the_hosts_namespace() -> None:
             # Naming the host's namespace does not claim it either (second review): refused, nothing written.
             text = await fail(client, "compile_context", max_tokens=1000, namespace="default")
             assert "records no reader" in text and "namespace 'ann'" in text
+            # Reading it claims nothing, so it is allowed, as the CLI's --reader allows it (third review);
+            # a compile after the read is still refused (the cached manager is checked again).
+            hits = await call(client, "search_messages", query="deploy", namespace="default")
+            (hit,) = hits["hits"]
+            assert hit["snippet"].startswith("**Deploy** at 14:00.") and "cancel" not in hit["snippet"]
+            assert (await call(client, "list_pins", namespace="default"))["pins"] == []
+            await call(client, "get_working_state", namespace="default")
+            text = await fail(client, "compile_context", max_tokens=1000, namespace="default")
+            assert "records no reader" in text
+            text = await fail(client, "add_message", participant="ann", content="x", namespace="default")
+            assert "records no reader" in text
 
     anyio.run(main)
     main_branch = store.get_branch("main").id

@@ -447,6 +447,7 @@ class ToolBackend:
         self.allow_verification = allow_verification
         self._owns_store = owns_store
         self._managers: dict[tuple[str | None, str], ContextManager] = {}
+        self._may_claim: set[tuple[str | None, str]] = set()  # managers checked for a compile or a write
         self._targets: list[tuple[str | None, str]] = []
         self._scanned_at = float("-inf")
         self._manager_lock = threading.RLock()  # tools run on worker threads; managers are not shared across them
@@ -458,10 +459,11 @@ class ToolBackend:
             for cm in self._managers.values():
                 cm.close()
             self._managers.clear()
+            self._may_claim.clear()
         if self._owns_store:
             self.store.close()
 
-    def _manager(self, namespace: str | None, branch: str, write: bool = False) -> ContextManager:
+    def _manager(self, namespace: str | None, branch: str, write: bool = False, claims: bool = True) -> ContextManager:
         """The manager of ``(namespace, branch)``; a namespace with a message slot of its own (an imported
         conversation) reads and writes that slot, as the command line's ``--namespace`` does.
 
@@ -469,7 +471,9 @@ class ToolBackend:
         namespace never reads the shared slot); a write creates the namespace. The manager reads as the
         server's reader (``--reader``); without one, a namespace that records a reader is refused. A
         reader-bound server given no namespace uses the one named after its reader (it reads the shared
-        message slot as that reader, and never claims the host's ``default``).
+        message slot as that reader, and never claims the host's ``default``). ``claims=False`` (a search,
+        a listing: nothing that compiles or writes) lets a reader-bound server read the host's namespace
+        as its reader sees it, as the command line's ``--reader`` does; compiling or writing it is refused.
 
         Raises:
             LookupError: the branch does not exist.
@@ -482,7 +486,7 @@ class ToolBackend:
             namespace = self.reader
         key = (namespace, branch)
         cm = self._managers.get(key)
-        if cm is not None:
+        if cm is not None and (not claims or key in self._may_claim):
             return cm
         try:
             branch_id = self.store.get_branch(branch).id
@@ -494,10 +498,14 @@ class ToolBackend:
             require_namespace(self.store, namespace, branch)
         ns = namespace or "default"
         owner = recorded_reader(self.store, branch_id, ns)
-        if self.reader is not None and owner is None and not created:
+        if claims and self.reader is not None and owner is None and not created:
             problem = host_claim_problem(self.store, branch_id, ns, self.reader)
             if problem is not None:
                 raise PermissionError(problem)
+        if claims:
+            self._may_claim.add(key)
+        if cm is not None:
+            return cm
         if self.reader is None and owner is not None:
             raise PermissionError(
                 f"namespace {ns!r} belongs to reader {owner!r} and this server is bound to no reader; restart it "
@@ -838,7 +846,7 @@ class ToolBackend:
     def list_pins(self, namespace: str | None = None, branch: str = ROOT_BRANCH) -> PinsResult:
         """``ContextManager.pins()``."""
         with self._manager_lock:
-            return PinsResult(changed=False, sequence=None, pins=self._manager(namespace, branch).pins())
+            return PinsResult(changed=False, sequence=None, pins=self._manager(namespace, branch, claims=False).pins())
 
     def set_fact(
         self, key: str, text: str | None, namespace: str | None = None, branch: str = ROOT_BRANCH
@@ -861,7 +869,7 @@ class ToolBackend:
         from ..state.render import render_state
 
         with self._manager_lock:
-            cm = self._manager(namespace, branch)
+            cm = self._manager(namespace, branch, claims=False)
             state = cm.working_state()
             data = state.to_dict()
             for key in ("files", "identifiers"):
@@ -1024,7 +1032,7 @@ class ToolBackend:
             ValueError: an empty query, ``limit`` out of range, or ``since``/``until`` not ISO-8601.
         """
         with self._manager_lock:
-            cm = self._manager(namespace, branch)
+            cm = self._manager(namespace, branch, claims=False)
             hits = cm.search_messages(
                 query, limit=limit, as_of=as_of, participants=participants or None, since=since, until=until
             )
@@ -1060,7 +1068,7 @@ class ToolBackend:
             ValueError: an empty query, ``limit`` out of range or a negative ``as_of``.
         """
         with self._manager_lock:
-            cm = self._manager(namespace, branch)
+            cm = self._manager(namespace, branch, claims=False)
             hits = cm.search_summary_text(query, limit=limit, as_of=as_of)
             return SummaryTextSearchResult(
                 query=shown_query(query),
@@ -1086,7 +1094,7 @@ class ToolBackend:
             ToolUnavailableError: the manager has no summary search in this version.
         """
         with self._manager_lock:
-            cm = self._manager(namespace, branch)
+            cm = self._manager(namespace, branch, claims=False)
             search = getattr(cm, "search_summaries", None)
             if search is None:
                 raise ToolUnavailableError(
@@ -1104,7 +1112,7 @@ class ToolBackend:
             KeyError: no such summary.
         """
         with self._manager_lock:
-            cm = self._manager(namespace, branch)
+            cm = self._manager(namespace, branch, claims=False)
             get = getattr(cm, "get_summary", None)
             if get is None:
                 raise ToolUnavailableError(
