@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from cli_helpers import cli_json
 from typer.testing import CliRunner
 
 from context_journal import ContextManager
@@ -121,3 +122,22 @@ def test_branch_commands_echo_names_as_typed(tmp_path: Path) -> None:
     assert res.exit_code == 0
     res = runner.invoke(app, ["branch", "delete", name, "--store", str(db)])
     assert res.exit_code == 0 and name in res.output, res.output
+
+
+def test_branch_fork_at_a_message_of_an_imported_conversation(tmp_path: Path, data_dir: Path) -> None:
+    """An imported conversation keeps its messages in a namespace of its own: ``branch fork --at ID -n NS``
+    finds the message there (a review found fork had no ``-n``, so no imported message could be a fork
+    point), the fork holds the conversation up to it, and an unknown namespace is refused."""
+    db = str(tmp_path / "l.db")
+    cli_json("import", str(data_dir / "locomo" / "locomo-dev7.json"), "--store", db)
+    ns = "locomo:conv-26"
+    ids = [m["id"] for m in cli_json("show", "--store", db, "-n", ns)["messages"]]
+    at = ids[10]
+    plain = runner.invoke(app, ["branch", "fork", "early", "--at", at, "--store", db])
+    assert plain.exit_code == 1 and at in plain.output  # not in the shared namespace
+    out = cli_json("branch", "fork", "early", "--at", at, "-n", ns, "--store", db)
+    assert out["name"] == "early" and out["parent"] == "main"
+    held = cli_json("show", "--store", db, "-n", ns, "--branch", "early")["messages"]
+    assert [m["id"] for m in held] == ids[:11]
+    bad = runner.invoke(app, ["branch", "fork", "x", "--at", at, "-n", "nope", "--store", db])
+    assert bad.exit_code == 1 and "no namespace 'nope'" in bad.output

@@ -14,7 +14,6 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..branching import list_branch_summaries
-from ..manager import ContextManager
 from ..stores import ROOT_BRANCH
 from ._app import (
     CLI_BRANCH_KEY,
@@ -26,13 +25,12 @@ from ._app import (
     existing_store,
     fail_on_library_errors,
     print_json,
+    with_manager,
 )
+from .store_cmds import JsonOpt, NamespaceOpt, StoreOpt
 
 branch_app = typer.Typer(help="List, fork, switch and delete branches.", no_args_is_help=True)
 app.add_typer(branch_app, name="branch")
-
-StoreOpt = Annotated[str, typer.Option("--store", "-s", help="Store location: a SQLite file path or a URL.")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 
 
 @branch_app.command("list")
@@ -80,18 +78,16 @@ def fork_cmd(
     store: StoreOpt,
     source: Annotated[str | None, typer.Option("--from", help="Branch to fork (default: the current one).")] = None,
     at: Annotated[str | None, typer.Option("--at", help="A message id or a store sequence to fork at.")] = None,
+    namespace: NamespaceOpt = None,
     reader: ReaderOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Fork a branch (at its head, a message id or a sequence). Rewinding is forking at an earlier point."""
-    with fail_on_library_errors():
-        st = existing_store(store)
-        try:
-            cm = ContextManager.open(store=st, branch=cli_branch(st, source), view_reader=reader)
-            point: str | int | None = int(at) if at is not None and at.isdigit() else at
-            info = cm.fork(name, at=point)
-        finally:
-            st.close()
+    """Fork a branch (at its head, a message id or a sequence). Rewinding is forking at an earlier point.
+
+    A branch holds every namespace; ``-n`` names the namespace whose message ``--at`` names (an imported
+    conversation keeps its messages in a namespace of its own)."""
+    point: str | int | None = int(at) if at is not None and at.isdigit() else at
+    info = with_manager(store, namespace, source, lambda cm: cm.fork(name, at=point), reader)
     if as_json:
         print_json({"name": info.name, "parent": info.parent, "fork_sequence": info.fork_sequence})
         return
