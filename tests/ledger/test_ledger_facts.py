@@ -130,3 +130,37 @@ def test_tabs_and_windows_line_breaks_in_a_fact() -> None:
     block = ledger_block(cm.compile(4000))
     assert block is not None
     assert "  table: a\tb\n    c\td\n    e" in block
+
+
+def test_facts_are_never_traded_for_names_or_left_out_beside_a_plan() -> None:
+    """A review found the block's schedule left the facts out where a plan still fitted (its last level),
+    and took a level without them to make room for the names line: at every allowance, a block that shows
+    anything shows every fact (clipped at most), and never a shorter fact than the first level that fits."""
+    import dataclasses
+
+    from context_journal.state import Ledger
+    from context_journal.state.render import render_state
+    from context_journal.tokens import estimate_text_tokens
+
+    ledger = Ledger()
+    for i in range(40):
+        edit = {
+            "file_path": f"/src/pkg/module_{i}.py",
+            "old_string": f"def handler_{i}(req): pass",
+            "new_string": f"def handler_{i}(req, ctx): return ProcessorFactory{i}.build(ctx)",
+        }
+        ledger.add(f"m{i}", [{"type": "tool_use", "id": f"t{i}", "name": "Edit", "input": edit}])
+    todos = [{"content": f"step {k} of the migration", "status": "pending", "activeForm": "x"} for k in range(12)]
+    ledger.add("plan", [{"type": "tool_use", "id": "p", "name": "TodoWrite", "input": {"todos": todos}}])
+    facts = {"rule": "NEVER touch the prod database", "deadline": "Friday 17:00 UTC"}
+    state = dataclasses.replace(ledger.state(), facts=facts)
+    shown = 0
+    for allowance in range(20, 1200, 5):
+        text = render_state(state, allowance, estimate_text_tokens)
+        if text is None:
+            continue
+        shown += 1
+        assert estimate_text_tokens(text) <= allowance
+        assert "  rule: NEVER touch the prod database" in text, allowance
+        assert "  deadline: Friday 17:00 UTC" in text, allowance
+    assert shown >= 200

@@ -223,19 +223,26 @@ def _fact_line(key: str, text: str, chars: int) -> str:
 
 def _compose(state: WorkingState, limits: tuple[int, int, int, int, int, int, int, int]) -> str:
     """The block without its names."""
-    plan_items, facts, files, commands, errors, command_chars, fact_chars, searches = limits
+    plan_items, _facts, files, commands, errors, command_chars, _fact_chars, searches = limits
     lines = [HEADER]
     lines += _plan_lines(state, plan_items)
-    if facts and state.facts:
-        lines.append("Facts:")
-        lines += [_fact_line(k, v, fact_chars) for k, v in list(state.facts.items())[:facts]]
-        if len(state.facts) > facts:
-            lines.append(f"  ... {len(state.facts) - facts} more facts (by key; all in working_state().facts)")
+    lines += _fact_lines(state, limits)
     lines += _file_lines(state, files)
     lines += _command_lines(state, commands, command_chars)
     lines += _error_lines(state, errors)
     lines += _search_lines(state, searches, command_chars)
     return "\n".join(lines)
+
+
+def _fact_lines(state: WorkingState, limits: tuple[int, int, int, int, int, int, int, int]) -> list[str]:
+    """The facts section at a level of the schedule (empty without facts)."""
+    facts, fact_chars = limits[1], limits[6]
+    if not facts or not state.facts:
+        return []
+    lines = ["Facts:", *(_fact_line(k, v, fact_chars) for k, v in list(state.facts.items())[:facts])]
+    if len(state.facts) > facts:
+        lines.append(f"  ... {len(state.facts) - facts} more facts (by key; all in working_state().facts)")
+    return lines
 
 
 _WORD_RE = re.compile(r"[\w.$-]*\w")
@@ -273,15 +280,20 @@ def render_state(state: WorkingState, allowance: int, count: Callable[[str], int
 
     The sections above the names follow a fixed schedule of levels (the first level whose text leaves
     at least ``_NAMES_SHARE`` of the allowance to the names, or takes every name, else the first that
-    fits); the names, best ranked first, fill what is left, less those already a word of the text
-    above (a file name, with or without its extension). The same state and allowance always give the same bytes."""
+    fits; a level that would show the host's facts shorter or fewer than the first that fits is never
+    taken for the names' room, and every level shows the facts, clipped); the names, best ranked first, fill
+    what is left, less those already a word of the text above (a file name, with or without its extension). The
+    same state and allowance always give the same bytes."""
     if allowance <= 0 or not (
         state.plans or state.facts or state.files or state.commands or state.errors or state.searches
     ):
         return None  # identifiers alone (a chat without tool calls) make no block
     chosen: tuple[str, list[str], int] | None = None
+    chosen_limits = _LEVELS[0]
     ranked = [i.name for i in state.identifiers[:allowance]]  # a name costs at least a token
     for limits in _LEVELS:
+        if chosen is not None and _fact_lines(state, limits) != _fact_lines(state, chosen_limits):
+            break  # the names' room is never bought with the host's facts (clipped or left out)
         text = _compose(state, limits)
         used = count(text)
         if used > allowance:
@@ -292,7 +304,7 @@ def render_state(state: WorkingState, allowance: int, count: Callable[[str], int
         names = [n for n in ranked if n not in above]
         k = _fill_names(text, names, allowance, count)
         if chosen is None:
-            chosen = (text, names, k)
+            chosen, chosen_limits = (text, names, k), limits
         if used <= allowance * (1 - _NAMES_SHARE) or k == len(names):
             chosen = (text, names, k)
             break
@@ -307,7 +319,8 @@ _NAMES_SHARE = 0.4
 
 # Plan items, facts, files, commands, error lines, characters of a command line (and of a search's
 # query, titles and URLs), characters of a fact, web searches: each level cuts more (a long fact is
-# clipped before the files and commands go).
+# clipped before the files and commands go). No level leaves the facts out: where the last one does not
+# fit there is no block (and the compile gives the block's room back, see LedgerStrategy.give_way).
 _LEVELS: tuple[tuple[int, int, int, int, int, int, int, int], ...] = (
     (100, 50, 60, 8, 5, 160, 4000, 4),
     (100, 50, 60, 8, 5, 160, 1000, 4),
@@ -318,5 +331,5 @@ _LEVELS: tuple[tuple[int, int, int, int, int, int, int, int], ...] = (
     (60, 20, 10, 2, 1, 60, 160, 1),
     (30, 10, 5, 1, 0, 60, 120, 1),
     (20, 5, 0, 0, 0, 0, 80, 0),
-    (10, 0, 0, 0, 0, 0, 0, 0),
+    (10, 5, 0, 0, 0, 0, 80, 0),
 )
