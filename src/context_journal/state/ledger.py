@@ -269,6 +269,7 @@ PLAN_MARKS = {
     "todo": " ",
     "cancelled": "-",
     "canceled": "-",
+    "section": "#",
 }
 """The mark of a plan item's status in the rendered block (``?`` for a status not listed)."""
 
@@ -317,6 +318,41 @@ class Plan:
     message_id: str
     version: int
     note: str | None = None
+
+
+_MD_HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.+?)\s*#*\s*$")
+_MD_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+(?:\[([ xX~-])\]\s+)?(.+?)\s*$")
+_MD_BOXES = {" ": "pending", "x": "completed", "X": "completed", "~": "in_progress", "-": "cancelled"}
+
+
+def markdown_plan(text: str) -> tuple[str | None, list[PlanItem]]:
+    """A plan written as markdown: its title (the first heading, else its first line) and its items, in
+    order: list items (``- ``, ``* ``, ``+ ``, ``1. ``; a checkbox ``[x]`` is completed, ``[ ]`` pending, a
+    plain item pending) and the headings below the title (status ``"section"``). Text inside code fences
+    and table rows is not read."""
+    title: str | None = None
+    items: list[PlanItem] = []
+    fenced = False
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            fenced = not fenced
+            continue
+        if fenced or not stripped or stripped.startswith("|"):
+            continue
+        heading = _MD_HEADING.match(line)
+        if heading is not None:
+            if title is None:
+                title = clip_end(heading.group(2), 300)
+            else:
+                items.append(PlanItem(clip_end(heading.group(2), 300), "section"))
+            continue
+        found = _MD_ITEM.match(line)
+        if found is not None:
+            items.append(PlanItem(clip_end(found.group(2), 300), _MD_BOXES.get(found.group(1) or " ", "pending")))
+        elif title is None:
+            title = clip_end(stripped, 300)
+    return title, items
 
 
 def plan_row(plan: Plan) -> list[Any]:
@@ -615,9 +651,10 @@ def _tail(text: str, k: int) -> str:
     return text[at:]
 
 
-_FOLD_VERSION = 2
+_FOLD_VERSION = 3
 """The fold's rules, in checkpoint fingerprints (a checkpoint folded by other rules is folded again):
-2 strips terminal escape sequences and keeps a long plan's items in progress."""
+2 strips terminal escape sequences and keeps a long plan's items in progress; 3 reads plans written as
+markdown (``ExitPlanMode``)."""
 
 _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[ -/]*[0-~])")
 """Terminal escape sequences (ECMA-48: CSI colours and cursor moves, OSC titles and links, and the
@@ -889,17 +926,24 @@ class Ledger:
         self, name: str, shape: PlanShape, tool_input: Mapping[str, Any], message_id: str, call_id: Any = None
     ) -> None:
         raw = tool_input.get(shape.items)
+        note = tool_input.get(shape.note) if shape.note else None
         if isinstance(raw, str) and raw.lstrip().startswith("["):  # the items sent as JSON text
             try:
                 raw = json.loads(raw)
             except ValueError:
                 return
+        if isinstance(raw, str):  # a plan written as markdown (Claude Code's ExitPlanMode)
+            title, raw = markdown_plan(raw)
+            note = note if isinstance(note, str) and note else title
         if not isinstance(raw, list):
             return
         items: list[PlanItem] = []
         for item in raw[: 10 * _PLAN_ITEMS]:
             if isinstance(item, str):
                 items.append(PlanItem(clip_end(item, 300), "pending"))
+                continue
+            if isinstance(item, PlanItem):  # from a markdown plan
+                items.append(item)
                 continue
             if not isinstance(item, Mapping):
                 continue
@@ -911,7 +955,6 @@ class Ledger:
         if len(items) > _PLAN_ITEMS:  # the items in progress and next kept, not the first hundred
             marks = [PLAN_MARKS.get(i.status.lower(), "?") for i in items]
             items = [items[k] for k in shown_items(marks, _PLAN_ITEMS)]
-        note = tool_input.get(shape.note) if shape.note else None
         old = self._plans.pop(name, None)
         version = 1 if old is None else old.version + 1
         self._plans[name] = Plan(

@@ -233,9 +233,11 @@ DEFAULT_PLAN_TOOLS: Mapping[str, PlanShape] = {
     "todo_write": PlanShape(items="todos"),
     "write_todos": PlanShape(items="todos"),
     "update_plan": PlanShape(items="plan", note="explanation"),
+    "ExitPlanMode": PlanShape(items="plan"),
 }
-"""Tool name -> :class:`PlanShape`: Claude Code's ``TodoWrite``, LangChain deep agents' ``write_todos``,
-OpenAI/Codex ``update_plan``."""
+"""Tool name -> :class:`PlanShape`: Claude Code's ``TodoWrite`` and ``ExitPlanMode`` (a plan written as
+markdown: its title, headings and list items), LangChain deep agents' ``write_todos``, OpenAI/Codex
+``update_plan``. Any plan tool whose items key holds text is read as markdown."""
 
 
 def lookup(name: str, table: Mapping[str, Any]) -> Any:
