@@ -15,7 +15,7 @@ from typing import ParamSpec, TypeVar
 from .errors import StoreClosedError, StoreError
 from .stores import Store
 
-__all__ = ["StoreThread", "acquire_thread", "release_thread"]
+__all__ = ["StoreThread", "acquire_thread", "open_on_thread", "release_thread"]
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -166,3 +166,29 @@ def release_thread(store: Store, thread: StoreThread) -> None:
         if found is not None and found[1] is thread:
             del _threads[id(store)]
     thread.stop()
+
+
+async def open_on_thread(
+    opener: Callable[[], T], store: Store | None, store_of: Callable[[T], Store]
+) -> tuple[T, StoreThread]:
+    """``opener()`` run on the thread of ``store`` (one more user of it), or, when the store is not open
+    yet (``store`` None: ``opener`` opens it), on a new thread that becomes the thread of the store it
+    opened (``store_of(result)``); the result and its thread. Nothing opened on the caller's loop.
+
+    Raises:
+        What ``opener`` raises (the thread acquired for it is released first).
+    """
+    if store is not None:
+        thread = acquire_thread(store)
+        try:
+            return await thread.call(opener), thread
+        except BaseException:
+            release_thread(store, thread)
+            raise
+    made = StoreThread()
+    try:
+        opened = await made.call(opener)
+    except BaseException:
+        made.stop()
+        raise
+    return opened, acquire_thread(store_of(opened), made)  # (another thread of that store: made stops)

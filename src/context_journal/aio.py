@@ -31,7 +31,7 @@ import inspect
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Concatenate, ParamSpec, TypeVar, overload
 
-from ._store_thread import StoreThread, acquire_thread, release_thread
+from ._store_thread import StoreThread, acquire_thread, open_on_thread, release_thread
 from .manager import ContextManager
 from .stores import Store
 
@@ -110,34 +110,15 @@ class AsyncContextManager:
         Raises:
             StoreError, ValueError, TypeError: as :meth:`ContextManager.open`.
         """
-        if store is not None:
-            thread = acquire_thread(store)
-            try:
-                manager = await thread.call(ContextManager.open, path, store=store, **kwargs)
-            except BaseException:
-                release_thread(store, thread)
-                raise
-            return cls(manager, thread)
-        made = StoreThread()
-        try:
-            manager = await made.call(ContextManager.open, path, **kwargs)
-        except BaseException:
-            made.stop()
-            raise
-        thread = acquire_thread(manager.store, made)
-        if thread is not made:  # another async manager already has a thread for this store object
-            made.stop()
+        opener = functools.partial(ContextManager.open, path, store=store, **kwargs)
+        manager, thread = await open_on_thread(opener, store, lambda cm: cm.store)
         return cls(manager, thread)
 
     @classmethod
     async def reopen_derived(cls, store: Store, branch: str, **kwargs: Any) -> AsyncContextManager:
         """:meth:`ContextManager.reopen_derived` (same arguments and errors) on the store's thread."""
-        thread = acquire_thread(store)
-        try:
-            manager = await thread.call(ContextManager.reopen_derived, store, branch, **kwargs)
-        except BaseException:
-            release_thread(store, thread)
-            raise
+        opener = functools.partial(ContextManager.reopen_derived, store, branch, **kwargs)
+        manager, thread = await open_on_thread(opener, store, lambda cm: cm.store)
         return cls(manager, thread)
 
     @classmethod

@@ -34,7 +34,7 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from .._store_thread import StoreThread, acquire_thread, release_thread
+from .._store_thread import StoreThread, acquire_thread, open_on_thread, release_thread
 from ..compile import CompileResult, EmptyContextError
 from ..errors import MalformedContentError, MessageNotFoundError, StoreClosedError
 from ..llm.provider import run_sync
@@ -281,25 +281,12 @@ class JournalSession:
         async with self._binding_lock:
             if self._thread is not None:
                 return self._thread
-            if self._bound is None and not isinstance(self._given_store, Store):
-                made = StoreThread()  # the store is not open yet: open it on a thread of its own
-                try:
-                    self._bound = await made.call(self._bind)
-                except BaseException:
-                    made.stop()
-                    raise
-                self._thread = acquire_thread(self._bound.store, made)
+            if self._bound is not None:  # bound on the caller's thread by a synchronous use
+                self._thread = acquire_thread(self._bound.store)
                 return self._thread
-            store = self._bound.store if self._bound is not None else self._given_store
-            assert isinstance(store, Store)
-            thread = acquire_thread(store)
-            if self._bound is None:
-                try:
-                    self._bound = await thread.call(self._bind)
-                except BaseException:
-                    release_thread(store, thread)
-                    raise
-            self._thread = thread
+            store = self._given_store if isinstance(self._given_store, Store) else None
+            bound, thread = await open_on_thread(self._bind, store, _store_of)
+            self._bound, self._thread = bound, thread
             return thread
 
     async def _call(self, fn: Callable[..., T], *args: Any) -> T:
@@ -581,6 +568,10 @@ class JournalSession:
             return dataclasses.replace(data.model_data, input=[*compiled, *missing])
 
         return model_filter
+
+
+def _store_of(binding: SessionBinding) -> Store:
+    return binding.store
 
 
 def _identity(item: Item) -> str:

@@ -275,8 +275,8 @@ def _fill_names(text: str, names: list[str], allowance: int, count: Callable[[st
 
 def render_state(state: WorkingState, allowance: int, count: Callable[[str], int]) -> str | None:
     """The block's text within ``allowance`` tokens (``count`` prices a text), or None when the state
-    holds nothing from tool calls or facts (identifiers alone make no block) or not even the header
-    and the plan fit.
+    holds nothing from tool calls or facts (identifiers alone make no block) or not even the header,
+    the plan and the facts fit.
 
     The sections above the names follow a fixed schedule of levels (the first level whose text leaves
     at least ``_NAMES_SHARE`` of the allowance to the names, or takes every name, else the first that
