@@ -327,9 +327,12 @@ _MD_BOXES = {" ": "pending", "x": "completed", "X": "completed", "~": "in_progre
 
 def markdown_plan(text: str) -> tuple[str | None, list[PlanItem]]:
     """A plan written as markdown: its title (the first heading, else its first line) and its items, in
-    order: list items (``- ``, ``* ``, ``+ ``, ``1. ``; a checkbox ``[x]`` is completed, ``[ ]`` pending, a
-    plain item pending) and the headings below the title (status ``"section"``). Text inside code fences
-    and table rows is not read."""
+    order: the headings below the title (status ``"section"``) and the list items with a checkbox (``- [x]``
+    completed, ``- [ ]`` pending, ``[~]`` in progress, ``[-]`` cancelled). A plain list item is prose, not a
+    tracked step: an approved plan is not updated as its steps are done, so showing them all as pending
+    would be the stale plan bug case B47 warns of (on the shared session that has one, its 23 plain items
+    took the block's room from the files touched and the error lines). Text inside code fences and
+    table rows is not read."""
     title: str | None = None
     items: list[PlanItem] = []
     fenced = False
@@ -349,7 +352,8 @@ def markdown_plan(text: str) -> tuple[str | None, list[PlanItem]]:
             continue
         found = _MD_ITEM.match(line)
         if found is not None:
-            items.append(PlanItem(clip_end(found.group(2), 300), _MD_BOXES.get(found.group(1) or " ", "pending")))
+            if found.group(1) is not None:  # a checkbox: a tracked step with its status
+                items.append(PlanItem(clip_end(found.group(2), 300), _MD_BOXES[found.group(1)]))
         elif title is None:
             title = clip_end(stripped, 300)
     return title, items
