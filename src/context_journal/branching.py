@@ -208,6 +208,7 @@ class BranchingMixin:
             index = self._messages.clone_for(info.id, info.fork_seq)
         if index is None:
             index = MessageStore(self._store, self._slot, info.id, self._counter)
+            index.index_thinking = self._messages.index_thinking
         old_branch, old_index = self._branch, self._messages
         self._branch_indexes[old_branch.id] = old_index
         self._branch, self._messages = info, index
@@ -331,6 +332,7 @@ class BranchingMixin:
             summarizer=self._summarizer,
             compression=self._compression_mode,
             index=self._messages.clone_for(info.id, fork_seq),
+            index_thinking=self._messages.index_thinking,
             view_reader=reader,
             view_filter=self._view_filter if isinstance(view_filter, str) and view_filter == "inherit" else view_filter,
         )
@@ -354,6 +356,7 @@ class BranchingMixin:
         summarizer: Provider | None = None,
         view_reader: str | None = None,
         auxiliary_views: Sequence[Mapping[str, Any] | str] | None = None,
+        index_thinking: bool = False,
     ) -> ContextManager:
         """Reopen a derived child after a restart with the same view (namespace, slot, branch).
 
@@ -366,6 +369,7 @@ class BranchingMixin:
             view_reader: The reader the child was derived for, named again (a reader's view is never
                 taken from the record alone; bug case B64).
             auxiliary_views: Its auxiliary views; None (the default): the ones its namespace records.
+            index_thinking: As :meth:`ContextManager.open`.
 
         Raises:
             BranchNotFoundError: no live branch has that name.
@@ -388,6 +392,7 @@ class BranchingMixin:
             summarizer=summarizer,
             view_reader=view_reader,
             auxiliary_views=auxiliary_views,
+            index_thinking=index_thinking,
         )
 
     def _strategy_context(self) -> Any:  # implemented by the manager

@@ -296,6 +296,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         view_reader: str | None = None,
         view_filter: ViewFilter | None = None,
         auxiliary_views: Sequence[Mapping[str, Any] | str] | None = None,
+        index_thinking: bool = False,
     ) -> None:
         if compression not in ("inline", "workers"):
             raise ValueError(f"compression must be 'inline' or 'workers', not {compression!r}")
@@ -329,6 +330,10 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             self._messages = index  # a derived child's index, cloned from its parent's
         else:
             self._messages = MessageStore(store, self._slot, self._branch.id, self._counter)
+        if not isinstance(index_thinking, bool):
+            raise TypeError(f"index_thinking must be True or False, got {index_thinking!r}")
+        if index_thinking:
+            self._messages.index_thinking = True
         self._branch_indexes: dict[int, MessageStore] = {}
         self._recall_lines = LineCache()  # recalled lines, by reader and version (recall/lines.py)
         self.strategy = resolve_strategy(strategy)
@@ -357,6 +362,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         create_dirs: bool = False,
         view_filter: ViewFilter | None = None,
         auxiliary_views: Sequence[Mapping[str, Any] | str] | None = None,
+        index_thinking: bool = False,
     ) -> ContextManager:
         """Open a manager.
 
@@ -393,6 +399,9 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             auxiliary_views: Other namespaces' message slots merged read-only into the strategy's view
                 (see :attr:`auxiliary_views`): ``[{"namespace": "main"}, ...]``; recorded for the
                 namespace. None: the ones the namespace records (none if it records none).
+            index_thinking: Put the text of thinking blocks this handle writes in the full-text index too
+                (default: not; thinking is the model's scratch space). A setting of the handle, kept by its
+                branches and derived children; messages written before are indexed as they were.
 
         Raises:
             ValueError: both or neither of ``path`` and ``store``, or an unknown ``compression``;
@@ -441,6 +450,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
                 view_reader=view_reader,
                 view_filter=view_filter,
                 auxiliary_views=auxiliary_views,
+                index_thinking=index_thinking,
             )
         except BaseException:
             if owns:

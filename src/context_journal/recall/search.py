@@ -69,11 +69,12 @@ class SearchHit:
         }
 
 
-def message_text(message: Message) -> str:
-    """The indexed text of a (reader-filtered) message's blocks, without the participant name."""
+def message_text(message: Message, thinking: bool = False) -> str:
+    """The indexed text of a (reader-filtered) message's blocks, without the participant name (thinking
+    text too with ``thinking``, as a handle that indexes it does)."""
     parts: list[str] = []
     for block in message.content_dicts():
-        parts.extend(block_text(block))
+        parts.extend(block_text(block, thinking))
     return "\n".join(parts)
 
 
@@ -280,7 +281,10 @@ def search_messages(
                         continue
                 assert participant is not None and ts is not None
                 seen.add((hit.slot, hit.item))
-                text, matched = snippet(message_text(shown), stems) if shown is not None and snippets else ("", ())
+                text = ""
+                matched: tuple[str, ...] = ()
+                if shown is not None and snippets:
+                    text, matched = snippet(message_text(shown, ms.index_thinking), stems)
                 when = datetime.fromtimestamp(ts, UTC)
                 out.append(SearchHit(hit.item, seq, participant, when, hit.score, text, matched))
                 if len(out) >= limit:
