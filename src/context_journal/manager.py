@@ -1350,9 +1350,9 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
                         state_key=(repr(getattr(base_strategy, "anchor", None)), query),
                         timestamp_of=self._timestamp_of if dates else None,
                     )
-                except OverBudgetError:
-                    if ledger is None or not ledger.give_way():
-                        raise  # (the last try's error: with no block, or none to shrink)
+                except OverBudgetError as exc:
+                    if ledger is None or not ledger.give_way(exc):
+                        raise  # (the last try's error: with no block, none to shrink, or over without it)
 
         if _classes_differ(calibration):
             result, selection = run(calibration)

@@ -76,10 +76,30 @@ def test_the_block_gives_way_on_a_synthetic_session() -> None:
     assert block is None or block.startswith("Working state")
 
 
-def test_a_context_that_cannot_fit_still_fails_with_the_error_of_the_smallest_try() -> None:
+def test_a_context_that_cannot_fit_fails_without_futile_tries(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Far over the budget even without the block: one compile, no retry; a little over: retries with a
+    smaller block, then the error of the last try (no block in it)."""
+    import context_journal.manager as manager_module
+
+    calls = []
+    real = manager_module.compile_context
+
+    def counted(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(manager_module, "compile_context", counted)
     cm = ContextManager.open("memory:", strategy="autobiographical")
     _session(cm, "TodoWrite")
     cm.drain()
+    calls.clear()
     with pytest.raises(OverBudgetError) as caught:
         cm.compile(50)
-    assert "ledger" not in caught.value.parts  # the last try had no block
+    assert len(calls) == 1 and "ledger" not in caught.value.parts
+    cm.ledger_config = LedgerConfig(share=0)
+    floor = _smallest(cm)
+    cm.ledger_config = LedgerConfig()
+    calls.clear()
+    with pytest.raises(OverBudgetError):
+        cm.compile(floor - 60)
+    assert 2 <= len(calls) <= 8

@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ..errors import MessageNotFoundError
+from ..errors import MessageNotFoundError, OverBudgetError
 from ..messages import MessageStore
 from ..stores.redaction import REDACTED_TEXT
 from ..strategies.base import Budget, ContextEntry, RawSpan, RenderedEntry, Selection, Strategy
@@ -382,12 +382,18 @@ class LedgerStrategy(StrategyWrapper):
         entries = self._place(view, selection.entries, pair)
         return replace(selection, entries=entries, superseded={**selection.superseded, **self._superseded(view)})
 
-    def give_way(self) -> bool:
-        """Halve the block's allowance (none under 64 tokens) after a compile that did not fit; False when
-        there was no block to shrink. The manager compiles again, so a context that fits without the block
-        (or with a shorter one) is never refused because of it: the block, being a digest of the journal,
-        gives way before the compile fails."""
+    def give_way(self, error: OverBudgetError) -> bool:
+        """Halve the block's allowance (none under 64 tokens) after a compile that failed with ``error``;
+        False when there was no block to shrink, or when even without it the smallest context would be
+        over the budget by more than twice the block's tokens (a calibration factor above 2 is outside
+        what reports move it to: retrying is then futile). The manager compiles again, so a context that
+        fits without the block (or with a shorter one) is never refused because of it: the block, being
+        a digest of the journal, gives way before the compile fails."""
         if self.block is None or not self._allowance:
+            return False
+        planned = self._rendered.get(self._allowance)
+        cost = planned[1] if planned is not None else self._allowance
+        if error.actual - 2 * cost > error.budget:
             return False
         self._allowance = self._allowance // 2 if self._allowance >= 128 else 0
         self.block = None
