@@ -164,3 +164,19 @@ def test_facts_are_never_traded_for_names_or_left_out_beside_a_plan() -> None:
         assert "  rule: NEVER touch the prod database" in text, allowance
         assert "  deadline: Friday 17:00 UTC" in text, allowance
     assert shown >= 200
+
+
+def test_a_long_key_is_clipped_and_hides_no_other_fact() -> None:
+    """A review found one 200-character key (CJK) left no block at all at 500 and 1,000 tokens, losing the
+    short facts beside it: keys are shown clipped (60 characters, less at the tighter levels)."""
+    cm = ContextManager.open("memory:")
+    for i in range(6):
+        cm.add_message("user" if i % 2 == 0 else "assistant", f"turn {i} hello")
+    cm.set_fact("a", "x")
+    cm.set_fact("鍵" * 200, "y")
+    cm.set_fact("z", "tiny")
+    for budget in (500, 1000, 4000):
+        block = ledger_block(cm.compile(budget))
+        assert block is not None and "  a: x" in block and "  z: tiny" in block, budget
+        assert "鍵" * 61 not in block and "…: y" in block
+    assert cm.working_state().facts["鍵" * 200] == "y"  # kept whole

@@ -103,3 +103,30 @@ def test_a_context_that_cannot_fit_fails_without_futile_tries(monkeypatch: pytes
     with pytest.raises(OverBudgetError):
         cm.compile(floor - 60)
     assert 2 <= len(calls) <= 8
+
+
+def test_a_cut_block_keeps_its_facts_or_goes(data_dir: Path) -> None:
+    """A review found blocks cut to their header, or to a "Facts:" heading with no fact under it, at
+    budgets just above the smallest that fits: the block loses whole lines from its end, so facts now come
+    first, a heading left with nothing under it goes, and a block left with only its header goes whole
+    (with its marker turn)."""
+    store = MemoryStore()
+    import_into(store, read_transcript(data_dir / SESSION), namespace="s")
+    cm = ContextManager.open(store=store, namespace="s", strategy="autobiographical")
+    cm.drain()
+    rule = "never push to main; always run mix test before commit. " * 3
+    cm.set_fact("rule", rule)
+    floor = _smallest(cm)
+    shown = 0
+    for budget in range(floor, floor + 400, 5):
+        result = cm.compile(budget)
+        block = ledger_block(result)
+        if block is None:
+            assert "ledger" not in result.parts
+            continue
+        shown += 1
+        lines = block.split("\n")
+        assert len(lines) > 1, budget
+        assert lines[1] == "Facts:" and lines[2].startswith("  rule: never push to main"), (budget, lines[:3])
+        assert not (lines[-1].endswith(":") and not lines[-1].startswith(" ")), (budget, lines[-1])
+    assert shown > 40

@@ -634,7 +634,8 @@ def _level(
 
 def _drop_last_lines(m: Work, excess: int, counter: TokenCounter, p: Pass) -> None:
     """Take at least ``excess`` tokens off the text block ``m`` by whole lines from its end (its first
-    line, the heading, stays)."""
+    line, the heading, stays; so does no section heading, a line ending with ``:`` and not indented,
+    with nothing left under it)."""
     if excess <= 0 or len(m.blocks) != 1 or m.blocks[0].get("type") != "text":
         return
     before = _tokens(m, counter)
@@ -645,6 +646,8 @@ def _drop_last_lines(m: Work, excess: int, counter: TokenCounter, p: Pass) -> No
         text = "\n".join(lines[:keep])
         if before - counter.count_block({"type": "text", "text": text}) >= excess:
             break
+    while keep > 1 and lines[keep - 1].endswith(":") and not lines[keep - 1][:1].isspace():
+        keep -= 1  # a section heading left without its lines
     if keep < len(lines):
         m.blocks = [{**m.blocks[0], "text": "\n".join(lines[:keep])}]
         p.alter(m)
@@ -701,9 +704,15 @@ def shrink(
             if m.origin not in keep_whole and m.kind != "ledger" and (m.origin in last) == tier
         ]
         _level(work, chosen, room, counter, p, keep_thinking)
-    for m in work:
+    for i, m in enumerate(work):
         if m.kind == "ledger":
             _drop_last_lines(m, sum(_tokens(x, counter) for x in work) - room, counter, p)
+            if "\n" not in str(m.blocks[0].get("text", "")) if m.blocks else True:
+                # Only its heading left: the block says nothing, so it goes with its marker turn.
+                gone = {i, i - 1} if i > 0 and work[i - 1].kind == "marker" else {i}
+                p.repair("excerpted", m, "the working-state block was left out to fit the budget")
+                work = [x for k, x in enumerate(work) if k not in gone]
+                break
     if sum(_tokens(m, counter) for m in work) > room:
         work = _drop_recall(work, p)
     out = drop_empty(work, p)

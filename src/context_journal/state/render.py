@@ -218,15 +218,23 @@ def _fact_line(key: str, text: str, chars: int) -> str:
     the text continues the line indented under it, so a fact never starts a line of the block."""
     if len(text) > chars:
         text = clip_end(text, max(1, chars - 1)).rstrip() + "…"
+    key_chars = max(8, min(_FACT_KEY_CHARS, chars // 4))
+    if len(key) > key_chars:  # a 200-character key took the room of every other fact
+        key = clip_end(key, key_chars - 1).rstrip() + "…"
     return f"  {_inline(key)}: " + "\n    ".join(_LINE_BREAK.split(text))  # tabs stay: no other control
+
+
+_FACT_KEY_CHARS = 60
+"""A fact's key is shown clipped to this many characters, or to a quarter of the level's characters per
+fact when that is less (``…`` marks the cut; ``working_state().facts`` holds it whole)."""
 
 
 def _compose(state: WorkingState, limits: tuple[int, int, int, int, int, int, int, int]) -> str:
     """The block without its names."""
     plan_items, _facts, files, commands, errors, command_chars, _fact_chars, searches = limits
     lines = [HEADER]
+    lines += _fact_lines(state, limits)  # first: a compile that must cut drops the block's lines from its end
     lines += _plan_lines(state, plan_items)
-    lines += _fact_lines(state, limits)
     lines += _file_lines(state, files)
     lines += _command_lines(state, commands, command_chars)
     lines += _error_lines(state, errors)
