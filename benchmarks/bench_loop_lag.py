@@ -202,15 +202,32 @@ def _spawn(*args: str) -> dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sizes", default="3000,30000")
-    parser.add_argument("--runs", type=int, default=3)
+
+    def sizes(text: str) -> list[int]:
+        try:
+            out = [int(part) for part in text.split(",")]
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"--sizes takes positive integers separated by commas, got {text!r}"
+            ) from None
+        if not out or min(out) < 1:
+            raise argparse.ArgumentTypeError(f"--sizes takes positive integers, got {text!r}")
+        return out
+
+    def runs(text: str) -> int:
+        if not text.isdigit() or int(text) < 1:
+            raise argparse.ArgumentTypeError(f"--runs takes a positive integer, got {text!r}")
+        return int(text)
+
+    parser.add_argument("--sizes", type=sizes, default=[3000, 30000])
+    parser.add_argument("--runs", type=runs, default=3)
     parser.add_argument("--child", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     if args.child:
         _child(args.child)
         return
     print(f"{'scenario':<10} {'messages':>9} {'best max ms':>12} {'worst max ms':>13} {'p99 ms':>7} {'median ms':>10}")
-    for n in [int(s) for s in args.sizes.split(",")]:
+    for n in args.sizes:
         with tempfile.TemporaryDirectory() as tmp_dir:
             tmp = Path(tmp_dir)
             rows: dict[str, list[dict[str, float]]] = {"floor": [], "async": [], "sessions": [], "mcp": []}

@@ -25,11 +25,20 @@ LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 no terminal) can. One pattern for every check that refuses or replaces one."""
 
 
+_INVISIBLE = frozenset(
+    "\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180e\u180f\u2800\u3164\uffa0"
+    + "".join(chr(c) for c in range(0xFE00, 0xFE10))
+)
+"""Characters outside category Cf that show nothing: Unicode's other default-ignorable code points (the
+combining grapheme joiner, the Hangul fillers, Khmer's inherent vowels, Mongolian's variation selectors,
+the variation selectors U+FE00-FE0F) and the blank Braille pattern."""
+
+
 def shows_nothing(text: str) -> bool:
-    """Whether ``text`` shows nothing: whitespace and invisible format characters only (zero-width space
-    and joiners, byte-order mark, Mongolian vowel separator: Unicode category Cf). Stops at the first
-    visible character (the first, in almost every text)."""
-    return not any(not c.isspace() and unicodedata.category(c) != "Cf" for c in text)
+    """Whether ``text`` shows nothing: whitespace, invisible format characters (zero-width space and
+    joiners, byte-order mark: Unicode category Cf) and the other default-ignorable characters only (see
+    ``_INVISIBLE``). Stops at the first visible character (the first, in almost every text)."""
+    return not any(not c.isspace() and c not in _INVISIBLE and unicodedata.category(c) != "Cf" for c in text)
 
 
 def replace_lone_surrogates(text: str) -> str:

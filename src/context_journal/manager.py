@@ -44,7 +44,13 @@ from .compression import (
 )
 from .compression.queue import CompressionDelegatedError, enqueue, workers_can_run
 from .content import ContentInput, resolve_media, validate_content
-from .errors import MalformedContentError, MessageNotFoundError, RedactionError, ViewFilterError
+from .errors import (
+    BranchNotFoundError,
+    MalformedContentError,
+    MessageNotFoundError,
+    RedactionError,
+    ViewFilterError,
+)
 from .llm import OfflineSummarizer, Provider, ToolDefinition, run_sync
 from .messages import Message, MessageInput, MessageStore, WriteHook, to_timestamp
 from .namespaces import (
@@ -79,7 +85,7 @@ from .render_stats import Shape, shape_of
 from .retention import set_retention
 from .state.host import FACTS_STATE, WorkingStateMixin
 from .state.keeper import LedgerStrategy
-from .stores import ROOT_BRANCH, Store, open_store
+from .stores import ROOT_BRANCH, Store, check_location, open_store
 from .stores.base import Transaction
 from .stores.queue import QueueStore
 from .strategies import (
@@ -434,7 +440,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             opts: dict[str, Any] = {}
             if not text.startswith(("postgres", "memory:", ":memory:")):
                 opts["durability"] = durability
-                _check_directory(text, create_dirs)
+                check_location(text, create_dirs)
             store = open_store(text, **opts)
         try:
             return cls(
@@ -1611,6 +1617,9 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             if known is None:
                 raise KeyError(f"no recent compile with id {compile!r} on this manager; pass the CompileResult")
             estimated, branch_id = known
+            compiled_on = self._store.branch_by_id(branch_id)
+            if compiled_on.deleted:
+                raise BranchNotFoundError(compiled_on.name)
         ctx = self._strategy_context(branch_id)
         with self._store.transaction():  # read and write under the write lock: no other handle's sample is lost
             calibration = Calibration.from_state(ctx.get_state("calibration"))
@@ -2088,26 +2097,6 @@ def resolve_strategy(strategy: Any) -> Any:
             f"not {type(strategy).__name__}"
         )
     return strategy
-
-
-def _check_directory(path: str, create: bool) -> None:
-    """Refuse a SQLite file path whose directory does not exist, unless asked to create it.
-
-    Raises:
-        StoreError: the directory is missing and ``create`` is False.
-    """
-    from pathlib import Path
-
-    from .errors import StoreError
-
-    text = path[len("sqlite:///") :] if path.startswith("sqlite:///") else path
-    parent = Path(text).expanduser().parent
-    if create:
-        parent.mkdir(parents=True, exist_ok=True)
-    elif not parent.is_dir():
-        raise StoreError(
-            f"cannot open {text}: the directory {parent} does not exist; create it first, or pass create_dirs=True"
-        )
 
 
 def _refuse_blank(content: Any, index: int) -> None:

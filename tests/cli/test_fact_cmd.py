@@ -44,6 +44,10 @@ def test_bad_keys_and_texts_are_refused_and_nothing_is_written(tmp_path: Path, d
     cli_json("import", str(data_dir / SESSION), "--store", db)
     for key, text, said in [
         ("\u200b", "x", "blank"),
+        ("\u3164", "x", "blank"),  # a Hangul filler (default-ignorable, not category Cf)
+        ("\ufe0f", "x", "blank"),
+        ("\u2800", "x", "blank"),
+        ("ok", "\u200b", "non-empty"),
         ("  ", "x", "blank"),
         ("k" * 201, "x", "200 characters"),
         ("ok", "   ", "non-empty"),

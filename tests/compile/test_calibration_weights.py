@@ -103,3 +103,19 @@ def test_a_report_of_another_namespaces_compile_is_refused() -> None:
         cm.report_usage(result, result.estimated_tokens)
     cm.add_message("user", "word " * 1500)
     assert cm.compile(10_000).tokens == cm.compile(10_000).estimated_tokens  # nothing was stored
+
+
+def test_a_report_by_id_for_a_deleted_branch_is_refused() -> None:
+    from context_journal.errors import BranchNotFoundError
+
+    cm = ContextManager.open("memory:")
+    cm.add_message("user", "word " * 1500)
+    cm.fork("tmp")
+    cm.switch_branch("tmp")
+    result = cm.compile(10_000)
+    cm.switch_branch("main")
+    cm.delete_branch("tmp")
+    with pytest.raises(BranchNotFoundError, match="tmp"):
+        cm.report_usage(result.compile_id, result.estimated_tokens * 2)
+    with pytest.raises(BranchNotFoundError, match="tmp"):
+        cm.report_usage(result, result.estimated_tokens * 2)

@@ -538,6 +538,11 @@ def test_a_session_opens_nothing_until_its_first_call_and_fails_there_cleanly(tm
     session id fails at once."""
     with pytest.raises(ValueError, match="non-empty"):
         JournalSession("", str(tmp_path / "never.db"))
+    for bad in (" ", "\u200b", "a\x00b", "x" * 5000):  # a review found these failed only at the first await
+        with pytest.raises(ValueError, match="session id"):
+            JournalSession(bad, str(tmp_path / "never.db"))
+    with pytest.raises(TypeError, match="store"):
+        JournalSession("s", 42)  # type: ignore[arg-type]
     target = tmp_path / "a-directory"
     target.mkdir()
     session = JournalSession("s", str(target))  # a directory is no SQLite file: nothing opened yet
@@ -557,3 +562,49 @@ def test_a_session_opens_nothing_until_its_first_call_and_fails_there_cleanly(tm
     asyncio.run(lazy.add_items([{"role": "user", "content": "hi"}]))
     assert fresh.exists() and asyncio.run(lazy.get_items()) == [{"role": "user", "content": "hi"}]
     lazy.close()
+
+
+def test_a_mistyped_location_is_an_error_and_creates_nothing(tmp_path: Path) -> None:
+    """A review found ``JournalSession("s", "/missing/dir/x.db")`` made the directory and an empty store:
+    the location is checked as ``ContextManager.open`` checks it."""
+    missing = tmp_path / "missing" / "dir" / "x.db"
+    session = JournalSession("s", str(missing))
+
+    async def main() -> None:
+        with pytest.raises(StoreError, match="does not exist"):
+            await session.add_items([{"role": "user", "content": "hi"}])
+        await session.aclose()
+
+    asyncio.run(main())
+    assert not (tmp_path / "missing").exists()
+    closed = JournalSession("t", str(tmp_path / "t.db"))
+    closed.close()
+    with pytest.raises(StoreClosedError):
+        closed.manager  # noqa: B018 (a closed, never-used session opens nothing again)
+    assert not (tmp_path / "t.db").exists()
+
+
+def test_a_fresh_session_used_from_two_event_loops_at_once(tmp_path: Path) -> None:
+    """A review found the first calls of a never-used session from two loops at once lost one loop's 50
+    writes (an asyncio lock bound to the other loop): the binding is made once, whichever loop asks."""
+    session = JournalSession("s", str(tmp_path / "two.db"))
+    errors: list[BaseException] = []
+
+    def loop(k: int) -> None:
+        async def writes() -> None:
+            await asyncio.gather(*(session.add_items([{"role": "user", "content": f"{k}-{i}"}]) for i in range(50)))
+
+        try:
+            asyncio.run(writes())
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=loop, args=(k,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert errors == []
+    items = asyncio.run(session.get_items())
+    assert sorted(i["content"] for i in items) == sorted(f"{k}-{i}" for k in range(2) for i in range(50))
+    session.close()

@@ -52,6 +52,12 @@ def test_markdown_plan_items_and_statuses() -> None:
     ]
     assert markdown_plan("Just do it quickly.\n") == ("Just do it quickly.", [])
     assert markdown_plan("") == (None, [])
+    # A review's cases: setext headings, a leading HTML comment, a list item before a thematic break.
+    setext = "<!-- draft -->\nPlan Title\n==========\n\nSub\n---\n- [ ] do it\n---\n- [x] done\n"
+    assert markdown_plan(setext) == (
+        "Plan Title",
+        [PlanItem("Sub", "section"), PlanItem("do it", "pending"), PlanItem("done", "completed")],
+    )
 
 
 def _call(k: int, plan: str) -> list[dict[str, object]]:
@@ -76,6 +82,7 @@ def test_the_latest_markdown_plan_is_shown_and_a_rejected_one_is_undone() -> Non
         "Plan: move billing to the new queue",
         "c1",
     )
+    ledger.add("c2b", _call(4, "\u200b\n"))  # shows nothing: no plan, no version
     ledger.add("c3", _call(3, "# Plan v3\n- [x] everything\n"))
     (plan,) = ledger.state().plans
     assert (plan.version, plan.note, plan.items) == (2, "Plan v3", (PlanItem("everything", "completed"),))

@@ -280,6 +280,9 @@ def test_a_reader_bound_server_never_claims_the_hosts_namespace() -> None:
             assert hit["snippet"].startswith("**Deploy** at 14:00.") and "cancel" not in hit["snippet"]
             assert (await call(client, "list_pins", namespace="default"))["pins"] == []
             await call(client, "get_working_state", namespace="default")
+            await call(client, "get_hot_context", namespace="default")
+            text = await fail(client, "set_hot_context", head_window_tokens=100, namespace="default")
+            assert "records no reader" in text
             text = await fail(client, "compile_context", max_tokens=1000, namespace="default")
             assert "records no reader" in text
             text = await fail(client, "add_message", participant="ann", content="x", namespace="default")

@@ -135,3 +135,12 @@ def test_a_backend_without_within_pages_as_before(monkeypatch: pytest.MonkeyPatc
     with pytest.raises(NotImplementedError, match="does not restrict"):
         store.search_text(query_terms("river"), [cm._messages.slot], 10, within={1})
     assert search_module._RESTRICT_AFTER == 80
+
+
+def test_a_blank_participant_filter_is_refused() -> None:
+    cm = ContextManager.open("memory:")
+    cm.add_message("user", "hello world")
+    for bad in ("", "\u200b", ["ann", " "]):
+        with pytest.raises(ValueError, match="participants"):
+            cm.search_messages("hello", participants=bad)
+    assert len(cm.search_messages("hello", participants=[])) == 1  # no filter

@@ -17,11 +17,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .._names import clip_repr, name_problem
 from ..compile import CompileResult
 from ..errors import BranchExistsError, BranchNotFoundError
 from ..manager import ContextManager
 from ..messages import Message
-from ..stores import ROOT_BRANCH, Store, open_store
+from ..stores import ROOT_BRANCH, Store, check_location, open_store
 from ..tokens import TokenCounter
 
 __all__ = ["Piece", "SessionBinding", "journal_order", "pairing_problems", "pieces"]
@@ -50,6 +51,8 @@ class SessionBinding:
     ) -> None:
         self.namespace = self.namespace_of(kind, conversation_id)
         self._owns = not isinstance(store, Store)
+        if not isinstance(store, Store):
+            check_location(store)  # a mistyped path is an error, never a new empty store
         self.store = open_store(store)
         try:
             self._root = self.store.get_branch(ROOT_BRANCH).id
@@ -72,11 +75,16 @@ class SessionBinding:
         """The namespace of conversation ``conversation_id`` of framework ``kind``.
 
         Raises:
-            ValueError: ``conversation_id`` is not a non-empty string.
+            ValueError: ``conversation_id`` is not a string that is a name (blank, only invisible
+                characters, a control character...), or the namespace would be longer than a name may be.
         """
         if not isinstance(conversation_id, str) or not conversation_id:
             raise ValueError("the session id must be a non-empty string")
-        return f"{kind}:{conversation_id}"
+        namespace = f"{kind}:{conversation_id}"
+        problem = name_problem(conversation_id) or name_problem(namespace)
+        if problem is not None:
+            raise ValueError(f"the session id {clip_repr(conversation_id)} {problem}")
+        return namespace
 
     @property
     def _pointer(self) -> str:

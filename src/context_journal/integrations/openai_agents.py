@@ -25,11 +25,13 @@ The module never imports the SDK (the protocol is structural), so it imports wit
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import copy
 import dataclasses
 import functools
 import json
 import os
+import threading
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar
@@ -254,12 +256,15 @@ class JournalSession:
         self.session_id = session_id
         self.session_settings = session_settings
         SessionBinding.namespace_of("openai-agents", session_id)  # a bad id fails here, not at the first await
+        if not isinstance(store, Store | str | os.PathLike):
+            raise TypeError(f"store must be a Store or a location, got {type(store).__name__}")
         self._bind = functools.partial(
             SessionBinding, "openai-agents", session_id, store, strategy=strategy, token_counter=token_counter
         )
         self._given_store = store
         self._bound: SessionBinding | None = None  # made on the store's thread by the first async call
-        self._binding_lock = asyncio.Lock()
+        self._opening: concurrent.futures.Future[StoreThread] | None = None  # the first call's binding, in flight
+        self._opening_lock = threading.Lock()  # (not an asyncio lock: the first calls may come from two loops)
         self._synthesized: Counter[str] = Counter()
         self._thread: StoreThread | None = None
         self._closed = False
@@ -267,7 +272,13 @@ class JournalSession:
     @property
     def _binding(self) -> SessionBinding:
         """The session's binding; made on the caller's thread when a synchronous use (:attr:`manager`,
-        :meth:`compiled_items`) comes before any async call."""
+        :meth:`compiled_items`) comes before any async call.
+
+        Raises:
+            StoreClosedError: the session was closed.
+        """
+        if self._closed:
+            raise StoreClosedError("the session was closed")
         if self._bound is None:
             self._bound = self._bind()
         return self._bound
@@ -278,16 +289,32 @@ class JournalSession:
         first call does no store work on the caller's loop."""
         if self._closed:
             raise StoreClosedError("the session was closed")
-        async with self._binding_lock:
+        with self._opening_lock:
             if self._thread is not None:
                 return self._thread
+            opening, first = self._opening, self._opening is None
+            if first:
+                opening = self._opening = concurrent.futures.Future()
+        assert opening is not None
+        if not first:  # another call (of this loop or another) is binding: wait for it
+            return await asyncio.wrap_future(opening)
+        try:
             if self._bound is not None:  # bound on the caller's thread by a synchronous use
-                self._thread = acquire_thread(self._bound.store)
-                return self._thread
-            store = self._given_store if isinstance(self._given_store, Store) else None
-            bound, thread = await open_on_thread(self._bind, store, _store_of)
-            self._bound, self._thread = bound, thread
-            return thread
+                thread = acquire_thread(self._bound.store)
+            else:
+                store = self._given_store if isinstance(self._given_store, Store) else None
+                bound, thread = await open_on_thread(self._bind, store, _store_of)
+                self._bound = bound
+        except BaseException as exc:
+            with self._opening_lock:
+                self._opening = None  # a later call tries again
+            opening.set_exception(exc)
+            opening.exception()  # retrieved: no "never retrieved" warning when no other call waited
+            raise
+        with self._opening_lock:
+            self._thread, self._opening = thread, None
+        opening.set_result(thread)
+        return thread
 
     async def _call(self, fn: Callable[..., T], *args: Any) -> T:
         """``fn(*args)`` run on the store handle's thread."""

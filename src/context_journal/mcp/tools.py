@@ -815,7 +815,7 @@ class ToolBackend:
             ValueError: a value the strategy's settings refuse.
         """
         with self._manager_lock:
-            cm = self._manager(namespace, branch, write=bool(changes))
+            cm = self._manager(namespace, branch, write=bool(changes), claims=bool(changes))
             self._compressing(cm, namespace, branch, None)
             seq = cm.set_hot_context(**changes) if changes else 0
             return HotContextResult(changed=seq > 0, sequence=seq or None, hot_context=cm.hot_context())

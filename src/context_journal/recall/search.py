@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .._graphemes import ceil_boundary, floor_boundary, split_words
+from .._names import shows_nothing
 from ..messages import Message, MessageStore, to_timestamp
 from ..stores.base import Op
 from ..stores.fulltext import TextHit, audience_groups, block_text, query_terms, stem, words
@@ -193,13 +194,15 @@ def search_messages(
 
     Raises:
         ValueError: the query is empty or whitespace, ``limit`` is outside 1..1000, ``as_of`` is negative,
-            or ``since`` is later than ``until``.
+            ``since`` is later than ``until``, or a participant is blank.
         StoreError: the store has no full-text index.
     """
     terms = query_terms(query)
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
         raise ValueError(f"limit must be an integer in 1..{MAX_LIMIT}, got {limit!r}")
     names = {participants} if isinstance(participants, str) else set(participants) if participants else None
+    if names is not None and any(not isinstance(n, str) or shows_nothing(n) for n in names):
+        raise ValueError(f"participants must be names that show something, got {sorted(map(repr, names))}")
     lo = to_timestamp(since) if since is not None else None
     hi = to_timestamp(until) if until is not None else None
     if lo is not None and hi is not None and lo > hi:

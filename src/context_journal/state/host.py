@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .._names import LONE_SURROGATE, name_problem
+from .._names import LONE_SURROGATE, name_problem, shows_nothing
 from .keeper import LedgerKeeper, LedgerStrategy, facts_from_state
 from .ledger import LedgerConfig, WorkingState
 
@@ -154,7 +154,7 @@ class WorkingStateMixin:
         _check_fact_key(key)
         if not isinstance(text, str):
             raise TypeError(f"a fact must be a string, not {type(text).__name__}")
-        if not text.strip() or len(text) > MAX_FACT_TEXT:
+        if shows_nothing(text) or len(text) > MAX_FACT_TEXT:
             raise ValueError(f"a fact must be a non-empty string of at most {MAX_FACT_TEXT} characters")
         bad = _FACT_CONTROL.search(text) or LONE_SURROGATE.search(text)
         if bad is not None:

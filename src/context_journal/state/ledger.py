@@ -32,6 +32,7 @@ from itertools import filterfalse
 from typing import Any, Literal
 
 from .._graphemes import clip_end
+from .._names import shows_nothing
 from .tools import (
     DEFAULT_PLAN_TOOLS,
     DEFAULT_TOOLS,
@@ -323,6 +324,7 @@ class Plan:
 _MD_HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.+?)\s*#*\s*$")
 _MD_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+(?:\[([ xX~-])\]\s+)?(.+?)\s*$")
 _MD_BOXES = {" ": "pending", "x": "completed", "X": "completed", "~": "in_progress", "-": "cancelled"}
+_MD_UNDERLINE = re.compile(r"^(?:=+|-+)$")  # a setext heading's underline (also a thematic break: skipped)
 
 
 def markdown_plan(text: str) -> tuple[str | None, list[PlanItem]]:
@@ -335,15 +337,22 @@ def markdown_plan(text: str) -> tuple[str | None, list[PlanItem]]:
     table rows is not read."""
     title: str | None = None
     items: list[PlanItem] = []
-    fenced = False
-    for line in text.splitlines():
+    fenced = comment = False
+    lines = text.splitlines()
+    for k, line in enumerate(lines):
         stripped = line.strip()
         if stripped.startswith(("```", "~~~")):
             fenced = not fenced
             continue
-        if fenced or not stripped or stripped.startswith("|"):
+        if comment or stripped.startswith("<!--"):  # an HTML comment is not shown
+            comment = "-->" not in stripped
+            continue
+        if fenced or shows_nothing(stripped) or stripped.startswith("|") or _MD_UNDERLINE.match(stripped):
             continue
         heading = _MD_HEADING.match(line)
+        setext = k + 1 < len(lines) and _MD_UNDERLINE.match(lines[k + 1].strip()) and not _MD_ITEM.match(line)
+        if heading is None and setext:
+            heading = _MD_HEADING.match(f"# {stripped}")  # a setext heading: its text, underlined
         if heading is not None:
             if title is None:
                 title = clip_end(heading.group(2), 300)
@@ -938,6 +947,8 @@ class Ledger:
                 return
         if isinstance(raw, str):  # a plan written as markdown (Claude Code's ExitPlanMode)
             title, raw = markdown_plan(raw)
+            if title is None and not raw:
+                return  # nothing shows: no plan
             note = note if isinstance(note, str) and note else title
         if not isinstance(raw, list):
             return

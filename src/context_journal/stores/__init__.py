@@ -40,6 +40,7 @@ __all__ = [
     "Store",
     "StoreStats",
     "Transaction",
+    "check_location",
     "open_store",
 ]
 
@@ -82,6 +83,31 @@ def open_store(location: Store | str | os.PathLike[str], **options: Any) -> Stor
     if text.startswith("sqlite:///"):
         text = text[len("sqlite:///") :]
     return SQLiteStore(text, **options)
+
+
+def check_location(location: str | os.PathLike[str], create_dirs: bool = False) -> None:
+    """Refuse a SQLite file location whose directory does not exist (a mistyped path must not leave a new
+    tree and an empty store behind), or make the directory with ``create_dirs``. ``memory:`` and
+    PostgreSQL URLs pass.
+
+    Raises:
+        StoreError: the directory is missing and ``create_dirs`` is False.
+    """
+    from pathlib import Path
+
+    from ..errors import StoreError
+
+    text = os.fspath(location)
+    if text.startswith(("postgresql://", "postgres://")) or text in ("memory:", ":memory:"):
+        return
+    text = text[len("sqlite:///") :] if text.startswith("sqlite:///") else text
+    parent = Path(text).expanduser().parent
+    if create_dirs:
+        parent.mkdir(parents=True, exist_ok=True)
+    elif not parent.is_dir():
+        raise StoreError(
+            f"cannot open {text}: the directory {parent} does not exist; create it first, or pass create_dirs=True"
+        )
 
 
 def _url_schema(url: str) -> tuple[str, str | None]:
