@@ -27,6 +27,19 @@ def _report(sequence: int | None, key: str, facts: dict[str, str], verb: str, as
     console.print(Text(f"{key}: {state}; {len(facts)} facts"))
 
 
+def _change(
+    key: str, text: str | None, store: str, namespace: str | None, branch: str | None, reader: str | None, as_json: bool
+) -> None:
+    """Set the fact ``key`` to ``text`` (clear it when None) and report what changed."""
+
+    def act(cm: ContextManager) -> tuple[int | None, dict[str, str]]:
+        sequence = cm.set_fact(key, text) if text is not None else cm.clear_fact(key)
+        return sequence, dict(cm.working_state().facts)
+
+    sequence, facts = with_manager(store, namespace, branch, act, reader, claims=True)
+    _report(sequence, key, facts, "set" if text is not None else "cleared", as_json)
+
+
 @fact_app.command("set")
 def set_cmd(
     key: KeyArg,
@@ -41,11 +54,7 @@ def set_cmd(
     compile's working-state block shows it. A journal record (a fork inherits it); setting a key to the text
     it holds writes nothing. --json prints {"key", "changed", "sequence", "facts"}."""
 
-    def act(cm: ContextManager) -> tuple[int, dict[str, str]]:
-        return cm.set_fact(key, text), dict(cm.working_state().facts)
-
-    sequence, facts = with_manager(store, namespace, branch, act, reader, claims=True)
-    _report(sequence, key, facts, "set", as_json)
+    _change(key, text, store, namespace, branch, reader, as_json)
 
 
 @fact_app.command("clear")
@@ -59,11 +68,7 @@ def clear_cmd(
 ) -> None:
     """Remove the fact KEY (a key that holds nothing is left as it is). --json as for ``fact set``."""
 
-    def act(cm: ContextManager) -> tuple[int | None, dict[str, str]]:
-        return cm.clear_fact(key), dict(cm.working_state().facts)
-
-    sequence, facts = with_manager(store, namespace, branch, act, reader, claims=True)
-    _report(sequence, key, facts, "cleared", as_json)
+    _change(key, None, store, namespace, branch, reader, as_json)
 
 
 @fact_app.command("list")
