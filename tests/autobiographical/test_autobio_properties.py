@@ -125,6 +125,12 @@ def _shot(tid: str, is_error: bool = False) -> dict[str, Any]:
     }
 
 
+def _thought(size: int) -> dict[str, Any]:
+    """An assistant turn that opens with signed thinking of ``size`` words, then a few words of text."""
+    thinking = {"type": "thinking", "thinking": words(size), "signature": "sigA"}
+    return {"participant": "assistant", "content": [thinking, {"type": "text", "text": words(5)}]}
+
+
 def _seen() -> dict[str, Any]:
     image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG}}
     return {"participant": "user", "content": [{"type": "text", "text": "see"}, image]}
@@ -135,13 +141,7 @@ def _seen() -> dict[str, Any]:
 # summaries of its previous layout (the block now goes wherever summaries stand for messages).
 @example(
     msgs=[
-        {
-            "participant": "assistant",
-            "content": [
-                {"type": "thinking", "thinking": words(28), "signature": "sigA"},
-                {"type": "text", "text": words(5)},
-            ],
-        },
+        _thought(28),
         _call(1, 1, 1, first=1),
         _said(250),
         _seen(),
@@ -188,6 +188,36 @@ def _seen() -> dict[str, Any]:
     ticks=0,
     failures=[],
     budgets=[2500],
+)
+# CI found a call whose results came two messages later: the pairing pass moved them into the marker turn
+# of the working-state block, which followed the call, and when the block was left out to fit the budget
+# its marker went with it, results and all (a dropped synthetic turn now leaves the results it carried).
+@example(
+    msgs=[
+        _thought(1),
+        _said(1800),
+        _call(1, 1, 1, first=1),
+        _seen(),
+        _call(1, 1, 1, first=4),
+        {
+            "participant": "tool",
+            "content": [
+                _shot("t1"),
+                _shot("t2"),
+                _shot("t3"),
+                _shot("t4"),
+                _shot("t5"),
+                {"type": "tool_result", "tool_use_id": "t6", "content": words(1200), "is_error": True},
+            ],
+        },
+    ],
+    head=0,
+    recent=0,
+    chunk=60,
+    threshold=2,
+    ticks=0,
+    failures=[],
+    budgets=[514],
 )
 @SETTINGS
 @given(

@@ -659,11 +659,28 @@ def _drop_recall(work: list[Work], p: Pass) -> list[Work]:
     nothing else can be cut, a query's recall gives way rather than the compile failing (a query never
     makes a compile fail that fits without it)."""
     gone = {i for i, m in enumerate(work) if m.kind == "recall"}
-    gone |= {i - 1 for i in gone if i > 0 and work[i - 1].kind == "marker"}
     if not gone:
         return work
     p.repair("recall_dropped", None, "the recall section was left out: the rest of the context needs the whole budget")
-    return [m for i, m in enumerate(work) if i not in gone]
+    return _without_pairs(work, gone)
+
+
+def _without_pairs(work: list[Work], gone: set[int]) -> list[Work]:
+    """``work`` without the synthetic turns at ``gone`` and the marker turn before each. A marker turn
+    may carry tool results the pairing pass moved into it (it follows their call): those stay, as a turn
+    of their own, so no call loses its answer; only the marker's own text goes."""
+    out: list[Work] = []
+    for i, m in enumerate(work):
+        if i in gone:
+            continue
+        if i + 1 in gone and m.kind == "marker":
+            results = [b for b in m.blocks if b.get("type") == "tool_result"]
+            if not results:
+                continue
+            m.blocks, m.flags, m.tokens, m.kind = results, block_flags(results), None, "answer"
+            m.sources = [s for s in m.sources if s.kind == "message"] or [Source("synthetic", "tool results")]
+        out.append(m)
+    return out
 
 
 def shrink(
@@ -709,9 +726,8 @@ def shrink(
             _drop_last_lines(m, sum(_tokens(x, counter) for x in work) - room, counter, p)
             if "\n" not in str(m.blocks[0].get("text", "")) if m.blocks else True:
                 # Only its heading left: the block says nothing, so it goes with its marker turn.
-                gone = {i, i - 1} if i > 0 and work[i - 1].kind == "marker" else {i}
                 p.repair("excerpted", m, "the working-state block was left out to fit the budget")
-                work = [x for k, x in enumerate(work) if k not in gone]
+                work = _without_pairs(work, {i})
                 break
     if sum(_tokens(m, counter) for m in work) > room:
         work = _drop_recall(work, p)
