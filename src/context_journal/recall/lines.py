@@ -31,6 +31,8 @@ Line = tuple[str, float | None]
 
 class LineCache:
     """Recently rendered lines, keyed by (reader, version sequence); least recently used dropped first.
+    Each line keeps the tokens its source knew for it without counting (see
+    :meth:`LineSource.text_tokens`), so a line read from the cache is priced as cheaply as a fresh one.
 
     Args:
         size: The most lines kept (a line is one message's text: about 1 KB on conversation data).
@@ -38,16 +40,21 @@ class LineCache:
 
     def __init__(self, size: int = 4096) -> None:
         self.size = size
-        self._lines: OrderedDict[tuple[str | None, int], Line] = OrderedDict()
+        self._lines: OrderedDict[tuple[str | None, int], tuple[Line, int | None]] = OrderedDict()
 
     def get(self, reader: str | None, sequence: int) -> Line | None:
+        found = self.get_priced(reader, sequence)
+        return None if found is None else found[0]
+
+    def get_priced(self, reader: str | None, sequence: int) -> tuple[Line, int | None] | None:
+        """The line and its known text tokens (None: not known without counting), or None."""
         found = self._lines.get((reader, sequence))
         if found is not None:
             self._lines.move_to_end((reader, sequence))
         return found
 
-    def put(self, reader: str | None, sequence: int, line: Line) -> None:
-        self._lines[(reader, sequence)] = line
+    def put(self, reader: str | None, sequence: int, line: Line, tokens: int | None = None) -> None:
+        self._lines[(reader, sequence)] = (line, tokens)
         self._lines.move_to_end((reader, sequence))
         while len(self._lines) > self.size:
             self._lines.popitem(last=False)
@@ -123,11 +130,13 @@ class LineSource:
         wanted, self._wanted = sorted(p for p in self._wanted if p not in loaded), set()
         missing: list[ViewEntry] = []
         for entry in (self._view.entry(p) for p in wanted):
-            line = self._cache.get(self._reader, entry.sequence) if self._cache is not None else None
-            if line is None:
+            found = self._cache.get_priced(self._reader, entry.sequence) if self._cache is not None else None
+            if found is None:
                 missing.append(entry)
-            else:
-                self._loaded[entry.position] = line
+                continue
+            self._loaded[entry.position] = found[0]
+            if found[1] is not None and self._index is not None:  # priced by this index's counter
+                self._sizes[entry.position] = found[1]
         if not missing:
             return
         self.reads += len(missing)
@@ -136,10 +145,12 @@ class LineSource:
             for entry, message in zip(missing, self._view.messages_for(missing), strict=True):
                 self._keep(entry, (message_line_text(message.content_dicts()), message.timestamp.timestamp()))
 
-    def _keep(self, entry: ViewEntry, line: Line) -> None:
+    def _keep(self, entry: ViewEntry, line: Line, tokens: int | None = None) -> None:
         self._loaded[entry.position] = line
+        if tokens is not None:
+            self._sizes[entry.position] = tokens
         if self._cache is not None:
-            self._cache.put(self._reader, entry.sequence, line)
+            self._cache.put(self._reader, entry.sequence, line, tokens)
 
     def _read_plain(self, entries: Sequence[ViewEntry]) -> list[ViewEntry]:
         """Lines of the text-only messages with no audience among ``entries`` (the version the index
@@ -165,11 +176,9 @@ class LineSource:
             if line is None:
                 rest.append(entry)  # read through the view (which says why it cannot be read)
                 continue
-            self._keep(entry, line)
-            if index is not None and _one_block(data, line[0]):
-                tokens = index.tokens_of(entry.id)  # the index's count of this version (checked above)
-                if tokens is not None:
-                    self._sizes[entry.position] = tokens - self._overhead
+            tokens = index.tokens_of(entry.id) if index is not None and _one_block(data, line[0]) else None
+            # (the index's count of this version, checked above, less the message's overhead)
+            self._keep(entry, line, None if tokens is None else tokens - self._overhead)
         return rest
 
 
