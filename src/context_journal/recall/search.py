@@ -154,7 +154,7 @@ def _mark(token: str) -> str:
 def _visible_versions(ms: MessageStore, as_of: int) -> dict[str, tuple[int, int]]:
     """item -> (visible version sequence, created sequence) as the branch stood at ``as_of``."""
     latest: dict[str, tuple[int, int]] = {}
-    for rec in ms.store.read_slot(ms.slot, ms.branch_id, as_of=as_of):
+    for rec in ms.store.read_slot(ms.slot, ms.branch_id, as_of=as_of, bodies=False):
         if rec.op == Op.REMOVE:
             latest.pop(rec.item, None)
         elif rec.op in (Op.APPEND, Op.EDIT):
