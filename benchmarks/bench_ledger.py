@@ -125,7 +125,7 @@ def fold_cost(msgs: list[tuple[str, list[dict[str, Any]]]], repeats: int = 5) ->
 
     cold = cold_cpu = float("inf")
     for _ in range(repeats):
-        ledger_module._CACHES = (set(), {}, set())
+        ledger_module._CACHES = ledger_module._empty_caches()
         wall, cpu = one_pass()
         cold, cold_cpu = min(cold, wall), min(cold_cpu, cpu)
     best = best_cpu = float("inf")

@@ -26,9 +26,9 @@ from __future__ import annotations
 import json
 import re
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from itertools import filterfalse
+from itertools import compress, count, filterfalse
 from typing import Any, Literal
 
 from .._graphemes import clip_end
@@ -449,12 +449,16 @@ class WorkingState:
 # Names that look like code: snake_case (an inner underscore), camelCase, PascalCase with two humps,
 # dotted names (module.attr), calls (name followed by "("), --flags (and, found apart by ``_names``, the
 # name after def/class/... or an upper-case SQL keyword). Not inside a path or a longer word.
-_IDENT_RE = re.compile(
-    r"(?<![\w./$\\-])(?:(--[a-z][\w-]++)"
-    r"|(_*+[A-Za-z][A-Za-z0-9]*+_\w++(?:\.[A-Za-z_]\w*+)*+|[a-z][a-z0-9]*+[A-Z]\w*+"
-    r"|[A-Z][a-z0-9]++[A-Z]\w*+(?:\.[A-Za-z_]\w*+)*+|[A-Za-z_]\w*+(?:\.[A-Za-z_]\w*+)++|[A-Za-z_]\w{2,}+(?=\()))"
-    r"(?![\w/-])"
+_BEFORE_NAME, _AFTER_NAME = r"(?<![\w./$\\-])", r"(?![\w/-])"
+_FLAG = r"--[a-z][\w-]++"
+_CODE_NAME = (
+    r"_*+[A-Za-z][A-Za-z0-9]*+_\w++(?:\.[A-Za-z_]\w*+)*+|[a-z][a-z0-9]*+[A-Z]\w*+"
+    r"|[A-Z][a-z0-9]++[A-Z]\w*+(?:\.[A-Za-z_]\w*+)*+|[A-Za-z_]\w*+(?:\.[A-Za-z_]\w*+)++|[A-Za-z_]\w{2,}+(?=\()"
 )
+_IDENT_RE = re.compile(f"{_BEFORE_NAME}(?:({_FLAG})|({_CODE_NAME})){_AFTER_NAME}")
+_NAME_RE = re.compile(f"{_BEFORE_NAME}(?:{_FLAG}|{_CODE_NAME}){_AFTER_NAME}")
+"""``_IDENT_RE`` without its groups: a match is the flag or the name, so ``findall`` gives the names
+themselves (no ``flag or name`` per match). The fold uses this one."""
 _EXT_WORDS = (
     "py pyi md txt json jsonl yaml yml toml ini cfg js ts tsx jsx mjs css scss html htm xml csv log sh rs go "
     "java kt c h cc cpp hpp rb ex exs eex heex erl lock sql db png jpg svg pdf gz zip com org io net dev ai"
@@ -506,13 +510,22 @@ def _keep(found: str) -> bool:
 # Whitespace-free chunks already classified: ``no_names``, the chunks with no name that declare nothing
 # (most words); ``chunk_names``, chunk -> its names for the others: chunks with names and chunks that end
 # with a declaring keyword (``def``, ``(fn``, ``FROM``: the next chunk starts a declared name), whose
-# names may be none; ``declaring``, the latter. A chunk's names depend on the chunk alone, so these are
-# caches of a pure function: the fold gives the same result whatever they hold. When large they are
-# replaced together by empty ones (never cleared in place: a fold in another thread keeps the three it
+# names may be none; ``declaring``, the latter; ``readings``, chunk -> how it reads after a declaring
+# keyword (:func:`_declared_reading`). A chunk's names and reading depend on the chunk alone, so these
+# are caches of pure functions: the fold gives the same result whatever they hold. When large they are
+# replaced together by empty ones (never cleared in place: a fold in another thread keeps the four it
 # started with, consistent with each other).
-_Caches = tuple[set[str], dict[str, tuple[str, ...]], set[str]]
-_CACHES: _Caches = (set(), {}, set())
+_Reading = tuple[tuple[str, ...], bool] | None
+_Caches = tuple[set[str], dict[str, tuple[str, ...]], set[str], dict[str, _Reading]]
 _CACHE_LIMIT = 50_000  # entries of each cache (a few MB at most)
+
+
+def _empty_caches() -> _Caches:
+    """New, empty chunk caches (``no_names``, ``chunk_names``, ``declaring``, ``readings``)."""
+    return set(), {}, set(), {}
+
+
+_CACHES: _Caches = _empty_caches()
 
 
 def _classify(chunk: str) -> tuple[tuple[str, ...], bool]:
@@ -521,7 +534,56 @@ def _classify(chunk: str) -> tuple[tuple[str, ...], bool]:
     declares = chunk.endswith(_DECLARING_WORDS) and _DECLARING_RE.search(chunk) is not None  # a C test first
     if _MAYBE_NAME_RE.search(chunk) is None:
         return (), declares
-    return tuple(f for flag, name in _IDENT_RE.findall(chunk) if _keep(f := flag or name)), declares
+    return tuple(filter(_keep, _NAME_RE.findall(chunk))), declares
+
+
+def _declared_reading(chunk: str) -> _Reading:
+    """How ``chunk`` reads right after a declaring keyword: the declared name (when kept) and the names
+    after it in the chunk, and whether the name is the whole chunk; None when the chunk does not start
+    with a name (then it is read as any other chunk)."""
+    m = _DECLARED_RE.match(chunk)
+    if m is None:
+        return None
+    found = [m.group()] if _keep(m.group()) else []
+    if m.end() < len(chunk):
+        found.extend(filter(_keep, _NAME_RE.findall(chunk, m.end())))
+    return tuple(found), m.end() == len(chunk)
+
+
+def _positions(parts: list[str], wanted: set[str]) -> Iterator[int]:
+    """The positions of the chunks of ``parts`` that are in ``wanted``, ascending: one pass at C speed
+    (``map`` of the set's membership test, ``compress`` of the positions), no Python loop over the
+    chunks."""
+    return compress(count(), map(wanted.__contains__, parts))
+
+
+def _too_large(caches: _Caches) -> bool:
+    """Whether one of the chunk caches holds more than ``_CACHE_LIMIT`` entries."""
+    return any(len(cache) > _CACHE_LIMIT for cache in caches)
+
+
+def _classify_new(misses: set[str], caches: _Caches) -> list[tuple[str, tuple[str, ...]]]:
+    """Classify the chunks not seen before (``misses``, each by :func:`_classify`) into ``caches`` and
+    return those with names, with their names. Chunks of more than 200 characters (rarely seen twice)
+    are not cached, except as declaring. Replaces the process-wide caches by empty ones when they grew
+    too large (``caches``, the ones the caller holds, stay whole)."""
+    global _CACHES
+    no_names, chunk_names, declaring_chunks, _ = caches
+    fresh: list[tuple[str, tuple[str, ...]]] = []
+    for chunk in misses:
+        found, declares = _classify(chunk)
+        if found:
+            fresh.append((chunk, found))
+        if declares:
+            declaring_chunks.add(chunk)
+        if len(chunk) <= 200:
+            if found or declares:
+                chunk_names[chunk] = found
+            else:
+                no_names.add(chunk)
+    if _too_large(caches):
+        _CACHES = _empty_caches()
+    return fresh
 
 
 def _names(text: str, out: set[str]) -> None:
@@ -532,71 +594,56 @@ def _names(text: str, out: set[str]) -> None:
     after it in the chunk, never the names a scan starting at the chunk's first character finds.
 
     Once its chunks are classified, a text is read with set operations and one ``set.update``: no
-    Python loop over its chunks unless it holds a declaring keyword."""
-    global _CACHES
-    no_names, chunk_names, declaring_chunks = _CACHES
+    Python loop over its chunks unless it holds a declaring keyword (:func:`_declared_names`)."""
+    caches = _CACHES
+    no_names, chunk_names, declaring_chunks, _ = caches
     parts = text.split()
     todo = set(filterfalse(no_names.__contains__, parts))  # chunks with names or declaring, and new ones
     if not todo:
         return
-    fresh: list[tuple[str, tuple[str, ...]]] = []  # new chunks with names
     misses = todo.difference(chunk_names)
-    if misses:
-        for chunk in misses:
-            found, declares = _classify(chunk)
-            if found:
-                fresh.append((chunk, found))
-            if declares:
-                declaring_chunks.add(chunk)
-            if len(chunk) <= 200:
-                if found or declares:
-                    chunk_names[chunk] = found
-                else:
-                    no_names.add(chunk)
-        if len(no_names) > _CACHE_LIMIT or len(chunk_names) > _CACHE_LIMIT or len(declaring_chunks) > _CACHE_LIMIT:
-            _CACHES = (set(), {}, set())
+    fresh = _classify_new(misses, caches) if misses else []  # new chunks with names
     declaring = declaring_chunks.intersection(todo)
     todo -= misses  # the known chunks: each in chunk_names
-    if not declaring:
-        out.update(*map(chunk_names.__getitem__, todo))
-        for _, found in fresh:
-            out.update(found)
-        return
-    at: list[int] = []
-    for keyword in declaring:
-        i = -1
-        # At most as many chunks as the keyword's occurrences in the text (a C count): the usual
-        # case, every occurrence a chunk, ends without scanning the tail or raising.
-        for _ in range(text.count(keyword)):
-            try:
-                i = parts.index(keyword, i + 1)
-            except ValueError:
-                break
-            at.append(i)
+    if declaring:
+        only_declared = _declared_names(text, parts, declaring, caches, out)
+        todo -= only_declared
+        fresh = [(chunk, found) for chunk, found in fresh if chunk not in only_declared]
+    out.update(*map(chunk_names.__getitem__, todo))
+    for _, found in fresh:
+        out.update(found)
+
+
+def _declared_names(text: str, parts: list[str], declaring: set[str], caches: _Caches, out: set[str]) -> set[str]:
+    """Add to ``out`` the names of the chunks that follow a declaring keyword (the chunks of ``parts``
+    in ``declaring``) read as declared names, and return the chunks every occurrence of which was read
+    so (they give only what that reading found, not their names as ordinary chunks)."""
+    global _CACHES
+    readings = caches[3]
     last, taken = len(parts) - 1, -1
     read_as_name: dict[str, int] = {}  # chunk -> its occurrences read as a declared name
-    for i in sorted(at):  # left to right: a keyword read as a declared name declares nothing
+    for i in _positions(parts, declaring):  # left to right: a keyword read as a declared name declares nothing
         if i >= last or i == taken:
             continue
         chunk = parts[i + 1]
-        m = _DECLARED_RE.match(chunk)
-        if m is None:
-            continue
-        read_as_name[chunk] = read_as_name.get(chunk, 0) + 1
-        if _keep(m.group()):
-            out.add(m.group())
-        if m.end() == len(chunk):
-            taken = i + 1
+        if chunk in readings:
+            reading = readings[chunk]
         else:
-            out.update(f for flag, name in _IDENT_RE.findall(chunk, m.end()) if _keep(f := flag or name))
+            reading = _declared_reading(chunk)
+            if len(chunk) <= 200:
+                readings[chunk] = reading
+                if len(readings) > _CACHE_LIMIT:
+                    _CACHES = _empty_caches()
+        if reading is None:
+            continue
+        found, whole = reading
+        read_as_name[chunk] = read_as_name.get(chunk, 0) + 1
+        out.update(found)
+        if whole:
+            taken = i + 1
     # A chunk every occurrence of which was read as a declared name gives only what that reading found.
     # (A chunk occurs in the text at least as often as in ``parts``: the C count settles most.)
-    only_declared = {chunk for chunk, k in read_as_name.items() if text.count(chunk) <= k or parts.count(chunk) <= k}
-    todo -= only_declared
-    out.update(*map(chunk_names.__getitem__, todo))
-    for chunk, found in fresh:
-        if chunk not in only_declared:
-            out.update(found)
+    return {chunk for chunk, k in read_as_name.items() if text.count(chunk) <= k or parts.count(chunk) <= k}
 
 
 _APART = "\n\x00\n"
@@ -627,8 +674,10 @@ agent writes are its working set; a file it reads names many it never uses."""
 _EXIT_RE = re.compile(
     r"(?i)(?:exit(?:ed with)?[ _]?(?:code|status)|exited with|returncode|return code)[\"']?[:=\s]*\(?(-?\d{1,3})\b"
 )
+# A line's start is its newline (the text is read with one put before it): a pattern starting with a
+# literal lets the regex engine skip from newline to newline, where ``^`` was tried at every character.
 _ERROR_LINE_RE = re.compile(
-    r"(?im)^[ \t>E]*("
+    r"(?im)\n[ \t>E]*("
     r"(?:[\w.]*(?:Error|Exception)\b|error(?:\[\w+\])?:|fatal:|FAILED\b|FAIL:|panic:|Traceback \(most recent|"
     r"\*\* \(\w+Error\)|command not found|No such file or directory|Permission denied).{0,200})$"
 )
@@ -1083,7 +1132,7 @@ class Ledger:
         self._close(call, text, exit_code is not None and exit_code != 0, exit_code, read)
 
     def _error_lines(self, text: str, failed: bool) -> None:
-        found = [m.group(1).strip() for m in _ERROR_LINE_RE.finditer(text)]
+        found = [m.group(1).strip() for m in _ERROR_LINE_RE.finditer("\n" + text)]  # "\n": the first line's start
         if not found and failed:
             lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
             found = lines[-1:]
