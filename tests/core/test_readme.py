@@ -57,9 +57,9 @@ def test_readme_opens_with_the_two_commands() -> None:
     first_block = re.search(r"```bash\n(.*?)```", text, flags=re.S)
     assert first_block is not None
     lines = [line for line in first_block.group(1).splitlines() if line.strip()]
-    assert lines == ["pip install . && context-journal demo", "pip install '.[dev]' && python -m pytest -q"]
+    assert lines == ["pip install . && context-journal demo", "pip install '.[dev]' && python -m pytest -q -n auto"]
     ci = (README.parent / ".ci" / "run").read_text()
-    assert "pip install -q '.[dev]' && python -m pytest -q" in ci
+    assert "pip install -q '.[dev]' && python -m pytest -q -n auto\n" in ci
 
 
 def _demo_block() -> tuple[str, str]:
