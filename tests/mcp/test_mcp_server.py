@@ -398,6 +398,10 @@ def test_search_messages_tool(mode: str) -> None:
         assert "non-empty" in await fail(client, "search_messages", query="   ")
         assert "ValueError" in await fail(client, "search_messages", query="grammar", since="last tuesday")
         assert "no live branch" in await fail(client, "search_messages", query="grammar", branch="nope")
+        # an as_of past the newest sequence is refused, as the CLI refuses it (it would read the present)
+        for tool in ("search_messages", "search_summary_text"):
+            refused = await fail(client, tool, query="grammar", as_of=10**9)
+            assert "past the newest sequence of this store" in refused, (tool, refused)
 
     run(body, server, mode)
     backend.close()

@@ -13,6 +13,7 @@ from rich.text import Text
 
 from ..manager import ContextManager
 from ..recall import SearchHit, SummaryHit
+from ..recall.search import check_as_of_written
 from ._app import CommandError, ReaderOpt, app, build_text_index, console, print_json, with_manager
 from .store_cmds import BranchOpt, JsonOpt, NamespaceOpt, StoreOpt
 
@@ -34,19 +35,15 @@ def _iso(value: str | None, option: str) -> str | None:
 
 
 def _check_as_of(cm: ContextManager, as_of: int | None) -> None:
-    """Refuse an ``--as-of`` past the store's newest sequence: nothing was written there yet, so the
-    search would silently read the branch as it stands now.
+    """Refuse an ``--as-of`` past the store's newest sequence (see :func:`check_as_of_written`).
 
     Raises:
         CommandError: ``as_of`` is greater than the newest committed sequence.
     """
-    if as_of is None:
-        return
-    head = cm.store.head_seq()
-    if as_of > head:
-        raise CommandError(
-            f"--as-of {as_of} is past the newest sequence of this store ({head}); give a sequence from 0 to {head}"
-        )
+    try:
+        check_as_of_written(cm.store.head_seq(), as_of, "--as-of")
+    except ValueError as exc:
+        raise CommandError(str(exc)) from None
 
 
 def snippet_text(snippet: str) -> Text:

@@ -40,6 +40,7 @@ from ..namespaces import (
 )
 from ..readers import host_claim_problem, recorded_reader
 from ..recall.query import shown_query
+from ..recall.search import check_as_of_written
 from ..rendering.cache_markers import CacheMarkersDroppedWarning
 from ..stores import ROOT_BRANCH, Store
 from ..strategies import COMPRESSING_STRATEGY_NAMES, STRATEGY_NAMES, strategy_by_name
@@ -1029,10 +1030,12 @@ class ToolBackend:
         """See :meth:`ContextManager.search_messages`; each hit carries a bounded snippet, never the body.
 
         Raises:
-            ValueError: an empty query, ``limit`` out of range, or ``since``/``until`` not ISO-8601.
+            ValueError: an empty query, ``limit`` out of range, ``since``/``until`` not ISO-8601, or
+                ``as_of`` negative or past the store's newest sequence.
         """
         with self._manager_lock:
             cm = self._manager(namespace, branch, claims=False)
+            check_as_of_written(cm.store.head_seq(), as_of)
             hits = cm.search_messages(
                 query, limit=limit, as_of=as_of, participants=participants or None, since=since, until=until
             )
@@ -1065,10 +1068,12 @@ class ToolBackend:
         whole summary.
 
         Raises:
-            ValueError: an empty query, ``limit`` out of range or a negative ``as_of``.
+            ValueError: an empty query, ``limit`` out of range, or ``as_of`` negative or past the store's
+                newest sequence.
         """
         with self._manager_lock:
             cm = self._manager(namespace, branch, claims=False)
+            check_as_of_written(cm.store.head_seq(), as_of)
             hits = cm.search_summary_text(query, limit=limit, as_of=as_of)
             return SummaryTextSearchResult(
                 query=shown_query(query),

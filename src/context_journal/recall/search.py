@@ -23,7 +23,7 @@ from ..stores.base import Op
 from ..stores.fulltext import TextHit, audience_groups, block_text, query_terms, stem, words
 from ..views import filter_for_reader
 
-__all__ = ["MAX_LIMIT", "SNIPPET_CHARS", "SearchHit", "search_messages", "snippet"]
+__all__ = ["MAX_LIMIT", "SNIPPET_CHARS", "SearchHit", "check_as_of_written", "search_messages", "snippet"]
 
 MAX_LIMIT = 1000
 """The most hits one search returns."""
@@ -149,6 +149,20 @@ def _mark(token: str) -> str:
     if head.endswith("**") or tail.startswith("**"):
         return token
     return f"{head}**{found.group()}**{tail}"
+
+
+def check_as_of_written(head: int, as_of: int | None, name: str = "as_of") -> None:
+    """Refuse a search ``as_of`` past ``head``, the store's newest sequence: nothing was written there
+    yet, so the search would silently read the branch as it stands now (what the library does when asked
+    directly; the CLI and the MCP server, whose callers type or guess sequences, refuse instead).
+
+    Raises:
+        ValueError: ``as_of`` is greater than ``head`` (the message names ``name`` and the valid range).
+    """
+    if as_of is not None and not isinstance(as_of, bool) and isinstance(as_of, int) and as_of > head:
+        raise ValueError(
+            f"{name} {as_of} is past the newest sequence of this store ({head}); give a sequence from 0 to {head}"
+        )
 
 
 def _visible_versions(ms: MessageStore, as_of: int) -> dict[str, tuple[int, int]]:
