@@ -344,11 +344,11 @@ def _precedes_recall(compiled: Sequence[CompiledMessage], k: int) -> bool:
     return marker and k + 1 < len(compiled) and _is_recall(compiled[k + 1])
 
 
-def _marker_tokens(m: CompiledMessage, counter: TokenCounter) -> int:
-    """The tokens of a synthetic pair's marker turn that are its own: less the tool results the pairing
-    pass moved into it (they answer the call before it and belong to the messages they came from)."""
-    carried = sum(counter.count_block(b) for b in m.content if b.get("type") == "tool_result")
-    return max(0, m.tokens - carried)
+def _marker_tokens(m: CompiledMessage) -> int:
+    """The tokens a synthetic pair's marker turn adds to the pair: all of them, unless the pairing pass
+    moved tool results into it (they answer the call before it): then the turn is counted with the
+    messages it carries, as :func:`~context_journal.render_stats.render_stats` counts it."""
+    return 0 if any(b.get("type") == "tool_result" for b in m.content) else m.tokens
 
 
 NESTED_PARTS = frozenset({"recall", "ledger"})
@@ -952,15 +952,13 @@ def _compile_context(
     if recalled:
         # The recall pairs (marker turn and recalled transcript), counted inside "messages" too.
         parts["recall"] = sum(
-            m.tokens if _is_recall(m) else _marker_tokens(m, counter)
+            m.tokens if _is_recall(m) else _marker_tokens(m)
             for k, m in enumerate(compiled)
             if _is_recall(m) or _precedes_recall(compiled, k)
         )
     ledger = [k for k, m in enumerate(compiled) if any(s.kind == "ledger" for s in m.sources)]
     if ledger:  # the working-state pair (marker turn and block), counted inside "messages" too
-        parts["ledger"] = sum(
-            compiled[k].tokens + (_marker_tokens(compiled[k - 1], counter) if k else 0) for k in ledger
-        )
+        parts["ledger"] = sum(compiled[k].tokens + (_marker_tokens(compiled[k - 1]) if k else 0) for k in ledger)
     compile_id = _compile_id(
         [
             namespace,

@@ -113,18 +113,20 @@ def test_the_handed_case_keeps_every_result_when_the_block_gives_way() -> None:
             answered = {b["tool_use_id"] for m in result.messages for b in m.content if b["type"] == "tool_result"}
             called = {b["id"] for m in result.messages for b in m.content if b["type"] == "tool_use"}
             assert called <= answered, (name, budget)
-            carried += _ledger_part_leaves_out_carried_results(result)
+            carried += _ledger_part_leaves_out_carried_results(cm, result)
     assert carried  # the sweep met a block that stayed with results in its marker turn
 
 
-def _ledger_part_leaves_out_carried_results(result: CompileResult) -> int:
-    """Where the working-state block stays and its marker turn carries tool results, ``parts["ledger"]``
-    counts the block and the marker's own text, not the results (they are the messages'); 1 if met."""
+def _ledger_part_leaves_out_carried_results(cm: ContextManager, result: CompileResult) -> int:
+    """Where the working-state block stays and its marker turn carries tool results, the turn counts with
+    the messages it carries: ``parts["ledger"]`` is the block's tokens, as ``render_stats`` says; 1 if met."""
     for k, m in enumerate(result.messages[1:], start=1):
         if not any(s.kind == "ledger" for s in m.sources):
             continue
         marker = result.messages[k - 1]
         if any(b["type"] == "tool_result" for b in marker.content):
-            assert m.tokens < result.parts["ledger"] < m.tokens + marker.tokens, (result.parts, m.tokens)
+            stats = cm.render_stats(result)
+            assert stats is not None
+            assert result.parts["ledger"] == m.tokens == stats.tokens_by_part()["ledger"], (result.parts, m.tokens)
             return 1
     return 0
