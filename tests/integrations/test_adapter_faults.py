@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis_budget import examples
 from loop_workloads import session_items
+from run_threads import run_threads
 from thread_probe import ThreadProbe
 
 pytest.importorskip("langchain.agents", reason="the langchain extra is not installed")
@@ -588,23 +589,11 @@ def test_a_fresh_session_used_from_two_event_loops_at_once(tmp_path: Path) -> No
     """A review found the first calls of a never-used session from two loops at once lost one loop's 50
     writes (an asyncio lock bound to the other loop): the binding is made once, whichever loop asks."""
     session = JournalSession("s", str(tmp_path / "two.db"))
-    errors: list[BaseException] = []
 
-    def loop(k: int) -> None:
-        async def writes() -> None:
-            await asyncio.gather(*(session.add_items([{"role": "user", "content": f"{k}-{i}"}]) for i in range(50)))
+    async def writes(k: int) -> None:
+        await asyncio.gather(*(session.add_items([{"role": "user", "content": f"{k}-{i}"}]) for i in range(50)))
 
-        try:
-            asyncio.run(writes())
-        except BaseException as exc:  # reported below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=loop, args=(k,)) for k in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
-    assert errors == []
+    assert run_threads(lambda k: asyncio.run(writes(k)), [(0,), (1,)]) == []
     items = asyncio.run(session.get_items())
     assert sorted(i["content"] for i in items) == sorted(f"{k}-{i}" for k in range(2) for i in range(50))
     session.close()

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Literal
 
 from _writer_child import body, write_all
+from run_threads import run_threads
 
 from context_journal.manager import ContextManager
 from context_journal.messages import Message
@@ -114,21 +115,8 @@ def _run_threads(db: Path, writers: list[str], count: int, shared: bool) -> None
         ContextManager.open(store=shared_store, namespace=w) if shared_store else ContextManager.open(db)
         for w in writers
     ]
-    errors: list[BaseException] = []
-    barrier = threading.Barrier(len(writers))
-
-    def work(cm: ContextManager, name: str) -> None:
-        try:
-            barrier.wait()
-            write_all(cm, name, count)
-        except BaseException as exc:
-            errors.append(exc)
-
-    threads = [threading.Thread(target=work, args=(cm, w)) for cm, w in zip(managers, writers, strict=True)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(120)
+    calls = [(cm, w, count) for cm, w in zip(managers, writers, strict=True)]
+    errors = run_threads(write_all, calls, timeout=120, barrier=True)
     for cm in managers:
         cm.close()
     if shared_store is not None:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from _race import Mode, RaceResult, check_final
+from run_threads import run_threads
 
 from context_journal.manager import ContextManager
 from context_journal.stores import ROOT_BRANCH, SQLiteStore
@@ -75,24 +76,14 @@ def test_handles_opening_a_new_store_at_once(tmp_path: Path) -> None:
     """Several agents starting together on a store that does not exist yet: every open (switch to WAL,
     schema creation) and first write succeeds; none gets "database is locked". (SQLite answers a lost
     race for the WAL switch at once, without its busy handler; 60 rounds of 6 make a miss unlikely.)"""
-    errors: list[BaseException] = []
     for trial in range(60):
         db = tmp_path / f"fresh-{trial}.db"
-        barrier = threading.Barrier(6)
 
-        def open_and_write(k: int, db: Path = db, barrier: threading.Barrier = barrier) -> None:
-            try:
-                barrier.wait()
-                with ContextManager.open(db) as cm:
-                    cm.add_message("user", f"agent {k} starts", id=f"agent-{k}")
-            except BaseException as exc:
-                errors.append(exc)
+        def open_and_write(k: int, db: Path = db) -> None:
+            with ContextManager.open(db) as cm:
+                cm.add_message("user", f"agent {k} starts", id=f"agent-{k}")
 
-        threads = [threading.Thread(target=open_and_write, args=(k,)) for k in range(6)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(60)
+        errors = run_threads(open_and_write, [(k,) for k in range(6)], barrier=True)
         assert not errors, f"round {trial}: {errors[0]!r}"
         with ContextManager.open(db) as cm:
             assert sorted(m.id for m in cm.get_all_messages()) == [f"agent-{k}" for k in range(6)]

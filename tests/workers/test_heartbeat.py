@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from _work import assert_each_once, open_spec, record_counts, seed
+from run_threads import run_threads
 from typer.testing import CliRunner
 
 from context_journal.cli import app
@@ -69,21 +70,8 @@ def test_queue_renew_extends_only_a_live_lease_of_its_owner(kind: str, spec: str
 
 
 def _run_all(workers: list[CompressionWorker]) -> None:
-    failures: list[BaseException] = []
-
-    def go(w: CompressionWorker) -> None:
-        try:
-            w.run(until_idle=True)
-        except BaseException as exc:  # reported below
-            failures.append(exc)
-
-    threads = [threading.Thread(target=go, args=(w,)) for w in workers]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=120)
-    assert not failures, failures
-    assert not any(t.is_alive() for t in threads)
+    failures = run_threads(lambda w: w.run(until_idle=True), [(w,) for w in workers], timeout=120)
+    assert not failures, failures  # a worker still running is a TimeoutError there
 
 
 def test_three_workers_with_leases_shorter_than_the_call_write_each_summary_once(spec: str) -> None:
