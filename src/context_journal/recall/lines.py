@@ -42,11 +42,7 @@ class LineCache:
         self.size = size
         self._lines: OrderedDict[tuple[str | None, int], tuple[Line, int | None]] = OrderedDict()
 
-    def get(self, reader: str | None, sequence: int) -> Line | None:
-        found = self.get_priced(reader, sequence)
-        return None if found is None else found[0]
-
-    def get_priced(self, reader: str | None, sequence: int) -> tuple[Line, int | None] | None:
+    def get(self, reader: str | None, sequence: int) -> tuple[Line, int | None] | None:
         """The line and its known text tokens (None: not known without counting), or None."""
         found = self._lines.get((reader, sequence))
         if found is not None:
@@ -130,7 +126,7 @@ class LineSource:
         wanted, self._wanted = sorted(p for p in self._wanted if p not in loaded), set()
         missing: list[ViewEntry] = []
         for entry in (self._view.entry(p) for p in wanted):
-            found = self._cache.get_priced(self._reader, entry.sequence) if self._cache is not None else None
+            found = self._cache.get(self._reader, entry.sequence) if self._cache is not None else None
             if found is None:
                 missing.append(entry)
                 continue
