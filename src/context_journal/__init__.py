@@ -127,6 +127,7 @@ from .strategies import (
     SummaryResult,
     WindowedPassthroughStrategy,
 )
+from .strategies.pinned import PinInfo, PinUnsupportedError
 from .tokens import Calibration, EstimatingCounter, TiktokenCounter, TokenCounter, TokenizerUnavailableError
 from .validate import InvalidContextError, ValidationIssue, validate_messages
 from .views import ReaderView
@@ -207,6 +208,8 @@ __all__ = [
     "PassthroughStrategy",
     "PendingWork",
     "Phase",
+    "PinInfo",
+    "PinUnsupportedError",
     "Provider",
     "ProviderAuthError",
     "ProviderError",

@@ -599,7 +599,7 @@ def _compile_context(
 
     def pinned() -> frozenset[str]:
         """Pinned messages of the latest selection: never excerpted to fit (the compile says so)."""
-        return frozenset(k.removeprefix("pinned ") for k in getattr(strategy, "pinned_parts", {}))
+        return frozenset(getattr(strategy, "pinned_messages", ()))
 
     def tiers(chosen: Selection) -> dict[str, frozenset[str]]:
         """What gives way first (middle not summarised yet) and last (the head window) when cutting."""
@@ -999,7 +999,7 @@ def _compile_context(
         estimated_parts=dict(parts),
         assistant=tuple(sorted(roles.assistant)),
         get_blob=get_blob,
-        trace=trace_compile(view, head, selection, compiled, getattr(strategy, "pinned_parts", None)),
+        trace=trace_compile(view, head, selection, compiled, getattr(strategy, "pinned_messages", ())),
         stats=stats,
     )
     return result, selection

@@ -100,9 +100,19 @@ from .strategies import (
 )
 from .strategies.autobiographical import SYSTEM_STATE, TOOLS_STATE
 from .strategies.autobiographical.records import StaleMark, slot_for
-from .strategies.base import HOT_CONTEXT_STATE, BaseStrategy, HotContextStrategy
+from .strategies.base import HOT_CONTEXT_STATE, BaseStrategy, HotContextStrategy, LevelPinningStrategy
 from .strategies.newest import NEWEST_STATE, NewestStrategy, newest_ids
-from .strategies.pinned import PINS_STATE, PinnedStrategy, pinned_ids
+from .strategies.pinned import (
+    DOCUMENTS_STATE,
+    MAX_PIN_LEVEL,
+    PINS_STATE,
+    PinInfo,
+    PinnedStrategy,
+    PinRange,
+    PinUnsupportedError,
+    pinned_ids,
+    pinned_ranges,
+)
 from .strategies.windowed import ANCHOR_STATE
 from .tokens import Calibration, EstimatingCounter, TokenCounter, check_token_count, content_mix
 from .views import MergedView, ReaderView, ViewFilter, filter_for_reader
@@ -260,7 +270,19 @@ def _namespace_name(namespace: str | None) -> str:
     return namespace
 
 
-_COMPILE_STATES = (READER_STATE, "roles", PINS_STATE, FACTS_STATE, NEWEST_STATE, "calibration", ANCHOR_STATE)
+_TOOL_KINDS = frozenset({"tool_use", "tool_result", "server_tool_use", "mcp_tool_use", "mcp_tool_result"})
+"""Block kinds of a tool unit (a message holding one cannot be moved or rendered apart from its pair)."""
+
+_COMPILE_STATES = (
+    READER_STATE,
+    "roles",
+    PINS_STATE,
+    DOCUMENTS_STATE,
+    FACTS_STATE,
+    NEWEST_STATE,
+    "calibration",
+    ANCHOR_STATE,
+)
 """The states of its namespace a compile reads, fetched in one query at its start (Store.prefetch_states)."""
 
 _Method = TypeVar("_Method", bound=Callable[..., Any])
@@ -1315,10 +1337,12 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             roles = Roles(roles.assistant | names, roles.user - names, roles.system, roles.tool, roles.name_format)
         base_strategy = self._active_strategy()
         base_strategy.load(ctx)
-        pins = pinned_ids(ctx.get_state(PINS_STATE))
+        pin_state = ctx.get_state(PINS_STATE)
+        pins, ranges = pinned_ids(pin_state), pinned_ranges(pin_state)
+        documents = pinned_ids(ctx.get_state(DOCUMENTS_STATE))
         asked = query
         strategy, query = with_recall(
-            PinnedStrategy(base_strategy, pins) if pins else base_strategy,
+            PinnedStrategy(base_strategy, pins, ranges, documents) if pins or ranges or documents else base_strategy,
             view,
             self._messages,
             reader=self._view_reader,
@@ -1828,18 +1852,134 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         view.refresh()
         if view.index_of(message_id) is None:
             raise MessageNotFoundError(message_id)
-        return self._write_pins(lambda ids: ids if message_id in ids else [*ids, message_id])
+        return self._mark(PINS_STATE, message_id)
 
-    def unpin(self, message_id: str) -> int:
-        """Unpin a message; returns the sequence of the state record written (0: it was not pinned, and
-        nothing is written).
+    def pin_range(
+        self,
+        first_id: str,
+        last_id: str,
+        *,
+        name: str | None = None,
+        level: int | None = None,
+        max_level: int | None = None,
+    ) -> str:
+        """Pin the messages from ``first_id`` to ``last_id`` (both included, in conversation order) as one
+        range: raw in every compile of this namespace and branch, with every strategy (each with its tool
+        unit), until :meth:`unpin` of the returned pin id. A reader's compile shows the messages of the
+        range its view holds. With ``max_level`` the range may be rendered at that summary level or finer
+        (raw strategies render it raw); with ``level``, at exactly that level (0: raw; 1 or more needs a
+        strategy that renders summaries at a chosen level). Pinning the same range with the same
+        settings again returns its pin id and writes nothing. See
+        :mod:`context_journal.strategies.pinned`.
+
+        Args:
+            first_id: The range's first message.
+            last_id: The range's last message (``first_id`` itself for a range of one).
+            name: A label shown in :meth:`list_pins` and in an ``OverBudgetError``'s parts (at most 200
+                characters).
+            level: The exact summary level to render the range at (0 to :data:`MAX_PIN_LEVEL`).
+            max_level: The coarsest summary level the range may be rendered at (0 to
+                :data:`MAX_PIN_LEVEL`); not with ``level``.
+
+        Returns:
+            The pin id (``"range-1"``, ``"range-2"``... numbered per branch).
 
         Raises:
-            MessageNotFoundError: the id is neither pinned nor a visible message (a typo, not a no-op).
+            MessageNotFoundError: ``first_id`` or ``last_id`` is not a message this manager's reader sees.
+            ValueError: ``last_id`` comes before ``first_id``; a level out of range or both given; a name
+                that is empty or too long. Nothing is written.
+            PinUnsupportedError: ``level`` is 1 or more and this manager's strategy cannot render
+                summaries at a chosen level. Nothing is written.
         """
-        if message_id not in self.pins():
-            self.get_message(message_id)
-        return self._write_pins(lambda ids: [i for i in ids if i != message_id])
+        for arg, value in (("level", level), ("max_level", max_level)):
+            if value is not None and (
+                not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= MAX_PIN_LEVEL
+            ):
+                raise ValueError(f"{arg} must be an integer from 0 to {MAX_PIN_LEVEL} or None, got {value!r}")
+        if level is not None and max_level is not None:
+            raise ValueError("give level (exactly that summary level) or max_level (at most that level), not both")
+        if name is not None and (not isinstance(name, str) or not name.strip() or len(name) > 200):
+            raise ValueError(f"name must be a non-blank string of at most 200 characters or None, got {name!r}")
+        if level:
+            self._check_pin_level(None, level)
+        view = self._raw_reader_view()
+        view.refresh()
+        a, b = view.index_of(first_id), view.index_of(last_id)
+        if a is None:
+            raise MessageNotFoundError(first_id)
+        if b is None:
+            raise MessageNotFoundError(last_id)
+        if b < a:
+            raise ValueError(f"the range's last message {last_id!r} comes before its first {first_id!r}")
+        first_seq, last_seq = view.entry(a).created_sequence, view.entry(b).created_sequence
+        made: list[str] = []
+
+        def change(value: dict[str, Any]) -> dict[str, Any]:
+            ranges = pinned_ranges(value)
+            for r in ranges:
+                if (r.first_sequence, r.last_sequence, r.name, r.level, r.max_level) == (
+                    first_seq,
+                    last_seq,
+                    name,
+                    level,
+                    max_level,
+                ):
+                    made.append(r.pin_id)
+                    return value
+            taken = {r.pin_id for r in ranges}
+            number = value.get("next")
+            if not isinstance(number, int) or isinstance(number, bool) or number < 1:
+                number = len(ranges) + 1
+            while f"range-{number}" in taken:
+                number += 1
+            pin = PinRange(f"range-{number}", first_id, last_id, first_seq, last_seq, name, level, max_level)
+            made.append(pin.pin_id)
+            return {**value, "ranges": [r.to_state() for r in ranges] + [pin.to_state()], "next": number + 1}
+
+        self._change_state(PINS_STATE, change)
+        return made[-1]
+
+    def pin_at_level(self, first_id: str, last_id: str, level: int, *, name: str | None = None) -> str:
+        """:meth:`pin_range` at exactly summary ``level`` (0: raw): the range is rendered at that level,
+        never finer or coarser. Returns the pin id; raises as :meth:`pin_range`."""
+        return self.pin_range(first_id, last_id, name=name, level=level)
+
+    def _check_pin_level(self, pin_id: str | None, level: int) -> None:
+        """Raise :class:`PinUnsupportedError` when this manager's strategy cannot render summary ``level``."""
+        strategy = self._active_strategy()
+        if not isinstance(strategy, LevelPinningStrategy):
+            raise PinUnsupportedError(getattr(strategy, "name", type(strategy).__name__), pin_id, level)
+
+    def unpin(self, pin_id: str) -> int:
+        """Remove a pin: a pinned message (by its id) or a pinned range (by the id :meth:`pin_range`
+        returned; a range's id is looked up first). Returns the sequence of the state record written (0:
+        the message was not pinned, and nothing is written).
+
+        Raises:
+            MessageNotFoundError: the id is neither a pin nor a visible message (a typo, not a no-op).
+        """
+        if any(r.pin_id == pin_id for r in self._pin_ranges()):
+            return self._change_state(
+                PINS_STATE,
+                lambda value: {
+                    **value,
+                    "ranges": [r.to_state() for r in pinned_ranges(value) if r.pin_id != pin_id],
+                },
+            )
+        return self._unmark(PINS_STATE, pin_id, self.pins())
+
+    def _pin_ranges(self) -> tuple[PinRange, ...]:
+        return pinned_ranges(self._strategy_context().get_state(PINS_STATE))
+
+    def list_pins(self) -> list[PinInfo]:
+        """Every pin of this namespace and branch: the pinned messages in the order they were pinned,
+        then the pinned ranges in the order they were pinned. A pin of a message removed since (or not
+        visible to this manager's reader) stays listed and renders nothing."""
+        out = [PinInfo(i, "message", i, i) for i in self.pins()]
+        out += [
+            PinInfo(r.pin_id, "range", r.first_id, r.last_id, r.name, r.level, r.max_level) for r in self._pin_ranges()
+        ]
+        return out
 
     def pins(self, *, visible_only: bool = False) -> list[str]:
         """The pinned message ids of this namespace and branch, in the order they were pinned. A pinned
@@ -1851,6 +1991,52 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         view = self._reader_view()
         view.refresh()
         return [i for i in ids if view.index_of(i) is not None]
+
+    def mark_document(self, message_id: str) -> int:
+        """Mark a message as a document: a long reference text (a spec, a manual, a file the user pasted)
+        kept whole or summarised as one unit. A compile never excerpts it (it renders whole, or, with a
+        summarising strategy, as its summary, or is left out as any message may be); the autobiographical
+        strategy gives it a chunk of its own (summarised alone, in parts if it is larger than a request,
+        and never chunked with the conversation around it). Not a pin: see :meth:`pin` to keep it raw.
+        Marks are state records of the branch (a fork inherits them); marking a marked message changes
+        nothing. Returns the sequence of the state record written (0 when nothing changed).
+
+        Raises:
+            MessageNotFoundError: no message with the id is visible to this manager's reader.
+            ValueError: the message holds a tool call or result (it belongs to its tool unit), or
+                compression already closed a chunk holding it with other messages (mark documents before
+                compression reaches them: as they are written, or while a hold keeps compression away).
+                Nothing is written.
+        """
+        view = self._raw_reader_view()
+        view.refresh()
+        pos = view.index_of(message_id)
+        if pos is None:
+            raise MessageNotFoundError(message_id)
+        entry = view.entry(pos)
+        if set(entry.kinds) & _TOOL_KINDS:
+            raise ValueError(f"message {message_id!r} holds a tool call or result: it belongs to its tool unit")
+        if message_id not in self.documents():
+            chunk = self.compressor.compression_log().chunk_holding(entry.created_sequence)
+            if chunk is not None and len(chunk.ids) > 1:
+                raise ValueError(
+                    f"message {message_id!r} is already in chunk {chunk.id} with {len(chunk.ids) - 1} other "
+                    "messages (mark documents before compression reaches them)"
+                )
+        return self._mark(DOCUMENTS_STATE, message_id)
+
+    def unmark_document(self, message_id: str) -> int:
+        """Undo :meth:`mark_document` (a chunk already closed keeps its bounds). Returns the sequence of the
+        state record written (0: it was not marked, and nothing is written).
+
+        Raises:
+            MessageNotFoundError: the id is neither marked nor a visible message (a typo, not a no-op).
+        """
+        return self._unmark(DOCUMENTS_STATE, message_id, self.documents())
+
+    def documents(self) -> list[str]:
+        """The ids marked with :meth:`mark_document` on this namespace and branch, in the order marked."""
+        return list(pinned_ids(self._strategy_context().get_state(DOCUMENTS_STATE)))
 
     def render_as_newest(self, message_id: str) -> int:
         """Render a message after the recent window, as the newest content before the model's turn (a
@@ -1871,12 +2057,11 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         pos = view.index_of(message_id)
         if pos is None:
             raise MessageNotFoundError(message_id)
-        kinds = set(view.entry(pos).kinds)
-        if kinds & {"tool_use", "tool_result", "server_tool_use", "mcp_tool_use", "mcp_tool_result"}:
+        if set(view.entry(pos).kinds) & _TOOL_KINDS:
             raise ValueError(
                 f"message {message_id!r} holds a tool call or result: it cannot be rendered away from its pair"
             )
-        return self._write_state_ids(NEWEST_STATE, lambda ids: ids if message_id in ids else [*ids, message_id])
+        return self._mark(NEWEST_STATE, message_id)
 
     def render_in_place(self, message_id: str) -> int:
         """Undo :meth:`render_as_newest`: the message renders where it stands again. Returns the sequence of
@@ -1885,9 +2070,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         Raises:
             MessageNotFoundError: the id is neither marked nor a visible message (a typo, not a no-op).
         """
-        if message_id not in self.rendered_as_newest():
-            self.get_message(message_id)
-        return self._write_state_ids(NEWEST_STATE, lambda ids: [i for i in ids if i != message_id])
+        return self._unmark(NEWEST_STATE, message_id, self.rendered_as_newest())
 
     def rendered_as_newest(self) -> list[str]:
         """The ids marked with :meth:`render_as_newest` on this namespace and branch, in the order marked
@@ -1958,21 +2141,40 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             raise CompressionUnavailableError(name, what, needs)
         return strategy
 
-    def _write_pins(self, change: Callable[[list[str]], list[str]]) -> int:
-        return self._write_state_ids(PINS_STATE, change)
+    def _mark(self, name: str, message_id: str) -> int:
+        """Add ``message_id`` to the id list of the state ``name`` (pins, documents, newest); returns the
+        sequence of the record written (0: it was there)."""
+        return self._write_state_ids(name, lambda ids: ids if message_id in ids else [*ids, message_id])
+
+    def _unmark(self, name: str, message_id: str, marked: Sequence[str]) -> int:
+        """Take ``message_id`` out of the id list of the state ``name`` (``marked``: the list as read);
+        returns the sequence of the record written (0: it was not there).
+
+        Raises:
+            MessageNotFoundError: the id is neither in the list nor a visible message (a typo, not a no-op).
+        """
+        if message_id not in marked:
+            self.get_message(message_id)
+        return self._write_state_ids(name, lambda ids: [i for i in ids if i != message_id])
 
     def _write_state_ids(self, name: str, change: Callable[[list[str]], list[str]]) -> int:
-        """Change the id list of the state ``name`` (pins, newest) under a journal lock; returns the sequence
-        of the record written (0: unchanged)."""
+        """Change the id list of the state ``name`` (pins, newest: ``{"ids": [...], ...}``) under a journal
+        lock, keeping its other keys; returns the sequence of the record written (0: unchanged)."""
+        return self._change_state(name, lambda value: {**value, "ids": change(list(pinned_ids(value)))})
+
+    def _change_state(self, name: str, change: Callable[[dict[str, Any]], dict[str, Any]]) -> int:
+        """Change the dict state ``name`` under a journal lock (``change`` gets the stored value, ``{}``
+        when none); returns the sequence of the record written (0: unchanged, nothing written)."""
         self._claim_if_pending()
         ctx = self._strategy_context()
         with self._store.transaction() as tx:
             tx.lock_journal(f"{self._namespace}/{name}")  # no change of a concurrent writer is lost
-            ids = list(pinned_ids(ctx.get_state(name)))  # both states are {"ids": [...]}
-            new = change(ids)
-            if new == ids:
+            stored = ctx.get_state(name)
+            value = dict(stored) if isinstance(stored, Mapping) else {}
+            new = change(value)
+            if new == value or (not stored and not any(new.values())):
                 return 0
-            return tx.put_state(ctx.branch_id, ctx.key(name), {"ids": new})
+            return tx.put_state(ctx.branch_id, ctx.key(name), new)
 
     def search_summaries(
         self, text: str | None = None, regex: str | re.Pattern[str] | None = None, limit: int | None = 10

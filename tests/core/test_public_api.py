@@ -82,6 +82,8 @@ PUBLIC = [
     "PassthroughStrategy",
     "PendingWork",
     "Phase",
+    "PinInfo",
+    "PinUnsupportedError",
     "Provider",
     "ProviderAuthError",
     "ProviderError",

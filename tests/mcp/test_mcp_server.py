@@ -296,6 +296,47 @@ def test_pin_tools_keep_a_message_raw_in_compiles(mode: str) -> None:
 
 
 @pytest.mark.parametrize("mode", MODES)
+def test_pin_range_and_document_tools(mode: str) -> None:
+    store = _search_store()
+    server, backend = build_server(store)
+
+    async def body(client: Client) -> None:
+        before = await call(client, "compile_context", max_tokens=400)
+        assert "lexer" not in json.dumps(before)
+        out = await call(client, "pin_range", first_id="u1", last_id="c1", name="the bug")
+        assert out["changed"] and out["pin_id"] == "range-1" and out["pins"] == []
+        assert out["ranges"] == [
+            {
+                "pin_id": "range-1",
+                "first_id": "u1",
+                "last_id": "c1",
+                "name": "the bug",
+                "level": None,
+                "max_level": None,
+            }
+        ]
+        again = await call(client, "pin_range", first_id="u1", last_id="c1", name="the bug")
+        assert again["changed"] is False and again["pin_id"] == "range-1"
+        after = json.dumps((await call(client, "compile_context", max_tokens=400))["messages"])
+        assert "grammar" in after and "lexer" in after  # both messages of the range, raw
+        assert (await call(client, "list_pins"))["ranges"][0]["pin_id"] == "range-1"
+        assert "comes before" in await fail(client, "pin_range", first_id="c1", last_id="u1")
+        assert "no-such" in await fail(client, "pin_range", first_id="u1", last_id="no-such")
+        assert "not both" in await fail(client, "pin_range", first_id="u1", last_id="c1", level=1, max_level=2)
+        assert "level" in await fail(client, "pin_range", first_id="u1", last_id="c1", level=-1)
+        gone = await call(client, "unpin_message", message_id="range-1")
+        assert gone["changed"] and gone["ranges"] == []
+        marked = await call(client, "mark_document", message_id="c2")
+        assert marked["changed"] and marked["documents"] == ["c2"]
+        assert (await call(client, "mark_document", message_id="c2"))["changed"] is False
+        assert "no-such" in await fail(client, "mark_document", message_id="no-such")
+        assert (await call(client, "mark_document", message_id="c2", unmark=True))["documents"] == []
+
+    run(body, server, mode)
+    backend.close()
+
+
+@pytest.mark.parametrize("mode", MODES)
 def test_hot_context_tools_change_the_windows_of_the_branch(mode: str) -> None:
     store = _search_store()
     server, backend = build_server(store)
@@ -488,6 +529,8 @@ def test_tools_list_matches_the_snapshot() -> None:
         "search_messages",
         "search_summary_text",
         "pin_message",
+        "pin_range",
+        "mark_document",
         "unpin_message",
         "set_hot_context",
         "get_hot_context",

@@ -1,4 +1,6 @@
-"""``pin``, ``unpin``, ``pins``: messages kept raw in every compile (:meth:`ContextManager.pin`)."""
+"""``pin``, ``pin-range``, ``unpin``, ``pins``: messages and ranges kept raw (or at a summary level) in every
+compile (:meth:`ContextManager.pin`, :meth:`ContextManager.pin_range`); ``document``, ``documents``: long
+reference texts kept whole or summarised as one unit (:meth:`ContextManager.mark_document`)."""
 
 from __future__ import annotations
 
@@ -11,10 +13,12 @@ from rich.text import Text
 from ..errors import MessageNotFoundError
 from ..manager import ContextManager
 from ..rendering.repairs import message_line_text
+from ..strategies.pinned import PinInfo
 from ._app import ReaderOpt, app, console, print_json, with_manager
 from .store_cmds import BranchOpt, JsonOpt, NamespaceOpt, StoreOpt
 
 MessageArg = Annotated[str, typer.Argument(help="The message id (see `context-journal show`).")]
+PinArg = Annotated[str, typer.Argument(help="A pinned message's id, or a pinned range's id (see `pins`).")]
 
 
 def _report(changed: int, message_id: str, pins: list[str], verb: str, as_json: bool) -> None:
@@ -58,17 +62,53 @@ def pin_cmd(
     _change(message_id, store, namespace, branch, True, as_json, reader)
 
 
+@app.command("pin-range")
+def pin_range_cmd(
+    first_id: Annotated[str, typer.Argument(help="The range's first message id.")],
+    last_id: Annotated[str, typer.Argument(help="The range's last message id (the first again for one).")],
+    store: StoreOpt,
+    name: Annotated[str | None, typer.Option("--name", help="A label for the range.")] = None,
+    level: Annotated[
+        int | None,
+        typer.Option("--level", help="Render it at exactly this summary level (0: raw; 1+: autobiographical)."),
+    ] = None,
+    max_level: Annotated[
+        int | None, typer.Option("--max-level", help="Render it at this summary level or finer.")
+    ] = None,
+    namespace: NamespaceOpt = None,
+    branch: BranchOpt = None,
+    reader: ReaderOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Pin the messages from FIRST_ID to LAST_ID as one range: raw in every compile of the namespace and
+    branch (or at a summary level with --level / --max-level), until ``unpin`` of the pin id printed.
+
+    --json prints {"pin_id", "first_id", "last_id", "name", "level", "max_level"}.
+    """
+
+    def act(cm: ContextManager) -> str:
+        return cm.pin_range(first_id, last_id, name=name, level=level, max_level=max_level)
+
+    # A level is checked against the strategy `compress` recorded for the namespace (else the autobiographical).
+    pin_id = with_manager(store, namespace, branch, act, reader, claims=True, compressing=bool(level))
+    if as_json:
+        print_json(PinInfo(pin_id, "range", first_id, last_id, name, level, max_level).row())
+        return
+    console.print(Text(f"{pin_id}: {first_id} .. {last_id} pinned"))
+
+
 @app.command("unpin")
 def unpin_cmd(
-    message_id: MessageArg,
+    pin_id: PinArg,
     store: StoreOpt,
     namespace: NamespaceOpt = None,
     branch: BranchOpt = None,
     reader: ReaderOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Unpin a message (a message that is not pinned is left as it is). --json as for ``pin``."""
-    _change(message_id, store, namespace, branch, False, as_json, reader)
+    """Remove a pin: a pinned message by its id, or a pinned range by its pin id (a message that is not
+    pinned is left as it is). --json as for ``pin``."""
+    _change(pin_id, store, namespace, branch, False, as_json, reader)
 
 
 @app.command("pins")
@@ -79,10 +119,11 @@ def pins_cmd(
     reader: ReaderOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """The pinned messages of a namespace on a branch, in the order they were pinned.
+    """The pinned messages of a namespace on a branch, in the order they were pinned, then its pinned ranges.
 
     --json prints [{"message_id", "participant", "tokens", "visible", "text"}] (text: the first 200
-    characters of what a model reads of it, tool calls and results written out).
+    characters of what a model reads of it, tool calls and results written out), then one row per
+    range: {"pin_id", "first_id", "last_id", "name", "level", "max_level"}.
     """
 
     def act(cm: ContextManager) -> list[dict[str, Any]]:
@@ -104,7 +145,8 @@ def pins_cmd(
                     "text": text[:200],
                 }
             )
-        return rows
+        ranges = [p.row() for p in cm.list_pins() if p.kind == "range"]
+        return rows + ranges
 
     rows = with_manager(store, namespace, branch, act, reader)
     if as_json:
@@ -117,6 +159,66 @@ def pins_cmd(
     for col in ("message", "participant", "tokens", "text"):
         table.add_column(col)
     for r in rows:
+        if "pin_id" in r:  # a range
+            table.add_row(Text(r["pin_id"]), Text("(range)"), "", Text(_range_label(r)))
+            continue
         shown = r["text"] if r["visible"] else "(removed: renders nothing)"
         table.add_row(Text(r["message_id"]), Text(r["participant"] or ""), str(r["tokens"]), Text(shown))
     console.print(table)
+
+
+def _range_label(row: dict[str, Any]) -> str:
+    """``first .. last, level`` of a pinned range's row, with its name."""
+    if row["level"]:
+        level = f"summary level {row['level']}"
+    elif row["max_level"]:
+        level = f"summary level <= {row['max_level']}"
+    else:
+        level = "raw"
+    return f"{row['first_id']} .. {row['last_id']}, {level}" + (f" ({row['name']})" if row["name"] else "")
+
+
+@app.command("document")
+def document_cmd(
+    message_id: MessageArg,
+    store: StoreOpt,
+    unmark: Annotated[bool, typer.Option("--unmark", help="Undo the mark.")] = False,
+    namespace: NamespaceOpt = None,
+    branch: BranchOpt = None,
+    reader: ReaderOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Mark a message as a document: kept whole or summarised as one unit (never excerpted, never chunked
+    with the conversation around it). Marks are records of the branch (a fork inherits them).
+
+    --json prints {"message_id", "changed", "sequence", "documents"}.
+    """
+
+    def act(cm: ContextManager) -> tuple[int, list[str]]:
+        return (cm.unmark_document(message_id) if unmark else cm.mark_document(message_id)), cm.documents()
+
+    changed, documents = with_manager(store, namespace, branch, act, reader, claims=True)
+    if as_json:
+        print_json(
+            {"message_id": message_id, "changed": changed > 0, "sequence": changed or None, "documents": documents}
+        )
+        return
+    verb = "unmarked" if unmark else "marked as a document"
+    state = f"{verb} (sequence {changed})" if changed else f"already {verb}"
+    console.print(Text(f"{message_id}: {state}; {len(documents)} document{'s' if len(documents) != 1 else ''}"))
+
+
+@app.command("documents")
+def documents_cmd(
+    store: StoreOpt,
+    namespace: NamespaceOpt = None,
+    branch: BranchOpt = None,
+    reader: ReaderOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """The messages marked as documents on a namespace and branch, in the order marked (--json: a list of ids)."""
+    documents = with_manager(store, namespace, branch, lambda cm: cm.documents(), reader)
+    if as_json:
+        print_json(documents)
+        return
+    console.print("\n".join(documents) if documents else "no documents")

@@ -6,8 +6,8 @@ stale brief version — is a tool error whose text says what went wrong and what
 * ``journal_append``, ``get_project_summaries``, ``get_entry``, ``get_brief``, ``check_drift`` — the
   execution journal (:class:`~context_journal.journal.ExecutionJournal`);
 * ``add_message``, ``compile_context``, ``compress``, ``search_messages``, ``search_summary_text``,
-  ``search_summaries``, ``get_summary``, ``pin_message``, ``unpin_message``, ``list_pins``, ``set_fact``,
-  ``clear_fact``, ``get_working_state`` —
+  ``search_summaries``, ``get_summary``, ``pin_message``, ``pin_range``, ``mark_document``, ``unpin_message``,
+  ``list_pins``, ``set_fact``, ``clear_fact``, ``get_working_state`` —
   context managers (:class:`~context_journal.manager.ContextManager`, one per namespace and branch; a
   namespace with a message slot of its own, such as an imported conversation, reads that slot).
 
@@ -40,6 +40,7 @@ from .tools import (
     BriefResult,
     CompiledContext,
     CompressResult,
+    DocumentsResult,
     FactsResult,
     GetSummaryResult,
     HoldsResult,
@@ -506,12 +507,45 @@ def build_server(
         return _call(lambda: backend.pin_message(message_id, True, namespace, branch))
 
     @tool(_APPEND)
-    def unpin_message(
-        message_id: Annotated[str, Field(description="The pinned message.")],
+    def pin_range(
+        first_id: Annotated[str, Field(description="The range's first message.")],
+        last_id: Annotated[str, Field(description="The range's last message (the first again for one).")],
+        name: Annotated[str | None, Field(description="A label for the range (<= 200 characters).")] = None,
+        level: Annotated[
+            int | None,
+            Field(strict=True, ge=0, le=64, description="Render it at exactly this summary level (0: raw)."),
+        ] = None,
+        max_level: Annotated[
+            int | None, Field(strict=True, ge=0, le=64, description="Render it at this summary level or finer.")
+        ] = None,
         namespace: Namespace = None,
         branch: Branch = ROOT_BRANCH,
     ) -> PinsResult:
-        """Unpin a message; compiles treat it like any other again."""
+        """Pin the messages from first_id to last_id as one range: raw in every compile of the namespace and
+        branch (a spec, a decision and its discussion), or at a summary level (level: exactly that one;
+        max_level: that one or finer), until unpin_message of the returned pin_id. Pinning the same range
+        with the same settings again returns its pin_id and changes nothing."""
+        return _call(lambda: backend.pin_range(first_id, last_id, name, level, max_level, namespace, branch))
+
+    @tool(_APPEND)
+    def mark_document(
+        message_id: Annotated[str, Field(description="The message holding a long reference text.")],
+        unmark: Annotated[bool, Field(description="Undo the mark.")] = False,
+        namespace: Namespace = None,
+        branch: Branch = ROOT_BRANCH,
+    ) -> DocumentsResult:
+        """Mark a message as a document (a spec, a manual, a pasted file): compiles keep it whole or as one
+        summary, never excerpted and never summarised together with the conversation around it. Mark it
+        before compression reaches it. unmark=true undoes the mark."""
+        return _call(lambda: backend.mark_document(message_id, not unmark, namespace, branch))
+
+    @tool(_APPEND)
+    def unpin_message(
+        message_id: Annotated[str, Field(description="The pinned message, or a pinned range's pin_id.")],
+        namespace: Namespace = None,
+        branch: Branch = ROOT_BRANCH,
+    ) -> PinsResult:
+        """Unpin a message, or remove a pinned range by its pin_id; compiles treat them like any others again."""
         return _call(lambda: backend.pin_message(message_id, False, namespace, branch))
 
     @tool(_APPEND)
@@ -576,7 +610,8 @@ def build_server(
 
     @tool(_READ_ONLY)
     def list_pins(namespace: Namespace = None, branch: Branch = ROOT_BRANCH) -> PinsResult:
-        """The pinned message ids of a namespace on a branch, in the order they were pinned."""
+        """The pinned message ids of a namespace on a branch, in the order they were pinned, and its pinned
+        ranges."""
         return _call(lambda: backend.list_pins(namespace, branch))
 
     @tool(_APPEND)

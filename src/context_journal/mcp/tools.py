@@ -50,9 +50,11 @@ __all__ = [
     "BriefResult",
     "CompiledContext",
     "CompressResult",
+    "DocumentsResult",
     "GetSummaryResult",
     "MessageHit",
     "MessageSearchResult",
+    "PinnedRange",
     "PinsResult",
     "SummarySearchResult",
     "SummaryTextHit",
@@ -155,13 +157,37 @@ class HotContextResult(BaseModel):
     hot_context: dict[str, int]
 
 
+class PinnedRange(BaseModel):
+    """A pinned range (``ContextManager.pin_range``).
+
+    Attributes:
+        pin_id: What ``unpin_message`` takes to remove it.
+        first_id: Its first message.
+        last_id: Its last message.
+        name: Its label, or None.
+        level: The exact summary level it renders at, or None (raw, unless ``max_level``).
+        max_level: The coarsest summary level it may render at, or None.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    pin_id: str
+    first_id: str
+    last_id: str
+    name: str | None = None
+    level: int | None = None
+    max_level: int | None = None
+
+
 class PinsResult(BaseModel):
-    """Result of ``pin_message``, ``unpin_message`` and ``list_pins``.
+    """Result of ``pin_message``, ``pin_range``, ``unpin_message`` and ``list_pins``.
 
     Attributes:
         changed: True when the call changed the pins (False: already so, or a listing).
-        sequence: Store sequence of the state record written, when one was.
+        sequence: Store sequence of the state record written, when one was (``pin_range``: None).
         pins: The pinned message ids of the namespace and branch, in the order they were pinned.
+        ranges: Its pinned ranges, in the order they were pinned.
+        pin_id: The range ``pin_range`` pinned (or found already pinned), else None.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -169,6 +195,24 @@ class PinsResult(BaseModel):
     changed: bool
     sequence: int | None
     pins: list[str]
+    ranges: list[PinnedRange] = []
+    pin_id: str | None = None
+
+
+class DocumentsResult(BaseModel):
+    """Result of ``mark_document``.
+
+    Attributes:
+        changed: True when the call changed the marks (False: already so).
+        sequence: Store sequence of the state record written, when one was.
+        documents: The message ids marked as documents on the namespace and branch, in the order marked.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    changed: bool
+    sequence: int | None
+    documents: list[str]
 
 
 class FactsResult(BaseModel):
@@ -803,7 +847,49 @@ class ToolBackend:
         with self._manager_lock:
             cm = self._manager(namespace, branch)
             seq = cm.pin(message_id) if pinned else cm.unpin(message_id)
-            return PinsResult(changed=seq > 0, sequence=seq or None, pins=cm.pins())
+            return _pins(cm, changed=seq > 0, sequence=seq or None)
+
+    def mark_document(
+        self, message_id: str, marked: bool, namespace: str | None = None, branch: str = ROOT_BRANCH
+    ) -> DocumentsResult:
+        """``ContextManager.mark_document`` (``marked``) or ``unmark_document``.
+
+        Raises:
+            MessageNotFoundError: no visible message has the id.
+            ValueError: a tool call or result, or a message compression already chunked with others.
+        """
+        with self._manager_lock:
+            cm = self._manager(namespace, branch)
+            seq = cm.mark_document(message_id) if marked else cm.unmark_document(message_id)
+            return DocumentsResult(changed=seq > 0, sequence=seq or None, documents=cm.documents())
+
+    def pin_range(
+        self,
+        first_id: str,
+        last_id: str,
+        name: str | None = None,
+        level: int | None = None,
+        max_level: int | None = None,
+        namespace: str | None = None,
+        branch: str = ROOT_BRANCH,
+    ) -> PinsResult:
+        """``ContextManager.pin_range``; a summary ``level`` is checked against the namespace's recorded
+        compressing strategy (else the autobiographical one).
+
+        Raises:
+            MessageNotFoundError: ``first_id`` or ``last_id`` is not a visible message.
+            ValueError: the range or a setting is refused (see ``pin_range``).
+            PinUnsupportedError: a level the strategy cannot render.
+        """
+        with self._manager_lock:
+            cm = self._manager(namespace, branch)
+            if level:
+                recorded = recorded_strategy(self.store, cm.namespace, branch)
+                name_ = recorded["strategy"] if recorded and recorded["strategy"] in COMPRESSING else "autobiographical"
+                self._use_strategy(cm, name_, COMPRESS_BUDGET)
+            before = {p.pin_id for p in cm.list_pins()}
+            pin_id = cm.pin_range(first_id, last_id, name=name, level=level, max_level=max_level)
+            return _pins(cm, changed=pin_id not in before, sequence=None, pin_id=pin_id)
 
     def hot_context(
         self, changes: Mapping[str, int], namespace: str | None = None, branch: str = ROOT_BRANCH
@@ -847,7 +933,7 @@ class ToolBackend:
     def list_pins(self, namespace: str | None = None, branch: str = ROOT_BRANCH) -> PinsResult:
         """``ContextManager.pins()``."""
         with self._manager_lock:
-            return PinsResult(changed=False, sequence=None, pins=self._manager(namespace, branch, claims=False).pins())
+            return _pins(self._manager(namespace, branch, claims=False), changed=False, sequence=None)
 
     def set_fact(
         self, key: str, text: str | None, namespace: str | None = None, branch: str = ROOT_BRANCH
@@ -1128,3 +1214,9 @@ class ToolBackend:
             if found is None:
                 raise KeyError(f"no summary with id {summary_id!r}")
             return GetSummaryResult(summary=_jsonable(found))
+
+
+def _pins(cm: ContextManager, *, changed: bool, sequence: int | None, pin_id: str | None = None) -> PinsResult:
+    """The pins of ``cm``'s namespace and branch as a tool result."""
+    ranges = [PinnedRange(**p.row()) for p in cm.list_pins() if p.kind == "range"]
+    return PinsResult(changed=changed, sequence=sequence, pins=cm.pins(), ranges=ranges, pin_id=pin_id)

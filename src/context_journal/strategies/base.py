@@ -59,6 +59,8 @@ __all__ = [
     "ContextEntry",
     "HeadResettingStrategy",
     "HotContextStrategy",
+    "LevelPin",
+    "LevelPinningStrategy",
     "RawSpan",
     "RecordedStrategy",
     "RenderedEntry",
@@ -304,6 +306,39 @@ class HeadResettingStrategy(CompressingStrategy, Protocol):
 
     def head_record(self, message_id: str, info: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
         """``(item, body)`` of the compression record marking a head reset at ``message_id``."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class LevelPin:
+    """A pinned range to render at a summary level (``ContextManager.pin_range``), in view positions.
+
+    Attributes:
+        start: The range's first view position.
+        end: One past its last.
+        level: Render it at exactly this summary level (1 or more), or None.
+        max_level: Render it at this summary level or finer, or None (one of the two is given).
+    """
+
+    start: int
+    end: int
+    level: int | None = None
+    max_level: int | None = None
+
+    @property
+    def cap(self) -> int:
+        """The coarsest level the range may be rendered at."""
+        return self.level if self.level is not None else (self.max_level or 0)
+
+
+@runtime_checkable
+class LevelPinningStrategy(Strategy, Protocol):
+    """A strategy that renders pinned ranges at a chosen summary level (the autobiographical one): the
+    pin wrapper hands it the ranges pinned at a level, and renders the rest of the pins raw itself."""
+
+    def select_pinned(self, view: MessageView, budget: Budget, pins: Sequence[LevelPin]) -> Selection:
+        """:meth:`~Strategy.select`, with each of ``pins`` rendered at its level: no coarser than its
+        ``cap``, and with an exact ``level`` no finer than the coarsest summary written for it."""
         ...
 
 

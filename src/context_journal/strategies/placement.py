@@ -58,6 +58,11 @@ class StrategyWrapper:
         """The pinned messages' tokens of the last selection (see the pin wrapper), for errors."""
         return dict(getattr(self.inner, "pinned_parts", {}))
 
+    @property
+    def pinned_messages(self) -> frozenset[str]:
+        """The pinned messages' ids of the last selection (see the pin wrapper): never excerpted."""
+        return frozenset(getattr(self.inner, "pinned_messages", ()))
+
 
 def entry_start(entry: ContextEntry) -> int | None:
     """The view position an entry starts at (None for an entry that stands for no message)."""

@@ -13,7 +13,7 @@ included: they are rendered in the system prompt.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -172,7 +172,7 @@ def trace_compile(
     offset: int,
     selection: Selection,
     compiled: Sequence[CompiledMessage],
-    pinned_parts: Mapping[str, int] | None = None,
+    pinned: Collection[str] = (),
 ) -> MapTrace:
     """The provenance of a compile in view positions (cheap: the work is done when it is first read).
 
@@ -182,12 +182,12 @@ def trace_compile(
             start after them).
         selection: What the strategy selected (positions relative to ``offset``).
         compiled: The compiled messages.
-        pinned_parts: The pin wrapper's ``pinned_parts`` (``"pinned <id>"`` keys), when pins were used.
+        pinned: The ids of the pinned messages (the pin wrapper's ``pinned_messages``).
 
     Returns:
         The trace (see :class:`MapTrace`).
     """
-    return MapTrace(view, offset, selection, compiled, [k.removeprefix("pinned ") for k in pinned_parts or {}])
+    return MapTrace(view, offset, selection, compiled, sorted(pinned))
 
 
 def _place(

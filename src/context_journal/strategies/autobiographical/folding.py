@@ -14,11 +14,13 @@ entries say which view positions they cover, so the compile reports coverage and
 
 from __future__ import annotations
 
+import bisect
+import itertools
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..base import ContextEntry, RawSpan, RenderedEntry, SummaryRef
+from ..base import ContextEntry, LevelPin, RawSpan, RenderedEntry, SummaryRef
 from .chunking import Layout, Node, first_at_least, summary_span
 from .records import Summary
 
@@ -34,6 +36,7 @@ __all__ = [
     "cover",
     "gap_note",
     "item_cost",
+    "pin_levels",
     "recall_pair",
     "refine",
     "to_entries",
@@ -156,16 +159,18 @@ def refine(
     pair_cost: Callable[[Summary], int],
     owned: Callable[[str], frozenset[str]],
     memo: dict[str, tuple[int, int] | None],
+    frozen: Collection[tuple[int, int]] = (),
 ) -> list[Item]:
     """``segments`` with summaries replaced by what they were made from while the extra tokens fit
-    ``remaining``, newest first and monotone (see the module docstring)."""
+    ``remaining``, newest first and monotone (see the module docstring). Items whose ``(start, end)`` is
+    in ``frozen`` (pinned at a level) stay as they are and do not count for the monotone rule."""
     out_rev: list[Item] = []
     min_level = 0
 
     def visit(item: Item) -> None:
         nonlocal remaining, min_level
         s = item.summary
-        if s is None:
+        if s is None or (item.start, item.end) in frozen:
             out_rev.append(item)
             return
         if s.level - 1 >= min_level:
@@ -196,8 +201,11 @@ def cover(
     memo: dict[str, tuple[int, int] | None] | None = None,
     window: bool = False,
     recent: int | None = None,
+    pins: Sequence[LevelPin] = (),
 ) -> tuple[list[Item], list[tuple[int, int, str]]]:
-    """The cover of the whole view within ``budget`` tokens where possible (see the module docstring).
+    """The cover of the whole view within ``budget`` tokens where possible (see the module docstring),
+    with ``pins`` rendered at their levels first (:func:`pin_levels`; with ``window`` nothing that overlaps
+    one is left out).
 
     The raw parts (head, gaps, tail, chunks without a summary) are always included; when they and the
     coarsest summaries exceed ``budget`` the result is the coarsest cover (the compiler then reduces
@@ -209,10 +217,75 @@ def cover(
     """
     memo = {} if memo is None else memo
     segments, fixed = coarsest(view, log, lay, pair_cost)
+    frozen: frozenset[tuple[int, int]] = frozenset()
+    if pins:
+        segments, frozen = pin_levels(view, log, segments, pins, owned, memo)
+        fixed = sum(item_cost(view, item, pair_cost) for item in segments)
     omitted: list[tuple[int, int, str]] = []
     if window and fixed > budget:
-        segments, fixed, omitted = _window(view, lay, segments, fixed, budget, pair_cost, recent)
-    return refine(view, log, segments, budget - fixed, pair_cost, owned, memo), omitted
+        if pins:  # raw parts split where pinned ranges start and end: the rest of them can still leave
+            cuts = sorted({x for p in pins for x in (p.start, p.end)})
+            segments = [
+                piece
+                for item in segments
+                for piece in (
+                    [item]
+                    if item.summary is not None
+                    else [Item(a, b) for a, b in itertools.pairwise([item.start, *_inside(cuts, item), item.end])]
+                )
+            ]
+        keep = _overlaps(pins)
+        segments, fixed, omitted = _window(view, lay, segments, fixed, budget, pair_cost, recent, keep)
+    return refine(view, log, segments, budget - fixed, pair_cost, owned, memo, frozen), omitted
+
+
+def _inside(cuts: Sequence[int], item: Item) -> list[int]:
+    """The positions of ``cuts`` (sorted) strictly inside ``item``."""
+    return [c for c in cuts[bisect.bisect_right(cuts, item.start) :] if c < item.end]
+
+
+def _overlaps(pins: Sequence[LevelPin]) -> Callable[[int, int], bool]:
+    """``(start, end) -> bool``: True for a span that overlaps one of ``pins``."""
+    spans = [(p.start, p.end) for p in pins]
+    return lambda a, b: any(u < b and a < v for u, v in spans)
+
+
+def pin_levels(
+    view: MessageView,
+    log: CompressionLog,
+    segments: Sequence[Item],
+    pins: Sequence[LevelPin],
+    owned: Callable[[str], frozenset[str]],
+    memo: dict[str, tuple[int, int] | None],
+) -> tuple[list[Item], frozenset[tuple[int, int]]]:
+    """``segments`` with every summary that overlaps a pinned range replaced by what it was made from
+    until its level is at most the range's ``cap`` (the finest cap where ranges pinned at different
+    levels share a summary), and the ``(start, end)`` of the items that overlap a range pinned at an
+    exact level (frozen: the fold neither refines them nor counts them for its monotone rule). A range
+    whose summaries at its level are not written yet renders at the coarsest level it has (a chunk not
+    summarised yet, raw)."""
+    overlapping = _overlaps(pins)
+    exact = _overlaps([p for p in pins if p.level is not None])
+    out: list[Item] = []
+    frozen: set[tuple[int, int]] = set()
+
+    def visit(item: Item) -> None:
+        s = item.summary
+        if s is not None and overlapping(item.start, item.end):
+            cap = min(p.cap for p in pins if p.start < item.end and item.start < p.end)
+            if s.level > cap:
+                kids = children(view, log, item, owned, memo)
+                if kids is not None:
+                    for kid in kids:
+                        visit(kid)
+                    return
+        if s is not None and exact(item.start, item.end):
+            frozen.add((item.start, item.end))
+        out.append(item)
+
+    for seg in segments:
+        visit(seg)
+    return out, frozenset(frozen)
 
 
 RAW_LEFT_OUT = "not summarised yet; left out to fit the budget (overflow='window')"
@@ -229,8 +302,10 @@ def _window(
     budget: int,
     pair_cost: Callable[[Summary], int],
     recent: int | None = None,
+    keep: Callable[[int, int], bool] = lambda a, b: False,
 ) -> tuple[list[Item], int, list[tuple[int, int, str]]]:
-    """Leave out the oldest parts outside the head until ``fixed`` fits ``budget``, the newest last:
+    """Leave out the oldest parts outside the head until ``fixed`` fits ``budget``, the newest last
+    (never an item for which ``keep(start, end)`` is true: a pinned range):
 
     1. the oldest raw messages not summarised yet before the recent window (from ``recent``);
     2. then the oldest summaries (what the recent window needs room for is newer than any of them);
@@ -243,18 +318,18 @@ def _window(
     keep_from = newest_unit_start(view, lay.n)
     first_from = keep_from if recent is None else min(keep_from, max(recent, lay.head_end))
     omitted: list[tuple[int, int, str]] = []
-    segments, fixed = _leave_out_raw(view, lay, segments, fixed, budget, first_from, omitted)
+    segments, fixed = _leave_out_raw(view, lay, segments, fixed, budget, first_from, omitted, keep)
     if fixed > budget:
         kept: list[Item] = []
         for item in segments:
-            if fixed > budget and item.summary is not None:
+            if fixed > budget and item.summary is not None and not keep(item.start, item.end):
                 omitted.append((item.start, item.end, SUMMARY_LEFT_OUT))
                 fixed -= pair_cost(item.summary)
             else:
                 kept.append(item)
         segments = kept
     if fixed > budget and first_from < keep_from:
-        segments, fixed = _leave_out_raw(view, lay, segments, fixed, budget, keep_from, omitted)
+        segments, fixed = _leave_out_raw(view, lay, segments, fixed, budget, keep_from, omitted, keep)
     omitted.sort()
     return segments, fixed, omitted
 
@@ -267,14 +342,16 @@ def _leave_out_raw(
     budget: int,
     keep_from: int,
     omitted: list[tuple[int, int, str]],
+    keep: Callable[[int, int], bool] = lambda a, b: False,
 ) -> tuple[list[Item], int]:
     """Leave out the oldest raw messages outside the head and before ``keep_from`` (whole tool units)
-    until ``fixed`` fits ``budget``; appends what left to ``omitted``."""
+    until ``fixed`` fits ``budget``, never from an item for which ``keep(start, end)`` is true; appends
+    what left to ``omitted``."""
     from ...views import unit_start_at_or_after
 
     kept: list[Item] = []
     for item in segments:
-        if fixed <= budget or item.summary is not None:
+        if fixed <= budget or item.summary is not None or keep(item.start, item.end):
             kept.append(item)
             continue
         pieces = (

@@ -37,12 +37,14 @@ from ..base import (
     HOT_CONTEXT_STATE,
     BaseStrategy,
     Budget,
+    LevelPin,
     RawSpan,
     Selection,
     StrategyContext,
     SummaryRequest,
     SummaryResult,
 )
+from ..pinned import DOCUMENTS_STATE, pinned_ids
 from .chunking import (
     Layout,
     Regions,
@@ -165,6 +167,8 @@ class AutobiographicalStrategy(BaseStrategy):
         self._memo: dict[str, tuple[int, int] | None] = {}
         self.layout_state: Any = None
         """The stored layout of the last compile (see :mod:`.stable`), as :meth:`load` read it."""
+        self.documents: frozenset[str] = frozenset()
+        """The message ids marked as documents (each a chunk of its own), as :meth:`load` read them."""
 
     # ---- state -----------------------------------------------------------------------------------
 
@@ -175,6 +179,7 @@ class AutobiographicalStrategy(BaseStrategy):
         self._apply_hot_context(ctx.get_state(HOT_CONTEXT_STATE))
         self.compression_log(ctx)
         self.layout_state = ctx.get_state(LAYOUT_STATE) if self.config.stable_prefix else None
+        self.documents = frozenset(pinned_ids(ctx.get_state(DOCUMENTS_STATE)))
 
     def hot_context(self) -> dict[str, int]:
         """The window settings in use, in tokens (:data:`HOT_SETTINGS`), as the last :meth:`load` applied them."""
@@ -313,6 +318,13 @@ class AutobiographicalStrategy(BaseStrategy):
         :mod:`.folding`); with ``stable_prefix``, the last compile's layout grown at its end or compacted
         (see :mod:`.stable`), and the layout to persist in ``Selection.state``. Pure: reads the view,
         the folded state and the loaded layout, writes nothing."""
+        return self.select_pinned(view, budget, ())
+
+    def select_pinned(self, view: MessageView, budget: Budget, pins: Sequence[LevelPin]) -> Selection:
+        """:meth:`select` with ``pins`` rendered at their summary levels (:func:`.folding.pin_levels`):
+        no summary coarser than a range's cap overlaps it, a range pinned at an exact level is not
+        refined below it, and with ``overflow="window"`` nothing overlapping a range is left out. While a
+        range is pinned at a level, every compile folds afresh (the last compile's layout is not grown)."""
         n = len(view)
         if n == 0:
             return Selection(())
@@ -325,14 +337,14 @@ class AutobiographicalStrategy(BaseStrategy):
             memo = self._spans(view)
             lay = layout(view, log, cfg.head_window_tokens, self.owned_ids, memo)
             window = cfg.overflow == "window"
-            kept = self._kept_layout(view, log, lay, budget, memo) if cfg.stable_prefix else None
+            kept = self._kept_layout(view, log, lay, budget, memo) if cfg.stable_prefix and not pins else None
             left_out: list[tuple[int, int, str]] = []
             if kept is not None:
                 items = kept
             else:
                 recent = recent_start(view, cfg.recent_window_tokens) if window else None
                 items, left_out = cover(
-                    view, log, lay, budget.tokens, self.pair_cost, self.owned_ids, memo, window, recent
+                    view, log, lay, budget.tokens, self.pair_cost, self.owned_ids, memo, window, recent, pins
                 )
             mark = breakpoint_index(items) if cfg.stable_prefix else ()
             entries = to_entries(items, self.marker_text, cfg.summary_participant, cfg.marker_participant, mark)
@@ -502,7 +514,20 @@ class AutobiographicalStrategy(BaseStrategy):
         return ""
 
     def _new_chunks(self, view: MessageView, log: CompressionLog, reg: Regions) -> list[ChunkRecord]:
-        return new_chunks(view, log, reg, self.chunk_end, self.chunk_target, self.config, self._now)
+        cut = self._document_cut if self.documents else self.chunk_end
+        return new_chunks(view, log, reg, cut, self.chunk_target, self.config, self._now)
+
+    def _document_cut(self, view: MessageView, start: int, limit: int, bounded: bool) -> tuple[int, str | None] | None:
+        """:meth:`chunk_end` around the documents (``ContextManager.mark_document``): a document is a chunk
+        of its own, whatever its size, and no chunk spans one (the part before it closes as a gap does)."""
+        marked = (view.index_of(i) for i in self.documents)
+        first = min((p for p in marked if p is not None and start <= p < limit), default=None)
+        if first == start:
+            cut = self.chunk_end(view, start, start + 1, True)  # the document alone (a phase, if any)
+            return start + 1, cut[1] if cut is not None else None
+        if first is None:
+            return self.chunk_end(view, start, limit, bounded)
+        return self.chunk_end(view, start, first, True)
 
     # ---- the driver's side -----------------------------------------------------------------------
 
