@@ -40,8 +40,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve()
-sys.path.insert(0, str(HERE.parents[1] / "tests"))
-from loop_workloads import manager_tasks, mcp_calls, session_items, warm_messages  # noqa: E402
+sys.path.insert(0, str(HERE.parents[1]))  # the repository root: the tests package
+from tests.loop_workloads import manager_tasks, mcp_calls, session_items, warm_messages  # noqa: E402
 
 PROBE_SECONDS = 0.005
 

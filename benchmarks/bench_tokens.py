@@ -23,11 +23,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "compile"))
-
-from token_corpus import CORPUS, shared_blocks
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: the tests package
 
 from context_journal.tokens import _text_estimate, load_offline_encoding
+from tests.compile.token_corpus import CORPUS, shared_blocks
 
 
 def _best(fn: Callable[[str], object], text: str, repeat: int) -> float:

@@ -20,12 +20,12 @@ from pathlib import Path
 
 import pytest
 from hypothesis import settings
-from hypothesis_budget import DEV_MAX_EXAMPLES, DEV_PROFILE
 
 from context_journal.stores import MemoryStore, SQLiteStore, Store
 from context_journal.stores import memory as memory_backend
 from context_journal.stores import sqlite as sqlite_backend
 from context_journal.testing.conformance import StoreBackend
+from tests.hypothesis_budget import DEV_MAX_EXAMPLES, DEV_PROFILE
 
 DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 

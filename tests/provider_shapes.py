@@ -263,7 +263,7 @@ def require_openai_responses() -> ModuleType:
     """The ``openai`` module, for a test module of the Responses API checks (they follow the types of
     openai 3 and later, the dev extra's floor; the ``openai`` extra allows older): the module is skipped
     when openai is missing or older."""
-    openai = pytest.importorskip("openai")
+    openai: ModuleType = pytest.importorskip("openai")
     if int(openai.__version__.split(".")[0]) < 3:
         pytest.skip(
             f"the Responses API checks follow the types of openai 3 and later; this is openai {openai.__version__}",

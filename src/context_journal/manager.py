@@ -17,7 +17,7 @@ import re
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any, Literal, TypeVar, cast
 
 from ._names import clip_repr, name_problem, shows_nothing
@@ -1097,8 +1097,8 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         *,
         participant: str | Sequence[str] | None = None,
         metadata: Mapping[str, Any] | None = None,
-        since: datetime | float | str | None = None,
-        until: datetime | float | str | None = None,
+        since: datetime | date | float | str | None = None,
+        until: datetime | date | float | str | None = None,
         limit: int | None = None,
         reverse: bool = False,
     ) -> list[Message]:
@@ -1108,7 +1108,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         Args:
             participant: A name or a list of names.
             metadata: Key/value pairs that must all equal the message's metadata values.
-            since: Only messages with timestamp >= this (datetime, epoch seconds or ISO-8601).
+            since: Only messages with timestamp >= this (datetime, date, epoch seconds or ISO-8601).
             until: Only messages with timestamp < this.
             limit: At most this many.
             reverse: Walk from the newest message.
@@ -1147,8 +1147,8 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         limit: int = 10,
         as_of: int | None = None,
         participants: str | Sequence[str] | None = None,
-        since: datetime | float | str | None = None,
-        until: datetime | float | str | None = None,
+        since: datetime | date | float | str | None = None,
+        until: datetime | date | float | str | None = None,
     ) -> list[SearchHit]:
         """Full-text search of this manager's messages: the best ``limit`` matches of any word of
         ``query`` (minus stopwords; no query syntax), best first, as this manager's reader sees them
@@ -1160,7 +1160,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             limit: At most this many hits (1..1000).
             as_of: Search the branch as it stood at this store sequence.
             participants: Only messages by this participant (or these).
-            since: Only messages with timestamp >= this (datetime, epoch seconds or ISO-8601).
+            since: Only messages with timestamp >= this (datetime, date, epoch seconds or ISO-8601).
             until: Only messages with timestamp < this.
 
         Returns:

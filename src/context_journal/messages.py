@@ -99,7 +99,7 @@ def new_message_id() -> str:
     return f"msg_{int(time.time() * 1000) & 0xFFFFFFFF:08x}{secrets.token_hex(4)}"
 
 
-def to_timestamp(value: datetime | float | int | str | None) -> float:
+def to_timestamp(value: datetime | date | float | int | str | None) -> float:
     """Seconds since the epoch from a datetime (naive = UTC), a date (its midnight, UTC), a number, or an
     ISO-8601 string.
 

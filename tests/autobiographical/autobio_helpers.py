@@ -6,17 +6,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bug_cases import BUG_DIR as BUG_DIR
-from bug_cases import WordCounter as WordCounter
-from bug_cases import load_case as load_case
-from bug_cases import words as words
-
 from context_journal.compile import CompileResult
 from context_journal.llm import LLMRequest
 from context_journal.manager import ContextManager
 from context_journal.strategies import AutobiographicalStrategy
 from context_journal.testing import ScriptedProvider
 from context_journal.validate import validate_messages, validate_openai_messages
+from tests.bug_cases import BUG_DIR as BUG_DIR
+from tests.bug_cases import WordCounter as WordCounter
+from tests.bug_cases import load_case as load_case
+from tests.bug_cases import words as words
 
 
 def echo_summarizer(prefix: str = "memory") -> ScriptedProvider:

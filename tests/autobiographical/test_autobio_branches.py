@@ -4,16 +4,23 @@ branch; edits and removals after compression keep every compile complete and val
 
 from __future__ import annotations
 
-from autobio_helpers import add, chat, check, chunks, echo_summarizer, manager, tool_chat
+from typing import Any
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 
 from context_journal.manager import ContextManager
 from context_journal.strategies import AutobiographicalStrategy
 from context_journal.testing import ScriptedProvider
+from tests.autobiographical.autobio_helpers import add, chat, check, chunks, echo_summarizer, manager, tool_chat
+from tests.hypothesis_budget import examples
 
-CFG = {"head_window_tokens": 80, "recent_window_tokens": 150, "target_chunk_tokens": 120, "merge_threshold": 3}
+CFG: dict[str, Any] = {
+    "head_window_tokens": 80,
+    "recent_window_tokens": 150,
+    "target_chunk_tokens": 120,
+    "merge_threshold": 3,
+}
 
 
 def test_a_derived_child_reuses_the_parents_summaries_without_a_model_call() -> None:

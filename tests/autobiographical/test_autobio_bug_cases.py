@@ -8,7 +8,16 @@ import json
 from typing import Any
 
 import pytest
-from autobio_helpers import (
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from context_journal.compression import SummaryNotFoundError
+from context_journal.llm import LLMRequest, OfflineSummarizer, ProviderTransientError
+from context_journal.manager import ContextManager
+from context_journal.strategies import AutobiographicalStrategy
+from context_journal.strategies.autobiographical import INHERIT_STATE
+from context_journal.testing import Script, ScriptedProvider
+from tests.autobiographical.autobio_helpers import (
     WordCounter,
     add,
     check,
@@ -19,16 +28,7 @@ from autobio_helpers import (
     manager,
     words,
 )
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-from hypothesis_budget import examples
-
-from context_journal.compression import SummaryNotFoundError
-from context_journal.llm import LLMRequest, OfflineSummarizer, ProviderTransientError
-from context_journal.manager import ContextManager
-from context_journal.strategies import AutobiographicalStrategy
-from context_journal.strategies.autobiographical import INHERIT_STATE
-from context_journal.testing import ScriptedProvider
+from tests.hypothesis_budget import examples
 
 FAST = settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -301,7 +301,7 @@ def test_B19_a_summarizer_error_leaves_the_journal_unchanged_and_is_retried(over
     )
 )
 def test_B19_any_failure_sequence_keeps_state_consistent(plan: list[str]) -> None:
-    failures = {
+    failures: dict[str, Script] = {
         "timeout": TimeoutError("t"),
         "transient": ProviderTransientError("busy", provider="p", status_code=503),
         "refusal": ScriptedProvider.refusal(),
@@ -510,7 +510,7 @@ def test_B22_an_exhaustive_summarizer_cannot_grow_summaries(batches: int, target
 def test_B31_a_summary_made_on_main_after_the_fork_is_never_used_on_the_fork() -> None:
     case = load_case("B31")
     by_id = {m["id"]: m for m in case["messages"]}
-    cfg = {"head_window_tokens": 0, "recent_window_tokens": 2, "target_chunk_tokens": 3}
+    cfg: dict[str, Any] = {"head_window_tokens": 0, "recent_window_tokens": 2, "target_chunk_tokens": 3}
     main = manager([by_id[k] for k in ("m1", "m2")], summarizer=echo_summarizer("main"), **cfg)
     fork_seq = main.store.head_seq()
     add(main, [by_id["m3"], by_id["m4"]])
@@ -540,7 +540,12 @@ def test_B31_a_summary_made_on_main_after_the_fork_is_never_used_on_the_fork() -
 @given(n=st.integers(4, 30), fork_at=st.integers(1, 29), more=st.integers(1, 20), offer=st.booleans())
 def test_B31_summaries_off_the_compiled_path_are_never_used(n: int, fork_at: int, more: int, offer: bool) -> None:
     fork_at = min(fork_at, n - 1)
-    cfg = {"head_window_tokens": 30, "recent_window_tokens": 100, "target_chunk_tokens": 120, "merge_threshold": 2}
+    cfg: dict[str, Any] = {
+        "head_window_tokens": 30,
+        "recent_window_tokens": 100,
+        "target_chunk_tokens": 120,
+        "merge_threshold": 2,
+    }
     main = manager(
         [{"id": f"m{k}", "role": "user" if k % 2 == 0 else "assistant", "content": words(40, k)} for k in range(n)],
         summarizer=echo_summarizer("main"),

@@ -6,15 +6,24 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from autobio_helpers import add, chat, chunks, echo_summarizer, l1_requests, manager, tool_chat, words
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 
 from context_journal.manager import ContextManager
 from context_journal.strategies import AutobiographicalStrategy
 from context_journal.strategies.autobiographical.chunking import recent_start
 from context_journal.views import StoreView
+from tests.autobiographical.autobio_helpers import (
+    add,
+    chat,
+    chunks,
+    echo_summarizer,
+    l1_requests,
+    manager,
+    tool_chat,
+    words,
+)
+from tests.hypothesis_budget import examples
 
 FAST = settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -57,7 +66,7 @@ def _answers_only(cm: ContextManager, message_id: str) -> bool:
 @FAST
 @given(msgs=growing(), step=st.integers(1, 7))
 def test_chunk_boundaries_are_stable_as_messages_are_added(msgs: list[dict[str, Any]], step: int) -> None:
-    cfg = {"head_window_tokens": 150, "recent_window_tokens": 300, "target_chunk_tokens": 250}
+    cfg: dict[str, Any] = {"head_window_tokens": 150, "recent_window_tokens": 300, "target_chunk_tokens": 250}
     msgs = [{**m, "id": f"x{i}"} for i, m in enumerate(msgs)]
     one_by_one = manager(**cfg)
     seen: dict[str, tuple[str, ...]] = {}
@@ -112,7 +121,12 @@ def test_head_and_recent_windows_never_split_a_tool_unit() -> None:
 
 def test_no_chunk_is_summarised_twice_across_restarts(tmp_path: Path) -> None:
     db = tmp_path / "journal.db"
-    cfg = {"head_window_tokens": 100, "recent_window_tokens": 200, "target_chunk_tokens": 200, "merge_threshold": 3}
+    cfg: dict[str, Any] = {
+        "head_window_tokens": 100,
+        "recent_window_tokens": 200,
+        "target_chunk_tokens": 200,
+        "merge_threshold": 3,
+    }
     first = echo_summarizer()
     cm = manager(tool_chat(20), path=str(db), summarizer=first, **cfg)
     for _ in range(4):

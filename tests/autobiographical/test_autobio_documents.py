@@ -12,15 +12,15 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from autobio_helpers import chat, echo_summarizer, manager, words
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 
 from context_journal import ContextManager, MessageNotFoundError
 from context_journal.compile import CompileResult, OverBudgetError
 from context_journal.strategies import PassthroughStrategy
 from context_journal.validate import validate_messages
+from tests.autobiographical.autobio_helpers import chat, echo_summarizer, manager, words
+from tests.hypothesis_budget import examples
 
 plans = st.lists(
     st.one_of(st.tuples(st.just("chat"), st.integers(5, 60)), st.tuples(st.just("doc"), st.integers(150, 900))),

@@ -5,20 +5,35 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Any
 
 import pytest
-from autobio_helpers import _omitted_ids, add, chat, check, chunks, echo_summarizer, manager, tool_chat
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 
 from context_journal import ContextManager
 from context_journal.compression import CompressionUnavailableError
 from context_journal.errors import OverBudgetError
 from context_journal.strategies import AutobiographicalStrategy
 from context_journal.strategies.base import HOT_CONTEXT_STATE
+from tests.autobiographical.autobio_helpers import (
+    _omitted_ids,
+    add,
+    chat,
+    check,
+    chunks,
+    echo_summarizer,
+    manager,
+    tool_chat,
+)
+from tests.hypothesis_budget import examples
 
-CFG = {"head_window_tokens": 150, "recent_window_tokens": 200, "target_chunk_tokens": 150, "merge_threshold": 3}
+CFG: dict[str, Any] = {
+    "head_window_tokens": 150,
+    "recent_window_tokens": 200,
+    "target_chunk_tokens": 150,
+    "merge_threshold": 3,
+}
 
 
 def _texts(cm: ContextManager, budget: int = 3_000) -> list[tuple[str, str]]:
@@ -171,7 +186,7 @@ def test_workers_pick_up_the_work_a_change_or_a_reset_makes_due(tmp_path: Path) 
     from context_journal.workers import CompressionWorker
 
     path = tmp_path / "w.db"
-    wide = {**CFG, "recent_window_tokens": 1_000}  # messages of about 100 tokens: ten stay raw
+    wide: dict[str, Any] = {**CFG, "recent_window_tokens": 1_000}  # messages of about 100 tokens: ten stay raw
     cm = ContextManager.open(path, strategy=AutobiographicalStrategy(**wide), compression="workers")
     add(cm, chat(30, 30))
 

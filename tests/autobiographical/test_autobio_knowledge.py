@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from autobio_helpers import check, chunks, echo_summarizer, manager, words
 
 from context_journal.strategies import KnowledgeStrategy, Phase
+from tests.autobiographical.autobio_helpers import check, chunks, echo_summarizer, manager, words
 
 
 def _unit(k: int, tool: str, size: int) -> list[dict[str, Any]]:

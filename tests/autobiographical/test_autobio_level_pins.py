@@ -11,20 +11,22 @@ strategy that cannot render a level fails the compile with a typed error naming 
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
-from autobio_helpers import chat, coverage, echo_summarizer, manager
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 
 from context_journal import WindowedPassthroughStrategy
 from context_journal.compile import OverBudgetError
 from context_journal.manager import ContextManager
 from context_journal.strategies.pinned import PinUnsupportedError
 from context_journal.validate import validate_messages
+from tests.autobiographical.autobio_helpers import chat, coverage, echo_summarizer, manager
+from tests.hypothesis_budget import examples
 
 
-def _levels(n: int, **config: object) -> ContextManager:
+def _levels(n: int, **config: Any) -> ContextManager:
     """``n`` chat turns compressed into a tree of summaries several levels deep."""
     cm = manager(
         chat(n, 40),

@@ -9,16 +9,16 @@ import warnings
 from typing import Any
 
 import pytest
-from autobio_helpers import add, check, echo_summarizer, manager, tool_chat, words
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 
 from context_journal.manager import ContextManager
 from context_journal.state import LedgerConfig
 from context_journal.strategies import AutobiographicalStrategy
 from context_journal.strategies.autobiographical import AutobiographicalConfig
 from context_journal.strategies.autobiographical.stable import LAYOUT_STATE
+from tests.autobiographical.autobio_helpers import add, check, echo_summarizer, manager, tool_chat, words
+from tests.hypothesis_budget import examples
 
 
 def _turn(cm: ContextManager, turn: int, size: int = 40) -> None:

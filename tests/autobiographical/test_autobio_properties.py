@@ -9,15 +9,15 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from autobio_helpers import check, compile_checked, manager, words
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 
 from context_journal.compile import EmptyContextError, OverBudgetError
 from context_journal.llm import LLMRequest
 from context_journal.testing import ScriptedProvider
 from context_journal.validate import validate_messages
+from tests.autobiographical.autobio_helpers import check, compile_checked, manager, words
+from tests.hypothesis_budget import examples
 
 PNG = base64.b64encode(b"\x89PNG\r\n" + bytes(range(120))).decode()
 
@@ -42,7 +42,7 @@ def conversations(draw: st.DrawFn) -> list[dict[str, Any]]:
         if kind == "text":
             msgs.append({"participant": who, "content": [_text(draw) for _ in range(draw(st.integers(1, 2)))]})
         elif kind == "call":
-            uses = []
+            uses: list[dict[str, Any]] = []
             for _ in range(draw(st.integers(1, 3))):
                 calls += 1
                 size = draw(st.sampled_from([1, 20, 400]))
@@ -58,7 +58,7 @@ def conversations(draw: st.DrawFn) -> list[dict[str, Any]]:
                 else:
                     msgs.extend({"participant": "tool", "content": [r]} for r in results)
         elif kind == "result":
-            tid = open_calls.pop(0) if open_calls and draw(st.booleans()) else f"ghost{draw(st.integers(0, 3))}"
+            tid = open_calls.pop(0) if bool(open_calls) and draw(st.booleans()) else f"ghost{draw(st.integers(0, 3))}"
             msgs.append(
                 {"participant": draw(st.sampled_from(["tool", "user", "assistant"])), "content": [_result(draw, tid)]}
             )
@@ -256,7 +256,9 @@ def test_every_compile_is_valid_within_budget_and_covers_every_message(
         result = compile_checked(cm, budget)
         event("over budget" if result is None else "compiled")
         if result is not None:
-            summaries = {s.level for m in result.messages for s in m.sources if s.kind == "summary"}
+            summaries = {
+                s.level for m in result.messages for s in m.sources if s.kind == "summary" and s.level is not None
+            }
             event(f"summary levels {sorted(summaries)[:3]}")
             again = cm.compile(budget)
             assert again.to_dict() == result.to_dict()  # deterministic

@@ -4,10 +4,10 @@ raises it at once, records no attempt, and the same work succeeds once the confi
 from __future__ import annotations
 
 import pytest
-from autobio_helpers import chat, echo_summarizer, manager
 
 from context_journal.llm import ProviderAuthError
 from context_journal.testing import ScriptedProvider
+from tests.autobiographical.autobio_helpers import chat, echo_summarizer, manager
 
 
 def test_rejected_request_raises_records_nothing_and_is_retried_after_the_fix() -> None:

@@ -9,13 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from autobio_helpers import check
 
 from context_journal.formats import read_transcript
 from context_journal.formats.base import Conversation
 from context_journal.llm import OfflineSummarizer
 from context_journal.manager import ContextManager
 from context_journal.strategies import AutobiographicalConfig, AutobiographicalStrategy
+from tests.autobiographical.autobio_helpers import check
 
 BUDGETS = (4_000, 16_000)
 ROLE_KEYS = ("assistant", "user", "system_participants", "tool_participants")

@@ -4,13 +4,14 @@ to the compile's own figures."""
 
 from __future__ import annotations
 
-from autobio_helpers import chat, echo_summarizer, manager, tool_chat
-
-from context_journal import ContextManager
+from context_journal import CompileResult, ContextManager
+from context_journal.render_stats import Shape
 from context_journal.strategies import WindowedPassthroughStrategy
+from tests.autobiographical.autobio_helpers import chat, echo_summarizer, manager, tool_chat
 
 
-def _sums_match(stats, result) -> None:  # type: ignore[no-untyped-def]
+def _sums_match(stats: Shape | None, result: CompileResult) -> None:
+    assert stats is not None
     assert sum(p.tokens for p in stats.parts) == result.estimated_tokens
     assert sum(p.messages for p in stats.parts if p.kind != "system") == len(result.messages)
 

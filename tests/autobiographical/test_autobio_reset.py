@@ -4,20 +4,26 @@ messages stay covered; a reopen finds the head; failures write nothing."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
-from autobio_helpers import add, chat, check, chunks, echo_summarizer, manager, tool_chat
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 
 from context_journal.compression import CompressionUnavailableError
 from context_journal.manager import ContextManager
 from context_journal.strategies import AutobiographicalStrategy
 from context_journal.testing import ScriptedProvider
 from context_journal.views import StoreView
+from tests.autobiographical.autobio_helpers import add, chat, check, chunks, echo_summarizer, manager, tool_chat
+from tests.hypothesis_budget import examples
 
-CFG = {"head_window_tokens": 150, "recent_window_tokens": 200, "target_chunk_tokens": 150, "merge_threshold": 3}
+CFG: dict[str, Any] = {
+    "head_window_tokens": 150,
+    "recent_window_tokens": 200,
+    "target_chunk_tokens": 150,
+    "merge_threshold": 3,
+}
 
 
 def _head(cm: ContextManager) -> tuple[int, int]:

@@ -10,16 +10,16 @@ import json
 from pathlib import Path
 
 import pytest
-from autobio_helpers import check, words
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 
 from context_journal.formats import read_transcript
 from context_journal.formats.base import Conversation
 from context_journal.llm import OfflineSummarizer
 from context_journal.manager import ContextManager
 from context_journal.strategies import AutobiographicalConfig, AutobiographicalStrategy
+from tests.autobiographical.autobio_helpers import check, words
+from tests.hypothesis_budget import examples
 
 LOCOMO = Path(__file__).resolve().parents[3] / "shared" / "data" / "locomo" / "locomo-dev7.json"
 ROLE_KEYS = ("assistant", "user", "system_participants", "tool_participants")

@@ -17,8 +17,8 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Sequence
+from typing import Any
 
-from autobio_helpers import manager
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -30,9 +30,10 @@ from context_journal.stores import MemoryStore
 from context_journal.strategies import AutobiographicalStrategy
 from context_journal.strategies.autobiographical.records import slot_for
 from context_journal.testing import ScriptedProvider
+from tests.autobiographical.autobio_helpers import manager
 from tests.hypothesis_budget import examples
 
-SMALL = {
+SMALL: dict[str, Any] = {
     "head_window_tokens": 60,
     "recent_window_tokens": 120,
     "target_chunk_tokens": 100,
@@ -42,18 +43,19 @@ SMALL = {
 WORD = re.compile(r"\bw\d+v\d+\b")
 
 
+def copied_summary(request: LLMRequest) -> str:
+    """A summary naming every version word of the range the request summarises."""
+    a, b = request.metadata.get("summarize_range", [0, 0])
+    found: list[str] = []
+    for m in request.messages[a:b]:
+        for block in m.content:
+            found += WORD.findall(getattr(block, "text", "") or "")
+    return "remembered: " + (" ".join(dict.fromkeys(found)) or "nothing")
+
+
 def copying_summarizer() -> ScriptedProvider:
     """A fake summarizer whose summary names every version word of the range it summarises."""
-
-    def answer(request: LLMRequest) -> str:
-        a, b = request.metadata.get("summarize_range", [0, 0])
-        found: list[str] = []
-        for m in request.messages[a:b]:
-            for block in m.content:
-                found += WORD.findall(getattr(block, "text", "") or "")
-        return "remembered: " + (" ".join(dict.fromkeys(found)) or "nothing")
-
-    return ScriptedProvider(default=answer)
+    return ScriptedProvider(default=copied_summary)
 
 
 def leaky_summarizer() -> ScriptedProvider:
@@ -166,10 +168,9 @@ def test_a_summary_read_before_a_change_that_commits_during_the_call_is_not_kept
     store = MemoryStore()
     other: list[ContextManager] = []
     edited: list[bool] = []
-    base = copying_summarizer()
 
     def answer(request: LLMRequest) -> str:
-        text = base.default(request)  # type: ignore[misc,operator]
+        text = copied_summary(request)
         if "w8v0" in text and not edited:
             other[0].edit_message("m8", text_of(8, 1))  # commits while the call is in flight
             edited.append(True)
@@ -331,17 +332,16 @@ def test_a_chunk_changed_during_every_call_ends_stuck_not_in_an_endless_drain() 
     during every call stops after ``max_attempts`` with its work stuck, shown raw, instead of looping."""
     store = MemoryStore()
     other: list[ContextManager] = []
-    base = copying_summarizer()
     version = [0]
 
     def answer(request: LLMRequest) -> str:
-        text = str(base.default(request))  # type: ignore[misc,operator]
+        text = copied_summary(request)
         if f"w8v{version[0]}" in text:
             version[0] += 1
             other[0].edit_message("m8", text_of(8, version[0]))
         return text
 
-    cfg = {**SMALL, "max_attempts": 3}
+    cfg: dict[str, Any] = {**SMALL, "max_attempts": 3}
     cm = ContextManager.open(
         store=store, strategy=AutobiographicalStrategy(**cfg), summarizer=ScriptedProvider(default=answer)
     )

@@ -8,7 +8,6 @@ import itertools
 from typing import Any
 
 import pytest
-from autobio_helpers import chat, check, chunks, compile_checked, echo_summarizer, manager, tool_chat, words
 
 from context_journal.compression import SummaryNotFoundError
 from context_journal.llm import LLMRequest, OfflineSummarizer, ProviderTransientError
@@ -17,8 +16,18 @@ from context_journal.testing import ScriptedProvider
 from context_journal.tokens import EstimatingCounter
 from context_journal.validate import validate_messages
 from context_journal.views import StoreView
+from tests.autobiographical.autobio_helpers import (
+    chat,
+    check,
+    chunks,
+    compile_checked,
+    echo_summarizer,
+    manager,
+    tool_chat,
+    words,
+)
 
-SMALL = {"head_window_tokens": 80, "recent_window_tokens": 150, "target_chunk_tokens": 120}
+SMALL: dict[str, Any] = {"head_window_tokens": 80, "recent_window_tokens": 150, "target_chunk_tokens": 120}
 
 
 def test_merges_cascade_and_every_summary_covers_contiguous_sources() -> None:
@@ -198,7 +207,7 @@ def test_backoff_then_stuck_then_unstuck_by_a_higher_limit() -> None:
     assert stuck and stuck[0].attempts == 3 and "TimeoutError" in (stuck[0].last_error or "")
     assert cm.is_ready()  # stuck work is reported, not pending
     compile_checked(cm, 1_000)
-    cm.set_strategy(AutobiographicalStrategy(cm.strategy.config.with_(max_attempts=5)))  # type: ignore[union-attr]
+    cm.set_strategy(AutobiographicalStrategy(cm.strategy.config.with_(max_attempts=5)))
     provider.default = lambda request: "recovered memory"
     now[0] += 1_000
     report = cm.drain()

@@ -7,14 +7,16 @@ from __future__ import annotations
 
 import logging
 import math
+from pathlib import Path
 
 import pytest
-from autobio_helpers import chat, chunks, echo_summarizer, manager
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 
+from context_journal import ContextManager
 from context_journal.stores.base import Op
+from tests.autobiographical.autobio_helpers import chat, chunks, echo_summarizer, manager
+from tests.hypothesis_budget import examples
 
 
 class Clock:
@@ -25,7 +27,7 @@ class Clock:
         return self.now
 
 
-def _manager(clock: Clock):  # type: ignore[no-untyped-def]
+def _manager(clock: Clock) -> ContextManager:
     cm = manager(
         chat(40, 40),
         summarizer=echo_summarizer(),
@@ -174,7 +176,7 @@ def test_a_refused_message_writes_no_hold() -> None:
     assert cm.pending_work().held == ()
 
 
-def test_message_and_hold_commit_together_on_sqlite(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+def test_message_and_hold_commit_together_on_sqlite(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A failure while writing the hold rolls the message back too (one transaction): a reopened store
     holds neither; a successful write is seen, held, by a second handle."""
     from context_journal import ContextManager

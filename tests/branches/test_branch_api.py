@@ -13,7 +13,6 @@ import pytest
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, consumes, initialize, invariant, precondition, rule
-from hypothesis_budget import examples
 
 from context_journal import (
     AutobiographicalConfig,
@@ -28,6 +27,7 @@ from context_journal import (
 )
 from context_journal.branching import StrategyInitError
 from context_journal.testing import ScriptedProvider
+from tests.hypothesis_budget import examples
 
 
 def texts(cm: ContextManager) -> list[str]:
@@ -400,9 +400,8 @@ def test_B60_resuming_after_time_travel_reads_the_fork_not_the_latest(kind: str)
     every 10; the same manager switches to alt, appends alt1 and compiles: alt's context ends m20, alt1,
     holds nothing written on main after the fork (no later message, no summary), and equals a compile of
     the same messages in a fresh namespace with no state; back on main, main's context is unchanged."""
-    from bug_cases import load_case
-
     from context_journal.llm import LLMRequest
+    from tests.bug_cases import load_case
 
     def answer(request: LLMRequest) -> str:
         return f"summary of {request.metadata.get('work')}"

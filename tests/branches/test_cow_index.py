@@ -18,12 +18,12 @@ import pytest
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
-from hypothesis_budget import examples
 
 from context_journal import ContextManager, MemoryStore
 from context_journal import blockindex as bi
 from context_journal.blockindex import BlockIndex, ItemsView, PositionMap, SumsView
 from context_journal.messages import MessageStore
+from tests.hypothesis_budget import examples
 
 
 @contextmanager

@@ -6,10 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from cli_helpers import runner
-
 from context_journal.cli import app
 from context_journal.manager import ContextManager
+from tests.cli.cli_helpers import runner
 
 
 def test_compile_with_an_auxiliary_namespace(tmp_path: Path) -> None:

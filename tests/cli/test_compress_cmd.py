@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any, NoReturn
 
 import pytest
 from typer.testing import CliRunner
@@ -68,7 +69,7 @@ def test_compress_ctrl_c_keeps_finished_work(imported: Path, tmp_path: Path, mon
 
     real = compress_cmd._drain_with_bar
 
-    def interrupted(cm, check, max_calls):  # type: ignore[no-untyped-def]
+    def interrupted(cm: ContextManager, check: Any, max_calls: int | None) -> NoReturn:
         real(cm, check, 4)
         raise KeyboardInterrupt
 

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cli_helpers import SESSION, cli_json, runner
-
 from context_journal.cli import app
+from tests.cli.cli_helpers import SESSION, cli_json, runner
 
 
 def test_set_clear_and_list_facts_on_a_claude_code_session(tmp_path: Path, data_dir: Path) -> None:

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cli_helpers import SESSION, cli_json, runner
-
 from context_journal import ContextManager
 from context_journal.cli import app
 from context_journal.namespaces import recorded_compressing_strategy, recorded_strategy
 from context_journal.stores import SQLiteStore
+from tests.cli.cli_helpers import SESSION, cli_json, runner
 
 
 def _pending(db: str) -> tuple[int, int]:

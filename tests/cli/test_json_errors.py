@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 from typer.testing import CliRunner
 
 from context_journal import ContextManager
 from context_journal.cli import app
+from tests.hypothesis_budget import examples
 
 runner = CliRunner()
 
@@ -35,7 +35,8 @@ def _json_error(res: Any) -> dict[str, Any]:
     data = json.loads(lines[0])
     assert data["ok"] is False and set(data["error"]) >= {"type", "message"}
     assert isinstance(data["error"]["message"], str) and data["error"]["message"]
-    return data["error"]
+    error: dict[str, Any] = data["error"]
+    return error
 
 
 def test_compile_json_over_budget_is_a_json_error(tmp_path: Path) -> None:

@@ -9,11 +9,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-from map_helpers import parse, parts_per_lane, pixel_stats, raw_like
 from typer.testing import CliRunner
 
 from context_journal.cli import app
 from context_journal.viz.browser import BROWSER_ENV, find_browser
+from tests.map_helpers import parse, parts_per_lane, pixel_stats, raw_like
 
 runner = CliRunner()
 

@@ -7,9 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from cli_helpers import SESSION, cli_json, runner
-
 from context_journal.cli import app
+from tests.cli.cli_helpers import SESSION, cli_json, runner
 
 
 def test_redact_a_message_and_a_range_of_a_real_session(tmp_path: Path, data_dir: Path) -> None:

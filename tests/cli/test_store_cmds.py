@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from cli_helpers import cli_json
 from typer.testing import CliRunner
 
 from context_journal import ContextManager
 from context_journal.cli import app
+from tests.cli.cli_helpers import cli_json
 
 runner = CliRunner()
 

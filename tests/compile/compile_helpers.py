@@ -7,16 +7,15 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bug_cases import BUG_DIR as BUG_DIR
-from bug_cases import WordCounter as WordCounter
-from bug_cases import load_case as load_case
-from bug_cases import words as words
-
 from context_journal.compile import CompileResult
 from context_journal.manager import ContextManager
 from context_journal.strategies import PassthroughStrategy, Strategy, WindowedPassthroughStrategy
 from context_journal.validate import validate_messages, validate_openai_messages
 from context_journal.views import running_turn_start
+from tests.bug_cases import BUG_DIR as BUG_DIR
+from tests.bug_cases import WordCounter as WordCounter
+from tests.bug_cases import load_case as load_case
+from tests.bug_cases import words as words
 
 
 def manager_for(

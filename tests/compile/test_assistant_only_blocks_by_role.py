@@ -11,10 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from compile_helpers import assert_valid
-from provider_shapes import compaction_block, mcp_pair, web_search_pair
 
 from context_journal import ContextManager
+from tests.compile.compile_helpers import assert_valid
+from tests.provider_shapes import compaction_block, mcp_pair, web_search_pair
 
 Block = dict[str, Any]
 

@@ -12,7 +12,6 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 
 from context_journal import ContextManager
 from context_journal.rendering.cache_markers import (
@@ -21,6 +20,7 @@ from context_journal.rendering.cache_markers import (
     cap_cache_markers,
     marker_locations,
 )
+from tests.hypothesis_budget import examples
 
 E = {"type": "ephemeral"}
 

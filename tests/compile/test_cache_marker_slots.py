@@ -11,10 +11,10 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 
 from context_journal import ContextManager
 from context_journal.rendering.cache_markers import CacheMarkersDroppedWarning, cap_cache_markers
+from tests.hypothesis_budget import examples
 
 E = {"type": "ephemeral"}
 

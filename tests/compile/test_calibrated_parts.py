@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 
 from context_journal import ContextManager
 from context_journal.compile import NESTED_PARTS, calibrated_parts
+from tests.hypothesis_budget import examples
 
 SETTINGS = settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -10,10 +10,10 @@ import math
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 
-from context_journal import ContextManager
+from context_journal import CompileResult, ContextManager
 from context_journal.tokens import Calibration, content_mix
+from tests.hypothesis_budget import examples
 
 ENGLISH = "Another plain English sentence about the build and its tests. "
 HINDI = "नमस्ते दुनिया यह एक परीक्षण है और यह बहुत लंबा वाक्य है "
@@ -29,7 +29,7 @@ def _manager(prose: float, other: float, texts: list[str]) -> ContextManager:
     return cm
 
 
-def _provider_tokens(cm: ContextManager, result) -> int:  # type: ignore[no-untyped-def]
+def _provider_tokens(cm: ContextManager, result: CompileResult) -> int:
     """The compile's estimate corrected by its content's classes (framing priced like its content)."""
     cal = Calibration.from_state(cm._strategy_context().get_state("calibration"))
     mix = content_mix([*result.system, *(b for m in result.messages for b in m.content)])

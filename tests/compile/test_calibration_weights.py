@@ -9,10 +9,10 @@ import math
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 
 from context_journal import ContextManager
 from context_journal.tokens import FULL_REPORT_TOKENS, Calibration
+from tests.hypothesis_budget import examples
 
 SETTINGS = settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

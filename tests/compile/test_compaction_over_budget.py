@@ -10,11 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from compile_helpers import assert_valid
 
 from context_journal import AutobiographicalConfig, AutobiographicalStrategy, ContextManager
 from context_journal.compile import OverBudgetError
 from context_journal.strategies import PassthroughStrategy, WindowedPassthroughStrategy
+from tests.compile.compile_helpers import assert_valid
 
 Block = dict[str, Any]
 

@@ -8,7 +8,16 @@ import json
 from typing import Any
 
 import pytest
-from compile_helpers import (
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from context_journal.compile import CompileOptions, Injection, OverBudgetError
+from context_journal.content import ToolResultBlock
+from context_journal.manager import ContextManager
+from context_journal.strategies import PassthroughStrategy, WindowedPassthroughStrategy
+from context_journal.tokens import EstimatingCounter
+from context_journal.validate import validate_openai_messages
+from tests.compile.compile_helpers import (
     WordCounter,
     assert_valid,
     ids,
@@ -19,15 +28,7 @@ from compile_helpers import (
     strategy_named,
     words,
 )
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-from hypothesis_budget import examples
-
-from context_journal.compile import CompileOptions, Injection, OverBudgetError
-from context_journal.manager import ContextManager
-from context_journal.strategies import PassthroughStrategy, WindowedPassthroughStrategy
-from context_journal.tokens import EstimatingCounter
-from context_journal.validate import validate_openai_messages
+from tests.hypothesis_budget import examples
 
 STRATEGIES = ["passthrough", "windowed"]
 FAST = settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -183,7 +184,8 @@ def test_B05_B11_oversized_result_is_excerpted_with_its_pair(
             assert "m3" not in text and answer.sources[0].id == "m3"
             assert any(r.kind == "excerpted" and r.message_id == "m3" for r in result.repairs)
             assert not next(s for s in answer.sources if s.id == "m3").complete
-    assert cm.get_message("m3").content[0].content == words(size)  # the journal keeps it whole
+    stored = cm.get_message("m3").content[0]
+    assert isinstance(stored, ToolResultBlock) and stored.content == words(size)  # the journal keeps it whole
 
 
 @pytest.mark.parametrize("budget", [60, 170])
@@ -379,7 +381,7 @@ def test_B24_thinking_comes_back_byte_identical_after_a_sqlite_roundtrip(
     path = tmp_path_factory.mktemp("b24") / "j.db"
     thinking = {"type": "thinking", "thinking": text, "signature": signature}
     redacted = {"type": "redacted_thinking", "data": signature + "=="}
-    msgs = [
+    msgs: list[dict[str, Any]] = [
         {"role": "user", "content": [{"type": "text", "text": "Check config.yaml."}]},
         {
             "role": "assistant",
@@ -981,7 +983,7 @@ def _b63_messages() -> list[dict[str, Any]]:
     """B63's input with its nested placeholders built: two ~300 KB PNGs and a 3,000-word page text."""
     case = load_case("B63")
     png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 1200).decode()
-    msgs = json.loads(json.dumps(case["messages"]))
+    msgs: list[dict[str, Any]] = json.loads(json.dumps(case["messages"]))
     for m in msgs:
         for b in m["content"]:
             for inner in b.get("content", []) if isinstance(b.get("content"), list) else []:

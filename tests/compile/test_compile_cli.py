@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from compile_helpers import words
 from typer.testing import CliRunner
 
 from context_journal.cli import app
 from context_journal.manager import ContextManager
 from context_journal.validate import validate_messages, validate_openai_messages
+from tests.compile.compile_helpers import words
 
 runner = CliRunner()
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from compile_helpers import assert_valid, ids, journal_state, words
 
 from context_journal.compile import CompileOptions, EmptyContextError, Injection, OverBudgetError, Roles
 from context_journal.errors import ContextJournalError, MalformedContentError
@@ -26,6 +25,7 @@ from context_journal.strategies import (
 from context_journal.tokens import EstimatingCounter
 from context_journal.validate import InvalidContextError, check_messages, validate_messages
 from context_journal.views import MessageView
+from tests.compile.compile_helpers import assert_valid, ids, journal_state, words
 
 
 def _chat(n: int = 10) -> ContextManager:

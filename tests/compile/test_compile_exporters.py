@@ -18,11 +18,11 @@ try:
 except ImportError:  # pragma: no cover - older SDKs use httpx
     import httpx  # type: ignore[no-redef]
 import pytest
-from compile_helpers import assert_valid, words
-from provider_shapes import CHAR_LOCATION
 
 from context_journal.compile import CompileResult
 from context_journal.manager import ContextManager
+from tests.compile.compile_helpers import assert_valid, words
+from tests.provider_shapes import CHAR_LOCATION
 
 anthropic = pytest.importorskip("anthropic")
 openai = pytest.importorskip("openai")
@@ -235,7 +235,7 @@ def test_openai_client_accepts_and_sends_the_messages(result: CompileResult) -> 
     http = _sdk_http(openai)  # openai < 3 is built on httpx, not httpx2
     sent: list[dict[str, Any]] = []
 
-    def handler(request: httpx.Request) -> httpx.Response:
+    def handler(request: Any) -> Any:  # http's Request and Response: httpx2's or httpx's
         sent.append(json.loads(request.content))
         return http.Response(
             200,
@@ -254,7 +254,7 @@ def test_openai_client_accepts_and_sends_the_messages(result: CompileResult) -> 
         http_client=http.Client(transport=http.MockTransport(handler)),
     )
     messages = result.to_openai()
-    reply = client.chat.completions.create(model="gpt-test", messages=messages)  # type: ignore[arg-type]
+    reply = client.chat.completions.create(model="gpt-test", messages=messages)
     assert reply.choices[0].message.content == "ok"
     assert sent[0]["messages"] == messages
 

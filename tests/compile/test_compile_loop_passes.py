@@ -7,19 +7,18 @@ and compile id, pass for pass; only the number of select+render passes drops (at
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 
 import context_journal.compile as compile_module
 from context_journal import ContextManager
 from context_journal.compile import CHEAPEST_PART, UNSUMMARISED_PART, CompileResult, OverBudgetError
 from context_journal.llm import OfflineSummarizer
-from context_journal.rendering.fit import _minus, cover_floor, spans_floor
+from context_journal.rendering.fit import _minus, cover_floor, render, spans_floor
 from context_journal.strategies import (
     AutobiographicalConfig,
     AutobiographicalStrategy,
@@ -30,6 +29,7 @@ from context_journal.strategies import (
     WindowedPassthroughStrategy,
 )
 from context_journal.tokens import EstimatingCounter
+from tests.hypothesis_budget import examples
 
 WORDS = [
     "the",
@@ -165,11 +165,12 @@ def test_the_shortcuts_change_no_output_and_fail_only_what_cannot_fit(
     """With ``EXACT_FAILURE_MESSAGES`` at 0 every impossible compile fails before rendering: the lower bound it
     names is never above the smallest valid context the full loop finds, and it fails only where the full
     loop fails."""
-    strategy: Strategy = {
+    strategies: dict[str, Callable[[], Strategy]] = {
         "passthrough": PassthroughStrategy,
         "windowed": WindowedPassthroughStrategy,
         "autobiographical": lambda: AutobiographicalStrategy(AutobiographicalConfig.for_budget(2_000)),
-    }[name]()
+    }
+    strategy = strategies[name]()
     cm = ContextManager.open("memory:", strategy=strategy)
     cm.add_messages(conversation(n, seed, big))
     limit = compile_module.EXACT_FAILURE_MESSAGES
@@ -205,7 +206,7 @@ def test_a_history_never_summarised_fails_before_rendering(monkeypatch: pytest.M
     assert first.value.parts["pending chunks"] > 0 and "compression lags" in str(first.value)
     assert first.value.parts[CHEAPEST_PART] > 600 and CHEAPEST_PART in str(first.value)
     renders = 0
-    real = compile_module.render
+    real = render  # what compile_module calls by this name
 
     def counting(*args: Any, **kwargs: Any) -> Any:
         nonlocal renders

@@ -10,15 +10,22 @@ import json
 from typing import Any
 
 import pytest
-from compile_helpers import assert_valid, journal_state, running_loop_kept_whole, stored_blocks, thinking_loop, words
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 
 from context_journal.compile import CompileOptions, EmptyContextError, Injection, OverBudgetError
 from context_journal.manager import ContextManager
 from context_journal.strategies import PassthroughStrategy, WindowedPassthroughStrategy
 from context_journal.tokens import EstimatingCounter
+from tests.compile.compile_helpers import (
+    assert_valid,
+    journal_state,
+    running_loop_kept_whole,
+    stored_blocks,
+    thinking_loop,
+    words,
+)
+from tests.hypothesis_budget import examples
 
 PNG = base64.b64encode(b"\x89PNG\r\n" + bytes(range(200))).decode()
 PDF = base64.b64encode(b"%PDF-1.4\n" + b"1 0 obj << /Type /Page >> endobj\n" * 3 + b"%%EOF\n").decode()
@@ -48,7 +55,7 @@ def conversations(draw: st.DrawFn) -> list[dict[str, Any]]:
             msgs.append({"participant": who, "content": [_text(draw) for _ in range(draw(st.integers(1, 2)))]})
         elif kind == "call":
             width = draw(st.integers(1, 3))
-            uses = []
+            uses: list[dict[str, Any]] = []
             for _ in range(width):
                 calls += 1
                 uses.append(
@@ -75,7 +82,7 @@ def conversations(draw: st.DrawFn) -> list[dict[str, Any]]:
                     msgs.extend({"participant": "tool", "content": [r]} for r in results)
         elif kind == "result":
             # A late result, an orphan, or a result sitting in an assistant turn.
-            tid = open_calls.pop(0) if open_calls and draw(st.booleans()) else f"ghost{draw(st.integers(0, 3))}"
+            tid = open_calls.pop(0) if bool(open_calls) and draw(st.booleans()) else f"ghost{draw(st.integers(0, 3))}"
             where = draw(st.sampled_from(["tool", "user", "assistant"]))
             msgs.append(
                 {"participant": where, "content": [_result(draw, tid)] + ([_text(draw)] if draw(st.booleans()) else [])}
@@ -93,7 +100,12 @@ def conversations(draw: st.DrawFn) -> list[dict[str, Any]]:
             # A tool loop that opens with signed thinking (B62), often the newest messages (still running).
             for step in range(draw(st.integers(1, 4))):
                 calls += 1
-                use = {"type": "tool_use", "id": f"t{calls}", "name": "run", "input": {"cmd": f"step {step}"}}
+                use: dict[str, Any] = {
+                    "type": "tool_use",
+                    "id": f"t{calls}",
+                    "name": "run",
+                    "input": {"cmd": f"step {step}"},
+                }
                 head = [{"type": "thinking", "thinking": words(draw(st.integers(5, 60))), "signature": "sigL"}]
                 msgs.append({"participant": "assistant", "content": [*(head if step == 0 else []), use]})
                 if draw(st.integers(0, 5)) == 0:  # someone writes while the loop runs (a review finding)

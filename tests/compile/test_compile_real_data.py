@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from compile_helpers import assert_valid
 
 from context_journal.compile import Roles
 from context_journal.formats import read_transcript
@@ -15,6 +14,7 @@ from context_journal.formats.base import Conversation
 from context_journal.manager import ContextManager
 from context_journal.strategies import PassthroughStrategy, WindowedPassthroughStrategy
 from context_journal.tokens import EstimatingCounter
+from tests.compile.compile_helpers import assert_valid
 
 BUDGETS = (4_000, 16_000, 64_000)
 

@@ -9,8 +9,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from compile_helpers import words
-from token_corpus import shared_blocks
 
 from context_journal.errors import MissingExtraError
 from context_journal.manager import ContextManager
@@ -23,6 +21,8 @@ from context_journal.tokens import (
     estimate_text_tokens,
     load_offline_encoding,
 )
+from tests.compile.compile_helpers import words
+from tests.compile.token_corpus import shared_blocks
 
 
 def _exact() -> TiktokenCounter:

@@ -3,13 +3,13 @@ and edits leaving holes in the index."""
 
 from __future__ import annotations
 
-from compile_helpers import words
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 
 from context_journal.manager import ContextManager
 from context_journal.views import MessageView, SliceView, StoreView, newest_unit_start, unit_start_at_or_after
+from tests.compile.compile_helpers import words
+from tests.hypothesis_budget import examples
 
 
 def _build(ops: list[tuple[str, int]]) -> ContextManager:

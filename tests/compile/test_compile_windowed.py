@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from compile_helpers import assert_valid, words
 
 from context_journal.manager import ContextManager
-from context_journal.strategies import Budget, PassthroughStrategy, WindowedPassthroughStrategy
+from context_journal.strategies import Budget, PassthroughStrategy, RawSpan, WindowedPassthroughStrategy
+from tests.compile.compile_helpers import assert_valid, words
 
 
 def _strip_cache(params: dict[str, Any]) -> list[dict[str, Any]]:
@@ -109,6 +109,7 @@ def test_select_is_pure_and_honours_the_fraction() -> None:
         again = strategy.select(view, Budget(4_000, 4_000, 4_000))
         assert sel == again and strategy.anchor is None  # nothing changed by selecting
         (span,) = sel.entries
+        assert isinstance(span, RawSpan)  # a window of raw messages, nothing rendered
         assert view.tokens(span.start, span.end) <= 1_000
         assert sel.state["windowed/anchor"]["id"] == view.entry(span.start).id
     with pytest.raises(ValueError):

@@ -13,11 +13,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from compile_helpers import assert_valid
-from provider_shapes import CHAR_LOCATION, web_search_pair
 
 from context_journal.manager import ContextManager
 from context_journal.validate import validate_messages
+from tests.compile.compile_helpers import assert_valid
+from tests.provider_shapes import CHAR_LOCATION, web_search_pair
 
 anthropic = pytest.importorskip("anthropic")
 import pydantic  # noqa: E402
@@ -56,14 +56,18 @@ def test_a_server_call_alone_without_its_result_is_still_text() -> None:
 
 
 def test_the_validator_accepts_an_unanswered_server_call_only_beside_a_client_call() -> None:
-    question = {"role": "user", "content": "q"}
-    answer = {"role": "user", "content": [RESULT]}
+    question: dict[str, Any] = {"role": "user", "content": "q"}
+    answer: dict[str, Any] = {"role": "user", "content": [RESULT]}
     mixed = [question, {"role": "assistant", "content": [SERVER_CALL, CLIENT_CALL]}, answer]
     assert validate_messages(mixed) == []
-    alone = [question, {"role": "assistant", "content": [SERVER_CALL]}, {"role": "user", "content": "go on"}]
+    alone: list[dict[str, Any]] = [
+        question,
+        {"role": "assistant", "content": [SERVER_CALL]},
+        {"role": "user", "content": "go on"},
+    ]
     assert [i.code for i in validate_messages(alone)] == ["unanswered_server_call"]
     mcp = {"type": "mcp_tool_use", "id": "mcptoolu_1", "name": "echo", "server_name": "s", "input": {}}
-    mcp_mixed = [question, {"role": "assistant", "content": [mcp, CLIENT_CALL]}, answer]
+    mcp_mixed: list[dict[str, Any]] = [question, {"role": "assistant", "content": [mcp, CLIENT_CALL]}, answer]
     assert [i.code for i in validate_messages(mcp_mixed)] == ["unanswered_server_call"]
     in_user = [{"role": "user", "content": [SERVER_CALL, CLIENT_CALL]}]
     assert "unanswered_server_call" in {i.code for i in validate_messages(in_user)}

@@ -11,20 +11,21 @@ section, every strategy, a sweep of budgets from far too small to roomy.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
-from compile_helpers import assert_valid, words
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 
 from context_journal.compile import CompileResult, OverBudgetError
 from context_journal.manager import ContextManager
-from context_journal.strategies import PassthroughStrategy, WindowedPassthroughStrategy
+from context_journal.strategies import PassthroughStrategy, Strategy, WindowedPassthroughStrategy
 from context_journal.strategies.autobiographical import AutobiographicalStrategy
+from tests.compile.compile_helpers import assert_valid, words
+from tests.hypothesis_budget import examples
 
-_STRATEGIES = {
+_STRATEGIES: dict[str, Callable[[], Strategy]] = {
     "passthrough": PassthroughStrategy,
     "windowed": WindowedPassthroughStrategy,
     "autobiographical": lambda: AutobiographicalStrategy(

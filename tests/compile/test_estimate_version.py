@@ -15,9 +15,9 @@ import unicodedata
 from typing import Any
 
 import pytest
-from token_corpus import CORPUS
 
 from context_journal.tokens import ESTIMATE_VERSION, EstimatingCounter, counter_key
+from tests.compile.token_corpus import CORPUS
 
 FINGERPRINTS = {1: "bfa2450323c4d446"}
 """ESTIMATE_VERSION -> the fingerprint of its counts over :func:`_blocks`, under :data:`UNICODE`."""

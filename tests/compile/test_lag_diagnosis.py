@@ -6,15 +6,15 @@ small for the head, the newest turn and the system part also says the budget mus
 
 from __future__ import annotations
 
-from compile_helpers import words
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 
 from context_journal.compile import OverBudgetError
 from context_journal.llm import OfflineSummarizer
 from context_journal.manager import ContextManager
 from context_journal.strategies import AutobiographicalConfig, AutobiographicalStrategy
+from tests.compile.compile_helpers import words
+from tests.hypothesis_budget import examples
 
 FAST = settings(max_examples=examples(20), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

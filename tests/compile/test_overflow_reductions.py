@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 
 from context_journal import ContextManager
 from context_journal.compile import CompileResult, OverBudgetError
 from context_journal.validate import validate_messages, validate_openai_messages
+from tests.hypothesis_budget import examples
 
 WORDS = ["alpha", "beta", "gamma", "delta", "river", "stone", "cloud", "forest", "invoice", "refund"]
 STRATEGIES = ["passthrough", "windowed"]

@@ -47,8 +47,12 @@ def test_a_large_provider_result_is_excerpted_not_the_history_dropped(kind: str,
     cm.add_message("user", "What's the weather in Paris?")
     if kind == "search_result":
         cm.add_message("assistant", "Let me look.")
-        result = {"type": "search_result", "source": "https://w.example", "title": "Weather", "content": []}
-        result["content"] = [{"type": "text", "text": BIG}]
+        result = {
+            "type": "search_result",
+            "source": "https://w.example",
+            "title": "Weather",
+            "content": [{"type": "text", "text": BIG}],
+        }
         cm.add_message("user", [result])
     else:
         cm.add_message("assistant", [*_result(kind), {"type": "text", "text": "It is 18C."}])

@@ -10,10 +10,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from compile_helpers import WordCounter, assert_valid, ids, manager_for, words
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 
 from context_journal.strategies import (
     AutobiographicalConfig,
@@ -22,6 +20,8 @@ from context_journal.strategies import (
     Strategy,
     WindowedPassthroughStrategy,
 )
+from tests.compile.compile_helpers import WordCounter, assert_valid, ids, manager_for, words
+from tests.hypothesis_budget import examples
 
 FAST = settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

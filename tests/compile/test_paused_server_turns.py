@@ -11,11 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from compile_helpers import assert_valid, words
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
-from provider_shapes import code_execution_pair, encrypted_code_pair, mcp_pair, web_fetch_pair, web_search_pair
 
 from context_journal.compile import CompileResult, EmptyContextError, OverBudgetError
 from context_journal.content import SERVER_CALL_TYPES, SERVER_RESULT_TYPES
@@ -32,6 +29,9 @@ from context_journal.testing import ScriptedProvider
 from context_journal.tokens import EstimatingCounter
 from context_journal.validate import validate_messages
 from context_journal.views import newest_unit_start, running_turn_start, unit_bounds, unit_start_at_or_after
+from tests.compile.compile_helpers import assert_valid, words
+from tests.hypothesis_budget import examples
+from tests.provider_shapes import code_execution_pair, encrypted_code_pair, mcp_pair, web_fetch_pair, web_search_pair
 
 anthropic = pytest.importorskip("anthropic")
 import pydantic  # noqa: E402

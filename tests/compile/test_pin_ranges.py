@@ -15,14 +15,14 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
-from test_pins import _build, _strategy, plans, rendered_ids
 
 from context_journal import ContextManager, MessageNotFoundError, WindowedPassthroughStrategy
 from context_journal.compile import CompileResult, OverBudgetError
 from context_journal.strategies import PassthroughStrategy
 from context_journal.strategies.pinned import PinInfo, PinUnsupportedError
 from context_journal.validate import validate_messages
+from tests.compile.test_pins import _build, _strategy, plans, rendered_ids
+from tests.hypothesis_budget import examples
 
 
 def _range_ids(cm: ContextManager, first: str, last: str) -> list[str]:

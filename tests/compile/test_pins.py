@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 
 from context_journal import (
     AutobiographicalConfig,
@@ -29,6 +28,7 @@ from context_journal.compile import CompileResult, OverBudgetError
 from context_journal.recall import RecallConfig
 from context_journal.strategies import PassthroughStrategy
 from context_journal.validate import validate_messages
+from tests.hypothesis_budget import examples
 
 WORDS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet"]
 

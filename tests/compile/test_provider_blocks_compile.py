@@ -6,14 +6,22 @@ is sent as stored, and both exports stay valid (the Anthropic one against the SD
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
-from compile_helpers import assert_valid, words
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
-from provider_shapes import (
+
+from context_journal.compile import CompileOptions, CompileResult, OverBudgetError
+from context_journal.content import SERVER_CALL_TYPES, SERVER_RESULT_TYPES
+from context_journal.manager import ContextManager
+from context_journal.strategies import PassthroughStrategy, WindowedPassthroughStrategy
+from context_journal.tokens import EstimatingCounter
+from context_journal.validate import validate_messages
+from tests.compile.compile_helpers import assert_valid, words
+from tests.hypothesis_budget import examples
+from tests.provider_shapes import (
     ASSISTANT_PAIRS,
     assistant_turn,
     bash_pair,
@@ -29,13 +37,6 @@ from provider_shapes import (
     web_search_pair,
 )
 
-from context_journal.compile import CompileOptions, CompileResult, OverBudgetError
-from context_journal.content import SERVER_CALL_TYPES, SERVER_RESULT_TYPES
-from context_journal.manager import ContextManager
-from context_journal.strategies import PassthroughStrategy, WindowedPassthroughStrategy
-from context_journal.tokens import EstimatingCounter
-from context_journal.validate import validate_messages
-
 anthropic = pytest.importorskip("anthropic")
 
 
@@ -43,7 +44,7 @@ def _key(b: dict[str, Any]) -> str:
     return json.dumps(b, sort_keys=True, ensure_ascii=False)
 
 
-def _server_pairs(blocks: list[dict[str, Any]]) -> dict[str, tuple[str, str | None]]:
+def _server_pairs(blocks: Sequence[dict[str, Any]]) -> dict[str, tuple[str, str | None]]:
     """``{call id: (call json, result json or None)}`` of one message's provider-side calls."""
     out: dict[str, tuple[str, str | None]] = {}
     for b in blocks:
@@ -126,7 +127,8 @@ def test_unbounded_compile_sends_every_provider_block_as_stored() -> None:
 
 def test_anthropic_export_conforms_to_the_sdk_beta_request_types() -> None:
     from anthropic.types.beta import BetaMessageParam
-    from test_compile_exporters import conforms
+
+    from tests.compile.test_compile_exporters import conforms
 
     with _manager() as cm:
         params = cm.compile(1_000_000).to_anthropic(assistant="Claude")
@@ -143,7 +145,8 @@ def test_anthropic_export_conforms_to_the_sdk_beta_request_types() -> None:
 
 def test_the_sdk_types_check_is_strict_about_provider_blocks() -> None:
     from anthropic.types.beta import BetaMessageParam
-    from test_compile_exporters import conforms
+
+    from tests.compile.test_compile_exporters import conforms
 
     bad = {**web_search_pair()[1], "content": [{"type": "web_search_result", "url": "u"}]}
     assert conforms({"role": "assistant", "content": [web_search_pair()[0], bad]}, BetaMessageParam)
@@ -168,7 +171,8 @@ def test_openai_export_reads_provider_blocks_as_text_and_keeps_tool_pairing() ->
 def test_openai_export_conforms_to_the_sdk_request_types() -> None:
     openai = pytest.importorskip("openai")
     from openai.types.chat import ChatCompletionMessageParam
-    from test_compile_exporters import conforms
+
+    from tests.compile.test_compile_exporters import conforms
 
     assert openai
     with _manager() as cm:
@@ -208,7 +212,7 @@ def test_a_paused_call_is_sent_as_is_while_newest_and_as_text_once_abandoned() -
 
 def test_validator_names_split_and_misplaced_provider_blocks() -> None:
     pair = web_search_pair()
-    cases = [
+    cases: list[tuple[list[dict[str, Any]], str]] = [
         (
             [
                 {"role": "user", "content": "q"},

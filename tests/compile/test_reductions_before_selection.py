@@ -15,11 +15,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from compile_helpers import assert_valid, ids, load_case, manager_for, words
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
-from test_token_estimate_scripts import _b65_messages, make_pdf
 
 from context_journal import ContextManager
 from context_journal.compile import CompileOptions, CompileResult
@@ -32,6 +29,9 @@ from context_journal.strategies import (
     WindowedPassthroughStrategy,
 )
 from context_journal.tokens import EstimatingCounter
+from tests.compile.compile_helpers import assert_valid, ids, load_case, manager_for, words
+from tests.compile.test_token_estimate_scripts import _b65_messages, make_pdf
+from tests.hypothesis_budget import examples
 
 FAST = settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 INSTRUCTION = "Summarise the attached report in French."

@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 
 from context_journal import ContextManager, MemoryStore
 from context_journal.compile import OverBudgetError
@@ -19,6 +18,7 @@ from context_journal.stores import SQLiteStore
 from context_journal.strategies import AutobiographicalConfig, AutobiographicalStrategy
 from context_journal.testing import ScriptedProvider
 from context_journal.validate import validate_messages, validate_openai_messages
+from tests.hypothesis_budget import examples
 
 STRATEGIES = ["passthrough", "windowed", "autobiographical"]
 SPEC = "SPEC: the API must return JSON, never HTML. " * 12

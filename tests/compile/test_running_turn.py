@@ -9,7 +9,14 @@ import base64
 from typing import Any
 
 import pytest
-from compile_helpers import (
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from context_journal import AutobiographicalConfig, AutobiographicalStrategy
+from context_journal.compile import OverBudgetError
+from context_journal.validate import validate_messages
+from context_journal.views import running_turn_start
+from tests.compile.compile_helpers import (
     WordCounter,
     assert_valid,
     ids,
@@ -20,14 +27,7 @@ from compile_helpers import (
     thinking_loop,
     words,
 )
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-from hypothesis_budget import examples
-
-from context_journal import AutobiographicalConfig, AutobiographicalStrategy
-from context_journal.compile import OverBudgetError
-from context_journal.validate import validate_messages
-from context_journal.views import running_turn_start
+from tests.hypothesis_budget import examples
 
 
 def _strategy(name: str, budget: int) -> Any:
@@ -69,7 +69,7 @@ def test_B62_a_loop_that_cannot_fit_is_sent_as_a_transcript() -> None:
 
 def test_validator_reports_a_running_loop_without_its_thinking() -> None:
     use = {"type": "tool_use", "id": "t2", "name": "open", "input": {"path": "a.py"}}
-    messages = [
+    messages: list[dict[str, Any]] = [
         {"role": "user", "content": "fix it"},
         {"role": "assistant", "content": [use]},
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t2", "content": "x = 1"}]},
@@ -77,7 +77,7 @@ def test_validator_reports_a_running_loop_without_its_thinking() -> None:
     issues = validate_messages(messages, thinking=True)
     assert [(i.index, i.code) for i in issues] == [(1, "running_turn_without_thinking")]
     assert validate_messages(messages) == []  # thinking off: no such rule
-    opened = [{"type": "thinking", "thinking": "look at a.py", "signature": "s"}, use]
+    opened: list[dict[str, Any]] = [{"type": "thinking", "thinking": "look at a.py", "signature": "s"}, use]
     assert validate_messages([messages[0], {"role": "assistant", "content": opened}, messages[2]], thinking=True) == []
     finished = [*messages, {"role": "assistant", "content": "done"}]
     assert validate_messages(finished, thinking=True) == []  # the loop is over: its turn is not running
@@ -417,7 +417,7 @@ def test_results_moved_into_an_interjection_are_named_by_the_transcript(name: st
     from context_journal.strategies import PassthroughStrategy, WindowedPassthroughStrategy
 
     ann = {"participant": "ann", "content": [{"type": "text", "text": words(12)}]}
-    msgs = [{"participant": "user", "content": [{"type": "text", "text": "see"}, _PNG]}]
+    msgs: list[dict[str, Any]] = [{"participant": "user", "content": [{"type": "text", "text": "see"}, _PNG]}]
     msgs += [{"participant": "user", "content": [{"type": "text", "text": "alpha0"}]}]
     for k in range(1, 4):
         msgs += [_call("assistant", f"t{k}", thinking=k == 1, cmd=f"step {k - 1}"), ann]
@@ -464,8 +464,8 @@ def test_omitted_spans_name_only_messages_not_sent(name: str, result_words: int)
         msgs.append({"participant": "user", "content": "now run the steps: " + words(10)})
         for k in range(6):
             msgs.append(_call("assistant", f"s{k}", thinking=thinking and k == 0, cmd=f"step {k}"))
-            result = {"type": "tool_result", "tool_use_id": f"s{k}", "content": words(result_words)}
-            msgs.append({"participant": "tool", "content": [result]})
+            output = {"type": "tool_result", "tool_use_id": f"s{k}", "content": words(result_words)}
+            msgs.append({"participant": "tool", "content": [output]})
         cm = ContextManager.open("memory:", strategy=strategy_named(name))
         cm.add_messages(msgs)
         order = [m.id for m in cm.get_all_messages()]

@@ -21,11 +21,8 @@ from functools import cache
 from typing import Any
 
 import pytest
-from compile_helpers import load_case, manager_for
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
-from token_corpus import CORPUS
 
 from context_journal.errors import MissingExtraError
 from context_journal.tokens import (
@@ -36,6 +33,9 @@ from context_journal.tokens import (
     content_mix,
     estimate_text_tokens,
 )
+from tests.compile.compile_helpers import load_case, manager_for
+from tests.compile.token_corpus import CORPUS
+from tests.hypothesis_budget import examples
 
 LOW, HIGH = 1.0, 1.5
 COMMON_PAIRS = 260  # letter pairs in _word_tokens.COMMON_PAIRS

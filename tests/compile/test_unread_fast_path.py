@@ -19,17 +19,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bug_cases import FILLER
-from compile_helpers import WordCounter, assert_valid
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 
 from context_journal import compile as compile_module
 from context_journal import manager as manager_module
 from context_journal.compile import CompileOptions, CompileResult, Injection
 from context_journal.errors import ContextJournalError
 from context_journal.manager import ContextManager
+from context_journal.rendering import fit
 from context_journal.rendering.fit import UNREAD_TEXT, RenderCache
 from context_journal.strategies import (
     AutobiographicalConfig,
@@ -38,6 +36,9 @@ from context_journal.strategies import (
     Strategy,
     WindowedPassthroughStrategy,
 )
+from tests.bug_cases import FILLER
+from tests.compile.compile_helpers import WordCounter, assert_valid
+from tests.hypothesis_budget import examples
 
 PNG = base64.b64encode(b"\x89PNG\r\n" + bytes(range(256)) * 8).decode()
 WORDS = FILLER
@@ -64,7 +65,7 @@ def fast_path(enabled: bool) -> Iterator[Seen]:
     """Manager compiles with the fast path as shipped (``compile_context``, its fallback included), or with
     it off (``_compile_context(unread_ok=False)``); what the fast path skipped is counted."""
     seen = Seen()
-    real_render = compile_module.render
+    real_render = fit.render  # what compile_module calls by this name
     real_inner = compile_module._compile_context
 
     def render(*args: Any, **kwargs: Any) -> Any:

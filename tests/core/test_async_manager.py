@@ -27,10 +27,8 @@ from context_journal import ContextManager, MemoryStore, MessageNotFoundError, S
 from context_journal.aio import AsyncContextManager
 from context_journal.messages import MessageInput
 from context_journal.testing import ScriptedProvider
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "branches"))
-from loop_workloads import manager_tasks, warm_messages
-from thread_probe import ThreadProbe
+from tests.loop_workloads import manager_tasks, warm_messages
+from tests.thread_probe import ThreadProbe
 
 
 class _Loop:
@@ -95,18 +93,21 @@ class SyncOverAsync:
 
 
 def _sync_tests(module_name: str) -> list[tuple[str, Callable[..., Any]]]:
+    """The module's tests that take only ``store`` and ``tmp_path``, each named ``<module>::<test>`` (the module's
+    last name, as in ``tests/core/test_manager.py``'s ``test_manager``)."""
     module = importlib.import_module(module_name)
-    out = []
+    label = module_name.rpartition(".")[2]
+    out: list[tuple[str, Callable[..., Any]]] = []
     for name, fn in vars(module).items():
         if not name.startswith("test_") or not inspect.isfunction(fn):
             continue
         params = set(inspect.signature(fn).parameters)
         if params <= {"store", "tmp_path"} and not hasattr(fn, "pytestmark"):
-            out.append((f"{module_name}::{name}", fn))
+            out.append((f"{label}::{name}", fn))
     return out
 
 
-SYNC_TESTS = _sync_tests("test_manager") + _sync_tests("test_branch_api")
+SYNC_TESTS = _sync_tests("tests.core.test_manager") + _sync_tests("tests.branches.test_branch_api")
 
 
 @pytest.fixture(params=["memory", "sqlite"])
@@ -400,7 +401,7 @@ def test_the_store_thread_hands_the_gil_over_only_after_running_calls_back_to_ba
             sleeps.append(seconds)
         real_sleep(seconds)
 
-    monkeypatch.setattr(_store_thread.time, "sleep", counted)
+    monkeypatch.setattr(time, "sleep", counted)  # the module _store_thread calls time.sleep on
 
     def busy(ms: float) -> None:
         end = time.perf_counter() + ms / 1000

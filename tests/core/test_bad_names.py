@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 
 from context_journal import ContextManager
 from context_journal.errors import ContextJournalError, MalformedContentError
+from tests.hypothesis_budget import examples
 
 BAD_NAMES = st.one_of(
     st.text(alphabet=" \t\n\u3000", min_size=1, max_size=4),

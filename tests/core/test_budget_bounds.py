@@ -5,16 +5,17 @@ down by one token from a float-rounded value). Token counts have an upper bound 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 from typer.testing import CliRunner
 
 from context_journal import ContextManager
 from context_journal.cli import app
 from context_journal.tokens import MAX_TOKEN_COUNT, Calibration
+from tests.hypothesis_budget import examples
 
 
 @pytest.mark.parametrize("value", [MAX_TOKEN_COUNT + 1, 10**30, 2**63])
@@ -74,8 +75,9 @@ def test_an_autobiographical_config_refuses_numbers_no_compile_can_use(field: st
     from context_journal import AutobiographicalConfig
     from context_journal.cli import app
 
+    bad: dict[str, Any] = {field: value}  # a value out of the field's bounds
     with pytest.raises(ValueError, match=field):
-        AutobiographicalConfig(**{field: value})
+        AutobiographicalConfig(**bad)
     assert AutobiographicalConfig(recent_window_tokens=MAX_TOKEN_COUNT).recent_window_tokens == MAX_TOKEN_COUNT
     if isinstance(value, float):
         text = {float("inf"): "Infinity"}.get(value, "NaN" if value != value else repr(value))

@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 
 from context_journal import ContextManager, MalformedContentError, MemoryStore
 from context_journal.content import externalize_media, parse_content, resolve_media, validate_content
+from tests.hypothesis_budget import examples
 
 text = st.text(max_size=40)
 ident = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789_", min_size=1, max_size=12)

@@ -6,11 +6,9 @@ from __future__ import annotations
 
 from itertools import accumulate
 
-import regex
-from grapheme_clusters import CLUSTERS as SHARED
+import regex  # type: ignore[import-untyped]  # no stubs shipped
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 
 from context_journal._graphemes import (
     ceil_boundary,
@@ -27,6 +25,8 @@ from context_journal.recall.spans import _cut
 from context_journal.rendering.repairs import _cut_text
 from context_journal.strategies.autobiographical.planning import cap_text
 from context_journal.tokens import EstimatingCounter, estimate_text_tokens
+from tests.grapheme_clusters import CLUSTERS as SHARED
+from tests.hypothesis_budget import examples
 
 SETTINGS = settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

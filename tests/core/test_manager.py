@@ -233,7 +233,7 @@ def test_reserve_larger_than_the_window_and_empty_compiles_raise() -> None:
     assert [i.code for i in validate_messages([])] == ["no_messages"]
 
 
-def test_a_missing_directory_is_an_error_unless_asked_to_create_it(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_missing_directory_is_an_error_unless_asked_to_create_it(tmp_path: Path) -> None:
     import pytest
 
     from context_journal.errors import StoreError

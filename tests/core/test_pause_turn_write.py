@@ -11,13 +11,13 @@ import json
 from typing import Any
 
 import pytest
-from provider_shapes import code_execution_pair, mcp_pair, web_fetch_pair, web_search_pair
 
 from context_journal._block_types import continues_server_turn
 from context_journal.content import check_continuation, paused_calls, validate_content
 from context_journal.errors import MalformedContentError
 from context_journal.manager import ContextManager
 from context_journal.stores import MemoryStore
+from tests.provider_shapes import code_execution_pair, mcp_pair, web_fetch_pair, web_search_pair
 
 Block = dict[str, Any]
 SEARCHING: Block = {"type": "text", "text": "Let me look that up."}

@@ -9,7 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from provider_shapes import (
+
+from context_journal import ContextManager, MalformedContentError, MemoryStore
+from context_journal.content import parse_content, validate_content
+from context_journal.tokens import EstimatingCounter
+from tests.provider_shapes import (
     ASSISTANT_PAIRS,
     assistant_turn,
     code_execution_pair,
@@ -22,10 +26,6 @@ from provider_shapes import (
     web_fetch_pair,
     web_search_pair,
 )
-
-from context_journal import ContextManager, MalformedContentError, MemoryStore
-from context_journal.content import parse_content, validate_content
-from context_journal.tokens import EstimatingCounter
 
 
 def _dump(value: Any) -> str:

@@ -10,7 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from provider_shapes import (
+
+from context_journal import ContextManager, MalformedContentError
+from context_journal import content as content_module
+from context_journal.content import SERVER_TOOL_RESULTS, server_result_mismatch, validate_content
+from context_journal.validate import validate_messages
+from tests.provider_shapes import (
     bash_pair,
     code_execution_pair,
     text_editor_pair,
@@ -18,11 +23,6 @@ from provider_shapes import (
     web_search_error,
     web_search_pair,
 )
-
-from context_journal import ContextManager, MalformedContentError
-from context_journal import content as content_module
-from context_journal.content import SERVER_TOOL_RESULTS, server_result_mismatch, validate_content
-from context_journal.validate import validate_messages
 
 Block = dict[str, Any]
 

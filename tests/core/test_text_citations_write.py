@@ -7,11 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from provider_shapes import CHAR_LOCATION
 
 from context_journal.content import validate_content
 from context_journal.errors import MalformedContentError
 from context_journal.manager import ContextManager
+from tests.provider_shapes import CHAR_LOCATION
 
 CITE = CHAR_LOCATION
 UNTITLED = {k: v for k, v in CITE.items() if k != "document_title"}
@@ -52,7 +52,7 @@ def test_nested_citations_are_checked_too() -> None:
 
 
 def test_good_and_null_citations_are_kept_as_given() -> None:
-    blocks = [
+    blocks: list[dict[str, Any]] = [
         {"type": "text", "text": "a", "citations": [CITE]},
         {"type": "text", "text": "b", "citations": None},
         {"type": "text", "text": "c", "citations": []},

@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 
 from context_journal import ContextManager
 from context_journal.strategies import AutobiographicalConfig
 from context_journal.tokens import check_token_count
+from tests.hypothesis_budget import examples
 
 FAST = settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

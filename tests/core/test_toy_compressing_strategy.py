@@ -224,7 +224,7 @@ def test_a_third_party_strategy_resets_its_head_window_and_is_recorded() -> None
     assert toy.heads == [mid]
     log = toy.compression_log(cm._strategy_context())
     records = [r for r in store.read_slot(log.slot, log.branch_id) if r.item == f"head/{mid}"]
-    assert [json.loads(r.body) for r in records] == [{"type": "toy-head", "message_id": mid}]
+    assert [json.loads(r.body or "null") for r in records] == [{"type": "toy-head", "message_id": mid}]
     # The host's own text: no model call.
     calls = provider.calls
     second = cm.reset_head_window("Back to the boats.")

@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 from typer.testing import CliRunner
 
 from context_journal import ContextManager
@@ -21,6 +20,7 @@ from context_journal.cli import app
 from context_journal.content import MAX_DEPTH, too_deep
 from context_journal.errors import MalformedContentError
 from context_journal.messages import MAX_TIMESTAMP, MIN_TIMESTAMP
+from tests.hypothesis_budget import examples
 
 
 def nested(depth: int, leaf: Any = 1) -> Any:
@@ -128,7 +128,7 @@ def test_cli_reads_a_store_after_refused_writes(tmp_path: Path) -> None:
     cm.add_message("user", "hello")
     for bad in (dict(timestamp=1e30), dict(metadata={"d": nested(300)})):
         with pytest.raises(MalformedContentError):
-            cm.add_message("user", "x", **bad)  # type: ignore[arg-type]
+            cm.add_message("user", "x", **bad)
     cm.close()
     runner = CliRunner()
     for args in (["show", "--json"], ["compile", "--budget", "1000", "--json"], ["stats", "--json"]):

@@ -14,6 +14,7 @@ import pytest
 
 from context_journal.formats import import_into, read_openai, read_openai_responses, read_transcript
 from context_journal.manager import ContextManager
+from tests.imported import content_of
 
 ARGUMENTS = [
     '{"a":  1,\n"b":2}',  # odd whitespace
@@ -68,7 +69,7 @@ def test_chat_arguments_come_back_byte_for_byte_from_both_exports(tmp_path: Path
 
 def test_the_import_keeps_the_text_only_when_the_exports_would_not_write_it() -> None:
     result = read_openai(Path("chat.json"), data={"messages": _chat(ARGUMENTS)})
-    uses = [b for m in result.conversations[0].messages for b in m.content if b["type"] == "tool_use"]
+    uses = [b for m in result.conversations[0].messages for b in content_of(m) if b["type"] == "tool_use"]
     assert [u.get("item_extra") for u in uses] == [
         {"arguments": ARGUMENTS[0]},
         None,  # not JSON: the input holds it ({"_raw_arguments": ...})
@@ -108,7 +109,7 @@ def test_responses_arguments_go_back_byte_for_byte_to_chat_completions_too(tmp_p
         items.append({"type": "function_call", "call_id": f"c{k}", "name": "f", "arguments": a})
     items += [{"type": "function_call_output", "call_id": f"c{k}", "output": "ok"} for k in range(len(ARGUMENTS))]
     path = _write(tmp_path, "responses.json", items)
-    assert read_openai_responses(path).conversations[0].messages[1].content[0]["item_extra"] == {
+    assert content_of(read_openai_responses(path).conversations[0].messages[1])[0]["item_extra"] == {
         "arguments": ARGUMENTS[0]
     }
     chat, responses = _exports(path, "openai-responses")

@@ -5,6 +5,7 @@ that can carry it (the JSON ones; IRC logs are UTF-8 text, which cannot hold a l
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -70,12 +71,13 @@ def _write(tmp_path: Path, fmt: str) -> tuple[Path, int]:
         clean.write_text("\n".join(lines) + "\n", encoding="utf-8")
         path.write_text("\n".join(bad) + "\n", encoding="utf-8")
     else:
-        data = {
+        sources: dict[str, Callable[[], Any]] = {
             "anthropic": _anthropic,
             "openai": _openai,
             "locomo": lambda: _first(DATA / "locomo" / "locomo-dev7.json"),
             "tau-bench": lambda: _first(DATA / "tau-bench-airline" / "gpt-4o-airline-dev150.json"),
-        }[fmt]()
+        }
+        data = sources[fmt]()
         clean, path = tmp_path / "clean.json", tmp_path / "bad.json"
         clean.write_text(json.dumps(data), encoding="utf-8")
         path.write_text(json.dumps(_inject(data, {"seen": 0, "at": 2})), encoding="utf-8")

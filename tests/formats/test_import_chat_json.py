@@ -11,6 +11,7 @@ import pytest
 from context_journal.errors import ImportFormatError
 from context_journal.formats import detect_format, read_anthropic, read_openai, read_transcript
 from context_journal.formats.base import pairing_problems
+from tests.imported import metadata_of
 
 ANTHROPIC: dict[str, Any] = {
     "model": "claude-sonnet-4-5",
@@ -127,13 +128,13 @@ def test_openai(tmp_path: Path) -> None:
         {"type": "tool_use", "id": "call_a", "name": "weather", "input": {"city": "Paris"}},
         {"type": "tool_use", "id": "call_b", "name": "weather", "input": {"_raw_arguments": '{"city": "Ro'}},
     ]
-    assert call.metadata["unparsed_arguments"] == ["call_b"]
+    assert metadata_of(call)["unparsed_arguments"] == ["call_b"]
     merged = conv.messages[3]  # both tool messages answer one assistant message: merged into one
     assert merged.content == [
         {"type": "tool_result", "tool_use_id": "call_a", "content": "sunny"},
         {"type": "tool_result", "tool_use_id": "call_b", "content": "rain"},
     ]
-    assert merged.id == "openai:oa:3" and merged.metadata["indices"] == [3, 4]
+    assert merged.id == "openai:oa:3" and metadata_of(merged)["indices"] == [3, 4]
     assert pairing_problems(conv.messages) == {}
     assert [s.reason for s in result.skipped] == ["unsupported content part 'input_audio'"]
     assert result.skipped[0].sample_locations == ("messages[1].content[2]",)

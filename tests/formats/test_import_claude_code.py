@@ -18,6 +18,7 @@ from context_journal.errors import ImportFormatError
 from context_journal.formats import ImportResult, read_claude_code, read_transcript
 from context_journal.formats.base import pairing_problems
 from context_journal.messages import MessageInput, to_timestamp
+from tests.imported import content_of, metadata_of
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "claude-code-sessions"
 pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"data sets not found at {DATA}")
@@ -49,7 +50,7 @@ def _blocks(m: MessageInput, kind: str) -> list[dict[str, Any]]:
 
 
 def _raw_blocks(lines: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
-    out = []
+    out: list[dict[str, Any]] = []
     for d in lines:
         if d.get("type") in ("user", "assistant") and isinstance(d["message"]["content"], list):
             out.extend(b for b in d["message"]["content"] if b.get("type") == kind)
@@ -71,7 +72,7 @@ def test_counts_equal_the_readme(name: str) -> None:
     # lines inside the other messages, plus the one compaction-summary line kept as a marker.
     lines_by = Counter[str]()
     for m in main.messages:
-        lines_by["assistant" if m.participant == assistant else "user"] += len(m.metadata["source_lines"])
+        lines_by["assistant" if m.participant == assistant else "user"] += len(metadata_of(m)["source_lines"])
     assert lines_by["assistant"] == assistant_lines
     assert lines_by["user"] + 1 == user_lines
     # One assistant message per API response (distinct message.id), recomputed from the raw file.
@@ -109,13 +110,13 @@ def test_ids_and_timestamps_are_kept(name: str) -> None:
     }
     assert len({m.id for m in main.messages}) == len(main.messages)
     for m in main.messages:
-        first = by_line[m.metadata["source_lines"][0]]
+        first = by_line[metadata_of(m)["source_lines"][0]]
         assert m.timestamp == first["timestamp"]
         assert isinstance(m.timestamp, str) and to_timestamp(m.timestamp) > 1.7e9
         if m.participant == main.metadata["assistant"]:
             assert m.id == first["message"]["id"]
-            assert m.metadata["model"] == first["message"]["model"]
-            assert "usage" in m.metadata
+            assert metadata_of(m)["model"] == first["message"]["model"]
+            assert "usage" in metadata_of(m)
     stamps = [to_timestamp(m.timestamp) for m in main.messages if isinstance(m.timestamp, str)]
     assert datetime.fromtimestamp(stamps[0]) < datetime.fromtimestamp(stamps[-1])
 
@@ -180,17 +181,17 @@ def test_skipped_lines_are_reported_by_reason() -> None:
 def test_injected_text_is_flagged() -> None:
     result = _read("ae4a77f8-aedd-4bc1-888f-c94edc91af04")
     main = result.conversations[0]
-    flagged = [m for m in main.messages if m.metadata.get("system_injected")]
-    assert {m.metadata["injected_kind"] for m in flagged} >= {"meta", "local-command"}
+    flagged = [m for m in main.messages if metadata_of(m).get("system_injected")]
+    assert {metadata_of(m)["injected_kind"] for m in flagged} >= {"meta", "local-command"}
     assert all(m.participant == "developer" for m in flagged)
-    human = [m for m in main.messages if m.participant == "developer" and not m.metadata.get("system_injected")]
+    human = [m for m in main.messages if m.participant == "developer" and not metadata_of(m).get("system_injected")]
     assert any("Work on bead spotter-4te" in b["text"] for m in human for b in _blocks(m, "text"))
     compaction = next(c for c in result.conversations if c.metadata["kind"] == "compaction-call")
     assert compaction.metadata["user"] == "claude-code"
     # Redacted thinking signatures are dropped (they cannot be replayed) and counted.
     thinking = [b for m in main.messages for b in _blocks(m, "thinking")]
     assert thinking and all("signature" not in b for b in thinking)
-    assert sum(m.metadata.get("redacted_signatures", 0) for m in main.messages) == len(thinking)
+    assert sum(metadata_of(m).get("redacted_signatures", 0) for m in main.messages) == len(thinking)
 
 
 def test_short_fixture() -> None:
@@ -200,12 +201,12 @@ def test_short_fixture() -> None:
     assert [m.participant for m in conv.messages] == ["developer", "claude-opus-4-6", "tools:claude-code", "developer"]
     prompt, answer, results, interrupt = conv.messages
     assert prompt.content == [{"type": "text", "text": "mix phx.server doesnt seem to start"}]
-    assert [b["type"] for b in answer.content] == ["thinking", "text", "tool_use", "tool_use"]
+    assert [b["type"] for b in content_of(answer)] == ["thinking", "text", "tool_use", "tool_use"]
     assert _blocks(answer, "thinking")[0]["signature"].startswith("EsMC")  # a real signature is kept
-    assert answer.id == "msg_01MKH1ccEGrZGNPvu8pYiiQa" and answer.metadata["source_lines"] == [5, 6, 7, 8, 10]
+    assert answer.id == "msg_01MKH1ccEGrZGNPvu8pYiiQa" and metadata_of(answer)["source_lines"] == [5, 6, 7, 8, 10]
     assert [b["tool_use_id"] for b in _blocks(results, "tool_result")] == [b["id"] for b in _blocks(answer, "tool_use")]
     assert all(b["is_error"] for b in _blocks(results, "tool_result"))
-    assert results.metadata["answers"] == answer.id
+    assert metadata_of(results)["answers"] == answer.id
     assert interrupt.timestamp == "2026-02-10T21:12:02.480Z"
     assert {s.reason: s.count for s in result.skipped} == {
         "progress": 3,

@@ -8,11 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from provider_shapes import compaction_block, search_result_block, web_search_pair
 
 from context_journal.formats import ImportResult, import_into, read_claude_code
 from context_journal.manager import ContextManager
 from context_journal.stores import MemoryStore
+from tests.imported import metadata_of
+from tests.provider_shapes import compaction_block, search_result_block, web_search_pair
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "claude-code-sessions"
 MODEL = "claude-opus-4-6"
@@ -145,8 +146,8 @@ def test_compaction_evidence_the_summary_replaced_the_history(name: str, after_t
     an unbounded compile sends every message once and no summary."""
     (conv,) = read_claude_code(DATA / f"{name}.jsonl", include_subagents=False).conversations
     (marker,) = conv.metadata["markers"]
-    first = next(m for m in conv.messages[marker["position"] :] if m.metadata.get("usage"))
-    usage = first.metadata["usage"]
+    first = next(m for m in conv.messages[marker["position"] :] if metadata_of(m).get("usage"))
+    usage = metadata_of(first)["usage"]
     sent = usage["input_tokens"] + usage["cache_read_input_tokens"] + usage["cache_creation_input_tokens"]
     assert sent == after_tokens and sent < 0.35 * marker["preTokens"]
     assert marker["summary"].startswith("This session is being continued from a previous conversation")

@@ -22,13 +22,14 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 from typer.testing import CliRunner
 
 from context_journal.cli import app
 from context_journal.errors import ImportFormatError
 from context_journal.formats import ImportResult, import_into, read_claude_code, read_transcript
 from context_journal.stores import open_store
+from tests.hypothesis_budget import examples
+from tests.imported import content_of, metadata_of
 
 runner = CliRunner()
 SESSIONS = ("short.jsonl", "tool_heavy.jsonl")
@@ -55,7 +56,7 @@ def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _blocks(result: ImportResult) -> list[str]:
     """Every content block of the primary conversation, as JSON text."""
     conv = result.conversations[0]
-    return [json.dumps(b, sort_keys=True) for m in conv.messages for b in m.content]  # type: ignore[union-attr]
+    return [json.dumps(b, sort_keys=True) for m in conv.messages for b in content_of(m)]
 
 
 def _line_blocks(line: bytes) -> int:
@@ -150,7 +151,7 @@ def test_a_last_line_cut_anywhere_loses_only_that_line(data_dir: Path, work: Pat
     assert _missing(_blocks(clean), _blocks(result)) <= _line_blocks(body[start:])
     kept = {m.id: m for m in result.conversations[0].messages}
     for m in clean.conversations[0].messages:  # every message without the last line is unchanged
-        if last not in m.metadata["source_lines"]:
+        if last not in metadata_of(m)["source_lines"]:
             assert m.id in kept and kept[m.id].content == m.content
 
 

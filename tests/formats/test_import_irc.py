@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import shutil
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -16,6 +17,7 @@ import pytest
 
 from context_journal.errors import ImportFormatError
 from context_journal.formats import ImportResult, read_irc, read_transcript
+from tests.imported import content_of, metadata_of, timestamp_of
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "ubuntu-irc-disentanglement"
 pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"data set not found at {DATA}")
@@ -42,7 +44,7 @@ def test_one_message_per_line(result: ImportResult) -> None:
                 assert m.participant == match.group(2) and m.content == [{"type": "text", "text": match.group(3)}]
             else:
                 assert m.participant == "irc-server" and m.content == [{"type": "text", "text": line}]
-                assert m.metadata["irc_event"]
+                assert metadata_of(m)["irc_event"]
     system = sum(1 for c in result.conversations for m in c.messages[1000:] if m.participant == "irc-server")
     assert system == 575
 
@@ -59,20 +61,15 @@ def test_annotation_links(result: ImportResult) -> None:
         by_id = {m.id: m for m in conv.messages}
         kept = 0
         for parent, child in links:
-            meta = conv.messages[child].metadata
+            meta = metadata_of(conv.messages[child])
             if parent == child:
                 assert meta["starts_thread"] is True
             else:
                 assert f"{stem}:{parent}" in meta["reply_to"] and f"{stem}:{parent}" in by_id
             kept += 1
-        assert kept == sum(
-            len(m.metadata.get("reply_to", [])) + m.metadata.get("starts_thread", 0) for m in conv.messages
-        )
-        assert all(
-            "thread" in m.metadata
-            for m in conv.messages[1000:]
-            if "reply_to" in m.metadata or m.metadata.get("starts_thread")
-        )
+        metas = [metadata_of(m) for m in conv.messages]
+        assert kept == sum(len(md.get("reply_to", [])) + md.get("starts_thread", 0) for md in metas)
+        assert all("thread" in md for md in metas[1000:] if "reply_to" in md or md.get("starts_thread"))
         total += len(links)
         self_links += sum(1 for p, c in links if p == c)
     assert (total, self_links) == (7794, 1384)
@@ -84,19 +81,19 @@ def test_timestamps_addressing_and_aliases(result: ImportResult) -> None:
     assert msgs[1000].timestamp == datetime(2016, 6, 8, 7, 0, tzinfo=UTC)
     assert msgs[0].timestamp == datetime(2016, 6, 7, 21, 16, tzinfo=UTC)  # the context runs back over midnight
     for c in result.conversations:
-        stamps = [m.timestamp for m in c.messages]
+        stamps = [timestamp_of(m) for m in c.messages]
         assert stamps == sorted(stamps), c.id
         day = datetime.strptime(c.id.rsplit(":", 1)[1][:10], "%Y-%m-%d").date()
-        assert c.messages[1000].timestamp.date() == day
+        assert stamps[1000].date() == day
     # The README's example lines.
-    ben = next(m for m in msgs if m.participant == "Ben64" and m.content[0]["text"].startswith("epifanio__: ok"))
-    assert ben.metadata["addressed_to"] == ["epifanio__"] and ben.metadata["irc_time"] == "07:01"
-    reply = next(m for m in msgs if m.participant == "epifanio__" and m.content[0]["text"].startswith("Ben64 OK"))
-    assert reply.metadata["addressed_to"] == ["Ben64"]
-    assert any(m.metadata.get("bot") for m in msgs if m.participant == "ubottu")
-    renames = [m for c in result.conversations for m in c.messages if m.metadata.get("irc_event") == "nick_change"]
+    ben = next(m for m in msgs if m.participant == "Ben64" and content_of(m)[0]["text"].startswith("epifanio__: ok"))
+    assert metadata_of(ben)["addressed_to"] == ["epifanio__"] and metadata_of(ben)["irc_time"] == "07:01"
+    reply = next(m for m in msgs if m.participant == "epifanio__" and content_of(m)[0]["text"].startswith("Ben64 OK"))
+    assert metadata_of(reply)["addressed_to"] == ["Ben64"]
+    assert any(metadata_of(m).get("bot") for m in msgs if m.participant == "ubottu")
+    renames = [m for c in result.conversations for m in c.messages if metadata_of(m).get("irc_event") == "nick_change"]
     assert renames
-    first = renames[0].metadata
+    first = metadata_of(renames[0])
     aliases = next(c for c in result.conversations if renames[0] in c.messages).metadata["aliases"]
     assert aliases[first["new_nick"]] in (first["old_nick"], aliases.get(first["old_nick"]))
 
@@ -141,10 +138,10 @@ def test_a_folder_that_vanishes_while_a_directory_is_walked_is_passed_over(
     gone.mkdir()
     real = os.scandir
 
-    def scandir(path: object = ".") -> object:
-        if Path(os.fspath(path)) == gone:  # type: ignore[arg-type]
+    def scandir(path: str | os.PathLike[str] = ".") -> Iterator[os.DirEntry[str]]:
+        if Path(os.fspath(path)) == gone:
             raise FileNotFoundError(2, "No such file or directory", str(path))
-        return real(path)  # type: ignore[arg-type]
+        return real(path)
 
     monkeypatch.setattr(os, "scandir", scandir)
     result = read_transcript(tmp_path / "logs")

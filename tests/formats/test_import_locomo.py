@@ -16,6 +16,7 @@ import pytest
 
 from context_journal.errors import ImportFormatError
 from context_journal.formats import ImportResult, load_locomo_qa, read_locomo, read_transcript
+from tests.imported import content_of, metadata_of, timestamp_of
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "locomo" / "locomo-dev7.json"
 pytestmark = pytest.mark.skipif(not DATA.is_file(), reason=f"data set not found at {DATA}")
@@ -23,7 +24,8 @@ pytestmark = pytest.mark.skipif(not DATA.is_file(), reason=f"data set not found 
 
 @pytest.fixture(scope="module")
 def raw() -> list[dict[str, Any]]:
-    return json.loads(DATA.read_text(encoding="utf-8"))
+    samples: list[dict[str, Any]] = json.loads(DATA.read_text(encoding="utf-8"))
+    return samples
 
 
 @pytest.fixture(scope="module")
@@ -77,8 +79,7 @@ def test_session_markers_and_timestamps(raw: list[dict[str, Any]], result: Impor
     # Sessions are in numeric order (session_10 after session_9) and turns keep their order.
     assert [m["session"] for m in markers] == sorted(m["session"] for m in markers)
     for c in result.conversations:
-        stamps = [m.timestamp for m in c.messages]
-        assert all(isinstance(t, datetime) for t in stamps)
+        stamps = [timestamp_of(m) for m in c.messages]  # each a datetime
         assert stamps == sorted(stamps)
 
 
@@ -90,9 +91,9 @@ def test_images_become_a_second_text_block(raw: list[dict[str, Any]], result: Im
             assert m.content[0] == {"type": "text", "text": turn["text"]}
             if "blip_caption" in turn:
                 assert m.content[1] == {"type": "text", "text": f"[shares an image: {turn['blip_caption']}]"}
-                assert m.metadata.get("img_url") == turn.get("img_url")  # some captions come without a URL
+                assert metadata_of(m).get("img_url") == turn.get("img_url")  # some captions come without a URL
             else:
-                assert len(m.content) == 1 and "img_url" not in m.metadata
+                assert len(content_of(m)) == 1 and "img_url" not in metadata_of(m)
 
 
 def test_qa_fixtures(raw: list[dict[str, Any]], result: ImportResult) -> None:

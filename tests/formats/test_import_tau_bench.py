@@ -15,6 +15,7 @@ import pytest
 from context_journal.errors import ImportFormatError
 from context_journal.formats import ImportResult, read_tau_bench, read_transcript
 from context_journal.formats.base import pairing_problems
+from tests.imported import content_of, metadata_of
 
 DATA = (
     Path(__file__).resolve().parents[2].parent / "shared" / "data" / "tau-bench-airline" / "gpt-4o-airline-dev150.json"
@@ -24,7 +25,8 @@ pytestmark = pytest.mark.skipif(not DATA.is_file(), reason=f"data set not found 
 
 @pytest.fixture(scope="module")
 def raw() -> list[dict[str, Any]]:
-    return json.loads(DATA.read_text(encoding="utf-8"))
+    trajectories: list[dict[str, Any]] = json.loads(DATA.read_text(encoding="utf-8"))
+    return trajectories
 
 
 @pytest.fixture(scope="module")
@@ -36,11 +38,11 @@ def test_one_conversation_per_trajectory(raw: list[dict[str, Any]], result: Impo
     assert result.format == "tau-bench" and len(raw) == 150
     assert [c.id for c in result.conversations] == [f"tau-airline:{t['task_id']}:{t['trial']}" for t in raw]
     roles = Counter(m["role"] for t in raw for m in t["traj"])
-    assert Counter(m.metadata["role"] for c in result.conversations for m in c.messages) == roles
+    assert Counter(metadata_of(m)["role"] for c in result.conversations for m in c.messages) == roles
     assert result.message_count == sum(len(t["traj"]) for t in raw)
     assert result.skipped == []
     calls = [c for t in raw for m in t["traj"] if m["role"] == "assistant" for c in m.get("tool_calls") or []]
-    uses = [b for c in result.conversations for m in c.messages for b in m.content if b["type"] == "tool_use"]
+    uses = [b for c in result.conversations for m in c.messages for b in content_of(m) if b["type"] == "tool_use"]
     assert [u["id"] for u in uses] == [c["id"] for c in calls]
     assert [u["input"] for u in uses] == [json.loads(c["function"]["arguments"]) for c in calls]
 
@@ -56,14 +58,14 @@ def test_participants_ids_and_metadata(raw: list[dict[str, Any]], result: Import
         assert conv.metadata["reward"] == traj["reward"]
         assert conv.metadata["instruction"] == traj["info"]["task"]["instruction"]
         assert conv.metadata["reward_info"] == traj["info"]["reward_info"]
-        assert conv.messages[0].metadata["pinned"] is True
+        assert metadata_of(conv.messages[0])["pinned"] is True
         assert pairing_problems(conv.messages) == {}
         for m, src in zip(conv.messages, traj["traj"], strict=True):
             if src["role"] == "tool":
                 assert m.content == [
                     {"type": "tool_result", "tool_use_id": src["tool_call_id"], "content": src["content"]}
                 ]
-                assert m.metadata["tool_names"] == [src["name"]]
+                assert metadata_of(m)["tool_names"] == [src["name"]]
             if src["role"] == "assistant" and src.get("content"):
                 assert m.content[0] == {"type": "text", "text": src["content"]}
     rewarded = sum(1 for c in result.conversations if c.metadata["reward"] == 1.0)
@@ -89,7 +91,7 @@ def test_unparsable_arguments_are_kept_raw(tmp_path: Path) -> None:
     assert conv.id == "tau-retail:7:2" and conv.messages[1].participant == "customer:unknown"
     use = conv.messages[2].content[0]
     assert use == {"type": "tool_use", "id": "call_1", "name": "think", "input": {"_raw_arguments": "{not json"}}
-    assert conv.messages[2].metadata["unparsed_arguments"] == ["call_1"]
+    assert metadata_of(conv.messages[2])["unparsed_arguments"] == ["call_1"]
 
 
 def test_malformed_input(tmp_path: Path) -> None:

@@ -47,7 +47,8 @@ def exported(system: str, turns: list[tuple[str, list[dict[str, Any]]]]) -> list
 
 def adapter_messages(system: str, turns: list[tuple[str, list[dict[str, Any]]]]) -> list[dict[str, Any]]:
     request = LLMRequest(system=system, messages=[{"role": r, "content": c} for r, c in turns])
-    return encode_openai_request(request, model="m")["messages"]
+    messages: list[dict[str, Any]] = encode_openai_request(request, model="m")["messages"]
+    return messages
 
 
 def test_a_real_session_encodes_the_same_through_the_exporter_and_the_adapter() -> None:
@@ -131,7 +132,7 @@ def test_generated_turns_encode_the_same_through_to_anthropic_and_the_anthropic_
 @pytest.mark.parametrize("error", [True, False])
 def test_an_error_result_reads_the_same_in_both(error: bool) -> None:
     result = {"type": "tool_result", "tool_use_id": "call_1", "content": "permission denied", "is_error": error}
-    turns = [
+    turns: list[tuple[str, list[dict[str, Any]]]] = [
         ("user", [{"type": "text", "text": "go"}]),
         ("assistant", [{"type": "tool_use", "id": "call_1", "name": "Bash", "input": {"command": "ls /root"}}]),
         ("user", [result]),

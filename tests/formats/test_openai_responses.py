@@ -17,12 +17,10 @@ import pytest
 import typing_extensions
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
-from provider_shapes import require_openai_responses
 
 from context_journal.compile import EmptyContextError, OverBudgetError
-from context_journal.content import MalformedContentError, validate_content
-from context_journal.errors import ImportFormatError
+from context_journal.content import validate_content
+from context_journal.errors import ImportFormatError, MalformedContentError
 from context_journal.formats import (
     detect_format,
     import_into,
@@ -35,6 +33,9 @@ from context_journal.manager import ContextManager
 from context_journal.strategies import PassthroughStrategy, WindowedPassthroughStrategy
 from context_journal.tokens import EstimatingCounter
 from context_journal.validate import InvalidContextError, validate_messages
+from tests.hypothesis_budget import examples
+from tests.imported import content_of
+from tests.provider_shapes import require_openai_responses
 
 openai = require_openai_responses()
 from openai.types.responses import (  # noqa: E402
@@ -318,7 +319,7 @@ def test_the_recorded_run_imports_compiles_small_and_exports_items_the_sdk_accep
     path = _write(tmp_path, "run.json", chain)
     assert detect_format(path) == "openai-responses"
     result = read_transcript(path)
-    assert [(m.participant, [b["type"] for b in m.content]) for m in result.conversations[0].messages] == [
+    assert [(m.participant, [b["type"] for b in content_of(m)]) for m in result.conversations[0].messages] == [
         ("system", ["text"]),
         ("user", ["text", "image"]),
         ("assistant", ["reasoning", "tool_use", "tool_use"]),
@@ -375,7 +376,7 @@ def test_the_sdk_client_sends_the_items_as_they_are(tmp_path: Path) -> None:
     sent: list[dict[str, Any]] = []
     reply = _response("resp_9", 1_760_000_200, [_said(9, "ok")])
 
-    def handler(request: httpx.Request) -> httpx.Response:
+    def handler(request: Any) -> Any:  # httpx's, or httpx2's: the module is found at run time
         sent.append(json.loads(request.content))
         return httpx.Response(200, json=reply.model_dump(mode="json"))
 
@@ -386,7 +387,7 @@ def test_the_sdk_client_sends_the_items_as_they_are(tmp_path: Path) -> None:
     )
     with _manager(_write(tmp_path, "run.json", recorded_chain())) as cm:
         items = cm.compile(1_000_000).to_openai_responses()
-    answer = client.responses.create(model="gpt-5-mini", input=items, store=False)  # type: ignore[arg-type]
+    answer = client.responses.create(model="gpt-5-mini", input=items, store=False)
     assert answer.output_text == "ok"
     assert sent[0]["input"] == items
 
@@ -479,7 +480,7 @@ def test_a_chained_and_a_stateless_chain_read_each_item_once(tmp_path: Path) -> 
     r2 = _response("resp_b", 2, [_said(2, "Fine.")], previous_response_id="resp_a").model_dump(mode="json")
     chained = [{**r1, "input": "Hi"}, {**r2, "input": [{"role": "user", "content": "Hi"}]}]  # a new "Hi"
     assert [
-        m.content[0]["text"] for m in read_transcript(_write(tmp_path, "c.json", chained)).conversations[0].messages
+        content_of(m)[0]["text"] for m in read_transcript(_write(tmp_path, "c.json", chained)).conversations[0].messages
     ] == ["Hi", "Hello.", "Hi", "Fine."]
     r2_stateless = {**r2, "previous_response_id": None}
     replay = [
@@ -494,7 +495,7 @@ def test_a_chained_and_a_stateless_chain_read_each_item_once(tmp_path: Path) -> 
         },
     ]
     got = read_transcript(_write(tmp_path, "s.json", replay)).conversations[0].messages
-    assert [(m.participant, m.content[0]["text"]) for m in got] == [
+    assert [(m.participant, content_of(m)[0]["text"]) for m in got] == [
         ("user", "Hi"),
         ("assistant", "Hello."),
         ("user", "How are you?"),

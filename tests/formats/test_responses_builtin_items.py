@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from provider_shapes import CHAR_LOCATION, require_openai_responses
 
 from context_journal.content import validate_content
 from context_journal.errors import ImportFormatError, MalformedContentError
@@ -31,6 +30,8 @@ from context_journal.formats import (
 from context_journal.manager import ContextManager
 from context_journal.tokens import EstimatingCounter, estimate_text_tokens
 from context_journal.validate import validate_messages, validate_openai_messages
+from tests.imported import content_of
+from tests.provider_shapes import CHAR_LOCATION, require_openai_responses
 
 openai = require_openai_responses()
 from openai.types.responses import (  # noqa: E402
@@ -49,7 +50,8 @@ from openai.types.responses.response_output_item import (  # noqa: E402
     McpCall,
     McpListTools,
 )
-from test_openai_responses import assert_sdk_items, pairing_oracle, sdk_http  # noqa: E402
+
+from tests.formats.test_openai_responses import assert_sdk_items, pairing_oracle, sdk_http  # noqa: E402
 
 SEARCH = {"type": "search", "query": "population of Lyon"}
 CITE = {
@@ -63,7 +65,8 @@ IMAGE_B64 = "iVBORw0KGgo" + "A" * 400
 
 
 def _dump(model: Any) -> dict[str, Any]:
-    return model.model_dump(mode="json")  # nulls included, as a recorder keeps them
+    dumped: dict[str, Any] = model.model_dump(mode="json")  # nulls included, as a recorder keeps them
+    return dumped
 
 
 def recorded_items() -> list[dict[str, Any]]:
@@ -184,7 +187,7 @@ def test_built_in_items_are_kept_whole_on_their_side(tmp_path: Path) -> None:
     result = read_transcript(_write(tmp_path, "run.json", items))
     assert list(result.skipped) == []
     messages = result.conversations[0].messages
-    kinds = [(m.participant, [b.get("item_type", b["type"]) for b in m.content]) for m in messages]
+    kinds = [(m.participant, [b.get("item_type", b["type"]) for b in content_of(m)]) for m in messages]
     assert kinds == [
         ("user", ["text"]),
         (
@@ -212,7 +215,7 @@ def test_built_in_items_are_kept_whole_on_their_side(tmp_path: Path) -> None:
         "item_type": "web_search_call",
         "item": {"id": "ws_1", "action": SEARCH, "status": "completed", "type": "web_search_call"},
     }
-    code = messages[1].content[3]["item"]
+    code = content_of(messages[1])[3]["item"]
     assert code["outputs"] is None and "outputs" in code  # required even when null: kept
     assert messages[1].content[1] == {
         "type": "text",
@@ -237,7 +240,7 @@ def test_built_in_items_are_kept_whole_on_their_side(tmp_path: Path) -> None:
         "content": "Done, 1 file changed.",
         "item_type": "custom_tool_call_output",
     }
-    assert messages[6].content[1]["item"] == items[14]
+    assert content_of(messages[6])[1]["item"] == items[14]
 
 
 def test_an_output_without_its_call_is_left_out_and_reported(tmp_path: Path) -> None:
@@ -385,7 +388,7 @@ def test_the_sdk_client_sends_the_items_as_they_are(tmp_path: Path) -> None:
         http_client=httpx.Client(transport=httpx.MockTransport(handler)),
     )
     items = _compiled(_write(tmp_path, "run.json", recorded_items())).to_openai_responses()
-    client.responses.create(model="gpt-5-mini", input=items, store=False)  # type: ignore[arg-type]
+    client.responses.create(model="gpt-5-mini", input=items, store=False)
     assert sent[0]["input"] == items
 
 
@@ -491,8 +494,8 @@ def test_a_json_list_of_request_bodies_reads_each_item_once(tmp_path: Path) -> N
     assert detect_format(path) == "openai-responses"
     for result in (read_transcript(path), read_transcript(path, format="openai-responses")):
         got = result.conversations[0].messages
-        assert [(m.participant, [b["type"] for b in m.content]) for m in got] == EXPECTED_BODIES
-        assert got[0].content[0]["text"] == "Be brief." and got[-1].content[0]["text"] == "Thanks!"
+        assert [(m.participant, [b["type"] for b in content_of(m)]) for m in got] == EXPECTED_BODIES
+        assert content_of(got[0])[0]["text"] == "Be brief." and content_of(got[-1])[0]["text"] == "Thanks!"
         assert result.conversations[0].metadata["model"] == "gpt-5-mini"
 
 
@@ -501,7 +504,7 @@ def test_jsonl_of_request_bodies_or_of_items_is_read(tmp_path: Path) -> None:
     bodies.write_text("\n".join(json.dumps(b) for b in _bodies()) + "\n")
     assert detect_format(bodies) == "openai-responses"
     got = read_transcript(bodies).conversations[0].messages
-    assert [(m.participant, [b["type"] for b in m.content]) for m in got] == EXPECTED_BODIES
+    assert [(m.participant, [b["type"] for b in content_of(m)]) for m in got] == EXPECTED_BODIES
     lines = tmp_path / "items.jsonl"
     lines.write_text("\n".join(json.dumps(i) for i in recorded_items()))
     assert detect_format(lines) == "openai-responses"

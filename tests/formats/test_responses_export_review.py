@@ -19,14 +19,15 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
-from provider_shapes import require_openai_responses
 
 from context_journal.compile import EmptyContextError, OverBudgetError
-from context_journal.content import MalformedContentError
+from context_journal.errors import MalformedContentError
 from context_journal.formats import import_into, read_openai_responses, read_transcript, validate_responses_items
 from context_journal.manager import ContextManager
 from context_journal.strategies import PassthroughStrategy, WindowedPassthroughStrategy
+from tests.hypothesis_budget import examples
+from tests.imported import content_of
+from tests.provider_shapes import require_openai_responses
 
 openai = require_openai_responses()
 pydantic = pytest.importorskip("pydantic")
@@ -62,7 +63,7 @@ def _big_reasoning_run(cm: ContextManager) -> list[list[dict[str, Any]]]:
     stored: list[list[dict[str, Any]]] = []
     cm.add_message("user", "look things up")
     for i in range(6):
-        blocks = [
+        blocks: list[dict[str, Any]] = [
             {"type": "reasoning", "id": f"rs_{i}", "summary": [], "encrypted_content": "gAAAA" + "Q" * 4000},
             {"type": "tool_use", "id": f"call_{i}", "name": "lookup", "input": {"i": i}, "item_id": f"fc_{i}"},
         ]
@@ -113,7 +114,7 @@ def test_reasoning_kept_keeps_the_ids_and_satisfies_the_rule() -> None:
 def test_an_excerpt_that_leaves_reasoning_out_drops_the_ids_after_it() -> None:
     from context_journal._provider_render import excerpt_provider, without_reasoning
 
-    blocks = [
+    blocks: list[dict[str, Any]] = [
         {"type": "text", "text": "before", "item_id": "msg_0"},
         {"type": "reasoning", "id": "rs_1", "summary": []},
         {"type": "tool_use", "id": "c1", "name": "f", "input": {}, "item_id": "fc_1"},
@@ -163,7 +164,7 @@ def test_every_item_sent_with_its_id_has_its_reasoning(
     tmp_path: Path, items: list[dict[str, Any]], budget: int, windowed: bool
 ) -> None:
     result = read_openai_responses(_write(tmp_path, "run.json", items))
-    stored = [list(m.content) for m in result.conversations[0].messages]
+    stored = [content_of(m) for m in result.conversations[0].messages]
     strategy = WindowedPassthroughStrategy(0.5) if windowed else PassthroughStrategy()
     with ContextManager.open("memory:", strategy=strategy) as cm:
         import_into(cm.store, result)
@@ -319,7 +320,7 @@ def test_function_call_arguments_and_status_go_back_as_received(tmp_path: Path) 
     _sdk(exported)
     spaced = {**call, "arguments": '{"city": "Paris"}'}  # what the export writes itself: nothing extra stored
     result = read_openai_responses(_write(tmp_path, "spaced.json", [items[0], spaced, items[2]]))
-    block = result.conversations[0].messages[1].content[0]
+    block = content_of(result.conversations[0].messages[1])[0]
     assert block["item_extra"] == {"status": "completed"}
 
 

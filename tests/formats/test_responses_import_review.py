@@ -9,11 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from provider_shapes import require_openai_responses
 
 from context_journal.errors import ImportFormatError
 from context_journal.formats import import_into, read_openai_responses, read_transcript
 from context_journal.manager import ContextManager
+from tests.imported import content_of, metadata_of
+from tests.provider_shapes import require_openai_responses
 
 openai = require_openai_responses()
 try:  # openai releases before these Responses API types skip this module
@@ -25,7 +26,7 @@ try:  # openai releases before these Responses API types skip this module
     )
 except ImportError as exc:
     pytest.skip(f"this openai ({openai.__version__}) lacks the Responses API types: {exc}", allow_module_level=True)
-from test_openai_responses import conforms  # noqa: E402
+from tests.formats.test_openai_responses import conforms  # noqa: E402
 
 
 def _write(tmp_path: Path, name: str, data: Any) -> Path:
@@ -224,8 +225,8 @@ def test_a_chain_is_read_by_its_links_whatever_the_file_order(tmp_path: Path, or
     assert _said(result) == IN_ORDER
     # the places still name the file's positions
     first = result.conversations[0].messages[0]
-    assert first.metadata["items"] == [f"[{order.index(0)}].input[0]"]
-    assert first.metadata["response_id"] == "resp_1"
+    assert metadata_of(first)["items"] == [f"[{order.index(0)}].input[0]"]
+    assert metadata_of(first)["response_id"] == "resp_1"
 
 
 def test_a_chain_whose_first_response_continues_one_not_in_the_file_starts_there(tmp_path: Path) -> None:
@@ -274,8 +275,8 @@ def test_sdk_models_are_accepted_as_data() -> None:
     chain = read_openai_responses("run.json", data=[_sdk_response(2, "resp_1", "A2"), _sdk_response(1, None, "A1")])
     # consecutive output items make one assistant message: A1 then A2, in chain order
     (msg,) = chain.conversations[0].messages
-    assert [b["text"] for b in msg.content] == ["A1", "A2"]
-    assert msg.metadata["response_id"] == "resp_1"
+    assert [b["text"] for b in content_of(msg)] == ["A1", "A2"]
+    assert metadata_of(msg)["response_id"] == "resp_1"
     assert msg.timestamp == 1_700_000_001
     items = read_openai_responses(
         "items.json", data=[ResponseOutputMessage.model_validate(_resp(4, None, "", "Hi")["output"][0])]

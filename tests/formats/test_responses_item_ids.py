@@ -15,11 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from provider_shapes import require_openai_responses
 
 from context_journal.errors import ImportFormatError
 from context_journal.formats import detect_format, import_into, read_openai_responses, read_transcript
 from context_journal.manager import ContextManager
+from tests.imported import content_of
+from tests.provider_shapes import require_openai_responses
 
 openai = require_openai_responses()
 from openai.types.responses import (  # noqa: E402
@@ -30,7 +31,8 @@ from openai.types.responses import (  # noqa: E402
     ResponseOutputText,
     ResponseReasoningItem,
 )
-from test_openai_responses import conforms  # noqa: E402
+
+from tests.formats.test_openai_responses import conforms  # noqa: E402
 
 ENC = "gAAAAABo" + "Zm9vYmFy" * 12
 
@@ -192,8 +194,8 @@ def test_an_output_without_its_call_is_skipped_with_a_note(tmp_path: Path) -> No
     assert [(s.reason, s.count, s.sample_locations) for s in result.skipped] == [
         ("function_call_output that answers no earlier function_call", 1, ("[6]",))
     ]
-    blocks = [b for m in result.conversations[0].messages for b in m.content]
-    assert [b["tool_use_id"] for b in blocks if b["type"] == "tool_result"] == ["call_1", "call_2"]
+    found = [b for m in result.conversations[0].messages for b in content_of(m)]
+    assert [b["tool_use_id"] for b in found if b["type"] == "tool_result"] == ["call_1", "call_2"]
 
 
 @pytest.mark.parametrize("at", [2, 4])
@@ -213,7 +215,7 @@ def test_reasoning_items_in_a_row_go_back_with_the_call_they_lead_to() -> None:
     before a call or message was kept); a run of reasoning items before one goes back whole."""
     from context_journal.formats.openai_responses import _followed_reasoning
 
-    items = [
+    items: list[dict[str, Any]] = [
         {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]},
         {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "E1"},
         {"type": "reasoning", "id": "rs_2", "summary": [], "encrypted_content": "E2"},

@@ -11,11 +11,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from provider_shapes import require_openai_responses
-
 from context_journal._provider_render import provider_line
 from context_journal.formats import import_into, read_openai_responses, validate_responses_items
 from context_journal.manager import ContextManager
+from tests.imported import content_of
+from tests.provider_shapes import require_openai_responses
 
 openai = require_openai_responses()
 from openai.types.responses import (  # noqa: E402
@@ -23,7 +23,8 @@ from openai.types.responses import (  # noqa: E402
     ResponseFunctionWebSearch,
     ResponseInputItemParam,
 )
-from test_openai_responses import conforms  # noqa: E402
+
+from tests.formats.test_openai_responses import conforms  # noqa: E402
 
 BIG = "gAAAAB" + "Q" * 4000  # encrypted content a budget of 800 tokens leaves out
 
@@ -59,7 +60,7 @@ def _compile(tmp_path: Path, items: list[dict[str, Any]], budget: int) -> tuple[
     path = tmp_path / "run.json"
     path.write_text(json.dumps(items), encoding="utf-8")
     result = read_openai_responses(path)
-    stored = [list(m.content) for m in result.conversations[0].messages]
+    stored = [content_of(m) for m in result.conversations[0].messages]
     with ContextManager.open("memory:") as cm:
         import_into(cm.store, result)
         cm.messages.refresh()
@@ -152,7 +153,7 @@ def test_only_the_builtin_calls_after_the_last_kept_item_id_change() -> None:
 
     early = {"type": "web_search_call", "id": "ws_0", "status": "completed", "action": {"type": "search"}}
     late = {**early, "id": "ws_1"}
-    blocks = [
+    blocks: list[dict[str, Any]] = [
         {"type": "openai_item", "item_type": "web_search_call", "item": early},
         {"type": "text", "text": "before", "item_id": "msg_0"},  # kept its id: the reasoning came after it
         {"type": "openai_item", "item_type": "web_search_call", "item": late},

@@ -38,7 +38,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from provider_shapes import assistant_turn, mcp_pair, user_turn, web_fetch_pair, web_search_pair
 
 from context_journal.compile import CompileResult, Roles
 from context_journal.formats import ImportResult, import_into, read_transcript
@@ -48,6 +47,7 @@ from context_journal.formats.claude_code import read_claude_code
 from context_journal.manager import ContextManager
 from context_journal.messages import MessageInput
 from context_journal.stores import MemoryStore
+from tests.provider_shapes import assistant_turn, mcp_pair, user_turn, web_fetch_pair, web_search_pair
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"data sets not found at {DATA}")

@@ -17,10 +17,11 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
-from loop_workloads import session_items
-from run_threads import run_threads
-from thread_probe import ThreadProbe
+
+from tests.hypothesis_budget import examples
+from tests.loop_workloads import session_items
+from tests.run_threads import run_threads
+from tests.thread_probe import ThreadProbe
 
 pytest.importorskip("langchain.agents", reason="the langchain extra is not installed")
 pytest.importorskip("agents", reason="the openai-agents extra is not installed")
@@ -415,7 +416,7 @@ def test_middleware_replacement_reaches_no_summary_with_a_summarising_strategy()
     again."""
     from context_journal.strategies import AutobiographicalStrategy
 
-    small = {"head_window_tokens": 60, "recent_window_tokens": 120, "target_chunk_tokens": 100}
+    small: dict[str, Any] = {"head_window_tokens": 60, "recent_window_tokens": 120, "target_chunk_tokens": 100}
     history = JournalChatMessageHistory("card-summarised", strategy=AutobiographicalStrategy(**small))
     talk = [
         (HumanMessage if k % 2 == 0 else AIMessage)(
@@ -430,8 +431,16 @@ def test_middleware_replacement_reaches_no_summary_with_a_summarising_strategy()
     assert any("4111" in s.text for s in cm.get_summaries_in_range("t9", "t9"))  # a summary holds it
     model = ScriptedToolModel(messages=iter([AIMessage("noted", id="r1")]))
     agent = create_agent(model, tools=[], middleware=[JournalMiddleware(history, max_tokens=500)])
-    state = [*talk[:9], HumanMessage("my card is [REDACTED]", id="t9"), *talk[10:], HumanMessage("hi", id="q")]
-    agent.invoke({"messages": state})
+    agent.invoke(
+        {
+            "messages": [
+                *talk[:9],
+                HumanMessage("my card is [REDACTED]", id="t9"),
+                *talk[10:],
+                HumanMessage("hi", id="q"),
+            ]
+        }
+    )
     sent = " ".join(str(m.content) for m in model.seen[-1])
     assert "4111" not in sent
     assert not any("4111" in s.text for s in cm.get_summaries_in_range("t0", "q"))

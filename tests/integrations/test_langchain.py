@@ -95,6 +95,7 @@ def test_history_round_trip_keeps_ids_tool_calls_and_metadata(tmp_path: Path) ->
     again = JournalChatMessageHistory("trip", path)
     read = again.messages
     assert read == written and [m.id for m in read] == ["s1", "h1", "a1", "t1", "t2", "a2"]
+    assert isinstance(read[2], AIMessage)
     assert read[2].tool_calls[1] == {"id": "call_2", "name": "weather", "args": {"city": "Lima"}, "type": "tool_call"}
     # the journal holds blocks the compiler pairs: one tool_use per call, one tool_result per ToolMessage
     stored = again.manager.get_all_messages()

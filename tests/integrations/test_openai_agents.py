@@ -137,7 +137,11 @@ def test_pop_item_rewinds_like_the_sdk_session_and_keeps_history() -> None:
         await run_turns(reference, 2)
         await run_turns(ours, 2)
         before = await ours.get_items()
-        popped = [await ours.pop_item() for _ in range(3)]
+        popped = []
+        for _ in range(3):
+            item = await ours.pop_item()
+            assert item is not None
+            popped.append(item)
         assert popped == [await reference.pop_item() for _ in range(3)]
         assert popped == before[-1:-4:-1]
         assert popped[0]["type"] == "message" and popped[1]["type"] == "function_call_output"
@@ -149,7 +153,12 @@ def test_pop_item_rewinds_like_the_sdk_session_and_keeps_history() -> None:
         # the next run continues from the rewound history
         model = ScriptedModel([[say("Rewound.", 99)]])
         agent = Agent(name="forecaster", model=model, tools=[weather])
-        await Runner.run(agent, "Again?", session=ours, run_config=RunConfig(tracing_disabled=True))
+        await Runner.run(
+            agent,
+            "Again?",
+            session=ours,  # type: ignore[arg-type]  # items typed as dicts, not the SDK's TypedDicts
+            run_config=RunConfig(tracing_disabled=True),
+        )
         assert model.inputs[0] == [*before[:-3], {"content": "Again?", "role": "user"}]
         empty = JournalSession("empty")
         assert await empty.pop_item() is None
@@ -271,7 +280,12 @@ def test_compiled_input_with_summaries_sends_them_once_and_never_stores_them() -
         model = ScriptedModel(script_for(30))
         agent = Agent(name="forecaster", model=model, tools=[weather])
         for t in range(30):
-            await Runner.run(agent, f"What is the weather for turn {t}?", session=session, run_config=config)
+            await Runner.run(
+                agent,
+                f"What is the weather for turn {t}?",
+                session=session,  # type: ignore[arg-type]  # items typed as dicts, not the SDK's TypedDicts
+                run_config=config,
+            )
             session.manager.drain()  # the offline summarizer writes the summaries between runs
         assert await session.get_items() == await reference.get_items()  # 240 items, no summary among them
         last = model.inputs[-3]  # the first model call of the last run

@@ -4,7 +4,6 @@ validation of bodies, and the reads (get_entry, entries, projects, state)."""
 from __future__ import annotations
 
 import pytest
-from _journal_helpers import handoff, plan, verification
 
 from context_journal.journal import (
     AuthorNotAllowedError,
@@ -15,6 +14,7 @@ from context_journal.journal import (
 )
 from context_journal.journal.entries import MAX_BODY_BYTES
 from context_journal.stores import JOURNAL_SLOT, ROOT_BRANCH
+from tests.journal._journal_helpers import handoff, plan, verification
 
 
 def test_append_assigns_seqs_and_chains(journal: ExecutionJournal) -> None:

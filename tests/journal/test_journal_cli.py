@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from _journal_helpers import handoff, plan
 from typer.testing import CliRunner
 
 from context_journal.cli import app
+from tests.journal._journal_helpers import handoff, plan
 
 runner = CliRunner()
 

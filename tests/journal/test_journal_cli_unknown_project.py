@@ -7,10 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
-from _journal_helpers import plan
 from typer.testing import CliRunner
 
 from context_journal.cli import app
+from tests.journal._journal_helpers import plan
 
 runner = CliRunner()
 

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import random
 import signal
@@ -19,11 +20,11 @@ import time
 from pathlib import Path
 
 import pytest
-from _append_child import body
 
 from context_journal.journal import ExecutionJournal
 from context_journal.journal.entries import parse_body
 from context_journal.stores import MemoryStore, SQLiteStore, Store
+from tests.journal._append_child import body
 
 CHILD = Path(__file__).with_name("_append_child.py")
 WRITERS = 4
@@ -53,9 +54,10 @@ class Child:
         self._reader.start()
 
     def _drain(self) -> None:
-        assert self.proc.stdout is not None
+        out = self.proc.stdout
+        assert isinstance(out, io.BufferedReader)  # a binary pipe: read1 returns what is there
         buf = b""
-        for chunk in iter(lambda: self.proc.stdout.read1(65536), b""):  # type: ignore[union-attr]
+        for chunk in iter(lambda: out.read1(65536), b""):
             buf += chunk
             *done, buf = buf.split(b"\n")
             for raw in done:

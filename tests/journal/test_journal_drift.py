@@ -5,11 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from _journal_helpers import handoff, plan, verification
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
-from test_journal_folds import IDS, make_entries
 
 from context_journal.journal import (
     Brief,
@@ -22,6 +19,9 @@ from context_journal.journal import (
     fold,
     reconcile,
 )
+from tests.hypothesis_budget import examples
+from tests.journal._journal_helpers import handoff, plan, verification
+from tests.journal.test_journal_folds import IDS, make_entries
 
 TASKS = ["T1", "T2", "T3"]
 

@@ -6,10 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from _journal_helpers import handoff, plan, verification
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 
 from context_journal.journal import (
     Entry,
@@ -21,6 +19,8 @@ from context_journal.journal import (
 )
 from context_journal.journal.entries import canonical_json, parse_body
 from context_journal.stores import MemoryStore
+from tests.hypothesis_budget import examples
+from tests.journal._journal_helpers import handoff, plan, verification
 
 IDS = ["a", "b", "c", "d", "e"]
 
@@ -37,7 +37,7 @@ def make_entries(project: str, items: list[tuple[str, dict[str, Any]]], author: 
                 project=project,
                 seq=seq,
                 store_seq=seq,
-                kind=kind,  # type: ignore[arg-type]
+                kind=kind,
                 author=author,
                 idempotency_key=f"k{seq}",
                 body=data,

@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _journal_helpers import handoff, plan
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -45,6 +44,7 @@ from context_journal.journal.entries import parse_body
 from context_journal.journal.integrity import row_problem
 from context_journal.stores import ROOT_BRANCH, JournalRow, SQLiteStore, Store
 from tests.hypothesis_budget import examples
+from tests.journal._journal_helpers import handoff, plan
 
 
 def _sha(data: bytes | str) -> str:

@@ -16,11 +16,11 @@ from contextlib import contextmanager
 from typing import Any
 
 import pytest
-from _journal_helpers import handoff
 
 from context_journal.errors import StoreError
 from context_journal.journal import ExecutionJournal, JournalIntegrityError
 from context_journal.stores import JournalRow, MemoryStore, SQLiteStore, Store
+from tests.journal._journal_helpers import handoff
 
 
 def _fill(journal: ExecutionJournal, n: int = 5) -> None:
@@ -40,9 +40,12 @@ def _raw(store: Store) -> Iterator[Any]:
         return
     import psycopg
 
-    with psycopg.connect(store.url, autocommit=True) as conn:  # type: ignore[attr-defined]
-        conn.execute(f'SET search_path TO "{store.schema}"')  # type: ignore[attr-defined]
-        yield conn
+    from context_journal.stores.postgres import PostgresStore
+
+    assert isinstance(store, PostgresStore), store
+    with psycopg.connect(store.url, autocommit=True) as pg:
+        pg.execute(f'SET search_path TO "{store.schema}"')
+        yield pg
 
 
 def _refused(store: Store) -> type[BaseException] | tuple[type[BaseException], ...]:

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _journal_helpers import handoff, plan
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -36,6 +35,7 @@ from context_journal.stores import MemoryStore, SQLiteStore, Store
 from context_journal.stores.integrity import check_store
 from context_journal.stores.redaction import REDACTION_SLOT
 from tests.hypothesis_budget import examples
+from tests.journal._journal_helpers import handoff, plan
 
 MARK = "WOMBATQUIXOTE4417"
 
@@ -77,9 +77,12 @@ def _raw(store: Store) -> Iterator[Any]:
         return
     import psycopg
 
-    with psycopg.connect(store.url, autocommit=True) as conn:  # type: ignore[attr-defined]
-        conn.execute(f'SET search_path TO "{store.schema}"')  # type: ignore[attr-defined]
-        yield conn
+    from context_journal.stores.postgres import PostgresStore
+
+    assert isinstance(store, PostgresStore), store
+    with psycopg.connect(store.url, autocommit=True) as pg:
+        pg.execute(f'SET search_path TO "{store.schema}"')
+        yield pg
 
 
 def _set_row(store: Store, seq: int, **changes: Any) -> None:

@@ -4,12 +4,12 @@ constant in size from step 3 to step 200 of a simulated project."""
 from __future__ import annotations
 
 import pytest
-from _journal_helpers import handoff, plan, verification
 
 from context_journal.journal import ExecutionJournal
 from context_journal.journal.summaries import MIN_PAGE_TOKENS, json_tokens
 from context_journal.stores import MemoryStore
 from context_journal.tokens import EstimatingCounter, estimate_text_tokens
+from tests.journal._journal_helpers import handoff, plan, verification
 
 HUGE = "🚀" * 3000  # the worst text for the estimate: about 2.6 tokens a character
 

@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from _journal_helpers import handoff, plan
 
 from context_journal.journal import Brief, ExecutionJournal, SynthesisConfig, parse_narrative
 from context_journal.journal.synthesis import parse_draft
 from context_journal.llm import LLMRequest
 from context_journal.testing import ScriptedProvider
+from tests.journal._journal_helpers import handoff, plan
 
 RULES = [("regex", "regex parser", "cannot nest"), ("lalr", "LALR tables", "too slow")]
 

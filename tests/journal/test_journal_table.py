@@ -5,11 +5,11 @@ names the protocol, and writes nothing."""
 from __future__ import annotations
 
 import pytest
-from _journal_helpers import plan
 
 from context_journal.errors import StoreError
 from context_journal.journal import ExecutionJournal
 from context_journal.stores import JournalTable, MemoryStore, Store
+from tests.journal._journal_helpers import plan
 
 
 class RecordsOnly(MemoryStore):

@@ -17,10 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _journal_helpers import handoff
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 from typer.testing import CliRunner
 
 from context_journal import ContextManager
@@ -30,6 +28,8 @@ from context_journal.stores import SQLiteStore, Store
 from context_journal.stores import sqlite as sqlite_backend
 from context_journal.stores.integrity import check_store
 from context_journal.stores.migrations import INDEX_FIELDS
+from tests.hypothesis_budget import examples
+from tests.journal._journal_helpers import handoff
 
 KEY = b"host-held secret"
 runner = CliRunner()

@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from ledger_helpers import ITEMS, PLAN_SHAPES, STATUSES_V2, b47, bash_pair, ledger_block, text_of
 
 from context_journal import ContextManager
 from context_journal.compile import CompiledMessage, CompileResult
 from context_journal.state import LedgerConfig, PlanShape
 from context_journal.strategies import AutobiographicalConfig, AutobiographicalStrategy
+from tests.ledger.ledger_helpers import ITEMS, PLAN_SHAPES, STATUSES_V2, b47, bash_pair, ledger_block, text_of
 
 
 def text_of_message(m: CompiledMessage) -> str:

@@ -9,8 +9,6 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
-from ledger_helpers import ledger_block
 
 from context_journal import ContextManager
 from context_journal.state import Ledger, LedgerConfig
@@ -18,6 +16,8 @@ from context_journal.state.ledger import _IDENT_RE, _keep, _names
 from context_journal.state.render import render_state
 from context_journal.state.tools import command_files
 from context_journal.tokens import estimate_text_tokens
+from tests.hypothesis_budget import examples
+from tests.ledger.ledger_helpers import ledger_block
 
 # The single-pass pattern the chunked finder replaced (the declaring keywords inside it).
 _WHOLE_TEXT_RE = re.compile(

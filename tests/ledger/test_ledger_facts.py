@@ -5,9 +5,9 @@ with a typed error and writes nothing; setting the same text again writes nothin
 from __future__ import annotations
 
 import pytest
-from ledger_helpers import ledger_block
 
 from context_journal import ContextManager
+from tests.ledger.ledger_helpers import ledger_block
 
 
 def _session() -> ContextManager:

@@ -10,14 +10,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from ledger_helpers import ledger_block
-from test_ledger_small_budgets import _session
 
 from context_journal import ContextManager, read_transcript
-from context_journal.compile import OverBudgetError
+from context_journal.compile import OverBudgetError, compile_context
 from context_journal.formats.importers import import_into
 from context_journal.state import LedgerConfig
 from context_journal.stores import MemoryStore
+from tests.ledger.ledger_helpers import ledger_block
+from tests.ledger.test_ledger_small_budgets import _session
 
 SESSION = "claude-code-sessions/4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
 
@@ -82,7 +82,7 @@ def test_a_context_that_cannot_fit_fails_without_futile_tries(monkeypatch: pytes
     import context_journal.manager as manager_module
 
     calls = []
-    real = manager_module.compile_context
+    real = compile_context  # what manager_module calls by this name
 
     def counted(*args: object, **kwargs: object) -> object:
         calls.append(1)

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ledger_helpers import ledger_block
-
 from context_journal import ContextManager, read_transcript
 from context_journal.formats.importers import import_into
 from context_journal.state import Ledger
 from context_journal.state.ledger import PlanItem, markdown_plan
 from context_journal.stores import MemoryStore
+from tests.ledger.ledger_helpers import ledger_block
 
 PLAN = """# Plan: move billing to the new queue
 

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 
 from context_journal import ContextManager, MemoryStore
 from context_journal.messages import MessageStore
@@ -21,9 +20,10 @@ from context_journal.state import Ledger, LedgerConfig, WorkingState
 from context_journal.state import checkpoint as ckpt
 from context_journal.stores import SQLiteStore, Store
 from context_journal.tokens import EstimatingCounter
+from tests.hypothesis_budget import examples
 
 if TYPE_CHECKING:
-    from conftest import Backend
+    from tests.conftest import Backend
 
 SMALL = LedgerConfig(checkpoint_every=3)
 
@@ -156,7 +156,7 @@ def test_a_persisted_ledger_equals_one_folded_from_scratch(backend: Backend, ops
             def dying(ledger: Ledger) -> dict[str, Any]:
                 raise KeyboardInterrupt
 
-            ckpt.dump_ledger = dying  # type: ignore[assignment]
+            ckpt.dump_ledger = dying
             try:
                 before = len(checkpoints(store))
                 keeper = cm(None)._ledger_keeper()
@@ -165,7 +165,7 @@ def test_a_persisted_ledger_equals_one_folded_from_scratch(backend: Backend, ops
                     ckpt.save_checkpoint(keeper.messages, SMALL, None, keeper._point_now())
                 assert len(checkpoints(store)) == before
             finally:
-                ckpt.dump_ledger = real  # type: ignore[assignment]
+                ckpt.dump_ledger = real
         else:  # look
             h = cm(reader)
             assert h.working_state().to_dict() | {"facts": {}} == rebuilt(store, h, reader).to_dict() | {"facts": {}}

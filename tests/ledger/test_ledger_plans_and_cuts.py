@@ -10,12 +10,12 @@ import re
 from pathlib import Path
 
 import pytest
-from ledger_helpers import PLAN_SHAPES, STATUSES_V2
 
 from context_journal import ContextManager
 from context_journal.state import LedgerConfig
 from context_journal.state.checkpoint import dump_ledger, load_ledger
 from context_journal.state.ledger import Ledger, _plain
+from tests.ledger.ledger_helpers import PLAN_SHAPES, STATUSES_V2
 
 V1 = ("pending", "pending", "pending")
 
@@ -34,7 +34,7 @@ def _plans(cm: ContextManager) -> list[tuple[str, int, list[str]]]:
 def test_a_plan_call_with_an_error_result_is_undone(shape: str) -> None:
     cm = ContextManager.open("memory:")
     if shape == "custom":
-        from test_ledger_b47 import CUSTOM
+        from tests.ledger.test_ledger_b47 import CUSTOM
 
         cm.ledger_config = CUSTOM
     name, first = PLAN_SHAPES[shape](V1)

@@ -7,11 +7,11 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
-from ledger_helpers import ledger_block
 
 from context_journal import ContextManager, MemoryStore
 from context_journal.state import Ledger
+from tests.hypothesis_budget import examples
+from tests.ledger.ledger_helpers import ledger_block
 
 FAST = settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -9,8 +9,14 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
-from provider_shapes import (
+
+from context_journal.state import Ledger, LedgerConfig
+from context_journal.state.checkpoint import dump_ledger, load_ledger
+from context_journal.state.ledger import CommandRun, FileTouch, WebSearch
+from context_journal.state.render import render_state
+from context_journal.tokens import estimate_text_tokens
+from tests.hypothesis_budget import examples
+from tests.provider_shapes import (
     ASSISTANT_PAIRS,
     bash_pair,
     code_execution_pair,
@@ -21,12 +27,6 @@ from provider_shapes import (
     web_search_error,
     web_search_pair,
 )
-
-from context_journal.state import Ledger, LedgerConfig
-from context_journal.state.checkpoint import dump_ledger, load_ledger
-from context_journal.state.ledger import CommandRun, FileTouch, WebSearch
-from context_journal.state.render import render_state
-from context_journal.tokens import estimate_text_tokens
 
 Block = dict[str, Any]
 

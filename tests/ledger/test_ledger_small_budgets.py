@@ -10,13 +10,13 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
-from ledger_helpers import ITEMS, PLAN_SHAPES, STATUSES_V1, STATUSES_V2, bash_pair, ledger_block
 
 from context_journal import ContextManager
 from context_journal.state import LedgerConfig, PlanShape
 from context_journal.strategies import AutobiographicalConfig, AutobiographicalStrategy, KnowledgeStrategy
 from context_journal.strategies.base import Strategy
+from tests.hypothesis_budget import examples
+from tests.ledger.ledger_helpers import ITEMS, PLAN_SHAPES, STATUSES_V1, STATUSES_V2, bash_pair, ledger_block
 
 RULES = "Project rules: " + " ".join(
     f"rule {i}: never touch table t{i} without a migration and a review by the DBA team." for i in range(25)

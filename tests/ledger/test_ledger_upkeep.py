@@ -14,13 +14,13 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
-from test_ledger_density import PIECES, whole_text_names
 
 from context_journal.state import Ledger, LedgerConfig, ToolSpec
 from context_journal.state.checkpoint import dump_ledger
 from context_journal.state.ledger import _APART, _names, _result_text
 from context_journal.state.tools import _SEGMENT_RE, _VERBS, _named_file, _pathlike, _segments, command_files
+from tests.hypothesis_budget import examples
+from tests.ledger.test_ledger_density import PIECES, whole_text_names
 
 TEXT = st.lists(st.tuples(st.sampled_from(PIECES), st.sampled_from(["", " ", "\n", "  ", "\t"])), max_size=12).map(
     lambda parts: "".join(p + sep for p, sep in parts)

@@ -54,7 +54,7 @@ def load_session(path: Path) -> list[LLMMessage]:
             merged[-1][1].extend(blocks)
         else:
             merged.append((role, blocks))
-    return [LLMMessage(role=role, content=blocks) for role, blocks in merged]  # type: ignore[arg-type]
+    return [LLMMessage(role=role, content=blocks) for role, blocks in merged]
 
 
 def summary_request(messages: list[LLMMessage], target_tokens: int) -> LLMRequest:

@@ -14,16 +14,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _sessions import load_session, summary_request
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 
 from context_journal.content import block_to_dict
 from context_journal.llm import LLMMessage, LLMRequest, OfflineSummarizer, summarize_request
 from context_journal.llm._extract import CLIP_MARK, LABELS, extract_units
 from context_journal.llm.offline import EMPTY_DIGEST, Digest, target_tokens
 from context_journal.tokens import EstimatingCounter, estimate_text_tokens
+from tests.hypothesis_budget import examples
+from tests.llm._sessions import load_session, summary_request
 
 SESSIONS = [
     "258c7280-ae70-4798-800f-63464d01a85d",
@@ -93,7 +93,7 @@ def windows(messages: list[LLMMessage], size: int, count: int) -> list[list[LLMM
     out = []
     for k in range(count):
         start = k * len(messages) // count
-        acc, window = 0, []
+        acc, window = 0, list[LLMMessage]()
         for m in messages[start:]:
             t = tokens_of(m)
             if window and acc + t > size:

@@ -81,7 +81,10 @@ def test_handy_constructors() -> None:
 
 
 def test_wrong_script_item_type() -> None:
-    p = ScriptedProvider([lambda r: 42])
+    def answer(request: LLMRequest) -> int:
+        return 42
+
+    p = ScriptedProvider([answer])  # type: ignore[list-item]  # an int is no answer: refused when called
     with pytest.raises(TypeError, match="response or a string"):
         call(p, req())
 

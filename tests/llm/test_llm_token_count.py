@@ -13,7 +13,7 @@ from context_journal import ContextManager, MemoryStore
 from context_journal.tokens import FULL_REPORT_TOKENS
 
 if TYPE_CHECKING:  # the fixtures' types (tests/llm/conftest.py); imported by name only for the checker
-    from conftest import FakeSleep, MockServer
+    from tests.llm.conftest import FakeSleep, MockServer
 
 from context_journal.llm import (
     AnthropicTokenCounter,

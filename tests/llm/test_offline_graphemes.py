@@ -11,16 +11,16 @@ import unicodedata
 from itertools import accumulate
 from typing import Any
 
-import regex
-from grapheme_clusters import CLUSTERS as SHARED
+import regex  # type: ignore[import-untyped]  # no stubs shipped
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 
 from context_journal._graphemes import strip_clusters
 from context_journal.llm import LLMRequest, summarize_request
 from context_journal.llm._extract import MAX_BULKY_CHARS, MAX_UNIT_CHARS, _clip, split_spans
 from context_journal.llm.offline import Digest
+from tests.grapheme_clusters import CLUSTERS as SHARED
+from tests.hypothesis_budget import examples
 
 SETTINGS = settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -90,9 +90,9 @@ def assert_whole(digest: Digest, request: LLMRequest) -> None:
         for fragment in line.fragments:
             assert whole_in(fragment, texts), f"cut inside a cluster: {fragment!r}"
     # The text as written: no line, and no piece after a label, opens with a mark or joiner.
-    for line in digest.text.splitlines():
-        first = regex.match(r"\X", line)
-        assert first is None or not regex.match(r"[\p{M}\u200d]", first.group()), line
+    for text_line in digest.text.splitlines():
+        first = regex.match(r"\X", text_line)
+        assert first is None or not regex.match(r"[\p{M}\u200d]", first.group()), text_line
 
 
 @st.composite

@@ -4,7 +4,12 @@ code, errors as errors), a compaction summary as the assistant's words; encrypte
 
 from __future__ import annotations
 
-from provider_shapes import (
+from typing import Any
+
+from context_journal.llm._extract import server_result_text
+from context_journal.llm.offline import OfflineSummarizer
+from context_journal.llm.types import LLMMessage, LLMRequest
+from tests.provider_shapes import (
     ENCRYPTED,
     bash_pair,
     compaction_block,
@@ -14,10 +19,6 @@ from provider_shapes import (
     web_search_error,
     web_search_pair,
 )
-
-from context_journal.llm._extract import server_result_text
-from context_journal.llm.offline import OfflineSummarizer
-from context_journal.llm.types import LLMMessage, LLMRequest
 
 
 def _digest(*assistant: list[dict[str, object]], tokens: int = 400) -> str:
@@ -46,7 +47,7 @@ def test_search_fetch_code_and_mcp_read_as_calls_and_results() -> None:
 
 def test_failed_code_and_tool_errors_are_errors() -> None:
     cid = "srvtoolu_01BF0001"
-    failing = [
+    failing: list[dict[str, Any]] = [
         {"type": "server_tool_use", "id": cid, "name": "bash_code_execution", "input": {"command": "python run.py"}},
         {
             "type": "bash_code_execution_tool_result",

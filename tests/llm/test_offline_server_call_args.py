@@ -10,11 +10,11 @@ import re
 from typing import Any
 
 import pytest
-from provider_shapes import bash_pair, code_execution_pair, text_editor_pair, web_fetch_pair, web_search_pair
 
 from context_journal.llm._extract import call_parts, extract_units
 from context_journal.llm.offline import OfflineSummarizer
 from context_journal.llm.types import LLMMessage, LLMRequest
+from tests.provider_shapes import bash_pair, code_execution_pair, text_editor_pair, web_fetch_pair, web_search_pair
 
 Block = dict[str, Any]
 

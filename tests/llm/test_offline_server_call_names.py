@@ -4,11 +4,13 @@ client's ``Bash`` runs (a review finding). A merge of digests keeps such calls a
 
 from __future__ import annotations
 
+from typing import Any
+
 from context_journal.llm._extract import extract_units
 from context_journal.llm.offline import OfflineSummarizer
 from context_journal.llm.types import LLMMessage, LLMRequest
 
-SERVER = [
+SERVER: list[dict[str, Any]] = [
     {"type": "server_tool_use", "id": "srvtoolu_b1", "name": "bash_code_execution", "input": {"command": "pytest -x"}},
     {
         "type": "bash_code_execution_tool_result",
@@ -28,10 +30,10 @@ SERVER = [
         "content": {"type": "code_execution_result", "stdout": "1", "stderr": "", "return_code": 0, "content": []},
     },
 ]
-CLIENT = [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "pytest -x"}}]
+CLIENT: list[dict[str, Any]] = [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "pytest -x"}}]
 
 
-def _digest(blocks: list[dict[str, object]]) -> str:
+def _digest(blocks: list[dict[str, Any]]) -> str:
     messages = [
         LLMMessage(role="user", content="Run the tests."),
         LLMMessage(role="assistant", content=blocks),

@@ -22,7 +22,8 @@ async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
     if text.startswith("{"):
         compact = json.dumps(result.structured_content, ensure_ascii=False, separators=(",", ":"))
         assert "\n" not in text and text == compact, text[:200]
-    return result.structured_content
+    structured: dict[str, Any] = result.structured_content
+    return structured
 
 
 async def fail(client: Client, tool: str, **arguments: Any) -> str:

@@ -10,11 +10,11 @@ import pytest
 pytest.importorskip("mcp.server.mcpserver", reason="the MCP SDK 2.x (extra 'mcp') is not installed")
 
 from mcp import Client
-from mcp_helpers import call, fail
 
 from context_journal.manager import ContextManager
 from context_journal.mcp import build_server
 from context_journal.stores import MemoryStore
+from tests.mcp.mcp_helpers import call, fail
 
 
 def test_compile_context_merges_auxiliary_namespaces_for_the_call() -> None:

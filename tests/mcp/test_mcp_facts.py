@@ -10,10 +10,10 @@ import pytest
 pytest.importorskip("mcp.server.mcpserver", reason="the MCP SDK 2.x (extra 'mcp') is not installed")
 
 from mcp import Client
-from mcp_helpers import call, fail
 
 from context_journal.mcp import build_server
 from context_journal.stores import MemoryStore
+from tests.mcp.mcp_helpers import call, fail
 
 
 def test_set_and_clear_facts_through_the_server() -> None:

@@ -19,13 +19,13 @@ import pytest
 
 pytest.importorskip("mcp.server.mcpserver", reason="the MCP SDK 2.x (extra 'mcp') is not installed")
 
-from loop_workloads import mcp_calls, warm_messages
 from mcp import Client
-from thread_probe import ThreadProbe
 
 from context_journal.manager import ContextManager
 from context_journal.mcp import build_server
 from context_journal.stores import SQLiteStore
+from tests.loop_workloads import mcp_calls, warm_messages
+from tests.thread_probe import ThreadProbe
 
 CALLS = 100
 

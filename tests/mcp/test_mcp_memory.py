@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -19,13 +20,13 @@ import pytest
 pytest.importorskip("mcp.server.mcpserver", reason="the MCP SDK 2.x (extra 'mcp') is not installed")
 
 from mcp import Client, StdioServerParameters
-from mcp_helpers import call, env, fail
 from typer.testing import CliRunner
 
 from context_journal.cli import app
 from context_journal.manager import ContextManager
 from context_journal.mcp import build_server
 from context_journal.stores import MemoryStore
+from tests.mcp.mcp_helpers import call, env, fail
 
 CLI = [sys.executable, "-c", "from context_journal.cli import main; main()"]
 SESSION = (
@@ -220,7 +221,7 @@ def test_a_store_compressed_from_python_is_compiled_the_same_by_the_cli(tmp_path
         backend.close()
 
 
-B64 = [
+B64: list[dict[str, Any]] = [
     {"type": "text", "text": "Planner only: the client may cancel on Friday.", "audience": ["planner"]},
     {"type": "text", "text": "Ship the export feature this week."},
 ]
@@ -305,14 +306,15 @@ def test_not_found_namespaces_and_plain_argument_errors() -> None:
 
     async def main() -> None:
         async with Client(server, mode="legacy") as client:
-            for tool, args in [
+            misspelt: list[tuple[str, dict[str, Any]]] = [
                 ("compile_context", {"max_tokens": 100}),
                 ("search_messages", {"query": "hello"}),
                 ("list_pins", {}),
                 ("search_summaries", {}),
                 ("search_summary_text", {"query": "hello"}),
                 ("compress", {}),
-            ]:
+            ]
+            for tool, args in misspelt:
                 text = await fail(client, tool, namespace="defualt", **args)
                 assert "no namespace 'defualt'" in text and "default" in text, (tool, text)
             text = await fail(client, "compile_context", max_tokens=100, branch="nope")
@@ -321,11 +323,12 @@ def test_not_found_namespaces_and_plain_argument_errors() -> None:
             assert "invalid arguments" in text and "max_tokens" in text
             assert "pydantic" not in text and "http" not in text and text.count("\n") == 0
             # an argument no tool takes is refused, not ignored (a misspelt max_tokens read as no budget)
-            for tool, args in [
+            unknown: list[tuple[str, dict[str, Any]]] = [
                 ("compile_context", {"max_tokens": 100, "max_token": 5}),
                 ("search_messages", {"query": "hello", "reader": "ann"}),
                 ("add_message", {"participant": "user", "content": "x", "audience": ["ann"]}),
-            ]:
+            ]
+            for tool, args in unknown:
                 text = await fail(client, tool, **args)
                 extra = next(k for k in args if k not in ("max_tokens", "query", "participant", "content"))
                 assert f"unknown argument {extra!r}" in text and text.count("\n") == 0, (tool, text)

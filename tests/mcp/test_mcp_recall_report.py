@@ -13,12 +13,12 @@ import pytest
 pytest.importorskip("mcp.server.mcpserver", reason="the MCP SDK 2.x (extra 'mcp') is not installed")
 
 from mcp import Client
-from mcp_helpers import call
 from typer.testing import CliRunner
 
 from context_journal.cli import app
 from context_journal.mcp import build_server
 from context_journal.stores import SQLiteStore
+from tests.mcp.mcp_helpers import call
 
 NS = "locomo:conv-26"
 

@@ -9,11 +9,11 @@ pytest.importorskip("mcp.server.mcpserver", reason="the MCP SDK 2.x (extra 'mcp'
 
 import anyio
 from mcp import Client
-from mcp_helpers import call, fail
 
 from context_journal import ContextManager
 from context_journal.mcp import build_server
 from context_journal.stores import MemoryStore
+from tests.mcp.mcp_helpers import call, fail
 
 
 def _run(server: object, body: object) -> None:

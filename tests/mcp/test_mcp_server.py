@@ -30,14 +30,12 @@ import pytest
 pytest.importorskip("mcp.server.mcpserver", reason="the MCP SDK 2.x (extra 'mcp') is not installed")
 
 from mcp import Client, StdioServerParameters
-from mcp_helpers import call, env, fail
 
 from context_journal.manager import ContextManager
 from context_journal.mcp import build_server
 from context_journal.stores import MemoryStore, SQLiteStore
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "journal"))
-from _journal_helpers import handoff, plan
+from tests.journal._journal_helpers import handoff, plan
+from tests.mcp.mcp_helpers import call, env, fail
 
 SNAPSHOT = Path(__file__).with_name("tools_list.json")
 MODES = ["legacy", "2026-07-28"]
@@ -384,8 +382,10 @@ def test_hold_tools_and_add_message_hold(mode: str) -> None:
         assert "hold" in await fail(client, "add_message", participant="user", content="x", id="bad", hold=-1)
         for loose in ("60", "true"):  # a string is not coerced into a hold (the library refuses it too)
             assert "hold" in await fail(client, "add_message", participant="user", content="x", id="bad", hold=loose)
-        for loose in ("30", True):
-            assert "timeout_seconds" in await fail(client, "hold_compression", message_id="n3", timeout_seconds=loose)
+        for loose_timeout in ("30", True):
+            assert "timeout_seconds" in await fail(
+                client, "hold_compression", message_id="n3", timeout_seconds=loose_timeout
+            )
         assert "no-such" in await fail(client, "hold_compression", message_id="no-such")
         assert (await call(client, "release_compression", message_id="no-such"))["held"] == ["d1", "w1"]
 

@@ -3,20 +3,25 @@ and a manager sees another process's writes at its next compile."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
 import sys
 import textwrap
 import uuid
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+from unittest import mock
 
 import pytest
 
 from context_journal import ContextManager
 from context_journal.strategies import WindowedPassthroughStrategy
 from tests.stores.read_scope_cases import CASES as READ_SCOPE_CASES
+
+if TYPE_CHECKING:
+    from context_journal.stores.postgres import PostgresStore
 
 PG_URL = os.environ.get("CONTEXT_JOURNAL_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
 
@@ -46,7 +51,7 @@ def schema() -> Iterator[str]:
         conn.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
 
 
-def _store(schema: str):  # type: ignore[no-untyped-def]
+def _store(schema: str) -> PostgresStore:
     from context_journal.stores.postgres import PostgresStore
 
     return PostgresStore(PG_URL, schema=schema)
@@ -218,24 +223,21 @@ def test_url_schema_is_taken_out_and_the_rest_kept() -> None:
     assert _url_schema("postgresql://u@h/db?connect_timeout=5") == ("postgresql://u@h/db?connect_timeout=5", None)
 
 
-def _round_trips(store, fn) -> int:  # type: ignore[no-untyped-def]
+def _round_trips(store: PostgresStore, fn: Callable[[], object]) -> int:
     """Statements the store's connection sends while ``fn`` runs (each one round trip: no pipeline)."""
     import psycopg
 
     sent = 0
     execute = psycopg.Cursor.execute
 
-    def counting(cursor, query, *args, **kwargs):  # type: ignore[no-untyped-def]
+    def counting(cursor: psycopg.Cursor[Any], query: Any, *args: Any, **kwargs: Any) -> psycopg.Cursor[Any]:
         nonlocal sent
         if cursor.connection is store._conn:
             sent += 1
         return execute(cursor, query, *args, **kwargs)
 
-    psycopg.Cursor.execute = counting  # type: ignore[method-assign]
-    try:
+    with mock.patch.object(psycopg.Cursor, "execute", counting):
         fn()
-    finally:
-        psycopg.Cursor.execute = execute  # type: ignore[method-assign]
     return sent
 
 
@@ -247,14 +249,14 @@ def test_add_message_is_at_most_four_round_trips(schema: str) -> None:
     try:
         cm, other = ContextManager(ours), ContextManager(theirs)
         cm.add_message("user", "warm the handle")
-        shapes = [
+        shapes: list[tuple[str, str | list[dict[str, Any]]]] = [
             ("user", "a plain text message"),
             ("assistant", [{"type": "tool_use", "id": "t1", "name": "Read", "input": {"path": "/a"}}]),
             ("user", [{"type": "tool_result", "tool_use_id": "t1", "content": "a=1"}]),
             ("user", [{"type": "text", "text": "for ann", "audience": ["ann"]}]),
         ]
         for participant, content in shapes:
-            assert _round_trips(ours, lambda p=participant, c=content: cm.add_message(p, c)) <= 4
+            assert _round_trips(ours, functools.partial(cm.add_message, participant, content)) <= 4
         other.add_message("user", "a write by another handle")
         cm.add_message("user", "reads the foreign write and the branch table")
         assert _round_trips(ours, lambda: cm.add_message("user", "steady again")) <= 4

@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 
 from context_journal import ContextManager, MemoryStore
 from context_journal.compile import EmptyContextError
@@ -23,9 +22,16 @@ from context_journal.namespaces import AuxiliaryViewsConflictError, NamespaceNot
 from context_journal.strategies import AutobiographicalStrategy, WindowedPassthroughStrategy
 from context_journal.testing import ScriptedProvider
 from context_journal.validate import validate_messages
+from tests.hypothesis_budget import examples
+from tests.imported import content_of
 
 TAG = re.compile(r"TAG\d+")
-CFG = {"head_window_tokens": 60, "recent_window_tokens": 120, "target_chunk_tokens": 90, "merge_threshold": 2}
+CFG: dict[str, Any] = {
+    "head_window_tokens": 60,
+    "recent_window_tokens": 120,
+    "target_chunk_tokens": 90,
+    "merge_threshold": 2,
+}
 
 
 def _echo(request: Any) -> str:
@@ -196,7 +202,7 @@ def test_summaries_are_made_from_the_recorded_merged_view_by_every_handle() -> N
     store = MemoryStore()
     talk = ContextManager.open(store=store, namespace="talk", isolate=True)
     talk.add_message("user", "TAG0 start", id="m0")
-    cfg = {"head_window_tokens": 40, "recent_window_tokens": 200, "target_chunk_tokens": 100}
+    cfg: dict[str, Any] = {"head_window_tokens": 40, "recent_window_tokens": 200, "target_chunk_tokens": 100}
     side = ContextManager.open(
         store=store,
         namespace="critic",
@@ -415,7 +421,7 @@ def test_a_side_reader_over_a_real_conversation(data_dir: Path) -> None:
         auxiliary_views=[{"namespace": "talk"}],
     )
     for k, m in enumerate(conv.messages[:240]):
-        content = [dict(b) for b in m.content]  # type: ignore[union-attr]
+        content = [dict(b) for b in content_of(m)]
         content[0]["text"] = f"TAG{k} {content[0]['text']}"
         main.add_message(m.participant, content, id=m.id, timestamp=m.timestamp)
         if k % 40 == 39:

@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 
 from context_journal import ContextManager, MemoryStore, ViewFilterError
 from context_journal.messages import Message
@@ -23,9 +22,15 @@ from context_journal.strategies import (
 )
 from context_journal.testing import ScriptedProvider
 from context_journal.validate import validate_messages, validate_openai_messages
+from tests.hypothesis_budget import examples
 
 TAG = re.compile(r"TAG\d+")
-CFG = {"head_window_tokens": 60, "recent_window_tokens": 120, "target_chunk_tokens": 90, "merge_threshold": 2}
+CFG: dict[str, Any] = {
+    "head_window_tokens": 60,
+    "recent_window_tokens": 120,
+    "target_chunk_tokens": 90,
+    "merge_threshold": 2,
+}
 
 
 def _echo(request: Any) -> str:

@@ -10,10 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bug_cases import load_case
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 from typer.testing import CliRunner
 
 from context_journal import ContextManager
@@ -21,6 +19,8 @@ from context_journal.cli import app
 from context_journal.errors import MessageNotFoundError
 from context_journal.readers import ReaderConflictError
 from context_journal.stores import MemoryStore
+from tests.bug_cases import load_case
+from tests.hypothesis_budget import examples
 
 runner = CliRunner()
 

@@ -17,7 +17,6 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 from typer.testing import CliRunner
 
 from context_journal import ContextManager
@@ -26,12 +25,18 @@ from context_journal.compile import EmptyContextError
 from context_journal.errors import MessageNotFoundError
 from context_journal.mcp import build_server
 from context_journal.strategies import AutobiographicalStrategy
+from tests.hypothesis_budget import examples
 
 runner = CliRunner()
 
 READERS = ["ann", "bob", "cy"]
 # Small windows so a handful of messages already gives summaries.
-CFG = {"head_window_tokens": 40, "recent_window_tokens": 60, "target_chunk_tokens": 60, "merge_threshold": 2}
+CFG: dict[str, Any] = {
+    "head_window_tokens": 40,
+    "recent_window_tokens": 60,
+    "target_chunk_tokens": 60,
+    "merge_threshold": 2,
+}
 # A marker is one search word: SECRET, the audience's names, a serial, Z (so a cut marker never matches).
 MARKER = re.compile(r"secret[a-z]+\d+x\d+z", re.IGNORECASE)
 FILLER = "the deploy plan covers the staging rollout and the database migration checklist"

@@ -16,7 +16,12 @@ from context_journal.strategies import AutobiographicalStrategy, PassthroughStra
 from context_journal.strategies.windowed import WindowedPassthroughStrategy
 from context_journal.testing import ScriptedProvider
 
-CFG = {"head_window_tokens": 80, "recent_window_tokens": 150, "target_chunk_tokens": 120, "merge_threshold": 3}
+CFG: dict[str, Any] = {
+    "head_window_tokens": 80,
+    "recent_window_tokens": 150,
+    "target_chunk_tokens": 120,
+    "merge_threshold": 3,
+}
 
 
 def _strategy(kind: str) -> Any:

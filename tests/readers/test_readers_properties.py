@@ -9,7 +9,6 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 
 from context_journal.compile import EmptyContextError
 from context_journal.errors import MessageNotFoundError
@@ -17,8 +16,14 @@ from context_journal.manager import ContextManager
 from context_journal.readers import AudienceNarrowingError
 from context_journal.strategies import AutobiographicalStrategy
 from context_journal.testing import ScriptedProvider
+from tests.hypothesis_budget import examples
 
-CFG = {"head_window_tokens": 60, "recent_window_tokens": 100, "target_chunk_tokens": 80, "merge_threshold": 2}
+CFG: dict[str, Any] = {
+    "head_window_tokens": 60,
+    "recent_window_tokens": 100,
+    "target_chunk_tokens": 80,
+    "merge_threshold": 2,
+}
 READERS = ["ann", "bob", "cy"]
 TAG = re.compile(r"TAG\d+x\d+")
 

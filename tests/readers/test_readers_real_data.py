@@ -16,8 +16,14 @@ from context_journal.messages import MessageInput
 from context_journal.strategies import AutobiographicalStrategy
 from context_journal.testing import ScriptedProvider
 from context_journal.views import StoreView
+from tests.imported import content_of
 
-CFG = {"head_window_tokens": 400, "recent_window_tokens": 800, "target_chunk_tokens": 600, "merge_threshold": 3}
+CFG: dict[str, Any] = {
+    "head_window_tokens": 400,
+    "recent_window_tokens": 800,
+    "target_chunk_tokens": 600,
+    "merge_threshold": 3,
+}
 
 
 def _irc(data_dir: Path, start: int = 0, stop: int | None = 400) -> list[MessageInput]:
@@ -33,7 +39,7 @@ def test_irc_each_participant_compiles_only_their_lines(data_dir: Path) -> None:
     for m in lines:
         meta = dict(m.metadata or {})
         names = {speaker[p] for p in meta.get("reply_to", []) if p in speaker}
-        content = [dict(b) for b in m.content]  # type: ignore[union-attr]
+        content = [dict(b) for b in content_of(m)]
         if names:
             names.add(m.participant)
             content[0]["audience"] = sorted(names)
@@ -44,7 +50,7 @@ def test_irc_each_participant_compiles_only_their_lines(data_dir: Path) -> None:
     host = ContextManager.open("memory:")
     host.add_messages(addressed)
     assert host.messages.audience_count() > 20
-    counts = {}
+    counts: dict[str, int] = {}
     for m in lines:
         counts[m.participant] = counts.get(m.participant, 0) + 1
     people = sorted((p for p in counts if p != "irc-server"), key=lambda p: -counts[p])[:5]

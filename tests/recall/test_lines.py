@@ -22,7 +22,7 @@ def _conversation(cm: ContextManager, n: int = 60) -> None:
 
 
 def test_message_line_text_writes_tool_calls_out() -> None:
-    blocks = [
+    blocks: list[dict[str, Any]] = [
         {"type": "text", "text": "Looking."},
         {"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": "/a.py"}},
     ]

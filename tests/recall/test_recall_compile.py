@@ -17,7 +17,6 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 
 from context_journal import (
     AutobiographicalConfig,
@@ -33,6 +32,7 @@ from context_journal.strategies import PassthroughStrategy
 from context_journal.strategies.base import BaseStrategy, Budget, RawSpan, Selection
 from context_journal.validate import validate_messages, validate_openai_messages
 from context_journal.views import MessageView, filter_for_reader
+from tests.hypothesis_budget import examples
 
 TOPICS = ["hamster", "biscuit", "guitar", "lisbon", "marathon", "pottery", "sunflower", "violin", "kayak", "tango"]
 FILLER = ["weather", "lunch", "coffee", "train", "weekend", "book", "garden", "music", "movie", "bike"]

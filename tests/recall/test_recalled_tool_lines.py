@@ -6,16 +6,17 @@ without their call). Found by the review of issue 11."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 
 from context_journal import ContextManager, RecallConfig, validate_messages
 from context_journal.recall.spans import cut_line
 from context_journal.rendering.repairs import message_line_text
 from context_journal.stores.fulltext import stem
 from context_journal.tokens import EstimatingCounter
+from tests.hypothesis_budget import examples
 
 SETTINGS = settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 COUNTER = EstimatingCounter()
@@ -34,7 +35,7 @@ def test_cut_tool_lines_keep_their_markers(
     prose: list[str], calls: list[str], outputs: list[list[str]], limit: int, matching: bool
 ) -> None:
     stems = frozenset({stem("porcupine")}) if matching else frozenset()
-    uses = [{"type": "text", "text": " ".join(prose)}] if prose else []
+    uses: list[dict[str, Any]] = [{"type": "text", "text": " ".join(prose)}] if prose else []
     uses += [{"type": "tool_use", "id": f"t{k}", "name": n, "input": {"path": "a.py"}} for k, n in enumerate(calls)]
     call_line = message_line_text(uses)
     out, _ = cut_line(call_line, stems, limit, COUNTER, ("text", "tool_use"))

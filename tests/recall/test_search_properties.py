@@ -23,7 +23,6 @@ import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
-from hypothesis_budget import examples
 
 from context_journal import ContextManager, MemoryStore
 from context_journal.messages import Message
@@ -31,6 +30,7 @@ from context_journal.readers import AudienceNarrowingError
 from context_journal.stores import SQLiteStore, Store
 from context_journal.stores.fulltext import query_terms, stem, words
 from context_journal.views import filter_for_reader
+from tests.hypothesis_budget import examples
 
 # Stems collide on purpose (running/runs, deploy/deployed); diacritics, an underscore, digits and two
 # stopwords are in the mix.

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 
 from context_journal import ContextManager, MemoryStore
 from context_journal._graphemes import split_words
 from context_journal.recall.search import SNIPPET_CHARS, snippet
 from context_journal.stores.fulltext import stem
+from tests.hypothesis_budget import examples
 
 SETTINGS = settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 
 from context_journal import AutobiographicalConfig, AutobiographicalStrategy, ContextManager, MemoryStore
 from context_journal.formats import import_into, read_transcript
@@ -32,11 +31,17 @@ from context_journal.stores import Op, Store
 from context_journal.stores.fulltext import query_terms, stem, words
 from context_journal.strategies.autobiographical import INHERIT_STATE
 from context_journal.testing import ScriptedProvider
+from tests.hypothesis_budget import examples
 
 if TYPE_CHECKING:
-    from conftest import Backend
+    from tests.conftest import Backend
 
-CFG = {"head_window_tokens": 60, "recent_window_tokens": 100, "target_chunk_tokens": 80, "merge_threshold": 2}
+CFG: dict[str, Any] = {
+    "head_window_tokens": 60,
+    "recent_window_tokens": 100,
+    "target_chunk_tokens": 80,
+    "merge_threshold": 2,
+}
 DAY0 = datetime(2023, 7, 13, 9, 0, tzinfo=UTC)
 
 TOPICS = [

@@ -17,12 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from _writer_child import body, write_all
-from run_threads import run_threads
-
 from context_journal.manager import ContextManager
 from context_journal.messages import Message
 from context_journal.stores import ROOT_BRANCH, Op, SQLiteStore
+from tests.run_threads import run_threads
+from tests.stores._writer_child import body, write_all
 
 WRITER_CHILD = Path(__file__).with_name("_writer_child.py")
 

@@ -6,7 +6,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from _race import Mode, RaceResult, run_race
+
+from tests.stores._race import Mode, RaceResult, run_race
 
 
 @pytest.fixture

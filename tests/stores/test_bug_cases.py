@@ -25,17 +25,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from _race import Mode, RaceResult, check_final
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 
 from context_journal.errors import BranchNotFoundError
 from context_journal.manager import ContextManager
 from context_journal.stores import ROOT_BRANCH, Op, Store
+from tests.hypothesis_budget import examples
+from tests.stores._race import Mode, RaceResult, check_final
 
 if TYPE_CHECKING:
-    from conftest import Backend
+    from tests.conftest import Backend
 
 BUG_CASES = Path(__file__).resolve().parents[2].parent / "shared" / "bug-cases"
 
@@ -129,8 +129,8 @@ def load_tree(store: Store, rows: list[dict[str, Any]]) -> dict[str, tuple[str, 
 def path_to(rows: list[dict[str, Any]], node: str) -> list[str]:
     parent = {r["id"]: r.get("parent") for r in rows}
     out: list[str | None] = [node]
-    while parent[out[-1]] is not None:  # type: ignore[index]
-        out.append(parent[out[-1]])  # type: ignore[index]
+    while parent[out[-1]] is not None:
+        out.append(parent[out[-1]])
     return [n for n in reversed(out) if n is not None]
 
 

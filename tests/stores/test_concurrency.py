@@ -14,11 +14,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from _race import Mode, RaceResult, check_final
-from run_threads import run_threads
 
 from context_journal.manager import ContextManager
 from context_journal.stores import ROOT_BRANCH, SQLiteStore
+from tests.run_threads import run_threads
+from tests.stores._race import Mode, RaceResult, check_final
 
 Race = Callable[[list[str], int, Mode], RaceResult]
 

@@ -4,9 +4,8 @@
 
 from __future__ import annotations
 
-from hypothesis_budget import examples
-
 from context_journal.testing.conformance import StoreBackend, StoreConformance
+from tests.hypothesis_budget import examples
 
 
 class TestStoreConformance(StoreConformance):

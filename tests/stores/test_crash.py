@@ -13,6 +13,7 @@ reopens the store and checks:
 
 from __future__ import annotations
 
+import io
 import os
 import random
 import signal
@@ -72,9 +73,10 @@ def run_and_kill(db: Path, run: int, rng: random.Random) -> list[str]:
     ready = threading.Event()
 
     def drain() -> None:  # keeps the pipe empty so the child never blocks on a full buffer
-        assert proc.stdout is not None
+        out = proc.stdout
+        assert isinstance(out, io.BufferedReader)  # a binary pipe: read1 returns what is there
         buf = b""
-        for chunk in iter(lambda: proc.stdout.read1(65536), b""):  # type: ignore[union-attr]
+        for chunk in iter(lambda: out.read1(65536), b""):
             buf += chunk
             *done, buf = buf.split(b"\n")
             for raw in done:

@@ -13,7 +13,7 @@ from context_journal.manager import ContextManager
 from context_journal.stores import ROOT_BRANCH, Store
 
 if TYPE_CHECKING:
-    from conftest import Backend
+    from tests.conftest import Backend
 
 
 class Boom(Exception):

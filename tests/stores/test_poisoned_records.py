@@ -243,5 +243,5 @@ def test_an_expected_seq_past_any_journal_is_an_argument_error() -> None:
     handoff = {"goal": "g", "state": "s", "next_step": "n", "ruled_out": [], "done_claims": [], "refs": []}
     for bad in (10**30, -1, True):
         with pytest.raises(ValueError, match="expected_seq"):
-            journal.append("demo", "handoff", handoff, "w", f"k{bad}", expected_seq=bad)  # type: ignore[arg-type]
+            journal.append("demo", "handoff", handoff, "w", f"k{bad}", expected_seq=bad)
     assert journal.append("demo", "handoff", handoff, "w", "k1", expected_seq=0).status == "appended"

@@ -18,6 +18,7 @@ import sqlite3
 import struct
 import zlib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
@@ -31,6 +32,9 @@ from context_journal.stores.base import Op, Store
 from context_journal.stores.integrity import check_store
 from context_journal.stores.redaction import REDACTION_SLOT, is_redacted
 from tests.hypothesis_budget import examples
+
+if TYPE_CHECKING:
+    from tests.conftest import Backend
 
 MARK = "ZEBRAQUOKKA7731"
 
@@ -195,7 +199,7 @@ def test_guards_still_refuse_every_other_change(tmp_path: Path) -> None:
     cm.close()
 
 
-def test_postgres_redaction_leaves_no_row_with_the_message(backend) -> None:  # type: ignore[no-untyped-def]
+def test_postgres_redaction_leaves_no_row_with_the_message(backend: Backend) -> None:
     if backend.name != "postgres":
         pytest.skip("PostgreSQL table dump")
     store: Store = backend.new()
@@ -211,7 +215,7 @@ def test_postgres_redaction_leaves_no_row_with_the_message(backend) -> None:  # 
                 (store.schema,),  # type: ignore[attr-defined]
             ).fetchall()
         ]
-        out = []
+        out: list[str] = []
         for table in tables:
             rows = store._execute(f'SELECT t::text FROM "{table}" t').fetchall()  # type: ignore[attr-defined]
             out.extend(r[0] for r in rows)
@@ -228,7 +232,7 @@ def test_postgres_redaction_leaves_no_row_with_the_message(backend) -> None:  # 
     cm.close()
 
 
-def test_redaction_contract_on_every_backend(backend) -> None:  # type: ignore[no-untyped-def]
+def test_redaction_contract_on_every_backend(backend: Backend) -> None:
     store: Store = backend.new()
     cm = ContextManager.open(store=store, strategy=_autobio())
     ids = _conversation(cm, n=40, secret_at=10)
@@ -413,7 +417,7 @@ def test_a_redaction_killed_at_any_moment_is_whole_or_absent(tmp_path: Path) -> 
     assert len(acked) > 0
 
 
-def test_redact_a_range_and_a_search_hit(backend) -> None:  # type: ignore[no-untyped-def]
+def test_redact_a_range_and_a_search_hit(backend: Backend) -> None:
     store: Store = backend.new()
     cm = ContextManager.open(store=store)
     ids = [cm.add_message("user", f"note {i} with word{i}x and garden") for i in range(12)]
@@ -435,7 +439,7 @@ def test_redact_a_range_and_a_search_hit(backend) -> None:  # type: ignore[no-un
     cm.close()
 
 
-def test_purge_a_branch_erases_what_was_written_on_it(backend) -> None:  # type: ignore[no-untyped-def]
+def test_purge_a_branch_erases_what_was_written_on_it(backend: Backend) -> None:
     from context_journal.errors import BranchInUseError
     from context_journal.redaction import purge_branch
 
@@ -467,7 +471,7 @@ def test_purge_a_branch_erases_what_was_written_on_it(backend) -> None:  # type:
         handle.close()
 
 
-def test_purge_a_namespace(backend) -> None:  # type: ignore[no-untyped-def]
+def test_purge_a_namespace(backend: Backend) -> None:
     from context_journal.redaction import purge_namespace
 
     store: Store = backend.new()
@@ -499,7 +503,7 @@ def test_purge_a_namespace(backend) -> None:  # type: ignore[no-untyped-def]
         handle.close()
 
 
-def test_review_findings_edits_after_redaction_and_planted_marks(backend) -> None:  # type: ignore[no-untyped-def]
+def test_review_findings_edits_after_redaction_and_planted_marks(backend: Backend) -> None:
     """Review findings: a message edited after its redaction is erased again by a second redaction; a
     caller's ``metadata={"redacted": True}`` neither looks erased nor breaks verify once redacted; a reader
     cannot list the host's redactions."""
@@ -558,7 +562,7 @@ def test_the_guard_lets_only_the_exact_stub_through(tmp_path: Path) -> None:
     cm.close()
 
 
-def test_postgres_guard_lets_only_the_redaction_path_through(backend) -> None:  # type: ignore[no-untyped-def]
+def test_postgres_guard_lets_only_the_redaction_path_through(backend: Backend) -> None:
     if backend.name != "postgres":
         pytest.skip("PostgreSQL guard functions")
     from context_journal.stores.redaction import redacted_body

@@ -4,6 +4,8 @@ compression worker."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
 
 from context_journal import ContextManager
@@ -11,6 +13,9 @@ from context_journal.errors import RedactionError
 from context_journal.retention import apply_retention, retention_policies, set_retention
 from context_journal.stores.base import Store
 from context_journal.workers import CompressionWorker
+
+if TYPE_CHECKING:
+    from tests.conftest import Backend
 
 DAY = 86_400.0
 NOW = 1_800_000_000.0  # a fixed present: 2027-01-15
@@ -28,7 +33,7 @@ def _fill(cm: ContextManager, ages: list[float], tag: str) -> dict[str, float]:
 AGES = [400, 91, 90.001, 90, 89.999, 30, 1, 0, -1]
 
 
-def test_retention_erases_exactly_what_is_older(backend) -> None:  # type: ignore[no-untyped-def]
+def test_retention_erases_exactly_what_is_older(backend: Backend) -> None:
     store: Store = backend.new()
     default = ContextManager.open(store=store)
     kept_ns = ContextManager.open(store=store, namespace="notes", isolate=True)
@@ -56,7 +61,7 @@ def test_retention_erases_exactly_what_is_older(backend) -> None:  # type: ignor
         cm.close()
 
 
-def test_retention_arguments_are_checked(backend) -> None:  # type: ignore[no-untyped-def]
+def test_retention_arguments_are_checked(backend: Backend) -> None:
     store: Store = backend.new()
     for bad in (0, -1, float("nan"), float("inf"), 10**7):
         with pytest.raises(RedactionError, match="retain_days"):
@@ -95,7 +100,7 @@ def test_a_worker_applies_retention_on_its_interval() -> None:
     cm.close()
 
 
-def test_retention_erases_a_message_whose_metadata_claims_it_was_redacted(backend) -> None:  # type: ignore[no-untyped-def]
+def test_retention_erases_a_message_whose_metadata_claims_it_was_redacted(backend: Backend) -> None:
     """Review finding: a caller's ``metadata={"redacted": True}`` made retention skip the message forever."""
     store: Store = backend.new()
     cm = ContextManager.open(store=store)

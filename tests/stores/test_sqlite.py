@@ -202,7 +202,7 @@ def test_a_store_made_before_auto_vacuum_still_checkpoints(tmp_path: Path) -> No
     conn.close()
     again = SQLiteStore(path)
     with again.transaction() as tx:
-        tx.append(ROOT_BRANCH, "messages", "m1", {"v": 1})
+        tx.append(again.get_branch(ROOT_BRANCH).id, "messages", "m1", {"v": 1})
     again.checkpoint()  # nothing to give back: no error, and the file keeps its setting
     assert sqlite3.connect(path).execute("PRAGMA auto_vacuum").fetchone()[0] == 0
     assert again.head_seq() >= 1

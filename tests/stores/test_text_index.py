@@ -23,7 +23,7 @@ from context_journal.stores import Store
 from context_journal.stores.fulltext import stem, words
 
 if TYPE_CHECKING:
-    from conftest import Backend
+    from tests.conftest import Backend
 
 # A 72-character identifier: FTS5 leaves words over 64 bytes unstemmed, and so must every backend.
 CHECKSUM = "3f9a7c0b" * 9
@@ -344,7 +344,7 @@ def test_backfill_indexes_old_records_once_and_resumes(backend: Backend, monkeyp
         pytest.skip("a memory store is never older than its index")
     _without_text_index(backend, monkeypatch)
     old = backend.new()
-    old.has_text_index = False  # type: ignore[misc]  # what a library of the previous version writes
+    old.has_text_index = False  # what a library of the previous version writes
     writer = ContextManager.open(store=old)
     write_conversation(writer)
     writer.edit_message("m07", "Do the revert, then rerun the migration with a longer timeout.")

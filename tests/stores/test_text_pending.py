@@ -244,6 +244,7 @@ def test_a_store_indexed_by_the_previous_schema_is_rebuilt_with_the_same_results
     monkeypatch.setattr(module.SQLiteStore, "_text_index", old_index)
     old = ContextManager.open(tmp_path / "old.db")
     write_mixed(old)
+    assert isinstance(old.store, SQLiteStore)
     old_rows = old.store._conn.execute("SELECT COUNT(*) FROM text_index WHERE text_index MATCH 'river'").fetchone()
     assert old_rows[0] > 0
     old.close()

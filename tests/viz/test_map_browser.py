@@ -9,10 +9,10 @@ import re
 from pathlib import Path
 
 import pytest
-from map_helpers import XSS, busy_manager, expected_lanes, parse, parts_per_lane, pixel_stats, raw_like
 
 from context_journal.viz.browser import dump_dom, find_browser, screenshot
 from context_journal.viz.html import lane_counts, page_height
+from tests.map_helpers import XSS, busy_manager, expected_lanes, parse, parts_per_lane, pixel_stats, raw_like
 
 pytestmark = pytest.mark.skipif(
     find_browser() is None, reason="no headless browser (chromium) installed; .ci/run installs Debian's chromium"

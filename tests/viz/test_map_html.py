@@ -6,11 +6,11 @@ import dataclasses
 import re
 
 import pytest
-from map_helpers import XSS, busy_manager, expected_lanes, parse, parts_per_lane, raw_like, tool_chat
 
 from context_journal import ContextManager
 from context_journal.compile import CompileResult
 from context_journal.viz.html import lane_counts
+from tests.map_helpers import XSS, busy_manager, expected_lanes, parse, parts_per_lane, raw_like, tool_chat
 
 
 @pytest.fixture(scope="module")

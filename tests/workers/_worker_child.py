@@ -6,12 +6,12 @@ import json
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from _work import open_spec
+# Run as a script: the repository root goes on the path, for the tests package.
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from context_journal.testing import ScriptedProvider
 from context_journal.workers import CompressionWorker
+from tests.workers._work import open_spec
 
 spec, worker_id, lease, latency = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
 concurrency = int(sys.argv[5]) if len(sys.argv) > 5 else 1

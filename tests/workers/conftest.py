@@ -1,16 +1,13 @@
 from __future__ import annotations
 
 import os
-import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from _work import PG_URL, pg_unavailable
+from tests.workers._work import PG_URL, pg_unavailable
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

@@ -12,17 +12,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _work import assert_each_once, open_spec, record_counts, seed
-from run_threads import run_threads
 from typer.testing import CliRunner
 
 from context_journal.cli import app
 from context_journal.llm import run_sync
 from context_journal.llm.types import LLMRequest, LLMResponse
+from context_journal.stores.base import Store
 from context_journal.stores.memory import MemoryStore
 from context_journal.stores.queue import QueueStore
 from context_journal.testing import ScriptedProvider
 from context_journal.workers import CompressionWorker
+from tests.run_threads import run_threads
+from tests.workers._work import assert_each_once, open_spec, record_counts, seed
 
 LEASE = 0.3  # seconds: far shorter than a call
 CALL = 1.0  # seconds per model call
@@ -41,7 +42,7 @@ def _heartbeat_threads() -> list[threading.Thread]:
 
 @pytest.mark.parametrize("kind", ["memory", "store"])
 def test_queue_renew_extends_only_a_live_lease_of_its_owner(kind: str, spec: str) -> None:
-    store: Any = MemoryStore() if kind == "memory" else open_spec(spec)
+    store: Store = MemoryStore() if kind == "memory" else open_spec(spec)
     try:
         assert isinstance(store, QueueStore)
         assert not store.queue_renew("k", "a", 10.0, 100.0)  # no such item
@@ -161,6 +162,9 @@ class _StopsItsHeartbeat:
     """A slow provider whose first call stops its own worker's heartbeat: the worker is 'killed' mid-call
     as far as its lease is concerned, then answers after ``seconds``."""
 
+    name = "stops-its-heartbeat"
+    model = "scripted"
+
     def __init__(self, owner: str, seconds: float) -> None:
         self.worker: CompressionWorker | None = None
         self.owner = owner
@@ -224,6 +228,9 @@ def test_a_worker_whose_heartbeat_stops_mid_call_loses_the_lease_to_another(
 class _Stalls:
     """A provider during whose call the worker's clock jumps past its lease (the process stalled), then
     answers after ``seconds`` (unless cancelled)."""
+
+    name = "stalls"
+    model = "scripted"
 
     def __init__(self, now: list[float], seconds: float) -> None:
         self.now = now
@@ -320,6 +327,9 @@ def test_cancelling_a_worker_stops_its_heartbeats() -> None:
 class _LosesToASecondLoop:
     """A provider whose first call outlives its lease: during it the worker's clock passes the lease and
     a second loop of the same worker claims the item and does the unit; then the first call answers."""
+
+    name = "loses-to-a-second-loop"
+    model = "scripted"
 
     def __init__(self, now: list[float]) -> None:
         self.now = now

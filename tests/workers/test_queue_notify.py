@@ -15,11 +15,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from _work import PG_URL, pg_unavailable, strategy
 
 from context_journal import ContextManager
 from context_journal.testing import ScriptedProvider
 from context_journal.workers import CompressionWorker, enqueue
+from tests.workers._work import PG_URL, pg_unavailable, strategy
 
 POLL = 30.0
 """The workers' poll interval: far longer than any wake-up the tests accept."""

@@ -12,11 +12,10 @@ import time
 from contextlib import ExitStack
 from pathlib import Path
 
-from _work import assert_each_once, open_spec, seed
-
 from context_journal import ContextManager
 from context_journal.testing import ScriptedProvider
 from context_journal.workers import CompressionWorker
+from tests.workers._work import assert_each_once, open_spec, seed
 
 CHILD = str(Path(__file__).parent / "_worker_child.py")
 
@@ -53,7 +52,7 @@ def test_three_workers_summarise_thirty_conversations_each_chunk_once(spec: str)
         assert len(rows) == 30 and {r["status"] for r in rows} == {"done"}
         # Summaries stored by the workers reach a workers-mode manager's next compile.
         cm = ContextManager(store, namespace="c07", isolate=True, compression="workers")
-        from _work import strategy
+        from tests.workers._work import strategy
 
         cm.set_strategy(strategy())
         result = cm.compile(400)

@@ -8,12 +8,12 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from _work import strategy
-
 from context_journal import ContextManager
 from context_journal.stores import SQLiteStore
+from context_journal.stores.queue import WorkClaim
 from context_journal.testing import ScriptedProvider
 from context_journal.workers import CompressionWorker
+from tests.workers._work import strategy
 
 
 def test_store_work_runs_on_the_store_thread_and_every_item_is_summarised(tmp_path: Path) -> None:
@@ -28,9 +28,9 @@ def test_store_work_runs_on_the_store_thread_and_every_item_is_summarised(tmp_pa
     seen: dict[str, set[str]] = {"claim": set(), "write": set()}
     claim, transaction = store.queue_claim, store.transaction
 
-    def spy_claim(*args: Any) -> Any:
+    def spy_claim(owner: str, lease_seconds: float, now: float) -> WorkClaim | None:
         seen["claim"].add(threading.current_thread().name)
-        return claim(*args)
+        return claim(owner, lease_seconds, now)
 
     def spy_transaction(*args: Any, **kwargs: Any) -> Any:
         seen["write"].add(threading.current_thread().name)

@@ -8,21 +8,22 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _work import CONFIG, assert_each_once, open_spec, record_counts, seed, strategy
 from typer.testing import CliRunner
 
 from context_journal import ContextManager
 from context_journal.cli import app
 from context_journal.llm.types import LLMRequest, LLMResponse
+from context_journal.stores.base import Store
 from context_journal.stores.memory import MemoryStore
 from context_journal.stores.queue import QueueStore
 from context_journal.testing import ScriptedProvider
 from context_journal.workers import CompressionDelegatedError, CompressionWorker, LeaseLostError, enqueue
+from tests.workers._work import CONFIG, assert_each_once, open_spec, record_counts, seed, strategy
 
 
 @pytest.mark.parametrize("kind", ["memory", "store"])
 def test_queue_leases_expire_and_generations_keep_new_work(kind: str, spec: str) -> None:
-    store: Any = MemoryStore() if kind == "memory" else open_spec(spec)
+    store: Store = MemoryStore() if kind == "memory" else open_spec(spec)
     try:
         assert isinstance(store, QueueStore)
         store.queue_enqueue("k", "ns", 1, "messages", "{}", 100.0)
@@ -87,6 +88,9 @@ def test_passthrough_managers_enqueue_nothing() -> None:
 class _Slow:
     """A provider whose call lets the clock pass the lease and another worker redo the same unit."""
 
+    name = "slow"
+    model = "scripted"
+
     def __init__(self, during: Any) -> None:
         self.during = during
 
@@ -123,7 +127,9 @@ def test_a_result_whose_lease_expired_is_dropped_never_applied_twice(tmp_path: P
     assert texts and all("A's memory" not in (t or "") for t in texts)
     with pytest.raises(LeaseLostError):
         a._guard(claim, "a/0")
-    a.close(), b.close(), seeded.close()
+    a.close()
+    b.close()
+    seeded.close()
 
 
 def test_worker_command_drains_the_queue(tmp_path: Path) -> None:

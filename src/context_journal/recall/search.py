@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 from .._graphemes import ceil_boundary, floor_boundary, split_words
@@ -185,8 +185,8 @@ def search_messages(
     limit: int = 10,
     as_of: int | None = None,
     participants: Sequence[str] | str | None = None,
-    since: datetime | float | str | None = None,
-    until: datetime | float | str | None = None,
+    since: datetime | date | float | str | None = None,
+    until: datetime | date | float | str | None = None,
     snippets: bool = True,
     also: Sequence[MessageStore] = (),
 ) -> list[SearchHit]:
@@ -200,7 +200,7 @@ def search_messages(
         limit: At most this many hits (1..1000).
         as_of: Search the branch as it stood at this sequence.
         participants: Only messages by these participants.
-        since: Only messages with timestamp >= this (datetime, epoch seconds or ISO-8601).
+        since: Only messages with timestamp >= this (datetime, date, epoch seconds or ISO-8601).
         until: Only messages with timestamp < this.
         snippets: Make snippets (False: empty snippets and terms, for callers that need only ids).
         also: Message indexes of other slots on the same branch searched with ``ms`` in one ranking (a

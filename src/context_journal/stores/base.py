@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import IntEnum
 from functools import cached_property
-from typing import Any, Protocol, cast, runtime_checkable
+from typing import Any, Protocol, Self, cast, runtime_checkable
 
 from .. import telemetry
 from .._names import clip_repr, name_problem
@@ -644,7 +644,7 @@ class Store(ABC):
                 self._closed = True
                 self._close()
 
-    def __enter__(self) -> Store:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
