@@ -598,8 +598,16 @@ def _compile_context(
             asked = running - 1
 
     def pinned() -> frozenset[str]:
-        """Pinned messages of the latest selection: never excerpted to fit (the compile says so)."""
+        """Pinned messages (with their tool units) and the summaries of ranges pinned at a level, of the
+        latest selection: never cut to fit (the compile says so)."""
         return frozenset(getattr(strategy, "pinned_messages", ()))
+
+    # Messages no excerpt may cut, known before the strategy selects (pins with their tool units, and
+    # documents), so that they are priced whole: priced as excerpts but rendered whole, a 5,000-token
+    # document once made the compile give its room away pass after pass (63 tokens sent of 3,000).
+    held_of = getattr(strategy, "held", None)
+    held = frozenset(held_of(body)) if callable(held_of) else frozenset()
+    documents = frozenset(getattr(strategy, "document_ids", ()))
 
     def tiers(chosen: Selection) -> dict[str, frozenset[str]]:
         """What gives way first (middle not summarised yet) and last (the head window) when cutting."""
@@ -619,7 +627,7 @@ def _compile_context(
     cap = tool_cap(options, avail, oversized=False)
     priced_at = avail  # images of a message alone over it are priced (and rendered) as placeholders
     whole_image = avail  # ... of the newest message: over the whole of it, never less (B28: the screenshot asked about)
-    chooser = priced(body, options, counter, cache, avail, cap)
+    chooser = priced(body, options, counter, cache, avail, cap, keep=held)
     # Without a host cap, when the selection leaves messages out, the bulky messages (tool results and
     # text over a quarter of what the strategy may fill, and every older image) are priced as excerpts
     # and placeholders and the strategy chooses again, so what fits once they are cut is kept
@@ -805,7 +813,7 @@ def _compile_context(
             # message's image stays while it can be sent at all.
             cap, oversized = oversized, None
             priced_at = 0
-            chooser = priced(body, options, counter, cache, avail, cap, priced_at)
+            chooser = priced(body, options, counter, cache, avail, cap, priced_at, held)
             selection = strategy.select(chooser, Budget(avail, budget, max_tokens, reserve_for_response))
             stats["selects"] += 1
         if running is not None:
@@ -815,7 +823,9 @@ def _compile_context(
         key = layout_key(selection)
         if key != drawn or not _SHORTCUTS:
             p = fresh_pass(p)
-            unexcerpted = pinned() | tiers(selection)["last"] if cap is not None and cap.texts else frozenset()
+            unexcerpted = (
+                pinned() | documents | (tiers(selection)["last"] if cap is not None and cap.texts else frozenset())
+            )
             work = draw(selection, p, cap)
             stats["passes"] += 1
             stats["renders"] += 1
@@ -828,7 +838,7 @@ def _compile_context(
             used = sum(tokens_of(m, counter) for m in work)
         if used > room and turn and any(m.origin == turn[0] for m in work):
             # The running loop is in: shorten its bulky results before leaving any of it out.
-            work = shrink(work, room, counter, p, options, keep_turn, pinned(), **tiers(selection))
+            work = shrink(work, room, counter, p, options, keep_turn, pinned(), **tiers(selection), documents=documents)
             used = sum(tokens_of(m, counter) for m in work)
             if used > room and whole_loop:
                 whole_loop = False  # the whole loop does not fit even shortened: opening and newest steps
@@ -873,7 +883,7 @@ def _compile_context(
         # A tool loop that opened with thinking keeps that opening byte for byte; when even its
         # excerpts do not fit, the whole loop becomes a transcript (never half of it raw: bug case B62).
         cut = tiers(selection)
-        work = shrink(work, room, counter, p, options, keep_turn, pinned(), **cut)
+        work = shrink(work, room, counter, p, options, keep_turn, pinned(), **cut, documents=documents)
         used = sum(tokens_of(m, counter) for m in work)
         if used > room and turn:
             # Every step of the loop, not only the opening and newest the last layout kept, goes into
@@ -883,7 +893,7 @@ def _compile_context(
             p = fresh_pass(p)
             whole = draw(selection, p, cap, whole=True)
             stats["renders"] += 1
-            work = shrink(whole, room, counter, p, options, keep_whole=pinned(), **cut)
+            work = shrink(whole, room, counter, p, options, keep_whole=pinned(), **cut, documents=documents)
             used = sum(tokens_of(m, counter) for m in work)
             if used <= room and selection.omitted:
                 # The last selection was made with the loop priced raw; as a transcript it takes far less,
@@ -900,7 +910,9 @@ def _compile_context(
                     q = fresh_pass(p)
                     tried = draw(reselected, q, cap, whole=True)
                     stats["renders"] += 1
-                    tried = shrink(tried, room, counter, q, options, keep_whole=pinned(), **tiers(reselected))
+                    tried = shrink(
+                        tried, room, counter, q, options, keep_whole=pinned(), **tiers(reselected), documents=documents
+                    )
                     total = sum(tokens_of(m, counter) for m in tried)
                     if total <= room and len(tried) > len(work):
                         selection, work, used, p = reselected, tried, total, q

@@ -1930,7 +1930,8 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             number = value.get("next")
             if not isinstance(number, int) or isinstance(number, bool) or number < 1:
                 number = len(ranges) + 1
-            while f"range-{number}" in taken:
+            # Never the id of a pin or of a message this reader sees (unpin looks ranges up first).
+            while f"range-{number}" in taken or view.index_of(f"range-{number}") is not None:
                 number += 1
             pin = PinRange(f"range-{number}", first_id, last_id, first_seq, last_seq, name, level, max_level)
             made.append(pin.pin_id)
@@ -1941,7 +1942,10 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
 
     def pin_at_level(self, first_id: str, last_id: str, level: int, *, name: str | None = None) -> str:
         """:meth:`pin_range` at exactly summary ``level`` (0: raw): the range is rendered at that level,
-        never finer or coarser. Returns the pin id; raises as :meth:`pin_range`."""
+        never finer or coarser. Returns the pin id; raises as :meth:`pin_range` (``ValueError`` for a
+        level that is not an integer, None included)."""
+        if not isinstance(level, int) or isinstance(level, bool):
+            raise ValueError(f"level must be an integer from 0 to {MAX_PIN_LEVEL}, got {level!r}")
         return self.pin_range(first_id, last_id, name=name, level=level)
 
     def _check_pin_level(self, pin_id: str | None, level: int) -> None:
@@ -2035,7 +2039,8 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         return self._unmark(DOCUMENTS_STATE, message_id, self.documents())
 
     def documents(self) -> list[str]:
-        """The ids marked with :meth:`mark_document` on this namespace and branch, in the order marked."""
+        """The ids marked with :meth:`mark_document` on this namespace and branch, in the order marked (a
+        message removed since stays listed and renders nothing)."""
         return list(pinned_ids(self._strategy_context().get_state(DOCUMENTS_STATE)))
 
     def render_as_newest(self, message_id: str) -> int:

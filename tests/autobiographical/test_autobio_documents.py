@@ -23,7 +23,7 @@ from tests.autobiographical.autobio_helpers import chat, echo_summarizer, manage
 from tests.hypothesis_budget import examples
 
 plans = st.lists(
-    st.one_of(st.tuples(st.just("chat"), st.integers(5, 60)), st.tuples(st.just("doc"), st.integers(150, 900))),
+    st.one_of(st.tuples(st.just("chat"), st.integers(5, 60)), st.tuples(st.just("doc"), st.integers(150, 3000))),
     min_size=4,
     max_size=40,
 )
@@ -81,6 +81,64 @@ def test_a_raw_strategy_never_excerpts_a_document(plan: list[tuple[str, int]], b
     except OverBudgetError:
         return
     _check(result, docs)
+
+
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(plan=plans, low=st.integers(300, 6000), more=st.integers(1, 4000), windowed=st.booleans())
+def test_a_document_never_makes_a_larger_budget_send_less(
+    plan: list[tuple[str, int]], low: int, more: int, windowed: bool
+) -> None:
+    # Priced as an excerpt but rendered whole, a document once made the compile give its room away pass
+    # after pass: 63 tokens sent at 3,000 where 1,590 went at 2,000.
+    cm = ContextManager.open("memory:", strategy="windowed" if windowed else "passthrough")
+    _, docs = _write(cm, plan)
+    sent: list[int] = []
+    for budget in (low, low + more):
+        try:
+            result = cm.compile(max_tokens=budget)
+        except OverBudgetError:
+            return
+        _check(result, docs)
+        sent.append(len(result.messages))
+    assert sent[1] >= sent[0], sent
+
+
+@pytest.mark.parametrize("strategy", ["passthrough", "windowed"])
+def test_a_larger_budget_sends_more_beside_a_document_that_does_not_fit(strategy: str) -> None:
+    # A review's case: a 5,100-token manual marked as a document, 30 turns after it. The compile priced it
+    # as an excerpt, rendered it whole and gave its room away pass after pass: 63 tokens at 3,000.
+    cm = ContextManager.open("memory:", strategy=strategy)
+    for k in range(10):
+        cm.add_message("user" if k % 2 == 0 else "assistant", f"turn {k}: " + "we talk about the release " * 8)
+    steps = "".join(f"Step {i}: check canary {i}, then roll forward. " for i in range(400))
+    doc = cm.add_message("user", "The deployment manual:\n\n" + steps)
+    cm.mark_document(doc)
+    for k in range(10, 40):
+        cm.add_message("user" if k % 2 == 0 else "assistant", f"turn {k}: " + "we talk about the release " * 8)
+    sent = []
+    for budget in range(2000, 7000, 250):
+        result = cm.compile(max_tokens=budget)
+        _check(result, {doc})
+        sent.append(result.tokens)
+    assert sent == sorted(sent) and min(sent) > 900, sent  # never less than the turns after it that fit
+
+
+def test_a_document_rendered_as_newest_is_not_excerpted() -> None:
+    for strategy in ("passthrough", "windowed", "autobiographical"):
+        cm = ContextManager.open("memory:", strategy=strategy)
+        for k in range(20):
+            cm.add_message("user" if k % 2 == 0 else "assistant", f"turn {k}: " + words(40, k))
+        doc = cm.add_message("user", "The manual:\n\n" + words(1500, 7))
+        for k in range(20, 30):
+            cm.add_message("user" if k % 2 == 0 else "assistant", f"turn {k}: " + words(40, k))
+        cm.mark_document(doc)
+        cm.render_as_newest(doc)
+        try:
+            result = cm.compile(max_tokens=3000)
+        except OverBudgetError:
+            continue  # it does not fit whole: never sent cut
+        last = result.messages[-1]
+        assert last.sources[-1].id == doc and "cut here" not in str(result.to_anthropic()), strategy
 
 
 def test_mark_document_errors_write_nothing_and_marks_are_branch_records() -> None:

@@ -84,6 +84,7 @@ def test_ranges_at_a_level_render_at_that_level(
                 if s.last_sequence < lo or s.first_sequence > hi:
                     continue  # not over the range
                 assert s.level <= level, (s.id, s.level, level)
+                assert source.complete, f"summary {s.id} over a range pinned at a level was cut"
                 if exact and s.level < level:
                     assert s.parent_id is None, (s.id, s.level, level)  # nothing coarser was written
             elif source.kind == "message" and exact and lo <= by_id[source.id].created_sequence <= hi:
@@ -112,3 +113,25 @@ def test_overflow_window_never_leaves_a_pinned_level_out() -> None:
     covered, _ = coverage(cm, out)
     assert set(ids[20:25]) <= covered
     assert {cm.get_summary(s.id).level for m in out.messages for s in m.sources if s.kind == "summary"} >= {1}
+
+
+def test_summaries_of_a_pinned_level_are_never_cut_and_an_error_names_the_pin() -> None:
+    # A review's case: at 12,000 tokens every one of 138 level-1 summaries over the range was cut to about
+    # a tenth (and still said complete); at 3,000 to 4,000 they were placeholders.
+    cm = _levels(200)
+    ids = [m.id for m in cm.get_all_messages()]
+    pid = cm.pin_at_level(ids[20], ids[150], 1, name="the design")
+    label = f"pinned range {pid} (the design)"
+    outcomes = []
+    for budget in (3000, 6000, 9000, 12_000, 16_000, 40_000):
+        try:
+            result = cm.compile(max_tokens=budget)
+        except OverBudgetError as err:
+            assert err.parts[label] > 1000, err.parts  # the level-1 summaries' estimated tokens
+            outcomes.append("over")
+            continue
+        rendered = [s for m in result.messages for s in m.sources if s.kind == "summary"]
+        assert rendered and all(s.complete for s in rendered), budget
+        assert not [r for r in result.repairs if r.kind == "excerpted"], budget
+        outcomes.append("fits")
+    assert outcomes[0] == "over" and outcomes[-1] == "fits", outcomes

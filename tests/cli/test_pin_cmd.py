@@ -18,7 +18,7 @@ def test_pin_unpin_and_compile_on_a_claude_code_session(tmp_path: Path, data_dir
     plain = cli_json("compile", "--store", db, "--budget", "2000", "--format", "anthropic")
     assert first not in json.dumps(plain)
     out = cli_json("pin", first, "--store", db)
-    assert out == {"message_id": first, "changed": True, "sequence": out["sequence"], "pins": [first]}
+    assert out == {"message_id": first, "changed": True, "sequence": out["sequence"], "pins": [first], "ranges": []}
     assert cli_json("pin", first, "--store", db)["changed"] is False
     listed = cli_json("pins", "--store", db)
     assert [r["message_id"] for r in listed] == [first] and listed[0]["visible"] and listed[0]["tokens"] > 0
@@ -59,11 +59,14 @@ def test_pin_range_on_a_locomo_conversation_compiles_it_raw_and_at_a_level(tmp_p
     assert listed == [{**out}]
     table = runner.invoke(app, ["pins", "--store", db, *ns])
     assert table.exit_code == 0 and "range-1" in table.stdout and "support group" in table.stdout
-    # A summary level needs a compressing strategy: without one recorded, the autobiographical one is
-    # assumed at pin time; a compile with a raw strategy then says which pin it cannot honour.
+    # A summary level needs the compressing strategy `compress` records (what `compile` then uses).
+    refused = runner.invoke(app, ["pin-range", ids[100], ids[120], "--store", db, *ns, "--level", "1"])
+    assert refused.exit_code == 1 and "summary level 1" in refused.output and "passthrough" in refused.output
+    assert runner.invoke(app, ["compress", "--store", db, *ns]).exit_code == 0
     leveled = cli_json("pin-range", ids[100], ids[120], "--store", db, *ns, "--level", "1")
     assert leveled["pin_id"] == "range-2" and leveled["level"] == 1
-    raw = runner.invoke(app, ["compile", "--store", db, *ns, "--budget", "2000", "--strategy", "passthrough"])
+    assert runner.invoke(app, ["compile", "--store", db, *ns, "--budget", "4000"]).exit_code == 0  # as compressed
+    raw = runner.invoke(app, ["compile", "--store", db, *ns, "--budget", "4000", "--strategy", "passthrough"])
     assert raw.exit_code == 1 and "range-2" in raw.output and "summary level 1" in raw.output
     bad = runner.invoke(app, ["pin-range", last, first, "--store", db, *ns])
     assert bad.exit_code == 1 and "comes before" in bad.output

@@ -184,3 +184,33 @@ def test_a_range_pinned_by_a_reader_shows_it_only_its_own_blocks() -> None:
     assert not {ids[k] for k in range(40) if k % 3 == 2} & set(shown)
     assert not {ids[k] for k in range(40) if k % 3 == 1} & set(rendered_ids(bob.compile(max_tokens=900)))
     assert bob.list_pins() == []  # pins belong to the namespace that wrote them
+
+
+def test_the_tool_unit_of_a_pinned_result_is_never_excerpted() -> None:
+    # A 10,000-token Write whose result is pinned: just above what the pinned unit needs, the call was
+    # cut to an excerpt ("cut from about 2990 to 2079 tokens" in a review's Claude Code session).
+    body = "\n".join(f"line {i}: value = compute({i}) + offset" for i in range(700))
+    write = {"type": "tool_use", "id": "w1", "name": "Write", "input": {"path": "big.py", "content": body}}
+    for pin in ("message", "range"):
+        cm = ContextManager.open("memory:", strategy=WindowedPassthroughStrategy())
+        for k in range(10):
+            cm.add_message("user" if k % 2 == 0 else "assistant", f"turn {k} " + "word " * 60)
+        call = cm.add_message("assistant", [write])
+        result = cm.add_message("user", [{"type": "tool_result", "tool_use_id": "w1", "content": "written"}])
+        for k in range(10, 30):
+            cm.add_message("user" if k % 2 == 0 else "assistant", f"turn {k} " + "word " * 60)
+        if pin == "message":
+            cm.pin(result)
+        else:
+            cm.pin_range(result, result)
+        fitted = 0
+        for budget in range(10_300, 11_100, 100):
+            try:
+                out = cm.compile(max_tokens=budget)
+            except OverBudgetError:
+                continue
+            fitted += 1
+            sources = {s.id: s for m in out.messages for s in m.sources if s.kind == "message"}
+            assert sources[call].complete and sources[result].complete, (pin, budget)
+            assert not [r for r in out.repairs if r.message_id == call], (pin, budget)
+        assert fitted >= 6, pin

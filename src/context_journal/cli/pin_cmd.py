@@ -12,7 +12,9 @@ from rich.text import Text
 
 from ..errors import MessageNotFoundError
 from ..manager import ContextManager
+from ..namespaces import recorded_compressing_strategy, recorded_strategy
 from ..rendering.repairs import message_line_text
+from ..strategies import COMPRESSING_STRATEGY_NAMES
 from ..strategies.pinned import PinInfo
 from ._app import ReaderOpt, app, console, print_json, with_manager
 from .store_cmds import BranchOpt, JsonOpt, NamespaceOpt, StoreOpt
@@ -21,9 +23,12 @@ MessageArg = Annotated[str, typer.Argument(help="The message id (see `context-jo
 PinArg = Annotated[str, typer.Argument(help="A pinned message's id, or a pinned range's id (see `pins`).")]
 
 
-def _report(changed: int, message_id: str, pins: list[str], verb: str, as_json: bool) -> None:
+def _report(
+    changed: int, message_id: str, pins: list[str], ranges: list[dict[str, Any]], verb: str, as_json: bool
+) -> None:
     if as_json:
-        print_json({"message_id": message_id, "changed": changed > 0, "sequence": changed or None, "pins": pins})
+        row = {"message_id": message_id, "changed": changed > 0, "sequence": changed or None, "pins": pins}
+        print_json({**row, "ranges": ranges})
         return
     state = f"{verb} (sequence {changed})" if changed else f"already {'un' if verb == 'unpinned' else ''}pinned"
     console.print(Text(f"{message_id}: {state}; {len(pins)} pinned"))
@@ -38,11 +43,12 @@ def _change(
     as_json: bool,
     reader: str | None,
 ) -> None:
-    def act(cm: ContextManager) -> tuple[int, list[str]]:
-        return (cm.pin(message_id) if pin else cm.unpin(message_id)), cm.pins()
+    def act(cm: ContextManager) -> tuple[int, list[str], list[dict[str, Any]]]:
+        changed = cm.pin(message_id) if pin else cm.unpin(message_id)
+        return changed, cm.pins(), [p.row() for p in cm.list_pins() if p.kind == "range"]
 
-    changed, pins = with_manager(store, namespace, branch, act, reader, claims=True)
-    _report(changed, message_id, pins, "pinned" if pin else "unpinned", as_json)
+    changed, pins, ranges = with_manager(store, namespace, branch, act, reader, claims=True)
+    _report(changed, message_id, pins, ranges, "pinned" if pin else "unpinned", as_json)
 
 
 @app.command("pin")
@@ -57,7 +63,7 @@ def pin_cmd(
     """Pin a message: it stays raw in every compile of the namespace and branch, with every strategy.
 
     Pins are records of the branch (a fork inherits them). --json prints {"message_id", "changed",
-    "sequence", "pins"}.
+    "sequence", "pins", "ranges"} (ranges: the pinned ranges, as ``pins --json`` lists them).
     """
     _change(message_id, store, namespace, branch, True, as_json, reader)
 
@@ -87,10 +93,13 @@ def pin_range_cmd(
     """
 
     def act(cm: ContextManager) -> str:
+        if level:  # checked against the strategy `compress` recorded for the namespace (what `compile` uses)
+            recorded = recorded_strategy(cm.store, cm.namespace, cm.current_branch())
+            if recorded and recorded.get("strategy") in COMPRESSING_STRATEGY_NAMES:
+                cm.set_strategy(recorded_compressing_strategy(recorded))
         return cm.pin_range(first_id, last_id, name=name, level=level, max_level=max_level)
 
-    # A level is checked against the strategy `compress` recorded for the namespace (else the autobiographical).
-    pin_id = with_manager(store, namespace, branch, act, reader, claims=True, compressing=bool(level))
+    pin_id = with_manager(store, namespace, branch, act, reader, claims=True)
     if as_json:
         print_json(PinInfo(pin_id, "range", first_id, last_id, name, level, max_level).row())
         return

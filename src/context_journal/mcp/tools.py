@@ -873,8 +873,8 @@ class ToolBackend:
         namespace: str | None = None,
         branch: str = ROOT_BRANCH,
     ) -> PinsResult:
-        """``ContextManager.pin_range``; a summary ``level`` is checked against the namespace's recorded
-        compressing strategy (else the autobiographical one).
+        """``ContextManager.pin_range``; a summary ``level`` is checked against the strategy the namespace
+        records (``compress`` records its compressing strategy; what ``compile_context`` uses by default).
 
         Raises:
             MessageNotFoundError: ``first_id`` or ``last_id`` is not a visible message.
@@ -884,9 +884,7 @@ class ToolBackend:
         with self._manager_lock:
             cm = self._manager(namespace, branch)
             if level:
-                recorded = recorded_strategy(self.store, cm.namespace, branch)
-                name_ = recorded["strategy"] if recorded and recorded["strategy"] in COMPRESSING else "autobiographical"
-                self._use_strategy(cm, name_, COMPRESS_BUDGET)
+                self._use_strategy(cm, None, COMPRESS_BUDGET)  # the recorded strategy, else passthrough
             before = {p.pin_id for p in cm.list_pins()}
             pin_id = cm.pin_range(first_id, last_id, name=name, level=level, max_level=max_level)
             return _pins(cm, changed=pin_id not in before, sequence=None, pin_id=pin_id)

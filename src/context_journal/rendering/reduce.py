@@ -245,16 +245,17 @@ def excerpt_tool_results(
     work: list[Work], p: Pass, cap: ToolCap, counter: TokenCounter, keep_whole: frozenset[str] = frozenset()
 ) -> None:
     """The repair pass: tool results over ``cap.over`` tokens reduced to excerpts of about ``cap.to``, and
-    with ``cap.texts`` messages of text blocks over it too, but those in ``keep_whole`` (pins, the head
-    window), which are never excerpted while other messages stay raw; ``cap.first`` applies before."""
+    with ``cap.texts`` messages of text blocks over it too, but those in ``keep_whole`` (pins and their tool
+    units, documents, and with ``cap.texts`` the head window), which are never excerpted while other
+    messages stay raw; ``cap.first`` applies before."""
     if cap.first is not None:
         excerpt_tool_results(work, p, cap.first, counter, keep_whole)
         cap = cap._replace(first=None)
     for m in work:
         if m.origin is None:
             continue  # a summary, recall or ledger turn: sized by its strategy
-        if cap.texts and m.origin in keep_whole:
-            continue  # a pin or the head window: never cut while other messages stay raw
+        if m.origin in keep_whole:
+            continue  # a pin, a document or the head window: never cut while other messages stay raw
         if bulky_kinds([str(b.get("type", "")) for b in m.blocks]):
             blocks = reduce_tool_results(m.blocks, cap, counter)
             what = _what_reduced(m.blocks, blocks, cap)
@@ -328,13 +329,15 @@ def price_reductions(
     limit: int,
     cap: ToolCap | None = None,
     image_budget: int | None = None,
+    whole: frozenset[str] = frozenset(),
 ) -> dict[int, int]:
     """``{position: token change}`` of the messages the repair passes will reduce, from the newest back
     until the reduced sizes pass ``limit`` tokens (see the module docstring). Mirrors the passes: tool
-    results over ``cap`` excerpted first (and with ``cap.texts``, messages of text blocks over it), then
-    images beyond ``max_images`` (from the newest), deeper than ``image_depth_tokens``, or in a message
-    alone over ``image_budget`` (default ``limit``) made placeholders, and the documents of such a message
-    too."""
+    results over ``cap`` excerpted first (and with ``cap.texts``, messages of text blocks over it), but
+    not those of the messages ``whole`` names (pins and their tool units, documents: never excerpted, so
+    priced whole), then images beyond ``max_images`` (from the newest), deeper than
+    ``image_depth_tokens``, or in a message alone over ``image_budget`` (default ``limit``) made
+    placeholders, and the documents of such a message too."""
     max_images, depth_limit = options.max_images, options.image_depth_tokens
     if cap is None and max_images is None and depth_limit is None:
         return {}
@@ -353,7 +356,7 @@ def price_reductions(
             long_text = texts and over and all(k == "text" for k in e.kinds)
             if bulky_kinds(e.kinds) or "image" in e.kinds or "document" in e.kinds or long_text:
                 blocks = cache.base(e, partial(_load, view, e.position))[0]
-                if cap is None or not over:
+                if cap is None or not over or e.id in whole:
                     reduced = blocks
                 elif long_text:
                     reduced = reduce_text(blocks, cap, counter)
@@ -495,9 +498,11 @@ def priced(
     limit: int,
     cap: ToolCap | None = None,
     image_budget: int | None = None,
+    keep: frozenset[str] = frozenset(),
 ) -> MessageView:
-    """``view`` priced with its reductions (``view`` itself when none applies)."""
-    deltas = price_reductions(view, options, counter, cache, limit, cap, image_budget)
+    """``view`` priced with its reductions (``view`` itself when none applies; ``keep``: messages never
+    excerpted, see :func:`price_reductions`)."""
+    deltas = price_reductions(view, options, counter, cache, limit, cap, image_budget, keep)
     return PricedView(view, deltas) if deltas else view
 
 
@@ -528,6 +533,15 @@ def _gap_note(count: int, tokens: int) -> str:
         f"[… {count} earlier message{'s' if count != 1 else ''} (about {tokens} tokens), not summarised yet, cut "
         "here to fit the budget; the journal keeps them whole …]"
     )
+
+
+def held(m: Work, keep: frozenset[str]) -> bool:
+    """Whether ``m`` is one of the messages ``keep`` names: a raw message by its id, a rendered summary or
+    message (no id of its own) when every summary and message it stands for is named."""
+    if m.origin is not None:
+        return m.origin in keep
+    ids = [s.id for s in m.sources if s.kind in ("summary", "message")]
+    return bool(ids) and all(i in keep for i in ids)
 
 
 def _give_way(
@@ -693,6 +707,7 @@ def shrink(
     keep_whole: frozenset[str] = frozenset(),
     first: frozenset[str] = frozenset(),
     last: frozenset[str] = frozenset(),
+    documents: frozenset[str] = frozenset(),
 ) -> list[Work]:
     """Reduce messages to excerpts until the context fits ``room`` tokens (or cannot), in tiers:
 
@@ -703,7 +718,10 @@ def shrink(
        else is left to cut.
 
     Those in ``keep_thinking`` (the opening message of a running tool loop) keep their thinking blocks
-    byte for byte; those in ``keep_whole`` (pinned messages) are never cut. The working-state block is
+    byte for byte; those in ``keep_whole`` (pinned messages and their tool units, and rendered summaries
+    or messages whose sources it names: summaries of a range pinned at a level, a pinned message rendered
+    as newest) are never cut; ``documents`` are never excerpted (the middle that gives way first may
+    still leave one out whole, with the run it is in). The working-state block is
     never cut in its middle (a middle cut once lost the latest plan and kept the names line): it is
     rendered within its own allowance, and only when everything else is cut does it
     lose whole lines from its end (its sections come in priority order, names last).
@@ -715,10 +733,9 @@ def shrink(
     for tier in (False, True):
         if sum(_tokens(m, counter) for m in work) <= room:
             break
+        whole = keep_whole | documents
         chosen = [
-            i
-            for i, m in enumerate(work)
-            if m.origin not in keep_whole and m.kind != "ledger" and (m.origin in last) == tier
+            i for i, m in enumerate(work) if not held(m, whole) and m.kind != "ledger" and (m.origin in last) == tier
         ]
         _level(work, chosen, room, counter, p, keep_thinking)
     for i, m in enumerate(work):

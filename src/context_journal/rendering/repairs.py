@@ -179,6 +179,10 @@ class Work:
     instruction: Instruction | None = None  # a stored instruction sent as a user turn (see CompiledMessage)
 
 
+_WHOLE_KINDS = frozenset({"summary", "message", "recall"})
+"""Sources a rendered entry holds whole until a pass changes it (see :meth:`Pass.alter`)."""
+
+
 class Pass:
     """Shared state of the repair passes of one render: repairs so far and altered sources."""
 
@@ -190,9 +194,14 @@ class Pass:
         self.repairs.append(Repair(kind, m.origin if m else None, detail, tool_use_id))
 
     def alter(self, m: Work) -> None:
+        """Note that ``m``'s content changed: its source is no longer whole (a stored message by its id; a
+        rendered summary, recalled or newest message in its own sources: a summary cut to fit once
+        still said ``complete=True``)."""
         m.tokens = None
         if m.origin is not None:
             self.altered.add(m.origin)
+        elif m.sources:
+            m.sources = [s._replace(complete=False) if s.kind in _WHOLE_KINDS else s for s in m.sources]
 
 
 def _blank(text: Any) -> bool:

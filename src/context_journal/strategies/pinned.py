@@ -34,8 +34,9 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import ContextJournalError, OverBudgetError
+from ..tokens import estimate_text_tokens
 from ..views import unit_bounds
-from .base import Budget, LevelPin, LevelPinningStrategy, RawSpan, Selection, Strategy
+from .base import Budget, LevelPin, LevelPinningStrategy, RawSpan, RenderedEntry, Selection, Strategy
 from .placement import StrategyWrapper, carve_out, entry_starts, insert_at, place_of, raw_test
 
 if TYPE_CHECKING:
@@ -226,6 +227,7 @@ class PinnedStrategy(StrategyWrapper):
         self._parts: dict[str, int] = {}
         self._kept: frozenset[str] = frozenset()
         self._levels: tuple[LevelPin, ...] = ()  # the ranges the wrapped strategy renders at a level
+        self._level_labels: dict[tuple[int, int], str] = {}  # their labels, by view span
 
     @property
     def pinned_parts(self) -> dict[str, int]:
@@ -234,9 +236,24 @@ class PinnedStrategy(StrategyWrapper):
 
     @property
     def pinned_messages(self) -> frozenset[str]:
-        """Ids of the pinned messages of the last selection (those of the ranges too) and of the documents
-        the view shows: never excerpted."""
+        """Ids of the pinned messages of the last selection with the rest of their tool units (those of
+        the ranges too), and of the summaries rendered over ranges pinned at a level: never cut."""
         return self._kept
+
+    @property
+    def document_ids(self) -> frozenset[str]:
+        """Ids of the messages marked as documents: never excerpted (a compile may still leave one out whole)."""
+        return frozenset(self.documents)
+
+    def held(self, view: MessageView) -> frozenset[str]:
+        """The messages of ``view`` no excerpt may cut, known before selecting (the pinned messages with
+        their tool units, and the documents): the compile prices them whole.
+
+        Raises:
+            PinUnsupportedError: a range asks for a summary level the strategy cannot render.
+        """
+        self._pieces(view)
+        return self._kept | self.document_ids
 
     def _pieces(self, view: MessageView) -> list[tuple[int, int, str]]:
         """``(start, end, label)`` of each pin the view shows, with its tool units: ``"pinned m12"``,
@@ -246,14 +263,15 @@ class PinnedStrategy(StrategyWrapper):
             PinUnsupportedError: a range asks for a summary level the strategy cannot render.
         """
         found: list[tuple[int, int, str]] = []
-        kept: set[str] = {i for i in self.documents if view.index_of(i) is not None}
+        kept: set[str] = set()
         for message_id in self.pins:
             pos = view.index_of(message_id)
             if pos is not None:
                 start, end = unit_bounds(view, pos, pos + 1)
                 found.append((start, end, f"pinned {message_id}"))
-                kept.add(message_id)
+                kept.update(e.id for e in view.entries(start, end))  # the pin's tool unit is as written too
         levels: list[LevelPin] = []
+        self._level_labels = {}
         by_level = isinstance(self.inner, LevelPinningStrategy)
         for r in self.ranges:
             if r.level and not by_level:
@@ -262,20 +280,35 @@ class PinnedStrategy(StrategyWrapper):
             if b <= a:
                 continue  # no message of the range is in the view
             start, end = unit_bounds(view, a, b)
-            kept.update(e.id for e in view.entries(a, b))
             if by_level and (r.level or r.max_level):
                 levels.append(LevelPin(start, end, r.level, r.max_level))
+                self._level_labels[(start, end)] = _label(r)
+                kept.update(e.id for e in view.entries(a, b))  # raw where no summary stands for them
             else:
-                found.append((start, end, f"pinned range {r.pin_id}" + (f" ({r.name})" if r.name else "")))
+                found.append((start, end, _label(r)))
+                kept.update(e.id for e in view.entries(start, end))
         self._kept = frozenset(kept)
         self._levels = tuple(levels)
         return found
 
     def _inner_select(self, view: MessageView, budget: Budget) -> Selection:
-        """The wrapped strategy's selection, with the ranges pinned at a level handed to it."""
-        if self._levels and isinstance(self.inner, LevelPinningStrategy):
-            return self.inner.select_pinned(view, budget, self._levels)
-        return self.inner.select(view, budget)
+        """The wrapped strategy's selection, with the ranges pinned at a level handed to it; the summaries
+        it renders over them are kept (never cut) and named with their estimated tokens for errors."""
+        if not (self._levels and isinstance(self.inner, LevelPinningStrategy)):
+            return self.inner.select(view, budget)
+        selection = self.inner.select_pinned(view, budget, self._levels)
+        kept = set(self._kept)
+        for entry in selection.entries:
+            if not isinstance(entry, RenderedEntry) or entry.covers is None or not entry.summaries:
+                continue
+            a, b = entry.covers
+            for (start, end), label in self._level_labels.items():
+                if start < b and a < end:
+                    kept.update(ref.id for ref in entry.summaries)
+                    text = "".join(str(block.get("text", "")) for block in entry.content)
+                    self._parts[label] = self._parts.get(label, 0) + estimate_text_tokens(text)
+        self._kept = frozenset(kept)
+        return selection
 
     def units(self, view: MessageView) -> list[tuple[int, int, tuple[str, ...]]]:
         """The pinned tool units of ``view``: ``(start, end, labels of the pins in it)``, merged where they
@@ -298,12 +331,12 @@ class PinnedStrategy(StrategyWrapper):
             PinUnsupportedError: a range asks for a summary level the strategy cannot render.
         """
         pieces = self._pieces(view)
+        # Each pin with its tool units (a merged run shared between the pins in it).
+        self._parts = {label: view.tokens(a, b) for a, b, label in pieces}
         if not pieces:
             return self._inner_select(view, budget)
         units = _merged(pieces)
         pinned = sum(view.tokens(a, b) for a, b, _ in units)
-        # Each pin with its tool units (a merged run shared between the pins in it).
-        self._parts = {label: view.tokens(a, b) for a, b, label in pieces}
         if pinned > budget.total:
             other = max(0, budget.total - budget.tokens)  # the system part and the compiler's reserve
             raise OverBudgetError(budget.total, pinned + other, self._parts, "the pinned messages (unpin some)")
@@ -340,3 +373,8 @@ def _merged(pieces: Sequence[tuple[int, int, str]]) -> list[tuple[int, int, tupl
         else:
             merged.append((start, end, (label,)))
     return merged
+
+
+def _label(r: PinRange) -> str:
+    """How errors name a pinned range: ``"pinned range range-1"``, with its name when it has one."""
+    return f"pinned range {r.pin_id}" + (f" ({r.name})" if r.name else "")

@@ -60,8 +60,18 @@ class StrategyWrapper:
 
     @property
     def pinned_messages(self) -> frozenset[str]:
-        """The pinned messages' ids of the last selection (see the pin wrapper): never excerpted."""
+        """The pinned messages' ids of the last selection (see the pin wrapper): never cut."""
         return frozenset(getattr(self.inner, "pinned_messages", ()))
+
+    @property
+    def document_ids(self) -> frozenset[str]:
+        """The documents' ids (see the pin wrapper): never excerpted."""
+        return frozenset(getattr(self.inner, "document_ids", ()))
+
+    def held(self, view: MessageView) -> frozenset[str]:
+        """``inner``'s messages no excerpt may cut, known before selecting (see the pin wrapper)."""
+        held = getattr(self.inner, "held", None)
+        return frozenset(held(view)) if callable(held) else frozenset()
 
 
 def entry_start(entry: ContextEntry) -> int | None:
