@@ -304,6 +304,8 @@ _VERBS = {
     "wc": "read",
     "nl": "read",
 }
+_FILE_VERBS = frozenset({*_VERBS, "sed", "mv", "cp", "sudo"})
+"""The verbs whose arguments :func:`command_files` reads without a ``/`` in them (``sudo``: its verb's)."""
 _PATHLIKE_RE = re.compile(r"^[\w.~/-]*(?:/[\w.-]+|\.[A-Za-z0-9]{1,8})$")
 _NAMED_FILE_RE = re.compile(r"^[\w.~-]*/[\w.~/-]*\.[A-Za-z][A-Za-z0-9]{0,7}$")
 
@@ -326,6 +328,12 @@ def command_files(command: str) -> list[tuple[str, str]]:
         return []
     out: list[tuple[str, str]] = []
     for segment in _segments(command):
+        if "/" not in segment and ">" not in segment:
+            # No redirection and no path with a directory: only a file verb's arguments can name a file
+            # (``rm notes.txt``), so the segment's first word settles most (a commit message's lines).
+            first = segment.split(None, 1)
+            if not first or first[0] not in _FILE_VERBS:
+                continue
         tokens = segment.split()
         if not tokens:
             continue
@@ -337,7 +345,9 @@ def command_files(command: str) -> list[tuple[str, str]]:
             for k, tok in enumerate(tokens[:-1]):
                 if tok in (">", ">>") and _pathlike(tokens[k + 1]) and not tokens[k + 1].startswith("/dev/"):
                     out.append((tokens[k + 1], "written"))
-        verb = tokens[0].rsplit("/", 1)[-1]
+        verb = tokens[0]
+        if "/" in verb:
+            verb = verb.rsplit("/", 1)[-1]
         action = _VERBS.get(verb)
         # The arguments: tokens[1:] less the redirection words (none of which is path-like or holds a
         # "/": only ``sed`` needs them taken out, for its last argument).
@@ -349,13 +359,13 @@ def command_files(command: str) -> list[tuple[str, str]]:
             and (any(t.startswith("-i") for t in args) and _pathlike(args[-1]))
         ):
             out.append((args[-1], "edited"))
-        elif verb in ("mv", "cp"):
+        elif verb == "mv" or verb == "cp":
             paths = [t for t in tokens[1:] if _pathlike(t)]
             if len(paths) >= 2:
                 if verb == "mv":
                     out.extend((t, "moved away") for t in paths[:-1])
                 out.append((paths[-1], "created"))
-        else:
+        elif "/" in segment:  # a named file holds a "/": most segments have none and skip the loop
             written: set[str] | None = None  # the files named so far (made at the segment's first candidate)
             for arg in tokens[1:]:
                 if "/" in arg and "." in arg:
