@@ -5,7 +5,9 @@ Counters work on JSON-ready block dicts (the stored shape). Every count is in **
 
 **The default estimate** (:class:`EstimatingCounter`) prices text by content class, in tokens. It
 counts with a few C-speed passes over the string, its UTF-8 bytes and its UTF-16 code units (byte
-translations, counts, one regex for space runs; no per-character Python loop):
+translations, counts, a few regexes; no per-character Python loop). A first translation shows which of
+the rarer features a text holds (digits, control characters, runs of marks), the passes for those it
+lacks are skipped, and the prices of the words and runs judged once are remembered:
 
 * ASCII words (letter runs) and their letters: prose tokenizes at about one token per common word,
   longer words cost more (``0.675 * words + 0.10 * letters``); a word of four letters or more that is
@@ -219,10 +221,6 @@ _BLOB_BYTES = bytes(
 _DENSE = re.compile(b"a" * 12 + b"a*")
 _ESCAPE_PAIR = re.compile(r'\\[A-Za-z"\\/]')  # a backslash escape: one token (see _random_tokens)
 _DENSE_BYTES = bytes(ord("a") if 33 <= b <= 126 else ord(" ") for b in range(256))
-_MARK_BYTES = bytes(
-    ord(" ") if b == 32 else ord("p") if 33 <= b <= 126 and not chr(b).isalnum() and b != 95 else ord("a")
-    for b in range(256)
-)  # a translation table: space to " ", ASCII marks (not "_") to "p", the rest to "a" (see _W_LONE_MARK)
 _ONE_LETTER_BYTES = bytes(
     ord("a")
     if chr(b).isascii() and chr(b).isalpha()
@@ -237,19 +235,13 @@ _CASE_BYTES = bytes(
 )  # ASCII lower-case letters to "a", upper-case to "A", the rest to " "
 _DIGIT_BYTES = bytes(ord("0") if 48 <= b <= 57 else ord(" ") for b in range(256))
 _NEWLINE_BYTES = bytes(ord("n") if b in (10, 13) else ord(" ") for b in range(256))
-_LINE_BYTES = bytes(
-    ord("n") if b == 10 else ord("s") if b == 32 else ord("p") if 33 <= b <= 126 and not chr(b).isalnum() else ord("x")
-    for b in range(256)
-)
-"""A translation table: line feed to "n", space to "s", ASCII punctuation to "p" (line-start marks)."""
+_NEWLINE_RUN = re.compile(rb"\n\n*")  # a run of line feeds: opens with a literal byte, tried only at line feeds
+_LINE_MARK = re.compile(rb"\n {0,4}[!-/:-@\[-`{-~] ")
+"""A mark and a space opening a line, after up to 4 spaces of indent (``- item``, ``  - key``, ``# heading``,
+``} else``), matched in the UTF-8 bytes: a regex that opens with a literal byte is tried only at line feeds."""
 _NOT_CONTROL_BYTES = bytes(b for b in range(256) if not ((b < 32 and b != 10) or b == 127))
 """The bytes that are not an ASCII control character other than line feed (tab, carriage return and the
 rest are counted apart): deleted, so that what is left of a text is those control characters."""
-_WORD_END_BYTES = bytes(
-    ord("a") if chr(b).isascii() and chr(b).isalpha() else ord("n") if b == 10 else ord(".") for b in range(256)
-)
-"""A translation table: ASCII letters to "a", line feed to "n", the rest to "." (line breaks after a word)."""
-_INDENTED_MARKS = (b"nsps", b"nssps", b"nsssps", b"nssssps")  # a mark and a space after 1-4 spaces of indent
 _HEX = re.compile(r"[0-9A-Fa-f]+")
 _BASE32 = re.compile(r"[A-Z2-7]+={0,2}")  # RFC 4648 base32: TOTP secrets, onion addresses, DNS-safe ids
 _CASE_RUNS = re.compile(r"[A-Z]+|[a-z]+|[0-9]+")
@@ -264,6 +256,33 @@ _ASCII_BYTES = bytes(range(128))
 _CONTINUATION_BYTES = bytes(range(0x80, 0xC0))  # UTF-8 continuation bytes
 _NOT_IDEOGRAPH_HI = bytes(b for b in range(256) if not 0x4E <= b <= 0x9F)
 """The high bytes of UTF-16 code units that are not a CJK unified ideograph's (U+4E00-9FFF)."""
+_DIGIT = ord("0")
+_CONTROL = 1
+_GATE_BYTES = bytes(
+    ord("a")
+    if chr(b).isascii() and chr(b).isalpha()
+    else _DIGIT
+    if 48 <= b <= 57
+    else ord("n")
+    if b == 10
+    else ord(" ")
+    if b == 32
+    else ord("u")
+    if b == 95
+    else ord("p")
+    if 33 <= b <= 126
+    else _CONTROL
+    if b < 32 or b == 127
+    else ord("x")
+    for b in range(256)
+)
+"""A translation table for ``_text_estimate``: ASCII letters to "a", digits to "0", line feed to "n", space
+to " ", "_" to "u", the other ASCII marks to "p", the other control characters to 1 and the bytes of
+non-ASCII characters to "x". One pass serves several counts (a line break after a word is "an", an
+operator between spaces " p " or " pp ") and pre-checks, looked for at C speed (memchr for one byte):
+digits, control characters, and eight marks in a row (a run of eight of one mark, ``_SEP_RUN`` and
+``_CHAR_RUN``, is eight "p" or "u" in a row, which prose seldom holds; eight of one letter lie in a run of
+word characters never judged, see ``_unknown_words``)."""
 
 
 def _complement(body: str, first: int, last: int) -> str:
@@ -279,14 +298,21 @@ def _complement(body: str, first: int, last: int) -> str:
     return "".join(out)
 
 
-_MORE_TOKENS = re.compile(f"[{_complement(_cjk_tokens.ONE_TOKEN, 0x4E00, 0x9FFF)}]")  # two or three
-_THREE_TOKENS = re.compile(f"[{_cjk_tokens.THREE_TOKENS}]")
-_HANGUL_MORE = re.compile(f"[{_complement(_hangul_tokens.ONE_TOKEN, 0xAC00, 0xD7A3)}]")  # two or three
-_HANGUL_THREE = re.compile(f"[{_hangul_tokens.THREE_TOKENS}]")
+def _runs_of(body: str) -> re.Pattern[str]:
+    """A regex for runs of the characters of a class body (see :func:`_chars_of`), written ``[...][...]*``:
+    a pattern that opens with a plain class is searched for with a fast scan for its characters, where
+    ``[...]+`` is tried at every position (three times slower on text that holds few of them)."""
+    return re.compile(f"[{body}][{body}]*")
+
+
+_MORE_TOKENS = _runs_of(_complement(_cjk_tokens.ONE_TOKEN, 0x4E00, 0x9FFF))  # two or three tokens
+_THREE_TOKENS = _runs_of(_cjk_tokens.THREE_TOKENS)
+_HANGUL_MORE = _runs_of(_complement(_hangul_tokens.ONE_TOKEN, 0xAC00, 0xD7A3))  # two or three tokens
+_HANGUL_THREE = _runs_of(_hangul_tokens.THREE_TOKENS)
 _NOT_HANGUL_HI = bytes(b for b in range(256) if not 0xAC <= b <= 0xD7)
 """The high bytes of UTF-16 code units that are not a Hangul syllable's (U+AC00-D7FF)."""
-_SYMBOL_MORE = re.compile(f"[{_symbol_tokens.MORE_TOKENS}]")  # two tokens or more alone
-_SYMBOL_THREE = re.compile(f"[{_symbol_tokens.THREE_TOKENS}]")
+_SYMBOL_MORE = _runs_of(_symbol_tokens.MORE_TOKENS)  # two tokens or more alone
+_SYMBOL_THREE = _runs_of(_symbol_tokens.THREE_TOKENS)
 _NOT_SYMBOL_HI = bytes(
     b for b in range(256) if not any(first >> 8 <= b <= last >> 8 for first, last in _symbol_tokens.RANGES)
 )
@@ -308,7 +334,7 @@ _LATEX_BYTES = bytes(
     else ord(" ")
     for b in range(256)
 )  # a translation table: what may open a command to "p", backslash to "b", ASCII letters to "a"
-_FULLWIDTH_LETTER = re.compile("[\uff20-\uff3d\uff3f-\uff5d]")
+_FULLWIDTH_LETTER = _runs_of("\uff20-\uff3d\uff3f-\uff5d")
 
 _W_WORD = 0.675
 _W_LETTER = 0.10
@@ -342,7 +368,7 @@ _W_BASE32 = 0.75  # per character of random base32: 0.64-0.68 tokens a character
 _W_HEX = 0.69  # per character of random hex: short wrapped runs fell to 0.94x at 0.66 (1 in 3,000; CI found one)
 _W_LATEX_COMMAND = 1.5  # a LaTeX command (_LATEX_BYTES), beyond its backslash and word
 _W_ESCAPE_LETTER = _W_WORD  # a backslash and a letter elsewhere (\n, \t, \b, \s in JSON strings and regexes)
-# where the letter is one more word (_split_escapes): after a space, a mark or another backslash the
+# where the letter is one more word (_SPLIT_ESCAPE): after a space, a mark or another backslash the
 # backslash merges with what is before it (" \", ":\", "\\") and the letter stands alone; after a letter
 # the escape is one token ("\n\n\n" is three), and letters after it are one more word (\nline is \n, line)
 _W_ESCAPED_QUOTE = 0.5  # an escaped quote (\" in a JSON string): a token of its own, beyond its two marks, that
@@ -356,7 +382,7 @@ _W_LONE_MARK = 0.5  # an operator between spaces (" = ", " | ", " -> ", " + "): 
 _W_RANDOM = 0.9  # random printable ASCII (passwords): about one token per change of character kind
 _W_PERCENT = 0.75  # a run of percent-encoded bytes (%D0%9C...: a URL's non-ASCII path or query), per character:
 # 0.69 tokens a character, where the word model priced each "D0", "9C" as a number and a word (1.75-1.83x)
-_PERCENT_RUN = re.compile(rb"(?:%[0-9A-Fa-f]{2}){2,}")
+_PERCENT_RUN = re.compile(rb"%[0-9A-Fa-f]{2}(?:%[0-9A-Fa-f]{2})+")  # opens with a literal: tried only at "%"
 # random letters alone (_random_letters), per letter: the encodings hold few pairs of them, and fewer in
 # capitals or mixed case: about 1.8, 1.65 and 1.5 letters a token (lowercase, capitals, mixed case; a
 # run of 8 to 40 letters after a space, the larger of the two encodings); priced at 1.05-1.1x of that
@@ -547,6 +573,13 @@ def _byte_sum(data: bytes) -> int:
     return sum((zlib.adler32(view[i : i + 320]) & 0xFFFF) - 1 for i in range(0, len(data), 320))
 
 
+def _chars_of(runs: re.Pattern[str], text: str) -> str:
+    """The characters of ``text`` in the class that ``runs`` (:func:`_runs_of`) matches runs of, in order.
+    Matched run by run: one match a character made a string of each (Korean names: most syllables are rare
+    ones)."""
+    return "".join(runs.findall(text))
+
+
 def _non_ascii_estimate(text: str, ascii_chars: int) -> float:
     """Tokens of the non-ASCII characters of ``text`` (which holds ``ascii_chars`` ASCII characters, priced
     apart), by block (see the weights above)."""
@@ -563,22 +596,22 @@ def _non_ascii_estimate(text: str, ascii_chars: int) -> float:
     latin = hi.count(0) - ascii_chars
     ideographs = 0.0
     if hi.translate(None, _NOT_IDEOGRAPH_HI):  # priced as one token each above; the rarer ones cost more
-        more = _MORE_TOKENS.findall(text)
-        ideographs = _W_IDEOGRAPH * (len(more) + len(_THREE_TOKENS.findall("".join(more))) if more else 0)
+        more = _chars_of(_MORE_TOKENS, text)
+        ideographs = _W_IDEOGRAPH * (len(more) + len(_chars_of(_THREE_TOKENS, more)) if more else 0)
     if hi.translate(None, _NOT_HANGUL_HI):  # Hangul syllables: one token each above; the rarer cost more
-        more = _HANGUL_MORE.findall(text)
-        ideographs += _W_HANGUL_MORE * (len(more) + len(_HANGUL_THREE.findall("".join(more))) if more else 0)
+        more = _chars_of(_HANGUL_MORE, text)
+        ideographs += _W_HANGUL_MORE * (len(more) + len(_chars_of(_HANGUL_THREE, more)) if more else 0)
     if hi.translate(None, _NOT_SYMBOL_HI):  # symbols: one token each above; the rarer cost more
-        more = _SYMBOL_MORE.findall(text)
-        ideographs += _W_SYMBOL_MORE * (len(more) + len(_SYMBOL_THREE.findall("".join(more))) if more else 0)
-    if b"\x09" in hi or b"\x0a" in hi:  # Devanagari, Bengali, Gurmukhi: letters with a nukta cost more
+        more = _chars_of(_SYMBOL_MORE, text)
+        ideographs += _W_SYMBOL_MORE * (len(more) + len(_chars_of(_SYMBOL_THREE, more)) if more else 0)
+    if 0x09 in hi or 0x0A in hi:  # Devanagari, Bengali, Gurmukhi: letters with a nukta cost more
         nukta = text.count("\u093c")
         letters = _NUKTA_LETTERS.findall(text)
         if nukta or letters:
             deva = sum(c < "\u0980" for c in letters)
             ideographs += _W_NUKTA * nukta + _W_NUKTA_LETTER * deva + _W_NUKTA_LETTER_INDIC * (len(letters) - deva)
-    if b"\xff" in hi:  # fullwidth letters, priced as fullwidth punctuation above
-        ideographs += (_W_FULLWIDTH_LETTER - _W_CJK) * len(_FULLWIDTH_LETTER.findall(text))
+    if 0xFF in hi:  # fullwidth letters, priced as fullwidth punctuation above
+        ideographs += (_W_FULLWIDTH_LETTER - _W_CJK) * len(_chars_of(_FULLWIDTH_LETTER, text))
     return units / _UNIT + _W_LATIN * latin + ideographs
 
 
@@ -662,33 +695,32 @@ def _unknown_price(run: str) -> float:
     return price + _random_letters(run, price)
 
 
-def _unknown_words(text: str, raw: bytes) -> float:
-    """What the word model leaves out of the words of ``text`` that are not one token: each such word of
+def _unknown_runs(raw: bytes) -> list[str]:
+    """The runs of ASCII word characters of ``raw`` (the UTF-8 bytes of a text; runs of its ``_WORD_BYTES``
+    translation) that are not known to cost what the word model gives (``_NOT_UNKNOWN``, skipped at C speed):
+    the unknown words, random letters and runs never judged, in order."""
+    return [*filterfalse(_NOT_UNKNOWN.__contains__, raw.translate(_WORD_BYTES).decode("ascii").split())]
+
+
+def _unknown_words(unknown: list[str]) -> float:
+    """What the word model leaves out of the words of a text that are not one token: each such word of
     four or more letters costs about a token per two and a half letters (German, Dutch, Finnish, Italian,
     Indonesian, Turkish words; names and rare English ones), where the word model gives 0.675 and a
     tenth per letter. Fitted on sentences of fourteen languages against ``max(cl100k_base, o200k_base)``;
     measured in ``tests/compile/test_token_estimate_scripts.py``. English text is looked at too: its
     names and rare words are not one token either (LoCoMo's chat: 1.000x of the reference without this,
     1.016x with it). Random letters cost more again, and so do words of two or three capitals that are
-    not one token (``_unknown_price``). ``raw`` is the text's UTF-8 encoding.
+    not one token (``_unknown_price``).
 
-    Of a text longer than 16,384 characters, 4 evenly spaced windows of 2,048 are looked at and the result
-    scaled to the whole (the cost stays bounded: one pass over at most 8,192 characters). The words are
-    the runs of ASCII letters of the text's ``_WORD_BYTES`` translation; runs known not to be unknown words
-    (``_NOT_UNKNOWN``) are skipped at C speed, and the price of each other run is looked up once judged
-    (``_UNKNOWN_PRICE``)."""
-    n = len(text)
-    scale = 1.0
-    if n > _SAMPLE_FROM:
-        step = n // 4
-        text = "\n".join(text[i * step : i * step + 2048] for i in range(4))
-        scale = n / len(text)
-        raw = text.encode("utf-8", "surrogatepass")
-    runs = raw.translate(_WORD_BYTES).decode("ascii").split()
-    if _NOT_UNKNOWN.issuperset(runs):  # most often: every run is known or was seen before
+    ``unknown`` is the text's :func:`_unknown_runs` (the words are the runs of ASCII letters of its
+    ``_WORD_BYTES`` translation; runs known not to be unknown words are left out at C speed); the price of
+    each other run is looked up once judged (``_UNKNOWN_PRICE``). Runs are judged only in texts with no run
+    of eight of one letter (``_CHAR_RUN`` cuts those out first), so that no run either table holds has one
+    (nor do the known-word tables they start from: tested): ``_text_estimate`` relies on it."""
+    if not unknown:  # most often: every run is known or was seen before
         return 0.0
     extra = 0.0
-    for run in filterfalse(_NOT_UNKNOWN.__contains__, runs):  # the unknown words and runs not seen before
+    for run in unknown:
         price = _UNKNOWN_PRICE.get(run)
         if price is None:
             price = _unknown_price(run)
@@ -702,7 +734,17 @@ def _unknown_words(text: str, raw: bytes) -> float:
         _NOT_UNKNOWN.update(_KNOWN_WORDS, _CAPITALS, _SHORT_CAPITALS)
     if len(_UNKNOWN_PRICE) > _UNKNOWN_PRICE_MAX:
         _UNKNOWN_PRICE.clear()
-    return scale * extra
+    return extra
+
+
+def _sampled_unknown_words(text: str) -> float:
+    """:func:`_unknown_words` of a text longer than 16,384 characters: 4 evenly spaced windows of 2,048 are
+    looked at and the result scaled to the whole (the cost stays bounded: one pass over at most 8,192
+    characters)."""
+    n = len(text)
+    step = n // 4
+    sample = "\n".join(text[i * step : i * step + 2048] for i in range(4))
+    return n / len(sample) * _unknown_words(_unknown_runs(sample.encode("utf-8", "surrogatepass")))
 
 
 def _blob_tokens(run: str) -> float:
@@ -769,15 +811,12 @@ def _has_char_run(raw: bytes) -> bool:
     return (value ^ (value >> 8)).to_bytes(n, "little").find(bytes(7)) >= 0  # a zero byte: two equal bytes
 
 
-def _split_escapes(commands: bytes) -> int:
-    """In a :data:`_LATEX_BYTES` translation, the backslash escapes whose letter is a token of its own (see
-    :data:`_W_ESCAPE_LETTER`): each ``ba`` not after a letter, and each ``baa`` after one. Counted with
-    ``bytes.count`` (none of the patterns can overlap another of its kind): a regex with look-behinds made
-    the whole estimate 25% slower on the Claude Code sessions' tool inputs."""
-    c = commands.count
-    after_other = c(b" ba") + c(b"pba") + c(b"bba") + (commands[:2] == b"ba")
-    longer_after_other = c(b" baa") + c(b"pbaa") + c(b"bbaa") + (commands[:3] == b"baa")
-    return after_other + c(b"baa") - longer_after_other
+_SPLIT_ESCAPE = re.compile(rb"b(?=a)(?:(?<!ab)|(?=aa))")
+"""In a :data:`_LATEX_BYTES` translation, a backslash escape whose letter is a token of its own (see
+:data:`_W_ESCAPE_LETTER`): ``ba`` not after a letter, or ``baa`` after one. The regex opens with a literal
+byte, so it is tried only at backslashes: one pass, where counting each pattern with ``bytes.count`` took
+seven (a regex that opened with its look-behind, tried at every byte, made the whole estimate 25% slower
+on the Claude Code sessions' tool inputs)."""
 
 
 def _random_tokens(run: str) -> float:
@@ -802,36 +841,82 @@ def _random_tokens(run: str) -> float:
     return 0.0
 
 
+_REMEMBERED_RUN = 128  # characters: the price of a longer run is worked out each time (such runs are few)
+_REMEMBERED_MAX = 16_384  # runs remembered by one pricing function before its table is emptied
+
+
+def _remembering(price: Callable[[str], float]) -> Callable[[str], float]:
+    """``price`` (of a run, a pure function: ``_blob_tokens``, ``_random_tokens``) with the prices of runs of up
+    to 128 characters remembered. The same identifiers, paths, host names and hashes recur from text to text
+    (and in what is left of a text priced again after a cut), and pricing one takes several regex and byte
+    passes in Python: on the tool results of the shared data, 3,900 runs looked at as base64 were 520
+    distinct."""
+    prices: dict[str, float] = {}
+
+    def remembered(run: str) -> float:
+        if len(run) > _REMEMBERED_RUN:
+            return price(run)
+        hit = prices.get(run)
+        if hit is None:
+            hit = price(run)
+            if len(prices) >= _REMEMBERED_MAX:
+                prices.clear()
+            prices[run] = hit
+        return hit
+
+    return remembered
+
+
+_blob_price = _remembering(_blob_tokens)
+_random_price = _remembering(_random_tokens)
+
+
+def _may_hold_letter_run(gate: bytes, unknown: list[str], sampled: bool) -> bool:
+    """Whether a text may hold eight of one letter in a row (never a false negative): a run of word characters
+    of eight or more among its ``unknown`` runs (:func:`_unknown_runs`) that was never judged, or when
+    ``sampled`` (its words are looked at in windows, ``unknown`` is empty) eight letters in a row in ``gate``
+    (its ``_GATE_BYTES`` translation)."""
+    if sampled:
+        return gate.find(b"a" * 8) >= 0
+    # most often no run is new: all were judged before
+    return any(len(run) >= 8 for run in filterfalse(_UNKNOWN_PRICE.__contains__, unknown))
+
+
 def _swap_runs(
     text: str, raw: bytes, runs: Iterator[re.Match[bytes]], price: Callable[[str], float]
 ) -> tuple[float, str]:
     """The tokens of the ``runs`` that ``price`` prices, and ``text`` with each of them cut out (a space
-    left). The runs are ASCII, matched in ``raw`` (the UTF-8 bytes of ``text``) or in a translation of it."""
+    left). The runs are ASCII, matched in ``raw`` (the UTF-8 bytes of ``text``) or in a translation of it.
+    Most often none is priced (identifiers and paths looked at as base64, code looked at as random
+    characters): the runs are cut from ``raw`` and priced with C-level maps, and the text is rebuilt only
+    when one is priced."""
+    found = [*runs]
+    starts = [*map(re.Match.start, found)]
+    ends = [*map(re.Match.end, found)]
+    prices = [*map(price, map(bytes.decode, map(raw.__getitem__, map(slice, starts, ends))))]
+    if not any(prices):
+        return 0.0, text
     cost = 0.0
     parts: list[bytes] = []
     at = 0
-    for m in runs:
-        start, end = m.span()
-        tokens = price(raw[start:end].decode("ascii"))
+    for start, end, tokens in zip(starts, ends, prices, strict=True):
         if tokens:
             cost += tokens
             parts += (raw[at:start], b" ")
             at = end
-    if not parts:
-        return cost, text
     parts.append(raw[at:])
     return cost, b"".join(parts).decode("utf-8", "surrogatepass")
 
 
-def _case_changes(raw: bytes, cases: bytes, n: int) -> bool:
-    """True when a lowercase letter meets a capital in a short string (under 256 characters), or, in a
-    longer one, once in every 48 characters with a digit in every 24: random keys and passwords do;
-    prose does not, and camelCase code has few digits (a list of passwords one a line was priced at
-    0.83x once it was too long for the short-string rule). ``cases`` is ``raw`` translated by
-    ``_CASE_BYTES``."""
-    if n < 256:
-        return b"aA" in cases
-    return cases.count(b"aA") * 48 >= n and raw.translate(_DIGIT_BYTES).count(b"0") * 24 >= n
+def _overlapping(marks: bytes, pattern: bytes, chain: bytes) -> int:
+    """The occurrences of ``pattern`` (a character between two spaces, ``" a "``) in ``marks``, counting those
+    that share a space (``chain``: ``" a a "``). ``bytes.count`` counts matches that do not overlap, which is
+    all of them unless two share a space; then the spaces are doubled first (a ``replace`` is the costliest
+    pass of a short text, and most texts hold no such pair)."""
+    found = marks.count(pattern)
+    if not found or marks.find(chain) < 0:
+        return found
+    return marks.replace(b" ", b"  ").count(pattern)
 
 
 def _list_items(raw: bytes) -> int:
@@ -851,71 +936,99 @@ def _text_estimate(text: str) -> float:
     if not n:
         return 0.0
     raw = text.encode("utf-8", "surrogatepass")
-    if n >= 8 and raw.translate(_SEP_BYTES).find(b"=" * 8) >= 0:  # a pre-check at C speed
-        runs, rest = _swap_runs(text, raw, _SEP_RUN.finditer(raw), _sep_run_tokens)
-        if runs:
-            return runs + _text_estimate(rest)
-    if n >= 6 and raw.count(b"%") >= 2:  # percent-encoded bytes (a pre-check at C speed)
-        runs, rest = _swap_runs(text, raw, _PERCENT_RUN.finditer(raw), _percent_tokens)
-        if runs:
-            return runs + _text_estimate(rest)
-    if n >= 8 and _has_char_run(raw):
-        runs, rest = _swap_runs(text, raw, _CHAR_RUN.finditer(raw), _char_run_tokens)
-        if runs:
-            return runs + _text_estimate(rest)
+    # One pass for the pre-checks of rare features (see _GATE_BYTES), each then looked for at C speed
+    # (memchr for a single byte): most texts skip the run, digit and control-character passes below.
+    gate = raw.translate(_GATE_BYTES)
+    mark_run = n >= 8 and (gate.find(b"p" * 8) >= 0 or ("_" in text and gate.find(b"u" * 8) >= 0))
+    first = raw.translate(_SEP_BYTES).find(b"=" * 8) if mark_run else -1  # where a separator run can start
+    if first >= 0:
+        cut, rest = _swap_runs(text, raw, _SEP_RUN.finditer(raw, first), _sep_run_tokens)
+        if cut:
+            return cut + _text_estimate(rest)
+    if n >= 6 and "%" in text and raw.count(b"%") >= 2:  # percent-encoded bytes (a pre-check at C speed)
+        cut, rest = _swap_runs(text, raw, _PERCENT_RUN.finditer(raw), _percent_tokens)
+        if cut:
+            return cut + _text_estimate(rest)
+    sampled = n > _SAMPLE_FROM  # the unknown words of a long text are looked for in windows of it
+    unknown = [] if sampled else _unknown_runs(raw)
+    # Eight of one letter in a row lie in a run of word characters that neither table of judged runs holds
+    # (see _unknown_words): most often there is none of eight or more. The words of a long text are looked
+    # at in windows: there, eight letters in a row will do.
+    if (
+        n >= 8
+        and (mark_run or ((sampled or bool(unknown)) and _may_hold_letter_run(gate, unknown, sampled)))
+        and _has_char_run(raw)
+    ):
+        cut, rest = _swap_runs(text, raw, _CHAR_RUN.finditer(raw), _char_run_tokens)
+        if cut:
+            return cut + _text_estimate(rest)
     if n >= 16:
         marks = raw.translate(_BLOB_BYTES)
         first = marks.find(b"a" * 16)  # where the first run can start (nothing before it matches)
         if first >= 0:
-            blobs, rest = _swap_runs(text, raw, _BLOB.finditer(marks, first), _blob_tokens)
+            blobs, rest = _swap_runs(text, raw, _BLOB.finditer(marks, first), _blob_price)
             if blobs:
                 return blobs + _text_estimate(rest)  # the rest has no blob left: priced by the word model
     cases = raw.translate(_CASE_BYTES)  # lowercase letters to "a", capitals to "A", the rest to " "
     marks = cases.lower()  # ASCII letters to "a", the rest to " ": runs are words
     letters = marks.count(b"a")
     words = marks.count(b" a") + (marks[:1] == b"a")
-    mostly_ascii = 8 * (len(raw) - n) <= n
+    humps = cases.count(b"aA") if letters >= 2 else 0  # a lowercase letter followed by a capital
+    digit_chars = digit_groups = digit_runs = 0
+    if _DIGIT in gate:
+        numbers = raw.translate(_DIGIT_BYTES).split()  # the runs of digits, as runs of "0"
+        digit_runs = len(numbers)
+        digits = b"".join(numbers)
+        digit_chars = len(digits)
+        # groups of up to three digits: ceil(length / 3) = the "000" in a run lengthened by two (one group a
+        # number when none is longer than three digits, as most are)
+        digit_groups = (
+            digit_runs
+            if max(map(len, numbers)) <= 3
+            else (b" " + b" ".join(numbers)).replace(b" 0", b" 000").count(b"000")
+        )
+    # Random printable ASCII: letters in short runs, or case changing inside words. In a short string
+    # (under 256 characters) one lowercase letter before a capital will do; a longer one needs one in
+    # every 48 characters with a digit in every 24: random keys and passwords do, prose does not, and
+    # camelCase code has few digits (a list of passwords one a line was priced at 0.83x once it was too
+    # long for the short-string rule).
     if (
-        n >= 12 and mostly_ascii and 3 * letters >= n and (3 * words >= letters or _case_changes(raw, cases, n))
-    ):  # letters in short runs, or case changing inside words: maybe random
+        n >= 12
+        and 8 * (len(raw) - n) <= n  # mostly ASCII
+        and 3 * letters >= n
+        and (3 * words >= letters or (humps if n < 256 else humps * 48 >= n and digit_chars * 24 >= n))
+    ):
         dense = raw.translate(_DENSE_BYTES)
         if dense.find(b"a" * 12) >= 0:  # a pre-check at C speed: most prose has no run of 12
-            randoms, rest = _swap_runs(text, raw, _DENSE.finditer(dense), _random_tokens)
+            randoms, rest = _swap_runs(text, raw, _DENSE.finditer(dense), _random_price)
             if randoms:
                 return randoms + _text_estimate(rest)
     est = 0.0
-    digit_chars = digit_groups = digit_runs = 0
-    numbers = raw.translate(_DIGIT_BYTES).split()  # the runs of digits, as runs of "0"
-    if numbers:
-        digit_runs = len(numbers)
-        digits = b" ".join(numbers)
-        digit_chars = len(digits) - digit_runs + 1
-        # groups of up to three digits: ceil(length / 3) = the "000" in a run lengthened by two
-        digit_groups = (b" " + digits).replace(b" 0", b" 000").count(b"000")
-    newlines = text.count("\n")
+    newlines = text.count("\n") if "\n" in text else 0
     crs = tabs = controls = 0
-    odd = raw.translate(None, _NOT_CONTROL_BYTES)  # the control characters but line feed (mostly none)
-    if odd:
+    if _CONTROL in gate:  # control characters but line feed (mostly none)
+        odd = raw.translate(None, _NOT_CONTROL_BYTES)
         crs = odd.count(b"\r")
         tabs = odd.count(b"\t")
         controls = len(odd) - crs - tabs
-    spaces = text.count(" ") + newlines + tabs + crs
-    if crs or "\n\n" in text:
-        breaks = raw.translate(_NEWLINE_BYTES)
-        runs = breaks.count(b" n") + (breaks[:1] == b"n")
+    blanks = text.count(" ")
+    spaces = blanks + newlines + tabs + crs
+    if crs or (newlines > 1 and "\n\n" in text):
+        if crs:  # runs of line feeds and carriage returns
+            breaks = raw.translate(_NEWLINE_BYTES)
+            runs = breaks.count(b" n") + (breaks[:1] == b"n")
+        else:
+            runs = len(_NEWLINE_RUN.findall(raw))
         est += _W_NEWLINE * runs + _W_NEWLINE_MORE * (newlines + crs - runs) + _W_CR * crs
-    else:  # no two line breaks in a row
+    elif newlines:  # no two line breaks in a row
         est += _W_NEWLINE * newlines
     if newlines:
-        est += _W_NEWLINE_AFTER_WORD * raw.translate(_WORD_END_BYTES).count(b"an")
-    if newlines > text.endswith("\n"):  # a mark and a space opening a line (after a line feed, not the last)
-        lines = raw.translate(_LINE_BYTES)
-        opened = lines.count(b"nps")
-        if b"ns" in lines:
-            opened += sum(map(lines.count, _INDENTED_MARKS))
-        est += _W_LINE_MARK * opened
+        est += _W_NEWLINE_AFTER_WORD * gate.count(b"an")
+        if newlines > text.endswith("\n"):  # a mark and a space opening a line (after a line feed, not the last)
+            est += _W_LINE_MARK * len(_LINE_MARK.findall(raw))
     if "  " in text:
-        est += _W_SPACE_RUN * len(_SPACE_RUN.findall(raw)) + _W_SPACE_LONG * raw.count(b" " * 120)
+        long_runs = raw.count(b" " * 120) if blanks >= 120 else 0
+        est += _W_SPACE_RUN * len(_SPACE_RUN.findall(raw)) + _W_SPACE_LONG * long_runs
     if tabs:
         est += _W_TAB * tabs + (_W_TAB_RUN * len(_TAB_RUN.findall(text)) if "\t\t" in text else 0.0)
         if " \t" in text or "\t " in text:
@@ -924,18 +1037,21 @@ def _text_estimate(text: str) -> float:
         est += _W_CONTROL * controls + _W_ANSI * text.count("\x1b[")
     if '"' in text:
         est += _W_JSON_SPACE * (raw.count(b', "') + raw.count(b'": '))
-    if raw.count(b", ") + raw.count(b"; ") >= 3:  # a list of single words: each separator a token of its own
+    listed = (raw.count(b", ") if ", " in text else 0) + (raw.count(b"; ") if "; " in text else 0)
+    if listed >= 3:  # a list of single words: each separator a token of its own
         est += _W_LIST_COMMA * _list_items(raw)
-    if " " in text:  # spaces doubled: marks in a row ("! @ #") share the space between them
-        lone = raw.translate(_MARK_BYTES).replace(b" ", b"  ")
-        est += _W_LONE_MARK * (lone.count(b" p ") + lone.count(b" pp "))
+    if " " in text:  # an operator between spaces; marks in a row ("! @ #") share the space between them
+        lone = _overlapping(gate, b" p ", b" p p ") + _overlapping(gate, b" pp ", b" pp pp ")
+        if lone:
+            est += _W_LONE_MARK * lone
     if words:  # one-letter words (x = a[i] + b, "I a", a letter per line): a token each, over the word model
-        single = (b" " + raw.translate(_ONE_LETTER_BYTES).replace(b" ", b"  ") + b" ").count(b" a ")
-        est += _W_ONE_LETTER * single
+        single = _overlapping(b" " + raw.translate(_ONE_LETTER_BYTES) + b" ", b" a ", b" a a ")
+        if single:
+            est += _W_ONE_LETTER * single
     if "\\" in text:
         commands = raw.translate(_LATEX_BYTES)
         latex = commands.count(b"pbaa") + (commands[:3] == b"baa")
-        split = _split_escapes(commands)
+        split = len(_SPLIT_ESCAPE.findall(commands))
         est += _W_LATEX_COMMAND * latex + _W_ESCAPE_LETTER * (split - latex)
         est += _W_ESCAPED_QUOTE * raw.count(b'\\"')
     non_ascii = 0
@@ -946,17 +1062,23 @@ def _text_estimate(text: str) -> float:
             est += _non_ascii_estimate(others.decode("utf-8", "surrogatepass"), 0)
         else:
             est += _non_ascii_estimate(text, n - non_ascii)
-        if b"\xef\xb8\x8f" in others or b"\xef\xbb\xbf" in others:  # U+FE0F, U+FEFF: one token each
+        # (bytes.find, not "in": a bytes needle "in" bytes is first tried as an integer, an error raised and
+        # cleared each time)
+        if others.find(b"\xef\xb8\x8f") >= 0 or others.find(b"\xef\xbb\xbf") >= 0:  # U+FE0F, U+FEFF: one token each
             est -= (_W_JOINER - 1.0) * others.count(b"\xef\xb8\x8f") + (_W_PRESENTATION - 1.0) * others.count(
                 b"\xef\xbb\xbf"
             )
-        if b"\xef\xbf\xbd\xef\xbf\xbd" in others:  # U+FFFD, priced as fullwidth forms above: a run merges
+        if others.find(b"\xef\xbf\xbd\xef\xbf\xbd") >= 0:  # U+FFFD, priced as fullwidth forms above: a run merges
             replaced = text.count("\ufffd")
             est += (_W_REPLACEMENT_MORE - _W_CJK) * (replaced - len(_REPLACEMENT_RUN.findall(text)))
-    punct = max(0, n - letters - digit_chars - spaces - non_ascii)
+    punct = n - letters - digit_chars - spaces - non_ascii
+    if punct < 0:
+        punct = 0
     if letters >= 2:
-        est += _unknown_words(text, raw)
-        humps = cases.count(b"aA")
+        if sampled:
+            est += _sampled_unknown_words(text)
+        elif unknown:  # most often every run is known to cost what the word model gives
+            est += _unknown_words(unknown)
         if humps:  # a capital inside a word opens a token of its own (getUserName: get, User, Name)
             est += _W_HUMP * humps
     est += (
