@@ -59,7 +59,7 @@ from context_journal.strategies import PassthroughStrategy, WindowedPassthroughS
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo" / "locomo-dev7.json"
 BATCH = 1000
-SEARCH_WANT = 20  # the candidates search_messages asks the store for first: max(limit + limit // 4, 20)
+SEARCH_WANT = 20  # the candidates search_messages asks the store for first: max(limit, 20) (recall/search.py)
 
 # Vaguer questions a user might ask of a long conversation: mostly common words.
 VAGUE_QUERIES = [

@@ -189,9 +189,9 @@ def stem(word: str) -> str:
 
 @lru_cache(maxsize=1)
 def _stemmer() -> Any:
-    import snowballstemmer  # type: ignore[import-untyped]
+    from ._porter import porter_stemmer  # the porter module alone (see _porter.py: 20-40 ms less per process)
 
-    return snowballstemmer.stemmer("porter")
+    return porter_stemmer()
 
 
 def query_terms(query: str) -> list[str]:
