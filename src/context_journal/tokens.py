@@ -260,7 +260,9 @@ _DIGIT = ord("0")
 _CONTROL = 1
 _GATE_BYTES = bytes(
     ord("a")
-    if chr(b).isascii() and chr(b).isalpha()
+    if 97 <= b <= 122
+    else ord("A")
+    if 65 <= b <= 90
     else _DIGIT
     if 48 <= b <= 57
     else ord("n")
@@ -276,13 +278,17 @@ _GATE_BYTES = bytes(
     else ord("x")
     for b in range(256)
 )
-"""A translation table for ``_text_estimate``: ASCII letters to "a", digits to "0", line feed to "n", space
-to " ", "_" to "u", the other ASCII marks to "p", the other control characters to 1 and the bytes of
-non-ASCII characters to "x". One pass serves several counts (a line break after a word is "an", an
-operator between spaces " p " or " pp ") and pre-checks, looked for at C speed (memchr for one byte):
-digits, control characters, and eight marks in a row (a run of eight of one mark, ``_SEP_RUN`` and
-``_CHAR_RUN``, is eight "p" or "u" in a row, which prose seldom holds; eight of one letter lie in a run of
-word characters never judged, see ``_unknown_words``)."""
+"""A translation table for ``_text_estimate``: ASCII lowercase letters to "a", capitals to "A", digits to "0",
+line feed to "n", space to " ", "_" to "u", the other ASCII marks to "p", the other control characters to 1
+and the bytes of non-ASCII characters to "x". One pass serves several counts (a capital after a lowercase
+letter is "aA", a line break after a word "an" once lowered, an operator between spaces " p " or " pp ") and
+pre-checks, looked for at C speed (memchr for one byte): capitals, digits, control characters, and eight
+marks in a row (a run of eight of one mark, ``_SEP_RUN`` and ``_CHAR_RUN``, is eight "p" or "u" in a row,
+which prose seldom holds; eight of one letter lie in a run of word characters never judged, see
+``_unknown_words``)."""
+_LETTER_BYTES = bytes(ord("a") if chr(b).isascii() and chr(b).isalpha() else ord(" ") for b in range(256))
+"""ASCII letters to "a", the rest to " ": the words are the runs of "a" (counted so in a text with digits or
+"_", where the runs of word characters are not the words)."""
 
 
 def _complement(body: str, first: int, last: int) -> str:
@@ -624,12 +630,15 @@ _KNOWN_WORDS = _word_tokens.WORDS
 _CAPITALS = _word_tokens.CAPITALS
 _COMMON_PAIRS = _word_tokens.COMMON_PAIRS
 _SHORT_CAPITALS = _word_tokens.SHORT_CAPITALS
-_NOT_UNKNOWN = set(_KNOWN_WORDS) | _CAPITALS | _SHORT_CAPITALS
-"""The runs of ASCII word characters seen that are not unknown words (``_is_unknown_word``): the known
-words, then each other run once it is judged (short words, numbers, identifiers), so that runs seen before
-are skipped at C speed. Emptied back to the known words when it outgrows ``_NOT_UNKNOWN_MAX``."""
-_NOT_UNKNOWN_MAX = len(_KNOWN_WORDS) + 50_000
-_UNKNOWN_PRICE: dict[str, float] = {}
+_KNOWN_RUNS = frozenset(w.encode("ascii") for w in (*_KNOWN_WORDS, *_CAPITALS, *_SHORT_CAPITALS))
+"""The tables' words as ASCII bytes: the runs of a text are split from its UTF-8 bytes (``bytes.split`` is
+faster than ``str.split``, and nothing is decoded)."""
+_NOT_UNKNOWN = set(_KNOWN_RUNS)
+"""The runs of ASCII word characters seen that are not unknown words (``_is_unknown_word``), as bytes: the
+known words, then each other run once it is judged (short words, numbers, identifiers), so that runs seen
+before are skipped at C speed. Emptied back to the known words when it outgrows ``_NOT_UNKNOWN_MAX``."""
+_NOT_UNKNOWN_MAX = len(_KNOWN_RUNS) + 50_000
+_UNKNOWN_PRICE: dict[bytes, float] = {}
 """The runs judged to cost more than the word model gives, with what they add (``_unknown_price``);
 emptied when it outgrows ``_UNKNOWN_PRICE_MAX``."""
 _UNKNOWN_PRICE_MAX = 50_000
@@ -681,7 +690,7 @@ def _random_letters(run: str, over: float) -> float:
 
 
 def _unknown_price(run: str) -> float:
-    """What the word model leaves out of one run of ASCII word characters that is not in ``_NOT_UNKNOWN``
+    """What the word model leaves out of one run of ASCII word characters not in ``_NOT_UNKNOWN``
     (0 when it prices the run right): an unknown word (``_is_unknown_word``), random letters
     (``_random_letters``), or a word of two or three capitals that is not one token."""
     n = len(run)
@@ -695,14 +704,22 @@ def _unknown_price(run: str) -> float:
     return price + _random_letters(run, price)
 
 
-def _unknown_runs(raw: bytes) -> list[str]:
-    """The runs of ASCII word characters of ``raw`` (the UTF-8 bytes of a text; runs of its ``_WORD_BYTES``
-    translation) that are not known to cost what the word model gives (``_NOT_UNKNOWN``, skipped at C speed):
-    the unknown words, random letters and runs never judged, in order."""
-    return [*filterfalse(_NOT_UNKNOWN.__contains__, raw.translate(_WORD_BYTES).decode("ascii").split())]
+def _forget_judged_runs() -> None:
+    """Empty the tables of judged runs (``_NOT_UNKNOWN`` back to the known words, ``_UNKNOWN_PRICE``)."""
+    _NOT_UNKNOWN.clear()
+    _NOT_UNKNOWN.update(_KNOWN_RUNS)
+    _UNKNOWN_PRICE.clear()
 
 
-def _unknown_words(unknown: list[str]) -> float:
+def _unknown_runs(runs: list[bytes]) -> list[bytes]:
+    """The ``runs`` (of ASCII word characters: split from a text's ``_WORD_BYTES`` translation) that are not
+    known to cost what the word model gives (``_NOT_UNKNOWN``): the unknown words, random letters and runs
+    never judged, in order. Most often there is none, which ``_NOT_UNKNOWN.issuperset(runs)`` tells first (a C
+    loop, where the filter here calls a lookup per run)."""
+    return [*filterfalse(_NOT_UNKNOWN.__contains__, runs)]
+
+
+def _unknown_words(unknown: list[bytes]) -> float:
     """What the word model leaves out of the words of a text that are not one token: each such word of
     four or more letters costs about a token per two and a half letters (German, Dutch, Finnish, Italian,
     Indonesian, Turkish words; names and rare English ones), where the word model gives 0.675 and a
@@ -717,13 +734,11 @@ def _unknown_words(unknown: list[str]) -> float:
     each other run is looked up once judged (``_UNKNOWN_PRICE``). Runs are judged only in texts with no run
     of eight of one letter (``_CHAR_RUN`` cuts those out first), so that no run either table holds has one
     (nor do the known-word tables they start from: tested): ``_text_estimate`` relies on it."""
-    if not unknown:  # most often: every run is known or was seen before
-        return 0.0
     extra = 0.0
     for run in unknown:
         price = _UNKNOWN_PRICE.get(run)
         if price is None:
-            price = _unknown_price(run)
+            price = _unknown_price(run.decode("ascii"))
             if price:
                 _UNKNOWN_PRICE[run] = price
             else:
@@ -731,7 +746,7 @@ def _unknown_words(unknown: list[str]) -> float:
         extra += price
     if len(_NOT_UNKNOWN) > _NOT_UNKNOWN_MAX:
         _NOT_UNKNOWN.clear()
-        _NOT_UNKNOWN.update(_KNOWN_WORDS, _CAPITALS, _SHORT_CAPITALS)
+        _NOT_UNKNOWN.update(_KNOWN_RUNS)
     if len(_UNKNOWN_PRICE) > _UNKNOWN_PRICE_MAX:
         _UNKNOWN_PRICE.clear()
     return extra
@@ -744,7 +759,8 @@ def _sampled_unknown_words(text: str) -> float:
     n = len(text)
     step = n // 4
     sample = "\n".join(text[i * step : i * step + 2048] for i in range(4))
-    return n / len(sample) * _unknown_words(_unknown_runs(sample.encode("utf-8", "surrogatepass")))
+    runs = sample.encode("utf-8", "surrogatepass").translate(_WORD_BYTES).split()
+    return n / len(sample) * _unknown_words(_unknown_runs(runs))
 
 
 def _blob_tokens(run: str) -> float:
@@ -869,17 +885,47 @@ def _remembering(price: Callable[[str], float]) -> Callable[[str], float]:
 
 _blob_price = _remembering(_blob_tokens)
 _random_price = _remembering(_random_tokens)
+_BLOB_FREE: set[bytes] = set()
+"""Runs (as bytes, 128 characters at most) looked at as base64 and priced 0 (identifiers, paths, long words),
+for :func:`_priced_runs`; emptied when it holds ``_REMEMBERED_MAX``."""
+_RANDOM_FREE: set[bytes] = set()
+"""Runs (as bytes) looked at as random printable ASCII and priced 0, for :func:`_priced_runs`."""
 
 
-def _may_hold_letter_run(gate: bytes, unknown: list[str], sampled: bool) -> bool:
+def _priced_runs(
+    text: str,
+    raw: bytes,
+    runs: list[bytes],
+    found: tuple[re.Pattern[bytes], bytes, int],
+    price: Callable[[str], float],
+    free: set[bytes],
+) -> tuple[float, str]:
+    """:func:`_swap_runs` of the runs ``found`` (a pattern, the translation of ``raw`` it matches in and where to
+    start), when ``runs`` are those runs, in order, as bytes of ``raw``. Most often each was priced 0 before
+    (``free``: an identifier looked at as base64, a path as random characters; runs of up to 128 characters
+    are remembered), and one C-level ``issuperset`` tells it without matching them: a regex scan and a match
+    object per run took as long as the rest of a short line's estimate (a 29-character line naming a class,
+    ``Now the ReviewContextBuilder:``, took 9 us, where such a line without it takes 4)."""
+    if free.issuperset(runs):
+        return 0.0, text
+    pattern, marks, first = found
+    cost, rest = _swap_runs(text, raw, pattern.finditer(marks, first), price)
+    if not cost:
+        if len(free) >= _REMEMBERED_MAX:
+            free.clear()
+        free.update(run for run in runs if len(run) <= _REMEMBERED_RUN)
+    return cost, rest
+
+
+def _may_hold_letter_run(gate: bytes, unknown: list[bytes], sampled: bool) -> bool:
     """Whether a text may hold eight of one letter in a row (never a false negative): a run of word characters
     of eight or more among its ``unknown`` runs (:func:`_unknown_runs`) that was never judged, or when
     ``sampled`` (its words are looked at in windows, ``unknown`` is empty) eight letters in a row in ``gate``
     (its ``_GATE_BYTES`` translation)."""
     if sampled:
-        return gate.find(b"a" * 8) >= 0
-    # most often no run is new: all were judged before
-    return any(len(run) >= 8 for run in filterfalse(_UNKNOWN_PRICE.__contains__, unknown))
+        return gate.lower().find(b"a" * 8) >= 0
+    new = [*filterfalse(_UNKNOWN_PRICE.__contains__, unknown)]  # most often none: all were judged before
+    return bool(new) and max(map(len, new)) >= 8
 
 
 def _swap_runs(
@@ -950,7 +996,8 @@ def _text_estimate(text: str) -> float:
         if cut:
             return cut + _text_estimate(rest)
     sampled = n > _SAMPLE_FROM  # the unknown words of a long text are looked for in windows of it
-    unknown = [] if sampled else _unknown_runs(raw)
+    word_runs = [] if sampled else raw.translate(_WORD_BYTES).split()
+    unknown = [] if _NOT_UNKNOWN.issuperset(word_runs) else _unknown_runs(word_runs)
     # Eight of one letter in a row lie in a run of word characters that neither table of judged runs holds
     # (see _unknown_words): most often there is none of eight or more. The words of a long text are looked
     # at in windows: there, eight letters in a row will do.
@@ -966,14 +1013,14 @@ def _text_estimate(text: str) -> float:
         marks = raw.translate(_BLOB_BYTES)
         first = marks.find(b"a" * 16)  # where the first run can start (nothing before it matches)
         if first >= 0:
-            blobs, rest = _swap_runs(text, raw, _BLOB.finditer(marks, first), _blob_price)
+            if not sampled and len(word_runs) <= 64 and not ("+" in text or "/" in text or "=" in text or "_" in text):
+                # the runs of base64 characters are the runs of word characters: the long ones are those found
+                long = [r for r in word_runs if len(r) >= 16]
+                blobs, rest = _priced_runs(text, raw, long, (_BLOB, marks, first), _blob_price, _BLOB_FREE)
+            else:
+                blobs, rest = _swap_runs(text, raw, _BLOB.finditer(marks, first), _blob_price)
             if blobs:
                 return blobs + _text_estimate(rest)  # the rest has no blob left: priced by the word model
-    cases = raw.translate(_CASE_BYTES)  # lowercase letters to "a", capitals to "A", the rest to " "
-    marks = cases.lower()  # ASCII letters to "a", the rest to " ": runs are words
-    letters = marks.count(b"a")
-    words = marks.count(b" a") + (marks[:1] == b"a")
-    humps = cases.count(b"aA") if letters >= 2 else 0  # a lowercase letter followed by a capital
     digit_chars = digit_groups = digit_runs = 0
     if _DIGIT in gate:
         numbers = raw.translate(_DIGIT_BYTES).split()  # the runs of digits, as runs of "0"
@@ -987,6 +1034,17 @@ def _text_estimate(text: str) -> float:
             if max(map(len, numbers)) <= 3
             else (b" " + b" ".join(numbers)).replace(b" 0", b" 000").count(b"000")
         )
+    # The words are the runs of ASCII letters. The runs of word characters split above are those runs when
+    # the text holds no digit and no "_" (most often): their number and length count the words and letters.
+    underscores = raw.count(b"_") if "_" in text else 0
+    if sampled or digit_runs or underscores:
+        marks = raw.translate(_LETTER_BYTES)
+        letters = marks.count(b"a")
+        words = marks.count(b" a") + (marks[:1] == b"a")
+    else:
+        letters = len(b"".join(word_runs))
+        words = len(word_runs)
+    humps = gate.count(b"aA") if letters >= 2 and 65 in gate else 0  # a lowercase letter followed by a capital
     # Random printable ASCII: letters in short runs, or case changing inside words. In a short string
     # (under 256 characters) one lowercase letter before a capital will do; a longer one needs one in
     # every 48 characters with a digit in every 24: random keys and passwords do, prose does not, and
@@ -1000,7 +1058,12 @@ def _text_estimate(text: str) -> float:
     ):
         dense = raw.translate(_DENSE_BYTES)
         if dense.find(b"a" * 12) >= 0:  # a pre-check at C speed: most prose has no run of 12
-            randoms, rest = _swap_runs(text, raw, _DENSE.finditer(dense), _random_price)
+            if n < 512 and len(raw) == n and _CONTROL not in gate:
+                # ASCII with no control character but line feeds: the runs are the text's whitespace split
+                long = [r for r in raw.split() if len(r) >= 12]
+                randoms, rest = _priced_runs(text, raw, long, (_DENSE, dense, 0), _random_price, _RANDOM_FREE)
+            else:
+                randoms, rest = _swap_runs(text, raw, _DENSE.finditer(dense), _random_price)
             if randoms:
                 return randoms + _text_estimate(rest)
     est = 0.0
@@ -1023,7 +1086,7 @@ def _text_estimate(text: str) -> float:
     elif newlines:  # no two line breaks in a row
         est += _W_NEWLINE * newlines
     if newlines:
-        est += _W_NEWLINE_AFTER_WORD * gate.count(b"an")
+        est += _W_NEWLINE_AFTER_WORD * gate.lower().count(b"an")
         if newlines > text.endswith("\n"):  # a mark and a space opening a line (after a line feed, not the last)
             est += _W_LINE_MARK * len(_LINE_MARK.findall(raw))
     if "  " in text:
@@ -1040,10 +1103,9 @@ def _text_estimate(text: str) -> float:
     listed = (raw.count(b", ") if ", " in text else 0) + (raw.count(b"; ") if "; " in text else 0)
     if listed >= 3:  # a list of single words: each separator a token of its own
         est += _W_LIST_COMMA * _list_items(raw)
-    if " " in text:  # an operator between spaces; marks in a row ("! @ #") share the space between them
-        lone = _overlapping(gate, b" p ", b" p p ") + _overlapping(gate, b" pp ", b" pp pp ")
-        if lone:
-            est += _W_LONE_MARK * lone
+    # an operator between spaces (most often none); marks in a row ("! @ #") share the space between them
+    if " " in text and (gate.count(b" p ") or gate.count(b" pp ")):
+        est += _W_LONE_MARK * (_overlapping(gate, b" p ", b" p p ") + _overlapping(gate, b" pp ", b" pp pp "))
     if words:  # one-letter words (x = a[i] + b, "I a", a letter per line): a token each, over the word model
         single = _overlapping(b" " + raw.translate(_ONE_LETTER_BYTES) + b" ", b" a ", b" a a ")
         if single:

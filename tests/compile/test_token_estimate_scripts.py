@@ -335,9 +335,7 @@ def test_the_price_of_a_word_does_not_depend_on_what_was_priced_before() -> None
     first = [estimate_text_tokens(t) for t in texts]
     again = [estimate_text_tokens(t) for t in texts]
     tokens._ESTIMATES.clear()
-    tokens._UNKNOWN_PRICE.clear()
-    tokens._NOT_UNKNOWN.clear()
-    tokens._NOT_UNKNOWN.update(tokens._KNOWN_WORDS, tokens._CAPITALS, tokens._SHORT_CAPITALS)
+    tokens._forget_judged_runs()
     fresh = [estimate_text_tokens(t) for t in reversed(texts)][::-1]
     assert first == again == fresh
     assert first[0] > 0.9 * _reference(texts[0])
