@@ -112,6 +112,7 @@ from .manager import ContextManager
 from .messages import Message, MessageInput
 from .readers import AudienceNarrowingError, ReaderConflictError, ReaderError, StaleReaderError
 from .recall import RecallConfig, RecallStrategy, SearchHit, SummaryHit
+from .sharding import ShardingError
 from .stores import MemoryStore, SQLiteStore, Store, open_store
 from .strategies import (
     AutobiographicalConfig,
@@ -228,6 +229,7 @@ __all__ = [
     "Roles",
     "SQLiteStore",
     "SearchHit",
+    "ShardingError",
     "Skipped",
     "Source",
     "StaleReaderError",

@@ -129,6 +129,7 @@ class BranchingMixin:
     _isolate: bool
     _slot: str
     _counter: TokenCounter
+    _shard_tokens: int | None
     _branch_indexes: dict[int, MessageStore]
     _summarizer: Provider | None
     _compression_mode: str
@@ -164,7 +165,8 @@ class BranchingMixin:
         entry = self._messages.entry_for(at)
         if entry is None:
             raise MessageNotFoundError(at, f"cannot fork at it: it is not visible on branch {self._branch.name!r}")
-        return entry.created_seq
+        last = self._messages.entry_for(self._group_ids(at)[-1])  # a sharded message: after its last shard
+        return max(entry.created_seq, last.created_seq if last is not None else 0)
 
     def fork(self, name: str, at: str | int | None = None) -> BranchSummary:
         """Create branch ``name`` from this manager's branch; the manager stays where it is.
@@ -333,6 +335,7 @@ class BranchingMixin:
             compression=self._compression_mode,
             index=self._messages.clone_for(info.id, fork_seq),
             index_thinking=self._messages.index_thinking,
+            shard_tokens=self._shard_tokens,
             view_reader=reader,
             view_filter=self._view_filter if isinstance(view_filter, str) and view_filter == "inherit" else view_filter,
         )
@@ -394,6 +397,9 @@ class BranchingMixin:
             auxiliary_views=auxiliary_views,
             index_thinking=index_thinking,
         )
+
+    def _group_ids(self, message_id: str) -> list[str]:  # implemented by the manager
+        raise NotImplementedError
 
     def _strategy_context(self) -> Any:  # implemented by the manager
         raise NotImplementedError

@@ -73,6 +73,7 @@ from .rendering.fit import (
 from .rendering.options import CompileOptions, Injection, Roles
 from .rendering.reduce import PricedView, ToolCap, overflow_cap, priced, shrink, tool_cap, widened
 from .rendering.repairs import F_TOOL_USE, CompiledMessage, Pass, Repair, Source, Work
+from .rendering.shards import join_shard_runs
 from .strategies.base import Budget, RawSpan, Selection, Strategy
 from .tokens import Calibration, TokenCounter, check_token_count
 from .validate import InvalidContextError, validate_turns
@@ -946,6 +947,8 @@ def _compile_context(
 
     # --- result ------------------------------------------------------------------------------------
     left_unread(work)
+    if cache.has_shards:  # the raw shards of one message go as one provider message (after every cut)
+        work = join_shard_runs(work, p, cache.shard, lambda m: tokens_of(m, counter))
     mark_breakpoints(work, options.cache_breakpoints)
     compiled = tuple(finish(m, p, counter) for m in work)
     if not compiled:

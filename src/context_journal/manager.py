@@ -16,7 +16,7 @@ import os
 import re
 import time
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import date, datetime
 from typing import Any, Literal, TypeVar, cast
 
@@ -83,6 +83,18 @@ from .recall.summaries import SummaryHit, search_summary_text
 from .redaction import Redaction, list_redactions, redact_messages
 from .render_stats import Shape, shape_of
 from .retention import set_retention
+from .sharding import (
+    SHARD_KEY,
+    ShardingError,
+    group_of,
+    is_shard_form,
+    join_group,
+    join_messages,
+    layout_of,
+    plan_shards,
+    shard_id,
+    shard_ids,
+)
 from .state.host import FACTS_STATE, WorkingStateMixin
 from .state.keeper import LedgerStrategy
 from .stores import ROOT_BRANCH, Store, check_location, open_store
@@ -325,6 +337,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         view_filter: ViewFilter | None = None,
         auxiliary_views: Sequence[Mapping[str, Any] | str] | None = None,
         index_thinking: bool = False,
+        shard_tokens: int | None = None,
     ) -> None:
         if compression not in ("inline", "workers"):
             raise ValueError(f"compression must be 'inline' or 'workers', not {compression!r}")
@@ -362,6 +375,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             raise TypeError(f"index_thinking must be True or False, got {index_thinking!r}")
         if index_thinking:
             self._messages.index_thinking = True
+        self.shard_tokens = shard_tokens
         self._branch_indexes: dict[int, MessageStore] = {}
         self._recall_lines = LineCache()  # recalled lines, by reader and version (recall/lines.py)
         self.strategy = resolve_strategy(strategy)
@@ -391,6 +405,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         view_filter: ViewFilter | None = None,
         auxiliary_views: Sequence[Mapping[str, Any] | str] | None = None,
         index_thinking: bool = False,
+        shard_tokens: int | None = None,
     ) -> ContextManager:
         """Open a manager.
 
@@ -430,6 +445,9 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             index_thinking: Put the text of thinking blocks this handle writes in the full-text index too
                 (default: not; thinking is the model's scratch space). A setting of the handle, kept by its
                 branches and derived children; messages written before are indexed as they were.
+            shard_tokens: Store a message of more estimated tokens than this as a body group of shards
+                (see :attr:`shard_tokens`); None: twice the strategy's ``target_chunk_tokens`` (no
+                sharding with a strategy that does not chunk); 0: never.
 
         Raises:
             ValueError: both or neither of ``path`` and ``store``, or an unknown ``compression``;
@@ -447,6 +465,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
                 and ``view_reader`` is None (nothing is written).
             ReaderError: ``view_reader`` is empty, the namespace's record is not a reader's name, or the
                 strategy does not record its compression reads.
+            ValueError: ``shard_tokens`` is negative or not an integer.
         """
         if isinstance(path, Store):
             raise TypeError(
@@ -479,6 +498,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
                 view_filter=view_filter,
                 auxiliary_views=auxiliary_views,
                 index_thinking=index_thinking,
+                shard_tokens=shard_tokens,
             )
         except BaseException:
             if owns:
@@ -486,6 +506,47 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             raise
 
     # ---- properties -------------------------------------------------------------------------------
+
+    @property
+    def shard_tokens(self) -> int:
+        """The shard threshold in estimated tokens: a message written through this handle that is larger
+        (of text, image and document blocks only) is stored as a body group of shards, cut at the best
+        seams (see :mod:`~context_journal.sharding`). Set an int (0: never shard) or None for the
+        default: the active strategy's ``shard_threshold`` (the autobiographical strategy: twice its
+        ``target_chunk_tokens``, and a message that opens the conversation inside the head window is
+        kept whole up to four times the head window, as the head holds it), 0 for a strategy that does
+        not chunk. Reading it gives the threshold of a message written in the middle.
+
+        Raises:
+            ValueError: set to a negative number or a non-integer.
+        """
+        return self._ingress_threshold(None)
+
+    @shard_tokens.setter
+    def shard_tokens(self, value: int | None) -> None:
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+            raise ValueError(f"shard_tokens must be None or an integer >= 0, got {value!r}")
+        self._shard_tokens = value
+
+    def _ingress_threshold(self, tokens_before: Callable[[], int] | None) -> int:
+        """The shard threshold of the next message (``tokens_before``: the tokens of the slot before it, None
+        for a message in the middle)."""
+        if self._shard_tokens is not None:
+            return self._shard_tokens
+        rule = getattr(self.strategy, "shard_threshold", None)
+        if rule is None:
+            return 0
+        value = rule(tokens_before() if tokens_before is not None else 1 << 62)
+        return value if isinstance(value, int) and value > 0 else 0
+
+    def _append(self, items: Sequence[MessageInput]) -> list[str]:
+        """Append ``items`` (:meth:`MessageStore.append`) with the shard threshold of messages appended now:
+        the threshold in the middle, and the one at the slot's current size (which can only be higher)
+        priced only for a message that could be over the first."""
+        exact = None
+        if self._shard_tokens is None and hasattr(self.strategy, "shard_threshold"):
+            exact = functools.partial(self._ingress_threshold, self._messages.tokens)
+        return self._messages.append(items, self._ingress_threshold(None), exact)
 
     @property
     def view_reader(self) -> str | None:
@@ -745,6 +806,9 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
                 (:meth:`hold_compression`): ``True`` until :meth:`release_compression`, a number of
                 seconds for a hold that ends by itself then; ``None`` or ``False``: no hold.
 
+        A message larger than :attr:`shard_tokens` is stored as a body group of shards, in the same
+        transaction; the id returned names it whole (reads join it back).
+
         Returns:
             The message id.
 
@@ -760,10 +824,10 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         _refuse_blank(content, 0)
         item = MessageInput(participant, content, metadata, id, timestamp)
         if hold is None or hold is False:
-            ids = self._messages.append([item])
+            ids = self._append([item])
         else:
             with self._store.transaction():  # the message and its hold commit together, or neither
-                ids = self._messages.append([item])
+                ids = self._append([item])
                 self.compressor.set_hold(ids[0], True, timeout, written=True)
         self._claim_if_pending()  # after the write: a refused message writes nothing, not even the claim
         self._messages_added(len(ids))
@@ -798,7 +862,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             )
         for i, item in enumerate(items):
             _refuse_blank(item.content, i)
-        ids = self._messages.append(items)
+        ids = self._append(items)
         self._claim_if_pending()
         self._messages_added(len(ids))
         return ids
@@ -828,6 +892,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         it cannot read).
         """
         self._check_reader("edit a message")
+        self._refuse_shard(message_id, "edit")
         if content is not None:
             _refuse_blank(content, 0)
             new = validate_content(content, message_index=0, continuation=True)
@@ -839,7 +904,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             if self._messages.entry_for(message_id) is not None and (
                 reader is not None or any("audience" in b for b in new)
             ):
-                current = self._messages.get(message_id)
+                current = self._joined(self._messages.get(message_id))
                 old = current.content_dicts()
                 if reader is not None:  # a reader edits what it sees; the blocks it cannot see stay
                     old = [b for b in old if sees(b, reader)]
@@ -855,6 +920,11 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
                 )
                 if reader is not None:
                     content = keep_hidden(current.content_dicts(), new, reader)
+        group = self._group_ids(message_id)
+        if len(group) > 1:
+            sequence = self._edit_group(group, content, metadata, participant)
+            self._claim_if_pending()
+            return sequence
         sequence = self._messages.edit(
             message_id,
             content=content,
@@ -878,19 +948,84 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             StaleReaderError: another handle claimed the namespace for another reader.
         """
         reader = self._view_reader
+        self._refuse_shard(message_id, "remove")
+        group = self._group_ids(message_id)
         if reader is not None:
             self._check_reader("remove a message")
             self._messages.refresh()  # what other handles wrote counts (see edit_message)
-            blocks = self._messages.get(message_id).content_dicts()
+            blocks = self._joined(self._messages.get(message_id)).content_dicts()
             hidden = [b for b in blocks if not sees(b, reader)]
             if len(hidden) == len(blocks):
                 raise MessageNotFoundError(message_id, f"no block of it is for reader {reader!r}")
             if hidden:
-                sequence = self._messages.edit(message_id, content=hidden, then=self._stale_hook(message_id, "edit"))
+                if len(group) > 1:
+                    sequence = self._edit_group(group, hidden, None, None)
+                else:
+                    sequence = self._messages.edit(
+                        message_id, content=hidden, then=self._stale_hook(message_id, "edit")
+                    )
                 self._claim_if_pending()
                 return sequence
-        sequence = self._messages.remove(message_id, then=self._stale_hook(message_id, "remove"))
+        with self._store.transaction():  # a body group goes as one
+            for mid in group:
+                sequence = self._messages.remove(mid, then=self._stale_hook(mid, "remove"))
         self._claim_if_pending()
+        return sequence
+
+    def _refuse_shard(self, message_id: str, action: str) -> None:
+        """Refuse to write one shard of a body group alone (a group is edited and removed as one).
+
+        Raises:
+            ShardingError: ``message_id`` is a shard's after the first.
+        """
+        if is_shard_form(message_id):
+            group = group_of(message_id)[0]
+            raise ShardingError(f"{message_id!r} is a shard of message {group!r}: {action} the message, not one shard")
+
+    def _edit_group(
+        self,
+        group: Sequence[str],
+        content: ContentInput | None,
+        metadata: Mapping[str, Any] | None,
+        participant: str | None,
+    ) -> int:
+        """Write a new version of a body group as one message, in one transaction: new content is cut
+        again (into at most as many shards as the group has, at the current :attr:`shard_tokens`; the
+        shards it no longer needs are removed, so a group that shrinks below the threshold becomes one
+        message again). Returns the sequence of the last record written.
+
+        Raises:
+            MalformedContentError: the new content is malformed; nothing is written.
+        """
+        current = [self._messages.get(mid) for mid in group]
+        joined = join_group(current)
+        meta = dict(metadata) if metadata is not None else joined.metadata
+        who = participant if participant is not None else joined.participant
+        if content is None:
+            plan = [(m.content_dicts(), list((layout_of(m.metadata) or {}).get("blocks") or ())) for m in current]
+        else:
+            blocks = validate_content(content, message_index=0, continuation=True)
+            tokens = self._counter.count_message(who, blocks)
+            plan = plan_shards(blocks, tokens, self.shard_tokens, most=len(group)) or [
+                (blocks, list(range(len(blocks))))
+            ]
+        gid, n, sequence = group[0], len(plan), 0
+        with self._store.transaction():
+            for k, mid in enumerate(group, start=1):
+                if k > n:
+                    sequence = self._messages.remove(mid, then=self._stale_hook(mid, "remove"))
+                    continue
+                shard_blocks, layout = plan[k - 1]
+                shard_meta = (
+                    meta if n == 1 else {**meta, SHARD_KEY: {"group": gid, "index": k, "count": n, "blocks": layout}}
+                )
+                sequence = self._messages.edit(
+                    mid,
+                    content=shard_blocks,
+                    metadata=shard_meta,
+                    participant=who,
+                    then=self._stale_hook(mid, "edit"),
+                )
         return sequence
 
     def _stale_hook(self, message_id: str, op: Literal["edit", "remove"]) -> WriteHook:
@@ -935,7 +1070,18 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             MessageNotFoundError: this slot never held a message with that id.
         """
         mid = message_id.message_id if isinstance(message_id, SearchHit) else message_id
-        return self._redact([mid], reason, by)[0]
+        done = self._redact(self._group_ids(mid), reason, by)
+        if len(done) == 1:
+            return done[0]
+        # A body group: one redaction of the message, holding what was erased of every shard.
+        return dataclasses.replace(
+            done[0],
+            versions=tuple(v for r in done for v in r.versions),
+            derived=tuple(d for r in done for d in r.derived),
+            payload_sha256={k: v for r in done for k, v in r.payload_sha256.items()},
+            placeholders=tuple(p for r in done for p in r.placeholders),
+            notes=tuple(n for r in done for n in r.notes),
+        )
 
     def redact_range(self, first_id: str, last_id: str, *, reason: str, by: str | None = None) -> list[Redaction]:
         """Erase the visible messages from ``first_id`` to ``last_id`` (inclusive, in this branch's order),
@@ -958,6 +1104,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             if entry.live and (ids or entry.id == first_id):
                 ids.append(entry.id)
                 if entry.id == last_id:
+                    ids += self._group_ids(last_id)[1:]  # a body group is erased whole
                     return self._redact(ids, reason, by)
             elif not ids and entry.id == last_id:
                 raise ValueError(f"{last_id!r} comes before {first_id!r}")
@@ -973,6 +1120,15 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             self._store, self._slot, ids, reason=reason, by=by, index_thinking=self._messages.index_thinking
         )
         self.forget_erased([q for r in done for q in r.versions])
+        # A body group leaves one placeholder: its first shard's (the rest are tombstoned).
+        rest = [mid for mid in ids if is_shard_form(mid)]
+        if rest:
+            self._messages.refresh()
+            with self._store.transaction():
+                for mid in rest:
+                    entry = self._messages.entry_for(mid)
+                    if entry is not None and entry.live:
+                        self._messages.remove(mid, then=self._stale_hook(mid, "remove"))
         return done
 
     def set_retention(self, retain_days: float | None) -> int:
@@ -1045,7 +1201,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         """
         if self._view_reader is not None:
             self._check_reader()
-        return self._readable(self._messages.get(message_id))
+        return self._readable(self._joined(self._messages.get(message_id)))
 
     def get_message_at(self, message_id: str, sequence: int) -> Message:
         """The version of a message visible at store sequence ``sequence`` (time travel), read as
@@ -1055,22 +1211,24 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             MessageNotFoundError: it did not exist yet, or had been removed, at that sequence (or none of
                 its blocks is the reader's).
         """
-        return self._readable(self._messages.get_at(message_id, sequence))
+        head = self._messages.get_at(message_id, sequence)
+        return self._readable(self._joined(head, lambda sid: self._messages.get_at(sid, sequence)))
 
     def get_all_messages(self, as_of: int | None = None) -> list[Message]:
         """Every visible message in order, read as :meth:`get_message` reads; ``as_of`` reads the branch
         as it stood at that sequence."""
         if self._view_reader is not None:
             if as_of is None:
-                return self._read_view().messages()
+                return join_messages(self._read_view().messages())
             kept = (filter_for_reader(m, self._view_reader) for m in self._messages.snapshot(as_of))
-            return [m for m in kept if m is not None]
+            return join_messages(m for m in kept if m is not None)
         if as_of is not None:
-            return self._messages.snapshot(as_of)
-        return self._messages.slice(0, None)
+            return join_messages(self._messages.snapshot(as_of))
+        return join_messages(self._messages.slice(0, None))
 
     def message_count(self) -> int:
-        """Visible messages on this branch (for a reader: those with a block for it)."""
+        """Visible messages on this branch (for a reader: those with a block for it), each shard of a
+        sharded message counted (see :attr:`shard_tokens`): the positions :meth:`get_messages` counts."""
         if self._view_reader is not None:
             return len(self._read_view())
         return self._messages.count()
@@ -1078,6 +1236,12 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
     def get_messages(self, offset: int = 0, limit: int | None = None) -> list[Message]:
         """Visible messages ``[offset, offset + limit)`` in order, read as :meth:`get_message` reads (for
         a reader, positions count the messages it sees); O(log N + limit).
+
+        Positions count stored messages, so each shard of a sharded message (:attr:`shard_tokens`)
+        takes one: a sharded message is returned whole, joined, by the page that holds its first shard
+        (that page grows past ``limit`` by the rest of its shards; the next page skips them). A page that
+        falls wholly inside a sharded message is empty: page up to :meth:`message_count`, not to the
+        first empty page.
 
         Raises:
             TypeError: ``offset`` or ``limit`` is a ``bool`` or not an ``int``.
@@ -1088,9 +1252,68 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
                 raise TypeError(f"{name} must be an integer, got {value!r}")
         if offset < 0 or (limit is not None and limit < 0):
             raise ValueError("offset and limit must be >= 0")
+        before = 1 if offset > 0 else 0  # the message before the page: is the page's first a group's rest?
         if self._view_reader is not None:
-            return self._read_view().messages(offset, None if limit is None else offset + limit)
-        return self._messages.slice(offset, limit)
+            page = self._read_view().messages(offset - before, None if limit is None else offset + limit)
+        else:
+            page = self._messages.slice(offset - before, None if limit is None else limit + before)
+        return self._whole_groups(page, before)
+
+    def _whole_groups(self, page: list[Message], before: int) -> list[Message]:
+        """A page of stored messages (after ``before`` leading messages read only to look back) with
+        each body group joined: a group whose first shard is on an earlier page is left out, and the rest
+        of a group the page begins is read in."""
+        head = page[:before]
+        page = page[before:]
+        if head and page:
+            group = layout_of(head[0].metadata)
+            k = 0
+            while (
+                k < len(page)
+                and group is not None
+                and (layout_of(page[k].metadata) or {}).get("group") == group.get("group")
+            ):
+                k += 1
+            page = page[k:]
+        last = layout_of(page[-1].metadata) if page else None
+        if last is not None and int(last.get("index", 1)) < int(last.get("count", 1)):
+            for k in range(int(last["index"]) + 1, int(last["count"]) + 1):
+                try:
+                    more = self._messages.get(shard_id(str(last["group"]), k))
+                except MessageNotFoundError:
+                    continue
+                seen = filter_for_reader(more, self._view_reader) if self._view_reader is not None else more
+                if seen is not None:
+                    page.append(seen)
+        return join_messages(page)
+
+    def _group_ids(self, message_id: str) -> list[str]:
+        """The ids of the body group whose first shard is ``message_id``, in order (``[message_id]`` for a
+        message that is no group; see :attr:`shard_tokens`)."""
+        if is_shard_form(message_id):
+            return [message_id]
+        self._messages.refresh()
+
+        def live(mid: str) -> bool:
+            entry = self._messages.entry_for(mid)
+            return entry is not None and entry.live
+
+        return shard_ids(message_id, live)
+
+    def _joined(self, head: Message, load: Callable[[str], Message] | None = None) -> Message:
+        """``head`` with the rest of its body group joined to it (``load``: how to read a shard; default the
+        current version), or ``head`` when it is no group's first shard."""
+        layout = layout_of(head.metadata)
+        if layout is None or int(layout.get("index", 1)) != 1 or int(layout.get("count", 1)) < 2:
+            return head
+        read = load or self._messages.get
+        shards = [head]
+        for k in range(2, int(layout["count"]) + 1):
+            try:
+                shards.append(read(shard_id(head.id, k)))
+            except MessageNotFoundError:
+                continue
+        return join_group(shards)
 
     def query_messages(
         self,
@@ -1127,7 +1350,9 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
                 continue
             if hi is not None and entry.timestamp >= hi:
                 continue
-            msg = self._messages.load_entry(entry)
+            if is_shard_form(entry.id):  # read with its group's first shard
+                continue
+            msg = self._joined(self._messages.load_entry(entry))
             if metadata and any(msg.metadata.get(k) != v for k, v in metadata.items()):
                 continue
             if self._view_reader is not None:
@@ -1178,7 +1403,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             StaleReaderError: another handle claimed this namespace for another reader.
         """
         self._check_reader("search")
-        return search_messages(
+        hits = search_messages(
             self._messages,
             query,
             reader=self._view_reader,
@@ -1188,6 +1413,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             since=since,
             until=until,
         )
+        return _hits_by_group(hits)
 
     def search_summary_text(self, query: str, *, limit: int = 10, as_of: int | None = None) -> list[SummaryHit]:
         """Full-text search of this manager's summaries (every level): the best ``limit`` matches of any
@@ -1909,6 +2135,8 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             raise MessageNotFoundError(first_id)
         if b is None:
             raise MessageNotFoundError(last_id)
+        for shard in self._group_ids(last_id)[1:]:  # a range that ends at a sharded message holds all of it
+            b = max(b, view.index_of(shard) or b)
         if b < a:
             raise ValueError(f"the range's last message {last_id!r} comes before its first {first_id!r}")
         first_seq, last_seq = view.entry(a).created_sequence, view.entry(b).created_sequence
@@ -1986,10 +2214,11 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         return out
 
     def pins(self, *, visible_only: bool = False) -> list[str]:
-        """The pinned message ids of this namespace and branch, in the order they were pinned. A pinned
-        message removed since (or not visible to this manager's reader) stays listed and renders
-        nothing; ``visible_only=True`` leaves those out."""
-        ids = list(pinned_ids(self._strategy_context().get_state(PINS_STATE)))
+        """The pinned message ids of this namespace and branch, in the order they were pinned (a sharded
+        message once, by its id; its shards are pinned with it). A pinned message removed since (or not
+        visible to this manager's reader) stays listed and renders nothing; ``visible_only=True`` leaves
+        those out."""
+        ids = _by_message(pinned_ids(self._strategy_context().get_state(PINS_STATE)))
         if not visible_only:
             return ids
         view = self._reader_view()
@@ -2041,46 +2270,74 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
     def documents(self) -> list[str]:
         """The ids marked with :meth:`mark_document` on this namespace and branch, in the order marked (a
         message removed since stays listed and renders nothing)."""
-        return list(pinned_ids(self._strategy_context().get_state(DOCUMENTS_STATE)))
+        return _by_message(pinned_ids(self._strategy_context().get_state(DOCUMENTS_STATE)))
 
     def render_as_newest(self, message_id: str) -> int:
-        """Render a message after the recent window, as the newest content before the model's turn (a
-        document the model must read last), in every compile of this namespace and branch until
-        :meth:`render_in_place`: once per compile (taken out of its place), as a user turn, with its
-        provenance; priced before the strategy selects, like a pin. Marks are state records of the
-        branch (a fork inherits them). Marking a marked message changes nothing. Returns the sequence of
-        the state record written (0 when nothing changed). See
+        """Render a message, or the messages of a pinned range (its pin id, see :meth:`pin_range`), after
+        the recent window, as the newest content before the model's turn (a document the model must
+        read last), in every compile of this namespace and branch until :meth:`render_in_place`: once
+        per compile (taken out of its place), as a user turn each, with provenance; priced before the
+        strategy selects, like a pin. A range is marked as its messages the reader sees when it is
+        marked. Marks are state records of the branch (a fork inherits them). Marking a marked message
+        changes nothing. Returns the sequence of the state record written (0 when nothing changed). See
         :mod:`context_journal.strategies.newest`.
 
         Raises:
-            MessageNotFoundError: no message with the id is visible to this manager's reader.
-            ValueError: the message holds a tool call or a tool result (moved away from its pair, it
-                would break the provider's pairing rule); nothing is written.
+            MessageNotFoundError: no message with the id is visible to this manager's reader, and no
+                pinned range has it.
+            ValueError: the message (or a message of the range) holds a tool call or a tool result (moved
+                away from its pair, it would break the provider's pairing rule); nothing is written.
         """
         view = self._raw_reader_view()
         view.refresh()
-        pos = view.index_of(message_id)
-        if pos is None:
-            raise MessageNotFoundError(message_id)
-        if set(view.entry(pos).kinds) & _TOOL_KINDS:
-            raise ValueError(
-                f"message {message_id!r} holds a tool call or result: it cannot be rendered away from its pair"
-            )
-        return self._mark(NEWEST_STATE, message_id)
+        ids = self._newest_ids(view, message_id)
+        for mid in ids:
+            pos = view.index_of(mid)
+            if pos is not None and set(view.entry(pos).kinds) & _TOOL_KINDS:
+                raise ValueError(
+                    f"message {mid!r} holds a tool call or result: it cannot be rendered away from its pair"
+                )
+        if len(ids) == 1:
+            return self._mark(NEWEST_STATE, ids[0])
+        return self._write_state_ids(NEWEST_STATE, lambda marked: [*marked, *(i for i in ids if i not in marked)])
 
-    def render_in_place(self, message_id: str) -> int:
-        """Undo :meth:`render_as_newest`: the message renders where it stands again. Returns the sequence of
-        the state record written (0: it was not marked, and nothing is written).
+    def _newest_ids(self, view: ReaderView, message_id: str) -> list[str]:
+        """The message ids ``message_id`` names for :meth:`render_as_newest`: the messages of a pinned range
+        the view holds (by its pin id; looked up first, as :meth:`unpin` does), else the message itself.
 
         Raises:
-            MessageNotFoundError: the id is neither marked nor a visible message (a typo, not a no-op).
+            MessageNotFoundError: neither a pinned range nor a visible message.
         """
+        for r in self._pin_ranges():
+            if r.pin_id == message_id:
+                a, b = view.index_at_sequence(r.first_sequence), view.index_at_sequence(r.last_sequence + 1)
+                found = [e.id for e in view.entries(a, b)]
+                if not found:
+                    raise MessageNotFoundError(message_id, "the pinned range holds no message this view shows")
+                return found
+        if view.index_of(message_id) is None:
+            raise MessageNotFoundError(message_id)
+        return [message_id]
+
+    def render_in_place(self, message_id: str) -> int:
+        """Undo :meth:`render_as_newest` of a message or of a pinned range (its pin id): it renders where it
+        stands again. Returns the sequence of the state record written (0: it was not marked, and nothing
+        is written).
+
+        Raises:
+            MessageNotFoundError: the id is neither marked, nor a visible message, nor a pinned range.
+        """
+        if any(r.pin_id == message_id for r in self._pin_ranges()):
+            view = self._raw_reader_view()
+            view.refresh()
+            gone = set(self._newest_ids(view, message_id))
+            return self._write_state_ids(NEWEST_STATE, lambda marked: [i for i in marked if i not in gone])
         return self._unmark(NEWEST_STATE, message_id, self.rendered_as_newest())
 
     def rendered_as_newest(self) -> list[str]:
         """The ids marked with :meth:`render_as_newest` on this namespace and branch, in the order marked
         (that is the order they are rendered in)."""
-        return list(newest_ids(self._strategy_context().get_state(NEWEST_STATE)))
+        return _by_message(newest_ids(self._strategy_context().get_state(NEWEST_STATE)))
 
     def set_hot_context(self, /, **changes: int) -> int:
         """Change the strategy's windows at run time on this namespace and branch: the raw head
@@ -2149,7 +2406,8 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
     def _mark(self, name: str, message_id: str) -> int:
         """Add ``message_id`` to the id list of the state ``name`` (pins, documents, newest); returns the
         sequence of the record written (0: it was there)."""
-        return self._write_state_ids(name, lambda ids: ids if message_id in ids else [*ids, message_id])
+        group = self._group_ids(message_id)  # a body group is marked whole
+        return self._write_state_ids(name, lambda ids: [*ids, *(g for g in group if g not in ids)])
 
     def _unmark(self, name: str, message_id: str, marked: Sequence[str]) -> int:
         """Take ``message_id`` out of the id list of the state ``name`` (``marked``: the list as read);
@@ -2160,7 +2418,8 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         """
         if message_id not in marked:
             self.get_message(message_id)
-        return self._write_state_ids(name, lambda ids: [i for i in ids if i != message_id])
+        group = set(self._group_ids(message_id))
+        return self._write_state_ids(name, lambda ids: [i for i in ids if i not in group])
 
     def _write_state_ids(self, name: str, change: Callable[[list[str]], list[str]]) -> int:
         """Change the id list of the state ``name`` (pins, newest: ``{"ids": [...], ...}``) under a journal
@@ -2304,6 +2563,28 @@ def resolve_strategy(strategy: Any) -> Any:
             f"not {type(strategy).__name__}"
         )
     return strategy
+
+
+def _by_message(ids: Iterable[str]) -> list[str]:
+    """Marked ids as a host names them: a sharded message once, by its id (its shards are marked with it;
+    a shard marked alone stays listed by its own id)."""
+    ids = list(ids)
+    marked = set(ids)
+    return [i for i in ids if not (is_shard_form(i) and group_of(i)[0] in marked)]
+
+
+def _hits_by_group(hits: Sequence[SearchHit]) -> list[SearchHit]:
+    """Search hits with a shard's hit naming its message (the group id), each message once (its best
+    hit: the list is best first)."""
+    out: list[SearchHit] = []
+    seen: set[str] = set()
+    for hit in hits:
+        group = group_of(hit.message_id)[0]
+        if group in seen:
+            continue
+        seen.add(group)
+        out.append(hit if group == hit.message_id else dataclasses.replace(hit, message_id=group))
+    return out
 
 
 def _refuse_blank(content: Any, index: int) -> None:

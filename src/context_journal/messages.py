@@ -40,6 +40,7 @@ from .content import (
     validate_content,
 )
 from .errors import CorruptRecordError, DuplicateMessageError, MalformedContentError, MessageNotFoundError
+from .sharding import is_shard_form, shard_bodies
 from .stores.base import Op, Record, Store, Transaction
 from .stores.fulltext import index_documents
 from .tokens import TokenCounter, counter_key
@@ -654,14 +655,25 @@ class MessageStore:
         with self.lock:
             self._pending = []
 
-    def append(self, items: Sequence[MessageInput]) -> list[str]:
-        """Append messages in one transaction; returns their ids.
+    def append(
+        self, items: Sequence[MessageInput], shard_tokens: int = 0, exact: Callable[[], int] | None = None
+    ) -> list[str]:
+        """Append messages in one transaction; returns their ids (one per item).
+
+        Args:
+            items: The messages.
+            shard_tokens: A message of more estimated tokens than this is stored as a body group of
+                shards (:mod:`~context_journal.sharding`); 0: never.
+            exact: The threshold itself when it can be higher than ``shard_tokens`` (called at most once,
+                and only for a message that could be over ``shard_tokens``).
 
         Raises:
-            MalformedContentError: a message is malformed (names its index); nothing is written.
+            MalformedContentError: a message is malformed (names its index), or its id has the form of a
+                shard's (``"...#shard-2"``); nothing is written.
             DuplicateMessageError: an id is already used; nothing is written.
         """
         prepared: list[tuple[str, dict[str, Any]]] = []
+        ids: list[str] = []
         seen: set[str] = set()
         for i, item in enumerate(items):
             body = encode_body(
@@ -671,10 +683,26 @@ class MessageStore:
             problem = name_problem(mid)
             if problem is not None:
                 raise MalformedContentError(f"id {problem}", message_index=i, path="id")
-            if mid in seen or mid in self.positions or any(p[1] == mid for p in self._pending):
-                raise DuplicateMessageError(mid)
-            seen.add(mid)
-            prepared.append((mid, body))
+            if is_shard_form(mid):
+                raise MalformedContentError(
+                    "id has the form of a shard's ('...#shard-<n>'), which only sharding writes",
+                    message_index=i,
+                    path="id",
+                )
+            ids.append(mid)
+            shards = [(mid, body)]
+            # A token is at least a quarter of a character (no estimate counts more): a shorter text is
+            # under the threshold without pricing it.
+            if shard_tokens > 0 and 4 * sum(len(str(b.get("text") or "")) for b in body["content"]) > shard_tokens:
+                if exact is not None:
+                    shard_tokens, exact = max(shard_tokens, exact()), None
+                tokens = self.counter.count_message(body["participant"], body["content"])
+                shards = shard_bodies(body, mid, tokens, shard_tokens)
+            for sid, _ in shards:
+                if sid in seen or sid in self.positions or any(p[1] == sid for p in self._pending):
+                    raise DuplicateMessageError(sid)
+                seen.add(sid)
+            prepared.extend(shards)
         with self.lock, self.store.transaction() as tx:
             written: list[tuple[int, str, Op, dict[str, Any] | None, int | None]] = []
             for i, (mid, body) in enumerate(prepared):
@@ -696,7 +724,7 @@ class MessageStore:
                 check_continuation(prev, body["participant"], body["content"], message_index=i)
                 prev = (body["participant"], body["content"])
             self._stage(tx, written)
-        return [mid for mid, _ in prepared]
+        return ids
 
     def edit(
         self,

@@ -274,10 +274,12 @@ def filter_for_reader(message: Message, reader: str | None) -> Message | None:
     reader exactly (the ``audience`` field removed); None when every block is someone else's. With
     ``reader`` None only the blocks with no audience are kept."""
     from .content import block_to_dict, parse_block
+    from .sharding import SHARD_KEY
 
     kept = []
+    shown: list[int] = []  # indices of the blocks kept (for a shard's layout)
     changed = False
-    for b in message.content:
+    for i, b in enumerate(message.content):
         extra = b.model_extra
         if extra and "audience" in extra:
             changed = True
@@ -287,11 +289,20 @@ def filter_for_reader(message: Message, reader: str | None) -> Message | None:
             d.pop("audience", None)
             b = parse_block(d)
         kept.append(b)
+        shown.append(i)
     if not kept:
         return None
     if not changed:
         return message
-    return message.model_copy(update={"content": kept})
+    update: dict[str, Any] = {"content": kept}
+    layout = message.metadata.get(SHARD_KEY)
+    if isinstance(layout, dict) and isinstance(layout.get("blocks"), list):  # a shard: its layout in step
+        blocks = layout["blocks"]
+        update["metadata"] = {
+            **message.metadata,
+            SHARD_KEY: {**layout, "blocks": [blocks[i] for i in shown if i < len(blocks)]},
+        }
+    return message.model_copy(update=update)
 
 
 class _Row(NamedTuple):

@@ -106,7 +106,7 @@ def tool_chat(n_units: int, size: int = 30, start: int = 0) -> list[dict[str, An
 def coverage(cm: ContextManager, result: CompileResult) -> tuple[set[str], set[str]]:
     """``(covered, all)`` message ids of the manager's view: covered raw (complete or excerpted), as a
     system message, or by a rendered summary (its created-sequence range, checked through provenance)."""
-    msgs = cm.get_all_messages()
+    msgs = cm._read_view().messages()  # as stored: a sharded message's shards each (ingress sharding)
     all_ids = {m.id for m in msgs}
     covered = {s.id for m in result.messages for s in m.sources if s.kind == "message"}
     covered |= {s.id for s in result.system_sources if s.kind == "system"}
@@ -137,7 +137,7 @@ def check(cm: ContextManager, result: CompileResult, *, allow_omitted: bool = Fa
 
 
 def _omitted_ids(cm: ContextManager, result: CompileResult) -> set[str]:
-    order = [m.id for m in cm.get_all_messages()]
+    order = [m.id for m in cm._read_view().messages()]  # as stored (shards each)
     out: set[str] = set()
     for first, last, _count, _why in result.omitted:
         a, b = order.index(first), order.index(last)

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from context_journal import ContextManager, MemoryStore
 from context_journal.compile import OverBudgetError
 from context_journal.errors import MessageNotFoundError
+from context_journal.sharding import group_of
 from context_journal.stores import SQLiteStore
 from context_journal.strategies import AutobiographicalConfig, AutobiographicalStrategy
 from context_journal.testing import ScriptedProvider
@@ -152,10 +153,14 @@ def test_any_history_with_marks_compiles_valid_with_each_mark_once_at_the_end(
     assert validate_messages(result.as_messages()) == []
     assert validate_openai_messages(result.to_openai()) == []
     assert result.tokens <= result.budget
-    shown = _sources(result)
+    # By message: a long text is stored as shards (ingress sharding), each named in the provenance.
+    shown = [group_of(i)[0] for i in _sources(result)]
     for mid in marked:
-        assert shown.count(mid) == 1
+        assert shown.count(mid) == len(cm._group_ids(mid))
+    shown = [x for k, x in enumerate(shown) if k == 0 or shown[k - 1] != x]
     assert shown[len(shown) - len(marked) :] == marked
+    newest = [m for m in result.messages if any(s.kind == "message" and s.id in marked for s in m.sources)]
+    assert len(newest) == len(marked)  # each marked message one user turn, its shards joined
 
 
 @pytest.mark.parametrize("strategy", ["passthrough", "windowed"])
@@ -175,3 +180,26 @@ def test_nothing_is_placed_after_a_marked_message(strategy: str, query: str | No
     assert [s.id for s in result.messages[-1].sources] == ["brief"]
     kinds = {s.kind for m in result.messages for s in m.sources}
     assert "ledger" in kinds and (query is None or "recall" in kinds)
+
+
+def test_a_pinned_range_is_rendered_as_newest_by_its_pin_id() -> None:
+    cm = ContextManager.open("memory:", strategy="windowed")
+    _chat(cm, 12)
+    pin = cm.pin_range("m2", "m4", name="brief")
+    assert cm.render_as_newest(pin) > 0
+    assert cm.rendered_as_newest() == ["m2", "m3", "m4"]
+    assert cm.render_as_newest(pin) == 0  # marked already: nothing written
+    result = cm.compile(4000)
+    assert validate_messages(result.as_messages()) == []
+    assert _sources(result)[-3:] == ["m2", "m3", "m4"] and _sources(result).count("m3") == 1
+    assert all(m.role == "user" for m in result.messages[-3:])
+    assert cm.render_in_place(pin) > 0 and cm.rendered_as_newest() == []
+    assert _sources(cm.compile(4000))[-1] == "m11"
+    with pytest.raises(MessageNotFoundError):
+        cm.render_as_newest("range-9")
+    cm.add_message("assistant", [{"type": "tool_use", "id": "t1", "name": "Read", "input": {}}], id="call")
+    cm.add_message("user", [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}], id="result")
+    tools = cm.pin_range("m11", "result")
+    with pytest.raises(ValueError, match="tool call or result"):
+        cm.render_as_newest(tools)
+    assert cm.rendered_as_newest() == []  # nothing written

@@ -102,6 +102,7 @@ PUBLIC = [
     "Roles",
     "SQLiteStore",
     "SearchHit",
+    "ShardingError",
     "Skipped",
     "Source",
     "StaleReaderError",

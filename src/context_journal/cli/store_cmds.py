@@ -55,6 +55,15 @@ def import_cmd(
     budget: Annotated[
         int, typer.Option("--budget", help="With --compression workers: the compile budget summaries are sized for.")
     ] = 4000,
+    shard_tokens: Annotated[
+        int,
+        typer.Option(
+            "--shard-tokens",
+            min=0,
+            help="Store a message of more estimated tokens than this as shards that compress like messages "
+            "(twice the chunk target of the strategy that will compress it); 0: every message as written.",
+        ),
+    ] = 0,
     as_json: JsonOpt = False,
 ) -> None:
     """Import a transcript (Claude Code, LoCoMo, tau-bench, IRC, Anthropic, OpenAI Chat Completions or
@@ -72,7 +81,7 @@ def import_cmd(
         st = new_store(store)
         try:
             if as_json:
-                report = import_into(st, result, namespace=namespace)
+                report = import_into(st, result, namespace=namespace, shard_tokens=shard_tokens)
             else:
                 with Progress(
                     TextColumn("[bold]importing"),
@@ -87,7 +96,7 @@ def import_cmd(
                     def advance(done: int, total: int) -> None:
                         progress.update(task, completed=done, total=total)
 
-                    report = import_into(st, result, namespace=namespace, progress=advance)
+                    report = import_into(st, result, namespace=namespace, progress=advance, shard_tokens=shard_tokens)
             queued = queue_for_workers(st, report, compression == "workers", budget)
         finally:
             st.close()

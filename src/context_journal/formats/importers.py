@@ -341,6 +341,7 @@ def import_into(
     progress: Callable[[int, int], None] | None = None,
     *,
     branch: str = ROOT_BRANCH,
+    shard_tokens: int = 0,
 ) -> ImportReport:
     """Write an :class:`ImportResult` into a store.
 
@@ -353,6 +354,9 @@ def import_into(
             conversations: importing into one that holds another raises.
         progress: Called as ``progress(done, total)`` in messages after each batch.
         branch: The branch to write.
+        shard_tokens: Store a message of more estimated tokens than this as a body group of shards
+            (:mod:`~context_journal.sharding`; for a conversation a chunking strategy will compress: twice
+            its ``target_chunk_tokens``); 0 (the default): every message as it was written.
 
     Returns:
         Per-conversation counts and the import's own skips (``"already imported"``); what reading
@@ -380,7 +384,9 @@ def import_into(
             # namespace, and every other conversation, gets a slot of its own.
             shared = conv is shared_target and not namespace
             ns = (namespace or "default") if conv is shared_target else conv.id
-            manager = ContextManager.open(store=store, namespace=ns, isolate=not shared, branch=branch)
+            manager = ContextManager.open(
+                store=store, namespace=ns, isolate=not shared, branch=branch, shard_tokens=shard_tokens
+            )
             try:
                 _claim_slot(store, branch_id, manager, conv, result.source)
                 # Conversation metadata and roles (who is the assistant, who speaks as system or tool; read

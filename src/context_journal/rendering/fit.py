@@ -11,6 +11,7 @@ from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
+from ..sharding import layout_of
 from ..stores.fulltext import format_date
 from ..tokens import TokenCounter
 from .reduce import ToolCap, excerpt_tool_results
@@ -64,7 +65,23 @@ class RenderCache:
     def __init__(self, size: int = 16384) -> None:
         self._base: OrderedDict[tuple[str, int], tuple[list[Block], int, Any, int]] = OrderedDict()
         self._named: OrderedDict[tuple[str, int, str], tuple[list[Block], int, int]] = OrderedDict()
+        self._shards: dict[tuple[str, int], dict[str, Any]] = {}
         self.size = size
+
+    @property
+    def has_shards(self) -> bool:
+        """Whether a message version this cache prepared is a shard (the join pass runs only then)."""
+        return bool(self._shards)
+
+    def shard(self, message_id: str, sequence: int) -> tuple[list[Block], dict[str, Any]] | None:
+        """``(blocks as stored, shard layout)`` of a message version this cache prepared that is a shard
+        of a body group (see :mod:`context_journal.sharding`), else None."""
+        key = (message_id, sequence)
+        layout = self._shards.get(key)
+        base = self._base.get(key)
+        if layout is None or base is None:
+            return None
+        return base[0], layout
 
     def base(self, entry: ViewEntry, load: Callable[[], Message]) -> tuple[list[Block], int, Any, int]:
         """``(blocks, flags, metadata role, tokens)`` of a message version as stored."""
@@ -77,8 +94,12 @@ class RenderCache:
         role = msg.metadata.get("role")
         value = (blocks, block_flags(blocks), role if isinstance(role, str) else None, entry.tokens)
         self._base[key] = value
+        layout = layout_of(msg.metadata)
+        if layout is not None:
+            self._shards[key] = layout
         if len(self._base) > self.size:
-            self._base.popitem(last=False)
+            gone, _ = self._base.popitem(last=False)
+            self._shards.pop(gone, None)
         return value
 
     def prefetch(self, view: MessageView, entries: list[ViewEntry]) -> None:

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from ..sharding import join_content, layout_of
 from .base import Budget, RawSpan, RenderedEntry, Selection, Strategy
 from .pinned import pinned_ids
 from .placement import StrategyWrapper, carve_out
@@ -67,16 +68,35 @@ class NewestStrategy(StrategyWrapper):
                 entries.extend(RawSpan(x, y) for x, y, _ in carve_out([(entry.start, entry.end, "")], cut))
             else:
                 entries.append(entry)
+        runs: list[list[tuple[str, int, Any, dict[str, Any] | None]]] = []
         for mid, pos in found:
-            e = view.entry(pos)
-            message = view.message(pos)
+            e, message = view.entry(pos), view.message(pos)
+            layout = layout_of(message.metadata)
+            last = runs[-1][-1] if runs else None
+            # The shards of one message (marked together) go as one user turn, joined (sharding.py).
+            if (
+                layout is not None
+                and last is not None
+                and last[3] is not None
+                and last[3].get("group") == layout.get("group")
+            ):
+                runs[-1].append((mid, e.sequence, message, layout))
+            else:
+                runs.append([(mid, e.sequence, message, layout)])
+        for run in runs:
+            if len(run) == 1:
+                content = run[0][2].content_dicts()
+            else:
+                content = join_content(
+                    (m.content_dicts(), list((lay or {}).get("blocks") or ())) for _, _, m, lay in run
+                )
             entries.append(
                 RenderedEntry(
-                    e.participant,
-                    tuple(message.content_dicts()),
+                    run[0][2].participant,
+                    tuple(content),
                     kind="newest",
                     role="user",
-                    recalled=((mid, e.sequence, True),),
+                    recalled=tuple((mid, seq, True) for mid, seq, _, _ in run),
                 )
             )
         omitted = carve_out(selection.omitted, cut)

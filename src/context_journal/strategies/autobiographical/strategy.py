@@ -46,6 +46,7 @@ from ..base import (
 )
 from ..pinned import DOCUMENTS_STATE, pinned_ids
 from .chunking import (
+    HEAD_FIRST_UNIT,
     Layout,
     Regions,
     chunk_span,
@@ -504,6 +505,18 @@ class AutobiographicalStrategy(BaseStrategy):
         elif end > limit or end >= n:
             return None
         return end, None
+
+    def shard_threshold(self, tokens_before: int) -> int:
+        """The ingress shard threshold, in estimated tokens, for a message written after ``tokens_before``
+        tokens of its conversation (see ``ContextManager.shard_tokens``): twice ``target_chunk_tokens``,
+        so a message too large to share a chunk is stored in parts that can. A message that opens the
+        conversation (it starts inside the head window) is kept whole up to what the head holds whole,
+        :data:`~.chunking.HEAD_FIRST_UNIT` times the head window: opening instructions stay raw and whole
+        (bug case B61)."""
+        threshold = 2 * self.config.target_chunk_tokens
+        if tokens_before < self.config.head_window_tokens:
+            threshold = max(threshold, HEAD_FIRST_UNIT * self.config.head_window_tokens)
+        return threshold
 
     def chunk_target(self, chunk: ChunkRecord) -> int:
         """Tokens asked of a chunk's L1 summary (the current ``summary_target_tokens``)."""

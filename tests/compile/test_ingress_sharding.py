@@ -1,0 +1,411 @@
+"""Ingress sharding: a message far larger than a chunk is stored as a body group of shards cut at the
+best seams, reassembles byte for byte, compresses like messages, re-joins into one provider message when
+rendered raw, and is edited, removed, erased, pinned and marked only as a group."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from context_journal import ContextManager
+from context_journal.compile import OverBudgetError
+from context_journal.errors import MalformedContentError
+from context_journal.sharding import (
+    SHARD_KEY,
+    ShardingError,
+    group_of,
+    join_content,
+    plan_shards,
+    shard_id,
+    split_text,
+)
+from context_journal.strategies import AutobiographicalConfig, AutobiographicalStrategy
+from context_journal.strategies.pinned import PINS_STATE, pinned_ids
+from context_journal.validate import validate_messages
+from tests.hypothesis_budget import examples
+
+CHUNK = 600  # target_chunk_tokens of the strategy below: messages over 1,200 tokens are sharded
+
+
+def _strategy() -> AutobiographicalStrategy:
+    return AutobiographicalStrategy(
+        AutobiographicalConfig(
+            target_chunk_tokens=CHUNK,
+            head_window_tokens=200,
+            recent_window_tokens=600,
+            summary_target_tokens=120,
+        )
+    )
+
+
+def _manager(**kwargs: Any) -> ContextManager:
+    return ContextManager.open("memory:", strategy=_strategy(), **kwargs)
+
+
+def _doc(sections: int = 12) -> str:
+    parts = []
+    for k in range(sections):
+        parts.append(f"## Section {k}\n\n" + f"Paragraph {k} says the limit is {k * 7} requests per minute. " * 25)
+        parts.append("```python\n" + f"def handler_{k}(event):\n    return {k}\n" * 6 + "```\n")
+    return "\n\n".join(parts)
+
+
+def _stored(cm: ContextManager) -> list[str]:
+    return [m.id for m in cm.messages.slice(0, None)]
+
+
+# ---- cutting ----------------------------------------------------------------------------------------
+
+
+def test_pieces_cut_before_headings_and_join_to_the_text() -> None:
+    text = _doc()
+    pieces = split_text(text, 4)
+    assert len(pieces) == 4 and "".join(pieces) == text
+    assert all(p.startswith("## Section") for p in pieces[1:])  # every cut at a heading near the even split
+
+
+def test_text_without_seams_is_cut_between_grapheme_clusters() -> None:
+    text = "e\u0301" * 3000 + "\U0001f468\u200d\U0001f469\u200d\U0001f467" * 500 + "\r\n" * 10
+    pieces = split_text(text, 7)
+    assert "".join(pieces) == text and len(pieces) == 7
+    for p in pieces[1:]:
+        assert p[0] not in "\u0301\u200d\n", repr(p[:3])  # no piece starts inside a cluster
+
+
+_CLUSTERS = st.sampled_from(
+    ["a", "b", " ", ". ", "\n", "\n\n", "\r\n", "e\u0301", "\U0001f44d\U0001f3fd", "\u0915\u094d\u0937", "# ", "```"]
+)
+
+
+@settings(max_examples=examples(120), deadline=None)
+@given(st.lists(_CLUSTERS, min_size=2, max_size=400), st.integers(2, 12))
+def test_any_text_reassembles_and_no_cut_splits_a_cluster(parts: list[str], n: int) -> None:
+    import regex  # type: ignore[import-untyped]
+
+    text = "".join(parts)
+    pieces = split_text(text, n)
+    assert "".join(pieces) == text
+    assert len(pieces) <= n
+    assert all(p.strip() for p in pieces) or len(pieces) == 1
+    clusters = regex.findall(r"\X", text)
+    bounds = {0}
+    at = 0
+    for c in clusters:
+        at += len(c)
+        bounds.add(at)
+    cut = 0
+    for p in pieces:
+        cut += len(p)
+        assert cut in bounds
+
+
+_BLOCK = st.one_of(
+    st.builds(
+        lambda t, aud: {"type": "text", "text": t, **({"audience": aud} if aud else {})},
+        st.text(st.sampled_from("ab .\n#é"), min_size=1, max_size=300).filter(str.strip),
+        st.sampled_from([None, ["ann"], ["bob"]]),
+    ),
+    st.just({"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}}),
+    st.just({"type": "text", "text": ""}),  # an empty text block beside others is valid content
+)
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(st.lists(_BLOCK, min_size=1, max_size=6), st.integers(1, 40))
+def test_any_content_reassembles_byte_exactly_with_riders_on_the_first_shard(
+    content: list[dict[str, Any]], threshold: int
+) -> None:
+    chars = sum(len(b.get("text", "")) for b in content)
+    plan = plan_shards(content, chars, threshold)
+    if plan is None:
+        return
+    assert join_content(plan) == content
+    for k, (blocks, layout) in enumerate(plan):
+        assert len(blocks) == len(layout) and layout == sorted(layout)
+        assert all(b["type"] == "text" for b in blocks) or k == 0
+        assert all(b.get("text", "x").strip() or b["type"] != "text" for b in blocks) or len(blocks) > 0
+
+
+def test_tool_and_thinking_messages_are_never_sharded() -> None:
+    big = "word " * 5000
+    assert (
+        plan_shards(
+            [{"type": "text", "text": big}, {"type": "tool_use", "id": "t", "name": "x", "input": {}}], 9000, 100
+        )
+        is None
+    )
+    assert plan_shards([{"type": "thinking", "thinking": big, "signature": "s"}], 9000, 100) is None
+    assert plan_shards([{"type": "text", "text": big}], 900, 1000) is None  # under the threshold
+    assert plan_shards([{"type": "text", "text": big}], 9000, 0) is None  # sharding off
+
+
+def test_shard_ids_name_their_group() -> None:
+    assert shard_id("m1", 1) == "m1" and shard_id("m1", 3) == "m1#shard-3"
+    assert group_of("m1#shard-3") == ("m1", 3) and group_of("m1") == ("m1", 1)
+
+
+# ---- writing and reading ---------------------------------------------------------------------------
+
+
+def test_a_large_message_is_stored_as_shards_and_read_back_whole() -> None:
+    cm = _manager()
+    assert cm.shard_tokens == 2 * CHUNK
+    doc = _doc()
+    content = [{"type": "text", "text": "Here is the spec:"}, {"type": "text", "text": doc}]
+    cm.add_message("user", "hello", id="a")
+    gid = cm.add_message("user", content, id="spec", metadata={"source": "paste"})
+    cm.add_message("assistant", "read it", id="b")
+    stored = _stored(cm)
+    n = len(stored) - 2
+    assert gid == "spec" and n >= 3
+    assert stored[1:-1] == ["spec", *(f"spec#shard-{k}" for k in range(2, n + 1))]
+    first = cm.messages.get("spec")
+    assert first.metadata[SHARD_KEY] == {"group": "spec", "index": 1, "count": n, "blocks": [0, 1]}
+    whole = cm.get_message("spec")
+    assert whole.content_dicts() == content and whole.metadata == {"source": "paste"}
+    assert [m.id for m in cm.get_all_messages()] == ["a", "spec", "b"]
+    assert cm.get_all_messages()[1].content_dicts() == content
+    assert cm.get_message_at("spec", whole.sequence).content_dicts() == content
+    assert [m.id for m in cm.query_messages(participant="user")] == ["a", "spec"]
+    assert cm.query_messages(metadata={"source": "paste"})[0].content_dicts() == content
+    # Pages count stored messages; each message comes whole from the page that holds its first shard.
+    assert cm.message_count() == n + 2
+    seen: list[str] = []
+    for offset in range(0, n + 2, 2):
+        seen += [m.id for m in cm.get_messages(offset, 2)]
+    assert seen == ["a", "spec", "b"]
+    hits = cm.search_messages("handler_11 requests")
+    assert [h.message_id for h in hits] == ["spec"]
+
+
+def test_sharding_settings() -> None:
+    big = _doc()
+    off = _manager(shard_tokens=0)
+    off.add_message("user", big, id="d")
+    assert _stored(off) == ["d"]
+    raw = ContextManager.open("memory:", strategy="passthrough")
+    assert raw.shard_tokens == 0  # a strategy that does not chunk: no default sharding
+    raw.add_message("user", big, id="d")
+    assert _stored(raw) == ["d"]
+    raw.shard_tokens = 1000
+    raw.add_message("user", big, id="e")
+    assert len(_stored(raw)) > 3
+    with pytest.raises(ValueError, match="shard_tokens"):
+        raw.shard_tokens = -1
+
+
+def test_ids_of_the_shard_form_are_refused_for_hosts() -> None:
+    cm = _manager()
+    with pytest.raises(MalformedContentError, match="shard"):
+        cm.add_message("user", "hi", id="x#shard-2")
+    assert cm.message_count() == 0
+
+
+# ---- compiling -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("strategy", ["passthrough", "windowed", "autobiographical"])
+def test_raw_shards_rejoin_into_one_provider_message(strategy: str) -> None:
+    cm = ContextManager.open("memory:", strategy=_strategy() if strategy == "autobiographical" else strategy)
+    cm.shard_tokens = 2 * CHUNK
+    doc = _doc()
+    cm.add_message("user", "hello", id="a")
+    cm.add_message("user", [{"type": "text", "text": doc}], id="spec")
+    cm.add_message("assistant", "read it", id="b")
+    result = cm.compile(200_000)
+    assert validate_messages(result.as_messages()) == []
+    held = [m for m in result.messages if any(s.id == "spec" for s in m.sources)]
+    assert len(held) == 1
+    text = "".join(b["text"] for b in held[0].content if b["type"] == "text")
+    assert doc in text
+    assert [s.id for s in held[0].sources] == [i for i in _stored(cm) if group_of(i)[0] == "spec"]
+
+
+def test_shards_compress_like_messages_and_every_shard_is_accounted_for() -> None:
+    cm = _manager()
+    for k in range(6):
+        cm.add_message("user" if k % 2 == 0 else "assistant", f"turn {k} " + "words " * 80, id=f"t{k}")
+    cm.add_message("user", _doc(20), id="spec")
+    for k in range(6, 14):
+        cm.add_message("user" if k % 2 == 0 else "assistant", f"turn {k} " + "words " * 80, id=f"t{k}")
+    cm.drain()
+    shards = [i for i in _stored(cm) if group_of(i)[0] == "spec"]
+    assert len(shards) >= 4
+    for sid in shards:  # every shard is summarised, as any message is
+        assert cm.get_summaries_in_range(sid, sid), sid
+    result = cm.compile(2500)
+    assert result.tokens <= 2500
+    assert validate_messages(result.as_messages()) == []
+    shown = {s.id for m in result.messages for s in m.sources if s.kind == "message"}
+    for m in result.messages:
+        for s in m.sources:
+            if s.kind == "summary":
+                summary = cm.get_summary(s.id)
+                shown.update(_range(cm, summary.first_message_id, summary.last_message_id))
+    dropped = {i for first, last, _n, _why in result.omitted for i in _range(cm, first, last)}
+    assert set(_stored(cm)) <= shown | dropped
+
+
+def _range(cm: ContextManager, first: str, last: str) -> list[str]:
+    order = _stored(cm)
+    return order[order.index(first) : order.index(last) + 1]
+
+
+# ---- group writes -----------------------------------------------------------------------------------
+
+
+def test_edits_and_removals_are_of_the_whole_group() -> None:
+    cm = _manager()
+    cm.add_message("user", "hello", id="a")
+    cm.add_message("user", _doc(), id="spec")
+    n = len(_stored(cm)) - 1
+    with pytest.raises(ShardingError, match=r"spec#shard-2.*shard of message 'spec'"):
+        cm.edit_message("spec#shard-2", "x")
+    with pytest.raises(ShardingError):
+        cm.remove_message("spec#shard-2")
+    longer = _doc(16)
+    cm.edit_message("spec", longer)  # grows: cut again into as many shards as the group has
+    assert len(_stored(cm)) - 1 == n
+    assert cm.get_message("spec").text() == longer
+    shorter = _doc(6)
+    cm.edit_message("spec", shorter)
+    assert cm.get_message("spec").text() == shorter
+    assert len(_stored(cm)) - 1 < n  # the shards it no longer needs are removed
+    cm.edit_message("spec", metadata={"tag": "v3"})
+    assert cm.get_message("spec").metadata == {"tag": "v3"} and cm.get_message("spec").text() == shorter
+    cm.edit_message("spec", "now short")
+    assert _stored(cm) == ["a", "spec"] and cm.get_message("spec").text() == "now short"
+    cm.add_message("user", _doc(), id="two")
+    cm.remove_message("two")
+    assert _stored(cm) == ["a", "spec"]
+
+
+def test_pins_marks_and_erasure_take_the_whole_group() -> None:
+    cm = _manager()
+    cm.add_message("user", "hello", id="a")
+    cm.add_message("user", _doc(), id="spec")
+    group = [i for i in _stored(cm) if group_of(i)[0] == "spec"]
+    cm.pin("spec")
+    assert cm.pins() == ["spec"]  # listed by the message's id; every shard is pinned
+    assert list(pinned_ids(cm._strategy_context().get_state(PINS_STATE))) == group
+    cm.unpin("spec")
+    assert cm.pins() == []
+    cm.mark_document("spec")
+    assert cm.documents() == ["spec"]
+    cm.render_as_newest("spec")
+    assert cm.rendered_as_newest() == ["spec"]
+    cm.render_in_place("spec")
+    done = cm.redact("spec", reason="pasted a secret")
+    assert done.message_id == "spec" and len(done.versions) == len(group)  # every shard's version erased
+    assert cm.get_message("spec").text() == "[redacted]"  # one placeholder stands for the group
+    assert [m.id for m in cm.get_all_messages()] == ["a", "spec"]
+    assert not any("handler_" in str(v) for v in cm.store.read_slot("messages", cm._branch.id))
+    assert cm.search_messages("handler_3") == []
+
+
+def test_a_reader_sees_only_its_blocks_of_a_sharded_message() -> None:
+    cm = _manager()
+    mine, theirs = _doc(8), _doc(8).replace("Paragraph", "Secret")
+    cm.add_message(
+        "user",
+        [{"type": "text", "text": mine, "audience": ["ann"]}, {"type": "text", "text": theirs, "audience": ["bob"]}],
+        id="spec",
+    )
+    assert len(_stored(cm)) > 2
+    ann = ContextManager(cm.store, strategy=_strategy(), view_reader="ann")
+    assert ann.get_message("spec").content_dicts() == [{"type": "text", "text": mine}]
+    assert ann.get_all_messages()[0].content_dicts() == [{"type": "text", "text": mine}]
+    assert "Secret" not in str(ann.compile(200_000).as_messages())
+    assert all("Secret" not in h.snippet for h in ann.search_messages("Secret Paragraph"))
+
+
+# ---- real input ------------------------------------------------------------------------------------
+
+
+def test_real_documents_shard_and_reassemble(data_dir: Path) -> None:
+    texts = [
+        (data_dir.parent / "DESIGN.md").read_text(encoding="utf-8"),
+        (data_dir / "claude-code-sessions" / "README.md").read_text(encoding="utf-8"),
+    ]
+    sessions = sorted((data_dir / "claude-code-sessions").glob("*.jsonl"))
+    texts.append(sessions[0].read_bytes()[:300_000].decode("utf-8", errors="ignore"))
+    irc = sorted((data_dir / "ubuntu-irc-disentanglement").rglob("*.txt"))
+    if irc:
+        texts.append(irc[0].read_text(encoding="utf-8", errors="ignore")[:200_000])
+    for k, text in enumerate(texts):
+        cm = _manager()
+        cm.add_message("user", text, id=f"doc{k}")
+        assert cm.get_message(f"doc{k}").text() == text
+        cm.drain()
+        result = cm.compile(3000)
+        assert result.tokens <= 3000 and validate_messages(result.as_messages()) == []
+        raw = ContextManager(cm.store, strategy="passthrough").compile(10_000_000)
+        assert raw.messages[0].content[0]["text"] == text
+
+
+# ---- property: coverage with pins and shards ---------------------------------------------------------
+
+_TURNS = st.lists(st.sampled_from(["short", "long", "doc"]), min_size=2, max_size=14)
+
+
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    turns=_TURNS,
+    pick=st.integers(0, 1000),
+    budget=st.integers(1500, 6000),
+    name=st.sampled_from(["passthrough", "windowed", "autobiographical"]),
+)
+def test_every_shard_is_shown_summarised_or_omitted_and_pinned_groups_stay_raw(
+    turns: list[str], pick: int, budget: int, name: str
+) -> None:
+    cm = ContextManager.open("memory:", strategy=_strategy() if name == "autobiographical" else name)
+    cm.shard_tokens = 2 * CHUNK
+    ids = []
+    for k, kind in enumerate(turns):
+        text = {"short": f"turn {k} ok", "long": f"turn {k} " + "words " * 150, "doc": _doc(3 + k % 4)}[kind]
+        ids.append(cm.add_message("user" if k % 2 == 0 else "assistant", text, id=f"m{k}"))
+    groups = {i: [s for s in _stored(cm) if group_of(s)[0] == i] for i in ids}
+    pinned = ids[pick % len(ids)]
+    cm.pin(pinned)
+    if name == "autobiographical":
+        cm.drain()
+    try:
+        result = cm.compile(budget)
+    except OverBudgetError as err:  # only the pinned message can be too large to fit
+        assert all(key.startswith("pinned") for key in err.parts if key in groups[pinned] or "pinned" in key)
+        assert "pinned" in str(err) and len(groups[pinned]) > 1, err
+        return
+    assert result.tokens <= budget and validate_messages(result.as_messages()) == []
+    shown: list[str] = [s.id for m in result.messages for s in m.sources if s.kind == "message"]
+    assert len(shown) == len(set(shown))  # no shard twice
+    covered = set(shown)
+    for m in result.messages:
+        for s in m.sources:
+            if s.kind == "summary":
+                summary = cm.get_summary(s.id)
+                covered.update(_range(cm, summary.first_message_id, summary.last_message_id))
+    for first, last, _n, _why in result.omitted:
+        covered.update(_range(cm, first, last))
+    assert set(_stored(cm)) <= covered
+    # The pinned message is raw: every shard of it, once.
+    assert [i for i in shown if i in groups[pinned]] == groups[pinned]
+    # Raw shards of one message that follow each other unaltered are one provider message.
+    for a, b in zip(result.messages, result.messages[1:], strict=False):
+        tail, head = a.sources[-1], b.sources[0]
+        if tail.kind == head.kind == "message" and tail.complete and head.complete:
+            assert not (group_of(tail.id)[0] == group_of(head.id)[0] and group_of(head.id)[1] > 1), (tail, head)
+
+
+def test_a_fork_at_a_sharded_message_holds_all_of_it() -> None:
+    cm = _manager()
+    cm.add_message("user", "hello", id="a")
+    cm.add_message("user", _doc(), id="spec")
+    cm.add_message("assistant", "noted", id="b")
+    cm.fork("side", at="spec")
+    side = ContextManager(cm.store, strategy=_strategy(), branch="side")
+    assert [m.id for m in side.get_all_messages()] == ["a", "spec"]
+    assert side.get_message("spec").text() == cm.get_message("spec").text()
