@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 
 from .errors import BranchInUseError, ContextJournalError, MessageNotFoundError
 from .messages import MessageStore
+from .sharding import refuse_shard
 from .stores import BranchInfo, Store
 
 if TYPE_CHECKING:
@@ -161,6 +162,7 @@ class BranchingMixin:
             raise TypeError("at must be a message id, a sequence or None")
         if isinstance(at, int):
             return at
+        refuse_shard(at, "fork at")
         self._messages.refresh()
         entry = self._messages.entry_for(at)
         if entry is None:

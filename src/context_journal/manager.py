@@ -85,13 +85,13 @@ from .render_stats import Shape, shape_of
 from .retention import set_retention
 from .sharding import (
     SHARD_KEY,
-    ShardingError,
     group_of,
     is_shard_form,
     join_group,
     join_messages,
     layout_of,
     plan_shards,
+    refuse_shard,
     shard_id,
     shard_ids,
 )
@@ -822,6 +822,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         """
         timeout = _hold_timeout("hold", hold) if hold is not None and hold is not False else None
         _refuse_blank(content, 0)
+        _refuse_reserved(metadata, 0)
         item = MessageInput(participant, content, metadata, id, timestamp)
         if hold is None or hold is False:
             ids = self._append([item])
@@ -862,6 +863,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             )
         for i, item in enumerate(items):
             _refuse_blank(item.content, i)
+            _refuse_reserved(item.metadata, i)
         ids = self._append(items)
         self._claim_if_pending()
         self._messages_added(len(ids))
@@ -892,7 +894,8 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         it cannot read).
         """
         self._check_reader("edit a message")
-        self._refuse_shard(message_id, "edit")
+        refuse_shard(message_id, "edit")
+        _refuse_reserved(metadata, 0)
         if content is not None:
             _refuse_blank(content, 0)
             new = validate_content(content, message_index=0, continuation=True)
@@ -948,7 +951,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             StaleReaderError: another handle claimed the namespace for another reader.
         """
         reader = self._view_reader
-        self._refuse_shard(message_id, "remove")
+        refuse_shard(message_id, "remove")
         group = self._group_ids(message_id)
         if reader is not None:
             self._check_reader("remove a message")
@@ -971,16 +974,6 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
                 sequence = self._messages.remove(mid, then=self._stale_hook(mid, "remove"))
         self._claim_if_pending()
         return sequence
-
-    def _refuse_shard(self, message_id: str, action: str) -> None:
-        """Refuse to write one shard of a body group alone (a group is edited and removed as one).
-
-        Raises:
-            ShardingError: ``message_id`` is a shard's after the first.
-        """
-        if is_shard_form(message_id):
-            group = group_of(message_id)[0]
-            raise ShardingError(f"{message_id!r} is a shard of message {group!r}: {action} the message, not one shard")
 
     def _edit_group(
         self,
@@ -1070,6 +1063,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             MessageNotFoundError: this slot never held a message with that id.
         """
         mid = message_id.message_id if isinstance(message_id, SearchHit) else message_id
+        refuse_shard(mid, "redact")
         done = self._redact(self._group_ids(mid), reason, by)
         if len(done) == 1:
             return done[0]
@@ -1097,6 +1091,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         """
         self._messages.refresh()
         for mid in (first_id, last_id):
+            refuse_shard(mid, "redact")
             if self._messages.entry_for(mid) is None:
                 raise MessageNotFoundError(mid)
         ids: list[str] = []
@@ -2053,7 +2048,9 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         Raises:
             MessageNotFoundError: no visible message has the id.
             ValueError: ``timeout_seconds`` is not a positive, finite number of seconds (at most a year).
+            ShardingError: ``message_id`` names one shard of a sharded message (hold at the message).
         """
+        refuse_shard(message_id, "hold compression at")
         if timeout_seconds is not None:
             _hold_timeout("timeout_seconds", timeout_seconds, true_holds=False)
         self.compressor.set_hold(message_id, True, timeout_seconds)
@@ -2074,6 +2071,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             MessageNotFoundError: no message with the id is visible to this manager's reader (a message
                 whose every block is addressed to other readers is not).
         """
+        refuse_shard(message_id, "pin")
         view = self._raw_reader_view()
         view.refresh()
         if view.index_of(message_id) is None:
@@ -2128,6 +2126,8 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             raise ValueError(f"name must be a non-blank string of at most 200 characters or None, got {name!r}")
         if level:
             self._check_pin_level(None, level)
+        refuse_shard(first_id, "pin a range from")
+        refuse_shard(last_id, "pin a range to")
         view = self._raw_reader_view()
         view.refresh()
         a, b = view.index_of(first_id), view.index_of(last_id)
@@ -2241,6 +2241,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
                 compression reaches them: as they are written, or while a hold keeps compression away).
                 Nothing is written.
         """
+        refuse_shard(message_id, "mark")
         view = self._raw_reader_view()
         view.refresh()
         pos = view.index_of(message_id)
@@ -2250,12 +2251,15 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         if set(entry.kinds) & _TOOL_KINDS:
             raise ValueError(f"message {message_id!r} holds a tool call or result: it belongs to its tool unit")
         if message_id not in self.documents():
-            chunk = self.compressor.compression_log().chunk_holding(entry.created_sequence)
-            if chunk is not None and len(chunk.ids) > 1:
-                raise ValueError(
-                    f"message {message_id!r} is already in chunk {chunk.id} with {len(chunk.ids) - 1} other "
-                    "messages (mark documents before compression reaches them)"
-                )
+            log = self.compressor.compression_log()
+            for mid in self._group_ids(message_id):  # a sharded message: every shard
+                pos = view.index_of(mid)
+                chunk = None if pos is None else log.chunk_holding(view.entry(pos).created_sequence)
+                if chunk is not None and any(group_of(i)[0] != message_id for i in chunk.ids):
+                    raise ValueError(
+                        f"message {message_id!r} is already in chunk {chunk.id} with {len(chunk.ids) - 1} other "
+                        "messages (mark documents before compression reaches them)"
+                    )
         return self._mark(DOCUMENTS_STATE, message_id)
 
     def unmark_document(self, message_id: str) -> int:
@@ -2315,6 +2319,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
                 if not found:
                     raise MessageNotFoundError(message_id, "the pinned range holds no message this view shows")
                 return found
+        refuse_shard(message_id, "render")
         if view.index_of(message_id) is None:
             raise MessageNotFoundError(message_id)
         return [message_id]
@@ -2585,6 +2590,19 @@ def _hits_by_group(hits: Sequence[SearchHit]) -> list[SearchHit]:
         seen.add(group)
         out.append(hit if group == hit.message_id else dataclasses.replace(hit, message_id=group))
     return out
+
+
+def _refuse_reserved(metadata: Any, index: int) -> None:
+    """Refuse host metadata that holds the shard layout's key (:data:`~.sharding.SHARD_KEY`: only
+    sharding writes it; a forged layout would make reads join unrelated messages).
+
+    Raises:
+        MalformedContentError: naming the message and the key.
+    """
+    if isinstance(metadata, Mapping) and SHARD_KEY in metadata:
+        raise MalformedContentError(
+            f"metadata key {SHARD_KEY!r} is reserved for sharding", message_index=index, path="metadata"
+        )
 
 
 def _refuse_blank(content: Any, index: int) -> None:

@@ -49,6 +49,7 @@ __all__ = [
     "join_messages",
     "layout_of",
     "plan_shards",
+    "refuse_shard",
     "shard_bodies",
     "shard_id",
     "shard_ids",
@@ -121,6 +122,17 @@ def shard_bodies(body: dict[str, Any], group: str, tokens: int, threshold: int) 
         )
         for k, (blocks, layout) in enumerate(plan, start=1)
     ]
+
+
+def refuse_shard(message_id: str, action: str) -> None:
+    """Refuse a write that names one shard of a sharded message (a group is written as one message).
+
+    Raises:
+        ShardingError: ``message_id`` has the shard form; the error names the message's id.
+    """
+    if is_shard_form(message_id):
+        group = group_of(message_id)[0]
+        raise ShardingError(f"{message_id!r} is a shard of message {group!r}: {action} the message, not one shard")
 
 
 def layout_of(metadata: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
 
 from ._block_types import continues_server_turn
 from .errors import ViewFilterError
+from .sharding import SHARD_KEY
 
 if TYPE_CHECKING:
     from .messages import Message, MessageStore, _Entry
@@ -269,6 +270,20 @@ def _readable_by(audience: Sequence[Any], reader: str | None) -> bool:
     return any(a is None or (reader is not None and reader in a) for a in audience)
 
 
+def _whole_group(ms: MessageStore, group: str, count: int, fallback: Message) -> Message:
+    """The current versions of a body group's shards joined into its message (``fallback`` when a shard
+    cannot be read: the group is being rewritten)."""
+    from .sharding import join_group, shard_id
+
+    shards: list[Message] = []
+    for k in range(1, count + 1):
+        e = ms.entry_for(shard_id(group, k))
+        if e is None or not e.live:
+            return fallback
+        shards.append(ms.load_version(e.id, e.seq, e.created_seq))
+    return join_group(shards)
+
+
 def filter_for_reader(message: Message, reader: str | None) -> Message | None:
     """The message as ``reader`` sees it: blocks with no audience, and blocks whose audience names the
     reader exactly (the ``audience`` field removed); None when every block is someone else's. With
@@ -439,14 +454,26 @@ class ReaderView(_RowList):
         ]
         if not wanted:
             return
+        groups: dict[str, bool] = {}  # a sharded message's verdict, given once for all its shards
         for e, msg in zip(wanted, ms.load_versions([(e.id, e.seq, e.created_seq) for e in wanted]), strict=True):
-            seen = msg if e.audience is None else filter_for_reader(msg, reader)
-            assert seen is not None
+            layout = msg.metadata.get(SHARD_KEY)
+            count = int(layout.get("count", 1)) if isinstance(layout, dict) else 1
+            group = str(layout.get("group")) if isinstance(layout, dict) and count > 1 else None
+            if group is not None and group in groups:
+                verdicts[e.seq] = groups[group]
+                continue
+            if group is not None:  # ``keep`` judges the message, not one shard of it (sharding.py)
+                msg = _whole_group(ms, group, count, msg)
+            seen = msg if e.audience is None and group is None else filter_for_reader(msg, reader)
+            if seen is None:
+                continue
             try:
                 verdict = keep(seen)
             except Exception as exc:
                 raise ViewFilterError(e.id, exc) from exc
             verdicts[e.seq] = bool(verdict)
+            if group is not None:
+                groups[group] = bool(verdict)
 
     def _sync(self) -> None:
         ms = self._ms

@@ -33,6 +33,11 @@ def test_import_shards_a_long_message_and_reads_it_back_whole(tmp_path: Path, da
     assert len(stored) > 3 and stored[1].endswith("#shard-2")
     shown = cli_json("show", "--store", db)["messages"]
     assert len(shown) == 2 and design in "".join(b.get("text", "") for b in shown[0]["content"])
+    last = cli_json("show", "--store", db, "--last", "1")
+    assert last["total"] == 2 and [m["participant"] for m in last["messages"]] == ["assistant"]
+    both = cli_json("show", "--store", db, "--last", "2")  # whole messages, not shards, are counted
+    assert [m["participant"] for m in both["messages"]] == ["user", "assistant"] and both["total"] == 2
+    assert design in both["messages"][0]["content"][0]["text"]
     compiled = runner.invoke(app, ["compile", "--store", db, "--budget", "100000", "--format", "anthropic"])
     assert compiled.exit_code == 0, compiled.output
     messages = json.loads(compiled.stdout)["messages"]

@@ -4,6 +4,7 @@ rendered raw, and is edited, removed, erased, pinned and marked only as a group.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -409,3 +410,60 @@ def test_a_fork_at_a_sharded_message_holds_all_of_it() -> None:
     side = ContextManager(cm.store, strategy=_strategy(), branch="side")
     assert [m.id for m in side.get_all_messages()] == ["a", "spec"]
     assert side.get_message("spec").text() == cm.get_message("spec").text()
+
+
+# ---- one shard is never written alone ------------------------------------------------------------------
+
+
+def test_writes_naming_one_shard_are_refused_and_write_nothing() -> None:
+    cm = _manager()
+    cm.add_message("user", "hello", id="a")
+    cm.add_message("user", _doc(), id="spec")
+    cm.add_message("assistant", "noted", id="b")
+    records = len(list(cm.store.read_slot("messages", cm._branch.id)))
+    shard = "spec#shard-2"
+    for write in (
+        lambda: cm.redact(shard, reason="pii"),
+        lambda: cm.redact_range("a", shard, reason="pii"),
+        lambda: cm.pin(shard),
+        lambda: cm.pin_range("a", shard),
+        lambda: cm.pin_range(shard, "b"),
+        lambda: cm.mark_document(shard),
+        lambda: cm.render_as_newest(shard),
+        lambda: cm.hold_compression(shard),
+        lambda: cm.fork("side", at=shard),
+    ):
+        with pytest.raises(ShardingError, match="shard of message 'spec'"):
+            write()
+    assert len(list(cm.store.read_slot("messages", cm._branch.id))) == records
+    assert cm.pins() == [] and cm.rendered_as_newest() == [] and cm.documents() == []
+    assert cm.get_message("spec").text() == _doc()
+
+
+def test_the_shard_layout_key_is_reserved_for_sharding() -> None:
+    cm = _manager()
+    for write in (
+        lambda: cm.add_message("user", "hi", metadata={SHARD_KEY: {"group": "x", "index": 1, "count": 2}}),
+        lambda: cm.add_messages([{"participant": "user", "content": "hi", "metadata": {SHARD_KEY: 1}}]),
+    ):
+        with pytest.raises(MalformedContentError, match="reserved"):
+            write()
+    cm.add_message("user", "hi", id="m")
+    with pytest.raises(MalformedContentError, match="reserved"):
+        cm.edit_message("m", metadata={SHARD_KEY: "forged"})
+    assert cm.get_message("m").metadata == {}
+
+
+def test_a_view_filter_judges_the_whole_message_not_one_shard() -> None:
+    def no_dumps(m: Any) -> bool:
+        return "DEBUG DUMP" not in json.dumps(m.content_dicts())
+
+    cm = _manager(view_filter=no_dumps)
+    cm.add_message("user", "hello", id="a")
+    dump = "DEBUG DUMP:\n" + "\n".join(f"worker-{k} heap=0x{k * 7919:08x} ok" for k in range(600))
+    cm.add_message("user", dump, id="dump")
+    cm.add_message("assistant", "What broke?", id="b")
+    assert len(_stored(cm)) > 5  # stored as shards; only the first holds the words the filter looks for
+    compiled = json.dumps(cm.compile(200_000).to_anthropic())
+    assert "worker-" not in compiled and "What broke?" in compiled
+    assert cm.get_message("dump").text() == dump  # left out of strategy reads only

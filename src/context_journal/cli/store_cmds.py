@@ -13,6 +13,7 @@ from rich.table import Table
 from ..formats.base import FORMATS as TRANSCRIPT_FORMATS
 from ..manager import ContextManager
 from ..messages import Message, count_visible
+from ..sharding import is_shard_form
 from ..stores import ROOT_BRANCH
 from ._app import (
     ReaderOpt,
@@ -246,9 +247,22 @@ def show_cmd(
             require_target(st, namespace, branch)
             isolate = isolate or namespace_is_isolated(st, namespace)
             cm = ContextManager.open(store=st, namespace=namespace, isolate=isolate, branch=branch, view_reader=reader)
-            total = cm.message_count()
-            offset = max(0, total - last) if last is not None else 0
-            messages = cm.get_messages(offset, None)
+            if last is None:
+                messages = cm.get_messages(0, None)
+                total = len(messages)
+            else:
+                # Positions count each shard of a sharded message: go back until ``last`` whole messages.
+                stored = cm.message_count()
+                offset = max(0, stored - last)
+                messages = cm.get_messages(offset, None)
+                while offset > 0 and len(messages) < last:
+                    offset = max(0, stored - 2 * (stored - offset))
+                    messages = cm.get_messages(offset, None)
+                messages = messages[len(messages) - last :] if last else []
+                if reader is None:
+                    total = sum(1 for e in cm.messages.iter_entries() if not is_shard_form(e.id))
+                else:
+                    total = len(cm.get_all_messages())
         finally:
             st.close()
     if as_json:

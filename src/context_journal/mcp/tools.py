@@ -808,6 +808,8 @@ class ToolBackend:
         """See :meth:`ContextManager.add_message`."""
         with self._manager_lock:
             cm = self._manager(namespace, branch, write=True)
+            # The namespace's recorded strategy decides how a long message is stored (ingress sharding).
+            self._use_strategy(cm, None, 4000)
             mid = cm.add_message(participant, content, metadata, id=id, hold=hold)
             return AddMessageResult(id=mid, namespace=cm.namespace, branch=branch, message_count=cm.message_count())
 

@@ -36,6 +36,7 @@ def join_shard_runs(work: list[Work], p: Pass, layout: Layout, count: Callable[[
     out: list[Work] = []
     run: list[tuple[Work, list[dict[str, Any]], list[int]]] = []
     group: str | None = None
+    index = -1  # the shard number of the run's last shard
 
     def flush() -> None:
         if len(run) == 1:
@@ -65,11 +66,19 @@ def join_shard_runs(work: list[Work], p: Pass, layout: Layout, count: Callable[[
         if found is not None and not len(m.blocks) == len(found[0]) == len(found[1].get("blocks") or ()):
             found = None  # a repair changed its blocks (a blank one dropped): sent as it is
         g = None if found is None else str(found[1].get("group"))
-        if g is not None and found is not None and g == group and m.participant == run[-1][0].participant:
+        k = None if found is None else found[1].get("index")
+        if (
+            g is not None
+            and found is not None
+            and g == group
+            and k == index + 1
+            and m.participant == run[-1][0].participant
+        ):
             run.append((m, found[0], list(found[1].get("blocks") or ())))
+            index = k
             continue
         flush()
-        group = g
+        group, index = g, k if isinstance(k, int) else -1
         if found is None:
             out.append(m)
         else:
