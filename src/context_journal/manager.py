@@ -998,7 +998,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             plan = [(m.content_dicts(), list((layout_of(m.metadata) or {}).get("blocks") or ())) for m in current]
         else:
             blocks = validate_content(content, message_index=0, continuation=True)
-            tokens = self._counter.count_message(who, blocks)
+            tokens = self._counter.count_message(who, [b for b in blocks if b.get("type") == "text"])
             plan = plan_shards(blocks, tokens, self.shard_tokens, most=len(group)) or [
                 (blocks, list(range(len(blocks))))
             ]

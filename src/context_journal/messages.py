@@ -696,8 +696,10 @@ class MessageStore:
             if shard_tokens > 0 and 4 * sum(len(str(b.get("text") or "")) for b in body["content"]) > shard_tokens:
                 if exact is not None:
                     shard_tokens, exact = max(shard_tokens, exact()), None
-                tokens = self.counter.count_message(body["participant"], body["content"])
-                shards = shard_bodies(body, mid, tokens, shard_tokens)
+                # The text's tokens: only text is cut (an image riding on the first shard is no reason to
+                # cut a short text into many pieces).
+                texts = [b for b in body["content"] if b.get("type") == "text"]
+                shards = shard_bodies(body, mid, self.counter.count_message(body["participant"], texts), shard_tokens)
             for sid, _ in shards:
                 if sid in seen or sid in self.positions or any(p[1] == sid for p in self._pending):
                     raise DuplicateMessageError(sid)

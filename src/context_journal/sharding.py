@@ -203,7 +203,7 @@ def plan_shards(
 
     Args:
         content: The message's validated content blocks.
-        tokens: Its estimated tokens.
+        tokens: The estimated tokens of its text blocks (only text is cut).
         threshold: The shard threshold (tokens); pieces are about half of it.
         most: At most this many shards (an edit keeps its group's count; pieces grow instead).
 

@@ -4,6 +4,7 @@ rendered raw, and is edited, removed, erased, pinned and marked only as a group.
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 from typing import Any
@@ -467,3 +468,14 @@ def test_a_view_filter_judges_the_whole_message_not_one_shard() -> None:
     compiled = json.dumps(cm.compile(200_000).to_anthropic())
     assert "worker-" not in compiled and "What broke?" in compiled
     assert cm.get_message("dump").text() == dump  # left out of strategy reads only
+
+
+def test_only_text_counts_toward_the_threshold() -> None:
+    png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(30_000)).decode()  # a large image beside a short text
+    cm = ContextManager.open("memory:", shard_tokens=300)
+    content = [
+        {"type": "text", "text": "Look at this chart please. " * 20},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png}},
+    ]
+    cm.add_message("user", content, id="chart")
+    assert _stored(cm) == ["chart"]  # the text is under the threshold: the image is no reason to cut it
