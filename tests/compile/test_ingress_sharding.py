@@ -473,7 +473,7 @@ def test_a_view_filter_judges_the_whole_message_not_one_shard() -> None:
 def test_only_text_counts_toward_the_threshold() -> None:
     png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(30_000)).decode()  # a large image beside a short text
     cm = ContextManager.open("memory:", shard_tokens=300)
-    content = [
+    content: list[dict[str, Any]] = [
         {"type": "text", "text": "Look at this chart please. " * 20},
         {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png}},
     ]
