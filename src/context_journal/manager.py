@@ -2057,6 +2057,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
 
     def release_compression(self, message_id: str) -> None:
         """Release a :meth:`hold_compression` hold (a message never held is a no-op write)."""
+        refuse_shard(message_id, "release compression at")
         self.compressor.set_hold(message_id, False)
 
     # ---- pins ---------------------------------------------------------------------------------------
@@ -2332,6 +2333,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         Raises:
             MessageNotFoundError: the id is neither marked, nor a visible message, nor a pinned range.
         """
+        refuse_shard(message_id, "render in place")
         if any(r.pin_id == message_id for r in self._pin_ranges()):
             view = self._raw_reader_view()
             view.refresh()
@@ -2420,7 +2422,9 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
 
         Raises:
             MessageNotFoundError: the id is neither in the list nor a visible message (a typo, not a no-op).
+            ShardingError: the id names one shard of a sharded message (undo the message's mark).
         """
+        refuse_shard(message_id, "unmark")
         if message_id not in marked:
             self.get_message(message_id)
         group = set(self._group_ids(message_id))

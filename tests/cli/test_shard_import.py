@@ -44,3 +44,13 @@ def test_import_shards_a_long_message_and_reads_it_back_whole(tmp_path: Path, da
     assert design in messages[0]["content"][0]["text"]
     bad = runner.invoke(app, ["import", str(chat), "--store", str(tmp_path / "t.db"), "--shard-tokens", "-5"])
     assert bad.exit_code != 0
+
+
+def test_show_last_more_than_there_are_shows_every_message(tmp_path: Path) -> None:
+    db = str(tmp_path / "plain.db")
+    with ContextManager.open(db) as cm:
+        for k in range(5):
+            cm.add_message("user" if k % 2 == 0 else "assistant", f"m{k}", id=f"m{k}")
+    for last in (3, 5, 6, 9):
+        shown = cli_json("show", "--store", db, "--last", str(last))
+        assert [m["id"] for m in shown["messages"]] == [f"m{k}" for k in range(5)][-last:]

@@ -439,6 +439,22 @@ def test_writes_naming_one_shard_are_refused_and_write_nothing() -> None:
     assert len(list(cm.store.read_slot("messages", cm._branch.id))) == records
     assert cm.pins() == [] and cm.rendered_as_newest() == [] and cm.documents() == []
     assert cm.get_message("spec").text() == _doc()
+    # Nor is one shard's mark undone alone: the message would render in pieces at two places.
+    cm.pin("spec")
+    cm.mark_document("spec")
+    cm.render_as_newest("spec")
+    cm.hold_compression("spec")
+    for undo in (
+        lambda: cm.unpin(shard),
+        lambda: cm.unmark_document(shard),
+        lambda: cm.render_in_place(shard),
+        lambda: cm.release_compression(shard),
+    ):
+        with pytest.raises(ShardingError, match="shard of message 'spec'"):
+            undo()
+    group = [i for i in _stored(cm) if group_of(i)[0] == "spec"]
+    assert list(pinned_ids(cm._strategy_context().get_state(PINS_STATE))) == group
+    assert cm.pins() == cm.documents() == cm.rendered_as_newest() == ["spec"]
 
 
 def test_the_shard_layout_key_is_reserved_for_sharding() -> None:

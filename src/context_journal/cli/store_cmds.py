@@ -258,7 +258,7 @@ def show_cmd(
                 while offset > 0 and len(messages) < last:
                     offset = max(0, stored - 2 * (stored - offset))
                     messages = cm.get_messages(offset, None)
-                messages = messages[len(messages) - last :] if last else []
+                messages = messages[max(0, len(messages) - last) :] if last else []
                 if reader is None:
                     total = sum(1 for e in cm.messages.iter_entries() if not is_shard_form(e.id))
                 else:
