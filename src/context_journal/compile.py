@@ -73,7 +73,7 @@ from .rendering.fit import (
 from .rendering.options import CompileOptions, Injection, Roles
 from .rendering.reduce import PricedView, ToolCap, overflow_cap, priced, shrink, tool_cap, widened
 from .rendering.repairs import F_TOOL_USE, CompiledMessage, Pass, Repair, Source, Work
-from .rendering.shards import join_shard_runs
+from .rendering.shards import NewestGroupView, fold_newest_group, join_shard_runs
 from .strategies.base import Budget, RawSpan, Selection, Strategy
 from .tokens import Calibration, TokenCounter, check_token_count
 from .validate import InvalidContextError, validate_turns
@@ -619,6 +619,17 @@ def _compile_context(
 
     room = raw_budget - must_keep
     avail = max(0, room - late_tokens - options.repair_reserve)
+    if running is None:
+        # The newest message, sharded and not summarised in any part, is compiled as the one message it
+        # was written as: kept, priced and excerpted whole (see :mod:`.rendering.shards`).
+        folded = fold_newest_group(
+            body,
+            counter,
+            lambda: strategy.select(body, Budget(avail, budget, max_tokens, reserve_for_response)),
+            held | documents | pinned(),
+        )
+        if folded is not None:
+            body, n_body = folded, len(folded)
     selection: Selection | None = None
     work: list[Work] = []
     previous: tuple[Any, ...] | None = None
@@ -949,6 +960,8 @@ def _compile_context(
     left_unread(work)
     if cache.has_shards:  # the raw shards of one message go as one provider message (after every cut)
         work = join_shard_runs(work, p, cache.shard, lambda m: tokens_of(m, counter))
+    if isinstance(body, NewestGroupView):
+        body.credit(work, p)
     mark_breakpoints(work, options.cache_breakpoints)
     compiled = tuple(finish(m, p, counter) for m in work)
     if not compiled:

@@ -48,6 +48,7 @@ __all__ = [
     "StoreView",
     "ViewEntry",
     "ViewFilter",
+    "checked_index",
     "filter_for_reader",
     "newest_unit_start",
     "running_turn_start",
@@ -77,6 +78,19 @@ class ViewEntry(NamedTuple):
     sequence: int
     created_sequence: int
     tokens: int
+
+
+def checked_index(index: int, n: int) -> int:
+    """``index`` of a view of ``n`` messages, counted from the end when negative.
+
+    Raises:
+        IndexError: ``index`` is outside the view.
+    """
+    if index < 0:
+        index += n
+    if not 0 <= index < n:
+        raise IndexError(f"view index {index} out of range (0..{n - 1})")
+    return index
 
 
 @runtime_checkable
@@ -187,11 +201,7 @@ class StoreView:
         return min(end, self._ms.live_sums.prefix(pos))
 
     def entry(self, index: int) -> ViewEntry:
-        total = len(self)
-        if index < 0:
-            index += total
-        if not 0 <= index < total:
-            raise IndexError(f"view index {index} out of range (0..{total - 1})")
+        index = checked_index(index, len(self))
         return self._entry_at(index, self._pos(index))
 
     def entries(self, start: int = 0, end: int | None = None) -> list[ViewEntry]:
@@ -359,12 +369,7 @@ class _RowList:
 
     def _checked(self, index: int) -> int:
         """``index`` counted from the end when negative. Raises IndexError outside the rows."""
-        n = len(self._rows)
-        if index < 0:
-            index += n
-        if not 0 <= index < n:
-            raise IndexError(f"view index {index} out of range (0..{n - 1})")
-        return index
+        return checked_index(index, len(self._rows))
 
     def _span_tokens(self, start: int, end: int | None) -> int:
         a, b = self._clip(start, end)
@@ -977,24 +982,14 @@ class SliceView:
         return max(self.start, self.base.suffix_start(budget, b)) - self.start
 
     def entry(self, index: int) -> ViewEntry:
-        n = len(self)
-        if index < 0:
-            index += n
-        if not 0 <= index < n:
-            raise IndexError(f"view index {index} out of range (0..{n - 1})")
-        return self._shift(self.base.entry(self.start + index))
+        return self._shift(self.base.entry(self.start + checked_index(index, len(self))))
 
     def entries(self, start: int = 0, end: int | None = None) -> list[ViewEntry]:
         a, b = self._clip(start, end)
         return [self._shift(e) for e in self.base.entries(a, b)]
 
     def message(self, index: int) -> Message:
-        n = len(self)
-        if index < 0:
-            index += n
-        if not 0 <= index < n:
-            raise IndexError(f"view index {index} out of range (0..{n - 1})")
-        return self.base.message(self.start + index)
+        return self.base.message(self.start + checked_index(index, len(self)))
 
     def messages(self, start: int = 0, end: int | None = None) -> list[Message]:
         a, b = self._clip(start, end)

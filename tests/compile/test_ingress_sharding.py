@@ -402,6 +402,53 @@ def test_every_shard_is_shown_summarised_or_omitted_and_pinned_groups_stay_raw(
             assert not (group_of(tail.id)[0] == group_of(head.id)[0] and group_of(head.id)[1] > 1), (tail, head)
 
 
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    name=st.sampled_from(["passthrough", "windowed", "autobiographical"]),
+    before=st.lists(st.sampled_from(["short", "long", "tool"]), max_size=6),
+    sections=st.integers(3, 14),
+    who=st.sampled_from(["user", "assistant"]),
+    budget=st.integers(600, 9000),
+)
+def test_a_sharded_newest_message_compiles_as_the_message_it_was_written_as(
+    name: str, before: list[str], sections: int, who: str, budget: int
+) -> None:
+    """While no summary stands for any part of it, the newest message compiles exactly as it would
+    unsharded: kept, priced and excerpted whole, head and tail (a tight compile once kept its last
+    shards and cut its first); its provenance names every shard, complete only when sent uncut."""
+
+    def build(shard_tokens: int) -> ContextManager:
+        cm = ContextManager.open("memory:", strategy=_strategy() if name == "autobiographical" else name)
+        cm.shard_tokens = shard_tokens
+        for k, kind in enumerate(before):
+            if kind == "tool":
+                cm.add_message("assistant", [{"type": "tool_use", "id": f"c{k}", "name": "read", "input": {}}])
+                cm.add_message("user", [{"type": "tool_result", "tool_use_id": f"c{k}", "content": "ok " * 400}])
+            else:
+                cm.add_message(
+                    "user" if k % 2 else "assistant", f"turn {k} " + "words " * (5 if kind == "short" else 300)
+                )
+        cm.add_message(who, _doc(sections), id="spec")
+        return cm
+
+    sharded, whole = build(2 * CHUNK), build(0)
+    shards = [i for i in _stored(sharded) if group_of(i)[0] == "spec"]
+    assert len(shards) > 1 and "spec" in _stored(whole)
+    try:
+        expected = whole.compile(budget)
+    except OverBudgetError:
+        with pytest.raises(OverBudgetError):
+            sharded.compile(budget)
+        return
+    result = sharded.compile(budget)
+    assert [(m.role, m.content) for m in result.messages] == [(m.role, m.content) for m in expected.messages]
+    assert result.tokens == expected.tokens and result.dropped == expected.dropped
+    newest = result.messages[-1]
+    assert [s.id for s in newest.sources if s.kind == "message"] == shards
+    sent_whole = expected.messages[-1].sources[0].complete
+    assert all(s.complete == sent_whole for s in newest.sources if s.kind == "message")
+
+
 def test_a_fork_at_a_sharded_message_holds_all_of_it() -> None:
     cm = _manager()
     cm.add_message("user", "hello", id="a")

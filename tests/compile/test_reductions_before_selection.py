@@ -243,9 +243,7 @@ def test_bulky_endings_never_push_out_what_fits_once_reduced(
     out could not have fit in the budget left unused once reduced, and when everything fits once reduced,
     everything is kept, the opening instruction verbatim."""
     counter = EstimatingCounter()
-    cm = ContextManager.open(
-        "memory:", strategy=_strategies()[strategy](), shard_tokens=0
-    )  # one long newest message, unsharded
+    cm = ContextManager.open("memory:", strategy=_strategies()[strategy]())
     share = budget // 4
     # (id, bound kind, raw tokens, parts)
     msgs: list[tuple[str, str, int, int]] = []

@@ -6,18 +6,30 @@ changed (an excerpted or otherwise altered shard stays a message of its own, as 
 did not keep raw: their summaries stand for them). The joined message is the first shard's
 :class:`~.repairs.Work` (its participant name prefix included) with the other shards' pieces put back
 in place; its provenance lists every shard it holds.
+
+The newest message is different: when it is a sharded message no summary stands for any part of yet,
+the compile reads it as the one message it was written as (:func:`fold_newest_group`), so it is priced,
+kept and excerpted whole, head and tail, as an unsharded newest message is. Compiled shard by shard, a
+tight budget kept its last shards and cut its first, where the question usually is.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..sharding import join_content
+from ..sharding import group_of, join_content, join_group, layout_of, shard_id
+from ..views import checked_index
 from .repairs import Pass, Source, Work
+from .selection import RenderedEntry, Selection
 
-__all__ = ["join_shard_runs"]
+if TYPE_CHECKING:
+    from ..messages import Message
+    from ..tokens import TokenCounter
+    from ..views import MessageView, ViewEntry
+
+__all__ = ["NewestGroupView", "fold_newest_group", "join_shard_runs", "newest_group_start"]
 
 Layout = Callable[[str, int], "tuple[list[dict[str, Any]], dict[str, Any]] | None"]
 """``(stored blocks, layout)`` of a message version by id and sequence (None: no shard, or not known)."""
@@ -85,3 +97,139 @@ def join_shard_runs(work: list[Work], p: Pass, layout: Layout, count: Callable[[
             run.append((m, found[0], list(found[1].get("blocks") or ())))
     flush()
     return out
+
+
+def newest_group_start(view: MessageView) -> int | None:
+    """Where the newest message's shard group starts, when the view ends with the whole group (shards
+    1 to its count, in order, one participant); None otherwise (the newest message is no shard, or a
+    shard of it is not in the view). Reads the newest message's body only."""
+    n = len(view)
+    if n < 2:
+        return None
+    last = view.entry(n - 1)
+    group, index = group_of(last.id)
+    start = n - index
+    if index < 2 or start < 0:
+        return None
+    layout = layout_of(view.message(n - 1).metadata)
+    if layout is None or layout.get("count") != index:
+        return None
+    for k, e in enumerate(view.entries(start, n), 1):
+        if e.id != shard_id(group, k) or e.participant != last.participant:
+            return None
+    return start
+
+
+class NewestGroupView:
+    """``base`` with its last messages, the whole shard group of its newest message from ``start`` on,
+    shown as the one message they were written as (:func:`~context_journal.sharding.join_group`: the group
+    id, the newest shard's sequence, the first shard's created sequence), priced by ``counter``.
+
+    Positions before ``start`` are ``base``'s; position ``start`` is the joined message and the last one.
+    """
+
+    def __init__(self, base: MessageView, start: int, counter: TokenCounter) -> None:
+        self.base = base
+        self.start = start
+        self.shards = base.entries(start)
+        self.joined: Message = join_group(base.messages(start))
+        tokens = counter.count_message(self.joined.participant, self.joined.content_dicts())
+        kinds = tuple(b.type for b in self.joined.content)
+        first = self.shards[0]
+        self.folded = first._replace(kinds=kinds, sequence=self.joined.sequence, tokens=tokens)
+
+    def __len__(self) -> int:
+        return self.start + 1
+
+    def credit(self, work: list[Work], p: Pass) -> None:
+        """Name every shard in the provenance of the joined message in ``work`` (after every cut): the
+        first shard's version as its own source, the others after it, each complete when the message
+        was sent uncut."""
+        for m in work:
+            if m.origin == self.folded.id and m.sequence == self.folded.sequence:
+                whole = m.origin not in p.altered
+                m.sequence = self.shards[0].sequence
+                m.sources = [*m.sources, *(Source("message", e.id, e.sequence, whole) for e in self.shards[1:])]
+
+    def _clip(self, start: int, end: int | None) -> tuple[int, int]:
+        n = len(self)
+        end = n if end is None else min(max(end, 0), n)
+        return min(max(start, 0), end), end
+
+    def tokens(self, start: int = 0, end: int | None = None) -> int:
+        a, b = self._clip(start, end)
+        out = self.base.tokens(a, min(b, self.start)) if a < self.start else 0
+        return out + (self.folded.tokens if a <= self.start < b else 0)
+
+    def suffix_start(self, budget: int, end: int | None = None) -> int:
+        _, b = self._clip(0, end)
+        if b <= self.start:
+            return self.base.suffix_start(budget, b)
+        left = budget - self.folded.tokens
+        if left < 0:
+            return self.start
+        return self.base.suffix_start(left, self.start)
+
+    def entry(self, index: int) -> ViewEntry:
+        index = checked_index(index, len(self))
+        return self.folded if index == self.start else self.base.entry(index)
+
+    def entries(self, start: int = 0, end: int | None = None) -> list[ViewEntry]:
+        a, b = self._clip(start, end)
+        out = self.base.entries(a, min(b, self.start)) if a < self.start else []
+        return [*out, self.folded] if a <= self.start < b else out
+
+    def iter_reverse(self, end: int | None = None) -> Iterator[ViewEntry]:
+        """Entries from ``end - 1`` down to 0, lazily."""
+        _, b = self._clip(0, end)
+        for i in range(b - 1, -1, -1):
+            yield self.entry(i)
+
+    def message(self, index: int) -> Message:
+        e = self.entry(index)
+        return self.joined if e is self.folded else self.base.message(e.position)
+
+    def messages(self, start: int = 0, end: int | None = None) -> list[Message]:
+        return self.messages_for(self.entries(start, end))
+
+    def messages_for(self, entries: Sequence[ViewEntry]) -> list[Message]:
+        rest = iter(self.base.messages_for([e for e in entries if e is not self.folded]))
+        return [self.joined if e is self.folded else next(rest) for e in entries]
+
+    def index_of(self, message_id: str) -> int | None:
+        i = self.base.index_of(message_id)
+        return None if i is None or i > self.start else i
+
+    def tokens_of(self, message_id: str) -> int | None:
+        i = self.index_of(message_id)
+        return None if i is None else self.entry(i).tokens
+
+    def index_at_sequence(self, created_sequence: int) -> int:
+        if created_sequence > self.folded.created_sequence:
+            return len(self)  # appended after the group's first shard: only its later shards were
+        return min(self.base.index_at_sequence(created_sequence), self.start)
+
+
+def fold_newest_group(
+    view: MessageView, counter: TokenCounter, probe: Callable[[], Selection], kept: Collection[str]
+) -> NewestGroupView | None:
+    """``view`` with its newest message's shard group read as one message (:class:`NewestGroupView`), or
+    None when the newest message is no whole group, one of its shards is among ``kept`` (pinned, held or
+    a document: addressed by shard), or the strategy's selection ``probe`` shows a summary of any of its
+    shards (the group is compressed like messages, and its raw rest is kept as shards) or renders one
+    of them itself (a message marked as newest, a recalled line). A note standing
+    for shards left out unsummarised does not count: read whole, the message is excerpted instead."""
+    start = newest_group_start(view)
+    if start is None:
+        return None
+    ids = {e.id for e in view.entries(start)}
+    if not ids.isdisjoint(kept):
+        return None
+    for entry in probe().entries:
+        if not isinstance(entry, RenderedEntry):
+            continue
+        if entry.summaries and entry.covers and entry.covers[1] > start:
+            return None
+        if any(mid in ids for mid, _, _ in entry.recalled):
+            return None  # rendered by the strategy itself (marked as newest, recalled)
+    return NewestGroupView(view, start, counter)
