@@ -1728,7 +1728,12 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         Reads the ids of the handle's messages (no payloads), its chunk records and the summaries the
         result renders; a result compiled by another handle or on another branch is read against this
         handle's messages.
+
+        Raises:
+            TypeError: ``result`` is neither None nor a :class:`CompileResult`.
         """
+        if result is not None and not isinstance(result, CompileResult):
+            raise TypeError(f"render_stats takes a CompileResult (or None), not {type(result).__name__}")
         chosen = result if result is not None else self._last_compile
         return None if chosen is None else shape_of(self, chosen)
 

@@ -4,6 +4,8 @@ to the compile's own figures."""
 
 from __future__ import annotations
 
+import pytest
+
 from context_journal import CompileResult, ContextManager
 from context_journal.render_stats import Shape
 from context_journal.strategies import WindowedPassthroughStrategy
@@ -30,6 +32,14 @@ def test_none_before_the_first_compile_and_a_preview_leaves_the_last_compile() -
     assert again is not None and again.parts[0].messages == 1  # still the last compile's
     preview = cm.render_stats(cm.preview_context(1000))
     assert preview is not None and preview.parts[0].messages == 2
+
+
+def test_anything_but_a_compile_result_is_refused_by_type() -> None:
+    cm = ContextManager.open("memory:")
+    cm.add_message("user", "hi")
+    for wrong in ("x", 3, cm.compile(100).messages):
+        with pytest.raises(TypeError, match="render_stats takes a CompileResult"):
+            cm.render_stats(wrong)  # type: ignore[arg-type]
 
 
 def test_autobiographical_parts_follow_the_compile() -> None:
