@@ -9,7 +9,7 @@ and tools refuse a namespace that does not exist instead of reading the shared s
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, NoReturn
 
 from .errors import ContextJournalError
 from .stores import ROOT_BRANCH, Store
@@ -229,6 +229,14 @@ class AuxiliaryView(NamedTuple):
         return {"namespace": self.namespace}
 
 
+def _own_slot_listed(k: int, name: str, slot: str) -> NoReturn:
+    """Raise the error of an auxiliary view ``k`` (namespace ``name``) that lists the manager's own slot."""
+    raise ValueError(
+        f"auxiliary_views[{k}]: namespace {name!r} reads this manager's own message slot {slot!r}; "
+        "an auxiliary view lists another slot (open the side reader with isolate=True to give it one)"
+    )
+
+
 def resolve_auxiliary_views(
     store: Store, branch: str, own_slot: str, specs: Sequence[Mapping[str, Any] | str] | None
 ) -> tuple[AuxiliaryView, ...]:
@@ -263,6 +271,8 @@ def resolve_auxiliary_views(
         name = spec.get("namespace")
         if not isinstance(name, str) or not name.strip():
             raise ValueError(f"auxiliary_views[{k}] needs a namespace name, got {name!r}")
+        if own_slot == f"messages/{name}":
+            _own_slot_listed(k, name, own_slot)  # before the lookup: a handle opening its own namespace may list it
         require_namespace(store, name, branch)
         isolated = namespace_is_isolated(store, name)
         if not isolated and name != "default":
@@ -273,10 +283,7 @@ def resolve_auxiliary_views(
             )
         slot = f"messages/{name}" if isolated else "messages"
         if slot == own_slot:
-            raise ValueError(
-                f"auxiliary_views[{k}]: namespace {name!r} reads this manager's own message slot {slot!r}; "
-                "an auxiliary view lists another slot (open the side reader with isolate=True to give it one)"
-            )
+            _own_slot_listed(k, name, slot)
         if all(v.slot != slot for v in out):  # the same slot listed twice is merged once
             out.append(AuxiliaryView(name, slot))
     return tuple(out)

@@ -91,6 +91,8 @@ def test_listing_the_own_slot_an_unknown_namespace_or_a_bad_spec_is_refused_and_
         ContextManager.open(store=store, namespace="shared-side", auxiliary_views=[{"namespace": "default"}])
     with pytest.raises(ValueError, match="own message slot 'messages/notes'"):
         ContextManager.open(store=store, namespace="notes", auxiliary_views=[{"namespace": "notes"}])
+    with pytest.raises(ValueError, match="own message slot 'messages/fresh'"):  # its own slot, not made yet
+        ContextManager.open(store=store, namespace="fresh", isolate=True, auxiliary_views=[{"namespace": "fresh"}])
     with pytest.raises(NamespaceNotFoundError, match="no namespace 'mian'"):
         ContextManager.open(store=store, namespace="s", isolate=True, auxiliary_views=[{"namespace": "mian"}])
     with pytest.raises(ValueError, match=r"unknown keys \['x'\]"):
