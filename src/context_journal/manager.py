@@ -112,7 +112,13 @@ from .strategies import (
 )
 from .strategies.autobiographical import SYSTEM_STATE, TOOLS_STATE
 from .strategies.autobiographical.records import StaleMark, slot_for
-from .strategies.base import HOT_CONTEXT_STATE, BaseStrategy, HotContextStrategy, LevelPinningStrategy
+from .strategies.base import (
+    HOT_CONTEXT_STATE,
+    BaseStrategy,
+    CompressingStrategy,
+    HotContextStrategy,
+    LevelPinningStrategy,
+)
 from .strategies.newest import NEWEST_STATE, NewestStrategy, newest_ids
 from .strategies.pinned import (
     DOCUMENTS_STATE,
@@ -127,7 +133,7 @@ from .strategies.pinned import (
 )
 from .strategies.windowed import ANCHOR_STATE
 from .tokens import Calibration, EstimatingCounter, TokenCounter, check_token_count, content_mix
-from .views import MergedView, ReaderView, ViewFilter, filter_for_reader
+from .views import MergedView, MessageView, ReaderView, ViewFilter, filter_for_reader
 
 __all__ = ["DEFAULT_NAMESPACE", "ONCE_SUMMARISED_PART", "ContextManager"]
 
@@ -1295,6 +1301,19 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
 
         return shard_ids(message_id, live)
 
+    def _position(self, view: MessageView, message_id: str) -> int | None:
+        """Position in ``view`` of the message ``message_id`` names: of its first shard the view shows (a
+        reader may see no block of a sharded message's first shard and blocks of a later one), None
+        when the view shows none."""
+        pos = view.index_of(message_id)
+        if pos is not None or is_shard_form(message_id):
+            return pos
+        for mid in self._group_ids(message_id)[1:]:
+            pos = view.index_of(mid)
+            if pos is not None:
+                return pos
+        return None
+
     def _joined(self, head: Message, load: Callable[[str], Message] | None = None) -> Message:
         """``head`` with the rest of its body group joined to it (``load``: how to read a shard; default the
         current version), or ``head`` when it is no group's first shard."""
@@ -1686,6 +1705,8 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         """
         self._claim_if_pending()
         started = time.perf_counter()
+        if isinstance(self._active_strategy(), CompressingStrategy):
+            self.compressor.release_expired()  # an expired timed hold is recorded (and logged) here too
         try:
             result, selection, strategy, ctx = self._run_compile(
                 max_tokens,
@@ -2080,7 +2101,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         refuse_shard(message_id, "pin")
         view = self._raw_reader_view()
         view.refresh()
-        if view.index_of(message_id) is None:
+        if self._position(view, message_id) is None:
             raise MessageNotFoundError(message_id)
         return self._mark(PINS_STATE, message_id)
 
@@ -2136,7 +2157,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         refuse_shard(last_id, "pin a range to")
         view = self._raw_reader_view()
         view.refresh()
-        a, b = view.index_of(first_id), view.index_of(last_id)
+        a, b = self._position(view, first_id), self._position(view, last_id)
         if a is None:
             raise MessageNotFoundError(first_id)
         if b is None:
@@ -2204,7 +2225,12 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
                     "ranges": [r.to_state() for r in pinned_ranges(value) if r.pin_id != pin_id],
                 },
             )
-        return self._unmark(PINS_STATE, pin_id, self.pins())
+        try:
+            return self._unmark(PINS_STATE, pin_id, self.pins())
+        except MessageNotFoundError as exc:
+            if exc.message_id != pin_id:
+                raise
+            raise MessageNotFoundError(pin_id, "and no pin has this id: list_pins() lists them") from None
 
     def _pin_ranges(self) -> tuple[PinRange, ...]:
         return pinned_ranges(self._strategy_context().get_state(PINS_STATE))
@@ -2250,7 +2276,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         refuse_shard(message_id, "mark")
         view = self._raw_reader_view()
         view.refresh()
-        pos = view.index_of(message_id)
+        pos = self._position(view, message_id)
         if pos is None:
             raise MessageNotFoundError(message_id)
         entry = view.entry(pos)
@@ -2326,8 +2352,8 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
                     raise MessageNotFoundError(message_id, "the pinned range holds no message this view shows")
                 return found
         refuse_shard(message_id, "render")
-        if view.index_of(message_id) is None:
-            raise MessageNotFoundError(message_id)
+        if self._position(view, message_id) is None:
+            raise MessageNotFoundError(message_id, "and no pinned range has this id: list_pins() lists them")
         return [message_id]
 
     def render_in_place(self, message_id: str) -> int:

@@ -67,6 +67,29 @@ def test_a_timed_hold_holds_until_its_time_is_up(caplog: pytest.LogCaptureFixtur
     assert not caplog.records  # released once
 
 
+def test_a_compile_releases_an_expired_hold_too(caplog: pytest.LogCaptureFixture) -> None:
+    """Expiry is checked on compile as on tick: the release record is written and the warning logged
+    once, by the first compile after the time is up."""
+    clock = Clock()
+    cm = _manager(clock)
+    cm.hold_compression("m10", timeout_seconds=60)
+    cm.compile(2000)
+    clock.now += 61
+    with caplog.at_level(logging.WARNING, logger="context_journal.compression"):
+        cm.compile(2000)
+    assert [r.getMessage() for r in caplog.records if "expired" in r.getMessage()] == [
+        "compression hold at message m10 expired: compression may now close chunks there"
+    ]
+    log = cm.compressor.compression_log()
+    records = [r for r in cm.store.read_slot(log.slot, log.branch_id) if r.item == "hold/m10"]
+    assert [r.value().get("expired", False) for r in records] == [False, True]
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="context_journal.compression"):
+        cm.compile(2000)
+        cm.tick()
+    assert not caplog.records  # released once
+
+
 def test_a_hold_without_timeout_never_ends_and_a_new_hold_replaces_the_old() -> None:
     clock = Clock()
     cm = _manager(clock)
