@@ -74,7 +74,7 @@ from .rendering.options import CompileOptions, Injection, Roles
 from .rendering.reduce import PricedView, ToolCap, overflow_cap, priced, shrink, tool_cap, widened
 from .rendering.repairs import F_TOOL_USE, CompiledMessage, Pass, Repair, Source, Work
 from .rendering.shards import NewestGroupView, fold_newest_group, join_shard_runs
-from .strategies.base import Budget, RawSpan, Selection, Strategy
+from .strategies.base import Budget, RawSpan, Selection, Strategy, has_summaries
 from .tokens import Calibration, TokenCounter, check_token_count
 from .validate import InvalidContextError, validate_turns
 from .views import MessageView, SliceView, ViewEntry, running_turn_start, sendable_thinking
@@ -611,11 +611,27 @@ def _compile_context(
     documents = frozenset(getattr(strategy, "document_ids", ()))
 
     def tiers(chosen: Selection) -> dict[str, frozenset[str]]:
-        """What gives way first (middle not summarised yet) and last (the head window) when cutting."""
+        """What gives way first (middle not summarised yet) and last (the head window: see
+        :func:`opening`) when cutting."""
         return {
-            key: frozenset(e.id for a, b in spans for e in body.entries(a, b))
-            for key, spans in (("first", chosen.give_way), ("last", chosen.protected))
+            "first": frozenset(e.id for a, b in chosen.give_way for e in body.entries(a, b)),
+            "last": opening(chosen),
         }
+
+    def opening(chosen: Selection) -> frozenset[str]:
+        """The head window's messages that give way last, which the overflow excerpts leave whole: under
+        the overflow reductions, those the strategy chose at their whole size (at most ``cap.over``
+        tokens), and its first message (the opening instructions) up to twice that, half of what the
+        strategy may fill (bug case B61: a 1,000-token rules message at 3,000 tokens). A larger one is in
+        the head only as the excerpt it was priced at, and is cut like the rest: held whole and cut last,
+        a 16,000-token message in the head once pushed the newest message down to its cut marker."""
+        over = cap.over if cap is not None and cap.texts else None
+        return frozenset(
+            e.id
+            for a, b in chosen.protected
+            for e in body.entries(a, b)
+            if over is None or e.tokens <= over * (2 if e.position == a else 1)
+        )
 
     room = raw_budget - must_keep
     avail = max(0, room - late_tokens - options.repair_reserve)
@@ -627,6 +643,7 @@ def _compile_context(
             counter,
             lambda: strategy.select(body, Budget(avail, budget, max_tokens, reserve_for_response)),
             held | documents | pinned(),
+            lambda a, b: has_summaries(strategy, body, a, b),
         )
         if folded is not None:
             body, n_body = folded, len(folded)
@@ -835,9 +852,7 @@ def _compile_context(
         key = layout_key(selection)
         if key != drawn or not _SHORTCUTS:
             p = fresh_pass(p)
-            unexcerpted = (
-                pinned() | documents | (tiers(selection)["last"] if cap is not None and cap.texts else frozenset())
-            )
+            unexcerpted = pinned() | documents | (opening(selection) if cap is not None and cap.texts else frozenset())
             work = draw(selection, p, cap)
             stats["passes"] += 1
             stats["renders"] += 1

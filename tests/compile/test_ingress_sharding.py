@@ -13,9 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from context_journal import ContextManager
+from context_journal import ContextManager, MemoryStore
 from context_journal.compile import OverBudgetError
-from context_journal.errors import MalformedContentError
+from context_journal.errors import MalformedContentError, MessageNotFoundError
 from context_journal.sharding import (
     SHARD_KEY,
     ShardingError,
@@ -242,14 +242,20 @@ def test_shards_compress_like_messages_and_every_shard_is_accounted_for() -> Non
     result = cm.compile(2500)
     assert result.tokens <= 2500
     assert validate_messages(result.as_messages()) == []
-    shown = {s.id for m in result.messages for s in m.sources if s.kind == "message"}
+    assert set(_stored(cm)) <= _covered(cm, result)
+
+
+def _covered(cm: ContextManager, result: Any) -> set[str]:
+    """The stored ids a compile accounts for: shown raw, summarised by a summary it shows, or omitted."""
+    covered = {s.id for m in result.messages for s in m.sources if s.kind == "message"}
     for m in result.messages:
         for s in m.sources:
             if s.kind == "summary":
                 summary = cm.get_summary(s.id)
-                shown.update(_range(cm, summary.first_message_id, summary.last_message_id))
-    dropped = {i for first, last, _n, _why in result.omitted for i in _range(cm, first, last)}
-    assert set(_stored(cm)) <= shown | dropped
+                covered.update(_range(cm, summary.first_message_id, summary.last_message_id))
+    for first, last, _n, _why in result.omitted:
+        covered.update(_range(cm, first, last))
+    return covered
 
 
 def _range(cm: ContextManager, first: str, last: str) -> list[str]:
@@ -384,15 +390,7 @@ def test_every_shard_is_shown_summarised_or_omitted_and_pinned_groups_stay_raw(
     assert result.tokens <= budget and validate_messages(result.as_messages()) == []
     shown: list[str] = [s.id for m in result.messages for s in m.sources if s.kind == "message"]
     assert len(shown) == len(set(shown))  # no shard twice
-    covered = set(shown)
-    for m in result.messages:
-        for s in m.sources:
-            if s.kind == "summary":
-                summary = cm.get_summary(s.id)
-                covered.update(_range(cm, summary.first_message_id, summary.last_message_id))
-    for first, last, _n, _why in result.omitted:
-        covered.update(_range(cm, first, last))
-    assert set(_stored(cm)) <= covered
+    assert set(_stored(cm)) <= _covered(cm, result)
     # The pinned message is raw: every shard of it, once.
     assert [i for i in shown if i in groups[pinned]] == groups[pinned]
     # Raw shards of one message that follow each other unaltered are one provider message.
@@ -409,13 +407,15 @@ def test_every_shard_is_shown_summarised_or_omitted_and_pinned_groups_stay_raw(
     sections=st.integers(3, 14),
     who=st.sampled_from(["user", "assistant"]),
     budget=st.integers(600, 9000),
+    query=st.sampled_from([None, "limit requests per minute", "handler event", "turn words"]),
 )
 def test_a_sharded_newest_message_compiles_as_the_message_it_was_written_as(
-    name: str, before: list[str], sections: int, who: str, budget: int
+    name: str, before: list[str], sections: int, who: str, budget: int, query: str | None
 ) -> None:
     """While no summary stands for any part of it, the newest message compiles exactly as it would
     unsharded: kept, priced and excerpted whole, head and tail (a tight compile once kept its last
-    shards and cut its first); its provenance names every shard, complete only when sent uncut."""
+    shards and cut its first), with a query too (recall once brought back its shards and cut its head);
+    its provenance names every shard, complete only when sent uncut."""
 
     def build(shard_tokens: int) -> ContextManager:
         cm = ContextManager.open("memory:", strategy=_strategy() if name == "autobiographical" else name)
@@ -435,18 +435,79 @@ def test_a_sharded_newest_message_compiles_as_the_message_it_was_written_as(
     shards = [i for i in _stored(sharded) if group_of(i)[0] == "spec"]
     assert len(shards) > 1 and "spec" in _stored(whole)
     try:
-        expected = whole.compile(budget)
+        expected = whole.compile(budget, query=query)
     except OverBudgetError:
         with pytest.raises(OverBudgetError):
-            sharded.compile(budget)
+            sharded.compile(budget, query=query)
         return
-    result = sharded.compile(budget)
+    result = sharded.compile(budget, query=query)
     assert [(m.role, m.content) for m in result.messages] == [(m.role, m.content) for m in expected.messages]
     assert result.tokens == expected.tokens and result.dropped == expected.dropped
+    assert result.recall == expected.recall  # a hit in any shard is a hit in the message, in the context
     newest = result.messages[-1]
     assert [s.id for s in newest.sources if s.kind == "message"] == shards
     sent_whole = expected.messages[-1].sources[0].complete
     assert all(s.complete == sent_whole for s in newest.sources if s.kind == "message")
+
+
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    before=st.integers(0, 6),
+    sections=st.integers(3, 12),
+    ticks=st.integers(0, 6),
+    budget=st.integers(150, 6000),
+    overflow=st.sampled_from(["excerpt", "window"]),
+)
+def test_a_sharded_newest_message_partly_summarised_is_accounted_for(
+    before: int, sections: int, ticks: int, budget: int, overflow: str
+) -> None:
+    """Once a summary stands for one of its shards, shown or left out, the newest message is compiled as
+    its shards: every shard is raw, summarised or omitted, never lost (read whole, a summary of its first
+    shard once stood for all of it and its other shards were neither shown nor listed)."""
+    strategy = AutobiographicalStrategy(
+        AutobiographicalConfig(
+            target_chunk_tokens=CHUNK,
+            head_window_tokens=60,
+            recent_window_tokens=200,
+            summary_target_tokens=30,
+            overflow=overflow,  # type: ignore[arg-type]
+        )
+    )
+    cm = ContextManager.open("memory:", strategy=strategy)
+    for k in range(before):
+        cm.add_message("user" if k % 2 else "assistant", f"turn {k} " + "words " * 40)
+    cm.add_message("user", _doc(sections), id="spec")
+    cm.drain(max_units=ticks)
+    try:
+        result = cm.compile(budget)
+    except OverBudgetError:
+        return
+    assert result.tokens <= budget and validate_messages(result.as_messages()) == []
+    covered = _covered(cm, result) | {r.message_id for r in result.repairs if r.message_id}
+    assert set(_stored(cm)) <= covered, sorted(set(_stored(cm)) - covered)
+
+
+def test_a_reader_marks_a_sharded_message_whose_first_shard_it_cannot_see() -> None:
+    """A reader who sees only a later shard's blocks (the public text after a long private one) pins,
+    pins a range to, marks as a document and renders as newest the message, as it would unsharded."""
+    for shard_tokens in (0, 2 * CHUNK):
+        store = MemoryStore()
+        host = ContextManager.open(store=store, strategy=_strategy())
+        host.shard_tokens = shard_tokens
+        host.add_message("user", "hello", id="a")
+        private = {"type": "text", "text": "ANN " + "the plan for ann alone. " * 400, "audience": ["ann"]}
+        host.add_message("user", [private, {"type": "text", "text": "PUBLIC PART"}], id="doc")
+        assert (len(_stored(host)) > 2) == bool(shard_tokens)
+        bob = ContextManager.open(store=store, view_reader="bob", strategy=_strategy())
+        assert bob.get_message("doc").content_dicts() == [{"type": "text", "text": "PUBLIC PART"}]
+        assert bob.pin("doc") > 0 and bob.pins() == ["doc"]
+        assert bob.pin_range("a", "doc").startswith("range-")
+        assert bob.mark_document("doc") > 0 and bob.documents() == ["doc"]
+        assert bob.render_as_newest("doc") > 0
+        shown = bob.compile(2000)
+        assert "ANN" not in str(shown.as_messages()) and "PUBLIC PART" in str(shown.messages[-1].content)
+        with pytest.raises(MessageNotFoundError):
+            bob.pin("nope")
 
 
 def test_a_fork_at_a_sharded_message_holds_all_of_it() -> None:

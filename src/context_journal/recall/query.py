@@ -8,6 +8,7 @@ from typing import Any, Literal
 from .._graphemes import clip_end
 from ..messages import MessageStore
 from ..rendering.options import Roles
+from ..sharding import group_of
 from ..stores.fulltext import query_terms, stem
 from ..strategies.base import Strategy
 from ..tokens import TokenCounter
@@ -139,11 +140,11 @@ def recall_report(
         else:
             report["note"] = "recall is off (RecallConfig share or candidates is 0)"
         return report
-    ids = {c.message_id for c in strategy.candidates}
+    ids = {group_of(c.message_id)[0] for c in strategy.candidates}  # a hit in any shard names the message
     report["hits"] = len(ids)
     if recalled:
         return report
-    raw = {s.id for m in result.messages for s in m.sources if s.kind == "message"}
+    raw = {group_of(s.id)[0] for m in result.messages for s in m.sources if s.kind == "message"}
     if not ids:
         report["note"] = "no message matches the query"
     elif ids <= raw:

@@ -144,12 +144,20 @@ class NewestGroupView:
     def credit(self, work: list[Work], p: Pass) -> None:
         """Name every shard in the provenance of the joined message in ``work`` (after every cut): the
         first shard's version as its own source, the others after it, each complete when the message
-        was sent uncut."""
+        was sent uncut (as a message of its own, or merged into another turn)."""
+        key = (self.folded.id, self.folded.sequence)
         for m in work:
-            if m.origin == self.folded.id and m.sequence == self.folded.sequence:
+            if (m.origin, m.sequence) == key:
                 whole = m.origin not in p.altered
                 m.sequence = self.shards[0].sequence
                 m.sources = [*m.sources, *(Source("message", e.id, e.sequence, whole) for e in self.shards[1:])]
+                continue
+            for k, src in enumerate(m.sources):
+                if src.kind == "message" and (src.id, src.sequence) == key:
+                    whole = src.complete and src.id not in p.altered
+                    shards = [Source("message", e.id, e.sequence, whole) for e in self.shards]
+                    m.sources = [*m.sources[:k], *shards, *m.sources[k + 1 :]]
+                    break
 
     def _clip(self, start: int, end: int | None) -> tuple[int, int]:
         n = len(self)
@@ -211,14 +219,20 @@ class NewestGroupView:
 
 
 def fold_newest_group(
-    view: MessageView, counter: TokenCounter, probe: Callable[[], Selection], kept: Collection[str]
+    view: MessageView,
+    counter: TokenCounter,
+    probe: Callable[[], Selection],
+    kept: Collection[str],
+    summarised: Callable[[int, int], bool],
 ) -> NewestGroupView | None:
     """``view`` with its newest message's shard group read as one message (:class:`NewestGroupView`), or
     None when the newest message is no whole group, one of its shards is among ``kept`` (pinned, held or
     a document: addressed by shard), or the strategy's selection ``probe`` shows a summary of any of its
-    shards (the group is compressed like messages, and its raw rest is kept as shards) or renders one
-    of them itself (a message marked as newest, a recalled line). A note standing
-    for shards left out unsummarised does not count: read whole, the message is excerpted instead."""
+    shards or renders it itself (marked as newest), or ``summarised(start, end)`` says a summary stands
+    for a shard at those view positions (shown or left out: the group is compressed like messages, and
+    its raw rest is kept as shards). A note standing for shards left out unsummarised, or recall bringing them
+    back, does not count: read whole, the message is excerpted instead, and a recall finds no shard of
+    it outside the context (a hit in it is in the context, as for an unsharded message)."""
     start = newest_group_start(view)
     if start is None:
         return None
@@ -230,6 +244,8 @@ def fold_newest_group(
             continue
         if entry.summaries and entry.covers and entry.covers[1] > start:
             return None
-        if any(mid in ids for mid, _, _ in entry.recalled):
-            return None  # rendered by the strategy itself (marked as newest, recalled)
+        if entry.kind == "newest" and any(mid in ids for mid, _, _ in entry.recalled):
+            return None  # marked as newest: the strategy renders it itself
+    if summarised(start, len(view)):
+        return None  # a summary stands for a shard (shown, or left out to fit)
     return NewestGroupView(view, start, counter)

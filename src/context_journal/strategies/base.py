@@ -70,6 +70,7 @@ __all__ = [
     "SummaryRef",
     "SummaryRequest",
     "SummaryResult",
+    "has_summaries",
 ]
 
 
@@ -283,6 +284,17 @@ class CompressingStrategy(Strategy, Protocol):
         """The id of the summary that the recorded answer to ``request_id`` stored, or None (a part of
         a summary, a failure, or a request this strategy does not know)."""
         ...
+
+
+def has_summaries(strategy: Strategy, view: MessageView, start: int, end: int) -> bool:
+    """Whether a summary of ``strategy`` stands for any message at ``view`` positions ``[start, end)``,
+    asked of its ``summarised(view, start, end)`` method (a wrapper's is its inner strategy's); a
+    compressing strategy without one counts as yes, any other strategy as no. Read after a
+    ``select`` (the strategy's state is loaded)."""
+    ask = getattr(strategy, "summarised", None)
+    if callable(ask):
+        return bool(ask(view, start, end))
+    return isinstance(strategy, CompressingStrategy)
 
 
 @runtime_checkable

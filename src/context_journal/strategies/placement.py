@@ -14,7 +14,16 @@ import bisect
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from .base import ContextEntry, RawSpan, Selection, Strategy, StrategyContext, SummaryRequest, SummaryResult
+from .base import (
+    ContextEntry,
+    RawSpan,
+    Selection,
+    Strategy,
+    StrategyContext,
+    SummaryRequest,
+    SummaryResult,
+    has_summaries,
+)
 
 if TYPE_CHECKING:
     from ..views import MessageView
@@ -67,6 +76,10 @@ class StrategyWrapper:
     def document_ids(self) -> frozenset[str]:
         """The documents' ids (see the pin wrapper): never excerpted."""
         return frozenset(getattr(self.inner, "document_ids", ()))
+
+    def summarised(self, view: MessageView, start: int, end: int) -> bool:
+        """``inner``'s (see :func:`~context_journal.strategies.base.has_summaries`)."""
+        return has_summaries(self.inner, view, start, end)
 
     def held(self, view: MessageView) -> frozenset[str]:
         """``inner``'s messages no excerpt may cut, known before selecting (see the pin wrapper)."""

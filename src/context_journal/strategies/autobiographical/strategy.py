@@ -386,6 +386,19 @@ class AutobiographicalStrategy(BaseStrategy):
         protected = ((hs, he),) if he > hs else ()
         return Selection(entries, state=state, omitted=omitted, give_way=give_way, protected=protected)
 
+    def summarised(self, view: MessageView, start: int, end: int) -> bool:
+        """Whether a summary stands for any message at ``view`` positions ``[start, end)`` (the chunk
+        holding it is summarised), by the compression log as last loaded (True before it is: cannot
+        tell). See :func:`~context_journal.strategies.base.has_summaries`."""
+        log = self._log
+        if log is None:
+            return True
+        for e in view.entries(start, end):
+            chunk = log.chunk_holding(e.created_sequence)
+            if chunk is not None and chunk.id in log.l1_of:
+                return True
+        return False
+
     def raw_floor(self, view: MessageView) -> Iterator[tuple[int, int, bool]] | None:
         """Spans every selection renders raw, newest first (see :meth:`BaseStrategy.raw_floor`): with
         ``overflow="excerpt"`` and no stored layout to keep (a fresh fold), the messages after the newest
