@@ -99,10 +99,11 @@ import tempfile
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, reduce
 from itertools import filterfalse
+from operator import add
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, cast, runtime_checkable
 
 from . import _cjk_tokens, _hangul_tokens, _symbol_tokens, _word_tokens
 from ._block_types import SERVER_CALL_TYPES, SERVER_RESULT_TYPES
@@ -917,15 +918,16 @@ def _priced_runs(
     return cost, rest
 
 
-def _may_hold_letter_run(gate: bytes, unknown: list[bytes], sampled: bool) -> bool:
+def _may_hold_letter_run(gate: bytes, unknown: list[bytes], prices: list[float | None], sampled: bool) -> bool:
     """Whether a text may hold eight of one letter in a row (never a false negative): a run of word characters
-    of eight or more among its ``unknown`` runs (:func:`_unknown_runs`) that was never judged, or when
-    ``sampled`` (its words are looked at in windows, ``unknown`` is empty) eight letters in a row in ``gate``
-    (its ``_GATE_BYTES`` translation)."""
+    of eight or more among its ``unknown`` runs (:func:`_unknown_runs`) that was never judged (its price in
+    ``prices``, from ``_UNKNOWN_PRICE``, is None), or when ``sampled`` (its words are looked at in windows,
+    ``unknown`` is empty) eight letters in a row in ``gate`` (its ``_GATE_BYTES`` translation)."""
     if sampled:
         return gate.lower().find(b"a" * 8) >= 0
-    new = [*filterfalse(_UNKNOWN_PRICE.__contains__, unknown)]  # most often none: all were judged before
-    return bool(new) and max(map(len, new)) >= 8
+    if None not in prices:  # most often: all were judged before
+        return False
+    return max(len(run) for run, price in zip(unknown, prices, strict=True) if price is None) >= 8
 
 
 def _swap_runs(
@@ -965,6 +967,20 @@ def _overlapping(marks: bytes, pattern: bytes, chain: bytes) -> int:
     return marks.replace(b" ", b"  ").count(pattern)
 
 
+_LONE_MARK = re.compile(rb" pp?(?= )")
+"""In a text's ``_GATE_BYTES`` translation, an operator between spaces (``" = "``, ``" -> "``): one mark or two
+after a space, a space after them (looked ahead at, not taken: marks in a row, ``"! @ #"``, share the space
+between them). At most one match starts at a space, so the matches are the occurrences of ``" p "`` and of
+``" pp "``, overlapping ones too (:func:`_overlapping` counted them so with four ``bytes`` passes; the regex
+opens with the literal ``" p"``, so it is tried only where one is)."""
+_ONE_LETTER_WORD = re.compile(rb" a(?= )")
+"""A one-letter word in a text's ``_ONE_LETTER_BYTES`` translation padded with a space at each end: a letter
+between two characters that are not word characters, the space after it looked ahead at (``"I a"``: both)."""
+_COMMA_SPACE = re.compile(rb", ")  # counted with findall: faster than bytes.count on prose, which holds many
+_NO_PRICES: list[float | None] = []  # (never changed)
+_PADDING = (b" ", b" ")  # b" ".join-ed around a translation: one copy, where b" " + t + b" " made two
+
+
 def _list_items(raw: bytes) -> int:
     """The items of one word between two separators of a list: ``", "`` (letters or digits: ``red, green``,
     ``JFK, SFO``, ``1, 2``) or ``"; "`` (letters: ``red; green``). Not a bare ``","``: in a CSV row a
@@ -981,29 +997,33 @@ def _text_estimate(text: str) -> float:
     n = len(text)
     if not n:
         return 0.0
-    raw = text.encode("utf-8", "surrogatepass")
+    is_ascii = text.isascii()
+    raw = text.encode() if is_ascii else text.encode("utf-8", "surrogatepass")  # (the same bytes; faster so)
     # One pass for the pre-checks of rare features (see _GATE_BYTES), each then looked for at C speed
     # (memchr for a single byte): most texts skip the run, digit and control-character passes below.
     gate = raw.translate(_GATE_BYTES)
     mark_run = n >= 8 and (gate.find(b"p" * 8) >= 0 or ("_" in text and gate.find(b"u" * 8) >= 0))
-    first = raw.translate(_SEP_BYTES).find(b"=" * 8) if mark_run else -1  # where a separator run can start
-    if first >= 0:
-        cut, rest = _swap_runs(text, raw, _SEP_RUN.finditer(raw, first), _sep_run_tokens)
-        if cut:
-            return cut + _text_estimate(rest)
-    if n >= 6 and "%" in text and raw.count(b"%") >= 2:  # percent-encoded bytes (a pre-check at C speed)
+    if mark_run:
+        first = raw.translate(_SEP_BYTES).find(b"=" * 8)  # where a separator run can start
+        if first >= 0:
+            cut, rest = _swap_runs(text, raw, _SEP_RUN.finditer(raw, first), _sep_run_tokens)
+            if cut:
+                return cut + _text_estimate(rest)
+    if "%" in text and n >= 6 and raw.count(b"%") >= 2:  # percent-encoded bytes (a pre-check at C speed)
         cut, rest = _swap_runs(text, raw, _PERCENT_RUN.finditer(raw), _percent_tokens)
         if cut:
             return cut + _text_estimate(rest)
     sampled = n > _SAMPLE_FROM  # the unknown words of a long text are looked for in windows of it
     word_runs = [] if sampled else raw.translate(_WORD_BYTES).split()
     unknown = [] if _NOT_UNKNOWN.issuperset(word_runs) else _unknown_runs(word_runs)
+    # the prices of the unknown runs judged before, None for a run never judged (most often there is none)
+    prices = [*map(_UNKNOWN_PRICE.get, unknown)] if unknown else _NO_PRICES
     # Eight of one letter in a row lie in a run of word characters that neither table of judged runs holds
     # (see _unknown_words): most often there is none of eight or more. The words of a long text are looked
     # at in windows: there, eight letters in a row will do.
     if (
-        n >= 8
-        and (mark_run or ((sampled or bool(unknown)) and _may_hold_letter_run(gate, unknown, sampled)))
+        (mark_run or ((sampled or unknown) and _may_hold_letter_run(gate, unknown, prices, sampled)))
+        and n >= 8
         and _has_char_run(raw)
     ):
         cut, rest = _swap_runs(text, raw, _CHAR_RUN.finditer(raw), _char_run_tokens)
@@ -1040,7 +1060,7 @@ def _text_estimate(text: str) -> float:
     if sampled or digit_runs or underscores:
         marks = raw.translate(_LETTER_BYTES)
         letters = marks.count(b"a")
-        words = marks.count(b" a") + (marks[:1] == b"a")
+        words = marks.count(b" a") + (marks[0] == 97)
     else:
         letters = len(b"".join(word_runs))
         words = len(word_runs)
@@ -1052,13 +1072,13 @@ def _text_estimate(text: str) -> float:
     # long for the short-string rule).
     if (
         n >= 12
-        and 8 * (len(raw) - n) <= n  # mostly ASCII
+        and (is_ascii or 8 * (len(raw) - n) <= n)  # mostly ASCII
         and 3 * letters >= n
         and (3 * words >= letters or (humps if n < 256 else humps * 48 >= n and digit_chars * 24 >= n))
     ):
         dense = raw.translate(_DENSE_BYTES)
         if dense.find(b"a" * 12) >= 0:  # a pre-check at C speed: most prose has no run of 12
-            if n < 512 and len(raw) == n and _CONTROL not in gate:
+            if n < 512 and is_ascii and _CONTROL not in gate:
                 # ASCII with no control character but line feeds: the runs are the text's whitespace split
                 long = [r for r in raw.split() if len(r) >= 12]
                 randoms, rest = _priced_runs(text, raw, long, (_DENSE, dense, 0), _random_price, _RANDOM_FREE)
@@ -1067,29 +1087,30 @@ def _text_estimate(text: str) -> float:
             if randoms:
                 return randoms + _text_estimate(rest)
     est = 0.0
-    newlines = text.count("\n") if "\n" in text else 0
-    crs = tabs = controls = 0
-    if _CONTROL in gate:  # control characters but line feed (mostly none)
-        odd = raw.translate(None, _NOT_CONTROL_BYTES)
-        crs = odd.count(b"\r")
-        tabs = odd.count(b"\t")
-        controls = len(odd) - crs - tabs
     blanks = text.count(" ")
+    newlines = crs = tabs = controls = 0
+    if "\n" in text or _CONTROL in gate:  # line breaks, tabs, other control characters (a line has none)
+        newlines = text.count("\n")
+        if _CONTROL in gate:  # control characters but line feed (mostly none)
+            odd = raw.translate(None, _NOT_CONTROL_BYTES)
+            crs = odd.count(b"\r")
+            tabs = odd.count(b"\t")
+            controls = len(odd) - crs - tabs
+        if crs or (newlines > 1 and "\n\n" in text):
+            if crs:  # runs of line feeds and carriage returns
+                breaks = raw.translate(_NEWLINE_BYTES)
+                runs = breaks.count(b" n") + (breaks[:1] == b"n")
+            else:
+                runs = len(_NEWLINE_RUN.findall(raw))
+            est += _W_NEWLINE * runs + _W_NEWLINE_MORE * (newlines + crs - runs) + _W_CR * crs
+        elif newlines:  # no two line breaks in a row
+            est += _W_NEWLINE * newlines
+        if newlines:
+            est += _W_NEWLINE_AFTER_WORD * gate.lower().count(b"an")
+            if newlines > text.endswith("\n"):  # a mark and a space opening a line (after a line feed, not the last)
+                est += _W_LINE_MARK * len(_LINE_MARK.findall(raw))
     spaces = blanks + newlines + tabs + crs
-    if crs or (newlines > 1 and "\n\n" in text):
-        if crs:  # runs of line feeds and carriage returns
-            breaks = raw.translate(_NEWLINE_BYTES)
-            runs = breaks.count(b" n") + (breaks[:1] == b"n")
-        else:
-            runs = len(_NEWLINE_RUN.findall(raw))
-        est += _W_NEWLINE * runs + _W_NEWLINE_MORE * (newlines + crs - runs) + _W_CR * crs
-    elif newlines:  # no two line breaks in a row
-        est += _W_NEWLINE * newlines
-    if newlines:
-        est += _W_NEWLINE_AFTER_WORD * gate.lower().count(b"an")
-        if newlines > text.endswith("\n"):  # a mark and a space opening a line (after a line feed, not the last)
-            est += _W_LINE_MARK * len(_LINE_MARK.findall(raw))
-    if "  " in text:
+    if blanks > 1 and "  " in text:
         long_runs = raw.count(b" " * 120) if blanks >= 120 else 0
         est += _W_SPACE_RUN * len(_SPACE_RUN.findall(raw)) + _W_SPACE_LONG * long_runs
     if tabs:
@@ -1100,14 +1121,19 @@ def _text_estimate(text: str) -> float:
         est += _W_CONTROL * controls + _W_ANSI * text.count("\x1b[")
     if '"' in text:
         est += _W_JSON_SPACE * (raw.count(b', "') + raw.count(b'": '))
-    listed = (raw.count(b", ") if ", " in text else 0) + (raw.count(b"; ") if "; " in text else 0)
+    listed = (len(_COMMA_SPACE.findall(raw)) if "," in text else 0) + (raw.count(b"; ") if ";" in text else 0)
     if listed >= 3:  # a list of single words: each separator a token of its own
         est += _W_LIST_COMMA * _list_items(raw)
     # an operator between spaces (most often none); marks in a row ("! @ #") share the space between them
-    if " " in text and (gate.count(b" p ") or gate.count(b" pp ")):
-        est += _W_LONE_MARK * (_overlapping(gate, b" p ", b" p p ") + _overlapping(gate, b" pp ", b" pp pp "))
+    if blanks:
+        lone = len(_LONE_MARK.findall(gate))
+        if lone:
+            est += _W_LONE_MARK * lone
     if words:  # one-letter words (x = a[i] + b, "I a", a letter per line): a token each, over the word model
-        single = _overlapping(b" " + raw.translate(_ONE_LETTER_BYTES) + b" ", b" a ", b" a a ")
+        ones = raw.translate(_ONE_LETTER_BYTES).join(_PADDING)
+        # one regex pass (a list of the matches) in most texts; two or three C passes in a long one, which may
+        # hold thousands of them
+        single = _overlapping(ones, b" a ", b" a a ") if sampled else len(_ONE_LETTER_WORD.findall(ones))
         if single:
             est += _W_ONE_LETTER * single
     if "\\" in text:
@@ -1117,7 +1143,7 @@ def _text_estimate(text: str) -> float:
         est += _W_LATEX_COMMAND * latex + _W_ESCAPE_LETTER * (split - latex)
         est += _W_ESCAPED_QUOTE * raw.count(b'\\"')
     non_ascii = 0
-    if not text.isascii():
+    if not is_ascii:
         others = raw.translate(None, _ASCII_BYTES)  # the UTF-8 bytes of the non-ASCII characters
         non_ascii = len(others.translate(None, _CONTINUATION_BYTES))  # a lead byte a character
         if 2 * non_ascii < n:  # mostly ASCII: the non-ASCII characters alone
@@ -1140,17 +1166,19 @@ def _text_estimate(text: str) -> float:
         if sampled:
             est += _sampled_unknown_words(text)
         elif unknown:  # most often every run is known to cost what the word model gives
-            est += _unknown_words(unknown)
+            # each judged before: their prices added in order at C speed (as _unknown_words adds them)
+            est += _unknown_words(unknown) if None in prices else reduce(add, cast("list[float]", prices), 0.0)
         if humps:  # a capital inside a word opens a token of its own (getUserName: get, User, Name)
             est += _W_HUMP * humps
-    est += (
-        _W_WORD * words
-        + _W_LETTER * letters
-        + _W_DIGIT_RUN * digit_runs
-        + _W_DIGIT_GROUP * digit_groups
-        + _W_PUNCT * punct
-    )
-    return est
+    if digit_runs:
+        return est + (
+            _W_WORD * words
+            + _W_LETTER * letters
+            + _W_DIGIT_RUN * digit_runs
+            + _W_DIGIT_GROUP * digit_groups
+            + _W_PUNCT * punct
+        )
+    return est + (_W_WORD * words + _W_LETTER * letters + _W_PUNCT * punct)  # (the same float: x + 0.0 is x)
 
 
 class _CountCache:
