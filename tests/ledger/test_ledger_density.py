@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -43,6 +44,7 @@ PIECES = [
     "parse_header",
     "fooBar",
     "FooBar",
+    "xBx.Y",  # read alone, the name xBx; after a declaring keyword, xBx.Y (the reading lacks xBx)
     "a.b",
     "mod.attr",
     "app.py",
@@ -77,6 +79,24 @@ def test_chunked_names_equal_the_whole_text_pattern(parts: list[tuple[str, str]]
     again: set[str] = set()
     _names(text, again)  # from the chunk caches now
     assert again == found
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("def xBx.Y", {"xBx.Y"}),  # every occurrence read as a declared name: not xBx
+        ("def xBx.Y xBx.Y", {"xBx.Y", "xBx"}),  # one read as any chunk: xBx too
+        ("class xBx.Y\ndef xBx.Y", {"xBx.Y"}),
+        ("def parse_x def parse_x", {"parse_x"}),  # the reading holds the chunk's own name
+    ],
+)
+def test_a_declared_reading_without_the_chunks_own_name(text: str, names: set[str]) -> None:
+    """A chunk after a declaring keyword gives only its reading's names when every occurrence is read
+    so, which counts only where the reading lacks a name the chunk gives alone (``xBx.Y``: ``xBx``)."""
+    for _ in range(2):  # then from the chunk caches
+        found: set[str] = set()
+        _names(text, found)
+        assert found == whole_text_names(text) == names
 
 
 def test_names_of_a_real_snippet() -> None:

@@ -77,10 +77,12 @@ def reference_command_files(command: str) -> list[tuple[str, str]]:
     return out
 
 
+# The last five: two words a file verb begins that are no verb, a verb after a directory, a redirection to
+# /dev/null, a tab before a verb.
 WORDS = [
     "sudo", "cat", "sed", "-i", "-n", "mv", "cp", "rm", "git", "add", "src/a.py", "'lib/b.ex'", '"x/y.json"', ">",
     ">>", "2>&1", "/dev/null", "out/log.txt", "a.py", "dir/", "-", ".", "..", "--flag", "s/a/b/", "/usr/bin/cat",
-    "x", "t/a_test.exs", "~/f.md", "a/b", "-ibak",
+    "x", "t/a_test.exs", "~/f.md", "a/b", "-ibak", "category", "rmx", "x/rm", "2>/dev/null", "\tcat",
 ]  # fmt: skip
 
 

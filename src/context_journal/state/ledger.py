@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import re
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence, Set
 from dataclasses import asdict, dataclass, field
 from itertools import compress, count, filterfalse
 from typing import Any, Literal
@@ -515,7 +515,7 @@ def _keep(found: str) -> bool:
 # are caches of pure functions: the fold gives the same result whatever they hold. When large they are
 # replaced together by empty ones (never cleared in place: a fold in another thread keeps the four it
 # started with, consistent with each other).
-_Reading = tuple[tuple[str, ...], bool] | None
+_Reading = tuple[tuple[str, ...], bool, bool] | None
 _Caches = tuple[set[str], dict[str, tuple[str, ...]], set[str], dict[str, _Reading]]
 _CACHE_LIMIT = 50_000  # entries of each cache (a few MB at most)
 
@@ -539,15 +539,17 @@ def _classify(chunk: str) -> tuple[tuple[str, ...], bool]:
 
 def _declared_reading(chunk: str) -> _Reading:
     """How ``chunk`` reads right after a declaring keyword: the declared name (when kept) and the names
-    after it in the chunk, and whether the name is the whole chunk; None when the chunk does not start
-    with a name (then it is read as any other chunk)."""
+    after it in the chunk, whether the name is the whole chunk, and whether that reading holds every
+    name the chunk gives read as any other chunk (then reading it so or not adds the same names, and
+    :func:`_declared_names` need not count its occurrences); None when the chunk does not start with a
+    name (then it is read as any other chunk)."""
     m = _DECLARED_RE.match(chunk)
     if m is None:
         return None
     found = [m.group()] if _keep(m.group()) else []
     if m.end() < len(chunk):
         found.extend(filter(_keep, _NAME_RE.findall(chunk, m.end())))
-    return tuple(found), m.end() == len(chunk)
+    return tuple(found), m.end() == len(chunk), set(found).issuperset(_classify(chunk)[0])
 
 
 def _positions(parts: list[str], wanted: set[str]) -> Iterator[int]:
@@ -601,26 +603,31 @@ def _names(text: str, out: set[str]) -> None:
     todo = set(filterfalse(no_names.__contains__, parts))  # chunks with names or declaring, and new ones
     if not todo:
         return
-    if todo.isdisjoint(declaring_chunks) and chunk_names.keys() >= todo:
+    declaring = declaring_chunks.intersection(todo)
+    fresh: list[tuple[str, tuple[str, ...]]] = []  # new chunks with names
+    if not chunk_names.keys() >= todo:  # a chunk not seen before
+        misses = todo.difference(chunk_names)
+        fresh = _classify_new(misses, caches)
+        declaring = declaring_chunks.intersection(todo)  # with the new chunks that declare
+        todo -= misses  # the known chunks: each in chunk_names
+    elif not declaring:
         out.update(*map(chunk_names.__getitem__, todo))  # the common case: every chunk known, none declaring
         return
-    misses = todo.difference(chunk_names)
-    fresh = _classify_new(misses, caches) if misses else []  # new chunks with names
-    declaring = declaring_chunks.intersection(todo)
-    todo -= misses  # the known chunks: each in chunk_names
     if declaring:
         only_declared = _declared_names(text, parts, declaring, caches, out)
-        todo -= only_declared
-        fresh = [(chunk, found) for chunk, found in fresh if chunk not in only_declared]
+        if only_declared:
+            todo -= only_declared
+            fresh = [(chunk, found) for chunk, found in fresh if chunk not in only_declared]
     out.update(*map(chunk_names.__getitem__, todo))
     for _, found in fresh:
         out.update(found)
 
 
-def _declared_names(text: str, parts: list[str], declaring: set[str], caches: _Caches, out: set[str]) -> set[str]:
+def _declared_names(text: str, parts: list[str], declaring: set[str], caches: _Caches, out: set[str]) -> Set[str]:
     """Add to ``out`` the names of the chunks that follow a declaring keyword (the chunks of ``parts``
     in ``declaring``) read as declared names, and return the chunks every occurrence of which was read
-    so (they give only what that reading found, not their names as ordinary chunks)."""
+    so (they give only what that reading found, not their names as ordinary chunks), less those whose
+    reading holds their names as ordinary chunks (either way they add the same names)."""
     global _CACHES
     readings = caches[3]
     last, taken = len(parts) - 1, -1
@@ -629,9 +636,8 @@ def _declared_names(text: str, parts: list[str], declaring: set[str], caches: _C
         if i >= last or i == taken:
             continue
         chunk = parts[i + 1]
-        if chunk in readings:
-            reading = readings[chunk]
-        else:
+        reading = readings.get(chunk, _UNREAD)
+        if reading is _UNREAD:
             reading = _declared_reading(chunk)
             if len(chunk) <= 200:
                 readings[chunk] = reading
@@ -639,14 +645,21 @@ def _declared_names(text: str, parts: list[str], declaring: set[str], caches: _C
                     _CACHES = _empty_caches()
         if reading is None:
             continue
-        found, whole = reading
-        read_as_name[chunk] = read_as_name.get(chunk, 0) + 1
+        found, whole, covers = reading
+        if not covers:  # a reading that holds the chunk's own names gives the same names either way
+            read_as_name[chunk] = read_as_name.get(chunk, 0) + 1
         out.update(found)
         if whole:
             taken = i + 1
+    if not read_as_name:
+        return _NONE
     # A chunk every occurrence of which was read as a declared name gives only what that reading found.
     # (A chunk occurs in the text at least as often as in ``parts``: the C count settles most.)
     return {chunk for chunk, k in read_as_name.items() if text.count(chunk) <= k or parts.count(chunk) <= k}
+
+
+_NONE: frozenset[str] = frozenset()
+_UNREAD: Any = object()  # a chunk with no reading cached yet (None is a reading: no declared name)
 
 
 _APART = "\n\x00\n"
@@ -700,7 +713,9 @@ def _head(text: str, n: int) -> str:
     """``text[:n]`` without a name the cut splits (``load_fixture`` cut to ``load_fi`` is no name)."""
     if len(text) <= n:
         return text
-    if n <= 0 or not (_is_name_char(text[n]) and _is_name_char(text[n - 1])):
+    if n <= 0 or not (
+        ((ch := text[n]).isalnum() or ch in "_.$-") and ((ch := text[n - 1]).isalnum() or ch in "_.$-")
+    ):  # _is_name_char of both, inlined
         return text[:n]
     k = n - 1
     while k > 0:  # back to the start of the split name (a short walk; _is_name_char inlined)
@@ -716,7 +731,9 @@ def _tail(text: str, k: int) -> str:
     if len(text) <= k:
         return text
     at = len(text) - k
-    if at <= 0 or not (_is_name_char(text[at - 1]) and _is_name_char(text[at])):
+    if at <= 0 or not (
+        ((ch := text[at - 1]).isalnum() or ch in "_.$-") and ((ch := text[at]).isalnum() or ch in "_.$-")
+    ):  # _is_name_char of both, inlined
         return text[at:]
     return text[_NAME_RUN.match(text, at).end() :]  # type: ignore[union-attr]  # on to the end of the split name
 
@@ -762,6 +779,10 @@ def _result_text(content: Any, limit: int) -> str:
         j -= 1
         m += len(parts[j]) + 1
     return _head("\n".join(parts[:k]), limit) + "\n" + _tail("\n".join(parts[j:]), -back)
+
+
+_SCALARS = frozenset({bool, int, float, type(None)})
+"""The types of JSON values without strings (tested by exact type: a ``str`` subclass is a string)."""
 
 
 def _strings(value: Any, out: list[str], budget: int) -> int:
@@ -955,7 +976,7 @@ class Ledger:
             if type(value) is str:
                 strings.append(value if len(value) <= budget else _head(value, budget))
                 budget -= len(value)
-            else:
+            elif type(value) not in _SCALARS:  # a flag or a number holds no string
                 budget = _strings(value, strings, budget)
         if strings:  # read together: a declaring keyword at the end of one declares a name at the next's start
             written.append(strings[0] if len(strings) == 1 else "\n".join(strings))

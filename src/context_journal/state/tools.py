@@ -306,6 +306,9 @@ _VERBS = {
 }
 _FILE_VERBS = frozenset({*_VERBS, "sed", "mv", "cp", "sudo"})
 """The verbs whose arguments :func:`command_files` reads without a ``/`` in them (``sudo``: its verb's)."""
+_VERB_HEADS = tuple(sorted(_FILE_VERBS))
+"""What a segment whose first word is a file verb starts with (once its leading whitespace is stripped):
+one ``str.startswith`` rules most segments out."""
 _PATHLIKE_RE = re.compile(r"^[\w.~/-]*(?:/[\w.-]+|\.[A-Za-z0-9]{1,8})$")
 _NAMED_FILE_RE = re.compile(r"^[\w.~-]*/[\w.~/-]*\.[A-Za-z][A-Za-z0-9]{0,7}$")
 
@@ -328,11 +331,12 @@ def command_files(command: str) -> list[tuple[str, str]]:
         return []
     out: list[tuple[str, str]] = []
     for segment in _segments(command):
-        if "/" not in segment and ">" not in segment:
-            # No redirection and no path with a directory: only a file verb's arguments can name a file
-            # (``rm notes.txt``), so the segment's first word settles most (a commit message's lines).
-            first = segment.split(None, 1)
-            if not first or first[0] not in _FILE_VERBS:
+        if ">" not in segment and not segment.lstrip().startswith(_VERB_HEADS):
+            # No redirection, and the first word is no file verb unless it holds a "/" (``/bin/rm``): only
+            # the named files of a segment with a "/" and a "." count (a commit message's lines: none).
+            if "/" not in segment:
+                continue
+            if "." not in segment and "/" not in segment.split(None, 1)[0]:
                 continue
         tokens = segment.split()
         if not tokens:
