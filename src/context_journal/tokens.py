@@ -706,10 +706,13 @@ def _unknown_price(run: str) -> float:
 
 
 def _forget_judged_runs() -> None:
-    """Empty the tables of judged runs (``_NOT_UNKNOWN`` back to the known words, ``_UNKNOWN_PRICE``)."""
+    """Empty the tables of judged runs (``_NOT_UNKNOWN`` back to the known words, ``_UNKNOWN_PRICE``, the
+    runs priced 0 as encoded or random data)."""
     _NOT_UNKNOWN.clear()
     _NOT_UNKNOWN.update(_KNOWN_RUNS)
     _UNKNOWN_PRICE.clear()
+    _BLOB_FREE.clear()
+    _RANDOM_FREE.clear()
 
 
 def _unknown_runs(runs: list[bytes]) -> list[bytes]:
@@ -914,7 +917,11 @@ def _priced_runs(
     if not cost:
         if len(free) >= _REMEMBERED_MAX:
             free.clear()
-        free.update(run for run in runs if len(run) <= _REMEMBERED_RUN)
+        # A run with "0" may stand for other digits (word runs map every digit to "0"), and a run's price
+        # depends on its digits (base32 takes 2-7): remembered, it made another run free whatever it held,
+        # so an estimate depended on what was priced before (18.03 tokens fresh, 7.30 after a run with the
+        # same letters and other digits).
+        free.update(run for run in runs if len(run) <= _REMEMBERED_RUN and b"0" not in run)
     return cost, rest
 
 
