@@ -87,7 +87,7 @@ def ranked(store: SQLiteStore, terms: list[str], k: int, split: bool) -> list[tu
         del store.TEXT_SPLIT_MIN_ROWS
 
 
-@pytest.mark.parametrize("k", [1, 5, 20, 100])
+@pytest.mark.parametrize("k", [1, 5, 20, 100, 200])
 def test_split_ranking_is_the_full_ranking(stores: tuple[SQLiteStore, MemoryStore], k: int) -> None:
     sqlite, memory = stores
     used = 0

@@ -14,7 +14,7 @@ from ..strategies.base import Strategy
 from ..tokens import TokenCounter
 from ..views import MessageView
 from .lines import LineCache
-from .search import SearchHit, search_messages
+from .search import RankedHit, SearchHit, ranked_ids
 from .spans import Candidate, RecallConfig
 from .strategy import RecallStrategy
 
@@ -74,12 +74,11 @@ def with_recall(
     auxiliary: Sequence[tuple[str, MessageStore]] = getattr(view, "auxiliary", ())
     # A merged view's other slots are searched with this one, in one ranking.
     others = [index for _, index in auxiliary]
-    hits = search_messages(
-        messages, query, reader=reader, limit=min(config.candidates, 1000), snippets=False, also=others
-    )
+    # The ids and scores of the search (no snippets, no SearchHit per hit: the candidates need no more).
+    hits = ranked_ids(messages, query, reader=reader, limit=min(config.candidates, 1000), also=others)
     if auxiliary or getattr(view, "keep", None) is not None:
         # A filter view leaves some out, a merged view shows a message id held by two slots once.
-        shown: dict[str, SearchHit] = {}
+        shown: dict[str, RankedHit] = {}
         for h in hits:
             if h.message_id not in shown and view.index_of(h.message_id) is not None:
                 shown[h.message_id] = h
@@ -93,7 +92,9 @@ def with_recall(
 _K1 = 1.2  # bm25's k1, as in FTS5's bm25() and the memory index
 
 
-def by_length(hits: Sequence[SearchHit], view: MessageView, b: float, stems: frozenset[str]) -> list[Candidate]:
+def by_length(
+    hits: Sequence[SearchHit | RankedHit], view: MessageView, b: float, stems: frozenset[str]
+) -> list[Candidate]:
     """``hits`` as recall candidates, re-ranked with bm25's length normalisation of strength ``b``.
 
     The index ranks without document lengths (FTS5 ``columnsize=0``, see ``stores/fulltext.py``), so a long
@@ -107,7 +108,7 @@ def by_length(hits: Sequence[SearchHit], view: MessageView, b: float, stems: fro
         return [Candidate(h.message_id, h.score, stems) for h in hits]
     n = len(view)
     mean = max(1.0, view.tokens() / n) if n else 1.0
-    scored: list[tuple[float, int, SearchHit]] = []
+    scored: list[tuple[float, int, SearchHit | RankedHit]] = []
     for k, hit in enumerate(hits):
         tokens = view.tokens_of(hit.message_id)
         size = mean if tokens is None else tokens

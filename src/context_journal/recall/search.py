@@ -11,10 +11,10 @@ visible hits are found or it has no more, so a hidden document is never returned
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
-from typing import Any
+from typing import Any, NamedTuple, TypeVar
 from weakref import WeakKeyDictionary
 
 from .._graphemes import ceil_boundary, floor_boundary, split_words
@@ -24,7 +24,16 @@ from ..stores.base import Op
 from ..stores.fulltext import TextHit, audience_groups, block_text, query_terms, stem, words
 from ..views import filter_for_reader
 
-__all__ = ["MAX_LIMIT", "SNIPPET_CHARS", "SearchHit", "check_as_of_written", "search_messages", "snippet"]
+__all__ = [
+    "MAX_LIMIT",
+    "SNIPPET_CHARS",
+    "RankedHit",
+    "SearchHit",
+    "check_as_of_written",
+    "ranked_ids",
+    "search_messages",
+    "snippet",
+]
 
 MAX_LIMIT = 1000
 """The most hits one search returns."""
@@ -183,6 +192,9 @@ _hides: WeakKeyDictionary[MessageStore, bool] = WeakKeyDictionary()
 edited message's old version, an audience group, a filter): their first ask carries spare places."""
 
 
+_Hit = TypeVar("_Hit")
+
+
 def _first_ask(ms: MessageStore, limit: int) -> int:
     """Candidates to ask the store for first: ``limit`` (at least 20), with a quarter more once a search
     of ``ms`` met hidden candidates. The hits are the same either way (a round that finds too few asks
@@ -190,6 +202,36 @@ def _first_ask(ms: MessageStore, limit: int) -> int:
     cost a sixth more at 200,000 messages (``benchmarks/bench_search.py``), while a second round costs
     a whole search."""
     return max(limit + limit // 4 if _hides.get(ms) else limit, 20)
+
+
+class RankedHit(NamedTuple):
+    """A visible hit as a compile's recall needs it: the message id and its score (what
+    :func:`ranked_ids` returns: the ids and scores of :func:`search_messages` with ``snippets=False``,
+    without building a :class:`SearchHit` and its timestamp for each)."""
+
+    message_id: str
+    score: float
+
+
+def ranked_ids(
+    ms: MessageStore,
+    query: str,
+    *,
+    reader: str | None = None,
+    limit: int = 10,
+    also: Sequence[MessageStore] = (),
+) -> list[RankedHit]:
+    """The ids and scores of ``search_messages(ms, query, reader=reader, limit=limit, snippets=False,
+    also=also)``, in its order (see :func:`search_messages`; the same checks and errors)."""
+    return _search(ms, query, reader, limit, None, None, None, None, False, also, _ranked)
+
+
+def _ranked(hit: TextHit, seq: int, participant: str, ts: float, text: str, matched: tuple[str, ...]) -> RankedHit:
+    return RankedHit(hit.item, hit.score)
+
+
+def _search_hit(hit: TextHit, seq: int, participant: str, ts: float, text: str, matched: tuple[str, ...]) -> SearchHit:
+    return SearchHit(hit.item, seq, participant, datetime.fromtimestamp(ts, UTC), hit.score, text, matched)
 
 
 def search_messages(
@@ -226,6 +268,24 @@ def search_messages(
             ``since`` is later than ``until``, or a participant is blank.
         StoreError: the store has no full-text index.
     """
+    return _search(ms, query, reader, limit, as_of, participants, since, until, snippets, also, _search_hit)
+
+
+def _search(
+    ms: MessageStore,
+    query: str,
+    reader: str | None,
+    limit: int,
+    as_of: int | None,
+    participants: Sequence[str] | str | None,
+    since: datetime | date | float | str | None,
+    until: datetime | date | float | str | None,
+    snippets: bool,
+    also: Sequence[MessageStore],
+    build: Callable[[TextHit, int, str, float, str, tuple[str, ...]], _Hit],
+) -> list[_Hit]:
+    """:func:`search_messages`, each hit made by ``build(hit, version, participant, timestamp, snippet,
+    matched stems)``."""
     terms = query_terms(query)
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
         raise ValueError(f"limit must be an integer in 1..{MAX_LIMIT}, got {limit!r}")
@@ -277,7 +337,7 @@ def search_messages(
     within: frozenset[int] | None = None
     while True:
         candidates = ms.store.search_text(terms, list(indexes), want, within=within)
-        out: list[SearchHit] = []
+        out: list[_Hit] = []
         seen: set[tuple[str, str]] = set()
         keep: list[tuple[TextHit, tuple[int, int, str | None, float | None]]] = []
         for hit in candidates:
@@ -319,8 +379,7 @@ def search_messages(
                 matched: tuple[str, ...] = ()
                 if shown is not None and snippets:
                     text, matched = snippet(message_text(shown, ms.index_thinking), stems)
-                when = datetime.fromtimestamp(ts, UTC)
-                out.append(SearchHit(hit.item, seq, participant, when, hit.score, text, matched))
+                out.append(build(hit, seq, participant, ts, text, matched))
                 if len(out) >= limit:
                     return out
         if len(candidates) < want:

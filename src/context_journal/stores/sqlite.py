@@ -714,6 +714,13 @@ class SQLiteStore(SQLStore):
     # grown by a quarter (for the choice of C, not for the bound).
 
     _TEXT_FLOOR_SHARE = 0.1  # Q0 takes more rare words while they hold at most this share of all
+    # ... and this share for a wide ranking (``limit`` >= _TEXT_WIDE_FROM: a recall compile asks for 200):
+    # there a higher floor moves more common words into C, which costs Q0 less than it saves Q1 and Q2
+    # (benchmarks/bench_search.py's 50 queries at 200,000 messages, k = 200, alternated: 5.2 ms of CPU
+    # median at 0.35 against 6.0 at 0.1, twice; the same hits in the same order. At k = 20 no gain, so
+    # 0.1 stays there; see the README's "Recall latency, re-measured").
+    _TEXT_FLOOR_SHARE_WIDE = 0.35
+    _TEXT_WIDE_FROM = 100
     TEXT_SPLIT_MIN_ROWS = 50_000
     """Documents the index must hold before a search splits its words (below it one OR query costs about
     the same: measured with ``benchmarks/bench_search.py``, no gain at 20,000, half the time at 200,000)."""
@@ -799,8 +806,9 @@ class SQLiteStore(SQLStore):
                 return None  # fewer documents than asked for: documents with only common words count
             total += docs[order[at]]
         # More rare words raise the floor (documents holding several) at little cost: take them while
-        # they hold at most a tenth of the query's documents.
-        while at + 2 < len(order) and total + docs[order[at + 1]] <= sum(docs) * self._TEXT_FLOOR_SHARE:
+        # they hold at most a tenth of the query's documents (a wide ranking: 35%).
+        share = self._TEXT_FLOOR_SHARE_WIDE if limit >= self._TEXT_WIDE_FROM else self._TEXT_FLOOR_SHARE
+        while at + 2 < len(order) and total + docs[order[at + 1]] <= sum(docs) * share:
             at += 1
             total += docs[order[at]]
         if at + 1 == len(order):
