@@ -115,7 +115,6 @@ from .strategies.autobiographical.records import StaleMark, slot_for
 from .strategies.base import (
     HOT_CONTEXT_STATE,
     BaseStrategy,
-    CompressingStrategy,
     HotContextStrategy,
     LevelPinningStrategy,
 )
@@ -1705,8 +1704,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         """
         self._claim_if_pending()
         started = time.perf_counter()
-        if isinstance(self._active_strategy(), CompressingStrategy):
-            self.compressor.release_expired()  # an expired timed hold is recorded (and logged) here too
+        self._release_expired_holds()
         try:
             result, selection, strategy, ctx = self._run_compile(
                 max_tokens,
@@ -1737,6 +1735,17 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         if self._compression_mode == "workers":
             self._enqueue_compression()
         return result
+
+    def _release_expired_holds(self) -> None:
+        """Record (and log) the timed holds whose time is up, as a tick does: checked on every compile
+        (an expired hold stops holding at once either way). Costs one look at the compression log when
+        no timed hold is in it (a runtime protocol check per compile cost more)."""
+        log_of = getattr(self._active_strategy(), "compression_log", None)
+        if not callable(log_of):
+            return
+        log = log_of(self._strategy_context())
+        if getattr(log, "hold_expiry", None) and log.expired_holds(self.compressor.clock()):
+            self.compressor.release_expired()
 
     def render_stats(self, result: CompileResult | None = None) -> Shape | None:
         """The render statistics of ``result`` (default: this handle's last :meth:`compile`, not a preview;
