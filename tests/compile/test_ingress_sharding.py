@@ -487,6 +487,46 @@ def test_a_sharded_newest_message_partly_summarised_is_accounted_for(
     assert set(_stored(cm)) <= covered, sorted(set(_stored(cm)) - covered)
 
 
+def test_the_folded_view_reads_as_the_unsharded_view() -> None:
+    """The view a compile reads a sharded newest message through answers every question as the view of
+    the same history written unsharded: sizes, suffixes, entries, positions, bodies."""
+    from context_journal.rendering.selection import Selection
+    from context_journal.rendering.shards import fold_newest_group, newest_group_start
+    from context_journal.tokens import EstimatingCounter
+
+    def build(shard_tokens: int) -> Any:
+        cm = ContextManager.open("memory:", strategy="passthrough")
+        cm.shard_tokens = shard_tokens
+        for k in range(4):
+            cm.add_message("user" if k % 2 == 0 else "assistant", f"turn {k} " + "words " * 30, id=f"t{k}")
+        cm.add_message("user", _doc(6), id="spec")
+        return cm._read_view()
+
+    plain, sharded = build(0), build(2 * CHUNK)
+    assert newest_group_start(plain) is None and newest_group_start(sharded) == 4
+    folded = fold_newest_group(sharded, EstimatingCounter(), lambda: Selection(()), frozenset(), lambda a, b: False)
+    assert folded is not None and len(folded) == len(plain) == 5
+    total = plain.tokens()
+    assert folded.tokens() == total
+    for a in range(6):
+        for b in range(a, 6):
+            assert folded.tokens(a, b) == plain.tokens(a, b), (a, b)
+    for budget in [*range(0, total + 200, 37), total]:
+        for end in range(6):
+            assert folded.suffix_start(budget, end) == plain.suffix_start(budget, end), (budget, end)
+
+    def strip(e: Any) -> tuple[Any, ...]:
+        return (e.position, e.id, e.participant, e.kinds, e.tokens)
+
+    assert [strip(e) for e in folded.entries()] == [strip(e) for e in plain.entries()]
+    assert [strip(e) for e in folded.iter_reverse()] == [strip(e) for e in reversed(plain.entries())]
+    assert [m.content_dicts() for m in folded.messages()] == [m.content_dicts() for m in plain.messages()]
+    assert folded.index_of("spec") == plain.index_of("spec") == 4 and folded.index_of("spec#shard-2") is None
+    assert folded.tokens_of("spec") == plain.tokens_of("spec")
+    with pytest.raises(IndexError):
+        folded.entry(5)
+
+
 def test_a_reader_marks_a_sharded_message_whose_first_shard_it_cannot_see() -> None:
     """A reader who sees only a later shard's blocks (the public text after a long private one) pins,
     pins a range to, marks as a document and renders as newest the message, as it would unsharded."""

@@ -175,7 +175,7 @@ class NewestGroupView:
             return self.base.suffix_start(budget, b)
         left = budget - self.folded.tokens
         if left < 0:
-            return self.start
+            return len(self)  # not even the joined message fits (as a store view says)
         return self.base.suffix_start(left, self.start)
 
     def entry(self, index: int) -> ViewEntry:
