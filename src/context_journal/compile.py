@@ -638,13 +638,8 @@ def _compile_context(
     if running is None:
         # The newest message, sharded and not summarised in any part, is compiled as the one message it
         # was written as: kept, priced and excerpted whole (see :mod:`.rendering.shards`).
-        folded = fold_newest_group(
-            body,
-            counter,
-            lambda: strategy.select(body, Budget(avail, budget, max_tokens, reserve_for_response)),
-            held | documents | pinned(),
-            lambda a, b: has_summaries(strategy, body, a, b),
-        )
+        addressed = held | documents | pinned() | frozenset(getattr(strategy, "marked_newest", ()))
+        folded = fold_newest_group(body, counter, addressed, lambda a, b: has_summaries(strategy, body, a, b))
         if folded is not None:
             body, n_body = folded, len(folded)
     selection: Selection | None = None

@@ -112,12 +112,7 @@ from .strategies import (
 )
 from .strategies.autobiographical import SYSTEM_STATE, TOOLS_STATE
 from .strategies.autobiographical.records import StaleMark, slot_for
-from .strategies.base import (
-    HOT_CONTEXT_STATE,
-    BaseStrategy,
-    HotContextStrategy,
-    LevelPinningStrategy,
-)
+from .strategies.base import HOT_CONTEXT_STATE, BaseStrategy, HotContextStrategy, LevelPinningStrategy
 from .strategies.newest import NEWEST_STATE, NewestStrategy, newest_ids
 from .strategies.pinned import (
     DOCUMENTS_STATE,

@@ -490,7 +490,6 @@ def test_a_sharded_newest_message_partly_summarised_is_accounted_for(
 def test_the_folded_view_reads_as_the_unsharded_view() -> None:
     """The view a compile reads a sharded newest message through answers every question as the view of
     the same history written unsharded: sizes, suffixes, entries, positions, bodies."""
-    from context_journal.rendering.selection import Selection
     from context_journal.rendering.shards import fold_newest_group, newest_group_start
     from context_journal.tokens import EstimatingCounter
 
@@ -504,7 +503,7 @@ def test_the_folded_view_reads_as_the_unsharded_view() -> None:
 
     plain, sharded = build(0), build(2 * CHUNK)
     assert newest_group_start(plain) is None and newest_group_start(sharded) == 4
-    folded = fold_newest_group(sharded, EstimatingCounter(), lambda: Selection(()), frozenset(), lambda a, b: False)
+    folded = fold_newest_group(sharded, EstimatingCounter(), frozenset(), lambda a, b: False)
     assert folded is not None and len(folded) == len(plain) == 5
     total = plain.tokens()
     assert folded.tokens() == total

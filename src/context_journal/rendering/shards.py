@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 from ..sharding import group_of, join_content, join_group, layout_of, shard_id
 from ..views import checked_index
 from .repairs import Pass, Source, Work
-from .selection import RenderedEntry, Selection
 
 if TYPE_CHECKING:
     from ..messages import Message
@@ -221,31 +220,19 @@ class NewestGroupView:
 def fold_newest_group(
     view: MessageView,
     counter: TokenCounter,
-    probe: Callable[[], Selection],
     kept: Collection[str],
     summarised: Callable[[int, int], bool],
 ) -> NewestGroupView | None:
     """``view`` with its newest message's shard group read as one message (:class:`NewestGroupView`), or
-    None when the newest message is no whole group, one of its shards is among ``kept`` (pinned, held or
-    a document: addressed by shard), or the strategy's selection ``probe`` shows a summary of any of its
-    shards or renders it itself (marked as newest), or ``summarised(start, end)`` says a summary stands
-    for a shard at those view positions (shown or left out: the group is compressed like messages, and
-    its raw rest is kept as shards). A note standing for shards left out unsummarised, or recall bringing them
-    back, does not count: read whole, the message is excerpted instead, and a recall finds no shard of
-    it outside the context (a hit in it is in the context, as for an unsharded message)."""
+    None when the newest message is no whole group, one of its shards is among ``kept`` (pinned, held, a
+    document or marked as newest: addressed by shard, or rendered by the strategy itself), or
+    ``summarised(start, end)`` says a summary stands for a shard at those view positions (shown or left
+    out: the group is compressed like messages, and its raw rest is kept as shards). Recall bringing
+    shards back does not count: read whole, the message is in the context, and a recall finds no shard
+    of it outside (a hit in it is in the context, as for an unsharded message)."""
     start = newest_group_start(view)
     if start is None:
         return None
-    ids = {e.id for e in view.entries(start)}
-    if not ids.isdisjoint(kept):
+    if any(e.id in kept for e in view.entries(start)) or summarised(start, len(view)):
         return None
-    for entry in probe().entries:
-        if not isinstance(entry, RenderedEntry):
-            continue
-        if entry.summaries and entry.covers and entry.covers[1] > start:
-            return None
-        if entry.kind == "newest" and any(mid in ids for mid, _, _ in entry.recalled):
-            return None  # marked as newest: the strategy renders it itself
-    if summarised(start, len(view)):
-        return None  # a summary stands for a shard (shown, or left out to fit)
     return NewestGroupView(view, start, counter)

@@ -289,8 +289,8 @@ class CompressingStrategy(Strategy, Protocol):
 def has_summaries(strategy: Strategy, view: MessageView, start: int, end: int) -> bool:
     """Whether a summary of ``strategy`` stands for any message at ``view`` positions ``[start, end)``,
     asked of its ``summarised(view, start, end)`` method (a wrapper's is its inner strategy's); a
-    compressing strategy without one counts as yes, any other strategy as no. Read after a
-    ``select`` (the strategy's state is loaded)."""
+    compressing strategy without one counts as yes, any other strategy as no. Asked after ``load``, it
+    answers from the state the next ``select`` reads."""
     ask = getattr(strategy, "summarised", None)
     if callable(ask):
         return bool(ask(view, start, end))

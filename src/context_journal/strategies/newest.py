@@ -52,6 +52,11 @@ class NewestStrategy(StrategyWrapper):
         super().__init__(inner)
         self.ids = tuple(dict.fromkeys(ids))
 
+    @property
+    def marked_newest(self) -> frozenset[str]:
+        """The ids this strategy renders as newest (its marks, and an inner wrapper's)."""
+        return frozenset(self.ids) | super().marked_newest
+
     def select(self, view: MessageView, budget: Budget) -> Selection:
         """The wrapped strategy's selection, within the budget minus the marked messages, with the marked
         messages taken out of its raw spans and appended as user turns, in the order they were marked."""

@@ -77,6 +77,11 @@ class StrategyWrapper:
         """The documents' ids (see the pin wrapper): never excerpted."""
         return frozenset(getattr(self.inner, "document_ids", ()))
 
+    @property
+    def marked_newest(self) -> frozenset[str]:
+        """The ids rendered as newest (see the render-as-newest wrapper): rendered by the strategy itself."""
+        return frozenset(getattr(self.inner, "marked_newest", ()))
+
     def summarised(self, view: MessageView, start: int, end: int) -> bool:
         """``inner``'s (see :func:`~context_journal.strategies.base.has_summaries`)."""
         return has_summaries(self.inner, view, start, end)

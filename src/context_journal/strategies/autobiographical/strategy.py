@@ -388,8 +388,9 @@ class AutobiographicalStrategy(BaseStrategy):
 
     def summarised(self, view: MessageView, start: int, end: int) -> bool:
         """Whether a summary stands for any message at ``view`` positions ``[start, end)`` (the chunk
-        holding it is summarised), by the compression log as last loaded (True before it is: cannot
-        tell). See :func:`~context_journal.strategies.base.has_summaries`."""
+        holding it is summarised), by the compression log as :meth:`load` folded it, the state
+        :meth:`select` reads (True before any load: cannot tell). See
+        :func:`~context_journal.strategies.base.has_summaries`."""
         log = self._log
         if log is None:
             return True
