@@ -214,3 +214,43 @@ def test_the_tool_unit_of_a_pinned_result_is_never_excerpted() -> None:
             assert sources[call].complete and sources[result].complete, (pin, budget)
             assert not [r for r in out.repairs if r.message_id == call], (pin, budget)
         assert fitted >= 6, pin
+
+
+@pytest.mark.parametrize("name", ["passthrough", "windowed"])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    n=st.integers(10, 40),
+    big=st.integers(0, 39),
+    first=st.integers(0, 39),
+    length=st.integers(0, 6),
+    newest=st.booleans(),
+    budget=st.integers(3_000, 9_000),
+)
+def test_pinned_and_marked_messages_are_paid_for_once(
+    name: str, n: int, big: int, first: int, length: int, newest: bool, budget: int
+) -> None:
+    """A pin (or a range pinned and also rendered as newest) is paid for once: when the whole history
+    fits, pinning leaves nothing out (a pinned message the strategy kept raw anyway was counted twice: 9-10
+    of 42 messages left out at 8,000 tokens with 5,714 in all)."""
+    cm = ContextManager.open("memory:", strategy=name, shard_tokens=0)
+    ids = []
+    for k in range(n):
+        text = f"turn {k} " + ("long words " * 600 if k == big % n else "words " * 30)
+        ids.append(cm.add_message("user" if k % 2 == 0 else "assistant", text, id=f"m{k}"))
+    a = first % n
+    b = min(n - 1, a + length)
+    if length == 0:
+        cm.pin(ids[a])
+    else:
+        pin = cm.pin_range(ids[a], ids[b])
+        if newest:
+            cm.render_as_newest(pin)
+    plain = ContextManager.open("memory:", strategy=name, shard_tokens=0)
+    for k, mid in enumerate(ids):
+        plain.add_message("user" if k % 2 == 0 else "assistant", cm.get_message(mid).text(), id=mid)
+    unpinned = plain.compile(10**6)
+    if unpinned.tokens > 0.9 * budget:
+        return
+    result = cm.compile(budget)
+    shown = {s.id for m in result.messages for s in m.sources if s.kind == "message"}
+    assert result.omitted == () and shown == set(ids), (result.omitted, set(ids) - shown, unpinned.tokens, budget)

@@ -34,6 +34,8 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import ContextJournalError, OverBudgetError
+from ..rendering.reduce import PricedView
+from ..sharding import group_of
 from ..tokens import estimate_text_tokens
 from ..views import unit_bounds
 from .base import Budget, LevelPin, LevelPinningStrategy, RawSpan, RenderedEntry, Selection, Strategy
@@ -268,7 +270,7 @@ class PinnedStrategy(StrategyWrapper):
             pos = view.index_of(message_id)
             if pos is not None:
                 start, end = unit_bounds(view, pos, pos + 1)
-                found.append((start, end, f"pinned {message_id}"))
+                found.append((start, end, f"pinned {group_of(message_id)[0]}"))  # a sharded one by its id
                 kept.update(e.id for e in view.entries(start, end))  # the pin's tool unit is as written too
         levels: list[LevelPin] = []
         self._level_labels = {}
@@ -332,7 +334,9 @@ class PinnedStrategy(StrategyWrapper):
         """
         pieces = self._pieces(view)
         # Each pin with its tool units (a merged run shared between the pins in it).
-        self._parts = {label: view.tokens(a, b) for a, b, label in pieces}
+        self._parts = {}
+        for a, b, label in pieces:  # the shards of one message under its id, summed
+            self._parts[label] = self._parts.get(label, 0) + view.tokens(a, b)
         if not pieces:
             return self._inner_select(view, budget)
         units = _merged(pieces)
@@ -341,8 +345,11 @@ class PinnedStrategy(StrategyWrapper):
             other = max(0, budget.total - budget.tokens)  # the system part and the compiler's reserve
             raise OverBudgetError(budget.total, pinned + other, self._parts, "the pinned messages (unpin some)")
         # Pins that fit the budget but not what is left of it: the wrapped strategy keeps its smallest
-        # cover and the compiler says what the two need together (its error lists the pins too).
-        selection = self._inner_select(view, replace(budget, tokens=max(0, budget.tokens - pinned)))
+        # cover and the compiler says what the two need together (its error lists the pins too). The
+        # pinned messages are paid for already: the wrapped strategy sees them free, else a pinned message
+        # it keeps raw anyway (a recent one) was counted twice and messages that fit were left out.
+        paid = PricedView(view, {p: -view.tokens(p, p + 1) for a, b, _ in units for p in range(a, b)})
+        selection = self._inner_select(paid, replace(budget, tokens=max(0, budget.tokens - pinned)))
         is_raw = raw_test(selection.entries)
         starts = entry_starts(selection.entries)
         added: dict[int, list[RawSpan]] = {}
