@@ -526,6 +526,58 @@ def test_the_folded_view_reads_as_the_unsharded_view() -> None:
         folded.entry(5)
 
 
+@pytest.mark.parametrize("name", ["passthrough", "windowed", "autobiographical"])
+@pytest.mark.parametrize("reader", [None, "bob", "ann"])
+def test_a_newest_message_with_a_block_for_one_reader_is_read_whole_by_every_reader(
+    name: str, reader: str | None
+) -> None:
+    """A reader that does not see the shards holding another reader's block still reads the newest
+    message as written, head and tail (it was compiled shard by shard for everyone but ann: its head cut
+    at 1,000 tokens)."""
+
+    def build(shard_tokens: int) -> ContextManager:
+        store = MemoryStore()
+        host = ContextManager.open(store=store, strategy=_strategy() if name == "autobiographical" else name)
+        host.shard_tokens = shard_tokens
+        for k in range(10):
+            host.add_message("user" if k % 2 == 0 else "assistant", f"turn {k} " + "words " * 20)
+        public = {"type": "text", "text": "HEAD " + _doc(10) + " TAIL"}
+        private = {"type": "text", "text": "for ann only. " + "the plan for ann alone. " * 300, "audience": ["ann"]}
+        host.add_message("user", [public, private], id="big")
+        return ContextManager.open(
+            store=store, view_reader=reader, strategy=_strategy() if name == "autobiographical" else name
+        )
+
+    whole, sharded = build(0), build(2 * CHUNK)
+    assert len([i for i in _stored(sharded) if group_of(i)[0] == "big"]) > 2
+    expected, result = whole.compile(1000), sharded.compile(1000)
+    assert [(m.role, m.content) for m in result.messages] == [(m.role, m.content) for m in expected.messages]
+    text = str(result.messages[-1].content)
+    assert "HEAD" in text and "TAIL" in text and ("for ann only" in text) == (reader == "ann")
+
+
+def test_recall_lines_of_a_message_read_whole_and_of_its_last_shard_never_stand_for_each_other() -> None:
+    """A compile reads the newest sharded message whole under its last shard's sequence; recall lines are
+    kept by message id and sequence, so an earlier compile never changes a later one (it did: a handle
+    that had compiled with one query recalled 1 message with another, a fresh handle 3)."""
+
+    def build() -> ContextManager:
+        cm = ContextManager.open("memory:", strategy="passthrough")
+        cm.shard_tokens = 2 * CHUNK
+        for k in range(30):
+            cm.add_message("user" if k % 2 == 0 else "assistant", f"turn {k}: we discuss the build " * 5)
+        cm.add_message("user", "Here is the log:\n\n" + _doc(12) + "\n\nwhat does the last line mean?", id="big")
+        return cm
+
+    for budget in (400, 1000):
+        for first in ("last line", "handler event limit", "requests per minute"):
+            fresh = build().compile(budget, query="build")
+            used = build()
+            used.compile(budget, query=first)
+            again = used.compile(budget, query="build")
+            assert again.to_anthropic() == fresh.to_anthropic() and again.recall == fresh.recall, (budget, first)
+
+
 def test_a_reader_marks_a_sharded_message_whose_first_shard_it_cannot_see() -> None:
     """A reader who sees only a later shard's blocks (the public text after a long private one) pins,
     pins a range to, marks as a document and renders as newest the message, as it would unsharded."""

@@ -66,6 +66,28 @@ def test_cache_serves_a_second_source_and_is_keyed_by_reader() -> None:
     assert other.reads == 1  # another reader's lines are never served from the cache
 
 
+def test_a_sharded_newest_message_read_whole_and_its_last_shard_keep_their_own_lines() -> None:
+    """A compile reads a sharded newest message whole, under its last shard's sequence (the newest
+    version of the group): the cache keeps lines by message id too, so the whole message's line never
+    stands for its last shard's, nor the other way round."""
+    from context_journal.rendering.shards import fold_newest_group
+    from context_journal.tokens import EstimatingCounter
+
+    cm = ContextManager.open(store=MemoryStore(), strategy=PassthroughStrategy())
+    cm.shard_tokens = 300
+    _conversation(cm)
+    cm.add_message("user", "FIRST " + "a long pasted line of the build log. " * 120 + "LAST", id="paste")
+    view = ReaderView(cm._messages, None)
+    folded = fold_newest_group(view, EstimatingCounter(), frozenset(), lambda a, b: False)
+    assert folded is not None
+    cache = LineCache()
+    whole = LineSource(folded, None, cache)(folded.entry(len(folded) - 1))
+    last = LineSource(view, None, cache)(view.entry(len(view) - 1))
+    assert view.entry(len(view) - 1).sequence == folded.entry(len(folded) - 1).sequence
+    assert "FIRST" in whole[0] and "LAST" in whole[0]
+    assert "FIRST" not in last[0] and "LAST" in last[0]  # the last shard's own line, not the cached whole
+
+
 def test_compile_with_the_same_query_twice_reads_no_message_again() -> None:
     cm = ContextManager.open(store=MemoryStore(), strategy=PassthroughStrategy())
     _conversation(cm, 400)

@@ -30,7 +30,9 @@ Line = tuple[str, float | None]
 
 
 class LineCache:
-    """Recently rendered lines, keyed by (reader, version sequence); least recently used dropped first.
+    """Recently rendered lines, keyed by (reader, message id, version sequence); least recently used
+    dropped first. The id is part of the key: a sharded newest message read whole carries its last
+    shard's sequence, and keyed by the sequence alone one's line stood in for the other's.
     Each line keeps the tokens its source knew for it without counting (see
     :meth:`LineSource.text_tokens`), so a line read from the cache is priced as cheaply as a fresh one.
 
@@ -40,18 +42,20 @@ class LineCache:
 
     def __init__(self, size: int = 4096) -> None:
         self.size = size
-        self._lines: OrderedDict[tuple[str | None, int], tuple[Line, int | None]] = OrderedDict()
+        self._lines: OrderedDict[tuple[str | None, str, int], tuple[Line, int | None]] = OrderedDict()
 
-    def get(self, reader: str | None, sequence: int) -> tuple[Line, int | None] | None:
+    def get(self, reader: str | None, message_id: str, sequence: int) -> tuple[Line, int | None] | None:
         """The line and its known text tokens (None: not known without counting), or None."""
-        found = self._lines.get((reader, sequence))
+        key = (reader, message_id, sequence)
+        found = self._lines.get(key)
         if found is not None:
-            self._lines.move_to_end((reader, sequence))
+            self._lines.move_to_end(key)
         return found
 
-    def put(self, reader: str | None, sequence: int, line: Line, tokens: int | None = None) -> None:
-        self._lines[(reader, sequence)] = (line, tokens)
-        self._lines.move_to_end((reader, sequence))
+    def put(self, reader: str | None, message_id: str, sequence: int, line: Line, tokens: int | None = None) -> None:
+        key = (reader, message_id, sequence)
+        self._lines[key] = (line, tokens)
+        self._lines.move_to_end(key)
         while len(self._lines) > self.size:
             self._lines.popitem(last=False)
 
@@ -126,7 +130,7 @@ class LineSource:
         wanted, self._wanted = sorted(p for p in self._wanted if p not in loaded), set()
         missing: list[ViewEntry] = []
         for entry in (self._view.entry(p) for p in wanted):
-            found = self._cache.get(self._reader, entry.sequence) if self._cache is not None else None
+            found = self._cache.get(self._reader, entry.id, entry.sequence) if self._cache is not None else None
             if found is None:
                 missing.append(entry)
                 continue
@@ -146,7 +150,7 @@ class LineSource:
         if tokens is not None:
             self._sizes[entry.position] = tokens
         if self._cache is not None:
-            self._cache.put(self._reader, entry.sequence, line, tokens)
+            self._cache.put(self._reader, entry.id, entry.sequence, line, tokens)
 
     def _read_plain(self, entries: Sequence[ViewEntry]) -> list[ViewEntry]:
         """Lines of the text-only messages with no audience among ``entries`` (the version the index

@@ -19,7 +19,7 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ..sharding import group_of, join_content, join_group, layout_of, shard_id
+from ..sharding import group_of, join_content, join_group, layout_of
 from ..views import checked_index
 from .repairs import Pass, Source, Work
 
@@ -99,24 +99,27 @@ def join_shard_runs(work: list[Work], p: Pass, layout: Layout, count: Callable[[
 
 
 def newest_group_start(view: MessageView) -> int | None:
-    """Where the newest message's shard group starts, when the view ends with the whole group (shards
-    1 to its count, in order, one participant); None otherwise (the newest message is no shard, or a
-    shard of it is not in the view). Reads the newest message's body only."""
+    """Where the newest message's shard group starts, when the view ends with every shard of it the view
+    shows (two at least, in order, one participant; a reader's view may lack shards that hold none of its
+    blocks); None otherwise (the newest message is no shard). Reads the newest message's body only."""
     n = len(view)
     if n < 2:
         return None
     last = view.entry(n - 1)
     group, index = group_of(last.id)
-    start = n - index
-    if index < 2 or start < 0:
+    if index < 2:  # no shard, or a first shard with nothing after it: nothing to join (no body read)
         return None
     layout = layout_of(view.message(n - 1).metadata)
-    if layout is None or layout.get("count") != index:
+    if layout is None or str(layout.get("group")) != group:
         return None
-    for k, e in enumerate(view.entries(start, n), 1):
-        if e.id != shard_id(group, k) or e.participant != last.participant:
-            return None
-    return start
+    start = n - 1
+    while start > 0 and index > 1:
+        e = view.entry(start - 1)
+        g, k = group_of(e.id)
+        if g != group or k >= index or e.participant != last.participant:
+            break
+        start, index = start - 1, k
+    return start if start < n - 1 else None
 
 
 class NewestGroupView:
