@@ -611,11 +611,12 @@ def _compile_context(
     documents = frozenset(getattr(strategy, "document_ids", ()))
 
     def tiers(chosen: Selection) -> dict[str, frozenset[str]]:
-        """What gives way first (middle not summarised yet) and last (the head window: see
-        :func:`opening`) when cutting."""
+        """What gives way first (middle not summarised yet), last (the head window: see
+        :func:`opening`) and only when nothing else is left (``late``: the oldest recent turns) when cutting."""
         return {
             "first": frozenset(e.id for a, b in chosen.give_way for e in body.entries(a, b)),
             "last": opening(chosen),
+            "late": frozenset(e.id for a, b in chosen.last_resort for e in body.entries(a, b)),
         }
 
     def opening(chosen: Selection) -> frozenset[str]:
@@ -746,8 +747,8 @@ def _compile_context(
 
     def layout_key(chosen: Selection) -> tuple[Any, ...]:
         """Everything a pass's render and its loop shortening read: equal keys, equal work."""
-        return (chosen.entries, chosen.superseded, chosen.give_way, chosen.protected, pinned(), cap, priced_at,
-                whole_loop)  # fmt: skip
+        return (chosen.entries, chosen.superseded, chosen.give_way, chosen.protected, chosen.last_resort, pinned(),
+                cap, priced_at, whole_loop)  # fmt: skip
 
     def own_calls(participant: str) -> bool:
         """Whether this participant's calls are sent as calls (the assistant's own, never shown as text)."""

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from context_journal.formats import read_transcript
@@ -59,6 +59,9 @@ def test_for_budget_1000_compiles_the_longest_locomo_conversation_dated() -> Non
     size=st.integers(5, 60),
     budget=st.integers(1_000, 3_000),
 )
+# Found by random search: the head, seven unmerged summaries and four 76-token recent turns needed 1,014
+# tokens at 1,000 (no excerpt makes a short turn smaller): the oldest recent turn now gives way whole.
+@example(sessions=8, turns=14, size=21, budget=1_000)
 def test_for_budget_leaves_room_for_dates(sessions: int, turns: int, size: int, budget: int) -> None:
     """Dated conversations (a new date each session): a compile at ``for_budget(budget)``'s own budget
     never raises, and its head is never cut. From 1,000 tokens (the supported lower bound): below it the smallest
@@ -76,3 +79,26 @@ def test_for_budget_leaves_room_for_dates(sessions: int, turns: int, size: int, 
         check(cm, result)
         text = json.dumps(list(result.messages[0].content))
         assert "Hi Bob, " + words(12) in text
+
+
+def test_oldest_recent_turns_give_way_into_the_middle_note() -> None:
+    """When the oldest recent turn gives way after the middle did, one note stands for both cuts (two
+    notes side by side cost a second note's tokens), counting every message it names."""
+    strategy = AutobiographicalStrategy(AutobiographicalConfig.for_budget(1_000))
+    with ContextManager.open("memory:", strategy=strategy, summarizer=OfflineSummarizer()) as cm:
+        day = 1_683_500_000.0
+        cm.add_message("ann", "Hi Bob, " + words(12), timestamp=day)
+        for s in range(8):
+            for k in range(14):
+                cm.add_message("bob" if k % 2 else "ann", words(21, s + k), timestamp=day + s * 86_400 * 3 + k)
+        cm.drain()
+        newest = cm.get_all_messages()[-1].id
+        result = cm.compile(1_000, render_dates=True)
+        check(cm, result)
+        notes = [m for m in result.messages if any(s.id == "cut to fit" for s in m.sources)]
+        assert len(notes) == 1
+        cut = [s.id for s in notes[0].sources if s.kind == "message"]
+        assert len(cut) == 3 and all(not s.complete for s in notes[0].sources if s.kind == "message")
+        assert "[… 3 earlier messages (about " in json.dumps(list(notes[0].content), ensure_ascii=False)
+        assert newest not in cut and result.messages[-1].sources[-1].id == newest
+        assert sum(1 for r in result.repairs if r.kind == "cut_to_fit") == 2

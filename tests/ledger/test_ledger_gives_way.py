@@ -61,7 +61,9 @@ def test_the_block_gives_way_on_a_real_session(data_dir: Path, strategy: str) ->
     floor, runs = _both(cm)
     assert floor > 1000
     shown = [tokens for _, tokens in runs if tokens]
-    assert len(shown) >= len(runs) // 2, runs  # shortened rather than dropped, at most budgets
+    # Shortened rather than dropped: shown at every budget from 200 tokens over the floor on (the smallest
+    # block worth showing is about 150 tokens; the floor itself moves with what the rest can give up).
+    assert all(tokens for budget, tokens in runs if budget >= floor + 200), runs
     assert max(shown) < full.parts["ledger"]
 
 

@@ -15,6 +15,7 @@ Private to :mod:`context_journal.compile`.
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -535,6 +536,17 @@ def _gap_note(count: int, tokens: int) -> str:
     )
 
 
+_GAP_NOTE = re.compile(r"\[… (\d+) earlier messages? \(about (\d+) tokens\), not summarised yet, cut here")
+
+
+def _cut_note(m: Work) -> tuple[int, int] | None:
+    """``(messages, tokens)`` a note of :func:`_give_way` stands for, or None when ``m`` is not one."""
+    if m.kind != "note" or not m.sources or m.sources[0] != Source("synthetic", "cut to fit") or len(m.blocks) != 1:
+        return None
+    found = _GAP_NOTE.match(str(m.blocks[0].get("text", "")))
+    return (int(found.group(1)), int(found.group(2))) if found else None
+
+
 def held(m: Work, keep: frozenset[str]) -> bool:
     """Whether ``m`` is one of the messages ``keep`` names: a raw message by its id, a rendered summary or
     message (no id of its own) when every summary and message it stands for is named."""
@@ -554,16 +566,28 @@ def _give_way(
     total = sum(_tokens(m, counter) for m in work)
     note_cost = counter.count_message("context-journal", [{"type": "text", "text": _gap_note(99, 99_999)}])
     gone: dict[int, int] = {}  # index -> its run's first index
-    run_start: int | None = None
+    run: list[int] = []  # the run being cut, and what it saves (its note's cost taken off)
+    saved = 0
+
+    def close() -> None:
+        """End the run: one that saves nothing (a short message whose note costs as much) stays."""
+        nonlocal total, saved
+        if run and saved <= 0:
+            for k in run:
+                del gone[k]
+            total += saved
+        run.clear()
+        saved = 0
+
     for i, m in enumerate(work):
         if total <= room:
             break
         if m.origin not in first or m.origin in keep:
-            run_start = None
+            close()
             continue
         size = _tokens(m, counter)
         if m.flags & (F_TOOL_USE | F_TOOL_RESULT | F_THINKING) or (m.flags & F_PROVIDER and in_server_pair(m.blocks)):
-            run_start = None  # a paused pair's half is cut to its excerpt, never away from its other half
+            close()  # a paused pair's half is cut to its excerpt, never away from its other half
             blocks = excerpt_blocks(m.blocks, 0.0, counter, m.origin)
             # Only a cut that makes it smaller (the marker of a short message's excerpt can outweigh
             # what it cuts: a review saw "cut from about 112 to 129 tokens").
@@ -573,30 +597,39 @@ def _give_way(
                 p.repair("excerpted", m, f"cut from about {size} to {_tokens(m, counter)} tokens to fit the budget")
                 total += _tokens(m, counter) - size
             continue
-        if run_start is None:
-            run_start = i
+        if not run and not (i and _cut_note(work[i - 1])):  # a run right after an earlier cut's note joins it
             total += note_cost
-        gone[i] = run_start
+            saved -= note_cost
+        run.append(i)
+        gone[i] = run[0]
         total -= size
+        saved += size
+    if total > room:
+        close()  # (a run that lowered the total to within room saved tokens)
     if not gone:
         return work
     out: list[Work] = []
-    notes: list[tuple[Work, list[Work]]] = []
+    notes: list[tuple[Work, list[Work], int, int]] = []  # note, new members, and those it stood for before
     for i, m in enumerate(work):
         start = gone.get(i)
         if start is None:
             out.append(m)
             continue
-        if start == i:  # a run starts: one note stands for it
-            note = Work("context-journal", "user", [], 0, None, None, kind="note")
-            out.append(note)
-            notes.append((note, []))
+        if start == i:  # a run starts: one note stands for it (the earlier cut's note right before it)
+            earlier = _cut_note(out[-1]) if out else None
+            if earlier is not None:
+                notes.append((out[-1], [], *earlier))
+            else:
+                note = Work("context-journal", "user", [], 0, None, None, kind="note")
+                out.append(note)
+                notes.append((note, [], 0, 0))
         notes[-1][1].append(m)
-    for note, members in notes:
-        tokens = sum(_tokens(x, counter) for x in members)
-        note.blocks = [{"type": "text", "text": _gap_note(len(members), tokens)}]
+    for note, members, count, before in notes:
+        tokens = before + sum(_tokens(x, counter) for x in members)
+        note.blocks = [{"type": "text", "text": _gap_note(count + len(members), tokens)}]
+        note.tokens = None
         note.sources = [
-            Source("synthetic", "cut to fit"),
+            *(note.sources or [Source("synthetic", "cut to fit")]),
             *(Source("message", x.origin or "", x.sequence, False) for x in members),
         ]
         p.altered.update(x.origin or "" for x in members)
@@ -708,6 +741,7 @@ def shrink(
     first: frozenset[str] = frozenset(),
     last: frozenset[str] = frozenset(),
     documents: frozenset[str] = frozenset(),
+    late: frozenset[str] = frozenset(),
 ) -> list[Work]:
     """Reduce messages to excerpts until the context fits ``room`` tokens (or cannot), in tiers:
 
@@ -715,7 +749,10 @@ def shrink(
        :func:`_give_way`);
     2. every other message by a water level (see :func:`_level`);
     3. the messages ``last`` names (the head window: the opening instructions), only when nothing
-       else is left to cut.
+       else is left to cut;
+    4. the messages ``late`` names (the oldest turns of a recent window, which no excerpt made small
+       enough), oldest first, as tier 1 cuts them: before the working-state block and the recall
+       section give way (below).
 
     Those in ``keep_thinking`` (the opening message of a running tool loop) keep their thinking blocks
     byte for byte; those in ``keep_whole`` (pinned messages and their tool units, and rendered summaries
@@ -738,6 +775,8 @@ def shrink(
             i for i, m in enumerate(work) if not held(m, whole) and m.kind != "ledger" and (m.origin in last) == tier
         ]
         _level(work, chosen, room, counter, p, keep_thinking)
+    if late and sum(_tokens(m, counter) for m in work) > room:
+        work = _give_way(work, room, counter, p, late, keep_whole | keep_thinking)
     for i, m in enumerate(work):
         if m.kind == "ledger":
             _drop_last_lines(m, sum(_tokens(x, counter) for x in work) - room, counter, p)

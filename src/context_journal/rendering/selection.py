@@ -104,6 +104,9 @@ class Selection:
             (middle content not summarised yet), oldest first.
         protected: Raw spans ``(start, end)`` cut only when nothing else is left to cut (the opening
             instructions: a head window).
+        last_resort: Raw spans ``(start, end)`` that give way, oldest first and each run replaced by one
+            note, only when everything else is cut and the context still does not fit (the oldest turns
+            of a recent window, never its newest unit): a compile that cuts them does not fail.
         superseded: Tool name -> ``(store sequence, note)``: a raw ``tool_use`` of that tool in a
             message older than the sequence is rendered with ``{"superseded": note}`` as its input
             (its id, name and result kept): a plan the selection shows in a newer version elsewhere.
@@ -114,6 +117,7 @@ class Selection:
     omitted: tuple[tuple[int, int, str], ...] = ()
     give_way: tuple[tuple[int, int], ...] = ()
     protected: tuple[tuple[int, int], ...] = ()
+    last_resort: tuple[tuple[int, int], ...] = ()
     superseded: Mapping[str, tuple[int, str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -122,6 +126,7 @@ class Selection:
         # stored layout's one run and a fresh fold's chunks compiled the same view two ways).
         object.__setattr__(self, "give_way", join_spans(self.give_way))
         object.__setattr__(self, "protected", join_spans(self.protected))
+        object.__setattr__(self, "last_resort", join_spans(self.last_resort))
 
 
 def join_spans(spans: Sequence[tuple[int, int]]) -> tuple[tuple[int, int], ...]:

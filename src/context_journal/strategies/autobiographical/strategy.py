@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import OverBudgetError
 from ...stores.base import Op
+from ...views import unit_bounds
 from ..base import (
     HOT_CONTEXT_STATE,
     BaseStrategy,
@@ -384,7 +385,14 @@ class AutobiographicalStrategy(BaseStrategy):
             if b > a
         )
         protected = ((hs, he),) if he > hs else ()
-        return Selection(entries, state=state, omitted=omitted, give_way=give_way, protected=protected)
+        # When even the head is cut and the context still does not fit (a run of short turns no excerpt
+        # makes smaller), the recent window's oldest turns give way whole, never its newest unit.
+        newest = unit_bounds(view, n - 1, n)[0]
+        late = max(rs, he)
+        last_resort = ((late, newest),) if newest > late else ()
+        return Selection(
+            entries, state=state, omitted=omitted, give_way=give_way, protected=protected, last_resort=last_resort
+        )
 
     def summarised(self, view: MessageView, start: int, end: int) -> bool:
         """Whether a summary stands for any message at ``view`` positions ``[start, end)`` (the chunk
