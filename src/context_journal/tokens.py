@@ -100,7 +100,7 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache, reduce
-from itertools import filterfalse
+from itertools import chain, filterfalse
 from operator import add
 from pathlib import Path
 from typing import Any, Protocol, cast, runtime_checkable
@@ -707,12 +707,14 @@ def _unknown_price(run: str) -> float:
 
 def _forget_judged_runs() -> None:
     """Empty the tables of judged runs (``_NOT_UNKNOWN`` back to the known words, ``_UNKNOWN_PRICE``, the
-    runs priced 0 as encoded or random data)."""
+    runs priced 0 as encoded or random data, the chunks counted: ``_CHUNK_COUNTS``, ``_CHUNK_PRICES``)."""
     _NOT_UNKNOWN.clear()
     _NOT_UNKNOWN.update(_KNOWN_RUNS)
     _UNKNOWN_PRICE.clear()
     _BLOB_FREE.clear()
     _RANDOM_FREE.clear()
+    _CHUNK_COUNTS.clear()
+    _CHUNK_PRICES.clear()
 
 
 def _unknown_runs(runs: list[bytes]) -> list[bytes]:
@@ -988,16 +990,141 @@ _NO_PRICES: list[float | None] = []  # (never changed)
 _PADDING = (b" ", b" ")  # b" ".join-ed around a translation: one copy, where b" " + t + b" " made two
 
 
+_LIST_COMMA_ITEM = re.compile(rb", (?=[A-Za-z0-9]+, )")
+"""A ``", "`` before an item of letters or digits alone and another ``", "`` (the next separator: the item
+holds none); the one after it is looked ahead at, not taken."""
+_LIST_SEMICOLON_ITEM = re.compile(rb"; (?=[A-Za-z]+; )")
+_AFTER_WORD = re.compile(rb"n(?<=[aA]n)")
+"""In a text's ``_GATE_BYTES`` translation, a line feed after an ASCII letter (the regex opens with the line
+feed, so it is tried only at line feeds; lowering the translation and counting ``"an"`` took three times as
+long)."""
+_JSON_COMMA = re.compile(rb', "')  # counted with findall: it opens with a literal, found faster than bytes.count
+_JSON_COLON = re.compile(rb'": ')
+
+
 def _list_items(raw: bytes) -> int:
     """The items of one word between two separators of a list: ``", "`` (letters or digits: ``red, green``,
     ``JFK, SFO``, ``1, 2``) or ``"; "`` (letters: ``red; green``). Not a bare ``","``: in a CSV row a
     short cell merges with the comma before it (``,b``, ``ob``), and CSV was priced at 1.49x already.
-    Counted with splits and ``bytes`` methods at C speed (a regex with look-arounds took a fifth of the
-    estimate's time on English prose)."""
-    items = sum(map(bytes.isalnum, raw.split(b", ")[1:-1])) if b", " in raw else 0
+    Counted with one regex pass each, at the separators (each regex opens with one: a regex that opened with
+    a look-behind took a fifth of the estimate's time on English prose; splitting the text at every separator
+    took twice as long as this)."""
+    items = len(_LIST_COMMA_ITEM.findall(raw)) if b", " in raw else 0
     if b"; " in raw:
-        items += sum(map(bytes.isalpha, raw.split(b"; ")[1:-1]))
+        items += len(_LIST_SEMICOLON_ITEM.findall(raw))
     return items
+
+
+_CHUNK_BYTES = bytes(
+    b if chr(b).isascii() and (chr(b).isalpha() or chr(b) in "_'") else ord("0") if 48 <= b <= 57 else ord(" ")
+    for b in range(256)
+)
+"""A translation table: ASCII letters, "_" and "'" kept, digits to "0", the rest to " ". Its runs (chunks:
+``don't``, ``user_id``, ``v0``) are the runs of word characters a one-letter word is told by
+(``_ONE_LETTER_BYTES``; the non-ASCII characters, word characters there, are not in chunks: see
+``_NEAR_BYTES``), and each holds whole runs of letters (words), whole runs of ``_WORD_BYTES`` (split at "'")
+and every lowercase letter followed by a capital: what the word model counts is the sum of what each chunk
+holds (:func:`_chunk_counts`)."""
+_CHUNK_WORD_BYTES = bytes(ord(" ") if b == 39 else ord("0") if b == 95 else b for b in range(256))
+"""A chunk's runs of ``_WORD_BYTES`` (the runs judged by :func:`_unknown_price`): "'" to " ", "_" to "0"."""
+_NEAR_BYTES = bytes(
+    ord("a")
+    if chr(b).isascii() and chr(b).isalpha()
+    else ord("w")
+    if chr(b) in "0123456789_'"
+    else ord("x")
+    if b >= 128
+    else ord(" ")
+    for b in range(256)
+)
+"""ASCII letters to "a", the chunks' other characters to "w", the bytes of non-ASCII characters to "x", the rest to
+" ": a chunk of one letter beside a non-ASCII character is ``" ax"``, ``"xa "`` or ``"xax"`` (padded with a space
+at each end), and no one-letter word (``_ONE_LETTER_BYTES`` holds non-ASCII characters for word characters)."""
+_NEAR_AFTER = re.compile(rb"xa(?=[ x])")  # a letter alone after a non-ASCII character (opens with a literal)
+_LETTER_RUN = re.compile(rb"([A-Za-z])\1{7}")  # eight of one letter in a row: cut out before words are priced
+# A chunk's counts, packed in one int (a text's sum stays under 2**63, the fast path of ``sum``, for texts of
+# up to 16,384 characters): letters (15 bits), words (runs of letters), chunks of one letter, and lowercase
+# letters followed by a capital (14 bits each).
+_LETTERS_MASK = (1 << 15) - 1
+_FIELD_MASK = (1 << 14) - 1
+_WORDS_SHIFT = 15
+_SINGLE_SHIFT = 29
+_HUMPS_SHIFT = 43
+_CHUNK_COUNTS: dict[bytes, int] = {}
+"""The packed counts of the chunks seen (:func:`_chunk_count`); emptied when it holds ``_CHUNKS_MAX``."""
+_CHUNK_PRICES: dict[bytes, tuple[float, ...]] = {}
+"""The chunks of ``_CHUNK_COUNTS`` that hold a word the word model underprices, with what each such word adds
+(``_unknown_price``), in order."""
+_CHUNKS_MAX = 100_000
+_NO_RUNS: list[bytes] = []  # (never changed)
+
+
+def _judged_price(run: bytes) -> float:
+    """What the word model leaves out of one run of ``_WORD_BYTES`` (as :func:`_unknown_words` prices it: 0 for
+    the runs of ``_NOT_UNKNOWN``)."""
+    if run in _NOT_UNKNOWN:
+        return 0.0
+    price = _UNKNOWN_PRICE.get(run)
+    return _unknown_price(run.decode("ascii")) if price is None else price
+
+
+def _chunk_count(chunk: bytes) -> int | None:
+    """The packed counts of one chunk (see ``_CHUNK_BYTES``), its prices noted in ``_CHUNK_PRICES``; None for a
+    chunk with eight of one letter in a row (cut out as a run before words are priced: see _unknown_words)."""
+    n = len(chunk)
+    if n >= 8 and _LETTER_RUN.search(chunk):
+        return None
+    if chunk.isalpha():  # most often: one word, one run of _WORD_BYTES
+        price = _judged_price(chunk)
+        if price:
+            _CHUNK_PRICES[chunk] = (price,)
+        humps = chunk.translate(_CASE_BYTES).count(b"aA") if n > 1 else 0
+        return n | 1 << _WORDS_SHIFT | (n == 1) << _SINGLE_SHIFT | humps << _HUMPS_SHIFT
+    letter_runs = chunk.translate(_LETTER_BYTES).split()
+    letters = sum(map(len, letter_runs))
+    humps = chunk.translate(_CASE_BYTES).count(b"aA")
+    single = n == 1 and letters == 1
+    prices = tuple(filter(None, map(_judged_price, chunk.translate(_CHUNK_WORD_BYTES).split())))
+    if prices:
+        _CHUNK_PRICES[chunk] = prices
+    return letters | len(letter_runs) << _WORDS_SHIFT | single << _SINGLE_SHIFT | humps << _HUMPS_SHIFT
+
+
+def _count_new_chunks(chunks: list[bytes]) -> int | None:
+    """:func:`_chunk_counts`'s sum when some of ``chunks`` were never seen: each new one is counted once."""
+    if len(_CHUNK_COUNTS) >= _CHUNKS_MAX:
+        _CHUNK_COUNTS.clear()
+        _CHUNK_PRICES.clear()
+    for chunk in {*filterfalse(_CHUNK_COUNTS.__contains__, chunks)}:
+        count = _chunk_count(chunk)
+        if count is None:
+            return None
+        _CHUNK_COUNTS[chunk] = count
+    return sum(map(_CHUNK_COUNTS.__getitem__, chunks))
+
+
+def _chunk_counts(raw: bytes) -> tuple[int, float | None] | None:
+    """What the word model needs of a text of up to 16,384 characters (its UTF-8 bytes ``raw``), read off
+    its chunks (``_CHUNK_BYTES``): the sum of their packed counts (letters, words, one-letter words, lowercase
+    letters followed by a capital), and the sum of the prices of its words not one token in order (as
+    :func:`_unknown_words` adds them; None when there is none). None when a chunk holds eight of one letter
+    in a row or a run of 16 letters and digits (the text is priced the long way).
+
+    The chunks are split at C speed and their counts looked up and added in one C-level pass (``sum`` over a
+    ``map``), where counting each feature took a pass of its own (the words, the letters, the one-letter
+    words, the capitals after a lowercase letter) and the words' check another; a chunk is counted in Python
+    once, the first time it is seen (the same few thousand recur: ``the``, ``user's``, ``id``)."""
+    chunks = raw.translate(_CHUNK_BYTES).split()
+    try:
+        packed = sum(map(_CHUNK_COUNTS.__getitem__, chunks))
+    except KeyError:
+        counted = _count_new_chunks(chunks)
+        if counted is None:
+            return None
+        packed = counted
+    if _CHUNK_PRICES.keys().isdisjoint(chunks):  # most often
+        return packed, None
+    return packed, reduce(add, chain.from_iterable(filter(None, map(_CHUNK_PRICES.get, chunks))), 0.0)
 
 
 def _text_estimate(text: str) -> float:
@@ -1021,10 +1148,20 @@ def _text_estimate(text: str) -> float:
         if cut:
             return cut + _text_estimate(rest)
     sampled = n > _SAMPLE_FROM  # the unknown words of a long text are looked for in windows of it
-    word_runs = [] if sampled else raw.translate(_WORD_BYTES).split()
-    unknown = [] if _NOT_UNKNOWN.issuperset(word_runs) else _unknown_runs(word_runs)
-    # the prices of the unknown runs judged before, None for a run never judged (most often there is none)
-    prices = [*map(_UNKNOWN_PRICE.get, unknown)] if unknown else _NO_PRICES
+    # Most often (no base64 run, no run of eight of one mark, every chunk of word characters seen before) the
+    # words are read off the chunks' remembered counts in one C-level pass: see _chunk_counts.
+    marks = raw.translate(_BLOB_BYTES) if n >= 16 else b""  # runs of base64 characters (see _BLOB)
+    first = marks.find(b"a" * 16)  # where the first run can start (nothing before it matches)
+    counted = None if sampled or mark_run or first >= 0 else _chunk_counts(raw)
+    if counted is not None:
+        # no run of eight of one letter (no chunk counted holds one) and no base64 run: nothing to cut out
+        word_runs = unknown = _NO_RUNS
+        prices = _NO_PRICES
+    else:
+        word_runs = [] if sampled else raw.translate(_WORD_BYTES).split()
+        unknown = [] if _NOT_UNKNOWN.issuperset(word_runs) else _unknown_runs(word_runs)
+        # the prices of the unknown runs judged before, None for a run never judged (most often there is none)
+        prices = [*map(_UNKNOWN_PRICE.get, unknown)] if unknown else _NO_PRICES
     # Eight of one letter in a row lie in a run of word characters that neither table of judged runs holds
     # (see _unknown_words): most often there is none of eight or more. The words of a long text are looked
     # at in windows: there, eight letters in a row will do.
@@ -1036,18 +1173,15 @@ def _text_estimate(text: str) -> float:
         cut, rest = _swap_runs(text, raw, _CHAR_RUN.finditer(raw), _char_run_tokens)
         if cut:
             return cut + _text_estimate(rest)
-    if n >= 16:
-        marks = raw.translate(_BLOB_BYTES)
-        first = marks.find(b"a" * 16)  # where the first run can start (nothing before it matches)
-        if first >= 0:
-            if not sampled and len(word_runs) <= 64 and not ("+" in text or "/" in text or "=" in text or "_" in text):
-                # the runs of base64 characters are the runs of word characters: the long ones are those found
-                long = [r for r in word_runs if len(r) >= 16]
-                blobs, rest = _priced_runs(text, raw, long, (_BLOB, marks, first), _blob_price, _BLOB_FREE)
-            else:
-                blobs, rest = _swap_runs(text, raw, _BLOB.finditer(marks, first), _blob_price)
-            if blobs:
-                return blobs + _text_estimate(rest)  # the rest has no blob left: priced by the word model
+    if first >= 0:  # a run of 16 base64 characters or more (found above)
+        if not sampled and len(word_runs) <= 64 and not ("+" in text or "/" in text or "=" in text or "_" in text):
+            # the runs of base64 characters are the runs of word characters: the long ones are those found
+            long = [r for r in word_runs if len(r) >= 16]
+            blobs, rest = _priced_runs(text, raw, long, (_BLOB, marks, first), _blob_price, _BLOB_FREE)
+        else:
+            blobs, rest = _swap_runs(text, raw, _BLOB.finditer(marks, first), _blob_price)
+        if blobs:
+            return blobs + _text_estimate(rest)  # the rest has no blob left: priced by the word model
     digit_chars = digit_groups = digit_runs = 0
     if _DIGIT in gate:
         numbers = raw.translate(_DIGIT_BYTES).split()  # the runs of digits, as runs of "0"
@@ -1063,15 +1197,21 @@ def _text_estimate(text: str) -> float:
         )
     # The words are the runs of ASCII letters. The runs of word characters split above are those runs when
     # the text holds no digit and no "_" (most often): their number and length count the words and letters.
-    underscores = raw.count(b"_") if "_" in text else 0
-    if sampled or digit_runs or underscores:
-        marks = raw.translate(_LETTER_BYTES)
-        letters = marks.count(b"a")
-        words = marks.count(b" a") + (marks[0] == 97)
+    if counted is not None:  # the chunks' counts, added (see _chunk_counts)
+        packed = counted[0]
+        letters = packed & _LETTERS_MASK
+        words = packed >> _WORDS_SHIFT & _FIELD_MASK
+        humps = packed >> _HUMPS_SHIFT  # a lowercase letter followed by a capital
     else:
-        letters = len(b"".join(word_runs))
-        words = len(word_runs)
-    humps = gate.count(b"aA") if letters >= 2 and 65 in gate else 0  # a lowercase letter followed by a capital
+        underscores = raw.count(b"_") if "_" in text else 0
+        if sampled or digit_runs or underscores:
+            marks = raw.translate(_LETTER_BYTES)
+            letters = marks.count(b"a")
+            words = marks.count(b" a") + (marks[0] == 97)
+        else:
+            letters = len(b"".join(word_runs))
+            words = len(word_runs)
+        humps = gate.count(b"aA") if letters >= 2 and 65 in gate else 0  # a lowercase letter followed by a capital
     # Random printable ASCII: letters in short runs, or case changing inside words. In a short string
     # (under 256 characters) one lowercase letter before a capital will do; a longer one needs one in
     # every 48 characters with a digit in every 24: random keys and passwords do, prose does not, and
@@ -1113,7 +1253,7 @@ def _text_estimate(text: str) -> float:
         elif newlines:  # no two line breaks in a row
             est += _W_NEWLINE * newlines
         if newlines:
-            est += _W_NEWLINE_AFTER_WORD * gate.lower().count(b"an")
+            est += _W_NEWLINE_AFTER_WORD * len(_AFTER_WORD.findall(gate))
             if newlines > text.endswith("\n"):  # a mark and a space opening a line (after a line feed, not the last)
                 est += _W_LINE_MARK * len(_LINE_MARK.findall(raw))
     spaces = blanks + newlines + tabs + crs
@@ -1127,7 +1267,7 @@ def _text_estimate(text: str) -> float:
     if controls:
         est += _W_CONTROL * controls + _W_ANSI * text.count("\x1b[")
     if '"' in text:
-        est += _W_JSON_SPACE * (raw.count(b', "') + raw.count(b'": '))
+        est += _W_JSON_SPACE * (len(_JSON_COMMA.findall(raw)) + len(_JSON_COLON.findall(raw)))
     listed = (len(_COMMA_SPACE.findall(raw)) if "," in text else 0) + (raw.count(b"; ") if ";" in text else 0)
     if listed >= 3:  # a list of single words: each separator a token of its own
         est += _W_LIST_COMMA * _list_items(raw)
@@ -1137,10 +1277,16 @@ def _text_estimate(text: str) -> float:
         if lone:
             est += _W_LONE_MARK * lone
     if words:  # one-letter words (x = a[i] + b, "I a", a letter per line): a token each, over the word model
-        ones = raw.translate(_ONE_LETTER_BYTES).join(_PADDING)
-        # one regex pass (a list of the matches) in most texts; two or three C passes in a long one, which may
-        # hold thousands of them
-        single = _overlapping(ones, b" a ", b" a a ") if sampled else len(_ONE_LETTER_WORD.findall(ones))
+        if counted is not None:  # the chunks of one letter, but those beside a non-ASCII character
+            single = counted[0] >> _SINGLE_SHIFT & _FIELD_MASK
+            if not is_ascii:
+                near = raw.translate(_NEAR_BYTES).join(_PADDING)
+                single -= len(_NEAR_AFTER.findall(near)) + near.count(b" ax")
+        else:
+            ones = raw.translate(_ONE_LETTER_BYTES).join(_PADDING)
+            # one regex pass (a list of the matches) in most texts; two or three C passes in a long one, which
+            # may hold thousands of them
+            single = _overlapping(ones, b" a ", b" a a ") if sampled else len(_ONE_LETTER_WORD.findall(ones))
         if single:
             est += _W_ONE_LETTER * single
     if "\\" in text:
@@ -1172,6 +1318,9 @@ def _text_estimate(text: str) -> float:
     if letters >= 2:
         if sampled:
             est += _sampled_unknown_words(text)
+        elif counted is not None:
+            if counted[1] is not None:  # the prices of the words not one token, added in order
+                est += counted[1]
         elif unknown:  # most often every run is known to cost what the word model gives
             # each judged before: their prices added in order at C speed (as _unknown_words adds them)
             est += _unknown_words(unknown) if None in prices else reduce(add, cast("list[float]", prices), 0.0)
