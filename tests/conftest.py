@@ -17,8 +17,12 @@ import os
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+import typer
+import typer.main
+import typer.testing
 from hypothesis import settings
 
 from context_journal.stores import MemoryStore, SQLiteStore, Store
@@ -31,7 +35,7 @@ DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 # Hypothesis profiles. "ci", loaded unless another is chosen, runs every test's examples as written. "dev"
 # (``python -m pytest --hypothesis-profile=dev``, hypothesis's own option, applied after this file is read)
-# runs about a fifth of them for a quicker local loop: a test's ``max_examples=examples(N)`` follows it
+# runs about a tenth of them for a quicker local loop: a test's ``max_examples=examples(N)`` follows it
 # (hypothesis_budget.py), and so does every test that names no count. Both start from the settings
 # hypothesis would have loaded by itself (its built-in "ci" profile when it detects a CI run, else
 # "default"), so a run that chooses no profile behaves exactly as before the profiles existed.
@@ -39,6 +43,28 @@ _HYPOTHESIS_BASE = settings.get_profile(settings.get_current_profile_name())
 settings.register_profile("ci", _HYPOTHESIS_BASE)
 settings.register_profile(DEV_PROFILE, _HYPOTHESIS_BASE, max_examples=DEV_MAX_EXAMPLES)
 settings.load_profile("ci")
+
+
+# The command-line tests run the CLI in process with typer's ``CliRunner``, whose ``invoke`` turns the typer app
+# into its click command (every command's signature and type hints read again) on each call: 40 ms a call, and
+# the suite makes hundreds of them. The app is fixed once its modules are imported, so the command is built once
+# per app and reused; each invocation still parses, runs and reports through it as before (click keeps no state
+# in a command between invocations: each gets a new context). The build itself is run by the first call, and
+# by every test that starts the real command line in a process of its own.
+_built: dict[int, tuple[typer.Typer, tuple[int, int, int], Any]] = {}
+
+
+def _command_of(app: typer.Typer) -> Any:
+    """The click command of ``app``, built again if commands, groups or the callback were added since."""
+    shape = (len(app.registered_commands), len(app.registered_groups), id(app.registered_callback))
+    held = _built.get(id(app))
+    if held is None or held[0] is not app or held[1] != shape:
+        held = (app, shape, typer.main.get_command(app))
+        _built[id(app)] = held
+    return held[2]
+
+
+setattr(typer.testing, "_get_command", _command_of)  # noqa: B010 (a private name of typer's, set by name)
 
 
 @pytest.fixture(scope="session")

@@ -1,138 +1,286 @@
 """context-journal: a durable, branching journal and a bounded context compiler for LLM agents.
 
-The public surface is re-exported here; ``__all__`` is sorted and pinned by a test.
+The public surface is re-exported here; ``__all__`` is sorted and pinned by a test. Each name is imported
+from its module on first use (PEP 562 ``__getattr__``), so ``import context_journal`` (and every command-line
+start) loads only the modules a program uses: ``from context_journal import ContextManager`` does not load
+the LLM adapters, the importers or the execution journal.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from . import _lazy
 from ._version import __version__ as __version__  # the one source of the version
-from .aio import AsyncContextManager
-from .branching import BranchSummary, Derivation, StrategyInitError
-from .compile import (
-    CompiledMessage,
-    CompileOptions,
-    CompileResult,
-    EmptyContextError,
-    Injection,
-    OverBudgetError,
-    Repair,
-    Roles,
-    Source,
-)
-from .compression import (
-    CompressionStats,
-    CompressionUnavailableError,
-    DrainProgress,
-    DrainReport,
-    SummaryNotFoundError,
-    TickResult,
-)
-from .content import (
-    Base64Source,
-    BlobSource,
-    Block,
-    DocumentBlock,
-    ImageBlock,
-    RedactedThinkingBlock,
-    TextBlock,
-    ThinkingBlock,
-    ToolResultBlock,
-    ToolUseBlock,
-    URLSource,
-)
-from .errors import (
-    BranchError,
-    BranchExistsError,
-    BranchInUseError,
-    BranchNotFoundError,
-    ContentError,
-    ContextJournalError,
-    CorruptRecordError,
-    DuplicateMessageError,
-    ImportFormatError,
-    MalformedContentError,
-    MessageError,
-    MessageNotFoundError,
-    MigrationError,
-    MissingExtraError,
-    StoreBusyError,
-    StoreClosedError,
-    StoreError,
-    ViewFilterError,
-)
-from .formats import (
-    Conversation,
-    ImportReport,
-    ImportResult,
-    Skipped,
-    detect_format,
-    import_into,
-    load_locomo_qa,
-    read_transcript,
-)
-from .journal import (
-    AppendOutcome,
-    AuthorNotAllowedError,
-    Brief,
-    BriefTrigger,
-    DriftReport,
-    EntryNotFoundError,
-    EntryValidationError,
-    ExecutionJournal,
-    Finding,
-    HarnessView,
-    HeadKeyRequiredError,
-    IdempotencyKeyReuseError,
-    JournalError,
-    JournalIntegrityError,
-    SummaryPage,
-)
-from .journal import Entry as JournalEntry
-from .llm import (
-    AnthropicProvider,
-    AnthropicTokenCounter,
-    LLMMessage,
-    LLMRequest,
-    LLMResponse,
-    OfflineSummarizer,
-    OpenAIProvider,
-    Provider,
-    ProviderAuthError,
-    ProviderError,
-    ProviderRefusalError,
-    ProviderRequestError,
-    ProviderResponseError,
-    ProviderTransientError,
-    RetryPolicy,
-    ToolDefinition,
-    Usage,
-    run_sync,
-)
-from .manager import ContextManager
-from .messages import Message, MessageInput
-from .readers import AudienceNarrowingError, ReaderConflictError, ReaderError, StaleReaderError
-from .recall import RecallConfig, RecallStrategy, SearchHit, SummaryHit
-from .sharding import ShardingError
-from .stores import MemoryStore, SQLiteStore, Store, open_store
-from .strategies import (
-    AutobiographicalConfig,
-    AutobiographicalStrategy,
-    KnowledgeStrategy,
-    PassthroughStrategy,
-    PendingWork,
-    Phase,
-    Strategy,
-    StrategyContext,
-    Summary,
-    SummaryRequest,
-    SummaryResult,
-    WindowedPassthroughStrategy,
-)
-from .strategies.pinned import PinInfo, PinUnsupportedError
-from .tokens import Calibration, EstimatingCounter, TiktokenCounter, TokenCounter, TokenizerUnavailableError
-from .validate import InvalidContextError, ValidationIssue, validate_messages
-from .views import ReaderView
-from .workers import CompressionDelegatedError, CompressionWorker, LeaseLostError, WorkerReport
+
+if TYPE_CHECKING:  # the names, for type checkers; at run time each is imported on first use (PEP 562)
+    from .aio import AsyncContextManager
+    from .branching import BranchSummary, Derivation, StrategyInitError
+    from .compile import (
+        CompiledMessage,
+        CompileOptions,
+        CompileResult,
+        EmptyContextError,
+        Injection,
+        OverBudgetError,
+        Repair,
+        Roles,
+        Source,
+    )
+    from .compression import (
+        CompressionStats,
+        CompressionUnavailableError,
+        DrainProgress,
+        DrainReport,
+        SummaryNotFoundError,
+        TickResult,
+    )
+    from .content import (
+        Base64Source,
+        BlobSource,
+        Block,
+        DocumentBlock,
+        ImageBlock,
+        RedactedThinkingBlock,
+        TextBlock,
+        ThinkingBlock,
+        ToolResultBlock,
+        ToolUseBlock,
+        URLSource,
+    )
+    from .errors import (
+        BranchError,
+        BranchExistsError,
+        BranchInUseError,
+        BranchNotFoundError,
+        ContentError,
+        ContextJournalError,
+        CorruptRecordError,
+        DuplicateMessageError,
+        ImportFormatError,
+        MalformedContentError,
+        MessageError,
+        MessageNotFoundError,
+        MigrationError,
+        MissingExtraError,
+        StoreBusyError,
+        StoreClosedError,
+        StoreError,
+        ViewFilterError,
+    )
+    from .formats import (
+        Conversation,
+        ImportReport,
+        ImportResult,
+        Skipped,
+        detect_format,
+        import_into,
+        load_locomo_qa,
+        read_transcript,
+    )
+    from .journal import (
+        AppendOutcome,
+        AuthorNotAllowedError,
+        Brief,
+        BriefTrigger,
+        DriftReport,
+        EntryNotFoundError,
+        EntryValidationError,
+        ExecutionJournal,
+        Finding,
+        HarnessView,
+        HeadKeyRequiredError,
+        IdempotencyKeyReuseError,
+        JournalError,
+        JournalIntegrityError,
+        SummaryPage,
+    )
+    from .journal import Entry as JournalEntry
+    from .llm import (
+        AnthropicProvider,
+        AnthropicTokenCounter,
+        LLMMessage,
+        LLMRequest,
+        LLMResponse,
+        OfflineSummarizer,
+        OpenAIProvider,
+        Provider,
+        ProviderAuthError,
+        ProviderError,
+        ProviderRefusalError,
+        ProviderRequestError,
+        ProviderResponseError,
+        ProviderTransientError,
+        RetryPolicy,
+        ToolDefinition,
+        Usage,
+        run_sync,
+    )
+    from .manager import ContextManager
+    from .messages import Message, MessageInput
+    from .readers import AudienceNarrowingError, ReaderConflictError, ReaderError, StaleReaderError
+    from .recall import RecallConfig, RecallStrategy, SearchHit, SummaryHit
+    from .sharding import ShardingError
+    from .stores import MemoryStore, SQLiteStore, Store, open_store
+    from .strategies import (
+        AutobiographicalConfig,
+        AutobiographicalStrategy,
+        KnowledgeStrategy,
+        PassthroughStrategy,
+        PendingWork,
+        Phase,
+        Strategy,
+        StrategyContext,
+        Summary,
+        SummaryRequest,
+        SummaryResult,
+        WindowedPassthroughStrategy,
+    )
+    from .strategies.pinned import PinInfo, PinUnsupportedError
+    from .tokens import Calibration, EstimatingCounter, TiktokenCounter, TokenCounter, TokenizerUnavailableError
+    from .validate import InvalidContextError, ValidationIssue, validate_messages
+    from .views import ReaderView
+    from .workers import CompressionDelegatedError, CompressionWorker, LeaseLostError, WorkerReport
+else:
+    __getattr__, __dir__ = _lazy.exports(
+        __name__,
+        globals(),
+        {
+            "AnthropicProvider": "llm",
+            "AnthropicTokenCounter": "llm",
+            "AppendOutcome": "journal",
+            "AsyncContextManager": "aio",
+            "AudienceNarrowingError": "readers",
+            "AuthorNotAllowedError": "journal",
+            "AutobiographicalConfig": "strategies",
+            "AutobiographicalStrategy": "strategies",
+            "Base64Source": "content",
+            "BlobSource": "content",
+            "Block": "content",
+            "BranchError": "errors",
+            "BranchExistsError": "errors",
+            "BranchInUseError": "errors",
+            "BranchNotFoundError": "errors",
+            "BranchSummary": "branching",
+            "Brief": "journal",
+            "BriefTrigger": "journal",
+            "Calibration": "tokens",
+            "CompileOptions": "compile",
+            "CompileResult": "compile",
+            "CompiledMessage": "compile",
+            "CompressionDelegatedError": "workers",
+            "CompressionStats": "compression",
+            "CompressionUnavailableError": "compression",
+            "CompressionWorker": "workers",
+            "ContentError": "errors",
+            "ContextJournalError": "errors",
+            "ContextManager": "manager",
+            "Conversation": "formats",
+            "CorruptRecordError": "errors",
+            "Derivation": "branching",
+            "DocumentBlock": "content",
+            "DrainProgress": "compression",
+            "DrainReport": "compression",
+            "DriftReport": "journal",
+            "DuplicateMessageError": "errors",
+            "EmptyContextError": "compile",
+            "EntryNotFoundError": "journal",
+            "EntryValidationError": "journal",
+            "EstimatingCounter": "tokens",
+            "ExecutionJournal": "journal",
+            "Finding": "journal",
+            "HarnessView": "journal",
+            "HeadKeyRequiredError": "journal",
+            "IdempotencyKeyReuseError": "journal",
+            "ImageBlock": "content",
+            "ImportFormatError": "errors",
+            "ImportReport": "formats",
+            "ImportResult": "formats",
+            "Injection": "compile",
+            "InvalidContextError": "validate",
+            "JournalEntry": "journal:Entry",
+            "JournalError": "journal",
+            "JournalIntegrityError": "journal",
+            "KnowledgeStrategy": "strategies",
+            "LLMMessage": "llm",
+            "LLMRequest": "llm",
+            "LLMResponse": "llm",
+            "LeaseLostError": "workers",
+            "MalformedContentError": "errors",
+            "MemoryStore": "stores",
+            "Message": "messages",
+            "MessageError": "errors",
+            "MessageInput": "messages",
+            "MessageNotFoundError": "errors",
+            "MigrationError": "errors",
+            "MissingExtraError": "errors",
+            "OfflineSummarizer": "llm",
+            "OpenAIProvider": "llm",
+            "OverBudgetError": "compile",
+            "PassthroughStrategy": "strategies",
+            "PendingWork": "strategies",
+            "Phase": "strategies",
+            "PinInfo": "strategies.pinned",
+            "PinUnsupportedError": "strategies.pinned",
+            "Provider": "llm",
+            "ProviderAuthError": "llm",
+            "ProviderError": "llm",
+            "ProviderRefusalError": "llm",
+            "ProviderRequestError": "llm",
+            "ProviderResponseError": "llm",
+            "ProviderTransientError": "llm",
+            "ReaderConflictError": "readers",
+            "ReaderError": "readers",
+            "ReaderView": "views",
+            "RecallConfig": "recall",
+            "RecallStrategy": "recall",
+            "RedactedThinkingBlock": "content",
+            "Repair": "compile",
+            "RetryPolicy": "llm",
+            "Roles": "compile",
+            "SQLiteStore": "stores",
+            "SearchHit": "recall",
+            "ShardingError": "sharding",
+            "Skipped": "formats",
+            "Source": "compile",
+            "StaleReaderError": "readers",
+            "Store": "stores",
+            "StoreBusyError": "errors",
+            "StoreClosedError": "errors",
+            "StoreError": "errors",
+            "Strategy": "strategies",
+            "StrategyContext": "strategies",
+            "StrategyInitError": "branching",
+            "Summary": "strategies",
+            "SummaryHit": "recall",
+            "SummaryNotFoundError": "compression",
+            "SummaryPage": "journal",
+            "SummaryRequest": "strategies",
+            "SummaryResult": "strategies",
+            "TextBlock": "content",
+            "ThinkingBlock": "content",
+            "TickResult": "compression",
+            "TiktokenCounter": "tokens",
+            "TokenCounter": "tokens",
+            "TokenizerUnavailableError": "tokens",
+            "ToolDefinition": "llm",
+            "ToolResultBlock": "content",
+            "ToolUseBlock": "content",
+            "URLSource": "content",
+            "Usage": "llm",
+            "ValidationIssue": "validate",
+            "ViewFilterError": "errors",
+            "WindowedPassthroughStrategy": "strategies",
+            "WorkerReport": "workers",
+            "detect_format": "formats",
+            "import_into": "formats",
+            "load_locomo_qa": "formats",
+            "open_store": "stores",
+            "read_transcript": "formats",
+            "run_sync": "llm",
+            "validate_messages": "validate",
+        },
+    )
 
 __all__ = [
     "AnthropicProvider",

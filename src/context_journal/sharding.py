@@ -265,13 +265,18 @@ def join_content(shards: Iterable[tuple[Sequence[Mapping[str, Any]], Sequence[in
         placed.extend((index, k, b) for b, index in zip(blocks, layout, strict=True))
     placed.sort(key=lambda t: (t[0], t[1]))
     out: list[dict[str, Any]] = []
+    pieces: list[list[str]] = []  # per block of ``out``: the texts joined into it (one join, not one per piece)
     last: int | None = None
     for index, _, b in placed:
         if index == last and b.get("type") == "text" and out[-1].get("type") == "text":
-            out[-1]["text"] = str(out[-1].get("text") or "") + str(b.get("text") or "")
+            pieces[-1].append(str(b.get("text") or ""))
         else:
             out.append(dict(b))
+            pieces.append([])
         last = index
+    for block, more in zip(out, pieces, strict=True):
+        if more:
+            block["text"] = str(block.get("text") or "") + "".join(more)
     return out
 
 

@@ -23,6 +23,7 @@ multiplied by :func:`recurrence_boost` of its mention count (paths are counted b
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 
@@ -137,8 +138,13 @@ def concept_weight(
     return total
 
 
+@functools.lru_cache(maxsize=8192)
 def analyse(text: str) -> tuple[float, tuple[Concept, ...]]:
-    """The cue part of a unit's score (error, decision, content words) and its distinct concepts."""
+    """The cue part of a unit's score (error, decision, content words) and its distinct concepts.
+
+    Cached: a digest analyses each unit of its window, and the next request's window repeats most of them
+    (one real session's drain analysed 34,000 texts, 1,150 of them distinct). The result is immutable.
+    """
     cues = 0.0
     seen_flags: set[str] = set()
     concepts: dict[Concept, None] = {}

@@ -10,6 +10,7 @@ stemmer details, on order.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Sequence
 
 from .fulltext import stem, words
@@ -33,9 +34,9 @@ class InvertedIndex:
         tokens = words(text)
         self._length[doc] = len(tokens)
         self._total += len(tokens)
-        for token in tokens:
-            postings = self._postings.setdefault(stem(token), {})
-            postings[doc] = postings.get(doc, 0) + 1
+        for term, tf in Counter(map(stem, tokens)).items():  # each stem once, in first-occurrence order
+            postings = self._postings.setdefault(term, {})
+            postings[doc] = postings.get(doc, 0) + tf
 
     def remove(self, doc: int, text: str) -> None:
         """Take document ``doc`` out again (``text`` as it was added); used to roll a transaction back."""
