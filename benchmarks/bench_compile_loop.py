@@ -6,7 +6,7 @@ Usage::
     python benchmarks/bench_compile_loop.py [--sizes 2000,20000,200000] [--budgets 8000,100000]
         [--strategy passthrough,windowed,autobiographical] [--fail-budget 2000] [--repeat 15]
         [--summarizer stub|offline] [--store-dir DIR] [--no-ledger] [--baseline] [--skip-append] [--skip-fail]
-        [--never-summarised [--never-budget 8000]]
+        [--never-summarised [--never-budget 8000] [--named]]
 
 **After an append.** For each size, budget and strategy, on a copy of a SQLite store of the synthetic agent
 conversation of bench_compile.py (the autobiographical strategy's store drained first, every chunk summarised
@@ -30,7 +30,9 @@ autobiographical strategy (``overflow="excerpt"``, the default) at ``--never-bud
 context fits, the middle not summarised yet giving way as one note. It prints the first compile and the
 median of ``--repeat`` compiles through ``ContextManager.compile`` and through ``preview_context`` (printed,
 never asserted). A review found each read every message of the history (about 1 s at 20,000 messages);
-the plain text messages cut whole are now priced from the index, unread.
+the plain text messages cut whole are now priced from the index, unread. ``--named``: two named speakers
+("Caroline: ...", as LoCoMo or IRC turns render), a new day every 20 messages, dates rendered (until both
+were priced unread too, such a history was still read whole).
 
 ``--baseline`` runs the same with the loop's shortcuts off (``context_journal.compile._SHORTCUTS = False``:
 every pass renders, no early stop, no failure before rendering), the figures the issue measured before.
@@ -156,8 +158,11 @@ def cannot_fit(path: Path, budget: int, repeat: int, ledger: bool) -> dict[str, 
         }
 
 
-def _plain_store(root: Path, n: int) -> Path:
-    path = root / f"plain-{n}.db"
+def _plain_store(root: Path, n: int, named: bool = False) -> Path:
+    """Short plain text messages; ``named``: two named speakers ("Caroline: ...", as LoCoMo or IRC render),
+    a new day every 20 messages."""
+    path = root / f"plain-{n}{'-named' if named else ''}.db"
+    speakers = ("Caroline", "Melanie") if named else ("user", "assistant")
     if not path.exists():
         t0 = time.perf_counter()
         with ContextManager.open(path) as cm:
@@ -165,8 +170,9 @@ def _plain_store(root: Path, n: int) -> Path:
                 cm.add_messages(
                     [
                         {
-                            "participant": "user" if (i + j) % 2 == 0 else "assistant",
+                            "participant": speakers[(i + j) % 2],
                             "content": f"message {i + j}: the build cache keeps tokens for the compile step.",
+                            "timestamp": 1_683_500_000.0 + (i + j) // 20 * 86_400 + (i + j) % 20,
                         }
                         for j in range(min(1000, n - i))
                     ]
@@ -175,20 +181,20 @@ def _plain_store(root: Path, n: int) -> Path:
     return path
 
 
-def never_summarised(path: Path, budget: int, repeat: int, ledger: bool) -> dict[str, Any]:
+def never_summarised(path: Path, budget: int, repeat: int, ledger: bool, dates: bool = False) -> dict[str, Any]:
     """Compile times (ms) through ContextManager on a never-summarised copy of ``path`` that fits."""
     work = _copy(path, path.parent / "timing.db")
     with _open(work, "autobiographical", budget, ledger) as cm:
         t0 = time.perf_counter()
-        result = cm.compile(budget)
+        result = cm.compile(budget, render_dates=dates)
         first = time.perf_counter() - t0
         times, previews = [], []
         for _ in range(repeat):
             t0 = time.perf_counter()
-            result = cm.compile(budget)
+            result = cm.compile(budget, render_dates=dates)
             times.append(time.perf_counter() - t0)
             t0 = time.perf_counter()
-            cm.preview_context(budget)
+            cm.preview_context(budget, render_dates=dates)
             previews.append(time.perf_counter() - t0)
         return {
             "first": first * 1000,
@@ -218,6 +224,9 @@ def main() -> None:
         help="only: compile through ContextManager on a never-summarised history of plain messages",
     )
     parser.add_argument("--never-budget", type=int, default=8000)
+    parser.add_argument(
+        "--named", action="store_true", help="with --never-summarised: two named speakers, dated turns, dates rendered"
+    )
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     budgets = [int(b) for b in args.budgets.split(",")]
@@ -238,10 +247,13 @@ def main() -> None:
             print(
                 "# compile through ContextManager on a never-summarised history: autobiographical, "
                 f"{args.never_budget:,} budget, plain text messages"
+                + (" of two named speakers, dated, dates rendered" if args.named else "")
             )
             print(f"{'messages':>9} {'first ms':>9} {'compile ms':>11} {'preview ms':>11} {'sent':>6} {'tokens':>7}")
             for n in sizes:
-                row = never_summarised(_plain_store(root, n), args.never_budget, args.repeat, ledger)
+                row = never_summarised(
+                    _plain_store(root, n, args.named), args.never_budget, args.repeat, ledger, args.named
+                )
                 print(
                     f"{n:>9,} {row['first']:>9.1f} {row['compile']:>11.1f} {row['preview']:>11.1f} "
                     f"{row['messages']:>6,} {row['tokens']:>7,}",

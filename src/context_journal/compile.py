@@ -682,15 +682,18 @@ def _compile_context(
         """Positions of the middle not summarised yet (``chosen.give_way``) that render unread: plain text
         messages, named by no prefix and excerpted by no cap, that no tool call comes just before and no pin
         keeps, older than what twice the room holds (the repairs render them unchanged, and the middle gives
-        way oldest first until the rest fits: they are cut whole, one note standing for each run). Only
-        when no message of the namespace carries a metadata role or a blank text block (the index knows),
-        so each one's role, flags and tokens are its index entry's. Before this, a never-summarised
-        history of 200,000 messages was read whole (and overflowed the render cache) at every compile."""
-        if not unread_ok or timestamp_of is not None or not chosen.give_way or unread_blocked:
+        way oldest first until the rest fits: they are cut whole, one note standing for each run, which
+        counts their stored sizes). Only when no message of the namespace carries a metadata role or a blank
+        text block (the index knows), so each one's role, flags and tokens are its index entry's (plus its
+        name prefix and date header, priced apart: see :func:`render`); never a system participant's (sent
+        as an instruction). Before this, a never-summarised history of 200,000 messages was read whole (and
+        overflowed the render cache) at every compile; until named speakers and dated renders were priced
+        unread too, every LoCoMo-like history still was (93 s for one compile at 200,000 messages)."""
+        if not unread_ok or not chosen.give_way or unread_blocked:
             return frozenset()
         stop = min(n_body if running is None else running, body.suffix_start(2 * room + 64, n_body))
         pins = pinned()
-        plain: dict[str, bool] = {}
+        plain: dict[str, bool] = {}  # participant -> not sent as an instruction
         out: list[int] = []
         raw = [(e.start, e.end) for e in chosen.entries if isinstance(e, RawSpan)]
         for a, b in chosen.give_way:
@@ -707,9 +710,7 @@ def _compile_context(
                         continue
                     named = plain.get(e.participant)
                     if named is None:
-                        role = roles.role(e.participant)
-                        role = "user" if role == "system" else role
-                        named = plain[e.participant] = not roles.prefix(e.participant, role)
+                        named = plain[e.participant] = roles.role(e.participant) != "system"
                     if named:
                         out.append(e.position)
                         unread_ids.add(e.id)

@@ -43,7 +43,7 @@ from tests.hypothesis_budget import examples
 PNG = base64.b64encode(b"\x89PNG\r\n" + bytes(range(256)) * 8).decode()
 WORDS = FILLER
 UNNAMED = ["user", "assistant", "assistant", "human", "Claude", "tool"]  # rendered with no name prefix
-NAMED = ["ann", "bob", "system"]  # rendered "ann: ..." (never priced unread)
+NAMED = ["ann", "bob", "system"]  # rendered "ann: ..." (priced unread, with the prefix; "system" never)
 DAY = 86_400.0
 
 
@@ -321,7 +321,7 @@ def test_the_fast_path_never_changes_a_compile(
         event(f"fell back (_ReadThem): {on.reruns > 0}")
         event(f"outcome: {type(slow).__name__}")
         if on.unread:
-            assert name == "autobiographical" and not render_dates and cm._messages.odd_count() == 0
+            assert name == "autobiographical" and cm._messages.odd_count() == 0
         assert_same(fast, slow)
         assert_same(warm, slow)
         if isinstance(fast, CompileResult):
@@ -501,3 +501,25 @@ def test_without_the_check_the_placeholder_would_be_sent(monkeypatch: pytest.Mon
     monkeypatch.setattr(manager_module, "compile_context", compile_module._compile_context)
     with pytest.raises(compile_module._ReadThem):
         cm.preview_context(2_000, options=CompileOptions(max_tool_result_tokens=100))
+
+
+@pytest.mark.parametrize("dates", [True, False])
+def test_named_speakers_and_dated_turns_are_priced_unread_too(data_dir: Path, dates: bool) -> None:
+    """A LoCoMo conversation (two named speakers, a date per session), never summarised: the middle's turns
+    are priced unread with their name prefix and date header (they were all read before: 93 s for one
+    compile at 200,000 such messages), and the compile is the one a full read gives."""
+    from context_journal.formats import read_transcript
+
+    conv = read_transcript(data_dir / "locomo" / "locomo-dev7.json", format="locomo").conversations[0]
+    cm = ContextManager.open("memory:", strategy=AutobiographicalStrategy(AutobiographicalConfig.for_budget(2_000)))
+    cm.add_messages(conv.messages)
+    kwargs: dict[str, Any] = {"max_tokens": 2_000, "render_dates": dates}
+    slow, off = run(cm, False, **kwargs)
+    fast, on = run(cm, True, **kwargs)
+    assert isinstance(slow, CompileResult) and off.unread == 0
+    assert on.unread > len(conv.messages) // 2 and on.reruns == 0
+    assert_same(fast, slow)
+    assert_valid(fast)
+    note = next(m for m in fast.messages if any(s.id == "cut to fit" for s in m.sources))
+    assert sum(1 for s in note.sources if s.kind == "message") > len(conv.messages) // 2
+    cm.close()

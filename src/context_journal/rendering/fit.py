@@ -209,6 +209,7 @@ def render(
     work: list[Work] = []
     first_index: int | None = None
     who: dict[tuple[str, Any], tuple[str, str, Instruction | None]] = {}
+    prefixes: dict[tuple[str, str], int] = {}  # (participant, prefix) -> what the prefix adds
     for entry in selection.entries:
         if isinstance(entry, RawSpan):
             if first_index is None:
@@ -221,7 +222,10 @@ def render(
                 if unread and e.position in unread:
                     role = roles.role(e.participant)
                     role = "user" if role == "system" else role
-                    work.append(Work(e.participant, role, UNREAD_TEXT, 0, e.tokens, e.id, e.sequence))
+                    tokens = e.tokens + _prefix_tokens(
+                        e.participant, roles.prefix(e.participant, role), counter, prefixes
+                    )
+                    work.append(Work(e.participant, role, UNREAD_TEXT, 0, tokens, e.id, e.sequence, stored=e.tokens))
                     continue
                 blocks, flags, meta_role, tokens = cache.base(e, partial(view.message, e.position))
                 known = who.get((e.participant, meta_role))
@@ -239,7 +243,19 @@ def render(
                 if prefix:
                     blocks, flags, tokens = cache.named(e, blocks, prefix, counter)
                 # The cached list is shared: passes replace a message's list, never change it in place.
-                work.append(Work(e.participant, role, blocks, flags, tokens, e.id, e.sequence, instruction=instruction))
+                work.append(
+                    Work(
+                        e.participant,
+                        role,
+                        blocks,
+                        flags,
+                        tokens,
+                        e.id,
+                        e.sequence,
+                        instruction=instruction,
+                        stored=e.tokens,
+                    )
+                )
         elif isinstance(entry, RenderedEntry):
             if first_index is None and entry.covers is not None:
                 first_index = entry.covers[0]
@@ -315,8 +331,29 @@ def render(
             newest_image_budget,
         )
     if timestamp_of is not None:
+        priced = {id(m): m.tokens for m in work if m.blocks is UNREAD_TEXT} if unread else {}
         date_headers(work, timestamp_of)
+        for m in work:
+            before = priced.get(id(m))
+            if before is not None and m.blocks is not UNREAD_TEXT:
+                # A date header went into a message rendered unread: its price plus the header's (it is
+                # cut whole; only the note standing for it, which counts stored sizes, could show an error).
+                m.tokens = before + counter.count_block(m.blocks[0])
     return trim_final_whitespace(work, p)
+
+
+def _prefix_tokens(participant: str, prefix: str, counter: TokenCounter, memo: dict[tuple[str, str], int]) -> int:
+    """What a name prefix adds to a message of ``participant`` (0 without one), as the counter prices a
+    one-word message with and without it: a message rendered unread is priced as its index count plus
+    this (it is cut whole, so the exact count is never needed)."""
+    if not prefix:
+        return 0
+    found = memo.get((participant, prefix))
+    if found is None:
+        plain = counter.count_message(participant, [{"type": "text", "text": "x"}])
+        named = counter.count_message(participant, [{"type": "text", "text": prefix + "x"}])
+        found = memo[(participant, prefix)] = max(0, named - plain)
+    return found
 
 
 def _with_date_range(

@@ -625,7 +625,8 @@ def _give_way(
                 notes.append((note, [], 0, 0))
         notes[-1][1].append(m)
     for note, members, count, before in notes:
-        tokens = before + sum(_tokens(x, counter) for x in members)
+        # Their size as stored (the index's count), the same whether they were read or priced unread.
+        tokens = before + sum(x.stored if x.stored is not None else _tokens(x, counter) for x in members)
         note.blocks = [{"type": "text", "text": _gap_note(count + len(members), tokens)}]
         note.tokens = None
         note.sources = [

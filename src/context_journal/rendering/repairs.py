@@ -177,6 +177,7 @@ class Work:
     sources: list[Source] = field(default_factory=list)
     breakpoint: bool = False
     instruction: Instruction | None = None  # a stored instruction sent as a user turn (see CompiledMessage)
+    stored: int | None = None  # a raw message's tokens as stored (the index's count, before any rendering)
 
 
 _WHOLE_KINDS = frozenset({"summary", "message", "recall"})
