@@ -57,6 +57,8 @@ def test_a_marked_message_is_sent_once_last_as_a_user_turn(strategy: str, budget
     assert last.role == "user" and "SPEC: the API" in str(last.content)
     order = [m.id for m in cm.get_all_messages()]
     assert all(not (a <= order.index("spec") < b) for a, b, _ in _omitted_positions(result, order))
+    if strategy != "autobiographical":  # the marked message is in the result: not counted as dropped
+        assert result.dropped == len(set(order) - set(shown))
 
 
 def test_marks_are_idempotent_undone_and_checked() -> None:
@@ -161,6 +163,9 @@ def test_any_history_with_marks_compiles_valid_with_each_mark_once_at_the_end(
     assert shown[len(shown) - len(marked) :] == marked
     newest = [m for m in result.messages if any(s.kind == "message" and s.id in marked for s in m.sources)]
     assert len(newest) == len(marked)  # each marked message one user turn, its shards joined
+    if strategy != "autobiographical":  # (no summary stands for a message): dropped is what no turn names
+        every = {i for m in cm.get_all_messages() for i in cm._group_ids(m.id)}
+        assert result.dropped == len(every - set(_sources(result)))
 
 
 @pytest.mark.parametrize("strategy", ["passthrough", "windowed"])

@@ -421,12 +421,20 @@ def _recheck(s: Source, p: Pass) -> Source:
 
 
 def coverage(view: MessageView, selection: Selection) -> tuple[int, tuple[tuple[str, str, int, str], ...]]:
+    """``(positions of the view the selection shows, the spans it left out on purpose that nothing shows:
+    (first id, last id, count, reason))``: raw spans, the ranges rendered entries cover, and messages
+    rendered as newest count as shown."""
     spans: list[tuple[int, int]] = []
     for entry in selection.entries:
         if isinstance(entry, RawSpan):
             spans.append((entry.start, entry.end))
         elif entry.covers is not None:
             spans.append(entry.covers)
+        elif entry.kind == "newest":  # messages rendered after the recent window, whole
+            for mid, _, _ in entry.recalled:
+                at = view.index_of(mid)
+                if at is not None:
+                    spans.append((at, at + 1))
     spans.sort()
     covered = 0
     reach = 0
