@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import context_journal.compile as compile_module
-from context_journal import ContextManager
+from context_journal import ContextManager, MemoryStore
 from context_journal.compile import CHEAPEST_PART, UNSUMMARISED_PART, CompileResult, OverBudgetError
 from context_journal.llm import OfflineSummarizer
 from context_journal.rendering.fit import _minus, cover_floor, render, spans_floor
@@ -256,3 +256,30 @@ def test_the_floor_counts_the_assistants_calls_and_their_answers() -> None:
     # The scan stops once the bound is over the limit: one batch of 512 entries at most past it.
     assert spans_floor(view, [(0, len(view), True)], counter, 0) == (0, 5 * each, 40)
     assert _minus([(0, 10), (20, 30)], [(5, 25)]) == ([(0, 5), (25, 30)], [(5, 10), (20, 25)])
+
+
+def test_a_view_without_calls_is_not_scanned_for_them() -> None:
+    """No ``tool_use`` block in any slot the view reads (the index counts them): the floor is 0 without a
+    scan; a call in an auxiliary slot alone still makes the floor scan (and count it)."""
+    store = MemoryStore()
+    chat = ContextManager.open(store=store, namespace="chat", isolate=True)
+    chat.add_messages([{"participant": "user" if k % 2 else "assistant", "content": f"turn {k}"} for k in range(30)])
+    counter = EstimatingCounter()
+    view = chat._reader_view()
+    scans: list[int] = []
+    real = type(view).entries
+
+    def counted(self: Any, start: int = 0, end: int | None = None) -> Any:
+        scans.append(start)
+        return real(self, start, end)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(type(view), "entries", counted)
+        assert spans_floor(view, [(0, len(view), True)], counter, 0) == (0, 0, 30)
+        assert scans == []
+    tools = ContextManager.open(store=store, namespace="tools", isolate=True)
+    tools.add_messages(conversation(8))  # holds an assistant call
+    side = ContextManager.open(store=store, namespace="chat", auxiliary_views=["tools"])
+    merged = side._reader_view()
+    rest, middle, scanned = spans_floor(merged, [(0, len(merged), True)], counter, 10_000)
+    assert (rest, middle) == (0, 21) and scanned == len(merged) == 38

@@ -561,8 +561,10 @@ def _give_way(
 ) -> list[Work]:
     """The middle gives way first (bug case B61): oldest first, the messages ``first`` names (raw middle
     content not summarised yet) are cut until the context fits; each run of plain messages cut whole
-    becomes one short note standing for them (provenance: incomplete), a message with tool blocks or
-    thinking is cut to its bare excerpt (its pairing kept)."""
+    becomes one short note standing for them (provenance: incomplete; its size is theirs as stored), a
+    message with tool blocks or thinking is cut to its bare excerpt (its pairing kept). A run whose note
+    would cost as much as it saves is not cut; a run right after an earlier cut's note (a later tier's)
+    joins that note."""
     total = sum(_tokens(m, counter) for m in work)
     note_cost = counter.count_message("context-journal", [{"type": "text", "text": _gap_note(99, 99_999)}])
     gone: dict[int, int] = {}  # index -> its run's first index
