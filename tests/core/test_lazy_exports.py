@@ -52,3 +52,38 @@ def test_importing_the_package_loads_no_module_behind_its_names() -> None:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
     assert ast.literal_eval(out) == ["context_journal._lazy", "context_journal._version", "context_journal.llm"]
+
+
+def test_every_subpackage_is_still_an_attribute_after_importing_the_package() -> None:
+    """``import context_journal`` then ``context_journal.stores.SQLiteStore``: the package once imported most of
+    its modules eagerly, so each was an attribute; lazily, a submodule is imported on first access. A name
+    that is neither an export nor a submodule still raises ``AttributeError``."""
+    names = sorted(
+        p.stem if p.is_file() else p.name
+        for p in ROOT.iterdir()
+        if (p.suffix == ".py" and p.stem != "__init__" and not p.stem.startswith("_"))
+        or (p.is_dir() and (p / "__init__.py").exists())
+    )
+    assert {"stores", "strategies", "formats", "compile", "manager", "tokens", "llm"} <= set(names)
+    # (a module whose optional dependency is not installed raises the same error both ways)
+    code = (
+        "import importlib, context_journal as cj\n"
+        f"for name in {names!r}:\n"
+        "    try:\n"
+        "        got = getattr(cj, name)\n"
+        "    except ImportError as exc:\n"
+        "        got = type(exc)\n"
+        "    try:\n"
+        "        want = importlib.import_module('context_journal.' + name)\n"
+        "    except ImportError as exc:\n"
+        "        want = type(exc)\n"
+        "    assert got is want, (name, got, want)\n"
+        "assert cj.stores.SQLiteStore is cj.SQLiteStore and cj.llm.OfflineSummarizer\n"
+        "try:\n"
+        "    cj.no_such_module\n"
+        "except AttributeError as exc:\n"
+        "    print(exc)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
+    assert out.strip() == "module 'context_journal' has no attribute 'no_such_module'"
