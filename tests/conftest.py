@@ -30,6 +30,7 @@ from context_journal.stores import memory as memory_backend
 from context_journal.stores import sqlite as sqlite_backend
 from context_journal.testing.conformance import StoreBackend
 from tests.hypothesis_budget import DEV_MAX_EXAMPLES, DEV_PROFILE
+from tests.real_stores import CLAUDE_CODE_SESSION
 
 DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
@@ -73,6 +74,24 @@ def data_dir() -> Path:
     if not DATA_DIR.is_dir():
         pytest.skip(f"data sets not found at {DATA_DIR}")
     return DATA_DIR
+
+
+@pytest.fixture(scope="session")
+def cli_imported_session(tmp_path_factory: pytest.TempPathFactory, data_dir: Path) -> Path:
+    """``CLAUDE_CODE_SESSION`` imported with the command line's ``import --json``, once per run: a SQLite
+    file no test opens. Tests take a copy of it (:func:`copy_store`), so none sees another's writes and each
+    starts from what its own import would have written."""
+    from typer.testing import CliRunner
+
+    from context_journal.cli import app
+
+    session = data_dir / CLAUDE_CODE_SESSION
+    if not session.exists():
+        pytest.skip(f"shared data not found at {session}")
+    path = tmp_path_factory.mktemp("cc-imported") / "cc.db"
+    res = CliRunner().invoke(app, ["import", str(session), "--store", str(path), "--json"])
+    assert res.exit_code == 0, res.output
+    return path
 
 
 class Backend(StoreBackend):

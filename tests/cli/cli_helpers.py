@@ -8,11 +8,13 @@ from typing import Any
 from typer.testing import CliRunner
 
 from context_journal.cli import app
+from tests.real_stores import CLAUDE_CODE_SESSION
 
 runner = CliRunner()
 
-SESSION = "claude-code-sessions/4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
-"""A real Claude Code session of ``../shared/data`` (308 messages)."""
+SESSION = CLAUDE_CODE_SESSION
+"""A real Claude Code session of ``../shared/data`` (308 messages); the ``cli_imported_session`` fixture
+is it imported with ``import --json``."""
 
 
 def cli_json(*args: str) -> Any:

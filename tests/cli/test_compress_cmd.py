@@ -271,7 +271,7 @@ def test_a_real_sigint_stops_compress_after_the_unit_in_progress(tmp_path: Path)
 
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:  # until the drain has written its first summaries
-        time.sleep(0.3)
+        time.sleep(0.05)
         store = SQLiteStore(db)
         try:
             if any(r.item.startswith("summary/") for r in store.read_slot("compression/default", 1)):

@@ -7,12 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from context_journal.cli import app
-from tests.cli.cli_helpers import SESSION, cli_json, runner
+from tests.cli.cli_helpers import cli_json, runner
+from tests.real_stores import copy_store
 
 
-def test_set_clear_and_list_facts_on_a_claude_code_session(tmp_path: Path, data_dir: Path) -> None:
+def test_set_clear_and_list_facts_on_a_claude_code_session(tmp_path: Path, cli_imported_session: Path) -> None:
     db = str(tmp_path / "cc.db")
-    cli_json("import", str(data_dir / SESSION), "--store", db)
+    copy_store(cli_imported_session, Path(db))  # what `import --json` of SESSION writes
     out = cli_json("fact", "set", "branch", "work on spotter-dov only", "--store", db)
     assert out == {
         "key": "branch",
@@ -38,9 +39,9 @@ def test_set_clear_and_list_facts_on_a_claude_code_session(tmp_path: Path, data_
     assert table.exit_code == 0 and "spotter-dov" in table.stdout
 
 
-def test_bad_keys_and_texts_are_refused_and_nothing_is_written(tmp_path: Path, data_dir: Path) -> None:
+def test_bad_keys_and_texts_are_refused_and_nothing_is_written(tmp_path: Path, cli_imported_session: Path) -> None:
     db = str(tmp_path / "cc.db")
-    cli_json("import", str(data_dir / SESSION), "--store", db)
+    copy_store(cli_imported_session, Path(db))  # what `import --json` of SESSION writes
     for key, text, said in [
         ("\u200b", "x", "blank"),
         ("\u3164", "x", "blank"),  # a Hangul filler (default-ignorable, not category Cf)

@@ -10,6 +10,7 @@ from context_journal.cli import app
 from context_journal.namespaces import recorded_compressing_strategy, recorded_strategy
 from context_journal.stores import SQLiteStore
 from tests.cli.cli_helpers import SESSION, cli_json, runner
+from tests.real_stores import copy_store
 
 
 def _pending(db: str) -> tuple[int, int]:
@@ -24,9 +25,9 @@ def _pending(db: str) -> tuple[int, int]:
         store.close()
 
 
-def test_hot_context_on_a_compressed_claude_code_session(tmp_path: Path, data_dir: Path) -> None:
+def test_hot_context_on_a_compressed_claude_code_session(tmp_path: Path, cli_imported_session: Path) -> None:
     db = str(tmp_path / "cc.db")
-    cli_json("import", str(data_dir / SESSION), "--store", db)
+    copy_store(cli_imported_session, Path(db))  # what `import --json` of SESSION writes
     assert cli_json("compress", "--store", db, "--budget", "4000")["done"]
     shown = cli_json("hot-context", "--store", db)
     assert shown == {
@@ -50,9 +51,9 @@ def test_hot_context_on_a_compressed_claude_code_session(tmp_path: Path, data_di
     assert text.exit_code == 0 and "recent_window_tokens: 250" in text.stdout
 
 
-def test_hot_context_refuses_bad_values_and_writes_nothing(tmp_path: Path, data_dir: Path) -> None:
+def test_hot_context_refuses_bad_values_and_writes_nothing(tmp_path: Path, cli_imported_session: Path) -> None:
     db = str(tmp_path / "cc.db")
-    cli_json("import", str(data_dir / SESSION), "--store", db)
+    copy_store(cli_imported_session, Path(db))  # what `import --json` of SESSION writes
     head = cli_json("stats", "--store", db)["head_sequence"]
     negative = runner.invoke(app, ["hot-context", "--store", db, "--recent", "-5"])
     assert negative.exit_code == 2 and "--recent" in negative.output

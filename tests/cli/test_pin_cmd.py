@@ -7,12 +7,13 @@ import json
 from pathlib import Path
 
 from context_journal.cli import app
-from tests.cli.cli_helpers import SESSION, cli_json, runner
+from tests.cli.cli_helpers import cli_json, runner
+from tests.real_stores import copy_store
 
 
-def test_pin_unpin_and_compile_on_a_claude_code_session(tmp_path: Path, data_dir: Path) -> None:
+def test_pin_unpin_and_compile_on_a_claude_code_session(tmp_path: Path, cli_imported_session: Path) -> None:
     db = str(tmp_path / "cc.db")
-    cli_json("import", str(data_dir / SESSION), "--store", db)
+    copy_store(cli_imported_session, Path(db))  # what `import --json` of SESSION writes
     messages = cli_json("show", "--store", db)["messages"]
     first = messages[0]["id"]  # the task the developer gave: far outside a 2,000-token window
     plain = cli_json("compile", "--store", db, "--budget", "2000", "--format", "anthropic")
@@ -76,9 +77,9 @@ def test_pin_range_on_a_locomo_conversation_compiles_it_raw_and_at_a_level(tmp_p
     assert [r["pin_id"] for r in cli_json("pins", "--store", db, *ns)] == ["range-1"]
 
 
-def test_document_marks_from_the_command_line(tmp_path: Path, data_dir: Path) -> None:
+def test_document_marks_from_the_command_line(tmp_path: Path, cli_imported_session: Path) -> None:
     db = str(tmp_path / "cc.db")
-    cli_json("import", str(data_dir / SESSION), "--store", db)
+    copy_store(cli_imported_session, Path(db))  # what `import --json` of SESSION writes
     ids = [m["id"] for m in cli_json("show", "--store", db)["messages"]]
     first = ids[0]  # the developer's task statement: text only
     out = cli_json("document", first, "--store", db)

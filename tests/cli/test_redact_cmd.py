@@ -9,11 +9,12 @@ from pathlib import Path
 
 from context_journal.cli import app
 from tests.cli.cli_helpers import SESSION, cli_json, runner
+from tests.real_stores import copy_store
 
 
-def test_redact_a_message_and_a_range_of_a_real_session(tmp_path: Path, data_dir: Path) -> None:
+def test_redact_a_message_and_a_range_of_a_real_session(tmp_path: Path, cli_imported_session: Path) -> None:
     db = str(tmp_path / "cc.db")
-    cli_json("import", str(data_dir / SESSION), "--store", db)
+    copy_store(cli_imported_session, Path(db))  # what `import --json` of SESSION writes
     messages = cli_json("show", "--store", db)["messages"]
     first = messages[0]
     assert "Work on bead" in json.dumps(first)
@@ -43,9 +44,9 @@ def test_redact_a_message_and_a_range_of_a_real_session(tmp_path: Path, data_dir
     assert empty.exit_code == 1 and "reason" in empty.output
 
 
-def test_retention_set_show_apply(tmp_path: Path, data_dir: Path) -> None:
+def test_retention_set_show_apply(tmp_path: Path, cli_imported_session: Path) -> None:
     db = str(tmp_path / "cc.db")
-    cli_json("import", str(data_dir / SESSION), "--store", db)
+    copy_store(cli_imported_session, Path(db))  # what `import --json` of SESSION writes
     n = len(cli_json("show", "--store", db)["messages"])
     assert cli_json("retention", "show", "--store", db) == []
     bad = runner.invoke(app, ["retention", "set", "--store", db, "--days", "-3"])

@@ -8,6 +8,7 @@ window stay whole, and the newest message's image stays while it can be sent at 
 from __future__ import annotations
 
 import base64
+import functools
 import random
 import struct
 import zlib
@@ -26,7 +27,9 @@ WORDS = ["alpha", "beta", "gamma", "delta", "river", "stone", "cloud", "forest",
 STRATEGIES = ["passthrough", "windowed"]
 
 
+@functools.cache
 def words(n: int, seed: int = 0) -> str:
+    """``n`` words drawn from ``WORDS`` by a generator seeded with ``seed`` (the same text on every call)."""
     rng = random.Random(seed)
     return " ".join(rng.choice(WORDS) for _ in range(n))
 

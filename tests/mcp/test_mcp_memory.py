@@ -27,25 +27,15 @@ from context_journal.manager import ContextManager
 from context_journal.mcp import build_server
 from context_journal.stores import MemoryStore
 from tests.mcp.mcp_helpers import call, env, fail
+from tests.real_stores import copy_store
 
 CLI = [sys.executable, "-c", "from context_journal.cli import main; main()"]
-SESSION = (
-    Path(__file__).resolve().parents[3]
-    / "shared"
-    / "data"
-    / "claude-code-sessions"
-    / "4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
-)
 
 
 @pytest.fixture
-def imported(tmp_path: Path) -> Path:
-    if not SESSION.exists():
-        pytest.skip("shared data not found")
-    db = tmp_path / "cc.db"
-    res = CliRunner().invoke(app, ["import", str(SESSION), "--store", str(db), "--json"])
-    assert res.exit_code == 0, res.output
-    return db
+def imported(tmp_path: Path, cli_imported_session: Path) -> Path:
+    """The real Claude Code session imported with ``import``: this test's own copy of the run's one import."""
+    return copy_store(cli_imported_session, tmp_path / "cc.db")
 
 
 async def _summarised_context(client: Client) -> None:
