@@ -77,7 +77,7 @@ from .rendering.shards import NewestGroupView, fold_newest_group, join_shard_run
 from .strategies.base import Budget, RawSpan, Selection, Strategy, has_summaries
 from .tokens import Calibration, TokenCounter, check_token_count
 from .validate import InvalidContextError, validate_turns
-from .views import MessageView, SliceView, ViewEntry, running_turn_start, sendable_thinking
+from .views import MessageView, SliceView, ViewEntry, running_turn_start, sendable_thinking, unit_bounds
 from .viz.trace import MapTrace, trace_compile
 
 __all__ = [
@@ -611,13 +611,23 @@ def _compile_context(
     documents = frozenset(getattr(strategy, "document_ids", ()))
 
     def tiers(chosen: Selection) -> dict[str, frozenset[str]]:
-        """What gives way first (middle not summarised yet), last (the head window: see
-        :func:`opening`) and only when nothing else is left (``late``: the oldest recent turns) when cutting."""
+        """What gives way first (middle not summarised yet), late (the head window, see :func:`opening`; then
+        the newest unit) and only when nothing else is left (``late``: the oldest recent turns) when cutting."""
         return {
             "first": frozenset(e.id for a, b in chosen.give_way for e in body.entries(a, b)),
             "last": opening(chosen),
+            "newest": newest_unit(),
             "late": frozenset(e.id for a, b in chosen.last_resort for e in body.entries(a, b)),
         }
+
+    def newest_unit() -> frozenset[str]:
+        """The newest message with its tool unit: excerpted last, after the head window (cut by the same water
+        level as older turns, it once went down to its marker while short older turns stood whole)."""
+        return (
+            frozenset(e.id for e in body.entries(unit_bounds(body, n_body - 1, n_body)[0], n_body))
+            if n_body
+            else frozenset()
+        )
 
     def opening(chosen: Selection) -> frozenset[str]:
         """The head window's messages that give way last, which the overflow excerpts leave whole: under
@@ -985,7 +995,12 @@ def _compile_context(
             raise InvalidContextError(issues)
     covered, omitted = coverage(body, selection)
     rendered_ids = {s.id for m in compiled for s in m.sources if s.kind == "message"}
-    raw_count = sum(e.end - e.start for e in selection.entries if isinstance(e, RawSpan))
+    # Messages the selection sends as stored: raw spans, and those rendered as newest (whole, named in the
+    # provenance like raw ones): what repairs emptied is what of them no turn names.
+    raw_count = sum(
+        e.end - e.start if isinstance(e, RawSpan) else len(e.recalled) if e.kind == "newest" else 0
+        for e in selection.entries
+    )
     recalled = {s.id for m in compiled for s in m.sources if s.kind == "recall"} - rendered_ids
     dropped = max(0, n_body - covered - len(recalled)) + max(0, raw_count - len(rendered_ids))
     parts["messages"] = estimated - must_keep - late_tokens

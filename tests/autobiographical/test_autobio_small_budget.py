@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from context_journal.errors import OverBudgetError
 from context_journal.formats import read_transcript
 from context_journal.formats.base import Conversation
 from context_journal.llm import OfflineSummarizer
@@ -102,3 +103,53 @@ def test_oldest_recent_turns_give_way_into_the_middle_note() -> None:
         assert "[… 3 earlier messages (about " in json.dumps(list(notes[0].content), ensure_ascii=False)
         assert newest not in cut and result.messages[-1].sources[-1].id == newest
         assert sum(1 for r in result.repairs if r.kind == "cut_to_fit") == 2
+
+
+def _short_turns_and_a_final_answer() -> tuple[ContextManager, str]:
+    """150 turns of 1-3 or 60-120 words, then a 100-word answer, under the default configuration (sized for
+    far more than the budgets below: its head window alone holds about 50 of the turns)."""
+    import random
+
+    pool = [
+        "the",
+        "build",
+        "failed",
+        "because",
+        "module",
+        "config",
+        "cache",
+        "wrong",
+        "version",
+        "we",
+        "should",
+        "try",
+        "again",
+        "later",
+        "maybe",
+    ]
+    rng = random.Random(0)
+    cm = ContextManager.open("memory:", strategy=AutobiographicalStrategy(AutobiographicalConfig()))
+    for i in range(150):
+        n = rng.choice([1, 2, 3, 60, 120])
+        cm.add_message("user" if i % 2 == 0 else "assistant", " ".join(rng.choice(pool) for _ in range(n)))
+    last = cm.add_message("assistant", "FINAL ANSWER: " + " ".join(rng.choice(pool) for _ in range(100)))
+    return cm, last
+
+
+@pytest.mark.parametrize("budget", [2000, 2500, 3000])
+def test_the_newest_message_is_cut_last(budget: int) -> None:
+    """A review's case: the water level cut the newest answer (129 tokens) to its marker while short older
+    turns stood whole. The newest unit is excerpted only after everything else, the head window included."""
+    cm, last = _short_turns_and_a_final_answer()
+    result = cm.compile(budget)
+    check(cm, result)
+    newest = [m for m in result.messages if any(s.id == last for s in m.sources)]
+    assert len(newest) == 1 and "FINAL ANSWER:" in json.dumps(list(newest[0].content))
+
+
+def test_no_compile_sends_the_newest_message_as_its_marker_only() -> None:
+    """At 1,500 tokens even the newest answer would have to go down to its cut marker once the recent
+    window's oldest turns gave way: the compile fails as it did before that tier, rather than send it."""
+    cm, _ = _short_turns_and_a_final_answer()
+    with pytest.raises(OverBudgetError):
+        cm.compile(1500)

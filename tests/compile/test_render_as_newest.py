@@ -208,3 +208,20 @@ def test_a_pinned_range_is_rendered_as_newest_by_its_pin_id() -> None:
     with pytest.raises(ValueError, match="tool call or result"):
         cm.render_as_newest(tools)
     assert cm.rendered_as_newest() == []  # nothing written
+
+
+def test_dropped_counts_a_message_repairs_emptied_beside_a_marked_one() -> None:
+    """A marked message is sent (not dropped), and an orphan tool result the repairs empty still is dropped:
+    ``dropped`` 1 with the mark and without (the mark once cancelled the orphan out: 0)."""
+    for mark in (False, True):
+        cm = ContextManager.open("memory:", strategy="passthrough")
+        brief = cm.add_message("user", "Task: migrate billing to Postgres.")
+        cm.add_message("assistant", "ok")
+        cm.add_message("user", [{"type": "tool_result", "tool_use_id": "ghost", "content": "orphan output"}])
+        cm.add_message("assistant", "what next?")
+        cm.add_message("user", "continue")
+        if mark:
+            cm.render_as_newest(brief)
+        result = cm.compile(5000)
+        every = {m.id for m in cm.get_all_messages()}
+        assert result.dropped == len(every - set(_sources(result))) == 1

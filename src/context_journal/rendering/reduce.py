@@ -682,6 +682,36 @@ def _level(
             p.repair("excerpted", m, f"cut from about {sizes[i]} to {_tokens(m, counter)} tokens to fit the budget")
 
 
+class _Snapshot:
+    """A context being cut, as it stood (each message's blocks, flags, tokens and sources, and the pass's
+    repairs and altered ids), to cut it again another way."""
+
+    def __init__(self, work: list[Work], p: Pass) -> None:
+        self.work = list(work)
+        self.messages = [(m, m.blocks, m.flags, m.tokens, list(m.sources)) for m in work]
+        self.repairs = list(p.repairs)
+        self.altered = set(p.altered)
+
+    def emptied(self, work: list[Work], ids: frozenset[str], counter: TokenCounter) -> bool:
+        """Whether a message of ``ids`` in ``work`` was cut down to its bare excerpt marker since then."""
+        was = {id(m): blocks for m, blocks, _f, _t, _s in self.messages}
+        for m in work:
+            blocks = was.get(id(m))
+            if m.origin in ids and blocks is not None and m.blocks is not blocks:
+                bare = excerpt_blocks(blocks, 0.0, counter, m.origin)
+                if counter.count_message(m.participant, m.blocks) <= counter.count_message(m.participant, bare):
+                    return True
+        return False
+
+    def restore(self, p: Pass) -> list[Work]:
+        for m, blocks, flags, tokens, sources in self.messages:
+            m.blocks, m.flags, m.tokens, m.sources = blocks, flags, tokens, list(sources)
+        p.repairs[:] = self.repairs
+        p.altered.clear()
+        p.altered.update(self.altered)
+        return list(self.work)
+
+
 def _drop_last_lines(m: Work, excess: int, counter: TokenCounter, p: Pass) -> None:
     """Take at least ``excess`` tokens off the text block ``m`` by whole lines from its end (its first
     line, the heading, stays; so does no section heading, a line ending with ``:`` and not indented,
@@ -745,6 +775,7 @@ def shrink(
     last: frozenset[str] = frozenset(),
     documents: frozenset[str] = frozenset(),
     late: frozenset[str] = frozenset(),
+    newest: frozenset[str] = frozenset(),
 ) -> list[Work]:
     """Reduce messages to excerpts until the context fits ``room`` tokens (or cannot), in tiers:
 
@@ -752,7 +783,7 @@ def shrink(
        :func:`_give_way`);
     2. every other message by a water level (see :func:`_level`);
     3. the messages ``last`` names (the head window: the opening instructions), only when nothing
-       else is left to cut;
+       else is left to cut; then those ``newest`` names (the newest message and its tool unit);
     4. the messages ``late`` names (the oldest turns of a recent window, which no excerpt made small
        enough), oldest first, as tier 1 cuts them: before the working-state block and the recall
        section give way (below).
@@ -770,16 +801,36 @@ def shrink(
         return work
     if first:
         work = _give_way(work, room, counter, p, first, keep_whole | keep_thinking)
-    for tier in (False, True):
-        if sum(_tokens(m, counter) for m in work) <= room:
-            break
+
+    def tier(m: Work) -> int:
+        return 2 if m.origin in newest else 1 if m.origin in last else 0
+
+    def levels(work: list[Work]) -> None:
         whole = keep_whole | documents
-        chosen = [
-            i for i, m in enumerate(work) if not held(m, whole) and m.kind != "ledger" and (m.origin in last) == tier
-        ]
-        _level(work, chosen, room, counter, p, keep_thinking)
-    if late and sum(_tokens(m, counter) for m in work) > room:
-        work = _give_way(work, room, counter, p, late, keep_whole | keep_thinking)
+        for k in range(3):
+            if sum(_tokens(m, counter) for m in work) <= room:
+                break
+            chosen = [i for i, m in enumerate(work) if not held(m, whole) and m.kind != "ledger" and tier(m) == k]
+            _level(work, chosen, room, counter, p, keep_thinking)
+
+    before = _Snapshot(work, p) if late else None
+    levels(work)
+    if before is not None and sum(_tokens(m, counter) for m in work) > room:
+        # The oldest recent turns give way; which ones is found on the excerpted context (what must go
+        # even then), and the excerpts are then made again with the room they leave: made before, they
+        # were cut for a context that still held those turns (the newest message once went down to its
+        # marker while the older turns that then gave way had stood whole).
+        over = _Snapshot(work, p)  # what fails without them
+        kept = {m.origin for m in _give_way(work, room, counter, p, late, keep_whole | keep_thinking)}
+        gone = frozenset(m.origin for m in work if m.origin in late and m.origin not in kept)
+        work = before.restore(p)
+        if gone:
+            work = _give_way(work, room, counter, p, gone, keep_whole | keep_thinking)
+        levels(work)
+        if before.emptied(work, newest, counter):
+            # Only by sending the newest message as its cut marker: the turns stay and the compile fails,
+            # as without this tier (a review saw 57 short turns whole and the newest answer as its marker).
+            work = over.restore(p)
     for i, m in enumerate(work):
         if m.kind == "ledger":
             _drop_last_lines(m, sum(_tokens(x, counter) for x in work) - room, counter, p)
