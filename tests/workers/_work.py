@@ -4,12 +4,29 @@ from __future__ import annotations
 
 import collections
 import os
+import time
 from typing import Any
 
 from context_journal import ContextManager
 from context_journal.stores.base import Store
 from context_journal.strategies import AutobiographicalStrategy
 from context_journal.strategies.autobiographical.records import slot_for, summary_id_for_chunk
+
+_WALL_AT_START = time.time() - time.monotonic()
+
+
+def steady_clock() -> float:
+    """Seconds since the epoch that never step: the wall time at import plus monotonic time since.
+
+    For workers of one process whose tests assert that no lease was lost. The default clock is the wall
+    clock (leases compare times across hosts), and a wall clock that steps forward makes every lease
+    look expired at once (these machines are virtual: the kernel logs "virtual machine fork", and a VM
+    restored or resumed has its wall clock set forward while the monotonic one is not). A CI run lost
+    the leases of all three workers 0.8-1.0 s into 1.5 s leases renewed every 0.2 s, two renewals each
+    having succeeded, which no stall of the process explains: taking a lease over needs a clock past
+    its expiry. What a lost lease does is tested with an injected clock (test_workers.py)."""
+    return _WALL_AT_START + time.monotonic()
+
 
 PG_URL = os.environ.get("CONTEXT_JOURNAL_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
 

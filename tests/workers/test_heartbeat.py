@@ -23,7 +23,7 @@ from context_journal.stores.queue import QueueStore
 from context_journal.testing import ScriptedProvider
 from context_journal.workers import CompressionWorker
 from tests.run_threads import run_threads
-from tests.workers._work import assert_each_once, open_spec, record_counts, seed
+from tests.workers._work import assert_each_once, open_spec, record_counts, seed, steady_clock
 
 LEASE = 0.3  # seconds: far shorter than a call
 CALL = 1.0  # seconds per model call
@@ -87,6 +87,7 @@ def test_three_workers_with_leases_shorter_than_the_call_write_each_summary_once
             lease_seconds=SHARED_LEASE,
             heartbeat_seconds=SHARED_HEARTBEAT,
             poll_seconds=0.05,
+            clock=steady_clock,
         )
         for i, p in enumerate(providers)
     ]
@@ -119,6 +120,7 @@ def test_the_heartbeat_stops_before_the_release(spec: str) -> None:
         worker_id="w",
         lease_seconds=LEASE,
         poll_seconds=0.05,
+        clock=steady_clock,
     )
     events: list[tuple[str, str, float]] = []
     lock = threading.Lock()
@@ -311,7 +313,9 @@ def test_cancelling_a_worker_stops_its_heartbeats() -> None:
 
     store = MemoryStore()
     seed(store, 1, 12)
-    worker = CompressionWorker(store, ScriptedProvider(default="x", latency=30.0), lease_seconds=LEASE)
+    worker = CompressionWorker(
+        store, ScriptedProvider(default="x", latency=30.0), lease_seconds=LEASE, clock=steady_clock
+    )
 
     async def main() -> None:
         with pytest.raises(TimeoutError):
