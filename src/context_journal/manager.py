@@ -1794,17 +1794,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         of the messages they cover. ``(0, 0)`` when the strategy does not compress or nothing waits."""
         if not hasattr(self._active_strategy(), "prepare"):
             return 0, 0
-        work = self.pending_work()
-        view = self._reader_view(check=False)
-        chunks = tokens = 0
-        for item in (*work.ready, *work.waiting):
-            if item.kind not in ("chunk", "part") or item.first_message_id is None or item.last_message_id is None:
-                continue
-            first, last = view.index_of(item.first_message_id), view.index_of(item.last_message_id)
-            chunks += 1
-            if first is not None and last is not None and last >= first:
-                tokens += view.tokens(first, last + 1)
-        return chunks, tokens + int(work.unchunked_tokens or 0)
+        return self.compressor.pending_lag(self._reader_view(check=False))
 
     def _lagging(self, exc: OverBudgetError, reserve: int = 0) -> OverBudgetError:
         """``exc`` naming the compression work that waits, when some does.

@@ -44,6 +44,7 @@ from ..strategies.autobiographical import CompressionLog, PendingItem, PendingWo
 from ..strategies.base import (
     CompressingStrategy,
     HeadResettingStrategy,
+    LagReportingStrategy,
     StrategyContext,
     SummaryRequest,
     SummaryResult,
@@ -74,6 +75,21 @@ logger = logging.getLogger("context_journal.compression")
 
 
 _HEAD_RESETTING = "a strategy that resets its head window (a HeadResettingStrategy, such as the autobiographical one)"
+
+
+def listed_lag(work: PendingWork, view: MessageView) -> tuple[int, int]:
+    """``(chunks, tokens)`` read from a listing of the work: the chunk (or part) items ready or waiting,
+    and the tokens of ``view``'s messages from each one's first to its last (none when the view holds
+    neither end), plus the middle not closed into chunks yet. O(items)."""
+    chunks = tokens = 0
+    for item in (*work.ready, *work.waiting):
+        if item.kind not in ("chunk", "part") or item.first_message_id is None or item.last_message_id is None:
+            continue
+        first, last = view.index_of(item.first_message_id), view.index_of(item.last_message_id)
+        chunks += 1
+        if first is not None and last is not None and last >= first:
+            tokens += view.tokens(first, last + 1)
+    return chunks, tokens + int(work.unchunked_tokens or 0)
 
 
 class CompressionUnavailableError(ContextJournalError, TypeError):
@@ -346,6 +362,16 @@ class CompressionDriver:
             return strategy.pending_work()
         rows = tuple(PendingItem(r.id, "request", 0, None, None, "ready") for r in strategy.pending_requests())
         return PendingWork(ready=rows)
+
+    def pending_lag(self, view: MessageView) -> tuple[int, int]:
+        """``(chunks, tokens)`` of the chunk summaries owed (ready or waiting; closing the chunks that are
+        due first), and the tokens of ``view``'s messages they and the middle not closed into chunks yet
+        hold: priced without listing the work when the strategy can (:class:`LagReportingStrategy`),
+        else read from :meth:`pending_work` (:func:`listed_lag`)."""
+        strategy, _, prepared = self._prepare()
+        if prepared and isinstance(strategy, LagReportingStrategy):
+            return strategy.pending_lag(view)
+        return listed_lag(self.pending_work(), view)
 
     def is_ready(self) -> bool:
         """True when no work is ready or waiting (stuck work only shows in :meth:`pending_work`)."""

@@ -321,6 +321,19 @@ class HeadResettingStrategy(CompressingStrategy, Protocol):
         ...
 
 
+@runtime_checkable
+class LagReportingStrategy(CompressingStrategy, Protocol):
+    """A :class:`CompressingStrategy` that prices the work it owes without listing it
+    (``ContextManager.compression_lag``, and the advice of a compile that does not fit). Without this,
+    the lag is read from :meth:`~CompressingStrategy.pending_work`, O(items)."""
+
+    def pending_lag(self, view: MessageView) -> tuple[int, int]:
+        """``(chunks, tokens)`` as of the last ``prepare``: the chunk summaries ready or waiting, and the
+        tokens of ``view``'s messages not summarised yet (those chunks' and the middle not closed into
+        chunks yet)."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class LevelPin:
     """A pinned range to render at a summary level (``ContextManager.pin_range``), in view positions.

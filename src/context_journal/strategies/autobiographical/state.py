@@ -28,7 +28,7 @@ from __future__ import annotations
 import bisect
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -316,6 +316,11 @@ class CompressionLog:
                 self._untiled.pop(keys[i], None)
             else:
                 self._untiled[keys[i]] = before.id if before is not None else None
+
+    def untiled_starts(self) -> Iterable[int]:
+        """The first sequences of the chunks that may not follow the chunk before them directly (the
+        first chunk always): :meth:`untiled` without building its pairs."""
+        return self._untiled.keys()
 
     def untiled(self) -> list[tuple[ChunkRecord | None, ChunkRecord]]:
         """``(chunk before, chunk)`` pairs with (possibly) messages between them, in order (the first

@@ -630,7 +630,7 @@ class AutobiographicalStrategy(BaseStrategy):
             unchunked = sum(view.tokens(a, b) for a, b, _, _ in reg.fills)
             unchunked += view.tokens(reg.frontier, max(reg.frontier, recent_start(view, cfg.recent_window_tokens)))
             held = tuple(m for m in log.active_holds(now) if view.index_of(m) is not None)
-            queue = Queue(log, cfg, now, self.chunk_target, held, unchunked, frozenset(self._off_path))
+            queue = Queue(log, cfg, now, self.chunk_target, held, unchunked, self._off_path)
             self._queue, self._report = queue, None
             self._requests, self._inflight = [], {}
             for item in queue.ready():
@@ -740,6 +740,14 @@ class AutobiographicalStrategy(BaseStrategy):
     def pending_counts(self) -> tuple[int, int, int, float | None]:
         """``(ready, waiting, stuck, next retry time)`` as of the last :meth:`prepare`, without listing."""
         return self._queue.counts() if self._queue is not None else (0, 0, 0, None)
+
+    def pending_lag(self, view: MessageView) -> tuple[int, int]:
+        """``(chunks, tokens)`` as of the last :meth:`prepare`, without listing the work (see
+        :class:`~context_journal.strategies.base.LagReportingStrategy` and ``Queue.lag``)."""
+        if self._queue is None:
+            return 0, 0
+        chunks, tokens = self._queue.lag(view)
+        return chunks, tokens + int(self._queue.unchunked_tokens or 0)
 
     def is_ready(self) -> bool:
         """True when, as of the last :meth:`prepare`, no work is ready or waiting for a retry (stuck
