@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import telemetry
-from .content import check_audience, parse_content
+from .content import blob_digests, check_audience, parse_content
 from .errors import ContextJournalError, OverBudgetError
 from .rendering.fit import (
     RenderCache,
@@ -136,6 +136,22 @@ class EmptyContextError(ContextJournalError, ValueError):
         )
 
 
+class _Blobs:
+    """The stored media of an unpickled :class:`CompileResult`: the bytes of each blob its messages name,
+    read when it was pickled (the store it was compiled from holds a lock, which does not pickle)."""
+
+    def __init__(self, data: dict[str, bytes]) -> None:
+        self.data = data
+
+    def __call__(self, digest: str) -> bytes:
+        """The bytes of blob ``digest``.
+
+        Raises:
+            KeyError: the result names no such blob.
+        """
+        return self.data[digest]
+
+
 @dataclass(frozen=True)
 class CompileResult:
     """A compiled context.
@@ -196,6 +212,20 @@ class CompileResult:
     recall: Mapping[str, Any] | None = None
     stats: Mapping[str, int] = field(default_factory=dict, repr=False, compare=False)
     estimated_parts: Mapping[str, int] = field(default_factory=dict, repr=False)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What pickling keeps: every field, with the store's blob reader replaced by the bytes of the
+        media the messages name (so an unpickled result exports them with the store closed or elsewhere).
+
+        Raises:
+            StoreClosedError: the result names stored media and its store was closed before pickling.
+        """
+        state = dict(self.__dict__)
+        read = self.get_blob
+        if read is not None and not isinstance(read, _Blobs):
+            digests = blob_digests(b for m in self.messages for b in m.content)
+            state["get_blob"] = _Blobs({d: read(d) for d in digests})
+        return state
 
     @property
     def provenance(self) -> list[tuple[Source, ...]]:

@@ -1500,6 +1500,20 @@ def resolve_media(blocks: Iterable[dict[str, Any]], get_blob: Callable[[str], by
     return [_map_media(b, swap) for b in blocks]
 
 
+def blob_digests(blocks: Iterable[dict[str, Any]]) -> list[str]:
+    """The sha256 of every ``blob`` media source in ``blocks`` (nested tool results included), in order."""
+    found: list[str] = []
+
+    def note(source: dict[str, Any]) -> dict[str, Any]:
+        if source.get("type") == "blob" and isinstance(source.get("sha256"), str):
+            found.append(source["sha256"])
+        return source
+
+    for b in blocks:
+        _map_media(b, note)
+    return found
+
+
 def sha256_hex(data: bytes) -> str:
     """Hex sha256 of ``data`` (the blob key)."""
     return hashlib.sha256(data).hexdigest()

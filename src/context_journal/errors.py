@@ -48,6 +48,9 @@ attributes that say where the fault is, and its message says what to do instead:
         ├── ProviderRequestError           the request was rejected (ProviderAuthError: bad credentials)
         └── ProviderResponseError          the answer is unusable (ProviderRefusalError: the model declined)
 
+Every exception and warning of the package also derives from :class:`PicklableError`, a mixin that makes
+it pickle whole (an error raised in a worker process reaches the parent as it was raised).
+
 Driver errors (``sqlite3``, ``psycopg``) are translated into :class:`StoreError` only at the store's
 transaction boundary; the CLI turns library errors into messages only at its edge.
 """
@@ -83,7 +86,28 @@ __all__ = [
 ]
 
 
-class ContextJournalError(Exception):
+def _restored(cls: type[BaseException], args: tuple[object, ...], state: dict[str, object]) -> BaseException:
+    """An exception of ``cls`` with ``args`` and the attributes ``state``, made without calling its
+    ``__init__`` (see :class:`PicklableError`)."""
+    error = cls.__new__(cls, *args)
+    error.args = args
+    error.__dict__.update(state)
+    return error
+
+
+class PicklableError(BaseException):
+    """Makes an exception whose ``__init__`` takes other arguments than its ``args`` pickle and unpickle
+    whole: with its class, message and attributes (``pickle``'s default calls ``cls(*args)``, which fails
+    for ``OverBudgetError(budget, actual, parts)`` and wraps the message of
+    ``BranchNotFoundError(branch)`` in a second one). An error raised in a worker process reaches the
+    parent as it was raised (``multiprocessing``, ``concurrent.futures.ProcessPoolExecutor``); the
+    traceback, cause and context are left out, as ``pickle`` leaves them out of every exception."""
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return _restored, (type(self), self.args, dict(self.__dict__))
+
+
+class ContextJournalError(PicklableError, Exception):
     """Root of every error raised by context-journal."""
 
 

@@ -21,7 +21,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..compile import OverBudgetError
-from ..errors import BranchNotFoundError, ContextJournalError
+from ..errors import BranchNotFoundError, ContextJournalError, PicklableError
 from ..journal import AppendOutcome, Brief, BriefTrigger, DriftReport, Entry, ExecutionJournal, SummaryPage
 from ..journal.integrity import HEAD_KEY_ENV
 from ..journal.synthesis import SynthesisConfig
@@ -67,7 +67,7 @@ __all__ = [
 _log = logging.getLogger("context_journal.mcp")
 
 
-class ToolUnavailableError(LookupError):
+class ToolUnavailableError(PicklableError, LookupError):
     """The tool needs a library feature this version does not have (the message names it)."""
 
 

@@ -29,6 +29,8 @@ import warnings
 from collections.abc import Iterator, MutableSequence
 from typing import Any
 
+from ..errors import PicklableError
+
 __all__ = [
     "MAX_CACHE_BREAKPOINTS",
     "CacheMarkersDroppedWarning",
@@ -44,7 +46,7 @@ MAX_CACHE_BREAKPOINTS = 4
 _NEVER = frozenset({"thinking", "redacted_thinking"})
 
 
-class CacheMarkersDroppedWarning(UserWarning):
+class CacheMarkersDroppedWarning(PicklableError, UserWarning):
     """``cache_control`` markers were removed from a request so it stays within the API's limit.
 
     Attributes:
@@ -66,7 +68,7 @@ class CacheMarkersDroppedWarning(UserWarning):
         )
 
 
-class CacheMarkersRaisedWarning(UserWarning):
+class CacheMarkersRaisedWarning(PicklableError, UserWarning):
     """5-minute ``cache_control`` markers before a 1-hour one were raised to 1 hour, as the API requires
     (longer TTLs first; the request would be refused otherwise).
 

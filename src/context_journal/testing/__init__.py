@@ -23,6 +23,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, TypeAlias
 
 from ..content import ToolUseBlock, block_to_dict
+from ..errors import PicklableError
 from ..llm.types import LLMRequest, LLMResponse, Usage
 from ..tokens import EstimatingCounter, estimate_text_tokens
 
@@ -41,7 +42,7 @@ or class) to raise, or a callable (sync or async) from the request to a response
 _COUNTER = EstimatingCounter()
 
 
-class UnexpectedRequestError(AssertionError):
+class UnexpectedRequestError(PicklableError, AssertionError):
     """The scripted provider got a request with nothing queued for it.
 
     Attributes:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..strategies.base import RawSpan, RenderedEntry, Selection
 
@@ -82,23 +82,36 @@ class MapTrace:
         self.length = len(view)
         self.offset = offset
         self.tokens = view.tokens(0, self.length)
-        self._view = view
+        self._view: MessageView | None = view
         self._newest = view.entry(self.length - 1).id if self.length else None
-        self._selection = selection
+        self._selection: Selection | None = selection
         self._compiled = tuple(compiled)
         self._pinned = tuple(pinned)
         self._placements: tuple[Placement, ...] | None = None
         self._uncovered: tuple[Range, ...] = ()
+        self._stale = False  # an unpickled trace's (it has no view)
 
     @property
     def stale(self) -> bool:
-        """True when messages the compile saw moved since (one was removed): positions may be off."""
+        """True when messages the compile saw moved since (one was removed): positions may be off (of an
+        unpickled trace: as it was when pickled)."""
+        if self._view is None:
+            return self._stale
         return self._newest is not None and self._view.index_of(self._newest) != self.length - 1
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What pickling keeps: the positions, placed now, and no view (it reads a store, which holds a
+        lock and does not pickle)."""
+        _ = self.placements
+        state = {k: v for k, v in self.__dict__.items() if k not in ("_view", "_selection")}
+        state.update(_view=None, _selection=None, _stale=self.stale)
+        return state
 
     @property
     def placements(self) -> tuple[Placement, ...]:
         """One per compiled message, parallel to ``CompileResult.messages``."""
         if self._placements is None:
+            assert self._view is not None and self._selection is not None  # placed before pickling
             self._placements, self._uncovered = _place(
                 self._view, self.offset, self.length, self._selection, self._compiled, self._pinned
             )
