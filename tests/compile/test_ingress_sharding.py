@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from hypothesis import strategies as st
 from context_journal import ContextManager, MemoryStore
 from context_journal.compile import OverBudgetError
 from context_journal.errors import MalformedContentError, MessageNotFoundError
+from context_journal.rendering.repairs import Source
 from context_journal.sharding import (
     SHARD_KEY,
     ShardingError,
@@ -694,3 +696,41 @@ def test_only_text_counts_toward_the_threshold() -> None:
     ]
     cm.add_message("user", content, id="chart")
     assert _stored(cm) == ["chart"]  # the text is under the threshold: the image is no reason to cut it
+
+
+_NOTE = re.compile(r"\[… (\d+) earlier messages? \(about (\d+) tokens\)")
+
+
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(turns=_TURNS, budget=st.integers(900, 5000), tail=st.integers(2, 10))
+def test_a_sharded_message_not_summarised_yet_gives_way_whole(turns: list[str], budget: int, tail: int) -> None:
+    # Compression lags (nothing drained): the middle not summarised yet gives way to a note, oldest first.
+    # A review found the first shards of a pasted document cut into the note while its last shards stayed
+    # raw (the model read it from half-way), and the note counting each shard as a message.
+    cm = ContextManager.open("memory:", strategy=_strategy())
+    cm.shard_tokens = 2 * CHUNK
+    cm.add_message("user", "Project rules: answer briefly.", id="rules")
+    kinds = [*turns, *(["short"] * tail)]
+    for k, kind in enumerate(kinds):
+        text = {"short": f"turn {k} ok " + "fine " * 20, "long": f"turn {k} " + "words " * 150, "doc": _doc(3 + k % 4)}[
+            kind
+        ]
+        cm.add_message("user" if k % 2 == 0 else "assistant", text, id=f"m{k}")
+    try:
+        result = cm.compile(budget)
+    except OverBudgetError:
+        return
+    assert result.tokens <= budget and validate_messages(result.as_messages()) == []
+    cut: set[str] = set()
+    shown: set[str] = set()
+    for m in result.messages:
+        ids = {s.id for s in m.sources if s.kind == "message"}
+        if m.sources and m.sources[0] == Source("synthetic", "cut to fit"):
+            cut |= ids
+            found = _NOTE.search(" ".join(str(b.get("text", "")) for b in m.content))
+            assert found is not None
+            assert int(found.group(1)) == len({group_of(i)[0] for i in ids})  # shards of one message count once
+        else:
+            shown |= ids
+    for group in {group_of(i)[0] for i in cut}:
+        assert not any(group_of(i)[0] == group for i in shown), f"{group} is partly cut, partly shown"

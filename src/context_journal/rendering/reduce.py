@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .._block_types import SERVER_RESULT_TYPES
 from .._provider_render import excerpt_provider, in_server_pair, without_reasoning
+from ..sharding import group_of
 from .repairs import (
     F_PROVIDER,
     F_THINKING,
@@ -582,9 +583,12 @@ def _give_way(
         saved = 0
 
     for i, m in enumerate(work):
-        if total <= room:
+        # A message stored as shards is cut whole once its first shard is: the model never reads it from
+        # half-way (its last shards may be the recent window's: they go too, unless kept).
+        rest = i - 1 in gone and _next_shard(work[i - 1], m)
+        if total <= room and not rest:
             break
-        if m.origin not in first or m.origin in keep:
+        if (m.origin not in first and not rest) or m.origin in keep:
             close()
             continue
         size = _tokens(m, counter)
@@ -629,7 +633,8 @@ def _give_way(
     for note, members, count, before in notes:
         # Their size as stored (the index's count), the same whether they were read or priced unread.
         tokens = before + sum(x.stored if x.stored is not None else _tokens(x, counter) for x in members)
-        note.blocks = [{"type": "text", "text": _gap_note(count + len(members), tokens)}]
+        messages = _messages_of(members)
+        note.blocks = [{"type": "text", "text": _gap_note(count + messages, tokens)}]
         note.tokens = None
         note.sources = [
             *(note.sources or [Source("synthetic", "cut to fit")]),
@@ -637,8 +642,21 @@ def _give_way(
         ]
         p.altered.update(x.origin or "" for x in members)
         span = f"{members[0].origin} to {members[-1].origin}" if len(members) > 1 else str(members[0].origin)
-        p.repair("cut_to_fit", None, f"{len(members)} messages not summarised yet ({span}) cut to fit the budget")
+        p.repair("cut_to_fit", None, f"{messages} messages not summarised yet ({span}) cut to fit the budget")
     return out
+
+
+def _next_shard(before: Work, m: Work) -> bool:
+    """Whether ``m`` is the shard that follows ``before`` in one stored message's group."""
+    if before.origin is None or m.origin is None:
+        return False
+    group, index = group_of(before.origin)
+    return group_of(m.origin) == (group, index + 1)
+
+
+def _messages_of(members: Sequence[Work]) -> int:
+    """How many stored messages ``members`` are: the shards of one group count once."""
+    return len({group_of(x.origin)[0] if x.origin is not None else id(x) for x in members})
 
 
 def _level(
