@@ -1814,9 +1814,15 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             return exc
         parts = {**exc.parts, "pending chunks": chunks, "pending tokens": tokens}
         rest = exc.actual - exc.parts.get(UNSUMMARISED_PART, 0)
+        remedy = (
+            "start a worker (command line: context-journal worker --store DB); this handle leaves compression "
+            "to workers"
+            if self._compression_mode == "workers"
+            else "run cm.drain() (command line: context-journal compress --store DB)"
+        )
         advice = (
             f"compression lags: {chunks} chunk{'s' if chunks != 1 else ''} ({tokens:,} tokens) wait to be summarised; "
-            "run cm.drain() (command line: context-journal compress --store DB)"
+            + remedy
         )
         if rest >= exc.budget:
             parts[ONCE_SUMMARISED_PART] = rest

@@ -109,3 +109,19 @@ def test_the_advice_counts_the_reserve_for_the_response(turns: int, size: int, b
         return
     assert f"raise max_tokens above {once + reserve:,}" in str(err) and "reserve" in str(err)
     assert once + reserve > budget + reserve  # the advice names a larger max_tokens than was given
+
+
+def test_a_handle_that_leaves_compression_to_workers_is_told_to_start_one() -> None:
+    # A review found the advice "run cm.drain()" on a handle whose drain() raises
+    # CompressionDelegatedError (compression="workers").
+    cfg = AutobiographicalConfig(head_window_tokens=40, recent_window_tokens=80, target_chunk_tokens=100)
+    cm = ContextManager.open("memory:", strategy=AutobiographicalStrategy(cfg), compression="workers")
+    for k in range(60):
+        cm.add_message("user" if k % 2 == 0 else "assistant", f"Turn {k}: " + words(20, k))
+    try:
+        cm.compile(60)
+    except OverBudgetError as err:
+        assert "compression lags" in str(err) and "context-journal worker --store DB" in str(err)
+        assert "cm.drain()" not in str(err)
+    else:
+        raise AssertionError("a 60-token budget cannot hold this conversation")

@@ -79,8 +79,10 @@ _HEAD_RESETTING = "a strategy that resets its head window (a HeadResettingStrate
 
 def listed_lag(work: PendingWork, view: MessageView) -> tuple[int, int]:
     """``(chunks, tokens)`` read from a listing of the work: the chunk (or part) items ready or waiting,
-    and the tokens of ``view``'s messages from each one's first to its last (none when the view holds
-    neither end), plus the middle not closed into chunks yet. O(items)."""
+    and the tokens of ``view``'s messages from each one's first to its last (none unless the view holds
+    both: a listing names messages, not sequences, so a chunk whose first or last message was removed
+    adds no tokens here, where a :class:`LagReportingStrategy` prices the rest of its span), plus the
+    middle not closed into chunks yet. O(items)."""
     chunks = tokens = 0
     for item in (*work.ready, *work.waiting):
         if item.kind not in ("chunk", "part") or item.first_message_id is None or item.last_message_id is None:

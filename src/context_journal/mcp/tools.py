@@ -1062,8 +1062,8 @@ class ToolBackend:
                     exc.actual,
                     exc.parts,
                     exc.what,
-                    f"compression lags: {chunks} chunks ({exc.parts.get('pending tokens', 0):,} tokens) wait to be "
-                    f"summarised; {remedy}{also}",
+                    f"compression lags: {chunks} chunk{'s' if chunks != 1 else ''} "
+                    f"({exc.parts.get('pending tokens', 0):,} tokens) wait to be summarised; {remedy}{also}",
                 ) from None
             finally:
                 cm.ledger_config = ledger

@@ -91,6 +91,7 @@ class CompressionLog:
         self._token: int | None = None
         self.chunks: dict[str, ChunkRecord] = {}
         self._chunk_keys: list[int] = []  # first_seq of each chunk, sorted
+        self._sizes: list[int] = [0]  # _sizes[k]: messages of the chunks before rank k (ranks below len - 1)
         self._chunk_at: dict[int, str] = {}
         self.summaries: dict[str, Summary] = {}
         self.l1_of: dict[str, str] = {}  # chunk id -> its L1 summary id
@@ -187,6 +188,7 @@ class CompressionLog:
             return False
         k = bisect.bisect_left(self._chunk_keys, chunk.first_seq)
         self._chunk_keys.insert(k, chunk.first_seq)
+        del self._sizes[k + 1 :]  # (a chunk closed after the others: O(1))
         self._chunk_at[chunk.first_seq] = chunk.id
         self.chunks[chunk.id] = chunk
         self._retile(k)
@@ -316,6 +318,15 @@ class CompressionLog:
                 self._untiled.pop(keys[i], None)
             else:
                 self._untiled[keys[i]] = before.id if before is not None else None
+
+    def chunk_messages(self, lo: int, hi: int) -> int:
+        """How many messages the chunks of ranks ``lo`` to ``hi - 1`` (in conversation order) were closed
+        over (their ids): prefix sums kept as chunks arrive, extended when asked (O(1) a chunk)."""
+        sizes = self._sizes
+        keys = self._chunk_keys
+        while len(sizes) <= hi:
+            sizes.append(sizes[-1] + len(self.chunks[self._chunk_at[keys[len(sizes) - 1]]].ids))
+        return sizes[hi] - sizes[lo]
 
     def untiled_starts(self) -> Iterable[int]:
         """The first sequences of the chunks that may not follow the chunk before them directly (the

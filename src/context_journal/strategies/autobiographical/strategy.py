@@ -162,6 +162,8 @@ class AutobiographicalStrategy(BaseStrategy):
         self._queue: Queue | None = None
         self._report: PendingWork | None = None
         self._off_path: set[str] = set()
+        self._off_view: object = None  # the view the off-path chunks were found in, and its shape then
+        self._off_key: tuple[int, int | None] | None = None
         self._requests: list[SummaryRequest] = []
         self._inflight: dict[str, tuple[WorkItem, RequestPlan, SummaryRequest]] = {}
         self._now: float | None = None
@@ -612,6 +614,7 @@ class AutobiographicalStrategy(BaseStrategy):
         now = time.time() if now is None else now
         self._now = now
         cfg = self.config
+        self._forget_off_path(view)
         with log.lock:
             reg = regions(view, log, cfg.head_window_tokens)
             new = self._new_chunks(view, log, reg)
@@ -647,6 +650,18 @@ class AutobiographicalStrategy(BaseStrategy):
                     continue
                 self._requests.append(request)
                 self._inflight[request.id] = (work, plan, request)
+
+    def _forget_off_path(self, view: MessageView) -> None:
+        """Forget the chunks found off the view's path when the view may show other messages now: another
+        view (a filter set or dropped, another reader), or a message edited or removed since (an edit may
+        give the reader a block it could not see). Kept while only appends happened: an append shows no
+        message of a chunk closed before it (a review found chunks a dropped filter had hidden reported
+        off the path for good: ``drain`` left them unsummarised and the lag under-counted)."""
+        base = getattr(view, "base", None) or view
+        key = (int(getattr(view, "start", 0)), _mutations(base))
+        if base is not self._off_view or key != self._off_key or key[1] is None:
+            self._off_path = set()
+            self._off_view, self._off_key = base, key
 
     def _span_of(self, view: MessageView, chunk: ChunkRecord) -> tuple[int, int]:
         return view.index_at_sequence(chunk.first_seq), view.index_at_sequence(chunk.last_seq + 1)

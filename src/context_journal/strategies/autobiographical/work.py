@@ -206,6 +206,20 @@ def merge_items(log: CompressionLog, config: AutobiographicalConfig) -> list[Wor
     return items
 
 
+def _stored_positions(view: MessageView) -> Callable[[int], int] | None:
+    """For a view of one slot: the append position in that slot of the first message created at or after
+    a sequence (removed messages counted: positions are never reused). None for a view of several slots."""
+    from ...views import MergedView, ReaderView, StoreView
+
+    if isinstance(view, MergedView):
+        if view.auxiliary:
+            return None
+    elif not isinstance(view, StoreView | ReaderView):
+        return None
+    rows = view.message_store.rows
+    return lambda seq: bisect.bisect_left(rows, seq, key=lambda e: e.created_seq)
+
+
 class Queue:
     """The work owed, derived from the log: merges first (they keep the top of the tree small), then
     chunk summaries oldest first. Cheap to build (O(roots) without view reads); the full report
@@ -314,34 +328,48 @@ class Queue:
         """``(chunks, tokens)`` of the chunk summaries that are ready or waiting, as :meth:`pending_work`
         lists them, without listing them: the chunks, and the tokens of ``view``'s messages appended
         from each one's first created sequence through its last (the chunk's span, as a compile finds
-        it: a removed or hidden end message leaves the rest counted). Chunks that follow each other
-        directly (adjacent in the log, no gap between them: ``CompressionLog.untiled``) are priced as
-        one span, found by halving the sorted list of unsummarised chunks, so a history never
-        summarised costs O(log chunks), not O(chunks) (a failing compile names this lag: listing
-        64,000 chunks took 0.8 s at 200,000 messages)."""
+        it: a removed or hidden end message leaves the rest counted).
+
+        A run of unsummarised chunks is priced as one span when nothing of the view can lie between
+        them: they are adjacent in the log, and the view's slot holds exactly the messages the chunks
+        were closed over from the run's first sequence to its last (a message hidden from the view the
+        chunks closed in, by a filter or an audience, may show in this one between two chunks that were
+        closed as adjacent). Runs are found by halving the sorted list of unsummarised chunks, so a
+        history never summarised costs O(log chunks), not O(chunks) (a failing compile names this lag:
+        listing 64,000 chunks took 0.8 s at 200,000 messages). A view of several slots (auxiliary
+        views) is priced chunk by chunk."""
         log = self.log
-        seqs: Sequence[int] = self._chunk_seqs
-        excluded = {c for c in self.off_path if c in log.chunks and c not in log.l1_of} | self._stuck_chunks()
-        if excluded:
-            seqs = [s for s in seqs if log._chunk_at[s] not in excluded]
-        keys = log._chunk_keys
-        breaks = sorted(log.untiled_starts())
-        total = 0
-        spans = [(0, len(seqs))]
-        while spans:
-            i, j = spans.pop()
-            if i >= j:
-                continue
-            a, b = seqs[i], seqs[j - 1]
-            k = bisect.bisect_right(breaks, a)
-            run = bisect.bisect_left(keys, b) - bisect.bisect_left(keys, a) == j - 1 - i
-            if j - i == 1 or (run and (k == len(breaks) or breaks[k] > b)):
+        with log.lock:
+            seqs: Sequence[int] = self._chunk_seqs
+            excluded = {c for c in self.off_path if c in log.chunks and c not in log.l1_of} | self._stuck_chunks()
+            if excluded:
+                seqs = [s for s in seqs if log._chunk_at[s] not in excluded]
+            keys = log._chunk_keys
+            breaks = sorted(log.untiled_starts())
+            stored = _stored_positions(view)
+            total = 0
+            spans = [(0, len(seqs))]
+            while spans:
+                i, j = spans.pop()
+                if i >= j:
+                    continue
+                a, b = seqs[i], seqs[j - 1]
                 last = log.chunks[log._chunk_at[b]]
-                total += view.tokens(view.index_at_sequence(a), view.index_at_sequence(last.last_seq + 1))
-            else:
-                m = (i + j) // 2
-                spans += [(i, m), (m, j)]
-        return len(seqs), total
+                whole = j - i == 1
+                if not whole and stored is not None:
+                    lo, hi = bisect.bisect_left(keys, a), bisect.bisect_left(keys, b) + 1
+                    k = bisect.bisect_right(breaks, a)
+                    whole = (
+                        hi - lo == j - i
+                        and (k == len(breaks) or breaks[k] > b)
+                        and stored(last.last_seq + 1) - stored(a) == log.chunk_messages(lo, hi)
+                    )
+                if whole:
+                    total += view.tokens(view.index_at_sequence(a), view.index_at_sequence(last.last_seq + 1))
+                else:
+                    m = (i + j) // 2
+                    spans += [(i, m), (m, j)]
+            return len(seqs), total
 
     def pending_work(self) -> PendingWork:
         """The full report (O(items))."""
