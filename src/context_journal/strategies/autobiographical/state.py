@@ -28,7 +28,7 @@ from __future__ import annotations
 import bisect
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -327,11 +327,6 @@ class CompressionLog:
         while len(sizes) <= hi:
             sizes.append(sizes[-1] + len(self.chunks[self._chunk_at[keys[len(sizes) - 1]]].ids))
         return sizes[hi] - sizes[lo]
-
-    def untiled_starts(self) -> Iterable[int]:
-        """The first sequences of the chunks that may not follow the chunk before them directly (the
-        first chunk always): :meth:`untiled` without building its pairs."""
-        return self._untiled.keys()
 
     def untiled(self) -> list[tuple[ChunkRecord | None, ChunkRecord]]:
         """``(chunk before, chunk)`` pairs with (possibly) messages between them, in order (the first

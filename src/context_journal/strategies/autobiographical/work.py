@@ -331,13 +331,13 @@ class Queue:
         it: a removed or hidden end message leaves the rest counted).
 
         A run of unsummarised chunks is priced as one span when nothing of the view can lie between
-        them: they are adjacent in the log, and the view's slot holds exactly the messages the chunks
-        were closed over from the run's first sequence to its last (a message hidden from the view the
-        chunks closed in, by a filter or an audience, may show in this one between two chunks that were
-        closed as adjacent). Runs are found by halving the sorted list of unsummarised chunks, so a
-        history never summarised costs O(log chunks), not O(chunks) (a failing compile names this lag:
-        listing 64,000 chunks took 0.8 s at 200,000 messages). A view of several slots (auxiliary
-        views) is priced chunk by chunk."""
+        them: no other chunk lies between them, and the view's slot holds exactly the messages the
+        chunks were closed over from the run's first sequence to its last (a message hidden from the
+        view the chunks closed in, by a filter or an audience, may show in this one between two chunks
+        that were closed as adjacent; a gap no chunk was closed over holds messages too). Runs are
+        found by halving the sorted list of unsummarised chunks, so a history never summarised costs
+        O(log chunks), not O(chunks) (a failing compile names this lag: listing 64,000 chunks took
+        0.8 s at 200,000 messages). A view of several slots (auxiliary views) is priced chunk by chunk."""
         log = self.log
         with log.lock:
             seqs: Sequence[int] = self._chunk_seqs
@@ -345,7 +345,6 @@ class Queue:
             if excluded:
                 seqs = [s for s in seqs if log._chunk_at[s] not in excluded]
             keys = log._chunk_keys
-            breaks = sorted(log.untiled_starts())
             stored = _stored_positions(view)
             total = 0
             spans = [(0, len(seqs))]
@@ -357,13 +356,9 @@ class Queue:
                 last = log.chunks[log._chunk_at[b]]
                 whole = j - i == 1
                 if not whole and stored is not None:
+                    # No summarised chunk between them, and no message of the slot outside them.
                     lo, hi = bisect.bisect_left(keys, a), bisect.bisect_left(keys, b) + 1
-                    k = bisect.bisect_right(breaks, a)
-                    whole = (
-                        hi - lo == j - i
-                        and (k == len(breaks) or breaks[k] > b)
-                        and stored(last.last_seq + 1) - stored(a) == log.chunk_messages(lo, hi)
-                    )
+                    whole = hi - lo == j - i and stored(last.last_seq + 1) - stored(a) == log.chunk_messages(lo, hi)
                 if whole:
                     total += view.tokens(view.index_at_sequence(a), view.index_at_sequence(last.last_seq + 1))
                 else:
