@@ -219,6 +219,7 @@ class CompileResult:
 
         Raises:
             StoreClosedError: the result names stored media and its store was closed before pickling.
+            KeyError: a medium it names was erased since the compile (``redact``), as its exporters raise.
         """
         state = dict(self.__dict__)
         read = self.get_blob

@@ -91,7 +91,8 @@ def _restored(cls: type[BaseException], args: tuple[object, ...], state: dict[st
     ``__init__`` (see :class:`PicklableError`)."""
     error = cls.__new__(cls, *args)
     error.args = args
-    error.__dict__.update(state)
+    for name, value in state.items():
+        setattr(error, name, value)  # (an ImportError's msg, name and path are slots, not in __dict__)
     return error
 
 
@@ -104,7 +105,10 @@ class PicklableError(BaseException):
     traceback, cause and context are left out, as ``pickle`` leaves them out of every exception."""
 
     def __reduce__(self) -> tuple[object, ...]:
-        return _restored, (type(self), self.args, dict(self.__dict__))
+        state = dict(self.__dict__)
+        if isinstance(self, ImportError):
+            state.update(msg=self.msg, name=self.name, path=self.path)
+        return _restored, (type(self), self.args, state)
 
 
 class ContextJournalError(PicklableError, Exception):

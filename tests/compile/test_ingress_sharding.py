@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from context_journal import ContextManager, MemoryStore
@@ -734,3 +734,37 @@ def test_a_sharded_message_not_summarised_yet_gives_way_whole(turns: list[str], 
             shown |= ids
     for group in {group_of(i)[0] for i in cut}:
         assert not any(group_of(i)[0] == group for i in shown), f"{group} is partly cut, partly shown"
+
+
+@settings(max_examples=examples(20), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@example(budget=4000, blocks=["bob", "ann", "bob"])
+@given(budget=st.integers(2500, 7000), blocks=st.lists(st.sampled_from(["bob", "ann", None]), min_size=2, max_size=4))
+def test_a_reader_never_reads_its_sharded_message_from_half_way(budget: int, blocks: list[str | None]) -> None:
+    # A fresh attack found bob's view of a message whose blocks alternate audiences (bob, ann, bob) holding
+    # shards 1-4 and 8-11: the cut stopped at the gap the other reader's shards leave in the numbers.
+    store = MemoryStore()
+    host = ContextManager.open(store=store, strategy=_strategy())
+    host.shard_tokens = 2 * CHUNK
+    host.add_message("user", "Project rules: answer briefly.", id="rules")
+    for k in range(4):
+        host.add_message("user" if k % 2 == 0 else "assistant", f"turn {k} " + "fine " * 20)
+    content = [
+        {"type": "text", "text": _doc(4 + k), **({"audience": [who]} if who else {})} for k, who in enumerate(blocks)
+    ]
+    host.add_message("user", content, id="big")
+    for k in range(4, 12):
+        host.add_message("user" if k % 2 == 0 else "assistant", f"turn {k} " + "fine " * 20)
+    bob = ContextManager.open(store=store, namespace="bob", view_reader="bob", strategy=_strategy())
+    try:
+        result = bob.compile(budget)
+    except OverBudgetError:
+        return
+    assert result.tokens <= budget and validate_messages(result.as_messages()) == []
+    cut = shown = False
+    for m in result.messages:
+        mine = [s for s in m.sources if s.kind == "message" and group_of(s.id)[0] == "big"]
+        if mine and m.sources[0] == Source("synthetic", "cut to fit"):
+            cut = True
+        elif mine:
+            shown = True
+    assert not (cut and shown), "bob's message was cut at its start and its later shards sent raw"

@@ -7,6 +7,7 @@ second one. The classes are found by walking the package, so a new one is covere
 from __future__ import annotations
 
 import concurrent.futures
+import copy
 import importlib
 import inspect
 import pickle
@@ -82,12 +83,15 @@ def test_the_walk_finds_the_error_tree() -> None:
 def test_every_error_survives_pickle(cls: type[BaseException], data: st.DataObject) -> None:
     error = cls() if f"{cls.__module__}.{cls.__qualname__}" in PRIVATE else data.draw(st.builds(cls))
     error.add_note("a note added on the way")
-    for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
-        back = pickle.loads(pickle.dumps(error, protocol=protocol))
+    copies = [pickle.loads(pickle.dumps(error, protocol=p)) for p in range(pickle.HIGHEST_PROTOCOL + 1)]
+    for back in [*copies, copy.copy(error), copy.deepcopy(error)]:
         assert type(back) is cls
         assert str(back) == str(error)
         assert _same(back.args, error.args)
         assert _same(vars(back), vars(error))
+        if isinstance(error, ImportError):  # slots of ImportError, not in vars() (a fresh attack found msg lost)
+            assert isinstance(back, ImportError)
+            assert (back.msg, back.name, back.path) == (error.msg, error.name, error.path)
 
 
 def _raise_over_budget(budget: int) -> None:

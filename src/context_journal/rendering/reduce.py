@@ -647,11 +647,13 @@ def _give_way(
 
 
 def _next_shard(before: Work, m: Work) -> bool:
-    """Whether ``m`` is the shard that follows ``before`` in one stored message's group."""
+    """Whether ``m`` is a later shard of ``before``'s stored message (a reader's view may skip the shards
+    of blocks addressed to others, so the next one it shows need not be numbered one more)."""
     if before.origin is None or m.origin is None:
         return False
     group, index = group_of(before.origin)
-    return group_of(m.origin) == (group, index + 1)
+    later, at = group_of(m.origin)
+    return later == group and at > index
 
 
 def _messages_of(members: Sequence[Work]) -> int:
