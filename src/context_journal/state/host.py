@@ -193,7 +193,8 @@ class WorkingStateMixin:
         config = self.ledger_config
         if config.share == 0:
             return strategy
-        state = self._ledger_keeper().sync().state(self._facts())
+        keeper = self._ledger_keeper()
+        state = keeper.sync().state(self._facts())
         if state.empty:
             return strategy
-        return LedgerStrategy(strategy, state, config, counter, user_role)
+        return LedgerStrategy(strategy, state, config, counter, user_role, keeper.renders)

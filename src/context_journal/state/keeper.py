@@ -38,7 +38,7 @@ from ..tokens import TokenCounter
 from ..views import MessageView
 from .checkpoint import Checkpoint, _covered, load_checkpoint, names_reader, save_checkpoint
 from .ledger import Ledger, LedgerConfig, WorkingState
-from .render import MARKER, render_state
+from .render import MARKER, RenderMemo
 
 if TYPE_CHECKING:
     from ..messages import _Entry
@@ -89,6 +89,8 @@ class LedgerKeeper:
         self._queue: dict[int, list[dict[str, Any]]] = {}
         # Edits applied since the last sync: (position, entry before, entry after, content after or None).
         self._edits: list[tuple[int, _Entry, _Entry, list[dict[str, Any]] | None]] = []
+        self.renders = RenderMemo()
+        """The block's latest renders, shared by the compiles of this ledger (see :class:`RenderMemo`)."""
         messages.observers.append(self._observe)
         messages.edit_observers.append(self._observe_edit)
 
@@ -292,6 +294,7 @@ class LedgerStrategy(StrategyWrapper):
         config: Share of the budget and placement.
         counter: The view's token counter.
         user_role: ``participant -> True`` for speakers of user turns (for the ``"turn"`` placement).
+        renders: Renders kept from earlier compiles of the same ledger (default: none kept).
     """
 
     def __init__(
@@ -301,8 +304,10 @@ class LedgerStrategy(StrategyWrapper):
         config: LedgerConfig,
         counter: TokenCounter,
         user_role: Callable[[str], bool],
+        renders: RenderMemo | None = None,
     ) -> None:
         super().__init__(inner)
+        self.renders = renders if renders is not None else RenderMemo()
         self.state = state
         self.config = config
         self.counter = counter
@@ -329,7 +334,7 @@ class LedgerStrategy(StrategyWrapper):
         def count(text: str) -> int:
             return self.counter.count_block({"type": "text", "text": text})
 
-        text = render_state(state, allowance - overhead, count)
+        text = self.renders.render(state, allowance - overhead, count, self.counter)
         found: tuple[tuple[RenderedEntry, RenderedEntry], int] | None = None
         if text is not None:
             marker = RenderedEntry(

@@ -341,3 +341,39 @@ _LEVELS: tuple[tuple[int, int, int, int, int, int, int, int], ...] = (
     (20, 5, 0, 0, 0, 0, 80, 0),
     (10, 5, 0, 0, 0, 0, 80, 0),
 )
+
+
+class RenderMemo:
+    """The latest texts :func:`render_state` gave, by what it reads of the state (plans, facts, files,
+    commands, errors, searches and the names of the first ``allowance`` identifiers), the allowance and
+    the token counter: a compile whose ledger shows what the previous one's showed renders nothing again
+    (a compile after an appended message that names no file or identifier spent a third of its time
+    rendering the same block: 5.8 ms at 200,000 messages). The identifiers' scores, which every message
+    moves, are not read by the render: their order is (a new message scales every score alike)."""
+
+    SIZE = 8
+    """Renders kept (a compile renders at one or two allowances; the facts-only block is another)."""
+
+    def __init__(self) -> None:
+        self._entries: list[tuple[tuple[Any, ...], object, str | None]] = []
+
+    def render(self, state: WorkingState, allowance: int, count: Callable[[str], int], counter: object) -> str | None:
+        """:func:`render_state` of ``state`` within ``allowance`` tokens, priced by ``count`` (made from
+        ``counter``, which keys the memo by identity), from the memo when it holds it."""
+        key = (
+            allowance,
+            state.plans,
+            tuple(state.facts.items()),
+            state.files,
+            state.commands,
+            state.errors,
+            state.searches,
+            tuple(i.name for i in state.identifiers[: max(0, allowance)]),
+        )
+        for k, who, text in self._entries:
+            if who is counter and k == key:
+                return text
+        text = render_state(state, allowance, count)
+        self._entries.insert(0, (key, counter, text))
+        del self._entries[self.SIZE :]
+        return text
