@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import context_journal
-from context_journal.errors import OverBudgetError, PicklableError
+from context_journal.errors import MissingExtraError, OverBudgetError, PicklableError
 from context_journal.llm.types import LLMMessage, LLMRequest
 from tests.hypothesis_budget import examples
 
@@ -31,6 +31,8 @@ def _exception_classes() -> list[type[BaseException]]:
     for info in pkgutil.walk_packages(context_journal.__path__, "context_journal."):
         try:
             module = importlib.import_module(info.name)
+        except MissingExtraError:
+            continue  # an optional extra this install leaves out (the lowest-core CI run has no mcp)
         except ImportError:
             assert info.name.startswith(OPTIONAL), info.name  # only an optional SDK may be missing
             continue
@@ -114,4 +116,4 @@ def test_the_mixin_is_on_every_class_whose_init_differs_from_its_args() -> None:
     outside = [
         c for c in CLASSES if issubclass(c, PicklableError) and not issubclass(c, context_journal.ContextJournalError)
     ]
-    assert {c.__name__ for c in outside} >= {"CacheMarkersDroppedWarning", "ToolUnavailableError"}
+    assert {c.__name__ for c in outside} >= {"CacheMarkersDroppedWarning", "UnexpectedRequestError"}
