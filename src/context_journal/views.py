@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
 
 from ._block_types import continues_server_turn
 from .errors import ViewFilterError
-from .sharding import SHARD_KEY
+from .sharding import SHARD_KEY, group_of, is_shard_form
 
 if TYPE_CHECKING:
     from .messages import Message, MessageStore, _Entry
@@ -49,11 +49,14 @@ __all__ = [
     "ViewEntry",
     "ViewFilter",
     "checked_index",
+    "continues_message",
     "filter_for_reader",
     "newest_unit_start",
     "running_turn_start",
     "unit_bounds",
     "unit_start_at_or_after",
+    "window_cut",
+    "window_cut_within",
     "window_start",
 ]
 
@@ -1161,10 +1164,49 @@ def unit_start_at_or_after(view: MessageView, index: int, end: int | None = None
     return stop
 
 
+def continues_message(view: MessageView, position: int) -> bool:
+    """Whether view ``position`` holds a later shard of the stored message at ``position - 1`` (see
+    :mod:`~context_journal.sharding`): a window starting there would read that message from half-way.
+    Judged by neighbours, not by shard numbers: a reader's view may skip shards of blocks addressed to
+    others, so a reader's first shard of a message may be numbered 3. Reads two entries."""
+    if position <= 0 or position >= len(view):
+        return False
+    later = view.entry(position).id
+    if not is_shard_form(later):
+        return False
+    return group_of(later)[0] == group_of(view.entry(position - 1).id)[0]
+
+
+def window_cut(view: MessageView, index: int, end: int | None = None) -> int:
+    """Where a window that leaves the messages before ``index`` out may start: the first position
+    ``>= index`` that starts a tool unit (:func:`unit_start_at_or_after`) and no later shard of a
+    sharded message (a window never reads a message from half-way: the shards before it would be left
+    out and its tail sent alone, as a fresh review found with every strategy). Returns ``end`` (or
+    ``len(view)``) when no such position exists. Reads entries only (no bodies)."""
+    stop = len(view) if end is None else min(end, len(view))
+    i = unit_start_at_or_after(view, index, stop)
+    while i < stop and continues_message(view, i):
+        i = unit_start_at_or_after(view, i + 1, stop)
+    return i
+
+
+def window_cut_within(view: MessageView, index: int, end: int) -> int:
+    """:func:`window_cut` for a cut that may not pass ``end`` (the recent window, the newest unit): when
+    the first allowed position forward is ``end`` itself and ``end`` lies inside a sharded message, the
+    cut moves back to that message's first shard instead, so the message is kept whole rather than read
+    from half-way (that first shard may lie before ``index``: a caller leaves nothing out when the cut
+    is not after its own start). Returns a position ``<= end``."""
+    cut = window_cut(view, index, end)
+    if cut >= end and end < len(view):
+        while continues_message(view, cut):
+            cut -= 1
+    return cut
+
+
 def window_start(view: MessageView, index: int, budget: int | None = None) -> int:
     """Where a window of the newest messages that should start at ``index`` starts: moved forward to a
-    unit start (:func:`unit_start_at_or_after`; ``len(view)`` when none is left), or back to the start
-    of the thinking-led tool loop the view ends in (:func:`running_turn_start`) when ``index`` falls
+    unit start and out of any sharded message (:func:`window_cut`; ``len(view)`` when none is left), or
+    back to the start of the thinking-led tool loop the view ends in (:func:`running_turn_start`) when ``index`` falls
     inside it and the whole loop costs at most twice ``budget`` tokens (default: what the window from
     ``index`` costs): such a loop is kept whole, its bulky results shortened by the compiler. A longer
     loop is entered where the window starts, and the compiler brings its messages in as a transcript
@@ -1178,7 +1220,7 @@ def window_start(view: MessageView, index: int, budget: int | None = None) -> in
         assert start is not None
         if view.tokens(start, n) <= 2 * (view.tokens(index, n) if budget is None else budget):
             return start
-    return unit_start_at_or_after(view, index, n)
+    return window_cut(view, index, n)
 
 
 def unit_bounds(view: MessageView, start: int, end: int) -> tuple[int, int]:

@@ -35,13 +35,14 @@ from tests.hypothesis_budget import examples
 CHUNK = 600  # target_chunk_tokens of the strategy below: messages over 1,200 tokens are sharded
 
 
-def _strategy() -> AutobiographicalStrategy:
+def _strategy(**config: Any) -> AutobiographicalStrategy:
     return AutobiographicalStrategy(
         AutobiographicalConfig(
             target_chunk_tokens=CHUNK,
             head_window_tokens=200,
             recent_window_tokens=600,
             summary_target_tokens=120,
+            **config,
         )
     )
 
@@ -768,3 +769,64 @@ def test_a_reader_never_reads_its_sharded_message_from_half_way(budget: int, blo
         elif mine:
             shown = True
     assert not (cut and shown), "bob's message was cut at its start and its later shards sent raw"
+
+
+def _window_strategy(name: str) -> Any:
+    from context_journal.strategies import PassthroughStrategy, WindowedPassthroughStrategy
+
+    if name == "passthrough":
+        return PassthroughStrategy()
+    if name == "windowed":
+        return WindowedPassthroughStrategy()
+    return _strategy(overflow="window", stable_prefix=name == "stable")
+
+
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@example(strategy="autobiographical", turns=["short"] * 6 + ["doc"] + ["short"] * 6, budget=900, reader=None)
+@example(strategy="passthrough", turns=["short"] * 6 + ["doc"] + ["short"] * 6, budget=1050, reader=None)
+@example(strategy="windowed", turns=["short"] * 6 + ["doc"] + ["short"] * 6, budget=900, reader=None)
+@given(
+    strategy=st.sampled_from(["passthrough", "windowed", "autobiographical", "stable"]),
+    turns=_TURNS,
+    budget=st.integers(700, 6000),
+    reader=st.sampled_from([None, "bob"]),
+)
+def test_a_window_never_reads_a_sharded_message_from_half_way(
+    strategy: str, turns: list[str], budget: int, reader: str | None
+) -> None:
+    # A fresh review found every windowing strategy (passthrough, windowed, autobiographical with
+    # overflow="window") sending the last shards of a pasted document without its first ones: the window
+    # was snapped to tool units only. A window leaves a sharded message out whole or keeps it whole.
+    store = MemoryStore()
+    host = ContextManager.open(store=store, strategy=_window_strategy(strategy))
+    host.shard_tokens = 2 * CHUNK
+    host.add_message("user", "Project rules: answer briefly.", id="rules")
+    for k, kind in enumerate([*turns, "short"]):
+        role = "user" if k % 2 == 0 else "assistant"
+        if kind == "doc":  # a document whose middle section is for ann only (bob's view skips its shards)
+            content: Any = [
+                {"type": "text", "text": _doc(2 + k % 3)},
+                {"type": "text", "text": _doc(2), "audience": ["ann"]},
+                {"type": "text", "text": _doc(2 + k % 2)},
+            ]
+        else:
+            content = f"turn {k} " + ("fine " * 20 if kind == "short" else "words " * 150)
+        host.add_message(role, content, id=f"m{k}")
+    cm = (
+        host
+        if reader is None
+        else ContextManager.open(store=store, view_reader=reader, strategy=_window_strategy(strategy))
+    )
+    view = cm._reader_view()
+    first: dict[str, str] = {}
+    for i in range(len(view)):
+        first.setdefault(group_of(view.entry(i).id)[0], view.entry(i).id)
+    try:
+        result = cm.compile(budget)
+    except OverBudgetError:
+        return
+    assert result.tokens <= budget and validate_messages(result.as_messages()) == []
+    shown = {s.id for m in result.messages for s in m.sources if s.kind == "message"}
+    for sid in shown:
+        group = group_of(sid)[0]
+        assert first[group] in shown, f"{sid} is sent without the start of its message ({first[group]})"

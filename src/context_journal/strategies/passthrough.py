@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..views import newest_unit_start, unit_start_at_or_after, window_start
+from ..views import newest_unit_start, window_cut, window_start
 from .base import BaseStrategy, Budget, RawSpan, Selection
 
 if TYPE_CHECKING:
@@ -15,8 +15,9 @@ __all__ = ["PassthroughStrategy", "newest_fitting_suffix"]
 
 def newest_fitting_suffix(view: MessageView, budget: int, end: int | None = None) -> int:
     """Start of the newest suffix of ``[0, end)`` whose estimate fits ``budget`` tokens, moved forward so
-    it does not open on results whose call was cut off, or back to the opening of a short thinking-led
-    tool loop it would enter half-way (see :func:`~context_journal.views.window_start`).
+    it does not open on results whose call was cut off nor inside a sharded message, or back to the
+    opening of a short thinking-led tool loop it would enter half-way (see
+    :func:`~context_journal.views.window_start`).
 
     When not even the newest tool unit fits, returns that unit's start anyway: the compiler reduces
     a unit too large for the budget to a bounded excerpt. O(log N) plus the messages skipped.
@@ -25,7 +26,7 @@ def newest_fitting_suffix(view: MessageView, budget: int, end: int | None = None
     if stop == 0:
         return 0
     suffix = view.suffix_start(budget, stop)
-    start = window_start(view, suffix, budget) if stop == len(view) else unit_start_at_or_after(view, suffix, stop)
+    start = window_start(view, suffix, budget) if stop == len(view) else window_cut(view, suffix, stop)
     if start >= stop:
         start = newest_unit_start(view, stop)
     return start

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..views import newest_unit_start, unit_start_at_or_after
+from ..views import newest_unit_start, window_cut
 from .base import BaseStrategy, Budget, RawSpan, Selection, StrategyContext
 from .passthrough import newest_fitting_suffix
 
@@ -61,7 +61,7 @@ class WindowedPassthroughStrategy(BaseStrategy):
         n = len(view)
         if not self.anchor or n == 0:
             return 0
-        start = unit_start_at_or_after(view, view.index_at_sequence(int(self.anchor["sequence"])), n)
+        start = window_cut(view, view.index_at_sequence(int(self.anchor["sequence"])), n)
         return start if start < n else newest_unit_start(view, n)
 
     def select(self, view: MessageView, budget: Budget) -> Selection:

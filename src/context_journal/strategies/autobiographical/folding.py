@@ -344,10 +344,11 @@ def _leave_out_raw(
     omitted: list[tuple[int, int, str]],
     keep: Callable[[int, int], bool] = lambda a, b: False,
 ) -> tuple[list[Item], int]:
-    """Leave out the oldest raw messages outside the head and before ``keep_from`` (whole tool units)
+    """Leave out the oldest raw messages outside the head and before ``keep_from`` (whole tool units and
+    whole sharded messages: :func:`~context_journal.views.window_cut_within`)
     until ``fixed`` fits ``budget``, never from an item for which ``keep(start, end)`` is true; appends
     what left to ``omitted``."""
-    from ...views import unit_start_at_or_after
+    from ...views import window_cut_within
 
     kept: list[Item] = []
     for item in segments:
@@ -367,7 +368,7 @@ def _leave_out_raw(
                 kept.append(Item(a, b))
                 continue
             cut = first_at_least(view, a, limit, fixed - budget) or limit
-            cut = unit_start_at_or_after(view, cut, limit)
+            cut = window_cut_within(view, cut, limit)
             if cut <= a:
                 kept.append(Item(a, b))
                 continue

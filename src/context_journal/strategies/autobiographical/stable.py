@@ -272,7 +272,7 @@ def omit_oldest(view: MessageView, items: Sequence[Item], first: int, keep_from:
     """``items`` with the oldest raw messages of the raw run at their end, from view position ``first`` on
     and before ``keep_from``, left out (whole tool units) until about ``excess`` tokens are gone, as one
     omitted span; None when nothing can be left out."""
-    from ...views import unit_start_at_or_after
+    from ...views import window_cut_within
     from .chunking import first_at_least
 
     k = len(items)
@@ -284,7 +284,7 @@ def omit_oldest(view: MessageView, items: Sequence[Item], first: int, keep_from:
     if start >= keep_from:
         return None
     cut = first_at_least(view, start, keep_from, excess) or keep_from
-    cut = unit_start_at_or_after(view, cut, keep_from)
+    cut = window_cut_within(view, cut, keep_from)
     if cut <= start:
         return None
     out = list(items[:k])
