@@ -49,6 +49,7 @@ if TYPE_CHECKING:  # the names, for type checkers; at run time each is imported 
         URLSource,
     )
     from .errors import (
+        BlobNotFoundError,
         BranchError,
         BranchExistsError,
         BranchInUseError,
@@ -246,6 +247,7 @@ else:
             "StaleReaderError": "readers",
             "Store": "stores",
             "StoreBusyError": "errors",
+            "BlobNotFoundError": "errors",
             "StoreClosedError": "errors",
             "StoreError": "errors",
             "Strategy": "strategies",
@@ -292,6 +294,7 @@ __all__ = [
     "AutobiographicalConfig",
     "AutobiographicalStrategy",
     "Base64Source",
+    "BlobNotFoundError",
     "BlobSource",
     "Block",
     "BranchError",

@@ -1484,7 +1484,7 @@ def resolve_media(blocks: Iterable[dict[str, Any]], get_blob: Callable[[str], by
 
     Args:
         blocks: Block dicts as stored.
-        get_blob: Returns the bytes of a sha256; raises ``KeyError`` when missing.
+        get_blob: Returns the bytes of a sha256; raises ``KeyError`` (the store: ``BlobNotFoundError``) when missing.
 
     Returns:
         The blocks with every blob source replaced by a base64 source of the same bytes.

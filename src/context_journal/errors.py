@@ -63,6 +63,7 @@ from ._graphemes import clip_end
 from ._names import clip_repr
 
 __all__ = [
+    "BlobNotFoundError",
     "BranchError",
     "BranchExistsError",
     "BranchInUseError",
@@ -255,6 +256,27 @@ class StoreClosedError(StoreError):
 
 class StoreBusyError(StoreError):
     """The database stayed locked by another writer longer than the busy timeout; retry later."""
+
+
+class BlobNotFoundError(StoreError, KeyError):
+    """The store holds no blob with this sha256: a redaction erased it with the messages that named it
+    (:meth:`~context_journal.ContextManager.redact`), or it was never written. A context compiled
+    before the redaction names the erased bytes; compile again for one without them. A ``KeyError``, as
+    a mapping's missing key is.
+
+    Attributes:
+        sha256: The digest asked for (64 hex characters).
+    """
+
+    def __init__(self, sha256: str) -> None:
+        self.sha256 = sha256
+        super().__init__(
+            f"no blob with sha256 {clip_repr(sha256)} in the store: a redaction erased it, or it was never "
+            "written (a context compiled before a redaction names what it erased: compile again)"
+        )
+
+    def __str__(self) -> str:  # KeyError quotes its argument; keep the plain message.
+        return str(self.args[0])
 
 
 class MigrationError(StoreError):

@@ -14,6 +14,7 @@ import base64
 import contextlib
 import hashlib
 import json
+import pickle
 import sqlite3
 import struct
 import zlib
@@ -26,7 +27,7 @@ from hypothesis import strategies as st
 
 from context_journal import AutobiographicalConfig, AutobiographicalStrategy, ContextManager
 from context_journal.compile import EmptyContextError
-from context_journal.errors import MessageNotFoundError, RedactionError, StoreError
+from context_journal.errors import BlobNotFoundError, MessageNotFoundError, RedactionError, StoreError
 from context_journal.stores import MemoryStore, SQLiteStore
 from context_journal.stores.base import Op, Store
 from context_journal.stores.integrity import check_store
@@ -258,6 +259,30 @@ def test_redaction_contract_on_every_backend(backend: Backend) -> None:
     assert check_store(store).ok
     for handle in (other, reader, cm):
         handle.close()
+
+
+def test_a_context_compiled_before_a_redaction_names_the_erased_blob_in_a_typed_error(backend: Backend) -> None:
+    # A fresh review found a bare KeyError ("no blob with sha256 ...") from to_anthropic() and pickle of a
+    # context compiled before the redaction that erased its image. Every read of a missing blob raises
+    # BlobNotFoundError (still a KeyError), naming the digest and what to do; a new compile has no image.
+    store: Store = backend.new()
+    cm = ContextManager.open(store=store)
+    png = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8
+    image = {"type": "base64", "media_type": "image/png", "data": base64.b64encode(png).decode()}
+    cm.add_message("user", [{"type": "text", "text": "see the chart"}, {"type": "image", "source": image}], id="img")
+    cm.add_message("assistant", "I see it.")
+    before = cm.compile(4000)
+    digest = hashlib.sha256(png).hexdigest()
+    assert store.get_blob(digest) == png
+    cm.redact("img", reason="erase")
+    for read in (before.to_anthropic, before.to_openai, lambda: pickle.dumps(before), lambda: store.get_blob(digest)):
+        with pytest.raises(BlobNotFoundError, match=f"no blob with sha256 '{digest}'.*compile again") as caught:
+            read()
+        assert isinstance(caught.value, KeyError) and caught.value.sha256 == digest
+        assert pickle.loads(pickle.dumps(caught.value)).sha256 == digest
+    after = cm.compile(4000).to_anthropic()
+    assert "image" not in json.dumps(after) and "[redacted]" in json.dumps(after)
+    cm.close()
 
 
 def test_memory_redaction_rolls_back_whole() -> None:

@@ -19,7 +19,7 @@ def provider_request(request: SummaryRequest, get_blob: Callable[[str], bytes]) 
     and the messages the strategy marked (the end of the head window).
 
     Raises:
-        KeyError: a message refers to a blob the store does not hold (from ``get_blob``).
+        BlobNotFoundError: a message refers to a blob the store does not hold (from ``get_blob``; a ``KeyError``).
     """
     meta = request.metadata
     tools: list[ToolDefinition] = []

@@ -33,6 +33,7 @@ from .. import telemetry
 from .._names import clip_repr, name_problem
 from ..content import sha256_hex
 from ..errors import (
+    BlobNotFoundError,
     BranchExistsError,
     BranchInUseError,
     BranchNotFoundError,
@@ -1035,13 +1036,13 @@ class Store(ABC):
         """The bytes stored under a sha256.
 
         Raises:
-            KeyError: no such blob.
+            BlobNotFoundError: no such blob (a ``KeyError``): never written, or erased by a redaction.
         """
         with self._lock:
             self._check_open()
             data = self._get_blob(digest)
             if data is None:
-                raise KeyError(f"no blob with sha256 {digest}")
+                raise BlobNotFoundError(digest)
             return data
 
     def stats(self) -> StoreStats:
