@@ -24,7 +24,9 @@ Identifiers are ranked by frequency x recency: each mention adds 1 (a name only 
 from __future__ import annotations
 
 import json
+import math
 import re
+from bisect import bisect_left, insort
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence, Set
 from dataclasses import asdict, dataclass, field
@@ -205,7 +207,7 @@ class FileTouch:
         return self.path.rsplit("/", 1)[0] + "/" if "/" in self.path else ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: a state after every append makes one per name
 class Identifier:
     """A name from code: tool inputs and results, code in the conversation.
 
@@ -839,6 +841,7 @@ class Ledger:
         self._plan_tools = {**DEFAULT_PLAN_TOOLS, **config.plan_tools}
         self._kinds: dict[str, tuple[PlanShape | None, ToolSpec | None]] = {}  # tool name -> its entries
         self._decay = 0.5 ** (1.0 / config.half_life)
+        self._log_decay = math.log(self._decay)
         # The knobs the fold reads on every message, read once (the config is frozen).
         self._scan = config.scan_chars
         self._result_scan = config.result_scan_chars
@@ -855,6 +858,13 @@ class Ledger:
         self._plans: dict[str, Plan] = {}
         self._searches: list[list[Any]] = []  # [query, [[title, url]...], status, message id]
         self._calls: OrderedDict[str, tuple[str, Any]] = OrderedDict()  # open calls: id -> (kind, data)
+        # What state() read last, kept until the fold changes it (a compile reads the state after every
+        # append; with 1,800 files and 1,200 names, building it afresh cost 3-7 ms, a review found).
+        self._file_touches: tuple[FileTouch, ...] | None = None  # the files as shown; None: changed since
+        self._ranking: list[tuple[float, str]] | None = None  # (-rank key, name), best first; None: rank afresh
+        self._rank_keys: dict[str, float] = {}  # name -> its rank key in the ranking
+        self._moved: set[str] = set()  # names mentioned since the ranking was made
+        self._shown_names: tuple[int, tuple[Identifier, ...]] | None = None  # (tick, identifiers) state() gave
 
     # -- folding --
 
@@ -932,6 +942,7 @@ class Ledger:
         tick = self.messages
         decay = self._decay
         idents = self._idents
+        self._moved.update(names)
         for name in names:
             row = idents.get(name)
             if row is None:
@@ -943,6 +954,7 @@ class Ledger:
         if len(idents) > self._max_identifiers:  # keep the best ranked half: by score, then name
             ranked = sorted([(-(row[0] * decay ** (tick - row[1])), name, row) for name, row in idents.items()])
             self._idents = {name: row for _, name, row in ranked[: self._max_identifiers // 2]}
+            self._ranking = None
 
     def _score(self, row: list[float], tick: int) -> float:
         return float(row[0] * self._decay ** (tick - row[1]))
@@ -957,6 +969,7 @@ class Ledger:
             action = row[0]
         row[0], row[1], row[2], row[3] = action, row[1] + 1, self.messages, message_id
         self._files[path] = row
+        self._file_touches = None
         if len(self._files) > self._max_files:
             drop = len(self._files) - self._max_files // 2
             for key in list(self._files)[:drop]:
@@ -1110,6 +1123,7 @@ class Ledger:
             row = self._files.get(call[1])
             if row is not None:
                 row[0] = "created"
+                self._file_touches = None
         if text:
             read.append(text)
             if is_error or (exit_code is not None and exit_code != 0) or "rror" in text or "FAIL" in text:
@@ -1198,21 +1212,61 @@ class Ledger:
 
     # -- reading --
 
+    def _rank_key(self, row: list[float]) -> float:
+        """A key that orders names as their scores do at every tick: ``score(t) = row[0] * decay **
+        (t - row[1])`` is ``exp(key + t * log(decay))``, the same factor for every name at one tick."""
+        return math.log(max(row[0], 1e-300)) - row[1] * self._log_decay
+
+    def _ranked(self) -> list[tuple[float, str]]:
+        """Every identifier as ``(-rank key, name)``, best first (ties by name): the ranking made last,
+        with the names mentioned since moved (each O(log n) to find plus a list shift), or ranked afresh
+        when many moved or the table was pruned or loaded. The order between mentions does not change
+        (see :meth:`_rank_key`), so the state after an append no longer sorts every name."""
+        ranking = self._ranking
+        idents = self._idents
+        if ranking is None or 8 * len(self._moved) > len(ranking):
+            keys = {name: self._rank_key(row) for name, row in idents.items()}
+            ranking = sorted([(-k, name) for name, k in keys.items()])
+            self._rank_keys = keys
+        else:
+            keys = self._rank_keys
+            for name in self._moved:
+                old = keys.pop(name, None)
+                if old is not None:
+                    del ranking[bisect_left(ranking, (-old, name))]
+                row = idents.get(name)
+                if row is not None:
+                    key = keys[name] = self._rank_key(row)
+                    insort(ranking, (-key, name))
+        self._moved.clear()
+        self._ranking = ranking
+        return ranking
+
     def state(self, facts: Mapping[str, str] | None = None) -> WorkingState:
-        """The ledger as immutable data (with the host's ``facts``)."""
+        """The ledger as immutable data (with the host's ``facts``). Cost: O(files + identifiers) the
+        first time and after the files change or many names move; after an append that mentions a few
+        names, O(identifiers) object creation plus O(log n) per name moved."""
         tick = self.messages
-        ranked = sorted(
-            ((name, self._score(row, tick), int(row[2])) for name, row in self._idents.items()),
-            key=lambda t: (-t[1], t[0]),
-        )
-        files = tuple(FileTouch(path, row[0], row[1], row[3]) for path, row in reversed(list(self._files.items())))
+        shown = self._shown_names
+        if shown is None or shown[0] != tick or self._moved or self._ranking is None:
+            idents = self._idents
+            decay = self._decay
+            names = tuple(
+                Identifier(name, int(row[2]), round(float(row[0] * decay ** (tick - row[1])), 6))
+                for row, name in ((idents[name], name) for _, name in self._ranked())
+            )
+            shown = self._shown_names = (tick, names)
+        files = self._file_touches
+        if files is None:
+            files = tuple(FileTouch(path, row[0], row[1], row[3]) for path, row in reversed(list(self._files.items())))
+            self._file_touches = files
         return WorkingState(
             plans=tuple(self._plans.values()),
             facts=dict(sorted((facts or {}).items())),
             files=files,
             commands=tuple(CommandRun(c[0], c[1], c[2], c[3]) for c in self._commands),
             errors=tuple(self._errors),
-            identifiers=tuple(Identifier(n, c, round(s, 6)) for n, s, c in ranked),
+            identifiers=shown[1],
             searches=tuple(
                 WebSearch(q, tuple((t, u) for t, u in hits), st, mid) for q, hits, st, mid in self._searches
             ),
@@ -1226,6 +1280,9 @@ class Ledger:
         twin.__dict__.update(self.__dict__)
         twin._idents = {k: list(v) for k, v in self._idents.items()}
         twin._files = {k: list(v) for k, v in self._files.items()}
+        twin._ranking = None if self._ranking is None else list(self._ranking)
+        twin._rank_keys = dict(self._rank_keys)
+        twin._moved = set(self._moved)
         twin._commands = [list(c) for c in self._commands]
         rows = {id(c): t for c, t in zip(self._commands, twin._commands, strict=True)}
         twin._errors = OrderedDict(self._errors)
