@@ -51,6 +51,7 @@ __all__ = [
     "checked_index",
     "continues_message",
     "filter_for_reader",
+    "may_hold",
     "newest_unit_start",
     "running_turn_start",
     "unit_bounds",
@@ -1033,6 +1034,18 @@ def _no_start(kinds: Sequence[str]) -> bool:
 _THINKING = ("thinking", "redacted_thinking")
 
 
+def may_hold(view: MessageView, kinds: Iterable[str]) -> bool:
+    """False when no message index the view reads holds a block of any of ``kinds``
+    (``MessageStore.kind_count``, O(1) each: the view's own slot and every auxiliary one); True when one
+    does or the view cannot tell (a reader's view may show fewer blocks than its slot holds: False is
+    exact, True is not)."""
+    own = getattr(view, "message_store", None)
+    if not callable(getattr(own, "kind_count", None)):
+        return True
+    stores = [own, *(index for _, index in getattr(view, "auxiliary", ()))]
+    return any(index.kind_count(kind) for index in stores for kind in kinds)
+
+
 def running_turn_start(view: MessageView) -> int | None:
     """Where the tool loop the view ends in starts, when its first message opens with a thinking block;
     None otherwise.
@@ -1052,14 +1065,22 @@ def running_turn_start(view: MessageView) -> int | None:
     half-way). The start is the first of those records that opens with thinking (what its speaker wrote
     before that, with no user turn between, is left out of the turn and the compiler opens the turn with a
     note); when a call comes before any thinking, the loop is not thinking-led.
+
+    Cost: O(1) when nothing the view reads holds a thinking block (:func:`may_hold`); else O(the loop's
+    length), read in batches that double (an agent's loop of 10,000 tool calls with no user turn between
+    was walked 16 entries at a time at every compile: 8 ms at 20,000 messages).
     """
+    if not may_hold(view, _THINKING):
+        return None  # no loop can open with thinking
     first: int | None = None
     seen = False  # results seen after the message looked at (a text before them may interject)
     glue = False  # the message after the one looked at continues it (pause_turn): the two are one turn
     after: ViewEntry | None = None  # the loop message after the one looked at (a call or a record of its speaker)
     end = len(view)
+    size = 16  # the first batches small (most loops are short), then doubling
     while end > 0:
-        batch = view.entries(max(0, end - 16), end)  # small batches: one index walk per 16 messages
+        batch = view.entries(max(0, end - size), end)
+        size = min(2 * size, 4096)
         for k in range(len(batch) - 1, -1, -1):
             e = batch[k]
             if "tool_use" in e.kinds:

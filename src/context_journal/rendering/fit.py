@@ -795,16 +795,6 @@ def cover_floor(
     return rest, middle, count
 
 
-def _holds_calls(view: MessageView) -> bool:
-    """False when no message index the view reads holds a ``tool_use`` block (``MessageStore.kind_count``,
-    O(1) each: the own slot and every auxiliary one); True when it does or the view cannot tell."""
-    own = getattr(view, "message_store", None)
-    if not callable(getattr(own, "kind_count", None)):
-        return True
-    stores = [own, *(index for _, index in getattr(view, "auxiliary", ()))]
-    return any(index.kind_count("tool_use") for index in stores)
-
-
 def spans_floor(
     view: MessageView,
     spans: Iterable[tuple[int, int, bool]],
@@ -843,6 +833,8 @@ def spans_floor(
         ``(floor of the spans not giving way, floor of those giving way, messages scanned)``, in
         estimated tokens (before calibration).
     """
+    from ..views import may_hold
+
     stop = len(view) if end is None else min(end, len(view))
     call = counter.count_message("assistant", [{"type": "tool_use", "id": "", "name": "", "input": {}}])
     floor = max(0, call + counter.count_block({"type": "tool_result", "tool_use_id": "", "content": ""}))
@@ -850,7 +842,7 @@ def spans_floor(
     scanned = 0
     if floor == 0:
         return 0, 0, 0
-    if not _holds_calls(view):  # no tool_use block anywhere the view reads: every bound is 0, nothing to scan
+    if not may_hold(view, ("tool_use",)):  # no tool_use block anywhere the view reads: every bound is 0
         return 0, 0, sum(max(0, min(b, stop) - a) for a, b, _ in spans)
     for a, b, gives_way in spans:
         b = min(b, stop)

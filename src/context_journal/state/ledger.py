@@ -184,7 +184,7 @@ class LedgerConfig:
 # ---- the data --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FileTouch:
     """A file touched through tool calls.
 
@@ -861,6 +861,7 @@ class Ledger:
         # What state() read last, kept until the fold changes it (a compile reads the state after every
         # append; with 1,800 files and 1,200 names, building it afresh cost 3-7 ms, a review found).
         self._file_touches: tuple[FileTouch, ...] | None = None  # the files as shown; None: changed since
+        self._file_objs: dict[str, FileTouch] = {}  # path -> its FileTouch, until the path is touched again
         self._ranking: list[tuple[float, str]] | None = None  # (-rank key, name), best first; None: rank afresh
         self._rank_keys: dict[str, float] = {}  # name -> its rank key in the ranking
         self._moved: set[str] = set()  # names mentioned since the ranking was made
@@ -970,10 +971,12 @@ class Ledger:
         row[0], row[1], row[2], row[3] = action, row[1] + 1, self.messages, message_id
         self._files[path] = row
         self._file_touches = None
+        self._file_objs.pop(path, None)
         if len(self._files) > self._max_files:
             drop = len(self._files) - self._max_files // 2
             for key in list(self._files)[:drop]:
                 del self._files[key]
+                self._file_objs.pop(key, None)
 
     def _tool_use(self, block: Mapping[str, Any], message_id: str, written: list[str], server: bool = False) -> None:
         name = block.get("name")
@@ -1124,6 +1127,7 @@ class Ledger:
             if row is not None:
                 row[0] = "created"
                 self._file_touches = None
+                self._file_objs.pop(call[1], None)
         if text:
             read.append(text)
             if is_error or (exit_code is not None and exit_code != 0) or "rror" in text or "FAIL" in text:
@@ -1257,9 +1261,16 @@ class Ledger:
             )
             shown = self._shown_names = (tick, names)
         files = self._file_touches
-        if files is None:
-            files = tuple(FileTouch(path, row[0], row[1], row[3]) for path, row in reversed(list(self._files.items())))
-            self._file_touches = files
+        if files is None:  # the files touched since are made anew, the others kept
+            objs = self._file_objs
+            made: list[FileTouch] = []
+            for path in reversed(self._files):
+                touch = objs.get(path)
+                if touch is None:
+                    row = self._files[path]
+                    touch = objs[path] = FileTouch(path, row[0], row[1], row[3])
+                made.append(touch)
+            files = self._file_touches = tuple(made)
         return WorkingState(
             plans=tuple(self._plans.values()),
             facts=dict(sorted((facts or {}).items())),
@@ -1282,6 +1293,7 @@ class Ledger:
         twin._files = {k: list(v) for k, v in self._files.items()}
         twin._ranking = None if self._ranking is None else list(self._ranking)
         twin._rank_keys = dict(self._rank_keys)
+        twin._file_objs = dict(self._file_objs)
         twin._moved = set(self._moved)
         twin._commands = [list(c) for c in self._commands]
         rows = {id(c): t for c, t in zip(self._commands, twin._commands, strict=True)}
