@@ -5,15 +5,16 @@ while older middle content stays raw, and the middle gives way when compression 
 from __future__ import annotations
 
 import base64
+import re
 import uuid
 from collections.abc import Callable
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from context_journal.compile import CompileOptions, CompileResult
+from context_journal.compile import CompileOptions, CompileResult, OverBudgetError
 from context_journal.llm import OfflineSummarizer
 from context_journal.manager import ContextManager
 from context_journal.strategies import (
@@ -337,3 +338,45 @@ def test_a_bulky_message_in_the_head_never_starves_the_newest(
         if m.sources and m.sources[0].id.startswith("b") and (shorts or m.sources[0].id != "b0"):
             # Excerpts are cut by characters, so they land near the common level, not on it.
             assert m.tokens <= 1.15 * last.tokens + 60, (m.sources[0].id, m.tokens, last.tokens)
+
+
+# --- recent turns cut to next to nothing ---------------------------------------------------------------
+
+_CUT = re.compile(r"\[… about (\d+) of (\d+) tokens cut here")
+
+
+@FAST
+@example(turns=300, size=90, budget=1_000, recent=4_000, head=2_000)
+@given(
+    turns=st.integers(20, 300),
+    size=st.integers(15, 90),
+    budget=st.integers(300, 3_000),
+    recent=st.sampled_from([1_000, 2_000, 4_000]),
+    head=st.sampled_from([60, 500, 2_000]),
+)
+def test_recent_turns_give_way_whole_before_they_are_cut_to_nothing(
+    turns: int, size: int, budget: int, recent: int, head: int
+) -> None:
+    # A review found a compile at 1,000 tokens sending 35 recent turns each as "[… about 105 of 105 tokens
+    # cut here …]" (compression lagging, nothing summarised; the default 2,000-token head window): it fit,
+    # and said nothing. The oldest of them give way whole (one note) until the others keep something.
+    cfg = AutobiographicalConfig(head_window_tokens=head, recent_window_tokens=recent)
+    cm = ContextManager.open("memory:", strategy=AutobiographicalStrategy(cfg))
+    cm.add_message("user", "Rules: answer briefly and cite the file.", id="rules")
+    for k in range(turns):
+        cm.add_message("user" if k % 2 == 0 else "assistant", f"Turn {k}: " + words(size, k), id=f"t{k}")
+    try:
+        result = cm.compile(budget)
+    except OverBudgetError:
+        return
+    assert_valid(result)
+    notes = [k for k, m in enumerate(result.messages) if m.sources and m.sources[0].id == "cut to fit"]
+    # After the head (which gives way last, whole or cut: see the B61 tests above) comes the note that
+    # stands for the middle, then the recent turns.
+    for m in result.messages[notes[0] + 1 if notes else 1 :]:
+        for block in m.content:
+            found = _CUT.search(str(block.get("text", "")))
+            if found is not None:
+                cut, whole = int(found.group(1)), int(found.group(2))
+                assert cut < 0.95 * whole, f"{m.sources[0].id} sent as {cut} of {whole} tokens cut"
+    cm.close()

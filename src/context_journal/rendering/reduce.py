@@ -517,6 +517,11 @@ def _tokens(m: Work, counter: TokenCounter) -> int:
     return m.tokens
 
 
+_UNIT_FLAGS = F_TOOL_USE | F_TOOL_RESULT | F_THINKING
+"""Blocks that tie a message to its tool unit or signed turn: such a message is cut to an excerpt, never
+away whole."""
+
+
 def _water_cap(sizes: Sequence[int], target: float) -> float:
     """The largest cap ``C`` with ``sum(min(size, C)) <= target`` (infinite when everything fits)."""
     remaining = target
@@ -592,7 +597,7 @@ def _give_way(
             close()
             continue
         size = _tokens(m, counter)
-        if m.flags & (F_TOOL_USE | F_TOOL_RESULT | F_THINKING) or (m.flags & F_PROVIDER and in_server_pair(m.blocks)):
+        if m.flags & _UNIT_FLAGS or (m.flags & F_PROVIDER and in_server_pair(m.blocks)):
             close()  # a paused pair's half is cut to its excerpt, never away from its other half
             blocks = excerpt_blocks(m.blocks, 0.0, counter, m.origin)
             # Only a cut that makes it smaller (the marker of a short message's excerpt can outweigh
@@ -723,6 +728,22 @@ class _Snapshot:
                     return True
         return False
 
+    def hollow(self, work: list[Work], ids: frozenset[str], counter: TokenCounter) -> set[str]:
+        """The messages of ``ids`` in ``work`` whose excerpt keeps less than a tenth of what they held
+        beyond their bare cut marker (plain messages only: a message with tool blocks or thinking keeps
+        its pairing as a bare excerpt and cannot give way whole)."""
+        was = {id(m): blocks for m, blocks, _f, _t, _s in self.messages}
+        out: set[str] = set()
+        for m in work:
+            blocks = was.get(id(m))
+            if m.origin not in ids or blocks is None or m.blocks is blocks or m.flags & _UNIT_FLAGS:
+                continue
+            bare = counter.count_message(m.participant, excerpt_blocks(blocks, 0.0, counter, m.origin))
+            whole = counter.count_message(m.participant, blocks)
+            if whole > bare and counter.count_message(m.participant, m.blocks) - bare < 0.1 * (whole - bare):
+                out.add(m.origin)
+        return out
+
     def restore(self, p: Pass) -> list[Work]:
         for m, blocks, flags, tokens, sources in self.messages:
             m.blocks, m.flags, m.tokens, m.sources = blocks, flags, tokens, list(sources)
@@ -835,18 +856,42 @@ def shrink(
 
     before = _Snapshot(work, p) if late else None
     levels(work)
-    if before is not None and sum(_tokens(m, counter) for m in work) > room:
-        # The oldest recent turns give way; which ones is found on the excerpted context (what must go
-        # even then), and the excerpts are then made again with the room they leave: made before, they
-        # were cut for a context that still held those turns (the newest message once went down to its
-        # marker while the older turns that then gave way had stood whole).
-        over = _Snapshot(work, p)  # what fails without them
-        kept = {m.origin for m in _give_way(work, room, counter, p, late, keep_whole | keep_thinking)}
-        gone = frozenset(m.origin for m in work if m.origin in late and m.origin not in kept)
-        work = before.restore(p)
-        if gone:
-            work = _give_way(work, room, counter, p, gone, keep_whole | keep_thinking)
-        levels(work)
+    if before is not None and (sum(_tokens(m, counter) for m in work) > room or before.hollow(work, late, counter)):
+        # The oldest recent turns give way, and the excerpts are then made again with the room they leave:
+        # made before, they were cut for a context that still held those turns (the newest message once
+        # went down to its marker while the older turns that then gave way had stood whole; a review saw 35
+        # recent turns each cut to "about 105 of 105 tokens cut here" where giving the oldest of them way
+        # whole left the newer ones readable).
+        over = _Snapshot(work, p)  # what fails (or says next to nothing) without them
+        start = before
+        order = [m.origin for m in start.work if m.origin in late and m.origin is not None]  # oldest first
+
+        def attempt(k: int) -> list[Work]:
+            """The context with the oldest ``k`` of those turns given way whole, the rest excerpted."""
+            again = start.restore(p)
+            if k:
+                again = _give_way(again, -1, counter, p, frozenset(order[:k]), keep_whole | keep_thinking)
+            levels(again)
+            return again
+
+        def fits(k: int) -> bool:
+            return sum(_tokens(m, counter) for m in attempt(k)) <= room
+
+        def readable(k: int) -> bool:
+            tried = attempt(k)
+            return sum(_tokens(m, counter) for m in tried) <= room and not start.hollow(tried, late, counter)
+
+        # The fewest oldest turns to give way (halving: more given way leaves more room to the others) so
+        # that the rest fit and none is cut to next to nothing; when no number does, the fewest that fit.
+        test = readable if readable(len(order)) else fits
+        lo, hi = 0, len(order)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if test(mid):
+                hi = mid
+            else:
+                lo = mid + 1
+        work = attempt(lo)
         if before.emptied(work, newest, counter):
             # Only by sending the newest message as its cut marker: the turns stay and the compile fails,
             # as without this tier (a review saw 57 short turns whole and the newest answer as its marker).
