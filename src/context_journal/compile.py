@@ -485,7 +485,7 @@ def compile_context(
 
     Raises:
         TypeError: ``max_tokens`` or ``reserve_for_response`` is not an ``int`` (a ``bool`` included).
-        ValueError: ``max_tokens`` is not positive, ``reserve_for_response`` is negative or larger than
+        ValueError: ``max_tokens`` is not positive, ``reserve_for_response`` is negative or not less than
             ``max_tokens``.
         MalformedContentError: ``system`` or an injection is malformed.
         OverBudgetError: the must-keep part, or the smallest valid context, does not fit.
@@ -546,9 +546,9 @@ def _compile_context(
     priced from the index, unread (raises :class:`_ReadThem` when one was not cut after all)."""
     check_token_count("max_tokens", max_tokens, 1)
     check_token_count("reserve_for_response", reserve_for_response, 0)
-    if reserve_for_response > max_tokens:
+    if reserve_for_response >= max_tokens:  # equal left a budget of 0: an OverBudgetError, not this error
         raise ValueError(
-            f"reserve_for_response ({reserve_for_response}) is larger than max_tokens ({max_tokens}): "
+            f"reserve_for_response ({reserve_for_response}) is not less than max_tokens ({max_tokens}): "
             "nothing would be left for the context"
         )
     roles = roles or Roles()

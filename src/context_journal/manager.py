@@ -1694,7 +1694,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             EmptyContextError: the result would hold no message (nothing to send).
             MalformedContentError: ``system`` or an injection is malformed.
             TypeError: ``max_tokens`` or ``reserve_for_response`` is not an ``int`` (a ``bool`` included).
-            ValueError: ``max_tokens`` is not positive, ``reserve_for_response`` is negative or larger
+            ValueError: ``max_tokens`` is not positive, ``reserve_for_response`` is negative or not less
                 than ``max_tokens``, or ``query`` is empty or whitespace.
         """
         self._claim_if_pending()

@@ -79,3 +79,37 @@ def test_compress_and_compile_agree_on_what_is_pending(tmp_path: Path, data_dir:
         assert data["error"]["type"] == "OverBudgetError", data
         assert "compression lags" not in data["error"]["message"], (budget, data)
         assert data["error"]["smallest_budget"] is not None
+
+
+def test_a_reserve_equal_to_the_budget_is_refused_as_a_larger_one_is(tmp_path: Path) -> None:
+    # A review saw --reserve 100 --budget 100 fail as over budget ("the budget is 0") where --reserve 200
+    # was refused as bad input: both leave nothing for the context, both are the same error.
+    from context_journal import ContextManager
+
+    db = str(tmp_path / "r.db")
+    with ContextManager.open(db) as cm:
+        cm.add_message("user", "hi")
+    for reserve in ("100", "200"):
+        code, out = _json(["compile", "--store", db, "--budget", "100", "--reserve", reserve])
+        assert code == 1 and out["error"]["type"] == "ValueError", out
+        assert "is not less than max_tokens (100)" in out["error"]["message"]
+    code, out = _json(["compile", "--store", db, "--budget", "100", "--reserve", "90"])
+    assert code == 0 and out["tokens"] <= 10, out
+
+
+def test_the_command_line_runs_as_a_module(tmp_path: Path) -> None:
+    # `python -m context_journal` and `python -m context_journal.cli` are the console script (a review
+    # found neither), named as it is in usage lines.
+    import subprocess
+    import sys
+
+    for module in ("context_journal", "context_journal.cli"):
+        done = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0 and "Usage: context-journal" in done.stdout, done.stderr
+    done = subprocess.run(
+        [sys.executable, "-m", "context_journal", "stats", "--store", str(tmp_path / "none.db"), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode != 0 and json.loads(done.stdout)["ok"] is False

@@ -353,14 +353,14 @@ def test_B14_every_must_keep_part_is_named_when_it_cannot_fit(
     injections = [Injection(words(inject), position="system", label="memory")] if inject else None
     need = max(1, pinned) + system + inject + 1
     try:
-        result = cm.compile(max_tokens, min(reserve, max_tokens), words(system) if system else None, injections)
+        result = cm.compile(max_tokens, min(reserve, max_tokens - 1), words(system) if system else None, injections)
     except OverBudgetError as err:
         assert err.actual > err.budget
         assert err.parts["message sys (system)"] == max(1, pinned)
         if inject:
             assert err.parts["injection 0 (memory)"] == inject
         return
-    assert need <= max_tokens - min(reserve, max_tokens)
+    assert need <= max_tokens - min(reserve, max_tokens - 1)
     assert_valid(result)
 
 

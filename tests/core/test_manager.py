@@ -230,6 +230,9 @@ def test_reserve_larger_than_the_window_and_empty_compiles_raise() -> None:
     cm.add_message("user", "hi")
     with pytest.raises(ValueError, match="reserve_for_response"):
         cm.compile(max_tokens=100, reserve_for_response=200)
+    # Equal leaves nothing too: the same error (a review saw OverBudgetError "the budget is 0" here).
+    with pytest.raises(ValueError, match=r"reserve_for_response \(100\) is not less than max_tokens \(100\)"):
+        cm.compile(max_tokens=100, reserve_for_response=100)
     assert [i.code for i in validate_messages([])] == ["no_messages"]
 
 

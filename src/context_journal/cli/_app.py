@@ -444,5 +444,6 @@ def _root(
 
 
 def main() -> None:
-    """Console-script entry point."""
-    app()
+    """Console-script entry point (also ``python -m context_journal`` and ``python -m context_journal.cli``,
+    shown under the script's name in help and errors)."""
+    app(prog_name="context-journal")
