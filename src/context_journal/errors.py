@@ -14,6 +14,7 @@ attributes that say where the fault is, and its message says what to do instead:
     │   ├── CorruptRecordError             a stored body is not JSON (written around the library)
     │   ├── StoreClosedError               the handle was closed
     │   ├── StoreBusyError                 the database stayed locked past the busy timeout
+    │   ├── BlobNotFoundError              no blob with that sha256 (erased by a redaction; also a KeyError)
     │   ├── MigrationError                 the schema is newer than this library, or a migration failed
     │   ├── RedactionError                 a redaction that cannot be made (backend, reader, argument)
     │   └── BranchError

@@ -17,6 +17,7 @@ PUBLIC = [
     "AutobiographicalConfig",
     "AutobiographicalStrategy",
     "Base64Source",
+    "BlobNotFoundError",
     "BlobSource",
     "Block",
     "BranchError",
