@@ -830,3 +830,60 @@ def test_a_window_never_reads_a_sharded_message_from_half_way(
     for sid in shown:
         group = group_of(sid)[0]
         assert first[group] in shown, f"{sid} is sent without the start of its message ({first[group]})"
+
+
+def _read_from_half_way(cm: ContextManager, result: Any) -> list[str]:
+    """The stored messages some later shards of which are sent raw while their first shard is neither
+    sent raw nor stood for by a summary the context shows (a summary's covered sequence range)."""
+    created = {e.id: e.created_seq for e in cm.messages.iter_entries() if e.live}
+    raw = {s.id for m in result.messages for s in m.sources if s.kind == "message"}
+    ranges = []
+    for m in result.messages:
+        for s in m.sources:
+            if s.kind == "summary":
+                found = cm.get_summary(s.id)
+                ranges.append((found.first_sequence, found.last_sequence))
+    bad = []
+    for sid in raw:
+        group, index = group_of(sid)
+        stood_for = group in created and any(a <= created[group] <= b for a, b in ranges)
+        if index > 1 and group in created and group not in raw and not stood_for:
+            bad.append(sid)
+    return bad
+
+
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@example(sections=12, before=10, after=2, stable=False)
+@given(sections=st.integers(4, 16), before=st.integers(2, 14), after=st.integers(1, 8), stable=st.booleans())
+def test_a_window_over_summaries_never_reads_a_sharded_message_from_half_way(
+    sections: int, before: int, after: int, stable: bool
+) -> None:
+    # A fresh review: with overflow="window" after a drain, the summaries of a document's first shards
+    # were left out as the oldest summaries while its last shards stayed raw (read from "## Section 9");
+    # and a sharded newest message partly summarised was sent as its last shard alone.
+    cfg = AutobiographicalConfig(
+        head_window_tokens=100,
+        recent_window_tokens=600,
+        target_chunk_tokens=200,
+        overflow="window",
+        stable_prefix=stable,
+    )
+    for newest in (False, True):
+        cm = ContextManager.open("memory:", strategy=AutobiographicalStrategy(cfg))
+        for k in range(before):
+            cm.add_message("user" if k % 2 == 0 else "assistant", f"turn {k}: " + "we talk about the release " * 8)
+        text = "\n\n".join(
+            f"## Section {j}\n\n" + f"Rule {j}: check canary {j} before rollout. " * 20 for j in range(sections)
+        )
+        cm.add_message("user", text, id="doc")
+        for k in range(0 if newest else after):
+            cm.add_message("assistant" if k % 2 == 0 else "user", f"reply {k}: " + "noted, we go on " * 6)
+        cm.drain()
+        for budget in range(300, 2_400, 150):
+            try:
+                result = cm.compile(budget)
+            except OverBudgetError:
+                continue
+            assert result.tokens <= budget and validate_messages(result.as_messages()) == []
+            assert _read_from_half_way(cm, result) == [], (newest, budget)
+        cm.close()

@@ -309,20 +309,29 @@ def _window(
 
     1. the oldest raw messages not summarised yet before the recent window (from ``recent``);
     2. then the oldest summaries (what the recent window needs room for is newer than any of them);
-    3. then the oldest raw messages of the recent window, never the newest tool unit.
+    3. then the oldest raw messages of the recent window, never the newest tool unit (a sharded newest
+       message is one unit with the summaries of its first shards).
 
-    Raw messages leave as whole tool units only. The head window stays (the compiler excerpts it last).
+    Raw messages leave as whole tool units only, and a sharded message whole (:func:`_whole_messages`).
+    The head window stays (the compiler excerpts it last).
     """
-    from ...views import newest_unit_start
+    from ...views import continues_message, newest_unit_start
 
     keep_from = newest_unit_start(view, lay.n)
+    while continues_message(view, keep_from):
+        keep_from -= 1  # a sharded newest message, partly summarised: the newest unit is all of it
     first_from = keep_from if recent is None else min(keep_from, max(recent, lay.head_end))
     omitted: list[tuple[int, int, str]] = []
     segments, fixed = _leave_out_raw(view, lay, segments, fixed, budget, first_from, omitted, keep)
     if fixed > budget:
         kept: list[Item] = []
         for item in segments:
-            if fixed > budget and item.summary is not None and not keep(item.start, item.end):
+            if (
+                fixed > budget
+                and item.summary is not None
+                and item.end <= keep_from  # (a summary of the newest message's first shards stays)
+                and not keep(item.start, item.end)
+            ):
                 omitted.append((item.start, item.end, SUMMARY_LEFT_OUT))
                 fixed -= pair_cost(item.summary)
             else:
@@ -330,8 +339,52 @@ def _window(
         segments = kept
     if fixed > budget and first_from < keep_from:
         segments, fixed = _leave_out_raw(view, lay, segments, fixed, budget, keep_from, omitted, keep)
+    if omitted:
+        segments, fixed = _whole_messages(view, segments, fixed, pair_cost, keep_from, omitted, keep)
     omitted.sort()
     return segments, fixed, omitted
+
+
+def _whole_messages(
+    view: MessageView,
+    segments: list[Item],
+    fixed: int,
+    pair_cost: Callable[[Summary], int],
+    keep_from: int,
+    omitted: list[tuple[int, int, str]],
+    keep: Callable[[int, int], bool],
+) -> tuple[list[Item], int]:
+    """Leave out the rest of a sharded message whose start was left out (see
+    :mod:`~context_journal.sharding`): the raw shards and the summaries within it that follow a left-out
+    span (the window never reads a message from half-way: a review saw the summaries of a document's
+    first 11 shards left out as the oldest summaries while its last 4 shards stayed raw, read from
+    "## Section 9"). A summary that starts inside the message is left out whole, also when it reaches
+    past it (it is the oldest part left, and kept it could be refined into the message's raw tail); the
+    newest tool unit (from ``keep_from``) and pinned ranges stay. Appends to ``omitted``."""
+    from ...views import continues_message
+
+    ends = {b for _, b, _ in omitted}
+    out: list[Item] = []
+    for item in segments:
+        a, b = item.start, item.end
+        if a not in ends or a >= keep_from or item.omitted or keep(a, b) or not continues_message(view, a):
+            out.append(item)
+            continue
+        g = a + 1
+        while g < len(view) and continues_message(view, g):
+            g += 1  # the first position after the message
+        if item.summary is not None:  # (it is the oldest part left: the window leaves it out whole)
+            omitted.append((a, b, SUMMARY_LEFT_OUT))
+            fixed -= pair_cost(item.summary)
+            ends.add(b)
+            continue
+        cut = min(b, g, keep_from)
+        omitted.append((a, cut, RAW_LEFT_OUT))
+        fixed -= view.tokens(a, cut)
+        ends.add(cut)
+        if cut < b:
+            out.append(Item(cut, b))
+    return out, fixed
 
 
 def _leave_out_raw(
