@@ -765,7 +765,9 @@ def _drop_last_lines(m: Work, excess: int, counter: TokenCounter, p: Pass) -> No
     while keep > 1:
         keep -= 1
         text = "\n".join(lines[:keep])
-        if before - counter.count_block({"type": "text", "text": text}) >= excess:
+        # Priced as the message it is (a block's count leaves out the message's own tokens: a block cut
+        # by that count left the context a token or two over, and the compile let the block go whole).
+        if before - counter.count_message(m.participant, [{**m.blocks[0], "text": text}]) >= excess:
             break
     while keep > 1 and lines[keep - 1].endswith(":") and not lines[keep - 1][:1].isspace():
         keep -= 1  # a section heading left without its lines
