@@ -194,7 +194,7 @@ class WorkingStateMixin:
         if config.share == 0:
             return strategy
         keeper = self._ledger_keeper()
-        state = keeper.sync().state(self._facts())
+        state = keeper.sync().state(self._facts(), scores=False)  # the render reads the names' order only
         if state.empty:
             return strategy
         return LedgerStrategy(strategy, state, config, counter, user_role, keeper.renders)
