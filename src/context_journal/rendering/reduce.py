@@ -38,6 +38,7 @@ from .repairs import (
     excerpt_blocks,
     image_placeholder,
     lead_with_user,
+    text_kept,
 )
 
 if TYPE_CHECKING:
@@ -728,19 +729,17 @@ class _Snapshot:
                     return True
         return False
 
-    def hollow(self, work: list[Work], ids: frozenset[str], counter: TokenCounter) -> set[str]:
-        """The messages of ``ids`` in ``work`` whose excerpt keeps less than a tenth of what they held
-        beyond their bare cut marker (plain messages only: a message with tool blocks or thinking keeps
-        its pairing as a bare excerpt and cannot give way whole)."""
+    def hollow(self, work: list[Work], ids: frozenset[str]) -> set[str]:
+        """The messages of ``ids`` in ``work`` whose excerpt keeps less than a tenth of their text (in
+        characters, cut markers left out; plain messages only: a message with tool blocks or thinking
+        keeps its pairing as a bare excerpt and cannot give way whole)."""
         was = {id(m): blocks for m, blocks, _f, _t, _s in self.messages}
         out: set[str] = set()
         for m in work:
             blocks = was.get(id(m))
             if m.origin not in ids or blocks is None or m.blocks is blocks or m.flags & _UNIT_FLAGS:
                 continue
-            bare = counter.count_message(m.participant, excerpt_blocks(blocks, 0.0, counter, m.origin))
-            whole = counter.count_message(m.participant, blocks)
-            if whole > bare and counter.count_message(m.participant, m.blocks) - bare < 0.1 * (whole - bare):
+            if text_kept(m.blocks) < 0.1 * text_kept(blocks):
                 out.add(m.origin)
         return out
 
@@ -858,7 +857,7 @@ def shrink(
 
     before = _Snapshot(work, p) if late else None
     levels(work)
-    if before is not None and (sum(_tokens(m, counter) for m in work) > room or before.hollow(work, late, counter)):
+    if before is not None and (sum(_tokens(m, counter) for m in work) > room or before.hollow(work, late)):
         # The oldest recent turns give way, and the excerpts are then made again with the room they leave:
         # made before, they were cut for a context that still held those turns (the newest message once
         # went down to its marker while the older turns that then gave way had stood whole; a review saw 35
@@ -881,7 +880,7 @@ def shrink(
 
         def readable(k: int) -> bool:
             tried = attempt(k)
-            return sum(_tokens(m, counter) for m in tried) <= room and not start.hollow(tried, late, counter)
+            return sum(_tokens(m, counter) for m in tried) <= room and not start.hollow(tried, late)
 
         # The fewest oldest turns to give way (halving: more given way leaves more room to the others) so
         # that the rest fit and none is cut to next to nothing; when no number does, the fewest that fit.

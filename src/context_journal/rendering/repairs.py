@@ -818,6 +818,16 @@ def trim_final_whitespace(work: list[Work], p: Pass) -> list[Work]:
 _CUT_MARKER = re.compile(r"\n?\[… about (\d+) of (\d+) tokens cut here; the journal keeps the whole message …\]\n?")
 
 
+def text_kept(blocks: Sequence[Mapping[str, Any]]) -> int:
+    """Characters of the text blocks of ``blocks`` outside cut markers: what an excerpt still says."""
+    kept = 0
+    for b in blocks:
+        text = b.get("text") if b.get("type") == "text" else None
+        if isinstance(text, str):
+            kept += len(_CUT_MARKER.sub("", text)) if "tokens cut here" in text else len(text)
+    return kept
+
+
 def _cut_text(text: str, ratio: float, total_tokens: int, origin: str | None) -> str:
     ratio = max(0.0, min(1.0, ratio))
     keep = int(len(text) * ratio)
