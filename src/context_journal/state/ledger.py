@@ -1269,29 +1269,24 @@ class Ledger:
         if not scores:
             ranked = self._ranked()
             named = self._named
-            idents = self._idents
-            decay = self._decay
             made: list[Identifier] = []
             for _, name in ranked:
                 found = named.get(name)
                 if found is None:
-                    row = idents[name]
-                    found = named[name] = Identifier(
-                        name, int(row[2]), round(float(row[0] * decay ** (tick - row[1])), 6)
-                    )
+                    found = named[name] = self._identifier(name, tick)
                 made.append(found)
             self._named_order = tuple(made)
             return self._as_state(facts, self._named_order)
         shown = self._shown_names
         if shown is None or shown[0] != tick or self._moved or self._ranking is None:
-            idents = self._idents
-            decay = self._decay
-            names = tuple(
-                Identifier(name, int(row[2]), round(float(row[0] * decay ** (tick - row[1])), 6))
-                for row, name in ((idents[name], name) for _, name in self._ranked())
-            )
+            names = tuple(self._identifier(name, tick) for _, name in self._ranked())
             shown = self._shown_names = (tick, names)
         return self._as_state(facts, shown[1])
+
+    def _identifier(self, name: str, tick: int) -> Identifier:
+        """``name`` as data: its mention count and its score at ``tick`` (six decimals)."""
+        row = self._idents[name]
+        return Identifier(name, int(row[2]), round(self._score(row, tick), 6))
 
     def _as_state(self, facts: Mapping[str, str] | None, identifiers: tuple[Identifier, ...]) -> WorkingState:
         """The state with ``identifiers`` and the rest of the ledger (the files made again only where
