@@ -53,6 +53,7 @@ from typing import Any
 
 from . import telemetry
 from .content import blob_digests, check_audience, parse_content
+from .errors import CHEAPEST_PART as CHEAPEST_PART  # re-exported: the part a fast failure names
 from .errors import ContextJournalError, OverBudgetError
 from .rendering.fit import (
     RenderCache,
@@ -71,7 +72,7 @@ from .rendering.fit import (
     with_prefix,
 )
 from .rendering.options import CompileOptions, Injection, Roles
-from .rendering.reduce import PricedView, ToolCap, overflow_cap, priced, shrink, tool_cap, widened
+from .rendering.reduce import PricedView, ToolCap, messages_cut, overflow_cap, priced, shrink, tool_cap, widened
 from .rendering.repairs import F_TOOL_USE, CompiledMessage, Pass, Repair, Source, Work
 from .rendering.shards import NewestGroupView, fold_newest_group, join_shard_runs
 from .strategies.base import Budget, RawSpan, Selection, Strategy, has_summaries
@@ -106,9 +107,6 @@ UNSUMMARISED_PART = "not summarised yet"
 """The part of :attr:`OverBudgetError.parts` naming the tokens of the smallest valid context that stand for
 raw middle content no summary covers yet (only compression can shrink it further)."""
 
-CHEAPEST_PART = "cheapest valid cover (lower bound)"
-"""The part of :attr:`OverBudgetError.parts` a compile that fails before rendering names: a lower bound of
-the smallest valid context, priced from the index (see :data:`EXACT_FAILURE_MESSAGES`)."""
 
 EXACT_FAILURE_MESSAGES = 512
 """A compile whose smallest selection cannot fit however it is cut (its lower bound priced from the index is
@@ -232,6 +230,14 @@ class CompileResult:
     def provenance(self) -> list[tuple[Source, ...]]:
         """Sources per compiled message, parallel to :attr:`messages`."""
         return [m.sources for m in self.messages]
+
+    @property
+    def unsummarised_cut(self) -> int:
+        """How many stored messages no summary covers yet were cut to fit the budget (its ``cut_to_fit``
+        repairs: one short note stands for each run of them, and for whole closed tool units in it): not 0
+        when compression lags behind the conversation; ``drain()`` (``context-journal compress``, the MCP
+        ``compress`` tool) summarises them, so the next compile sends summaries in their place."""
+        return messages_cut(self.repairs)
 
     def as_messages(self) -> list[dict[str, Any]]:
         """``{"role", "content"}`` dicts (roles not merged), as the validator reads them."""
@@ -649,6 +655,7 @@ def _compile_context(
             "last": opening(chosen),
             "newest": newest_unit(),
             "late": frozenset(e.id for a, b in chosen.last_resort for e in body.entries(a, b)),
+            "loop": frozenset(turn),
         }
 
     def newest_unit() -> frozenset[str]:

@@ -379,6 +379,11 @@ class MissingExtraError(ContextJournalError, ImportError):
 
 _LISTED = 12  # parts an OverBudgetError's message names (the largest); ``parts`` holds every one
 
+CHEAPEST_PART = "cheapest valid cover (lower bound)"
+"""The part of :attr:`OverBudgetError.parts` a compile that fails before rendering names: a lower bound of
+the smallest valid context, priced from the index, rendered entries (summaries, the working-state block)
+at 0 (see :data:`context_journal.compile.EXACT_FAILURE_MESSAGES`)."""
+
 
 class OverBudgetError(ContextJournalError):
     """What must be in the context does not fit the budget; nothing was dropped silently.

@@ -54,11 +54,12 @@ def test_a_budget_too_small_after_compress_is_over_budget_not_lagging(imported: 
         assert code == 0 and fits["tokens"] <= smallest
         plain = runner.invoke(app, ["compile", "--store", str(db), "--budget", budget])
         assert plain.exit_code == 1 and "compression lags" not in plain.stderr
-    # Still lagging where it matters: the uncompressed store at 4,000 names the pending work.
+    # Still lagging where it matters: the uncompressed store at 4,000 fits by cutting the middle not
+    # summarised yet (closed tool units whole), and names the pending work.
     res = runner.invoke(
         app, ["compile", "--store", str(imported), "--budget", "4000", "--strategy", "autobiographical"]
     )
-    assert res.exit_code == 1 and "compression lags" in " ".join(res.stderr.split())
+    assert res.exit_code == 0 and "compression lags" in " ".join(res.stderr.split())
 
 
 def test_compress_and_compile_agree_on_what_is_pending(tmp_path: Path, data_dir: Path) -> None:

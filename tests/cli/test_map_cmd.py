@@ -132,10 +132,10 @@ def test_map_of_a_lagging_store_names_the_remedy(imported: Path, tmp_path: Path)
             str(tmp_path / "m.html"),
         ],
     )
-    assert res.exit_code == 1
+    assert res.exit_code == 0, res.output  # the middle not summarised yet gave way to fit
     text = " ".join(res.output.split())
     assert "compression lags" in text and "context-journal compress" in text
-    assert re.search(r"--overflow window", text)
+    assert re.search(r"[\d,]+ messages were not summarised yet and cut to fit the budget", text)
 
 
 @pytest.mark.parametrize("flag", ["--html", "--png"])

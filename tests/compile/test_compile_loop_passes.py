@@ -54,9 +54,10 @@ def _text(rng: random.Random, n: int) -> str:
     return " ".join(rng.choice(WORDS) for _ in range(n)) + "."
 
 
-def conversation(n: int, seed: int = 7, big: int = 0) -> list[dict[str, Any]]:
+def conversation(n: int, seed: int = 7, big: int = 0, remark: bool = False) -> list[dict[str, Any]]:
     """``n`` messages of a tool-using chat (a call and its result every third exchange; with ``big``, some
-    results of about ``big`` words)."""
+    results of about ``big`` words; with ``remark``, each result message also says a word of its own, so
+    no tool unit is closed: see :func:`context_journal.rendering.reduce.closed_unit`)."""
     rng = random.Random(seed)
     out: list[dict[str, Any]] = []
     k = 0
@@ -67,7 +68,9 @@ def conversation(n: int, seed: int = 7, big: int = 0) -> list[dict[str, Any]]:
             out.append({"participant": "assistant", "content": [{"type": "text", "text": _text(rng, 6)}, call]})
             size = big if big and rng.random() < 0.3 else rng.randint(20, 120)
             result = {"type": "tool_result", "tool_use_id": f"call_{k}", "content": _text(rng, size)}
-            out.append({"participant": "tool", "content": [result]})
+            out.append(
+                {"participant": "tool", "content": [result, *([{"type": "text", "text": "ok"}] if remark else [])]}
+            )
         out.append({"participant": "assistant", "content": _text(rng, rng.randint(10, 60))})
         k += 1
     return out[:n]
@@ -194,13 +197,14 @@ def test_the_shortcuts_change_no_output_and_fail_only_what_cannot_fit(
 
 
 def test_a_history_never_summarised_fails_before_rendering(monkeypatch: pytest.MonkeyPatch) -> None:
-    """1,200 messages no summary covers at 600 tokens: the compile names the lower bound it priced and the
-    pending compression work without rendering a message (the loop used to render and excerpt all of them,
-    seconds at 5,000 messages, minutes at 200,000, then fail)."""
+    """1,200 messages no summary covers at 600 tokens, their tool units not closed (each result message
+    says a word of its own, so each call stays as an excerpt): the compile names the lower bound it
+    priced and the pending compression work without rendering a message (the loop used to render and
+    excerpt all of them, seconds at 5,000 messages, minutes at 200,000, then fail)."""
     cm = ContextManager.open(
         "memory:", strategy=AutobiographicalStrategy(AutobiographicalConfig.for_budget(600)), summarizer=None
     )
-    cm.add_messages(conversation(1_200))
+    cm.add_messages(conversation(1_200, remark=True))
     with pytest.raises(OverBudgetError) as first:
         cm.compile(600)  # closes the chunks that are due, and says that compression lags
     assert first.value.parts["pending chunks"] > 0 and "compression lags" in str(first.value)
@@ -228,9 +232,29 @@ def test_a_history_never_summarised_fails_before_rendering(monkeypatch: pytest.M
     # With overflow="window" the same history is windowed to fit, as before.
     windowed = AutobiographicalStrategy(AutobiographicalConfig.for_budget(600).with_(overflow="window"))
     cm = ContextManager.open("memory:", strategy=windowed)
-    cm.add_messages(conversation(1_200))
+    cm.add_messages(conversation(1_200, remark=True))
     fits = cm.preview_context(600)
     assert fits.tokens <= 600 and fits.omitted and fits.stats["passes"] <= 2
+
+
+def test_a_history_never_summarised_gives_way_by_closed_tool_units() -> None:
+    """The same history with closed tool units (the results alone answer the calls) fits 600 tokens: the
+    middle not summarised yet gives way by whole units, notes standing for them (before, each call and
+    its result stayed as a pair of bare excerpts, and the compile failed needing about 3,900 tokens). The
+    loop's shortcuts give the same context, and the cheapest cover they price does not claim a failure."""
+    cm = ContextManager.open(
+        "memory:", strategy=AutobiographicalStrategy(AutobiographicalConfig.for_budget(600)), summarizer=None
+    )
+    cm.add_messages(conversation(1_200))
+    before, after = both(cm, 600)
+    assert isinstance(before, CompileResult) and isinstance(after, CompileResult)
+    same(before, after)
+    assert after.tokens <= 600
+    sent = [b for m in after.messages for b in m.content]
+    calls = {b["id"] for b in sent if b["type"] == "tool_use"}
+    assert calls == {b["tool_use_id"] for b in sent if b["type"] == "tool_result"}  # whole units or none
+    noted = [r for r in after.repairs if r.kind == "cut_to_fit"]
+    assert noted and sum(int(r.detail.split()[0]) for r in noted) > 1_000  # most of the middle, in notes
 
 
 def test_the_floor_counts_the_assistants_calls_and_their_answers() -> None:
@@ -244,8 +268,16 @@ def test_the_floor_counts_the_assistants_calls_and_their_answers() -> None:
     each = counter.count_message("assistant", [{"type": "tool_use", "id": "", "name": "", "input": {}}])
     each += counter.count_block({"type": "tool_result", "tool_use_id": "", "content": ""})
     assert each == 21  # 4 overhead + 10 for the empty call + 7 for the empty result
-    whole = Selection((RawSpan(0, len(view)),), give_way=((0, calls[1] + 1),))
+    whole = Selection((RawSpan(0, len(view)),), give_way=((0, calls[1] + 2),))  # to the second result
     assert view.tokens() > 1_000
+    # The calls in the middle that gives way may go whole with their results (closed units): 0 there.
+    assert cover_floor(view, whole, counter, 200) == (3 * each, 0, 40)
+    assert spans_floor(view, [(0, len(view), True)], counter, 0) == (0, 0, 40)
+    # A result message that says more than the results is no closed unit: its call counts there too.
+    cm = ContextManager.open("memory:")
+    cm.add_messages(conversation(40, remark=True))
+    view = cm._reader_view()
+    assert [e.position for e in view.entries(0, len(view)) if "tool_use" in e.kinds] == calls
     assert cover_floor(view, whole, counter, 200) == (3 * each, 2 * each, 40)
     # The running loop's messages (from ``end``) are left out; another speaker's calls count nothing.
     assert cover_floor(view, whole, counter, 200, end=calls[2]) == (0, 2 * each, calls[2])
@@ -278,7 +310,7 @@ def test_a_view_without_calls_is_not_scanned_for_them() -> None:
         assert spans_floor(view, [(0, len(view), True)], counter, 0) == (0, 0, 30)
         assert scans == []
     tools = ContextManager.open(store=store, namespace="tools", isolate=True)
-    tools.add_messages(conversation(8))  # holds an assistant call
+    tools.add_messages(conversation(8, remark=True))  # holds an assistant call (no closed unit)
     side = ContextManager.open(store=store, namespace="chat", auxiliary_views=["tools"])
     merged = side._reader_view()
     rest, middle, scanned = spans_floor(merged, [(0, len(merged), True)], counter, 10_000)

@@ -36,14 +36,14 @@ def _smallest(cm: ContextManager, hi: int = 40_000) -> int:
     return lo
 
 
-def _both(cm: ContextManager) -> tuple[int, list[tuple[int, int]]]:
+def _both(cm: ContextManager, step: int = 25) -> tuple[int, list[tuple[int, int]]]:
     """The smallest budget without the block; then, with the default block, ``(budget, block tokens)`` at
-    it and at 12 budgets above it (every one must compile)."""
+    it and at budgets ``step`` apart up to 300 above it (every one must compile)."""
     cm.ledger_config = LedgerConfig(share=0)
     floor = _smallest(cm)
     cm.ledger_config = LedgerConfig()
     out = []
-    for budget in range(floor, floor + 300, 25):
+    for budget in range(floor, floor + 300, step):
         result = cm.compile(budget)  # raises OverBudgetError if the block did not give way
         assert result.tokens <= budget
         out.append((budget, result.parts.get("ledger", 0)))
@@ -59,7 +59,7 @@ def test_the_block_gives_way_on_a_real_session(data_dir: Path, strategy: str) ->
     full = cm.compile(8000)
     assert full.parts["ledger"] > 1000  # the block is there at full size where it fits
     floor, runs = _both(cm)
-    assert floor > 1000
+    assert floor > 500  # (over 1,000 until closed tool units not summarised yet gave way whole)
     shown = [tokens for _, tokens in runs if tokens]
     # Shortened rather than dropped: shown at every budget from 200 tokens over the floor on (the smallest
     # block worth showing is about 150 tokens; the floor itself moves with what the rest can give up).
@@ -71,7 +71,10 @@ def test_the_block_gives_way_on_a_synthetic_session() -> None:
     cm = ContextManager.open("memory:", strategy="autobiographical")
     _session(cm, "TodoWrite")
     cm.drain()
-    floor, runs = _both(cm)
+    # Every 5 tokens: at 711 (floor 571) the block's first try failed reporting a smallest context of 931,
+    # which is no lower bound, and the block, taken to be futile to shrink, refused a budget that fit
+    # without it.
+    floor, runs = _both(cm, step=5)
     assert floor > 300
     assert any(tokens for _, tokens in runs), runs
     block = ledger_block(cm.compile(runs[-1][0]))
@@ -79,8 +82,9 @@ def test_the_block_gives_way_on_a_synthetic_session() -> None:
 
 
 def test_a_context_that_cannot_fit_fails_without_futile_tries(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Far over the budget even without the block: one compile, no retry; a little over: retries with a
-    smaller block, then the error of the last try (no block in it)."""
+    """Far over the budget even without the block: one compile with the block and one without it (the
+    smallest context a failed compile reports is no lower bound), never a series of halvings; a little
+    over: retries with a smaller block, then the error of the last try (no block in it)."""
     import context_journal.manager as manager_module
 
     calls = []
@@ -97,14 +101,24 @@ def test_a_context_that_cannot_fit_fails_without_futile_tries(monkeypatch: pytes
     calls.clear()
     with pytest.raises(OverBudgetError) as caught:
         cm.compile(50)
-    assert len(calls) == 1 and "ledger" not in caught.value.parts
+    assert len(calls) == 1 and "ledger" not in caught.value.parts  # too small for any block
+    cm.ledger_config = LedgerConfig(share=0.5)  # a block at 300 tokens
+    calls.clear()
+    with pytest.raises(OverBudgetError) as caught:
+        cm.compile(300)
+    assert len(calls) == 2 and "ledger" not in caught.value.parts
     cm.ledger_config = LedgerConfig(share=0)
     floor = _smallest(cm)
-    cm.ledger_config = LedgerConfig()
-    calls.clear()
-    with pytest.raises(OverBudgetError):
-        cm.compile(floor - 60)
-    assert 2 <= len(calls) <= 8
+    cm.ledger_config = LedgerConfig(share=0.5)  # a block large enough to halve
+    tries = []
+    for budget in range(floor - 60, floor):
+        calls.clear()
+        with pytest.raises(OverBudgetError) as caught:
+            cm.compile(budget)
+        assert "ledger" not in caught.value.parts
+        tries.append(len(calls))
+    assert max(tries) <= 8 and min(tries) >= 2
+    assert max(tries) > 2, tries  # halvings where the block was close to fitting
 
 
 def test_a_cut_block_keeps_its_facts_or_goes(data_dir: Path) -> None:

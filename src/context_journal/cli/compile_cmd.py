@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -17,6 +16,7 @@ from ..errors import ContextJournalError
 from ..manager import ONCE_SUMMARISED_PART, ContextManager
 from ..namespaces import recorded_config, recorded_strategy
 from ..rendering.cache_markers import CacheMarkersDroppedWarning
+from ..rendering.reduce import cut_phrase
 from ..strategies import (
     COMPRESSING_STRATEGY_NAMES,
     STRATEGY_NAMES,
@@ -88,10 +88,6 @@ def _lag_error(
     )
 
 
-_CUT_COUNT = re.compile(r"(\d+) messages? not summarised yet")
-"""The count a ``cut_to_fit`` repair's detail opens with (``"316 messages not summarised yet (…) cut …"``)."""
-
-
 def _nothing_due(cm: ContextManager) -> bool:
     """True when the manager's compression has nothing ready or waiting (a ``compress`` would summarise
     nothing); False when it has, or cannot tell (no compressing strategy, compression run elsewhere)."""
@@ -107,23 +103,17 @@ def _cut_notice(
     """One line saying that raw messages no summary covers yet were cut to fit (``cut_to_fit`` repairs),
     with what clears it: ``compress`` while compression lags; when it has nothing due (``nothing_due``:
     the messages wait for their chunk to fill), smaller chunks or a larger budget. None when nothing was cut."""
-    cut = [r for r in result.repairs if r.kind == "cut_to_fit"]
-    if not cut:
+    if not any(r.kind == "cut_to_fit" for r in result.repairs):
         return None
-    found = [_CUT_COUNT.match(r.detail) for r in cut]
-    count = sum(int(m.group(1)) for m in found if m is not None)
-    what = f"{count:,} message{'s' if count != 1 else ''}" if count else "messages"
+    what = cut_phrase(result.unsummarised_cut)
     target = target_options(store, namespace, branch)
     if nothing_due:
         return (
-            f"{what} not summarised yet were cut to fit the budget; nothing is due to summarise (their chunk "
-            f"is still filling): `context-journal hot-context {target} --chunk N` with a smaller N closes "
-            "smaller chunks, or raise --budget"
+            f"{what}; nothing is due to summarise (their chunk is still filling): "
+            f"`context-journal hot-context {target} --chunk N` with a smaller N closes smaller chunks, "
+            "or raise --budget"
         )
-    return (
-        f"compression lags: {what} not summarised yet were cut to fit the budget; "
-        f"`context-journal compress {target}` summarises them"
-    )
+    return f"compression lags: {what}; `context-journal compress {target}` summarises them"
 
 
 def _over_budget(
@@ -391,8 +381,11 @@ def compile_cmd(
             result = attempt(budget, not preview)
         except OverBudgetError as exc:  # not compression lagging (that is a CommandError naming the remedy)
             raise _over_budget(exc, reserve, lambda window: attempt(window, False)) from None
+    lag = _cut_notice(result, store, namespace, exported["branch"], exported.get("nothing_due", False))
     if as_json:
         print_json(result.summary())
+        if lag:  # on stderr: stdout stays valid JSON
+            err_console.print(lag, style="yellow", highlight=False, markup=False)
         return
     if fmt in ("anthropic", "openai", "openai-responses"):
         print_json(exported["payload"])
@@ -407,7 +400,6 @@ def compile_cmd(
         f"{f', {len(recalled)} recalled' if recalled else ''}[/]",
         highlight=False,
     )
-    lag = _cut_notice(result, store, namespace, exported["branch"], exported.get("nothing_due", False))
     if lag:
         err_console.print(lag, style="yellow", highlight=False, markup=False)
     note = (result.recall or {}).get("note")

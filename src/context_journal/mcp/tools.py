@@ -42,6 +42,7 @@ from ..readers import host_claim_problem, recorded_reader
 from ..recall.query import shown_query
 from ..recall.search import check_as_of_written
 from ..rendering.cache_markers import CacheMarkersDroppedWarning
+from ..rendering.reduce import cut_phrase
 from ..stores import ROOT_BRANCH, Store
 from ..strategies import COMPRESSING_STRATEGY_NAMES, STRATEGY_NAMES, strategy_by_name
 
@@ -270,6 +271,9 @@ class CompiledContext(BaseModel):
         cache_markers_dropped: Anthropic format: where the ``cache_control`` markers removed to keep the
             request within the API's limit of 4 were (paths into the request, e.g.
             ``"messages[2].content[0]"``); empty when none was.
+        compression_lags: When messages no summary covers yet were cut to fit (a short note stands for
+            each run of them): how many, and what summarises them (the compress tool, or the server's
+            workers); None when none was.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -287,6 +291,7 @@ class CompiledContext(BaseModel):
     parts: dict[str, int] = Field(default_factory=dict)
     recall: dict[str, Any] | None = None
     cache_markers_dropped: list[str] = Field(default_factory=list)
+    compression_lags: str | None = None
 
 
 class CompressResult(BaseModel):
@@ -1028,6 +1033,7 @@ class ToolBackend:
                     query=query,
                     recall="auto" if recall_auto else None,
                 )
+                lag = self._lag_notice(cm, result.unsummarised_cut)
             except OverBudgetError as exc:
                 chunks = exc.parts.get("pending chunks")
                 if not chunks:
@@ -1045,11 +1051,7 @@ class ToolBackend:
                     raise OverBudgetError(
                         exc.budget, exc.actual, exc.parts, exc.what, f"{advice}; or shorten the system prompt"
                     ) from None
-                remedy = (
-                    "the server's compression workers will summarise them (queued)"
-                    if self.compression == "workers"
-                    else "call the compress tool until it reports done"
-                )
+                remedy = self._lag_remedy()
                 rest = exc.parts.get(ONCE_SUMMARISED_PART)
                 also = (
                     f"; even then the rest needs {rest:,} tokens: raise max_tokens above "
@@ -1100,7 +1102,33 @@ class ToolBackend:
             parts=dict(result.parts),
             recall=dict(result.recall) if result.recall is not None else None,
             cache_markers_dropped=markers_dropped,
+            compression_lags=lag,
         )
+
+    def _lag_notice(self, cm: ContextManager, cut: int) -> str | None:
+        """What ``compile_context`` says when it cut ``cut`` messages not summarised yet to fit: what
+        summarises them, or, when nothing is due (their chunk is still filling), that a larger budget
+        keeps them."""
+        if not cut:
+            return None
+        what = cut_phrase(cut)
+        if self.compression != "workers":
+            try:
+                idle = cm.is_ready()
+            except ContextJournalError:  # no compressing strategy: cannot tell
+                idle = False
+            if idle:
+                return (
+                    f"{what}; none is due to summarise yet (their chunk is still filling): "
+                    "raise max_tokens to keep them"
+                )
+        return f"{what}; {self._lag_remedy()}"
+
+    def _lag_remedy(self) -> str:
+        """What summarises the messages a lagging compression left: the server's workers, or the caller."""
+        if self.compression == "workers":
+            return "the server's compression workers will summarise them (queued)"
+        return "call the compress tool until it reports done"
 
     def search_messages(
         self,

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..sharding import layout_of
 from ..stores.fulltext import format_date
 from ..tokens import TokenCounter
-from .reduce import ToolCap, excerpt_tool_results
+from .reduce import CALL_KINDS, ToolCap, excerpt_tool_results
 from .repairs import (
     F_IMAGE,
     F_MEDIA,
@@ -810,9 +810,12 @@ def spans_floor(
     What no reduction removes: every message holding a call of the assistant's own (``own_calls`` of
     its participant) stays, a call is excerpted but never dropped, and it is answered in the next turn (by
     its result, excerpted, or a stub): at no less than a message with one empty call plus one empty
-    result block. Everything else is priced at 0: plain messages (the middle not summarised yet gives way
-    to one short note per run; the rest can be excerpted), other speakers' calls (shown as text, which
-    gives way like plain text), summaries and every other rendered entry. Messages at or after ``end``
+    result block; but in the spans giving way, a message of calls that may open a closed tool unit (see
+    :func:`context_journal.rendering.reduce.closed_unit`: whether its results answer exactly its calls
+    is not in the index) may go whole, and is priced at 0. Everything else is priced at 0: plain
+    messages (the middle not summarised yet gives way to one short note per run; the rest can be
+    excerpted), other speakers' calls (shown as text, which gives way like plain text), summaries and
+    every other rendered entry. Messages at or after ``end``
     (a running tool loop, which may become one transcript) are left out; spans should not overlap.
 
     The scan stops once the bound passes ``limit`` tokens: a bound over ``limit`` is a proof, its exact
@@ -849,7 +852,23 @@ def spans_floor(
         for at in range(a, b, 512):
             if totals[0] + totals[1] > limit:
                 return totals[0], totals[1], scanned
-            calls = view.entries(at, min(b, at + 512))
-            scanned += len(calls)
-            totals[gives_way] += floor * sum(1 for e in calls if "tool_use" in e.kinds and own_calls(e.participant))
+            end = min(b, at + 512)
+            calls = view.entries(at, end + 1 if gives_way and end < b else end)  # one more: the next's kinds
+            scanned += end - at
+            totals[gives_way] += floor * sum(
+                1
+                for k, e in enumerate(calls[: end - at])
+                if "tool_use" in e.kinds
+                and own_calls(e.participant)
+                and not (gives_way and _may_close(e, calls[k + 1] if k + 1 < len(calls) else None))
+            )
     return totals[0], totals[1], scanned
+
+
+def _may_close(call: ViewEntry, after: ViewEntry | None) -> bool:
+    """Whether the message of calls ``call`` may open a closed tool unit, as far as the index tells: only
+    blocks of :data:`~context_journal.rendering.reduce.CALL_KINDS`, and the message after it (None: not
+    in the span, unknown) holding only tool results or more calls."""
+    if not all(k in CALL_KINDS for k in call.kinds):
+        return False
+    return after is None or all(k == "tool_result" for k in after.kinds) or all(k in CALL_KINDS for k in after.kinds)

@@ -22,13 +22,14 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .._block_types import SERVER_RESULT_TYPES
 from .._provider_render import excerpt_provider, in_server_pair, without_reasoning
-from ..sharding import group_of
+from ..sharding import group_of, is_shard_form
 from .repairs import (
     F_PROVIDER,
     F_THINKING,
     F_TOOL_RESULT,
     F_TOOL_USE,
     Pass,
+    Repair,
     Source,
     Work,
     _cut_text,
@@ -52,7 +53,9 @@ __all__ = [
     "AUTO_CAP_SHARE",
     "PricedView",
     "ToolCap",
+    "cut_phrase",
     "excerpt_tool_results",
+    "messages_cut",
     "overflow_cap",
     "price_reductions",
     "priced",
@@ -520,7 +523,52 @@ def _tokens(m: Work, counter: TokenCounter) -> int:
 
 _UNIT_FLAGS = F_TOOL_USE | F_TOOL_RESULT | F_THINKING
 """Blocks that tie a message to its tool unit or signed turn: such a message is cut to an excerpt, never
-away whole."""
+away whole, unless its whole tool unit goes with it (see :func:`closed_unit`)."""
+
+CALL_KINDS = frozenset({"text", "tool_use", "thinking", "redacted_thinking"})
+"""Block types of an assistant message whose tool unit may give way whole: its calls, what it said and
+thought before them (a provider's own server calls and results are paired inside the message, and never
+leave it)."""
+
+
+def closed_unit(work: Sequence[Work], i: int, first: frozenset[str], hold: frozenset[str]) -> int:
+    """The end (exclusive index) of the closed tool unit ``work[i]`` opens, or 0 when it opens none.
+
+    A closed unit is one or more assistant messages holding calls (and only :data:`CALL_KINDS` blocks),
+    then the user messages holding only the tool results that answer exactly those calls, every one
+    answered: nothing outside it refers to it, so the middle not summarised yet (``first``) can give way
+    by it whole, one note standing for it, where cutting each message to its bare excerpt kept a pair of
+    stubs per call (a review: 150 tool steps not summarised yet failed at 8,000 tokens where as many text
+    turns fit in 1,000). Never when a member is outside ``first``, in ``hold`` (pins, the running tool
+    loop's messages: kept, or cut to excerpts, in place) or a shard of a longer message."""
+    calls: set[str] = set()
+    k = i
+    while k < len(work) and work[k].role == "assistant" and work[k].flags & F_TOOL_USE:
+        m = work[k]
+        if not _may_go(work, k, first, hold) or any(b.get("type") not in CALL_KINDS for b in m.blocks):
+            return 0
+        calls.update(str(b.get("id")) for b in m.blocks if b.get("type") == "tool_use")
+        k += 1
+    answered: set[str] = set()
+    while calls and k < len(work) and answered != calls:
+        m = work[k]
+        if m.role != "user" or not m.blocks or not _may_go(work, k, first, hold):
+            return 0
+        for b in m.blocks:
+            if b.get("type") != "tool_result" or str(b.get("tool_use_id")) not in calls - answered:
+                return 0
+            answered.add(str(b.get("tool_use_id")))
+        k += 1
+    return k if calls and answered == calls else 0
+
+
+def _may_go(work: Sequence[Work], k: int, first: frozenset[str], hold: frozenset[str]) -> bool:
+    """Whether ``work[k]`` may go whole with its unit: a raw message of ``first``, not held, neither a later
+    shard of a message nor followed by one."""
+    m = work[k]
+    if m.origin is None or m.origin not in first or m.origin in hold or is_shard_form(m.origin):
+        return False
+    return not (k + 1 < len(work) and _next_shard(m, work[k + 1]))
 
 
 def _water_cap(sizes: Sequence[int], target: float) -> float:
@@ -546,6 +594,22 @@ def _gap_note(count: int, tokens: int) -> str:
 _GAP_NOTE = re.compile(r"\[… (\d+) earlier messages? \(about (\d+) tokens\), not summarised yet, cut here")
 
 
+_CUT_DETAIL = re.compile(r"(\d+) messages? not summarised yet")
+"""The count a ``cut_to_fit`` repair's detail opens with (``"316 messages not summarised yet (…) cut …"``)."""
+
+
+def messages_cut(repairs: Sequence[Repair]) -> int:
+    """How many stored messages no summary covers yet the ``cut_to_fit`` repairs of a compile cut to fit (notes
+    stand for them)."""
+    found = (_CUT_DETAIL.match(r.detail) for r in repairs if r.kind == "cut_to_fit")
+    return sum(int(m.group(1)) for m in found if m is not None)
+
+
+def cut_phrase(count: int) -> str:
+    """What a caller is told of ``count`` messages not summarised yet cut to fit (see :func:`messages_cut`)."""
+    return f"{count:,} message{' was' if count == 1 else 's were'} not summarised yet and cut to fit the budget"
+
+
 def _cut_note(m: Work) -> tuple[int, int] | None:
     """``(messages, tokens)`` a note of :func:`_give_way` stands for, or None when ``m`` is not one."""
     if m.kind != "note" or not m.sources or m.sources[0] != Source("synthetic", "cut to fit") or len(m.blocks) != 1:
@@ -564,12 +628,20 @@ def held(m: Work, keep: frozenset[str]) -> bool:
 
 
 def _give_way(
-    work: list[Work], room: int, counter: TokenCounter, p: Pass, first: frozenset[str], keep: frozenset[str]
+    work: list[Work],
+    room: int,
+    counter: TokenCounter,
+    p: Pass,
+    first: frozenset[str],
+    keep: frozenset[str],
+    loop: frozenset[str] = frozenset(),
 ) -> list[Work]:
     """The middle gives way first (bug case B61): oldest first, the messages ``first`` names (raw middle
     content not summarised yet) are cut until the context fits; each run of plain messages cut whole
-    becomes one short note standing for them (provenance: incomplete; its size is theirs as stored), a
-    message with tool blocks or thinking is cut to its bare excerpt (its pairing kept). A run whose note
+    becomes one short note standing for them (provenance: incomplete; its size is theirs as stored), and
+    so does a closed tool unit (:func:`closed_unit`: calls and the results answering them, none in
+    ``loop``, the running tool loop) with the run it is in; any other message with tool blocks or thinking
+    is cut to its bare excerpt (its pairing kept). A run whose note
     would cost as much as it saves is not cut; a run right after an earlier cut's note (a later tier's)
     joins that note."""
     total = sum(_tokens(m, counter) for m in work)
@@ -588,7 +660,11 @@ def _give_way(
         run.clear()
         saved = 0
 
+    hold = keep | loop
+    after = 0  # the end of the closed unit the run took last: its members are in already
     for i, m in enumerate(work):
+        if i < after:
+            continue
         # A message stored as shards is cut whole once its first shard is: the model never reads it from
         # half-way (its last shards may be the recent window's: they go too, unless kept).
         rest = i - 1 in gone and _next_shard(work[i - 1], m)
@@ -597,8 +673,9 @@ def _give_way(
         if (m.origin not in first and not rest) or m.origin in keep:
             close()
             continue
-        size = _tokens(m, counter)
-        if m.flags & _UNIT_FLAGS or (m.flags & F_PROVIDER and in_server_pair(m.blocks)):
+        after = closed_unit(work, i, first, hold) if m.flags & F_TOOL_USE else 0
+        size = _tokens(m, counter) if not after else sum(_tokens(x, counter) for x in work[i:after])
+        if not after and (m.flags & _UNIT_FLAGS or (m.flags & F_PROVIDER and in_server_pair(m.blocks))):
             close()  # a paused pair's half is cut to its excerpt, never away from its other half
             blocks = excerpt_blocks(m.blocks, 0.0, counter, m.origin)
             # Only a cut that makes it smaller (the marker of a short message's excerpt can outweigh
@@ -612,8 +689,9 @@ def _give_way(
         if not run and not (i and _cut_note(work[i - 1])):  # a run right after an earlier cut's note joins it
             total += note_cost
             saved -= note_cost
-        run.append(i)
-        gone[i] = run[0]
+        for k in range(i, after or i + 1):  # the message, or the closed unit it opens
+            run.append(k)
+            gone[k] = run[0]
         total -= size
         saved += size
     if total > room:
@@ -818,6 +896,7 @@ def shrink(
     documents: frozenset[str] = frozenset(),
     late: frozenset[str] = frozenset(),
     newest: frozenset[str] = frozenset(),
+    loop: frozenset[str] = frozenset(),
 ) -> list[Work]:
     """Reduce messages to excerpts until the context fits ``room`` tokens (or cannot), in tiers:
 
@@ -831,7 +910,8 @@ def shrink(
        section give way (below).
 
     Those in ``keep_thinking`` (the opening message of a running tool loop) keep their thinking blocks
-    byte for byte; those in ``keep_whole`` (pinned messages and their tool units, and rendered summaries
+    byte for byte, and those ``loop`` and ``newest`` name never give way as closed tool units;
+    those in ``keep_whole`` (pinned messages and their tool units, and rendered summaries
     or messages whose sources it names: summaries of a range pinned at a level, a pinned message rendered
     as newest) are never cut; ``documents`` are never excerpted (the middle that gives way first may
     still leave one out whole, with the run it is in). The working-state block is
@@ -842,7 +922,7 @@ def shrink(
     if sum(_tokens(m, counter) for m in work) <= room:
         return work
     if first:
-        work = _give_way(work, room, counter, p, first, keep_whole | keep_thinking)
+        work = _give_way(work, room, counter, p, first, keep_whole | keep_thinking, loop | newest)
 
     def tier(m: Work) -> int:
         return 2 if m.origin in newest else 1 if m.origin in last else 0
@@ -871,7 +951,9 @@ def shrink(
             """The context with the oldest ``k`` of those turns given way whole, the rest excerpted."""
             again = start.restore(p)
             if k:
-                again = _give_way(again, -1, counter, p, frozenset(order[:k]), keep_whole | keep_thinking)
+                again = _give_way(
+                    again, -1, counter, p, frozenset(order[:k]), keep_whole | keep_thinking, loop | newest
+                )
             levels(again)
             return again
 

@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ..errors import MessageNotFoundError, OverBudgetError
+from ..errors import CHEAPEST_PART, MessageNotFoundError, OverBudgetError
 from ..messages import MessageStore
 from ..stores.redaction import REDACTED_TEXT
 from ..strategies.base import Budget, ContextEntry, RawSpan, RenderedEntry, Selection, Strategy
@@ -389,18 +389,22 @@ class LedgerStrategy(StrategyWrapper):
 
     def give_way(self, error: OverBudgetError) -> bool:
         """Halve the block's allowance (none under 64 tokens) after a compile that failed with ``error``;
-        False when there was no block to shrink, or when even without it the smallest context would be
-        over the budget by more than twice the block's tokens (a calibration factor above 2 is outside
-        what reports move it to: retrying is then futile). The manager compiles again, so a context that
-        fits without the block (or with a shorter one) is never refused because of it: the block, being
-        a digest of the journal, gives way before the compile fails."""
-        if self.block is None or not self._allowance:
+        with no block at all next when the smallest context was over the budget by more than twice the
+        block's tokens (a calibration factor above 2 is outside what reports move it to: halving is then
+        futile, one try without the block is not). False when there was no block to shrink, or when the
+        compile failed on a lower bound that leaves the block out (:data:`CHEAPEST_PART`: without the
+        block it fails as well). The manager compiles again, so a context that fits without the block
+        (or with a shorter one) is never refused because of it: the block, being a digest of the
+        journal, gives way before the compile fails. (The smallest context a failed compile reports is
+        no lower bound: one reported 931 tokens at a budget of 711 that fit without the block in 569.)"""
+        if self.block is None or not self._allowance or CHEAPEST_PART in error.parts:
             return False
         planned = self._rendered.get(self._allowance)
         cost = planned[1] if planned is not None else self._allowance
-        if error.actual - 2 * cost > error.budget:
-            return False
-        self._allowance = self._allowance // 2 if self._allowance >= 128 else 0
+        if error.actual - 2 * cost > error.budget or self._allowance < 128:
+            self._allowance = 0
+        else:
+            self._allowance //= 2
         self.block = None
         return True
 
