@@ -46,6 +46,7 @@ from .compression.queue import CompressionDelegatedError, enqueue, workers_can_r
 from .content import ContentInput, resolve_media, validate_content
 from .errors import (
     BranchNotFoundError,
+    ContextJournalError,
     MalformedContentError,
     MessageNotFoundError,
     RedactionError,
@@ -129,7 +130,7 @@ from .strategies.windowed import ANCHOR_STATE
 from .tokens import Calibration, EstimatingCounter, TokenCounter, check_token_count, content_mix
 from .views import MergedView, MessageView, ReaderView, ViewFilter, filter_for_reader
 
-__all__ = ["DEFAULT_NAMESPACE", "ONCE_SUMMARISED_PART", "ContextManager"]
+__all__ = ["DEFAULT_NAMESPACE", "ONCE_SUMMARISED_PART", "ContextManager", "why_unsummarised"]
 
 DEFAULT_NAMESPACE = "default"
 
@@ -2580,6 +2581,18 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
 
     def __repr__(self) -> str:
         return f"ContextManager(store={self._store!r}, namespace={self._namespace!r}, branch={self.current_branch()!r})"
+
+
+def why_unsummarised(cm: ContextManager) -> tuple[str, tuple[str, ...]]:
+    """Why the middle of ``cm``'s conversation that no summary covers stays so, and the message ids under
+    a compression hold: :attr:`PendingWork.why_unsummarised` (``pending``, ``held``, ``stuck``,
+    ``filling``; closing the chunks that are due first), or ``unknown`` when the manager cannot tell (no
+    compressing strategy, compression left to workers)."""
+    try:
+        work = cm.pending_work()
+    except ContextJournalError:
+        return "unknown", ()
+    return work.why_unsummarised, tuple(work.held)
 
 
 def resolve_strategy(strategy: Any) -> Any:

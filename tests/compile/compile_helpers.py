@@ -7,7 +7,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from context_journal.compile import CompileResult
+from context_journal.compile import CompileResult, OverBudgetError
 from context_journal.manager import ContextManager
 from context_journal.strategies import PassthroughStrategy, Strategy, WindowedPassthroughStrategy
 from context_journal.validate import validate_messages, validate_openai_messages
@@ -148,3 +148,18 @@ def stored_blocks(cm: ContextManager, kind: str) -> list[str]:
             if b.get("type") == kind:
                 out.append(json.dumps(b, sort_keys=True))
     return out
+
+
+def smallest_budget(cm: ContextManager, hi: int = 40_000) -> int:
+    """The smallest budget (tokens) of 1..``hi`` a binary search finds ``cm.compile`` to fit (it does not
+    check that every larger budget fits)."""
+    lo = 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        try:
+            cm.compile(mid)
+        except OverBudgetError:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo

@@ -16,31 +16,18 @@ from context_journal.compile import OverBudgetError, compile_context
 from context_journal.formats.importers import import_into
 from context_journal.state import LedgerConfig
 from context_journal.stores import MemoryStore
+from tests.compile.compile_helpers import smallest_budget
 from tests.ledger.ledger_helpers import ledger_block
 from tests.ledger.test_ledger_small_budgets import _session
 
 SESSION = "claude-code-sessions/4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
 
 
-def _smallest(cm: ContextManager, hi: int = 40_000) -> int:
-    """The smallest budget that compiles (binary search)."""
-    lo = 1
-    while lo < hi:
-        mid = (lo + hi) // 2
-        try:
-            cm.compile(mid)
-        except OverBudgetError:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
 def _both(cm: ContextManager, step: int = 25) -> tuple[int, list[tuple[int, int]]]:
     """The smallest budget without the block; then, with the default block, ``(budget, block tokens)`` at
     it and at budgets ``step`` apart up to 300 above it (every one must compile)."""
     cm.ledger_config = LedgerConfig(share=0)
-    floor = _smallest(cm)
+    floor = smallest_budget(cm)
     cm.ledger_config = LedgerConfig()
     out = []
     for budget in range(floor, floor + 300, step):
@@ -108,7 +95,7 @@ def test_a_context_that_cannot_fit_fails_without_futile_tries(monkeypatch: pytes
         cm.compile(300)
     assert len(calls) == 2 and "ledger" not in caught.value.parts
     cm.ledger_config = LedgerConfig(share=0)
-    floor = _smallest(cm)
+    floor = smallest_budget(cm)
     cm.ledger_config = LedgerConfig(share=0.5)  # a block large enough to halve
     tries = []
     for budget in range(floor - 60, floor):
@@ -132,7 +119,7 @@ def test_a_cut_block_keeps_its_facts_or_goes(data_dir: Path) -> None:
     cm.drain()
     rule = "never push to main; always run mix test before commit. " * 3
     cm.set_fact("rule", rule)
-    floor = _smallest(cm)
+    floor = smallest_budget(cm)
     shown = 0
     for budget in range(floor, floor + 400, 5):
         result = cm.compile(budget)

@@ -12,8 +12,7 @@ import typer
 from rich.markup import escape
 
 from ..compile import CompileResult, OverBudgetError
-from ..errors import ContextJournalError
-from ..manager import ONCE_SUMMARISED_PART, ContextManager
+from ..manager import ONCE_SUMMARISED_PART, ContextManager, why_unsummarised
 from ..namespaces import recorded_config, recorded_strategy
 from ..rendering.cache_markers import CacheMarkersDroppedWarning
 from ..rendering.reduce import cut_phrase
@@ -88,26 +87,33 @@ def _lag_error(
     )
 
 
-def _nothing_due(cm: ContextManager) -> bool:
-    """True when the manager's compression has nothing ready or waiting (a ``compress`` would summarise
-    nothing); False when it has, or cannot tell (no compressing strategy, compression run elsewhere)."""
-    try:
-        return cm.is_ready()
-    except ContextJournalError:
-        return False
-
-
 def _cut_notice(
-    result: CompileResult, store: str, namespace: str | None, branch: str, nothing_due: bool = False
+    result: CompileResult,
+    store: str,
+    namespace: str | None,
+    branch: str,
+    cause: tuple[str, tuple[str, ...]] = ("pending", ()),
 ) -> str | None:
     """One line saying that raw messages no summary covers yet were cut to fit (``cut_to_fit`` repairs),
-    with what clears it: ``compress`` while compression lags; when it has nothing due (``nothing_due``:
-    the messages wait for their chunk to fill), smaller chunks or a larger budget. None when nothing was cut."""
+    with what clears it, by ``cause`` (see :func:`~context_journal.manager.why_unsummarised`):
+    ``compress`` while compression lags; a hold's release; smaller chunks or a larger budget while their
+    chunk is still filling. None when nothing was cut."""
     if not any(r.kind == "cut_to_fit" for r in result.repairs):
         return None
     what = cut_phrase(result.unsummarised_cut)
     target = target_options(store, namespace, branch)
-    if nothing_due:
+    why, held = cause
+    if why == "held":
+        return (
+            f"{what}; compression is held at {', '.join(held)} (hold_compression): no chunk closes there or "
+            "after until the hold is released (release_compression) or times out"
+        )
+    if why == "stuck":
+        return (
+            f"{what}; their summary calls failed too often and are stuck: `context-journal compress {target}` "
+            "shows them"
+        )
+    if why == "filling":
         return (
             f"{what}; nothing is due to summarise (their chunk is still filling): "
             f"`context-journal hot-context {target} --chunk N` with a smaller N closes smaller chunks, "
@@ -373,7 +379,7 @@ def compile_cmd(
                 exported["payload"] = {"input": compiled.to_openai_responses()}
             exported["branch"] = cm.current_branch()
             if write and any(r.kind == "cut_to_fit" for r in compiled.repairs):  # a preview writes nothing
-                exported["nothing_due"] = _nothing_due(cm)
+                exported["cause"] = why_unsummarised(cm)
             return compiled
 
     with fail_on_library_errors():
@@ -381,7 +387,7 @@ def compile_cmd(
             result = attempt(budget, not preview)
         except OverBudgetError as exc:  # not compression lagging (that is a CommandError naming the remedy)
             raise _over_budget(exc, reserve, lambda window: attempt(window, False)) from None
-    lag = _cut_notice(result, store, namespace, exported["branch"], exported.get("nothing_due", False))
+    lag = _cut_notice(result, store, namespace, exported["branch"], exported.get("cause", ("pending", ())))
     if as_json:
         print_json(result.summary())
         if lag:  # on stderr: stdout stays valid JSON

@@ -26,7 +26,7 @@ from ..journal import AppendOutcome, Brief, BriefTrigger, DriftReport, Entry, Ex
 from ..journal.integrity import HEAD_KEY_ENV
 from ..journal.synthesis import SynthesisConfig
 from ..llm import Provider
-from ..manager import ONCE_SUMMARISED_PART, ContextManager
+from ..manager import ONCE_SUMMARISED_PART, ContextManager, why_unsummarised
 from ..namespaces import (
     COMPRESS_BUDGET,
     NAMESPACE_MARK,
@@ -1107,21 +1107,21 @@ class ToolBackend:
 
     def _lag_notice(self, cm: ContextManager, cut: int) -> str | None:
         """What ``compile_context`` says when it cut ``cut`` messages not summarised yet to fit: what
-        summarises them, or, when nothing is due (their chunk is still filling), that a larger budget
-        keeps them."""
+        summarises them, or why nothing can yet (a compression hold; summary calls stuck; their chunk
+        still filling, when a larger budget keeps them)."""
         if not cut:
             return None
         what = cut_phrase(cut)
-        if self.compression != "workers":
-            try:
-                idle = cm.is_ready()
-            except ContextJournalError:  # no compressing strategy: cannot tell
-                idle = False
-            if idle:
-                return (
-                    f"{what}; none is due to summarise yet (their chunk is still filling): "
-                    "raise max_tokens to keep them"
-                )
+        why, held = why_unsummarised(cm) if self.compression != "workers" else ("pending", ())
+        if why == "held":
+            return (
+                f"{what}; compression is held at {', '.join(held)}: call release_compression (or wait for "
+                "the hold's timeout) to let them be summarised"
+            )
+        if why == "stuck":
+            return f"{what}; their summary calls failed too often and are stuck (the compress tool reports them)"
+        if why == "filling":
+            return f"{what}; none is due to summarise yet (their chunk is still filling): raise max_tokens to keep them"
         return f"{what}; {self._lag_remedy()}"
 
     def _lag_remedy(self) -> str:

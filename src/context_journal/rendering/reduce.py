@@ -564,11 +564,28 @@ def closed_unit(work: Sequence[Work], i: int, first: frozenset[str], hold: froze
 
 def _may_go(work: Sequence[Work], k: int, first: frozenset[str], hold: frozenset[str]) -> bool:
     """Whether ``work[k]`` may go whole with its unit: a raw message of ``first``, not held, neither a later
-    shard of a message nor followed by one."""
+    shard of a message nor followed by one; or the results the pairing pass moved up to follow their
+    call (a turn of their own, standing for messages of ``first`` none of which is held: Claude Code
+    stores parallel calls one message each, then their results, so the first call's result is moved)."""
     m = work[k]
-    if m.origin is None or m.origin not in first or m.origin in hold or is_shard_form(m.origin):
+    if m.origin is None:
+        ids = [s.id for s in m.sources if s.kind == "message"]
+        return m.kind == "answer" and all(i in first and i not in hold for i in ids)
+    if m.origin not in first or m.origin in hold or is_shard_form(m.origin):
         return False
     return not (k + 1 < len(work) and _next_shard(m, work[k + 1]))
+
+
+def _stands_for(members: Sequence[Work]) -> list[Source]:
+    """The stored messages ``members`` stand for, each once, in order: a member's own id and its message
+    sources (a turn the pairing pass filled with results moved from other messages names those too: a
+    note once named only the turn's own id, and a moved result's message was named nowhere)."""
+    out: dict[str, Source] = {}
+    for x in members:
+        own = [Source("message", x.origin, x.sequence, False)] if x.origin is not None else []
+        for s in (*own, *(s for s in x.sources if s.kind == "message")):
+            out.setdefault(s.id, s._replace(complete=False))
+    return list(out.values())
 
 
 def _water_cap(sizes: Sequence[int], target: float) -> float:
@@ -717,15 +734,13 @@ def _give_way(
     for note, members, count, before in notes:
         # Their size as stored (the index's count), the same whether they were read or priced unread.
         tokens = before + sum(x.stored if x.stored is not None else _tokens(x, counter) for x in members)
-        messages = _messages_of(members)
+        named = _stands_for(members)
+        messages = len({group_of(s.id)[0] for s in named})
         note.blocks = [{"type": "text", "text": _gap_note(count + messages, tokens)}]
         note.tokens = None
-        note.sources = [
-            *(note.sources or [Source("synthetic", "cut to fit")]),
-            *(Source("message", x.origin or "", x.sequence, False) for x in members),
-        ]
-        p.altered.update(x.origin or "" for x in members)
-        span = f"{members[0].origin} to {members[-1].origin}" if len(members) > 1 else str(members[0].origin)
+        note.sources = [*(note.sources or [Source("synthetic", "cut to fit")]), *named]
+        p.altered.update(s.id for s in named)
+        span = f"{named[0].id} to {named[-1].id}" if len(named) > 1 else "".join(s.id for s in named)
         p.repair("cut_to_fit", None, f"{messages} messages not summarised yet ({span}) cut to fit the budget")
     return out
 
@@ -738,11 +753,6 @@ def _next_shard(before: Work, m: Work) -> bool:
     group, index = group_of(before.origin)
     later, at = group_of(m.origin)
     return later == group and at > index
-
-
-def _messages_of(members: Sequence[Work]) -> int:
-    """How many stored messages ``members`` are: the shards of one group count once."""
-    return len({group_of(x.origin)[0] if x.origin is not None else id(x) for x in members})
 
 
 def _level(
@@ -828,6 +838,30 @@ class _Snapshot:
         p.altered.clear()
         p.altered.update(self.altered)
         return list(self.work)
+
+
+def _late_groups(work: Sequence[Work], late: frozenset[str], hold: frozenset[str]) -> list[frozenset[str]]:
+    """The ids of ``late`` (the oldest recent turns, see :func:`shrink`) as they give way, oldest first: a
+    closed tool unit (see :func:`closed_unit`) as one group (it goes whole or not at all, so counting its
+    messages apart made giving one more turn way change nothing, and the search for the fewest turns
+    assumed it always helps), every other message alone."""
+    out: list[frozenset[str]] = []
+    after = 0
+    for i, m in enumerate(work):
+        if i < after or (m.origin not in late and m.origin is not None):
+            continue
+        after = closed_unit(work, i, late, hold) if m.flags & F_TOOL_USE and m.origin is not None else 0
+        if after:
+            members = work[i:after]
+            out.append(frozenset(x.origin for x in members if x.origin is not None) | _moved_ids(members))
+        elif m.origin is not None:
+            out.append(frozenset({m.origin}))
+    return out
+
+
+def _moved_ids(members: Sequence[Work]) -> frozenset[str]:
+    """The ids of the stored messages whose results the pairing pass moved into ``members``' answer turns."""
+    return frozenset(s.id for x in members if x.origin is None for s in x.sources if s.kind == "message")
 
 
 def _drop_last_lines(m: Work, excess: int, counter: TokenCounter, p: Pass) -> None:
@@ -945,15 +979,14 @@ def shrink(
         # whole left the newer ones readable).
         over = _Snapshot(work, p)  # what fails (or says next to nothing) without them
         start = before
-        order = [m.origin for m in start.work if m.origin in late and m.origin is not None]  # oldest first
+        order = _late_groups(start.work, late, keep_whole | keep_thinking | loop | newest)  # oldest first
 
         def attempt(k: int) -> list[Work]:
             """The context with the oldest ``k`` of those turns given way whole, the rest excerpted."""
             again = start.restore(p)
             if k:
-                again = _give_way(
-                    again, -1, counter, p, frozenset(order[:k]), keep_whole | keep_thinking, loop | newest
-                )
+                gone = frozenset(i for group in order[:k] for i in group)
+                again = _give_way(again, -1, counter, p, gone, keep_whole | keep_thinking, loop | newest)
             levels(again)
             return again
 
@@ -975,6 +1008,10 @@ def shrink(
             else:
                 lo = mid + 1
         work = attempt(lo)
+        if before.emptied(work, newest, counter) and lo < len(order):
+            # The fewest turns that fit leave the newest message as its marker: all of them may not (a
+            # review saw 335 tokens fit and 336 fail, when the fewest that fit at 336 were fewer).
+            work = attempt(len(order))
         if before.emptied(work, newest, counter):
             # Only by sending the newest message as its cut marker: the turns stay and the compile fails,
             # as without this tier (a review saw 57 short turns whole and the newest answer as its marker).

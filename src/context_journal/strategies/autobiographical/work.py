@@ -120,6 +120,18 @@ class PendingWork:
         return len(self.ready) + len(self.waiting)
 
     @property
+    def why_unsummarised(self) -> Literal["pending", "held", "stuck", "filling"]:
+        """Why messages of the middle no summary covers stay so: ``pending`` (work is ready or waiting:
+        a drain summarises them), ``held`` (a compression hold keeps chunks from closing at and after
+        :attr:`held`), ``stuck`` (their summary calls failed ``max_attempts`` times), else ``filling``
+        (their chunk is not full yet: smaller chunks or a larger budget keep them)."""
+        if self.pending:
+            return "pending"
+        if self.held:
+            return "held"
+        return "stuck" if self.stuck else "filling"
+
+    @property
     def next_attempt_at(self) -> float | None:
         """Earliest retry time among the waiting items, or None."""
         times = [i.next_attempt_at for i in self.waiting if i.next_attempt_at is not None]
