@@ -236,15 +236,26 @@ def compiled_text(result: CompileResult) -> str:
 
 
 def _compile(
-    history: list[MessageInput], roles: dict[str, Any], strategy: Strategy, budget: int, ledger: LedgerConfig
+    history: list[MessageInput],
+    roles: dict[str, Any],
+    strategy: Strategy,
+    budget: int,
+    ledger: LedgerConfig,
+    drain: bool = True,
 ) -> tuple[CompileResult, dict[str, Any]]:
-    """Compile ``history`` at ``budget`` with the working-state ledger configured by ``ledger``."""
+    """Compile ``history`` at ``budget`` with the working-state ledger configured by ``ledger``, after
+    summarising everything due (``drain``) or nothing (compression lagging a whole session behind)."""
     with ContextManager.open("memory:", strategy=strategy, summarizer=OfflineSummarizer()) as cm:
         cm.ledger_config = ledger
         cm.add_messages(history)
         cm._strategy_context().put_states({"roles": roles})
-        cm.drain()
+        if drain:
+            cm.drain()
         return cm.compile(budget), cm.compression_stats.to_dict()
+
+
+LAGGING = " (nothing summarised)"
+"""The suffix of a method compiled with no summary written (the middle gives way to notes)."""
 
 
 OFF = LedgerConfig(share=0)
@@ -265,6 +276,8 @@ def methods(budget: int) -> list[tuple[str, Callable[[], tuple[Strategy, LedgerC
     for share in LEDGER_SHARES:
         out.append((f"autobio+ledger {share:.0%}", lambda s=share: (autobio(), LedgerConfig(share=s, share_long=s))))
     out.append(("autobio+ledger default", lambda: (autobio(), LedgerConfig())))
+    out.append(("autobio" + LAGGING, lambda: (autobio(), OFF)))
+    out.append(("autobio+ledger" + LAGGING, lambda: (autobio(), LedgerConfig())))
     return out
 
 
@@ -310,13 +323,13 @@ def _measure(pools: Mapping[str, Mapping[str, set[str]]], errors: list[str], tex
 def _header() -> str:
     short = {"salient": "sal", "all": "all"}
     cols = [f"{short[c.split()[0]]} {c.split()[1][:6]}" if c != "error lines" else "errors" for c in COLUMNS]
-    return f"  {'method':<22} {'tokens':>6} " + " ".join(f"{c:>11}" for c in cols)
+    return f"  {'method':<36} {'tokens':>6} " + " ".join(f"{c:>11}" for c in cols)
 
 
 def _row(name: str, tokens: int | None, counts: Counts | None) -> str:
     if counts is None:
-        return f"  {name:<22} {'-':>6}  n/a"
-    return f"  {name:<22} {tokens if tokens is not None else 0:>6,} " + " ".join(
+        return f"  {name:<36} {'-':>6}  n/a"
+    return f"  {name:<36} {tokens if tokens is not None else 0:>6,} " + " ".join(
         f"{_pct(counts[c]):>11}" for c in COLUMNS
     )
 
@@ -358,7 +371,7 @@ def main() -> None:
         spent: list[str] = []
         for name, factory in methods(budget):
             strategy, ledger = factory()
-            result, stats = _compile(history, roles, strategy, budget, ledger)
+            result, stats = _compile(history, roles, strategy, budget, ledger, drain=not name.endswith(LAGGING))
             rows.append((name, result.tokens, _measure(pools, errors, compiled_text(result))))
             spent.append(f"{name}: {composition(result)}")
             if stats.get("calls"):
@@ -390,7 +403,7 @@ def main() -> None:
     print("pooled, as a multiple of the compaction's share:")
     base = pooled["compaction"]
     cols = [c for c in COLUMNS]
-    print(f"  {'method':<22} {'':>6} " + " ".join(f"{c.replace('salient', 'sal')[:11]:>11}" for c in cols))
+    print(f"  {'method':<36} {'':>6} " + " ".join(f"{c.replace('salient', 'sal')[:11]:>11}" for c in cols))
     for name in order[1:]:
         if name not in pooled:
             print(_row(name, None, None))
@@ -401,7 +414,7 @@ def main() -> None:
             share_o = ours[0] / ours[1] if ours[1] else 0.0
             share_t = theirs_[0] / theirs_[1] if theirs_[1] else 0.0
             cells.append(f"{share_o / share_t:.2f}x" if share_t else "-")
-        print(f"  {name:<22} {'':>6} " + " ".join(f"{x:>11}" for x in cells))
+        print(f"  {name:<36} {'':>6} " + " ".join(f"{x:>11}" for x in cells))
     print(f"# {time.perf_counter() - started:.1f} s")
 
 
