@@ -219,6 +219,44 @@ def _seen() -> dict[str, Any]:
     failures=[],
     budgets=[514],
 )
+# A random search found the first compile after a drain sending no working-state block and every later
+# one a block: the compiler's probe of its smallest selection (at 0 tokens) fixed the block's allowance at
+# 0 for the rest of that compile.
+@example(
+    msgs=[
+        {"participant": "system", "content": [{"type": "text", "text": words(1)}]},
+        {
+            "participant": "assistant",
+            "content": [
+                {"type": "tool_use", "id": f"t{k}", "name": "run", "input": {"cmd": words(n)}}
+                for k, n in ((1, 1), (2, 20), (3, 20))
+            ],
+        },
+        {
+            "participant": "tool",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "t1", "content": "ok", "is_error": False},
+                {"type": "tool_result", "tool_use_id": "t2", "content": words(80), "is_error": False},
+                {"type": "tool_result", "tool_use_id": "t3", "content": words(80), "is_error": True},
+            ],
+        },
+        {
+            "participant": "assistant",
+            "content": [
+                {"type": "tool_use", "id": f"t{k}", "name": "run", "input": {"cmd": words(400)}} for k in (4, 5, 6)
+            ],
+        },
+        {"participant": "user", "content": [{"type": "text", "text": words(60)}, {"type": "text", "text": words(250)}]},
+        {"participant": "user", "content": [{"type": "text", "text": words(250)}]},
+    ],
+    head=40,
+    recent=0,
+    chunk=60,
+    threshold=2,
+    ticks=1000,
+    failures=[],
+    budgets=[6766],
+)
 @SETTINGS
 @given(
     msgs=conversations(),

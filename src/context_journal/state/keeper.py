@@ -373,6 +373,12 @@ class LedgerStrategy(StrategyWrapper):
             self.block = str(pair[1].content[0]["text"])
             selection = self.inner.select(view, replace(budget, tokens=max(0, budget.tokens - cost)))
             return replace(selection, entries=self._place(view, selection.entries, pair))
+        if self._allowance is None and budget.tokens == 0:
+            # The compiler's probe of the smallest selection: no block in it, and none fixed for the
+            # compile's later selects (set here, a first compile after a drain sent no block, and every
+            # compile after it a block: compiling again did not give the same context).
+            self.block = None
+            return self.inner.select(view, budget)
         if self._allowance is None:  # the compiler's later selects (retries with less room) keep it
             share = self.config.share_for(view.tokens(0, len(view)), budget.total)
             self._allowance = min(int(budget.total * share), budget.tokens // 2)
