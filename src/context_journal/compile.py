@@ -73,7 +73,7 @@ from .rendering.fit import (
 )
 from .rendering.options import CompileOptions, Injection, Roles
 from .rendering.reduce import PricedView, ToolCap, messages_cut, overflow_cap, priced, shrink, tool_cap, widened
-from .rendering.repairs import F_TOOL_USE, CompiledMessage, Pass, Repair, Source, Work
+from .rendering.repairs import F_TOOL_USE, CompiledMessage, Pass, Repair, Source, Work, text_kept
 from .rendering.shards import NewestGroupView, fold_newest_group, join_shard_runs
 from .strategies.base import Budget, RawSpan, Selection, Strategy, has_summaries
 from .tokens import Calibration, TokenCounter, check_token_count
@@ -372,6 +372,24 @@ def _is_loop_note(m: Work) -> bool:
     return m.kind == "note" and bool(m.sources) and m.sources[0] == Source("synthetic", "running turn")
 
 
+def _transcript_size(work: Sequence[Work], counter: TokenCounter) -> tuple[int, int] | None:
+    """``(characters of its transcript, tokens)`` of the running loop's note in ``work`` (the characters
+    leave its heading out), or None when there is none."""
+    note = next((m for m in work if _is_loop_note(m)), None)
+    if note is None:
+        return None
+    return text_kept(note.blocks[1:]), tokens_of(note, counter)
+
+
+def _hollow_loop(work: Sequence[Work], before: tuple[int, int] | None) -> int | None:
+    """When the running loop's transcript in ``work`` keeps less than a tenth of its ``before`` characters
+    (see :func:`_transcript_size`): the tokens a tenth of it would add (at least 1); else None."""
+    note = next((m for m in work if _is_loop_note(m)), None)
+    if note is None or before is None or text_kept(note.blocks[1:]) >= 0.1 * before[0]:
+        return None
+    return max(1, before[1] // 10)
+
+
 def _is_recall(m: CompiledMessage) -> bool:
     return any(s.kind == "recall" for s in m.sources)
 
@@ -650,11 +668,14 @@ def _compile_context(
     def tiers(chosen: Selection) -> dict[str, frozenset[str]]:
         """What gives way first (middle not summarised yet), late (the head window, see :func:`opening`; then
         the newest unit) and only when nothing else is left (``late``: the oldest recent turns) when cutting."""
+        # The user turn the running loop answers never gives way (a review saw it in the note while the loop
+        # went on): it is excerpted with the rest, or the compile fails.
+        ask = frozenset({body.entry(asked).id}) if asked is not None else frozenset()
         return {
-            "first": frozenset(e.id for a, b in chosen.give_way for e in body.entries(a, b)),
+            "first": frozenset(e.id for a, b in chosen.give_way for e in body.entries(a, b)) - ask,
             "last": opening(chosen),
             "newest": newest_unit(),
-            "late": frozenset(e.id for a, b in chosen.last_resort for e in body.entries(a, b)),
+            "late": frozenset(e.id for a, b in chosen.last_resort for e in body.entries(a, b)) - ask,
             "loop": frozenset(turn),
         }
 
@@ -965,9 +986,11 @@ def _compile_context(
             p = fresh_pass(p)
             whole = draw(selection, p, cap, whole=True)
             stats["renders"] += 1
+            transcript = _transcript_size(whole, counter)
             work = shrink(whole, room, counter, p, options, keep_whole=pinned(), **cut, documents=documents)
             used = sum(tokens_of(m, counter) for m in work)
-            if used <= room and selection.omitted:
+            hollow = _hollow_loop(work, transcript)
+            if used <= room and selection.omitted and hollow is None:
                 # The last selection was made with the loop priced raw; as a transcript it takes far less,
                 # so the history before it is chosen again with the loop priced at its transcript (issue
                 # 13 review: at 3,000 tokens a transcribed loop was sent alone, 58 tokens, the rules gone).
@@ -982,12 +1005,18 @@ def _compile_context(
                     q = fresh_pass(p)
                     tried = draw(reselected, q, cap, whole=True)
                     stats["renders"] += 1
+                    size = _transcript_size(tried, counter)
                     tried = shrink(
                         tried, room, counter, q, options, keep_whole=pinned(), **tiers(reselected), documents=documents
                     )
                     total = sum(tokens_of(m, counter) for m in tried)
-                    if total <= room and len(tried) > len(work):
+                    if total <= room and len(tried) > len(work) and _hollow_loop(tried, size) is None:
                         selection, work, used, p = reselected, tried, total, q
+            if hollow is not None:
+                # The transcript was cut to next to nothing (a review saw the whole running turn sent as
+                # "[… about 376 of 376 tokens cut here …]"): as for the newest message, the compile fails
+                # rather than send the turn unreadable, needing at least a tenth of the transcript.
+                used = max(used + hollow, room + 1)
         left_unread(work)
         if used > room or (not work and n_body):
             parts["smallest valid context"] = used

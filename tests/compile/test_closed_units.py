@@ -7,6 +7,7 @@ running tool loop and the newest unit, and a larger budget never fails where a s
 from __future__ import annotations
 
 import json
+import random
 import re
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from context_journal import AutobiographicalConfig, AutobiographicalStrategy, Co
 from context_journal.cli import app
 from context_journal.compile import CompileResult, OverBudgetError
 from context_journal.formats.importers import import_into
+from context_journal.rendering.repairs import text_kept
 from context_journal.stores import MemoryStore
 from context_journal.validate import validate_messages
 from tests.hypothesis_budget import examples
@@ -198,6 +200,68 @@ def test_a_running_loop_never_gives_way_as_units() -> None:
         )
 
 
+def _agent_session(steps: int = 60) -> ContextManager:
+    """An agent's session not summarised yet: each step signed thinking and a call (every third step
+    two parallel calls stored one message each, then their results), a user turn every ten steps, and a
+    running tool loop at the end, answering the last of them."""
+    rng = random.Random(1)
+    cm = ContextManager.open("memory:", strategy="autobiographical")  # the default settings, no summary
+    cm.add_message("user", "Fix the failing tests. Keep it small.")
+    for i in range(steps):
+        thinking = {
+            "type": "thinking",
+            "thinking": f"I should look at module {i} carefully " * 5,
+            "signature": f"SIG{i}xx==",
+        }
+        if i % 3 == 0:
+            cm.add_message("assistant", [thinking, {"type": "tool_use", "id": f"p{i}a", "name": "Read", "input": {}}])
+            cm.add_message("assistant", [{"type": "tool_use", "id": f"p{i}b", "name": "Read", "input": {}}])
+            for x in "ab":
+                result = {"type": "tool_result", "tool_use_id": f"p{i}{x}", "content": "x = 1\n" * rng.randint(1, 60)}
+                cm.add_message("user", [result])
+        else:
+            call = {"type": "tool_use", "id": f"t{i}", "name": "Bash", "input": {"cmd": f"pytest -k t{i}"}}
+            cm.add_message("assistant", [thinking, {"type": "text", "text": f"Step {i}"}, call])
+            result = {"type": "tool_result", "tool_use_id": f"t{i}", "content": "FAILED\n" * rng.randint(1, 80)}
+            cm.add_message("user", [result])
+        if i % 10 == 9:
+            cm.add_message("assistant", f"Done with batch {i}.")
+            cm.add_message("user", f"Continue with batch {i + 1}.")
+    loop = {"type": "thinking", "thinking": "Now the final loop " * 20, "signature": "SIGLOOP=="}
+    cm.add_message("assistant", [loop, {"type": "tool_use", "id": "L1", "name": "Bash", "input": {"cmd": "make"}}])
+    cm.add_message("user", [{"type": "tool_result", "tool_use_id": "L1", "content": "ok\n" * 200}])
+    cm.add_message("assistant", [{"type": "tool_use", "id": "L2", "name": "Bash", "input": {"cmd": "make test"}}])
+    cm.add_message("user", [{"type": "tool_result", "tool_use_id": "L2", "content": "ok\n" * 30}])
+    return cm
+
+
+def test_the_turn_a_running_loop_answers_stays_and_the_loop_is_never_sent_hollow() -> None:
+    """A review found, at 1,041-1,227 tokens, the user turn the running loop answers inside the note and
+    the whole loop sent as a transcript of one cut marker ("[… about 376 of 376 tokens cut here …]"):
+    the compile fits only by sending the turn unreadable, so it fails instead (as for the newest
+    message); from where it fits, the loop opens with its thinking byte for byte."""
+    cm = _agent_session()
+    stored = cm.get_all_messages()
+    asked = stored[-5].id
+    assert "Continue with batch 60." in str(stored[-5].content)
+    fits: list[int] = []
+    for budget in (1_050, 1_120, 1_200, 1_300, 2_000):  # (it sent the loop hollow at 1,041-1,227)
+        try:
+            result = cm.compile(budget)
+        except OverBudgetError:
+            assert not fits, (budget, fits)  # a larger budget never fails where a smaller one fit
+            continue
+        fits.append(budget)
+        _check(cm, result, budget)
+        notes = [m for m in result.messages if any(s.id == "cut to fit" for s in m.sources)]
+        assert asked not in {s.id for m in notes for s in m.sources}
+        transcript = [m for m in result.messages if any(s.id == "running turn" for s in m.sources)]
+        assert all(text_kept(m.content[1:]) > 0 for m in transcript)
+        sent = result.to_anthropic()["messages"]
+        assert any(b.get("signature") == "SIGLOOP==" for m in sent for b in m["content"]) or transcript
+    assert fits == [1_300, 2_000]  # (it failed below 6,411 before closed units gave way)
+
+
 def test_a_larger_budget_never_fails_where_a_smaller_one_fit_on_a_real_session(data_dir: Path) -> None:
     """A review found budgets failing between budgets that fit on a real session (335 fit, 336-340
     failed with "smallest valid context 1,426"): the search for the fewest recent turns to give way took
@@ -241,10 +305,11 @@ def test_a_hold_is_named_as_what_keeps_the_cut_messages_unsummarised(tmp_path: P
     pytest.importorskip("mcp.server.mcpserver", reason="the MCP SDK 2.x (extra 'mcp') is not installed")
     from context_journal.mcp import build_server
 
-    _server, backend = build_server(str(db))
-    try:
-        out = backend.compile_context(500, strategy="autobiographical")
-        assert out.compression_lags is not None and f"held at {second}" in out.compression_lags
-        assert "release_compression" in out.compression_lags
-    finally:
-        backend.close()
+    for mode in ("inline", "workers"):  # the server's workers do not summarise held messages either
+        _server, backend = build_server(str(db), compression=mode)
+        try:
+            out = backend.compile_context(500, strategy="autobiographical")
+            assert out.compression_lags is not None and f"held at {second}" in out.compression_lags
+            assert "release_compression" in out.compression_lags
+        finally:
+            backend.close()

@@ -1112,7 +1112,7 @@ class ToolBackend:
         if not cut:
             return None
         what = cut_phrase(cut)
-        why, held = why_unsummarised(cm) if self.compression != "workers" else ("pending", ())
+        why, held = why_unsummarised(cm)  # a hold or stuck work keeps the server's workers off them too
         if why == "held":
             return (
                 f"{what}; compression is held at {', '.join(held)}: call release_compression (or wait for "
