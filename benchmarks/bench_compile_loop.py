@@ -6,7 +6,7 @@ Usage::
     python benchmarks/bench_compile_loop.py [--sizes 2000,20000,200000] [--budgets 8000,100000]
         [--strategy passthrough,windowed,autobiographical] [--fail-budget 100] [--repeat 15]
         [--summarizer stub|offline] [--store-dir DIR] [--no-ledger] [--baseline] [--skip-append] [--skip-fail]
-        [--never-summarised [--never-budget 8000] [--named]]
+        [--never-summarised [--never-budget 8000] [--named | --tools]]
 
 **After an append.** For each size, budget and strategy, on a copy of a SQLite store of the synthetic agent
 conversation of bench_compile.py (the autobiographical strategy's store drained first, every chunk summarised
@@ -34,7 +34,9 @@ median of ``--repeat`` compiles through ``ContextManager.compile`` and through `
 never asserted). A review found each read every message of the history (about 1 s at 20,000 messages);
 the plain text messages cut whole are now priced from the index, unread. ``--named``: two named speakers
 ("Caroline: ...", as LoCoMo or IRC turns render), a new day every 20 messages, dates rendered (until both
-were priced unread too, such a history was still read whole).
+were priced unread too, such a history was still read whole). ``--tools``: the tool-using history of the
+other sections instead (a call and its result every third exchange): it fits since closed tool units give
+way whole, but they are read and rendered (only plain text is priced unread).
 
 ``--baseline`` runs the same with the loop's shortcuts off (``context_journal.compile._SHORTCUTS = False``:
 every pass renders, no early stop, no failure before rendering), the figures the issue measured before.
@@ -229,6 +231,11 @@ def main() -> None:
     parser.add_argument(
         "--named", action="store_true", help="with --never-summarised: two named speakers, dated turns, dates rendered"
     )
+    parser.add_argument(
+        "--tools",
+        action="store_true",
+        help="with --never-summarised: the tool-using history of the other sections (closed units give way whole)",
+    )
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     budgets = [int(b) for b in args.budgets.split(",")]
@@ -248,14 +255,14 @@ def main() -> None:
         if args.never_summarised:
             print(
                 "# compile through ContextManager on a never-summarised history: autobiographical, "
-                f"{args.never_budget:,} budget, plain text messages"
-                + (" of two named speakers, dated, dates rendered" if args.named else "")
+                f"{args.never_budget:,} budget, "
+                + ("a tool-using chat" if args.tools else "plain text messages")
+                + (" of two named speakers, dated, dates rendered" if args.named and not args.tools else "")
             )
             print(f"{'messages':>9} {'first ms':>9} {'compile ms':>11} {'preview ms':>11} {'sent':>6} {'tokens':>7}")
             for n in sizes:
-                row = never_summarised(
-                    _plain_store(root, n, args.named), args.never_budget, args.repeat, ledger, args.named
-                )
+                path = _store(root, n) if args.tools else _plain_store(root, n, args.named)
+                row = never_summarised(path, args.never_budget, args.repeat, ledger, args.named and not args.tools)
                 print(
                     f"{n:>9,} {row['first']:>9.1f} {row['compile']:>11.1f} {row['preview']:>11.1f} "
                     f"{row['messages']:>6,} {row['tokens']:>7,}",
