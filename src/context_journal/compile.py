@@ -372,10 +372,15 @@ def _is_loop_note(m: Work) -> bool:
     return m.kind == "note" and bool(m.sources) and m.sources[0] == Source("synthetic", "running turn")
 
 
+def _loop_note(work: Sequence[Work]) -> Work | None:
+    """The running loop's transcript note in ``work`` (there is at most one), or None."""
+    return next((m for m in reversed(work) if _is_loop_note(m)), None)
+
+
 def _transcript_size(work: Sequence[Work], counter: TokenCounter) -> tuple[int, int] | None:
     """``(characters of its transcript, tokens)`` of the running loop's note in ``work`` (the characters
     leave its heading out), or None when there is none."""
-    note = next((m for m in work if _is_loop_note(m)), None)
+    note = _loop_note(work)
     if note is None:
         return None
     return text_kept(note.blocks[1:]), tokens_of(note, counter)
@@ -384,7 +389,7 @@ def _transcript_size(work: Sequence[Work], counter: TokenCounter) -> tuple[int, 
 def _hollow_loop(work: Sequence[Work], before: tuple[int, int] | None) -> int | None:
     """When the running loop's transcript in ``work`` keeps less than a tenth of its ``before`` characters
     (see :func:`_transcript_size`): the tokens a tenth of it would add (at least 1); else None."""
-    note = next((m for m in work if _is_loop_note(m)), None)
+    note = _loop_note(work)
     if note is None or before is None or text_kept(note.blocks[1:]) >= 0.1 * before[0]:
         return None
     return max(1, before[1] // 10)
@@ -994,7 +999,7 @@ def _compile_context(
                 # The last selection was made with the loop priced raw; as a transcript it takes far less,
                 # so the history before it is chosen again with the loop priced at its transcript (issue
                 # 13 review: at 3,000 tokens a transcribed loop was sent alone, 58 tokens, the rules gone).
-                note = next((m for m in reversed(work) if _is_loop_note(m)), None)
+                note = _loop_note(work)
                 if note is not None:
                     loop = body.tokens(running, n_body)
                     chooser_loop = PricedView(chooser, {running: tokens_of(note, counter) - loop})

@@ -2586,8 +2586,8 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
 def why_unsummarised(cm: ContextManager) -> tuple[str, tuple[str, ...]]:
     """Why the middle of ``cm``'s conversation that no summary covers stays so, and the message ids under
     a compression hold: :attr:`PendingWork.why_unsummarised` (``pending``, ``held``, ``stuck``,
-    ``filling``; closing the chunks that are due first), or ``unknown`` when the manager cannot tell (no
-    compressing strategy, compression left to workers)."""
+    ``filling``; closing the chunks that are due first; also on a handle that leaves compression to
+    workers), or ``unknown`` when the manager cannot tell (no compressing strategy)."""
     try:
         work = cm.pending_work()
     except ContextJournalError:
