@@ -44,10 +44,11 @@ role stay separate in the result and are merged by the exporters where the provi
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import itertools
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,7 +73,17 @@ from .rendering.fit import (
     with_prefix,
 )
 from .rendering.options import CompileOptions, Injection, Roles
-from .rendering.reduce import PricedView, ToolCap, messages_cut, overflow_cap, priced, shrink, tool_cap, widened
+from .rendering.reduce import (
+    PricedView,
+    ToolCap,
+    kept_floor,
+    messages_cut,
+    overflow_cap,
+    priced,
+    shrink,
+    tool_cap,
+    widened,
+)
 from .rendering.repairs import F_TOOL_USE, CompiledMessage, Pass, Repair, Source, Work, text_kept
 from .rendering.shards import NewestGroupView, fold_newest_group, join_shard_runs
 from .strategies.base import Budget, RawSpan, Selection, Strategy, has_summaries
@@ -107,6 +118,16 @@ UNSUMMARISED_PART = "not summarised yet"
 """The part of :attr:`OverBudgetError.parts` naming the tokens of the smallest valid context that stand for
 raw middle content no summary covers yet (only compression can shrink it further)."""
 
+
+FLOOR_SCAN = 2048
+"""The most messages of the middle giving way the fast failure's floor scans for calls (see
+:func:`.rendering.fit.spans_floor`): beyond it the floor counts none (still a lower bound), so a compile
+of a long history never summarised does not pay a scan of all of it (0.75 s at 20,000 messages) before
+its render; a failure the calls beyond it would prove is found by the render."""
+
+KEPT_FLOOR_READS = 16
+"""The most messages the fast failure's floor reads to price the head window and the newest message at
+their bare excerpts (see :func:`.rendering.reduce.kept_floor`); the rest are priced at 0."""
 
 EXACT_FAILURE_MESSAGES = 512
 """A compile whose smallest selection cannot fit however it is cut (its lower bound priced from the index is
@@ -847,6 +868,41 @@ def _compile_context(
             "from the index: a lower bound)",
         )
 
+    def plain_entry(e: ViewEntry) -> bool:
+        """Whether the compile keeps the message (whole or excerpted) or cuts it into a note, and never drops
+        it otherwise: text blocks only, not sent as an instruction (and, see :func:`floor_plain`, no
+        message of the namespace with a blank text block or a metadata role)."""
+        return bool(e.kinds) and all(k == "text" for k in e.kinds) and roles.role(e.participant) != "system"
+
+    # Only when the index says no message is odd (a blank text block is dropped, a metadata role sent apart).
+    floor_plain = None if unread_blocked else plain_entry
+
+    def kept_tokens(positions: Iterable[int]) -> int:
+        """A lower bound of the tokens of the messages at ``positions``, each one the compile never leaves
+        out (the head window, the newest message: kept whole or excerpted); only plain text ones are
+        priced (see :func:`.rendering.reduce.kept_floor`), the rest at 0; at most
+        :data:`KEPT_FLOOR_READS` are read (cached for the render)."""
+        if floor_plain is None:
+            return 0
+        total = reads = 0
+        for position in positions:
+            e = body.entry(position)
+            if not floor_plain(e):
+                continue
+            reads += 1
+            if reads > KEPT_FLOOR_READS:
+                break
+            blocks = cache.base(e, functools.partial(body.message, position))[0]
+            total += kept_floor(blocks, e.participant, counter, e.id)
+        return total
+
+    def newest_kept(spans: Iterable[tuple[int, int, bool]]) -> list[int]:
+        """The newest message's position when a span not giving way holds it and no running loop does."""
+        last = n_body - 1
+        if running is not None or last < 0:
+            return []
+        return [last] if any(a <= last < b and not gives_way for a, b, gives_way in spans) else []
+
     def index_floor() -> None:
         """Fail before selecting when what the strategy renders raw at any budget (its ``raw_floor``) cannot
         fit however it is cut, and it is too large to render and excerpt cheaply."""
@@ -868,24 +924,57 @@ def _compile_context(
                 break
         else:
             return
+        head_of = getattr(strategy, "raw_head", None)
+        window = head_of(body) if callable(head_of) else None
+        stop = n_body if running is None else running
+        opening = [] if window is None else [p for p in range(window[0], min(window[1], stop))]
+        kept = kept_tokens(dict.fromkeys([*opening, *newest_kept(head[:1])]))  # spans come newest first
         both = itertools.chain(head, spans)
-        rest, middle, scanned = spans_floor(body, both, counter, room - late_tokens, running, own_calls)
-        if late_tokens + rest + middle > room and scanned > EXACT_FAILURE_MESSAGES:
-            raise cover_error(rest, middle, selected=False)
+        limit = room - late_tokens - kept
+        # (The spans hold more than EXACT_FAILURE_MESSAGES messages: a proof found in the first few stands.)
+        rest, middle, _ = spans_floor(body, both, counter, limit, running, own_calls, floor_plain, FLOOR_SCAN)
+        if late_tokens + kept + rest + middle > room:
+            raise cover_error(kept + rest, middle, selected=False)
 
     def cheapest_cover(chosen: Selection) -> None:
         """Fail now when even the strategy's smallest selection cannot fit, however its messages are cut
-        (priced from the index: see :func:`context_journal.rendering.fit.cover_floor`), and it is too large to
-        render and excerpt cheaply; the caller's selection ``chosen`` is over already."""
-        limit, many = room - late_tokens, EXACT_FAILURE_MESSAGES
-        rest, middle, count = cover_floor(body, chosen, counter, limit, running, own_calls, many)
-        if late_tokens + rest + middle <= room or count <= EXACT_FAILURE_MESSAGES:
-            return  # the selection may fit once cut, or is cheap to render and cut: render it
-        rest, middle, count = cover_floor(body, choose(0), counter, limit, running, own_calls, many)
-        if late_tokens + rest + middle <= room or count <= EXACT_FAILURE_MESSAGES:
+        (priced from the index: see :func:`context_journal.rendering.fit.cover_floor`, and the head window and
+        newest message it never leaves out: :func:`kept_tokens`), and it is too large to render and excerpt
+        cheaply; the caller's selection ``chosen`` is over already."""
+        many = EXACT_FAILURE_MESSAGES
+        rest, middle, count = cover_floor(
+            body, chosen, counter, room - late_tokens, running, own_calls, many, floor_plain, FLOOR_SCAN
+        )
+        if count <= EXACT_FAILURE_MESSAGES:
+            return  # cheap to render and cut: render it
+        if late_tokens + rest + middle <= room:
+            kept = kept_tokens(never_left_out(chosen))
+            if late_tokens + kept + rest + middle <= room:
+                return  # the selection may fit once cut: render it
+        smallest = choose(0)
+        limit = room - late_tokens
+        rest, middle, count = cover_floor(
+            body, smallest, counter, limit, running, own_calls, many, floor_plain, FLOOR_SCAN
+        )
+        kept = kept_tokens(never_left_out(smallest)) if late_tokens + rest + middle <= room else 0
+        if late_tokens + kept + rest + middle <= room or count <= EXACT_FAILURE_MESSAGES:
             choose(avail)  # the strategy's state (pins) as of the selection rendered, not the probe's
             return
-        raise cover_error(rest, middle)
+        raise cover_error(kept + rest, middle)
+
+    def never_left_out(chosen: Selection) -> list[int]:
+        """Positions of ``chosen`` the compile keeps, whole or excerpted, whatever the budget: its head window
+        (``protected``) and the newest message, raw and neither giving way nor a last resort; oldest first."""
+        raw = [(e.start, e.end) for e in chosen.entries if isinstance(e, RawSpan)]
+        out = [p for a, b in chosen.protected for p in range(a, b)]
+        out += newest_kept([(a, b, False) for a, b in raw])
+        cut = (*chosen.give_way, *chosen.last_resort)
+        stop = n_body if running is None else running
+        return [
+            p
+            for p in dict.fromkeys(out)
+            if p < stop and any(a <= p < b for a, b in raw) and not any(a <= p < b for a, b in cut)
+        ]
 
     # ``stats["passes"]`` counts the passes that render a selection. A selection the last pass rendered is
     # not rendered again (its work is reused); once the selection stops changing, one look at the

@@ -19,6 +19,7 @@ from context_journal import ContextManager, MemoryStore
 from context_journal.compile import CHEAPEST_PART, UNSUMMARISED_PART, CompileResult, OverBudgetError
 from context_journal.llm import OfflineSummarizer
 from context_journal.rendering.fit import _minus, cover_floor, render, spans_floor
+from context_journal.rendering.reduce import note_floor
 from context_journal.strategies import (
     AutobiographicalConfig,
     AutobiographicalStrategy,
@@ -315,3 +316,92 @@ def test_a_view_without_calls_is_not_scanned_for_them() -> None:
     merged = side._reader_view()
     rest, middle, scanned = spans_floor(merged, [(0, len(merged), True)], counter, 10_000)
     assert (rest, middle) == (0, 21) and scanned == len(merged) == 38
+
+
+def test_the_floor_prices_a_note_for_the_plain_middle() -> None:
+    """With ``plain`` (messages kept at a token or more, or cut into a note), the plain messages of the
+    spans that give way count one token each, up to one note's smallest size; elsewhere they count nothing,
+    and at most ``most`` messages of those spans are scanned (the rest counts nothing)."""
+    cm = ContextManager.open("memory:")
+    cm.add_messages([{"participant": "user" if k % 2 else "assistant", "content": f"turn {k}"} for k in range(300)])
+    view = cm._reader_view()
+    counter = EstimatingCounter()
+    note = note_floor(counter)
+    assert note == 38  # "[… 1 earlier message (about 0 tokens), not summarised yet, cut here …]"
+
+    def plain(e: Any) -> bool:
+        return bool(e.kinds == ("text",))
+
+    assert spans_floor(view, [(0, 300, True)], counter, 10_000, plain=plain) == (0, note, 300)
+    assert spans_floor(view, [(0, 10, True)], counter, 10_000, plain=plain) == (0, 10, 10)  # kept: 1 each
+    assert spans_floor(view, [(0, 300, False)], counter, 10_000, plain=plain) == (0, 0, 300)
+    assert spans_floor(view, [(0, 300, True)], counter, 10_000) == (0, 0, 300)  # without plain: nothing
+    assert spans_floor(view, [(0, 300, True)], counter, 10_000, plain=plain, most=0) == (0, 0, 300)
+
+
+def test_a_long_history_of_closed_units_fails_fast_below_its_cheapest_cover(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A history never summarised whose tool units all close (they may all go whole, so the calls prove
+    nothing) still fails before rendering below what it cannot go under: the head window and the newest
+    message at their bare excerpts and one note for the middle. Where the floor cannot prove the failure
+    the compile renders, and the figure the fast failure names is never above the smallest context the
+    full loop finds (a lower bound)."""
+    cm = ContextManager.open(
+        "memory:", strategy=AutobiographicalStrategy(AutobiographicalConfig.for_budget(600)), summarizer=None
+    )
+    cm.add_messages(conversation(1_200))
+    renders = 0
+    real = render
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        nonlocal renders
+        renders += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(compile_module, "render", counting)
+    with pytest.raises(OverBudgetError):
+        cm.compile(40)  # closes the chunks that are due
+    renders = 0
+    with pytest.raises(OverBudgetError) as fast:
+        cm.preview_context(40)
+    assert renders == 0 and fast.value.parts[CHEAPEST_PART] == fast.value.actual > 40
+    before, after = both(cm, 40)
+    assert isinstance(before, OverBudgetError) and isinstance(after, OverBudgetError)
+    assert after.actual <= before.actual
+    smallest = before.actual
+    fits = cm.preview_context(smallest)
+    assert fits.tokens <= smallest
+
+
+def test_the_recent_windows_closed_units_may_go_in_the_floor() -> None:
+    """The oldest turns of the recent window give way whole as a last resort, closed tool units too: the
+    floor prices their calls at 0 (``raw_floor`` flags them as giving way), so a history whose recent window
+    is mostly tool units, never summarised, fits where its calls priced as kept pairs would have claimed a
+    failure (a review of the fast failure: the floor counted 21 tokens a call there)."""
+    rng = random.Random(3)
+    history: list[dict[str, Any]] = [
+        {"participant": "user" if k % 2 else "assistant", "content": _text(rng, 8)} for k in range(700)
+    ]
+    for k in range(40):
+        call = {"type": "tool_use", "id": f"c{k}", "name": "read_file", "input": {"path": f"m{k}.py"}}
+        history.append({"participant": "assistant", "content": [call]})
+        history.append(
+            {"participant": "tool", "content": [{"type": "tool_result", "tool_use_id": f"c{k}", "content": "ok"}]}
+        )
+    history.append({"participant": "assistant", "content": "Done: every module read."})
+    strategy = AutobiographicalStrategy(AutobiographicalConfig.for_budget(3_000))
+    cm = ContextManager.open("memory:", strategy=strategy, summarizer=None)
+    cm.add_messages(history)
+    with pytest.raises(OverBudgetError):
+        cm.compile(300)  # closes the chunks that are due (needs 502)
+    spans = list(strategy.raw_floor(cm._reader_view()) or [])
+    calls = [e.position for e in cm._reader_view().entries(0, 781) if "tool_use" in e.kinds]
+    assert all(any(a <= p < b and gives for a, b, gives in spans) for p in calls)
+    limit = compile_module.EXACT_FAILURE_MESSAGES
+    compile_module.EXACT_FAILURE_MESSAGES = 0
+    try:
+        before, after = both(cm, 520)  # the smallest that fits, give or take 20
+    finally:
+        compile_module.EXACT_FAILURE_MESSAGES = limit
+    assert isinstance(before, CompileResult) and isinstance(after, CompileResult)
+    same(before, after)
+    assert any(r.kind == "cut_to_fit" for r in after.repairs)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..sharding import layout_of
 from ..stores.fulltext import format_date
 from ..tokens import TokenCounter
-from .reduce import CALL_KINDS, ToolCap, excerpt_tool_results
+from .reduce import CALL_KINDS, ToolCap, excerpt_tool_results, note_floor
 from .repairs import (
     F_IMAGE,
     F_MEDIA,
@@ -772,55 +772,71 @@ def cover_floor(
     end: int | None = None,
     own_calls: Callable[[str], bool] = lambda participant: True,
     min_count: int = 0,
+    plain: Callable[[ViewEntry], bool] | None = None,
+    most: int | None = None,
 ) -> tuple[int, int, int]:
     """A lower bound of the tokens the raw messages of ``selection`` take in a compiled context however
-    the compile cuts them (see :func:`spans_floor`), split into outside and inside
-    ``selection.give_way``, and how many raw messages it selects (before ``end``).
+    the compile cuts them (see :func:`spans_floor`, which ``plain`` and ``most`` are passed to), split into
+    outside and inside what may go whole (``selection.give_way`` and ``selection.last_resort``: the recent
+    window's oldest turns give way whole as a last resort, closed tool units too), and how many raw
+    messages it selects (before ``end``).
 
     No entry is read (the floor is given as 0) when the raw messages are ``min_count`` or fewer, or their
     tokens are ``limit`` or fewer (no floor exceeds them): only a selection that may prove a failure is
     scanned.
 
     Returns:
-        ``(floor outside give_way, floor inside it, raw messages selected)``, in estimated tokens.
+        ``(floor outside the middle giving way, floor inside it, raw messages selected)``, in estimated
+        tokens (the last resort's part is the first one's: it need not be content not summarised yet).
     """
     stop = len(view) if end is None else min(end, len(view))
     raw = [(e.start, min(e.end, stop)) for e in selection.entries if isinstance(e, RawSpan) and e.start < stop]
     count = sum(b - a for a, b in raw)
     if count <= min_count or sum(view.tokens(a, b) for a, b in raw) <= limit:
         return 0, 0, count
-    outside, inside = _minus(raw, selection.give_way)
-    spans = [(a, b, False) for a, b in outside] + [(a, b, True) for a, b in inside]
-    rest, middle, _ = spans_floor(view, spans, counter, limit, end, own_calls)
-    return rest, middle, count
+    outside, inside = _minus(raw, (*selection.give_way, *selection.last_resort))  # what may go whole
+    middle, late = _minus(inside, selection.last_resort)
+    spans = [(a, b, 0) for a, b in outside] + [(a, b, 1) for a, b in middle] + [(a, b, 2) for a, b in late]
+    rest, middle_floor, _ = spans_floor(view, spans, counter, limit, end, own_calls, plain, most)
+    return rest, middle_floor, count
 
 
 def spans_floor(
     view: MessageView,
-    spans: Iterable[tuple[int, int, bool]],
+    spans: Iterable[tuple[int, int, int]],
     counter: TokenCounter,
     limit: int,
     end: int | None = None,
     own_calls: Callable[[str], bool] = lambda participant: True,
+    plain: Callable[[ViewEntry], bool] | None = None,
+    most: int | None = None,
 ) -> tuple[int, int, int]:
     """A lower bound of the tokens the messages of ``spans`` (``(start, end, gives_way)``, positions of
     ``view``), rendered raw, take in a compiled context however the compile cuts them, priced from the
-    index (no body read).
+    index (no body read). ``gives_way`` is false (kept, excerpted at most), true or 1 (the middle not
+    summarised yet, which gives way first) or 2 (the recent window's oldest turns, which give way as a
+    last resort: priced as the middle, counted with the spans kept).
 
     What no reduction removes: every message holding a call of the assistant's own (``own_calls`` of
     its participant) stays, a call is excerpted but never dropped, and it is answered in the next turn (by
     its result, excerpted, or a stub): at no less than a message with one empty call plus one empty
     result block; but in the spans giving way, a message of calls that may open a closed tool unit (see
     :func:`context_journal.rendering.reduce.closed_unit`: whether its results answer exactly its calls
-    is not in the index) may go whole, and is priced at 0. Everything else is priced at 0: plain
-    messages (the middle not summarised yet gives way to one short note per run; the rest can be
-    excerpted), other speakers' calls (shown as text, which gives way like plain text), summaries and
-    every other rendered entry. Messages at or after ``end``
-    (a running tool loop, which may become one transcript) are left out; spans should not overlap.
+    is not in the index) may go whole, and is priced at 0. With ``plain`` (which messages of the spans
+    giving way the compile either keeps, at a token or more, or cuts into a note: the caller knows), those
+    count one token each, up to one note's smallest size (see
+    :func:`context_journal.rendering.reduce.note_floor`): kept, they take that much; cut, a note
+    stands for them. Everything else is priced at 0: plain messages outside the spans giving way (they
+    can be excerpted), other speakers' calls (shown as text, which gives way like plain text), summaries
+    and every other rendered entry. Messages at or after ``end`` (a running tool loop, which may become
+    one transcript) are left out; spans should not overlap.
 
     The scan stops once the bound passes ``limit`` tokens: a bound over ``limit`` is a proof, its exact
-    size is not needed. Cost: the index entries scanned, at most those of the spans, in practice about
-    ``limit / floor`` calls' worth (a few hundred entries for an impossible budget).
+    size is not needed. With ``most``, at most that many messages of the spans giving way are scanned
+    (the bound of the rest is taken as 0: still a lower bound, read in bounded time). Cost: the index
+    entries scanned, at most those of the spans, in practice about ``limit / floor`` calls' worth (a few
+    hundred entries for an impossible budget); none where the index holds no call, once ``plain`` has
+    found a note's worth.
 
     Args:
         view: The view the spans are positions of.
@@ -831,38 +847,59 @@ def spans_floor(
         end: Leave positions at or after it out (default: none left out).
         own_calls: Whether a participant's calls are the assistant's own (rendered as calls, never as
             text); default: every participant's.
+        plain: Whether a message of the spans giving way is kept or cut into a note, never dropped
+            otherwise (default: none counted).
+        most: Scan at most this many messages of the spans giving way (default: all).
 
     Returns:
-        ``(floor of the spans not giving way, floor of those giving way, messages scanned)``, in
-        estimated tokens (before calibration).
+        ``(floor of the spans not giving way first, floor of those giving way first, messages covered)``,
+        in estimated tokens (before calibration; the note's part goes with the middle's when the middle
+        holds a plain message); the messages covered are those of the spans read so far, scanned or not.
     """
     from ..views import may_hold
 
     stop = len(view) if end is None else min(end, len(view))
     call = counter.count_message("assistant", [{"type": "tool_use", "id": "", "name": "", "input": {}}])
     floor = max(0, call + counter.count_block({"type": "tool_result", "tool_use_id": "", "content": ""}))
-    totals = [0, 0]
-    scanned = 0
-    if floor == 0:
-        return 0, 0, 0
-    if not may_hold(view, ("tool_use",)):  # no tool_use block anywhere the view reads: every bound is 0
-        return 0, 0, sum(max(0, min(b, stop) - a) for a, b, _ in spans)
-    for a, b, gives_way in spans:
+    calls = floor > 0 and may_hold(view, ("tool_use",))  # none anywhere the view reads: no call to count
+    note = note_floor(counter) if plain is not None else 0
+    totals = [0, 0, 0]  # kept, the middle, the last resort
+    found = [0, 0, 0]  # plain messages of the middle and the last resort (kept at a token each, or a note)
+    covered = middle_scanned = 0
+
+    def split() -> tuple[int, int]:
+        plain_floor = min(note, found[1] + found[2])
+        into_middle = plain_floor if found[1] else 0
+        return totals[0] + totals[2] + plain_floor - into_middle, totals[1] + into_middle
+
+    for a, b, flag in spans:
+        gives_way = int(flag)
         b = min(b, stop)
-        for at in range(a, b, 512):
-            if totals[0] + totals[1] > limit:
-                return totals[0], totals[1], scanned
+        at = a
+        while at < b:
+            if sum(split()) > limit:
+                return (*split(), covered)
+            useful = calls or (gives_way and found[1] + found[2] < note)
+            if not useful or (gives_way and most is not None and middle_scanned >= most):
+                break
             end = min(b, at + 512)
-            calls = view.entries(at, end + 1 if gives_way and end < b else end)  # one more: the next's kinds
-            scanned += end - at
-            totals[gives_way] += floor * sum(
-                1
-                for k, e in enumerate(calls[: end - at])
-                if "tool_use" in e.kinds
-                and own_calls(e.participant)
-                and not (gives_way and _may_close(e, calls[k + 1] if k + 1 < len(calls) else None))
-            )
-    return totals[0], totals[1], scanned
+            entries = view.entries(at, end + 1 if gives_way and end < b else end)  # one more: the next's kinds
+            covered += end - at
+            if gives_way:
+                middle_scanned += end - at
+            for k, e in enumerate(entries[: end - at]):
+                if gives_way and plain is not None and plain(e):
+                    found[gives_way] += 1
+                if (
+                    calls
+                    and "tool_use" in e.kinds
+                    and own_calls(e.participant)
+                    and not (gives_way and _may_close(e, entries[k + 1] if k + 1 < len(entries) else None))
+                ):
+                    totals[gives_way] += floor
+            at = end
+        covered += max(0, b - at)
+    return (*split(), covered)
 
 
 def _may_close(call: ViewEntry, after: ViewEntry | None) -> bool:

@@ -608,6 +608,27 @@ def _gap_note(count: int, tokens: int) -> str:
     )
 
 
+def note_floor(counter: TokenCounter) -> int:
+    """The fewest tokens a note of the middle giving way can cost (one message, its smallest figures): a lower
+    bound of what a run cut whole adds to a compiled context (see :func:`_give_way`)."""
+    return counter.count_message("context-journal", [{"type": "text", "text": _gap_note(1, 0)}])
+
+
+FLOOR_MARGIN = 3
+"""Tokens :func:`kept_floor` takes off a message's bare excerpt: an excerpt that keeps a few characters has a
+marker with smaller figures ("about 9 of 68 tokens"), so it may cost a token or two less than the bare one."""
+
+
+def kept_floor(blocks: list[Block], participant: str, counter: TokenCounter, origin: str | None) -> int:
+    """A lower bound of the tokens a message of text blocks that the compile never leaves out (the head
+    window, the newest message) takes however it is cut: its whole size, or its bare excerpt (the cut
+    marker alone, see :func:`_level`) less :data:`FLOOR_MARGIN`, whichever is less; a name prefix or a date
+    header only adds to it."""
+    whole = counter.count_message(participant, blocks)
+    bare = counter.count_message(participant, excerpt_blocks(blocks, 0.0, counter, origin))
+    return max(0, min(whole, bare - FLOOR_MARGIN))
+
+
 _GAP_NOTE = re.compile(r"\[… (\d+) earlier messages? \(about (\d+) tokens\), not summarised yet, cut here")
 
 

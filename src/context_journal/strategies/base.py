@@ -424,8 +424,15 @@ class BaseStrategy:
     def raw_floor(self, view: MessageView) -> Iterator[tuple[int, int, bool]] | None:
         """Spans of ``view`` that every selection renders raw, whatever the budget (a lower bound the
         compiler prices before selecting, so an impossible budget fails without a selection), newest
-        first, as ``(start, end, gives_way)`` (``gives_way``: the span is middle content not summarised
-        yet, which :attr:`Selection.give_way` would name); None when the strategy promises none (here)."""
+        first, as ``(start, end, gives_way)`` (``gives_way``: the span is content not summarised yet that
+        :attr:`Selection.give_way` or :attr:`Selection.last_resort` would name, which may go whole); None when
+        the strategy promises none (here)."""
+        return None
+
+    def raw_head(self, view: MessageView) -> tuple[int, int] | None:
+        """The head window ``(start, end)`` of ``view`` that every selection names
+        :attr:`Selection.protected` (kept whole or excerpted, never left out) where :meth:`raw_floor` renders
+        it raw, so the compiler prices it before selecting; None when the strategy keeps none (here)."""
         return None
 
     def commit(self, selection: Selection, ctx: StrategyContext) -> None:

@@ -62,6 +62,11 @@ class StrategyWrapper:
         floor = getattr(self.inner, "raw_floor", None)
         return floor(view) if callable(floor) else None
 
+    def raw_head(self, view: MessageView) -> tuple[int, int] | None:
+        """``inner``'s head window (a wrapper never takes it out)."""
+        head = getattr(self.inner, "raw_head", None)
+        return head(view) if callable(head) else None
+
     @property
     def pinned_parts(self) -> dict[str, int]:
         """The pinned messages' tokens of the last selection (see the pin wrapper), for errors."""

@@ -411,7 +411,9 @@ class AutobiographicalStrategy(BaseStrategy):
         return False
 
     def raw_floor(self, view: MessageView) -> Iterator[tuple[int, int, bool]] | None:
-        """Spans every selection renders raw, newest first (see :meth:`BaseStrategy.raw_floor`): with
+        """Spans every selection renders raw, newest first (see :meth:`BaseStrategy.raw_floor`; a span
+        flagged as giving way may also be the oldest turns of the recent window, which give way as a last
+        resort, whole tool units too): with
         ``overflow="excerpt"`` and no stored layout to keep (a fresh fold), the messages after the newest
         chunk or summary (the tail), then each chunk not summarised yet (it gives way first). None with
         ``overflow="window"`` (raw parts are left out to fit) or a stored layout (compacting it may leave
@@ -423,21 +425,35 @@ class AutobiographicalStrategy(BaseStrategy):
             return None
         return self._raw_floor(view, log)
 
+    def raw_head(self, view: MessageView) -> tuple[int, int] | None:
+        """The head window (see :meth:`BaseStrategy.raw_head`): what :meth:`select` names ``protected``;
+        None where :meth:`raw_floor` is None. Cost: an index look-up."""
+        log = self._log
+        if log is None or self.raw_floor(view) is None:
+            return None
+        with log.lock:
+            hs, he = head_range(view, log, self.config.head_window_tokens)
+        return (hs, he) if he > hs else None
+
     def _raw_floor(self, view: MessageView, log: CompressionLog) -> Iterator[tuple[int, int, bool]]:
         n = len(view)
         with log.lock:
             roots = log.newest_roots()
             hs, he = head_range(view, log, self.config.head_window_tokens)
             memo = self._spans(view)  # the spans select places, kept across compiles and appends
-        rs = recent_start(view, self.config.recent_window_tokens)
-        cuts = sorted({hs, he, rs})
+        # What may go whole: the middle (``give_way``, up to where the recent window starts) and the recent
+        # window's oldest turns (``last_resort``, up to the newest message's unit; select measures the window
+        # on the priced view, where it starts no later), never the head window.
+        last = max(recent_start(view, self.config.recent_window_tokens), unit_bounds(view, n - 1, n)[0] if n else 0)
+        cuts = sorted({hs, he, last})
 
         def pieces(a: int, b: int) -> Iterator[tuple[int, int, bool]]:
-            """``[a, b)`` split where the head window and the recent window start and end, newest first,
-            each piece flagged as giving way (as :meth:`select` names ``give_way``) or not."""
+            """``[a, b)`` split where the head window starts and ends and where the newest part that never
+            gives way starts, newest first, each piece flagged as giving way (as :meth:`select` names
+            ``give_way`` or ``last_resort``) or not."""
             bounds = [a, *(c for c in cuts if a < c < b), b]
             for lo, hi in reversed(list(pairwise(bounds))):
-                yield lo, hi, hi <= rs and not hs <= lo < he
+                yield lo, hi, hi <= last and not hs <= lo < he
 
         # No root holds a message created after the newest root's last one: they are the tail and the gaps.
         newest = next(roots, None)
