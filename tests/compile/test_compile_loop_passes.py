@@ -6,6 +6,7 @@ and compile id, pass for pass; only the number of select+render passes drops (at
 
 from __future__ import annotations
 
+import contextlib
 import random
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -30,6 +31,8 @@ from context_journal.strategies import (
     WindowedPassthroughStrategy,
 )
 from context_journal.tokens import EstimatingCounter
+from tests.compile.test_unread_fast_path import history as unread_history
+from tests.compile.test_unread_fast_path import mutate, specs
 from tests.hypothesis_budget import examples
 
 WORDS = [
@@ -405,3 +408,32 @@ def test_the_recent_windows_closed_units_may_go_in_the_floor() -> None:
     assert isinstance(before, CompileResult) and isinstance(after, CompileResult)
     same(before, after)
     assert any(r.kind == "cut_to_fit" for r in after.repairs)
+
+
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(spec=specs(), budget=st.one_of(st.integers(30, 300), st.integers(300, 2_000)), scaled=st.booleans())
+def test_the_floor_never_claims_a_budget_the_full_loop_fits(spec: Any, budget: int, scaled: bool) -> None:
+    """Over messy histories never summarised (orphaned and late tool results, pins, edits, images, named
+    speakers, a running loop), with every failure claimed by the floor (``EXACT_FAILURE_MESSAGES`` at 0):
+    a fast failure is a failure of the full loop too, and the full loop fails one token under the figure the
+    floor names (the head window and newest message priced at their bare excerpts, the note, the calls)."""
+    config = AutobiographicalConfig.for_budget(budget) if scaled else AutobiographicalConfig()
+    cm = ContextManager.open("memory:", strategy=AutobiographicalStrategy(config), summarizer=None)
+    ids = cm.add_messages(unread_history(spec))
+    mutate(cm, ids, spec)
+    with contextlib.suppress(OverBudgetError):
+        cm.compile(budget)  # closes the chunks that are due
+    limit = compile_module.EXACT_FAILURE_MESSAGES
+    compile_module.EXACT_FAILURE_MESSAGES = 0
+    try:
+        before, after = both(cm, budget)
+    finally:
+        compile_module.EXACT_FAILURE_MESSAGES = limit
+    if isinstance(after, CompileResult):
+        assert isinstance(before, CompileResult)
+        same(before, after)
+        return
+    assert isinstance(before, OverBudgetError)
+    if CHEAPEST_PART in after.parts and after.actual - 1 > budget:
+        below, _ = both(cm, after.actual - 1)
+        assert isinstance(below, OverBudgetError), after
