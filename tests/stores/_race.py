@@ -89,6 +89,7 @@ class _Reader(threading.Thread):
         self.stop = threading.Event()
         self.error: BaseException | None = None
         self.snapshots = 0
+        self.ready = threading.Event()  # set once the first snapshot is checked (or the reader failed)
 
     def run(self) -> None:
         try:
@@ -101,11 +102,14 @@ class _Reader(threading.Thread):
                     prev = len(msgs)
                     assert cm.message_count() >= prev
                     self.snapshots += 1
+                    self.ready.set()
                     # a pause between reads: a reader spinning on the GIL would slow the writer threads
                     # (each SQLite call gives up and retakes the GIL) and test the interpreter, not the store
                     self.stop.wait(0.002)
         except BaseException as exc:
             self.error = exc
+        finally:
+            self.ready.set()
 
 
 def _run_threads(db: Path, writers: list[str], count: int, shared: bool) -> None:
@@ -153,6 +157,9 @@ def run_race(directory: Path, writers: list[str], count: int, mode: Mode) -> Rac
     SQLiteStore(db).close()  # created (and migrated) before the race
     reader = _Reader(db, writers, count)
     reader.start()
+    # The writers start once the reader reads (on a loaded machine its open once outlasted 300 writes,
+    # and it checked no snapshot at all).
+    reader.ready.wait(60)
     try:
         if mode == "processes":
             _run_processes(db, writers, count)
