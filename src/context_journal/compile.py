@@ -125,6 +125,9 @@ FLOOR_SCAN = 2048
 of a long history never summarised does not pay a scan of all of it (0.75 s at 20,000 messages) before
 its render; a failure the calls beyond it would prove is found by the render."""
 
+_LONG_TEXT = [{"type": "text", "text": "word " * 100}]
+"""A message long enough to be cut: its bare excerpt is the cut marker alone (see ``floor_plain``)."""
+
 KEPT_FLOOR_READS = 16
 """The most messages the fast failure's floor reads to price the head window and the newest message at
 their bare excerpts (see :func:`.rendering.reduce.kept_floor`); the rest are priced at 0."""
@@ -764,9 +767,24 @@ def _compile_context(
 
     # Messages rendered unread so far (ids): none may be left in what the compile sends or prices.
     unread_ids: set[str] = set()
+    # Every message index the view reads (its own slot's and each auxiliary slot's: a review found a blank
+    # block in an auxiliary slot unseen, and priced as if the compile kept it).
     store = getattr(view, "message_store", None)
-    odd = getattr(store, "odd_count", None)
-    unread_blocked = not callable(odd) or odd() != 0
+    indexes = [store, *(index for _, index in getattr(view, "auxiliary", ()))] if store is not None else []
+    unread_blocked = not indexes or any(
+        not callable(getattr(index, "odd_count", None)) or index.odd_count() != 0 for index in indexes
+    )
+
+    def odd_entry(e: ViewEntry) -> bool:
+        """Whether the message may render other than its participant and block kinds say (a metadata role,
+        a blank text block: see ``MessageStore.odd_count``); True when no index the view reads knows it."""
+        if not unread_blocked:
+            return False
+        for index in indexes:
+            found = index.entry_for(e.id) if callable(getattr(index, "entry_for", None)) else None
+            if found is not None:
+                return bool(getattr(found, "odd", True))
+        return True
 
     def left_unread(out: list[Work]) -> None:
         """Raise :class:`_ReadThem` when a message rendered unread is still in ``out`` (not cut whole)."""
@@ -846,9 +864,11 @@ def _compile_context(
         return (chosen.entries, chosen.superseded, chosen.give_way, chosen.protected, chosen.last_resort, pinned(),
                 cap, priced_at, whole_loop)  # fmt: skip
 
-    def own_calls(participant: str) -> bool:
-        """Whether this participant's calls are sent as calls (the assistant's own, never shown as text)."""
-        return participant in roles.assistant and participant not in roles.system
+    def own_calls(e: ViewEntry) -> bool:
+        """Whether the message's calls are sent as calls: the assistant's own, never shown as text (nor sent
+        as an instruction: a review found calls stored with the metadata role "system" priced as kept pairs,
+        where the compile sends them as text that gives way whole)."""
+        return e.participant in roles.assistant and e.participant not in roles.system and not odd_entry(e)
 
     def cover_error(rest: int, middle: int, selected: bool = True) -> OverBudgetError:
         """The error of a compile whose cheapest valid cover (``rest`` plus ``middle``, the part giving way
@@ -869,13 +889,20 @@ def _compile_context(
         )
 
     def plain_entry(e: ViewEntry) -> bool:
-        """Whether the compile keeps the message (whole or excerpted) or cuts it into a note, and never drops
-        it otherwise: text blocks only, not sent as an instruction (and, see :func:`floor_plain`, no
-        message of the namespace with a blank text block or a metadata role)."""
-        return bool(e.kinds) and all(k == "text" for k in e.kinds) and roles.role(e.participant) != "system"
+        """Whether the compile keeps the message (whole, at its index count, or excerpted, at least at its
+        cut marker's price) or cuts it into a note, and never drops it otherwise: text blocks only, priced
+        at a token or more, not sent as an instruction (and, see ``floor_plain``, no message of the
+        namespace with a blank text block or a metadata role)."""
+        return (
+            e.tokens > 0
+            and bool(e.kinds)
+            and all(k == "text" for k in e.kinds)
+            and roles.role(e.participant) != "system"
+        )
 
-    # Only when the index says no message is odd (a blank text block is dropped, a metadata role sent apart).
-    floor_plain = None if unread_blocked else plain_entry
+    # Only when the index says no message is odd (a blank text block is dropped, a metadata role sent apart),
+    # and the counter prices a cut marker at a token or more (a custom counter may price punctuation at 0).
+    floor_plain = None if unread_blocked or kept_floor(_LONG_TEXT, "user", counter, None) < 1 else plain_entry
 
     def kept_tokens(positions: Iterable[int]) -> int:
         """A lower bound of the tokens of the messages at ``positions``, each one the compile never leaves

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import random
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -285,7 +286,7 @@ def test_the_floor_counts_the_assistants_calls_and_their_answers() -> None:
     assert cover_floor(view, whole, counter, 200) == (3 * each, 2 * each, 40)
     # The running loop's messages (from ``end``) are left out; another speaker's calls count nothing.
     assert cover_floor(view, whole, counter, 200, end=calls[2]) == (0, 2 * each, calls[2])
-    assert cover_floor(view, whole, counter, 200, own_calls=lambda who: who != "assistant")[:2] == (0, 0)
+    assert cover_floor(view, whole, counter, 200, own_calls=lambda e: e.participant != "assistant")[:2] == (0, 0)
     # Nothing is read where no failure could be proved: tokens within the limit, or few messages.
     assert cover_floor(view, whole, counter, view.tokens()) == (0, 0, 40)
     assert cover_floor(view, whole, counter, 200, min_count=40) == (0, 0, 40)
@@ -437,3 +438,145 @@ def test_the_floor_never_claims_a_budget_the_full_loop_fits(spec: Any, budget: i
     if CHEAPEST_PART in after.parts and after.actual - 1 > budget:
         below, _ = both(cm, after.actual - 1)
         assert isinstance(below, OverBudgetError), after
+
+
+def smallest_fit(cm: ContextManager, low: int, high: int) -> int:
+    """The smallest budget in ``[low, high)`` the full loop (shortcuts off) fits (``high`` when none)."""
+    for budget in range(low, high):
+        before, _ = both(cm, budget)
+        if isinstance(before, CompileResult):
+            return budget
+    return high
+
+
+def test_the_floor_prices_what_is_sent_without_trailing_whitespace() -> None:
+    """A review's counterexample: the newest message, an assistant reply of "ok" and 3,000 spaces, was
+    priced at its bare excerpt (22 tokens) while the compile sends it as "ok" (its trailing whitespace
+    trimmed, 6 tokens): the fast failure refused a budget the full loop fits."""
+    filler = " and the rest of the build cache details" * 16
+    history: list[dict[str, Any]] = [{"participant": "user", "content": "Rules: be brief."}]
+    for k in range(300):
+        history.append({"participant": "user", "content": f"question {k}{filler}"})
+        history.append({"participant": "assistant", "content": f"answer {k}{filler}"})
+    history.append({"participant": "assistant", "content": "ok" + " " * 3000})
+    strategy = AutobiographicalStrategy(AutobiographicalConfig.for_budget(100))
+    cm = ContextManager.open("memory:", strategy=strategy, summarizer=None)
+    cm.add_messages(history)
+    with contextlib.suppress(OverBudgetError):
+        cm.compile(100)  # closes the chunks that are due
+    budget = smallest_fit(cm, 40, 200)
+    assert budget < 200
+    _, after = both(cm, budget)
+    assert isinstance(after, CompileResult) and after.messages[-1].content[-1]["text"] == "ok"
+
+
+def claimed_below_fit(cm: ContextManager, budget: int, exact: int = 512) -> tuple[Any, Any]:
+    """The full loop's result at ``budget`` and the shortcuts' (with ``EXACT_FAILURE_MESSAGES`` at ``exact``)."""
+    limit = compile_module.EXACT_FAILURE_MESSAGES
+    compile_module.EXACT_FAILURE_MESSAGES = exact
+    try:
+        return both(cm, budget)
+    finally:
+        compile_module.EXACT_FAILURE_MESSAGES = limit
+
+
+def test_the_floor_counts_no_token_for_a_message_the_counter_prices_at_none() -> None:
+    """A review's counterexample: with a counter of words (no overhead a message), a middle of emoji costs 0
+    tokens a message, kept whole; the floor priced "a token each, up to one note" for them and refused
+    budgets 24-29, where the full loop fits at 24. A message the index prices at 0 counts nothing now."""
+
+    class Words:
+        def count_block(self, block: Any) -> int:
+            return len(re.findall(r"\w+", str(block.get("text", block.get("input", block.get("content", ""))))))
+
+        def count_message(self, participant: str, blocks: Any) -> int:
+            return sum(self.count_block(b) for b in blocks)
+
+    history: list[dict[str, Any]] = [{"participant": "user", "content": "Rules: be brief."}]
+    for k in range(300):
+        history += [{"participant": "user", "content": "👍"}, {"participant": "assistant", "content": "🎉"}]
+        if k % 150 == 0:
+            history.append({"participant": "user", "content": "ok"})
+    history.append({"participant": "user", "content": "what is the status of the build now " * 40})
+    config = AutobiographicalConfig.for_budget(100).with_(
+        target_chunk_tokens=2, recent_window_tokens=2, head_window_tokens=3
+    )
+    cm = ContextManager.open(
+        "memory:", strategy=AutobiographicalStrategy(config), summarizer=None, token_counter=Words()
+    )
+    cm.add_messages(history)
+    with contextlib.suppress(OverBudgetError):
+        cm.compile(10)
+    before, after = claimed_below_fit(cm, 24)
+    assert isinstance(before, CompileResult) and before.tokens == 24
+    assert isinstance(after, CompileResult)
+    same(before, after)
+
+
+def test_calls_sent_as_instructions_are_not_priced_as_kept_pairs() -> None:
+    """A review's counterexample: assistant calls stored with the metadata role "system" are sent as
+    instruction text, which gives way whole with the middle; the floor priced each as a kept call and
+    result (21 tokens) and refused every budget from 157 (where the full loop fits) to about 6,200."""
+    rng = random.Random(1)
+    history: list[dict[str, Any]] = [{"participant": "user", "content": "Rules: be brief."}]
+    for k in range(300):
+        call = {"type": "tool_use", "id": f"c{k}", "name": "run", "input": {"cmd": "ls"}}
+        history.append({"participant": "assistant", "metadata": {"role": "system"}, "content": [call]})
+        result = {"type": "tool_result", "tool_use_id": f"c{k}", "content": _text(rng, 30)}
+        history.append({"participant": "tool", "content": [result, {"type": "text", "text": "noted"}]})
+    history.append({"participant": "user", "content": "and now?"})
+    strategy = AutobiographicalStrategy(AutobiographicalConfig.for_budget(100))
+    cm = ContextManager.open("memory:", strategy=strategy, summarizer=None)
+    cm.add_messages(history)
+    with contextlib.suppress(OverBudgetError):
+        cm.compile(20)
+    budget = smallest_fit(cm, 100, 400)
+    assert budget < 400
+    before, after = claimed_below_fit(cm, budget)
+    assert isinstance(after, CompileResult)
+    same(before, after)
+
+
+def test_an_odd_message_in_an_auxiliary_slot_turns_the_plain_floor_off() -> None:
+    """A review's counterexample: a text block of 3,000 spaces in an auxiliary slot (the compile drops it)
+    was unseen by the check that turns the plain floor off (it read the handle's own slot only), so the
+    opening message was priced at the bare excerpt of its blank block, and budgets 57-69 were refused
+    where the full loop fits at 57."""
+    filler = " and the rest of the build cache details" * 16
+    store = MemoryStore()
+    side = ContextManager.open(store=store, namespace="side", isolate=True)
+    side.add_message("user", [{"type": "text", "text": "Rules: be brief."}, {"type": "text", "text": " " * 3000}])
+    chat = ContextManager.open(store=store, namespace="chat", isolate=True)
+    for k in range(300):
+        chat.add_message("user", f"question {k}{filler}")
+        chat.add_message("assistant", f"answer {k}{filler}")
+    chat.add_message("user", "and now?")
+    strategy = AutobiographicalStrategy(AutobiographicalConfig.for_budget(100))
+    cm = ContextManager.open(
+        store=store, namespace="chat", auxiliary_views=["side"], strategy=strategy, summarizer=None
+    )
+    with contextlib.suppress(OverBudgetError):
+        cm.compile(20)
+    budget = smallest_fit(cm, 30, 200)
+    assert budget < 200
+    before, after = claimed_below_fit(cm, budget)
+    assert isinstance(after, CompileResult)
+    same(before, after)
+
+
+def test_a_passthrough_newest_reply_is_priced_without_its_trailing_whitespace() -> None:
+    """The same fault as the autobiographical one above, through the selection's floor (passthrough,
+    every failure claimed by the floor): "ok" and 2,000 spaces fits at 16 tokens."""
+    cm = ContextManager.open("memory:", strategy=PassthroughStrategy())
+    cm.add_messages(
+        [
+            {"participant": "user", "content": "branch test token"},
+            {"participant": "assistant", "content": "summary error config test token"},
+            {"participant": "assistant", "content": "ok" + " " * 2000},
+        ]
+    )
+    budget = smallest_fit(cm, 5, 40)
+    assert budget < 40
+    before, after = claimed_below_fit(cm, budget, exact=0)
+    assert isinstance(after, CompileResult)
+    same(before, after)

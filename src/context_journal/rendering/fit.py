@@ -770,7 +770,7 @@ def cover_floor(
     counter: TokenCounter,
     limit: int,
     end: int | None = None,
-    own_calls: Callable[[str], bool] = lambda participant: True,
+    own_calls: Callable[[ViewEntry], bool] = lambda entry: True,
     min_count: int = 0,
     plain: Callable[[ViewEntry], bool] | None = None,
     most: int | None = None,
@@ -807,7 +807,7 @@ def spans_floor(
     counter: TokenCounter,
     limit: int,
     end: int | None = None,
-    own_calls: Callable[[str], bool] = lambda participant: True,
+    own_calls: Callable[[ViewEntry], bool] = lambda entry: True,
     plain: Callable[[ViewEntry], bool] | None = None,
     most: int | None = None,
 ) -> tuple[int, int, int]:
@@ -818,7 +818,7 @@ def spans_floor(
     last resort: priced as the middle, counted with the spans kept).
 
     What no reduction removes: every message holding a call of the assistant's own (``own_calls`` of
-    its participant) stays, a call is excerpted but never dropped, and it is answered in the next turn (by
+    its entry) stays, a call is excerpted but never dropped, and it is answered in the next turn (by
     its result, excerpted, or a stub): at no less than a message with one empty call plus one empty
     result block; but in the spans giving way, a message of calls that may open a closed tool unit (see
     :func:`context_journal.rendering.reduce.closed_unit`: whether its results answer exactly its calls
@@ -845,8 +845,8 @@ def spans_floor(
         counter: The compile's token counter.
         limit: Stop once the bound exceeds this many tokens.
         end: Leave positions at or after it out (default: none left out).
-        own_calls: Whether a participant's calls are the assistant's own (rendered as calls, never as
-            text); default: every participant's.
+        own_calls: Whether a message's calls are the assistant's own (rendered as calls, never as
+            text); default: every message's.
         plain: Whether a message of the spans giving way is kept or cut into a note, never dropped
             otherwise (default: none counted).
         most: Scan at most this many messages of the spans giving way (default: all).
@@ -893,7 +893,7 @@ def spans_floor(
                 if (
                     calls
                     and "tool_use" in e.kinds
-                    and own_calls(e.participant)
+                    and own_calls(e)
                     and not (gives_way and _may_close(e, entries[k + 1] if k + 1 < len(entries) else None))
                 ):
                     totals[gives_way] += floor

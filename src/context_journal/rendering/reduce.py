@@ -623,7 +623,13 @@ def kept_floor(blocks: list[Block], participant: str, counter: TokenCounter, ori
     """A lower bound of the tokens a message of text blocks that the compile never leaves out (the head
     window, the newest message) takes however it is cut: its whole size, or its bare excerpt (the cut
     marker alone, see :func:`_level`) less :data:`FLOOR_MARGIN`, whichever is less; a name prefix or a date
-    header only adds to it."""
+    header only adds to it. Both are priced with each text block's trailing whitespace taken off (a final
+    assistant turn is sent without it: a review saw "ok" and 3,000 spaces priced at its bare excerpt, 22
+    tokens, and sent as "ok", 6)."""
+    blocks = [
+        {**b, "text": b["text"].rstrip()} if b.get("type") == "text" and isinstance(b.get("text"), str) else b
+        for b in blocks
+    ]
     whole = counter.count_message(participant, blocks)
     bare = counter.count_message(participant, excerpt_blocks(blocks, 0.0, counter, origin))
     return max(0, min(whole, bare - FLOOR_MARGIN))
