@@ -464,20 +464,23 @@ def test_the_floor_prices_what_is_sent_without_trailing_whitespace() -> None:
     cm.add_messages(history)
     with contextlib.suppress(OverBudgetError):
         cm.compile(100)  # closes the chunks that are due
-    budget = smallest_fit(cm, 40, 200)
-    assert budget < 200
-    _, after = both(cm, budget)
-    assert isinstance(after, CompileResult) and after.messages[-1].content[-1]["text"] == "ok"
+    assert fits_where_the_full_loop_fits(cm, 40, 200).messages[-1].content[-1]["text"] == "ok"
 
 
-def claimed_below_fit(cm: ContextManager, budget: int, exact: int = 512) -> tuple[Any, Any]:
-    """The full loop's result at ``budget`` and the shortcuts' (with ``EXACT_FAILURE_MESSAGES`` at ``exact``)."""
+def fits_where_the_full_loop_fits(cm: ContextManager, low: int, high: int, exact: int = 512) -> CompileResult:
+    """The shortcuts' result at the smallest budget in ``[low, high)`` the full loop fits (with
+    ``EXACT_FAILURE_MESSAGES`` at ``exact``), checked to be the full loop's: no failure claimed there."""
+    budget = smallest_fit(cm, low, high)
+    assert budget < high
     limit = compile_module.EXACT_FAILURE_MESSAGES
     compile_module.EXACT_FAILURE_MESSAGES = exact
     try:
-        return both(cm, budget)
+        before, after = both(cm, budget)
     finally:
         compile_module.EXACT_FAILURE_MESSAGES = limit
+    assert isinstance(before, CompileResult) and isinstance(after, CompileResult), after
+    same(before, after)
+    return after
 
 
 def test_the_floor_counts_no_token_for_a_message_the_counter_prices_at_none() -> None:
@@ -507,10 +510,7 @@ def test_the_floor_counts_no_token_for_a_message_the_counter_prices_at_none() ->
     cm.add_messages(history)
     with contextlib.suppress(OverBudgetError):
         cm.compile(10)
-    before, after = claimed_below_fit(cm, 24)
-    assert isinstance(before, CompileResult) and before.tokens == 24
-    assert isinstance(after, CompileResult)
-    same(before, after)
+    assert fits_where_the_full_loop_fits(cm, 10, 60).tokens == 24
 
 
 def test_calls_sent_as_instructions_are_not_priced_as_kept_pairs() -> None:
@@ -530,11 +530,7 @@ def test_calls_sent_as_instructions_are_not_priced_as_kept_pairs() -> None:
     cm.add_messages(history)
     with contextlib.suppress(OverBudgetError):
         cm.compile(20)
-    budget = smallest_fit(cm, 100, 400)
-    assert budget < 400
-    before, after = claimed_below_fit(cm, budget)
-    assert isinstance(after, CompileResult)
-    same(before, after)
+    fits_where_the_full_loop_fits(cm, 100, 400)
 
 
 def test_an_odd_message_in_an_auxiliary_slot_turns_the_plain_floor_off() -> None:
@@ -557,11 +553,7 @@ def test_an_odd_message_in_an_auxiliary_slot_turns_the_plain_floor_off() -> None
     )
     with contextlib.suppress(OverBudgetError):
         cm.compile(20)
-    budget = smallest_fit(cm, 30, 200)
-    assert budget < 200
-    before, after = claimed_below_fit(cm, budget)
-    assert isinstance(after, CompileResult)
-    same(before, after)
+    fits_where_the_full_loop_fits(cm, 30, 200)
 
 
 def test_a_passthrough_newest_reply_is_priced_without_its_trailing_whitespace() -> None:
@@ -575,8 +567,4 @@ def test_a_passthrough_newest_reply_is_priced_without_its_trailing_whitespace() 
             {"participant": "assistant", "content": "ok" + " " * 2000},
         ]
     )
-    budget = smallest_fit(cm, 5, 40)
-    assert budget < 40
-    before, after = claimed_below_fit(cm, budget, exact=0)
-    assert isinstance(after, CompileResult)
-    same(before, after)
+    fits_where_the_full_loop_fits(cm, 5, 40, exact=0)
