@@ -401,6 +401,12 @@ class OverBudgetError(ContextJournalError):
     ADVICE = "raise max_tokens, lower reserve_for_response, or shorten the system prompt and injections"
     """What the message advises by default (a lagging compression names its own remedy instead)."""
 
+    @property
+    def lower_bound(self) -> bool:
+        """Whether :attr:`actual` is a lower bound (the compile failed before rendering, see
+        :data:`CHEAPEST_PART`): the context may need more, so advice names it "at least"."""
+        return CHEAPEST_PART in self.parts
+
     def __init__(
         self,
         budget: int,

@@ -1828,7 +1828,8 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         if rest >= exc.budget:
             parts[ONCE_SUMMARISED_PART] = rest
             advice += (
-                f"; even then the rest of the smallest valid context needs {rest:,} tokens, more than the "
+                f"; even then the rest of the smallest valid context needs {'at least ' if exc.lower_bound else ''}"
+                f"{rest:,} tokens{' (a lower bound priced from the index)' if exc.lower_bound else ''}, more than the "
                 f"budget of {exc.budget:,}: raise max_tokens above {rest + reserve:,}"
                 + (f" (the rest plus reserve_for_response={reserve:,}), or lower the reserve" if reserve else "")
             )

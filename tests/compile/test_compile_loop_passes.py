@@ -371,6 +371,13 @@ def test_a_long_history_of_closed_units_fails_fast_below_its_cheapest_cover(monk
     before, after = both(cm, 40)
     assert isinstance(before, OverBudgetError) and isinstance(after, OverBudgetError)
     assert after.actual <= before.actual
+    # The figure does not stop just past the budget (a review saw it rise with each budget tried), and what
+    # the lag's advice derives from it is named a lower bound.
+    _, lower = both(cm, 20)
+    assert isinstance(lower, OverBudgetError) and lower.actual == after.actual and lower.lower_bound
+    with pytest.raises(OverBudgetError) as lagging:
+        cm.compile(40)
+    assert "needs at least" in str(lagging.value) and "raise max_tokens above" in str(lagging.value)
     smallest = before.actual
     fits = cm.preview_context(smallest)
     assert fits.tokens <= smallest

@@ -73,7 +73,8 @@ def _lag_error(
     rest = exc.parts.get(ONCE_SUMMARISED_PART)
     if rest is not None:  # too small even once compression has caught up: both remedies are needed
         lag += (
-            f"; even then the head, the newest turn and the system part need {rest:,} tokens: compile with "
+            f"; even then the head, the newest turn and the system part need {'at least ' if exc.lower_bound else ''}"
+            f"{rest:,} tokens: compile with "
             f"--budget above {rest + reserve:,}"
         )
     else:

@@ -1054,7 +1054,8 @@ class ToolBackend:
                 remedy = self._lag_remedy()
                 rest = exc.parts.get(ONCE_SUMMARISED_PART)
                 also = (
-                    f"; even then the rest needs {rest:,} tokens: raise max_tokens above "
+                    f"; even then the rest needs {'at least ' if exc.lower_bound else ''}{rest:,} tokens: "
+                    "raise max_tokens above "
                     f"{rest + reserve_for_response:,}"
                     if rest is not None
                     else ", or compile with another strategy"

@@ -832,8 +832,10 @@ def spans_floor(
     one transcript) are left out; spans should not overlap.
 
     The scan stops once the bound passes ``limit`` tokens: a bound over ``limit`` is a proof, its exact
-    size is not needed. With ``most``, at most that many messages of the spans giving way are scanned
-    (the bound of the rest is taken as 0: still a lower bound, read in bounded time). Cost: the index
+    size is not needed. With ``most``, it goes on until it has covered that many messages (so the figure an
+    error names does not stop just past the budget: a review saw it rise with each budget tried), and
+    at most that many messages of the spans giving way are scanned (the bound of the rest is taken as 0:
+    still a lower bound, read in bounded time). Cost: the index
     entries scanned, at most those of the spans, in practice about ``limit / floor`` calls' worth (a few
     hundred entries for an impossible budget); none where the index holds no call, once ``plain`` has
     found a note's worth.
@@ -877,7 +879,7 @@ def spans_floor(
         b = min(b, stop)
         at = a
         while at < b:
-            if sum(split()) > limit:
+            if sum(split()) > limit and (most is None or covered >= most):
                 return (*split(), covered)
             useful = calls or (gives_way and found[1] + found[2] < note)
             if not useful or (gives_way and most is not None and middle_scanned >= most):
