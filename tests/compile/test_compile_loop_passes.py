@@ -575,3 +575,22 @@ def test_a_passthrough_newest_reply_is_priced_without_its_trailing_whitespace() 
         ]
     )
     fits_where_the_full_loop_fits(cm, 5, 40, exact=0)
+
+
+def test_a_final_reply_is_trimmed_before_it_is_excerpted_to_fit() -> None:
+    """A review: the windowed strategy sent a final reply of "ok" and 3,000 spaces as its bare cut marker
+    ("[… about 29 of 29 tokens cut here …]", 25 tokens) at the smallest budget that fit (35), where
+    trimmed first it is "ok" (6 tokens) and fits from 16."""
+    filler = " and the rest of the build cache details" * 16
+    history: list[dict[str, Any]] = [{"participant": "user", "content": "Rules: be brief."}]
+    for k in range(300):
+        history.append({"participant": "user", "content": f"question {k}{filler}"})
+        history.append({"participant": "assistant", "content": f"answer {k}{filler}"})
+    history += [
+        {"participant": "user", "content": "status?"},
+        {"participant": "assistant", "content": "ok" + " " * 3000},
+    ]
+    cm = ContextManager.open("memory:", strategy=WindowedPassthroughStrategy())
+    cm.add_messages(history)
+    result = fits_where_the_full_loop_fits(cm, 1, 60)
+    assert result.messages[-1].content == ({"type": "text", "text": "ok"},) and result.tokens <= 16

@@ -318,6 +318,9 @@ def render(
         drop_old_thinking(work, p, options.keep_thinking_turns, opening)
     work = drop_empty(work, p)
     work = lead_with_user(work, p, bool(first_index))
+    # The final reply's trailing whitespace goes before anything is excerpted to fit (a review saw "ok" and
+    # 3,000 spaces sent as its bare cut marker, where trimmed it takes 6 tokens); again at the end.
+    work = trim_final_whitespace(work, p)
     if cap is not None and (cap.texts or seen & F_TOOL_RESULT):
         excerpt_tool_results(work, p, cap, counter, keep_whole)  # priced before selection
     if seen & F_IMAGE or (image_budget is not None and seen & (F_MEDIA | F_TOOL_RESULT)):
