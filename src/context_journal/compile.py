@@ -123,7 +123,9 @@ FLOOR_SCAN = 2048
 """The most messages of the middle giving way the fast failure's floor scans for calls (see
 :func:`.rendering.fit.spans_floor`): beyond it the floor counts none (still a lower bound), so a compile
 of a long history never summarised does not pay a scan of all of it (0.75 s at 20,000 messages) before
-its render; a failure the calls beyond it would prove is found by the render."""
+its render; a failure the calls beyond it would prove is found by the render. Once the floor proves a
+failure, its scan still goes on until it has covered this many messages, so the figure the error names
+is the same at every budget below it (it stopped just past the budget, and rose with each one tried)."""
 
 _LONG_TEXT = [{"type": "text", "text": "word " * 100}]
 """A message long enough to be cut: its bare excerpt is the cut marker alone (see ``floor_plain``)."""
@@ -902,19 +904,23 @@ def _compile_context(
 
     # Only when the index says no message is odd (a blank text block is dropped, a metadata role sent apart),
     # and the counter prices a cut marker at a token or more (a custom counter may price punctuation at 0).
-    floor_plain = None if unread_blocked or kept_floor(_LONG_TEXT, "user", counter, None) < 1 else plain_entry
+    @functools.cache
+    def floor_plain() -> Callable[[ViewEntry], bool] | None:
+        """:func:`plain_entry` where the floor may count plain messages, else None (priced once, when a
+        floor is priced)."""
+        return None if unread_blocked or kept_floor(_LONG_TEXT, "user", counter, None) < 1 else plain_entry
 
     def kept_tokens(positions: Iterable[int]) -> int:
         """A lower bound of the tokens of the messages at ``positions``, each one the compile never leaves
         out (the head window, the newest message: kept whole or excerpted); only plain text ones are
         priced (see :func:`.rendering.reduce.kept_floor`), the rest at 0; at most
         :data:`KEPT_FLOOR_READS` are read (cached for the render)."""
-        if floor_plain is None:
+        if floor_plain() is None:
             return 0
         total = reads = 0
         for position in positions:
             e = body.entry(position)
-            if not floor_plain(e):
+            if not plain_entry(e):
                 continue
             reads += 1
             if reads > KEPT_FLOOR_READS:
@@ -959,7 +965,7 @@ def _compile_context(
         both = itertools.chain(head, spans)
         limit = room - late_tokens - kept
         # (The spans hold more than EXACT_FAILURE_MESSAGES messages: a proof found in the first few stands.)
-        rest, middle, _ = spans_floor(body, both, counter, limit, running, own_calls, floor_plain, FLOOR_SCAN)
+        rest, middle, _ = spans_floor(body, both, counter, limit, running, own_calls, floor_plain(), FLOOR_SCAN)
         if late_tokens + kept + rest + middle > room:
             raise cover_error(kept + rest, middle, selected=False)
 
@@ -970,7 +976,7 @@ def _compile_context(
         cheaply; the caller's selection ``chosen`` is over already."""
         many = EXACT_FAILURE_MESSAGES
         rest, middle, count = cover_floor(
-            body, chosen, counter, room - late_tokens, running, own_calls, many, floor_plain, FLOOR_SCAN
+            body, chosen, counter, room - late_tokens, running, own_calls, many, floor_plain(), FLOOR_SCAN
         )
         if count <= EXACT_FAILURE_MESSAGES:
             return  # cheap to render and cut: render it
@@ -981,7 +987,7 @@ def _compile_context(
         smallest = choose(0)
         limit = room - late_tokens
         rest, middle, count = cover_floor(
-            body, smallest, counter, limit, running, own_calls, many, floor_plain, FLOOR_SCAN
+            body, smallest, counter, limit, running, own_calls, many, floor_plain(), FLOOR_SCAN
         )
         kept = kept_tokens(never_left_out(smallest)) if late_tokens + rest + middle <= room else 0
         if late_tokens + kept + rest + middle <= room or count <= EXACT_FAILURE_MESSAGES:
