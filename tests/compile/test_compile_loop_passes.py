@@ -81,17 +81,26 @@ def conversation(n: int, seed: int = 7, big: int = 0, remark: bool = False) -> l
     return out[:n]
 
 
-def both(cm: ContextManager, budget: int) -> tuple[CompileResult | OverBudgetError, CompileResult | OverBudgetError]:
-    """The preview without the loop's shortcuts, then with them."""
+def both(
+    cm: ContextManager, budget: int, exact: int | None = None
+) -> tuple[CompileResult | OverBudgetError, CompileResult | OverBudgetError]:
+    """The preview without the loop's shortcuts, then with them (``EXACT_FAILURE_MESSAGES`` at ``exact``
+    when given: 0 makes every failure go through the floor)."""
     out: list[CompileResult | OverBudgetError] = []
-    for shortcuts in (False, True):
-        compile_module._SHORTCUTS = shortcuts
-        try:
-            out.append(cm.preview_context(budget))
-        except OverBudgetError as exc:
-            out.append(exc)
-        finally:
-            compile_module._SHORTCUTS = True
+    limit = compile_module.EXACT_FAILURE_MESSAGES
+    if exact is not None:
+        compile_module.EXACT_FAILURE_MESSAGES = exact
+    try:
+        for shortcuts in (False, True):
+            compile_module._SHORTCUTS = shortcuts
+            try:
+                out.append(cm.preview_context(budget))
+            except OverBudgetError as exc:
+                out.append(exc)
+            finally:
+                compile_module._SHORTCUTS = True
+    finally:
+        compile_module.EXACT_FAILURE_MESSAGES = limit
     return out[0], out[1]
 
 
@@ -181,12 +190,7 @@ def test_the_shortcuts_change_no_output_and_fail_only_what_cannot_fit(
     strategy = strategies[name]()
     cm = ContextManager.open("memory:", strategy=strategy)
     cm.add_messages(conversation(n, seed, big))
-    limit = compile_module.EXACT_FAILURE_MESSAGES
-    compile_module.EXACT_FAILURE_MESSAGES = exact
-    try:
-        before, after = both(cm, budget)
-    finally:
-        compile_module.EXACT_FAILURE_MESSAGES = limit
+    before, after = both(cm, budget, exact=exact)
     if isinstance(after, OverBudgetError):
         assert isinstance(before, OverBudgetError)  # never a failure where the loop fits
         assert after.actual <= before.actual  # a lower bound of the smallest valid context
@@ -407,12 +411,7 @@ def test_the_recent_windows_closed_units_may_go_in_the_floor() -> None:
     spans = list(strategy.raw_floor(cm._reader_view()) or [])
     calls = [e.position for e in cm._reader_view().entries(0, 781) if "tool_use" in e.kinds]
     assert all(any(a <= p < b and gives for a, b, gives in spans) for p in calls)
-    limit = compile_module.EXACT_FAILURE_MESSAGES
-    compile_module.EXACT_FAILURE_MESSAGES = 0
-    try:
-        before, after = both(cm, 520)  # the smallest that fits, give or take 20
-    finally:
-        compile_module.EXACT_FAILURE_MESSAGES = limit
+    before, after = both(cm, 520, exact=0)  # the smallest that fits, give or take 20
     assert isinstance(before, CompileResult) and isinstance(after, CompileResult)
     same(before, after)
     assert any(r.kind == "cut_to_fit" for r in after.repairs)
@@ -431,12 +430,7 @@ def test_the_floor_never_claims_a_budget_the_full_loop_fits(spec: Any, budget: i
     mutate(cm, ids, spec)
     with contextlib.suppress(OverBudgetError):
         cm.compile(budget)  # closes the chunks that are due
-    limit = compile_module.EXACT_FAILURE_MESSAGES
-    compile_module.EXACT_FAILURE_MESSAGES = 0
-    try:
-        before, after = both(cm, budget)
-    finally:
-        compile_module.EXACT_FAILURE_MESSAGES = limit
+    before, after = both(cm, budget, exact=0)
     if isinstance(after, CompileResult):
         assert isinstance(before, CompileResult)
         same(before, after)
@@ -479,12 +473,7 @@ def fits_where_the_full_loop_fits(cm: ContextManager, low: int, high: int, exact
     ``EXACT_FAILURE_MESSAGES`` at ``exact``), checked to be the full loop's: no failure claimed there."""
     budget = smallest_fit(cm, low, high)
     assert budget < high
-    limit = compile_module.EXACT_FAILURE_MESSAGES
-    compile_module.EXACT_FAILURE_MESSAGES = exact
-    try:
-        before, after = both(cm, budget)
-    finally:
-        compile_module.EXACT_FAILURE_MESSAGES = limit
+    before, after = both(cm, budget, exact=exact)
     assert isinstance(before, CompileResult) and isinstance(after, CompileResult), after
     same(before, after)
     return after
