@@ -348,6 +348,7 @@ _CUT = re.compile(r"\[… about (\d+) of (\d+) tokens cut here")
 @FAST
 @example(turns=300, size=90, budget=1_000, recent=4_000, head=2_000)
 @example(turns=20, size=35, budget=300, recent=1_000, head=60)  # CI's lowest-dependency run: 115 of 121 cut
+@example(turns=20, size=41, budget=300, recent=1_000, head=500)  # a turn an earlier pass cut to half: 133 of 140
 @given(
     turns=st.integers(20, 300),
     size=st.integers(15, 90),

@@ -828,6 +828,31 @@ def text_kept(blocks: Sequence[Mapping[str, Any]]) -> int:
     return kept
 
 
+def share_kept(blocks: Sequence[Mapping[str, Any]], counter: TokenCounter) -> float:
+    """The share (0..1) of the original text of ``blocks``' text blocks that an excerpt still holds, by
+    its cut markers' own figures: a block marked "about C of T tokens cut here" keeps ``T - C`` of its
+    ``T`` tokens (an excerpt cut again states its cut against the original size), a text block with no
+    marker keeps all of its tokens (``counter``); 1.0 when there is no text. What a reader of the context
+    sees, whatever an earlier pass had cut before: a recent turn cut to half by one pass and to a tenth
+    of that by the next keeps 5% of the message, not 10% of what the second pass was given."""
+    kept = whole = 0
+    for b in blocks:
+        text = b.get("text") if b.get("type") == "text" else None
+        if not isinstance(text, str) or not text:
+            continue
+        marks = [*_CUT_MARKER.finditer(text)] if "tokens cut here" in text else []
+        if marks:
+            total = max(int(m.group(2)) for m in marks)
+            cut = min(total, sum(int(m.group(1)) for m in marks))
+            kept += total - cut
+            whole += total
+        else:
+            tokens = counter.count_block({"type": "text", "text": text})
+            kept += tokens
+            whole += tokens
+    return kept / whole if whole else 1.0
+
+
 def _cut_text(text: str, ratio: float, total_tokens: int, origin: str | None) -> str:
     ratio = max(0.0, min(1.0, ratio))
     keep = int(len(text) * ratio)
