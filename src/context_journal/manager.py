@@ -1805,8 +1805,8 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
         note each) is what it needs once compression has caught up. When that fits the budget, the
         remedy is to summarise (or ``overflow='window'``). When it does not (a budget too small for the
         head, the newest turn and the system part), the store still lags and the error says so, with the
-        command that clears it, and that the budget must also exceed that rest (``parts["needed once
-        summarised"]``): ``max_tokens`` above that rest plus ``reserve`` (the reserve for the response)."""
+        command that clears it, and that the budget must also reach that rest (``parts["needed once
+        summarised"]``): ``max_tokens`` of at least that rest plus ``reserve`` (the reserve for the response)."""
         try:
             chunks, tokens = self.compression_lag()
         except Exception:  # the diagnosis must never hide the original error
@@ -1830,7 +1830,7 @@ class ContextManager(BranchingMixin, WorkingStateMixin):
             advice += (
                 f"; even then the rest of the smallest valid context needs {'at least ' if exc.lower_bound else ''}"
                 f"{rest:,} tokens{' (a lower bound priced from the index)' if exc.lower_bound else ''}, more than the "
-                f"budget of {exc.budget:,}: raise max_tokens above {rest + reserve:,}"
+                f"budget of {exc.budget:,}: raise max_tokens to at least {rest + reserve:,}"
                 + (f" (the rest plus reserve_for_response={reserve:,}), or lower the reserve" if reserve else "")
             )
         else:

@@ -114,3 +114,25 @@ def test_the_command_line_runs_as_a_module(tmp_path: Path) -> None:
         timeout=120,
     )
     assert done.returncode != 0 and json.loads(done.stdout)["ok"] is False
+
+
+def test_an_error_over_budget_names_the_reserve_it_took(tmp_path: Path) -> None:
+    # A review read "the budget is 800" after `--budget 1000 --reserve 200` as a wrong figure, and the JSON
+    # error's "budget" (the context's, 800) beside "smallest_budget" (a --budget, reserve included) gave no
+    # way to tell the units apart: the message says what --budget and --reserve made of it, the JSON names
+    # the reserve.
+    from context_journal import ContextManager
+
+    db = str(tmp_path / "r.db")
+    with ContextManager.open(db) as cm:
+        cm.add_message("user", "Rules: " + "always cite the file and the line. " * 200)
+        cm.add_message("user", "and now the question, " * 200)
+    code, out = _json(["compile", "--store", db, "--budget", "220", "--reserve", "200", "--strategy", "windowed"])
+    error = out["error"]
+    assert code == 1 and error["type"] == "OverBudgetError", out
+    assert error["budget"] == 20 and error["reserve"] == 200
+    assert "the budget is 20 (--budget 220 less --reserve 200)" in error["message"]
+    if error["smallest_budget"] is not None:
+        assert error["smallest_budget"] >= error["needed"] + error["reserve"]
+    code, out = _json(["compile", "--store", db, "--budget", "20", "--strategy", "windowed"])
+    assert code == 1 and out["error"]["reserve"] == 0 and "the budget is 20;" in out["error"]["message"], out

@@ -80,7 +80,7 @@ def test_a_lagging_store_says_so_below_what_its_head_needs(imported: Path, tmp_p
         assert error["parts"]["pending chunks"] > 0
         once = error["parts"].get("needed once summarised")
         if once is not None:  # too small even once summarised: both remedies are named
-            assert once >= budget and f"--budget above {once:,}" in error["message"]
+            assert once >= budget and f"--budget of at least {once:,}" in error["message"]
     # At 300 the head, a note for the middle (closed tool units whole) and the newest turn fit; the lag is
     # named on stderr (stdout stays JSON).
     args = ["compile", "--store", str(db), "--budget", "300", "--strategy", "autobiographical", "--json"]

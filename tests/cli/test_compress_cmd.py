@@ -37,7 +37,7 @@ def test_import_compress_compile_end_to_end(imported: Path, tmp_path: Path) -> N
     assert lagging.exit_code == 1
     text = " ".join(lagging.output.split())
     assert "compression lags" in text and "chunks (" in text and "wait to be summarised" in text
-    assert f"context-journal compress --store {db}" in text and "--budget above" in text
+    assert f"context-journal compress --store {db}" in text and "--budget of at least" in text
 
     res = runner.invoke(app, ["compress", "--store", str(db), "--json"])
     assert res.exit_code == 0, res.output
@@ -118,7 +118,7 @@ def test_lagging_compile_names_the_pending_work_in_python(imported: Path, tmp_pa
         with pytest.raises(OverBudgetError) as info:
             cm.compile(100)
         assert info.value.parts["pending chunks"] > 10 and info.value.parts["pending tokens"] > 100_000
-        assert "cm.drain()" in str(info.value) and "raise max_tokens above" in str(info.value)
+        assert "cm.drain()" in str(info.value) and "raise max_tokens to at least" in str(info.value)
         cm.drain()
         assert cm.compile(4000).unsummarised_cut < 10
 

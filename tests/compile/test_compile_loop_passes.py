@@ -381,7 +381,7 @@ def test_a_long_history_of_closed_units_fails_fast_below_its_cheapest_cover(monk
     assert isinstance(lower, OverBudgetError) and lower.actual == after.actual and lower.lower_bound
     with pytest.raises(OverBudgetError) as lagging:
         cm.compile(40)
-    assert "needs at least" in str(lagging.value) and "raise max_tokens above" in str(lagging.value)
+    assert "needs at least" in str(lagging.value) and "raise max_tokens to at least" in str(lagging.value)
     smallest = before.actual
     fits = cm.preview_context(smallest)
     assert fits.tokens <= smallest

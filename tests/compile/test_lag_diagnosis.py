@@ -55,7 +55,7 @@ def test_a_budget_too_small_for_anything_still_says_compression_lags(
     assert "context-journal compress" in str(err)
     once = err.parts["needed once summarised"]
     assert once == err.actual - err.parts.get("not summarised yet", 0) >= err.budget == budget
-    assert f"raise max_tokens above {once:,}" in str(err)
+    assert f"raise max_tokens to at least {once:,}" in str(err)
 
 
 @FAST
@@ -107,7 +107,7 @@ def test_the_advice_counts_the_reserve_for_the_response(turns: int, size: int, b
     once = err.parts.get("needed once summarised")
     if once is None:
         return
-    assert f"raise max_tokens above {once + reserve:,}" in str(err) and "reserve" in str(err)
+    assert f"raise max_tokens to at least {once + reserve:,}" in str(err) and "reserve" in str(err)
     assert once + reserve > budget + reserve  # the advice names a larger max_tokens than was given
 
 

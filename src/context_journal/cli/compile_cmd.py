@@ -66,7 +66,8 @@ def _lag_error(
     chunks, tokens = exc.parts.get("pending chunks", 0), exc.parts.get("pending tokens", 0)
     target = target_options(store, namespace, branch)
     lag = (
-        f"{exc.what} needs {exc.actual:,} tokens but the budget is {exc.budget:,}: compression lags, "
+        f"{exc.what} needs {exc.actual:,} tokens but the budget is {_budget_text(exc.budget, reserve)}: "
+        "compression lags, "
         f"{chunks:,} chunk{'s' if chunks != 1 else ''} ({tokens:,} tokens) wait to be summarised. "
         f"Run `context-journal compress {target}` first"
     )
@@ -75,7 +76,7 @@ def _lag_error(
         lag += (
             f"; even then the head, the newest turn and the system part need {'at least ' if exc.lower_bound else ''}"
             f"{rest:,} tokens: compile with "
-            f"--budget above {rest + reserve:,}"
+            f"--budget of at least {rest + reserve:,}"
         )
     else:
         lag += (
@@ -84,8 +85,22 @@ def _lag_error(
     return CommandError(
         lag,
         kind="OverBudgetError",
-        details={"budget": exc.budget, "needed": exc.actual, "parts": exc.parts, "compression_lags": True},
+        details={
+            "budget": exc.budget,
+            "reserve": reserve,
+            "needed": exc.actual,
+            "parts": exc.parts,
+            "compression_lags": True,
+        },
     )
+
+
+def _budget_text(budget: int, reserve: int) -> str:
+    """The context's budget as an error states it: with a reserve, what ``--budget`` and ``--reserve`` made of
+    it (a review read "the budget is 800" after ``--budget 1000 --reserve 200`` as a wrong figure)."""
+    if not reserve:
+        return f"{budget:,}"
+    return f"{budget:,} (--budget {budget + reserve:,} less --reserve {reserve:,})"
 
 
 def _cut_notice(
@@ -167,9 +182,15 @@ def _over_budget(
         advice += f", size the summaries for this budget with `{resize_with}` (they are sized for {sized:,})"
     rest = ", lower --reserve, or shorten --system" if system else ", or lower --reserve"
     return CommandError(
-        f"{exc.what} needs {exc.actual:,} tokens but the budget is {exc.budget:,}; {advice}{rest}",
+        f"{exc.what} needs {exc.actual:,} tokens but the budget is {_budget_text(exc.budget, reserve)}; {advice}{rest}",
         kind="OverBudgetError",
-        details={"budget": exc.budget, "needed": exc.actual, "parts": exc.parts, "smallest_budget": fits},
+        details={
+            "budget": exc.budget,
+            "reserve": reserve,
+            "needed": exc.actual,
+            "parts": exc.parts,
+            "smallest_budget": fits,
+        },
     )
 
 

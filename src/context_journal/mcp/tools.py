@@ -1055,7 +1055,7 @@ class ToolBackend:
                 rest = exc.parts.get(ONCE_SUMMARISED_PART)
                 also = (
                     f"; even then the rest needs {'at least ' if exc.lower_bound else ''}{rest:,} tokens: "
-                    "raise max_tokens above "
+                    "raise max_tokens to at least "
                     f"{rest + reserve_for_response:,}"
                     if rest is not None
                     else ", or compile with another strategy"
