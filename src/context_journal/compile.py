@@ -1145,6 +1145,11 @@ def _compile_context(
                 # rather than send the turn unreadable, needing at least a tenth of the transcript.
                 used = max(used + hollow, room + 1)
         left_unread(work)
+        if used > room and p.readable_at is not None:
+            # The cut failed only because the newest message would have gone as its bare marker: what it
+            # needs to keep a little of itself (more than the room in any case), not the failed context (far
+            # larger: its late turns stand excerpted).
+            used = min(used, max(room + 1, p.readable_at))
         if used > room or (not work and n_body):
             parts["smallest valid context"] = used
             middle = sum(tokens_of(m, counter) for m in work if m.origin in cut["first"])

@@ -163,3 +163,16 @@ def smallest_budget(cm: ContextManager, hi: int = 40_000) -> int:
         else:
             hi = mid
     return lo
+
+
+def lagging_turns(config: Any, turns: int, size: int) -> ContextManager:
+    """A memory manager with the autobiographical strategy of ``config`` holding a short rules message
+    (``rules``) and ``turns`` alternating user/assistant turns of ``size`` words each (``t0``...), none
+    summarised (compression lags)."""
+    from context_journal.strategies import AutobiographicalStrategy
+
+    cm = ContextManager.open("memory:", strategy=AutobiographicalStrategy(config))
+    cm.add_message("user", "Rules: answer briefly and cite the file.", id="rules")
+    for k in range(turns):
+        cm.add_message("user" if k % 2 == 0 else "assistant", f"Turn {k}: " + words(size, k), id=f"t{k}")
+    return cm

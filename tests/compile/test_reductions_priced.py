@@ -24,7 +24,15 @@ from context_journal.strategies import (
     Strategy,
     WindowedPassthroughStrategy,
 )
-from tests.compile.compile_helpers import WordCounter, assert_valid, ids, load_case, manager_for, words
+from tests.compile.compile_helpers import (
+    WordCounter,
+    assert_valid,
+    ids,
+    lagging_turns,
+    load_case,
+    manager_for,
+    words,
+)
 from tests.hypothesis_budget import examples
 
 FAST = settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -362,11 +370,7 @@ def test_recent_turns_give_way_whole_before_they_are_cut_to_nothing(
     # A review found a compile at 1,000 tokens sending 35 recent turns each as "[… about 105 of 105 tokens
     # cut here …]" (compression lagging, nothing summarised; the default 2,000-token head window): it fit,
     # and said nothing. The oldest of them give way whole (one note) until the others keep something.
-    cfg = AutobiographicalConfig(head_window_tokens=head, recent_window_tokens=recent)
-    cm = ContextManager.open("memory:", strategy=AutobiographicalStrategy(cfg))
-    cm.add_message("user", "Rules: answer briefly and cite the file.", id="rules")
-    for k in range(turns):
-        cm.add_message("user" if k % 2 == 0 else "assistant", f"Turn {k}: " + words(size, k), id=f"t{k}")
+    cm = lagging_turns(AutobiographicalConfig(head_window_tokens=head, recent_window_tokens=recent), turns, size)
     try:
         result = cm.compile(budget)
     except OverBudgetError:

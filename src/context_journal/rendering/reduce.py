@@ -823,6 +823,9 @@ def _level(
             p.repair("excerpted", m, f"cut from about {sizes[i]} to {_tokens(m, counter)} tokens to fit the budget")
 
 
+_READABLE_RATIOS = (0.01, 0.02, 0.05, 0.1)  # shares of a message's text tried for its smallest readable excerpt
+
+
 class _Snapshot:
     """A context being cut, as it stood (each message's blocks, flags, tokens and sources, and the pass's
     repairs and altered ids), to cut it again another way."""
@@ -843,6 +846,26 @@ class _Snapshot:
                 if counter.count_message(m.participant, m.blocks) <= counter.count_message(m.participant, bare):
                     return True
         return False
+
+    def readable_size(self, work: list[Work], ids: frozenset[str], counter: TokenCounter) -> int:
+        """The tokens of ``work`` with each message of ``ids`` that a cut emptied since then (see
+        :meth:`emptied`) at its smallest excerpt that keeps more than its bare marker: a hundredth of its
+        text, a fiftieth, ... a tenth, the first that costs more than the marker (a message whose every
+        such excerpt costs no more than the marker counts at a tenth)."""
+        was = {id(m): blocks for m, blocks, _f, _t, _s in self.messages}
+        total = 0
+        for m in work:
+            size = _tokens(m, counter)
+            blocks = was.get(id(m))
+            if m.origin in ids and blocks is not None and m.blocks is not blocks:
+                bare = counter.count_message(m.participant, excerpt_blocks(blocks, 0.0, counter, m.origin))
+                if size <= bare:
+                    for ratio in _READABLE_RATIOS:
+                        size = counter.count_message(m.participant, excerpt_blocks(blocks, ratio, counter, m.origin))
+                        if size > bare:
+                            break
+            total += size
+        return total
 
     def hollow(self, work: list[Work], ids: frozenset[str], counter: TokenCounter) -> set[str]:
         """The messages of ``ids`` in ``work`` (of this snapshot's) whose excerpt keeps less than a tenth of
@@ -982,6 +1005,7 @@ def shrink(
     rendered within its own allowance, and only when everything else is cut does it
     lose whole lines from its end (its sections come in priority order, names last).
     """
+    p.readable_at = None  # (set below when this cut fails for the newest message alone)
     if sum(_tokens(m, counter) for m in work) <= room:
         return work
     if first:
@@ -1044,7 +1068,12 @@ def shrink(
         if before.emptied(work, newest, counter):
             # Only by sending the newest message as its cut marker: the turns stay and the compile fails,
             # as without this tier (a review saw 57 short turns whole and the newest answer as its marker).
+            # The failure names what the context with every late turn given way needs once the newest keeps
+            # a little of itself: the context restored, its late turns excerpted, said 1,527 tokens at a
+            # budget of 374 where 375 fit.
+            needs = before.readable_size(work, newest, counter)
             work = over.restore(p)
+            p.readable_at = needs
     for i, m in enumerate(work):
         if m.kind == "ledger":
             _drop_last_lines(m, sum(_tokens(x, counter) for x in work) - room, counter, p)

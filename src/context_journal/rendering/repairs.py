@@ -190,6 +190,12 @@ class Pass:
     def __init__(self) -> None:
         self.repairs: list[Repair] = []
         self.altered: set[str] = set()
+        self.readable_at: int | None = None
+        """Set by a cut that could fit only by sending the newest message as its bare cut marker (and so
+        failed): the tokens of that context with the newest message keeping the least of its text that is
+        more than the marker (everything else already cut to its smallest). What the smallest valid
+        context needs, near enough: the failed context itself, whose older turns stand excerpted, is far
+        larger."""
 
     def repair(self, kind: str, m: Work | None, detail: str, tool_use_id: str | None = None) -> None:
         self.repairs.append(Repair(kind, m.origin if m else None, detail, tool_use_id))
