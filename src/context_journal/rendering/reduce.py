@@ -826,6 +826,17 @@ def _level(
 _READABLE_RATIOS = (0.01, 0.02, 0.05, 0.1)  # shares of a message's text tried for its smallest readable excerpt
 
 
+def _bare(m: Work, blocks: list[Block], counter: TokenCounter) -> bool:
+    """Whether ``m``, cut from ``blocks``, says no more than its bare cut marker: it costs no more than the
+    marker alone, or its markers say every token of its text was cut (a review saw a final answer sent as
+    "Ye", the marker "about 72 of 72 tokens cut here" and "." : two characters kept cost a token more than
+    the marker, so the compile took it as kept)."""
+    bare = excerpt_blocks(blocks, 0.0, counter, m.origin)
+    if counter.count_message(m.participant, m.blocks) <= counter.count_message(m.participant, bare):
+        return True
+    return share_kept(m.blocks, counter) == 0.0
+
+
 class _Snapshot:
     """A context being cut, as it stood (each message's blocks, flags, tokens and sources, and the pass's
     repairs and altered ids), to cut it again another way."""
@@ -837,33 +848,32 @@ class _Snapshot:
         self.altered = set(p.altered)
 
     def emptied(self, work: list[Work], ids: frozenset[str], counter: TokenCounter) -> bool:
-        """Whether a message of ``ids`` in ``work`` was cut down to its bare excerpt marker since then."""
+        """Whether a message of ``ids`` in ``work`` was cut down to its bare excerpt marker since then (see
+        :func:`_bare`)."""
         was = {id(m): blocks for m, blocks, _f, _t, _s in self.messages}
         for m in work:
             blocks = was.get(id(m))
-            if m.origin in ids and blocks is not None and m.blocks is not blocks:
-                bare = excerpt_blocks(blocks, 0.0, counter, m.origin)
-                if counter.count_message(m.participant, m.blocks) <= counter.count_message(m.participant, bare):
-                    return True
+            if m.origin in ids and blocks is not None and m.blocks is not blocks and _bare(m, blocks, counter):
+                return True
         return False
 
     def readable_size(self, work: list[Work], ids: frozenset[str], counter: TokenCounter) -> int:
         """The tokens of ``work`` with each message of ``ids`` that a cut emptied since then (see
         :meth:`emptied`) at its smallest excerpt that keeps more than its bare marker: a hundredth of its
-        text, a fiftieth, ... a tenth, the first that costs more than the marker (a message whose every
-        such excerpt costs no more than the marker counts at a tenth)."""
+        text, a fiftieth, ... a tenth, the first that costs more than the marker and keeps a token of its
+        text by its marker's count (a message whose every such excerpt does not counts at a tenth)."""
         was = {id(m): blocks for m, blocks, _f, _t, _s in self.messages}
         total = 0
         for m in work:
             size = _tokens(m, counter)
             blocks = was.get(id(m))
-            if m.origin in ids and blocks is not None and m.blocks is not blocks:
+            if m.origin in ids and blocks is not None and m.blocks is not blocks and _bare(m, blocks, counter):
                 bare = counter.count_message(m.participant, excerpt_blocks(blocks, 0.0, counter, m.origin))
-                if size <= bare:
-                    for ratio in _READABLE_RATIOS:
-                        size = counter.count_message(m.participant, excerpt_blocks(blocks, ratio, counter, m.origin))
-                        if size > bare:
-                            break
+                for ratio in _READABLE_RATIOS:
+                    kept = excerpt_blocks(blocks, ratio, counter, m.origin)
+                    size = counter.count_message(m.participant, kept)
+                    if size > bare and share_kept(kept, counter) > 0:
+                        break
             total += size
         return total
 
@@ -938,6 +948,19 @@ def _drop_last_lines(m: Work, excess: int, counter: TokenCounter, p: Pass) -> No
         m.blocks = [{**m.blocks[0], "text": "\n".join(lines[:keep])}]
         p.alter(m)
         p.repair("excerpted", m, f"{len(lines) - keep} last lines left out to fit the budget")
+
+
+def _has_extras(work: Sequence[Work]) -> bool:
+    """Whether ``work`` holds a recall section (see :func:`_without_extras`)."""
+    return any(m.kind == "recall" for m in work)
+
+
+def _without_extras(work: list[Work], p: Pass) -> list[Work]:
+    """``work`` without the recall section (each pair with its marker turn): what gives way after the oldest
+    recent turns and before the newest message goes as its bare marker. (The working-state block is not
+    cut here: the compile fails and the manager compiles again with a smaller block or none, see
+    ``state.keeper``, so a block never makes a context fit that would fail without it.)"""
+    return _drop_recall(work, p)
 
 
 def _drop_recall(work: list[Work], p: Pass) -> list[Work]:
@@ -1022,9 +1045,14 @@ def shrink(
             chosen = [i for i, m in enumerate(work) if not held(m, whole) and m.kind != "ledger" and tier(m) == k]
             _level(work, chosen, room, counter, p, keep_thinking)
 
-    before = _Snapshot(work, p) if late else None
+    before = _Snapshot(work, p) if late or newest else None
     levels(work)
-    if before is not None and (sum(_tokens(m, counter) for m in work) > room or before.hollow(work, late, counter)):
+    emptied = before is not None and before.emptied(work, newest, counter)
+    if (
+        before is not None
+        and late
+        and (sum(_tokens(m, counter) for m in work) > room or emptied or before.hollow(work, late | newest, counter))
+    ):
         # The oldest recent turns give way, and the excerpts are then made again with the room they leave:
         # made before, they were cut for a context that still held those turns (the newest message once
         # went down to its marker while the older turns that then gave way had stood whole; a review saw 35
@@ -1034,12 +1062,15 @@ def shrink(
         start = before
         order = _late_groups(start.work, late, keep_whole | keep_thinking | loop | newest)  # oldest first
 
-        def attempt(k: int) -> list[Work]:
-            """The context with the oldest ``k`` of those turns given way whole, the rest excerpted."""
+        def attempt(k: int, extras: bool = False) -> list[Work]:
+            """The context with the oldest ``k`` of those turns given way whole, the rest excerpted (with
+            ``extras``, without the working-state block and the recall section)."""
             again = start.restore(p)
             if k:
                 gone = frozenset(i for group in order[:k] for i in group)
                 again = _give_way(again, -1, counter, p, gone, keep_whole | keep_thinking, loop | newest)
+            if extras:
+                again = _without_extras(again, p)
             levels(again)
             return again
 
@@ -1048,7 +1079,7 @@ def shrink(
 
         def readable(k: int) -> bool:
             tried = attempt(k)
-            return sum(_tokens(m, counter) for m in tried) <= room and not start.hollow(tried, late, counter)
+            return sum(_tokens(m, counter) for m in tried) <= room and not start.hollow(tried, late | newest, counter)
 
         # The fewest oldest turns to give way (halving: more given way leaves more room to the others) so
         # that the rest fit and none is cut to next to nothing; when no number does, the fewest that fit.
@@ -1065,6 +1096,9 @@ def shrink(
             # The fewest turns that fit leave the newest message as its marker: all of them may not (a
             # review saw 335 tokens fit and 336 fail, when the fewest that fit at 336 were fewer).
             work = attempt(len(order))
+        if before.emptied(work, newest, counter) and _has_extras(start.work):
+            # Then the recall section gives way, before the newest message.
+            work = attempt(len(order), extras=True)
         if before.emptied(work, newest, counter):
             # Only by sending the newest message as its cut marker: the turns stay and the compile fails,
             # as without this tier (a review saw 57 short turns whole and the newest answer as its marker).
@@ -1074,6 +1108,29 @@ def shrink(
             needs = before.readable_size(work, newest, counter)
             work = over.restore(p)
             p.readable_at = needs
+    elif before is not None and emptied:
+        # The excerpts fit only with the newest message as its bare cut marker and no recent turn is left to
+        # give way (a review saw a session's final answer sent as "[… about 288 of 288 tokens cut here …]"
+        # beside two older tool units cut to their markers, which the check above, run only when the
+        # context was over or a plain recent turn hollow, let stand): the recall section gives way, and when
+        # that does not keep some of it either, the compile fails (the manager then compiles again with a
+        # smaller working-state block or none).
+        needs = before.readable_size(work, newest, counter)
+        again = _without_extras(before.restore(p), p) if _has_extras(before.work) else None
+        if again is not None:
+            levels(again)
+            if before.emptied(again, newest, counter):
+                needs = min(needs, before.readable_size(again, newest, counter))
+                again = None
+        if again is not None:
+            work = again
+        else:
+            work = before.restore(p)
+            p.readable_at = needs
+    if p.readable_at is not None:
+        # A failed cut stays over (a working-state block losing its lines made the context restored above
+        # fit once, with the newest message as its bare marker): the manager tries a smaller block instead.
+        return work
     for i, m in enumerate(work):
         if m.kind == "ledger":
             _drop_last_lines(m, sum(_tokens(x, counter) for x in work) - room, counter, p)

@@ -1,0 +1,118 @@
+"""The newest message is never sent as its bare cut marker: the recent window's oldest turns (tool units
+too), then the working-state block and the recall section give way first, and when even that leaves the
+newest message nothing of its text, the compile raises (README, "the newest message ... is excerpted last
+... and a compile that could fit only by sending it as its bare cut marker raises instead").
+
+A review found fitting compiles of real Claude Code sessions (compression lagging) sending a session's
+final answer as "[… about 288 of 288 tokens cut here …]" beside two older tool units cut to their markers,
+and as "Ye", the marker and "." (two characters kept cost a token more than the marker alone).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from context_journal import ContextManager, OverBudgetError, read_transcript
+from context_journal.formats.importers import import_into
+from context_journal.rendering.repairs import share_kept
+from context_journal.stores import MemoryStore
+from context_journal.strategies import AutobiographicalConfig, AutobiographicalStrategy
+from context_journal.tokens import EstimatingCounter
+from tests.compile.compile_helpers import assert_valid, words
+from tests.hypothesis_budget import examples
+
+_COUNTER = EstimatingCounter()
+
+
+def _says_something(content: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether the blocks keep some of their text by their cut markers' own count (no marker: whole)."""
+    return share_kept(content, _COUNTER) > 0.0
+
+
+@pytest.mark.parametrize("stem", ["ae4a77f8", "258c7280"])
+@pytest.mark.parametrize("sized", [False, True])
+def test_a_real_sessions_final_answer_is_never_sent_as_its_marker(data_dir: Path, stem: str, sized: bool) -> None:
+    # ae4a77f8's first conversation with for_budget(250) at 250 sent its final answer as "[… about 288 of
+    # 288 tokens cut here …]"; 258c7280 at 375 as "Ye", the marker and ".".
+    transcript = read_transcript(next((data_dir / "claude-code-sessions").glob(f"{stem}*.jsonl")))
+    transcript = dataclasses.replace(transcript, conversations=transcript.conversations[:1])
+    store = MemoryStore()
+    import_into(store, transcript, namespace="s")
+    fitted = 0
+    for budget in range(200, 700, 25):
+        strategy = AutobiographicalStrategy(AutobiographicalConfig.for_budget(budget)) if sized else "autobiographical"
+        cm = ContextManager.open(store=store, namespace="s", strategy=strategy)
+        try:
+            result = cm.compile(budget)
+        except OverBudgetError:
+            continue
+        fitted += 1
+        assert result.tokens <= budget
+        assert_valid(result)
+        last = result.messages[-1]
+        assert _says_something(last.content), (budget, str(last.content[0])[:120])
+    assert fitted >= 10  # most of these budgets fit
+
+
+def _tool_history(turns: int, size: int, result: int, newest: int, config: AutobiographicalConfig) -> ContextManager:
+    """Rules, ``turns`` turns with a tool unit (a Bash call and its ``result``-word output) every third,
+    a short question and a long final answer (``newest`` words); nothing summarised."""
+    cm = ContextManager.open("memory:", strategy=AutobiographicalStrategy(config))
+    cm.add_message("user", "Rules: answer briefly and cite the file.", id="rules")
+    for k in range(turns):
+        if k % 3 == 2:
+            call = {
+                "type": "tool_use",
+                "id": f"c{k}",
+                "name": "Bash",
+                "input": {"command": "git log " + words(size // 4, k)},
+            }
+            cm.add_message("assistant", [{"type": "text", "text": f"Checking {k}."}, call], id=f"a{k}")
+            cm.add_message(
+                "user", [{"type": "tool_result", "tool_use_id": f"c{k}", "content": words(result, k)}], id=f"r{k}"
+            )
+        else:
+            cm.add_message("user" if k % 2 == 0 else "assistant", f"Turn {k}: " + words(size, k), id=f"t{k}")
+    cm.add_message("user", "Did it work?", id="ask")
+    cm.add_message("assistant", "Final answer: " + words(newest, turns), id="newest")
+    return cm
+
+
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@example(turns=36, size=19, result=71, newest=553, head=200, recent=300, chunk=1_000, budgets=[318])
+@given(
+    turns=st.integers(6, 40),
+    size=st.integers(10, 60),
+    result=st.integers(20, 400),
+    newest=st.integers(40, 600),
+    head=st.sampled_from([60, 200, 500]),
+    recent=st.sampled_from([300, 1_000, 2_000]),
+    chunk=st.sampled_from([200, 400, 1_000]),
+    budgets=st.lists(st.integers(100, 1_500), min_size=1, max_size=4),
+)
+def test_the_newest_message_keeps_some_of_itself_or_the_compile_raises(
+    turns: int, size: int, result: int, newest: int, head: int, recent: int, chunk: int, budgets: list[int]
+) -> None:
+    """Over tool-using histories whose compression lags: every compile that fits keeps some of the final
+    answer's text (the example: the working-state block, cut line by line after the recent window's tool
+    unit could not save it, once made the context fit with the answer as its bare marker)."""
+    cfg = AutobiographicalConfig(head_window_tokens=head, recent_window_tokens=recent, target_chunk_tokens=chunk)
+    cm = _tool_history(turns, size, result, newest, cfg)
+    for budget in budgets:
+        try:
+            compiled = cm.compile(budget)
+        except OverBudgetError as err:
+            assert err.actual > budget
+            continue
+        assert compiled.tokens <= budget
+        assert_valid(compiled)
+        last = compiled.messages[-1]
+        assert last.sources[0].id == "newest" and _says_something(last.content), (budget, str(last.content[0])[:120])
+    cm.close()
