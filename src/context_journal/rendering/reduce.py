@@ -826,15 +826,18 @@ def _level(
 _READABLE_RATIOS = (0.01, 0.02, 0.05, 0.1)  # shares of a message's text tried for its smallest readable excerpt
 
 
+_BARE_SHARE = 0.01  # a message whose markers say it keeps less than this of its text says nothing
+
+
 def _bare(m: Work, blocks: list[Block], counter: TokenCounter) -> bool:
     """Whether ``m``, cut from ``blocks``, says no more than its bare cut marker: it costs no more than the
-    marker alone, or its markers say every token of its text was cut (a review saw a final answer sent as
-    "Ye", the marker "about 72 of 72 tokens cut here" and "." : two characters kept cost a token more than
-    the marker, so the compile took it as kept)."""
+    marker alone, or its markers say it keeps under a hundredth of its text (a review saw a final answer
+    sent as "Ye", the marker "about 72 of 72 tokens cut here" and ".": two characters kept cost a token
+    more than the marker, so the compile took it as kept; and one as "F", "about 990 of 991" and "9")."""
     bare = excerpt_blocks(blocks, 0.0, counter, m.origin)
     if counter.count_message(m.participant, m.blocks) <= counter.count_message(m.participant, bare):
         return True
-    return share_kept(m.blocks, counter) == 0.0
+    return share_kept(m.blocks, counter) < _BARE_SHARE
 
 
 class _Snapshot:
@@ -872,7 +875,7 @@ class _Snapshot:
                 for ratio in _READABLE_RATIOS:
                     kept = excerpt_blocks(blocks, ratio, counter, m.origin)
                     size = counter.count_message(m.participant, kept)
-                    if size > bare and share_kept(kept, counter) > 0:
+                    if size > bare and share_kept(kept, counter) >= _BARE_SHARE:
                         break
             total += size
         return total
@@ -1031,6 +1034,10 @@ def shrink(
     p.readable_at = None  # (set below when this cut fails for the newest message alone)
     if sum(_tokens(m, counter) for m in work) <= room:
         return work
+    # The newest message's unit is excerpted last, never cut as the middle that gives way first, even where
+    # the strategy's give-way spans reach it (a review saw a newest tool result cut there to its bare marker,
+    # beside a whole working-state block and 176 tokens of room unused).
+    first = first - newest
     if first:
         work = _give_way(work, room, counter, p, first, keep_whole | keep_thinking, loop | newest)
 
@@ -1077,13 +1084,19 @@ def shrink(
         def fits(k: int) -> bool:
             return sum(_tokens(m, counter) for m in attempt(k)) <= room
 
-        def readable(k: int) -> bool:
+        def readable(k: int, ids: frozenset[str] = late | newest) -> bool:
             tried = attempt(k)
-            return sum(_tokens(m, counter) for m in tried) <= room and not start.hollow(tried, late | newest, counter)
+            return sum(_tokens(m, counter) for m in tried) <= room and not start.hollow(tried, ids, counter)
+
+        def turns_readable(k: int) -> bool:
+            return readable(k, late)
 
         # The fewest oldest turns to give way (halving: more given way leaves more room to the others) so
-        # that the rest fit and none is cut to next to nothing; when no number does, the fewest that fit.
-        test = readable if readable(len(order)) else fits
+        # that the rest fit and none, the newest message included, is cut to next to nothing; when no number
+        # keeps the newest a tenth of itself, the fewest that keep the turns so (a review saw no turn given
+        # way and the newest answer cut to a token of 991 once the newest was asked for and could not have
+        # it); when none does, the fewest that fit.
+        test = readable if readable(len(order)) else turns_readable if turns_readable(len(order)) else fits
         lo, hi = 0, len(order)
         while lo < hi:
             mid = (lo + hi) // 2

@@ -11,7 +11,7 @@ from __future__ import annotations
 import bisect
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Literal, NamedTuple
@@ -834,18 +834,39 @@ def text_kept(blocks: Sequence[Mapping[str, Any]]) -> int:
     return kept
 
 
-def share_kept(blocks: Sequence[Mapping[str, Any]], counter: TokenCounter) -> float:
-    """The share (0..1) of the original text of ``blocks``' text blocks that an excerpt still holds, by
-    its cut markers' own figures: a block marked "about C of T tokens cut here" keeps ``T - C`` of its
-    ``T`` tokens (an excerpt cut again states its cut against the original size), a text block with no
-    marker keeps all of its tokens (``counter``); 1.0 when there is no text. What a reader of the context
-    sees, whatever an earlier pass had cut before: a recent turn cut to half by one pass and to a tenth
-    of that by the next keeps 5% of the message, not 10% of what the second pass was given."""
-    kept = whole = 0
+_DATE_HEADER = re.compile(r"\[\d{1,2} [A-Z][a-z]+ \d{4}\]")
+"""A date header block's text as :func:`date_headers` writes it (``[8 May 2023]``): not the message's text."""
+
+
+def _texts(blocks: Sequence[Mapping[str, Any]]) -> Iterator[str]:
+    """The texts a reader reads in ``blocks``: text blocks (date headers left out) and the text of tool
+    results, a string or its text blocks."""
     for b in blocks:
-        text = b.get("text") if b.get("type") == "text" else None
-        if not isinstance(text, str) or not text:
-            continue
+        kind = b.get("type")
+        if kind == "text":
+            text = b.get("text")
+            if isinstance(text, str) and text and not _DATE_HEADER.fullmatch(text):
+                yield text
+        elif kind == "tool_result":
+            content = b.get("content")
+            if isinstance(content, str):
+                if content:
+                    yield content
+            elif isinstance(content, list):
+                yield from _texts([c for c in content if isinstance(c, Mapping)])
+
+
+def share_kept(blocks: Sequence[Mapping[str, Any]], counter: TokenCounter) -> float:
+    """The share (0..1) of the original text of ``blocks`` (text blocks but date headers, and the text of
+    tool results) that an excerpt still holds, by its cut markers' own figures: a text marked "about C of
+    T tokens cut here" keeps ``T - C`` of its ``T`` tokens (an excerpt cut again states its cut against
+    the original size), a text with no marker keeps all of its tokens (``counter``); 1.0 when there is no
+    text. What a reader of the context sees, whatever an earlier pass had cut before: a recent turn cut to
+    half by one pass and to a tenth of that by the next keeps 5% of the message, not 10% of what the
+    second pass was given (a review found a date header counted as kept text, and a tool result's text
+    not read at all, each hiding a newest message cut to nothing)."""
+    kept = whole = 0
+    for text in _texts(blocks):
         marks = [*_CUT_MARKER.finditer(text)] if "tokens cut here" in text else []
         if marks:
             total = max(int(m.group(2)) for m in marks)
