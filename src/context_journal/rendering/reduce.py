@@ -863,8 +863,8 @@ class _Snapshot:
     def readable_size(self, work: list[Work], ids: frozenset[str], counter: TokenCounter) -> int:
         """The tokens of ``work`` with each message of ``ids`` that a cut emptied since then (see
         :meth:`emptied`) at its smallest excerpt that keeps more than its bare marker: a hundredth of its
-        text, a fiftieth, ... a tenth, the first that costs more than the marker and keeps a token of its
-        text by its marker's count (a message whose every such excerpt does not counts at a tenth)."""
+        text, a fiftieth, ... a tenth, the first that costs more than the marker and is not bare by its
+        marker's count (see :func:`_bare`; a message whose every such excerpt is counts at a tenth)."""
         was = {id(m): blocks for m, blocks, _f, _t, _s in self.messages}
         total = 0
         for m in work:
@@ -1071,7 +1071,7 @@ def shrink(
 
         def attempt(k: int, extras: bool = False) -> list[Work]:
             """The context with the oldest ``k`` of those turns given way whole, the rest excerpted (with
-            ``extras``, without the working-state block and the recall section)."""
+            ``extras``, without the recall section: see :func:`_without_extras`)."""
             again = start.restore(p)
             if k:
                 gone = frozenset(i for group in order[:k] for i in group)
