@@ -136,3 +136,22 @@ def test_an_error_over_budget_names_the_reserve_it_took(tmp_path: Path) -> None:
         assert error["smallest_budget"] >= error["needed"] + error["reserve"]
     code, out = _json(["compile", "--store", db, "--budget", "20", "--strategy", "windowed"])
     assert code == 1 and out["error"]["reserve"] == 0 and "the budget is 20;" in out["error"]["message"], out
+
+
+def test_advice_never_names_a_budget_the_command_refuses(tmp_path: Path) -> None:
+    # A review was advised "compile with --budget of at least 100,000,123" after --budget 100000000
+    # --reserve 99999999, which the command refuses (at most 100,000,000): lowering --reserve is the remedy.
+    from context_journal import ContextManager
+    from context_journal.tokens import MAX_TOKEN_COUNT
+
+    db = str(tmp_path / "r.db")
+    with ContextManager.open(db) as cm:
+        cm.add_message("user", "Rules: " + "always cite the file and the line. " * 200)
+        cm.add_message("user", "and now the question, " * 200)
+    for strategy in ("windowed", "autobiographical"):
+        args = ["compile", "--store", db, "--budget", str(MAX_TOKEN_COUNT), "--reserve", str(MAX_TOKEN_COUNT - 5)]
+        code, out = _json([*args, "--strategy", strategy])
+        error = out["error"]
+        assert code == 1 and error["type"] == "OverBudgetError", out
+        assert "lower --reserve (99,999,995): --budget is at most 100,000,000" in error["message"], error["message"]
+        assert "--budget of at least" not in error["message"] and "raise --budget" not in error["message"]

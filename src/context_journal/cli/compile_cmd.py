@@ -75,8 +75,7 @@ def _lag_error(
     if rest is not None:  # too small even once compression has caught up: both remedies are needed
         lag += (
             f"; even then the head, the newest turn and the system part need {'at least ' if exc.lower_bound else ''}"
-            f"{rest:,} tokens: compile with "
-            f"--budget of at least {rest + reserve:,}"
+            f"{rest:,} tokens: " + _raise_budget(rest + reserve, reserve, "compile with --budget of at least {:,}")
         )
     else:
         lag += (
@@ -93,6 +92,15 @@ def _lag_error(
             "compression_lags": True,
         },
     )
+
+
+def _raise_budget(budget: int, reserve: int, advice: str) -> str:
+    """``advice`` (a format string) for a ``--budget`` of ``budget`` tokens, or, past the largest ``--budget``
+    the command takes, lowering ``--reserve`` (a review was advised a --budget of 100,000,123 after
+    ``--budget 100000000 --reserve 99999999``)."""
+    if budget <= MAX_TOKEN_COUNT:
+        return advice.format(budget)
+    return f"lower --reserve ({reserve:,}): --budget is at most {MAX_TOKEN_COUNT:,}"
 
 
 def _budget_text(budget: int, reserve: int) -> str:
@@ -155,11 +163,11 @@ def _over_budget(
     is the command advised to run again (``compile``, ``map``)."""
     candidate = exc.actual + reserve  # --budget is max_tokens: the reply's reserve comes on top
     fits: int | None = None
-    for _ in range(3 if exc.actual > exc.budget else 0):
+    for _ in range(3 if exc.actual > exc.budget and candidate <= MAX_TOKEN_COUNT else 0):
         try:
             preview(candidate)
         except OverBudgetError as again:
-            if again.actual + reserve <= candidate:
+            if again.actual + reserve <= candidate or again.actual + reserve > MAX_TOKEN_COUNT:
                 break
             candidate = again.actual + reserve
             continue
@@ -168,7 +176,7 @@ def _over_budget(
         fits = candidate
         break
     if fits is None:
-        advice = f"raise --budget above {exc.actual + reserve:,}"
+        advice = _raise_budget(exc.actual + reserve, reserve, "raise --budget above {:,}")
     elif fits == exc.actual + reserve:
         advice = f"{command} with --budget {fits:,} or more (the smallest valid context fits there)"
     else:  # a larger budget leaves larger excerpts: the smallest context there needs more than here
