@@ -7,6 +7,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from hypothesis import strategies as st
+
 from context_journal.compile import CompileResult, OverBudgetError
 from context_journal.manager import ContextManager
 from context_journal.strategies import PassthroughStrategy, Strategy, WindowedPassthroughStrategy
@@ -176,3 +178,19 @@ def lagging_turns(config: Any, turns: int, size: int) -> ContextManager:
     for k in range(turns):
         cm.add_message("user" if k % 2 == 0 else "assistant", f"Turn {k}: " + words(size, k), id=f"t{k}")
     return cm
+
+
+LAG_WINDOWS = {
+    "head": st.sampled_from([60, 200, 500]),
+    "recent": st.sampled_from([300, 1_000, 2_000]),
+    "chunk": st.sampled_from([200, 400, 1_000]),
+}
+"""Hypothesis strategies for the head window, recent window and chunk tokens of a lagging history's
+autobiographical strategy (``@given(..., **LAG_WINDOWS)``; see :func:`lag_config`)."""
+
+
+def lag_config(head: int, recent: int, chunk: int) -> Any:
+    """The :class:`AutobiographicalConfig` of :data:`LAG_WINDOWS`' draws."""
+    from context_journal.strategies import AutobiographicalConfig
+
+    return AutobiographicalConfig(head_window_tokens=head, recent_window_tokens=recent, target_chunk_tokens=chunk)

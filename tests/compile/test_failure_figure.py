@@ -20,8 +20,7 @@ from hypothesis import strategies as st
 from context_journal import ContextManager, OverBudgetError, read_transcript
 from context_journal.formats.importers import import_into
 from context_journal.stores import MemoryStore
-from context_journal.strategies import AutobiographicalConfig
-from tests.compile.compile_helpers import lagging_turns, smallest_budget, words
+from tests.compile.compile_helpers import LAG_WINDOWS, lag_config, lagging_turns, smallest_budget, words
 from tests.hypothesis_budget import examples
 
 STEPS = 8  # budgets a user tries following the figure before one fits (excerpts grow with the budget)
@@ -75,9 +74,7 @@ def test_a_failure_on_a_real_session_names_about_what_fits(data_dir: Path, stem:
     turns=st.integers(20, 80),
     size=st.integers(20, 90),
     newest=st.integers(60, 1_200),
-    head=st.sampled_from([60, 200, 500]),
-    recent=st.sampled_from([300, 1_000, 2_000]),
-    chunk=st.sampled_from([200, 400, 1_000]),
+    **LAG_WINDOWS,
     fraction=st.floats(0.3, 0.999),
 )
 def test_a_failure_never_names_a_multiple_of_what_fits(
@@ -88,7 +85,7 @@ def test_a_failure_never_names_a_multiple_of_what_fits(
     closer: excerpts are cut by characters and grow with the budget, and a head turn of under 200
     characters is never excerpted, so one budget's cuts can keep what the next budget's do not (a head
     window of 500 tokens over short turns gave up to 1.75x; the fallback this covers gave up to 7.4x)."""
-    cfg = AutobiographicalConfig(head_window_tokens=head, recent_window_tokens=recent, target_chunk_tokens=chunk)
+    cfg = lag_config(head, recent, chunk)
     cm = lagging_turns(cfg, turns, size)
     cm.add_message("user", "Question: " + words(newest, turns), id="newest")
     smallest = smallest_budget(cm, hi=20_000)

@@ -25,7 +25,7 @@ from context_journal.rendering.repairs import share_kept
 from context_journal.stores import MemoryStore
 from context_journal.strategies import AutobiographicalConfig, AutobiographicalStrategy
 from context_journal.tokens import EstimatingCounter
-from tests.compile.compile_helpers import assert_valid, words
+from tests.compile.compile_helpers import LAG_WINDOWS, assert_valid, lag_config, words
 from tests.hypothesis_budget import examples
 
 _COUNTER = EstimatingCounter()
@@ -123,9 +123,7 @@ def _tool_history(
     size=st.integers(10, 60),
     result=st.integers(20, 400),
     newest=st.integers(40, 600),
-    head=st.sampled_from([60, 200, 500]),
-    recent=st.sampled_from([300, 1_000, 2_000]),
-    chunk=st.sampled_from([200, 400, 1_000]),
+    **LAG_WINDOWS,
     running=st.booleans(),
     budgets=st.lists(st.integers(100, 1_500), min_size=1, max_size=4),
 )
@@ -144,7 +142,7 @@ def test_the_newest_message_keeps_some_of_itself_or_the_compile_raises(
     message's text, a final answer or a running loop's result (the first example: the working-state
     block, cut line by line after the recent window's tool unit could not save it, once made the context
     fit with the answer as its bare marker)."""
-    cfg = AutobiographicalConfig(head_window_tokens=head, recent_window_tokens=recent, target_chunk_tokens=chunk)
+    cfg = lag_config(head, recent, chunk)
     cm = _tool_history(turns, size, result, newest, cfg, running)
     for budget in budgets:
         _fits_saying_something(cm, budget)
