@@ -9,8 +9,10 @@ from typing import Any
 from context_journal.compile import CompileResult
 from context_journal.llm import LLMRequest
 from context_journal.manager import ContextManager
+from context_journal.rendering.repairs import share_kept
 from context_journal.strategies import AutobiographicalStrategy
 from context_journal.testing import ScriptedProvider
+from context_journal.tokens import EstimatingCounter
 from context_journal.validate import validate_messages, validate_openai_messages
 from tests.bug_cases import BUG_DIR as BUG_DIR
 from tests.bug_cases import WordCounter as WordCounter
@@ -118,9 +120,25 @@ def coverage(cm: ContextManager, result: CompileResult) -> tuple[set[str], set[s
     return covered, all_ids
 
 
+_COUNTER = EstimatingCounter()  # (share_kept counts only texts without a cut marker: any counter will do)
+
+
+def hollow_summaries(result: CompileResult) -> list[str]:
+    """The ids of the rendered summaries ``result`` sends keeping under a tenth of their text by their cut
+    markers' figures (such a summary gives way whole instead, with the others of its run, as one note)."""
+    return [
+        s.id
+        for m in result.messages
+        if not any(s.kind == "synthetic" for s in m.sources) and share_kept(m.content, _COUNTER) < 0.1
+        for s in m.sources
+        if s.kind == "summary"
+    ]
+
+
 def check(cm: ContextManager, result: CompileResult, *, allow_omitted: bool = False) -> None:
-    """Provider-valid (the validator, both exports), within budget, and every message covered (or, when
-    repairs emptied it, named by a repair; or listed as omitted when ``allow_omitted``)."""
+    """Provider-valid (the validator, both exports), within budget, every message covered (or, when
+    repairs emptied it, named by a repair; or listed as omitted when ``allow_omitted``), and no rendered
+    summary sent as next to nothing (see :func:`hollow_summaries`)."""
     assert validate_messages(result.as_messages()) == [], validate_messages(result.as_messages())[:3]
     assert validate_messages(result.to_anthropic()["messages"], alternate=True) == []
     assert validate_openai_messages(result.to_openai()) == []
@@ -134,6 +152,7 @@ def check(cm: ContextManager, result: CompileResult, *, allow_omitted: bool = Fa
     else:
         assert result.omitted == (), result.omitted
     assert not missing, f"{len(missing)} messages neither rendered nor summarised: {sorted(missing)[:5]}"
+    assert not hollow_summaries(result), hollow_summaries(result)
 
 
 def _omitted_ids(cm: ContextManager, result: CompileResult) -> set[str]:

@@ -827,6 +827,7 @@ _READABLE_RATIOS = (0.01, 0.02, 0.05, 0.1)  # shares of a message's text tried f
 
 
 _BARE_SHARE = 0.01  # a message whose markers say it keeps less than this of its text says nothing
+_HOLLOW_SHARE = 0.1  # a recent turn or a summary that keeps less than this of its text gives way whole
 
 
 def _bare(m: Work, blocks: list[Block], counter: TokenCounter) -> bool:
@@ -892,7 +893,7 @@ class _Snapshot:
         for m in work:
             if m.origin not in ids or id(m) not in was or m.flags & _UNIT_FLAGS:
                 continue
-            if share_kept(m.blocks, counter) < 0.1:
+            if share_kept(m.blocks, counter) < _HOLLOW_SHARE:
                 out.add(m.origin)
         return out
 
@@ -977,13 +978,16 @@ def _drop_recall(work: list[Work], p: Pass) -> list[Work]:
     return _without_pairs(work, gone)
 
 
-def _without_pairs(work: list[Work], gone: set[int]) -> list[Work]:
-    """``work`` without the synthetic turns at ``gone`` and the marker turn before each. A marker turn
-    may carry tool results the pairing pass moved into it (it follows their call): those stay, as a turn
-    of their own, so no call loses its answer; only the marker's own text goes."""
+def _without_pairs(work: list[Work], gone: set[int], stand_ins: Mapping[int, Work] | None = None) -> list[Work]:
+    """``work`` without the synthetic turns at ``gone`` and the marker turn before each (those of
+    ``stand_ins`` replaced by the message it gives for them). A marker turn may carry tool results the
+    pairing pass moved into it (it follows their call): those stay, as a turn of their own, so no call
+    loses its answer; only the marker's own text goes."""
     out: list[Work] = []
     for i, m in enumerate(work):
         if i in gone:
+            if stand_ins and i in stand_ins:
+                out.append(stand_ins[i])
             continue
         if i + 1 in gone and m.kind == "marker":
             results = [b for b in m.blocks if b.get("type") == "tool_result"]
@@ -993,6 +997,47 @@ def _without_pairs(work: list[Work], gone: set[int]) -> list[Work]:
             m.sources = [s for s in m.sources if s.kind == "message"] or [Source("synthetic", "tool results")]
         out.append(m)
     return out
+
+
+def _summary_note(summaries: Sequence[Work], counter: TokenCounter) -> Work:
+    """One note standing for the rendered ``summaries`` left out whole with their marker turns (provenance:
+    the summaries, incomplete; its figure is what their texts cost as they stood before the cut)."""
+    named = [s._replace(complete=False) for m in summaries for s in m.sources if s.kind == "summary"]
+    count = len(named)
+    tokens = sum(_tokens(m, counter) for m in summaries)
+    text = (
+        f"[… {count} earlier summar{'y' if count == 1 else 'ies'} (about {tokens} tokens) cut here to fit the "
+        f"budget; the journal keeps {'it' if count == 1 else 'them'} …]"
+    )
+    blocks: list[Block] = [{"type": "text", "text": text}]
+    return Work(
+        "context-journal",
+        "user",
+        blocks,
+        block_flags(blocks),
+        None,
+        None,
+        kind="note",
+        sources=[Source("synthetic", "summaries cut to fit"), *named],
+    )
+
+
+def _summaries_give_way(work: list[Work], gone: Sequence[int], counter: TokenCounter, p: Pass) -> list[Work]:
+    """``work`` with the rendered summaries at ``gone`` (ascending) and their marker turns left out, each run
+    of consecutive pairs as one note (see :func:`_summary_note`) where its first summary stood."""
+    runs: list[list[int]] = []
+    for i in gone:
+        if runs and i == runs[-1][-1] + 2 and work[i - 1].kind == "marker":
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    stand_ins: dict[int, Work] = {}
+    for run in runs:
+        stand_ins[run[0]] = note = _summary_note([work[i] for i in run], counter)
+        ids = [s.id for s in note.sources[1:]]
+        span = f"{ids[0]} to {ids[-1]}" if len(ids) > 1 else "".join(ids)
+        p.repair("summaries_cut", None, f"{len(ids)} summaries ({span}) left out whole to fit the budget")
+    return _without_pairs(work, set(gone), stand_ins)
 
 
 def shrink(
@@ -1014,7 +1059,9 @@ def shrink(
 
     1. the messages ``first`` names (middle content not summarised yet), oldest first (see
        :func:`_give_way`);
-    2. every other message by a water level (see :func:`_level`);
+    2. every other message by a water level (see :func:`_level`); when that leaves a rendered summary under
+       a tenth of itself, the fewest oldest summaries give way whole instead, each run of them as one note
+       (see :func:`_summaries_give_way`);
     3. the messages ``last`` names (the head window: the opening instructions), only when nothing
        else is left to cut; then those ``newest`` names (the newest message and its tool unit);
     4. the messages ``late`` names (the oldest turns of a recent window, which no excerpt made small
@@ -1044,16 +1091,53 @@ def shrink(
     def tier(m: Work) -> int:
         return 2 if m.origin in newest else 1 if m.origin in last else 0
 
-    def levels(work: list[Work]) -> None:
-        whole = keep_whole | documents
+    whole = keep_whole | documents
+
+    def level(work: list[Work], k: int) -> list[int]:
+        """Cut tier ``k`` by a water level; the positions it chose."""
+        chosen = [i for i, m in enumerate(work) if not held(m, whole) and m.kind != "ledger" and tier(m) == k]
+        _level(work, chosen, room, counter, p, keep_thinking)
+        return chosen
+
+    def hollow_summaries(work: list[Work], chosen: Sequence[int]) -> bool:
+        return any(work[i].kind == "summary" and share_kept(work[i].blocks, counter) < _HOLLOW_SHARE for i in chosen)
+
+    def middle(work: list[Work]) -> list[Work]:
+        """The first tier by a water level; when that leaves a rendered summary keeping under a tenth of
+        itself, the fewest oldest summaries give way whole (one note for each run of them) so that the
+        rest keep more (a review saw a session compiled at 800 tokens send five summaries, each with its
+        question turn, as "about 87 of 87 tokens cut here": 300 tokens that said nothing)."""
+        start = _Snapshot(work, p)
+        chosen = level(work, 0)
+        if not hollow_summaries(work, chosen):
+            return work
+        summaries = [i for i in chosen if work[i].kind == "summary"]
+
+        def attempt(k: int) -> tuple[list[Work], bool]:
+            again = _summaries_give_way(start.restore(p), summaries[:k], counter, p)
+            return again, not hollow_summaries(again, level(again, 0))
+
+        lo, hi = 1, len(summaries)  # with every one given way, none is left hollow
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if attempt(mid)[1]:
+                hi = mid
+            else:
+                lo = mid + 1
+        return attempt(lo)[0]
+
+    def levels(work: list[Work]) -> list[Work]:
         for k in range(3):
             if sum(_tokens(m, counter) for m in work) <= room:
                 break
-            chosen = [i for i, m in enumerate(work) if not held(m, whole) and m.kind != "ledger" and tier(m) == k]
-            _level(work, chosen, room, counter, p, keep_thinking)
+            if k == 0:
+                work = middle(work)
+            else:
+                level(work, k)
+        return work
 
     before = _Snapshot(work, p) if late or newest else None
-    levels(work)
+    work = levels(work)
     emptied = before is not None and before.emptied(work, newest, counter)
     if (
         before is not None
@@ -1078,8 +1162,7 @@ def shrink(
                 again = _give_way(again, -1, counter, p, gone, keep_whole | keep_thinking, loop | newest)
             if extras:
                 again = _without_extras(again, p)
-            levels(again)
-            return again
+            return levels(again)
 
         def fits(k: int) -> bool:
             return sum(_tokens(m, counter) for m in attempt(k)) <= room
@@ -1131,7 +1214,7 @@ def shrink(
         needs = before.readable_size(work, newest, counter)
         again = _without_extras(before.restore(p), p) if _has_extras(before.work) else None
         if again is not None:
-            levels(again)
+            again = levels(again)
             if before.emptied(again, newest, counter):
                 needs = min(needs, before.readable_size(again, newest, counter))
                 again = None

@@ -93,7 +93,9 @@ class Repair:
             ``old_thinking_dropped``, ``thinking_dropped_outside_assistant``, ``image_placeholder``,
             ``media_outside_user_turn``,
             ``excerpted``, ``leading_user_turn``, ``trailing_whitespace_trimmed``,
-            ``system_block_dropped``.
+            ``system_block_dropped``, ``cut_to_fit`` (messages not summarised yet cut whole, a note standing
+            for them), ``summaries_cut`` (summaries left out whole, a note standing for them),
+            ``recall_dropped``.
         message_id: The stored message concerned, when there is one.
         detail: What happened, in words.
         tool_use_id: The tool call concerned, when there is one.
