@@ -48,7 +48,7 @@ import functools
 import hashlib
 import itertools
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -131,8 +131,8 @@ _LONG_TEXT = [{"type": "text", "text": "word " * 100}]
 """A message long enough to be cut: its bare excerpt is the cut marker alone (see ``floor_plain``)."""
 
 KEPT_FLOOR_READS = 16
-"""The most messages the fast failure's floor reads to price the head window and the newest message at
-their bare excerpts (see :func:`.rendering.reduce.kept_floor`); the rest are priced at 0."""
+"""The most messages the fast failure's floor reads to price the head window's first message and the newest
+message at their bare excerpts (see :func:`.rendering.reduce.kept_floor`); the rest are priced at 0."""
 
 EXACT_FAILURE_MESSAGES = 512
 """A compile whose smallest selection cannot fit however it is cut (its lower bound priced from the index is
@@ -465,6 +465,21 @@ def calibrated_parts(estimated: Mapping[str, int], tokens: int) -> dict[str, int
     return {k: out[k] for k in estimated}
 
 
+def _head_turns_give_way(
+    spans: Iterable[tuple[int, int, int]], window: tuple[int, int] | None
+) -> Iterator[tuple[int, int, int]]:
+    """``spans`` (``(start, end, gives_way)``, newest first, see ``raw_floor``) with the head window's turns
+    but its first message flagged 2 (they give way whole as a last resort, see
+    :func:`.rendering.reduce.shrink`)."""
+    for a, b, gives_way in spans:
+        lo, hi = (window[0] + 1, window[1]) if window is not None else (0, 0)
+        if gives_way or window is None or b <= lo or a >= hi:
+            yield a, b, gives_way
+            continue
+        lo, hi = max(a, lo), min(b, hi)
+        yield from ((x, y, f) for x, y, f in ((hi, b, gives_way), (lo, hi, 2), (a, lo, gives_way)) if y > x)
+
+
 def _compile_id(parts: Sequence[Any]) -> str:
     digest = hashlib.blake2b(json.dumps(parts, sort_keys=True, default=str).encode(), digest_size=10)
     return "cmp_" + digest.hexdigest()
@@ -708,6 +723,7 @@ def _compile_context(
             "newest": newest_unit(),
             "late": frozenset(e.id for a, b in chosen.last_resort for e in body.entries(a, b)) - ask,
             "loop": frozenset(turn),
+            "head": frozenset(e.id for a, b in chosen.protected for e in body.entries(a, b)),
         }
 
     def newest_unit() -> frozenset[str]:
@@ -929,7 +945,7 @@ def _compile_context(
             total += kept_floor(blocks, e.participant, counter, e.id)
         return total
 
-    def newest_kept(spans: Iterable[tuple[int, int, bool]]) -> list[int]:
+    def newest_kept(spans: Iterable[tuple[int, int, int]]) -> list[int]:
         """The newest message's position when a span not giving way holds it and no running loop does."""
         last = n_body - 1
         if running is not None or last < 0:
@@ -945,7 +961,10 @@ def _compile_context(
             return
         # The spans' messages are scanned only once they hold more messages than a render costs and more
         # tokens than the room (no floor exceeds its messages' tokens): a compile that fits reads no entry.
-        head: list[tuple[int, int, bool]] = []
+        head_of = getattr(strategy, "raw_head", None)
+        window = head_of(body) if callable(head_of) else None
+        spans = _head_turns_give_way(spans, window)
+        head: list[tuple[int, int, int]] = []
         count = tokens = 0
         for a, b, gives_way in spans:
             b = min(b, n_body if running is None else running)
@@ -957,10 +976,9 @@ def _compile_context(
                 break
         else:
             return
-        head_of = getattr(strategy, "raw_head", None)
-        window = head_of(body) if callable(head_of) else None
         stop = n_body if running is None else running
-        opening = [] if window is None else [p for p in range(window[0], min(window[1], stop))]
+        # Only the head window's first message: its other turns give way whole when cut to next to nothing.
+        opening = [] if window is None or window[0] >= min(window[1], stop) else [window[0]]
         kept = kept_tokens(dict.fromkeys([*opening, *newest_kept(head[:1])]))  # spans come newest first
         both = itertools.chain(head, spans)
         limit = room - late_tokens - kept
@@ -996,10 +1014,11 @@ def _compile_context(
         raise cover_error(kept + rest, middle)
 
     def never_left_out(chosen: Selection) -> list[int]:
-        """Positions of ``chosen`` the compile keeps, whole or excerpted, whatever the budget: its head window
-        (``protected``) and the newest message, raw and neither giving way nor a last resort; oldest first."""
+        """Positions of ``chosen`` the compile keeps, whole or excerpted, whatever the budget: its head window's
+        first message (``protected``: the other turns of the head give way whole when cut to next to nothing)
+        and the newest message, raw and neither giving way nor a last resort; oldest first."""
         raw = [(e.start, e.end) for e in chosen.entries if isinstance(e, RawSpan)]
-        out = [p for a, b in chosen.protected for p in range(a, b)]
+        out = [a for a, b in chosen.protected[:1] if b > a]
         out += newest_kept([(a, b, False) for a, b in raw])
         cut = (*chosen.give_way, *chosen.last_resort)
         stop = n_body if running is None else running

@@ -259,7 +259,9 @@ def test_the_turn_a_running_loop_answers_stays_and_the_loop_is_never_sent_hollow
         assert all(text_kept(m.content[1:]) > 0 for m in transcript)
         sent = result.to_anthropic()["messages"]
         assert any(b.get("signature") == "SIGLOOP==" for m in sent for b in m["content"]) or transcript
-    assert fits == [1_300, 2_000]  # (it failed below 6,411 before closed units gave way)
+    # (It failed below 6,411 before closed units gave way, and below 1,300 until the head window's tool units
+    # cut to next to nothing gave way whole.)
+    assert fits == [1_050, 1_120, 1_200, 1_300, 2_000]
 
 
 def test_a_larger_budget_never_fails_where_a_smaller_one_fit_on_a_real_session(data_dir: Path) -> None:

@@ -781,8 +781,9 @@ def cover_floor(
     """A lower bound of the tokens the raw messages of ``selection`` take in a compiled context however
     the compile cuts them (see :func:`spans_floor`, which ``plain`` and ``most`` are passed to), split into
     outside and inside what may go whole (``selection.give_way`` and ``selection.last_resort``: the recent
-    window's oldest turns give way whole as a last resort, closed tool units too), and how many raw
-    messages it selects (before ``end``).
+    window's oldest turns give way whole as a last resort, closed tool units too, and so do the turns of the
+    head window, ``selection.protected``, but its first message), and how many raw messages it selects
+    (before ``end``).
 
     No entry is read (the floor is given as 0) when the raw messages are ``min_count`` or fewer, or their
     tokens are ``limit`` or fewer (no floor exceeds them): only a selection that may prove a failure is
@@ -797,8 +798,12 @@ def cover_floor(
     count = sum(b - a for a, b in raw)
     if count <= min_count or sum(view.tokens(a, b) for a, b in raw) <= limit:
         return 0, 0, count
-    outside, inside = _minus(raw, (*selection.give_way, *selection.last_resort))  # what may go whole
-    middle, late = _minus(inside, selection.last_resort)
+    # What may go whole: the middle, the recent window's oldest turns and the head window's turns but its first
+    # message (they give way, after the recent turns, when cut to next to nothing).
+    head = [(a + 1, b) if k == 0 else (a, b) for k, (a, b) in enumerate(selection.protected)]
+    last = (*selection.last_resort, *((a, b) for a, b in head if b > a))
+    outside, inside = _minus(raw, (*selection.give_way, *last))
+    middle, late = _minus(inside, last)
     spans = [(a, b, 0) for a, b in outside] + [(a, b, 1) for a, b in middle] + [(a, b, 2) for a, b in late]
     rest, middle_floor, _ = spans_floor(view, spans, counter, limit, end, own_calls, plain, most)
     return rest, middle_floor, count

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -454,14 +454,7 @@ class PricedView:
         stop = len(self) if end is None else min(max(end, 0), len(self))
         if stop == 0 or self.tokens(0, stop) <= budget:
             return 0
-        lo, hi = 0, stop  # the smallest s with tokens(s, stop) <= budget (stop when none)
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if self.tokens(mid, stop) <= budget:
-                hi = mid
-            else:
-                lo = mid + 1
-        return lo
+        return _fewest(0, stop, lambda s: self.tokens(s, stop) <= budget)  # (stop when none)
 
     def _priced(self, e: ViewEntry) -> ViewEntry:
         d = self._delta.get(e.position)
@@ -588,6 +581,18 @@ def _stands_for(members: Sequence[Work]) -> list[Source]:
     return list(out.values())
 
 
+def _fewest(lo: int, hi: int, test: Callable[[int], bool]) -> int:
+    """The smallest ``k`` of ``lo..hi`` for which ``test(k)`` holds, by halving (``test`` holds from some
+    ``k`` on; ``hi`` when it holds at none before it)."""
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if test(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
 def _water_cap(sizes: Sequence[int], target: float) -> float:
     """The largest cap ``C`` with ``sum(min(size, C)) <= target`` (infinite when everything fits)."""
     remaining = target
@@ -671,6 +676,40 @@ def held(m: Work, keep: frozenset[str]) -> bool:
     return bool(ids) and all(i in keep for i in ids)
 
 
+class _RunNote:
+    """The note standing for a run :func:`_give_way` cuts whole: the note, the run's messages in order with
+    the sources of an earlier cut's note it takes in where that note stood, and what the notes it took in
+    stood for (messages, tokens)."""
+
+    __slots__ = ("count", "note", "pieces", "tokens")
+
+    def __init__(self, note: Work, count: int = 0, tokens: int = 0) -> None:
+        self.note = note
+        self.pieces: list[Work | list[Source]] = []
+        self.count = count
+        self.tokens = tokens
+
+    @property
+    def members(self) -> list[Work]:
+        return [x for x in self.pieces if isinstance(x, Work)]
+
+    def sources(self, named: list[Source]) -> list[Source]:
+        """What the run's messages (``named``: what they stand for) and the notes taken in after it stand
+        for, in order, each once."""
+        if not any(isinstance(piece, list) for piece in self.pieces):
+            return named
+        out: dict[str, Source] = {}
+        batch: list[Work] = []
+        for piece in [*self.pieces, []]:
+            if isinstance(piece, Work):
+                batch.append(piece)
+                continue
+            for src in (*_stands_for(batch), *piece):
+                out.setdefault(src.id, src)
+            batch.clear()
+        return list(out.values())
+
+
 def _give_way(
     work: list[Work],
     room: int,
@@ -687,7 +726,7 @@ def _give_way(
     ``loop``, the running tool loop) with the run it is in; any other message with tool blocks or thinking
     is cut to its bare excerpt (its pairing kept). A run whose note
     would cost as much as it saves is not cut; a run right after an earlier cut's note (a later tier's)
-    joins that note."""
+    joins that note, and so does one right before it (the head window's turns given way)."""
     total = sum(_tokens(m, counter) for m in work)
     note_cost = counter.count_message("context-journal", [{"type": "text", "text": _gap_note(99, 99_999)}])
     gone: dict[int, int] = {}  # index -> its run's first index
@@ -743,29 +782,38 @@ def _give_way(
     if not gone:
         return work
     out: list[Work] = []
-    notes: list[tuple[Work, list[Work], int, int]] = []  # note, new members, and those it stood for before
+    notes: list[_RunNote] = []
     for i, m in enumerate(work):
         start = gone.get(i)
         if start is None:
+            later = _cut_note(m) if i and i - 1 in gone else None
+            if later is not None:  # an earlier cut's note right after the run: the run's note takes it in
+                notes[-1].count += later[0]
+                notes[-1].tokens += later[1]
+                notes[-1].pieces.append(m.sources[1:])
+                continue
             out.append(m)
             continue
-        if start == i:  # a run starts: one note stands for it (the earlier cut's note right before it)
+        if start == i and not (notes and out and out[-1] is notes[-1].note):
+            # A run starts: one note stands for it (the earlier cut's note right before it, or the note of a
+            # run before that note, which took it in).
             earlier = _cut_note(out[-1]) if out else None
             if earlier is not None:
-                notes.append((out[-1], [], *earlier))
+                notes.append(_RunNote(out[-1], *earlier))
             else:
                 note = Work("context-journal", "user", [], 0, None, None, kind="note")
                 out.append(note)
-                notes.append((note, [], 0, 0))
-        notes[-1][1].append(m)
-    for note, members, count, before in notes:
+                notes.append(_RunNote(note))
+        notes[-1].pieces.append(m)
+    for stand_in in notes:
+        note, members = stand_in.note, stand_in.members
         # Their size as stored (the index's count), the same whether they were read or priced unread.
-        tokens = before + sum(x.stored if x.stored is not None else _tokens(x, counter) for x in members)
+        tokens = stand_in.tokens + sum(x.stored if x.stored is not None else _tokens(x, counter) for x in members)
         named = _stands_for(members)
         messages = len({group_of(s.id)[0] for s in named})
-        note.blocks = [{"type": "text", "text": _gap_note(count + messages, tokens)}]
+        note.blocks = [{"type": "text", "text": _gap_note(stand_in.count + messages, tokens)}]
         note.tokens = None
-        note.sources = [*(note.sources or [Source("synthetic", "cut to fit")]), *named]
+        note.sources = [*(note.sources or [Source("synthetic", "cut to fit")]), *stand_in.sources(named)]
         p.altered.update(s.id for s in named)
         span = f"{named[0].id} to {named[-1].id}" if len(named) > 1 else "".join(s.id for s in named)
         p.repair("cut_to_fit", None, f"{messages} messages not summarised yet ({span}) cut to fit the budget")
@@ -881,7 +929,9 @@ class _Snapshot:
             total += size
         return total
 
-    def hollow(self, work: list[Work], ids: frozenset[str], counter: TokenCounter) -> set[str]:
+    def hollow(
+        self, work: list[Work], ids: frozenset[str], counter: TokenCounter, units: frozenset[str] = frozenset()
+    ) -> set[str]:
         """The messages of ``ids`` in ``work`` (of this snapshot's) whose excerpt keeps less than a tenth of
         their text by their cut markers' figures (:func:`share_kept`: of the message as written, not of what
         this cut was given; plain messages only: a message with tool blocks or thinking keeps its pairing as a
@@ -891,7 +941,7 @@ class _Snapshot:
         was = {id(m) for m, _b, _f, _t, _s in self.messages}
         out: set[str] = set()
         for m in work:
-            if m.origin not in ids or id(m) not in was or m.flags & _UNIT_FLAGS:
+            if m.origin not in ids or id(m) not in was or (m.flags & _UNIT_FLAGS and m.origin not in units):
                 continue
             if share_kept(m.blocks, counter) < _HOLLOW_SHARE:
                 out.add(m.origin)
@@ -923,6 +973,20 @@ def _late_groups(work: Sequence[Work], late: frozenset[str], hold: frozenset[str
         elif m.origin is not None:
             out.append(frozenset({m.origin}))
     return out
+
+
+def _head_groups(work: Sequence[Work], head: frozenset[str], hold: frozenset[str]) -> list[frozenset[str]]:
+    """The groups of the head window's messages (``head``) that may give way whole, newest first (see
+    :func:`_late_groups`): not its first message (the opening instructions), nor one ``hold`` names (pins,
+    the running tool loop, the newest message's unit), nor a message of tool blocks or thinking outside a
+    closed tool unit (cut to its excerpt, never away)."""
+    opening = next((m.origin for m in work if m.origin in head), None)
+    out = []
+    for g in _late_groups(work, head - hold, hold):
+        if opening in g or (len(g) == 1 and any(m.origin in g and m.flags & _UNIT_FLAGS for m in work)):
+            continue
+        out.append(g)
+    return out[::-1]
 
 
 def _moved_ids(members: Sequence[Work]) -> frozenset[str]:
@@ -1054,6 +1118,7 @@ def shrink(
     late: frozenset[str] = frozenset(),
     newest: frozenset[str] = frozenset(),
     loop: frozenset[str] = frozenset(),
+    head: frozenset[str] = frozenset(),
 ) -> list[Work]:
     """Reduce messages to excerpts until the context fits ``room`` tokens (or cannot), in tiers:
 
@@ -1065,7 +1130,8 @@ def shrink(
     3. the messages ``last`` names (the head window: the opening instructions), only when nothing
        else is left to cut; then those ``newest`` names (the newest message and its tool unit);
     4. the messages ``late`` names (the oldest turns of a recent window, which no excerpt made small
-       enough), oldest first, as tier 1 cuts them: before the working-state block and the recall
+       enough), oldest first, as tier 1 cuts them, and after them the turns of the head window
+       (``head``) but its first message, newest first: before the working-state block and the recall
        section give way (below).
 
     Those in ``keep_thinking`` (the opening message of a running tool loop) keep their thinking blocks
@@ -1117,14 +1183,8 @@ def shrink(
             again = _summaries_give_way(start.restore(p), summaries[:k], counter, p)
             return again, not hollow_summaries(again, level(again, 0))
 
-        lo, hi = 1, len(summaries)  # with every one given way, none is left hollow
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if attempt(mid)[1]:
-                hi = mid
-            else:
-                lo = mid + 1
-        return attempt(lo)[0]
+        # (With every one given way, none is left hollow.)
+        return attempt(_fewest(1, len(summaries), lambda k: attempt(k)[1]))[0]
 
     def levels(work: list[Work]) -> list[Work]:
         for k in range(3):
@@ -1136,93 +1196,135 @@ def shrink(
                 level(work, k)
         return work
 
-    before = _Snapshot(work, p) if late or newest else None
-    work = levels(work)
-    emptied = before is not None and before.emptied(work, newest, counter)
-    if (
-        before is not None
-        and late
-        and (sum(_tokens(m, counter) for m in work) > room or emptied or before.hollow(work, late | newest, counter))
-    ):
-        # The oldest recent turns give way, and the excerpts are then made again with the room they leave:
-        # made before, they were cut for a context that still held those turns (the newest message once
-        # went down to its marker while the older turns that then gave way had stood whole; a review saw 35
-        # recent turns each cut to "about 105 of 105 tokens cut here" where giving the oldest of them way
-        # whole left the newer ones readable).
-        over = _Snapshot(work, p)  # what fails (or says next to nothing) without them
-        start = before
-        order = _late_groups(start.work, late, keep_whole | keep_thinking | loop | newest)  # oldest first
+    hold = keep_whole | keep_thinking | loop | newest
+    before = _Snapshot(work, p) if late or newest or head else None
+    order = _late_groups(before.work, late, hold) if before is not None and late else []  # oldest first
+    heads = _head_groups(before.work, head, hold) if before is not None and head else []  # newest first
+    units = frozenset(i for g in heads if len(g) > 1 for i in g)  # closed tool units: judged by their results
+    head_turns = frozenset(i for g in heads for i in g)
 
-        def attempt(k: int, extras: bool = False) -> list[Work]:
-            """The context with the oldest ``k`` of those turns given way whole, the rest excerpted (with
-            ``extras``, without the recall section: see :func:`_without_extras`)."""
-            again = start.restore(p)
-            if k:
-                gone = frozenset(i for group in order[:k] for i in group)
-                again = _give_way(again, -1, counter, p, gone, keep_whole | keep_thinking, loop | newest)
-            if extras:
-                again = _without_extras(again, p)
-            return levels(again)
+    def attempt(k: int, extras: bool = False, h: int = 0) -> list[Work]:
+        """The context with the oldest ``k`` recent turns of ``late`` and the newest ``h`` turns of the head
+        window given way whole, the rest excerpted (with ``extras``, without the recall section: see
+        :func:`_without_extras`)."""
+        assert before is not None
+        again = before.restore(p)
+        gone = frozenset(i for group in (*order[:k], *heads[:h]) for i in group)
+        if gone:
+            again = _give_way(again, -1, counter, p, gone, keep_whole | keep_thinking, loop | newest)
+        if extras:
+            again = _without_extras(again, p)
+        return levels(again)
 
-        def fits(k: int) -> bool:
-            return sum(_tokens(m, counter) for m in attempt(k)) <= room
+    def late_tier(h: int) -> tuple[list[Work], tuple[int, bool]]:
+        """The context cut by every tier with the newest ``h`` head turns given way, then, when its newest
+        message or a recent turn is left as next to nothing, with the fewest oldest recent turns given way
+        too; and the late turns given way and whether the recall section is left out, as :func:`attempt`
+        takes them. A cut that could fit only by sending the newest message as its bare marker sets
+        ``p.readable_at`` and returns the context it restored."""
+        assert before is not None
+        work = attempt(0, False, h)
+        taken = (0, False)
+        emptied = before.emptied(work, newest, counter)
+        if late and (
+            sum(_tokens(m, counter) for m in work) > room or emptied or before.hollow(work, late | newest, counter)
+        ):
+            # The oldest recent turns give way, and the excerpts are then made again with the room they leave:
+            # made before, they were cut for a context that still held those turns (the newest message once
+            # went down to its marker while the older turns that then gave way had stood whole; a review saw 35
+            # recent turns each cut to "about 105 of 105 tokens cut here" where giving the oldest of them way
+            # whole left the newer ones readable).
+            over = _Snapshot(work, p)  # what fails (or says next to nothing) without them
 
-        def readable(k: int, ids: frozenset[str] = late | newest) -> bool:
-            tried = attempt(k)
-            return sum(_tokens(m, counter) for m in tried) <= room and not start.hollow(tried, ids, counter)
+            def fits(k: int) -> bool:
+                return sum(_tokens(m, counter) for m in attempt(k, False, h)) <= room
 
-        def turns_readable(k: int) -> bool:
-            return readable(k, late)
+            def readable(k: int, ids: frozenset[str] = late | newest) -> bool:
+                tried = attempt(k, False, h)
+                return sum(_tokens(m, counter) for m in tried) <= room and not before.hollow(tried, ids, counter)
 
-        # The fewest oldest turns to give way (halving: more given way leaves more room to the others) so
-        # that the rest fit and none, the newest message included, is cut to next to nothing; when no number
-        # keeps the newest a tenth of itself, the fewest that keep the turns so (a review saw no turn given
-        # way and the newest answer cut to a token of 991 once the newest was asked for and could not have
-        # it); when none does, the fewest that fit.
-        test = readable if readable(len(order)) else turns_readable if turns_readable(len(order)) else fits
-        lo, hi = 0, len(order)
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if test(mid):
-                hi = mid
-            else:
-                lo = mid + 1
-        work = attempt(lo)
-        if before.emptied(work, newest, counter) and lo < len(order):
-            # The fewest turns that fit leave the newest message as its marker: all of them may not (a
-            # review saw 335 tokens fit and 336 fail, when the fewest that fit at 336 were fewer).
-            work = attempt(len(order))
-        if before.emptied(work, newest, counter) and _has_extras(start.work):
-            # Then the recall section gives way, before the newest message.
-            work = attempt(len(order), extras=True)
-        if before.emptied(work, newest, counter):
-            # Only by sending the newest message as its cut marker: the turns stay and the compile fails,
-            # as without this tier (a review saw 57 short turns whole and the newest answer as its marker).
-            # The failure names what the context with every late turn given way needs once the newest keeps
-            # a little of itself: the context restored, its late turns excerpted, said 1,527 tokens at a
-            # budget of 374 where 375 fit.
+            def turns_readable(k: int) -> bool:
+                return readable(k, late)
+
+            # The fewest oldest turns to give way (halving: more given way leaves more room to the others) so
+            # that the rest fit and none, the newest message included, is cut to next to nothing; when no
+            # number keeps the newest a tenth of itself, the fewest that keep the turns so (a review saw no
+            # turn given way and the newest answer cut to a token of 991 once the newest was asked for and
+            # could not have it); when none does, the fewest that fit.
+            test = readable if readable(len(order)) else turns_readable if turns_readable(len(order)) else fits
+            lo = _fewest(0, len(order), test)
+            work, taken = attempt(lo, False, h), (lo, False)
+            if before.emptied(work, newest, counter) and lo < len(order):
+                # The fewest turns that fit leave the newest message as its marker: all of them may not (a
+                # review saw 335 tokens fit and 336 fail, when the fewest that fit at 336 were fewer).
+                work, taken = attempt(len(order), False, h), (len(order), False)
+            if before.emptied(work, newest, counter) and _has_extras(before.work):
+                # Then the recall section gives way, before the newest message.
+                work, taken = attempt(len(order), True, h), (len(order), True)
+            if before.emptied(work, newest, counter):
+                # Only by sending the newest message as its cut marker: the turns stay and the compile fails,
+                # as without this tier (a review saw 57 short turns whole and the newest answer as its
+                # marker). The failure names what the context with every late turn given way needs once the
+                # newest keeps a little of itself: the context restored, its late turns excerpted, said 1,527
+                # tokens at a budget of 374 where 375 fit.
+                needs = before.readable_size(work, newest, counter)
+                work = over.restore(p)
+                p.readable_at = needs
+        elif emptied:
+            # The excerpts fit only with the newest message as its bare cut marker and no recent turn is left
+            # to give way (a review saw a session's final answer sent as "[… about 288 of 288 tokens cut here
+            # …]" beside two older tool units cut to their markers, which the check above, run only when the
+            # context was over or a plain recent turn hollow, let stand): the recall section gives way, and
+            # when that does not keep some of it either, the compile fails (the manager then compiles again
+            # with a smaller working-state block or none).
             needs = before.readable_size(work, newest, counter)
-            work = over.restore(p)
-            p.readable_at = needs
-    elif before is not None and emptied:
-        # The excerpts fit only with the newest message as its bare cut marker and no recent turn is left to
-        # give way (a review saw a session's final answer sent as "[… about 288 of 288 tokens cut here …]"
-        # beside two older tool units cut to their markers, which the check above, run only when the
-        # context was over or a plain recent turn hollow, let stand): the recall section gives way, and when
-        # that does not keep some of it either, the compile fails (the manager then compiles again with a
-        # smaller working-state block or none).
-        needs = before.readable_size(work, newest, counter)
-        again = _without_extras(before.restore(p), p) if _has_extras(before.work) else None
-        if again is not None:
-            again = levels(again)
-            if before.emptied(again, newest, counter):
+            again = attempt(0, True, h) if _has_extras(before.work) else None
+            if again is not None and before.emptied(again, newest, counter):
                 needs = min(needs, before.readable_size(again, newest, counter))
                 again = None
-        if again is not None:
-            work = again
-        else:
-            work = before.restore(p)
-            p.readable_at = needs
+            if again is not None:
+                work, taken = again, (0, True)
+            else:
+                work = before.restore(p)
+                p.readable_at = needs
+        return work, taken
+
+    if before is None:
+        work = levels(work)
+    else:
+        # Turns of the head window but its opening message cut to next to nothing give way whole, the newest
+        # first, the fewest that leave none so, and the rest are cut again with the room they leave (a review
+        # saw four head turns of a lagging history each sent as "about 104 of 104 tokens cut here" beside a
+        # newest message cut to a twentieth, and a real session's head tool result kept at a hundredth); the
+        # recent turns that gave way for lack of room are then chosen again.
+        h = 0
+        work, taken = late_tier(0)
+
+        def short(work: list[Work]) -> bool:
+            """Whether ``work`` fails (over the room, or fitting only with its newest message as its marker)
+            or holds a head turn cut to next to nothing."""
+            return (
+                p.readable_at is not None
+                or sum(_tokens(m, counter) for m in work) > room
+                or bool(before.hollow(work, head_turns, counter, units))
+            )
+
+        while h < len(heads) and short(work):
+
+            def settled(g: int, taken: tuple[int, bool] = taken) -> bool:
+                tried = attempt(*taken, g)
+                return (
+                    sum(_tokens(m, counter) for m in tried) <= room
+                    and not before.emptied(tried, newest, counter)
+                    and not before.hollow(tried, head_turns, counter, units)
+                )
+
+            lo = _fewest(h + 1, len(heads), settled)
+            # The late turns chosen again with the room those leave (when even all of them do not make it
+            # fit, the failure names the smaller context).
+            p.readable_at = None
+            work, taken = late_tier(lo)
+            h = lo
     if p.readable_at is not None:
         # A failed cut stays over (a working-state block losing its lines made the context restored above
         # fit once, with the newest message as its bare marker): the manager tries a smaller block instead.
