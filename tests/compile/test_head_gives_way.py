@@ -111,3 +111,28 @@ def test_a_real_sessions_head_tool_result_gives_way_rather_than_keep_a_hundredth
     # The user turn the newest answer replies to keeps a fifth of itself or more (an eighth before, or a note).
     question = drained.get_all_messages()[-2]
     assert kept[question.id] >= 0.2, kept[question.id]
+
+
+def test_every_shard_of_a_long_opening_message_stays_with_it() -> None:
+    """A review found the second shard of a long opening message (stored in shards of 300 tokens) given way
+    as a head turn at 150 tokens, leaving only the first shard of the instructions: every shard of the
+    first message is the opening."""
+    from context_journal.strategies import AutobiographicalConfig, AutobiographicalStrategy
+
+    config = AutobiographicalConfig.for_budget(3_000)
+    cm = ContextManager.open("memory:", strategy=AutobiographicalStrategy(config), shard_tokens=300)
+    rules = "# Instructions\n\n" + "\n\n".join(f"Rule {i}: " + words(60, i) + "." for i in range(15))
+    cm.add_message("user", rules, id="rules")
+    for i in range(60):
+        cm.add_message("assistant" if i % 2 == 0 else "user", f"Turn {i}: " + words(80, 100 + i))
+    cm.add_message("user", "Newest: " + words(50, 999), id="newest")
+    opening = {i for i in _head_of(cm, config.head_window_tokens) if i.startswith("rules")}
+    assert opening  # (the head window holds a shard after the first)
+    for budget in (150, 250, 400):
+        try:
+            result = cm.compile(budget)
+        except OverBudgetError as err:  # (150: the opening's two shards, excerpted, and the newest need 289)
+            assert err.actual > budget
+            continue
+        assert_valid(result)
+        assert not opening & _in_notes(result), budget

@@ -977,13 +977,17 @@ def _late_groups(work: Sequence[Work], late: frozenset[str], hold: frozenset[str
 
 def _head_groups(work: Sequence[Work], head: frozenset[str], hold: frozenset[str]) -> list[frozenset[str]]:
     """The groups of the head window's messages (``head``) that may give way whole, newest first (see
-    :func:`_late_groups`): not its first message (the opening instructions), nor one ``hold`` names (pins,
+    :func:`_late_groups`): not its first message (the opening instructions, every shard of it), nor one
+    ``hold`` names (pins,
     the running tool loop, the newest message's unit), nor a message of tool blocks or thinking outside a
     closed tool unit (cut to its excerpt, never away)."""
-    opening = next((m.origin for m in work if m.origin in head), None)
+    first = next((m.origin for m in work if m.origin in head), None)
+    opening = group_of(first)[0] if first is not None else None  # all the shards of a long opening message
     out = []
     for g in _late_groups(work, head - hold, hold):
-        if opening in g or (len(g) == 1 and any(m.origin in g and m.flags & _UNIT_FLAGS for m in work)):
+        if any(group_of(i)[0] == opening for i in g) or (
+            len(g) == 1 and any(m.origin in g and m.flags & _UNIT_FLAGS for m in work)
+        ):
             continue
         out.append(g)
     return out[::-1]
@@ -1168,30 +1172,48 @@ def shrink(
     def hollow_summaries(work: list[Work], chosen: Sequence[int]) -> bool:
         return any(work[i].kind == "summary" and share_kept(work[i].blocks, counter) < _HOLLOW_SHARE for i in chosen)
 
-    def middle(work: list[Work]) -> list[Work]:
+    gone_before = [0]  # the most summaries a cut of this call gave way (the first, tightest cut's)
+
+    def middle(work: list[Work], exact: bool = True) -> list[Work]:
         """The first tier by a water level; when that leaves a rendered summary keeping under a tenth of
         itself, the fewest oldest summaries give way whole (one note for each run of them) so that the
         rest keep more (a review saw a session compiled at 800 tokens send five summaries, each with its
-        question turn, as "about 87 of 87 tokens cut here": 300 tokens that said nothing)."""
+        question turn, as "about 87 of 87 tokens cut here": 300 tokens that said nothing). Not ``exact``
+        (the searches of the tiers below, each cut with more room than the first), as many as the first
+        cut gave way when they are enough, not searched again: a search in each of their tries made a
+        compile of a drained session 4-7 times slower."""
         start = _Snapshot(work, p)
-        chosen = level(work, 0)
-        if not hollow_summaries(work, chosen):
-            return work
-        summaries = [i for i in chosen if work[i].kind == "summary"]
+        summaries = [i for i, m in enumerate(work) if m.kind == "summary" and not held(m, whole) and tier(m) == 0]
 
         def attempt(k: int) -> tuple[list[Work], bool]:
-            again = _summaries_give_way(start.restore(p), summaries[:k], counter, p)
+            again = _summaries_give_way(start.restore(p), summaries[:k], counter, p) if k else start.restore(p)
             return again, not hollow_summaries(again, level(again, 0))
 
+        lo = 1
+        if not exact and gone_before[0] and summaries:
+            lo = min(gone_before[0], len(summaries))
+            again, readable = attempt(lo)
+            if readable:
+                return again
+            lo += 1
+        elif not summaries:
+            level(work, 0)
+            return work
+        else:
+            again, readable = attempt(0)
+            if readable:
+                return again
         # (With every one given way, none is left hollow.)
-        return attempt(_fewest(1, len(summaries), lambda k: attempt(k)[1]))[0]
+        k = _fewest(lo, len(summaries), lambda k: attempt(k)[1])
+        gone_before[0] = max(gone_before[0], k)
+        return attempt(k)[0]
 
-    def levels(work: list[Work]) -> list[Work]:
+    def levels(work: list[Work], exact: bool = True) -> list[Work]:
         for k in range(3):
             if sum(_tokens(m, counter) for m in work) <= room:
                 break
             if k == 0:
-                work = middle(work)
+                work = middle(work, exact)
             else:
                 level(work, k)
         return work
@@ -1203,10 +1225,10 @@ def shrink(
     units = frozenset(i for g in heads if len(g) > 1 for i in g)  # closed tool units: judged by their results
     head_turns = frozenset(i for g in heads for i in g)
 
-    def attempt(k: int, extras: bool = False, h: int = 0) -> list[Work]:
+    def attempt(k: int, extras: bool = False, h: int = 0, exact: bool = False) -> list[Work]:
         """The context with the oldest ``k`` recent turns of ``late`` and the newest ``h`` turns of the head
         window given way whole, the rest excerpted (with ``extras``, without the recall section: see
-        :func:`_without_extras`)."""
+        :func:`_without_extras`; ``exact``: see ``middle``)."""
         assert before is not None
         again = before.restore(p)
         gone = frozenset(i for group in (*order[:k], *heads[:h]) for i in group)
@@ -1214,7 +1236,7 @@ def shrink(
             again = _give_way(again, -1, counter, p, gone, keep_whole | keep_thinking, loop | newest)
         if extras:
             again = _without_extras(again, p)
-        return levels(again)
+        return levels(again, exact)
 
     def late_tier(h: int) -> tuple[list[Work], tuple[int, bool]]:
         """The context cut by every tier with the newest ``h`` head turns given way, then, when its newest
@@ -1325,6 +1347,21 @@ def shrink(
             p.readable_at = None
             work, taken = late_tier(lo)
             h = lo
+        if p.readable_at is None and gone_before[0]:
+            # The tiers' searches cut with the summaries the first cut gave way; the fewest for the context
+            # they chose may be fewer, kept when the context is no worse for it by any of their measures.
+            def grade(work: list[Work]) -> tuple[bool, ...]:
+                return (
+                    sum(_tokens(m, counter) for m in work) <= room,
+                    not before.emptied(work, newest, counter),
+                    not before.hollow(work, late | newest, counter),
+                    not before.hollow(work, head_turns, counter, units),
+                )
+
+            mine = grade(work)
+            work = attempt(*taken, h, exact=True)
+            if not all(now or not was for now, was in zip(grade(work), mine, strict=True)):
+                work = attempt(*taken, h)
     if p.readable_at is not None:
         # A failed cut stays over (a working-state block losing its lines made the context restored above
         # fit once, with the newest message as its bare marker): the manager tries a smaller block instead.
