@@ -1189,22 +1189,15 @@ def shrink(
             again = _summaries_give_way(start.restore(p), summaries[:k], counter, p) if k else start.restore(p)
             return again, not hollow_summaries(again, level(again, 0))
 
-        lo = 1
-        if not exact and gone_before[0] and summaries:
-            lo = min(gone_before[0], len(summaries))
-            again, readable = attempt(lo)
-            if readable:
-                return again
-            lo += 1
-        elif not summaries:
+        if not summaries:
             level(work, 0)
             return work
-        else:
-            again, readable = attempt(0)
-            if readable:
-                return again
+        first = 0 if exact else min(gone_before[0], len(summaries))
+        again, readable = attempt(first)
+        if readable:
+            return again
         # (With every one given way, none is left hollow.)
-        k = _fewest(lo, len(summaries), lambda k: attempt(k)[1])
+        k = _fewest(first + 1, len(summaries), lambda k: attempt(k)[1])
         gone_before[0] = max(gone_before[0], k)
         return attempt(k)[0]
 
