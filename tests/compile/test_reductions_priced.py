@@ -92,6 +92,7 @@ def test_B63_reductions_are_priced_before_the_selection(strategy: str) -> None:
     max_images=st.integers(0, 3),
     budget=st.integers(800, 6_000),
 )
+@example(sizes=[10], images=[True], cap=50, max_images=1, budget=900)
 def test_no_message_is_dropped_that_fits_once_reduced(
     strategy: str, sizes: list[int], images: list[bool], cap: int, max_images: int, budget: int
 ) -> None:
@@ -120,7 +121,18 @@ def test_no_message_is_dropped_that_fits_once_reduced(
             },
         ]
     cm = manager_for(msgs, counter=counter, strategy=_strategies()[strategy]())
-    result = cm.compile(budget, options=CompileOptions(max_images=max_images, max_tool_result_tokens=cap))
+    options = CompileOptions(max_images=max_images, max_tool_result_tokens=cap)
+    try:
+        result = cm.compile(budget, options=options)
+    except OverBudgetError as err:
+        # Only where the newest result's image, kept whole when it fits the budget alone (bug case B28: the
+        # screenshot asked about), cannot fit with the question and the call (the generator once drew a
+        # budget of 900 for a 900-token image: 901 needed).
+        # (The question, the call, the result's block and the compile's repair reserve add up to 25 tokens
+        # here: refusals were seen up to a budget of 924.)
+        assert images[(len(sizes) - 1) % len(images)] and image_cost + 40 > budget, err
+        assert err.actual > budget
+        return
     assert_valid(result, counter)
     # What the reductions leave: each text result at most ~cap plus its marker, all but the newest
     # ``max_images`` images as placeholders (about 10 words).
