@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -35,6 +35,7 @@ from .repairs import (
     _cut_text,
     _rebuild,
     block_flags,
+    cuttable,
     drop_empty,
     excerpt_blocks,
     image_placeholder,
@@ -86,7 +87,7 @@ def _excerpt_result(b: Mapping[str, Any], ratio: float, size: int, counter: Toke
         return {**b, "content": _cut_text(content, ratio, size, None)}
     out: list[Any] = []
     for n in content:
-        if n.get("type") == "text" and len(str(n.get("text", ""))) > 200:
+        if n.get("type") == "text" and cuttable(str(n.get("text", ""))):
             n = {**n, "text": _cut_text(str(n["text"]), ratio, counter.count_block(n), None)}
         elif n.get("type") == "search_result" and isinstance(n.get("content"), list):
             n = _excerpt_result(n, ratio, size, counter)  # its source and title kept, its text cut
@@ -166,7 +167,7 @@ def widened(
 
 
 def reduce_text(blocks: list[Block], cap: ToolCap, counter: TokenCounter) -> list[Block]:
-    """A message made of text blocks only, with its long blocks (over 200 characters) cut alike so that
+    """A message made of text blocks only, with its long blocks (see :func:`.repairs.cuttable`) cut alike so that
     its text is about ``cap.to`` tokens, when it is over ``cap.over`` and ``cap.texts`` (else, or when
     cutting saves nothing, the same list)."""
     if not cap.texts or not blocks or any(b.get("type") != "text" for b in blocks):
@@ -177,7 +178,7 @@ def reduce_text(blocks: list[Block], cap: ToolCap, counter: TokenCounter) -> lis
         return blocks
     ratio = cap.to / total
     out = [
-        {**b, "text": _cut_text(str(b["text"]), ratio, size, None)} if len(str(b.get("text", ""))) > 200 else b
+        {**b, "text": _cut_text(str(b["text"]), ratio, size, None)} if cuttable(str(b.get("text", ""))) else b
         for b, size in zip(blocks, sizes, strict=True)
     ]
     return out if sum(counter.count_block(b) for b in out) < total else blocks
@@ -868,7 +869,7 @@ def _level(
     for i in sorted(cut):
         m = work[i]
         if m.blocks != originals[i]:
-            p.repair("excerpted", m, f"cut from about {sizes[i]} to {_tokens(m, counter)} tokens to fit the budget")
+            p.repair("excerpted", m, f"cut from about {sizes[i]} to {_tokens(m, counter)}{_LEVEL_CUT}")
 
 
 _READABLE_RATIOS = (0.01, 0.02, 0.05, 0.1)  # shares of a message's text tried for its smallest readable excerpt
@@ -889,6 +890,29 @@ def _bare(m: Work, blocks: list[Block], counter: TokenCounter) -> bool:
     return share_kept(m.blocks, counter) < _BARE_SHARE
 
 
+_LEVEL_CUT = " tokens to fit the budget"
+"""How the repair of a message :func:`_level` cut ends (``cut from about N to M`` comes before it)."""
+
+
+def _smallest_readable(m: Work, blocks: list[Block], counter: TokenCounter) -> tuple[list[Block], bool]:
+    """The smallest excerpt of ``blocks`` (``m``'s, as they stood before a cut emptied it) that keeps more
+    than its bare marker, and whether there is one: a hundredth of its text as written, a fiftieth, ... a
+    tenth, the first that costs more than the marker and is not bare by its marker's count (see
+    :func:`_bare`); else the tenth, and False. The shares are of the message as written: an excerpt the
+    overflow reductions made is cut again by the share over what it keeps (cut by the share itself, each
+    try kept under a hundredth of a message it had kept 1.25% of, and a failure named 21 tokens where 24
+    was the smallest that fit), or kept as it is when it keeps less."""
+    bare = counter.count_message(m.participant, excerpt_blocks(blocks, 0.0, counter, m.origin))
+    now = share_kept(blocks, counter)
+    kept = blocks
+    for share in _READABLE_RATIOS:
+        ratio = share / now if now > 0 else share
+        kept = blocks if ratio >= 1 else excerpt_blocks(blocks, ratio, counter, m.origin)
+        if counter.count_message(m.participant, kept) > bare and share_kept(kept, counter) >= _BARE_SHARE:
+            return kept, True
+    return kept, False
+
+
 class _Snapshot:
     """A context being cut, as it stood (each message's blocks, flags, tokens and sources, and the pass's
     repairs and altered ids), to cut it again another way."""
@@ -899,35 +923,50 @@ class _Snapshot:
         self.repairs = list(p.repairs)
         self.altered = set(p.altered)
 
+    def _emptied(
+        self, work: list[Work], ids: frozenset[str], counter: TokenCounter
+    ) -> Iterator[tuple[Work, list[Block]]]:
+        """Each message of ``ids`` in ``work`` that a cut emptied since then (see :func:`_bare`), with its
+        blocks as they stood."""
+        was = {id(m): blocks for m, blocks, _f, _t, _s in self.messages}
+        for m in work:
+            blocks = was.get(id(m))
+            if m.origin in ids and blocks is not None and m.blocks is not blocks and _bare(m, blocks, counter):
+                yield m, blocks
+
     def emptied(self, work: list[Work], ids: frozenset[str], counter: TokenCounter) -> bool:
         """Whether a message of ``ids`` in ``work`` was cut down to its bare excerpt marker since then (see
         :func:`_bare`)."""
-        was = {id(m): blocks for m, blocks, _f, _t, _s in self.messages}
-        for m in work:
-            blocks = was.get(id(m))
-            if m.origin in ids and blocks is not None and m.blocks is not blocks and _bare(m, blocks, counter):
-                return True
-        return False
+        return next(self._emptied(work, ids, counter), None) is not None
 
     def readable_size(self, work: list[Work], ids: frozenset[str], counter: TokenCounter) -> int:
         """The tokens of ``work`` with each message of ``ids`` that a cut emptied since then (see
-        :meth:`emptied`) at its smallest excerpt that keeps more than its bare marker: a hundredth of its
-        text, a fiftieth, ... a tenth, the first that costs more than the marker and is not bare by its
-        marker's count (see :func:`_bare`; a message whose every such excerpt is counts at a tenth)."""
-        was = {id(m): blocks for m, blocks, _f, _t, _s in self.messages}
+        :meth:`emptied`) at its smallest readable excerpt (see :func:`_smallest_readable`; a message with
+        none counts at a tenth of its text)."""
+        emptied = {id(m): blocks for m, blocks in self._emptied(work, ids, counter)}
         total = 0
         for m in work:
-            size = _tokens(m, counter)
-            blocks = was.get(id(m))
-            if m.origin in ids and blocks is not None and m.blocks is not blocks and _bare(m, blocks, counter):
-                bare = counter.count_message(m.participant, excerpt_blocks(blocks, 0.0, counter, m.origin))
-                for ratio in _READABLE_RATIOS:
-                    kept = excerpt_blocks(blocks, ratio, counter, m.origin)
-                    size = counter.count_message(m.participant, kept)
-                    if size > bare and share_kept(kept, counter) >= _BARE_SHARE:
-                        break
-            total += size
+            blocks = emptied.get(id(m))
+            kept = m.blocks if blocks is None else _smallest_readable(m, blocks, counter)[0]
+            total += _tokens(m, counter) if blocks is None else counter.count_message(m.participant, kept)
         return total
+
+    def readable(self, work: list[Work], ids: frozenset[str], counter: TokenCounter, p: Pass) -> bool:
+        """Give each message of ``ids`` in ``work`` that a cut emptied since then its smallest readable
+        excerpt (see :func:`_smallest_readable`), in place; False, changing nothing, when one has none."""
+        emptied = [
+            (m, blocks, *_smallest_readable(m, blocks, counter)) for m, blocks in self._emptied(work, ids, counter)
+        ]
+        if not all(ok for _m, _b, _k, ok in emptied):
+            return False
+        for m, blocks, kept, _ok in emptied:
+            size = counter.count_message(m.participant, blocks)
+            m.blocks, m.flags, m.tokens = kept, block_flags(kept), None
+            p.alter(m)
+            p.repairs[:] = [r for r in p.repairs if not (r.kind == "excerpted" and r.message_id == m.origin
+                                                           and r.detail.endswith(_LEVEL_CUT))]  # fmt: skip
+            p.repair("excerpted", m, f"cut from about {size} to {_tokens(m, counter)}{_LEVEL_CUT}")
+        return True
 
     def hollow(
         self, work: list[Work], ids: frozenset[str], counter: TokenCounter, units: frozenset[str] = frozenset()
@@ -1218,10 +1257,12 @@ def shrink(
     units = frozenset(i for g in heads if len(g) > 1 for i in g)  # closed tool units: judged by their results
     head_turns = frozenset(i for g in heads for i in g)
 
-    def attempt(k: int, extras: bool = False, h: int = 0, exact: bool = False) -> list[Work]:
+    def attempt(k: int, extras: bool = False, readable: bool = False, *, h: int = 0, exact: bool = False) -> list[Work]:
         """The context with the oldest ``k`` recent turns of ``late`` and the newest ``h`` turns of the head
         window given way whole, the rest excerpted (with ``extras``, without the recall section: see
-        :func:`_without_extras`; ``exact``: see ``middle``)."""
+        :func:`_without_extras`; ``exact``: see ``middle``; ``readable``: the newest message, when the
+        excerpts leave it as its bare marker, at its smallest readable excerpt instead, see
+        :meth:`_Snapshot.readable`)."""
         assert before is not None
         again = before.restore(p)
         gone = frozenset(i for group in (*order[:k], *heads[:h]) for i in group)
@@ -1229,17 +1270,32 @@ def shrink(
             again = _give_way(again, -1, counter, p, gone, keep_whole | keep_thinking, loop | newest)
         if extras:
             again = _without_extras(again, p)
-        return levels(again, exact)
+        again = levels(again, exact)
+        if readable and before.emptied(again, newest, counter):
+            before.readable(again, newest, counter, p)
+        return again
 
-    def late_tier(h: int) -> tuple[list[Work], tuple[int, bool]]:
+    def late_tier(h: int) -> tuple[list[Work], tuple[int, bool, bool]]:
         """The context cut by every tier with the newest ``h`` head turns given way, then, when its newest
         message or a recent turn is left as next to nothing, with the fewest oldest recent turns given way
-        too; and the late turns given way and whether the recall section is left out, as :func:`attempt`
-        takes them. A cut that could fit only by sending the newest message as its bare marker sets
-        ``p.readable_at`` and returns the context it restored."""
+        too; and the late turns given way, whether the recall section is left out and whether the newest
+        message is at its smallest readable excerpt, as :func:`attempt` takes them. A cut that could fit
+        only by sending the newest message as its bare marker sets ``p.readable_at`` and returns the
+        context it restored."""
         assert before is not None
-        work = attempt(0, False, h)
-        taken = (0, False)
+
+        def smallest(k: int) -> tuple[list[Work], tuple[int, bool, bool]] | None:
+            """The context with the oldest ``k`` late turns and the recall section given way and the newest
+            message at its smallest readable excerpt, when that fits: the last resort before failing (the
+            water level can land below that excerpt: a history compiled at 93 tokens, and failed at 94,
+            its newest message cut to its marker there, naming 95)."""
+            taken = (k, _has_extras(before.work), True)
+            tried = attempt(*taken, h=h)
+            fits = sum(_tokens(m, counter) for m in tried) <= room
+            return (tried, taken) if fits and not before.emptied(tried, newest, counter) else None
+
+        work = attempt(0, False, h=h)
+        taken = (0, False, False)
         emptied = before.emptied(work, newest, counter)
         if late and (
             sum(_tokens(m, counter) for m in work) > room or emptied or before.hollow(work, late | newest, counter)
@@ -1252,10 +1308,10 @@ def shrink(
             over = _Snapshot(work, p)  # what fails (or says next to nothing) without them
 
             def fits(k: int) -> bool:
-                return sum(_tokens(m, counter) for m in attempt(k, False, h)) <= room
+                return sum(_tokens(m, counter) for m in attempt(k, False, h=h)) <= room
 
             def readable(k: int, ids: frozenset[str] = late | newest) -> bool:
-                tried = attempt(k, False, h)
+                tried = attempt(k, False, h=h)
                 return sum(_tokens(m, counter) for m in tried) <= room and not before.hollow(tried, ids, counter)
 
             def turns_readable(k: int) -> bool:
@@ -1268,14 +1324,14 @@ def shrink(
             # could not have it); when none does, the fewest that fit.
             test = readable if readable(len(order)) else turns_readable if turns_readable(len(order)) else fits
             lo = _fewest(0, len(order), test)
-            work, taken = attempt(lo, False, h), (lo, False)
+            work, taken = attempt(lo, False, h=h), (lo, False, False)
             if before.emptied(work, newest, counter) and lo < len(order):
                 # The fewest turns that fit leave the newest message as its marker: all of them may not (a
                 # review saw 335 tokens fit and 336 fail, when the fewest that fit at 336 were fewer).
-                work, taken = attempt(len(order), False, h), (len(order), False)
+                work, taken = attempt(len(order), False, h=h), (len(order), False, False)
             if before.emptied(work, newest, counter) and _has_extras(before.work):
                 # Then the recall section gives way, before the newest message.
-                work, taken = attempt(len(order), True, h), (len(order), True)
+                work, taken = attempt(len(order), True, h=h), (len(order), True, False)
             if before.emptied(work, newest, counter):
                 # Only by sending the newest message as its cut marker: the turns stay and the compile fails,
                 # as without this tier (a review saw 57 short turns whole and the newest answer as its
@@ -1283,6 +1339,9 @@ def shrink(
                 # newest keeps a little of itself: the context restored, its late turns excerpted, said 1,527
                 # tokens at a budget of 374 where 375 fit.
                 needs = before.readable_size(work, newest, counter)
+                found = smallest(len(order))
+                if found is not None:
+                    return found
                 work = over.restore(p)
                 p.readable_at = needs
         elif emptied:
@@ -1293,13 +1352,16 @@ def shrink(
             # when that does not keep some of it either, the compile fails (the manager then compiles again
             # with a smaller working-state block or none).
             needs = before.readable_size(work, newest, counter)
-            again = attempt(0, True, h) if _has_extras(before.work) else None
+            again = attempt(0, True, h=h) if _has_extras(before.work) else None
             if again is not None and before.emptied(again, newest, counter):
                 needs = min(needs, before.readable_size(again, newest, counter))
                 again = None
             if again is not None:
-                work, taken = again, (0, True)
+                work, taken = again, (0, True, False)
             else:
+                found = smallest(0)
+                if found is not None:
+                    return found
                 work = before.restore(p)
                 p.readable_at = needs
         return work, taken
@@ -1326,8 +1388,8 @@ def shrink(
 
         while h < len(heads) and short(work):
 
-            def settled(g: int, taken: tuple[int, bool] = taken) -> bool:
-                tried = attempt(*taken, g)
+            def settled(g: int, taken: tuple[int, bool, bool] = taken) -> bool:
+                tried = attempt(*taken, h=g)
                 return (
                     sum(_tokens(m, counter) for m in tried) <= room
                     and not before.emptied(tried, newest, counter)
@@ -1352,12 +1414,18 @@ def shrink(
                 )
 
             mine = grade(work)
-            work = attempt(*taken, h, exact=True)
+            work = attempt(*taken, h=h, exact=True)
             if not all(now or not was for now, was in zip(grade(work), mine, strict=True)):
-                work = attempt(*taken, h)
+                work = attempt(*taken, h=h)
     if p.readable_at is not None:
         # A failed cut stays over (a working-state block losing its lines made the context restored above
         # fit once, with the newest message as its bare marker): the manager tries a smaller block instead.
+        # The context restored after the late turns gave way may itself fit with the newest message as its
+        # marker (once an overflow excerpt could be cut again, a compile sent "[… about 320 of 320 tokens
+        # cut here …]" as the newest message): then the context as it stood before any excerpt, which was
+        # over the room (nothing is excerpted in a context that fits), stands for the failure.
+        if before is not None and sum(_tokens(m, counter) for m in work) <= room:
+            work = before.restore(p)
         return work
     for i, m in enumerate(work):
         if m.kind == "ledger":

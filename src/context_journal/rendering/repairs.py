@@ -825,6 +825,18 @@ def trim_final_whitespace(work: list[Work], p: Pass) -> list[Work]:
 
 _CUT_MARKER = re.compile(r"\n?\[… about (\d+) of (\d+) tokens cut here; the journal keeps the whole message …\]\n?")
 
+SHORT_TEXT = 200
+"""Characters of text an excerpt leaves whole: a shorter text costs little more than its cut marker."""
+
+
+def cuttable(text: str) -> bool:
+    """Whether an excerpt may cut ``text``: longer than :data:`SHORT_TEXT` characters, or an earlier excerpt
+    (it holds a cut marker) whatever its length. An excerpt cut to under 200 characters by the overflow
+    reductions once could not be cut again: at 82-111 tokens a never-summarised history's opening and
+    newest messages stood at 50-54 tokens each and the compile failed, naming 134-148 tokens, where 112
+    fitted with both cut further."""
+    return len(text) > SHORT_TEXT or ("tokens cut here" in text and _CUT_MARKER.search(text) is not None)
+
 
 def text_kept(blocks: Sequence[Mapping[str, Any]]) -> int:
     """Characters of the text blocks of ``blocks`` outside cut markers: what an excerpt still says."""
@@ -916,7 +928,7 @@ def _cut_text(text: str, ratio: float, total_tokens: int, origin: str | None) ->
 
 def _cut_json(value: Any, ratio: float, counter: TokenCounter, origin: str | None) -> Any:
     if isinstance(value, str):
-        if len(value) <= 200:
+        if not cuttable(value):
             return value
         return _cut_text(value, ratio, counter.count_block(_text(value)), origin)
     if isinstance(value, dict):
@@ -938,7 +950,7 @@ def excerpt_blocks(
         kind = b.get("type")
         if kind == "text":
             text = str(b.get("text", ""))
-            if len(text) > 200:
+            if cuttable(text):
                 b = {**b, "text": _cut_text(text, ratio, counter.count_block(b), origin)}
         elif kind in ("thinking", "redacted_thinking"):
             if not keep_thinking:
@@ -950,7 +962,7 @@ def excerpt_blocks(
         elif kind == "tool_result":
             content = b.get("content", "")
             if isinstance(content, str):
-                if len(content) > 200:
+                if cuttable(content):
                     b = {**b, "content": _cut_text(content, ratio, counter.count_block(_text(content)), origin)}
             else:
                 b = {**b, "content": excerpt_blocks(list(content), ratio, counter, origin) or NO_OUTPUT}
