@@ -809,23 +809,33 @@ def _compile_context(
         if unread_ids and any(m.origin in unread_ids for m in out):
             raise _ReadThem
 
-    def unread(chosen: Selection, with_cap: ToolCap | None) -> frozenset[int]:
+    def unread(chosen: Selection, with_cap: ToolCap | None) -> tuple[frozenset[int], frozenset[str]]:
         """Positions of the middle not summarised yet (``chosen.give_way``) that render unread: plain text
-        messages, named by no prefix and excerpted by no cap, that no tool call comes just before and no pin
-        keeps, older than what twice the room holds (the repairs render them unchanged, and the middle gives
-        way oldest first until the rest fits: they are cut whole, one note standing for each run, which
-        counts their stored sizes). Only when no message of the namespace carries a metadata role or a blank
-        text block (the index knows), so each one's role, flags and tokens are its index entry's (plus its
-        name prefix and date header, priced apart: see :func:`render`); never a system participant's (sent
-        as an instruction). Before this, a never-summarised history of 200,000 messages was read whole (and
-        overflowed the render cache) at every compile; until named speakers and dated renders were priced
-        unread too, every LoCoMo-like history still was (93 s for one compile at 200,000 messages)."""
-        if not unread_ok or not chosen.give_way or unread_blocked:
-            return frozenset()
+        messages, named by no prefix, that no tool call comes just before and no pin keeps, older than what
+        twice the room holds (the repairs render them unchanged, and the middle gives way oldest first until
+        the rest fits: they are cut whole, one note standing for each run, which counts their stored sizes);
+        and the ids of those of them over the overflow cap, which the render leaves whole (see below).
+        Only when no message of the namespace carries a metadata role or a blank text block (the index
+        knows), so each one's role, flags and tokens are its index entry's (plus its name prefix and date
+        header, priced apart: see :func:`render`); never a system participant's (sent as an instruction).
+        Before this, a never-summarised history of 200,000 messages was read whole (and overflowed the
+        render cache) at every compile; until named speakers and dated renders were priced unread too, every
+        LoCoMo-like history still was (93 s for one compile at 200,000 messages). Without ``unread_ok``
+        (the reference render every body is read for) no position, the same ids."""
+        if not chosen.give_way or unread_blocked:
+            return frozenset(), frozenset()
         stop = min(n_body if running is None else running, body.suffix_start(2 * room + 64, n_body))
+        # A message over the overflow cap would render as its excerpt; older than what twice the room holds
+        # at the prices the selection saw (the cap's excerpts in them) it is cut whole all the same, so it
+        # is left whole, and rendered unread: its excerpt would never be sent (a never-summarised agent
+        # history read and excerpted all 20,000 messages to fail at 90 tokens, 10 s).
+        over = with_cap.over if with_cap is not None and with_cap.texts else None
+        capped = chooser.suffix_start(2 * room + 64, n_body) if over is not None else 0
         pins = pinned()
         plain: dict[str, bool] = {}  # participant -> not sent as an instruction
         out: list[int] = []
+        ids: list[str] = []
+        whole: list[str] = []
         raw = [(e.start, e.end) for e in chosen.entries if isinstance(e, RawSpan)]
         for a, b in chosen.give_way:
             for start, end in raw:
@@ -837,23 +847,29 @@ def _compile_context(
                     kinds = e.kinds
                     ok = bool(kinds) and "tool_use" not in previous and all(k == "text" for k in kinds)
                     previous = kinds
-                    if not ok or e.id in pins or (with_cap is not None and with_cap.texts and e.tokens > with_cap.over):
+                    capped_out = over is not None and e.tokens > over
+                    if not ok or e.id in pins or (capped_out and e.position >= capped):
                         continue
                     named = plain.get(e.participant)
                     if named is None:
                         named = plain[e.participant] = roles.role(e.participant) != "system"
                     if named:
                         out.append(e.position)
-                        unread_ids.add(e.id)
-        return frozenset(out)
+                        ids.append(e.id)
+                        if capped_out:
+                            whole.append(e.id)
+        if not unread_ok:
+            return frozenset(), frozenset(whole)
+        unread_ids.update(ids)
+        return frozenset(out), frozenset(whole)
 
     def draw(chosen: Selection, q: Pass, with_cap: ToolCap | None, whole: bool = False) -> list[Work]:
         """``chosen`` rendered and repaired, excerpting by ``with_cap``; the running loop (if any) sent as
         a transcript where it must be (always, with ``whole``)."""
         opening = turn[0] if turn else None
-        skip = unread(chosen, with_cap)
+        skip, cut_whole = unread(chosen, with_cap)
         out = render(body, chosen, roles, options, counter, cache, q, late, timestamp_of, opening, with_cap,
-                     priced_at, unexcerpted, whole_image, skip)  # fmt: skip
+                     priced_at, unexcerpted | cut_whole, whole_image, skip)  # fmt: skip
         if turn:
             out = _loop_repairs(out, turn, records, q, whole)
         return out

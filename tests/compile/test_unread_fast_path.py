@@ -523,3 +523,26 @@ def test_named_speakers_and_dated_turns_are_priced_unread_too(data_dir: Path, da
     note = next(m for m in fast.messages if any(s.id == "cut to fit" for s in m.sources))
     assert sum(1 for s in note.sources if s.kind == "message") > len(conv.messages) // 2
     cm.close()
+
+
+def test_messages_over_the_overflow_cap_that_give_way_are_priced_unread_too() -> None:
+    """A never-summarised history of long plain turns compiled far below its size: the overflow cap would
+    excerpt every one of them (each is over a quarter of what the strategy may fill), but those older than
+    what twice the room holds at the capped prices give way whole all the same, so they are left whole and
+    priced unread (each was read and excerpted before: a 20,000-message agent history took 10 s to fail at
+    90 tokens); the compile is the one a full read gives, which leaves them whole too."""
+    rng = random.Random(7)
+    history = [{"participant": "user", "content": "Rules: " + _text(rng, 60)}]
+    history += [{"participant": ("user", "assistant")[k % 2], "content": _text(rng, 90)} for k in range(600)]
+    cm = ContextManager.open("memory:", strategy=AutobiographicalStrategy(AutobiographicalConfig.for_budget(300)))
+    cm.add_messages(history)
+    for budget in (160, 300, 1_000):
+        slow, off = run(cm, False, max_tokens=budget)
+        fast, on = run(cm, True, max_tokens=budget)
+        assert isinstance(slow, CompileResult) and off.unread == 0
+        assert on.unread > 500 and on.reruns == 0, (budget, on)
+        assert_same(fast, slow)
+        assert_valid(fast)
+        excerpted = [r for r in fast.repairs if r.detail.startswith("a message too large for the budget cut")]
+        assert len(excerpted) < 20, (budget, len(excerpted))  # only the newest few: none of those given way
+    cm.close()
