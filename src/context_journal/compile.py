@@ -814,7 +814,8 @@ def _compile_context(
         messages, named by no prefix, that no tool call comes just before and no pin keeps, older than what
         twice the room holds (the repairs render them unchanged, and the middle gives way oldest first until
         the rest fits: they are cut whole, one note standing for each run, which counts their stored sizes);
-        and the ids of those of them over the overflow cap, which the render leaves whole (see below).
+        and the ids of the middle's messages (with tool blocks too) over the overflow cap that give way
+        whatever their excerpts, which the render leaves whole (see below).
         Only when no message of the namespace carries a metadata role or a blank text block (the index
         knows), so each one's role, flags and tokens are its index entry's (plus its name prefix and date
         header, priced apart: see :func:`render`); never a system participant's (sent as an instruction).
@@ -824,13 +825,15 @@ def _compile_context(
         (the reference render every body is read for) no position, the same ids."""
         if not chosen.give_way or unread_blocked:
             return frozenset(), frozenset()
-        stop = min(n_body if running is None else running, body.suffix_start(2 * room + 64, n_body))
+        bound = n_body if running is None else running
+        stop = min(bound, body.suffix_start(2 * room + 64, n_body))
         # A message over the overflow cap would render as its excerpt; older than what twice the room holds
-        # at the prices the selection saw (the cap's excerpts in them) it is cut whole all the same, so it
-        # is left whole, and rendered unread: its excerpt would never be sent (a never-summarised agent
-        # history read and excerpted all 20,000 messages to fail at 90 tokens, 10 s).
+        # at the prices the selection saw (the cap's excerpts in them) it gives way all the same (whole, or
+        # a call or result whose unit is not closed as its bare marker, which its excerpt cut again also
+        # is), so it is left whole, and a plain one rendered unread: its excerpt would never be sent (a
+        # never-summarised agent history read and excerpted all 20,000 messages to fail at 90 tokens, 10 s).
         over = with_cap.over if with_cap is not None and with_cap.texts else None
-        capped = chooser.suffix_start(2 * room + 64, n_body) if over is not None else 0
+        capped = min(bound, chooser.suffix_start(2 * room + 64, n_body)) if over is not None else 0
         pins = pinned()
         plain: dict[str, bool] = {}  # participant -> not sent as an instruction
         out: list[int] = []
@@ -839,7 +842,7 @@ def _compile_context(
         raw = [(e.start, e.end) for e in chosen.entries if isinstance(e, RawSpan)]
         for a, b in chosen.give_way:
             for start, end in raw:
-                lo, hi = max(a, start + 1), min(b, end, stop)
+                lo, hi = max(a, start + 1), min(b, end, max(stop, capped))
                 if hi <= lo:
                     continue
                 previous = body.entry(lo - 1).kinds
@@ -847,17 +850,19 @@ def _compile_context(
                     kinds = e.kinds
                     ok = bool(kinds) and "tool_use" not in previous and all(k == "text" for k in kinds)
                     previous = kinds
-                    capped_out = over is not None and e.tokens > over
-                    if not ok or e.id in pins or (capped_out and e.position >= capped):
+                    if e.id in pins or e.position == asked:
                         continue
                     named = plain.get(e.participant)
                     if named is None:
                         named = plain[e.participant] = roles.role(e.participant) != "system"
-                    if named:
+                    if not named:
+                        continue
+                    capped_out = over is not None and e.tokens > over
+                    if capped_out and e.position < capped:
+                        whole.append(e.id)
+                    if ok and e.position < stop and (not capped_out or e.position < capped):
                         out.append(e.position)
                         ids.append(e.id)
-                        if capped_out:
-                            whole.append(e.id)
         if not unread_ok:
             return frozenset(), frozenset(whole)
         unread_ids.update(ids)
