@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -107,17 +107,30 @@ def coarsest(
     for node in lay.nodes:
         if node.start > pos:
             segments.append(Item(pos, node.start))
-            fixed += view.tokens(pos, node.start)
         segments.append(_item(log, node))
-        if node.kind == "chunk":
-            fixed += view.tokens(node.start, node.end)
-        else:
+        if node.kind != "chunk":
             fixed += pair_cost(log.summaries[node.id])
         pos = node.end
     if pos < lay.n:
         segments.append(Item(pos, lay.n))
-        fixed += view.tokens(pos, lay.n)
-    return segments, fixed
+    return segments, fixed + raw_tokens(view, segments)
+
+
+def raw_tokens(view: MessageView, items: Iterable[Item]) -> int:
+    """Tokens of the raw messages of ``items`` (neither a summary nor omitted), each run of adjacent raw
+    items priced in one query of the view: a history never summarised is thousands of raw chunks, and
+    pricing each alone took 0.7 s of a compile at 20,000 messages (three selects of 8,742 chunks)."""
+    total = 0
+    start = end = -1
+    for item in items:
+        if item.summary is not None or item.omitted:
+            continue
+        if item.start != end:
+            if end > start:
+                total += view.tokens(start, end)
+            start = item.start
+        end = item.end
+    return total + (view.tokens(start, end) if end > start else 0)
 
 
 def item_cost(view: MessageView, item: Item, pair_cost: Callable[[Summary], int]) -> int:

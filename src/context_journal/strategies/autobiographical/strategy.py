@@ -61,7 +61,7 @@ from .chunking import (
     root_chunk_span,
 )
 from .config import AutobiographicalConfig
-from .folding import NOTE_PARTICIPANT, Item, cover, gap_note, item_cost, to_entries
+from .folding import NOTE_PARTICIPANT, Item, cover, gap_note, raw_tokens, to_entries
 from .planning import cap_text
 from .records import ChunkRecord, HeadMark, Summary, summary_id_for_chunk
 from .requests import RequestPlan, render_request
@@ -510,7 +510,8 @@ class AutobiographicalStrategy(BaseStrategy):
     def _cost(self, view: MessageView, items: Sequence[Item]) -> int:
         """Tokens of a layout as a compile renders it (notes of omitted spans included)."""
         notes = sum(1 for item in items if item.omitted)
-        return sum(item_cost(view, item, self.pair_cost) for item in items) + notes * self._note_cost()
+        summaries = sum(self.pair_cost(item.summary) for item in items if item.summary is not None and not item.omitted)
+        return raw_tokens(view, items) + summaries + notes * self._note_cost()
 
     def commit(self, selection: Selection, ctx: StrategyContext) -> None:
         """Persist the compiled layout when it changed (one state write per compaction, none between)."""
