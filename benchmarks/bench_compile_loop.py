@@ -4,7 +4,7 @@ passes, and the time of a compile that cannot fit (printed, never asserted).
 Usage::
 
     python benchmarks/bench_compile_loop.py [--sizes 2000,20000,200000] [--budgets 8000,100000]
-        [--strategy passthrough,windowed,autobiographical] [--fail-budget 60,100] [--repeat 15]
+        [--strategy passthrough,windowed,autobiographical] [--fail-budget 60,90] [--repeat 15]
         [--summarizer stub|offline] [--store-dir DIR] [--no-ledger] [--baseline] [--skip-append] [--skip-fail]
         [--never-summarised [--never-budget 8000] [--named | --tools]]
 
@@ -22,11 +22,13 @@ the default): the first compile closes the chunks that are due (written once; ti
 the median time of a compile that raises ``OverBudgetError`` through ``ContextManager.compile`` (which
 names the pending compression work) and through ``preview_context`` (the compile alone), and the error's
 figures. Target: <= 50 ms at 200,000 messages. Since the middle not summarised yet gives way by closed tool
-units too, such a history fits from about 145 tokens (the head and the newest turn as excerpts, one note
-for the rest). Below the cheapest cover the index proves (about 80 tokens: the head and the newest
-message at their bare excerpts, one note; ``needs`` then gives where the scan stopped, a lower bound)
-the compile fails before it selects; between the two (100, the default's second budget) it renders the
-whole history first, and that row is the slow one.
+units too, and an excerpt can be cut again, such a history fits from about 94 tokens (the opening
+message as its cut marker, one note for the rest, the newest answer at its smallest readable excerpt;
+145 before). Below the cheapest cover the index proves (about 80 tokens: the head and the newest message
+at their bare excerpts, one note; ``needs`` then gives where the scan stopped, a lower bound) the compile
+fails before it selects; between the two (90, the default's second budget) it renders the history first
+(the middle's plain turns that give way priced unread, its tool messages read but not excerpted), and
+that row is the slow one.
 
 **Compile through ContextManager on a never-summarised history** (``--never-summarised``; then only this
 runs). For each size, a SQLite store of short plain text messages (added with ``cm.add_messages`` in
@@ -217,7 +219,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="2000,20000,200000")
     parser.add_argument("--budgets", default="8000,100000")
     parser.add_argument("--strategy", default=",".join(STRATEGIES), help="comma-separated: " + ", ".join(STRATEGIES))
-    parser.add_argument("--fail-budget", default="60,100", help="comma-separated budgets")
+    parser.add_argument("--fail-budget", default="60,90", help="comma-separated budgets")
     parser.add_argument("--repeat", type=int, default=15)
     parser.add_argument("--summarizer", choices=("offline", "stub"), default="stub")
     parser.add_argument("--store-dir", default=None, help="keep built and drained stores here")
