@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from context_journal import CompileResult, ContextManager, OverBudgetError
 from context_journal.rendering.repairs import cuttable, excerpt_blocks, share_kept
-from context_journal.strategies import AutobiographicalConfig, AutobiographicalStrategy
+from context_journal.strategies import AutobiographicalConfig, AutobiographicalStrategy, PassthroughStrategy
 from context_journal.tokens import EstimatingCounter
 from tests.hypothesis_budget import examples
 
@@ -103,6 +103,28 @@ def test_an_excerpt_is_cut_again() -> None:
     assert share_kept(again, counter) < share_kept(once, counter)
     assert not cuttable("a short note")
     assert excerpt_blocks([{"type": "text", "text": "a short note"}], 0.0, counter, None)[0]["text"] == "a short note"
+    # A marker quoted inside a line is the user's text, not an excerpt of ours.
+    quoted = "My log says: [… about 1000 of 1000 tokens cut here; the journal keeps the whole message …] what?"
+    assert not cuttable(quoted) and cuttable(quoted.replace(": [", ":\n[").replace("] what", "]\nwhat"))
+
+
+def test_a_short_message_quoting_a_marker_stays_whole() -> None:
+    """A review's counterexample: a short newest message quoting a cut marker was taken for an excerpt and
+    cut, and every failure below the smallest fitting budget (35) named one token more than its budget."""
+    quoted = "My log says: [… about 1000 of 1000 tokens cut here; the journal keeps the whole message …] what?"
+    cm = ContextManager.open("memory:", strategy=PassthroughStrategy())
+    cm.add_messages(
+        [
+            {"participant": "user", "content": "hello " + " ".join(WORDS * 14)},
+            {"participant": "assistant", "content": "ok"},
+            {"participant": "user", "content": quoted},
+        ]
+    )
+    smallest = _smallest(cm)
+    assert cm.compile(smallest).messages[-1].content[0]["text"] == quoted
+    for budget in range(smallest - 8, smallest):
+        failed = _compile(cm, budget)
+        assert isinstance(failed, OverBudgetError) and failed.actual == smallest, (budget, failed)
 
 
 def test_the_handed_history_fits_at_its_smallest_readable_context() -> None:

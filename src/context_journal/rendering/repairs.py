@@ -829,13 +829,21 @@ SHORT_TEXT = 200
 """Characters of text an excerpt leaves whole: a shorter text costs little more than its cut marker."""
 
 
+_OWN_MARKER = re.compile(
+    r"(?:^|\n)\[… about \d+ of \d+ tokens cut here; the journal keeps the whole message …\](?:\n|$)"
+)
+"""A cut marker on a line of its own, as :func:`_cut_text` writes it (a message may quote one inline)."""
+
+
 def cuttable(text: str) -> bool:
     """Whether an excerpt may cut ``text``: longer than :data:`SHORT_TEXT` characters, or an earlier excerpt
-    (it holds a cut marker) whatever its length. An excerpt cut to under 200 characters by the overflow
-    reductions once could not be cut again: at 82-111 tokens a never-summarised history's opening and
-    newest messages stood at 50-54 tokens each and the compile failed, naming 134-148 tokens, where 112
-    fitted with both cut further."""
-    return len(text) > SHORT_TEXT or ("tokens cut here" in text and _CUT_MARKER.search(text) is not None)
+    (a cut marker on a line of its own) whatever its length. An excerpt cut to under 200 characters by the
+    overflow reductions once could not be cut again: at 82-111 tokens a never-summarised history's opening
+    and newest messages stood at 50-54 tokens each and the compile failed, naming 134-148 tokens, where 112
+    fitted with both cut further. A short message that quotes a marker inline ("My log says: [… about 1000
+    of 1000 tokens cut here …] what does it mean?") is not an excerpt and stays whole (a review saw it cut,
+    and the failures below the smallest fitting budget name a token more than each budget)."""
+    return len(text) > SHORT_TEXT or ("tokens cut here" in text and _OWN_MARKER.search(text) is not None)
 
 
 def text_kept(blocks: Sequence[Mapping[str, Any]]) -> int:
