@@ -947,8 +947,10 @@ class _Snapshot:
         total = 0
         for m in work:
             blocks = emptied.get(id(m))
-            kept = m.blocks if blocks is None else _smallest_readable(m, blocks, counter)[0]
-            total += _tokens(m, counter) if blocks is None else counter.count_message(m.participant, kept)
+            if blocks is None:
+                total += _tokens(m, counter)
+            else:
+                total += counter.count_message(m.participant, _smallest_readable(m, blocks, counter)[0])
         return total
 
     def readable(self, work: list[Work], ids: frozenset[str], counter: TokenCounter, p: Pass) -> bool:

@@ -823,15 +823,14 @@ def trim_final_whitespace(work: list[Work], p: Pass) -> list[Work]:
 # --- excerpts ------------------------------------------------------------------------------------
 
 
-_CUT_MARKER = re.compile(r"\n?\[… about (\d+) of (\d+) tokens cut here; the journal keeps the whole message …\]\n?")
+_MARKER = r"\[… about (\d+) of (\d+) tokens cut here; the journal keeps the whole message …\]"
+_CUT_MARKER = re.compile(rf"\n?{_MARKER}\n?")
 
 SHORT_TEXT = 200
 """Characters of text an excerpt leaves whole: a shorter text costs little more than its cut marker."""
 
 
-_OWN_MARKER = re.compile(
-    r"(?:^|\n)\[… about \d+ of \d+ tokens cut here; the journal keeps the whole message …\](?:\n|$)"
-)
+_OWN_MARKER = re.compile(rf"(?:^|\n){_MARKER}(?:\n|$)")
 """A cut marker on a line of its own, as :func:`_cut_text` writes it (a message may quote one inline)."""
 
 
