@@ -40,6 +40,7 @@ from .repairs import (
     excerpt_blocks,
     image_placeholder,
     lead_with_user,
+    merge_short_runs,
     share_kept,
 )
 
@@ -172,14 +173,16 @@ def reduce_text(blocks: list[Block], cap: ToolCap, counter: TokenCounter) -> lis
     cutting saves nothing, the same list)."""
     if not cap.texts or not blocks or any(b.get("type") != "text" for b in blocks):
         return blocks
-    sizes = [counter.count_block(b) for b in blocks]
-    total = sum(sizes)
+    total = sum(counter.count_block(b) for b in blocks)
     if total <= cap.over:
         return blocks
     ratio = cap.to / total
+    merged = merge_short_runs(blocks)  # many short blocks cut as one text (see there)
     out = [
-        {**b, "text": _cut_text(str(b["text"]), ratio, size, None)} if cuttable(str(b.get("text", ""))) else b
-        for b, size in zip(blocks, sizes, strict=True)
+        {**b, "text": _cut_text(str(b["text"]), ratio, counter.count_block(b), None)}
+        if cuttable(str(b.get("text", "")))
+        else b
+        for b in merged
     ]
     return out if sum(counter.count_block(b) for b in out) < total else blocks
 

@@ -1,0 +1,145 @@
+"""A message of many short text blocks is excerpted like one long text.
+
+An excerpt left every text block under 200 characters whole (it would cost little more than its cut
+marker), so a message made of many such blocks could not be cut at all: a review found a 3,600-token newest
+message of 100 blocks of 150 characters failing every budget under 3,604 tokens (where the same text as
+one block fitted from about 100), and a message of 5,000 tiny blocks taking seconds to fail. Runs of three or
+more short blocks are now cut as one text (joined by line breaks); date headers, blocks that carry more than
+their text (a ``cache_control``) and pairs (the running loop's note: a heading and its transcript) stay as
+they are.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from context_journal import ContextManager, OverBudgetError
+from context_journal.rendering.repairs import excerpt_blocks, merge_short_runs, share_kept
+from context_journal.strategies import AutobiographicalConfig, AutobiographicalStrategy, WindowedPassthroughStrategy
+from context_journal.tokens import EstimatingCounter
+from tests.hypothesis_budget import examples
+
+_LINE = "the cache keeps the newest entries and drops the oldest ones first " * 4
+COUNTER = EstimatingCounter()
+
+
+def _notes(n: int, size: int) -> list[dict[str, Any]]:
+    return [{"type": "text", "text": f"Note {i}: " + _LINE[:size]} for i in range(n)]
+
+
+def _talk(newest: list[dict[str, Any]], strategy: Any = None) -> ContextManager:
+    cm = ContextManager.open("memory:", strategy=strategy)
+    cm.add_message("user", "Please review the design notes I will paste next and tell me what is missing.")
+    cm.add_message("assistant", "Sure, paste them and I will go through each section carefully.")
+    cm.add_message("user", newest)
+    return cm
+
+
+def _fits(cm: ContextManager, budget: int) -> bool:
+    try:
+        cm.compile(budget)
+    except OverBudgetError:
+        return False
+    return True
+
+
+def _newest_text(cm: ContextManager, budget: int) -> str:
+    last = cm.compile(budget).messages[-1]
+    assert isinstance(last.content, Sequence)
+    return "\n".join(str(b.get("text", "")) for b in last.content)
+
+
+def test_the_reviews_message_of_100_short_blocks_fits_far_below_its_size() -> None:
+    cm = _talk(_notes(100, 150))
+    whole = cm.preview_context(100_000).tokens
+    assert whole == 3645
+    for budget in range(200, whole + 1, 100):
+        result = cm.compile(budget)
+        assert result.tokens <= budget
+        last = result.messages[-1]
+        assert isinstance(last.content, Sequence)
+        text = _newest_text(cm, budget)
+        assert text.startswith("Note 0: the cache keeps")  # the message's opening, then its marker
+        assert "tokens cut here" in text
+        assert share_kept(last.content, COUNTER) >= 0.01
+    assert len(cm.compile(whole).messages[-1].content) == 100  # fits whole: nothing merged
+
+
+def test_a_message_of_5000_tiny_blocks_is_cut_and_fits() -> None:
+    cm = _talk(_notes(5000, 20))
+    result = cm.compile(500)
+    assert result.tokens <= 500
+    assert any(r.kind == "excerpted" for r in result.repairs)
+
+
+def test_a_tool_result_of_many_short_blocks_is_cut() -> None:
+    cm = ContextManager.open("memory:", strategy=WindowedPassthroughStrategy())
+    cm.add_message("user", "List the notes.")
+    cm.add_message("assistant", [{"type": "tool_use", "id": "t1", "name": "notes", "input": {}}])
+    cm.add_message("user", [{"type": "tool_result", "tool_use_id": "t1", "content": _notes(100, 150)}])
+    result = cm.compile(400)
+    assert result.tokens <= 400
+    block = result.messages[-1].content[0]
+    assert isinstance(block, dict) and block["type"] == "tool_result" and block["tool_use_id"] == "t1"
+    assert "tokens cut here" in str(block["content"])
+
+
+def test_what_is_merged_and_what_stays_a_block() -> None:
+    short = {"type": "text", "text": "x" * 90}
+    header = {"type": "text", "text": "[8 May 2023]"}
+    cached = {"type": "text", "text": "y" * 90, "cache_control": {"type": "ephemeral"}}
+    long = {"type": "text", "text": "z" * 300}
+    # A pair (the running loop's note: heading and transcript) stays; three tiny blocks are joined.
+    assert merge_short_runs([short, short]) == [short, short]
+    assert merge_short_runs([{"type": "text", "text": "a"}] * 3) == [{"type": "text", "text": "a\na\na"}]
+    # A date header, a block with a cache marker and a long block end a run; the rest is joined.
+    got = merge_short_runs([header, short, short, short, cached, short, long, short, short, short])
+    joined = {"type": "text", "text": "\n".join(["x" * 90] * 3)}
+    assert got == [header, joined, cached, short, long, joined]
+    # The excerpt cuts the joined text (its marker counts the run's tokens) and leaves the rest as it was.
+    cut = excerpt_blocks([header, short, short, short, cached], 0.0, COUNTER, None)
+    assert cut[0] == header and cut[-1] == cached and len(cut) == 3
+    assert cut[1]["text"].startswith("[… about ") and "tokens cut here" in cut[1]["text"]
+    # Nothing is merged where nothing is cut.
+    assert excerpt_blocks([short] * 4, 1.0, COUNTER, None) == [short] * 4
+
+
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.integers(min_value=0, max_value=10_000),
+    st.integers(min_value=3, max_value=400),
+    st.integers(min_value=1, max_value=199),
+    st.sampled_from(["windowed", "autobiographical"]),
+)
+def test_many_short_blocks_fit_from_a_small_budget_and_every_larger_one(
+    seed: int, count: int, longest: int, name: str
+) -> None:
+    """Any message of many short blocks (sizes at random up to ``longest`` characters) fits once the budget
+    holds the turns before it and a readable excerpt of it, and every larger budget fits too."""
+    rng = random.Random(seed)
+    words = _LINE.split()
+    blocks = [
+        {"type": "text", "text": " ".join(rng.choice(words) for _ in range(40))[: rng.randint(1, longest)] or "x"}
+        for _ in range(count)
+    ]
+    strategy = (
+        WindowedPassthroughStrategy()
+        if name == "windowed"
+        else AutobiographicalStrategy(AutobiographicalConfig.for_budget(1000))
+    )
+    cm = _talk(blocks, strategy)
+    whole = cm.preview_context(1_000_000).tokens
+    base = 160  # the two turns before it whole (41) and a marker with some text (the cut keeps a share)
+    budgets = sorted({min(whole, base + k * max(1, (whole - base) // 6)) for k in range(7)})
+    for budget in budgets:
+        if budget < whole and whole - budget < 40:
+            continue  # (too close to the whole size to need a cut that says something)
+        assert _fits(cm, budget), (budget, whole)
+        last = cm.compile(budget).messages[-1]
+        assert isinstance(last.content, Sequence)
+        assert share_kept(last.content, COUNTER) >= 0.01 or whole <= base
