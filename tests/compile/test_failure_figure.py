@@ -16,8 +16,10 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from typer.testing import CliRunner
 
 from context_journal import ContextManager, OverBudgetError, read_transcript
+from context_journal.cli import app
 from context_journal.formats.importers import import_into
 from context_journal.stores import MemoryStore
 from tests.compile.compile_helpers import LAG_WINDOWS, lag_config, lagging_turns, smallest_budget, words
@@ -97,3 +99,33 @@ def test_a_failure_never_names_a_multiple_of_what_fits(
         figure = err.actual
     assert budget < figure <= 2 * smallest + 40, (budget, figure, smallest)
     cm.close()
+
+
+def test_a_lower_bound_is_said_to_be_one(tmp_path: Path) -> None:
+    """A compile that fails before rendering prices the cheapest cover from the index, a lower bound: its
+    message says "needs at least" (a review saw a session at budget 1 said to need 124 tokens where the
+    smallest that fitted was 128), in Python and on the command line; a figure the render measured says
+    "needs"."""
+    path = tmp_path / "long.db"
+    with ContextManager.open(path, strategy="autobiographical") as cm:
+        cm.add_messages(
+            [
+                {"participant": "user" if k % 2 == 0 else "assistant", "content": f"message {k}: " + words(40, k)}
+                for k in range(3000)
+            ]
+        )
+        with pytest.raises(OverBudgetError) as bound:
+            cm.compile(5)
+    assert bound.value.lower_bound
+    assert f"needs at least {bound.value.actual:,} tokens but the budget is 5" in str(bound.value)
+    out = CliRunner().invoke(app, ["compile", "--store", str(path), "--strategy", "autobiographical", "--budget", "5"])
+    assert out.exit_code != 0
+    assert f"needs at least {bound.value.actual:,} tokens" in out.output, out.output
+    small = ContextManager.open("memory:", strategy="autobiographical")
+    small.add_messages(
+        [{"participant": "user", "content": words(400, 1)}, {"participant": "assistant", "content": "ok"}]
+    )
+    with pytest.raises(OverBudgetError) as measured:
+        small.compile(5)
+    assert not measured.value.lower_bound
+    assert f"needs {measured.value.actual:,} tokens but the budget is 5" in str(measured.value)

@@ -1039,9 +1039,12 @@ class ToolBackend:
                 if not chunks:
                     # The figure an MCP client can act on (the message once said only "raise max_tokens..."),
                     # and, with summaries sized for a larger compile, the compress call that resizes them.
+                    # (A lower bound, priced before rendering, is needed but may not be enough.)
                     advice = (
                         f"max_tokens of at least {exc.actual + reserve_for_response:,} (the context needs "
-                        f"{exc.actual:,} tokens plus reserve_for_response={reserve_for_response:,}) would fit"
+                        f"{'at least ' if exc.lower_bound else ''}{exc.actual:,} tokens plus "
+                        f"reserve_for_response={reserve_for_response:,}) "
+                        f"{'is needed' if exc.lower_bound else 'would fit'}"
                     )
                     if used in COMPRESSING:
                         advice += (
