@@ -425,11 +425,11 @@ class OverBudgetError(ContextJournalError):
         listed = ", ".join(f"{k} {v}" for k, v in shown)
         if len(self.parts) > len(shown):
             listed += f" and {len(self.parts) - len(shown)} more (see .parts)"
-        super().__init__(f"{self.needs} but the budget is {budget} ({listed}); {advice or self.ADVICE}")
+        super().__init__(f"{self.needs()} but the budget is {budget} ({listed}); {advice or self.ADVICE}")
 
-    @property
-    def needs(self) -> str:
-        """What the error says is needed: ``"<what> needs 1,234 tokens"``, or ``"needs at least"`` when
-        :attr:`actual` is a lower bound (a review found a failure at budget 1 naming 124 tokens where the
-        smallest that fitted was 128)."""
-        return f"{self.what} needs {'at least ' if self.lower_bound else ''}{self.actual:,} tokens"
+    def needs(self, grouped: bool = False) -> str:
+        """What the error says is needed: ``"<what> needs 1234 tokens"`` (``grouped``: ``1,234``, as the
+        command line writes figures), or ``"needs at least"`` when :attr:`actual` is a lower bound (a review
+        found a failure at budget 1 naming 124 tokens where the smallest that fitted was 128)."""
+        figure = f"{self.actual:,}" if grouped else str(self.actual)
+        return f"{self.what} needs {'at least ' if self.lower_bound else ''}{figure} tokens"

@@ -117,7 +117,7 @@ def test_a_lower_bound_is_said_to_be_one(tmp_path: Path) -> None:
         with pytest.raises(OverBudgetError) as bound:
             cm.compile(5)
     assert bound.value.lower_bound
-    assert f"needs at least {bound.value.actual:,} tokens but the budget is 5" in str(bound.value)
+    assert f"needs at least {bound.value.actual} tokens but the budget is 5" in str(bound.value)
     out = CliRunner().invoke(app, ["compile", "--store", str(path), "--strategy", "autobiographical", "--budget", "5"])
     assert out.exit_code != 0
     assert f"needs at least {bound.value.actual:,} tokens" in out.output, out.output
@@ -128,4 +128,4 @@ def test_a_lower_bound_is_said_to_be_one(tmp_path: Path) -> None:
     with pytest.raises(OverBudgetError) as measured:
         small.compile(5)
     assert not measured.value.lower_bound
-    assert f"needs {measured.value.actual:,} tokens but the budget is 5" in str(measured.value)
+    assert f"needs {measured.value.actual} tokens but the budget is 5" in str(measured.value)

@@ -4,9 +4,9 @@ An excerpt left every text block under 200 characters whole (it would cost littl
 marker), so a message made of many such blocks could not be cut at all: a review found a 3,600-token newest
 message of 100 blocks of 150 characters failing every budget under 3,604 tokens (where the same text as
 one block fitted from about 100), and a message of 5,000 tiny blocks taking seconds to fail. Runs of three or
-more short blocks are now cut as one text (joined by line breaks); date headers, blocks that carry more than
-their text (a ``cache_control``) and pairs (the running loop's note: a heading and its transcript) stay as
-they are.
+more short blocks of a message are now cut as one text (joined by line breaks); date headers, blocks that
+carry more than their text (a ``cache_control``), blocks quoting a cut marker, pairs (the running loop's
+note: a heading and its transcript) and a tool result's content list stay as they are.
 """
 
 from __future__ import annotations
@@ -77,16 +77,42 @@ def test_a_message_of_5000_tiny_blocks_is_cut_and_fits() -> None:
     assert any(r.kind == "excerpted" for r in result.repairs)
 
 
-def test_a_tool_result_of_many_short_blocks_is_cut() -> None:
-    cm = ContextManager.open("memory:", strategy=WindowedPassthroughStrategy())
+def test_a_tool_results_short_blocks_are_not_merged() -> None:
+    """A review saw a middle tool result of 60 short blocks, merged, sent as its bare cut marker at 87 and 88
+    tokens (autobiographical, nothing summarised), where the same text as one string gives way with its call
+    to a note: a result's content list is left as it was."""
+    line = ("the cache keeps the newest entries and drops the oldest ones first " * 4)[:150]
+    cm = ContextManager.open("memory:", strategy="autobiographical")
     cm.add_message("user", "List the notes.")
-    cm.add_message("assistant", [{"type": "tool_use", "id": "t1", "name": "notes", "input": {}}])
-    cm.add_message("user", [{"type": "tool_result", "tool_use_id": "t1", "content": _notes(100, 150)}])
-    result = cm.compile(400)
-    assert result.tokens <= 400
-    block = result.messages[-1].content[0]
-    assert isinstance(block, dict) and block["type"] == "tool_result" and block["tool_use_id"] == "t1"
-    assert "tokens cut here" in str(block["content"])
+    call = {"type": "tool_use", "id": "t1", "name": "notes", "input": {}}
+    cm.add_message("assistant", [{"type": "text", "text": "Listing."}, call])
+    notes = [{"type": "text", "text": f"Note {i}: " + line} for i in range(60)]
+    cm.add_message("user", [{"type": "tool_result", "tool_use_id": "t1", "content": notes}])
+    cm.add_message("assistant", "Here they are summarised: fine.")
+    cm.add_message("user", "Thanks, now what?")
+    for budget in range(80, 101):
+        for m in cm.compile(budget).messages:
+            for b in m.content:
+                if b.get("type") == "tool_result":
+                    assert share_kept([b], COUNTER) >= 0.01, (budget, b)
+
+
+def test_a_block_quoting_a_marker_stays_apart() -> None:
+    """A short block quoting a cut marker is not joined to its neighbours: joined, the quote read as an earlier
+    cut and the message was cut around it, its marker saying 1,000 tokens of a 528-token message (review)."""
+    quoted = "[… about 1000 of 1000 tokens cut here; the journal keeps the whole message …]"
+    blocks = [
+        {"type": "text", "text": f"line {i}: the build step {i} ran fine and wrote its output"} for i in range(30)
+    ]
+    blocks[5] = {"type": "text", "text": f"My log says: {quoted} what does it mean?"}
+    assert merge_short_runs(blocks)[1] == blocks[5]
+    cm = ContextManager.open("memory:", strategy="windowed")
+    cm.add_message("user", "Please look at my log lines.")
+    cm.add_message("assistant", "Sure.")
+    cm.add_message("user", blocks)
+    text = _newest_text(cm, 300)
+    assert f"My log says: {quoted} what does it mean?" in text
+    assert "of 1000 tokens cut here" not in text.replace(quoted, "")
 
 
 def test_what_is_merged_and_what_stays_a_block() -> None:

@@ -66,7 +66,7 @@ def _lag_error(
     chunks, tokens = exc.parts.get("pending chunks", 0), exc.parts.get("pending tokens", 0)
     target = target_options(store, namespace, branch)
     lag = (
-        f"{exc.needs} but the budget is {_budget_text(exc.budget, reserve)}: "
+        f"{exc.needs(grouped=True)} but the budget is {_budget_text(exc.budget, reserve)}: "
         "compression lags, "
         f"{chunks:,} chunk{'s' if chunks != 1 else ''} ({tokens:,} tokens) wait to be summarised. "
         f"Run `context-journal compress {target}` first"
@@ -190,7 +190,7 @@ def _over_budget(
         advice += f", size the summaries for this budget with `{resize_with}` (they are sized for {sized:,})"
     rest = ", lower --reserve, or shorten --system" if system else ", or lower --reserve"
     return CommandError(
-        f"{exc.needs} but the budget is {_budget_text(exc.budget, reserve)}; {advice}{rest}",
+        f"{exc.needs(grouped=True)} but the budget is {_budget_text(exc.budget, reserve)}; {advice}{rest}",
         kind="OverBudgetError",
         details={
             "budget": exc.budget,
