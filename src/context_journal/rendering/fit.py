@@ -175,6 +175,10 @@ def tokens_of(m: Work, counter: TokenCounter) -> int:
     return m.tokens
 
 
+_READ_BATCH = 512
+"""Message bodies :func:`render` reads in one store round trip (well under :class:`RenderCache`'s size)."""
+
+
 UNREAD_TEXT: list[Block] = [{"type": "text", "text": "[unread]"}]
 """The blocks of a message rendered unread (shared, never changed): a plain text message of the middle not
 summarised yet that the compile cuts whole to fit (one note stands for it), so only its index entry (id,
@@ -215,47 +219,52 @@ def render(
             if first_index is None:
                 first_index = entry.start
             span = list(view.entries(entry.start, entry.end))
-            read = [e for e in span if e.position not in unread] if unread else span
-            for k in range(0, len(read), 512):
-                cache.prefetch(view, read[k : k + 512])
-            for e in span:
-                if unread and e.position in unread:
-                    role = roles.role(e.participant)
-                    role = "user" if role == "system" else role
-                    tokens = e.tokens + _prefix_tokens(
-                        e.participant, roles.prefix(e.participant, role), counter, prefixes
+            # Read and rendered a batch at a time: prefetched all at once, the bodies of a span longer than
+            # the cache were evicted before their turn came and read again one by one (50,000 tool messages
+            # of a never-summarised history read twice, the second time in 50,000 round trips).
+            for k in range(0, len(span), _READ_BATCH):
+                batch = span[k : k + _READ_BATCH]
+                cache.prefetch(view, [e for e in batch if e.position not in unread] if unread else batch)
+                for e in batch:
+                    if unread and e.position in unread:
+                        role = roles.role(e.participant)
+                        role = "user" if role == "system" else role
+                        tokens = e.tokens + _prefix_tokens(
+                            e.participant, roles.prefix(e.participant, role), counter, prefixes
+                        )
+                        work.append(
+                            Work(e.participant, role, UNREAD_TEXT, 0, tokens, e.id, e.sequence, stored=e.tokens)
+                        )
+                        continue
+                    blocks, flags, meta_role, tokens = cache.base(e, partial(view.message, e.position))
+                    known = who.get((e.participant, meta_role))
+                    if known is None:
+                        role = roles.role(e.participant, meta_role)
+                        said = ("developer" if meta_role == "developer" else "system") if role == "system" else None
+                        role = "user" if role == "system" else role
+                        prefix = roles.prefix(e.participant, role)
+                        known = who[(e.participant, meta_role)] = (
+                            role,
+                            prefix,
+                            None if said is None else Instruction(said, prefix),
+                        )
+                    role, prefix, instruction = known
+                    if prefix:
+                        blocks, flags, tokens = cache.named(e, blocks, prefix, counter)
+                    # The cached list is shared: passes replace a message's list, never change it in place.
+                    work.append(
+                        Work(
+                            e.participant,
+                            role,
+                            blocks,
+                            flags,
+                            tokens,
+                            e.id,
+                            e.sequence,
+                            instruction=instruction,
+                            stored=e.tokens,
+                        )
                     )
-                    work.append(Work(e.participant, role, UNREAD_TEXT, 0, tokens, e.id, e.sequence, stored=e.tokens))
-                    continue
-                blocks, flags, meta_role, tokens = cache.base(e, partial(view.message, e.position))
-                known = who.get((e.participant, meta_role))
-                if known is None:
-                    role = roles.role(e.participant, meta_role)
-                    said = ("developer" if meta_role == "developer" else "system") if role == "system" else None
-                    role = "user" if role == "system" else role
-                    prefix = roles.prefix(e.participant, role)
-                    known = who[(e.participant, meta_role)] = (
-                        role,
-                        prefix,
-                        None if said is None else Instruction(said, prefix),
-                    )
-                role, prefix, instruction = known
-                if prefix:
-                    blocks, flags, tokens = cache.named(e, blocks, prefix, counter)
-                # The cached list is shared: passes replace a message's list, never change it in place.
-                work.append(
-                    Work(
-                        e.participant,
-                        role,
-                        blocks,
-                        flags,
-                        tokens,
-                        e.id,
-                        e.sequence,
-                        instruction=instruction,
-                        stored=e.tokens,
-                    )
-                )
         elif isinstance(entry, RenderedEntry):
             if first_index is None and entry.covers is not None:
                 first_index = entry.covers[0]

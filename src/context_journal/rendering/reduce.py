@@ -356,15 +356,27 @@ def price_reductions(
     deltas: dict[int, int] = {}
     images = depth = total = 0
     end = len(view)
+    over_at = None if cap is None else cap.over if cap.first is None else min(cap.over, cap.first.over)
+
+    def read(e: ViewEntry) -> bool:
+        """Whether the message's body is read to price it: what may hold a result, an image or a document,
+        or (with ``cap.texts``) text over the cap (only a message over the cap can hold one over it)."""
+        kinds = e.kinds
+        if bulky_kinds(kinds) or "image" in kinds or "document" in kinds:
+            return True
+        return texts and over_at is not None and e.tokens > over_at and all(k == "text" for k in kinds)
+
     while end > 0 and total <= limit:
         batch = view.entries(max(0, end - 64), end)
         end -= len(batch)
+        # The bodies this batch prices, in one round trip (one each, a tool-heavy history's newest results
+        # were read 300 round trips for 300 messages).
+        cache.prefetch(view, [e for e in batch if read(e)])
         for e in reversed(batch):
             cost = e.tokens
-            # Only a message over the cap can hold a result (or a text) over it.
-            over = cap is not None and e.tokens > (cap.over if cap.first is None else min(cap.over, cap.first.over))
+            over = over_at is not None and e.tokens > over_at
             long_text = texts and over and all(k == "text" for k in e.kinds)
-            if bulky_kinds(e.kinds) or "image" in e.kinds or "document" in e.kinds or long_text:
+            if read(e):
                 blocks = cache.base(e, partial(_load, view, e.position))[0]
                 if cap is None or not over or e.id in whole:
                     reduced = blocks
