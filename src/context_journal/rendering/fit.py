@@ -102,6 +102,10 @@ class RenderCache:
             self._shards.pop(gone, None)
         return value
 
+    def holds(self, entry: ViewEntry) -> bool:
+        """Whether this cache has prepared the message version (:meth:`base` reads nothing for it)."""
+        return (entry.id, entry.sequence) in self._base
+
     def prefetch(self, view: MessageView, entries: list[ViewEntry]) -> None:
         """Load, in one store round trip, the bodies of the entries this cache has not prepared yet."""
         missing = [e for e in entries if (e.id, e.sequence) not in self._base]

@@ -369,14 +369,16 @@ def price_reductions(
     while end > 0 and total <= limit:
         batch = view.entries(max(0, end - 64), end)
         end -= len(batch)
-        # The bodies this batch prices, in one round trip (one each, a tool-heavy history's newest results
-        # were read 300 round trips for 300 messages).
-        cache.prefetch(view, [e for e in batch if read(e)])
-        for e in reversed(batch):
+        for at in range(len(batch) - 1, -1, -1):
+            e = batch[at]
             cost = e.tokens
             over = over_at is not None and e.tokens > over_at
             long_text = texts and over and all(k == "text" for k in e.kinds)
             if read(e):
+                if not cache.holds(e):
+                    # The bodies this batch still prices, in one round trip (one each, a tool-heavy history's
+                    # newest results were read in 300 round trips for 300 messages).
+                    cache.prefetch(view, [x for x in batch[: at + 1] if read(x)])
                 blocks = cache.base(e, partial(_load, view, e.position))[0]
                 if cap is None or not over or e.id in whole:
                     reduced = blocks
