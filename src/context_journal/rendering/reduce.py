@@ -87,7 +87,10 @@ def _excerpt_result(b: Mapping[str, Any], ratio: float, size: int, counter: Toke
     if isinstance(content, str):
         return {**b, "content": _cut_text(content, ratio, size, None)}
     out: list[Any] = []
-    for n in content:
+    # Runs of short text blocks cut as one text, as the excerpt after the selection cuts them: priced whole
+    # here, a result of 60 short blocks was kept and then cut to its bare marker at 87 tokens, where the same
+    # text as one string is priced as its excerpt and gives way with its call (review).
+    for n in merge_short_runs(list(content)):
         if n.get("type") == "text" and cuttable(str(n.get("text", ""))):
             n = {**n, "text": _cut_text(str(n["text"]), ratio, counter.count_block(n), None)}
         elif n.get("type") == "search_result" and isinstance(n.get("content"), list):

@@ -1001,18 +1001,14 @@ def excerpt_blocks(
     counter: TokenCounter,
     origin: str | None,
     keep_thinking: bool = False,
-    merge: bool = True,
 ) -> list[Block]:
     """The blocks reduced to about ``ratio`` of their text (head and tail kept, a marker in between
     saying how much was cut); calls keep their id and name, results their ``tool_use_id``; thinking is
     dropped (it cannot be cut), or kept byte for byte with ``keep_thinking`` (the opening message of a
-    running tool loop), and media become placeholders. A message's runs of short text blocks are cut as one
-    text (see :func:`merge_short_runs`; with ``merge``), not those in a tool result's content list: merged
-    there, a review saw a middle tool result of 60 short blocks sent as its bare cut marker at 87 tokens where
-    the same text as one string gives way with its call (the give-way passes do not judge such a list as
-    they judge a string yet)."""
+    running tool loop), and media become placeholders. Runs of short text blocks, a message's or a tool
+    result's, are cut as one text (see :func:`merge_short_runs`)."""
     out: list[Block] = []
-    for b in merge_short_runs(blocks) if merge and ratio < 1 else blocks:
+    for b in merge_short_runs(blocks) if ratio < 1 else blocks:
         kind = b.get("type")
         if kind == "text":
             text = str(b.get("text", ""))
@@ -1031,7 +1027,7 @@ def excerpt_blocks(
                 if cuttable(content):
                     b = {**b, "content": _cut_text(content, ratio, counter.count_block(_text(content)), origin)}
             else:
-                b = {**b, "content": excerpt_blocks(list(content), ratio, counter, origin, merge=False) or NO_OUTPUT}
+                b = {**b, "content": excerpt_blocks(list(content), ratio, counter, origin) or NO_OUTPUT}
         out.append(b)
     if any(b.get("type") in PROVIDER_TYPES for b in out):
         out = excerpt_provider(out, lambda text: _cut_text(text, ratio, counter.count_block(_text(text)), origin))
