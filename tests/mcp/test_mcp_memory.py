@@ -477,3 +477,32 @@ def test_over_budget_advice_over_mcp_gives_a_figure(imported: Path) -> None:
 
     anyio.run(main)
     backend.close()
+
+
+@pytest.mark.parametrize("strategy", ["windowed", "autobiographical"])
+def test_over_budget_advice_names_a_budget_that_fits(strategy: str) -> None:
+    """A review followed the server's advice on a newest message of 60 short blocks: "max_tokens of at least
+    37 ... would fit" failed (windowed; 39 fitted), and autobiographical went 30 -> 62 -> 69 -> 71 before a
+    compile fit. The figure is the smallest context at the failed budget, and a larger budget leaves larger
+    excerpts: the server now previews the figure (and what each preview needs, as the CLI does) and names
+    a budget that fits."""
+    line = ("the cache keeps the newest entries and drops the oldest ones first " * 4)[:150]
+    store = MemoryStore()
+    cm = ContextManager.open(store=store)
+    cm.add_message("user", "Please review the design notes I will paste next.")
+    cm.add_message("assistant", "Sure.")
+    cm.add_message("user", [{"type": "text", "text": f"Note {i}: " + line} for i in range(60)])
+    server, backend = build_server(store)
+
+    async def main() -> None:
+        async with Client(server, mode="legacy") as client:
+            for budget in (20, 30, 40):
+                text = await fail(client, "compile_context", max_tokens=budget, strategy=strategy)
+                found = re.search(r"max_tokens of at least ([\d,]+) fits", text)
+                assert found, text
+                fits = int(found.group(1).replace(",", ""))
+                out = await call(client, "compile_context", max_tokens=fits, strategy=strategy)
+                assert out["tokens"] <= fits
+
+    anyio.run(main)
+    backend.close()

@@ -12,6 +12,7 @@ import typer
 from rich.markup import escape
 
 from ..compile import CompileResult, OverBudgetError
+from ..fitting import fitting_budget
 from ..manager import ONCE_SUMMARISED_PART, ContextManager, why_unsummarised
 from ..namespaces import recorded_config, recorded_strategy
 from ..rendering.cache_markers import CacheMarkersDroppedWarning
@@ -161,20 +162,7 @@ def _over_budget(
     The advice is in the command line's terms (``--budget``, ``--reserve``, ``--system`` when ``system``:
     the command has that option), never the Python arguments :class:`OverBudgetError` names; ``command``
     is the command advised to run again (``compile``, ``map``)."""
-    candidate = exc.actual + reserve  # --budget is max_tokens: the reply's reserve comes on top
-    fits: int | None = None
-    for _ in range(3 if exc.actual > exc.budget and candidate <= MAX_TOKEN_COUNT else 0):
-        try:
-            preview(candidate)
-        except OverBudgetError as again:
-            if again.actual + reserve <= candidate or again.actual + reserve > MAX_TOKEN_COUNT:
-                break
-            candidate = again.actual + reserve
-            continue
-        except CommandError:
-            break
-        fits = candidate
-        break
+    fits = fitting_budget(exc, reserve, preview, stop=(CommandError,))  # --budget is max_tokens
     if fits is None:
         advice = _raise_budget(exc.actual + reserve, reserve, "raise --budget above {:,}")
     elif fits == exc.actual + reserve:

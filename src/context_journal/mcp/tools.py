@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..compile import OverBudgetError
 from ..errors import BranchNotFoundError, ContextJournalError, PicklableError
+from ..fitting import fitting_budget
 from ..journal import AppendOutcome, Brief, BriefTrigger, DriftReport, Entry, ExecutionJournal, SummaryPage
 from ..journal.integrity import HEAD_KEY_ENV
 from ..journal.synthesis import SynthesisConfig
@@ -1039,12 +1040,29 @@ class ToolBackend:
                 if not chunks:
                     # The figure an MCP client can act on (the message once said only "raise max_tokens..."),
                     # and, with summaries sized for a larger compile, the compress call that resizes them.
-                    # (A lower bound, priced before rendering, is needed but may not be enough.)
+                    # The budget a preview found to fit (the figure is a lower bound, or the smallest context
+                    # at this budget: a review followed "62 would fit" to 62, 69 and 71 before one fit).
+                    fits = fitting_budget(
+                        exc,
+                        reserve_for_response,
+                        lambda window: cm.preview_context(
+                            window,
+                            reserve_for_response,
+                            system,
+                            injections or None,
+                            query=query,
+                            recall="auto" if recall_auto else None,
+                        ),
+                        stop=(ContextJournalError,),
+                    )
+                    needs = (
+                        f"the context needs {'at least ' if exc.lower_bound else ''}{exc.actual:,} tokens plus "
+                        f"reserve_for_response={reserve_for_response:,}"
+                    )
                     advice = (
-                        f"max_tokens of at least {exc.actual + reserve_for_response:,} (the context needs "
-                        f"{'at least ' if exc.lower_bound else ''}{exc.actual:,} tokens plus "
-                        f"reserve_for_response={reserve_for_response:,}) "
-                        f"{'is needed' if exc.lower_bound else 'would fit'}"
+                        f"max_tokens of at least {fits:,} fits ({needs})"
+                        if fits is not None
+                        else f"max_tokens of more than {exc.actual + reserve_for_response:,} is needed ({needs})"
                     )
                     if used in COMPRESSING:
                         advice += (
