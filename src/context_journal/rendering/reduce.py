@@ -1277,6 +1277,10 @@ def shrink(
     order = _late_groups(before.work, late, hold) if before is not None and late else []  # oldest first
     heads = _head_groups(before.work, head, hold) if before is not None and head else []  # newest first
     units = frozenset(i for g in heads if len(g) > 1 for i in g)  # closed tool units: judged by their results
+    # The recent window's closed tool units are judged by their results too: a review saw three results of a
+    # real session's recent window sent as bare markers at 2,000 tokens ("[… about 388 of 388 tokens cut here
+    # …]" after "mix test"), beside older units kept, where the oldest turns giving way leave them readable.
+    late_units = frozenset(i for g in order if len(g) > 1 for i in g)
     head_turns = frozenset(i for g in heads for i in g)
 
     def attempt(k: int, extras: bool = False, readable: bool = False, *, h: int = 0, exact: bool = False) -> list[Work]:
@@ -1320,7 +1324,9 @@ def shrink(
         taken = (0, False, False)
         emptied = before.emptied(work, newest, counter)
         if late and (
-            sum(_tokens(m, counter) for m in work) > room or emptied or before.hollow(work, late | newest, counter)
+            sum(_tokens(m, counter) for m in work) > room
+            or emptied
+            or before.hollow(work, late | newest, counter, late_units)
         ):
             # The oldest recent turns give way, and the excerpts are then made again with the room they leave:
             # made before, they were cut for a context that still held those turns (the newest message once
@@ -1334,7 +1340,9 @@ def shrink(
 
             def readable(k: int, ids: frozenset[str] = late | newest) -> bool:
                 tried = attempt(k, False, h=h)
-                return sum(_tokens(m, counter) for m in tried) <= room and not before.hollow(tried, ids, counter)
+                return sum(_tokens(m, counter) for m in tried) <= room and not before.hollow(
+                    tried, ids, counter, late_units
+                )
 
             def turns_readable(k: int) -> bool:
                 return readable(k, late)
@@ -1431,7 +1439,7 @@ def shrink(
                 return (
                     sum(_tokens(m, counter) for m in work) <= room,
                     not before.emptied(work, newest, counter),
-                    not before.hollow(work, late | newest, counter),
+                    not before.hollow(work, late | newest, counter, late_units),
                     not before.hollow(work, head_turns, counter, units),
                 )
 

@@ -1,0 +1,78 @@
+"""A closed tool unit of the recent window is judged by its result, as a plain recent turn is by its text:
+when the water level would leave its result as next to nothing, the oldest recent turns give way instead.
+
+A review saw a real Claude Code session (compression lagging, the default autobiographical strategy) send
+tool results of its recent window as their bare cut markers inside contexts that fit: at 2,000 tokens
+"mix test" answered by "[… about 388 of 388 tokens cut here …]", a commit's output and "git log"'s the same,
+beside older units kept whole or cut to a tenth; one such result at every budget of 222-1,000 tokens. A
+plain turn cut below a tenth of itself gives way whole (the oldest turns first); a unit's messages were
+left out of that judgement, so the level cut their results to nothing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from context_journal import CompileResult, ContextManager, OverBudgetError, read_transcript
+from context_journal.formats.importers import import_into
+from context_journal.rendering.repairs import share_kept
+from context_journal.stores import MemoryStore
+from context_journal.tokens import EstimatingCounter
+from tests.compile.compile_helpers import assert_valid
+
+COUNTER = EstimatingCounter()
+
+
+def _results(compiled: CompileResult) -> list[Mapping[str, Any]]:
+    return [b for m in compiled.messages for b in m.content if b.get("type") == "tool_result"]
+
+
+@pytest.fixture(scope="module")
+def session(data_dir: Path) -> MemoryStore:
+    transcript = read_transcript(next((data_dir / "claude-code-sessions").glob("ae4a77f8*.jsonl")))
+    store = MemoryStore()
+    import_into(store, dataclasses.replace(transcript, conversations=transcript.conversations[:1]), namespace="s")
+    return store
+
+
+@pytest.mark.parametrize("budget", [222, 300, 500, 1000, 2000, 3000, 3650])
+def test_no_recent_result_is_sent_as_its_marker_on_a_real_session(session: MemoryStore, budget: int) -> None:
+    cm = ContextManager.open(store=session, namespace="s", strategy="autobiographical")
+    try:
+        compiled = cm.compile(budget)
+    except OverBudgetError:
+        pytest.fail(f"{budget} fitted before")
+    assert compiled.tokens <= budget
+    assert_valid(compiled)
+    for result in _results(compiled):
+        assert share_kept([result], COUNTER) >= 0.01, (budget, str(result)[:200])
+
+
+def test_the_oldest_units_give_way_for_a_newer_result() -> None:
+    """Rules, ten units with results of 300 words, a question and an answer, nothing summarised: every
+    result sent keeps something of itself, at every budget that fits from 300 to 1,500 tokens."""
+    cm = ContextManager.open("memory:", strategy="autobiographical")
+    cm.add_message("user", "Rules: answer briefly and cite the file.")
+    for k in range(10):
+        call = {"type": "tool_use", "id": f"c{k}", "name": "Bash", "input": {"command": f"cat notes/{k}.txt"}}
+        text = " ".join(f"line{k}-{j} of the build notes" for j in range(60))
+        cm.add_message("assistant", [{"type": "text", "text": f"Reading note {k}."}, call])
+        cm.add_message("user", [{"type": "tool_result", "tool_use_id": f"c{k}", "content": text}])
+    cm.add_message("user", "Which note mentions the cache?")
+    cm.add_message("assistant", "Note 3 does, in its second paragraph.")
+    fitted = 0
+    for budget in range(300, 1501, 50):
+        try:
+            compiled = cm.compile(budget)
+        except OverBudgetError:
+            continue
+        fitted += 1
+        assert_valid(compiled)
+        for result in _results(compiled):
+            assert share_kept([result], COUNTER) >= 0.01, (budget, str(result)[:200])
+    assert fitted >= 20
