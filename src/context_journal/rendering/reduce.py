@@ -42,6 +42,7 @@ from .repairs import (
     lead_with_user,
     merge_short_runs,
     share_kept,
+    text_tokens_kept,
 )
 
 if TYPE_CHECKING:
@@ -897,6 +898,7 @@ _READABLE_RATIOS = (0.01, 0.02, 0.05, 0.1)  # shares of a message's text tried f
 
 _BARE_SHARE = 0.01  # a message whose markers say it keeps less than this of its text says nothing
 _HOLLOW_SHARE = 0.1  # a recent turn or a summary that keeps less than this of its text gives way whole
+_UNIT_KEPT_TOKENS = 16  # a recent tool result keeping fewer tokens of its text (and under a hundredth) says nothing
 
 
 def _bare(m: Work, blocks: list[Block], counter: TokenCounter) -> bool:
@@ -991,20 +993,37 @@ class _Snapshot:
         return True
 
     def hollow(
-        self, work: list[Work], ids: frozenset[str], counter: TokenCounter, units: frozenset[str] = frozenset()
+        self,
+        work: list[Work],
+        ids: frozenset[str],
+        counter: TokenCounter,
+        units: frozenset[str] = frozenset(),
+        unit_share: float = _HOLLOW_SHARE,
+        unit_kept: int | None = None,
     ) -> set[str]:
         """The messages of ``ids`` in ``work`` (of this snapshot's) whose excerpt keeps less than a tenth of
         their text by their cut markers' figures (:func:`share_kept`: of the message as written, not of what
         this cut was given; plain messages only: a message with tool blocks or thinking keeps its pairing as a
-        bare excerpt and cannot give way whole). Measured against the snapshot's blocks, a recent turn that
-        an earlier pass had cut to half went on to keep 5% of itself ("about 133 of 140 tokens cut here")
-        while it kept 11% of what this cut was given, and stood."""
+        bare excerpt and cannot give way whole), and those of the closed tool units ``units`` names that keep
+        less than ``unit_share`` (and, with ``unit_kept``, fewer tokens of their text than that). Measured
+        against the snapshot's blocks, a recent turn that an earlier pass had cut to half went on to keep 5% of
+        itself ("about 133 of 140 tokens cut here") while it kept 11% of what this cut was given, and stood."""
         was = {id(m) for m, _b, _f, _t, _s in self.messages}
         out: set[str] = set()
         for m in work:
-            if m.origin not in ids or id(m) not in was or (m.flags & _UNIT_FLAGS and m.origin not in units):
+            if m.origin not in ids or id(m) not in was:
                 continue
-            if share_kept(m.blocks, counter) < _HOLLOW_SHARE:
+            unit = bool(m.flags & _UNIT_FLAGS)
+            if unit and m.origin not in units:
+                continue
+            if not unit:
+                if share_kept(m.blocks, counter) < _HOLLOW_SHARE:
+                    out.add(m.origin)
+                continue
+            kept, whole = text_tokens_kept(m.blocks, counter)
+            # (A unit's result keeping a few lines of a long output says something: "Compiling 7 files" of
+            # 7,461 tokens is under a hundredth.)
+            if whole and kept / whole < unit_share and (unit_kept is None or kept < unit_kept):
                 out.add(m.origin)
         return out
 
@@ -1277,9 +1296,12 @@ def shrink(
     order = _late_groups(before.work, late, hold) if before is not None and late else []  # oldest first
     heads = _head_groups(before.work, head, hold) if before is not None and head else []  # newest first
     units = frozenset(i for g in heads if len(g) > 1 for i in g)  # closed tool units: judged by their results
-    # The recent window's closed tool units are judged by their results too: a review saw three results of a
-    # real session's recent window sent as bare markers at 2,000 tokens ("[… about 388 of 388 tokens cut here
-    # …]" after "mix test"), beside older units kept, where the oldest turns giving way leave them readable.
+    # The recent window's closed tool units are judged by their results too, as saying nothing (under a
+    # hundredth of their text and under 16 tokens of it kept) where plain turns are judged hollow: a review saw
+    # three results of a real session's recent window sent as bare markers at 2,000 tokens ("[… about 388 of
+    # 388 tokens cut here …]" after "mix test"), beside older units kept, where the oldest turns giving way
+    # leave them readable (judged under a tenth, as plain turns are, a session at 300 tokens then sent 175 of
+    # them: a unit gives way whole).
     late_units = frozenset(i for g in order if len(g) > 1 for i in g)
     head_turns = frozenset(i for g in heads for i in g)
 
@@ -1326,7 +1348,7 @@ def shrink(
         if late and (
             sum(_tokens(m, counter) for m in work) > room
             or emptied
-            or before.hollow(work, late | newest, counter, late_units)
+            or before.hollow(work, late | newest, counter, late_units, _BARE_SHARE, _UNIT_KEPT_TOKENS)
         ):
             # The oldest recent turns give way, and the excerpts are then made again with the room they leave:
             # made before, they were cut for a context that still held those turns (the newest message once
@@ -1341,7 +1363,7 @@ def shrink(
             def readable(k: int, ids: frozenset[str] = late | newest) -> bool:
                 tried = attempt(k, False, h=h)
                 return sum(_tokens(m, counter) for m in tried) <= room and not before.hollow(
-                    tried, ids, counter, late_units
+                    tried, ids, counter, late_units, _BARE_SHARE, _UNIT_KEPT_TOKENS
                 )
 
             def turns_readable(k: int) -> bool:
@@ -1439,7 +1461,7 @@ def shrink(
                 return (
                     sum(_tokens(m, counter) for m in work) <= room,
                     not before.emptied(work, newest, counter),
-                    not before.hollow(work, late | newest, counter, late_units),
+                    not before.hollow(work, late | newest, counter, late_units, _BARE_SHARE, _UNIT_KEPT_TOKENS),
                     not before.hollow(work, head_turns, counter, units),
                 )
 

@@ -936,6 +936,13 @@ def share_kept(blocks: Sequence[Mapping[str, Any]], counter: TokenCounter) -> fl
     half by one pass and to a tenth of that by the next keeps 5% of the message, not 10% of what the
     second pass was given (a review found a date header counted as kept text, and a tool result's text
     not read at all, each hiding a newest message cut to nothing)."""
+    kept, whole = text_tokens_kept(blocks, counter)
+    return kept / whole if whole else 1.0
+
+
+def text_tokens_kept(blocks: Sequence[Mapping[str, Any]], counter: TokenCounter) -> tuple[int, int]:
+    """``(kept, whole)``: the tokens of the original text of ``blocks`` an excerpt still holds and of the
+    whole text, by the cut markers' own figures (see :func:`share_kept`)."""
     kept = whole = 0
     for text in _texts(blocks):
         marks = [*_CUT_MARKER.finditer(text)] if "tokens cut here" in text else []
@@ -948,7 +955,7 @@ def share_kept(blocks: Sequence[Mapping[str, Any]], counter: TokenCounter) -> fl
             tokens = counter.count_block({"type": "text", "text": text})
             kept += tokens
             whole += tokens
-    return kept / whole if whole else 1.0
+    return kept, whole
 
 
 def _cut_text(text: str, ratio: float, total_tokens: int, origin: str | None) -> str:
