@@ -1,12 +1,12 @@
-"""A closed tool unit of the recent window is judged by its result, as a plain recent turn is by its text:
-when the water level would leave its result as next to nothing, the oldest recent turns give way instead.
+"""A closed tool unit of the recent window whose result the cut leaves saying nothing gives way whole by
+itself, and the rest is cut again with the room it leaves.
 
 A review saw a real Claude Code session (compression lagging, the default autobiographical strategy) send
 tool results of its recent window as their bare cut markers inside contexts that fit: at 2,000 tokens
 "mix test" answered by "[… about 388 of 388 tokens cut here …]", a commit's output and "git log"'s the same,
-beside older units kept whole or cut to a tenth; one such result at every budget of 222-1,000 tokens. A
-plain turn cut below a tenth of itself gives way whole (the oldest turns first); a unit's messages were
-left out of that judgement, so the level cut their results to nothing.
+beside older units kept; one such result at every budget of 222-1,000 tokens. A first fix judged such units
+as hollow plain turns are, so the oldest turns gave way until none was left: for one result near the end of
+the window, the whole recent window went (a second review: 20 messages sent at 1,165 tokens, 8 at 1,178).
 """
 
 from __future__ import annotations
@@ -83,3 +83,12 @@ def test_the_oldest_units_give_way_for_a_newer_result() -> None:
         for result in _results(compiled):
             assert _says_something(result), (budget, str(result)[:200])
     assert fitted >= 20
+
+
+def test_one_silent_result_does_not_empty_the_recent_window(session: MemoryStore) -> None:
+    """The second review's budgets: the recent window is not given way for one result (1,178 sent 8 messages,
+    157 recent ones in a note; 1,594 the same), and a larger budget does not send far fewer messages."""
+    cm = ContextManager.open(store=session, namespace="s", strategy="autobiographical")
+    sent = {budget: len(cm.compile(budget).messages) for budget in (1165, 1178, 1581, 1594)}
+    assert min(sent.values()) >= 15, sent
+    assert sent[1178] >= sent[1165] - 2 and sent[1594] >= sent[1581] - 2, sent

@@ -1296,12 +1296,7 @@ def shrink(
     order = _late_groups(before.work, late, hold) if before is not None and late else []  # oldest first
     heads = _head_groups(before.work, head, hold) if before is not None and head else []  # newest first
     units = frozenset(i for g in heads if len(g) > 1 for i in g)  # closed tool units: judged by their results
-    # The recent window's closed tool units are judged by their results too, as saying nothing (under a
-    # hundredth of their text and under 16 tokens of it kept) where plain turns are judged hollow: a review saw
-    # three results of a real session's recent window sent as bare markers at 2,000 tokens ("[… about 388 of
-    # 388 tokens cut here …]" after "mix test"), beside older units kept, where the oldest turns giving way
-    # leave them readable (judged under a tenth, as plain turns are, a session at 300 tokens then sent 175 of
-    # them: a unit gives way whole).
+    # The recent window's closed tool units whose result the cut leaves saying nothing (see ``attempt``).
     late_units = frozenset(i for g in order if len(g) > 1 for i in g)
     head_turns = frozenset(i for g in heads for i in g)
 
@@ -1310,18 +1305,29 @@ def shrink(
         window given way whole, the rest excerpted (with ``extras``, without the recall section: see
         :func:`_without_extras`; ``exact``: see ``middle``; ``readable``: the newest message, when the
         excerpts leave it as its bare marker, at its smallest readable excerpt instead, see
-        :meth:`_Snapshot.readable`)."""
+        :meth:`_Snapshot.readable`). A closed tool unit of the recent window whose result the cut leaves
+        saying nothing (under a hundredth of its text and under :data:`_UNIT_KEPT_TOKENS` tokens of it) gives
+        way whole by itself, and the rest is cut again with the room it leaves: a review saw a real session's
+        recent results sent as bare markers at 2,000 tokens ("[… about 388 of 388 tokens cut here …]" after
+        "mix test"); giving the oldest turns way until none was left so emptied the whole recent window for
+        one result near its end (20 messages sent, then 8, as the budget rose)."""
         assert before is not None
-        again = before.restore(p)
-        gone = frozenset(i for group in (*order[:k], *heads[:h]) for i in group)
-        if gone:
-            again = _give_way(again, -1, counter, p, gone, keep_whole | keep_thinking, loop | newest)
-        if extras:
-            again = _without_extras(again, p)
-        again = levels(again, exact)
-        if readable and before.emptied(again, newest, counter):
-            before.readable(again, newest, counter, p)
-        return again
+        silent: frozenset[str] = frozenset()
+        while True:
+            again = before.restore(p)
+            gone = frozenset(i for group in (*order[:k], *heads[:h]) for i in group) | silent
+            if gone:
+                again = _give_way(again, -1, counter, p, gone, keep_whole | keep_thinking, loop | newest)
+            if extras:
+                again = _without_extras(again, p)
+            again = levels(again, exact)
+            if readable and before.emptied(again, newest, counter):
+                before.readable(again, newest, counter, p)
+            said = before.hollow(again, late_units - gone, counter, late_units, _BARE_SHARE, _UNIT_KEPT_TOKENS)
+            more = frozenset(i for g in order if g & said for i in g)
+            if not more:
+                return again
+            silent |= more  # (each round gives at least one more unit way: it ends)
 
     def late_tier(h: int) -> tuple[list[Work], tuple[int, bool, bool]]:
         """The context cut by every tier with the newest ``h`` head turns given way, then, when its newest
@@ -1346,9 +1352,7 @@ def shrink(
         taken = (0, False, False)
         emptied = before.emptied(work, newest, counter)
         if late and (
-            sum(_tokens(m, counter) for m in work) > room
-            or emptied
-            or before.hollow(work, late | newest, counter, late_units, _BARE_SHARE, _UNIT_KEPT_TOKENS)
+            sum(_tokens(m, counter) for m in work) > room or emptied or before.hollow(work, late | newest, counter)
         ):
             # The oldest recent turns give way, and the excerpts are then made again with the room they leave:
             # made before, they were cut for a context that still held those turns (the newest message once
@@ -1362,9 +1366,7 @@ def shrink(
 
             def readable(k: int, ids: frozenset[str] = late | newest) -> bool:
                 tried = attempt(k, False, h=h)
-                return sum(_tokens(m, counter) for m in tried) <= room and not before.hollow(
-                    tried, ids, counter, late_units, _BARE_SHARE, _UNIT_KEPT_TOKENS
-                )
+                return sum(_tokens(m, counter) for m in tried) <= room and not before.hollow(tried, ids, counter)
 
             def turns_readable(k: int) -> bool:
                 return readable(k, late)
@@ -1461,7 +1463,7 @@ def shrink(
                 return (
                     sum(_tokens(m, counter) for m in work) <= room,
                     not before.emptied(work, newest, counter),
-                    not before.hollow(work, late | newest, counter, late_units, _BARE_SHARE, _UNIT_KEPT_TOKENS),
+                    not before.hollow(work, late | newest, counter),
                     not before.hollow(work, head_turns, counter, units),
                 )
 
