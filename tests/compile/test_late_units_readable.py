@@ -92,3 +92,37 @@ def test_one_silent_result_does_not_empty_the_recent_window(session: MemoryStore
     sent = {budget: len(cm.compile(budget).messages) for budget in (1165, 1178, 1581, 1594)}
     assert min(sent.values()) >= 15, sent
     assert sent[1178] >= sent[1165] - 2 and sent[1594] >= sent[1581] - 2, sent
+
+
+def _units(results: list[str], plans: list[str] | None = None) -> ContextManager:
+    cm = ContextManager.open("memory:", strategy="autobiographical")
+    cm.add_message("user", "Rules: answer briefly and cite the file.")
+    for k, result in enumerate(results):
+        text = plans[k] if plans else f"Reading {k}."
+        call = {"type": "tool_use", "id": f"c{k}", "name": "Bash", "input": {"command": f"cat f{k}"}}
+        cm.add_message("assistant", [{"type": "text", "text": text}, call])
+        cm.add_message("user", [{"type": "tool_result", "tool_use_id": f"c{k}", "content": result}])
+    cm.add_message("user", "Summarise?")
+    cm.add_message("assistant", "Done.")
+    return cm
+
+
+def test_silent_units_give_way_one_at_a_time() -> None:
+    """A third review: twelve results of 25,000 tokens each; at 600 tokens all five kept units kept about 9
+    tokens, so all went in one round and 225 tokens were sent. The oldest goes first and the rest are cut
+    again with its room: every budget uses most of itself and keeps some results readable."""
+    cm = _units([" ".join(f"f{k}-{j} alpha beta" for j in range(3000)) for k in range(12)])
+    for budget in (300, 400, 600, 700):
+        compiled = cm.compile(budget)
+        assert compiled.tokens >= 0.8 * budget, (budget, compiled.tokens)
+        results = _results(compiled)
+        assert results and all(_says_something(r) for r in results), budget
+
+
+def test_a_unit_is_judged_by_its_result_not_its_call() -> None:
+    """A third review: calls with long plans cut to nothing and short results kept whole gave way, their
+    results whole ("113 tests, 0 failures in module 11"); at 200-400 tokens the results stand as before."""
+    plans = [f"Plan {k}: " + " ".join(f"p{k}-{j} alpha beta" for j in range(3000)) for k in range(12)]
+    cm = _units([f"{k * 10 + 3} tests, 0 failures in module {k}" for k in range(12)], plans)
+    for budget, kept in ((200, 1), (300, 2), (400, 3)):
+        assert len(_results(cm.compile(budget))) == kept, budget

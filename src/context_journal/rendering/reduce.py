@@ -1298,6 +1298,9 @@ def shrink(
     units = frozenset(i for g in heads if len(g) > 1 for i in g)  # closed tool units: judged by their results
     # The recent window's closed tool units whose result the cut leaves saying nothing (see ``attempt``).
     late_units = frozenset(i for g in order if len(g) > 1 for i in g)
+    # ... judged by their results alone (judged by a call's long text cut to nothing, a unit whose result
+    # stood whole gave way: review).
+    late_results = frozenset(m.origin for m in work if m.origin in late_units and m.flags & F_TOOL_RESULT)
     head_turns = frozenset(i for g in heads for i in g)
 
     def attempt(k: int, extras: bool = False, readable: bool = False, *, h: int = 0, exact: bool = False) -> list[Work]:
@@ -1323,11 +1326,13 @@ def shrink(
             again = levels(again, exact)
             if readable and before.emptied(again, newest, counter):
                 before.readable(again, newest, counter, p)
-            said = before.hollow(again, late_units - gone, counter, late_units, _BARE_SHARE, _UNIT_KEPT_TOKENS)
-            more = frozenset(i for g in order if g & said for i in g)
+            said = before.hollow(again, late_results - gone, counter, late_units, _BARE_SHARE, _UNIT_KEPT_TOKENS)
+            # The oldest such unit alone, then the rest cut again: the room it leaves may keep the others readable
+            # (all given way at once, a review saw five units go at 600 tokens and 225 sent).
+            more = next((g for g in order if g & said), frozenset())
             if not more:
                 return again
-            silent |= more  # (each round gives at least one more unit way: it ends)
+            silent |= more  # (each round gives one more unit way: it ends)
 
     def late_tier(h: int) -> tuple[list[Work], tuple[int, bool, bool]]:
         """The context cut by every tier with the newest ``h`` head turns given way, then, when its newest
