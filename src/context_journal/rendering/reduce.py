@@ -1309,8 +1309,9 @@ def shrink(
         :func:`_without_extras`; ``exact``: see ``middle``; ``readable``: the newest message, when the
         excerpts leave it as its bare marker, at its smallest readable excerpt instead, see
         :meth:`_Snapshot.readable`). A closed tool unit of the recent window whose result the cut leaves
-        saying nothing (under a hundredth of its text and under :data:`_UNIT_KEPT_TOKENS` tokens of it) gives
-        way whole by itself, and the rest is cut again with the room it leaves: a review saw a real session's
+        saying nothing (judged by its result: under a hundredth of its text and under :data:`_UNIT_KEPT_TOKENS`
+        tokens of it) gives way whole by itself, the oldest such unit first and one at a time, the rest cut again
+        with the room each leaves before the next is judged: a review saw a real session's
         recent results sent as bare markers at 2,000 tokens ("[… about 388 of 388 tokens cut here …]" after
         "mix test"); giving the oldest turns way until none was left so emptied the whole recent window for
         one result near its end (20 messages sent, then 8, as the budget rose)."""
