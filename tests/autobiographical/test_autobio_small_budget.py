@@ -82,6 +82,16 @@ def test_for_budget_leaves_room_for_dates(sessions: int, turns: int, size: int, 
         assert "Hi Bob, " + words(12) in text
 
 
+_PROSE = "the build failed because the cache held an old version of the module and we should try again after"
+
+
+def _prose(n: int, seed: int) -> str:
+    """``n`` words of plain English (a line of 30 costs under 48 tokens, so no excerpt cuts it: see
+    ``repairs.SHORT_TOKENS``; the filler words of ``words`` cost about three tokens each)."""
+    pool = _PROSE.split()
+    return " ".join(pool[(i + seed) % len(pool)] for i in range(n))
+
+
 def test_oldest_recent_turns_give_way_into_the_middle_note() -> None:
     """When the oldest recent turn gives way after the middle did, one note stands for both cuts (two
     notes side by side cost a second note's tokens), counting every message it names."""
@@ -91,16 +101,16 @@ def test_oldest_recent_turns_give_way_into_the_middle_note() -> None:
         cm.add_message("ann", "Hi Bob, " + words(12), timestamp=day)
         for s in range(8):
             for k in range(14):
-                cm.add_message("bob" if k % 2 else "ann", words(21, s + k), timestamp=day + s * 86_400 * 3 + k)
+                cm.add_message("bob" if k % 2 else "ann", _prose(30, s + k), timestamp=day + s * 86_400 * 3 + k)
         cm.drain()
         newest = cm.get_all_messages()[-1].id
-        result = cm.compile(1_000, render_dates=True)
+        result = cm.compile(600, render_dates=True)
         check(cm, result)
         notes = [m for m in result.messages if any(s.id == "cut to fit" for s in m.sources)]
         assert len(notes) == 1
         cut = [s.id for s in notes[0].sources if s.kind == "message"]
-        assert len(cut) == 3 and all(not s.complete for s in notes[0].sources if s.kind == "message")
-        assert "[… 3 earlier messages (about " in json.dumps(list(notes[0].content), ensure_ascii=False)
+        assert len(cut) == 6 and all(not s.complete for s in notes[0].sources if s.kind == "message")
+        assert "[… 6 earlier messages (about " in json.dumps(list(notes[0].content), ensure_ascii=False)
         assert newest not in cut and result.messages[-1].sources[-1].id == newest
         assert sum(1 for r in result.repairs if r.kind == "cut_to_fit") == 2
 

@@ -19,10 +19,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from context_journal import CompileResult, ContextManager, OverBudgetError
-from context_journal.rendering.repairs import cuttable, excerpt_blocks, share_kept
+from context_journal.rendering.repairs import cuttable, excerpt_blocks, share_kept, text_tokens_kept
 from context_journal.strategies import AutobiographicalConfig, AutobiographicalStrategy, PassthroughStrategy
 from context_journal.tokens import EstimatingCounter
 from tests.hypothesis_budget import examples
+
+COUNTER = EstimatingCounter()
 
 _SENTENCE = (
     "the build cache keeps every layer of the image until a tag moves and the runner prunes old entries after a week"
@@ -82,11 +84,16 @@ def _smallest(cm: ContextManager, hi: int = 600) -> int:
 
 
 def _newest_readable(cm: ContextManager, result: CompileResult) -> None:
-    """The newest stored message is in ``result`` and keeps at least a hundredth of its text."""
-    newest = cm.get_all_messages()[-1]
+    """The newest stored message is in ``result`` and keeps at least a hundredth of its text, and so does
+    the opening message (the rules) when it is sent on its own (not inside a note)."""
+    stored = cm.get_all_messages()
+    newest = stored[-1]
     sent = [m for m in result.messages if any(s.kind == "message" and s.id == newest.id for s in m.sources)]
     assert sent, "the newest message is not sent"
-    assert share_kept(list(sent[-1].content), EstimatingCounter()) >= 0.01, sent[-1].content
+    assert share_kept(list(sent[-1].content), COUNTER) >= 0.01, sent[-1].content
+    for m in result.messages:
+        if [s.id for s in m.sources if s.kind == "message"] == [stored[0].id]:
+            assert share_kept(list(m.content), COUNTER) >= 0.01, m.content
 
 
 def test_an_excerpt_is_cut_again() -> None:
@@ -129,14 +136,19 @@ def test_a_short_message_quoting_a_marker_stays_whole() -> None:
 
 def test_the_handed_history_fits_at_its_smallest_readable_context() -> None:
     """The review's shape (seed 7 here): before, the smallest budget that fitted was 116 and the failures
-    below it named up to 150 tokens; the smallest now is the opening's marker, one note and the newest
-    answer's smallest readable excerpt, and every failure below it names at most four tokens more (the
-    failed cut's figures, priced from a context cut another way)."""
+    below it named up to 150 tokens; the smallest now is the opening's and the newest answer's smallest
+    readable excerpts with one note between them (at 93 tokens the opening went as its bare marker, until
+    a review; at 129 it was set readable after the others were cut and they were not cut again), and every
+    failure below it names at most four tokens more (the failed cut's figures, priced from a context cut
+    another way)."""
     cm = _history(7)
     smallest = _smallest(cm)
     result = cm.compile(smallest)
-    assert smallest == 93 and result.tokens == 93
+    assert smallest == 97 and result.tokens == 97
     _newest_readable(cm, result)
+    opening = result.messages[0].content
+    kept, whole = text_tokens_kept(opening, COUNTER)
+    assert opening[0]["text"].startswith("Pr\n[… about 57 of 58 tokens cut here") and kept / whole >= 0.01
     kinds = [m.sources[0].kind for m in result.messages]
     assert kinds == ["message", "synthetic", "message"], kinds
     for budget in range(smallest, smallest + 20):

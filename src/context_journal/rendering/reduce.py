@@ -92,7 +92,7 @@ def _excerpt_result(b: Mapping[str, Any], ratio: float, size: int, counter: Toke
     # here, a result of 60 short blocks was kept and then cut to its bare marker at 87 tokens, where the same
     # text as one string is priced as its excerpt and gives way with its call (review).
     for n in merge_short_runs(list(content)):
-        if n.get("type") == "text" and cuttable(str(n.get("text", ""))):
+        if n.get("type") == "text" and cuttable(str(n.get("text", "")), counter):
             n = {**n, "text": _cut_text(str(n["text"]), ratio, counter.count_block(n), None)}
         elif n.get("type") == "search_result" and isinstance(n.get("content"), list):
             n = _excerpt_result(n, ratio, size, counter)  # its source and title kept, its text cut
@@ -184,7 +184,7 @@ def reduce_text(blocks: list[Block], cap: ToolCap, counter: TokenCounter) -> lis
     merged = merge_short_runs(blocks)  # many short blocks cut as one text (see there)
     out = [
         {**b, "text": _cut_text(str(b["text"]), ratio, counter.count_block(b), None)}
-        if cuttable(str(b.get("text", "")))
+        if cuttable(str(b.get("text", "")), counter)
         else b
         for b in merged
     ]
@@ -893,7 +893,13 @@ def _level(
             p.repair("excerpted", m, f"cut from about {sizes[i]} to {_tokens(m, counter)}{_LEVEL_CUT}")
 
 
-_READABLE_RATIOS = (0.01, 0.02, 0.05, 0.1)  # shares of a message's text tried for its smallest readable excerpt
+_READABLE_RATIOS = (*(0.001 * 1.1**k for k in range(73)), 1.0)
+"""Ratios an excerpt is cut by in the search for a message's smallest readable excerpt, a tenth more each
+time. Cut by characters, an excerpt lands near its ratio, not on it, and an excerpt cut again keeps more
+than its ratio of what it keeps (its marker counts in its size): searched by shares of the message in
+steps of a fiftieth and more (0.01, 0.02, 0.05, 0.1), the first readable one was often far above the
+smallest (a review saw 97 tokens fit and 98-101 fail, naming 104: a newest message cut again from its
+overflow excerpt kept 0.99% at a hundredth and took 47 tokens at a fiftieth, where 38 kept 1%)."""
 
 
 _BARE_SHARE = 0.01  # a message whose markers say it keeps less than this of its text says nothing
@@ -918,21 +924,27 @@ _LEVEL_CUT = " tokens to fit the budget"
 
 def _smallest_readable(m: Work, blocks: list[Block], counter: TokenCounter) -> tuple[list[Block], bool]:
     """The smallest excerpt of ``blocks`` (``m``'s, as they stood before a cut emptied it) that keeps more
-    than its bare marker, and whether there is one: a hundredth of its text as written, a fiftieth, ... a
-    tenth, the first that costs more than the marker and is not bare by its marker's count (see
-    :func:`_bare`); else the tenth, and False. The shares are of the message as written: an excerpt the
-    overflow reductions made is cut again by the share over what it keeps (cut by the share itself, each
-    try kept under a hundredth of a message it had kept 1.25% of, and a failure named 21 tokens where 24
-    was the smallest that fit), or kept as it is when it keeps less."""
+    than its bare marker, and whether there is one: the excerpt at the smallest ratio of
+    :data:`_READABLE_RATIOS` that costs more than the marker and is not bare by its marker's count (see
+    :func:`_bare`), when it keeps at most a tenth of the message as written; else the excerpt keeping a
+    tenth, and whether that one is readable. An excerpt the overflow reductions made is cut again (by
+    shares of the message as written, each try once kept under a hundredth of a message it had kept 1.25%
+    of, and a failure named 21 tokens where 24 was the smallest that fit), or kept as it is."""
     bare = counter.count_message(m.participant, excerpt_blocks(blocks, 0.0, counter, m.origin))
+
+    def cut(ratio: float) -> list[Block]:
+        return blocks if ratio >= 1 else excerpt_blocks(blocks, ratio, counter, m.origin)
+
+    def readable(kept: list[Block]) -> bool:
+        return counter.count_message(m.participant, kept) > bare and share_kept(kept, counter) >= _BARE_SHARE
+
+    # (A larger ratio keeps more: the smallest readable one is found by halving the ladder.)
+    kept = cut(_READABLE_RATIOS[_fewest(0, len(_READABLE_RATIOS) - 1, lambda k: readable(cut(_READABLE_RATIOS[k])))])
+    if readable(kept) and share_kept(kept, counter) <= _HOLLOW_SHARE:
+        return kept, True
     now = share_kept(blocks, counter)
-    kept = blocks
-    for share in _READABLE_RATIOS:
-        ratio = share / now if now > 0 else share
-        kept = blocks if ratio >= 1 else excerpt_blocks(blocks, ratio, counter, m.origin)
-        if counter.count_message(m.participant, kept) > bare and share_kept(kept, counter) >= _BARE_SHARE:
-            return kept, True
-    return kept, False
+    tenth = cut(_HOLLOW_SHARE / now if now > 0 else _HOLLOW_SHARE)
+    return tenth, readable(tenth)
 
 
 class _Snapshot:
@@ -956,6 +968,10 @@ class _Snapshot:
             if m.origin in ids and blocks is not None and m.blocks is not blocks and _bare(m, blocks, counter):
                 yield m, blocks
 
+    def emptied_ids(self, work: list[Work], ids: frozenset[str], counter: TokenCounter) -> frozenset[str]:
+        """The ids of the messages of ``ids`` in ``work`` that a cut emptied since then (see :func:`_bare`)."""
+        return frozenset(m.origin for m, _b in self._emptied(work, ids, counter) if m.origin is not None)
+
     def emptied(self, work: list[Work], ids: frozenset[str], counter: TokenCounter) -> bool:
         """Whether a message of ``ids`` in ``work`` was cut down to its bare excerpt marker since then (see
         :func:`_bare`)."""
@@ -975,12 +991,18 @@ class _Snapshot:
                 total += counter.count_message(m.participant, _smallest_readable(m, blocks, counter)[0])
         return total
 
-    def readable(self, work: list[Work], ids: frozenset[str], counter: TokenCounter, p: Pass) -> bool:
-        """Give each message of ``ids`` in ``work`` that a cut emptied since then its smallest readable
-        excerpt (see :func:`_smallest_readable`), in place; False, changing nothing, when one has none."""
-        emptied = [
-            (m, blocks, *_smallest_readable(m, blocks, counter)) for m, blocks in self._emptied(work, ids, counter)
-        ]
+    def readable(
+        self, work: list[Work], ids: frozenset[str], counter: TokenCounter, p: Pass, emptied_only: bool = True
+    ) -> bool:
+        """Give each message of ``ids`` in ``work`` that a cut emptied since then (not ``emptied_only``: each
+        one, as it stood) its smallest readable excerpt (see :func:`_smallest_readable`), in place; False,
+        changing nothing, when one has none."""
+        if emptied_only:
+            found = list(self._emptied(work, ids, counter))
+        else:
+            was = {id(m): blocks for m, blocks, _f, _t, _s in self.messages}
+            found = [(m, was[id(m)]) for m in work if m.origin in ids and id(m) in was]
+        emptied = [(m, blocks, *_smallest_readable(m, blocks, counter)) for m, blocks in found]
         if not all(ok for _m, _b, _k, ok in emptied):
             return False
         for m, blocks, kept, _ok in emptied:
@@ -1020,11 +1042,16 @@ class _Snapshot:
                 if share_kept(m.blocks, counter) < _HOLLOW_SHARE:
                     out.add(m.origin)
                 continue
-            kept, whole = text_tokens_kept(m.blocks, counter)
-            # (A unit's result keeping a few lines of a long output says something: "Compiling 7 files" of
-            # 7,461 tokens is under a hundredth.)
-            if whole and kept / whole < unit_share and (unit_kept is None or kept < unit_kept):
-                out.add(m.origin)
+            # With ``unit_kept`` (saying nothing), each of a message's parallel results is judged alone: one cut
+            # to its bare marker beside a sibling kept whole said nothing all the same (a review saw "mix
+            # credo"'s output sent as "[… about 66 of 66 tokens cut here …]" beside the dialyzer's).
+            parts = [[b] for b in m.blocks if b.get("type") == "tool_result"] if unit_kept is not None else []
+            for blocks in parts or [m.blocks]:
+                kept, whole = text_tokens_kept(blocks, counter)
+                # (A unit's result keeping a few lines of a long output says something: "Compiling 7 files" of
+                # 7,461 tokens is under a hundredth.)
+                if whole and kept / whole < unit_share and (unit_kept is None or kept < unit_kept):
+                    out.add(m.origin)
         return out
 
     def restore(self, p: Pass) -> list[Work]:
@@ -1242,10 +1269,12 @@ def shrink(
         return 2 if m.origin in newest else 1 if m.origin in last else 0
 
     whole = keep_whole | documents
+    fixed: set[str] = set()  # messages set at their smallest readable excerpts, which the levels leave alone
 
     def level(work: list[Work], k: int) -> list[int]:
         """Cut tier ``k`` by a water level; the positions it chose."""
-        chosen = [i for i, m in enumerate(work) if not held(m, whole) and m.kind != "ledger" and tier(m) == k]
+        keep = whole | fixed
+        chosen = [i for i, m in enumerate(work) if not held(m, keep) and m.kind != "ledger" and tier(m) == k]
         _level(work, chosen, room, counter, p, keep_thinking)
         return chosen
 
@@ -1302,6 +1331,11 @@ def shrink(
     # stood whole gave way: review).
     late_results = frozenset(m.origin for m in work if m.origin in late_units and m.flags & F_TOOL_RESULT)
     head_turns = frozenset(i for g in heads for i in g)
+    # The messages never sent as their bare cut marker (the compile fails rather): the newest, and the opening
+    # message of the head window (a review saw a history's opening instructions sent as "[… about 67 of 67
+    # tokens cut here …]" at 70 tokens beside a note of the middle and the newest answer).
+    opening = next((m.origin for m in work if m.origin in head), None) if head else None
+    speaks = newest if opening is None else newest | {opening}
 
     def attempt(k: int, extras: bool = False, readable: bool = False, *, h: int = 0, exact: bool = False) -> list[Work]:
         """The context with the oldest ``k`` recent turns of ``late`` and the newest ``h`` turns of the head
@@ -1318,15 +1352,42 @@ def shrink(
         assert before is not None
         silent: frozenset[str] = frozenset()
         while True:
-            again = before.restore(p)
             gone = frozenset(i for group in (*order[:k], *heads[:h]) for i in group) | silent
-            if gone:
-                again = _give_way(again, -1, counter, p, gone, keep_whole | keep_thinking, loop | newest)
-            if extras:
-                again = _without_extras(again, p)
-            again = levels(again, exact)
-            if readable and before.emptied(again, newest, counter):
-                before.readable(again, newest, counter, p)
+
+            def cut(readable_ids: frozenset[str], gone: frozenset[str] = gone) -> list[Work] | None:
+                """The context cut with ``readable_ids`` at their smallest readable excerpts first (None when one
+                has none), the rest by the levels with the room they leave."""
+                assert before is not None
+                again = before.restore(p)
+                if gone:
+                    again = _give_way(again, -1, counter, p, gone, keep_whole | keep_thinking, loop | newest)
+                if extras:
+                    again = _without_extras(again, p)
+                if readable_ids and not before.readable(again, readable_ids, counter, p, emptied_only=False):
+                    return None
+                fixed.update(readable_ids)
+                try:
+                    return levels(again, exact)
+                finally:
+                    fixed.clear()
+
+            again = cut(frozenset())
+            assert again is not None
+            if readable:
+                # A message cut to its bare marker goes at its smallest readable excerpt, and the others are cut
+                # again with the room it leaves (set after the levels, it left the context over the room where a
+                # cut of the others fitted: a review's history fitted at 117 tokens and failed at 118-119, its
+                # opening message cut to its marker there); one that the next cut empties joins them.
+                ids: frozenset[str] = frozenset()
+                while more := before.emptied_ids(again, speaks, counter) - ids:
+                    ids |= more
+                    tried = cut(ids)
+                    if tried is None:
+                        again = cut(frozenset())
+                        assert again is not None
+                        before.readable(again, speaks, counter, p)
+                        break
+                    again = tried
             said = before.hollow(again, late_results - gone, counter, late_units, _BARE_SHARE, _UNIT_KEPT_TOKENS)
             # The oldest such unit alone, then the rest cut again: the room it leaves may keep the others readable
             # (all given way at once, a review saw five units go at 600 tokens and 225 sent).
@@ -1352,11 +1413,11 @@ def shrink(
             taken = (k, _has_extras(before.work), True)
             tried = attempt(*taken, h=h)
             fits = sum(_tokens(m, counter) for m in tried) <= room
-            return (tried, taken) if fits and not before.emptied(tried, newest, counter) else None
+            return (tried, taken) if fits and not before.emptied(tried, speaks, counter) else None
 
         work = attempt(0, False, h=h)
         taken = (0, False, False)
-        emptied = before.emptied(work, newest, counter)
+        emptied = before.emptied(work, speaks, counter)
         if late and (
             sum(_tokens(m, counter) for m in work) > room or emptied or before.hollow(work, late | newest, counter)
         ):
@@ -1385,20 +1446,20 @@ def shrink(
             test = readable if readable(len(order)) else turns_readable if turns_readable(len(order)) else fits
             lo = _fewest(0, len(order), test)
             work, taken = attempt(lo, False, h=h), (lo, False, False)
-            if before.emptied(work, newest, counter) and lo < len(order):
+            if before.emptied(work, speaks, counter) and lo < len(order):
                 # The fewest turns that fit leave the newest message as its marker: all of them may not (a
                 # review saw 335 tokens fit and 336 fail, when the fewest that fit at 336 were fewer).
                 work, taken = attempt(len(order), False, h=h), (len(order), False, False)
-            if before.emptied(work, newest, counter) and _has_extras(before.work):
+            if before.emptied(work, speaks, counter) and _has_extras(before.work):
                 # Then the recall section gives way, before the newest message.
                 work, taken = attempt(len(order), True, h=h), (len(order), True, False)
-            if before.emptied(work, newest, counter):
+            if before.emptied(work, speaks, counter):
                 # Only by sending the newest message as its cut marker: the turns stay and the compile fails,
                 # as without this tier (a review saw 57 short turns whole and the newest answer as its
                 # marker). The failure names what the context with every late turn given way needs once the
                 # newest keeps a little of itself: the context restored, its late turns excerpted, said 1,527
                 # tokens at a budget of 374 where 375 fit.
-                needs = before.readable_size(work, newest, counter)
+                needs = before.readable_size(work, speaks, counter)
                 found = smallest(len(order))
                 if found is not None:
                     return found
@@ -1411,10 +1472,10 @@ def shrink(
             # context was over or a plain recent turn hollow, let stand): the recall section gives way, and
             # when that does not keep some of it either, the compile fails (the manager then compiles again
             # with a smaller working-state block or none).
-            needs = before.readable_size(work, newest, counter)
+            needs = before.readable_size(work, speaks, counter)
             again = attempt(0, True, h=h) if _has_extras(before.work) else None
-            if again is not None and before.emptied(again, newest, counter):
-                needs = min(needs, before.readable_size(again, newest, counter))
+            if again is not None and before.emptied(again, speaks, counter):
+                needs = min(needs, before.readable_size(again, speaks, counter))
                 again = None
             if again is not None:
                 work, taken = again, (0, True, False)
@@ -1452,7 +1513,7 @@ def shrink(
                 tried = attempt(*taken, h=g)
                 return (
                     sum(_tokens(m, counter) for m in tried) <= room
-                    and not before.emptied(tried, newest, counter)
+                    and not before.emptied(tried, speaks, counter)
                     and not before.hollow(tried, head_turns, counter, units)
                 )
 
@@ -1468,7 +1529,7 @@ def shrink(
             def grade(work: list[Work]) -> tuple[bool, ...]:
                 return (
                     sum(_tokens(m, counter) for m in work) <= room,
-                    not before.emptied(work, newest, counter),
+                    not before.emptied(work, speaks, counter),
                     not before.hollow(work, late | newest, counter),
                     not before.hollow(work, head_turns, counter, units),
                 )

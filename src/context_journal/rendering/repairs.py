@@ -827,32 +827,54 @@ _MARKER = r"\[… about (\d+) of (\d+) tokens cut here; the journal keeps the wh
 _CUT_MARKER = re.compile(rf"\n?{_MARKER}\n?")
 
 SHORT_TEXT = 200
-"""Characters of text an excerpt leaves whole: a shorter text costs little more than its cut marker."""
+"""Characters of text an excerpt leaves whole when it costs at most :data:`SHORT_TOKENS`: a shorter text of
+prose costs little more than its cut marker."""
+
+SHORT_TOKENS = 48
+"""Tokens of a text under :data:`SHORT_TEXT` characters above which an excerpt cuts it all the same: about
+what 200 characters of English prose cost, a little over twice a cut marker (21 tokens). Dense text costs
+far more per character: ten file names on their lines (89 characters) cost 56 tokens and 30 identifiers
+170 characters cost 204, 190 characters of Chinese about 190; judged by characters alone, such a message
+could not be cut, and a compile failed at every budget under its whole size (a tool result of a file list
+fit at 105 tokens, excerpted by the overflow reductions, and failed at 106, where the excerpt after the
+selection would not cut it)."""
 
 
 _OWN_MARKER = re.compile(rf"(?:^|\n){_MARKER}(?:\n|$)")
 """A cut marker on a line of its own, as :func:`_cut_text` writes it (a message may quote one inline)."""
 
 
-def cuttable(text: str) -> bool:
-    """Whether an excerpt may cut ``text``: longer than :data:`SHORT_TEXT` characters, or an earlier excerpt
-    (a cut marker on a line of its own) whatever its length. An excerpt cut to under 200 characters by the
+def cuttable(text: str, counter: TokenCounter | None = None) -> bool:
+    """Whether an excerpt may cut ``text``: longer than :data:`SHORT_TEXT` characters, or (with a ``counter``)
+    costing more than :data:`SHORT_TOKENS` tokens, or an earlier excerpt (a cut marker on a line of its own)
+    whatever its length. An excerpt cut to under 200 characters by the
     overflow reductions once could not be cut again: at 82-111 tokens a never-summarised history's opening
     and newest messages stood at 50-54 tokens each and the compile failed, naming 134-148 tokens, where 112
     fitted with both cut further. A short message that quotes a marker inline ("My log says: [… about 1000
     of 1000 tokens cut here …] what does it mean?") is not an excerpt and stays whole (a review saw it cut,
     and the failures below the smallest fitting budget name a token more than each budget)."""
-    return len(text) > SHORT_TEXT or ("tokens cut here" in text and _OWN_MARKER.search(text) is not None)
+    return (
+        len(text) > SHORT_TEXT
+        or ("tokens cut here" in text and _OWN_MARKER.search(text) is not None)
+        or (counter is not None and len(text) * 4 > SHORT_TOKENS and counter.count_block(_text(text)) > SHORT_TOKENS)
+    )
 
 
 SHORT_RUN = 3
 """The fewest consecutive short text blocks an excerpt cuts as one text (see :func:`merge_short_runs`)."""
 
 
+_RUN_KEYS = frozenset({"type", "text", "citations"})
+"""The keys of a text block a run of short blocks may join: its text, and the citations of a cited answer (an
+answer with citations comes as many short blocks, each cited fragment apart; joined, the excerpt keeps the
+text around its cut and leaves the citations to the journal, which keeps the whole message)."""
+
+
 def _short_plain(b: Mapping[str, Any]) -> bool:
-    """A text block with nothing but its text that an excerpt leaves whole (see :func:`cuttable`), and not a
-    date header (which :func:`date_headers` wrote: it stays a block of its own)."""
-    if b.get("type") != "text" or b.keys() != {"type", "text"}:
+    """A text block with nothing but its text (and citations, see :data:`_RUN_KEYS`) that an excerpt leaves
+    whole (see :func:`cuttable`), and not a date header (which :func:`date_headers` wrote: it stays a block
+    of its own)."""
+    if b.get("type") != "text" or not b.keys() <= _RUN_KEYS:
         return False
     text = b["text"]
     # A block that quotes a cut marker stays apart: joined, the quote would read as an earlier cut (a review saw
@@ -867,7 +889,8 @@ def _short_plain(b: Mapping[str, Any]) -> bool:
 
 def merge_short_runs(blocks: list[Block]) -> list[Block]:
     """``blocks`` with each run of :data:`SHORT_RUN` or more consecutive short text blocks (see
-    :func:`_short_plain`) joined into one text block (the texts separated by a line break), which an excerpt
+    :func:`_short_plain`) joined into one text block (the texts separated by a line break, or, in a run with
+    a cited block, as written: a cited answer's fragments are one text), which an excerpt
     can then cut like any long text (and which no longer pays a block's overhead per piece); the same list
     when there is none. Each block alone is too short to cut, so a message of many short blocks could not be
     excerpted at all: a 3,600-token message of 100 blocks of 150 characters failed every budget under 3,604
@@ -880,7 +903,8 @@ def merge_short_runs(blocks: list[Block]) -> list[Block]:
 
     def flush() -> None:
         if len(run) >= SHORT_RUN:
-            out.append({"type": "text", "text": "\n".join(b["text"] for b in run)})
+            joint = "" if any("citations" in b for b in run) else "\n"
+            out.append({"type": "text", "text": joint.join(b["text"] for b in run)})
         else:
             out.extend(run)
         run.clear()
@@ -992,7 +1016,7 @@ def _cut_text(text: str, ratio: float, total_tokens: int, origin: str | None) ->
 
 def _cut_json(value: Any, ratio: float, counter: TokenCounter, origin: str | None) -> Any:
     if isinstance(value, str):
-        if not cuttable(value):
+        if not cuttable(value, counter):
             return value
         return _cut_text(value, ratio, counter.count_block(_text(value)), origin)
     if isinstance(value, dict):
@@ -1019,7 +1043,7 @@ def excerpt_blocks(
         kind = b.get("type")
         if kind == "text":
             text = str(b.get("text", ""))
-            if cuttable(text):
+            if cuttable(text, counter):
                 b = {**b, "text": _cut_text(text, ratio, counter.count_block(b), origin)}
         elif kind in ("thinking", "redacted_thinking"):
             if not keep_thinking:
@@ -1031,7 +1055,7 @@ def excerpt_blocks(
         elif kind == "tool_result":
             content = b.get("content", "")
             if isinstance(content, str):
-                if cuttable(content):
+                if cuttable(content, counter):
                     b = {**b, "content": _cut_text(content, ratio, counter.count_block(_text(content)), origin)}
             else:
                 b = {**b, "content": excerpt_blocks(list(content), ratio, counter, origin) or NO_OUTPUT}
