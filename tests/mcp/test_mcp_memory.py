@@ -26,6 +26,7 @@ from context_journal.cli import app
 from context_journal.manager import ContextManager
 from context_journal.mcp import build_server
 from context_journal.stores import MemoryStore
+from context_journal.tokens import MAX_TOKEN_COUNT
 from tests.mcp.mcp_helpers import call, env, fail
 from tests.real_stores import copy_store
 
@@ -503,6 +504,28 @@ def test_over_budget_advice_names_a_budget_that_fits(strategy: str) -> None:
                 fits = int(found.group(1).replace(",", ""))
                 out = await call(client, "compile_context", max_tokens=fits, strategy=strategy)
                 assert out["tokens"] <= fits
+
+    anyio.run(main)
+    backend.close()
+
+
+def test_over_budget_advice_never_names_a_max_tokens_over_the_tools_limit() -> None:
+    """A review set reserve_for_response to 99,999,990 (the tool's limit for both arguments is 100 million):
+    the advice named a max_tokens over that limit, which the tool then refused. It now says to lower the
+    reserve, and every figure it names is one the tool takes."""
+    store = MemoryStore()
+    cm = ContextManager.open(store=store)
+    cm.add_message("user", "Please review the design notes I will paste next. " * 20)
+    cm.add_message("assistant", "Sure, paste them.")
+    server, backend = build_server(store)
+
+    async def main() -> None:
+        async with Client(server, mode="legacy") as client:
+            text = await fail(
+                client, "compile_context", max_tokens=MAX_TOKEN_COUNT, reserve_for_response=MAX_TOKEN_COUNT - 10
+            )
+            assert f"lower reserve_for_response ({MAX_TOKEN_COUNT - 10:,}): max_tokens is at most" in text, text
+            assert all(int(n.replace(",", "")) <= MAX_TOKEN_COUNT for n in re.findall(r"\d[\d,]*", text)), text
 
     anyio.run(main)
     backend.close()

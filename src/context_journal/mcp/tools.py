@@ -46,6 +46,7 @@ from ..rendering.cache_markers import CacheMarkersDroppedWarning
 from ..rendering.reduce import cut_phrase
 from ..stores import ROOT_BRANCH, Store
 from ..strategies import COMPRESSING_STRATEGY_NAMES, STRATEGY_NAMES, strategy_by_name
+from ..tokens import MAX_TOKEN_COUNT
 
 __all__ = [
     "AddMessageResult",
@@ -1059,11 +1060,17 @@ class ToolBackend:
                         f"the context needs {'at least ' if exc.lower_bound else ''}{exc.actual:,} tokens plus "
                         f"reserve_for_response={reserve_for_response:,}"
                     )
-                    advice = (
-                        f"max_tokens of at least {fits:,} fits ({needs})"
-                        if fits is not None
-                        else f"max_tokens of more than {exc.actual + reserve_for_response:,} is needed ({needs})"
-                    )
+                    if fits is not None:
+                        advice = f"max_tokens of at least {fits:,} fits ({needs})"
+                    elif exc.actual + reserve_for_response > MAX_TOKEN_COUNT:
+                        # (No max_tokens the tool takes can hold it: a review was advised a max_tokens over the
+                        # tool's own limit after reserve_for_response=99,999,990.)
+                        advice = (
+                            f"lower reserve_for_response ({reserve_for_response:,}): max_tokens is at most "
+                            f"{MAX_TOKEN_COUNT:,} ({needs})"
+                        )
+                    else:
+                        advice = f"max_tokens of more than {exc.actual + reserve_for_response:,} is needed ({needs})"
                     if used in COMPRESSING:
                         advice += (
                             f", or call the compress tool with budget={max(100, max_tokens - reserve_for_response)}"
