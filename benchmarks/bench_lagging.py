@@ -1,7 +1,7 @@
 """How small a budget an agent's history fits while compression lags: real Claude Code sessions, nothing summarised.
 
     python benchmarks/bench_lagging.py [--data ../shared/data/claude-code-sessions] [--strategy autobiographical]
-        [--budgets 1000,4000] [--repeat 5]
+        [--budgets 1000,4000] [--repeat 5] [--sweep 200-4000:150]
 
 For each session (``*.jsonl`` in ``--data``), imported into a memory store the way ``context-journal import``
 writes it, with a compressing strategy and no summary written yet (no ``drain()``, no ``compress``): the
@@ -29,6 +29,7 @@ from context_journal.stores import MemoryStore
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: the tests package
 from tests.compile.compile_helpers import smallest_budget
+from tests.compile.test_dense_text_and_tiny_budgets import _bare_blocks
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "claude-code-sessions"
 
@@ -58,17 +59,43 @@ def at_budget(cm: ContextManager, budget: int, repeat: int) -> str:
     )
 
 
+def sweep(cm: ContextManager, budgets: range) -> str:
+    """``fits / messages / tokens / bare`` over ``budgets``: the compiles that fit, the messages and tokens
+    they send, and the blocks of stored messages sent as their bare cut markers (nothing of their text)."""
+    fits = messages = tokens = bare = 0
+    for budget in budgets:
+        try:
+            result = cm.compile(budget)
+        except OverBudgetError:
+            continue
+        fits += 1
+        messages += len(result.messages)
+        tokens += result.tokens
+        bare += len(_bare_blocks(result))
+    return f"{fits} of {len(budgets)} fit, {messages:,} msgs, {tokens:,} tokens, {bare} bare"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--strategy", default="autobiographical", choices=["autobiographical", "knowledge"])
     parser.add_argument("--budgets", default="1000,4000")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument(
+        "--sweep", default=None, help="LOW-HIGH:STEP: compile at each of those budgets instead (see sweep())"
+    )
     args = parser.parse_args()
     budgets = [int(b) for b in args.budgets.split(",")]
     sessions = sorted(args.data.glob("*.jsonl"))
     if not sessions:
         raise SystemExit(f"no *.jsonl sessions in {args.data}")
+    if args.sweep:
+        span, step = args.sweep.split(":")
+        low, high = (int(x) for x in span.split("-"))
+        print(f"# {args.strategy}, nothing summarised; every budget {low:,}-{high:,} in steps of {step}")
+        for path in sessions:
+            print(f"{path.stem[:8]} | {sweep(_open(path, args.strategy), range(low, high + 1, int(step)))}", flush=True)
+        return
     print(f"# {args.strategy}, nothing summarised; budgets {', '.join(f'{b:,}' for b in budgets)}")
     header = ["session", "messages", "smallest budget", "search s", *(f"at {b:,}" for b in budgets)]
     print(" | ".join(header))

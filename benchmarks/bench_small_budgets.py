@@ -1,0 +1,77 @@
+"""Every budget from the smallest that fits: does each fit, and does any sent message say nothing?
+
+    python benchmarks/bench_small_budgets.py [--seeds 20] [--budgets 5-400]
+        [--strategies windowed,autobiographical,passthrough]
+
+For each seed, a generated history (``tests/compile/test_dense_text_and_tiny_budgets.py``'s shapes: plain
+turns, long texts, runs of short blocks, identifiers, Chinese, cited answers, file-list tool results) is
+compiled under each strategy at every budget of ``--budgets``. Printed per strategy: the histories with a
+budget that fails above one that fits (and how many such budgets), the histories that never fit in the range,
+the histories that send a stored message or a block of one as its bare cut marker (and at how many budgets),
+the smallest budgets that fit, and the CPU time. Printed, never asserted (the test module asserts the
+properties on fewer budgets).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+
+from context_journal import ContextManager, OverBudgetError
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: the tests package
+from tests.compile.test_dense_text_and_tiny_budgets import _bare_blocks, _history
+
+
+def _row(strategy: str, seeds: int, budgets: range) -> str:
+    holes = bare = never = 0
+    hole_budgets = bare_budgets = 0
+    smallest: list[int] = []
+    t0 = time.process_time()
+    for seed in range(seeds):
+        cm = ContextManager.open("memory:", strategy=strategy)
+        _history(cm, random.Random(seed))
+        fits: list[int] = []
+        bare_here = 0
+        for budget in budgets:
+            try:
+                result = cm.compile(budget)
+            except OverBudgetError:
+                continue
+            fits.append(budget)
+            bare_here += bool(_bare_blocks(result))
+        if not fits:
+            never += 1
+            continue
+        smallest.append(fits[0])
+        failing = (fits[-1] - fits[0] + 1) - len(fits)
+        holes += bool(failing)
+        hole_budgets += failing
+        bare += bool(bare_here)
+        bare_budgets += bare_here
+    cpu = time.process_time() - t0
+    span = f"{min(smallest)}-{max(smallest)}" if smallest else "-"
+    return (
+        f"{strategy:17} {holes:3} ({hole_budgets:3} budgets) {never:6} {bare:5} ({bare_budgets:4} budgets) "
+        f"{span:>10} {cpu:7.1f} s"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=20)
+    parser.add_argument("--budgets", default="5-400", help="LOW-HIGH, both included")
+    parser.add_argument("--strategies", default="windowed,autobiographical,passthrough")
+    args = parser.parse_args()
+    low, high = (int(x) for x in args.budgets.split("-"))
+    print(f"# {args.seeds} generated histories, every budget {low}-{high}")
+    print("strategy          fail above a fit  never  bare marker sent    smallest     CPU")
+    for strategy in args.strategies.split(","):
+        print(_row(strategy, args.seeds, range(low, high + 1)), flush=True)
+
+
+if __name__ == "__main__":
+    main()
