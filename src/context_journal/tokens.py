@@ -422,7 +422,12 @@ _W_ARMENIAN = 2.4
 _W_HEBREW = 1.4
 _W_HEBREW_POINT = 2.4
 _W_ARABIC = 1.0
-_W_ARABIC_MARK = 1.3
+_W_ARABIC_MARK = 1.4  # harakat (U+064B-065F): fully vocalised text was 0.998x at 1.3
+_W_QURANIC = 2.0  # the marks and letters of vocalised scripture, two tokens each alone in cl100k_base: the
+# superscript alef (U+0670), the alef wasla (U+0671), the Quranic annotation signs (U+06D6-06ED: ۝ ۞ ۩);
+# fully vocalised text was 0.94x with them priced as other marks
+_W_GREEK_EXTENDED = 3.0  # precomposed polytonic Greek (U+1F00-1FFF: ἀ ῇ ὁ), three byte tokens each in
+# cl100k_base (polytonic text in NFC was 0.77-0.85x at _W_GREEK; in NFD its marks price as combining marks)
 _W_DEVANAGARI = 1.5
 _W_NUKTA = 0.75  # the Devanagari nukta (U+093C: ज़ फ़ written with it), over _W_DEVANAGARI: two tokens in cl100k_base
 _W_NUKTA_LETTER = 1.5  # a letter with its nukta in one code point (U+0958-095F: क़ ज़ फ़), over _W_DEVANAGARI:
@@ -497,7 +502,7 @@ _BLOCKS: list[tuple[int, int, float]] = [
     (0x19, 0x1C, _W_RARE),
     (0x1D, 0x1D, _W_OTHER),
     (0x1E, 0x1E, _W_LATIN),
-    (0x1F, 0x1F, _W_GREEK),
+    (0x1F, 0x1F, _W_GREEK_EXTENDED),
     (0x23, 0x24, _W_SYMBOL),
     (0x26, 0x27, _W_SYMBOL),
     (0x28, 0x28, _W_BRAILLE),
@@ -519,8 +524,8 @@ _FINE: dict[int, list[tuple[int, float]]] = {
     0x04: [(0x00, _W_CYRILLIC), (0x60, _W_CYRILLIC_EXTENDED)],
     0x05: [(0x00, _W_CYRILLIC), (0x30, _W_ARMENIAN), (0x90, _W_HEBREW_POINT), (0xD0, _W_HEBREW)],
     0x06: [
-        *((0x00, _W_ARABIC), (0x4B, _W_ARABIC_MARK), (0x60, _W_ARABIC), (0x70, _W_ARABIC_MARK)),
-        *((0x71, _W_ARABIC_EXTENDED), (0xD6, _W_ARABIC_MARK), (0xEE, _W_ARABIC)),
+        *((0x00, _W_ARABIC), (0x4B, _W_ARABIC_MARK), (0x60, _W_ARABIC)),
+        *((0x70, _W_QURANIC), (0x72, _W_ARABIC_EXTENDED), (0xD6, _W_QURANIC), (0xEE, _W_ARABIC)),
     ],
     0x09: [(0x00, _W_DEVANAGARI), (0x80, _W_INDIC)],
     0x0B: [(0x00, _W_ODIA), (0x80, _W_INDIC)],
@@ -1654,7 +1659,7 @@ class EstimatingCounter:
 _DEFAULT_COUNTER = EstimatingCounter()
 
 
-ESTIMATE_VERSION = 1
+ESTIMATE_VERSION = 2
 """The version of the default estimate's counts (:class:`EstimatingCounter`, and the non-text prices
 :class:`TiktokenCounter` shares with it). A message's count is stored with its record under a key that
 names this version (:func:`counter_key`), and a store opened by an estimate of another version prices
