@@ -1265,8 +1265,17 @@ def shrink(
     if first:
         work = _give_way(work, room, counter, p, first, keep_whole | keep_thinking, loop | newest)
 
+    # The opening message of the head window (the rules): cut after the head window's other turns, and never
+    # sent as its bare cut marker (see ``speaks`` below).
+    opening = next((m.origin for m in work if m.origin in head), None) if head else None
+
     def tier(m: Work) -> int:
-        return 2 if m.origin in newest else 1 if m.origin in last else 0
+        """The order the levels cut in: the middle and the recent window, the head window's turns, its opening
+        message, the newest message (a review saw the rules cut to 5% beside 67 head and recent turns kept
+        raw: cut by one level with the head's short turns, the longest message paid for them all)."""
+        if m.origin in newest:
+            return 3
+        return 2 if m.origin is not None and m.origin == opening else 1 if m.origin in last else 0
 
     whole = keep_whole | documents
     fixed: set[str] = set()  # messages set at their smallest readable excerpts, which the levels leave alone
@@ -1311,7 +1320,7 @@ def shrink(
         return attempt(k)[0]
 
     def levels(work: list[Work], exact: bool = True) -> list[Work]:
-        for k in range(3):
+        for k in range(4):
             if sum(_tokens(m, counter) for m in work) <= room:
                 break
             if k == 0:
@@ -1334,8 +1343,13 @@ def shrink(
     # The messages never sent as their bare cut marker (the compile fails rather): the newest, and the opening
     # message of the head window (a review saw a history's opening instructions sent as "[… about 67 of 67
     # tokens cut here …]" at 70 tokens beside a note of the middle and the newest answer).
-    opening = next((m.origin for m in work if m.origin in head), None) if head else None
     speaks = newest if opening is None else newest | {opening}
+
+    def opening_cut(work: list[Work]) -> bool:
+        """Whether the opening message was cut in ``work`` (against the blocks it had before this cut)."""
+        assert before is not None
+        was = {id(m): blocks for m, blocks, _f, _t, _s in before.messages}
+        return any(m.origin == opening and id(m) in was and m.blocks is not was[id(m)] for m in work)
 
     def attempt(k: int, extras: bool = False, readable: bool = False, *, h: int = 0, exact: bool = False) -> list[Work]:
         """The context with the oldest ``k`` recent turns of ``late`` and the newest ``h`` turns of the head
@@ -1419,7 +1433,10 @@ def shrink(
         taken = (0, False, False)
         emptied = before.emptied(work, speaks, counter)
         if late and (
-            sum(_tokens(m, counter) for m in work) > room or emptied or before.hollow(work, late | newest, counter)
+            sum(_tokens(m, counter) for m in work) > room
+            or emptied
+            or before.hollow(work, late | newest, counter)
+            or opening_cut(work)
         ):
             # The oldest recent turns give way, and the excerpts are then made again with the room they leave:
             # made before, they were cut for a context that still held those turns (the newest message once
@@ -1443,7 +1460,22 @@ def shrink(
             # number keeps the newest a tenth of itself, the fewest that keep the turns so (a review saw no
             # turn given way and the newest answer cut to a token of 991 once the newest was asked for and
             # could not have it); when none does, the fewest that fit.
-            test = readable if readable(len(order)) else turns_readable if turns_readable(len(order)) else fits
+            def rules_whole(k: int) -> bool:
+                tried = attempt(k, False, h=h)
+                return readable(k) and not opening_cut(tried)
+
+            # First, the fewest that leave the opening message (the rules) whole as well, when some number does:
+            # the recent turns give way before the rules are cut (a review saw the rules cut to 5% beside 67
+            # raw turns, too short each for an excerpt to cut).
+            test = (
+                rules_whole
+                if opening_cut(work) and rules_whole(len(order))
+                else readable
+                if readable(len(order))
+                else turns_readable
+                if turns_readable(len(order))
+                else fits
+            )
             lo = _fewest(0, len(order), test)
             work, taken = attempt(lo, False, h=h), (lo, False, False)
             if before.emptied(work, speaks, counter) and lo < len(order):
@@ -1498,13 +1530,21 @@ def shrink(
         h = 0
         work, taken = late_tier(0)
 
+        # Whether the head window's turns giving way (all of them) would leave the opening message whole: then
+        # they give way before the rules are cut, as the recent turns do (see ``late_tier``).
+        rules_first = bool(heads) and opening_cut(work)
+        if rules_first:
+            tried = attempt(*taken, h=len(heads))
+            rules_first = sum(_tokens(m, counter) for m in tried) <= room and not opening_cut(tried)
+
         def short(work: list[Work]) -> bool:
             """Whether ``work`` fails (over the room, or fitting only with its newest message as its marker)
-            or holds a head turn cut to next to nothing."""
+            or holds a head turn cut to next to nothing, or the rules cut where the head's turns could give way."""
             return (
                 p.readable_at is not None
                 or sum(_tokens(m, counter) for m in work) > room
                 or bool(before.hollow(work, head_turns, counter, units))
+                or (rules_first and opening_cut(work))
             )
 
         while h < len(heads) and short(work):
@@ -1515,6 +1555,7 @@ def shrink(
                     sum(_tokens(m, counter) for m in tried) <= room
                     and not before.emptied(tried, speaks, counter)
                     and not before.hollow(tried, head_turns, counter, units)
+                    and not (rules_first and opening_cut(tried))
                 )
 
             lo = _fewest(h + 1, len(heads), settled)
