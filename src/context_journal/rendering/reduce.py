@@ -1238,8 +1238,11 @@ def shrink(
     2. every other message by a water level (see :func:`_level`); when that leaves a rendered summary under
        a tenth of itself, the fewest oldest summaries give way whole instead, each run of them as one note
        (see :func:`_summaries_give_way`);
-    3. the messages ``last`` names (the head window: the opening instructions), only when nothing
-       else is left to cut; then those ``newest`` names (the newest message and its tool unit);
+    3. the messages ``last`` names (the head window), only when nothing else is left to cut; then its
+       opening message (the instructions); then those ``newest`` names (the newest message and its tool
+       unit); neither the opening nor the newest message is sent as its bare cut marker (the compile fails
+       rather), and the recent turns (then the head window's) give way before the opening is cut, when
+       some number of them keeps it whole;
     4. the messages ``late`` names (the oldest turns of a recent window, which no excerpt made small
        enough), oldest first, as tier 1 cuts them, and after them the turns of the head window
        (``head``) but its first message, newest first: before the working-state block and the recall
@@ -1354,15 +1357,16 @@ def shrink(
     def attempt(k: int, extras: bool = False, readable: bool = False, *, h: int = 0, exact: bool = False) -> list[Work]:
         """The context with the oldest ``k`` recent turns of ``late`` and the newest ``h`` turns of the head
         window given way whole, the rest excerpted (with ``extras``, without the recall section: see
-        :func:`_without_extras`; ``exact``: see ``middle``; ``readable``: the newest message, when the
-        excerpts leave it as its bare marker, at its smallest readable excerpt instead, see
-        :meth:`_Snapshot.readable`). A closed tool unit of the recent window whose result the cut leaves
-        saying nothing (judged by its result: under a hundredth of its text and under :data:`_UNIT_KEPT_TOKENS`
-        tokens of it) gives way whole by itself, the oldest such unit first and one at a time, the rest cut again
-        with the room each leaves before the next is judged: a review saw a real session's
-        recent results sent as bare markers at 2,000 tokens ("[… about 388 of 388 tokens cut here …]" after
-        "mix test"); giving the oldest turns way until none was left so emptied the whole recent window for
-        one result near its end (20 messages sent, then 8, as the budget rose)."""
+        :func:`_without_extras`; ``exact``: see ``middle``; ``readable``: the newest and the opening
+        message, when the excerpts leave one as its bare marker, at its smallest readable excerpt instead,
+        the others cut again with the room left, see :meth:`_Snapshot.readable`). A closed tool unit of the
+        recent window whose result the cut leaves saying nothing (judged result by result: under a hundredth
+        of its text and under :data:`_UNIT_KEPT_TOKENS` tokens of it) gives way whole by itself, the oldest
+        such unit first and one at a time, the rest cut again with the room each leaves before the next is
+        judged: a review saw a real session's recent results sent as bare markers at 2,000 tokens ("[… about
+        388 of 388 tokens cut here …]" after "mix test"); giving the oldest turns way until none was left so
+        emptied the whole recent window for one result near its end (20 messages sent, then 8, as the budget
+        rose)."""
         assert before is not None
         silent: frozenset[str] = frozenset()
         while True:
@@ -1462,7 +1466,11 @@ def shrink(
             # could not have it); when none does, the fewest that fit.
             def rules_whole(k: int) -> bool:
                 tried = attempt(k, False, h=h)
-                return readable(k) and not opening_cut(tried)
+                return (
+                    sum(_tokens(m, counter) for m in tried) <= room
+                    and not before.hollow(tried, late | newest, counter)
+                    and not opening_cut(tried)
+                )
 
             # First, the fewest that leave the opening message (the rules) whole as well, when some number does:
             # the recent turns give way before the rules are cut (a review saw the rules cut to 5% beside 67
