@@ -28,8 +28,7 @@ from context_journal.formats.importers import import_into
 from context_journal.stores import MemoryStore
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: the tests package
-from tests.compile.compile_helpers import smallest_budget
-from tests.compile.test_dense_text_and_tiny_budgets import _bare_blocks
+from tests.compile.compile_helpers import bare_blocks, smallest_budget
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "claude-code-sessions"
 
@@ -71,7 +70,7 @@ def sweep(cm: ContextManager, budgets: range) -> str:
         fits += 1
         messages += len(result.messages)
         tokens += result.tokens
-        bare += len(_bare_blocks(result))
+        bare += len(bare_blocks(result))
     return f"{fits} of {len(budgets)} fit, {messages:,} msgs, {tokens:,} tokens, {bare} bare"
 
 

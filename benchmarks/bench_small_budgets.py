@@ -3,7 +3,7 @@
     python benchmarks/bench_small_budgets.py [--seeds 20] [--budgets 5-400]
         [--strategies windowed,autobiographical,passthrough]
 
-For each seed, a generated history (``tests/compile/test_dense_text_and_tiny_budgets.py``'s shapes: plain
+For each seed, a generated history (``tests/compile/compile_helpers.varied_history``'s shapes: plain
 turns, long texts, runs of short blocks, identifiers, Chinese, cited answers, file-list tool results) is
 compiled under each strategy at every budget of ``--budgets``. Printed per strategy: the histories with a
 budget that fails above one that fits (and how many such budgets), the histories that never fit in the range,
@@ -23,7 +23,7 @@ from pathlib import Path
 from context_journal import ContextManager, OverBudgetError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: the tests package
-from tests.compile.test_dense_text_and_tiny_budgets import _bare_blocks, _history
+from tests.compile.compile_helpers import bare_blocks, varied_history
 
 
 def _row(strategy: str, seeds: int, budgets: range) -> str:
@@ -33,7 +33,7 @@ def _row(strategy: str, seeds: int, budgets: range) -> str:
     t0 = time.process_time()
     for seed in range(seeds):
         cm = ContextManager.open("memory:", strategy=strategy)
-        _history(cm, random.Random(seed))
+        varied_history(cm, random.Random(seed))
         fits: list[int] = []
         bare_here = 0
         for budget in budgets:
@@ -42,7 +42,7 @@ def _row(strategy: str, seeds: int, budgets: range) -> str:
             except OverBudgetError:
                 continue
             fits.append(budget)
-            bare_here += bool(_bare_blocks(result))
+            bare_here += bool(bare_blocks(result))
         if not fits:
             never += 1
             continue

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -11,7 +12,9 @@ from hypothesis import strategies as st
 
 from context_journal.compile import CompileResult, OverBudgetError
 from context_journal.manager import ContextManager
+from context_journal.rendering.repairs import text_tokens_kept
 from context_journal.strategies import PassthroughStrategy, Strategy, WindowedPassthroughStrategy
+from context_journal.tokens import EstimatingCounter
 from context_journal.validate import validate_messages, validate_openai_messages
 from context_journal.views import running_turn_start
 from tests.bug_cases import BUG_DIR as BUG_DIR
@@ -194,3 +197,74 @@ def lag_config(head: int, recent: int, chunk: int) -> Any:
     from context_journal.strategies import AutobiographicalConfig
 
     return AutobiographicalConfig(head_window_tokens=head, recent_window_tokens=recent, target_chunk_tokens=chunk)
+
+
+_COUNTER = EstimatingCounter()
+
+
+def bare_blocks(result: CompileResult) -> list[str]:
+    """The blocks of stored messages sent that keep nothing of their text (their bare cut markers)."""
+    out = []
+    for m in result.messages:
+        if not any(s.kind == "message" for s in m.sources):
+            continue
+        for block in m.content:
+            kept, whole = text_tokens_kept([block], _COUNTER)
+            if whole and not kept:
+                out.append(str(block)[:120])
+    return out
+
+
+def varied_history(cm: ContextManager, rng: random.Random) -> None:
+    """Turns of the shapes the reviews found: dense short blocks, identifiers, Chinese, file-list results,
+    cited fragments, plain prose."""
+    call = 0
+    for i in range(rng.randint(1, 7)):
+        kind = rng.choice(["plain", "long", "blocks", "dense", "cjk", "tool", "cited"])
+        if kind == "plain":
+            cm.add_message("user", f"question {i} about service {i} " + "word " * rng.randint(1, 30))
+            cm.add_message("assistant", f"answer {i} " + "text " * rng.randint(1, 60))
+        elif kind == "long":
+            cm.add_message("user", " ".join(f"word{j}" for j in range(rng.randint(50, 400))))
+            cm.add_message("assistant", "ok")
+        elif kind == "blocks":
+            n = rng.randint(3, 80)
+            cm.add_message("user", [{"type": "text", "text": f"w{j}x{rng.randint(0, 99)}"} for j in range(n)])
+            cm.add_message("assistant", "noted")
+        elif kind == "dense":
+            cm.add_message("user", "/".join(f"d{j}" for j in range(rng.randint(5, 40))))
+            cm.add_message("assistant", "seen")
+        elif kind == "cjk":
+            cm.add_message("user", "这是一个关于部署的问题" * rng.randint(1, 17))
+            cm.add_message("assistant", "好的")
+        elif kind == "cited":
+            cm.add_message("user", "What does the spec say?")
+            cm.add_message("assistant", cited_answer(rng.randint(3, 40)))
+        else:
+            call += 1
+            files = "\n".join(f"file{j}.py" for j in range(rng.randint(2, 120)))
+            cm.add_message("user", "list the files")
+            cm.add_message(
+                "assistant", [{"type": "tool_use", "id": f"t{call}", "name": "Bash", "input": {"command": "ls"}}]
+            )
+            cm.add_message("user", [{"type": "tool_result", "tool_use_id": f"t{call}", "content": files}])
+            cm.add_message("assistant", "done listing")
+
+
+def cited_answer(n: int) -> list[dict[str, Any]]:
+    """An answer as a citing model writes it: plain fragments between cited ones."""
+    blocks: list[dict[str, Any]] = []
+    for j in range(n):
+        if j % 2:
+            blocks.append({"type": "text", "text": " and "})
+            continue
+        citation = {
+            "type": "char_location",
+            "cited_text": f"rule {j} applies to builds",
+            "document_index": 0,
+            "document_title": "spec",
+            "start_char_index": j * 30,
+            "end_char_index": j * 30 + 25,
+        }
+        blocks.append({"type": "text", "text": f"rule {j} applies", "citations": [citation]})
+    return blocks

@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 from context_journal import CompileResult, ContextManager, OverBudgetError
 from context_journal.rendering.repairs import SHORT_TEXT, SHORT_TOKENS, cuttable, excerpt_blocks, text_tokens_kept
 from context_journal.tokens import EstimatingCounter
+from tests.compile.compile_helpers import bare_blocks, cited_answer, smallest_budget, varied_history
 from tests.hypothesis_budget import examples
 
 COUNTER = EstimatingCounter()
@@ -41,98 +42,19 @@ def _compile(cm: ContextManager, budget: int) -> CompileResult | None:
         return None
 
 
-def _smallest(cm: ContextManager, hi: int = 4000) -> int:
-    lo = 1
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if _compile(cm, mid) is None:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-def _bare_blocks(result: CompileResult) -> list[str]:
-    """The blocks of stored messages sent that keep nothing of their text (their bare cut markers)."""
-    out = []
-    for m in result.messages:
-        if not any(s.kind == "message" for s in m.sources):
-            continue
-        for block in m.content:
-            kept, whole = text_tokens_kept([block], COUNTER)
-            if whole and not kept:
-                out.append(str(block)[:120])
-    return out
-
-
-def _history(cm: ContextManager, rng: random.Random) -> None:
-    """Turns of the shapes the reviews found: dense short blocks, identifiers, Chinese, file-list results,
-    cited fragments, plain prose."""
-    call = 0
-    for i in range(rng.randint(1, 7)):
-        kind = rng.choice(["plain", "long", "blocks", "dense", "cjk", "tool", "cited"])
-        if kind == "plain":
-            cm.add_message("user", f"question {i} about service {i} " + "word " * rng.randint(1, 30))
-            cm.add_message("assistant", f"answer {i} " + "text " * rng.randint(1, 60))
-        elif kind == "long":
-            cm.add_message("user", " ".join(f"word{j}" for j in range(rng.randint(50, 400))))
-            cm.add_message("assistant", "ok")
-        elif kind == "blocks":
-            n = rng.randint(3, 80)
-            cm.add_message("user", [{"type": "text", "text": f"w{j}x{rng.randint(0, 99)}"} for j in range(n)])
-            cm.add_message("assistant", "noted")
-        elif kind == "dense":
-            cm.add_message("user", "/".join(f"d{j}" for j in range(rng.randint(5, 40))))
-            cm.add_message("assistant", "seen")
-        elif kind == "cjk":
-            cm.add_message("user", "这是一个关于部署的问题" * rng.randint(1, 17))
-            cm.add_message("assistant", "好的")
-        elif kind == "cited":
-            cm.add_message("user", "What does the spec say?")
-            cm.add_message("assistant", _cited_answer(rng.randint(3, 40)))
-        else:
-            call += 1
-            files = "\n".join(f"file{j}.py" for j in range(rng.randint(2, 120)))
-            cm.add_message("user", "list the files")
-            cm.add_message(
-                "assistant", [{"type": "tool_use", "id": f"t{call}", "name": "Bash", "input": {"command": "ls"}}]
-            )
-            cm.add_message("user", [{"type": "tool_result", "tool_use_id": f"t{call}", "content": files}])
-            cm.add_message("assistant", "done listing")
-
-
-def _cited_answer(n: int) -> list[dict[str, Any]]:
-    """An answer as a citing model writes it: plain fragments between cited ones."""
-    blocks: list[dict[str, Any]] = []
-    for j in range(n):
-        if j % 2:
-            blocks.append({"type": "text", "text": " and "})
-            continue
-        citation = {
-            "type": "char_location",
-            "cited_text": f"rule {j} applies to builds",
-            "document_index": 0,
-            "document_title": "spec",
-            "start_char_index": j * 30,
-            "end_char_index": j * 30 + 25,
-        }
-        blocks.append({"type": "text", "text": f"rule {j} applies", "citations": [citation]})
-    return blocks
-
-
 @settings(max_examples=examples(20), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 10**6), st.sampled_from(STRATEGIES))
 def test_every_budget_above_the_smallest_fits_and_sends_no_bare_marker(seed: int, strategy: str) -> None:
     """From the smallest budget that fits, the next 40 fit too, and no stored message sent in any of them
     (nor any block of one) keeps nothing of its text."""
     cm = ContextManager.open("memory:", strategy=strategy)
-    _history(cm, random.Random(seed))
-    smallest = _smallest(cm)
+    varied_history(cm, random.Random(seed))
+    smallest = smallest_budget(cm, 4000)
     for budget in range(smallest, smallest + 40):
         result = _compile(cm, budget)
         assert result is not None, (budget, smallest)
         assert result.tokens <= budget
-        assert not _bare_blocks(result), (budget, _bare_blocks(result))
+        assert not bare_blocks(result), (budget, bare_blocks(result))
 
 
 def test_dense_short_text_is_cuttable() -> None:
@@ -164,7 +86,7 @@ def test_a_message_of_dense_blocks_fits_well_under_its_size() -> None:
     """30 identifiers, one block each (214 tokens whole, 170 characters joined): failed every budget under
     204 before; now the smallest context (the earlier turns as a note, and them cut) is under half of that."""
     cm = _newest([{"type": "text", "text": f"w{j}x0"} for j in range(30)], "autobiographical")
-    smallest = _smallest(cm)
+    smallest = smallest_budget(cm, 4000)
     assert smallest <= 90, smallest
     text = cm.compile(smallest).messages[-1].content[0]["text"]
     assert text.startswith("w0") and "tokens cut here" in text
@@ -179,7 +101,7 @@ def test_a_file_list_result_fits_at_every_budget_from_its_smallest() -> None:
     cm.add_message("user", [{"type": "tool_result", "tool_use_id": "t1", "content": files}])
     cm.add_message("assistant", "done listing")
     whole = cm.compile(10_000).tokens
-    smallest = _smallest(cm)
+    smallest = smallest_budget(cm, 4000)
     assert smallest < whole
     assert all(_compile(cm, b) is not None for b in range(smallest, whole + 5))
 
@@ -187,21 +109,21 @@ def test_a_file_list_result_fits_at_every_budget_from_its_smallest() -> None:
 def test_the_smallest_readable_excerpt_is_found_between_coarse_shares() -> None:
     """The review's history (60 one-word blocks, autobiographical): 97 fitted, 98-101 failed naming 104."""
     cm = _newest([{"type": "text", "text": f"w{j}x0"} for j in range(60)], "autobiographical")
-    smallest = _smallest(cm)
+    smallest = smallest_budget(cm, 4000)
     assert smallest <= 97
     for budget in range(smallest, 130):
         result = _compile(cm, budget)
         assert result is not None, budget
-        assert not _bare_blocks(result)
+        assert not bare_blocks(result)
 
 
 def test_a_cited_answer_of_many_fragments_is_excerpted() -> None:
     """An answer of 60 cited fragments and the joins between them (about 800 tokens): before, nothing under
     675 tokens fitted; its fragments are now cut as one text."""
     cm = _newest("What does the spec say?")
-    cm.add_message("assistant", _cited_answer(120))
+    cm.add_message("assistant", cited_answer(120))
     whole = cm.compile(100_000).tokens
-    smallest = _smallest(cm)
+    smallest = smallest_budget(cm, 4000)
     assert smallest < whole // 4, (smallest, whole)
     text = cm.compile(smallest).messages[-1].content[0]["text"]
     assert text.startswith("rule 0 app\n[… about 335 of 339 tokens cut here"), text
@@ -217,11 +139,11 @@ def test_the_opening_message_is_never_its_bare_marker() -> None:
         cm.add_message("assistant" if k % 2 else "user", f"turn {k}: " + "the build is green again " * 8)
     cm.add_message("user", "Which module failed?")
     cm.add_message("assistant", "Module 7 failed its checks " * 12)
-    smallest = _smallest(cm)
+    smallest = smallest_budget(cm, 4000)
     for budget in range(smallest, smallest + 60):
         result = _compile(cm, budget)
         assert result is not None, budget
-        assert not _bare_blocks(result), (budget, _bare_blocks(result))
+        assert not bare_blocks(result), (budget, bare_blocks(result))
     opening = cm.compile(smallest).messages[0].content
     kept, whole = text_tokens_kept(opening, COUNTER)
     assert kept / whole >= 0.01 and opening[0]["text"].startswith("Pro"), opening

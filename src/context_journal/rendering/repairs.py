@@ -833,8 +833,8 @@ prose costs little more than its cut marker."""
 SHORT_TOKENS = 48
 """Tokens of a text under :data:`SHORT_TEXT` characters above which an excerpt cuts it all the same: about
 what 200 characters of English prose cost, a little over twice a cut marker (21 tokens). Dense text costs
-far more per character: ten file names on their lines (89 characters) cost 56 tokens and 30 identifiers
-170 characters cost 204, 190 characters of Chinese about 190; judged by characters alone, such a message
+far more per character: ten file names on their lines (89 characters) cost 56 tokens, 30 identifiers (170
+characters) 204, and 190 characters of Chinese about 190; judged by characters alone, such a message
 could not be cut, and a compile failed at every budget under its whole size (a tool result of a file list
 fit at 105 tokens, excerpted by the overflow reductions, and failed at 106, where the excerpt after the
 selection would not cut it)."""
