@@ -74,17 +74,21 @@ from .rendering.fit import (
 )
 from .rendering.options import CompileOptions, Injection, Roles
 from .rendering.reduce import (
+    LOOP_NOTE_KEY,
     PricedView,
     ToolCap,
+    cut_key,
+    emptied_count,
     kept_floor,
     messages_cut,
     overflow_cap,
     priced,
     shrink,
+    silent_results,
     tool_cap,
     widened,
 )
-from .rendering.repairs import F_TOOL_USE, CompiledMessage, Pass, Repair, Source, Work, text_kept
+from .rendering.repairs import F_TOOL_USE, CompiledMessage, Pass, Repair, Source, Work, text_kept, text_tokens_kept
 from .rendering.shards import NewestGroupView, fold_newest_group, join_shard_runs
 from .strategies.base import Budget, RawSpan, Selection, Strategy, has_summaries
 from .tokens import Calibration, TokenCounter, check_token_count
@@ -395,7 +399,7 @@ def _copied(work: Sequence[Work], p: Pass) -> tuple[list[Work], Pass]:
 
 def _is_loop_note(m: Work) -> bool:
     """The user note holding a running tool loop's transcript."""
-    return m.kind == "note" and bool(m.sources) and m.sources[0] == Source("synthetic", "running turn")
+    return cut_key(m) == LOOP_NOTE_KEY
 
 
 def _loop_note(work: Sequence[Work]) -> Work | None:
@@ -412,13 +416,19 @@ def _transcript_size(work: Sequence[Work], counter: TokenCounter) -> tuple[int, 
     return text_kept(note.blocks[1:]), tokens_of(note, counter)
 
 
-def _hollow_loop(work: Sequence[Work], before: tuple[int, int] | None) -> int | None:
-    """When the running loop's transcript in ``work`` keeps less than a tenth of its ``before`` characters
-    (see :func:`_transcript_size`): the tokens a tenth of it would add (at least 1); else None."""
+def _hollow_loop(work: Sequence[Work], before: tuple[int, int] | None, counter: TokenCounter) -> int | None:
+    """When the running loop's transcript in ``work`` keeps less than a hundredth of its ``before``
+    characters (see :func:`_transcript_size`): the tokens a hundredth of it would add (at least 1); else
+    None. (A hundredth, as for the newest message, which the transcript stands for: the cuts keep it readable
+    and cut it last; required to keep a tenth, a lagging history fitted at 234 tokens, failed at 236 and 240
+    naming 292, and fitted again at 238 and from 242.)"""
     note = _loop_note(work)
-    if note is None or before is None or text_kept(note.blocks[1:]) >= 0.1 * before[0]:
+    if note is None or before is None:
         return None
-    return max(1, before[1] // 10)
+    # (Nor may its markers say it keeps nothing: "a", a marker "about 67 of 67 tokens cut here" and "]".)
+    if text_kept(note.blocks[1:]) >= 0.01 * before[0] and text_tokens_kept(note.blocks[1:], counter)[0] > 0:
+        return None
+    return max(1, before[1] // 100)
 
 
 def _is_recall(m: CompiledMessage) -> bool:
@@ -718,9 +728,14 @@ def _compile_context(
         # went on): it is excerpted with the rest, or the compile fails.
         ask = frozenset({body.entry(asked).id}) if asked is not None else frozenset()
         return {
-            "first": frozenset(e.id for a, b in chosen.give_way for e in body.entries(a, b)) - ask,
+            # (Nor is the running loop cut as the middle: its steps gave way to bare markers there while its
+            # newer results stood at a hundred tokens each.)
+            "first": frozenset(e.id for a, b in chosen.give_way for e in body.entries(a, b)) - ask - loop_ids,
             "last": opening(chosen),
-            "newest": newest_unit(),
+            # (The running loop's transcript, when it is one, stands for the newest messages; the turn it
+            # answers is cut with them, never to its bare marker: a review saw "Go on, ..." so beside the
+            # transcript.)
+            "newest": newest_unit() | (ask | {LOOP_NOTE_KEY} if turn else frozenset()),
             "late": frozenset(e.id for a, b in chosen.last_resort for e in body.entries(a, b)) - ask,
             "loop": frozenset(turn),
             "head": frozenset(e.id for a, b in chosen.protected for e in body.entries(a, b)),
@@ -781,6 +796,8 @@ def _compile_context(
     # A running tool loop the selection enters is first tried whole (its bulky results shortened),
     # and only when that cannot fit from its opening and newest steps, with a note on the rest (B62).
     whole_loop = True
+    loop_ids = frozenset(turn)
+    silent = False  # the loop's raw steps fit only with a result cut until it says nothing
     unexcerpted: frozenset[str] = frozenset()  # what the overflow excerpts leave whole (pins, the head window)
 
     # Messages rendered unread so far (ids): none may be left in what the compile sends or prices.
@@ -1100,7 +1117,10 @@ def _compile_context(
             # The running loop is in: shorten its bulky results before leaving any of it out.
             work = shrink(work, room, counter, p, options, keep_turn, pinned(), **tiers(selection), documents=documents)
             used = sum(tokens_of(m, counter) for m in work)
-            if used > room and whole_loop:
+            # Fitting only with a result of the loop cut until it says nothing is not shortening it: a review
+            # saw six of a loop's seven results sent as bare cut markers beside its whole opening thinking.
+            silent = used <= room and silent_results(work, loop_ids, counter)
+            if (used > room or silent) and whole_loop:
                 whole_loop = False  # the whole loop does not fit even shortened: opening and newest steps
                 continue
         if used < room and cap is not None and cap.texts:
@@ -1139,13 +1159,17 @@ def _compile_context(
         avail = max(0, avail - step)
         previous = selection.entries
     assert selection is not None
-    if used > room:
+    silent = silent and used <= room and silent_results(work, loop_ids, counter)
+    if used > room or silent:
         # A tool loop that opened with thinking keeps that opening byte for byte; when even its
         # excerpts do not fit, the whole loop becomes a transcript (never half of it raw: bug case B62).
         cut = tiers(selection)
-        work = shrink(work, room, counter, p, options, keep_turn, pinned(), **cut, documents=documents)
-        used = sum(tokens_of(m, counter) for m in work)
-        if used > room and turn:
+        # The raw steps that fit with a result saying nothing stand when the transcript cannot fit readable.
+        raw_loop = (work, used, p) if silent else None
+        if not silent:
+            work = shrink(work, room, counter, p, options, keep_turn, pinned(), **cut, documents=documents)
+            used = sum(tokens_of(m, counter) for m in work)
+        if (used > room or silent) and turn:
             # Every step of the loop, not only the opening and newest the last layout kept, goes into
             # the transcript (it is shortened as one unit).
             assert running is not None
@@ -1156,7 +1180,7 @@ def _compile_context(
             transcript = _transcript_size(whole, counter)
             work = shrink(whole, room, counter, p, options, keep_whole=pinned(), **cut, documents=documents)
             used = sum(tokens_of(m, counter) for m in work)
-            hollow = _hollow_loop(work, transcript)
+            hollow = _hollow_loop(work, transcript, counter)
             if used <= room and selection.omitted and hollow is None:
                 # The last selection was made with the loop priced raw; as a transcript it takes far less,
                 # so the history before it is chosen again with the loop priced at its transcript (issue
@@ -1173,16 +1197,27 @@ def _compile_context(
                     tried = draw(reselected, q, cap, whole=True)
                     stats["renders"] += 1
                     size = _transcript_size(tried, counter)
-                    tried = shrink(
-                        tried, room, counter, q, options, keep_whole=pinned(), **tiers(reselected), documents=documents
-                    )
+                    # The turns the loop's transcript made room for give way first, oldest first, when cut to
+                    # next to nothing (a review saw six chat turns each sent as its bare marker beside it).
+                    more = tiers(reselected)
+                    had = {m.origin for m in work}
+                    more["late"] |= frozenset(m.origin for m in tried if m.origin is not None and m.origin not in had)
+                    tried = shrink(tried, room, counter, q, options, keep_whole=pinned(), **more, documents=documents)
                     total = sum(tokens_of(m, counter) for m in tried)
-                    if total <= room and len(tried) > len(work) and _hollow_loop(tried, size) is None:
+                    if (
+                        total <= room
+                        and len(tried) > len(work)
+                        and _hollow_loop(tried, size, counter) is None
+                        and emptied_count(tried, counter) <= emptied_count(work, counter)
+                    ):
                         selection, work, used, p = reselected, tried, total, q
+            if raw_loop is not None and (used > room or hollow is not None):
+                work, used, p = raw_loop
+                hollow = None
             if hollow is not None:
                 # The transcript was cut to next to nothing (a review saw the whole running turn sent as
                 # "[… about 376 of 376 tokens cut here …]"): as for the newest message, the compile fails
-                # rather than send the turn unreadable, needing at least a tenth of the transcript.
+                # rather than send the turn unreadable, needing at least a hundredth of the transcript.
                 used = max(used + hollow, room + 1)
         left_unread(work)
         if used > room and p.readable_at is not None:

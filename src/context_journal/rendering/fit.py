@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..sharding import layout_of
 from ..stores.fulltext import format_date
 from ..tokens import TokenCounter
-from .reduce import CALL_KINDS, ToolCap, excerpt_tool_results, note_floor
+from .reduce import CALL_KINDS, LOOP_NOTE, ToolCap, excerpt_tool_results, note_floor
 from .repairs import (
     F_IMAGE,
     F_MEDIA,
@@ -579,7 +579,7 @@ def transcribe_running_turn(work: list[Work], turn: Sequence[str], p: Pass, whol
         None,
         kind="note",
         sources=[
-            Source("synthetic", "running turn"),
+            LOOP_NOTE,
             *(Source("message", origin, work[i].sequence, False) for i in at if (origin := work[i].origin)),
             *(s._replace(complete=False) for s in moved),
         ],

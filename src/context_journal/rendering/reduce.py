@@ -694,6 +694,8 @@ def held(m: Work, keep: frozenset[str]) -> bool:
     message (no id of its own) when every summary and message it stands for is named."""
     if m.origin is not None:
         return m.origin in keep
+    if cut_key(m) in keep:
+        return True
     ids = [s.id for s in m.sources if s.kind in ("summary", "message")]
     return bool(ids) and all(i in keep for i in ids)
 
@@ -902,6 +904,22 @@ smallest (a review saw 97 tokens fit and 98-101 fail, naming 104: a newest messa
 overflow excerpt kept 0.99% at a hundredth and took 47 tokens at a fiftieth, where 38 kept 1%)."""
 
 
+LOOP_NOTE = Source("synthetic", "running turn")
+"""The first source of the user note holding a running tool loop as a transcript (see
+:func:`.fit.transcribe_running_turn`)."""
+LOOP_NOTE_KEY = "\x00running turn"
+"""The id the cuts know that note by (it stands for no one stored message): a ``newest`` of :func:`shrink`
+holding it cuts the transcript last and never sends it as its bare cut marker."""
+
+
+def cut_key(m: Work) -> str | None:
+    """The id the cuts name ``m`` by: its stored id, :data:`LOOP_NOTE_KEY` for the running loop's
+    transcript, else None."""
+    if m.origin is not None:
+        return m.origin
+    return LOOP_NOTE_KEY if m.kind == "note" and m.sources and m.sources[0] == LOOP_NOTE else None
+
+
 _BARE_SHARE = 0.01  # a message whose markers say it keeps less than this of its text says nothing
 _HOLLOW_SHARE = 0.1  # a recent turn or a summary that keeps less than this of its text gives way whole
 _UNIT_KEPT_TOKENS = 16  # a recent tool result keeping fewer tokens of its text (and under a hundredth) says nothing
@@ -947,6 +965,40 @@ def _smallest_readable(m: Work, blocks: list[Block], counter: TokenCounter) -> t
     return tenth, readable(tenth)
 
 
+def _says_nothing(blocks: list[Block], counter: TokenCounter, share: float, kept_under: int | None) -> bool:
+    """Whether the excerpt ``blocks`` keeps under ``share`` of its text (and, with ``kept_under``, fewer
+    tokens of it than that), by its cut markers' figures (see :func:`.repairs.text_tokens_kept`). A result
+    keeping a few lines of a long output says something: "Compiling 7 files" of 7,461 tokens is under a
+    hundredth."""
+    kept, whole = text_tokens_kept(blocks, counter)
+    return bool(whole) and kept / whole < share and (kept_under is None or kept < kept_under)
+
+
+def silent_results(work: Sequence[Work], ids: frozenset[str], counter: TokenCounter) -> bool:
+    """Whether a tool result of the messages ``ids`` names in ``work`` is cut until it says nothing (under a
+    hundredth of its text and under :data:`_UNIT_KEPT_TOKENS` tokens of it), as the recent window's closed
+    units are judged (see :meth:`_Snapshot.hollow`)."""
+    return any(
+        _says_nothing([b], counter, _BARE_SHARE, _UNIT_KEPT_TOKENS)
+        for m in work
+        if m.origin in ids and m.flags & F_TOOL_RESULT
+        for b in m.blocks
+        if b.get("type") == "tool_result"
+    )
+
+
+def emptied_count(work: Sequence[Work], counter: TokenCounter) -> int:
+    """How many stored messages of ``work`` hold text and keep under a hundredth of it, by their cut markers'
+    figures (see :func:`.repairs.share_kept`): what is sent as bare cut markers."""
+    return sum(
+        1
+        for m in work
+        if m.origin is not None
+        and text_tokens_kept(m.blocks, counter)[1]
+        and share_kept(m.blocks, counter) < _BARE_SHARE
+    )
+
+
 class _Snapshot:
     """A context being cut, as it stood (each message's blocks, flags, tokens and sources, and the pass's
     repairs and altered ids), to cut it again another way."""
@@ -965,12 +1017,12 @@ class _Snapshot:
         was = {id(m): blocks for m, blocks, _f, _t, _s in self.messages}
         for m in work:
             blocks = was.get(id(m))
-            if m.origin in ids and blocks is not None and m.blocks is not blocks and _bare(m, blocks, counter):
+            if cut_key(m) in ids and blocks is not None and m.blocks is not blocks and _bare(m, blocks, counter):
                 yield m, blocks
 
     def emptied_ids(self, work: list[Work], ids: frozenset[str], counter: TokenCounter) -> frozenset[str]:
         """The ids of the messages of ``ids`` in ``work`` that a cut emptied since then (see :func:`_bare`)."""
-        return frozenset(m.origin for m, _b in self._emptied(work, ids, counter) if m.origin is not None)
+        return frozenset(key for m, _b in self._emptied(work, ids, counter) if (key := cut_key(m)) is not None)
 
     def emptied(self, work: list[Work], ids: frozenset[str], counter: TokenCounter) -> bool:
         """Whether a message of ``ids`` in ``work`` was cut down to its bare excerpt marker since then (see
@@ -1001,7 +1053,7 @@ class _Snapshot:
             found = list(self._emptied(work, ids, counter))
         else:
             was = {id(m): blocks for m, blocks, _f, _t, _s in self.messages}
-            found = [(m, was[id(m)]) for m in work if m.origin in ids and id(m) in was]
+            found = [(m, was[id(m)]) for m in work if cut_key(m) in ids and id(m) in was]
         emptied = [(m, blocks, *_smallest_readable(m, blocks, counter)) for m, blocks in found]
         if not all(ok for _m, _b, _k, ok in emptied):
             return False
@@ -1033,25 +1085,22 @@ class _Snapshot:
         was = {id(m) for m, _b, _f, _t, _s in self.messages}
         out: set[str] = set()
         for m in work:
-            if m.origin not in ids or id(m) not in was:
+            key = cut_key(m)
+            if key is None or key not in ids or id(m) not in was:
                 continue
             unit = bool(m.flags & _UNIT_FLAGS)
-            if unit and m.origin not in units:
+            if unit and key not in units:
                 continue
             if not unit:
                 if share_kept(m.blocks, counter) < _HOLLOW_SHARE:
-                    out.add(m.origin)
+                    out.add(key)
                 continue
             # With ``unit_kept`` (saying nothing), each of a message's parallel results is judged alone: one cut
             # to its bare marker beside a sibling kept whole said nothing all the same (a review saw "mix
             # credo"'s output sent as "[… about 66 of 66 tokens cut here …]" beside the dialyzer's).
             parts = [[b] for b in m.blocks if b.get("type") == "tool_result"] if unit_kept is not None else []
-            for blocks in parts or [m.blocks]:
-                kept, whole = text_tokens_kept(blocks, counter)
-                # (A unit's result keeping a few lines of a long output says something: "Compiling 7 files" of
-                # 7,461 tokens is under a hundredth.)
-                if whole and kept / whole < unit_share and (unit_kept is None or kept < unit_kept):
-                    out.add(m.origin)
+            if any(_says_nothing(blocks, counter, unit_share, unit_kept) for blocks in parts or [m.blocks]):
+                out.add(key)
         return out
 
     def restore(self, p: Pass) -> list[Work]:
@@ -1276,7 +1325,7 @@ def shrink(
         """The order the levels cut in: the middle and the recent window, the head window's turns, its opening
         message, the newest message (a review saw the rules cut to 5% beside 67 head and recent turns kept
         raw: cut by one level with the head's short turns, the longest message paid for them all)."""
-        if m.origin in newest:
+        if cut_key(m) in newest:
             return 3
         return 2 if m.origin is not None and m.origin == opening else 1 if m.origin in last else 0
 
