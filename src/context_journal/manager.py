@@ -2657,11 +2657,14 @@ def _refuse_reserved(metadata: Any, index: int) -> None:
 def _refuse_blank(content: Any, index: int) -> None:
     """A message with nothing to send is refused like an empty block list (a provider rejects an empty
     message, and the compiler leaves blank text out, so it could never be rendered): an empty or
-    whitespace-only string, or a block list made only of such text blocks.
+    whitespace-only string, or a block list made only of such text blocks and unsigned thinking blocks with
+    empty or whitespace-only thinking (unsigned thinking is never sent: it cannot be replayed, so such a
+    block says nothing; a signed one with empty thinking is what a provider returns when its thinking is
+    not displayed, and is kept).
 
     Raises:
-        MalformedContentError: ``content`` is an empty or whitespace-only string, or every block is a
-            ``text`` block whose text is empty or whitespace-only (placed at the first of them).
+        MalformedContentError: ``content`` is an empty or whitespace-only string, or every block is such a
+            ``text`` or ``thinking`` block (placed at the first of them).
     """
     if isinstance(content, str):
         if shows_nothing(content):
@@ -2671,21 +2674,31 @@ def _refuse_blank(content: Any, index: int) -> None:
         return
     if isinstance(content, (list, tuple)) and content and all(_blank_text_block(b) for b in content):
         raise MalformedContentError(
-            "a message needs non-empty text (a message of only empty or whitespace-only text blocks is "
-            'refused like "" and [])',
+            "a message needs non-empty text (a message of only empty or whitespace-only text blocks and "
+            'unsigned empty thinking blocks is refused like "" and [])',
             message_index=index,
             block_index=0,
-            path="text",
+            path="thinking" if _field(content[0], "type") == "thinking" else "text",
         )
 
 
+def _field(block: Any, name: str) -> Any:
+    """``block[name]`` of a dict, or the attribute of a block model (None when it has none)."""
+    return block.get(name) if isinstance(block, Mapping) else getattr(block, name, None)
+
+
 def _blank_text_block(block: Any) -> bool:
-    """Whether ``block`` (a dict or a block model) is a ``text`` block holding only whitespace."""
-    if isinstance(block, Mapping):
-        kind, text = block.get("type"), block.get("text")
-    else:
-        kind, text = getattr(block, "type", None), getattr(block, "text", None)
-    return kind == "text" and isinstance(text, str) and shows_nothing(text)
+    """Whether ``block`` (a dict or a block model) says nothing: a ``text`` block holding only whitespace,
+    or a ``thinking`` block with no signature whose thinking is only whitespace (a review stored one and
+    compiled it to a lone "[start of the conversation]")."""
+    kind = _field(block, "type")
+    if kind == "text":
+        text = _field(block, "text")
+        return isinstance(text, str) and shows_nothing(text)
+    if kind == "thinking":
+        thinking = _field(block, "thinking")
+        return isinstance(thinking, str) and shows_nothing(thinking) and not _field(block, "signature")
+    return False
 
 
 class _DriverHost:

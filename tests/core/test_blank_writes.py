@@ -1,9 +1,10 @@
 """A message with nothing to send is refused at write, whichever way it is written.
 
 ``add_message("user", "")`` and ``[]`` are refused; so is a block list made only of empty or
-whitespace-only text blocks (the compiler leaves blank text out, so such a message could never be sent and
-a compile holding only it would raise ``EmptyContextError``). The same rule holds for ``add_messages`` (at
-the message's index) and ``edit_message``; nothing is written.
+whitespace-only text blocks and unsigned thinking blocks with blank thinking (the compiler leaves blank text
+out and never sends unsigned thinking, so such a message could never be sent and a compile holding only it
+would raise ``EmptyContextError``). The same rule holds for ``add_messages`` (at the message's index) and
+``edit_message``; nothing is written.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ blank_text = st.text(alphabet=" \t\n\r\u00a0\u2003\u3000", max_size=6)
 blank_block = st.one_of(
     blank_text.map(lambda t: {"type": "text", "text": t}),
     blank_text.map(lambda t: TextBlock(text=t)),
+    # Unsigned thinking is never sent (it cannot be replayed): blank, it says nothing either.
+    blank_text.map(lambda t: {"type": "thinking", "thinking": t}),
 )
 blank_blocks = st.lists(blank_block, min_size=1, max_size=4)
 
@@ -42,6 +45,24 @@ def test_only_empty_text_blocks_are_refused_like_an_empty_string() -> None:
     assert (caught.value.message_index, caught.value.block_index, caught.value.path) == (0, 0, "text")
     assert "message 0, block 0 (text)" in str(caught.value)
     assert cm.message_count() == 0
+
+
+def test_blank_unsigned_thinking_is_refused_and_signed_thinking_kept() -> None:
+    """A review stored an assistant message of one empty thinking block and compiled it to a lone "[start of
+    the conversation]". A signed one with empty thinking (what a provider returns when thinking is not
+    displayed) carries its signature and is kept, as is a blank thinking block beside text."""
+    cm = ContextManager.open("memory:")
+    with pytest.raises(MalformedContentError, match="non-empty text") as caught:
+        cm.add_message("assistant", [{"type": "thinking", "thinking": " "}, {"type": "text", "text": ""}])
+    assert (caught.value.message_index, caught.value.block_index, caught.value.path) == (0, 0, "thinking")
+    assert cm.message_count() == 0
+    cm.add_message("user", "why?")
+    signed = {"type": "thinking", "thinking": "", "signature": "c2ln"}
+    cm.add_message("assistant", [signed, {"type": "text", "text": "because"}])
+    cm.add_message("assistant", [{"type": "thinking", "thinking": ""}, {"type": "text", "text": "and so"}])
+    cm.add_message("assistant", [signed])
+    assert cm.message_count() == 4
+    assert cm.get_all_messages()[1].content_dicts()[0] == signed
 
 
 @FAST
