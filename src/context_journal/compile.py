@@ -83,12 +83,13 @@ from .rendering.reduce import (
     messages_cut,
     overflow_cap,
     priced,
+    says_nothing,
     shrink,
     silent_results,
     tool_cap,
     widened,
 )
-from .rendering.repairs import F_TOOL_USE, CompiledMessage, Pass, Repair, Source, Work, text_kept, text_tokens_kept
+from .rendering.repairs import F_TOOL_USE, CompiledMessage, Pass, Repair, Source, Work, text_kept
 from .rendering.shards import NewestGroupView, fold_newest_group, join_shard_runs
 from .strategies.base import Budget, RawSpan, Selection, Strategy, has_summaries
 from .tokens import Calibration, TokenCounter, check_token_count
@@ -417,16 +418,16 @@ def _transcript_size(work: Sequence[Work], counter: TokenCounter) -> tuple[int, 
 
 
 def _hollow_loop(work: Sequence[Work], before: tuple[int, int] | None, counter: TokenCounter) -> int | None:
-    """When the running loop's transcript in ``work`` keeps less than a hundredth of its ``before``
-    characters (see :func:`_transcript_size`): the tokens a hundredth of it would add (at least 1); else
-    None. (A hundredth, as for the newest message, which the transcript stands for: the cuts keep it readable
-    and cut it last; required to keep a tenth, a lagging history fitted at 234 tokens, failed at 236 and 240
-    naming 292, and fitted again at 238 and from 242.)"""
+    """When the running loop's transcript in ``work`` keeps less than a hundredth of its text (or nothing),
+    by its cut markers' figures (see :func:`.rendering.reduce.says_nothing`): the tokens a hundredth of the
+    transcript as drawn (``before``, see :func:`_transcript_size`) would add (at least 1); else None. (The
+    cuts' own rule for the newest message, which the transcript stands for: they keep it readable and cut it
+    last. Required to keep a tenth of its characters, a lagging history fitted at 234 tokens, failed at 236
+    and 240 naming 292, and fitted again at 238 and from 242; judged by characters while the cuts judged by
+    the markers, a windowed one fitted at 80 and failed at 81.)"""
     note = _loop_note(work)
-    if note is None or before is None:
-        return None
-    # (Nor may its markers say it keeps nothing: "a", a marker "about 67 of 67 tokens cut here" and "]".)
-    if text_kept(note.blocks[1:]) >= 0.01 * before[0] and text_tokens_kept(note.blocks[1:], counter)[0] > 0:
+    # (Its heading left out, as the cuts leave it out.)
+    if note is None or before is None or not says_nothing(note.blocks[1:], counter):
         return None
     return max(1, before[1] // 100)
 

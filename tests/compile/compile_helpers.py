@@ -10,6 +10,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from context_journal import AutobiographicalConfig, AutobiographicalStrategy
 from context_journal.compile import CompileResult, OverBudgetError
 from context_journal.manager import ContextManager
 from context_journal.rendering.repairs import text_tokens_kept
@@ -268,3 +269,36 @@ def cited_answer(n: int) -> list[dict[str, Any]]:
         }
         blocks.append({"type": "text", "text": f"rule {j} applies", "citations": [citation]})
     return blocks
+
+
+def _loop_strategy(name: str) -> Strategy:
+    if name == "autobiographical":
+        return AutobiographicalStrategy(AutobiographicalConfig())  # lagging: nothing drained
+    return WindowedPassthroughStrategy() if name == "windowed" else PassthroughStrategy()
+
+
+def loop_history(name: str, chat: int, steps: int, sizes: list[int], thinking: int = 40) -> ContextManager:
+    """``chat`` chat turns, the question, then a loop of ``steps`` calls opened by signed thinking, result
+    ``k`` of ``sizes[k % len(sizes)]`` words; nothing summarised."""
+    cm = ContextManager.open("memory:", strategy=_loop_strategy(name))
+    msgs: list[dict[str, Any]] = [
+        {"participant": "user" if k % 2 == 0 else "assistant", "content": words(30, k), "id": f"c{k}"}
+        for k in range(chat)
+    ]
+    if not msgs or msgs[-1]["participant"] != "user":
+        msgs.append({"participant": "user", "content": "Go on, " + words(20), "id": "ask"})
+    opening = {"type": "thinking", "thinking": words(thinking), "signature": "sig"}
+    for k in range(steps):
+        use = {"type": "tool_use", "id": f"t{k}", "name": f"tool{k}", "input": {"arg": words(3, k)}}
+        msgs.append({"participant": "assistant", "content": [opening, use] if k == 0 else [use], "id": f"a{k}"})
+        result = {"type": "tool_result", "tool_use_id": f"t{k}", "content": words(sizes[k % len(sizes)], k)}
+        msgs.append({"participant": "user", "content": [result], "id": f"r{k}"})
+    cm.add_messages(msgs)
+    return cm
+
+
+def random_loop(rng: random.Random) -> tuple[int, int, list[int], int]:
+    """Arguments of :func:`loop_history` after its strategy name, drawn as the property test of
+    ``test_running_loop_readable.py`` draws them: chat turns, steps, result sizes (words), thinking words."""
+    sizes = [rng.choice([1, 20, 60, 150, 400]) for _ in range(rng.randint(1, 3))]
+    return rng.randint(0, 6), rng.randint(1, 8), sizes, rng.randint(5, 120)

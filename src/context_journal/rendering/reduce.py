@@ -925,6 +925,13 @@ _HOLLOW_SHARE = 0.1  # a recent turn or a summary that keeps less than this of i
 _UNIT_KEPT_TOKENS = 16  # a recent tool result keeping fewer tokens of its text (and under a hundredth) says nothing
 
 
+def _said(m: Work, blocks: list[Block]) -> list[Block]:
+    """The blocks of ``blocks`` (``m``'s) a reader reads as what ``m`` says: all of them, but the running
+    loop's transcript's heading (a block never cut: counted in, the transcript cut to its bare marker read
+    as keeping a hundredth of itself, and was sent so)."""
+    return blocks[1:] if cut_key(m) == LOOP_NOTE_KEY else blocks
+
+
 def _bare(m: Work, blocks: list[Block], counter: TokenCounter) -> bool:
     """Whether ``m``, cut from ``blocks``, says no more than its bare cut marker: it costs no more than the
     marker alone, or its markers say it keeps under a hundredth of its text (a review saw a final answer
@@ -933,7 +940,7 @@ def _bare(m: Work, blocks: list[Block], counter: TokenCounter) -> bool:
     bare = excerpt_blocks(blocks, 0.0, counter, m.origin)
     if counter.count_message(m.participant, m.blocks) <= counter.count_message(m.participant, bare):
         return True
-    return share_kept(m.blocks, counter) < _BARE_SHARE
+    return share_kept(_said(m, m.blocks), counter) < _BARE_SHARE
 
 
 _LEVEL_CUT = " tokens to fit the budget"
@@ -954,13 +961,13 @@ def _smallest_readable(m: Work, blocks: list[Block], counter: TokenCounter) -> t
         return blocks if ratio >= 1 else excerpt_blocks(blocks, ratio, counter, m.origin)
 
     def readable(kept: list[Block]) -> bool:
-        return counter.count_message(m.participant, kept) > bare and share_kept(kept, counter) >= _BARE_SHARE
+        return counter.count_message(m.participant, kept) > bare and share_kept(_said(m, kept), counter) >= _BARE_SHARE
 
     # (A larger ratio keeps more: the smallest readable one is found by halving the ladder.)
     kept = cut(_READABLE_RATIOS[_fewest(0, len(_READABLE_RATIOS) - 1, lambda k: readable(cut(_READABLE_RATIOS[k])))])
-    if readable(kept) and share_kept(kept, counter) <= _HOLLOW_SHARE:
+    if readable(kept) and share_kept(_said(m, kept), counter) <= _HOLLOW_SHARE:
         return kept, True
-    now = share_kept(blocks, counter)
+    now = share_kept(_said(m, blocks), counter)
     tenth = cut(_HOLLOW_SHARE / now if now > 0 else _HOLLOW_SHARE)
     return tenth, readable(tenth)
 
@@ -972,6 +979,13 @@ def _says_nothing(blocks: list[Block], counter: TokenCounter, share: float, kept
     hundredth."""
     kept, whole = text_tokens_kept(blocks, counter)
     return bool(whole) and kept / whole < share and (kept_under is None or kept < kept_under)
+
+
+def says_nothing(blocks: list[Block], counter: TokenCounter) -> bool:
+    """Whether the excerpt ``blocks`` keeps under a hundredth of its text, or none of it, by its cut markers'
+    figures: what the cuts never leave the newest message (see :func:`shrink`'s ``newest``)."""
+    kept, whole = text_tokens_kept(blocks, counter)
+    return bool(whole) and (kept == 0 or kept / whole < _BARE_SHARE)
 
 
 def silent_results(work: Sequence[Work], ids: frozenset[str], counter: TokenCounter) -> bool:
@@ -1092,7 +1106,7 @@ class _Snapshot:
             if unit and key not in units:
                 continue
             if not unit:
-                if share_kept(m.blocks, counter) < _HOLLOW_SHARE:
+                if share_kept(_said(m, m.blocks), counter) < _HOLLOW_SHARE:
                     out.add(key)
                 continue
             # With ``unit_kept`` (saying nothing), each of a message's parallel results is judged alone: one cut
