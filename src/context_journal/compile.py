@@ -1114,16 +1114,18 @@ def _compile_context(
         elif pristine is not None:
             work, p = _copied(*pristine)
             used = sum(tokens_of(m, counter) for m in work)
-        if used > room and turn and any(m.origin == turn[0] for m in work):
+        loop_in = bool(turn) and any(m.origin == turn[0] for m in work)
+        if used > room and loop_in:
             # The running loop is in: shorten its bulky results before leaving any of it out.
             work = shrink(work, room, counter, p, options, keep_turn, pinned(), **tiers(selection), documents=documents)
             used = sum(tokens_of(m, counter) for m in work)
-            # Fitting only with a result of the loop cut until it says nothing is not shortening it: a review
-            # saw six of a loop's seven results sent as bare cut markers beside its whole opening thinking.
-            silent = used <= room and silent_results(work, loop_ids, counter)
-            if (used > room or silent) and whole_loop:
-                whole_loop = False  # the whole loop does not fit even shortened: opening and newest steps
-                continue
+        # Fitting only with a result of the loop cut until it says nothing (by the cuts, or by the overflow
+        # excerpts it was drawn with) is not shortening it: a review saw six of a loop's seven results sent as
+        # bare cut markers beside its whole opening thinking, and another a loop's only result so.
+        silent = loop_in and used <= room and silent_results(work, loop_ids, counter)
+        if loop_in and (used > room or silent) and whole_loop:
+            whole_loop = False  # the whole loop does not fit even shortened: opening and newest steps
+            continue
         if used < room and cap is not None and cap.texts:
             # The overflow excerpts were priced at a quarter each: give them the room the selection left
             # (the same messages, the excerpts as long as the room allows). Excerpts are cut by characters,
@@ -1161,16 +1163,25 @@ def _compile_context(
         previous = selection.entries
     assert selection is not None
     silent = silent and used <= room and silent_results(work, loop_ids, counter)
-    if used > room or silent:
+    # The loop's opening raw and its later steps as a transcript after a summary of the steps between (the
+    # turn in three parts): one transcript is tried instead, and this stands when that cannot fit readable.
+    split = (
+        (work, used, p)
+        if not whole_loop
+        and used <= room
+        and any(m.origin == turn[0] for m in work)
+        and any(r.kind == "running_turn_transcribed" for r in p.repairs)
+        else None
+    )
+    if used > room or silent or split is not None:
         # A tool loop that opened with thinking keeps that opening byte for byte; when even its
         # excerpts do not fit, the whole loop becomes a transcript (never half of it raw: bug case B62).
         cut = tiers(selection)
-        # The raw steps that fit with a result saying nothing stand when the transcript cannot fit readable.
-        raw_loop = (work, used, p) if silent else None
-        if not silent:
+        if not silent and split is None:
             work = shrink(work, room, counter, p, options, keep_turn, pinned(), **cut, documents=documents)
             used = sum(tokens_of(m, counter) for m in work)
-        if (used > room or silent) and turn:
+            silent = used <= room and silent_results(work, loop_ids, counter)
+        if (used > room or silent or split is not None) and turn:
             # Every step of the loop, not only the opening and newest the last layout kept, goes into
             # the transcript (it is shortened as one unit).
             assert running is not None
@@ -1212,8 +1223,8 @@ def _compile_context(
                         and emptied_count(tried, counter) <= emptied_count(work, counter)
                     ):
                         selection, work, used, p = reselected, tried, total, q
-            if raw_loop is not None and (used > room or hollow is not None):
-                work, used, p = raw_loop
+            if split is not None and (used > room or hollow is not None):
+                work, used, p = split
                 hollow = None
             if hollow is not None:
                 # The transcript was cut to next to nothing (a review saw the whole running turn sent as

@@ -118,6 +118,35 @@ def test_the_loop_is_not_cut_as_the_middle() -> None:
     assert len(kept) == 3 and min(kept) >= 40, kept
 
 
+@pytest.mark.parametrize("drained", [False, True])
+def test_a_loop_with_one_huge_result_fits_readable_from_its_smallest_budget(drained: bool) -> None:
+    """A review's history: six chat turns, the question, one step whose result is a 12,771-token log, under
+    ``AutobiographicalConfig.for_budget(2000)``. It sent the result as "[… about 12771 of 12771 tokens cut
+    here …]" at 230-250 tokens (the overflow excerpts the loop was drawn with, and the last cut, emptied it
+    unnoticed) and failed at 270-300, each time naming the budget plus one. Now every budget from the
+    smallest that fits (150) fits, and the result always keeps some of its text."""
+    cm = ContextManager.open("memory:", strategy=AutobiographicalStrategy(AutobiographicalConfig.for_budget(2000)))
+    for i in range(6):
+        text = f"Earlier turn {i}: " + "we discussed the harbour database migration plans " * 5
+        cm.add_message("user" if i % 2 == 0 else "assistant", text)
+    cm.add_message("user", "Why does deploy of service-alpha fail on staging? Please investigate.")
+    plan = {"type": "thinking", "thinking": "Let me plan: read the config, then the log. " * 5, "signature": "c2ln"}
+    call = {"type": "tool_use", "id": "toolu_0", "name": "Read", "input": {"path": "/srv/app/file_0.log"}}
+    cm.add_message("assistant", [plan, call])
+    log = "\n".join(
+        f"line {k} of file_0: ERROR connection refused at 10.0.0.{k} port 5432 retry {k}" for k in range(400)
+    )
+    cm.add_message("user", [{"type": "tool_result", "tool_use_id": "toolu_0", "content": log}])
+    if drained:
+        cm.drain()
+    smallest = smallest_budget(cm, 600)
+    assert smallest <= 200
+    for budget in range(smallest, 600, 10):
+        result = _compile(cm, budget)
+        assert result is not None, (budget, smallest)
+        _check(cm, result, budget)
+
+
 def test_a_text_of_joined_excerpts_is_cut_as_a_new_text() -> None:
     """A text holding several cut markers (a transcript of results each cut) is cut by the share asked,
     never inside a marker, its new marker stating the cuts it folds in; its share kept counts each marker

@@ -940,7 +940,16 @@ def _bare(m: Work, blocks: list[Block], counter: TokenCounter) -> bool:
     bare = excerpt_blocks(blocks, 0.0, counter, m.origin)
     if counter.count_message(m.participant, m.blocks) <= counter.count_message(m.participant, bare):
         return True
-    return share_kept(_said(m, m.blocks), counter) < _BARE_SHARE
+    return _reads_as_nothing(m, m.blocks, counter)
+
+
+def _reads_as_nothing(m: Work, blocks: list[Block], counter: TokenCounter) -> bool:
+    """Whether ``blocks`` (``m``'s) keep under a hundredth of their text by their markers' figures; for the
+    running loop's transcript, its heading left out, and also fewer than :data:`_UNIT_KEPT_TOKENS` tokens of
+    it, or none (see :func:`says_nothing`: its calls and results are judged as results are)."""
+    if cut_key(m) == LOOP_NOTE_KEY:
+        return says_nothing(blocks[1:], counter)
+    return share_kept(blocks, counter) < _BARE_SHARE
 
 
 _LEVEL_CUT = " tokens to fit the budget"
@@ -961,7 +970,7 @@ def _smallest_readable(m: Work, blocks: list[Block], counter: TokenCounter) -> t
         return blocks if ratio >= 1 else excerpt_blocks(blocks, ratio, counter, m.origin)
 
     def readable(kept: list[Block]) -> bool:
-        return counter.count_message(m.participant, kept) > bare and share_kept(_said(m, kept), counter) >= _BARE_SHARE
+        return counter.count_message(m.participant, kept) > bare and not _reads_as_nothing(m, kept, counter)
 
     # (A larger ratio keeps more: the smallest readable one is found by halving the ladder.)
     kept = cut(_READABLE_RATIOS[_fewest(0, len(_READABLE_RATIOS) - 1, lambda k: readable(cut(_READABLE_RATIOS[k])))])
@@ -982,10 +991,12 @@ def _says_nothing(blocks: list[Block], counter: TokenCounter, share: float, kept
 
 
 def says_nothing(blocks: list[Block], counter: TokenCounter) -> bool:
-    """Whether the excerpt ``blocks`` keeps under a hundredth of its text, or none of it, by its cut markers'
-    figures: what the cuts never leave the newest message (see :func:`shrink`'s ``newest``)."""
-    kept, whole = text_tokens_kept(blocks, counter)
-    return bool(whole) and (kept == 0 or kept / whole < _BARE_SHARE)
+    """Whether the excerpt ``blocks`` keeps none of its text, or under a hundredth of it and fewer than
+    :data:`_UNIT_KEPT_TOKENS` tokens, by its cut markers' figures: what the cuts never leave the running
+    loop's transcript (which stands for the newest messages: see :func:`shrink`'s ``newest``), judged as
+    a tool result is (see :func:`silent_results`)."""
+    kept, _whole = text_tokens_kept(blocks, counter)
+    return kept == 0 or _says_nothing(blocks, counter, _BARE_SHARE, _UNIT_KEPT_TOKENS)
 
 
 def silent_results(work: Sequence[Work], ids: frozenset[str], counter: TokenCounter) -> bool:
