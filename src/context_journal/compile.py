@@ -418,15 +418,15 @@ def _transcript_size(work: Sequence[Work], counter: TokenCounter) -> tuple[int, 
 
 
 def _hollow_loop(work: Sequence[Work], before: tuple[int, int] | None, counter: TokenCounter) -> int | None:
-    """When the running loop's transcript in ``work`` keeps less than a hundredth of its text (or nothing),
-    by its cut markers' figures (see :func:`.rendering.reduce.says_nothing`): the tokens a hundredth of the
+    """When the running loop's transcript in ``work`` keeps none of its text, or under a hundredth of it and
+    fewer than 16 tokens, by its cut markers' figures, its heading left out (see
+    :func:`.rendering.reduce.says_nothing`): the tokens a hundredth of the
     transcript as drawn (``before``, see :func:`_transcript_size`) would add (at least 1); else None. (The
     cuts' own rule for the newest message, which the transcript stands for: they keep it readable and cut it
     last. Required to keep a tenth of its characters, a lagging history fitted at 234 tokens, failed at 236
     and 240 naming 292, and fitted again at 238 and from 242; judged by characters while the cuts judged by
     the markers, a windowed one fitted at 80 and failed at 81.)"""
     note = _loop_note(work)
-    # (Its heading left out, as the cuts leave it out.)
     if note is None or before is None or not says_nothing(note.blocks[1:], counter):
         return None
     return max(1, before[1] // 100)
