@@ -995,8 +995,8 @@ def says_nothing(blocks: list[Block], counter: TokenCounter) -> bool:
     :data:`_UNIT_KEPT_TOKENS` tokens, by its cut markers' figures: what the cuts never leave the running
     loop's transcript (which stands for the newest messages: see :func:`shrink`'s ``newest``), judged as
     a tool result is (see :func:`silent_results`)."""
-    kept, _whole = text_tokens_kept(blocks, counter)
-    return kept == 0 or _says_nothing(blocks, counter, _BARE_SHARE, _UNIT_KEPT_TOKENS)
+    kept, whole = text_tokens_kept(blocks, counter)
+    return kept == 0 or (kept / whole < _BARE_SHARE and kept < _UNIT_KEPT_TOKENS)
 
 
 def silent_results(work: Sequence[Work], ids: frozenset[str], counter: TokenCounter) -> bool:
@@ -1015,13 +1015,7 @@ def silent_results(work: Sequence[Work], ids: frozenset[str], counter: TokenCoun
 def emptied_count(work: Sequence[Work], counter: TokenCounter) -> int:
     """How many stored messages of ``work`` hold text and keep under a hundredth of it, by their cut markers'
     figures (see :func:`.repairs.share_kept`): what is sent as bare cut markers."""
-    return sum(
-        1
-        for m in work
-        if m.origin is not None
-        and text_tokens_kept(m.blocks, counter)[1]
-        and share_kept(m.blocks, counter) < _BARE_SHARE
-    )
+    return sum(1 for m in work if m.origin is not None and _says_nothing(m.blocks, counter, _BARE_SHARE, None))
 
 
 class _Snapshot:
