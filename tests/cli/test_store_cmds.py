@@ -81,10 +81,11 @@ def test_import_with_progress_bar_and_bad_format(tmp_path: Path, data_dir: Path)
     assert res.exit_code == 1 and "error:" in res.output
 
 
-def test_import_B51_lone_surrogate_reports_the_message_and_imports_the_rest(tmp_path: Path) -> None:
+def test_import_B51_lone_surrogate_is_read_as_u_fffd_and_reported(tmp_path: Path) -> None:
     """B51: an Anthropic transcript whose tool result holds half a surrogate pair: ``import --format
-    anthropic`` imports the other messages, reports the bad one (id, block, reason) instead of failing the
-    file, and the store then compiles and exports valid JSON (the unanswered call gets an error stub)."""
+    anthropic`` writes every message, the bad character read as U+FFFD, reports the repair (message,
+    block) instead of failing the file, and the store then compiles and exports valid JSON with the
+    call answered by its own result."""
     case = json.loads((Path(__file__).resolve().parents[3] / "shared" / "bug-cases" / "B51.json").read_text())
     transcript = tmp_path / "b51.json"
     transcript.write_text(
@@ -95,15 +96,16 @@ def test_import_B51_lone_surrogate_reports_the_message_and_imports_the_rest(tmp_
     res = runner.invoke(app, ["import", str(transcript), "--store", str(store), "--format", "anthropic", "--json"])
     assert res.exit_code == 0, res.output
     data = json.loads(res.stdout)
-    assert data["messages"] == 2 and data["skipped"] == 1
+    assert data["messages"] == 3
     [reason] = data["skipped_by_reason"]
-    assert "malformed" in reason and "anthropic:b51:2" in reason and "block 0" in reason and "surrogate" in reason
+    assert "anthropic:b51:2" in reason and "block 0" in reason and "surrogate" in reason and "U+FFFD" in reason
     res = runner.invoke(app, ["compile", "--store", str(store), "--budget", "10000", "--format", "anthropic"])
     assert res.exit_code == 0, res.output
     params = json.loads(res.stdout)
     json.dumps(params, ensure_ascii=False).encode("utf-8")  # encodable: no lone surrogate
     result = params["messages"][-1]["content"][0]
-    assert result["type"] == "tool_result" and result["tool_use_id"] == "t1" and result["is_error"] is True
+    assert result["type"] == "tool_result" and result["tool_use_id"] == "t1" and not result.get("is_error")
+    assert json.dumps(result["content"], ensure_ascii=False).count("build ok \ufffd") == 1
 
 
 def test_branch_commands_echo_names_as_typed(tmp_path: Path) -> None:

@@ -1,6 +1,8 @@
 """Damaged input (bug case B51): a transcript with one bad character (a lone surrogate, which JSON can
-carry as ``\\ud83d`` but no store can keep) imports the rest and reports the bad message, in every format
-that can carry it (the JSON ones; IRC logs are UTF-8 text, which cannot hold a lone surrogate)."""
+carry as ``\\ud83d`` but no store can keep) imports every message, the bad character read as U+FFFD,
+and reports the message, in every format that can carry it (the JSON ones; IRC logs are UTF-8 text,
+which cannot hold a lone surrogate). Leaving the message out would lose all of it, and a tool result
+left out leaves its call unanswered."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from context_journal import ContextManager
 from context_journal.formats import import_into, read_transcript
 from context_journal.stores import open_store
 
@@ -86,17 +89,27 @@ def _write(tmp_path: Path, fmt: str) -> tuple[Path, int]:
 
 
 @pytest.mark.parametrize("fmt", ["anthropic", "openai", "locomo", "tau-bench", "claude-code"])
-def test_one_bad_character_imports_the_rest_and_reports_the_message(tmp_path: Path, fmt: str) -> None:
+def test_one_bad_character_imports_every_message_and_reports_the_repair(tmp_path: Path, fmt: str) -> None:
     path, clean = _write(tmp_path, fmt)
     result = read_transcript(path, format=fmt)
     store = open_store(str(tmp_path / "store.db"))
     try:
         report = import_into(store, result)
+        texts = [json.dumps(m.model_dump(mode="json"), ensure_ascii=False) for m in _entries(store, report.namespaces)]
     finally:
         store.close()
-    assert report.messages == clean - 1  # every message but the bad one
+    assert report.messages == clean  # every message, the bad one too
     reasons = [s.reason for s in report.skip_details]
-    assert any("malformed" in r and "surrogate" in r for r in reasons), reasons
+    assert any("surrogate" in r and "U+FFFD" in r for r in reasons), reasons
+    assert sum("\ufffd" in t for t in texts) == 1, [t for t in texts if "\ufffd" in t]
+
+
+def _entries(store: Any, namespaces: dict[str, str]) -> list[Any]:
+    """Every message an import wrote, over its namespaces."""
+    out = []
+    for ns in set(namespaces.values()):
+        out.extend(ContextManager(store, namespace=ns).get_all_messages())
+    return out
 
 
 def _deepen(value: Any, depth: int = 300) -> Any:
@@ -151,10 +164,10 @@ def test_a_message_too_deep_or_out_of_time_imports_the_rest(tmp_path: Path) -> N
 
 @pytest.mark.parametrize("where", ["name", "id", "key", "input value", "input key"])
 @pytest.mark.parametrize("fmt", ["anthropic", "claude-code"])
-def test_a_bad_character_in_a_tool_call_skips_only_its_message(tmp_path: Path, fmt: str, where: str) -> None:
+def test_a_bad_character_in_a_tool_call_is_repaired_in_its_message(tmp_path: Path, fmt: str, where: str) -> None:
     """A review found: a lone surrogate in a ``tool_use`` name or id, or in a block's key, failed the
-    whole file (the block was checked as malformed at read). Its message is refused at write and
-    reported; the rest imports."""
+    whole file (the block was checked as malformed at read). Its message is written with U+FFFD for the
+    bad character and reported; the rest imports."""
     use: dict[str, Any] = {"type": "tool_use", "id": "toolu_1", "name": "grep", "input": {"q": "parse_amount"}}
     if where == "name":
         use["name"] = "gr" + BAD + "ep"
@@ -192,6 +205,6 @@ def test_a_bad_character_in_a_tool_call_skips_only_its_message(tmp_path: Path, f
     store = open_store(tmp_path / "s.db")
     report = import_into(store, result)
     written = sum(c.written for c in report.conversations)
-    assert written == 2 and report.skip_details, (written, report)
-    assert any("refused" in s.reason or "malformed" in s.reason for s in report.skip_details)
+    assert written == 3 and report.skip_details, (written, report)
+    assert any("surrogate" in s.reason and "U+FFFD" in s.reason for s in report.skip_details)
     store.close()

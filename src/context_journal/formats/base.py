@@ -452,7 +452,7 @@ def has_lone_surrogate(value: Any, depth: int = 0) -> bool:
     """True when a string anywhere in ``value`` (a JSON-shaped block: keys too) holds a lone surrogate,
     which no UTF-8 store can encode. Such a block is not a malformed file: the write of its message
     refuses it with a :class:`~context_journal.errors.MalformedContentError` naming the field, and the
-    import skips that message and reports it (a surrogate in a
+    import writes that message with U+FFFD in its place and reports it (a surrogate in a
     ``tool_use`` name or id, or in a key, once failed the whole file)."""
     if depth > 64:
         return False
@@ -460,6 +460,6 @@ def has_lone_surrogate(value: Any, depth: int = 0) -> bool:
         return LONE_SURROGATE.search(value) is not None
     if isinstance(value, dict):
         return any(has_lone_surrogate(k, depth + 1) or has_lone_surrogate(v, depth + 1) for k, v in value.items())
-    if isinstance(value, list):
+    if isinstance(value, (list, tuple)):
         return any(has_lone_surrogate(v, depth + 1) for v in value)
     return False

@@ -69,8 +69,8 @@ def _timestamp(msg: dict[str, Any]) -> Any:
 def _problem(block: dict[str, Any]) -> str | None:
     """Why ``block`` is malformed (``"malformed content block: ..."``), or None. A malformed block skips
     its message, reported under that reason at the block's place; the rest of the file imports
-    (importers check per message). A block with a lone surrogate is left to the write, which refuses its
-    message and reports it the same way."""
+    (importers check per message). A block with a lone surrogate is left to the write, which refuses it;
+    the import then writes the message with U+FFFD in its place and reports that."""
     try:
         parse_block(block)
     except MalformedContentError as exc:

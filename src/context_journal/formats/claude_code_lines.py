@@ -41,7 +41,7 @@ def _check_block(block: Any, source: str, where: str) -> None:
         parse_block(block)
     except MalformedContentError as exc:
         if has_lone_surrogate(block):
-            return  # its message is refused at write, skipped and reported; the rest of the file imports
+            return  # refused at write, then written with U+FFFD in its place and reported (B51)
         raise ImportFormatError(f"malformed content block: {exc.reason}", source=source, location=where) from None
 
 

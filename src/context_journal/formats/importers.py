@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +28,7 @@ from ..errors import DuplicateMessageError, ImportFormatError, MalformedContentE
 from ..messages import MessageInput
 from ..namespaces import IMPORT_STATE_PREFIX
 from ..stores import ROOT_BRANCH, Store, open_store
-from .base import FORMATS, Conversation, ImportResult, SkipLog, Skipped, load_json, open_lines
+from .base import FORMATS, Conversation, ImportResult, SkipLog, Skipped, has_lone_surrogate, load_json, open_lines
 from .chat_json import read_anthropic, read_openai
 from .claude_code import read_claude_code
 from .irc import log_files, read_irc
@@ -334,6 +334,34 @@ def _storable(value: Any) -> Any:
     return json.loads(replace_lone_surrogates(json.dumps(value, default=str, ensure_ascii=False)))
 
 
+def _mended(message: MessageInput) -> MessageInput | None:
+    """``message`` with every lone surrogate in its id, participant, content and metadata read as U+FFFD,
+    or None when it holds none. Bug case B51 allows refusing or repairing; an importer repairs, since
+    leaving the message out loses all of it (a tool result left out leaves its call unanswered)."""
+    parts = [message.id, message.participant, message.content, message.metadata]
+    if not has_lone_surrogate(parts):
+        return None
+    return replace(
+        message,
+        id=_mend(message.id),
+        participant=_mend(message.participant),
+        content=_mend(message.content),
+        metadata=_mend(message.metadata),
+    )
+
+
+def _mend(value: Any) -> Any:
+    """``value`` (JSON-shaped: text, lists, dicts, keys included) with lone surrogates read as U+FFFD;
+    anything else is returned as it is."""
+    if isinstance(value, str):
+        return replace_lone_surrogates(value)
+    if isinstance(value, (list, tuple)):
+        return [_mend(v) for v in value]
+    if isinstance(value, Mapping):
+        return {_mend(k): _mend(v) for k, v in value.items()}
+    return value
+
+
 def import_into(
     store_or_path: Store | str | os.PathLike[str],
     result: ImportResult,
@@ -450,9 +478,10 @@ def _write_conversation(
     source: str,
 ) -> tuple[int, int]:
     """Write the messages not yet in the slot; returns ``(written, already imported)``. A message the
-    store refuses (a block holding a lone surrogate or a NaN, a timestamp outside years 1..9999, content
-    or metadata nested too deep) is left out and reported in ``skips`` under a reason naming it and its
-    block or field; the rest of the conversation is written (bug case B51).
+    store refuses (a block holding a NaN, a timestamp outside years 1..9999, content or metadata nested
+    too deep) is left out and reported in ``skips`` under a reason naming it and its block or field; the
+    rest of the conversation is written. A message refused for a lone surrogate is written with U+FFFD in
+    its place and reported the same way (bug case B51: half a character is lost, not the message).
 
     Raises:
         ImportFormatError: the store refused the write for a fault no message of it names.
@@ -488,8 +517,19 @@ def _write_conversation(
                     raise ImportFormatError(
                         f"the store refused a message: {exc.reason}", source=source, location=conv.id
                     ) from exc
-                bad = batch.pop(index)
+                bad = batch[index]
                 where = f"block {exc.block_index}" if exc.block_index is not None else (exc.path or "message")
+                mended = _mended(bad)
+                if mended is not None:  # half a surrogate pair: the message is written with U+FFFD for it
+                    batch[index] = mended
+                    skips.damage(
+                        f"{conv.id}: message {bad.id}, {where}",
+                        "a lone surrogate (half of a UTF-16 pair, which no store can keep), read as U+FFFD; "
+                        "the message was written",
+                        "more messages with a lone surrogate, read as U+FFFD and written",
+                    )
+                    continue
+                batch.pop(index)
                 skips.add(
                     f"malformed content, refused by the store: message {bad.id}, {where}: {exc.reason}",
                     conv.id,
