@@ -19,13 +19,15 @@ A review found, on a lagging history ending in a seven-step loop:
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from context_journal import AutobiographicalConfig, AutobiographicalStrategy, CompileResult, ContextManager
 from context_journal.compile import OverBudgetError
+from context_journal.formats import import_into, read_transcript
 from context_journal.rendering.repairs import excerpt_blocks, text_tokens_kept
 from context_journal.tokens import EstimatingCounter
 from tests.compile.compile_helpers import (
@@ -180,6 +182,8 @@ def _histories(draw: st.DrawFn) -> tuple[str, int, int, list[int], int]:
 
 @settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_histories())
+@example(("autobiographical", 6, 2, [400], 37))  # two of 90 scanned histories that sent the loop raw, then
+@example(("autobiographical", 4, 4, [1, 400, 1], 55))  # transcribed it with more room
 def test_every_budget_above_the_smallest_keeps_the_loop_readable(history: tuple[str, int, int, list[int], int]) -> None:
     """Over generated lagging histories ending in a thinking-led loop, at budgets from the smallest that fits
     up to the whole history (the next 8, then 24 evenly spread): each compile keeps the loop from its opening
@@ -188,15 +192,50 @@ def test_every_budget_above_the_smallest_keeps_the_loop_readable(history: tuple[
     judged the transcript by its characters, without its heading, and the cuts by their markers, with it.
     A passthrough one fitted at 134 and 135 tokens and failed at 136 and 137 until the transcript was judged
     as a result is, by the tokens it keeps too; none of 120 generated histories fails above its smallest
-    now, but the bound asserted stays a tenth of the way up: see the closing note of issue 13.)"""
+    now, but the bound asserted stays a tenth of the way up: see the closing note of issue 13.) And once a
+    compile sends the loop raw from its opening with every step, every compile with more room does too: more
+    room is never spent on older turns at the loop's cost (two of 90 scanned histories broke that before the
+    loop's steps were cut after the head window's turns)."""
     name, chat, steps, sizes, thinking = history
     cm = loop_history(name, chat, steps, sizes, thinking)
     whole = cm.compile(1_000_000).tokens
     smallest = smallest_budget(cm, whole)
     spread = max(1, (whole - smallest) // 24)
+    forms: list[tuple[int, bool]] = []
     for budget in [*range(smallest, smallest + 8), *range(smallest + 8, whole + 1, spread)]:
         result = _compile(cm, budget)
+        forms.append((budget, result is not None and _raw_whole(result)))
         if result is None:
             assert budget < smallest + (whole - smallest) // 10, (budget, smallest, whole)
             continue
         _check(cm, result, budget)
+    first = next((k for k, (_, raw) in enumerate(forms) if raw), len(forms))
+    assert all(raw for _, raw in forms[first:]), forms
+
+
+def _raw_whole(result: CompileResult) -> bool:
+    """Whether ``result`` sends the running loop raw from its thinking opening with every step: no step
+    left out (``running_turn_gap``), none transcribed."""
+    kinds = {r.kind for r in result.repairs}
+    thinking = any(b.get("type") == "thinking" for m in result.messages for b in m.content)
+    return thinking and not kinds & {"running_turn_gap", "running_turn_transcribed"}
+
+
+def test_a_loop_sent_raw_stays_raw_with_more_room(data_dir: Path, tmp_path: Path) -> None:
+    """A review compiled a real session (``tool_heavy.jsonl``) cut inside its thinking-led loop: the
+    autobiographical compile sent the loop raw at 850-900 tokens, as its transcript at 950-1,100, raw at
+    1,150-1,200, a transcript again at 1,250-1,350. The head window grows with the budget, and its turns were
+    cut after the loop's results (by one water level with the middle), so at 950 a result went down to its
+    bare marker beside whole head turns and the loop was transcribed. The loop's steps are now cut after
+    the head window's turns, before its opening message; from the first budget the loop goes raw whole, it
+    goes so at every larger one."""
+    read = read_transcript(data_dir / "claude-code-sessions" / "tool_heavy.jsonl", format="claude-code")
+    [conversation] = read.conversations
+    # The user asks, then two steps of a loop opened by signed thinking: no final answer yet.
+    conversation.messages = conversation.messages[:14]
+    assert conversation.messages[10].content[0]["signature"]  # type: ignore[index]
+    import_into(tmp_path / "s.db", read)
+    cm = ContextManager.open(tmp_path / "s.db", strategy="autobiographical")
+    raw = [b for b in range(600, 1_700, 50) if _raw_whole(cm.compile(b))]
+    assert raw and raw == list(range(raw[0], 1_700, 50)), raw
+    assert raw[0] <= 900
