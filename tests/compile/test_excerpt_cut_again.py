@@ -148,7 +148,7 @@ def test_the_handed_history_fits_at_its_smallest_readable_context() -> None:
     _newest_readable(cm, result)
     opening = result.messages[0].content
     kept, whole = text_tokens_kept(opening, COUNTER)
-    assert opening[0]["text"].startswith("Pr\n[… about 57 of 58 tokens cut here") and kept / whole >= 0.01
+    assert opening[0]["text"].startswith("Proj\n[… about 57 of 58 tokens cut here") and kept / whole >= 0.01
     kinds = [m.sources[0].kind for m in result.messages]
     assert kinds == ["message", "synthetic", "message"], kinds
     for budget in range(smallest, smallest + 20):

@@ -1307,11 +1307,12 @@ def shrink(
        a tenth of itself, the fewest oldest summaries give way whole instead, each run of them as one note
        (see :func:`_summaries_give_way`);
     3. the messages ``last`` names (the head window), only when nothing else is left to cut; then the
-       running tool loop's steps (``loop``); then the head window's opening message (the instructions);
-       then those ``newest`` names (the newest message and its tool unit); neither the opening nor the
-       newest message is sent as its bare cut marker (the compile fails rather), and the recent turns
-       (then the head window's) give way before the opening is cut, when some number of them keeps it
-       whole;
+       running tool loop's steps (``loop``); then the head window's opening message (the instructions)
+       and those ``newest`` names (the newest message and its tool unit, the running loop's transcript)
+       by one level, so neither is cut below the other while the other is longer; neither the opening
+       nor the newest message is sent as its bare cut marker (the compile fails rather), and the recent
+       turns (then the head window's) give way before the opening is cut, when some number of them keeps
+       it whole;
     4. the messages ``late`` names (the oldest turns of a recent window, which no excerpt made small
        enough), oldest first, as tier 1 cuts them, and after them the turns of the head window
        (``head``) but its first message, newest first: before the working-state block and the recall
@@ -1337,19 +1338,19 @@ def shrink(
     if first:
         work = _give_way(work, room, counter, p, first, keep_whole | keep_thinking, loop | newest)
 
-    # The opening message of the head window (the rules): cut after the head window's other turns, and never
-    # sent as its bare cut marker (see ``speaks`` below).
+    # The opening message of the head window (the rules): cut after the head window's other turns, with the
+    # newest messages, and never sent as its bare cut marker (see ``speaks`` below).
     opening = next((m.origin for m in work if m.origin in head), None) if head else None
 
     def tier(m: Work) -> int:
         """The order the levels cut in: the middle and the recent window, the head window's turns, the running
-        tool loop's steps, its opening message, the newest message (a review saw the rules cut to 5% beside
-        67 head and recent turns kept raw: cut by one level with the head's short turns, the longest message
-        paid for them all; another saw a running loop's result cut to its bare marker beside whole head turns,
-        the loop then sent as its transcript at 950 tokens where it went raw at 900)."""
-        if cut_key(m) in newest:
-            return 4
-        if m.origin is not None and m.origin == opening:
+        tool loop's steps, then the opening message and the newest messages by one level (a review saw the
+        rules cut to 5% beside 67 head and recent turns kept raw: cut by one level with the head's short
+        turns, the longest message paid for them all; another saw a running loop's result cut to its bare
+        marker beside whole head turns, the loop then sent as its transcript at 950 tokens where it went raw
+        at 900; another saw the rules cut to "Project [… about 493 of 498 tokens cut here …] n149" beside
+        the loop's transcript at 849 tokens: cut before the newest messages, the opening paid for them)."""
+        if cut_key(m) in newest or (m.origin is not None and m.origin == opening):
             return 3
         return 2 if m.origin in loop else 1 if m.origin in last else 0
 
@@ -1396,7 +1397,7 @@ def shrink(
         return attempt(k)[0]
 
     def levels(work: list[Work], exact: bool = True) -> list[Work]:
-        for k in range(5):
+        for k in range(4):
             if sum(_tokens(m, counter) for m in work) <= room:
                 break
             if k == 0:
