@@ -80,7 +80,8 @@ def test_the_reviewed_loop_fits_readable_from_its_smallest_budget(name: str) -> 
 
 def test_a_transcript_fills_the_room_it_is_given() -> None:
     """The loop's transcript grows with the budget (it stood at 171 tokens from 170 to 640): at 400 and 600
-    tokens the context uses more than four fifths of the budget, and the newest result's end is there. The
+    tokens the context uses more than 95% of the budget (521 of 600 before a cut by a water level that landed
+    under the room was raised again), and the newest result's end is there. The
     head window's opening message is sent whole beside it (it went as "al [… about 99 of 101 tokens cut
     here …] 29" at both budgets, 85 tokens of 400 unused, while the transcript held 173 and 378: the opening
     was cut before the newest messages, the transcript among them, where now one level cuts them all)."""
@@ -91,7 +92,7 @@ def test_a_transcript_fills_the_room_it_is_given() -> None:
         _check(cm, result, budget)
         transcript = [m for m in result.messages if any(s.id == "running turn" for s in m.sources)]
         assert transcript, budget
-        assert result.tokens > 0.8 * budget, (budget, result.tokens)
+        assert result.tokens > 0.95 * budget, (budget, result.tokens)
         sent.append(sum(m.tokens for m in transcript))
         assert words(60, 6).split()[-1] in transcript[0].content[-1]["text"]  # the newest result's last word
         [opening] = [m for m in result.messages if m.sources[0].id == "c0"]

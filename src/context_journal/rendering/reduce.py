@@ -854,6 +854,10 @@ def _next_shard(before: Work, m: Work) -> bool:
     return later == group and at > index
 
 
+_REFINE_STEPS = 5
+"""How many times :func:`_level` raises a level that landed under the room again (halving the gap each time)."""
+
+
 def _level(
     work: list[Work],
     chosen: Sequence[int],
@@ -869,26 +873,65 @@ def _level(
         return
     sizes = {i: _tokens(work[i], counter) for i in chosen}
     fixed = sum(_tokens(m, counter) for k, m in enumerate(work) if k not in sizes)
-    originals = {i: list(work[i].blocks) for i in chosen}
+    originals = {i: work[i].blocks for i in chosen}
+    # What a message set back to its original blocks gets back (a level raised again may leave it whole).
+    states = {i: (work[i].flags, work[i].sources, work[i].origin in p.altered) for i in chosen}
     target = float(room - fixed)
     cut: set[int] = set()
-    for _ in range(16):
+
+    def put(i: int, blocks: list[Block]) -> None:
+        m = work[i]
+        if m.blocks is blocks:
+            return
+        m.blocks = blocks
+        if blocks is originals[i]:
+            m.tokens = None
+            m.flags, m.sources, altered = states[i]
+            if m.origin is not None and not altered:
+                p.altered.discard(m.origin)
+            return
+        m.flags = block_flags(blocks)
+        p.alter(m)
+        cut.add(i)
+
+    def pour(target: float, lowered: bool = True) -> int:
+        """Cut every chosen message above the level ``target`` gives, from its original blocks; the total.
+        A message whose excerpt would not be smaller than it (its marker outweighs the cut) keeps what it
+        has while the level is ``lowered``, and is whole on a level raised again."""
         cap = _water_cap(list(sizes.values()), max(0.0, target))
         for i, size in sizes.items():
+            m = work[i]
+            blocks = originals[i]
             if size > cap:
-                m = work[i]
                 ratio = cap / size if cap > 0 else 0.0
                 blocks = excerpt_blocks(originals[i], ratio * 0.95, counter, m.origin, m.origin in keep_thinking)
                 if counter.count_message(m.participant, blocks) >= size:
-                    continue  # the excerpt would not be smaller (its marker outweighs the cut)
-                m.blocks = blocks
-                m.flags = block_flags(m.blocks)
-                p.alter(m)
-                cut.add(i)
-        total = sum(_tokens(m, counter) for m in work)
+                    blocks = m.blocks if lowered else originals[i]
+            put(i, blocks)
+        return sum(_tokens(m, counter) for m in work)
+
+    over: float | None = None  # the last level tried that left the context over the room
+    for _ in range(16):
+        total = pour(target)
         if total <= room:
             break
+        over = target
         target = target * 0.85 - (total - room)
+    if over is not None and total <= room:
+        # Lowered in large steps, the level may land far under the room (a review saw a loop's transcript
+        # and the rules cut to 521 tokens of 600): the level is raised again, halving the gap, while the
+        # context fits, a few times (the last fitting level is the one kept).
+        fits, best = target, [work[i].blocks for i in sizes]
+        for _ in range(_REFINE_STEPS):
+            if room - total <= max(2, room // 100):
+                break
+            trial = (fits + over) / 2
+            if pour(trial, lowered=False) <= room:
+                fits, best, total = trial, [work[i].blocks for i in sizes], sum(_tokens(m, counter) for m in work)
+            else:
+                over = trial
+        for i, blocks in zip(sizes, best, strict=True):
+            put(i, blocks)
     for i in sorted(cut):
         m = work[i]
         if m.blocks != originals[i]:
