@@ -66,7 +66,9 @@ class WindowedPassthroughStrategy(BaseStrategy):
 
     def select(self, view: MessageView, budget: Budget) -> Selection:
         """The window from the anchor, or, when it is over ``budget.tokens``, from a new anchor that fills
-        ``fraction`` of the budget (snapped to a tool unit; never before the old anchor)."""
+        ``fraction`` of the budget (snapped to a tool unit; never before the old anchor); when that holds
+        under half the fraction (a tool unit straddles it), from the newest suffix that fits the whole
+        budget instead."""
         n = len(view)
         if n == 0:
             return Selection(())
@@ -76,7 +78,16 @@ class WindowedPassthroughStrategy(BaseStrategy):
         start = self.anchor_index(view) if same_budget else 0
         state: dict[str, Any] = {}
         if view.tokens(start, n) > budget.tokens:
-            start = max(start, newest_fitting_suffix(view, int(budget.tokens * self.fraction), n))
+            fill = budget.tokens * self.fraction
+            jump = newest_fitting_suffix(view, int(fill), n)
+            if view.tokens(jump, n) < fill / 2:
+                # A tool unit larger than the fraction sits right before the jump: the window of the whole
+                # budget holds it (a review saw a real session's window at 300-600 tokens send only its last
+                # message, 20 tokens, where passthrough sent the unit before it too).
+                wide = newest_fitting_suffix(view, budget.tokens, n)
+                if wide < jump and view.tokens(wide, n) <= budget.tokens:
+                    jump = wide
+            start = max(start, jump)
         if start > 0 or self.anchor is not None:
             entry = view.entry(start)
             new_anchor = {"sequence": entry.created_sequence, "id": entry.id, "budget": budget.total}
