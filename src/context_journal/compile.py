@@ -703,7 +703,14 @@ def _compile_context(
     )
     # What the cuts keep in place, their thinking byte for byte: the loop's opening and those records (a
     # record cut whole would leave a user note inside the assistant turn).
-    keep_turn = frozenset(turn[:1]) | records
+    # Every step of the loop holding thinking keeps it byte for byte too (a review saw a later step's signed
+    # thinking dropped by its excerpt, the step's calls kept).
+    thinking_steps = frozenset(
+        e.id
+        for e in (body.entries(running, n_body) if running is not None else ())
+        if "thinking" in e.kinds or "redacted_thinking" in e.kinds
+    )
+    keep_turn = frozenset(turn[:1]) | records | thinking_steps
     asked = None  # the user turn the running loop answers: raw with the whole loop when it fits
     if running:
         before = body.entry(running - 1)

@@ -63,6 +63,9 @@ def thinking_loop(cm: ContextManager) -> bool:
 _LOOP_NOTES = ("running turn opening", "running turn")
 
 
+_THINKING = ("thinking", "redacted_thinking")
+
+
 def running_loop_kept_whole(cm: ContextManager, result: CompileResult) -> None:
     """A thinking-led tool loop at the end is rendered raw from its first message (thinking byte for
     byte), or none of it raw."""
@@ -77,6 +80,18 @@ def running_loop_kept_whole(cm: ContextManager, result: CompileResult) -> None:
         first = raw[loop[0]]
         stored = cm.get_message(loop[0]).content_dicts()[0]
         assert dict(first.content[0]) == dict(stored), "the loop's opening thinking changed"
+    # Every step of the loop sent raw keeps its signed thinking byte for byte (a review saw a later step's
+    # thinking dropped by its excerpt, its calls kept).
+    for mid in raw.keys() & set(loop):
+        signed = [
+            b
+            for b in cm.get_message(mid).content_dicts()
+            if b.get("type") == "redacted_thinking" or (b.get("type") == "thinking" and b.get("signature"))
+        ]
+        sent = [dict(b) for b in raw[mid].content if b.get("type") in _THINKING]
+        assert sent == [dict(b) for b in signed], (
+            f"the thinking of step {mid} of the running loop changed: {sent} {signed}"
+        )
     # No step of the loop goes without a word (a review finding): the note the compiler writes before
     # the opening (or the transcript) says how many of its messages up to the newest shown are not shown.
     shown = {s.id for m in result.messages for s in m.sources if s.kind == "message"}

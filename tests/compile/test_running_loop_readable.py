@@ -33,6 +33,7 @@ from context_journal.rendering.repairs import excerpt_blocks, text_tokens_kept
 from context_journal.tokens import EstimatingCounter
 from tests.compile.compile_helpers import (
     WordCounter,
+    _loop_strategy,
     assert_valid,
     bare_blocks,
     load_case,
@@ -135,6 +136,36 @@ def test_the_rules_are_not_cut_below_the_transcript() -> None:
         assert kept >= min(whole, transcript / 3), (budget, kept, transcript)
         kept_by_budget.append(kept)
     assert kept_by_budget == sorted(kept_by_budget) and kept_by_budget[-1] == whole, kept_by_budget
+
+
+@pytest.mark.parametrize("name", ["passthrough", "windowed", "autobiographical"])
+def test_a_later_step_keeps_its_signed_thinking(name: str) -> None:
+    """A review's loop: the second step's signed thinking (sigB, 300 words) came before a long text and a
+    call; at 400 and 600 tokens its excerpt dropped the thinking and kept the call (only sigA was sent).
+    Every step of the loop holding thinking now keeps it byte for byte, or is left out of the raw loop
+    whole (a note says how many steps are not shown), or the loop goes as its transcript."""
+    cm = ContextManager.open("memory:", strategy=_loop_strategy(name))
+    cm.add_message("user", "Find every caller of parse_amount and make it reject negatives.")
+    grep = {"type": "tool_use", "id": "g1", "name": "grep", "input": {"p": "x"}}
+    cm.add_message("assistant", [{"type": "thinking", "thinking": "Plan: grep first.", "signature": "sigA"}, grep])
+    cm.add_message(
+        "user", [{"type": "tool_result", "tool_use_id": "g1", "content": "billing/a.py:12 parse_amount(x)\n" * 40}]
+    )
+    second = {"type": "thinking", "thinking": "Second thought: " + "check refund. " * 60, "signature": "sigB"}
+    text = {"type": "text", "text": "Now I open the refund module. " * 30}
+    cm.add_message(
+        "assistant", [second, text, {"type": "tool_use", "id": "o1", "name": "open", "input": {"p": "r.py"}}]
+    )
+    cm.add_message("user", [{"type": "tool_result", "tool_use_id": "o1", "content": "def refund(x): ...\n" * 40}])
+    for k in range(2, 6):
+        cm.add_message("assistant", [{"type": "tool_use", "id": f"s{k}", "name": "open", "input": {}}])
+        cm.add_message("user", [{"type": "tool_result", "tool_use_id": f"s{k}", "content": "def m(x): ...\n" * 30}])
+    for budget in (400, 500, 600, 700, 800, 1_000):
+        result = cm.compile(budget)
+        _check(cm, result, budget)
+        sent = [dict(b) for m in result.messages for b in m.content if b.get("type") == "thinking"]
+        first = dict(cm.get_all_messages()[1].content_dicts()[0])
+        assert sent in ([], [first], [first, second]), (budget, sent)
 
 
 def test_the_loop_is_not_cut_as_the_middle() -> None:
@@ -265,6 +296,30 @@ def _raw_whole(result: CompileResult) -> bool:
     return thinking and not kinds & {"running_turn_gap", "running_turn_transcribed"}
 
 
+def _tool_heavy_loop(data_dir: Path, tmp_path: Path) -> Path:
+    """A store of ``tool_heavy.jsonl`` cut inside its loop: the user asks ("scrolling back in xterm.js ..."),
+    then two steps of a loop opened by signed thinking, no final answer yet."""
+    read = read_transcript(data_dir / "claude-code-sessions" / "tool_heavy.jsonl", format="claude-code")
+    [conversation] = read.conversations
+    conversation.messages = conversation.messages[:14]
+    assert conversation.messages[10].content[0]["signature"]  # type: ignore[index]
+    import_into(tmp_path / "s.db", read)
+    return tmp_path / "s.db"
+
+
+@pytest.mark.parametrize("name", ["passthrough", "windowed"])
+def test_the_question_the_loop_answers_is_sent_with_it(data_dir: Path, tmp_path: Path, name: str) -> None:
+    """A review compiled that store with passthrough at 590-610 tokens: the window opened on the loop's
+    thinking and the question it answers was left out ("[earlier turns omitted]"), where the README says it
+    never gives way. At every budget from 500 to 700 that fits, the question is sent."""
+    cm = ContextManager.open(_tool_heavy_loop(data_dir, tmp_path), strategy=name)
+    for budget in range(500, 710, 10):
+        result = cm.compile(budget)
+        _check(cm, result, budget)
+        texts = [b.get("text", "") for m in result.messages for b in m.content if b.get("type") == "text"]
+        assert any(t.startswith("scrolling back in xterm.js") for t in texts), (budget, texts)
+
+
 def test_a_loop_sent_raw_stays_raw_with_more_room(data_dir: Path, tmp_path: Path) -> None:
     """A review compiled a real session (``tool_heavy.jsonl``) cut inside its thinking-led loop: the
     autobiographical compile sent the loop raw at 850-900 tokens, as its transcript at 950-1,100, raw at
@@ -273,13 +328,7 @@ def test_a_loop_sent_raw_stays_raw_with_more_room(data_dir: Path, tmp_path: Path
     bare marker beside whole head turns and the loop was transcribed. The loop's steps are now cut after
     the head window's turns, before its opening message; from the first budget the loop goes raw whole, it
     goes so at every larger one."""
-    read = read_transcript(data_dir / "claude-code-sessions" / "tool_heavy.jsonl", format="claude-code")
-    [conversation] = read.conversations
-    # The user asks, then two steps of a loop opened by signed thinking: no final answer yet.
-    conversation.messages = conversation.messages[:14]
-    assert conversation.messages[10].content[0]["signature"]  # type: ignore[index]
-    import_into(tmp_path / "s.db", read)
-    cm = ContextManager.open(tmp_path / "s.db", strategy="autobiographical")
+    cm = ContextManager.open(_tool_heavy_loop(data_dir, tmp_path), strategy="autobiographical")
     raw = [b for b in range(600, 1_700, 50) if _raw_whole(cm.compile(b))]
     assert raw and raw == list(range(raw[0], 1_700, 50)), raw
     assert raw[0] <= 900

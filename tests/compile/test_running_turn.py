@@ -481,3 +481,38 @@ def test_omitted_spans_name_only_messages_not_sent(name: str, result_words: int)
                 assert not shown & set(span), (thinking, budget, first, last, sorted(shown & set(span)))
             left_out = [i for i in order if i not in shown]
             assert sum(o[2] for o in result.omitted) <= len(left_out)
+
+
+@pytest.mark.parametrize("keep", [0, 1])
+def test_older_turn_thinking_option_spares_every_step_of_the_running_loop(keep: int) -> None:
+    """Fuzz (after every step of a running loop was checked, not only its opening): with
+    ``keep_thinking_turns=0`` a later step's signed thinking was dropped as an older turn's, another
+    participant's text between the steps counting as a new turn. The loop is one turn, every step of it kept
+    whole; the turn before it loses its thinking as the option asks."""
+    from context_journal.compile import CompileOptions
+    from context_journal.manager import ContextManager
+
+    def step(k: int, thinking: bool) -> dict[str, Any]:
+        use = {"type": "tool_use", "id": f"t{k}", "name": "run", "input": {"cmd": f"step {k}"}}
+        think = {"type": "thinking", "thinking": f"think {k}", "signature": f"sig{k}"}
+        return {"participant": "assistant", "content": [think, use] if thinking else [use]}
+
+    def result(k: int) -> dict[str, Any]:
+        return {"participant": "tool", "content": [{"type": "tool_result", "tool_use_id": f"t{k}", "content": "ok"}]}
+
+    old = [{"type": "thinking", "thinking": "old", "signature": "sigOld"}, {"type": "text", "text": "done"}]
+    msgs: list[dict[str, Any]] = [
+        {"participant": "user", "content": "first"},
+        {"participant": "assistant", "content": old},
+        {"participant": "user", "content": "now run the steps"},
+        step(1, True), result(1),
+        step(2, True), {"participant": "ann", "content": "ann says hi"}, result(2),
+        step(3, False), result(3),
+    ]  # fmt: skip
+    cm = ContextManager.open("memory:")
+    cm.add_messages(msgs)
+    result_ = cm.compile(4_000, options=CompileOptions(keep_thinking_turns=keep))
+    assert_valid(result_, thinking=True)
+    running_loop_kept_whole(cm, result_)
+    sent = [b["signature"] for m in result_.messages for b in m.content if b.get("type") == "thinking"]
+    assert sent == ["sig1", "sig2"]  # the turn before the loop is older than the newest `keep` turns

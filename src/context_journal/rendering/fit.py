@@ -729,9 +729,13 @@ def with_loop_opening(
         span = RawSpan(begin, last.end)
         out = [span if j == k_last else e for j, e in enumerate(entries) if j == k_last or j not in drop]
         return replace(selection, entries=tuple(out))
-    if into[0][1].start <= start:
-        return selection  # the opening is raw already
     k, span = into[0]
+    if span.start <= start:  # the opening is raw already; the question it answers comes with it
+        if asked is not None and span.start == asked + 1 and not any(_stands_for(e, asked) for e in entries):
+            # (A review saw a passthrough window open on the loop's thinking, the question left out.)
+            entries[k] = RawSpan(asked, span.end)
+            return replace(selection, entries=tuple(entries))
+        return selection
     _, end = unit_bounds(view, start, start + 1)
     if asked is not None and not any(_stands_for(e, asked) for e in entries):
         start = asked  # the question the loop answers comes with its opening

@@ -683,18 +683,23 @@ def drop_old_thinking(work: list[Work], p: Pass, keep_turns: int, opening: str |
     """Drop thinking blocks of assistant turns older than the newest ``keep_turns`` (whole blocks only).
     A tool loop (assistant messages with only tool results between them) is one turn: its opening
     thinking stays with it. The message ``opening`` (the one that opens a tool loop still running)
-    keeps its thinking whatever ``keep_turns`` says: the provider requires it (bug case B62)."""
+    keeps its thinking whatever ``keep_turns`` says: the provider requires it (bug case B62), and so does
+    every message after it (the loop runs to the end; a fuzzed compile with ``keep_turns=0`` dropped the
+    signed thinking of a later step, a text of another participant between them)."""
     seen = 0
     joined = False  # the newer assistant message continues this one's turn (only results between)
-    for m in reversed(work):
+    start = next((k for k, m in enumerate(work) if opening is not None and m.origin == opening), len(work))
+    for k in range(len(work) - 1, -1, -1):
+        m = work[k]
         if m.role != "assistant":
             joined = joined and bool(m.blocks) and all(b.get("type") == "tool_result" for b in m.blocks)
+            continue
+        if k >= start:  # the running loop: one turn, kept whole
+            seen, joined = 1, True
             continue
         if not joined:
             seen += 1
         joined = True
-        if opening is not None and m.origin == opening:
-            continue
         if seen > keep_turns and m.flags & F_THINKING:
             blocks = [b for b in m.blocks if b.get("type") not in ("thinking", "redacted_thinking")]
             p.repair("old_thinking_dropped", m, "thinking of an older turn left out (never edited)")
