@@ -208,3 +208,30 @@ def test_a_bad_character_in_a_tool_call_is_repaired_in_its_message(tmp_path: Pat
     assert written == 3 and report.skip_details, (written, report)
     assert any("surrogate" in s.reason and "U+FFFD" in s.reason for s in report.skip_details)
     store.close()
+
+
+def test_a_signed_thinking_block_with_a_bad_character_loses_its_signature(tmp_path: Path) -> None:
+    """A review found a signed thinking block holding a lone surrogate imported as "hmm \\ufffd" with its
+    signature kept, and sent so: the signature was made for the text as written, so the provider refuses the
+    request. The mended block is stored unsigned, and the compile leaves it out and says so."""
+    thinking = {"type": "thinking", "thinking": "hmm " + BAD, "signature": "sigX"}
+    use = {"type": "tool_use", "id": "t1", "name": "bash", "input": {"cmd": "make"}}
+    messages = [
+        {"role": "user", "content": "Build it."},
+        {"role": "assistant", "content": [thinking, use]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]},
+    ]
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"messages": messages}), encoding="utf-8")
+    store = open_store(tmp_path / "s.db")
+    try:
+        report = import_into(store, read_transcript(path, format="anthropic"))
+        cm = ContextManager(store, namespace=report.namespaces["anthropic:t"])
+        stored = cm.get_all_messages()[1].content[0]
+        result = cm.compile(2_000)
+    finally:
+        store.close()
+    assert report.messages == 3
+    assert stored.model_dump() == {"type": "thinking", "thinking": "hmm \ufffd", "signature": ""}
+    assert not any(b.get("type") == "thinking" for m in result.messages for b in m.content)
+    assert [r.kind for r in result.repairs if r.kind == "unsigned_thinking_dropped"] == ["unsigned_thinking_dropped"]

@@ -341,13 +341,24 @@ def _mended(message: MessageInput) -> MessageInput | None:
     parts = [message.id, message.participant, message.content, message.metadata]
     if not has_lone_surrogate(parts):
         return None
+    content = message.content
     return replace(
         message,
         id=_mend(message.id),
         participant=_mend(message.participant),
-        content=_mend(message.content),
+        content=[_mend_block(b) for b in content] if isinstance(content, (list, tuple)) else _mend(content),
         metadata=_mend(message.metadata),
     )
+
+
+def _mend_block(block: Any) -> Any:
+    """``block`` mended (see :func:`_mend`); a thinking block whose text was mended loses its signature,
+    which was made for the text as written (sent mended with it, the provider refuses the request; unsigned,
+    the compile leaves it out and says so)."""
+    out = _mend(block)
+    if isinstance(block, Mapping) and block.get("type") == "thinking" and has_lone_surrogate(block.get("thinking")):
+        out["signature"] = ""
+    return out
 
 
 def _mend(value: Any) -> Any:
