@@ -23,8 +23,10 @@ from __future__ import annotations
 import gc
 import hmac
 import inspect
+import io
 import json
 import re
+import sys
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -35,6 +37,7 @@ from ..journal import AppendOutcome, DriftReport, Entry, SummaryPage
 from ..llm import Provider
 from ..stores import ROOT_BRANCH, Store, open_store
 from ..tokens import MAX_TOKEN_COUNT
+from .stdin_lines import MendedLines
 from .tools import (
     AddMessageResult,
     BriefResult,
@@ -776,8 +779,11 @@ def settle_heap() -> None:
 
 
 def run_stdio(server: MCPServer[Any]) -> None:
-    """Serve over stdin/stdout until the client closes them."""
+    """Serve over stdin/stdout until the client closes them. A request holding a lone surrogate, which the
+    SDK would leave unanswered, is read with U+FFFD in its place (see :mod:`.stdin_lines`)."""
     settle_heap()
+    reader = io.BufferedReader(MendedLines(sys.stdin.buffer, sys.stderr))
+    sys.stdin = io.TextIOWrapper(reader, encoding="utf-8", errors="replace")
     server.run("stdio")
 
 

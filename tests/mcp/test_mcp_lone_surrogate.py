@@ -1,0 +1,92 @@
+"""A request holding half of a UTF-16 surrogate pair is answered over stdio (bug case B51's kind, through the
+MCP server). A review sent ``add_message`` with ``"a \\ud83d b"`` as raw JSON-RPC to ``context-journal mcp
+serve``: the SDK's parser refused the line and, unable to read its id, answered nothing, so the client waited
+for ever; the requests after it were answered. The server now reads such a line with U+FFFD in the
+character's place, says so on standard error, and answers it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from context_journal import ContextManager
+from context_journal.mcp.stdin_lines import mend_line
+from tests.mcp.mcp_helpers import env
+
+CLI = [sys.executable, "-m", "context_journal"]
+
+
+def _request(id_: int, method: str, params: dict[str, object]) -> str:
+    return json.dumps({"jsonrpc": "2.0", "id": id_, "method": method, "params": params})
+
+
+def test_a_request_with_a_lone_surrogate_is_answered(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    lines = [
+        _request(
+            1,
+            "initialize",
+            {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+        ),
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        # json.dumps writes the lone surrogate as the escape "\ud83d", as a client's JSON encoder does
+        _request(
+            2, "tools/call", {"name": "add_message", "arguments": {"participant": "user", "content": "a \ud83d b"}}
+        ),
+        _request(
+            3,
+            "tools/call",
+            {
+                "name": "add_message",
+                "arguments": {"participant": "user", "content": [{"type": "text", "text": "x\udc00"}]},
+            },
+        ),
+        _request(
+            4,
+            "tools/call",
+            {"name": "add_message", "arguments": {"participant": "user", "content": "a pair \ud83d\ude00 stays"}},
+        ),
+    ]
+    assert "\\ud83d" in lines[2]
+    answers: dict[int, dict[str, object]] = {}
+    with subprocess.Popen(
+        [*CLI, "mcp", "serve", "--store", str(db)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env(),
+        text=True,
+    ) as proc:
+        timer = threading.Timer(60, proc.kill)  # a request left unanswered would block the read below
+        timer.start()
+        try:
+            assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+            proc.stdin.write("\n".join(lines) + "\n")
+            proc.stdin.flush()
+            while len(answers) < 4 and (line := proc.stdout.readline()):
+                message = json.loads(line)
+                answers[message["id"]] = message
+            proc.stdin.close()
+            stderr = proc.stderr.read()
+            proc.wait(timeout=30)
+        finally:
+            timer.cancel()
+    assert sorted(answers) == [1, 2, 3, 4], (answers, stderr)
+    results = [answers[k]["result"] for k in (2, 3, 4)]
+    assert all(isinstance(r, dict) and not r["isError"] for r in results), results
+    assert stderr.count("lone surrogate") == 2, stderr
+    with ContextManager.open(db) as cm:
+        texts = [m.content[0].text for m in cm.get_all_messages()]  # type: ignore[union-attr]
+    assert sorted(texts) == sorted(["a \ufffd b", "x\ufffd", "a pair \U0001f600 stays"])  # (answered concurrently)
+
+
+def test_mend_line_touches_only_lines_the_sdk_cannot_read() -> None:
+    pair = b'{"a": "\\ud83d\\ude00"}\n'
+    assert mend_line(pair) == (pair, False)  # an escaped pair is one character: left as it came
+    assert mend_line(b'{"a": "plain"}\n') == (b'{"a": "plain"}\n', False)
+    assert mend_line(b"not json \\ud83d\n") == (b"not json \\ud83d\n", False)  # the SDK reports it
+    mended, changed = mend_line(b'{"a": ["x\\udc00", {"k\\ud800": 1}]}\n')
+    assert changed and json.loads(mended) == {"a": ["x\ufffd", {"k\ufffd": 1}]} and mended.endswith(b"\n")
