@@ -265,9 +265,12 @@ class CompileResult:
     @property
     def unsummarised_cut(self) -> int:
         """How many stored messages no summary covers yet were cut to fit the budget (its ``cut_to_fit``
-        repairs: one short note stands for each run of them, and for whole closed tool units in it): not 0
-        when compression lags behind the conversation; ``drain()`` (``context-journal compress``, the MCP
-        ``compress`` tool) summarises them, so the next compile sends summaries in their place."""
+        repairs: one short note stands for each run of them, and for whole closed tool units in it). Not 0
+        when compression lags behind the conversation: ``drain()`` (``context-journal compress``, the MCP
+        ``compress`` tool) summarises what is due, so the next compile sends summaries in their place. It can
+        stay above 0 after a full drain: messages whose chunk is still filling (``pending_work()
+        .why_unsummarised`` is ``"filling"``) wait for more messages, and a strategy that summarises nothing
+        (passthrough, windowed) cuts its raw middle the same way."""
         return messages_cut(self.repairs)
 
     def as_messages(self) -> list[dict[str, Any]]:
