@@ -15,7 +15,7 @@ import zlib
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from context_journal import ContextManager
@@ -190,6 +190,9 @@ def _never_fewer_newest(cm: ContextManager, ids: list[str], budgets: Any) -> Non
     strategy=st.sampled_from(STRATEGIES),
     kinds=st.lists(st.tuples(_kind, st.integers(1, 500)), min_size=2, max_size=10),
     budgets=st.lists(st.integers(300, 9000), min_size=2, max_size=6, unique=True),
+)
+@example(  # a windowed jump widened only when it held little: 7 newest messages at 300 tokens, 4 at 466
+    strategy="windowed", kinds=[("text", 1), ("text", 1), ("text", 1), ("big-tool", 1), ("text", 1)], budgets=[300, 466]
 )
 def test_a_larger_budget_never_shows_fewer_of_the_newest_messages(
     strategy: str, kinds: list[tuple[str, int]], budgets: list[int]

@@ -66,9 +66,8 @@ class WindowedPassthroughStrategy(BaseStrategy):
 
     def select(self, view: MessageView, budget: Budget) -> Selection:
         """The window from the anchor, or, when it is over ``budget.tokens``, from a new anchor that fills
-        ``fraction`` of the budget (snapped to a tool unit; never before the old anchor); when that holds
-        under half the fraction (a tool unit straddles it), from the newest suffix that fits the whole
-        budget instead."""
+        ``fraction`` of the budget (snapped to a tool unit; never before the old anchor), with the tool unit
+        that fraction cuts through when the window then fits the whole budget."""
         n = len(view)
         if n == 0:
             return Selection(())
@@ -78,15 +77,13 @@ class WindowedPassthroughStrategy(BaseStrategy):
         start = self.anchor_index(view) if same_budget else 0
         state: dict[str, Any] = {}
         if view.tokens(start, n) > budget.tokens:
-            fill = budget.tokens * self.fraction
-            jump = newest_fitting_suffix(view, int(fill), n)
-            if view.tokens(jump, n) < fill / 2:
-                # A tool unit larger than the fraction sits right before the jump: the window of the whole
-                # budget holds it (a review saw a real session's window at 300-600 tokens send only its last
-                # message, 20 tokens, where passthrough sent the unit before it too).
-                wide = newest_fitting_suffix(view, budget.tokens, n)
-                if wide < jump and view.tokens(wide, n) <= budget.tokens:
-                    jump = wide
+            jump = newest_fitting_suffix(view, int(budget.tokens * self.fraction), n)
+            if jump > 0:
+                # The unit the fraction cut through comes in when the window then fits the whole budget (a
+                # review saw a real session's window at 300-600 tokens send only its last message, 20 tokens,
+                # a tool unit larger than half the budget right before it). Both bounds move back as the
+                # budget grows, so a larger budget never shows fewer of the newest messages.
+                jump = max(newest_unit_start(view, jump), newest_fitting_suffix(view, budget.tokens, n))
             start = max(start, jump)
         if start > 0 or self.anchor is not None:
             entry = view.entry(start)
