@@ -67,7 +67,7 @@ class WindowedPassthroughStrategy(BaseStrategy):
     def select(self, view: MessageView, budget: Budget) -> Selection:
         """The window from the anchor, or, when it is over ``budget.tokens``, from a new anchor that fills
         ``fraction`` of the budget (snapped to a tool unit; never before the old anchor), with the tool unit
-        that fraction cuts through when the window then fits the whole budget."""
+        (a call and its results) that fraction cuts through when the window then fits the whole budget."""
         n = len(view)
         if n == 0:
             return Selection(())
@@ -78,12 +78,15 @@ class WindowedPassthroughStrategy(BaseStrategy):
         state: dict[str, Any] = {}
         if view.tokens(start, n) > budget.tokens:
             jump = newest_fitting_suffix(view, int(budget.tokens * self.fraction), n)
-            if jump > 0:
-                # The unit the fraction cut through comes in when the window then fits the whole budget (a
-                # review saw a real session's window at 300-600 tokens send only its last message, 20 tokens,
-                # a tool unit larger than half the budget right before it). Both bounds move back as the
-                # budget grows, so a larger budget never shows fewer of the newest messages.
-                jump = max(newest_unit_start(view, jump), newest_fitting_suffix(view, budget.tokens, n))
+            unit = newest_unit_start(view, jump) if jump > 0 else jump
+            if unit < jump - 1:
+                # The tool unit (a call and its results) the fraction cut through comes in when the window
+                # then fits the whole budget (a review saw a real session's window at 300-600 tokens send
+                # only its last message, 20 tokens, a unit larger than half the budget right before it).
+                # Both bounds move back as the budget grows: a larger budget never shows fewer messages.
+                wider = newest_fitting_suffix(view, view.tokens(unit, n), n)  # (snapped as a window is)
+                if wider < jump and view.tokens(wider, n) <= budget.tokens:
+                    jump = wider
             start = max(start, jump)
         if start > 0 or self.anchor is not None:
             entry = view.entry(start)
