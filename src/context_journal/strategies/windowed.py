@@ -66,8 +66,7 @@ class WindowedPassthroughStrategy(BaseStrategy):
 
     def select(self, view: MessageView, budget: Budget) -> Selection:
         """The window from the anchor, or, when it is over ``budget.tokens``, from a new anchor that fills
-        ``fraction`` of the budget (snapped to a tool unit; never before the old anchor), with the tool unit
-        (a call and its results) that fraction cuts through when the window then fits the whole budget."""
+        ``fraction`` of the budget (snapped to a tool unit; never before the old anchor)."""
         n = len(view)
         if n == 0:
             return Selection(())
@@ -77,17 +76,7 @@ class WindowedPassthroughStrategy(BaseStrategy):
         start = self.anchor_index(view) if same_budget else 0
         state: dict[str, Any] = {}
         if view.tokens(start, n) > budget.tokens:
-            jump = newest_fitting_suffix(view, int(budget.tokens * self.fraction), n)
-            unit = newest_unit_start(view, jump) if jump > 0 else jump
-            if unit < jump - 1:
-                # The tool unit (a call and its results) the fraction cut through comes in when the window
-                # then fits the whole budget (a review saw a real session's window at 300-600 tokens send
-                # only its last message, 20 tokens, a unit larger than half the budget right before it).
-                # Both bounds move back as the budget grows: a larger budget never shows fewer messages.
-                wider = newest_fitting_suffix(view, view.tokens(unit, n), n)  # (snapped as a window is)
-                if wider < jump and view.tokens(wider, n) <= budget.tokens:
-                    jump = wider
-            start = max(start, jump)
+            start = max(start, newest_fitting_suffix(view, int(budget.tokens * self.fraction), n))
         if start > 0 or self.anchor is not None:
             entry = view.entry(start)
             new_anchor = {"sequence": entry.created_sequence, "id": entry.id, "budget": budget.total}
