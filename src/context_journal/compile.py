@@ -594,12 +594,55 @@ def compile_context(
     )
     with telemetry.compile_span(strategy, max_tokens, reserve_for_response, namespace, branch) as span:
         try:
-            compiled = _compile_context(view, strategy, **args)
-        except _ReadThem:
-            # A message priced unread was not cut after all (never expected): compile again reading them all.
-            compiled = _compile_context(view, strategy, **args, unread_ok=False)
+            compiled = _compile_reading(view, strategy, args)
+        except OverBudgetError as exc:
+            compiled = _fit_below(view, strategy, args, exc)
         span.done(compiled[0])
         return compiled
+
+
+CLOSE_MISS_TRIES = 6
+"""Smaller budgets a compile tries after it missed its budget by a little (see :func:`_fit_below`)."""
+
+
+def _compile_reading(view: MessageView, strategy: Strategy, args: Mapping[str, Any]) -> tuple[CompileResult, Selection]:
+    """:func:`_compile_context`, again reading every message when one priced unread was not cut after all
+    (never expected)."""
+    try:
+        return _compile_context(view, strategy, **args)
+    except _ReadThem:
+        return _compile_context(view, strategy, **args, unread_ok=False)
+
+
+def _fit_below(
+    view: MessageView, strategy: Strategy, args: Mapping[str, Any], exc: OverBudgetError
+) -> tuple[CompileResult, Selection]:
+    """A context that fits a smaller budget, when the compile at ``args["max_tokens"]`` missed by a little;
+    else ``exc`` raised again.
+
+    The excerpts that make a context fit are drawn for its budget, so a budget can fail by a token or two
+    where a smaller one fits (a generated history fitted 107 tokens, failed at 108 needing 109, fitted 109):
+    what fits under a smaller budget fits under this one too. Only a measured failure (its ``"smallest valid
+    context"`` part: a lower bound priced from the index holds at any smaller budget) that missed by at most
+    a sixteenth of the budget tries budgets lower by 1, 2, 4, ... tokens, up to that sixteenth (at least 2)
+    and at most :data:`CLOSE_MISS_TRIES` of them: a run of failing budgets sits just above a run that fits
+    (autobiographical, a newest message of 65 blocks fitted at 1,652-1,659 tokens and failed at 1,660-1,666
+    needing 1,707). The result keeps the budget asked for.
+    """
+    max_tokens, reserve = args["max_tokens"], args["reserve_for_response"]
+    reach = max(2, exc.budget // 16)
+    if "smallest valid context" not in exc.parts or not 0 < exc.actual - exc.budget <= reach:
+        raise exc
+    for k in range(CLOSE_MISS_TRIES):
+        lower = max_tokens - 2**k
+        if 2**k > reach or lower <= reserve:
+            break
+        try:
+            result, selection = _compile_reading(view, strategy, {**args, "max_tokens": lower})
+        except OverBudgetError:
+            continue
+        return dataclasses.replace(result, budget=exc.budget, max_tokens=max_tokens), selection
+    raise exc
 
 
 class _ReadThem(Exception):

@@ -9,7 +9,7 @@ import base64
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from context_journal import AutobiographicalConfig, AutobiographicalStrategy
@@ -123,6 +123,24 @@ def loops(draw: st.DrawFn, shape: str = "one") -> list[dict[str, Any]]:
 @settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     msgs=loops(), budget=st.integers(40, 6000), name=st.sampled_from(["passthrough", "windowed", "autobiographical"])
+)
+# The newest result's 36-token excerpt, emptied by a cut, went back at its smallest readable excerpt, as large
+# as the excerpt it stood as ("cut from about 36 to 36 tokens"): it now stands as it was.
+@example(
+    msgs=[
+        {"id": "c0", "role": "user", "content": words(30, 0)},
+        {
+            "id": "a0",
+            "role": "assistant",
+            "content": [
+                {"type": "thinking", "thinking": words(5), "signature": "sig"},
+                {"type": "tool_use", "id": "t0", "name": "tool0", "input": {"arg": words(3)}},
+            ],
+        },
+        {"id": "r0", "role": "user", "content": [{"type": "tool_result", "tool_use_id": "t0", "content": words(3000)}]},
+    ],
+    budget=67,
+    name="passthrough",
 )
 def test_any_running_loop_is_kept_whole_or_replaced(msgs: list[dict[str, Any]], budget: int, name: str) -> None:
     cm = manager_for(msgs, counter=WordCounter(), strategy=_strategy(name, budget))
