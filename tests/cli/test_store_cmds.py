@@ -96,9 +96,12 @@ def test_import_B51_lone_surrogate_is_read_as_u_fffd_and_reported(tmp_path: Path
     res = runner.invoke(app, ["import", str(transcript), "--store", str(store), "--format", "anthropic", "--json"])
     assert res.exit_code == 0, res.output
     data = json.loads(res.stdout)
-    assert data["messages"] == 3
-    [reason] = data["skipped_by_reason"]
+    # Every message was written: the repair is reported as such, not as a skip (a review saw "skipped 1").
+    assert (data["messages"], data["skipped"], data["skipped_by_reason"], data["repaired"]) == (3, 0, {}, 1)
+    [reason] = data["repaired_by_reason"]
     assert "anthropic:b51:2" in reason and "block 0" in reason and "surrogate" in reason and "U+FFFD" in reason
+    again = runner.invoke(app, ["import", str(transcript), "--store", str(tmp_path / "b51b.db"), "-f", "anthropic"])
+    assert "; skipped 0, repaired 1" in again.output and "  repaired 1: anthropic:b51: message" in again.output
     res = runner.invoke(app, ["compile", "--store", str(store), "--budget", "10000", "--format", "anthropic"])
     assert res.exit_code == 0, res.output
     params = json.loads(res.stdout)

@@ -126,6 +126,8 @@ def test_a_bad_byte_anywhere_loses_at_most_its_line(
     reasons = _named(result, path.name, line)
     assert reasons, result.skipped  # the damaged line is named...
     assert all("read as U+FFFD" in r or r.endswith("the line was skipped") for r in reasons), reasons
+    # A line read with U+FFFD was kept: counted as repaired, never as skipped.
+    assert all(s.repaired == ("read as U+FFFD" in s.reason) for s in result.skipped if s.reason in reasons)
     lines = raw.split(b"\n")
     hit = _line_blocks(lines[line - 1]) if line <= len(lines) else 0
     # ...and at most its own blocks are lost (a block read with U+FFFD counts as lost here).
@@ -342,6 +344,9 @@ def test_json_in_latin1_or_utf16(tmp_path: Path) -> None:
     assert result.message_count == 5
     assert "caf\ufffd" in json.dumps(result.conversations[0].messages[1].content, ensure_ascii=False)
     assert [s.count for s in result.skipped if "U+FFFD" in s.reason] == [1]
+    # Every message was read: the letter is counted as repaired, not skipped.
+    assert (result.skipped_count, result.repaired_count) == (0, 1)
+    assert [s.repaired for s in result.skipped] == [True]
     wide = tmp_path / "wide.json"
     wide.write_bytes(text.encode("utf-16"))
     result = read_transcript(wide)

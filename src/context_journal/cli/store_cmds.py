@@ -102,12 +102,15 @@ def import_cmd(
         finally:
             st.close()
     skipped = result.skipped_count + report.skipped
+    repaired = result.repaired_count + report.repaired
     payload: dict[str, Any] = {
         "format": result.format,
         "conversations": len(result.conversations),
         "messages": report.messages,
         "skipped": skipped,
-        "skipped_by_reason": {s.reason: s.count for s in result.skipped} | report.skipped_by_reason,
+        "skipped_by_reason": {s.reason: s.count for s in result.skipped if not s.repaired} | report.skipped_by_reason,
+        "repaired": repaired,
+        "repaired_by_reason": {s.reason: s.count for s in result.skipped if s.repaired} | report.repaired_by_reason,
         "namespaces": report.namespaces,
         "queued_for_workers": queued,
     }
@@ -116,10 +119,12 @@ def import_cmd(
         return
     console.print(
         f"imported [bold]{report.messages}[/] messages from {len(result.conversations)} conversation(s) "
-        f"({result.format}); skipped {skipped}"
+        f"({result.format}); skipped {skipped}" + (f", repaired {repaired}" if repaired else "")
     )
     for reason, count in payload["skipped_by_reason"].items():
         console.print(f"  skipped {count}: {escape(reason)}", highlight=False)
+    for reason, count in payload["repaired_by_reason"].items():
+        console.print(f"  repaired {count}: {escape(reason)}", highlight=False)
     if queued:
         console.print(
             f"  queued {len(queued)} namespace(s) for compression workers: run `context-journal worker --store "

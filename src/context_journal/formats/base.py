@@ -81,17 +81,21 @@ class Conversation:
 
 @dataclass(frozen=True)
 class Skipped:
-    """Records of one kind that were not turned into messages.
+    """Records of one kind that were not turned into messages, or were repaired on the way in.
 
     Attributes:
         reason: Why, in words (e.g. ``"progress"``, ``"whitespace-only text block"``).
-        count: How many records (lines, blocks, messages) were skipped for this reason.
+        count: How many records (lines, blocks, messages) were skipped (or repaired) for this reason.
         sample_locations: Up to five places (``"file:line 12"``, ``"[3].traj[5]"``) as examples.
+        repaired: True when the records were kept, repaired (bytes or half a surrogate pair read as
+            U+FFFD), not left out: counted apart from the skips (a review saw an import that wrote every
+            message report "skipped 1").
     """
 
     reason: str
     count: int
     sample_locations: tuple[str, ...] = ()
+    repaired: bool = False
 
 
 class SkipLog:
@@ -100,10 +104,14 @@ class SkipLog:
     def __init__(self) -> None:
         self._counts: dict[str, int] = {}
         self._samples: dict[str, list[str]] = {}
+        self._repaired: set[str] = set()
         self._named_damage = 0
 
-    def add(self, reason: str, location: str, count: int = 1) -> None:
-        """Count ``count`` skipped records for ``reason``; keep ``location`` as an example."""
+    def add(self, reason: str, location: str, count: int = 1, *, repaired: bool = False) -> None:
+        """Count ``count`` skipped records for ``reason`` (``repaired``: records kept, repaired, see
+        :attr:`Skipped.repaired`); keep ``location`` as an example."""
+        if repaired:
+            self._repaired.add(reason)
         self._counts[reason] = self._counts.get(reason, 0) + count
         samples = self._samples.setdefault(reason, [])
         if len(samples) < SAMPLE_LOCATIONS:
@@ -112,6 +120,8 @@ class SkipLog:
     def extend(self, skipped: list[Skipped]) -> None:
         """Merge another importer's report into this one."""
         for s in skipped:
+            if s.repaired:
+                self._repaired.add(s.reason)
             self._counts[s.reason] = self._counts.get(s.reason, 0) + s.count
             samples = self._samples.setdefault(s.reason, [])
             samples.extend(s.sample_locations[: max(0, SAMPLE_LOCATIONS - len(samples))])
@@ -119,9 +129,9 @@ class SkipLog:
     def report(self) -> list[Skipped]:
         """The skips, one entry per reason, most frequent first."""
         order = sorted(self._counts, key=lambda r: (-self._counts[r], r))
-        return [Skipped(r, self._counts[r], tuple(self._samples.get(r, ()))) for r in order]
+        return [Skipped(r, self._counts[r], tuple(self._samples.get(r, ())), r in self._repaired) for r in order]
 
-    def damage(self, location: str, problem: str, more: str, count: int = 1) -> None:
+    def damage(self, location: str, problem: str, more: str, count: int = 1, *, repaired: bool = False) -> None:
         """Report damage in the source (a line that is not JSON, bytes that are not UTF-8) under a reason
         that names the place, so whoever reads the report finds it; past :data:`NAMED_DAMAGE` such reasons
         in one log, further damage is counted under ``more`` (with sample locations).
@@ -131,12 +141,13 @@ class SkipLog:
             problem: What is wrong and what was done about it.
             more: The reason further damage of this kind is counted under.
             count: Records (or byte runs) concerned.
+            repaired: The records were kept, repaired (see :attr:`Skipped.repaired`).
         """
         if self._named_damage < NAMED_DAMAGE:
             self._named_damage += 1
-            self.add(f"{location}: {problem}", location, count)
+            self.add(f"{location}: {problem}", location, count, repaired=repaired)
         else:
-            self.add(more, location, count)
+            self.add(more, location, count, repaired=repaired)
 
 
 @dataclass
@@ -162,8 +173,13 @@ class ImportResult:
 
     @property
     def skipped_count(self) -> int:
-        """Skipped records across all reasons."""
-        return sum(s.count for s in self.skipped)
+        """Skipped records across all reasons (not those repaired, see :attr:`repaired_count`)."""
+        return sum(s.count for s in self.skipped if not s.repaired)
+
+    @property
+    def repaired_count(self) -> int:
+        """Records kept but repaired (see :attr:`Skipped.repaired`), across all reasons."""
+        return sum(s.count for s in self.skipped if s.repaired)
 
     @property
     def primary(self) -> Conversation | None:
@@ -242,6 +258,7 @@ def load_json(path: str | os.PathLike[str], skips: SkipLog | None = None) -> Any
             "here), read as U+FFFD; the rest of the file was read as written",
             "more invalid bytes, read as U+FFFD",
             bad,
+            repaired=True,
         )
     try:
         return json.loads(text)
@@ -352,6 +369,7 @@ class JsonLines:
                 f"{self.name} {where}",
                 f"{problem}, read as U+FFFD",
                 "more lines with bytes not valid UTF-8, read as U+FFFD",
+                repaired=True,
             )
         return obj
 

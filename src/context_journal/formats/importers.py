@@ -287,13 +287,23 @@ class ImportReport:
 
     @property
     def skipped(self) -> int:
-        """Messages not written because they were already in the store."""
-        return sum(s.count for s in self.skip_details)
+        """Messages not written (already in the store, or refused by it)."""
+        return sum(s.count for s in self.skip_details if not s.repaired)
 
     @property
     def skipped_by_reason(self) -> dict[str, int]:
         """The import's skips as ``{reason: count}``."""
-        return {s.reason: s.count for s in self.skip_details}
+        return {s.reason: s.count for s in self.skip_details if not s.repaired}
+
+    @property
+    def repaired(self) -> int:
+        """Messages written repaired (half a surrogate pair read as U+FFFD, see :attr:`Skipped.repaired`)."""
+        return sum(s.count for s in self.skip_details if s.repaired)
+
+    @property
+    def repaired_by_reason(self) -> dict[str, int]:
+        """The import's repairs as ``{reason: count}``."""
+        return {s.reason: s.count for s in self.skip_details if s.repaired}
 
     @property
     def namespaces(self) -> dict[str, str]:
@@ -308,6 +318,8 @@ class ImportReport:
             "messages": self.messages,
             "skipped": self.skipped,
             "skipped_by_reason": self.skipped_by_reason,
+            "repaired": self.repaired,
+            "repaired_by_reason": self.repaired_by_reason,
             "conversations": [c.__dict__ for c in self.conversations],
         }
 
@@ -538,6 +550,7 @@ def _write_conversation(
                         "a lone surrogate (half of a UTF-16 pair, which no store can keep), read as U+FFFD; "
                         "the message was written",
                         "more messages with a lone surrogate, read as U+FFFD and written",
+                        repaired=True,
                     )
                     continue
                 batch.pop(index)

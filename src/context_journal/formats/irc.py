@@ -101,6 +101,7 @@ def _read_lines(path: Path, skips: SkipLog | None) -> list[str]:
                 f"{path.name} line {number}",
                 f"{problem}, read as U+FFFD",
                 "more lines with bytes not valid UTF-8, read as U+FFFD",
+                repaired=True,
             )
         lines.append(line.rstrip("\r"))
         offset += len(raw) + 1
