@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 import os
+import socket
+import subprocess
 import sys
+import time
 from typing import Any
 
+import pytest
 from mcp import Client
 
-__all__ = ["call", "env", "fail"]
+__all__ = ["call", "env", "fail", "free_port", "wait_until_listening"]
 
 
 async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
@@ -36,3 +40,24 @@ async def fail(client: Client, tool: str, **arguments: Any) -> str:
 def env() -> dict[str, str]:
     """The environment of a server subprocess: this interpreter's import path."""
     return {"PYTHONPATH": os.pathsep.join(sys.path), "PATH": os.environ.get("PATH", "")}
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_until_listening(proc: subprocess.Popen[bytes], port: int, seconds: float = 30) -> None:
+    """Wait until something listens on 127.0.0.1:``port``; the test fails, with ``proc``'s standard error,
+    when ``proc`` exits first or ``seconds`` pass."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"the server did not start: {proc.stderr.read().decode() if proc.stderr else ''}")
+            time.sleep(0.05)

@@ -2,7 +2,8 @@
 MCP server). A review sent ``add_message`` with ``"a \\ud83d b"`` as raw JSON-RPC to ``context-journal mcp
 serve``: the SDK's parser refused the line and, unable to read its id, answered nothing, so the client waited
 for ever; the requests after it were answered. The server now reads such a line with U+FFFD in the
-character's place, says so on standard error, and answers it."""
+character's place, says so on standard error, and answers it; over streamable HTTP, where the SDK answered
+400 (a parse error), it reads the request's body the same way."""
 
 from __future__ import annotations
 
@@ -96,3 +97,52 @@ def test_mend_line_touches_only_lines_the_sdk_cannot_read() -> None:
     assert mend_line(b"not json \\ud83d\n") == (b"not json \\ud83d\n", False)  # the SDK reports it
     mended, changed = mend_line(b'{"a": ["x\\udc00", {"k\\ud800": 1}]}\n')
     assert changed and json.loads(mended) == {"a": ["x\ufffd", {"k\ufffd": 1}]} and mended.endswith(b"\n")
+
+
+def test_a_request_with_a_lone_surrogate_is_answered_over_http(tmp_path: Path) -> None:
+    """Over streamable HTTP the SDK answered such a request 400 "Parse error: unexpected end of hex escape"
+    where stdio wrote the message: the server now reads its body as stdio reads a line."""
+    pytest.importorskip("mcp.server.mcpserver", reason="the MCP SDK 2.x (extra 'mcp') is not installed")
+    import httpx2
+
+    from tests.mcp.mcp_helpers import env, free_port, wait_until_listening
+
+    db = tmp_path / "h.db"
+    port = free_port()
+    proc = subprocess.Popen(
+        [*CLI, "mcp", "serve", "--store", str(db), "--http", f"127.0.0.1:{port}"],
+        env=env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    url = f"http://127.0.0.1:{port}/mcp"
+    headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+    try:
+        wait_until_listening(proc, port)
+        init = _request(
+            1,
+            "initialize",
+            {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+        )
+        opened = httpx2.post(url, content=init.encode(), headers=headers, timeout=10)
+        assert opened.status_code == 200, opened.text
+        session = {**headers, "mcp-session-id": opened.headers["mcp-session-id"]}
+        done = json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode()
+        assert httpx2.post(url, content=done, headers=session, timeout=10).status_code == 202
+        # json.dumps writes the lone surrogate as the escape "\ud83d", as a client's JSON encoder does
+        call = _request(
+            2, "tools/call", {"name": "add_message", "arguments": {"participant": "user", "content": "a \ud83d b"}}
+        )
+        assert "\\ud83d" in call
+        answered = httpx2.post(url, content=call.encode(), headers=session, timeout=10)
+        assert answered.status_code == 200, answered.text
+        [data] = [line[len("data: ") :] for line in answered.text.splitlines() if line.startswith("data: ")]
+        reply = json.loads(data)
+        assert reply["id"] == 2 and not reply["result"].get("isError"), reply
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=30)
+    assert "lone surrogate" in err.decode()
+    with ContextManager.open(db) as cm:
+        [message] = cm.get_all_messages()
+    assert message.content[0].text == "a \ufffd b"  # type: ignore[union-attr]

@@ -16,10 +16,8 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -35,7 +33,7 @@ from context_journal.manager import ContextManager
 from context_journal.mcp import build_server
 from context_journal.stores import MemoryStore, SQLiteStore
 from tests.journal._journal_helpers import handoff, plan
-from tests.mcp.mcp_helpers import call, env, fail
+from tests.mcp.mcp_helpers import call, env, fail, free_port, wait_until_listening
 
 SNAPSHOT = Path(__file__).with_name("tools_list.json")
 MODES = ["legacy", "2026-07-28"]
@@ -575,19 +573,13 @@ def test_stdio_subprocess(tmp_path: Path) -> None:
     store.close()
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.mark.parametrize("given", ["--token", "--token-file"])
 def test_http_on_loopback_with_and_without_the_token(tmp_path: Path, given: str) -> None:
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared._httpx_utils import create_mcp_http_client
 
-    db, port, token = tmp_path / "h.db", _free_port(), "s3cret-token-of-24-chars"
+    db, port, token = tmp_path / "h.db", free_port(), "s3cret-token-of-24-chars"
     secret = tmp_path / "token.txt"
     secret.write_text(token + "\n")
     proc = subprocess.Popen(
@@ -608,15 +600,7 @@ def test_http_on_loopback_with_and_without_the_token(tmp_path: Path, given: str)
     )
     url = f"http://127.0.0.1:{port}/mcp"
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"the server did not start: {proc.stderr.read().decode() if proc.stderr else ''}")
-                time.sleep(0.05)
+        wait_until_listening(proc, port)
         init = {
             "jsonrpc": "2.0",
             "id": 1,

@@ -28,7 +28,7 @@ import json
 import re
 import sys
 from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TextIO, TypeVar
 
 from pydantic import BaseModel, Field, StrictBool, StrictFloat, StrictInt
 
@@ -37,7 +37,7 @@ from ..journal import AppendOutcome, DriftReport, Entry, SummaryPage
 from ..llm import Provider
 from ..stores import ROOT_BRANCH, Store, open_store
 from ..tokens import MAX_TOKEN_COUNT
-from .stdin_lines import MendedLines
+from .stdin_lines import MendedLines, mend_line, report_mended
 from .tools import (
     AddMessageResult,
     BriefResult,
@@ -70,6 +70,7 @@ __all__ = [
     "MIN_TOKEN_LENGTH",
     "SERVER_NAME",
     "BearerTokenMiddleware",
+    "MendedBodies",
     "build_server",
     "http_url",
     "is_loopback",
@@ -718,8 +719,9 @@ def is_loopback(host: str) -> bool:
 
 
 Scope = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
-Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
 
 
 class BearerTokenMiddleware:
@@ -762,6 +764,52 @@ class BearerTokenMiddleware:
                 await send({"type": "http.response.body", "body": body})
                 return
         await self.app(scope, receive, send)
+
+
+class MendedBodies:
+    """ASGI middleware: the body of a POST request, one JSON-RPC message (or a batch), through
+    :func:`mend_line`, so a request holding a lone surrogate is answered as over standard input rather
+    than refused as a parse error (a review saw HTTP answer 400 "unexpected end of hex escape" where stdio
+    wrote the message); a mended one is reported on ``log``. Other requests and events pass through.
+
+    Args:
+        app: The ASGI app served.
+        log: Where a mended request is reported (standard error by default).
+    """
+
+    def __init__(self, app: Callable[[Scope, Receive, Send], Awaitable[None]], log: TextIO | None = None) -> None:
+        self.app = app
+        self._log = log
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("method") != "POST":
+            await self.app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":  # the client went away: the app sees that as it came
+                await self.app(scope, _replay([message], receive), send)
+                return
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body", False):
+                break
+        body, mended = mend_line(b"".join(chunks))
+        if mended:
+            report_mended(self._log if self._log is not None else sys.stderr)
+            headers = [(k, v) for k, v in scope.get("headers", []) if k.lower() != b"content-length"]
+            scope = {**scope, "headers": [*headers, (b"content-length", str(len(body)).encode())]}
+        await self.app(scope, _replay([{"type": "http.request", "body": body, "more_body": False}], receive), send)
+
+
+def _replay(messages: list[Message], receive: Receive) -> Receive:
+    """``receive`` that first hands out ``messages``, then reads on."""
+    pending = list(messages)
+
+    async def replayed() -> Message:
+        return pending.pop(0) if pending else await receive()
+
+    return replayed
 
 
 def settle_heap() -> None:
@@ -813,7 +861,7 @@ def run_http(
     import anyio
     import uvicorn
 
-    app: Any = server.streamable_http_app(streamable_http_path=path, host=host)
+    app: Any = MendedBodies(server.streamable_http_app(streamable_http_path=path, host=host))
     if token:
         app = BearerTokenMiddleware(app, token)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")

@@ -1,4 +1,5 @@
-"""The MCP server's standard input, one JSON-RPC message a line, with lone surrogates read as U+FFFD.
+"""The MCP server's requests, with lone surrogates read as U+FFFD: standard input (one JSON-RPC message a
+line) here, and each HTTP request's body through :class:`~.server.MendedBodies`.
 
 JSON can carry half of a UTF-16 surrogate pair (``"\\ud83d"``: a tool output cut between the two halves of
 an emoji); the MCP SDK's parser refuses such a line, and since it cannot read the request's id it answers
@@ -20,7 +21,7 @@ import pydantic_core
 
 from .._names import replace_lone_surrogates
 
-__all__ = ["MendedLines", "mend_line"]
+__all__ = ["MendedLines", "mend_line", "report_mended"]
 
 _SURROGATE_ESCAPE = re.compile(rb"\\[uU][dD][89a-fA-F]")
 """A JSON escape of a surrogate code point (U+D800-DFFF): a line without one needs no look."""
@@ -43,6 +44,16 @@ def mend_line(line: bytes) -> tuple[bytes, bool]:
         return line, False
     mended = json.dumps(_mend(value), ensure_ascii=False).encode("utf-8")
     return mended + (b"\n" if line.endswith(b"\n") else b""), True
+
+
+def report_mended(log: IO[str]) -> None:
+    """Say on ``log`` that a request was read with U+FFFD for a lone surrogate."""
+    print(
+        "context-journal: a request held a lone surrogate (half of a UTF-16 pair, which no store can keep); "
+        "it was read as U+FFFD",
+        file=log,
+        flush=True,
+    )
 
 
 def _mend(value: Any) -> Any:
@@ -77,12 +88,7 @@ class MendedLines(io.RawIOBase):
                 return 0
             self._pending, mended = mend_line(line)
             if mended:
-                print(
-                    "context-journal: a request held a lone surrogate (half of a UTF-16 pair, which no store "
-                    "can keep); it was read as U+FFFD",
-                    file=self._log,
-                    flush=True,
-                )
+                report_mended(self._log)
         size = min(len(buffer), len(self._pending))
         buffer[:size] = self._pending[:size]
         self._pending = self._pending[size:]
