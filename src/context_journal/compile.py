@@ -621,13 +621,13 @@ def _fit_below(
     else ``exc`` raised again.
 
     The excerpts that make a context fit are drawn for its budget, so a budget can fail by a token or two
-    where a smaller one fits (a generated history fitted 107 tokens, failed at 108 needing 109, fitted 109):
-    what fits under a smaller budget fits under this one too. Only a measured failure (its ``"smallest valid
-    context"`` part: a lower bound priced from the index holds at any smaller budget) that missed by at most
-    a sixteenth of the budget tries budgets lower by 1, 2, 4, ... tokens, up to that sixteenth (at least 2)
-    and at most :data:`CLOSE_MISS_TRIES` of them: a run of failing budgets sits just above a run that fits
-    (autobiographical, a newest message of 65 blocks fitted at 1,652-1,659 tokens and failed at 1,660-1,666
-    needing 1,707). The result keeps the budget asked for.
+    where a smaller one fits (windowed, a newest message of 60 text blocks fitted 39 and 41 tokens and
+    failed at 40 needing 41): what fits under a smaller budget fits under this one too. Only a measured
+    failure (its ``"smallest valid context"`` part: a lower bound priced from the index holds at any smaller
+    budget) that missed by at most a sixteenth of the budget tries budgets lower by 1, 2, 4, ... tokens, up
+    to that sixteenth (at least 2) and at most :data:`CLOSE_MISS_TRIES` of them: a run of failing budgets
+    sits just above a run that fits (autobiographical, a newest message of 65 blocks fitted at 1,652-1,659
+    tokens and failed at 1,660-1,666 needing 1,707). The result keeps the budget asked for.
     """
     max_tokens, reserve = args["max_tokens"], args["reserve_for_response"]
     reach = max(2, exc.budget // 16)
