@@ -7,11 +7,14 @@ character's place, says so on standard error, and answers it; over streamable HT
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
 import threading
+from collections.abc import Awaitable, Callable, MutableMapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -146,3 +149,61 @@ def test_a_request_with_a_lone_surrogate_is_answered_over_http(tmp_path: Path) -
     with ContextManager.open(db) as cm:
         [message] = cm.get_all_messages()
     assert message.content[0].text == "a \ufffd b"  # type: ignore[union-attr]
+
+
+Message = MutableMapping[str, Any]
+
+
+def _asgi(body_chunks: list[bytes], headers: list[tuple[bytes, bytes]], max_body: int) -> tuple[list[Message], str]:
+    """What the app behind :class:`MendedBodies` receives for a POST of ``body_chunks``, and the log."""
+    import anyio
+
+    from context_journal.mcp.server import MendedBodies
+
+    got: list[Message] = []
+    last = len(body_chunks) - 1
+    incoming: list[Message] = [
+        {"type": "http.request", "body": c, "more_body": k < last} for k, c in enumerate(body_chunks)
+    ]
+    log = io.StringIO()
+
+    async def receive() -> Message:
+        return incoming.pop(0)
+
+    async def app(scope: Message, receive: Callable[[], Awaitable[Message]], send: object) -> None:
+        got.append({"headers": scope["headers"]})
+        while True:
+            message = await receive()
+            got.append(message)
+            if not message.get("more_body"):
+                return
+
+    async def send(message: Message) -> None:  # pragma: no cover - the app sends nothing
+        raise AssertionError(message)
+
+    middleware = MendedBodies(app, log, max_body=max_body)
+    scope: Message = {"type": "http", "method": "POST", "headers": headers}
+    anyio.run(middleware, scope, receive, send)
+    return got, log.getvalue()
+
+
+def test_a_body_over_the_limit_passes_on_unread() -> None:
+    """A review sent 300 MiB: read whole before the SDK's 413, it took 3.1 GB. Over ``max_body`` the body
+    goes on as it came (the SDK refuses it), declared or not; under it, a lone surrogate is read as U+FFFD."""
+    pytest.importorskip("mcp.server.mcpserver", reason="the MCP SDK 2.x (extra 'mcp') is not installed")
+    from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
+
+    from context_journal.mcp.server import MAX_REQUEST_BODY
+
+    assert MAX_REQUEST_BODY == DEFAULT_MAX_REQUEST_BODY_SIZE
+    bad = b'{"a": "x \\ud83d"}'
+    got, log = _asgi([bad[:8], bad[8:]], [(b"content-type", b"application/json")], max_body=100)
+    assert json.loads(got[1]["body"]) == {"a": "x \ufffd"} and "lone surrogate" in log
+    assert (b"content-length", str(len(got[1]["body"])).encode()) in got[0]["headers"]
+    # streamed past the limit: the chunks read so far, then the rest, unchanged and unlogged
+    got, log = _asgi([bad, bad, bad], [], max_body=20)
+    assert b"".join(m["body"] for m in got[1:]) == bad * 3 and log == ""
+    assert len(got) == 3  # what was read (two chunks, over the limit) in one message, then the third
+    # declared too large: not read at all here
+    got, log = _asgi([bad], [(b"content-length", b"999")], max_body=20)
+    assert got[1]["body"] == bad and log == ""

@@ -766,32 +766,58 @@ class BearerTokenMiddleware:
         await self.app(scope, receive, send)
 
 
+MAX_REQUEST_BODY = 4 * 1024 * 1024
+"""Bytes of a request body :class:`MendedBodies` reads at most: the MCP SDK's ``DEFAULT_MAX_REQUEST_BODY_SIZE``
+(``mcp.server.transport_security``), the limit the served app enforces."""
+
+
 class MendedBodies:
     """ASGI middleware: the body of a POST request, one JSON-RPC message (or a batch), through
     :func:`mend_line`, so a request holding a lone surrogate is answered as over standard input rather
     than refused as a parse error (a review saw HTTP answer 400 "unexpected end of hex escape" where stdio
     wrote the message); a mended one is reported on ``log``. Other requests and events pass through.
 
+    A body over ``max_body`` bytes (declared or as it arrives) is passed on as it came, unread past that
+    size, for the SDK to refuse (413): read whole first, a review's 300 MiB body took 3.1 GB and 27 s before
+    the SDK refused it, against 6 MB and 1 s without this middleware.
+
     Args:
         app: The ASGI app served.
         log: Where a mended request is reported (standard error by default).
+        max_body: Bytes read at most (default: the SDK's own limit, ``DEFAULT_MAX_REQUEST_BODY_SIZE``, 4 MiB).
     """
 
-    def __init__(self, app: Callable[[Scope, Receive, Send], Awaitable[None]], log: TextIO | None = None) -> None:
+    def __init__(
+        self,
+        app: Callable[[Scope, Receive, Send], Awaitable[None]],
+        log: TextIO | None = None,
+        max_body: int = MAX_REQUEST_BODY,
+    ) -> None:
         self.app = app
         self._log = log
+        self._max_body = max_body
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope.get("method") != "POST":
             await self.app(scope, receive, send)
             return
+        declared = dict(scope.get("headers") or []).get(b"content-length", b"")
+        if declared.isdigit() and int(declared) > self._max_body:
+            await self.app(scope, receive, send)
+            return
         chunks: list[bytes] = []
+        size = 0
         while True:
             message = await receive()
             if message["type"] != "http.request":  # the client went away: the app sees that as it came
                 await self.app(scope, _replay([message], receive), send)
                 return
             chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            if size > self._max_body and message.get("more_body", False):
+                read = {"type": "http.request", "body": b"".join(chunks), "more_body": True}
+                await self.app(scope, _replay([read], receive), send)  # the rest as it comes
+                return
             if not message.get("more_body", False):
                 break
         body, mended = mend_line(b"".join(chunks))
