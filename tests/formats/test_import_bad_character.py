@@ -235,3 +235,49 @@ def test_a_signed_thinking_block_with_a_bad_character_loses_its_signature(tmp_pa
     assert stored.model_dump() == {"type": "thinking", "thinking": "hmm \ufffd", "signature": ""}
     assert not any(b.get("type") == "thinking" for m in result.messages for b in m.content)
     assert [r.kind for r in result.repairs if r.kind == "unsigned_thinking_dropped"] == ["unsigned_thinking_dropped"]
+
+
+def _imports(db: Path, path: Path, fmt: str, times: int = 1) -> list[Any]:
+    """The reports of importing ``path`` into the store at ``db`` ``times`` times over."""
+    store = open_store(str(db))
+    try:
+        return [import_into(store, read_transcript(path, format=fmt)) for _ in range(times)]
+    finally:
+        store.close()
+
+
+def test_a_bad_character_in_a_conversation_id_imports_the_conversation(tmp_path: Path) -> None:
+    """A review's LoCoMo ``sample_id`` holding a lone surrogate failed the whole import (the id names the
+    namespace and state keys): the id is read as U+FFFD, reported as repaired, and a second import finds
+    every message already there."""
+    data = _first(DATA / "locomo" / "locomo-dev7.json")
+    data[0]["sample_id"] = "conv-" + BAD + "26"
+    path = tmp_path / "bad-id.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    first, again = _imports(tmp_path / "store.db", path, "locomo", times=2)
+    assert first.messages > 0 and first.skipped == 0 and first.repaired == 1
+    [(conversation, namespace)] = first.namespaces.items()
+    assert "\ufffd" in conversation and BAD not in conversation + namespace
+    assert "conversation" in next(iter(first.repaired_by_reason))
+    assert (again.messages, again.skipped) == (0, first.messages)
+
+
+def test_a_repair_is_reported_only_for_a_message_written(tmp_path: Path) -> None:
+    """A review saw one message counted twice, skipped (a NaN the store refuses) and repaired (a lone
+    surrogate), and a re-import of a message whose id held one report "repaired 1 ... the message was
+    written" though nothing was: a repair is reported once the message is written."""
+    messages = [
+        {"role": "user", "content": "Run the report please."},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "run", "input": {"x": "y"}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "done"}]},
+        {"role": "assistant", "content": "The report ran" + BAD + " fine."},
+    ]
+    both = [*messages[:3], {"role": "assistant", "content": [{"type": "text", "text": "x" + BAD, "n": float("nan")}]}]
+    path, nan_path = tmp_path / "bad.json", tmp_path / "nan.json"
+    path.write_text(json.dumps({"messages": messages}), encoding="utf-8")
+    nan_path.write_text(json.dumps({"messages": both}), encoding="utf-8")
+    first, again = _imports(tmp_path / "store.db", path, "anthropic", times=2)
+    assert (first.messages, first.skipped, first.repaired) == (4, 0, 1)
+    assert (again.messages, again.skipped, again.repaired) == (0, 4, 0)
+    [report] = _imports(tmp_path / "nan.db", nan_path, "anthropic")
+    assert (report.messages, report.skipped, report.repaired) == (3, 1, 0), report.to_dict()

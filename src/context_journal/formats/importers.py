@@ -363,6 +363,22 @@ def _mended(message: MessageInput) -> MessageInput | None:
     )
 
 
+def _mended_conversation(conv: Conversation, skips: SkipLog) -> Conversation:
+    """``conv`` with every lone surrogate in its id, parent id and metadata read as U+FFFD (reported in
+    ``skips`` as repaired): its id names a namespace and state keys, which no store can keep with half a
+    character (a review's LoCoMo ``sample_id`` holding ``\\ud83d`` failed the whole import)."""
+    if not has_lone_surrogate([conv.id, conv.parent_id, conv.metadata]):
+        return conv
+    mended = replace(conv, id=_mend(conv.id), parent_id=_mend(conv.parent_id), metadata=_mend(conv.metadata))
+    skips.damage(
+        f"conversation {mended.id}",
+        "a lone surrogate in its id or metadata (half of a UTF-16 pair), read as U+FFFD",
+        "more conversations with a lone surrogate in their id or metadata, read as U+FFFD",
+        repaired=True,
+    )
+    return mended
+
+
 def _mend_block(block: Any) -> Any:
     """``block`` mended (see :func:`_mend`); a thinking block whose text was mended loses its signature,
     which was made for the text as written (sent mended with it, the provider refuses the request; unsigned,
@@ -430,11 +446,12 @@ def import_into(
     shared_target = result.primary or (result.conversations[0] if len(result.conversations) == 1 else None)
     try:
         branch_id = store.get_branch(branch).id
-        for conv in result.conversations:
+        for read in result.conversations:
+            conv = _mended_conversation(read, skips)
             # The primary conversation goes to the shared slot unless a namespace is named; a named
             # namespace, and every other conversation, gets a slot of its own.
-            shared = conv is shared_target and not namespace
-            ns = (namespace or "default") if conv is shared_target else conv.id
+            shared = read is shared_target and not namespace
+            ns = (namespace or "default") if read is shared_target else conv.id
             manager = ContextManager.open(
                 store=store, namespace=ns, isolate=not shared, branch=branch, shard_tokens=shard_tokens
             )
@@ -514,7 +531,7 @@ def _write_conversation(
     todo: list[MessageInput] = []
     already = 0
     for m in conv.messages:
-        if m.id is not None and m.id in existing:
+        if m.id is not None and (m.id in existing or replace_lone_surrogates(m.id) in existing):
             already += 1
             skips.add("already imported", f"{conv.id}:{m.id}")
         else:
@@ -526,9 +543,19 @@ def _write_conversation(
     for start in range(0, len(todo), BATCH_SIZE):
         batch = todo[start : start + BATCH_SIZE]
         processed += len(batch)
+        repaired: list[tuple[MessageInput, str]] = []  # mended messages, reported once written
         while batch:
             try:
                 manager.add_messages(batch)
+                for m, place in repaired:
+                    if any(m is b for b in batch):
+                        skips.damage(
+                            place,
+                            "a lone surrogate (half of a UTF-16 pair, which no store can keep), read as U+FFFD; "
+                            "the message was written",
+                            "more messages with a lone surrogate, read as U+FFFD and written",
+                            repaired=True,
+                        )
                 break
             except DuplicateMessageError as exc:  # an id held by a removed message, or another writer
                 batch = [m for m in batch if m.id != exc.message_id]
@@ -545,17 +572,12 @@ def _write_conversation(
                 mended = _mended(bad)
                 if mended is not None:  # half a surrogate pair: the message is written with U+FFFD for it
                     batch[index] = mended
-                    skips.damage(
-                        f"{conv.id}: message {bad.id}, {where}",
-                        "a lone surrogate (half of a UTF-16 pair, which no store can keep), read as U+FFFD; "
-                        "the message was written",
-                        "more messages with a lone surrogate, read as U+FFFD and written",
-                        repaired=True,
-                    )
+                    # (reported once written: refused for another fault, or already there, it is no repair)
+                    repaired.append((mended, f"{conv.id}: message {mended.id}, {where}"))
                     continue
                 batch.pop(index)
                 skips.add(
-                    f"malformed content, refused by the store: message {bad.id}, {where}: {exc.reason}",
+                    f"malformed content, refused by the store: message {_mend(bad.id)}, {where}: {exc.reason}",
                     conv.id,
                 )
         written += len(batch)
