@@ -627,7 +627,8 @@ def _fit_below(
     budget) that missed by at most a sixteenth of the budget tries budgets lower by 1, 2, 4, ... tokens, up
     to that sixteenth (at least 2) and at most :data:`CLOSE_MISS_TRIES` of them: a run of failing budgets
     sits just above a run that fits (autobiographical, a newest message of 65 blocks fitted at 1,652-1,659
-    tokens and failed at 1,660-1,666 needing 1,707). The result keeps the budget asked for.
+    tokens and failed at 1,660-1,666 needing 1,707). The result keeps the budget asked for, and has an id
+    of its own.
     """
     max_tokens, reserve = args["max_tokens"], args["reserve_for_response"]
     reach = max(2, exc.budget // 16)
@@ -641,7 +642,10 @@ def _fit_below(
             result, selection = _compile_reading(view, strategy, {**args, "max_tokens": lower})
         except OverBudgetError:
             continue
-        return dataclasses.replace(result, budget=exc.budget, max_tokens=max_tokens), selection
+        # Its own id: the same context asked for with another budget is another compile (a review saw one id
+        # for 39 and 40 tokens).
+        compile_id = _compile_id([result.compile_id, max_tokens])
+        return dataclasses.replace(result, budget=exc.budget, max_tokens=max_tokens, compile_id=compile_id), selection
     raise exc
 
 

@@ -179,6 +179,7 @@ def test_a_close_miss_sends_the_context_a_smaller_budget_fits() -> None:
     assert (at_40.max_tokens, at_40.budget) == (40, 40)
     assert at_40.tokens == at_39.tokens == 39
     assert at_40.messages == at_39.messages
+    assert at_40.compile_id != at_39.compile_id and at_40.compile_id == cm.compile(40).compile_id
     failed = _compile(cm, 20)  # far from fitting: no smaller budget is tried, the failure is as it was
     assert isinstance(failed, OverBudgetError) and (failed.budget, failed.actual) == (20, 37)
 
