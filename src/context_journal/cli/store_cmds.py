@@ -108,9 +108,9 @@ def import_cmd(
         "conversations": len(result.conversations),
         "messages": report.messages,
         "skipped": skipped,
-        "skipped_by_reason": {s.reason: s.count for s in result.skipped if not s.repaired} | report.skipped_by_reason,
+        "skipped_by_reason": result.skipped_by_reason | report.skipped_by_reason,
         "repaired": repaired,
-        "repaired_by_reason": {s.reason: s.count for s in result.skipped if s.repaired} | report.repaired_by_reason,
+        "repaired_by_reason": result.repaired_by_reason | report.repaired_by_reason,
         "namespaces": report.namespaces,
         "queued_for_workers": queued,
     }

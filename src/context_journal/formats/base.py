@@ -182,6 +182,16 @@ class ImportResult:
         return sum(s.count for s in self.skipped if s.repaired)
 
     @property
+    def skipped_by_reason(self) -> dict[str, int]:
+        """Reading's skips as ``{reason: count}`` (not the repairs)."""
+        return {s.reason: s.count for s in self.skipped if not s.repaired}
+
+    @property
+    def repaired_by_reason(self) -> dict[str, int]:
+        """Reading's repairs as ``{reason: count}``."""
+        return {s.reason: s.count for s in self.skipped if s.repaired}
+
+    @property
     def primary(self) -> Conversation | None:
         """The primary conversation, or None when the source holds several of equal standing."""
         return next((c for c in self.conversations if c.primary), None)
