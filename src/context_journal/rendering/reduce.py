@@ -276,6 +276,9 @@ def excerpt_tool_results(
         elif cap.texts:
             blocks = reduce_text(m.blocks, cap, counter)
             what = "a message too large for the budget cut"
+            if blocks is not m.blocks:
+                # What its smallest readable excerpt is cut from, whatever the budget drew this one for.
+                m.uncut = m.blocks
         else:
             continue
         if blocks is not m.blocks:
@@ -1145,6 +1148,23 @@ class _Snapshot:
         :func:`_bare`)."""
         return next(self._emptied(work, ids, counter), None) is not None
 
+    @staticmethod
+    def _smallest(m: Work, blocks: list[Block], counter: TokenCounter) -> tuple[list[Block], bool]:
+        """:func:`_smallest_readable` of ``blocks`` (``m``'s as they stood), or of ``m``'s text before the
+        overflow excerpt when that one is readable and smaller: the excerpt it stood as was drawn for the
+        budget, and a smaller budget drawing a smaller one could leave a smaller floor (windowed, a newest
+        message of 49 blocks of identifiers fitted at 1,318-1,323 tokens and failed at 1,324 naming 1,325)."""
+        found = _smallest_readable(m, blocks, counter)
+        if m.uncut is None or m.uncut is blocks:
+            return found
+        whole = _smallest_readable(m, m.uncut, counter)
+        if whole[1] and (
+            not found[1]
+            or counter.count_message(m.participant, whole[0]) < counter.count_message(m.participant, found[0])
+        ):
+            return whole
+        return found
+
     def readable_size(self, work: list[Work], ids: frozenset[str], counter: TokenCounter) -> int:
         """The tokens of ``work`` with each message of ``ids`` that a cut emptied since then (see
         :meth:`emptied`) at its smallest readable excerpt (see :func:`_smallest_readable`; a message with
@@ -1156,7 +1176,7 @@ class _Snapshot:
             if blocks is None:
                 total += _tokens(m, counter)
             else:
-                total += counter.count_message(m.participant, _smallest_readable(m, blocks, counter)[0])
+                total += counter.count_message(m.participant, self._smallest(m, blocks, counter)[0])
         return total
 
     def readable(
@@ -1170,7 +1190,7 @@ class _Snapshot:
         else:
             was = {id(m): blocks for m, blocks, _f, _t, _s in self.messages}
             found = [(m, was[id(m)]) for m in work if cut_key(m) in ids and id(m) in was]
-        emptied = [(m, blocks, *_smallest_readable(m, blocks, counter)) for m, blocks in found]
+        emptied = [(m, blocks, *self._smallest(m, blocks, counter)) for m, blocks in found]
         if not all(ok for _m, _b, _k, ok in emptied):
             return False
         for m, blocks, kept, _ok in emptied:

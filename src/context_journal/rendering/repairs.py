@@ -180,6 +180,7 @@ class Work:
     breakpoint: bool = False
     instruction: Instruction | None = None  # a stored instruction sent as a user turn (see CompiledMessage)
     stored: int | None = None  # a raw message's tokens as stored (the index's count, before any rendering)
+    uncut: list[Block] | None = None  # a text message's blocks before the overflow excerpt (see excerpt_tool_results)
 
 
 _WHOLE_KINDS = frozenset({"summary", "message", "recall"})
@@ -1008,21 +1009,35 @@ def _cut_text(text: str, ratio: float, total_tokens: int, origin: str | None) ->
         before, after = text[: earlier[0].start()], text[earlier[-1].end() :]
         if ratio >= 1.0:
             return text
+        # The ratio is of the whole excerpt, its marker included, which no cut makes shorter: what is kept
+        # gives up the marker's characters (counted as keepable, an excerpt keeping 6 characters beside an
+        # 84-character marker was left as it was at every ratio down to a tenth, and a water level could not
+        # lower it: a budget failed a token short between two that fitted).
+        keep = max(0, keep - (len(text) - len(before) - len(after)))
         head = min(len(before), keep * 2 // 3)
         tail = min(len(after), keep - head)
         head = min(len(before), keep - tail)
-        cut = max(0, original - int(total_tokens * ratio))
-        marker = f"[… about {cut} of {original} tokens cut here; the journal keeps the whole message …]"
         if head + tail <= 0:
-            return marker
-        return f"{clip_end(before, head)}\n{marker}\n{clip_start(after, tail)}".strip()
+            return f"[… about {original} of {original} tokens cut here; the journal keeps the whole message …]"
+        start, end = clip_end(before, head), clip_start(after, tail)
+        # What it keeps is the earlier excerpt's kept tokens in the share of its kept characters still there
+        # (priced from the excerpt's size with its marker, a newest message of 64 blocks kept the same few
+        # characters of each as its first excerpt and was read as keeping under a hundredth: the budgets
+        # between two that fitted failed).
+        kept_before = max(0, original - int(earlier[0].group(1)))
+        # (Rounded, not floored: a block's earlier excerpt keeps a few tokens, and flooring took a token off
+        # each of 65 blocks whatever they kept.)
+        outside = max(1, len(before) + len(after))
+        kept = (2 * kept_before * (len(start) + len(end)) + outside) // (2 * outside)
+        marker = f"[… about {original - kept} of {original} tokens cut here; the journal keeps the whole message …]"
+        return f"{start}\n{marker}\n{end}".strip()
     cut = max(0, total_tokens - int(total_tokens * ratio))
     # The marker never names the message (provenance does): its size must not depend on an id's length
     # (bug case B61: the same input compiles the same whatever ids the host generates).
     marker = f"[… about {cut} of {total_tokens} tokens cut here; the journal keeps the whole message …]"
     if keep <= 0:
         return marker
-    head = keep * 2 // 3
+    head = keep * 2 // 3 or keep  # (one character kept is the message's first)
     tail = keep - head
     # Cut between grapheme clusters: an emoji, a flag or a letter with its marks stays whole.
     return f"{clip_end(text, head)}\n{marker}\n{clip_start(text, tail)}".rstrip()
