@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import telemetry
-from .content import blob_digests, check_audience, parse_content
+from .content import ToolResultBlock, blob_digests, check_audience, parse_content
 from .errors import CHEAPEST_PART as CHEAPEST_PART  # re-exported: the part a fast failure names
 from .errors import ContextJournalError, OverBudgetError
 from .rendering.fit import (
@@ -594,15 +594,50 @@ def compile_context(
     )
     with telemetry.compile_span(strategy, max_tokens, reserve_for_response, namespace, branch) as span:
         try:
-            compiled = _compile_reading(view, strategy, args)
+            compiled = _compile_fitting(view, strategy, args)
         except OverBudgetError as exc:
-            compiled = _fit_below(view, strategy, args, exc)
+            if not _newest_holds_media(view):
+                raise
+            # The newest message's image stays while a context holding it fits (B28: the screenshot asked
+            # about); when none does, it goes as its placeholder, as it does at smaller budgets (a review saw
+            # every budget from 1,644 to 1,976 fail, naming the budget and a token, where 100-1,640 fitted).
+            try:
+                compiled = _compile_fitting(view, strategy, {**args, "newest_media": False})
+            except OverBudgetError as placeholder:
+                raise placeholder if placeholder.actual < exc.actual else exc from None
         span.done(compiled[0])
         return compiled
 
 
 CLOSE_MISS_TRIES = 6
 """Smaller budgets a compile tries after it missed its budget by a little (see :func:`_fit_below`)."""
+
+
+def _compile_fitting(view: MessageView, strategy: Strategy, args: Mapping[str, Any]) -> tuple[CompileResult, Selection]:
+    """:func:`_compile_reading`, and when that misses its budget by a little, :func:`_fit_below`."""
+    try:
+        return _compile_reading(view, strategy, args)
+    except OverBudgetError as exc:
+        return _fit_below(view, strategy, args, exc)
+
+
+_MEDIA = frozenset({"image", "document"})
+
+
+def _newest_holds_media(view: MessageView) -> bool:
+    """Whether the view's newest message holds an image or a document (in a tool result too)."""
+    if not len(view):
+        return False
+    kinds = view.entry(len(view) - 1).kinds
+    if _MEDIA & set(kinds):
+        return True
+    if "tool_result" not in kinds:
+        return False
+    blocks = view.message(len(view) - 1).content
+    return any(
+        isinstance(b, ToolResultBlock) and isinstance(b.content, list) and any(c.type in _MEDIA for c in b.content)
+        for b in blocks
+    )
 
 
 def _compile_reading(view: MessageView, strategy: Strategy, args: Mapping[str, Any]) -> tuple[CompileResult, Selection]:
@@ -672,9 +707,12 @@ def _compile_context(
     state_key: Any = None,
     timestamp_of: Callable[[str], float | None] | None = None,
     unread_ok: bool = True,
+    newest_media: bool = True,
 ) -> tuple[CompileResult, Selection]:
     """:func:`compile_context`; ``unread_ok``: plain text messages of the middle that are cut whole may be
-    priced from the index, unread (raises :class:`_ReadThem` when one was not cut after all)."""
+    priced from the index, unread (raises :class:`_ReadThem` when one was not cut after all);
+    ``newest_media``: the newest message's images and documents are sent while it alone fits (else they
+    are placeholders, as older ones are once the selection leaves messages out)."""
     check_token_count("max_tokens", max_tokens, 1)
     check_token_count("reserve_for_response", reserve_for_response, 0)
     if reserve_for_response >= max_tokens:  # equal left a budget of 0: an OverBudgetError, not this error
@@ -840,8 +878,10 @@ def _compile_context(
     # results over the cap as excerpts): what fits once reduced is never left out (bug case B63).
     cap = tool_cap(options, avail, oversized=False)
     priced_at = avail  # images of a message alone over it are priced (and rendered) as placeholders
-    whole_image = avail  # ... of the newest message: over the whole of it, never less (B28: the screenshot asked about)
-    chooser = priced(body, options, counter, cache, avail, cap, keep=held)
+    # ... of the newest message: over the whole of it, never less (B28: the screenshot asked about)
+    whole_image = avail if newest_media else 0
+    newest_limit = None if newest_media else 0
+    chooser = priced(body, options, counter, cache, avail, cap, keep=held, newest_limit=newest_limit)
     # Without a host cap, when the selection leaves messages out, the bulky messages (tool results and
     # text over a quarter of what the strategy may fill, and every older image) are priced as excerpts
     # and placeholders and the strategy chooses again, so what fits once they are cut is kept
@@ -1150,7 +1190,7 @@ def _compile_context(
             # message's image stays while it can be sent at all.
             cap, oversized = oversized, None
             priced_at = 0
-            chooser = priced(body, options, counter, cache, avail, cap, priced_at, held)
+            chooser = priced(body, options, counter, cache, avail, cap, priced_at, held, newest_limit)
             selection = strategy.select(chooser, Budget(avail, budget, max_tokens, reserve_for_response))
             stats["selects"] += 1
         if running is not None:
@@ -1374,6 +1414,7 @@ def _compile_context(
             roles.to_dict(),
             calibration.factor,
             [repr(e) for e in selection.entries],
+            *(() if newest_media else ("newest media as placeholders",)),
         ]
     )
     result = CompileResult(

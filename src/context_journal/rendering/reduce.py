@@ -347,6 +347,7 @@ def price_reductions(
     cap: ToolCap | None = None,
     image_budget: int | None = None,
     whole: frozenset[str] = frozenset(),
+    newest_limit: int | None = None,
 ) -> dict[int, int]:
     """``{position: token change}`` of the messages the repair passes will reduce, from the newest back
     until the reduced sizes pass ``limit`` tokens (see the module docstring). Mirrors the passes: tool
@@ -354,7 +355,8 @@ def price_reductions(
     not those of the messages ``whole`` names (pins and their tool units, documents: never excerpted, so
     priced whole), then images beyond ``max_images`` (from the newest), deeper than
     ``image_depth_tokens``, or in a message alone over ``image_budget`` (default ``limit``) made
-    placeholders, and the documents of such a message too."""
+    placeholders, and the documents of such a message too; the newest message's over ``newest_limit``
+    (default ``limit``: the image a question is about stays while it can be sent at all)."""
     max_images, depth_limit = options.max_images, options.image_depth_tokens
     if cap is None and max_images is None and depth_limit is None:
         return {}
@@ -397,7 +399,8 @@ def price_reductions(
                     cost += _change(counter, e.participant, blocks, reduced)
                 count = _images(reduced)
                 # The newest message's images stay while it can be sent at all (the image a question is about).
-                alone = limit if e.position == len(view) - 1 else image_limit
+                newest = limit if newest_limit is None else newest_limit
+                alone = newest if e.position == len(view) - 1 else image_limit
                 if cost > alone and _images(reduced, "document"):
                     # A document in a message alone over what may be filled can never be sent either: its
                     # placeholder is priced (a 40-page PDF as the newest message once pushed out
@@ -523,10 +526,11 @@ def priced(
     cap: ToolCap | None = None,
     image_budget: int | None = None,
     keep: frozenset[str] = frozenset(),
+    newest_limit: int | None = None,
 ) -> MessageView:
     """``view`` priced with its reductions (``view`` itself when none applies; ``keep``: messages never
-    excerpted, see :func:`price_reductions`)."""
-    deltas = price_reductions(view, options, counter, cache, limit, cap, image_budget, keep)
+    excerpted; ``newest_limit``: see :func:`price_reductions`)."""
+    deltas = price_reductions(view, options, counter, cache, limit, cap, image_budget, keep, newest_limit)
     return PricedView(view, deltas) if deltas else view
 
 
