@@ -878,7 +878,8 @@ def _compile_context(
     # results over the cap as excerpts): what fits once reduced is never left out (bug case B63).
     cap = tool_cap(options, avail, oversized=False)
     priced_at = avail  # images of a message alone over it are priced (and rendered) as placeholders
-    # ... of the newest message: over the whole of it, never less (B28: the screenshot asked about)
+    # ... of the newest message: over the whole of it, never less (B28: the screenshot asked about), unless
+    # compiled again without ``newest_media`` because no context holding them fitted: then any size
     whole_image = avail if newest_media else 0
     newest_limit = None if newest_media else 0
     chooser = priced(body, options, counter, cache, avail, cap, keep=held, newest_limit=newest_limit)
