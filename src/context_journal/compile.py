@@ -892,9 +892,9 @@ def _compile_context(
     # With a host cap, it applies first and these to what it leaves (ten results each at
     # the host's cap once pushed out the instruction).
     oversized: ToolCap | None = overflow_cap(avail, cap)
-    # A running tool loop the selection enters is first tried whole (its bulky results shortened),
-    # and only when that cannot fit from its opening and newest steps, with a note on the rest (B62).
-    whole_loop = True
+    # A running tool loop the selection enters is sent raw whole from its opening (its bulky results
+    # shortened), or, when that cannot fit, as one unit: a transcript of every step (B62).
+    transcribe = False
     loop_ids = frozenset(turn)
     silent = False  # the loop's raw steps fit only with a result cut until it says nothing
     unexcerpted: frozenset[str] = frozenset()  # what the overflow excerpts leave whole (pins, the head window)
@@ -1012,12 +1012,12 @@ def _compile_context(
         """The strategy's selection within ``at`` tokens, with the running loop's opening."""
         stats["selects"] += 1
         chosen = strategy.select(chooser, Budget(at, budget, max_tokens, reserve_for_response))
-        return with_loop_opening(chosen, body, running, whole_loop, asked) if running is not None else chosen
+        return with_loop_opening(chosen, body, running, asked) if running is not None else chosen
 
     def layout_key(chosen: Selection) -> tuple[Any, ...]:
         """Everything a pass's render and its loop shortening read: equal keys, equal work."""
         return (chosen.entries, chosen.superseded, chosen.give_way, chosen.protected, chosen.last_resort, pinned(),
-                cap, priced_at, whole_loop)  # fmt: skip
+                cap, priced_at)  # fmt: skip
 
     def own_calls(e: ViewEntry) -> bool:
         """Whether the message's calls are sent as calls: the assistant's own, never shown as text (nor sent
@@ -1195,7 +1195,7 @@ def _compile_context(
             selection = strategy.select(chooser, Budget(avail, budget, max_tokens, reserve_for_response))
             stats["selects"] += 1
         if running is not None:
-            selection = with_loop_opening(selection, body, running, whole_loop, asked)
+            selection = with_loop_opening(selection, body, running, asked)
         if attempt == 0 and _SHORTCUTS:
             cheapest_cover(selection)
         key = layout_key(selection)
@@ -1221,9 +1221,11 @@ def _compile_context(
         # excerpts it was drawn with) is not shortening it: a review saw six of a loop's seven results sent as
         # bare cut markers beside its whole opening thinking, and another a loop's only result so.
         silent = loop_in and used <= room and silent_results(work, loop_ids, counter)
-        if loop_in and (used > room or silent) and whole_loop:
-            whole_loop = False  # the whole loop does not fit even shortened: opening and newest steps
-            continue
+        if loop_in and (used > room or silent):
+            # The whole loop does not fit even shortened: it goes as one unit, a transcript, below (never
+            # its opening and newest steps with the steps between left out: a partial turn, B62).
+            transcribe = True
+            break
         if used < room and cap is not None and cap.texts:
             # The overflow excerpts were priced at a quarter each: give them the room the selection left
             # (the same messages, the excerpts as long as the room allows). Excerpts are cut by characters,
@@ -1261,29 +1263,18 @@ def _compile_context(
         previous = selection.entries
     assert selection is not None
     silent = silent and used <= room and silent_results(work, loop_ids, counter)
-    # The loop's opening raw and its later steps as a transcript after a summary of the steps between (the
-    # turn in three parts): one transcript is tried instead, and this stands when that cannot fit readable.
-    split = (
-        (work, used, p)
-        if not whole_loop
-        and used <= room
-        and any(m.origin == turn[0] for m in work)
-        and any(r.kind == "running_turn_transcribed" for r in p.repairs)
-        else None
-    )
-    if used > room or silent or split is not None:
+    if used > room or silent:
         # A tool loop that opened with thinking keeps that opening byte for byte; when even its
-        # excerpts do not fit, the whole loop becomes a transcript (never half of it raw: bug case B62).
+        # excerpts do not fit, the whole loop becomes a transcript (never part of it raw: bug case B62).
         cut = tiers(selection)
-        if not silent and split is None:
+        if not silent and not transcribe:  # (the loop's pass shortened its work already)
             work = shrink(work, room, counter, p, options, keep_turn, pinned(), **cut, documents=documents)
             used = sum(tokens_of(m, counter) for m in work)
             silent = used <= room and silent_results(work, loop_ids, counter)
-        if (used > room or silent or split is not None) and turn:
-            # Every step of the loop, not only the opening and newest the last layout kept, goes into
-            # the transcript (it is shortened as one unit).
+        if (used > room or silent) and turn:
+            # Every step of the loop goes into the transcript (it is shortened as one unit).
             assert running is not None
-            selection = with_loop_opening(selection, body, running, whole=True, asked=asked)
+            selection = with_loop_opening(selection, body, running, asked)
             p = fresh_pass(p)
             whole = draw(selection, p, cap, whole=True)
             stats["renders"] += 1
@@ -1302,7 +1293,7 @@ def _compile_context(
                     full = max(0, room - late_tokens - options.repair_reserve)
                     reselected = strategy.select(chooser_loop, Budget(full, budget, max_tokens, reserve_for_response))
                     stats["selects"] += 1
-                    reselected = with_loop_opening(reselected, body, running, whole=True, asked=asked)
+                    reselected = with_loop_opening(reselected, body, running, asked)
                     q = fresh_pass(p)
                     tried = draw(reselected, q, cap, whole=True)
                     stats["renders"] += 1
@@ -1321,9 +1312,6 @@ def _compile_context(
                         and emptied_count(tried, counter) <= emptied_count(work, counter)
                     ):
                         selection, work, used, p = reselected, tried, total, q
-            if split is not None and (used > room or hollow is not None):
-                work, used, p = split
-                hollow = None
             if hollow is not None:
                 # The transcript was cut to next to nothing (a review saw the whole running turn sent as
                 # "[… about 376 of 376 tokens cut here …]"): as for the newest message, the compile fails

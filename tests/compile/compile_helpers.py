@@ -107,8 +107,11 @@ def running_loop_kept_whole(cm: ContextManager, result: CompileResult) -> None:
         if m.sources and m.sources[0].kind == "synthetic" and m.sources[0].id in _LOOP_NOTES
     )
     if missing:
-        # Said to the model by the note before the opening or by the transcript's heading (a heading cut
-        # by an excerpt lost the count: fuzz).
+        # A loop sent raw is sent whole, from its opening to its newest step: never its opening and newest
+        # steps with the steps between left out (B62: "never a partial turn"; that layout once stood when the
+        # loop did not fit whole, its results unshortened and the room unused).
+        assert not raw.keys() & set(loop), f"a running tool loop sent in part, without {missing}"
+        # Said to the model by the transcript's heading (a heading cut by an excerpt lost the count: fuzz).
         assert f"{len(missing)} of its messages" in notes, f"steps of the running loop left out silently: {missing}"
     else:
         assert "of its messages" not in notes

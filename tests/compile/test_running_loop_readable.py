@@ -142,8 +142,9 @@ def test_the_rules_are_not_cut_below_the_transcript() -> None:
 def test_a_later_step_keeps_its_signed_thinking(name: str) -> None:
     """A review's loop: the second step's signed thinking (sigB, 300 words) came before a long text and a
     call; at 400 and 600 tokens its excerpt dropped the thinking and kept the call (only sigA was sent).
-    Every step of the loop holding thinking now keeps it byte for byte, or is left out of the raw loop
-    whole (a note says how many steps are not shown), or the loop goes as its transcript."""
+    Every step of the loop holding thinking now keeps it byte for byte, or the loop goes as its transcript
+    (a loop is never sent raw with steps left out: at 400-600 passthrough and windowed once sent its opening
+    and newest steps with a note naming the steps between)."""
     cm = ContextManager.open("memory:", strategy=_loop_strategy(name))
     cm.add_message("user", "Find every caller of parse_amount and make it reject negatives.")
     grep = {"type": "tool_use", "id": "g1", "name": "grep", "input": {"p": "x"}}
@@ -289,8 +290,8 @@ def test_every_budget_above_the_smallest_keeps_the_loop_readable(history: tuple[
 
 
 def _raw_whole(result: CompileResult) -> bool:
-    """Whether ``result`` sends the running loop raw from its thinking opening with every step: no step
-    left out (``running_turn_gap``), none transcribed."""
+    """Whether ``result`` sends the running loop raw from its thinking opening with every step: none
+    transcribed (nor, as a compile once did, left out: ``running_turn_gap``)."""
     kinds = {r.kind for r in result.repairs}
     thinking = any(b.get("type") == "thinking" for m in result.messages for b in m.content)
     return thinking and not kinds & {"running_turn_gap", "running_turn_transcribed"}

@@ -655,10 +655,11 @@ def separate_running_turn(work: list[Work], turn: Sequence[str], p: Pass) -> lis
     turns between rendered as nothing). The provider then sees the loop open with its thinking (bug
     case B62).
 
-    When messages of the loop between its opening and its newest steps are not rendered raw (left out
-    to fit, or summarised), the note says how many and that the journal keeps them: a note inside the
-    loop would end it (a user text starts a new turn, which must open with thinking of its own), so it
-    goes before the opening (DESIGN invariant 12; middle steps once went without a word)."""
+    The compiler sends a loop raw only whole (:func:`with_loop_opening`; B62: never a partial turn), so
+    no step between its opening and its newest is missing; should one be (a layout this pass cannot
+    foresee), the note says how many and that the journal keeps them rather than let it go without a
+    word (DESIGN invariant 12): a note inside the loop would end it (a user text starts a new turn, which
+    must open with thinking of its own), so it goes before the opening."""
     at = next((i for i, m in enumerate(work) if m.origin == turn[0]), None)
     if at is None:
         return work
@@ -691,59 +692,40 @@ def separate_running_turn(work: list[Work], turn: Sequence[str], p: Pass) -> lis
     return [*work[:at], note, *work[at:]]
 
 
-def with_loop_opening(
-    selection: Selection, view: MessageView, start: int, whole: bool = False, asked: int | None = None
-) -> Selection:
-    """``selection`` with the opening unit of the running tool loop that starts at ``start`` (its first
-    message, which holds the thinking, and the results answering it) rendered raw right before the
-    first raw span that enters the loop later: a loop still running is sent from its thinking opening
-    (bug case B62). With ``whole``, every message of the loop from its opening on is raw (the compiler
-    then shortens bulky results before it leaves any step out); otherwise the loop's middle stays where
-    the strategy put it (left out, or in summaries, which then come before the opening) and the
-    compiler says so. ``asked``: the position of the user turn the loop answers (kept raw with a whole
-    loop unless another entry stands for it). What the strategy shows raw stays raw."""
-    from ..views import unit_bounds
-
+def with_loop_opening(selection: Selection, view: MessageView, start: int, asked: int | None = None) -> Selection:
+    """``selection`` with every message of the running tool loop that starts at ``start`` (its first
+    message, which holds the thinking, to the newest) rendered raw as one span, when the strategy shows
+    any of it raw: a loop still running is sent whole from its thinking opening or not at all (bug case
+    B62; the compiler then shortens bulky results, and when even that cannot fit, sends the whole loop as
+    one transcript). What stood for the loop's middle (gaps, summaries and their pairs) gives way.
+    ``asked``: the position of the user turn the loop answers (kept raw with the loop unless another
+    entry stands for it). What the strategy shows raw stays raw."""
     entries = list(selection.entries)
     raw = [(k, e) for k, e in enumerate(entries) if isinstance(e, RawSpan)]
     into = [(k, e) for k, e in raw if e.end > start]  # raw spans that show some of the loop
     if not into:
         return selection  # none of the loop raw
-    if whole and not (len(into) == 1 and into[0][1].start <= (start if asked is None else asked)):
-        # One raw span from the opening (or the span holding it) to the newest raw message; what
-        # stood for the loop's middle in between (gaps, summaries and their pairs) gives way.
-        k_last, last = into[-1]
-        begin = min(start, into[0][1].start)
-        drop: set[int] = {k for k, _ in into}
-        for j, e in enumerate(entries):
-            if entry_after(e, start) or (
-                j - 1 in drop and isinstance(e, RenderedEntry) and e.covers is None and e.kind == "summary"
-            ):
-                drop.add(j)
-        if (
-            asked is not None
-            and asked < begin
-            and not any(_stands_for(e, asked) for j, e in enumerate(entries) if j not in drop)
+    if len(into) == 1 and into[0][1].start <= (start if asked is None else asked):
+        return selection  # one raw span holds the loop from its opening (and the question it answers)
+    # One raw span from the opening (or the span holding it) to the newest raw message; what
+    # stood for the loop's middle in between (gaps, summaries and their pairs) gives way.
+    k_last, last = into[-1]
+    begin = min(start, into[0][1].start)
+    drop: set[int] = {k for k, _ in into}
+    for j, e in enumerate(entries):
+        if entry_after(e, start) or (
+            j - 1 in drop and isinstance(e, RenderedEntry) and e.covers is None and e.kind == "summary"
         ):
-            begin = asked
-        span = RawSpan(begin, last.end)
-        out = [span if j == k_last else e for j, e in enumerate(entries) if j == k_last or j not in drop]
-        return replace(selection, entries=tuple(out))
-    k, span = into[0]
-    if span.start <= start:  # the opening is raw already; the question it answers comes with it
-        if asked is not None and span.start == asked + 1 and not any(_stands_for(e, asked) for e in entries):
-            # (A review saw a passthrough window open on the loop's thinking, the question left out.)
-            entries[k] = RawSpan(asked, span.end)
-            return replace(selection, entries=tuple(entries))
-        return selection
-    _, end = unit_bounds(view, start, start + 1)
-    if asked is not None and not any(_stands_for(e, asked) for e in entries):
-        start = asked  # the question the loop answers comes with its opening
-    if end >= span.start:
-        entries[k] = RawSpan(start, span.end)
-    else:
-        entries.insert(k, RawSpan(start, end))
-    return replace(selection, entries=tuple(entries))
+            drop.add(j)
+    if (
+        asked is not None
+        and asked < begin
+        and not any(_stands_for(e, asked) for j, e in enumerate(entries) if j not in drop)
+    ):
+        begin = asked
+    span = RawSpan(begin, last.end)
+    out = [span if j == k_last else e for j, e in enumerate(entries) if j == k_last or j not in drop]
+    return replace(selection, entries=tuple(out))
 
 
 def _stands_for(entry: ContextEntry, position: int) -> bool:
