@@ -502,6 +502,15 @@ def _compile_id(parts: Sequence[Any]) -> str:
 _RECORD_KINDS = frozenset({"text", "thinking", "redacted_thinking"})
 
 
+_RECORDS_BEFORE = 8
+"""Records of the running loop's speaker looked past, back from its thinking, for the question it answers."""
+
+
+def _record_before(e: ViewEntry, speaker: str) -> bool:
+    """Whether ``e`` is a record of ``speaker`` holding only text and thinking (no call, no result)."""
+    return e.participant == speaker and bool(e.kinds) and all(k in _RECORD_KINDS for k in e.kinds)
+
+
 def _loop_repairs(work: list[Work], turn: Sequence[str], records: frozenset[str], p: Pass, whole: bool) -> list[Work]:
     """``work`` with the running tool loop (ids ``turn``) opened by a note where it must be and brought in as
     a transcript where it is not raw from its opening (:func:`separate_running_turn`,
@@ -801,9 +810,15 @@ def _compile_context(
     keep_turn = frozenset(turn[:1]) | records | thinking_steps
     asked = None  # the user turn the running loop answers: raw with the whole loop when it fits
     if running:
-        before = body.entry(running - 1)
+        # Records its speaker wrote before the loop's thinking (a text, as Claude Code stores each block) stand
+        # between it and the question (a review saw the question left out at 375-565 tokens behind one).
+        at = running - 1
+        speaker = body.entry(running).participant
+        while at > max(0, running - _RECORDS_BEFORE) and _record_before(body.entry(at), speaker):
+            at -= 1
+        before = body.entry(at)
         if "text" in before.kinds and "tool_result" not in before.kinds and roles.role(before.participant) == "user":
-            asked = running - 1
+            asked = at
 
     def pinned() -> frozenset[str]:
         """Pinned messages (with their tool units) and the summaries of ranges pinned at a level, of the

@@ -77,6 +77,22 @@ def running_loop_kept_whole(cm: ContextManager, result: CompileResult) -> None:
     raw = {m.sources[0].id: m for m in result.messages if m.sources and m.sources[0].kind == "message"}
     if raw.keys() & set(loop):  # else nothing of the loop raw (left out, or as a transcript in a user note)
         assert loop[0] in raw, "a running tool loop was entered half-way"
+        # Nor its opening raw and later steps in a transcript after it (a review: a call the repairs answered
+        # with a stub ended the raw run, the steps after it went as a transcript at every budget).
+        # A message written while the loop ran by another speaker (text, or their call shown as text) ends the
+        # provider's turn: the steps from it on go as a transcript after the raw run, which is whole.
+        noted = {
+            s.id
+            for m in result.messages
+            if m.sources and m.sources[0].kind != "message"
+            for s in m.sources
+            if s.kind == "message"
+        }
+        if noted & set(loop):
+            after = cm.get_message(next(mid for mid in loop if mid in noted))
+            opener = cm.get_message(loop[0]).participant
+            interjected = after.participant != opener and not any(b.type == "tool_result" for b in after.content)
+            assert interjected, f"a running tool loop sent part raw, part as a transcript: {noted & set(loop)}"
         first = raw[loop[0]]
         stored = cm.get_message(loop[0]).content_dicts()[0]
         assert dict(first.content[0]) == dict(stored), "the loop's opening thinking changed"

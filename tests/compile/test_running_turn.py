@@ -61,7 +61,7 @@ def test_B62_a_loop_that_cannot_fit_is_sent_as_a_transcript() -> None:
     assert_valid(result, WordCounter(), thinking=True)
     assert [m.role for m in result.messages] == ["user", "user"]  # nothing of the loop raw
     heading, body = (b["text"] for b in result.messages[-1].content)  # the heading is never excerpted
-    assert heading == "[The current turn so far, its calls and results as a transcript:]"
+    assert heading == "[The current turn so far, its 3 calls and their results as a transcript:]"
     note = heading + "\n" + body
     assert '[called grep {"pattern":"parse_amount"}]' in note
     assert "running_turn_transcribed" in {r.kind for r in result.repairs}
@@ -146,13 +146,20 @@ def test_any_running_loop_is_kept_whole_or_replaced(msgs: list[dict[str, Any]], 
     cm = manager_for(msgs, counter=WordCounter(), strategy=_strategy(name, budget))
     cm.drain()
     assert thinking_loop(cm)
+    _checked(cm, budget)
+
+
+def _checked(cm: Any, budget: int) -> Any:
+    """The compile at ``budget``, valid with thinking on and its running loop whole or replaced; None when
+    it raises ``OverBudgetError`` (which must name more than the budget)."""
     try:
         result = cm.compile(budget)
     except OverBudgetError as err:
         assert err.actual > err.budget
-        return
+        return None
     assert_valid(result, WordCounter(), thinking=True)
     running_loop_kept_whole(cm, result)
+    return result
 
 
 @settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -221,7 +228,7 @@ def test_a_long_loop_that_cannot_fit_whole_goes_as_one_transcript(name: str) -> 
     assert [m.sources[0].id for m in result.messages] == ["ask", "running turn"]
     assert result.tokens <= 900
     heading, transcript = (b["text"] for b in result.messages[1].content)
-    assert heading == "[The current turn so far, its calls and results as a transcript:]"
+    assert heading == "[The current turn so far, its 40 calls and their results as a transcript:]"
     # Its opening step and its newest, the middle cut as one excerpt.
     assert transcript.startswith('assistant: [called open {"path":"billing/m0.py"}]')
     assert transcript.endswith("pi299]")
@@ -401,13 +408,8 @@ def test_a_message_written_while_the_loop_runs_does_not_split_it(name: str) -> N
     cm.drain()
     assert thinking_loop(cm)  # the loop from a0 (its thinking) to the end, Ann's message inside it
     for budget in (250, 400, 800, 3000, 100_000):
-        try:
-            result = cm.compile(budget)
-        except OverBudgetError:
-            continue
-        assert_valid(result, WordCounter(), thinking=True)
-        running_loop_kept_whole(cm, result)
-        if budget >= 400:  # at 250 the transcript under its heading is cut too
+        result = _checked(cm, budget)
+        if result is not None and budget >= 400:  # at 250 the transcript under its heading is cut too
             assert "staging DB is down" in str(result.to_anthropic())  # said, in the transcript
 
 
@@ -533,3 +535,89 @@ def test_older_turn_thinking_option_spares_every_step_of_the_running_loop(keep: 
     running_loop_kept_whole(cm, result_)
     sent = [b["signature"] for m in result_.messages for b in m.content if b.get("type") == "thinking"]
     assert sent == ["sig1", "sig2"]  # the turn before the loop is older than the newest `keep` turns
+
+
+@st.composite
+def _messy_loop(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """A thinking-led running loop of 2-7 steps, some of them messy as stored transcripts are: a call never
+    answered before the next step, a call reusing an earlier step's id, a stray result of no call."""
+    steps = draw(st.integers(2, 7))
+    msgs: list[dict[str, Any]] = [{"id": "ask", "role": "user", "content": "Fix the parser, " + words(10)}]
+    for k in range(steps):
+        head = [{"type": "thinking", "thinking": words(20), "signature": "sig"}] if k == 0 else []
+        mess = draw(st.sampled_from(["plain", "plain", "unanswered", "reused", "stray"])) if k else "plain"
+        tid = "t0" if mess == "reused" else f"t{k}"
+        use = {"type": "tool_use", "id": tid, "name": "open", "input": {"path": f"src/m{k}.py"}}
+        msgs.append({"id": f"a{k}", "role": "assistant", "content": [*head, use]})
+        if mess == "stray":
+            msgs.append({"id": f"x{k}", "role": "user", "content": [{"type": "tool_result", "tool_use_id": "nope"}]})
+        if mess != "unanswered" or k == steps - 1:
+            size = draw(st.integers(1, 200))
+            result = {"type": "tool_result", "tool_use_id": tid, "content": words(size, k)}
+            msgs.append({"id": f"r{k}", "role": "user", "content": [result]})
+    return msgs
+
+
+@pytest.mark.parametrize("name", ["passthrough", "windowed", "autobiographical"])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(msgs=_messy_loop(), budget=st.integers(60, 1_500))
+def test_a_messy_loop_is_sent_whole_or_as_one_transcript(name: str, msgs: list[dict[str, Any]], budget: int) -> None:
+    """A review's loop: a call never answered (the repairs give it an error result) ended the loop's raw run,
+    and the steps after it went as a transcript after the raw opening, at every budget up to 100,000: a
+    partial turn (B62). Calls never answered, reused ids and stray results inside the loop leave it raw whole
+    or one transcript (the helper rejects a loop part raw and part in a note)."""
+    cm = manager_for(msgs, counter=WordCounter(), strategy=_strategy(name, budget))
+    result = _checked(cm, budget)
+    if result is not None and budget >= 1_400:  # room for all of it: the whole loop raw
+        assert "running_turn_transcribed" not in {r.kind for r in result.repairs}
+
+
+def test_the_reviewed_unanswered_call_leaves_the_loop_raw() -> None:
+    """The review's input: the opening, its result, a call never answered, then the newest step. At 100,000
+    tokens every message goes raw (the stub answers the call in place); before, the newest step went as a
+    transcript."""
+    msgs: list[dict[str, Any]] = [
+        {"id": "ask", "role": "user", "content": "Fix the parser"},
+        _call("assistant", "t1", thinking=True),
+        {"participant": "tool", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": words(200)}]},
+        _call("assistant", "t2"),
+        _call("assistant", "t3"),
+        {"participant": "tool", "content": [{"type": "tool_result", "tool_use_id": "t3", "content": words(200, 1)}]},
+    ]
+    for name in ("passthrough", "windowed", "autobiographical"):
+        cm = manager_for(msgs, counter=WordCounter(), strategy=_strategy(name, 100_000))
+        result = cm.compile(100_000)
+        assert_valid(result, WordCounter(), thinking=True)
+        running_loop_kept_whole(cm, result)
+        assert [r.kind for r in result.repairs] == ["result_stubbed"], name
+        assert [m.role for m in result.messages] == ["user", *["assistant", "user"] * 3]
+
+
+@pytest.mark.parametrize("records", [1, 3])
+@pytest.mark.parametrize("name", ["passthrough", "windowed", "autobiographical"])
+def test_the_question_comes_with_a_loop_after_records_of_its_speaker(name: str, records: int) -> None:
+    """A review: the user asks, the assistant writes a text record ("Sure, looking."), then its signed thinking
+    record and the calls (as Claude Code stores each block). Passthrough and windowed sent the loop raw at
+    every budget from 375 to 565 with "[earlier turns omitted]" where the question was, and kept the text
+    record. Whenever the loop's thinking is sent raw, the question is sent too."""
+    msgs: list[dict[str, Any]] = [{"id": "q", "role": "user", "content": "Fix it."}]
+    msgs += [{"id": f"x{k}", "role": "assistant", "content": f"Sure, looking ({k})."} for k in range(records)]
+    msgs.append(
+        {"id": "th", "role": "assistant", "content": [{"type": "thinking", "thinking": words(40), "signature": "s"}]}
+    )
+    for k in range(2):
+        use = {"type": "tool_use", "id": f"t{k}", "name": "R", "input": {}}
+        msgs.append({"id": f"a{k}", "role": "assistant", "content": [use]})
+        answer = {"type": "tool_result", "tool_use_id": f"t{k}", "content": words(500, k)}
+        msgs.append({"id": f"r{k}", "role": "user", "content": [answer]})
+    cm = manager_for(msgs, counter=WordCounter(), strategy=_strategy(name, 2_000))
+    raw_at = []
+    for budget in range(100, 2_300, 25):
+        result = _checked(cm, budget)
+        if result is None:
+            continue
+        shown = {s.id for m in result.messages for s in m.sources if s.kind == "message"}
+        if "th" in ids(result):
+            raw_at.append(budget)
+            assert "q" in shown, budget
+    assert raw_at and raw_at[-1] == 2_275  # the loop goes raw (at the largest budgets at least)

@@ -508,8 +508,11 @@ def transcribe_running_turn(work: list[Work], turn: Sequence[str], p: Pass, whol
         # (a summary pair between the head's copy of the opening and the newest steps) is detached.
         run = opening
         # A loop message rendered as a user text (another speaker's call, shown as text) ends the run:
-        # the user turn it makes would leave the steps after it without their thinking.
-        while run + 1 < len(work) and work[run + 1].origin in ids and _loop_message(work[run + 1]):
+        # the user turn it makes would leave the steps after it without their thinking. Results the
+        # repairs wrote for a call of the loop (a stub for a call never answered) go on with it (a review
+        # saw the steps after such a call sent as a transcript after the raw opening: a partial turn).
+        calls = {b.get("id") for m in work if m.origin in ids for b in m.blocks if b.get("type") == "tool_use"}
+        while run + 1 < len(work) and _loop_step(work[run + 1], ids, calls):
             run += 1
         at = [i for i in at if i > run]
     if not at:
@@ -545,7 +548,11 @@ def transcribe_running_turn(work: list[Work], turn: Sequence[str], p: Pass, whol
             work[i] = replace(work[i], blocks=rest, flags=block_flags(rest), tokens=None)
             work[i].sources = [s for s in work[i].sources if s not in answered]
     lines = [_transcript_line(work[i]) for i in at]
-    heading = "[The current turn so far, its calls and results as a transcript:]"
+    # The heading counts the calls: an excerpt of the transcript may cut a call's line with the results
+    # around it (a review saw 1 of 3 calls shown at 100-220 tokens, the rest inside cut markers).
+    n_calls = sum(1 for i in at for b in work[i].blocks if b.get("type") == "tool_use")
+    held = f"its {n_calls} calls and their results" if n_calls != 1 else "its call and its result"
+    heading = f"[The current turn so far, {held} as a transcript:]"
     # The note that opened the loop goes: the transcript is a user turn of its own. When it named
     # messages of the loop not shown, the transcript says so instead.
     # What the transcript holds: each message, and the results moved into it (relocated to follow their
@@ -561,7 +568,7 @@ def transcribe_running_turn(work: list[Work], turn: Sequence[str], p: Pass, whol
         gap = [mid for mid in turn[:last] if mid not in present and mid not in orphans]
     if gap:
         heading = (
-            f"[The current turn so far, its calls and results as a transcript; {len(gap)} of its messages "
+            f"[The current turn so far, {held} as a transcript; {len(gap)} of its messages "
             "are not shown (left out to fit the budget, or summarised above); the journal keeps them:]"
         )
     p.repair("running_turn_transcribed", None, f"{len(at)} messages of the running tool loop sent as a transcript")
@@ -640,6 +647,16 @@ def _transcript_line(m: Work) -> str:
     text = message_line_text(m.blocks)
     prefix = f"{m.participant}: "
     return text if text.startswith(prefix) else prefix + text
+
+
+def _loop_step(m: Work, ids: set[str], calls: set[Any]) -> bool:
+    """Whether ``m`` goes on with a running loop's raw run (message ids ``ids``, calls ``calls``): a step of
+    the loop rendered as one, or results answering only its calls that the repairs wrote or moved there."""
+    if m.origin is None:
+        return bool(m.blocks) and all(
+            b.get("type") == "tool_result" and b.get("tool_use_id") in calls for b in m.blocks
+        )
+    return m.origin in ids and _loop_message(m)
 
 
 def _loop_message(m: Work) -> bool:
