@@ -88,11 +88,15 @@ def running_loop_kept_whole(cm: ContextManager, result: CompileResult) -> None:
             for s in m.sources
             if s.kind == "message"
         }
-        if noted & set(loop):
-            after = cm.get_message(next(mid for mid in loop if mid in noted))
+        # A late result of a call made before the loop (stored inside the loop's range, moved by the repairs
+        # to follow its call) is not a step of the loop, wherever it is shown (fuzz: shown relocated before
+        # the user turn, it read as a step sent in a note).
+        steps = [mid for mid in loop if not _answers_elsewhere(cm, mid, loop)]
+        if noted & set(steps):
+            after = cm.get_message(next(mid for mid in steps if mid in noted))
             opener = cm.get_message(loop[0]).participant
             interjected = after.participant != opener and not any(b.type == "tool_result" for b in after.content)
-            assert interjected, f"a running tool loop sent part raw, part as a transcript: {noted & set(loop)}"
+            assert interjected, f"a running tool loop sent part raw, part as a transcript: {noted & set(steps)}"
         first = raw[loop[0]]
         stored = cm.get_message(loop[0]).content_dicts()[0]
         assert dict(first.content[0]) == dict(stored), "the loop's opening thinking changed"
@@ -131,6 +135,13 @@ def running_loop_kept_whole(cm: ContextManager, result: CompileResult) -> None:
         assert f"{len(missing)} of its messages" in notes, f"steps of the running loop left out silently: {missing}"
     else:
         assert "of its messages" not in notes
+
+
+def _answers_elsewhere(cm: ContextManager, mid: str, loop: Sequence[str]) -> bool:
+    """True when message ``mid`` holds only tool_results, none answering a call of the ``loop``."""
+    calls = {b.get("id") for m in loop for b in cm.get_message(m).content_dicts() if b.get("type") == "tool_use"}
+    blocks = cm.get_message(mid).content_dicts()
+    return bool(blocks) and all(b.get("type") == "tool_result" and b.get("tool_use_id") not in calls for b in blocks)
 
 
 def assert_valid(result: CompileResult, counter: Any = None, thinking: bool = False) -> None:

@@ -384,6 +384,40 @@ def test_a_result_of_a_call_before_the_loop_moved_before_its_opening_is_no_step_
     assert "result_relocated" in {r.kind for r in result.repairs}
 
 
+@pytest.mark.parametrize("strategy", ["passthrough", "windowed"])
+def test_a_late_result_of_a_call_before_the_loop_is_no_step_sent_in_a_note(strategy: str) -> None:
+    """CI's derandomized fuzz (passthrough, 473 tokens): the last stored message answers ``t4``, a call
+    made before the user turn that the loop follows. The repairs move it to follow its call, merged with
+    the stubs of ``t5`` and ``t6`` into one user turn that opens with a marker; the loop (its opening's
+    signed thinking, then ``t7``'s result) stays raw and whole. The moved result is not a step of the loop
+    sent in a note: at every budget the compile is valid and keeps the loop as promised."""
+    from context_journal.manager import ContextManager
+    from context_journal.strategies import PassthroughStrategy, WindowedPassthroughStrategy
+
+    msgs = [
+        {"participant": "system", "content": [{"type": "text", "text": words(50)}]},
+        _call("assistant", "t1", "t2", "t3"),
+        {"participant": "tool", "content": [_shot("t1"), _shot("t2"), _shot("t3")]},
+        _call("assistant", "t4", "t5", "t6"),
+        {"participant": "user", "content": [{"type": "text", "text": "see"}, _PNG]},
+        _call("assistant", "t7", thinking=True, cmd="step 0"),
+        {"participant": "tool", "content": [_shot("t7")]},
+        {"participant": "tool", "content": [{**_shot("t4"), "is_error": True}]},
+    ]
+    chosen = WindowedPassthroughStrategy(0.3) if strategy == "windowed" else PassthroughStrategy()
+    _previews_keep_the_loop(msgs, chosen, [473, *range(380, 1400, 41)])
+    if strategy == "windowed":
+        return  # at 473 its window leaves ``t4``'s call out: the result is dropped as an orphan
+    cm = ContextManager.open("memory:", strategy=chosen)
+    stored = cm.add_messages(msgs)
+    result = cm.preview_context(473, system="You are a careful agent.")
+    sent = ids(result)
+    assert "result_relocated" in {r.kind for r in result.repairs}
+    moved = next(k for k, m in enumerate(result.messages) if stored[7] in {s.id for s in m.sources})
+    assert moved < sent.index(stored[4]) < sent.index(stored[5]) < sent.index(stored[6])  # the loop raw, whole
+    assert result.messages[sent.index(stored[5])].content[0] == msgs[5]["content"][0]
+
+
 @pytest.mark.parametrize("name", ["passthrough", "windowed", "autobiographical"])
 def test_a_message_written_while_the_loop_runs_does_not_split_it(name: str) -> None:
     """A review found: "ann" wrote between a call and its results inside a thinking-led loop; the loop

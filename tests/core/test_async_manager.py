@@ -31,6 +31,34 @@ from tests.loop_workloads import manager_tasks, warm_messages
 from tests.thread_probe import ThreadProbe
 
 
+class _Gate:
+    """A summarizer answer that holds each model call until the test lets it go: the test awaits
+    :meth:`asked` (a request is with the model), acts while the call is open, then calls :meth:`release`.
+    Deterministic where a fixed sleep raced a loaded machine (CI once found no request after 0.1 s).
+    The call runs on the store thread's loop, the test on its own: the gate is two thread-safe events,
+    each side polling on its own loop."""
+
+    def __init__(self, answer: Callable[[Any], str] | str) -> None:
+        self.answer = answer
+        self._asked = threading.Event()
+        self._released = threading.Event()
+
+    async def __call__(self, request: Any) -> str:
+        self._asked.set()
+        while not self._released.is_set():
+            await asyncio.sleep(0.005)
+        return self.answer(request) if callable(self.answer) else self.answer
+
+    async def asked(self, timeout: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not self._asked.is_set():
+            assert time.monotonic() < deadline, "no model call began"
+            await asyncio.sleep(0.005)
+
+    def release(self) -> None:
+        self._released.set()
+
+
 class _Loop:
     """An event loop on a thread of its own: the caller's loop of :class:`SyncOverAsync`."""
 
@@ -180,27 +208,28 @@ def test_many_tasks_on_one_store_and_no_store_work_on_the_loop(tmp_path: Path, m
 
 
 def test_calls_run_while_compression_awaits_the_model(tmp_path: Path) -> None:
-    slow = ScriptedProvider(default="A summary of the chunk.", latency=0.4)
+    gate = _Gate("A summary of the chunk.")
+    slow = ScriptedProvider(default=gate)
 
-    async def main() -> tuple[float, float, int]:
+    async def main() -> tuple[bool, int]:
         async with await AsyncContextManager.open(
             tmp_path / "c.db", strategy="autobiographical", summarizer=slow
         ) as cm:
             await cm.add_messages(
                 [MessageInput("user" if i % 2 else "assistant", f"line {i} " * 60) for i in range(200)]
             )
-            t0 = time.perf_counter()
             draining = asyncio.create_task(cm.tick())
-            await asyncio.sleep(0.05)  # the tick is awaiting the model now
+            await gate.asked()  # the tick is awaiting the model now
             await cm.add_message("user", "written during the model call")
-            wrote = time.perf_counter() - t0
+            open_call = not draining.done()  # the write did not wait for the model call to end
+            gate.release()
             result = await draining
             assert result.status == "done", result
-            return wrote, time.perf_counter() - t0, await cm.message_count()
+            return open_call, await cm.message_count()
 
-    wrote, ticked, count = asyncio.run(main())
+    open_call, count = asyncio.run(main())
     assert slow.calls == 1 and count == 201
-    assert wrote < ticked  # the write did not wait for the model call to end
+    assert open_call  # the write did not wait for the model call to end
 
 
 def test_a_cancelled_call_that_has_not_started_never_runs(tmp_path: Path) -> None:
@@ -283,7 +312,8 @@ def _echo_secrets(request: Any) -> str:
 def test_a_redaction_during_a_summary_call_drops_its_result() -> None:
     """A review found: a summary answered after a redaction committed during its call would bring the
     erased text back; it is dropped and the work asked again, without the erased text."""
-    slow = ScriptedProvider(default=_echo_secrets, latency=0.3)
+    gate = _Gate(_echo_secrets)
+    slow = ScriptedProvider(default=gate)
 
     async def main() -> tuple[Any, list[Any], bool]:
         async with await AsyncContextManager.open(
@@ -295,9 +325,10 @@ def test_a_redaction_during_a_summary_call_drops_its_result() -> None:
             ]
             ids = await cm.add_messages(lines)
             tick = asyncio.create_task(cm.tick())
-            await asyncio.sleep(0.1)  # the request (holding SECRET1X) is with the model
+            await gate.asked()  # the request (holding SECRET1X) is with the model
             assert "SECRET1X" in str(slow.requests[-1].messages)
             await cm.redact(ids[1], reason="pii")
+            gate.release()
             dropped = await tick
             await cm.drain()
             leaked = "SECRET1X" in str((await cm.compile(max_tokens=4000)).to_anthropic())
@@ -309,7 +340,8 @@ def test_a_redaction_during_a_summary_call_drops_its_result() -> None:
 
 
 def test_a_branch_switch_during_a_summary_call_drops_its_result_without_an_error() -> None:
-    slow = ScriptedProvider(default="A summary.", latency=0.3)
+    gate = _Gate("A summary.")
+    slow = ScriptedProvider(default=gate)
 
     async def main() -> tuple[Any, Any]:
         async with await AsyncContextManager.open(
@@ -320,8 +352,9 @@ def test_a_branch_switch_during_a_summary_call_drops_its_result_without_an_error
             )
             await cm.fork("side", at=ids[50])
             tick = asyncio.create_task(cm.tick())
-            await asyncio.sleep(0.1)
+            await gate.asked()
             await cm.switch_branch("side")
+            gate.release()
             first = await tick
             await cm.switch_branch("main")
             second = await cm.tick()  # the work was left pending: asked again
@@ -333,14 +366,16 @@ def test_a_branch_switch_during_a_summary_call_drops_its_result_without_an_error
 
 
 def test_closing_during_a_summary_call_ends_the_call_with_the_closed_store_error(tmp_path: Path) -> None:
-    slow = ScriptedProvider(default="A summary.", latency=0.4)
+    gate = _Gate("A summary.")
+    slow = ScriptedProvider(default=gate)
 
     async def main() -> BaseException | Any:
         cm = await AsyncContextManager.open(tmp_path / "c.db", strategy="autobiographical", summarizer=slow)
         await cm.add_messages([MessageInput("user" if i % 2 else "assistant", f"line {i} " * 60) for i in range(200)])
         tick = asyncio.create_task(cm.tick())
-        await asyncio.sleep(0.1)
+        await gate.asked()
         await cm.aclose()
+        gate.release()
         done, _ = await asyncio.wait({tick}, timeout=5)
         assert done, "the tick never ended"
         return tick.exception()
@@ -366,16 +401,14 @@ def test_run_awaits_a_coroutine_function_on_the_store_thread() -> None:
 def test_closing_ends_a_summary_call_whose_model_never_answers(tmp_path: Path) -> None:
     """A second review found: aclose() left a tick pending for as long as its provider did not answer."""
 
-    async def never(request: Any) -> str:
-        await asyncio.Event().wait()
-        return "unreachable"
+    never = _Gate("unreachable")  # never released
 
     async def main() -> BaseException | None:
         silent = ScriptedProvider(default=never)
         cm = await AsyncContextManager.open(tmp_path / "n.db", strategy="autobiographical", summarizer=silent)
         await cm.add_messages([_line(i, "words " * 60) for i in range(200)])
         tick = asyncio.create_task(cm.tick())
-        await asyncio.sleep(0.1)
+        await never.asked()
         await cm.aclose()
         done, _ = await asyncio.wait({tick}, timeout=5)
         assert done, "the tick never ended"
