@@ -128,10 +128,20 @@ def test_without_listen_the_worker_waits_out_its_poll_interval(schemas: list[str
     cm = _conversation(schemas[0])
     worker = _worker(schemas[0], listen=False)
 
+    claims: list[Any] = []  # what each claim returned
+    claim = worker._queue.queue_claim
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        claims.append(claim(*args, **kwargs))
+        return claims[-1]
+
+    worker._queue.queue_claim = counted  # type: ignore[method-assign]
+
     async def main() -> None:
         task = asyncio.create_task(worker.arun(until_idle=False, max_items=1))
         try:
-            await asyncio.sleep(0.3)  # its first claim found nothing: it sleeps POLL seconds
+            # Its first claim found nothing: it sleeps POLL seconds (a fixed 0.3 s sleep raced a slow start).
+            assert await _until(lambda: claims, 10.0) is not None and claims == [None]
             assert worker.listener is None
             await asyncio.to_thread(enqueue, cm)
             assert await _until(lambda: worker.report.claims == 1, 1.0) is None
