@@ -83,10 +83,10 @@ from .rendering.reduce import (
     messages_cut,
     overflow_cap,
     priced,
-    says_nothing,
     shrink,
     silent_results,
     tool_cap,
+    transcript_says_nothing,
     widened,
 )
 from .rendering.repairs import F_TOOL_USE, CompiledMessage, Pass, Repair, Source, Work, text_kept
@@ -423,14 +423,14 @@ def _transcript_size(work: Sequence[Work], counter: TokenCounter) -> tuple[int, 
 def _hollow_loop(work: Sequence[Work], before: tuple[int, int] | None, counter: TokenCounter) -> int | None:
     """When the running loop's transcript in ``work`` keeps none of its text, or under a hundredth of it and
     fewer than 16 tokens, by its cut markers' figures, its heading left out (see
-    :func:`.rendering.reduce.says_nothing`): the tokens a hundredth of the
+    :func:`.rendering.reduce.transcript_says_nothing`): the tokens a hundredth of the
     transcript as drawn (``before``, see :func:`_transcript_size`) would add (at least 1); else None. (The
     cuts' own rule for the newest message, which the transcript stands for: they keep it readable and cut it
     last. Required to keep a tenth of its characters, a lagging history fitted at 234 tokens, failed at 236
     and 240 naming 292, and fitted again at 238 and from 242; judged by characters while the cuts judged by
     the markers, a windowed one fitted at 80 and failed at 81.)"""
     note = _loop_note(work)
-    if note is None or before is None or not says_nothing(note.blocks[1:], counter):
+    if note is None or before is None or not transcript_says_nothing(note.blocks[1:], counter):
         return None
     return max(1, before[1] // 100)
 

@@ -229,8 +229,12 @@ def test_a_long_loop_that_cannot_fit_whole_goes_as_one_transcript(name: str) -> 
     assert result.tokens <= 900
     heading, transcript = (b["text"] for b in result.messages[1].content)
     assert heading == "[The current turn so far, its 40 calls and their results as a transcript:]"
-    # Its opening step and its newest, the middle cut as one excerpt.
-    assert transcript.startswith('assistant: [called open {"path":"billing/m0.py"}]')
+    # Every call, in order (cut as one text by head and tail, it showed 4 of the 40), the newest result's end,
+    # and one marker first standing for the older results it leaves out.
+    calls = [f'assistant: [called open {{"path":"billing/m{k}.py"}}]' for k in range(40)]
+    at = [transcript.index(c) for c in calls]
+    assert at == sorted(at)
+    assert transcript.startswith("[… about ") and "earlier results not shown)" in transcript.split("\n")[0]
     assert transcript.endswith("pi299]")
     # Every step is a source of the transcript: none is counted as left out.
     assert {s.id for s in result.messages[1].sources if s.kind == "message"} == {

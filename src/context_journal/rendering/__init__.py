@@ -6,6 +6,7 @@
   thinking, alternation) and the excerpts of long text;
 - :mod:`.reduce`: reductions priced before selection (tool-result caps, image placeholders);
 - :mod:`.fit`: rendering a selection into messages and cutting it to fit;
+- :mod:`.transcript`: the running tool loop's transcript cut line by line (calls kept longest);
 - :mod:`.cache_markers`: where prompt-cache breakpoints go.
 
 Importing the package imports none of them (each is imported where it is used).

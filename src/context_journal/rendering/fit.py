@@ -44,6 +44,7 @@ from .repairs import (
     trim_final_whitespace,
 )
 from .selection import ContextEntry, RawSpan, RenderedEntry, Selection
+from .transcript import Transcript, call_short_form
 
 if TYPE_CHECKING:
     from ..messages import Message
@@ -548,6 +549,7 @@ def transcribe_running_turn(work: list[Work], turn: Sequence[str], p: Pass, whol
             work[i] = replace(work[i], blocks=rest, flags=block_flags(rest), tokens=None)
             work[i].sources = [s for s in work[i].sources if s not in answered]
     lines = [_transcript_line(work[i]) for i in at]
+    transcript = Transcript(tuple(lines), tuple(call_short_form(work[i].participant, work[i].blocks) for i in at))
     # The heading counts the calls: an excerpt of the transcript may cut a call's line with the results
     # around it (a review saw 1 of 3 calls shown at 100-220 tokens, the rest inside cut markers).
     n_calls = sum(1 for i in at for b in work[i].blocks if b.get("type") == "tool_use")
@@ -585,6 +587,7 @@ def transcribe_running_turn(work: list[Work], turn: Sequence[str], p: Pass, whol
         None,
         None,
         kind="note",
+        transcript=transcript,
         sources=[
             LOOP_NOTE,
             *(Source("message", origin, work[i].sequence, False) for i in at if (origin := work[i].origin)),

@@ -24,6 +24,7 @@ from .._block_types import SERVER_RESULT_TYPES
 from .._provider_render import excerpt_provider, in_server_pair, without_reasoning
 from ..sharding import group_of, is_shard_form
 from .repairs import (
+    _CUT_MARKER,
     F_PROVIDER,
     F_THINKING,
     F_TOOL_RESULT,
@@ -44,6 +45,7 @@ from .repairs import (
     share_kept,
     text_tokens_kept,
 )
+from .transcript import cut_transcript
 
 if TYPE_CHECKING:
     from ..messages import Message
@@ -936,7 +938,7 @@ def _level(
             blocks = originals[i]
             if size > cap:
                 ratio = cap / size if cap > 0 else 0.0
-                blocks = excerpt_blocks(originals[i], ratio * 0.95, counter, m.origin, m.origin in keep_thinking)
+                blocks = excerpt_message(m, originals[i], ratio * 0.95, counter, m.origin in keep_thinking)
                 if counter.count_message(m.participant, blocks) >= size:
                     blocks = m.blocks if lowered else originals[i]
             put(i, blocks)
@@ -1023,8 +1025,30 @@ def _reads_as_nothing(m: Work, blocks: list[Block], counter: TokenCounter) -> bo
     running loop's transcript, its heading left out, and also fewer than :data:`_UNIT_KEPT_TOKENS` tokens of
     it, or none (see :func:`says_nothing`: its calls and results are judged as results are)."""
     if cut_key(m) == LOOP_NOTE_KEY:
-        return says_nothing(blocks[1:], counter)
+        return transcript_says_nothing(blocks[1:], counter)
     return share_kept(blocks, counter) < _BARE_SHARE
+
+
+def excerpt_message(
+    m: Work, blocks: list[Block], ratio: float, counter: TokenCounter, keep_thinking: bool = False
+) -> list[Block]:
+    """``blocks`` (``m``'s) cut to about ``ratio`` of their text: the running loop's transcript, uncut, line
+    by line (:func:`.transcript.cut_transcript`: calls kept longest, the newest result last; its heading
+    never cut), any other blocks by :func:`.repairs.excerpt_blocks`."""
+    t = m.transcript
+    if t is not None and ratio < 1 and len(blocks) == 2 and blocks[1].get("text") == t.body:
+        return [blocks[0], {**blocks[1], "text": cut_transcript(t, ratio, counter)}]
+    return excerpt_blocks(blocks, ratio, counter, m.origin, keep_thinking)
+
+
+def transcript_says_nothing(blocks: list[Block], counter: TokenCounter) -> bool:
+    """Whether the running loop's transcript ``blocks`` (its heading left out) says nothing: it shows no
+    call line, and keeps none of its text or under a hundredth and fewer than :data:`_UNIT_KEPT_TOKENS`
+    tokens (see :func:`says_nothing`). The calls are what the agent did: a transcript showing three of them
+    and every result as its marker keeps 12 words of 2,030 and still tells the model where it stands."""
+    if any(b.get("type") == "text" and "[called " in _CUT_MARKER.sub("\n", str(b.get("text", ""))) for b in blocks):
+        return False
+    return says_nothing(blocks, counter)
 
 
 _LEVEL_CUT = " tokens to fit the budget"
@@ -1067,7 +1091,7 @@ def _smallest_readable(m: Work, blocks: list[Block], counter: TokenCounter) -> t
     bare = counter.count_message(m.participant, excerpt_blocks(blocks, 0.0, counter, m.origin))
 
     def cut(ratio: float) -> list[Block]:
-        return blocks if ratio >= 1 else excerpt_blocks(blocks, ratio, counter, m.origin)
+        return blocks if ratio >= 1 else excerpt_message(m, blocks, ratio, counter)
 
     def readable(kept: list[Block]) -> bool:
         return counter.count_message(m.participant, kept) > bare and not _reads_as_nothing(m, kept, counter)

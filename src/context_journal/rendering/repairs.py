@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from .._graphemes import clip_end, clip_start
 from .._provider_render import (
@@ -26,6 +26,9 @@ from .._provider_render import (
 )
 from ..stores.fulltext import format_date
 from ..tokens import TokenCounter
+
+if TYPE_CHECKING:
+    from .transcript import Transcript
 
 __all__ = ["CompiledMessage", "Instruction", "Repair", "Source", "Work", "block_flags"]
 
@@ -181,6 +184,7 @@ class Work:
     instruction: Instruction | None = None  # a stored instruction sent as a user turn (see CompiledMessage)
     stored: int | None = None  # a raw message's tokens as stored (the index's count, before any rendering)
     uncut: list[Block] | None = None  # a text message's blocks before the overflow excerpt (see excerpt_tool_results)
+    transcript: Transcript | None = None  # the running loop's note: its transcript's lines (see .transcript)
 
 
 _WHOLE_KINDS = frozenset({"summary", "message", "recall"})

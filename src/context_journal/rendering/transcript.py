@@ -1,0 +1,291 @@
+"""The running tool loop's transcript, cut line by line.
+
+When a running tool loop that opened with thinking cannot be sent raw whole, the compiler sends it as one
+user note holding its transcript (:func:`.fit.transcribe_running_turn`; bug case B62). Cut as one text, by
+head and tail, that note lost the calls in its middle: what the agent had done (a review saw 4 of 40 calls
+shown at 900 tokens). :func:`cut_transcript` cuts it as the agent's working state asks: the results give
+way before the calls, the oldest first, and the newest result last.
+
+Private to the rendering layer (:mod:`.reduce` routes every cut of the note here).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .._graphemes import clip_end
+from ..tokens import TokenCounter
+from .repairs import _cut_text
+
+__all__ = ["Transcript", "call_short_form", "cut_transcript"]
+
+SHORT_ARGUMENT = 120
+"""Characters of a call's first string argument its short form keeps (a path, a command's start)."""
+
+_NEWEST_SHARE = 4
+"""The newest result may keep up to a ``1/_NEWEST_SHARE`` of the room before the older results' level
+takes it lower: it is what the model acts on next."""
+
+_TRIES = 8
+"""Layouts :func:`_fitted` tries, at most, for one cut."""
+
+_WIDE_MARKER = "[… about 99999 of 99999 tokens cut here; the journal keeps the whole message …]"
+
+
+@dataclass(eq=False)
+class Transcript:
+    """The lines of a running loop's transcript: one per message, oldest first.
+
+    Attributes:
+        lines: Each message as one line (``participant: text``, calls written out).
+        shorts: For a line holding tool calls, its short form (:func:`call_short_form`); None for the
+            others (results, text).
+    """
+
+    lines: tuple[str, ...]
+    shorts: tuple[str | None, ...]
+    _sized: tuple[TokenCounter, list[int], int, int] | None = field(default=None, repr=False)
+
+    @property
+    def body(self) -> str:
+        """The transcript as sent uncut: its lines joined by newlines."""
+        return "\n".join(self.lines)
+
+    def sizes(self, counter: TokenCounter) -> tuple[list[int], int, int]:
+        """``(line tokens, whole tokens, marker tokens)`` by ``counter``, counted once per counter: each
+        line's tokens scaled so they add up to the joined text's, the whole text's, and what one cut
+        marker costs with its newline."""
+        if self._sized is None or self._sized[0] is not counter:
+            whole = counter.count_block({"type": "text", "text": self.body})
+            raw = [counter.count_block({"type": "text", "text": line}) for line in self.lines]
+            total = sum(raw) or 1
+            sizes = [max(1, round(n * whole / total)) for n in raw]
+            marker = counter.count_block({"type": "text", "text": "\n" + _WIDE_MARKER + "\n"})
+            self._sized = (counter, sizes, whole, marker)
+        return self._sized[1:]
+
+
+def call_short_form(participant: str, blocks: Sequence[Mapping[str, Any]]) -> str | None:
+    """A message's calls, each as its name and first string argument (``[called Edit
+    {"file_path":"lib/app.ex",…}]``, :data:`SHORT_ARGUMENT` characters of it at most); None when the
+    message holds no call. What the agent did, in fewer tokens than its arguments."""
+    calls: list[str] = []
+    for b in blocks:
+        if b.get("type") != "tool_use":
+            continue
+        args = b.get("input")
+        shown = ""
+        if isinstance(args, Mapping) and args:
+            first = next(((k, v) for k, v in args.items() if isinstance(v, str)), None)
+            if first is None:
+                shown = " {…}"
+            else:
+                value = first[1] if len(first[1]) <= SHORT_ARGUMENT else clip_end(first[1], SHORT_ARGUMENT) + "…"
+                more = ",…" if len(args) > 1 else ""
+                shown = " {" + json.dumps(first[0]) + ":" + json.dumps(value, ensure_ascii=False) + more + "}"
+        calls.append(f"[called {b.get('name')}{shown}]")
+    return f"{participant}: " + " ".join(calls) if calls else None
+
+
+def cut_transcript(transcript: Transcript, ratio: float, counter: TokenCounter) -> str:
+    """The transcript's text cut to about ``ratio`` (0..1) of its tokens, the calls kept longest.
+
+    Order of giving way: the results are cut toward one water level (head and tail kept, each with its own
+    cut marker), the newest result keeping up to a quarter of the room however low the level goes; then the
+    oldest results leave the transcript, one by one, for one marker at its top that states their tokens;
+    once no older result is left, the oldest calls take their short form (name and first string argument)
+    and then leave too, the newest call kept; the newest result keeps what room is left. Only when not even
+    that fits, one head-and-tail excerpt of the whole text (the cut of any other text). Every marker states
+    the tokens it stands for ("about C of T tokens cut here"), so :func:`.repairs.text_tokens_kept` reads
+    what the transcript keeps.
+
+    Returns:
+        The text; at most about ``ratio`` of the whole text's tokens (counted with ``counter``), or the
+        head-and-tail excerpt's size when no line layout fits.
+    """
+    sizes, whole, marker = transcript.sizes(counter)
+    if ratio >= 1:
+        return transcript.body
+    target = int(whole * max(0.0, ratio))
+    if target > 0 and len(transcript.lines) > 1:
+        text = _fitted(transcript, sizes, whole, marker, target, counter)
+        if text is not None:
+            return text
+    return _cut_text(transcript.body, ratio, whole, None)
+
+
+def _fitted(
+    transcript: Transcript, sizes: Sequence[int], whole: int, marker: int, target: int, counter: TokenCounter
+) -> str | None:
+    """The layout whose text, counted, comes closest under ``target`` tokens, for a room found in a few
+    tries; None when none fits. The lines are priced by their share of the whole and each marker at its
+    widest, and a cut line keeps characters, not tokens, so a layout costs a little more or less than its
+    room: a room that came out over is lowered by the excess (twice that after each further miss), one that
+    came out under is raised by what it left, and between a room that fitted and one that did not the next
+    try goes halfway. Stops within a hundredth of ``target``."""
+
+    def size(text: str) -> int:
+        return counter.count_block({"type": "text", "text": text})
+
+    best, best_size = None, -1
+    fits: int | None = None  # the highest room that fitted, the lowest that came out over
+    over: int | None = None
+    misses = 0
+    aim = target
+    for _ in range(_TRIES):
+        text = _layout(transcript, sizes, whole, marker, aim)
+        if text is None:
+            break
+        n = size(text)
+        if n <= target:
+            if n > best_size:
+                best, best_size = text, n
+            fits = aim if fits is None else max(fits, aim)
+            if target - n <= max(1, target // 100):
+                break
+            step = aim + (target - n)
+        else:
+            over = aim if over is None else min(over, aim)
+            step = aim - ((n - target) << misses)
+            misses += 1
+        if fits is not None and over is not None:
+            if over - fits <= 1:
+                break
+            if not fits < step < over:
+                step = (fits + over) // 2
+        if step < 1:
+            break
+        aim = step
+    return best
+
+
+_TOP_NOTE = " ({} not shown)"
+_TOP_EXTRA = 12
+"""Tokens :data:`_TOP_NOTE` adds to the top marker, at most (priced before it is written)."""
+
+
+def _cut_line(line: str, size: int, cap: int, marker: int) -> str:
+    """``line`` (``size`` tokens) whole when it costs no more than ``cap`` plus a marker, else cut by head
+    and tail to about ``cap`` tokens of it."""
+    if size <= cap + marker:
+        return line
+    if line.count("tokens cut here") == 1:
+        # Cut again, an excerpt gives up its marker's characters from what it keeps (see _cut_text): a
+        # transcript of results shortened before it was written kept a fifth less than its room.
+        return _cut_text(line, min(1.0, (cap + marker) / size), size, None)
+    return _cut_text(line, cap / size, size, None)
+
+
+def _level_cap(sizes: Sequence[int], floors: Sequence[int], room: int, marker: int) -> int | None:
+    """The highest cap at which the lines ``sizes``, each cut toward the cap or its floor (whichever is
+    higher), cost at most ``room``; None when not even that at cap 0 fits."""
+
+    def cost(cap: int) -> int:
+        return sum(s if s <= max(cap, f) + marker else max(cap, f) + marker for s, f in zip(sizes, floors, strict=True))
+
+    if cost(0) > room:
+        return None
+    lo, hi = 0, max(sizes, default=0)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if cost(mid) <= room:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+_USEFUL = 16
+"""Tokens of its text a result cut toward the level must keep to stay in the transcript (a bare marker in
+place of each result says nothing the top marker does not, at some 25 tokens each)."""
+
+
+def _layout(transcript: Transcript, sizes: Sequence[int], whole: int, marker: int, room: int) -> str | None:
+    """The lines laid out to cost about ``room`` tokens (see :func:`cut_transcript`), or None."""
+    lines, shorts = transcript.lines, transcript.shorts
+    results = [i for i, s in enumerate(shorts) if s is None]
+    calls = [i for i, s in enumerate(shorts) if s is not None]
+    call_cost = sum(sizes[i] for i in calls)
+    top = marker + _TOP_EXTRA
+    # The newest result keeps up to a quarter of the room before any call gives way.
+    first = min(sizes[results[-1]], room // _NEWEST_SHARE) if results else 0
+
+    def levelled(k: int) -> tuple[list[int], int] | None:
+        """With the ``k`` oldest results gone: the results kept and their level, when every older one kept
+        keeps :data:`_USEFUL` tokens (or is whole); else None."""
+        kept = results[k:]
+        cap = _level_cap(
+            [sizes[i] for i in kept],
+            [first if i == kept[-1] else 0 for i in kept],
+            room - call_cost - (top if k else 0),
+            marker,
+        )
+        if cap is None or (len(kept) > 1 and cap < min(_USEFUL, max(sizes[i] for i in kept[:-1]))):
+            return None
+        return kept, cap
+
+    if results:
+        found = levelled(0)
+        if found is None and len(results) > 1 and levelled(len(results) - 1) is not None:
+            lo, hi = 1, len(results) - 1  # the fewest oldest results to leave out
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if levelled(mid) is not None:
+                    hi = mid
+                else:
+                    lo = mid + 1
+            found = levelled(lo)
+        if found is not None:
+            kept, cap = found
+            out = [lines[i] if shorts[i] is not None else "" for i in range(len(lines))]
+            for i in kept:
+                out[i] = _cut_line(lines[i], sizes[i], max(cap, first if i == kept[-1] else 0), marker)
+            return _with_top(out, results[: len(results) - len(kept)], [], sizes, whole)
+    elif call_cost <= room:
+        return transcript.body
+    if not calls:
+        return None
+    # No older result left: the oldest calls short, then gone; the newest result keeps what room is left.
+    newest = results[-1:]
+    reserved = sum(min(sizes[i], first + marker) for i in newest)
+    cost = top + reserved + call_cost
+    short: set[int] = set()
+    folded: list[int] = []
+    short_sizes = {i: max(1, len(shorts[i] or "") * sizes[i] // max(1, len(lines[i]))) for i in calls}
+    for i in calls[:-1]:
+        if cost <= room:
+            break
+        if short_sizes[i] < sizes[i]:
+            short.add(i)
+            cost -= sizes[i] - short_sizes[i]
+    for i in calls[:-1]:
+        if cost <= room:
+            break
+        folded.append(i)
+        cost -= short_sizes[i] if i in short else sizes[i]
+    if cost > room:
+        return None
+    gone = set(folded)
+    out = ["" if i in gone or i not in short_sizes else lines[i] for i in range(len(lines))]
+    for i in short - gone:
+        out[i] = shorts[i] or lines[i]
+    for i in newest:
+        out[i] = _cut_line(lines[i], sizes[i], max(0, room - cost + reserved - marker), marker)
+    return _with_top(out, results[:-1], folded, sizes, whole)
+
+
+def _with_top(out: list[str], gone: Sequence[int], folded: Sequence[int], sizes: Sequence[int], whole: int) -> str:
+    """The lines ``out`` joined (empty ones left out), opened by one marker standing for the results
+    ``gone`` and the calls ``folded`` when there are any."""
+    text = "\n".join(line for line in out if line)
+    if not gone and not folded:
+        return text
+    cut = sum(sizes[i] for i in gone) + sum(sizes[i] for i in folded)
+    what = [f"{len(gone)} earlier results" if len(gone) != 1 else "1 earlier result"] if gone else []
+    if folded:
+        what.append(f"{len(folded)} earlier calls" if len(folded) != 1 else "1 earlier call")
+    marker = f"[… about {cut} of {whole} tokens cut here; the journal keeps the whole message …]"
+    return marker + _TOP_NOTE.format(" and ".join(what)) + "\n" + text

@@ -1,0 +1,189 @@
+"""The running loop's transcript cut line by line (``rendering/transcript.py``): when a thinking-led loop
+cannot go raw whole, its transcript keeps the agent's calls and its newest result longest.
+
+Cut as one text by head and tail (before), a 40-step loop at 900 tokens showed 4 of its 40 calls, and a
+coding loop of Edit calls at 2,000 tokens the paths of its first and last edits only.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from context_journal import AutobiographicalConfig, AutobiographicalStrategy
+from context_journal.rendering.repairs import _CUT_MARKER, _cut_text, message_line_text, text_tokens_kept
+from context_journal.rendering.transcript import Transcript, call_short_form, cut_transcript
+from context_journal.tokens import EstimatingCounter
+from tests.compile.compile_helpers import (
+    WordCounter,
+    assert_valid,
+    manager_for,
+    running_loop_kept_whole,
+    strategy_named,
+    words,
+)
+from tests.hypothesis_budget import examples
+
+
+def _transcript(messages: list[dict[str, Any]]) -> Transcript:
+    lines = [f"{m['role']}: " + message_line_text(m["content"]) for m in messages]
+    shorts = [call_short_form(m["role"], m["content"]) for m in messages]
+    return Transcript(tuple(lines), tuple(shorts))
+
+
+def _edit_loop(steps: int, body_words: int, result_words: int) -> list[dict[str, Any]]:
+    """A coding loop: each step an Edit of a file with a long new body, then its result."""
+    msgs: list[dict[str, Any]] = []
+    for k in range(steps):
+        use = {
+            "type": "tool_use",
+            "id": f"t{k}",
+            "name": "Edit",
+            "input": {"file_path": f"src/pkg/mod_{k}.py", "old_string": "pass", "new_string": words(body_words, k)},
+        }
+        msgs.append({"role": "assistant", "content": [use]})
+        result = {
+            "type": "tool_result",
+            "tool_use_id": f"t{k}",
+            "content": f"edited mod_{k}: " + words(result_words, k),
+        }
+        msgs.append({"role": "tool", "content": [result]})
+    return msgs
+
+
+def _positions(text: str, needles: list[str]) -> list[int]:
+    return [text.find(n) for n in needles]
+
+
+def test_the_short_form_names_the_call_and_its_first_string_argument() -> None:
+    use = {"type": "tool_use", "id": "t", "name": "Edit", "input": {"file_path": "a/b.py", "new_string": "x" * 500}}
+    assert call_short_form("assistant", [use]) == 'assistant: [called Edit {"file_path":"a/b.py",…}]'
+    long = {"type": "tool_use", "id": "t", "name": "Bash", "input": {"command": "y" * 300}}
+    assert call_short_form("assistant", [long]) == 'assistant: [called Bash {"command":"' + "y" * 120 + '…"}]'
+    bare = {"type": "tool_use", "id": "t", "name": "ls", "input": {}}
+    assert call_short_form("assistant", [bare, {"type": "text", "text": "hi"}]) == "assistant: [called ls]"
+    assert call_short_form("tool", [{"type": "tool_result", "tool_use_id": "t", "content": "ok"}]) is None
+
+
+@pytest.mark.parametrize("counter", [WordCounter(), EstimatingCounter()], ids=["words", "estimate"])
+def test_every_call_stays_while_the_results_give_way(counter: Any) -> None:
+    """Twelve Edit steps with 20-word bodies and 400-word results, cut to an eighth: every call whole, in
+    order; the older results gone behind one marker that states their tokens; the newest result's end."""
+    msgs = _edit_loop(12, 20, 400)
+    t = _transcript(msgs)
+    _, whole, _ = t.sizes(counter)
+    text = cut_transcript(t, 0.125, counter)
+    assert counter.count_block({"type": "text", "text": text}) <= int(whole * 0.125)
+    calls = [line for line in t.lines if line.startswith("assistant: ")]
+    at = _positions(text, calls)
+    assert -1 not in at and at == sorted(at)
+    first = text.split("\n")[0]
+    assert re.match(
+        r"\[… about \d+ of \d+ tokens cut here; the journal keeps the whole message …\] \(\d+ earlier", first
+    )
+    assert text.endswith(msgs[-1]["content"][0]["content"][-40:] + "]")
+
+
+def test_the_oldest_calls_take_their_short_form_before_they_go() -> None:
+    """Cut harder, the oldest Edits lose their bodies first (their paths stay), then the oldest go; the
+    newest call is whole."""
+    counter = WordCounter()
+    t = _transcript(_edit_loop(12, 150, 400))
+    _, whole, _ = t.sizes(counter)
+    text = cut_transcript(t, 0.06, counter)
+    assert counter.count_block({"type": "text", "text": text}) <= int(whole * 0.06)
+    assert '[called Edit {"file_path":"src/pkg/mod_0.py",…}]' in text or "earlier calls not shown" in text
+    assert t.lines[-2] in text  # the newest call whole
+    paths = [f"src/pkg/mod_{k}.py" for k in range(12) if f"src/pkg/mod_{k}.py" in text]
+    assert len(paths) >= 6 and paths == sorted(paths, key=lambda p: int(p.split("_")[1][:-3]))
+
+
+def test_a_long_loop_cut_to_a_hundredth_shows_its_newest_calls_short() -> None:
+    """100 Edit steps cut to a hundredth: the newest call whole, the calls before it in short form, the
+    older ones behind the top marker, which counts them truly (a fault once put the folded calls back in
+    short form, the text came out over its room and the whole went as a head-and-tail excerpt)."""
+    counter = EstimatingCounter()
+    t = _transcript(_edit_loop(100, 30, 100))
+    _, whole, _ = t.sizes(counter)
+    text = cut_transcript(t, 0.01, counter)
+    assert counter.count_block({"type": "text", "text": text}) <= int(whole * 0.01)
+    top, *rest = text.split("\n")
+    told = re.search(r"\(99 earlier results and (\d+) earlier calls not shown\)", top)
+    assert told is not None, top
+    shown = [line for line in rest if line.startswith("assistant: [called Edit")]
+    assert len(shown) == 100 - int(told.group(1)) >= 4
+    assert shown[-1] == t.lines[-2] and all(line.endswith(",…}]") for line in shown[:-1])
+    assert shown[0] == f'assistant: [called Edit {{"file_path":"src/pkg/mod_{100 - len(shown)}.py",…}}]'
+
+
+_LOOP = st.lists(
+    st.tuples(
+        st.sampled_from(["Edit", "Bash", "Read"]),
+        st.integers(0, 300),  # words of the call's argument
+        st.integers(0, 900),  # words of its result
+    ),
+    min_size=1,
+    max_size=14,
+)
+
+
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(steps=_LOOP, ratio=st.floats(0.002, 0.999), estimate=st.booleans())
+def test_a_cut_transcript_fits_keeps_its_calls_in_order_and_states_its_cuts(
+    steps: list[tuple[str, int, int]], ratio: float, estimate: bool
+) -> None:
+    counter: Any = EstimatingCounter() if estimate else WordCounter()
+    msgs: list[dict[str, Any]] = []
+    for k, (name, arg, out) in enumerate(steps):
+        args = {"path": f"f{k}.py", "text": words(arg, k)}
+        msgs.append(
+            {"role": "assistant", "content": [{"type": "tool_use", "id": f"t{k}", "name": name, "input": args}]}
+        )
+        result = {"type": "tool_result", "tool_use_id": f"t{k}", "content": words(out, k + 1) or "ok"}
+        msgs.append({"role": "tool", "content": [result]})
+    t = _transcript(msgs)
+    _, whole, _ = t.sizes(counter)
+    text = cut_transcript(t, ratio, counter)
+    size = counter.count_block({"type": "text", "text": text})
+    if text == _cut_text(t.body, ratio, whole, None):
+        return  # no line layout fitted: the head-and-tail excerpt of any text (sized by its own rule)
+    assert size <= max(1, int(whole * ratio))
+    # The calls it shows (whole or short) are in order, and the newest call is one of them.
+    shown = [k for k in range(len(steps)) if f'"path":"f{k}.py"' in _CUT_MARKER.sub("\n", text)]
+    assert shown and shown[-1] == len(steps) - 1 and shown == sorted(shown)
+    assert shown == list(range(shown[0], len(steps)))  # the oldest give way first
+    # The top marker's count of calls not shown is true.
+    told = re.search(r"(\d+) earlier calls? not shown\)", text.split("\n")[0])
+    assert len(shown) == len(steps) - (int(told.group(1)) if told else 0)
+    # What it keeps, by its markers' figures, is no more than the whole.
+    kept, stated = text_tokens_kept([{"type": "text", "text": text}], counter)
+    assert kept <= stated
+
+
+@pytest.mark.parametrize("name", ["passthrough", "windowed", "autobiographical"])
+def test_a_coding_loop_sent_as_a_transcript_names_every_file_it_edited(name: str) -> None:
+    """A thinking-led loop of 20 Edits (200-word bodies, 300-word results) after a question, compiled at
+    2,000 tokens: it cannot go raw whole, so it goes as a transcript that names all 20 files, in order,
+    and ends with the newest result's end; the context is valid with thinking on and uses the budget."""
+    msgs: list[dict[str, Any]] = [{"id": "ask", "role": "user", "content": "Refactor the package. " + words(20)}]
+    for k, m in enumerate(_edit_loop(20, 200, 300)):
+        content = list(m["content"])
+        if k == 0:
+            content = [{"type": "thinking", "thinking": words(30), "signature": "sig"}, *content]
+        msgs.append({"id": f"m{k}", "role": "assistant" if m["role"] == "assistant" else "user", "content": content})
+    strategy = AutobiographicalStrategy(AutobiographicalConfig.for_budget(2000)) if name == "autobiographical" else None
+    cm = manager_for(msgs, strategy=strategy or strategy_named(name))
+    cm.drain()
+    result = cm.compile(2000)
+    assert_valid(result, thinking=True)
+    running_loop_kept_whole(cm, result)
+    [note] = [m for m in result.messages if m.sources[0].id == "running turn"]
+    text = note.content[1]["text"]
+    at = _positions(text, [f"src/pkg/mod_{k}.py" for k in range(20)])
+    assert -1 not in at and at == sorted(at), at
+    assert text.endswith(words(300, 19)[-30:] + "]")
+    assert result.tokens > 0.9 * 2000
