@@ -12,7 +12,8 @@ session holds. Each prefix is imported into a memory store and compiled under ea
 opening; ``transcript``: as one user note; ``part``: some of its messages raw, others not: B62's partial
 turn, which the compile must never send; ``fails``: ``OverBudgetError``), the tokens sent against the
 budgets, and the loop's calls whose first string argument (its first 40 characters: a path, a command, a
-pattern) the model reads somewhere in the context. Every result is checked with
+pattern) the model reads somewhere in the context, and in how many compiles it reads the newest result's
+last 40 characters (what the agent saw last). Every result is checked with
 :func:`context_journal.validate.validate_messages` (extended thinking on) and the Anthropic export; a
 violation stops the run. Printed, never asserted.
 """
@@ -105,8 +106,25 @@ def sent(cm: ContextManager, budget: int, start: int, tally: collections.Counter
             if key:
                 tally["calls"] += 1
                 tally["calls read"] += json.dumps(key, ensure_ascii=False)[1:-1] in text
+    # The newest result's end (its last 40 characters): what the agent saw last, which it acts on next.
+    newest = next(
+        (b for mid in reversed(loop) for b in reversed(cm.get_message(mid).content) if b.type == "tool_result"), None
+    )
+    end = _result_text(getattr(newest, "content", "")).strip()[-40:]
+    if end:
+        tally["results"] += 1
+        tally["end read"] += json.dumps(end, ensure_ascii=False)[1:-1] in text
     tally["tokens"] += result.tokens
     tally["budget"] += budget
+
+
+def _result_text(content: object) -> str:
+    """A tool result's text: its string, or its text blocks joined."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(getattr(b, "text", "")) for b in content if getattr(b, "type", None) == "text")
+    return ""
 
 
 def main() -> None:
@@ -120,8 +138,11 @@ def main() -> None:
     strategies = args.strategies.split(",")
     stores = [s for path in sorted(args.data.glob("*.jsonl")) for s in loop_prefixes(path, args.loops)]
     print(f"{len(stores)} loops of {MIN_LOOP}+ messages, budgets {budgets}")
-    print("| strategy | raw whole | transcript | part (B62) | fails | tokens / budget | loop calls read | CPU |")
-    print("|---|---|---|---|---|---|---|---|")
+    print(
+        "| strategy | raw whole | transcript | part (B62) | fails | tokens / budget | loop calls read "
+        "| newest result's end read | CPU |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
     for name in strategies:
         tally: collections.Counter[str] = collections.Counter()
         t0 = time.process_time()
@@ -135,7 +156,7 @@ def main() -> None:
         print(
             f"| {name} | {tally['raw']} | {tally['transcript']} | {tally['part']} | {tally['fails']} | "
             f"{tally['tokens']:,} / {tally['budget']:,} ({fill:.0%}) | {tally['calls read']:,} of "
-            f"{tally['calls']:,} ({read:.1%}) | {cpu:.1f} s |"
+            f"{tally['calls']:,} ({read:.1%}) | {tally['end read']} of {tally['results']} | {cpu:.1f} s |"
         )
 
 
