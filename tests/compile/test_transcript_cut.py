@@ -187,3 +187,98 @@ def test_a_coding_loop_sent_as_a_transcript_names_every_file_it_edited(name: str
     assert -1 not in at and at == sorted(at), at
     assert text.endswith(words(300, 19)[-30:] + "]")
     assert result.tokens > 0.9 * 2000
+
+
+# --- found by a fresh review ---------------------------------------------------------------------------
+
+
+def _loop_messages(steps: int, call: Any, result: Any, parallel: int = 1) -> list[dict[str, Any]]:
+    """A thinking-led loop after a question: ``call(k, j)`` the input of step ``k``'s ``j``-th call,
+    ``result(k, j)`` its result's text."""
+    msgs: list[dict[str, Any]] = [{"participant": "user", "content": [{"type": "text", "text": "Go."}]}]
+    for k in range(steps):
+        uses: list[dict[str, Any]] = [
+            {"type": "tool_use", "id": f"t{k}_{j}", "name": "Edit", "input": call(k, j)} for j in range(parallel)
+        ]
+        if k == 0:
+            uses.insert(0, {"type": "thinking", "thinking": "Plan.", "signature": "sig"})
+        msgs.append({"participant": "assistant", "content": uses})
+        answers = [
+            {"type": "tool_result", "tool_use_id": f"t{k}_{j}", "content": result(k, j)} for j in range(parallel)
+        ]
+        msgs.append({"participant": "user", "content": answers})
+    return msgs
+
+
+def _note_text(cm: Any, budget: int) -> str:
+    result = cm.compile(budget)
+    assert_valid(result, thinking=True)
+    running_loop_kept_whole(cm, result)
+    [note] = [m for m in result.messages if m.sources[0].id == "running turn"]
+    return str(note.content[1]["text"])
+
+
+@pytest.mark.parametrize("dense", ["identifiers", "chinese"])
+def test_no_older_result_is_kept_as_its_bare_marker(dense: str) -> None:
+    """A review: results of dense text (identifiers, Chinese), shortened before the transcript was written,
+    were cut again to their bare markers (some 25 tokens each, saying nothing), and the top marker counted
+    only the results it had taken out. Each result shown keeps text of its own, and the top marker counts
+    every result not shown."""
+
+    def text(k: int, j: int) -> str:
+        return " ".join(f"w{k}_{i}" for i in range(200)) if dense == "identifiers" else "日志条目处理完成，" * 120
+
+    cm = manager_for(_loop_messages(40, lambda k, j: {"file_path": f"s{k}.py"}, text))
+    for budget in (1800, 2500, 3000, 3800):
+        body = _note_text(cm, budget)
+        figures = [(int(a), int(b)) for a, b in re.findall(r"\[… about (\d+) of (\d+) tokens cut here", body)]
+        assert all(a < b for a, b in figures[1 if body.startswith("[…") else 0 :]), (budget, figures)
+        told = re.match(r"\[… about \d+ of \d+ tokens cut here[^\]]*\] \((\d+) earlier results? not shown\)", body)
+        shown = body.count("\nuser: [")
+        assert shown + (int(told.group(1)) if told else 0) == 40, (budget, shown, told)
+
+
+def test_the_top_marker_counts_parallel_calls_and_results() -> None:
+    """A review: with two calls per step the top marker counted lines ("19 earlier results and 9 earlier
+    calls") where 38 results and 18 calls were not shown."""
+    cm = manager_for(
+        _loop_messages(20, lambda k, j: {"file_path": f"src/f{k}_{j}.py"}, lambda k, j: "x = 1\n" * 150, parallel=2)
+    )
+    body = _note_text(cm, 600)
+    told = re.match(r"\[… [^\]]*\] \((\d+) earlier results and (\d+) earlier calls not shown\)", body)
+    assert told is not None, body[:200]
+    calls = len(set(re.findall(r'"src/(f\d+_\d)\.py"', body)))
+    lines = sum(1 for line in body.split("\n") if line.startswith("user: ["))  # each holds two results
+    assert calls == 40 - int(told.group(2)) and 2 * lines == 40 - int(told.group(1))
+
+
+def test_a_newest_call_too_large_to_fit_takes_its_short_form_before_the_older_calls_go() -> None:
+    """A review: an Edit of some 3,600 tokens as the newest call sent the whole transcript as a head-and-tail
+    excerpt (the newest call and most others not named) at every budget up to 5,000; then, once it took its
+    short form last, every older call went first. It takes its short form when it cannot fit whole beside
+    the newest result: every file is named from 1,000 tokens."""
+    body_of = {11: "def f():\n    return 1\n" * 600}
+    cm = manager_for(
+        _loop_messages(
+            12,
+            lambda k, j: {"file_path": f"src/mod_{k}.py", "new_string": body_of.get(k, "pass\n" * 5)},
+            lambda k, j: f"edited mod_{k}: " + "ok " * 100,
+        )
+    )
+    for budget in (1000, 2000, 4000):
+        body = _note_text(cm, budget)
+        assert [k for k in range(12) if f"src/mod_{k}.py" in body] == list(range(12)), budget
+        assert '[called Edit {"file_path":"src/mod_11.py",…}]' in body
+
+
+def test_line_sizes_never_add_up_to_more_than_the_whole() -> None:
+    """A review: each line's share rounded up (at least 1 token) made 4,000 short lines add up to 1,600
+    tokens more than the whole, and the top marker said "about 230607 of 230391 tokens cut"."""
+    counter = EstimatingCounter()
+    msgs = _loop_messages(2000, lambda k, j: {"command": f"grep -n foo src/file_{k}.py"}, lambda k, j: "hit\n" * 20)
+    t = _transcript([{"role": m["participant"], "content": m["content"]} for m in msgs[1:]])
+    sizes, whole, _ = t.sizes(counter)
+    assert sum(sizes) <= whole
+    text = cut_transcript(t, 0.01, counter)
+    cut, of = (int(g) for g in re.match(r"\[… about (\d+) of (\d+) tokens", text).groups())  # type: ignore[union-attr]
+    assert cut <= of == whole

@@ -549,7 +549,17 @@ def transcribe_running_turn(work: list[Work], turn: Sequence[str], p: Pass, whol
             work[i] = replace(work[i], blocks=rest, flags=block_flags(rest), tokens=None)
             work[i].sources = [s for s in work[i].sources if s not in answered]
     lines = [_transcript_line(work[i]) for i in at]
-    transcript = Transcript(tuple(lines), tuple(call_short_form(work[i].participant, work[i].blocks) for i in at))
+    transcript = Transcript(
+        tuple(lines),
+        tuple(call_short_form(work[i].participant, work[i].blocks) for i in at),
+        tuple(
+            (
+                sum(1 for b in work[i].blocks if b.get("type") == "tool_use"),
+                sum(1 for b in work[i].blocks if b.get("type") == "tool_result"),
+            )
+            for i in at
+        ),
+    )
     # The heading counts the calls: an excerpt of the transcript may cut a call's line with the results
     # around it (a review saw 1 of 3 calls shown at 100-220 tokens, the rest inside cut markers).
     n_calls = sum(1 for i in at for b in work[i].blocks if b.get("type") == "tool_use")

@@ -18,7 +18,7 @@ from typing import Any
 
 from .._graphemes import clip_end
 from ..tokens import TokenCounter
-from .repairs import _cut_text
+from .repairs import _CUT_MARKER, _cut_text
 
 __all__ = ["Transcript", "call_short_form", "cut_transcript"]
 
@@ -43,10 +43,14 @@ class Transcript:
         lines: Each message as one line (``participant: text``, calls written out).
         shorts: For a line holding tool calls, its short form (:func:`call_short_form`); None for the
             others (results, text).
+        counts: For each line, ``(calls, results)``: its tool_use and tool_result blocks (what the top
+            marker counts as not shown); empty when unknown (each call line one call, each other line one
+            result).
     """
 
     lines: tuple[str, ...]
     shorts: tuple[str | None, ...]
+    counts: tuple[tuple[int, int], ...] = ()
     _sized: tuple[TokenCounter, list[int], int, int] | None = field(default=None, repr=False)
 
     @property
@@ -62,7 +66,7 @@ class Transcript:
             whole = counter.count_block({"type": "text", "text": self.body})
             raw = [counter.count_block({"type": "text", "text": line}) for line in self.lines]
             total = sum(raw) or 1
-            sizes = [max(1, round(n * whole / total)) for n in raw]
+            sizes = [n * whole // total for n in raw]  # (floored: they never add up to more than the whole)
             marker = counter.count_block({"type": "text", "text": "\n" + _WIDE_MARKER + "\n"})
             self._sized = (counter, sizes, whole, marker)
         return self._sized[1:]
@@ -172,10 +176,16 @@ def _cut_line(line: str, size: int, cap: int, marker: int) -> str:
     and tail to about ``cap`` tokens of it."""
     if size <= cap + marker:
         return line
-    if line.count("tokens cut here") == 1:
-        # Cut again, an excerpt gives up its marker's characters from what it keeps (see _cut_text): a
-        # transcript of results shortened before it was written kept a fifth less than its room.
-        return _cut_text(line, min(1.0, (cap + marker) / size), size, None)
+    earlier = list(_CUT_MARKER.finditer(line)) if "tokens cut here" in line else []
+    if len(earlier) == 1:
+        # Cut again, an excerpt gives up its marker's characters from what it keeps (see _cut_text): the
+        # characters it keeps are the room's share of its own text's, plus the marker's (priced by the
+        # line's characters per token, results of dense identifiers or Chinese, shortened before the
+        # transcript was written, were each left as their bare marker).
+        mark = len(earlier[0].group(0))
+        own = len(line) - mark
+        per_token = own / max(1, size - marker)
+        return _cut_text(line, min(1.0, (cap * per_token + mark) / len(line)), size, None)
     return _cut_text(line, cap / size, size, None)
 
 
@@ -198,20 +208,27 @@ def _level_cap(sizes: Sequence[int], floors: Sequence[int], room: int, marker: i
     return lo
 
 
-_USEFUL = 16
+_USEFUL = 32
 """Tokens of its text a result cut toward the level must keep to stay in the transcript (a bare marker in
 place of each result says nothing the top marker does not, at some 25 tokens each)."""
 
 
 def _layout(transcript: Transcript, sizes: Sequence[int], whole: int, marker: int, room: int) -> str | None:
     """The lines laid out to cost about ``room`` tokens (see :func:`cut_transcript`), or None."""
-    lines, shorts = transcript.lines, transcript.shorts
+    lines, shorts = list(transcript.lines), transcript.shorts
     results = [i for i, s in enumerate(shorts) if s is None]
     calls = [i for i, s in enumerate(shorts) if s is not None]
-    call_cost = sum(sizes[i] for i in calls)
     top = marker + _TOP_EXTRA
     # The newest result keeps up to a quarter of the room before any call gives way.
     first = min(sizes[results[-1]], room // _NEWEST_SHARE) if results else 0
+    short_sizes = {i: max(1, len(shorts[i] or "") * sizes[i] // max(1, len(lines[i]))) for i in calls}
+    if calls and top + first + marker + sizes[calls[-1]] > room and short_sizes[calls[-1]] < sizes[calls[-1]]:
+        # The newest call cannot fit whole even beside the newest result alone: its short form throughout,
+        # before any older call gives way (a review saw one Edit of 3,600 tokens leave every older call
+        # out at every budget up to 5,000).
+        sizes = list(sizes)
+        lines[calls[-1]], sizes[calls[-1]] = shorts[calls[-1]] or lines[calls[-1]], short_sizes[calls[-1]]
+    call_cost = sum(sizes[i] for i in calls)
 
     def levelled(k: int) -> tuple[list[int], int] | None:
         """With the ``k`` oldest results gone: the results kept and their level, when every older one kept
@@ -243,9 +260,9 @@ def _layout(transcript: Transcript, sizes: Sequence[int], whole: int, marker: in
             out = [lines[i] if shorts[i] is not None else "" for i in range(len(lines))]
             for i in kept:
                 out[i] = _cut_line(lines[i], sizes[i], max(cap, first if i == kept[-1] else 0), marker)
-            return _with_top(out, results[: len(results) - len(kept)], [], sizes, whole)
+            return _with_top(transcript, out, results[: len(results) - len(kept)], [], sizes, whole)
     elif call_cost <= room:
-        return transcript.body
+        return "\n".join(lines)
     if not calls:
         return None
     # No older result left: the oldest calls short, then gone; the newest result keeps what room is left.
@@ -254,7 +271,6 @@ def _layout(transcript: Transcript, sizes: Sequence[int], whole: int, marker: in
     cost = top + reserved + call_cost
     short: set[int] = set()
     folded: list[int] = []
-    short_sizes = {i: max(1, len(shorts[i] or "") * sizes[i] // max(1, len(lines[i]))) for i in calls}
     for i in calls[:-1]:
         if cost <= room:
             break
@@ -274,18 +290,32 @@ def _layout(transcript: Transcript, sizes: Sequence[int], whole: int, marker: in
         out[i] = shorts[i] or lines[i]
     for i in newest:
         out[i] = _cut_line(lines[i], sizes[i], max(0, room - cost + reserved - marker), marker)
-    return _with_top(out, results[:-1], folded, sizes, whole)
+    return _with_top(transcript, out, results[:-1], folded, sizes, whole)
 
 
-def _with_top(out: list[str], gone: Sequence[int], folded: Sequence[int], sizes: Sequence[int], whole: int) -> str:
-    """The lines ``out`` joined (empty ones left out), opened by one marker standing for the results
-    ``gone`` and the calls ``folded`` when there are any."""
+def _with_top(
+    transcript: Transcript,
+    out: list[str],
+    gone: Sequence[int],
+    folded: Sequence[int],
+    sizes: Sequence[int],
+    whole: int,
+) -> str:
+    """The lines ``out`` joined (empty ones left out), opened by one marker standing for the result lines
+    ``gone`` and the call lines ``folded`` when there are any: their tokens, and the calls and results they
+    hold (other lines, another speaker's text, as messages)."""
     text = "\n".join(line for line in out if line)
     if not gone and not folded:
         return text
-    cut = sum(sizes[i] for i in gone) + sum(sizes[i] for i in folded)
-    what = [f"{len(gone)} earlier results" if len(gone) != 1 else "1 earlier result"] if gone else []
-    if folded:
-        what.append(f"{len(folded)} earlier calls" if len(folded) != 1 else "1 earlier call")
+    counts = transcript.counts or tuple((1, 0) if s is not None else (0, 1) for s in transcript.shorts)
+    results = sum(counts[i][1] for i in gone) + sum(counts[i][1] for i in folded)
+    calls = sum(counts[i][0] for i in folded) + sum(counts[i][0] for i in gone)
+    others = sum(1 for i in gone if counts[i] == (0, 0))
+    what = [
+        f"{n} earlier {word}{'' if n == 1 else 's'}"
+        for n, word in ((results, "result"), (calls, "call"), (others, "message"))
+        if n
+    ]
+    cut = min(whole, sum(sizes[i] for i in gone) + sum(sizes[i] for i in folded))
     marker = f"[… about {cut} of {whole} tokens cut here; the journal keeps the whole message …]"
     return marker + _TOP_NOTE.format(" and ".join(what)) + "\n" + text
