@@ -34,6 +34,7 @@ from .repairs import (
     Source,
     Work,
     _cut_text,
+    _fewest,
     _rebuild,
     block_flags,
     cuttable,
@@ -610,18 +611,6 @@ def _stands_for(members: Sequence[Work]) -> list[Source]:
         for s in (*own, *(s for s in x.sources if s.kind == "message")):
             out.setdefault(s.id, s._replace(complete=False))
     return list(out.values())
-
-
-def _fewest(lo: int, hi: int, test: Callable[[int], bool]) -> int:
-    """The smallest ``k`` of ``lo..hi`` for which ``test(k)`` holds, by halving (``test`` holds from some
-    ``k`` on; ``hi`` when it holds at none before it)."""
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if test(mid):
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
 
 
 def _water_cap(sizes: Sequence[int], target: float) -> float:

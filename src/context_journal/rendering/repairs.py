@@ -1090,6 +1090,18 @@ def _cut_json(value: Any, ratio: float, counter: TokenCounter, origin: str | Non
     return value
 
 
+def _fewest(lo: int, hi: int, test: Callable[[int], bool]) -> int:
+    """The smallest ``k`` of ``lo..hi`` for which ``test(k)`` holds, by halving (``test`` holds from some
+    ``k`` on; ``hi`` when it holds at none before it)."""
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if test(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
 def excerpt_blocks(
     blocks: list[Block],
     ratio: float,

@@ -14,11 +14,12 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from .._graphemes import clip_end
 from ..tokens import TokenCounter
-from .repairs import _CUT_MARKER, _cut_text
+from .repairs import _CUT_MARKER, _cut_text, _fewest
 
 __all__ = ["Transcript", "call_short_form", "cut_transcript"]
 
@@ -53,9 +54,10 @@ class Transcript:
     counts: tuple[tuple[int, int], ...] = ()
     _sized: tuple[TokenCounter, list[int], int, int] | None = field(default=None, repr=False)
 
-    @property
+    @cached_property
     def body(self) -> str:
-        """The transcript as sent uncut: its lines joined by newlines."""
+        """The transcript as sent uncut: its lines joined by newlines (joined once: every cut of the note
+        compares its text with it)."""
         return "\n".join(self.lines)
 
     def sizes(self, counter: TokenCounter) -> tuple[list[int], int, int]:
@@ -198,14 +200,7 @@ def _level_cap(sizes: Sequence[int], floors: Sequence[int], room: int, marker: i
 
     if cost(0) > room:
         return None
-    lo, hi = 0, max(sizes, default=0)
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if cost(mid) <= room:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
+    return _fewest(0, max(sizes, default=0), lambda cap: cost(cap + 1) > room)  # the highest cap that fits
 
 
 _USEFUL = 32
@@ -247,14 +242,8 @@ def _layout(transcript: Transcript, sizes: Sequence[int], whole: int, marker: in
     if results:
         found = levelled(0)
         if found is None and len(results) > 1 and levelled(len(results) - 1) is not None:
-            lo, hi = 1, len(results) - 1  # the fewest oldest results to leave out
-            while lo < hi:
-                mid = (lo + hi) // 2
-                if levelled(mid) is not None:
-                    hi = mid
-                else:
-                    lo = mid + 1
-            found = levelled(lo)
+            # The fewest oldest results to leave out.
+            found = levelled(_fewest(1, len(results) - 1, lambda k: levelled(k) is not None))
         if found is not None:
             kept, cap = found
             out = [lines[i] if shorts[i] is not None else "" for i in range(len(lines))]
