@@ -80,6 +80,7 @@ from .rendering.reduce import (
     cut_key,
     emptied_count,
     kept_floor,
+    loop_over,
     messages_cut,
     overflow_cap,
     priced,
@@ -1228,6 +1229,11 @@ def _compile_context(
             work, p = _copied(*pristine)
             used = sum(tokens_of(m, counter) for m in work)
         loop_in = bool(turn) and any(m.origin == turn[0] for m in work)
+        if _SHORTCUTS and used > room and loop_in and loop_over(work, loop_ids, keep_turn, counter, room):
+            # Not even its steps cut to their markers fit: the whole loop goes as its transcript (below), with
+            # no cut tried first (a 2,000-step loop's cuts took 20 s to find that).
+            transcribe = True
+            break
         if used > room and loop_in:
             # The running loop is in: shorten its bulky results before leaving any of it out.
             work = shrink(work, room, counter, p, options, keep_turn, pinned(), **tiers(selection), documents=documents)

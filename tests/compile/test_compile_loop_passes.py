@@ -22,7 +22,7 @@ from context_journal.compile import CHEAPEST_PART, UNSUMMARISED_PART, CompileRes
 from context_journal.fitting import fitting_budget
 from context_journal.llm import OfflineSummarizer
 from context_journal.rendering.fit import _minus, cover_floor, render, spans_floor
-from context_journal.rendering.reduce import note_floor
+from context_journal.rendering.reduce import note_floor, shrink
 from context_journal.strategies import (
     AutobiographicalConfig,
     AutobiographicalStrategy,
@@ -33,6 +33,7 @@ from context_journal.strategies import (
     WindowedPassthroughStrategy,
 )
 from context_journal.tokens import EstimatingCounter
+from tests.compile.compile_helpers import loop_history
 from tests.compile.test_unread_fast_path import history as unread_history
 from tests.compile.test_unread_fast_path import mutate, specs
 from tests.hypothesis_budget import examples
@@ -112,6 +113,19 @@ def same(before: CompileResult, after: CompileResult) -> None:
     assert after.compile_id == before.compile_id
 
 
+def same_outcome(
+    before: CompileResult | OverBudgetError, after: CompileResult | OverBudgetError
+) -> CompileResult | None:
+    """Check that ``after`` (with the shortcuts) is ``before``'s outcome: the same failure figure, or the same
+    context (see :func:`same`); the context, or None for a failure."""
+    if isinstance(before, OverBudgetError):
+        assert isinstance(after, OverBudgetError) and after.actual == before.actual
+        return None
+    assert isinstance(after, CompileResult)
+    same(before, after)
+    return after
+
+
 def excerpts(result: CompileResult) -> bool:
     return any(r.kind in ("excerpted", "cut_to_fit") for r in result.repairs)
 
@@ -132,11 +146,9 @@ def test_a_layout_rendered_again_and_again_is_rendered_once(drained: ContextMana
     old_passes: list[int] = []
     for budget in (800, 1_100, 1_400, 1_700, 2_000, 2_300, 2_600, 2_900):
         before, after = both(drained, budget)
-        if isinstance(before, OverBudgetError):
-            assert isinstance(after, OverBudgetError) and after.actual == before.actual
+        if same_outcome(before, after) is None:
             continue
-        assert isinstance(after, CompileResult)
-        same(before, after)
+        assert isinstance(before, CompileResult) and isinstance(after, CompileResult)
         old_passes.append(before.stats["passes"])
         assert after.stats["passes"] <= before.stats["passes"]
         assert after.stats["passes"] <= 2 or excerpts(after)
@@ -588,3 +600,46 @@ def test_a_final_reply_is_trimmed_before_it_is_excerpted_to_fit() -> None:
     cm.add_messages(history)
     result = fits_where_the_full_loop_fits(cm, 1, 60)
     assert result.messages[-1].content == ({"type": "text", "text": "ok"},) and result.tokens <= 16
+
+
+@settings(max_examples=examples(10), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from(["autobiographical", "windowed", "passthrough"]),
+    st.integers(0, 4),
+    st.integers(1, 80),
+    st.lists(st.sampled_from([1, 20, 60, 150]), min_size=1, max_size=3),
+    st.integers(60, 4_000),
+)
+def test_a_running_loop_too_long_to_cut_goes_as_its_transcript_at_once(
+    name: str, chat: int, steps: int, sizes: list[int], budget: int
+) -> None:
+    """A running tool loop whose steps, each cut to its marker, take more than the room goes as its
+    transcript without the cuts that would prove it (``loop_over``): the same context or failure as the
+    loop without the shortcut, over generated thinking-led loops of 1-80 steps."""
+    cm = loop_history(name, chat, steps, sizes)
+    same_outcome(*both(cm, budget))
+
+
+def test_a_loop_of_hundreds_of_steps_is_not_cut_raw_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A review timed a 2,000-step thinking-led loop at 5.5 s a compile (20 s autobiographical at 8,000
+    tokens): its calls alone took several budgets, and the cuts of the raw loop proved so by excerpting every
+    step at each water level before the transcript was drawn. A 300-step loop at 2,000 tokens now goes as its
+    transcript with no cut of the raw loop (``shrink`` runs only on the transcript), the same context as the
+    loop without the shortcut."""
+    cm = loop_history("windowed", 2, 300, [20, 150, 60])
+    raw_cuts = 0
+    real = shrink  # what compile_module calls by this name
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        nonlocal raw_cuts
+        raw_cuts += bool(args[5] if len(args) > 5 else kwargs.get("keep_thinking"))  # the raw loop's cut
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(compile_module, "shrink", counting)
+    before, after = both(cm, 2_000)
+    assert raw_cuts >= 1  # without the shortcut, the raw loop was cut first
+    assert same_outcome(before, after) is not None
+    raw_cuts = 0
+    result = cm.preview_context(2_000)
+    assert raw_cuts == 0
+    assert any(r.kind == "running_turn_transcribed" for r in result.repairs)

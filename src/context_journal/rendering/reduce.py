@@ -660,6 +660,25 @@ def kept_floor(blocks: list[Block], participant: str, counter: TokenCounter, ori
     return max(0, min(whole, bare - FLOOR_MARGIN))
 
 
+def loop_over(
+    work: Sequence[Work], ids: frozenset[str], keep_thinking: frozenset[str], counter: TokenCounter, room: int
+) -> bool:
+    """Whether the messages of ``ids`` in ``work`` (a running tool loop's steps, which no cut leaves out) take
+    more than ``room`` tokens however :func:`shrink` cuts them, by a lower bound: each at its whole size or its
+    bare excerpt (every block at its cut marker, the thinking of those ``keep_thinking`` names whole),
+    whichever is less, less :data:`FLOOR_MARGIN`. Then no cut of the raw loop fits, and the loop goes as its
+    transcript without one (a 2,000-step loop's calls alone took four times an 8,000-token budget, and the
+    cuts that proved it took 20 s). Stops once over: O(room) excerpts, not O(steps)."""
+    total = 0
+    for m in work:
+        if m.origin in ids:
+            bare = excerpt_message(m, m.blocks, 0.0, counter, m.origin in keep_thinking)
+            total += max(0, min(_tokens(m, counter), counter.count_message(m.participant, bare)) - FLOOR_MARGIN)
+            if total > room:
+                return True
+    return False
+
+
 _GAP_NOTE = re.compile(r"\[… (\d+) earlier messages? \(about (\d+) tokens\), not summarised yet, cut here")
 
 
