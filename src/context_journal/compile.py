@@ -1028,7 +1028,7 @@ def _compile_context(
         """The strategy's selection within ``at`` tokens, with the running loop's opening."""
         stats["selects"] += 1
         chosen = strategy.select(chooser, Budget(at, budget, max_tokens, reserve_for_response))
-        return with_loop_opening(chosen, body, running, asked) if running is not None else chosen
+        return with_loop_opening(chosen, running, asked) if running is not None else chosen
 
     def layout_key(chosen: Selection) -> tuple[Any, ...]:
         """Everything a pass's render and its loop shortening read: equal keys, equal work."""
@@ -1211,7 +1211,7 @@ def _compile_context(
             selection = strategy.select(chooser, Budget(avail, budget, max_tokens, reserve_for_response))
             stats["selects"] += 1
         if running is not None:
-            selection = with_loop_opening(selection, body, running, asked)
+            selection = with_loop_opening(selection, running, asked)
         if attempt == 0 and _SHORTCUTS:
             cheapest_cover(selection)
         key = layout_key(selection)
@@ -1295,7 +1295,7 @@ def _compile_context(
         if (used > room or silent) and turn:
             # Every step of the loop goes into the transcript (it is shortened as one unit).
             assert running is not None
-            selection = with_loop_opening(selection, body, running, asked)
+            selection = with_loop_opening(selection, running, asked)
             p = fresh_pass(p)
             whole = draw(selection, p, cap, whole=True)
             stats["renders"] += 1
@@ -1314,7 +1314,7 @@ def _compile_context(
                     full = max(0, room - late_tokens - options.repair_reserve)
                     reselected = strategy.select(chooser_loop, Budget(full, budget, max_tokens, reserve_for_response))
                     stats["selects"] += 1
-                    reselected = with_loop_opening(reselected, body, running, asked)
+                    reselected = with_loop_opening(reselected, running, asked)
                     q = fresh_pass(p)
                     tried = draw(reselected, q, cap, whole=True)
                     stats["renders"] += 1

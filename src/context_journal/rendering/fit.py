@@ -722,7 +722,7 @@ def separate_running_turn(work: list[Work], turn: Sequence[str], p: Pass) -> lis
     return [*work[:at], note, *work[at:]]
 
 
-def with_loop_opening(selection: Selection, view: MessageView, start: int, asked: int | None = None) -> Selection:
+def with_loop_opening(selection: Selection, start: int, asked: int | None = None) -> Selection:
     """``selection`` with every message of the running tool loop that starts at ``start`` (its first
     message, which holds the thinking, to the newest) rendered raw as one span, when the strategy shows
     any of it raw: a loop still running is sent whole from its thinking opening or not at all (bug case

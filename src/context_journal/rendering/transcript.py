@@ -103,7 +103,8 @@ def cut_transcript(transcript: Transcript, ratio: float, counter: TokenCounter) 
     cut marker), the newest result keeping up to a quarter of the room however low the level goes; then the
     oldest results leave the transcript, one by one, for one marker at its top that states their tokens;
     once no older result is left, the oldest calls take their short form (name and first string argument)
-    and then leave too, the newest call kept; the newest result keeps what room is left. Only when not even
+    and then leave too, the newest call kept (in its short form from the start when it cannot fit whole
+    beside the newest result's share); the newest result keeps what room is left. Only when not even
     that fits, one head-and-tail excerpt of the whole text (the cut of any other text). Every marker states
     the tokens it stands for ("about C of T tokens cut here"), so :func:`.repairs.text_tokens_kept` reads
     what the transcript keeps.
