@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from context_journal import CompileResult, ContextManager, OverBudgetError
-from context_journal.rendering.repairs import cuttable, excerpt_blocks, share_kept, text_tokens_kept
+from context_journal.rendering.repairs import QUOTED_OPENING, cuttable, excerpt_blocks, share_kept, text_tokens_kept
 from context_journal.strategies import AutobiographicalConfig, AutobiographicalStrategy, PassthroughStrategy
 from context_journal.tokens import EstimatingCounter
 from tests.hypothesis_budget import examples
@@ -128,7 +128,8 @@ def test_a_short_message_quoting_a_marker_stays_whole() -> None:
         ]
     )
     smallest = _smallest(cm)
-    assert cm.compile(smallest).messages[-1].content[0]["text"] == quoted
+    # (Sent with the quoted marker opened by "[... ": it is the message's own text, not a cut.)
+    assert cm.compile(smallest).messages[-1].content[0]["text"] == quoted.replace("[… ", QUOTED_OPENING)
     for budget in range(smallest - 8, smallest):
         failed = _compile(cm, budget)
         assert isinstance(failed, OverBudgetError) and failed.actual == smallest, (budget, failed)

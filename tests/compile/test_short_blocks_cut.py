@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from context_journal import ContextManager, OverBudgetError
-from context_journal.rendering.repairs import excerpt_blocks, merge_short_runs, share_kept, text_kept
+from context_journal.rendering.repairs import QUOTED_OPENING, excerpt_blocks, merge_short_runs, share_kept, text_kept
 from context_journal.strategies import AutobiographicalConfig, AutobiographicalStrategy, WindowedPassthroughStrategy
 from context_journal.tokens import EstimatingCounter
 from tests.hypothesis_budget import examples
@@ -137,8 +137,9 @@ def test_a_block_quoting_a_marker_stays_apart() -> None:
     cm.add_message("assistant", "Sure.")
     cm.add_message("user", blocks)
     text = _newest_text(cm, 300)
-    assert f"My log says: {quoted} what does it mean?" in text
-    assert "of 1000 tokens cut here" not in text.replace(quoted, "")
+    sent = quoted.replace("[… ", QUOTED_OPENING)  # the message's own text, not a cut: see test_quoted_markers.py
+    assert f"My log says: {sent} what does it mean?" in text
+    assert "of 1000 tokens cut here" not in text.replace(sent, "")
 
 
 def test_what_is_merged_and_what_stays_a_block() -> None:

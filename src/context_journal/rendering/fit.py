@@ -26,6 +26,7 @@ from .repairs import (
     CompiledMessage,
     Instruction,
     Pass,
+    Repair,
     Source,
     Work,
     block_flags,
@@ -39,6 +40,7 @@ from .repairs import (
     message_line_text,
     pair_tools,
     place_tool_blocks,
+    quote_markers,
     rename_reused_server_calls,
     superseded_calls,
     trim_final_whitespace,
@@ -64,7 +66,9 @@ class RenderCache:
     """
 
     def __init__(self, size: int = 16384) -> None:
-        self._base: OrderedDict[tuple[str, int], tuple[list[Block], int, Any, int]] = OrderedDict()
+        self._base: OrderedDict[tuple[str, int], tuple[list[Block], int, Any, int | None]] = OrderedDict()
+        self.quoted: set[tuple[str, int]] = set()
+        """The message versions whose text quotes a cut marker (see :func:`.repairs.quote_markers`)."""
         self._named: OrderedDict[tuple[str, int, str], tuple[list[Block], int, int]] = OrderedDict()
         self._shards: dict[tuple[str, int], dict[str, Any]] = {}
         self.size = size
@@ -84,16 +88,22 @@ class RenderCache:
             return None
         return base[0], layout
 
-    def base(self, entry: ViewEntry, load: Callable[[], Message]) -> tuple[list[Block], int, Any, int]:
-        """``(blocks, flags, metadata role, tokens)`` of a message version as stored."""
+    def base(self, entry: ViewEntry, load: Callable[[], Message]) -> tuple[list[Block], int, Any, int | None]:
+        """``(blocks, flags, metadata role, tokens)`` of a message version as stored (a cut marker its text
+        quotes opened otherwise, see :func:`.repairs.quote_markers`; then its tokens None: counted again)."""
         key = (entry.id, entry.sequence)
         hit = self._base.get(key)
         if hit is not None:
             return hit
         msg = load()
         blocks = msg.content_dicts()
+        tokens: int | None = entry.tokens
+        quoted = quote_markers(blocks)
+        if quoted is not None:
+            blocks, tokens = quoted, None
+            self.quoted.add(key)
         role = msg.metadata.get("role")
-        value = (blocks, block_flags(blocks), role if isinstance(role, str) else None, entry.tokens)
+        value = (blocks, block_flags(blocks), role if isinstance(role, str) else None, tokens)
         self._base[key] = value
         layout = layout_of(msg.metadata)
         if layout is not None:
@@ -101,6 +111,7 @@ class RenderCache:
         if len(self._base) > self.size:
             gone, _ = self._base.popitem(last=False)
             self._shards.pop(gone, None)
+            self.quoted.discard(gone)
         return value
 
     def holds(self, entry: ViewEntry) -> bool:
@@ -241,7 +252,7 @@ def render(
                             Work(e.participant, role, UNREAD_TEXT, 0, tokens, e.id, e.sequence, stored=e.tokens)
                         )
                         continue
-                    blocks, flags, meta_role, tokens = cache.base(e, partial(view.message, e.position))
+                    blocks, flags, meta_role, count = cache.base(e, partial(view.message, e.position))
                     known = who.get((e.participant, meta_role))
                     if known is None:
                         role = roles.role(e.participant, meta_role)
@@ -255,7 +266,11 @@ def render(
                         )
                     role, prefix, instruction = known
                     if prefix:
-                        blocks, flags, tokens = cache.named(e, blocks, prefix, counter)
+                        blocks, flags, count = cache.named(e, blocks, prefix, counter)
+                    if (e.id, e.sequence) in cache.quoted:
+                        p.repairs.append(
+                            Repair("cut_marker_quoted", e.id, "a cut marker the message quotes sent opened by [... ")
+                        )
                     # The cached list is shared: passes replace a message's list, never change it in place.
                     work.append(
                         Work(
@@ -263,7 +278,7 @@ def render(
                             role,
                             blocks,
                             flags,
-                            tokens,
+                            count,
                             e.id,
                             e.sequence,
                             instruction=instruction,

@@ -98,7 +98,8 @@ class Repair:
             ``excerpted``, ``leading_user_turn``, ``trailing_whitespace_trimmed``,
             ``system_block_dropped``, ``cut_to_fit`` (messages not summarised yet cut whole, a note standing
             for them), ``summaries_cut`` (summaries left out whole, a note standing for them),
-            ``recall_dropped``.
+            ``recall_dropped``, ``cut_marker_quoted`` (a cut marker the stored text itself holds, sent
+            opened by ``[... `` so that it is not read as a cut).
         message_id: The stored message concerned, when there is one.
         detail: What happened, in words.
         tool_use_id: The tool call concerned, when there is one.
@@ -835,6 +836,44 @@ def trim_final_whitespace(work: list[Work], p: Pass) -> list[Work]:
 
 _MARKER = r"\[… about (\d+) of (\d+) tokens cut here; the journal keeps the whole message …\]"
 _CUT_MARKER = re.compile(rf"\n?{_MARKER}\n?")
+
+_QUOTED = re.compile(r"\[… (?=about \d+ of \d+ tokens cut here; the journal keeps the whole message …\])")
+QUOTED_OPENING = "[... "
+"""How a cut marker that a stored message itself holds opens when sent (see :func:`quote_markers`)."""
+
+
+def quote_markers(blocks: list[Block]) -> list[Block] | None:
+    """``blocks`` (a message as stored) with each cut marker their own text holds (a log of a compiled
+    context, a pasted excerpt) opened by :data:`QUOTED_OPENING` instead of ``[…``, in text blocks and the
+    text of tool results; None when they hold none. The compile reads what a message keeps from the markers
+    in its text (see :func:`text_tokens_kept`): read as a cut, a 78-token tool result that quoted one, sent
+    whole, was judged to say nothing, and its running loop went as a transcript at every budget, its signed
+    thinking left out. Thinking is never changed (its signature covers it)."""
+
+    def quoted(text: str) -> str:
+        return _QUOTED.sub(QUOTED_OPENING, text) if "tokens cut here" in text else text
+
+    out: list[Block] = []
+    changed = False
+    for b in blocks:
+        kind = b.get("type")
+        if kind == "text" and isinstance(b.get("text"), str):
+            text = quoted(b["text"])
+            if text != b["text"]:
+                b, changed = {**b, "text": text}, True
+        elif kind == "tool_result":
+            content = b.get("content")
+            if isinstance(content, str):
+                text = quoted(content)
+                if text != content:
+                    b, changed = {**b, "content": text}, True
+            elif isinstance(content, list):
+                inner = quote_markers([c for c in content if isinstance(c, dict)])
+                if inner is not None and len(inner) == len(content):
+                    b, changed = {**b, "content": inner}, True
+        out.append(b)
+    return out if changed else None
+
 
 SHORT_TEXT = 200
 """Characters of text an excerpt leaves whole when it costs at most :data:`SHORT_TOKENS`: a shorter text of
