@@ -256,7 +256,9 @@ def test_a_newest_call_too_large_to_fit_takes_its_short_form_before_the_older_ca
     """A review: an Edit of some 3,600 tokens as the newest call sent the whole transcript as a head-and-tail
     excerpt (the newest call and most others not named) at every budget up to 5,000; then, once it took its
     short form last, every older call went first. It takes its short form when it cannot fit whole beside
-    the newest result: every file is named from 1,000 tokens."""
+    the newest result: every file is named from 1,000 tokens. And the room the other lines leave goes to
+    it, cut by head and tail: in its short form a review saw 1,815 tokens sent at every budget from 2,000
+    to 7,000."""
     body_of = {11: "def f():\n    return 1\n" * 600}
     cm = manager_for(
         _loop_messages(
@@ -265,10 +267,15 @@ def test_a_newest_call_too_large_to_fit_takes_its_short_form_before_the_older_ca
             lambda k, j: f"edited mod_{k}: " + "ok " * 100,
         )
     )
-    for budget in (1000, 2000, 4000):
+    for budget in (1000, 2000, 4000, 7000):
         body = _note_text(cm, budget)
         assert [k for k in range(12) if f"src/mod_{k}.py" in body] == list(range(12)), budget
-        assert '[called Edit {"file_path":"src/mod_11.py",…}]' in body
+        if budget == 1000:
+            assert '[called Edit {"file_path":"src/mod_11.py",…}]' in body
+        else:
+            newest = body[body.index('[called Edit {"file_path":"src/mod_11.py"') :]
+            assert "return 1" in newest and "tokens cut here" in newest, budget  # its body, cut to the room
+            assert cm.compile(budget).tokens >= 0.9 * budget
 
 
 def test_line_sizes_never_add_up_to_more_than_the_whole() -> None:
