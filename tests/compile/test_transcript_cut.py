@@ -289,3 +289,38 @@ def test_line_sizes_never_add_up_to_more_than_the_whole() -> None:
     text = cut_transcript(t, 0.01, counter)
     cut, of = (int(g) for g in re.match(r"\[… about (\d+) of (\d+) tokens", text).groups())  # type: ignore[union-attr]
     assert cut <= of == whole
+
+
+def test_the_newest_call_is_widened_only_from_its_own_short_form() -> None:
+    """A review: 30 Edits of one file, the newest small enough to be laid out whole. The widening took the
+    last line equal to the newest call's short form, an older call's, and replaced it: the newest call was
+    sent twice (once cut, once whole) and the older one was gone, at 800-1,500 tokens. Each call is shown
+    once, in order."""
+    steps = 30
+
+    def call(k: int, j: int) -> dict[str, str]:
+        return {"file_path": "app.py", "old_string": f"STEP{k}X " + words(400 if k < steps - 1 else 60, k)}
+
+    cm = manager_for(_loop_messages(steps, call, lambda k, j: "ok"))
+    for budget in (800, 1_000, 1_500):
+        body = _note_text(cm, budget)
+        assert sum("STEP29X" in line for line in body.split("\n")) == 1, budget
+        shown = [k for k in range(steps) if f"STEP{k}X" in body]
+        assert shown == sorted(shown), budget
+
+
+def test_a_widened_newest_call_keeps_what_its_short_form_names() -> None:
+    """A review: a newest Edit of some 24,000 tokens with a 101-character path, widened at 2,600 tokens, was cut
+    inside its path ("…/importer/claude" and a marker), where its short form named the file whole. The
+    widened call keeps its short form's part (name and first argument) whole and cuts only the rest."""
+    path = "/home/USER/projects/spotter/lib/spotter/transcripts/sessions/importer/claude_code_session_reader.ex"
+
+    def call(k: int, j: int) -> dict[str, str]:
+        p, n = (path, 3_000) if k == 5 else (f"/tmp/f{k}.ex", 300)
+        return {"file_path": p, "old_string": words(n, k), "new_string": words(n, k + 1)}
+
+    cm = manager_for(_loop_messages(6, call, lambda k, j: words(40, k)))
+    for budget in range(1_200, 4_001, 350):
+        body = _note_text(cm, budget)
+        assert path in body, budget
+        assert all(f"/tmp/f{k}.ex" in body for k in range(5)), budget

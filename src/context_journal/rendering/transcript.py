@@ -137,7 +137,7 @@ def _fitted(
     def size(text: str) -> int:
         return counter.count_block({"type": "text", "text": text})
 
-    best, best_size = None, -1
+    best, best_size, best_aim = None, -1, target
     fits: int | None = None  # the highest room that fitted, the lowest that came out over
     over: int | None = None
     misses = 0
@@ -149,7 +149,7 @@ def _fitted(
         n = size(text)
         if n <= target:
             if n > best_size:
-                best, best_size = text, n
+                best, best_size, best_aim = text, n, aim
             fits = aim if fits is None else max(fits, aim)
             if target - n <= max(1, target // 100):
                 break
@@ -166,7 +166,7 @@ def _fitted(
         if step < 1:
             break
         aim = step
-    if best is not None and target - best_size > marker:
+    if best is not None and target - best_size > marker and _newest_short(transcript, sizes, marker, best_aim):
         best = _newest_call_widened(transcript, sizes, marker, target, best, best_size, size)
     return best
 
@@ -180,24 +180,25 @@ def _newest_call_widened(
     n: int,
     size: Callable[[str], int],
 ) -> str:
-    """``text`` (``n`` tokens, a layout under ``target``) with its newest call, when the layout gave it its
-    short form, cut by head and tail to the room left instead, when that keeps more of it; a few tries,
-    each lowered by its overshoot. (Its short form is taken when the call cannot fit whole beside the newest
-    result; the room the other lines left it then went unused: a 5,600-token Edit sent 1,815 tokens at
-    every budget from 2,000 to 7,000.)"""
+    """``text`` (``n`` tokens, a layout under ``target`` that gave the newest call its short form) with that
+    call's line cut by head and tail to the room left instead, when that fits and costs more: the short
+    form's part (the call's name and first argument: a file's path, a command's start) kept whole, the rest
+    of the call cut; a few tries, each lowered by its overshoot. (The short form is taken when the call
+    cannot fit whole beside the newest result; the room the other lines left it then went unused: a
+    5,600-token Edit sent 1,815 tokens at every budget from 2,000 to 7,000. A review then saw a path cut in
+    its middle, and an older call with the same short form taken for the newest.)"""
     calls = [i for i, s in enumerate(transcript.shorts) if s is not None]
-    if not calls:
-        return text
     short, line = transcript.shorts[calls[-1]] or "", transcript.lines[calls[-1]]
-    at = _line_at(text, short)
+    at = _line_at(text, short)  # the newest call's line: the last call line, and it is short here
     if short == line or at < 0:
         return text
+    keep = line[: next((i for i, (a, b) in enumerate(zip(short, line, strict=False)) if a != b), len(short))]
+    rest = line[len(keep) :]
     full = sizes[calls[-1]]
-    spare = target - n
+    rest_size = max(1, full * len(rest) // max(1, len(line)))
+    spare = target - n + len(short) * full // max(1, len(line)) - (full - rest_size)
     for _ in range(4):
-        cap = max(0, len(short) * full // max(1, len(line)) + spare - marker)
-        cut = _cut_line(line, full, cap, marker)
-        tried = text[:at] + cut + text[at + len(short) :]
+        tried = text[:at] + keep + _cut_line(rest, rest_size, max(0, spare - marker), marker) + text[at + len(short) :]
         m = size(tried)
         if m <= target:
             return tried if m > n else text
@@ -259,6 +260,20 @@ place of each result says nothing the top marker does not, at some 25 tokens eac
 
 def _layout(transcript: Transcript, sizes: Sequence[int], whole: int, marker: int, room: int) -> str | None:
     """The lines laid out to cost about ``room`` tokens (see :func:`cut_transcript`), or None."""
+    return _laid_out(transcript, sizes, whole, marker, room)[0]
+
+
+def _newest_short(transcript: Transcript, sizes: Sequence[int], marker: int, room: int) -> bool:
+    """Whether :func:`_layout` at ``room`` gives the newest call its short form from the start: it cannot fit
+    whole beside the newest result's share."""
+    return _laid_out(transcript, sizes, 0, marker, room, probe=True)[1]
+
+
+def _laid_out(
+    transcript: Transcript, sizes: Sequence[int], whole: int, marker: int, room: int, probe: bool = False
+) -> tuple[str | None, bool]:
+    """``(the layout of :func:`_layout`, whether its newest call took its short form from the start)``; with
+    ``probe``, only the second."""
     lines, shorts = list(transcript.lines), transcript.shorts
     results = [i for i, s in enumerate(shorts) if s is None]
     calls = [i for i, s in enumerate(shorts) if s is not None]
@@ -266,7 +281,11 @@ def _layout(transcript: Transcript, sizes: Sequence[int], whole: int, marker: in
     # The newest result keeps up to a quarter of the room before any call gives way.
     first = min(sizes[results[-1]], room // _NEWEST_SHARE) if results else 0
     short_sizes = {i: max(1, len(shorts[i] or "") * sizes[i] // max(1, len(lines[i]))) for i in calls}
-    if calls and top + first + marker + sizes[calls[-1]] > room and short_sizes[calls[-1]] < sizes[calls[-1]]:
+    short_newest = bool(calls) and top + first + marker + sizes[calls[-1]] > room
+    short_newest = short_newest and short_sizes[calls[-1]] < sizes[calls[-1]]
+    if probe:
+        return None, short_newest
+    if short_newest:
         # The newest call cannot fit whole even beside the newest result alone: its short form throughout,
         # before any older call gives way (a review saw one Edit of 3,600 tokens leave every older call
         # out at every budget up to 5,000).
@@ -298,11 +317,11 @@ def _layout(transcript: Transcript, sizes: Sequence[int], whole: int, marker: in
             out = [lines[i] if shorts[i] is not None else "" for i in range(len(lines))]
             for i in kept:
                 out[i] = _cut_line(lines[i], sizes[i], max(cap, first if i == kept[-1] else 0), marker)
-            return _with_top(transcript, out, results[: len(results) - len(kept)], [], sizes, whole)
+            return _with_top(transcript, out, results[: len(results) - len(kept)], [], sizes, whole), short_newest
     elif call_cost <= room:
-        return "\n".join(lines)
+        return "\n".join(lines), short_newest
     if not calls:
-        return None
+        return None, short_newest
     # No older result left: the oldest calls short, then gone; the newest result keeps what room is left.
     newest = results[-1:]
     reserved = sum(min(sizes[i], first + marker) for i in newest)
@@ -321,14 +340,14 @@ def _layout(transcript: Transcript, sizes: Sequence[int], whole: int, marker: in
         folded.append(i)
         cost -= short_sizes[i] if i in short else sizes[i]
     if cost > room:
-        return None
+        return None, short_newest
     gone = set(folded)
     out = ["" if i in gone or i not in short_sizes else lines[i] for i in range(len(lines))]
     for i in short - gone:
         out[i] = shorts[i] or lines[i]
     for i in newest:
         out[i] = _cut_line(lines[i], sizes[i], max(0, room - cost + reserved - marker), marker)
-    return _with_top(transcript, out, results[:-1], folded, sizes, whole)
+    return _with_top(transcript, out, results[:-1], folded, sizes, whole), short_newest
 
 
 def _with_top(
