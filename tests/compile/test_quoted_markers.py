@@ -136,3 +136,51 @@ def test_a_quoted_marker_is_never_read_or_sent_as_a_cut(history: tuple[str, list
         if at >= whole.tokens:
             kinds = {r.kind for r in result.repairs}
             assert not kinds & {"excerpted", "running_turn_transcribed", "cut_to_fit"}, kinds
+
+
+def test_a_sharded_message_quoting_markers_across_its_seams_sends_none_as_written() -> None:
+    """A review: a message quoting 80 markers, stored in shards of 300 tokens, sent 10 as written (each split
+    by a seam, quoted in no shard, whole once the shards were joined), and 11 repairs for one message."""
+    cm = ContextManager.open("memory:", strategy="passthrough")
+    cm.shard_tokens = 300
+    cm.add_message("user", "Here is the compiled log: " + " ".join(marker(i, i + 100) for i in range(80)))
+    cm.add_message("assistant", "I see it.")
+    cm.add_message("user", "Summarise it.")
+    result = cm.compile(100_000)
+    sent = json.dumps([m.content for m in result.messages], ensure_ascii=False)
+    assert "[… about" not in sent and sent.count(QUOTED_OPENING + "about") == 80
+    assert [r.kind for r in result.repairs].count("cut_marker_quoted") == 1
+
+
+def test_the_recall_section_sends_quoted_markers_opened() -> None:
+    """A review: the recall section sent the markers recalled messages quote as written (10 at 1,500 tokens)."""
+    cm = ContextManager.open("memory:", strategy="windowed")
+    for i in range(120):
+        said = f"Turn {i}: the log of module_{i} said {marker(i, 500)} and then build ok."
+        cm.add_message("user" if i % 2 == 0 else "assistant", said)
+    result = cm.compile(1_500, query="module_7 log")
+    recalled = [m for m in result.messages if any(s.kind == "recall" for s in m.sources)]
+    assert recalled and "module_7" in str(recalled)
+    assert "[… about" not in json.dumps([m.content for m in recalled], ensure_ascii=False)
+
+
+def test_a_marker_a_call_quotes_is_not_read_as_a_cut_of_the_transcript() -> None:
+    """A review: a Bash command quoting a marker, written into the running loop's transcript, was read as a cut
+    of it: at 100 tokens the note said "about 300559 of 300580 tokens cut here" for some 730 tokens. The call
+    stays as the agent wrote it when sent raw; in the transcript its marker is opened, and the transcript's
+    cut states figures of its own size."""
+    cm = ContextManager.open("memory:", strategy="windowed")
+    cm.add_message("user", "Why does the log lose lines?")
+    command = f"grep -c '{marker(99999, 99999)}' part.log"
+    for k in range(3):
+        think = [{"type": "thinking", "thinking": "Check the log.", "signature": "s"}] if k == 0 else []
+        use = {"type": "tool_use", "id": f"t{k}", "name": "Bash", "input": {"command": command}}
+        cm.add_message("assistant", [*think, use])
+        cm.add_message("user", [{"type": "tool_result", "tool_use_id": f"t{k}", "content": words(60, k)}])
+    raw = cm.compile(10_000)
+    calls = [b for m in raw.messages for b in m.content if b.get("type") == "tool_use"]
+    assert all(b["input"]["command"] == command for b in calls) and len(calls) == 3
+    for budget in (100, 200, 300):
+        text = str(cm.compile(budget).messages[-1].content[-1]["text"])
+        figures = [int(whole) for whole in re.findall(r"\[… about \d+ of (\d+) tokens cut here", text)]
+        assert figures and max(figures) < 2_000, (budget, figures)

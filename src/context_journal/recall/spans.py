@@ -26,6 +26,7 @@ from functools import lru_cache
 from typing import Protocol
 
 from .._graphemes import clip_end
+from ..rendering.repairs import quote_text
 from ..stores.fulltext import format_date, stem, words
 from ..tokens import TokenCounter
 from ..views import MessageView, ViewEntry, unit_bounds
@@ -510,6 +511,7 @@ def render_transcript(spans: Sequence[RecallSpan], dates: bool) -> str:
                 if day != last_date:
                     out.append(f"[{day}]")
                     last_date = day
-            out.append(f"{line.participant}: {line.text}")
+            # (A cut marker the message quotes is opened as in the rest of the context: read as a cut there.)
+            out.append(f"{line.participant}: {quote_text(line.text)}")
         previous_end = span.end
     return "\n".join(out)

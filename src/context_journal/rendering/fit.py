@@ -23,6 +23,7 @@ from .repairs import (
     F_THINKING,
     F_TOOL_RESULT,
     F_TOOL_USE,
+    QUOTED_DETAIL,
     CompiledMessage,
     Instruction,
     Pass,
@@ -40,6 +41,7 @@ from .repairs import (
     message_line_text,
     pair_tools,
     place_tool_blocks,
+    quote_call_inputs,
     quote_markers,
     rename_reused_server_calls,
     superseded_calls,
@@ -268,9 +270,7 @@ def render(
                     if prefix:
                         blocks, flags, count = cache.named(e, blocks, prefix, counter)
                     if (e.id, e.sequence) in cache.quoted:
-                        p.repairs.append(
-                            Repair("cut_marker_quoted", e.id, "a cut marker the message quotes sent opened by [... ")
-                        )
+                        p.repairs.append(Repair("cut_marker_quoted", e.id, QUOTED_DETAIL))
                     # The cached list is shared: passes replace a message's list, never change it in place.
                     work.append(
                         Work(
@@ -563,10 +563,12 @@ def transcribe_running_turn(work: list[Work], turn: Sequence[str], p: Pass, whol
             rest = [b for b in work[i].blocks if not any(b is k for k in kept)]
             work[i] = replace(work[i], blocks=rest, flags=block_flags(rest), tokens=None)
             work[i].sources = [s for s in work[i].sources if s not in answered]
-    lines = [_transcript_line(work[i]) for i in at]
+    # (Markers the calls' inputs quote are opened as a stored message's are: read as cuts of the transcript.)
+    written = [quote_call_inputs(work[i].blocks) for i in at]
+    lines = [_transcript_line(work[i], blocks) for i, blocks in zip(at, written, strict=True)]
     transcript = Transcript(
         tuple(lines),
-        tuple(call_short_form(work[i].participant, work[i].blocks) for i in at),
+        tuple(call_short_form(work[i].participant, blocks) for i, blocks in zip(at, written, strict=True)),
         tuple(
             (
                 sum(1 for b in work[i].blocks if b.get("type") == "tool_use"),
@@ -669,10 +671,10 @@ def _dropped_answers(p: Pass) -> set[str | None]:
     return {r.message_id for r in p.repairs if r.kind in ("orphan_result_dropped", "duplicate_result_dropped")}
 
 
-def _transcript_line(m: Work) -> str:
-    """``participant: text`` of one message of a transcript (the name once, also when the renderer
-    already opened the text with it)."""
-    text = message_line_text(m.blocks)
+def _transcript_line(m: Work, blocks: list[Block]) -> str:
+    """``participant: text`` of one message of a transcript, ``m`` written as ``blocks`` (the name once, also
+    when the renderer already opened the text with it)."""
+    text = message_line_text(blocks)
     prefix = f"{m.participant}: "
     return text if text.startswith(prefix) else prefix + text
 

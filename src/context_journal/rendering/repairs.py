@@ -841,6 +841,14 @@ _QUOTED = re.compile(r"\[… (?=about \d+ of \d+ tokens cut here; the journal ke
 QUOTED_OPENING = "[... "
 """How a cut marker that a stored message itself holds opens when sent (see :func:`quote_markers`)."""
 
+QUOTED_DETAIL = "a cut marker the message quotes sent opened by [... "
+"""The detail of a ``cut_marker_quoted`` repair."""
+
+
+def quote_text(text: str) -> str:
+    """``text`` with each cut marker it holds opened by :data:`QUOTED_OPENING` (see :func:`quote_markers`)."""
+    return _QUOTED.sub(QUOTED_OPENING, text) if "tokens cut here" in text else text
+
 
 def quote_markers(blocks: list[Block]) -> list[Block] | None:
     """``blocks`` (a message as stored) with each cut marker their own text holds (a log of a compiled
@@ -850,9 +858,7 @@ def quote_markers(blocks: list[Block]) -> list[Block] | None:
     whole, was judged to say nothing, and its running loop went as a transcript at every budget, its signed
     thinking left out. Thinking is never changed (its signature covers it)."""
 
-    def quoted(text: str) -> str:
-        return _QUOTED.sub(QUOTED_OPENING, text) if "tokens cut here" in text else text
-
+    quoted = quote_text
     out: list[Block] = []
     changed = False
     for b in blocks:
@@ -873,6 +879,29 @@ def quote_markers(blocks: list[Block]) -> list[Block] | None:
                     b, changed = {**b, "content": inner}, True
         out.append(b)
     return out if changed else None
+
+
+def quote_call_inputs(blocks: list[Block]) -> list[Block]:
+    """``blocks`` with each cut marker the strings of their tool_use inputs hold opened by
+    :data:`QUOTED_OPENING` (see :func:`quote_markers`); the same list when they hold none. For text written
+    from the calls (a running loop's transcript): the inputs sent as calls stay as the agent wrote them, but
+    a marker a call quotes, written into the transcript, was read as a cut of it ("about 300559 of 300580
+    tokens cut here" for a transcript of some 730 tokens: a review)."""
+
+    def quoted(value: Any) -> Any:
+        """``value`` with its strings' markers opened so; the same object when none holds one."""
+        if isinstance(value, str):
+            return quote_text(value)
+        if isinstance(value, dict):
+            items = {k: quoted(v) for k, v in value.items()}
+            return value if all(items[k] is v for k, v in value.items()) else items
+        if isinstance(value, list):
+            listed = [quoted(v) for v in value]
+            return value if all(a is b for a, b in zip(listed, value, strict=True)) else listed
+        return value
+
+    out = [{**b, "input": quoted(b.get("input"))} if b.get("type") == "tool_use" else b for b in blocks]
+    return blocks if all(a is b or a.get("input") is b.get("input") for a, b in zip(out, blocks, strict=True)) else out
 
 
 SHORT_TEXT = 200

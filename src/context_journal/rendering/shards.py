@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..sharding import group_of, join_content, join_group, layout_of
 from ..views import checked_index
-from .repairs import Pass, Source, Work
+from .repairs import QUOTED_DETAIL, Pass, Repair, Source, Work, quote_markers
 
 if TYPE_CHECKING:
     from ..messages import Message
@@ -57,7 +57,10 @@ def join_shard_runs(work: list[Work], p: Pass, layout: Layout, count: Callable[[
             # The first shard as rendered (a name prefix stays on it), the others as stored.
             parts = [(first.blocks, run[0][2]), *((blocks, lay) for _, blocks, lay in run[1:])]
             priced = sum(count(m) for m, _, _ in run)
-            joined = replace(first, blocks=join_content(parts), tokens=None)
+            # A cut marker the message quotes across a seam is opened once joined (each shard was alone).
+            blocks = join_content(parts)
+            quoted = quote_markers(blocks)
+            joined = replace(first, blocks=blocks if quoted is None else quoted, tokens=None)
             joined.tokens = count(joined)
             if joined.tokens > priced:
                 out.extend(m for m, _, _ in run)
@@ -69,6 +72,12 @@ def join_shard_runs(work: list[Work], p: Pass, layout: Layout, count: Callable[[
                 *first.sources,
                 *(Source("message", m.origin, m.sequence) for m, _, _ in run[1:] if m.origin is not None),
             ]
+            # One repair for the message, not one for each shard that quoted a marker.
+            shards = {m.origin for m, _, _ in run}
+            said = [r for r in p.repairs if r.kind == "cut_marker_quoted" and r.message_id in shards]
+            if said or quoted is not None:
+                p.repairs[:] = [r for r in p.repairs if r not in said]
+                p.repairs.append(Repair("cut_marker_quoted", first.origin, QUOTED_DETAIL))
             out.append(first)
         run.clear()
 
