@@ -337,7 +337,7 @@ def compile_cmd(
         ),
     ] = None,
 ) -> None:
-    """Compile the next context of a store within BUDGET tokens and print it (or its summary with --json).
+    """Compile the next context of a store within --budget tokens and print it (or its summary with --json).
 
     --json prints {"tokens", "budget", "messages", "repairs", "dropped", ...}. Without it the compiled
     context is printed as JSON in the chosen --format: the whole result (json), the parameters for

@@ -52,7 +52,7 @@ def map_cmd(
     title: Annotated[str | None, typer.Option("--title", help="Page title (default: namespace and branch).")] = None,
     reader: ReaderOpt = None,
 ) -> None:
-    """Draw the context `compile` would send within BUDGET tokens: the budget split into head, pins,
+    """Draw the context `compile` would send within --budget tokens: the budget split into head, pins,
     working state, summaries by level, recall and the raw recent window, and the whole conversation as a
     timeline showing which messages each compiled part stands for. Click a part for its details.
 
