@@ -207,3 +207,16 @@ def test_a_list_holding_only_provider_blocks_is_detected_as_anthropic(tmp_path: 
     read = read_transcript(path)
     assert read.format == "anthropic"
     assert read.conversations[0].messages[1].content == [call, result]
+
+
+@pytest.mark.parametrize("text", ["", "\n  \n"])
+def test_an_empty_jsonl_file_is_not_taken_for_a_claude_code_session(tmp_path: Path, text: str) -> None:
+    """A review: an empty ``.jsonl`` was detected as Claude Code and "imported 0 messages from 1
+    conversation(s)". Detection says the file holds no records; with ``format=`` named, nothing is read."""
+    path = tmp_path / "empty.jsonl"
+    path.write_text(text)
+    with pytest.raises(ImportFormatError, match="holds no records"):
+        detect_format(path)
+    with pytest.raises(ImportFormatError, match="holds no records"):
+        read_transcript(path)
+    assert sum(len(c.messages) for c in read_transcript(path, format="claude-code").conversations) == 0

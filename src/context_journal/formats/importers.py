@@ -109,6 +109,15 @@ def _detect_data(data: Any) -> str | None:
     return _chat_flavour(data)
 
 
+def _holds_a_record(path: Path) -> bool:
+    """Whether a JSON Lines file has a line that is not blank (unreadable ones are left to the reader)."""
+    try:
+        with open_lines(path) as f:
+            return any(raw.strip() for raw in f)
+    except (OSError, EOFError):
+        return True
+
+
 def _messages_jsonl(path: Path) -> bool:
     """Whether a JSON Lines file holds messages as ``add_messages`` takes them (format ``messages``): its
     first record has a ``participant`` and a ``content``, or is a ``{"conversation": ...}`` header."""
@@ -163,6 +172,11 @@ def _detect(path: Path, skips: SkipLog | None = None) -> tuple[str, Any]:
     if name.endswith((".raw.txt", ".annotation.txt")):
         return "irc", None
     if name.endswith((".jsonl", ".jsonl.gz")):
+        if not _holds_a_record(path):
+            # (Read as Claude Code, an empty file "imported 0 messages from 1 conversation(s)": a review.)
+            raise ImportFormatError(
+                "cannot detect the format: the file holds no records (nothing to import)", source=source
+            )
         if _messages_jsonl(path):
             return "messages", None
         return ("openai-responses" if _responses_jsonl(path) else "claude-code"), None
