@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import context_journal.compile as compile_module
+import context_journal.rendering.reduce as reduce_module
 from context_journal import ContextManager, MemoryStore
 from context_journal.compile import CHEAPEST_PART, UNSUMMARISED_PART, CompileResult, OverBudgetError
 from context_journal.fitting import fitting_budget
@@ -643,3 +644,22 @@ def test_a_loop_of_hundreds_of_steps_is_not_cut_raw_first(monkeypatch: pytest.Mo
     result = cm.preview_context(2_000)
     assert raw_cuts == 0
     assert any(r.kind == "running_turn_transcribed" for r in result.repairs)
+
+
+def test_the_levels_of_one_cut_make_each_excerpt_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A review timed a 2,000-step loop at 115,000-125,000 tokens at 19-20 s a compile: its steps' markers fit,
+    so the raw loop is cut (to find its results would say nothing), and the cut's searches poured the same
+    messages at the same levels again and again. A 300-step loop at 18,000 tokens made 222,602 excerpts of
+    19,241 kinds; the levels now reuse what one cut made (the same excerpt objects: the same context)."""
+    made: list[tuple[int, float]] = []
+    real = reduce_module.excerpt_message
+
+    def counting(m: Any, blocks: Any, ratio: float, *args: Any, **kwargs: Any) -> Any:
+        made.append((id(blocks), ratio))
+        return real(m, blocks, ratio, *args, **kwargs)
+
+    monkeypatch.setattr(reduce_module, "excerpt_message", counting)
+    cm = loop_history("autobiographical", 2, 300, [20, 150, 60])
+    result = cm.preview_context(18_000)
+    assert any(r.kind == "running_turn_transcribed" for r in result.repairs)
+    assert len(made) <= 1.25 * len(set(made)), (len(made), len(set(made)))

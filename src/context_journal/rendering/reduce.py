@@ -896,6 +896,9 @@ def _next_shard(before: Work, m: Work) -> bool:
     return later == group and at > index
 
 
+_MEMO_SIZE = 50_000
+"""Excerpts one cut keeps for its levels to reuse, at most (see :func:`_level`): some tens of megabytes."""
+
 _REFINE_STEPS = 5
 """How many times :func:`_level` raises a level that landed under the room again (halving the gap each time)."""
 
@@ -907,10 +910,14 @@ def _level(
     counter: TokenCounter,
     p: Pass,
     keep_thinking: frozenset[str],
+    memo: dict[tuple[int, int, float], tuple[Work, list[Block], list[Block], int]] | None = None,
 ) -> None:
     """Cut the ``chosen`` messages by a water level until the context fits ``room`` (or cannot): every
     one above a cap is cut toward it (head and tail kept), the smaller ones stay whole; the cap is
-    lowered until the recounted total fits."""
+    lowered until the recounted total fits. ``memo``: excerpts already made (keyed by message, blocks and
+    ratio, each entry holding the objects it was made from, so a key is never reused by another) and their
+    tokens, shared by the levels of one cut: its searches pour the same messages at the same levels again
+    and again (196,000 excerpts of 28,000 kinds for a 2,000-step loop)."""
     if not chosen:
         return
     sizes = {i: _tokens(work[i], counter) for i in chosen}
@@ -921,7 +928,7 @@ def _level(
     target = float(room - fixed)
     cut: set[int] = set()
 
-    def put(i: int, blocks: list[Block]) -> None:
+    def put(i: int, blocks: list[Block], tokens: int | None = None) -> None:
         m = work[i]
         if m.blocks is blocks:
             return
@@ -934,7 +941,20 @@ def _level(
             return
         m.flags = block_flags(blocks)
         p.alter(m)
+        m.tokens = tokens
         cut.add(i)
+
+    def excerpt(i: int, m: Work, ratio: float) -> tuple[list[Block], int]:
+        """``m``'s original blocks cut to ``ratio``, and their tokens (from ``memo`` when made before)."""
+        key = (id(m), id(originals[i]), ratio)
+        hit = memo.get(key) if memo is not None else None
+        if hit is not None and hit[0] is m and hit[1] is originals[i]:
+            return hit[2], hit[3]
+        blocks = excerpt_message(m, originals[i], ratio, counter, m.origin in keep_thinking)
+        tokens = counter.count_message(m.participant, blocks)
+        if memo is not None and len(memo) < _MEMO_SIZE:
+            memo[key] = (m, originals[i], blocks, tokens)
+        return blocks, tokens
 
     def pour(target: float, lowered: bool = True) -> int:
         """Cut every chosen message above the level ``target`` gives, from its original blocks; the total.
@@ -943,13 +963,13 @@ def _level(
         cap = _water_cap(list(sizes.values()), max(0.0, target))
         for i, size in sizes.items():
             m = work[i]
-            blocks = originals[i]
+            blocks, tokens = originals[i], None
             if size > cap:
                 ratio = cap / size if cap > 0 else 0.0
-                blocks = excerpt_message(m, originals[i], ratio * 0.95, counter, m.origin in keep_thinking)
-                if counter.count_message(m.participant, blocks) >= size:
-                    blocks = m.blocks if lowered else originals[i]
-            put(i, blocks)
+                blocks, tokens = excerpt(i, m, ratio * 0.95)
+                if tokens >= size:
+                    blocks, tokens = (m.blocks, m.tokens) if lowered else (originals[i], None)
+            put(i, blocks, tokens)
         return sum(_tokens(m, counter) for m in work)
 
     over: float | None = None  # the last level tried that left the context over the room
@@ -1523,12 +1543,13 @@ def shrink(
 
     whole = keep_whole | documents
     fixed: set[str] = set()  # messages set at their smallest readable excerpts, which the levels leave alone
+    memo: dict[tuple[int, int, float], tuple[Work, list[Block], list[Block], int]] = {}  # see _level
 
     def level(work: list[Work], k: int) -> list[int]:
         """Cut tier ``k`` by a water level; the positions it chose."""
         keep = whole | fixed
         chosen = [i for i, m in enumerate(work) if not held(m, keep) and m.kind != "ledger" and tier(m) == k]
-        _level(work, chosen, room, counter, p, keep_thinking)
+        _level(work, chosen, room, counter, p, keep_thinking, memo)
         return chosen
 
     def hollow_summaries(work: list[Work], chosen: Sequence[int]) -> bool:
