@@ -14,9 +14,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from context_journal import ContextManager
+from context_journal import AutobiographicalConfig, AutobiographicalStrategy, ContextManager
 from context_journal.compile import OverBudgetError
 from context_journal.rendering.repairs import QUOTED_OPENING, quote_markers, text_tokens_kept
+from context_journal.testing import ScriptedProvider
 from context_journal.tokens import EstimatingCounter
 from tests.compile.compile_helpers import _loop_strategy, assert_valid, running_loop_kept_whole, words
 from tests.hypothesis_budget import examples
@@ -184,3 +185,75 @@ def test_a_marker_a_call_quotes_is_not_read_as_a_cut_of_the_transcript() -> None
         text = str(cm.compile(budget).messages[-1].content[-1]["text"])
         figures = [int(whole) for whole in re.findall(r"\[… about \d+ of (\d+) tokens cut here", text)]
         assert figures and max(figures) < 2_000, (budget, figures)
+
+
+def _sent(result: Any) -> str:
+    return json.dumps([m.content for m in result.messages], ensure_ascii=False)
+
+
+def test_a_summary_quoting_a_marker_is_sent_opened_and_never_read_as_cut() -> None:
+    """A second review: a model's summary quoting a marker was sent as written, and at 1,050-1,350 tokens,
+    excerpted, re-marked "about 260385 of 654321 tokens cut here" for some 60 tokens."""
+    quote = marker(123_456, 654_321)
+    cm = ContextManager.open(
+        "memory:", strategy=AutobiographicalStrategy(AutobiographicalConfig.for_budget(2_000)), summarizer=None
+    )
+    cm.summarizer = ScriptedProvider(default="The log said " + quote + " and the module was fixed. " * 3)
+    for i in range(60):
+        cm.add_message("user", f"Step {i}: the log of module_{i}.py said the build failed with exit code {i % 7}.")
+        cm.add_message("assistant", f"I fixed module_{i}.py and re-ran.")
+    cm.drain()
+    summarised = 0
+    for budget in (100_000, 3_000, 1_500, 1_200, 1_050):
+        try:
+            result = cm.compile(budget)
+        except OverBudgetError:
+            continue
+        summarised += any(s.kind == "summary" for m in result.messages for s in m.sources)
+        assert not _QUOTED_SIZE.search(_sent(result)), budget
+        figures = [int(w) for w in re.findall(r"\[… about \d+ of (\d+) tokens cut here", _sent(result))]
+        assert all(w < 100_000 for w in figures), (budget, figures)
+    assert summarised >= 3
+
+
+def test_the_working_state_block_sends_quoted_markers_opened() -> None:
+    """A second review: facts, commands and error lines quoting a marker went into the working-state block as
+    written."""
+    quote = marker(123_456, 654_321)
+    cm = ContextManager.open("memory:", strategy="windowed")
+    cm.set_fact("log", "the log said " + quote)
+    cm.add_message("user", "Fix the build. " + words(30))
+    for k in range(20):
+        use = {"type": "tool_use", "id": f"t{k}", "name": "Bash", "input": {"command": f"make test {k} # {quote}"}}
+        cm.add_message("assistant", [{"type": "text", "text": "running"}, use])
+        failed = f"Error: build failed {quote}\n" + words(40, k) + "\nexit code 2"
+        cm.add_message("user", [{"type": "tool_result", "tool_use_id": f"t{k}", "is_error": True, "content": failed}])
+        cm.add_message("assistant", "The build failed " + words(20, k))
+    for budget in (100_000, 3_000):
+        result = cm.compile(budget)
+        block = [m.content for m in result.messages if any(s.kind == "ledger" for s in m.sources)]
+        assert block and QUOTED_OPENING + "about 123456" in str(block), budget
+        assert not _QUOTED_SIZE.search(json.dumps(block, ensure_ascii=False)), budget  # (calls sent raw keep theirs)
+
+
+def test_a_search_result_quoting_a_marker_is_read_as_its_own_text() -> None:
+    """A second review: a search_result block's text quoting a marker was sent as written, and excerpted, read
+    as an earlier cut ("about 174261 of 654321")."""
+    body = words(120, 1) + " " + marker(123_456, 654_321) + " " + words(120, 2)
+    cm = ContextManager.open("memory:", strategy="passthrough")
+    cm.add_message("user", "Hello " + words(10))
+    cm.add_message("assistant", "Hi " + words(10))
+    result_block = {"type": "search_result", "source": "https://ex.com/log", "title": "log"}
+    cm.add_message(
+        "user",
+        [{"type": "text", "text": "Here are results."}, {**result_block, "content": [{"type": "text", "text": body}]}],
+    )
+    whole = cm.compile(100_000).tokens
+    for budget in range(whole, 100, -80):
+        try:
+            result = cm.compile(budget)
+        except OverBudgetError:
+            break
+        assert not _QUOTED_SIZE.search(_sent(result)), budget
+        figures = [int(w) for w in re.findall(r"\[… about \d+ of (\d+) tokens cut here", _sent(result))]
+        assert all(w < 100_000 for w in figures), (budget, figures)

@@ -324,3 +324,55 @@ def test_a_widened_newest_call_keeps_what_its_short_form_names() -> None:
         body = _note_text(cm, budget)
         assert path in body, budget
         assert all(f"/tmp/f{k}.ex" in body for k in range(5)), budget
+
+
+@pytest.mark.parametrize("shape", ["parallel", "path not first", "long path"])
+def test_a_newest_call_is_widened_only_where_its_short_form_names_it_whole(shape: str) -> None:
+    """A second review: the widening kept the short form's part and cut the rest, which cut away the names and
+    paths of a step's parallel calls but the first (more budget, fewer calls named), left out a path that was
+    not the input's first key (the short form shows the first string argument), and cut a path over 120
+    characters in its middle. Whatever the budget, the newest step names every call and path its short form
+    names."""
+    big = "def f():\n    return 1\n" * 300
+    long_path = "src/" + "deeply/nested/" * 20 + "mod_11.py"
+    if shape == "parallel":
+        msgs = _loop_messages(
+            12,
+            lambda k, j: {"file_path": f"src/mod_{k}_{j}.py", "new_string": big if k == 11 else "y"},
+            lambda k, j: f"edited mod_{k}_{j}: " + "ok " * 100,
+            parallel=3,
+        )
+        names = ["src/mod_11_0.py", "src/mod_11_1.py", "src/mod_11_2.py"]
+    elif shape == "path not first":
+        msgs = _loop_messages(
+            12,
+            lambda k, j: {
+                "edits": [{"old": big, "new": big}] if k == 11 else [],
+                "file_path": f"src/mod_{k}.py",
+                "note": big if k == 11 else "n",
+            },
+            lambda k, j: f"edited mod_{k}: " + "ok " * 100,
+        )
+        names = ["src/mod_11.py"]
+    else:
+        msgs = _loop_messages(
+            12,
+            lambda k, j: {"file_path": long_path if k == 11 else f"src/mod_{k}.py", "new_string": big},
+            lambda k, j: f"edited mod_{k}: " + "ok " * 100,
+        )
+        names = []
+    cm = manager_for(msgs)
+    transcribed = 0
+    for budget in (1_000, 1_500, 2_000, 3_000, 5_000, 7_000):
+        result = cm.compile(budget)
+        assert_valid(result, thinking=True)
+        notes = [m for m in result.messages if m.sources[0].id == "running turn"]
+        if not notes:
+            continue  # the loop raw, the newest call's input excerpted in place
+        transcribed += 1
+        body = str(notes[0].content[1]["text"])
+        newest = body[body.rfind("assistant: [called") :]
+        assert all(name in newest for name in names), (budget, newest[:300])
+        if shape == "long path":  # whole, or as its short form shows it (clipped at 120 characters, marked)
+            assert long_path in newest or f'{long_path[:120]}…"' in newest, (budget, newest[:300])
+    assert transcribed >= 2

@@ -204,6 +204,12 @@ sequence, participant, tokens) is used. The compiler checks that none is left in
 otherwise compiles again reading every message."""
 
 
+_QUOTED_KINDS = frozenset({"summary", "ledger", "newest"})
+"""Rendered entries whose text is written from stored text (see :func:`.repairs.quote_markers`): not the
+compile's notes and markers, nor the recall section (opened as it is written). Injections (the
+working-state block, a host's text) are opened too."""
+
+
 def render(
     view: MessageView,
     selection: Selection,
@@ -291,6 +297,11 @@ def render(
             role = entry.role or roles.role(entry.participant)
             role = "user" if role == "system" else role
             blocks = [dict(b) for b in entry.content]
+            if entry.kind in _QUOTED_KINDS:
+                # (A summary, the working-state block or the newest message quoting a cut marker: opened as
+                # a stored message's is, never read as a cut of it. A review saw a model's summary quoting
+                # one re-marked "about 260385 of 654321 tokens cut here" for some 60 tokens.)
+                blocks = quote_markers(blocks) or blocks
             if timestamp_of is not None and entry.kind == "marker" and entry.covers is not None:
                 blocks = _with_date_range(blocks, view, entry.covers, timestamp_of)
             prefix = roles.prefix(entry.participant, role)
@@ -317,7 +328,7 @@ def render(
                 )
             )
     for inj, inj_blocks in late:
-        blocks = list(inj_blocks)
+        blocks = quote_markers(list(inj_blocks)) or list(inj_blocks)  # (the working-state block, host text)
         item = Work(
             inj.participant,
             "user",

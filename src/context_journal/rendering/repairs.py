@@ -853,10 +853,10 @@ def quote_text(text: str) -> str:
 def quote_markers(blocks: list[Block]) -> list[Block] | None:
     """``blocks`` (a message as stored) with each cut marker their own text holds (a log of a compiled
     context, a pasted excerpt) opened by :data:`QUOTED_OPENING` instead of ``[…``, in text blocks and the
-    text of tool results; None when they hold none. The compile reads what a message keeps from the markers
-    in its text (see :func:`text_tokens_kept`): read as a cut, a 78-token tool result that quoted one, sent
-    whole, was judged to say nothing, and its running loop went as a transcript at every budget, its signed
-    thinking left out. Thinking is never changed (its signature covers it)."""
+    text of tool results and search results; None when they hold none. The compile reads what a message
+    keeps from the markers in its text (see :func:`text_tokens_kept`): read as a cut, a 78-token tool result
+    that quoted one, sent whole, was judged to say nothing, and its running loop went as a transcript at
+    every budget, its signed thinking left out. Thinking is never changed (its signature covers it)."""
 
     quoted = quote_text
     out: list[Block] = []
@@ -867,7 +867,7 @@ def quote_markers(blocks: list[Block]) -> list[Block] | None:
             text = quoted(b["text"])
             if text != b["text"]:
                 b, changed = {**b, "text": text}, True
-        elif kind == "tool_result":
+        elif kind in ("tool_result", "search_result"):
             content = b.get("content")
             if isinstance(content, str):
                 text = quoted(content)
@@ -1020,7 +1020,7 @@ def _texts(blocks: Sequence[Mapping[str, Any]]) -> Iterator[str]:
             text = b.get("text")
             if isinstance(text, str) and text and not _DATE_HEADER.fullmatch(text):
                 yield text
-        elif kind == "tool_result":
+        elif kind in ("tool_result", "search_result"):
             content = b.get("content")
             if isinstance(content, str):
                 if content:

@@ -183,16 +183,21 @@ def _newest_call_widened(
     """``text`` (``n`` tokens, a layout under ``target`` that gave the newest call its short form) with that
     call's line cut by head and tail to the room left instead, when that fits and costs more: the short
     form's part (the call's name and first argument: a file's path, a command's start) kept whole, the rest
-    of the call cut; a few tries, each lowered by its overshoot. (The short form is taken when the call
-    cannot fit whole beside the newest result; the room the other lines left it then went unused: a
+    of the call cut; a few tries, each lowered by its overshoot. Only for a step of one call whose short
+    form's part starts its line (the argument shown is the input's first key, whole). (The short form is
+    taken when the call cannot fit whole beside the newest result; the room the other lines left it then went unused: a
     5,600-token Edit sent 1,815 tokens at every budget from 2,000 to 7,000. A review then saw a path cut in
     its middle, and an older call with the same short form taken for the newest.)"""
     calls = [i for i, s in enumerate(transcript.shorts) if s is not None]
     short, line = transcript.shorts[calls[-1]] or "", transcript.lines[calls[-1]]
     at = _line_at(text, short)  # the newest call's line: the last call line, and it is short here
-    if short == line or at < 0:
+    # Only a step of one call whose short form is the start of its line, the argument it shows whole (a
+    # review saw parallel calls' names cut away, a path that was not the first key left out, and a long
+    # argument cut in its middle, each shown whole by the short form).
+    keep = short[: -len(_SHORT_END)] if short.endswith(_SHORT_END) else ""
+    calls_in_step = transcript.counts[calls[-1]][0] if transcript.counts else 1
+    if short == line or at < 0 or calls_in_step != 1 or not keep or not line.startswith(keep):
         return text
-    keep = line[: next((i for i, (a, b) in enumerate(zip(short, line, strict=False)) if a != b), len(short))]
     rest = line[len(keep) :]
     full = sizes[calls[-1]]
     rest_size = max(1, full * len(rest) // max(1, len(line)))
@@ -217,6 +222,9 @@ def _line_at(text: str, line: str) -> int:
         return at + 1
     return 0 if text == line or text.startswith(line + "\n") else -1
 
+
+_SHORT_END = ",…}]"
+"""How a call's short form ends when its input holds more than the argument it shows."""
 
 _TOP_NOTE = " ({} not shown)"
 _TOP_EXTRA = 12
