@@ -1013,7 +1013,7 @@ _DATE_HEADER = re.compile(r"\[\d{1,2} [A-Z][a-z]+ \d{4}\]")
 
 def _texts(blocks: Sequence[Mapping[str, Any]]) -> Iterator[str]:
     """The texts a reader reads in ``blocks``: text blocks (date headers left out) and the text of tool
-    results, a string or its text blocks."""
+    results and search results, a string or its text blocks."""
     for b in blocks:
         kind = b.get("type")
         if kind == "text":
@@ -1031,7 +1031,7 @@ def _texts(blocks: Sequence[Mapping[str, Any]]) -> Iterator[str]:
 
 def share_kept(blocks: Sequence[Mapping[str, Any]], counter: TokenCounter) -> float:
     """The share (0..1) of the original text of ``blocks`` (text blocks but date headers, and the text of
-    tool results) that an excerpt still holds, by its cut markers' own figures: a text marked "about C of
+    tool results and search results) that an excerpt still holds, by its cut markers' own figures: a text marked "about C of
     T tokens cut here" keeps ``T - C`` of its ``T`` tokens (an excerpt cut again states its cut against
     the original size), a text with no marker keeps all of its tokens (``counter``); 1.0 when there is no
     text. What a reader of the context sees, whatever an earlier pass had cut before: a recent turn cut to
