@@ -1031,13 +1031,13 @@ def _texts(blocks: Sequence[Mapping[str, Any]]) -> Iterator[str]:
 
 def share_kept(blocks: Sequence[Mapping[str, Any]], counter: TokenCounter) -> float:
     """The share (0..1) of the original text of ``blocks`` (text blocks but date headers, and the text of
-    tool results and search results) that an excerpt still holds, by its cut markers' own figures: a text marked "about C of
-    T tokens cut here" keeps ``T - C`` of its ``T`` tokens (an excerpt cut again states its cut against
-    the original size), a text with no marker keeps all of its tokens (``counter``); 1.0 when there is no
-    text. What a reader of the context sees, whatever an earlier pass had cut before: a recent turn cut to
-    half by one pass and to a tenth of that by the next keeps 5% of the message, not 10% of what the
-    second pass was given (a review found a date header counted as kept text, and a tool result's text
-    not read at all, each hiding a newest message cut to nothing)."""
+    tool results and search results) that an excerpt still holds, by its cut markers' own figures: a text
+    marked "about C of T tokens cut here" keeps ``T - C`` of its ``T`` tokens (an excerpt cut again states
+    its cut against the original size), a text with no marker keeps all of its tokens (``counter``); 1.0
+    when there is no text. What a reader of the context sees, whatever an earlier pass had cut before: a
+    recent turn cut to half by one pass and to a tenth of that by the next keeps 5% of the message, not 10%
+    of what the second pass was given (a review found a date header counted as kept text, and a tool
+    result's text not read at all, each hiding a newest message cut to nothing)."""
     kept, whole = text_tokens_kept(blocks, counter)
     return kept / whole if whole else 1.0
 
