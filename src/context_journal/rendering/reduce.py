@@ -1157,10 +1157,13 @@ def says_nothing(blocks: list[Block], counter: TokenCounter) -> bool:
 
 def silent_results(work: Sequence[Work], ids: frozenset[str], counter: TokenCounter) -> bool:
     """Whether a tool result of the messages ``ids`` names in ``work`` is cut until it says nothing (under a
-    hundredth of its text and under :data:`_UNIT_KEPT_TOKENS` tokens of it), as the recent window's closed
-    units are judged (see :meth:`_Snapshot.hollow`)."""
+    tenth of its text and under :data:`_UNIT_KEPT_TOKENS` tokens of it; the recent window's closed units are
+    judged by a hundredth, see :meth:`_Snapshot.hollow`). A running loop's results are judged by a tenth: by
+    a hundredth, a loop went raw at 161 tokens with a result keeping 1 token of 67 (the last-resort cut gave
+    it back what the question's smallest excerpt left), and as its transcript at 169-233 where that result
+    went down to its marker: more room sent less of the loop (issue 13)."""
     return any(
-        _says_nothing([b], counter, _BARE_SHARE, _UNIT_KEPT_TOKENS)
+        _says_nothing([b], counter, _HOLLOW_SHARE, _UNIT_KEPT_TOKENS)
         for m in work
         if m.origin in ids and m.flags & F_TOOL_RESULT
         for b in m.blocks
