@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from ._graphemes import clip_end
+
 __all__ = ["LONE_SURROGATE", "MAX_NAME", "clip_repr", "name_problem", "replace_lone_surrogates", "shows_nothing"]
 
 MAX_NAME = 1024
@@ -70,4 +72,4 @@ def clip_repr(value: object, width: int = 80) -> str:
     with ``…`` and its length (so an error message naming a 100 KB name stays short)."""
     if not isinstance(value, str) or len(value) <= width:
         return repr(value)
-    return f"{value[:width]!r}… ({len(value):,} characters)"
+    return f"{clip_end(value, width)!r}… ({len(value):,} characters)"

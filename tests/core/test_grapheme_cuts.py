@@ -4,12 +4,17 @@ summary caps, recall snippets and cut lines, and clipped fields of the execution
 
 from __future__ import annotations
 
+import json
 from itertools import accumulate
+from pathlib import Path
 
+import pytest
 import regex  # type: ignore[import-untyped]  # no stubs shipped
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from typer.testing import CliRunner
 
+from context_journal import ContextManager
 from context_journal._graphemes import (
     ceil_boundary,
     clip_end,
@@ -19,12 +24,16 @@ from context_journal._graphemes import (
     is_boundary,
     split_words,
 )
+from context_journal.cli import app
+from context_journal.cli.store_cmds import _preview
 from context_journal.journal.summaries import clip
 from context_journal.recall.search import snippet
 from context_journal.recall.spans import _cut
 from context_journal.rendering.repairs import _cut_text
+from context_journal.state import ledger
 from context_journal.strategies.autobiographical.planning import cap_text
 from context_journal.tokens import EstimatingCounter, estimate_text_tokens
+from context_journal.viz.html import excerpt
 from tests.grapheme_clusters import CLUSTERS as SHARED
 from tests.hypothesis_budget import examples
 
@@ -175,3 +184,85 @@ def test_literal_clusters_survive_every_cut_site() -> None:
     assert clipped.endswith("…") and is_prefix_at_boundary(clipped[:-1].rstrip(), text)
     for n in range(len(family) + 1):
         assert clip_end(family, n) in ("", family)
+
+
+def _foreign_clusters(out: str, source: str) -> list[str]:
+    """Clusters of ``out`` holding a non-ASCII character of ``source`` that are not clusters of ``source``: the
+    pieces a cut inside a cluster leaves (a lone joiner, half a flag, a family short of a member)."""
+    whole = set(graphemes(source))
+    chars = {c for c in source if not c.isascii()}
+    return [g for g in graphemes(out) if g not in whole and any(c in chars for c in g)]
+
+
+@SETTINGS
+@given(text=any_text, n=st.integers(0, 120))
+def test_the_ledgers_name_keeping_cuts_keep_clusters_whole(text: str, n: int) -> None:
+    """The working-state ledger's cuts (``_head``/``_tail``: commands, errors, written text) never split a
+    name, nor (a review: ❤️‍🔥 cut after its joiner in a Bash command and an error line) a cluster."""
+    head, tail = ledger._head(text, n), ledger._tail(text, n)
+    assert len(head) <= n and is_prefix_at_boundary(head, text), (head, text)
+    assert len(tail) <= n and is_suffix_at_boundary(tail, text), (tail, text)
+
+
+@pytest.mark.parametrize("pad", range(4))
+def test_the_working_state_never_shows_part_of_a_cluster(pad: int) -> None:
+    """A review's history: 30 Bash calls whose commands and error results are long runs of ❤️‍🔥 (one cluster
+    of four code points) after ``pad`` letters; the working state's commands and errors, and the block the
+    compile sends, were cut through the cluster at three of the four alignments."""
+    fire = "\u2764\ufe0f\u200d\U0001f525"
+    cm = ContextManager.open("memory:", strategy="windowed")
+    for i in range(30):
+        cm.add_message("user", f"Run step {i}: " + "please run the build again and look at the log " * 5)
+        call = {
+            "type": "tool_use",
+            "id": f"b{i}",
+            "name": "Bash",
+            "input": {"command": "echo " + "x" * pad + fire * 300},
+        }
+        cm.add_message("assistant", [call])
+        error = "Error: " + fire * 400 + "y" * pad
+        cm.add_message("user", [{"type": "tool_result", "tool_use_id": f"b{i}", "is_error": True, "content": error}])
+    state = cm.working_state().to_dict()
+    assert state["commands"] and state["errors"]
+    for c in state["commands"]:
+        assert not _foreign_clusters(c["command"], fire), c["command"][-20:]
+    for e in state["errors"]:
+        assert not _foreign_clusters(e, fire), e[:40]
+    block = next(m.content[0]["text"] for m in cm.compile(8000).messages if m.sources[0].kind == "ledger")
+    assert fire in block and not _foreign_clusters(block, fire)
+
+
+@SETTINGS
+@given(text=texts, width=st.integers(2, 60))
+def test_display_previews_keep_clusters_whole(text: str, width: int) -> None:
+    """The CLI's ``show`` preview and the context map's excerpts (text and a tool call's input) end on a
+    cluster boundary, their ``…`` after it (a review saw the family emoji cut after its second member in
+    ``context-journal show``, ``journal show`` and ``to_html()``)."""
+    cm = ContextManager.open("memory:")
+    shown = _preview(cm.get_message(cm.add_message("user", "x " + text)), width)
+    body = " ".join(("x " + text).split())
+    assert not _foreign_clusters(shown.removesuffix("…"), body), (shown, body)
+    call = [{"type": "tool_use", "id": "t", "name": "Write", "input": {"content": text}}]
+    out = excerpt(call, width).removesuffix("…")
+    assert not _foreign_clusters(out, json.dumps({"content": text}, ensure_ascii=False)), out
+    out = excerpt([{"type": "text", "text": text}], width).removesuffix("…")
+    assert not _foreign_clusters(out, text), out
+
+
+def test_journal_show_keeps_clusters_whole(tmp_path: Path) -> None:
+    """``context-journal journal show`` previews each entry's body in 100 characters: a body of family emoji
+    is cut between two families, not inside one (a review saw it cut after the third member)."""
+    family = CLUSTERS[0]
+    store = tmp_path / "j.db"
+    runner = CliRunner()
+    for pad in range(3):
+        task = {"id": "t1", "title": "look", "conditions": [{"id": "c1", "description": "seen"}]}
+        body = json.dumps({"goal": "g" * pad + family * 40, "tasks": [task]}, ensure_ascii=False)
+        project = ["--store", str(store), "--project", f"p{pad}"]
+        args = ["journal", "append", *project, "--author", "w", "--kind", "plan", "--key", "k", "--body", body]
+        done = runner.invoke(app, args)
+        assert done.exit_code == 0, done.output
+        shown = runner.invoke(app, ["journal", "show", *project], env={"COLUMNS": "400"})
+        assert shown.exit_code == 0, shown.output
+        assert family in shown.output
+        assert not _foreign_clusters(shown.output, family), (pad, shown.output)

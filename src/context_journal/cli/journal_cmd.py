@@ -17,6 +17,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from .._graphemes import clip_end
 from ..errors import ContextJournalError
 from ..journal import Brief, ExecutionJournal, SynthesisConfig
 from ..journal.integrity import HEAD_KEY_ENV
@@ -292,7 +293,9 @@ def show_cmd(
             table.add_column(col)
         for e in entries:
             preview = json.dumps(e.body, ensure_ascii=False)
-            table.add_row(str(e.seq), e.kind, escape(e.author), escape(e.idempotency_key), escape(preview[:100]))
+            table.add_row(
+                str(e.seq), e.kind, escape(e.author), escape(e.idempotency_key), escape(clip_end(preview, 100))
+            )
         console.print(table)
     if report is not None:
         if not as_json:

@@ -10,6 +10,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
+from .._graphemes import clip_end
 from ..errors import MessageNotFoundError
 from ..manager import ContextManager
 from ..namespaces import recorded_compressing_strategy, recorded_strategy
@@ -151,7 +152,7 @@ def pins_cmd(
                     "participant": m.participant,
                     "tokens": tokens,
                     "visible": True,
-                    "text": text[:200],
+                    "text": clip_end(text, 200),
                 }
             )
         ranges = [p.row() for p in cm.list_pins() if p.kind == "range"]

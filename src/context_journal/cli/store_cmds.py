@@ -10,6 +10,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from .._graphemes import clip_end
 from ..formats.base import FORMATS as TRANSCRIPT_FORMATS
 from ..manager import ContextManager
 from ..messages import Message, count_visible
@@ -231,7 +232,7 @@ def _preview(m: Message, width: int = 160) -> str:
         else:
             parts.append(f"[{b.type}]")
     text = " ".join(" ".join(parts).split())
-    return text if len(text) <= width else text[: width - 1] + "…"
+    return text if len(text) <= width else clip_end(text, width - 1) + "…"
 
 
 @app.command("show")

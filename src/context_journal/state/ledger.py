@@ -33,7 +33,7 @@ from dataclasses import asdict, dataclass, field
 from itertools import compress, count, filterfalse
 from typing import Any, Literal
 
-from .._graphemes import clip_end
+from .._graphemes import ceil_boundary, clip_end, floor_boundary
 from .._names import shows_nothing
 from .tools import (
     DEFAULT_PLAN_TOOLS,
@@ -712,32 +712,37 @@ _NAME_RUN = re.compile(r"[\w.$-]*")
 
 
 def _head(text: str, n: int) -> str:
-    """``text[:n]`` without a name the cut splits (``load_fixture`` cut to ``load_fi`` is no name)."""
+    """``text[:n]`` without a name the cut splits (``load_fixture`` cut to ``load_fi`` is no name) nor a
+    grapheme cluster (an emoji with its joiners, a letter with its marks: see :mod:`.._graphemes`)."""
     if len(text) <= n:
         return text
     if n <= 0 or not (
         ((ch := text[n]).isalnum() or ch in "_.$-") and ((ch := text[n - 1]).isalnum() or ch in "_.$-")
     ):  # _is_name_char of both, inlined
-        return text[:n]
+        return text[: floor_boundary(text, n)]
     k = n - 1
     while k > 0:  # back to the start of the split name (a short walk; _is_name_char inlined)
         ch = text[k - 1]
         if not (ch.isalnum() or ch in "_.$-"):
             break
         k -= 1
-    return text[:k]
+    return text[: floor_boundary(text, k)]
 
 
 def _tail(text: str, k: int) -> str:
-    """``text[-k:]`` without a name the cut splits (``AshComputer.run`` cut to ``puter.run``)."""
+    """``text[-k:]`` without a name the cut splits (``AshComputer.run`` cut to ``puter.run``) nor a grapheme
+    cluster."""
     if len(text) <= k:
         return text
+    if k <= 0:
+        return ""
     at = len(text) - k
     if at <= 0 or not (
         ((ch := text[at - 1]).isalnum() or ch in "_.$-") and ((ch := text[at]).isalnum() or ch in "_.$-")
     ):  # _is_name_char of both, inlined
-        return text[at:]
-    return text[_NAME_RUN.match(text, at).end() :]  # type: ignore[union-attr]  # on to the end of the split name
+        return text[ceil_boundary(text, at) :]
+    end = _NAME_RUN.match(text, at).end()  # type: ignore[union-attr]  # on to the end of the split name
+    return text[ceil_boundary(text, end) :]
 
 
 _FOLD_VERSION = 3
@@ -1035,7 +1040,7 @@ class Ledger:
                 command = "apply_patch"
             for path, action in command_files(command):
                 self._touch(path, action, message_id)
-            row = [command if len(command) <= 300 else command[:297] + "...", "no result", None, message_id]
+            row = [command if len(command) <= 300 else clip_end(command, 297) + "...", "no result", None, message_id]
             self._commands.append(row)
             if len(self._commands) > self.config.max_commands:
                 del self._commands[0]
@@ -1208,7 +1213,7 @@ class Ledger:
             found = lines[-1:]
         errors = self._errors
         for line in found[:3]:
-            key = _WS_RE.sub(" ", line)[:200]
+            key = clip_end(_WS_RE.sub(" ", line), 200)
             if key in errors:
                 errors.move_to_end(key)
             else:

@@ -28,6 +28,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .._graphemes import clip_end
 from .trace import MapTrace, Placement
 
 if TYPE_CHECKING:
@@ -112,7 +113,8 @@ def excerpt(content: Sequence[Mapping[str, Any]], limit: int = EXCERPT_CHARS) ->
         if kind == "text":
             piece = str(b.get("text", ""))
         elif kind == "tool_use":
-            piece = f"[tool call {b.get('name', '?')}] {json.dumps(b.get('input', {}), ensure_ascii=False)[:limit]}"
+            call = json.dumps(b.get("input", {}), ensure_ascii=False)
+            piece = f"[tool call {b.get('name', '?')}] {clip_end(call, limit)}"
         elif kind == "tool_result":
             inner = b.get("content", "")
             if not isinstance(inner, str):
@@ -127,7 +129,7 @@ def excerpt(content: Sequence[Mapping[str, Any]], limit: int = EXCERPT_CHARS) ->
         if size > limit:
             break
     text = "\n".join(out)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return text if len(text) <= limit else clip_end(text, limit - 1) + "…"
 
 
 def lane_counts(trace: MapTrace) -> dict[str, int]:
