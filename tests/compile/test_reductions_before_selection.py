@@ -294,3 +294,91 @@ def test_bulky_endings_never_push_out_what_fits_once_reduced(
         newest_out = left_out[-1]
         unused = budget - result.tokens
         assert bounds[newest_out] > unused - 40, (newest_out, bounds[newest_out], unused)
+
+
+# --- a short history whose bulky results must be cut below a quarter to fit whole --------------------
+
+
+def _b63_review(strategy: str) -> tuple[ContextManager, list[str]]:
+    """A review's B63 history: the question, a screenshot, a page of 3,000 words, and the newest
+    screenshot (a 400 x 300 PNG of noise, priced about 1,600 tokens)."""
+    cm = ContextManager.open("memory:", strategy=_strategies()[strategy]())
+    shot = [_image(png(400, 300, 1.0, s)) for s in (1, 2)]
+    messages: list[tuple[str, Any]] = [("user", "Compare the three dashboards and tell me which chart is broken.")]
+    for k, content in enumerate([[shot[0]], words(3000, 7), [shot[1]]]):
+        messages.append(
+            ("assistant", [{"type": "tool_use", "id": f"v{k}", "name": "view", "input": {"url": f"d/{k}"}}])
+        )
+        messages.append(("user", [{"type": "tool_result", "tool_use_id": f"v{k}", "content": content}]))
+    return cm, [cm.add_message(p, c) for p, c in messages]
+
+
+@pytest.mark.parametrize("strategy", ["passthrough", "windowed"])
+def test_the_page_text_is_cut_smaller_so_the_question_stays_beside_the_newest_screenshot(strategy: str) -> None:
+    """At 1,900-2,300 tokens passthrough and windowed sent the newest screenshot with its call and left the
+    question and the four messages before out (1,644 tokens sent at 2,300), where 1,500-1,600 sent all
+    seven with both screenshots as placeholders: the page text was priced at a quarter of the budget, and
+    the history did not fit with it so. It is now cut smaller (to no less than 32 tokens) when that keeps
+    the whole history: from 1,850 tokens every message is sent, the newest screenshot raw, the question
+    as written, and the page text's excerpt grows with the budget."""
+    cm, sent = _b63_review(strategy)
+    kept = []
+    for budget in range(1_850, 2_601, 50):
+        result = cm.compile(budget)
+        assert_valid(result)
+        assert [s.id for m in result.messages for s in m.sources] == sent, budget
+        assert result.messages[0].content[0]["text"].startswith("Compare the three dashboards")
+        assert result.messages[-1].content[0]["content"][0]["type"] == "image", budget
+        page = result.messages[4].content[0]["content"]
+        kept.append(
+            EstimatingCounter().count_block(
+                {"type": "text", "text": page if isinstance(page, str) else page[0]["text"]}
+            )
+        )
+        assert result.tokens >= budget - 60, (budget, result.tokens)  # the excerpt takes the room left
+    assert kept == sorted(kept) and kept[0] >= 32, kept
+
+
+@pytest.mark.parametrize("strategy", ["passthrough", "windowed"])
+@FAST
+@given(
+    results=st.lists(st.integers(600, 6_000), min_size=1, max_size=3),
+    chat=st.integers(0, 3),
+    shot=st.integers(4, 14),
+    budget=st.integers(1_000, 6_000),
+    seed=st.integers(0, 50),
+)
+def test_a_short_history_fits_whole_once_its_results_are_cut_smaller(
+    strategy: str, results: list[int], chat: int, shot: int, budget: int, seed: int
+) -> None:
+    """Generated short histories (the question, chat turns, bulky tool results, a newest screenshot): when
+    they fit whole with every bulky result cut to the smallest share the compile cuts to (a 64th of the
+    budget, 32 tokens at least, plus a marker's worth) and the screenshot raw, every message is sent, the
+    question as written and the screenshot raw."""
+    counter = EstimatingCounter()
+    cm = ContextManager.open("memory:", strategy=_strategies()[strategy]())
+    floor = max(32, budget // 64) + 60
+    total = 0
+
+    def add(participant: str, content: Any, bound: int | None = None) -> str:
+        nonlocal total
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        total += bound if bound is not None else counter.count_message(participant, blocks)
+        return cm.add_message(participant, content)
+
+    sent = [add("user", INSTRUCTION)]
+    for k in range(chat):
+        sent += [add("assistant", words(40, seed + k)), add("user", "Go on.")]
+    for k, n in enumerate(results):
+        sent.append(add("assistant", [{"type": "tool_use", "id": f"t{k}", "name": "read", "input": {}}]))
+        answer = [{"type": "tool_result", "tool_use_id": f"t{k}", "content": words(n, seed + k)}]
+        sent.append(add("user", answer, min(counter.count_message("user", answer), floor)))
+    image = [_image(png(40 * shot, 30 * shot, 1.0, seed))]
+    sent.append(add("user", image))
+    if total + 20 * len(sent) > 0.85 * budget:
+        return
+    result = cm.compile(budget)
+    assert_valid(result)
+    assert [s.id for m in result.messages for s in m.sources] == sent, (total, budget)
+    assert result.messages[0].content[0] == {"type": "text", "text": INSTRUCTION}
+    assert result.messages[-1].content[0]["type"] == "image"

@@ -126,6 +126,12 @@ that size (then widened into the room left), so the messages before it still fit
 case B63; ``--overflow window`` once filled 626 of 4,000 tokens)."""
 
 
+FITTED_SHARE_FLOOR = 32
+"""The smallest overflow cap (tokens) a compile cuts bulky messages to so that a short history fits whole
+(see ``fitted_overflow`` in :mod:`context_journal.compile`), and no less than ``1 / (16 * AUTO_CAP_SHARE)``
+of what the strategy may fill: below it, an excerpt of a long result keeps a line or two."""
+
+
 def tool_cap(options: CompileOptions, avail: int, oversized: bool = True) -> ToolCap | None:
     """The tool-result excerpting of a compile whose strategy may fill ``avail`` tokens: the host's cap
     (every result over it), else (``oversized``) the results too large for the budget (see
@@ -203,6 +209,28 @@ def bulky_kinds(kinds: Sequence[str]) -> bool:
     """Whether a message of these block types can hold a result the overflow reductions excerpt (or an
     OpenAI reasoning item they leave out)."""
     return "tool_result" in kinds or any(k in READABLE_RESULTS or k == "reasoning" for k in kinds)
+
+
+def irreducible_over(view: MessageView, over: int, limit: int) -> bool:
+    """Whether the messages of ``view`` that no overflow cap of ``over`` tokens or more can reduce (no tool
+    or provider result, image or document, and no text-only message over ``over``) take more than ``limit``
+    tokens between them, by the index's sizes, no body read: walked from the newest back, so a long
+    history answers after about ``limit`` tokens of such messages."""
+    total = 0
+    end = len(view)
+    while end > 0:
+        batch = view.entries(max(0, end - 64), end)
+        end -= len(batch)
+        for e in reversed(batch):
+            kinds = e.kinds
+            if bulky_kinds(kinds) or "image" in kinds or "document" in kinds:
+                continue
+            if e.tokens > over and all(k == "text" for k in kinds):
+                continue
+            total += e.tokens
+            if total > limit:
+                return True
+    return False
 
 
 def _reduce_provider(blocks: list[Block], cap: ToolCap, counter: TokenCounter) -> list[Block]:
