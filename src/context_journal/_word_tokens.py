@@ -5,7 +5,9 @@ by its length, about a token per three letters (Latin-script languages other tha
 English were once estimated at 0.53-0.81x). ``CAPITALS``: the words in capitals that both hold as one
 token after a space (``ERROR``, ``SELECT``); another word in capitals is priced by its length
 (``QUARTERLY``: four tokens; prose in capitals was estimated at 0.63x when its lowercase decided).
-``SHORT_CAPITALS``: the words of two or three capitals that are one token (another is two), and
+``SHORT_CAPITALS``: the words of two or three capitals that are one token (another is two),
+``SHORT_WORDS``: the lowercase words of two or three letters that are one token (another, ``nke``,
+``ihe``, is two: Igbo was estimated at 0.82x when every short word was one), and
 ``COMMON_PAIRS``: the letter pairs most frequent in ``WORDS`` (random letters miss them).
 
 Generated from tiktoken's ranks (MIT licence) by
@@ -2083,6 +2085,110 @@ YA YE YES YM YOU YY ZIP ZX ZZ
 """The 1,460 words of two or three capitals that both encodings hold as one token after a space
 (``API``, ``SQL``, ``JFK``); another (an airport code, a ticker, an id: ``IAH``, ``XQZ``) is two tokens
 (after a mark the mark takes the first letter: ``"SFO"`` is ``"S``, ``FO``, ``"``)."""
+
+SHORT_WORDS = frozenset(
+    """
+aa aaa aan ab aba abb abc abi abl abs aby ac acc ace ach ack acl act ad ada adb adc add ade adj adm
+ado adr ads adv ae aer aes af aff afl afr aft ag age agg ago agr ah ai aid ail aim ain aio air ais
+aj ak aka ako akt aku al alb alc ald ale alf alg ali alk all alm alo als alt am ama amb amd ami amo
+amp amt amy an ana anc and ang ani ank ann ano ans ant anv anx any anz ao aos ap apa ape aph api apk
+apl apo app apr apt aqu ar arb arc ard are arg ark arm arp arr art ary as asc ash asi ask asm ass
+ast at ata ate ath atl atm atr att au auc aud auf aug aun aur aus aut aux av ava ave avg avi aw awe
+awk aws ax axe axs ay az azi azt ba bab bac bad bag bah baj bak bal bam ban bar bas bat bay baz bb
+bbw bc bcm bd be beb bed bee bef beg beh bei bek bel bem ben ber bes bet bev bew bey bez bf bfs bg
+bh bi bib bic bid bif big bij bik bil bin bio bip bir bis bit biz bj bk bl bla ble bli blk blo bm
+bmi bmp bn bo boa bob bod bog bol bom bon boo bor bos bot bou bow box boy bp bpm bpy br bra bre bri
+bro bru bs bst bt btc btn btw bu bub buc bud buf bug bul bum bun bur bus but buy buz bv bw bx by bye
+bz bzw ca cab cac cad caf cal cam can cap car cas cat cav caz cb cbd cbo cc cd cds ce cel cen cep
+cer ces cet cf cfg cg ch cha che chi chk cho chr chu ci cic cid cif cig cil cin cir cis cit civ cj
+ck cl cla cle clf cli clk clo clr cls cm cmb cmd cmp cms cn cnn cnt co cob coc cod cof cog coh col
+com con cop cor cos cot cou cov cow coy coz cp cpf cpp cps cpu cq cr cra crc cre cri cro crt cru cry
+cs csr css csv ct ctl ctr ctx cu cub cuc cud cue cui cuk cul cum cup cur cus cut cuz cv cvs cw cwd
+cx cy cyc cyl cyn cyt cz czy da dab dac dad dag dah dai dak dal dam dan dao dap dar das dat dau dav
+day db dbc dbg dbl dbo dc dd ddl de deb dec ded dee def deg dei dej del dem den dep der des det dev
+dew dex dez df dfs dg dgv dh dhe di dia dib dic did die dif dig dik dil dim din dio dip dir dis dit
+div diy diz dj dk dl dla dlg dll dm dma dmg dn dna dni dns do dob doc dod doe dog doi dok dol dom
+don dop dor dos dot dou dov dow dp dpi dq dr dra dre dri drm dro drv dry ds dsp dst dt dto du dua
+dub due dug duk dul dum dun duo dup dur dus dut dv dvd dw dx dy dye dyn dys dz dzi ea eag ear eas
+eat eax eb ec ecc ech eco ecs ect ed edi edm edt edu ee een eer ef eff eg egg ego egy eh ei eid eig
+ein ej ek eks el ela ele elf elk ell elm elo els elt em emb emo emp en enc end enf eng enh enn enr
+ens ent env eo eof eos ep eps eq eql equ er era erb ere erf erg erh erk erm ern ero err ers eru erv
+erw ery es esa esc ese esi esk eso esp ess est et eta etc eth ett eu eup eux ev eve evt ew ex exc
+exe exh exp ext ey eye ez fa fab fac fal fam fan far fas fat fav fax faz fb fc fd fe fec fed fee fel
+fem fen fer fet feu few ff ffi fft fg fh fi fib fic fid fie fif fig fil fim fin fir fis fit fix fiz
+fj fk fl fla fld fle flo flu fly fm fmt fn fo foc fod foe fog foi fol fon foo for fos fot fou fox fp
+fps fq fr fra fre fri frm fro fry fs fst ft ftp fu fue fug ful fun fur fus fut fv fw fx fy ga gab
+gad gag gal gam gan gap gar gas gay gaz gb gbc gc gcc gcd gd gdy ge geb ged gee gef geg geh gek gel
+gem gen geo gep ger ges get gev gew gez gf gfx gg gh gi gia gib gid gif gig gim gin gio gir git gj
+gl gle gli glm glo glu gly gm gn go gob god gol gon goo gor got gou gov gp gps gpu gql gr gra grd
+gre gri gro grp gs gsl gst gt gtk gu gui gul gum gun gut guy gv gw gx gy gym gyr gz ha hab hac had
+hai hak hal ham han hap har has hat hav hay haz hb hc hd hdr he heb hed heg hei hel hem hen hep her
+hes het hex hey hf hg hh hi hic hid hij hil him hin hip his hit hj hk hl hm hmm hn ho hob hoc hod
+hoe hog hol hom hon hop hor hos hot how hoy hp hr hrs hs hsv ht htt hu hub hud hue hug huh hum hun
+hur hus hut hv hva hw hx hy hym hyp ia iam iar ib ic ice ich ici icy id ide idi ids idx ie if iff ig
+ign ih ihm ihn ihr ii iid iii ij ik il ile ili ilk ill ils im ima imb ime img imm imp ims imu in inc
+ind ine inf ing inh ini inj ink inn inp ins int inv io iod ion ios ip ipc ips ipv iq ir ire irm irq
+irr is isa isc ise isi isl isn iso isp iss ist it ith itk itm itr its itu iv ive iw ix iy iz ja jab
+jac jag jak jal jam jan jap jar jav jaw jb jc jd je jed jeg jej jel jer jes jet jeu jew ji jig jim
+jit jj jl jm jo job joe jog jon jos jot jou jov joy jp jpg jq jr js jsx jt ju jub jud jue jug jul
+jun jur jus jwt ka kab kad kak kal kam kan kao kap kar kas kat kay kaz kb kc kd ke ked kel kem ken
+kep ker kes ket key kg kh khi kho ki kid kil kim kin kir kit kj kk kl kla kle km kms kn kne ko kob
+kod kok kol kom kon kop kor kos kot kp kr kra kre ks ksi kt ku kuk kul kun kup kur kut kv kw ky kz
+la lab lac lad lag lah lak lam lan lap lar las lat lav law lax lay laz lb lbl lbs lc lcd ld lda ldc
+le led lee leg lei lem len leo ler les let lev lex ley lf lg lh lhs li lia lib lic lid lie lif lig
+lij lik lil lim lin lip lis lit liv lj lk ll lle lm ln lng lo lob loc lod log loi lok lol lon lor
+los lot lou lov low lp lr ls lst lt ltd lu lua lub luc lud lug lui luk lul lum lun lup lur lut lux
+luz lv lvl lw lx ly lyn lyr lys ma mac mad mag mah mai maj mak mal mam man map mar mas mat mau mav
+max may mb mc md mdi mdl me mec med mee meg mej mel mem men mer mes met meu mex mez mf mg mga mgr mh
+mi mia mic mid mie mig mij mik mil mim min mio mip mir mis mit mix mj mk ml mlx mm mn mo mob moc mod
+mog moi mol mom mon moo mop mor mos mot mou mov moy moz mp mpg mph mpi mpl mq mr ms mse msg msm mt
+mu muc mud mug muj mul mum mun mur mus mut mux muy mv mw mx my mys mz na nab nad nag nah naj nak nal
+nam nan nao nap nar nas nat nau nav naw naz nb nbr nc nd ne neb nec ned nef neg neh nei nel nem nen
+neo nep ner net neu new nex nf nfl ng nga ngx nh ni nib nic nid nie nig nik nil nim nin nip nir nit
+nj nk nl nm nn no nob noc nod noe nog noi nok nom non nop nor nos not nou nov now np npc npm nr ns
+nt nth nto nu nud nue nug num nun nur nut nv nw nx nxt ny nya nye nz oa oak oat ob obe obj obl obr
+obs obt oc occ och oct od odd ode odp oe of off ofs oft og ogl ogr oh oi oid oil ok ol old ole oli
+om oma omn omp on onc one ons ont oo ook op opc opp opr ops opt or ora orb ord ore org ori orm orn
+oro ort os osc osg osp oss ost ot otp ott ou oud oui our out ov ow owe owl own ox oxy oy oz pa pac
+pad pag pai paj pak pal pam pan pap par pas pat pau pav paw pay paz pb pc pcb pci pcl pcm pcs pct pd
+pdb pdf pe pea pec ped pee peg pel pem pen pep per pes pet peu pew pf pg ph phi php phy pi pic pid
+pie pig pii pij pik pil pin pip pir pis pit piv pix pj pk pkg pkt pl pla plc ple pll pls plt ply pm
+pn pne png pnl po pob poc pod pog poi poj pok pol pom pon poo pop por pos pot pou pov pow poz pp ppl
+ppm ppt pq pr pra pre pri prm pro prv pry prz ps psi pst psy psz pt ptr pts pu pub pud pul pun pup
+pur pus put pv pw pwd pwm px py pyl pym pys pyt qa qb qc qed qi qos qp qq qr qry qs qt qty qu qua
+que qui quo qw ra rab rac rad rag raj rak ram ran rap rar ras rat rav raw ray raz rb rc rd rdf rdr
+re reb rec red ref reg rej rek rel rem ren rep req rer res ret rev rew rex rez rf rg rgb rh rhe rho
+rhs ri rib ric rid rif rig rij rim rin rio rip ris rit riv rk rl rm rms rn rnd rng ro rob roc rod
+rog roi rol rom ros rot rou row roy roz rp rpc rpm rpt rq rr rs rsa rsp rss rst rt rtc rte rtl rtn
+ru rua rub rud rue rug rum run rus rut rv rw rx ry rz sa sab sac sad saf sag sai sak sal sam san sap
+sar sat sau sav saw sax say sb sc sce sch sci scl scm sco scr sd sdf sdk se sea sec sed see seg seh
+sei sek sel sem sen seo sep seq ser ses set seu sew sex sez sf sg sh sha she shm sho shr shy si sia
+sic sid sie sig sik sil sim sin sip sir sis sit six siz sj sk ska skb ske ski skl sku sky sl sla sle
+slo slu sm smb sme smo sms sn snd sne sno sns so sob soc sod sof sog sok sol som son soo sop sor sos
+sou sow soy sp spa spe sph spi spl spo spp spr spy sq sql squ sr src srv ss ssh ssl st sta std ste
+stk stm sto str sts stu sty su sua sub suc sud sue suf sug sui suk sul sum sun suo sup sur sus sut
+sv svc sve svg svm svn svo sw swe swo sx sy sym syn sys sz szy ta tab tac tad tag tah tai tak tal
+tam tan tap tar tas tat tau tav tax tb tbl tc tcp td te tea ted tee teg teh tej tek tel tem ten tep
+ter tes tet tex tf tg tgt th tha the thi tho thr thu thy ti tic tid tie tik til tim tin tip tir tit
+tj tk tl tls tm tmp tn to tob toc tod toe tog toi tok tol tom ton too top tor tot tou tow tox toy tp
+tph tpl tq tr tra tre trg tri tro trx try ts tsl tsp tst tt ttk ttl tty tu tua tub tud tug tul tum
+tun tuo tup tur tus tut tv tw twe two tx txn txt ty tym typ tyr tys tz ua ub uc ucz ud udp ue uf ug
+ugl uh ui uid uit uk ul ull ult um uma umb ump un una unc und une unf ung unh uni unk unl unm unn
+uno unr uns unt unw up upd upp ups upt ur urb ure urg uri url urn us usa usb use uso usr ust usu ut
+utc utf uu uur uv uw ux uy uz va vac vad vag vai vak val van vap var vas vat vb vc vd ve vec ved veg
+veh vej vel vem ven ver ves vet vex vez vf vg vh vi via vib vic vid vie vig vil vim vin vip vir vis
+vit viv viz vk vl vm vn vo voc vog voi vol vom von vor vos vot vou vow vox voy voz vp vpn vr vra vs
+vt vtk vu vue vul vv vw vx vy vz wa wag wah wal wan war was wat wav wax way wb wc wd we web wed wee
+weg wei wel wen wer wes wet wf wg wh whe who why wi wid wie wig wij wik wil win wir wis wit wk wl wm
+wn wnd wo wol wom won woo wor wow wp wr ws wsp wsz wt wur ww www wx wy wym wyn wys wz xa xb xc xd xe
+xen xf xhr xi xl xm xml xmm xn xo xor xp xr xs xsi xt xu xv xx xxx xy xyz ya yak yan yap yaw yay yaz
+yc ydk ye yen yer yes yet yg yi yii yn yo yog yok yol you yp yr yrs ys yt yum yup yy za zab zad zag
+zaj zak zal zam zap zar zaw zb zd ze zen zer zg zh zi zie zig zij zip zk zm zn zo zoo zou zs zu zug
+zum zun zur zus zw zwe zx zz zza
+""".split()  # noqa: SIM905
+)
+"""The 2,546 lowercase words of two or three letters that both encodings hold as one token
+after a space (``the``, ``and``, ``na``); another (``nke``, ``ihe``, ``qx``) is two tokens."""
 
 COMMON_PAIRS = frozenset(
     """

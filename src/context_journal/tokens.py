@@ -12,12 +12,15 @@ lacks are skipped, and the prices of the words and runs judged once are remember
 * ASCII words (letter runs) and their letters: prose tokenizes at about one token per common word,
   longer words cost more (``0.675 * words + 0.10 * letters``); a word of four letters or more that is
   not one token (``_word_tokens``), in lower case, title case or capitals, costs more by its letters,
-  and a word of two or three capitals that is not one token (``IAH``, ``XQZ``) is two tokens;
+  and by its letter pairs that one-token words seldom hold (``kechqurun``), and a word of two or three
+  capitals or lowercase letters that is not one token (``IAH``, ``XQZ``, ``nke``) is two tokens;
 * random letters (ids, keys, letter-only passwords: eight letters or more, four in capitals, whose
   letter pairs are mostly not among the 260 most frequent in one-token words): ``0.6`` a letter in
   lower case, ``0.7`` in capitals, ``0.68`` in mixed case;
 * a separator after a list item of one word (``red, green, blue``; ``red; green``) is a token of its own:
-  ``0.55`` over punctuation's price; a run of percent-encoded bytes (``%D0%9C``) ``0.75`` a character;
+  ``0.55`` over punctuation's price; a run of percent-encoded bytes (``%D0%9C``) ``0.75`` a character; a run
+  of JSON's ``\\uXXXX`` escapes ``1.15`` a token as the encodings split it (``\\u``, then the hex digits'
+  runs of digits and of letters);
 * numbers: BPE vocabularies split digits into groups of up to three, one token each: ``1.1`` a group
   plus ``1.1`` a number (the separators numbers come with in JSON, dates and times), so a short number
   costs ``2.2`` and a long digit string about a third of a token a digit;
@@ -34,7 +37,11 @@ lacks are skipped, and the prices of the words and runs judged once are remember
   change kind, letter case, digit or punctuation, more often than every second character) ``0.9`` a
   character, since vocabularies hold few merges for random characters;
 * other characters by block of 256 code points (the high byte of their UTF-16 code unit, refined by the
-  low byte in a few blocks): from ``0.75`` a character (Cyrillic) and ``0.8`` (dashes, quotes, ellipsis)
+  low byte in a few blocks): from ``0.75`` a character (Cyrillic; ``2.0`` for a letter outside Russian's
+  alphabet, Ukrainian і ї є, Belarusian ў, Serbian ј љ) and ``0.8`` (dashes, quotes, ellipsis; the
+  zero-width space and ``‘`` ``1.3``, as the word after them has no space to open its token with), ``1.1``
+  (Latin-1 letters; ``1.3`` in Latin Extended, more for a letter that is two or three tokens alone, ħ ġ ṣ,
+  and a token for a space before a letter it does not merge with, `` ụ``)
   through ``1.2`` (kana, CJK punctuation; a CJK unified ideograph ``1.1`` per token that
   ``cl100k_base`` gives it alone: one, two or three, from the table in ``_cjk_tokens``, so Mandarin's
   frequent characters and Cantonese's rarer ones are both priced within bounds), ``1.5``-``1.9``
@@ -53,7 +60,9 @@ class of a multi-script corpus (CJK and CJK Extension B, Thai, Indic, Arabic and
 Cyrillic, Greek, Georgian, Armenian, Ge'ez, Mongolian, Braille, emoji sequences, code, JSON, base64,
 hex, random printable ASCII, long digit strings, long whitespace runs; Lao, Odia, Khmer, the Cyrillic of
 Kazakh, Kyrgyz and Mongolian, halfwidth katakana, fullwidth Latin, box drawing, math symbols, LaTeX,
-runs of one character, random letters, codes in capitals, Devanagari with nukta):
+runs of one character, random letters, codes in capitals, Devanagari with nukta; Ukrainian, Belarusian,
+Serbian and Macedonian Cyrillic, Igbo, Maltese, Latvian, Uzbek, Lithuanian, Yoruba, pinyin, zero-width
+spaces, JSON with ``\\uXXXX`` escapes):
 ``tests/compile/test_token_estimate_scripts.py`` prints that table and asserts the bounds, and
 ``benchmarks/bench_tokens.py`` times the estimate against both tiktoken encodings on each class.
 
@@ -320,6 +329,7 @@ _NOT_HANGUL_HI = bytes(b for b in range(256) if not 0xAC <= b <= 0xD7)
 """The high bytes of UTF-16 code units that are not a Hangul syllable's (U+AC00-D7FF)."""
 _SYMBOL_MORE = _runs_of(_symbol_tokens.MORE_TOKENS)  # two tokens or more alone
 _SYMBOL_THREE = _runs_of(_symbol_tokens.THREE_TOKENS)
+_SPACE_APART = re.compile(f" [{_symbol_tokens.SPACE_APART}]")  # opens with a literal: tried only at spaces
 _NOT_SYMBOL_HI = bytes(
     b for b in range(256) if not any(first >> 8 <= b <= last >> 8 for first, last in _symbol_tokens.RANGES)
 )
@@ -390,6 +400,14 @@ _W_RANDOM = 0.9  # random printable ASCII (passwords): about one token per chang
 _W_PERCENT = 0.75  # a run of percent-encoded bytes (%D0%9C...: a URL's non-ASCII path or query), per character:
 # 0.69 tokens a character, where the word model priced each "D0", "9C" as a number and a word (1.75-1.83x)
 _PERCENT_RUN = re.compile(rb"%[0-9A-Fa-f]{2}(?:%[0-9A-Fa-f]{2})+")  # opens with a literal: tried only at "%"
+_W_UNICODE_ESCAPE = 1.15  # per token of a run of JSON's \uXXXX escapes (json.dumps's ensure_ascii: non-ASCII text as
+# \u0417\u0430, \u6570\u636e), counted as the encodings split it (_unicode_escape_tokens): "\u", then the hex digits
+# in groups of up to three digits and runs of letters (0417: "041", "7"; 5e93: "5", "e", "93"); priced as random
+# printable characters, JSON of Chinese and Russian text so escaped was 1.57x
+_UNICODE_ESCAPE_RUN = re.compile(rb"\\u[0-9A-Fa-f]{4}(?:\\u[0-9A-Fa-f]{4})*")  # opens with a literal: tried at "\"
+_HEX_KIND_BYTES = bytes(
+    ord("0") if 48 <= b <= 57 else ord("a") if chr(b) in "abcdefABCDEF" else ord(" ") for b in range(256)
+)  # a translation table: digits to "0", the letters of hex to "a", the rest ("\", "u") to " "
 # random letters alone (_random_letters), per letter: the encodings hold few pairs of them, and fewer in
 # capitals or mixed case: about 1.8, 1.65 and 1.5 letters a token (lowercase, capitals, mixed case; a
 # run of 8 to 40 letters after a space, the larger of the two encodings); priced at 1.05-1.1x of that
@@ -404,6 +422,12 @@ _W_UNKNOWN_CAPITALS = 0.35  # a word of four or more capitals that is not one to
 # (OTEL, WCAG, RBAC: two tokens, were 0.90x; random codes of four capitals 0.93x)
 _W_SHORT_CAPITALS = 1.25  # a word of two or three capitals that is not one token (_word_tokens.SHORT_CAPITALS:
 # airport codes, tickers, ids), over the word model: two tokens (the airline data's were 0.70x, random 0.50x)
+_W_SHORT_WORD = 1.0  # a lowercase (or title case) word of two or three letters that is not one token
+# (_word_tokens.SHORT_WORDS: Igbo's nke, ihe, eme; pieces of words between accented letters): two tokens, over the
+# word model (Igbo was 0.82x when every short word was priced as one token)
+_W_RARE_PAIR = 0.25  # each letter pair of a lowercase or title-case word not one token that is not among the 260 most
+# frequent in one-token words (_word_tokens.COMMON_PAIRS: Uzbek's hq, qd, oq), over an unknown word's price (Uzbek
+# was 0.93x)
 _RANDOM_PAIRS = 0.4  # share of a run's letter pairs not in _word_tokens.COMMON_PAIRS from which it is random
 
 # Non-ASCII characters are priced by block, read from their UTF-16 code units (a few C-speed passes:
@@ -413,10 +437,15 @@ _RANDOM_PAIRS = 0.4  # share of a run's letter pairs not in _word_tokens.COMMON_
 # the vocabularies hold few merges for (Indic, Ethiopic, Mongolian, Braille, vowel-marked Hebrew,
 # combining marks, supplementary ideographs) cost one or more tokens per character, since BPE falls
 # back to single UTF-8 bytes (three or four a character).
-_W_LATIN = 1.1  # Latin-1 and Latin Extended (accented letters; the word model already splits there)
+_W_LATIN = 1.1  # Latin-1 (accented letters; the word model already splits there)
+_W_LATIN_EXTENDED = 1.3  # Latin Extended-A and -B, Latin Extended Additional
 _W_MARK = 2.6  # combining diacritics (U+0300-036F, U+20D0-20FF)
 _W_GREEK = 1.25
 _W_CYRILLIC = 0.75
+_W_CYRILLIC_OTHER = 1.25  # over _W_CYRILLIC: the letters of U+0400-045F outside Russian's alphabet (Ukrainian і ї є,
+# Belarusian ў, Serbian and Macedonian ђ ј љ њ ћ џ ѓ ќ ѕ): two byte tokens alone in cl100k_base (і one), and each
+# keeps the letters beside it from merging (Ukrainian prose was 0.83x, Belarusian 0.96x at _W_CYRILLIC)
+_CYRILLIC_OTHER = _runs_of("\u0400\u0402-\u040f\u0450\u0452-\u045f")
 _W_CYRILLIC_EXTENDED = 3.75  # the letters Kazakh, Kyrgyz, Mongolian, Tatar add (U+0460-04FF: ә ғ қ ң ө ү һ)
 _W_ARMENIAN = 2.4
 _W_HEBREW = 1.4
@@ -468,6 +497,11 @@ _W_BOX = 0.55  # box drawing (U+2500-257F): ─ │ ═ ║ are one token, and r
 _W_BRAILLE = 3.3
 _W_PUNCTUATION = 0.8  # general punctuation (U+2000-203F: dashes, quotes, ellipsis, bullets)
 _W_JOINER = 2.0  # zero-width joiner, variation selectors
+_W_BEFORE_WORD = 1.3  # the zero-width space U+200B and the left single quote U+2018 (Uzbek's o‘ and g‘): a token of
+# their own, and the word after them has no space to open its token with (" quick" is one token, "quick" after
+# U+200B may be two): English with U+200B for its spaces was 0.88x when they were priced as punctuation
+_W_SPACE_APART = 1.0  # a space before a Latin letter it does not merge with (_symbol_tokens.SPACE_APART: " ụ", " ā"):
+# a token of its own (Igbo's words that open with ụ, ọ, ị)
 # U+FE0F (emoji style: "❤️" is "❤", U+FE0F) and U+FEFF (the byte order mark) are one token each, in both
 # encodings, where their blocks price two and three (emoji sequences were 1.67x): _text_estimate takes the
 # difference off. U+FE0E (text style) and the other selectors are two tokens in cl100k_base.
@@ -487,7 +521,7 @@ _UNIT = 40  # weights are summed as bytes in 1/40 tokens (0.025)
 # hi byte of a UTF-16 code unit (a block of 256 code points) -> weight. Blocks with more than one
 # weight inside are refined by the low byte (``_FINE``) and weigh 0 here.
 _BLOCKS: list[tuple[int, int, float]] = [
-    (0x01, 0x02, _W_LATIN),
+    (0x01, 0x02, _W_LATIN_EXTENDED),
     (0x07, 0x07, _W_SYRIAC),
     (0x08, 0x08, _W_INDIC),
     (0x0A, 0x0A, _W_INDIC),
@@ -501,7 +535,7 @@ _BLOCKS: list[tuple[int, int, float]] = [
     (0x18, 0x18, _W_MONGOLIAN),
     (0x19, 0x1C, _W_RARE),
     (0x1D, 0x1D, _W_OTHER),
-    (0x1E, 0x1E, _W_LATIN),
+    (0x1E, 0x1E, _W_LATIN_EXTENDED),
     (0x1F, 0x1F, _W_GREEK_EXTENDED),
     (0x23, 0x24, _W_SYMBOL),
     (0x26, 0x27, _W_SYMBOL),
@@ -592,9 +626,10 @@ def _chars_of(runs: re.Pattern[str], text: str) -> str:
     return "".join(runs.findall(text))
 
 
-def _non_ascii_estimate(text: str, ascii_chars: int) -> float:
+def _non_ascii_estimate(text: str, ascii_chars: int, whole: str) -> float:
     """Tokens of the non-ASCII characters of ``text`` (which holds ``ascii_chars`` ASCII characters, priced
-    apart), by block (see the weights above)."""
+    apart), by block (see the weights above); ``whole`` is the text they are of (``text`` itself, or the text
+    they were taken out of), where the spaces before Latin letters are counted."""
     u16 = text.encode("utf-16-le", "surrogatepass")
     hi = u16[1::2]
     units = _byte_sum(hi.translate(_HI_UNITS, _NOT_WEIGHED))
@@ -613,15 +648,19 @@ def _non_ascii_estimate(text: str, ascii_chars: int) -> float:
     if hi.translate(None, _NOT_HANGUL_HI):  # Hangul syllables: one token each above; the rarer cost more
         more = _chars_of(_HANGUL_MORE, text)
         ideographs += _W_HANGUL_MORE * (len(more) + len(_chars_of(_HANGUL_THREE, more)) if more else 0)
-    if hi.translate(None, _NOT_SYMBOL_HI):  # symbols: one token each above; the rarer cost more
+    if hi.translate(None, _NOT_SYMBOL_HI):  # symbols and letters: one token each above; the rarer cost more
         more = _chars_of(_SYMBOL_MORE, text)
         ideographs += _W_SYMBOL_MORE * (len(more) + len(_chars_of(_SYMBOL_THREE, more)) if more else 0)
+        if 0x01 in hi or 0x02 in hi or 0x1E in hi:  # Latin Extended: a space before some letters stays apart
+            ideographs += _W_SPACE_APART * len(_SPACE_APART.findall(whole))
     if 0x09 in hi or 0x0A in hi:  # Devanagari, Bengali, Gurmukhi: letters with a nukta cost more
         nukta = text.count("\u093c")
         letters = _NUKTA_LETTERS.findall(text)
         if nukta or letters:
             deva = sum(c < "\u0980" for c in letters)
             ideographs += _W_NUKTA * nukta + _W_NUKTA_LETTER * deva + _W_NUKTA_LETTER_INDIC * (len(letters) - deva)
+    if 0x04 in hi:  # Cyrillic: the letters of other alphabets than Russian's cost more
+        ideographs += _W_CYRILLIC_OTHER * len(_chars_of(_CYRILLIC_OTHER, text))
     if 0xFF in hi:  # fullwidth letters, priced as fullwidth punctuation above
         ideographs += (_W_FULLWIDTH_LETTER - _W_CJK) * len(_chars_of(_FULLWIDTH_LETTER, text))
     return units / _UNIT + _W_LATIN * latin + ideographs
@@ -636,7 +675,8 @@ _KNOWN_WORDS = _word_tokens.WORDS
 _CAPITALS = _word_tokens.CAPITALS
 _COMMON_PAIRS = _word_tokens.COMMON_PAIRS
 _SHORT_CAPITALS = _word_tokens.SHORT_CAPITALS
-_KNOWN_RUNS = frozenset(w.encode("ascii") for w in (*_KNOWN_WORDS, *_CAPITALS, *_SHORT_CAPITALS))
+_SHORT_WORDS = _word_tokens.SHORT_WORDS
+_KNOWN_RUNS = frozenset(w.encode("ascii") for w in (*_KNOWN_WORDS, *_CAPITALS, *_SHORT_CAPITALS, *_SHORT_WORDS))
 """The tables' words as ASCII bytes: the runs of a text are split from its UTF-8 bytes (``bytes.split`` is
 faster than ``str.split``, and nothing is decoded)."""
 _NOT_UNKNOWN = set(_KNOWN_RUNS)
@@ -697,16 +737,26 @@ def _random_letters(run: str, over: float) -> float:
 
 def _unknown_price(run: str) -> float:
     """What the word model leaves out of one run of ASCII word characters not in ``_NOT_UNKNOWN``
-    (0 when it prices the run right): an unknown word (``_is_unknown_word``), random letters
-    (``_random_letters``), or a word of two or three capitals that is not one token."""
+    (0 when it prices the run right): an unknown word (``_is_unknown_word``; more for each of its letter pairs
+    not in ``_word_tokens.COMMON_PAIRS`` unless it is in capitals), random letters (``_random_letters``), or a
+    word of two or three capitals, lowercase letters or title case that is not one token (``_SHORT_CAPITALS``,
+    ``_SHORT_WORDS``)."""
     n = len(run)
     if n < 4:
-        return _W_SHORT_CAPITALS if n > 1 and run.isupper() and run.isalpha() else 0.0
+        if n < 2 or not run.isalpha():
+            return 0.0
+        if run.isupper():
+            return _W_SHORT_CAPITALS
+        return _W_SHORT_WORD if (run.islower() or run.istitle()) and run.lower() not in _SHORT_WORDS else 0.0
     price = 0.0
     if _is_unknown_word(run):
         price = _W_UNKNOWN_LETTER * n + _W_UNKNOWN_WORD
         if run.isupper():
             price += _W_UNKNOWN_CAPITALS + (_W_CAPITAL_RUN * n if n >= _CAPITAL_RUN else 0.0)
+        else:  # its letter pairs that few one-token words hold split it further (kechqurun: ke, ch, q, ur, un)
+            low = run.lower()
+            common = sum(map(_COMMON_PAIRS.__contains__, map(str.__add__, low, low[1:])))
+            price += _W_RARE_PAIR * (n - 1 - common)
     return price + _random_letters(run, price)
 
 
@@ -818,6 +868,15 @@ def _sep_run_tokens(run: str) -> float:
 def _percent_tokens(run: str) -> float:
     """Tokens of a run of two or more percent-encoded bytes (see ``_PERCENT_RUN``)."""
     return _W_PERCENT * len(run)
+
+
+def _unicode_escape_tokens(run: str) -> float:
+    """Tokens of a run of ``\\uXXXX`` escapes (see ``_UNICODE_ESCAPE_RUN``): a token for each ``\\u``, and one for
+    each run of letters or digits of its four hex digits, two for four digits."""
+    kinds = run.encode("ascii").translate(_HEX_KIND_BYTES)  # "  0a00  00a0": each escape's digits after two spaces
+    escapes = len(run) // 6
+    pieces = escapes + kinds.count(b"0a") + kinds.count(b"a0") + kinds.count(b"0000")
+    return _W_UNICODE_ESCAPE * (escapes + pieces)
 
 
 def _char_run_tokens(run: str) -> float:
@@ -1152,6 +1211,10 @@ def _text_estimate(text: str) -> float:
         cut, rest = _swap_runs(text, raw, _PERCENT_RUN.finditer(raw), _percent_tokens)
         if cut:
             return cut + _text_estimate(rest)
+    if "\\u" in text:  # JSON's \uXXXX escapes (a pre-check at C speed)
+        cut, rest = _swap_runs(text, raw, _UNICODE_ESCAPE_RUN.finditer(raw), _unicode_escape_tokens)
+        if cut:
+            return cut + _text_estimate(rest)
     sampled = n > _SAMPLE_FROM  # the unknown words of a long text are looked for in windows of it
     # Most often (no base64 run, no run of eight of one mark, every chunk of word characters seen before) the
     # words are read off the chunks' remembered counts in one C-level pass: see _chunk_counts.
@@ -1305,15 +1368,17 @@ def _text_estimate(text: str) -> float:
         others = raw.translate(None, _ASCII_BYTES)  # the UTF-8 bytes of the non-ASCII characters
         non_ascii = len(others.translate(None, _CONTINUATION_BYTES))  # a lead byte a character
         if 2 * non_ascii < n:  # mostly ASCII: the non-ASCII characters alone
-            est += _non_ascii_estimate(others.decode("utf-8", "surrogatepass"), 0)
+            est += _non_ascii_estimate(others.decode("utf-8", "surrogatepass"), 0, text)
         else:
-            est += _non_ascii_estimate(text, n - non_ascii)
+            est += _non_ascii_estimate(text, n - non_ascii, text)
         # (bytes.find, not "in": a bytes needle "in" bytes is first tried as an integer, an error raised and
         # cleared each time)
         if others.find(b"\xef\xb8\x8f") >= 0 or others.find(b"\xef\xbb\xbf") >= 0:  # U+FE0F, U+FEFF: one token each
             est -= (_W_JOINER - 1.0) * others.count(b"\xef\xb8\x8f") + (_W_PRESENTATION - 1.0) * others.count(
                 b"\xef\xbb\xbf"
             )
+        if others.find(b"\xe2\x80\x8b") >= 0 or others.find(b"\xe2\x80\x98") >= 0:  # U+200B, U+2018: _W_BEFORE_WORD
+            est += (_W_BEFORE_WORD - _W_PUNCTUATION) * (others.count(b"\xe2\x80\x8b") + others.count(b"\xe2\x80\x98"))
         if others.find(b"\xef\xbf\xbd\xef\xbf\xbd") >= 0:  # U+FFFD, priced as fullwidth forms above: a run merges
             replaced = text.count("\ufffd")
             est += (_W_REPLACEMENT_MORE - _W_CJK) * (replaced - len(_REPLACEMENT_RUN.findall(text)))
@@ -1659,7 +1724,7 @@ class EstimatingCounter:
 _DEFAULT_COUNTER = EstimatingCounter()
 
 
-ESTIMATE_VERSION = 2
+ESTIMATE_VERSION = 3
 """The version of the default estimate's counts (:class:`EstimatingCounter`, and the non-text prices
 :class:`TiktokenCounter` shares with it). A message's count is stored with its record under a key that
 names this version (:func:`counter_key`), and a store opened by an estimate of another version prices

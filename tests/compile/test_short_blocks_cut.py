@@ -82,7 +82,9 @@ def test_a_tool_results_short_blocks_give_way_like_one_string() -> None:
     """A review saw a middle tool result of 60 short blocks sent as its bare cut marker at 87 and 88 tokens
     (autobiographical, nothing summarised): the excerpt after the selection joined its blocks, the pricing
     before it did not, so it was kept, priced whole, then cut to nothing. Both join them now, and the result
-    gives way with its call at every budget that the same text as one string does."""
+    gives way with its call at every budget that the same text as one string does, give or take the token
+    or two an excerpt cut by characters lands off its level (118 against 119 since issue 13's estimate
+    priced short words: the two excerpts land a token apart)."""
     line = ("the cache keeps the newest entries and drops the oldest ones first " * 4)[:150]
     cm = ContextManager.open("memory:", strategy="autobiographical")
     cm.add_message("user", "List the notes.")
@@ -99,6 +101,7 @@ def test_a_tool_results_short_blocks_give_way_like_one_string() -> None:
             for b in stored.content_dicts()
         ]
         as_string.add_message(stored.participant, content)
+    kept_by_budget: list[tuple[int, bool, bool]] = []
     for budget in range(80, 131):
         results = []
         for m in cm.compile(budget).messages:
@@ -107,7 +110,14 @@ def test_a_tool_results_short_blocks_give_way_like_one_string() -> None:
                     assert share_kept([b], COUNTER) >= 0.01, (budget, b)
                     results.append(b)
         string_kept = any(b.get("type") == "tool_result" for m in as_string.compile(budget).messages for b in m.content)
-        assert bool(results) == string_kept, budget
+        kept_by_budget.append((budget, bool(results), string_kept))
+    # Each keeps the result from a budget on, and the two budgets are within two tokens of each other.
+    firsts = []
+    for k in (1, 2):
+        first = next(b for b, *kept in kept_by_budget if kept[k - 1])
+        assert all(kept[k - 1] for b, *kept in kept_by_budget if b >= first), kept_by_budget
+        firsts.append(first)
+    assert abs(firsts[0] - firsts[1]) <= 2, firsts
 
 
 def test_a_tool_result_of_many_short_blocks_is_cut() -> None:

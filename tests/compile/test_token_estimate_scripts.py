@@ -763,13 +763,15 @@ def _hangul_table_source(counter: TiktokenCounter) -> str:
     return _count_table_source(counter, 0xAC00, 0xD7A3, "syllables", intro, "test_the_hangul_table_matches_cl100k")
 
 
-# Symbol blocks the estimate prices as one-token characters (block weights under 2): IPA and spacing
-# modifiers, phonetic extensions, general punctuation and format marks (the zero-width joiner apart: its
+# Symbol blocks the estimate prices as one-token characters (block weights under 2): Latin Extended-A and -B
+# (letters: ħ ġ ļ ņ ǎ are two byte tokens), IPA and spacing modifiers, phonetic extensions, Latin Extended
+# Additional (ẹ ẽ two, ṣ ḥ ṭ three), general punctuation and format marks (the zero-width joiner apart: its
 # weight prices it), currency signs, arrows, technical symbols, box drawing, shapes, dingbats, the other
 # symbol blocks up to U+2BFF, CJK symbols and punctuation.
 SYMBOL_RANGES = [
-    (0x0250, 0x02FF),
+    (0x0100, 0x02FF),
     (0x1D00, 0x1DBF),
+    (0x1E00, 0x1EFF),
     (0x2000, 0x200C),
     (0x200E, 0x206F),
     (0x20A0, 0x20CF),
@@ -780,11 +782,17 @@ SYMBOL_RANGES = [
 ]
 
 
+# The Latin letters of SYMBOL_RANGES: those a space before does not merge with are noted apart.
+LETTER_RANGES = [(0x0100, 0x024F), (0x1E00, 0x1EFF)]
+
+
 def _symbol_table_source(counter: TiktokenCounter) -> str:
     """The text of ``context_journal/_symbol_tokens.py`` for a ``cl100k_base`` counter: which characters
-    of ``SYMBOL_RANGES`` it encodes alone as two tokens or more, and which as three or more."""
+    of ``SYMBOL_RANGES`` it encodes alone as two tokens or more, and which as three or more; and which
+    letters of ``LETTER_RANGES`` it encodes with a space before them as one token more than alone."""
     more: list[str] = []
     three: list[str] = []
+    apart: list[str] = []
     total = {1: 0, 2: 0, 3: 0}
     for first, last in SYMBOL_RANGES:
         counts = [min(3, counter.text_tokens(chr(cp))) for cp in range(first, last + 1)]
@@ -792,12 +800,20 @@ def _symbol_table_source(counter: TiktokenCounter) -> str:
             total[k] += counts.count(k)
         more += _count_ranges([int(n >= 2) for n in counts], first, 1)
         three += _count_ranges([int(n >= 3) for n in counts], first, 1)
+    for first, last in LETTER_RANGES:
+        spaced = [
+            int(chr(cp).isalpha() and counter.text_tokens(" " + chr(cp)) > counter.text_tokens(chr(cp)))
+            for cp in range(first, last + 1)
+        ]
+        apart += _count_ranges(spaced, first, 1)
     ranges = "".join(f"    (0x{a:04X}, 0x{b:04X}),\n" for a, b in SYMBOL_RANGES)
     return (
-        '"""Which symbols, punctuation marks and format characters ``cl100k_base`` encodes alone as two tokens or\n'
-        "more, and which as three or more: the token estimate prices the blocks of ``RANGES`` as one-token\n"
-        "characters and adds each further token of these (kaomoji such as\n"
-        '"(╯°□°)╯︵ ┻━┻" were once estimated at 0.65-0.76x, text with bidirectional marks at 0.60-0.73x).\n\n'
+        '"""Which letters, symbols, punctuation marks and format characters ``cl100k_base`` encodes alone as two\n'
+        "tokens or more, and which as three or more: the token estimate prices the blocks of ``RANGES`` as\n"
+        "one-token characters and adds each further token of these (kaomoji such as\n"
+        '"(╯°□°)╯︵ ┻━┻" were once estimated at 0.65-0.76x, text with bidirectional marks at 0.60-0.73x, Maltese\n'
+        "with its ħ and ġ at 0.85x). ``SPACE_APART``: the Latin letters a space before does not merge with (a\n"
+        "word that opens with ụ or ā costs a token more: Igbo was 0.82x).\n\n"
         "Generated from tiktoken's ``cl100k_base`` ranks (MIT licence) by\n"
         "``tests/compile/test_token_estimate_scripts.py::test_the_symbol_table_matches_cl100k`` (it fails,\n"
         f"printing this text, when the table and the encoding disagree): {total[1]:,} characters are one token,\n"
@@ -809,7 +825,10 @@ def _symbol_table_source(counter: TiktokenCounter) -> str:
         "MORE_TOKENS = (\n" + _class_literal(more) + "\n)\n"
         '"""A regex character class body: the characters ``cl100k_base`` encodes as two tokens or more."""\n\n'
         "THREE_TOKENS = (\n" + _class_literal(three) + "\n)\n"
-        '"""A regex character class body: the characters ``cl100k_base`` encodes as three tokens or more."""\n'
+        '"""A regex character class body: the characters ``cl100k_base`` encodes as three tokens or more."""\n\n'
+        "SPACE_APART = (\n" + _class_literal(apart) + "\n)\n"
+        '"""A regex character class body: the Latin letters ``cl100k_base`` encodes with a space before them as one\n'
+        'token more than alone (the space is a token of its own)."""\n'
     )
 
 
@@ -915,11 +934,12 @@ def _word_table_source(o200k: TiktokenCounter, cl100k: TiktokenCounter) -> str:
     encodings hold as one token after a space (lowercased), and those in capitals that both hold as one
     token as they are, each sorted, in lines of at most 100 characters."""
 
-    def words(counter: TiktokenCounter) -> tuple[set[str], set[str], set[str]]:
+    def words(counter: TiktokenCounter) -> tuple[set[str], set[str], set[str], set[str]]:
         enc = counter.encoding
         found: set[str] = set()
         capitals: set[str] = set()
         short: set[str] = set()
+        short_lower: set[str] = set()
         for rank in range(enc.n_vocab):
             try:
                 raw = enc.decode_single_token_bytes(rank)
@@ -933,13 +953,17 @@ def _word_table_source(o200k: TiktokenCounter, cl100k: TiktokenCounter) -> str:
                     capitals.add(raw[1:].decode("ascii"))
             elif len(raw) >= 3 and raw[1:].isupper():
                 short.add(raw[1:].decode("ascii"))
-        return found, capitals, short
+            elif len(raw) >= 3 and raw[1:].islower():
+                short_lower.add(raw[1:].decode("ascii"))
+        return found, capitals, short, short_lower
 
-    (lower_o, upper_o, short_o), (lower_c, upper_c, short_c) = words(o200k), words(cl100k)
+    (lower_o, upper_o, short_o, little_o), (lower_c, upper_c, short_c, little_c) = words(o200k), words(cl100k)
     both = sorted(lower_o & lower_c)
     upper = sorted(upper_o & upper_c)
     short = sorted(short_o & short_c)
     short_lines = textwrap.wrap(" ".join(short), 100)
+    little = sorted(little_o & little_c)
+    little_lines = textwrap.wrap(" ".join(little), 100)
     lines = textwrap.wrap(" ".join(both), 100)
     upper_lines = textwrap.wrap(" ".join(upper), 100)
     pairs = Counter(word[i : i + 2] for word in both for i in range(len(word) - 1))
@@ -953,7 +977,9 @@ def _word_table_source(o200k: TiktokenCounter, cl100k: TiktokenCounter) -> str:
         "English were once estimated at 0.53-0.81x). ``CAPITALS``: the words in capitals that both hold as one\n"
         "token after a space (``ERROR``, ``SELECT``); another word in capitals is priced by its length\n"
         "(``QUARTERLY``: four tokens; prose in capitals was estimated at 0.63x when its lowercase decided).\n"
-        "``SHORT_CAPITALS``: the words of two or three capitals that are one token (another is two), and\n"
+        "``SHORT_CAPITALS``: the words of two or three capitals that are one token (another is two),\n"
+        "``SHORT_WORDS``: the lowercase words of two or three letters that are one token (another, ``nke``,\n"
+        "``ihe``, is two: Igbo was estimated at 0.82x when every short word was one), and\n"
         "``COMMON_PAIRS``: the letter pairs most frequent in ``WORDS`` (random letters miss them).\n\n"
         "Generated from tiktoken's ranks (MIT licence) by\n"
         "``tests/compile/test_token_estimate_scripts.py::test_the_word_table_matches_the_encodings`` (it fails,\n"
@@ -976,7 +1002,12 @@ def _word_table_source(o200k: TiktokenCounter, cl100k: TiktokenCounter) -> str:
         "(``API``, ``SQL``, ``JFK``); another (an airport code, a ticker, an id: ``IAH``, ``XQZ``) is two tokens\n"
         '(after a mark the mark takes the first letter: ``"SFO"`` is ``"S``, ``FO``, ``"``).'
         '"""\n\n'
-        "COMMON_PAIRS = frozenset(\n"
+        "SHORT_WORDS = frozenset(\n"
+        '    """\n' + "\n".join(little_lines) + '\n"""'
+        ".split()  # noqa: SIM905\n)\n"
+        f'"""The {len(little):,} lowercase words of two or three letters that both encodings hold as one token\n'
+        'after a space (``the``, ``and``, ``na``); another (``nke``, ``ihe``, ``qx``) is two tokens."""\n\n'
+        + "COMMON_PAIRS = frozenset(\n"
         '    """\n' + "\n".join(pair_lines) + '\n"""'
         ".split()  # noqa: SIM905\n)\n"
         f'"""The {COMMON_PAIRS} letter pairs most frequent in ``WORDS`` (counted once per place in a word): a run of\n'
