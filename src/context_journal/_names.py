@@ -36,11 +36,18 @@ combining grapheme joiner, the Hangul fillers, Khmer's inherent vowels, Mongolia
 the variation selectors U+FE00-FE0F) and the blank Braille pattern."""
 
 
+_NOTHING_SHOWN = frozenset({"Cf", "Cc"})
+"""Unicode categories that show nothing: format characters and controls."""
+
+
 def shows_nothing(text: str) -> bool:
     """Whether ``text`` shows nothing: whitespace, invisible format characters (zero-width space and
-    joiners, byte-order mark: Unicode category Cf) and the other default-ignorable characters only (see
-    ``_INVISIBLE``). Stops at the first visible character (the first, in almost every text)."""
-    return not any(not c.isspace() and c not in _INVISIBLE and unicodedata.category(c) != "Cf" for c in text)
+    joiners, byte-order mark: Unicode category Cf), control characters (NUL, BEL, ESC, DEL: category Cc)
+    and the other default-ignorable characters only (see ``_INVISIBLE``). Stops at the first visible
+    character (the first, in almost every text)."""
+    return not any(
+        not c.isspace() and c not in _INVISIBLE and unicodedata.category(c) not in _NOTHING_SHOWN for c in text
+    )
 
 
 def replace_lone_surrogates(text: str) -> str:

@@ -135,10 +135,13 @@ def test_import_leaves_a_blank_message_out_and_reports_it_in_one_line(tmp_path: 
     assert "empty message" in out.output
 
 
-@pytest.mark.parametrize("text", ["\u200b", "\u200d\u200c", "\ufeff", " \u180e \n", "\u2060\u200b "])
+@pytest.mark.parametrize(
+    "text", ["\u200b", "\u200d\u200c", "\ufeff", " \u180e \n", "\u2060\u200b ", "\x00", "\x00\x07\x1b", " \x7f\u200b"]
+)
 def test_invisible_only_text_is_refused_like_blank(text: str) -> None:
     """A review found: text made only of zero-width and other format characters (Unicode Cf) shows
-    nothing, like whitespace; it is refused as a string and as the only text block, nothing written. Text
+    nothing, like whitespace; it is refused as a string and as the only text block, nothing written; so is
+    text of control characters only (a second review: ``add_message("user", "\x00")`` was stored). Text
     that also holds a visible character (an emoji joined with ZWJ, a word after a BOM) is kept."""
     cm = ContextManager.open("memory:")
     for content in (text, [{"type": "text", "text": text}]):
