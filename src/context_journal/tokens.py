@@ -62,7 +62,7 @@ hex, random printable ASCII, long digit strings, long whitespace runs; Lao, Odia
 Kazakh, Kyrgyz and Mongolian, halfwidth katakana, fullwidth Latin, box drawing, math symbols, LaTeX,
 runs of one character, random letters, codes in capitals, Devanagari with nukta; Ukrainian, Belarusian,
 Serbian and Macedonian Cyrillic, Igbo, Maltese, Latvian, Uzbek, Lithuanian, Yoruba, pinyin, zero-width
-spaces, JSON with ``\\uXXXX`` escapes):
+spaces, JSON with ``\\uXXXX`` escapes, Korean chat with compatibility jamo, Tongan and Samoan):
 ``tests/compile/test_token_estimate_scripts.py`` prints that table and asserts the bounds, and
 ``benchmarks/bench_tokens.py`` times the estimate against both tiktoken encodings on each class.
 
@@ -500,6 +500,8 @@ _W_JOINER = 2.0  # zero-width joiner, variation selectors
 _W_BEFORE_WORD = 1.3  # the zero-width space U+200B and the left single quote U+2018 (Uzbek's o‘ and g‘): a token of
 # their own, and the word after them has no space to open its token with (" quick" is one token, "quick" after
 # U+200B may be two): English with U+200B for its spaces was 0.88x when they were priced as punctuation
+_W_OKINA_WORD = 1.0  # over the ʻokina's own price (U+02BB, Hawaiian, Tongan, Samoan): the word after it opens without
+# its space ("ʻOku" is four tokens in cl100k_base, " Oku" two): Tongan was 0.90x, Samoan 0.94x
 _W_SPACE_APART = 1.0  # a space before a Latin letter it does not merge with (_symbol_tokens.SPACE_APART: " ụ", " ā"):
 # a token of its own (Igbo's words that open with ụ, ọ, ị)
 # U+FE0F (emoji style: "❤️" is "❤", U+FE0F) and U+FEFF (the byte order mark) are one token each, in both
@@ -1379,6 +1381,8 @@ def _text_estimate(text: str) -> float:
             )
         if others.find(b"\xe2\x80\x8b") >= 0 or others.find(b"\xe2\x80\x98") >= 0:  # U+200B, U+2018: _W_BEFORE_WORD
             est += (_W_BEFORE_WORD - _W_PUNCTUATION) * (others.count(b"\xe2\x80\x8b") + others.count(b"\xe2\x80\x98"))
+        if others.find(b"\xca\xbb") >= 0:  # U+02BB, the ʻokina: the word after it has no space to open its token with
+            est += _W_OKINA_WORD * others.count(b"\xca\xbb")
         if others.find(b"\xef\xbf\xbd\xef\xbf\xbd") >= 0:  # U+FFFD, priced as fullwidth forms above: a run merges
             replaced = text.count("\ufffd")
             est += (_W_REPLACEMENT_MORE - _W_CJK) * (replaced - len(_REPLACEMENT_RUN.findall(text)))
