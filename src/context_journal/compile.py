@@ -608,6 +608,21 @@ def compile_context(
     with telemetry.compile_span(strategy, max_tokens, reserve_for_response, namespace, branch) as span:
         try:
             compiled = _compile_fitting(view, strategy, args)
+            if (
+                compiled[0].dropped
+                and len(view) * _LEAST_MESSAGE_TOKENS <= max_tokens
+                and _newest_holds_media(view)
+                and not irreducible_over(view, FITTED_SHARE_FLOOR, max_tokens)
+            ):
+                # The newest message's image was kept by leaving messages out: when the whole history fits
+                # with it as its placeholder, that is sent instead (a review's history sent the newest
+                # screenshot, its call and a note at 1,650-1,800 tokens, the question and five messages left
+                # out, where every message fitted with the screenshot as its placeholder; issue 13: no
+                # message is left out that fits once reduced). A long history is left as it was (B28: the
+                # screenshot asked about and as many recent turns as fit).
+                whole = _compile_fitting(view, strategy, {**args, "newest_media": False})
+                if not whole[0].dropped:
+                    compiled = whole
         except OverBudgetError as exc:
             if not _newest_holds_media(view):
                 raise
@@ -621,6 +636,10 @@ def compile_context(
         span.done(compiled[0])
         return compiled
 
+
+_LEAST_MESSAGE_TOKENS = 5
+"""Fewer tokens than any message can be sent in (its overhead and a word): a history of more messages than
+the budget holds so never fits whole."""
 
 CLOSE_MISS_TRIES = 6
 """Smaller budgets a compile tries after it missed its budget by a little (see :func:`_fit_below`)."""

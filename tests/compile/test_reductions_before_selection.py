@@ -320,8 +320,15 @@ def test_the_page_text_is_cut_smaller_so_the_question_stays_beside_the_newest_sc
     seven with both screenshots as placeholders: the page text was priced at a quarter of the budget, and
     the history did not fit with it so. It is now cut smaller (to no less than 32 tokens) when that keeps
     the whole history: from 1,850 tokens every message is sent, the newest screenshot raw, the question
-    as written, and the page text's excerpt grows with the budget."""
+    as written, and the page text's excerpt grows with the budget. Below, every message is sent with the
+    screenshot as its placeholder (a second review: at 1,650-1,800 the screenshot was kept raw and the
+    question and four messages left out, where all fitted with it as its placeholder)."""
     cm, sent = _b63_review(strategy)
+    for budget in range(1_500, 1_801, 25):
+        result = cm.compile(budget)
+        assert_valid(result)
+        assert [s.id for m in result.messages for s in m.sources] == sent, budget
+        assert PLACEHOLDER.match(result.messages[-1].content[0]["content"][0]["text"]), budget
     kept = []
     for budget in range(1_850, 2_601, 50):
         result = cm.compile(budget)
