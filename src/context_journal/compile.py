@@ -1203,34 +1203,34 @@ def _compile_context(
             if p < stop and any(a <= p < b for a, b in raw) and not any(a <= p < b for a, b in cut)
         ]
 
-    def fitted_overflow(chosen: Selection, at: ToolCap, view: MessageView) -> tuple[Selection, ToolCap, MessageView]:
-        """``chosen`` (selected from ``view``, priced with the overflow cap ``at``: a quarter of what the
+    def fitted_overflow(chosen: Selection, at: ToolCap, pricing: MessageView) -> tuple[Selection, ToolCap, MessageView]:
+        """``chosen`` (selected from ``pricing``, priced with the overflow cap ``at``: a quarter of what the
         strategy may fill) or, when the whole history fits once its bulky messages are cut smaller (to no
         less than :data:`FITTED_SHARE_FLOOR` tokens each), the selection from it priced so, with that cap
         (halved from ``at`` until it fits; the excerpts are widened into the room left after drawing). A
         quarter each is what a long history's recent results keep; in a short one it dropped messages that
         fit once cut smaller: B63's history at 2,000 tokens sent its newest screenshot with the call before
         it and left out the question and the five messages before, all sent with the screenshot raw once
-        the page text was cut to 300 tokens (and all sent at 1,600, the screenshot a placeholder). Only
+        the page text was cut to about 200 tokens (and all sent at 1,600, the screenshot a placeholder). Only
         older messages are cut so: not when the newest message's unit would be cut below its quarter."""
         floor = max(FITTED_SHARE_FLOOR, avail // (16 * AUTO_CAP_SHARE))
         if at.to <= floor:
-            return chosen, at, view
+            return chosen, at, pricing
         if irreducible_over(body, floor, avail):
-            return chosen, at, view  # (a long history: what no cut reduces is over already)
+            return chosen, at, pricing  # (a long history: what no cut reduces is over already)
         lowest = at._replace(over=floor, to=floor)
         if (
             priced(body, options, counter, cache, avail, lowest, priced_at, held, newest_limit).tokens(0, n_body)
             > avail
         ):
-            return chosen, at, view  # (a long history: not even every bulky message at the floor lets it all fit)
+            return chosen, at, pricing  # (a long history: not even every bulky message at the floor lets it all fit)
         newest = unit_bounds(body, n_body - 1, n_body)[0]
         share = at.to
         while share > floor:
             share = max(floor, share // 2)
             tried = at._replace(over=share, to=share)
             again = priced(body, options, counter, cache, avail, tried, priced_at, held, newest_limit)
-            if again.tokens(newest, n_body) != view.tokens(newest, n_body):
+            if again.tokens(newest, n_body) != pricing.tokens(newest, n_body):
                 break  # the newest unit keeps its quarter: its own cuts come last (a message of 64 blocks sent
                 # 50 of them as bare markers at 1,371 tokens once cut below it)
             if again.tokens(0, n_body) <= avail:
@@ -1238,7 +1238,7 @@ def _compile_context(
                 stats["selects"] += 1
                 if not picked.omitted:
                     return picked, tried, again
-        return chosen, at, view
+        return chosen, at, pricing
 
     # ``stats["passes"]`` counts the passes that render a selection. A selection the last pass rendered is
     # not rendered again (its work is reused); once the selection stops changing, one look at the

@@ -745,10 +745,10 @@ def _tail(text: str, k: int) -> str:
     return text[ceil_boundary(text, end) :]
 
 
-_FOLD_VERSION = 3
+_FOLD_VERSION = 4
 """The fold's rules, in checkpoint fingerprints (a checkpoint folded by other rules is folded again):
 2 strips terminal escape sequences and keeps a long plan's items in progress; 3 reads plans written as
-markdown (``ExitPlanMode``)."""
+markdown (``ExitPlanMode``); 4 cuts commands, error lines and written text between grapheme clusters."""
 
 _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[ -/]*[0-~])")
 """Terminal escape sequences (ECMA-48: CSI colours and cursor moves, OSC titles and links, and the
