@@ -154,14 +154,14 @@ class WorkingStateMixin:
         _check_fact_key(key)
         if not isinstance(text, str):
             raise TypeError(f"a fact must be a string, not {type(text).__name__}")
-        if shows_nothing(text) or len(text) > MAX_FACT_TEXT:
-            raise ValueError(f"a fact must be a non-empty string of at most {MAX_FACT_TEXT} characters")
         bad = _FACT_CONTROL.search(text) or LONE_SURROGATE.search(text)
-        if bad is not None:
+        if bad is not None:  # (before the blank check, which reads a text of controls alone as blank)
             raise ValueError(
                 f"a fact holds {bad[0]!r} at character {bad.start()}: control characters other than line "
                 "breaks and tab, and lone surrogates, cannot be stored on every backend"
             )
+        if shows_nothing(text) or len(text) > MAX_FACT_TEXT:
+            raise ValueError(f"a fact must be a non-empty string of at most {MAX_FACT_TEXT} characters")
         seq = self._write_facts(lambda facts: {**facts, key: text}, skip_same=True)
         return 0 if seq is None else seq
 
