@@ -612,6 +612,7 @@ def compile_context(
                 compiled[0].dropped
                 and len(view) * _LEAST_MESSAGE_TOKENS <= max_tokens
                 and _newest_holds_media(view)
+                and view.entry(len(view) - 1).tokens * 4 > max_tokens
                 and not irreducible_over(view, FITTED_SHARE_FLOOR, max_tokens)
             ):
                 # The newest message's image was kept by leaving messages out: when the whole history fits
@@ -619,7 +620,10 @@ def compile_context(
                 # screenshot, its call and a note at 1,650-1,800 tokens, the question and five messages left
                 # out, where every message fitted with the screenshot as its placeholder; issue 13: no
                 # message is left out that fits once reduced). A long history is left as it was (B28: the
-                # screenshot asked about and as many recent turns as fit).
+                # screenshot asked about and as many recent turns as fit), and so is one whose newest
+                # message is not bulky (over a quarter of the budget, as the overflow reductions count it):
+                # then the image is not what left the messages out (a 200x200 screenshot, 255 tokens, went
+                # as its placeholder at 3,000 tokens beside twelve windowed turns, and raw at 2,900).
                 whole = _compile_fitting(view, strategy, {**args, "newest_media": False})
                 if not whole[0].dropped:
                     compiled = whole

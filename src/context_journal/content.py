@@ -1476,7 +1476,7 @@ def externalize_media(blocks: Iterable[dict[str, Any]], put_blob: Callable[[byte
     return [_map_media(b, swap) for b in blocks]
 
 
-_BLOB_ONLY = frozenset({"type", "media_type", "sha256", "size", "pages", "text_tokens"})  # not sent
+_BLOB_ONLY = frozenset({"type", "media_type", "sha256", "size", "pages", "text_tokens", "width", "height"})  # not sent
 
 
 def resolve_media(blocks: Iterable[dict[str, Any]], get_blob: Callable[[str], bytes]) -> list[dict[str, Any]]:

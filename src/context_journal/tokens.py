@@ -69,10 +69,12 @@ spaces, JSON with ``\\uXXXX`` escapes, Korean chat with compatibility jamo, Tong
 Non-text blocks: ``tool_use`` (and the provider-side ``server_tool_use`` / ``mcp_tool_use``) is priced as
 its name plus its compact JSON input; provider results (web search and fetch, code execution, MCP results,
 ``search_result``, ``compaction``, OpenAI ``reasoning``) by their content: text as text, encrypted or
-base64 strings at four characters a token, nested documents as documents; images have a flat,
-configurable price (Anthropic's vision guide: ``width * height / 750`` tokens, about 1,600 for a
-1.15-megapixel image); PDFs are priced by their pages, each page's text plus the page as an image (see
-:mod:`context_journal._documents`); other documents not at hand (URLs) have a flat price; signed
+base64 strings at four characters a token, nested documents as documents; images by their pixel size
+read from their header, the larger of Anthropic's and OpenAI's published prices (see
+:mod:`context_journal._images`: a 400x300 screenshot 255 tokens), at most a flat, configurable price
+(1,600: Anthropic's ceiling, also the price of an image whose size cannot be read); PDFs are priced by
+their pages, each page's text plus the page as an image (see :mod:`context_journal._documents`); other
+documents not at hand (URLs) have a flat price; signed
 thinking is priced by its text plus its signature; every block adds ``block_overhead`` and every
 message ``message_overhead``.
 
@@ -116,6 +118,7 @@ from typing import Any, Protocol, cast, runtime_checkable
 
 from . import _cjk_tokens, _hangul_tokens, _symbol_tokens, _word_tokens
 from ._block_types import SERVER_CALL_TYPES, SERVER_RESULT_TYPES
+from ._images import image_size, image_size_b64, image_tokens
 from .errors import ContextJournalError, MissingExtraError
 
 __all__ = [
@@ -1564,11 +1567,15 @@ def _pdf_of(data: str) -> Any:
 
 
 def document_hints(media_type: str, raw: bytes) -> dict[str, int]:
-    """What the counter needs to price a document once its bytes are stored as a blob: for a PDF,
+    """What the counter needs to price media once its bytes are stored as a blob: for a PDF,
     ``{"pages": ..., "text_tokens": ...}`` (text by the default estimate, hex-string glyphs at four a
-    token); ``{}`` for other media. Stored beside the blob reference and dropped when the bytes are
-    sent (:func:`~context_journal.content.resolve_media`).
+    token); for an image whose header can be read, ``{"width": ..., "height": ...}`` in pixels (see
+    :mod:`context_journal._images`); ``{}`` for other media. Stored beside the blob reference and dropped
+    when the bytes are sent (:func:`~context_journal.content.resolve_media`).
     """
+    if media_type.lower().startswith("image/"):
+        size = image_size(raw)
+        return {} if size is None else {"width": size[0], "height": size[1]}
     if media_type.lower() != "application/pdf":
         return {}
     from ._documents import pdf_stats
@@ -1592,7 +1599,9 @@ class EstimatingCounter:
     """The default counter: no dependency, priced by content class (see the module docstring).
 
     Args:
-        image_tokens: Flat price of an image block, in tokens.
+        image_tokens: The most an image block is priced at, in tokens, and the price of one whose pixel
+            size cannot be read (a URL, a file id, damaged bytes, a blob stored without its size); others
+            are priced by their size (:mod:`context_journal._images`).
         document_tokens: Flat price of a document whose content is not at hand (a URL, or a stored
             document without pricing hints), in tokens. Text documents are priced by their text and
             PDFs by their pages (see ``pdf_page_tokens``).
@@ -1657,7 +1666,7 @@ class EstimatingCounter:
                 n = sum(self.count_block(b) for b in content if isinstance(b, Mapping))
             n += self.tool_result_overhead
         elif kind == "image":
-            n = self.image_tokens
+            n = self._image_tokens(block.get("source"))
         elif kind == "document":
             n = self._document_tokens(block.get("source") or {})
         elif kind in _PROVIDER_CALLS:
@@ -1694,7 +1703,7 @@ class EstimatingCounter:
                     n += self._document_tokens(v.get("source") or {}) + self.block_overhead
                     continue
                 if v.get("type") == "image":
-                    n += self.image_tokens + self.block_overhead
+                    n += self._image_tokens(v.get("source")) + self.block_overhead
                     continue
                 stack.extend((kk, vv) for kk, vv in v.items() if kk not in _NOT_PRICED)
             elif isinstance(v, list):
@@ -1703,6 +1712,20 @@ class EstimatingCounter:
             elif v is not None:
                 n += 1
         return n
+
+    def _image_tokens(self, source: Any) -> int:
+        # Priced by its pixel size when the header can be read (base64 data) or was read at write time (a
+        # stored blob's ``width``/``height``: see document_hints); else the flat price (a URL, unreadable bytes).
+        if isinstance(source, Mapping):
+            kind = source.get("type")
+            width, height = source.get("width"), source.get("height")
+            if kind == "blob" and type(width) is int and type(height) is int and width > 0 and height > 0:
+                return image_tokens(width, height, self.image_tokens)
+            if kind == "base64" and isinstance(source.get("data"), str):
+                size = image_size_b64(source["data"])
+                if size is not None:
+                    return image_tokens(*size, self.image_tokens)
+        return self.image_tokens
 
     def _document_tokens(self, source: Any) -> int:
         if not isinstance(source, Mapping):
@@ -1728,7 +1751,7 @@ class EstimatingCounter:
 _DEFAULT_COUNTER = EstimatingCounter()
 
 
-ESTIMATE_VERSION = 3
+ESTIMATE_VERSION = 4
 """The version of the default estimate's counts (:class:`EstimatingCounter`, and the non-text prices
 :class:`TiktokenCounter` shares with it). A message's count is stored with its record under a key that
 names this version (:func:`counter_key`), and a store opened by an estimate of another version prices

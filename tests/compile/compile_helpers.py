@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import random
 import re
+import struct
+import zlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -347,3 +350,15 @@ def random_loop(rng: random.Random) -> tuple[int, int, list[int], int]:
     ``test_running_loop_readable.py`` draws them: chat turns, steps, result sizes (words), thinking words."""
     sizes = [rng.choice([1, 20, 60, 150, 400]) for _ in range(rng.randint(1, 3))]
     return rng.randint(0, 6), rng.randint(1, 8), sizes, rng.randint(5, 120)
+
+
+def png_image(width: int, height: int) -> str:
+    """A real (blank) PNG of ``width`` x ``height`` pixels, base64: images are priced by their size."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    raw = b"".join(b"\x00" + bytes(width * 3) for _ in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    body = chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
+    return base64.b64encode(b"\x89PNG\r\n\x1a\n" + body).decode()

@@ -17,9 +17,10 @@ from typing import Any
 import pytest
 
 from context_journal.tokens import ESTIMATE_VERSION, EstimatingCounter, counter_key
+from tests.compile.compile_helpers import png_image
 from tests.compile.token_corpus import CORPUS
 
-FINGERPRINTS = {2: "87329bb5174e81a7", 3: "7de9ae4ec2b5eedd"}
+FINGERPRINTS = {2: "87329bb5174e81a7", 3: "7de9ae4ec2b5eedd", 4: "c09d4df938c90951"}
 """ESTIMATE_VERSION -> the fingerprint of its counts over :func:`_blocks`, under :data:`UNICODE`."""
 UNICODE = "14.0.0"
 """The Unicode version the fingerprints were taken under (Python 3.11): the estimate reads character
@@ -35,6 +36,9 @@ def _blocks() -> list[dict[str, Any]]:
             out.append({"type": "tool_use", "id": "toolu_1", "name": "Write", "input": {"path": cls, "body": text}})
             out.append({"type": "tool_result", "tool_use_id": "toolu_1", "content": text})
     out.append({"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}})
+    out.append({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png_image(400, 300)}})
+    blob = {"type": "blob", "media_type": "image/jpeg", "sha256": "0" * 64, "size": 9, "width": 1024, "height": 768}
+    out.append({"type": "image", "source": blob})
     out.append({"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "a plain text"}})
     out.append({"type": "thinking", "thinking": "Let me think about the invoices.", "signature": "c2lnbmF0dXJl"})
     return out

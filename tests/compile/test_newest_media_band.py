@@ -23,7 +23,8 @@ from tests.compile.compile_helpers import assert_valid
 from tests.compile.test_reductions_before_selection import _image, _pdf, png
 from tests.hypothesis_budget import examples
 
-_IMAGE = _image(png(64, 64, 0.5))
+_IMAGE = _image(png(1280, 1280, 0.0))  # priced at the cap, 1,600 tokens (the review's image was)
+_SMALL = _image(png(200, 150, 0.5))  # 255 tokens (one OpenAI tile)
 _STRATEGIES = ("passthrough", "windowed", "autobiographical")
 
 
@@ -32,6 +33,8 @@ def _newest(kind: str) -> list[dict[str, Any]]:
         return [{"type": "text", "text": "What is wrong here?"}, _IMAGE]
     if kind == "pdf":
         return [{"type": "text", "text": "What is wrong here?"}, _pdf(1)]
+    if kind == "small image":
+        return [{"type": "text", "text": "What is wrong here?"}, _SMALL]
     return [{"type": "text", "text": "Compare these."}, _IMAGE, _IMAGE]
 
 
@@ -58,7 +61,7 @@ def _history(strategy: str, kind: str, words: int) -> ContextManager:
 @settings(max_examples=examples(6), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.sampled_from(_STRATEGIES),
-    st.sampled_from(["image", "pdf", "two images", "tool image"]),
+    st.sampled_from(["image", "small image", "pdf", "two images", "tool image"]),
     st.integers(50, 800),
 )
 @example("autobiographical", "image", 300)  # failed at 1,644-1,976 naming the budget and a token

@@ -57,6 +57,9 @@ def png(w: int, h: int, noise: float, seed: int = 1) -> str:
     rng = random.Random(seed)
     rows = []
     for _ in range(h):
+        if not noise:  # (flat, in a colour of its seed: quick at any size)
+            rows.append(b"\0" + bytes([150 + seed % 100]) * (w * 3))
+            continue
         rows.append(b"\0" + bytes(rng.randrange(256) if rng.random() < noise else 200 for _ in range(w * 3)))
 
     def chunk(tag: bytes, data: bytes) -> bytes:
@@ -301,9 +304,10 @@ def test_bulky_endings_never_push_out_what_fits_once_reduced(
 
 def _b63_review(strategy: str) -> tuple[ContextManager, list[str]]:
     """A review's B63 history: the question, a screenshot, a page of 3,000 words, and the newest
-    screenshot (a 400 x 300 PNG of noise, priced about 1,600 tokens)."""
+    screenshot (a 1,600 x 1,200 PNG, priced 1,600 tokens: the review's were 400 x 300 PNGs of noise, priced
+    so before images were priced by their size)."""
     cm = ContextManager.open("memory:", strategy=_strategies()[strategy]())
-    shot = [_image(png(400, 300, 1.0, s)) for s in (1, 2)]
+    shot = [_image(png(1600, 1200, 0.0, s)) for s in (1, 2)]
     messages: list[tuple[str, Any]] = [("user", "Compare the three dashboards and tell me which chart is broken.")]
     for k, content in enumerate([[shot[0]], words(3000, 7), [shot[1]]]):
         messages.append(

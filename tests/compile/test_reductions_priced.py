@@ -31,6 +31,7 @@ from tests.compile.compile_helpers import (
     lagging_turns,
     load_case,
     manager_for,
+    png_image,
     words,
 )
 from tests.hypothesis_budget import examples
@@ -288,28 +289,15 @@ def test_an_opening_message_too_large_for_the_head_gives_way_after_the_middle(co
             assert not raw & middle, sorted(raw & middle)
 
 
-def _png(width: int, height: int) -> str:
-    """A real (blank) PNG of ``width`` x ``height`` pixels, base64: images are priced by their size."""
-    import struct
-    import zlib
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-
-    raw = b"".join(b"\x00" + bytes(width * 3) for _ in range(height))
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    body = chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
-    return base64.b64encode(b"\x89PNG\r\n\x1a\n" + body).decode()
-
-
 @pytest.mark.parametrize("strategy", ["passthrough", "windowed"])
 def test_an_image_larger_than_the_budget_is_priced_as_its_placeholder(strategy: str) -> None:
-    """A review found: the newest result was a 1,000 x 1,000 screenshot (about 1,600 tokens) and the
-    budget 1,500; the strategy chose it alone, the compiler then made it a placeholder, and 62 tokens
-    went out ("[earlier turns omitted]" and the placeholder) with 1,400 unused. An image whose message
-    alone is over the budget can never be sent: it is priced as the placeholder it becomes, so the steps
-    before it come in (their results excerpted to the host's cap)."""
-    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": _png(1000, 1000)}}
+    """A review found: the newest result was a screenshot of about 1,600 tokens (1,000 x 1,000 then; 1,400 x
+    1,400 since images are priced by their size) and the budget 1,500; the strategy chose it alone, the
+    compiler then made it a placeholder, and 62 tokens went out ("[earlier turns omitted]" and the
+    placeholder) with 1,400 unused. An image whose message alone is over the budget can never be sent: it
+    is priced as the placeholder it becomes, so the steps before it come in (their results excerpted to the
+    host's cap)."""
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png_image(1400, 1400)}}
     cm = ContextManager.open("memory:", strategy=_strategies()[strategy]())
     cm.add_message("user", "Compare the dashboards and tell me which chart is broken.")
     for s in range(4):
