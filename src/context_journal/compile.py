@@ -289,6 +289,8 @@ class CompileResult:
 
         Raises:
             ValueError: ``assistant`` is not the compile's assistant.
+            TypeError: ``params`` holds ``system`` or ``messages`` (the compile builds them; a system prompt
+                goes to ``compile(system=...)``).
             StoreClosedError: the store was closed before its media were read.
         """
         from .formats.exporters import to_anthropic

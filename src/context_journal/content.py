@@ -1468,8 +1468,10 @@ def externalize_media(blocks: Iterable[dict[str, Any]], put_blob: Callable[[byte
             return source
         raw = base64.b64decode(source["data"])
         digest = put_blob(raw)
-        extra = {k: v for k, v in source.items() if k not in ("type", "media_type", "data")}
-        hints = document_hints(source["media_type"], raw)  # a PDF's pages: the blob is priced by them
+        # (pricing hints come from the bytes alone: a caller's "width" or "pages" beside damaged bytes priced
+        # an image at 263 tokens, not the flat price of one whose size cannot be read)
+        extra = {k: v for k, v in source.items() if k not in _BLOB_ONLY and k != "data"}
+        hints = document_hints(source["media_type"], raw)  # a PDF's pages, an image's size: priced by them
         blob = {"type": "blob", "media_type": source["media_type"], "sha256": digest, "size": len(raw)}
         return {**blob, **extra, **hints}
 

@@ -1017,3 +1017,25 @@ def test_B63_reductions_are_priced_before_the_selection(strategy: str) -> None:
     kinds = {r.kind for r in result.repairs}
     assert "image_placeholder" in kinds and "excerpted" in kinds
     assert journal_state(cm) == before
+
+
+@pytest.mark.parametrize("key", ["system", "messages"])
+def test_B48_a_system_prompt_passed_to_the_export_is_refused_not_sent_past_the_limit(key: str) -> None:
+    """A review passed ``to_anthropic(system=[two marked blocks], tools=[a marked tool])``: the system given
+    replaced the compiled one after the markers were counted, and the request went out with five markers
+    and no warning (six in a richer history). The compile builds the system prompt and the messages within
+    its budget: either given to the export is a ``TypeError`` naming ``compile(system=...)``, and the same
+    prompt given to the compile is counted and capped."""
+    marked = {"type": "text", "text": "Rules.", "cache_control": {"type": "ephemeral"}}
+    cm = ContextManager.open("memory:")
+    cm.add_message("user", [{"type": "text", "text": "Hello", "cache_control": {"type": "ephemeral"}}])
+    cm.add_message("assistant", "Hi.")
+    cm.add_message("user", [{"type": "text", "text": "Go on", "cache_control": {"type": "ephemeral"}}])
+    tools = [{"name": "t", "input_schema": {"type": "object"}, "cache_control": {"type": "ephemeral"}}]
+    value: Any = [marked, dict(marked, text="More rules.")] if key == "system" else []
+    with pytest.raises(TypeError, match=r"compile\(system=\.\.\.\)"):
+        cm.compile(1_000).to_anthropic(tools=tools, **{key: value})
+    if key == "system":
+        params, _dropped = _export_recording(cm.compile(1_000, system=value), tools=tools)
+        _assert_markers_sendable(params)
+        assert len(_marker_paths(params)[1]) == 4

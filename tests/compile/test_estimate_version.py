@@ -20,7 +20,7 @@ from context_journal.tokens import ESTIMATE_VERSION, EstimatingCounter, counter_
 from tests.compile.compile_helpers import png_image
 from tests.compile.token_corpus import CORPUS
 
-FINGERPRINTS = {2: "87329bb5174e81a7", 3: "7de9ae4ec2b5eedd", 4: "c09d4df938c90951"}
+FINGERPRINTS = {2: "87329bb5174e81a7", 3: "7de9ae4ec2b5eedd", 4: "c09d4df938c90951", 5: "3f5964efe667b77f"}
 """ESTIMATE_VERSION -> the fingerprint of its counts over :func:`_blocks`, under :data:`UNICODE`."""
 UNICODE = "14.0.0"
 """The Unicode version the fingerprints were taken under (Python 3.11): the estimate reads character
@@ -40,6 +40,8 @@ def _blocks() -> list[dict[str, Any]]:
     blob = {"type": "blob", "media_type": "image/jpeg", "sha256": "0" * 64, "size": 9, "width": 1024, "height": 768}
     out.append({"type": "image", "source": blob})
     out.append({"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "a plain text"}})
+    plain = {"type": "text", "media_type": "text/plain", "data": "cents"}
+    out.append({"type": "document", "source": plain, "title": "Billing spec", "context": "The API's unit of money."})
     out.append({"type": "thinking", "thinking": "Let me think about the invoices.", "signature": "c2lnbmF0dXJl"})
     return out
 

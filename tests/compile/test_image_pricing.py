@@ -163,3 +163,20 @@ def test_a_screenshot_asked_about_no_longer_crowds_out_the_conversation() -> Non
     flat = _screenshot_history(_block(bytes(range(256)) * 40)).compile(3_300)
     assert flat.messages[-1].content[1]["type"] == "image"
     assert sum(r.kind == "excerpted" for r in flat.repairs) == 12
+
+
+@pytest.mark.parametrize("path", ["memory:", "sqlite"])
+def test_a_callers_size_fields_do_not_price_a_stored_image(path: str, tmp_path: Any) -> None:
+    """The size kept beside a blob is read from the bytes, never taken from the caller's source: a review
+    sent damaged bytes with ``"width": 10, "height": 10`` and the stored image was priced 263 tokens."""
+    junk = base64.b64encode(bytes(range(256)) * 40).decode()
+    source = {"type": "base64", "media_type": "image/png", "data": junk, "width": 10, "height": 10, "pages": 1}
+    where = str(tmp_path / "j.db") if path == "sqlite" else path
+    cm = manager_for([{"id": "q", "role": "user", "content": [{"type": "image", "source": source}]}], path=where)
+    stored = cm.get_message("q").content_dicts()[0]
+    assert not {"width", "height", "pages"} & set(stored["source"])
+    assert COUNTER.count_block(stored) == 1601
+    real = dict(source, data=png_image(400, 300))
+    cm.add_message("user", [{"type": "image", "source": real}], id="r")
+    assert cm.get_message("r").content_dicts()[0]["source"]["width"] == 400
+    cm.close()

@@ -13,13 +13,17 @@ from __future__ import annotations
 
 import base64
 import random
+import re
 import zlib
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from context_journal._documents import pdf_stats
+from context_journal._documents import _text_blocks, pdf_stats
 from context_journal.tokens import EstimatingCounter, document_hints
+from tests.hypothesis_budget import examples
 
 _VOCAB = "region margin revenue quarter growth cost north south east west total percent units".split()  # noqa: SIM905
 
@@ -166,3 +170,34 @@ def test_pages_hidden_in_an_object_stream_are_counted_once_per_number() -> None:
     assert pdf_stats(bytes(out)).pages == 3
     out += b"11 0 obj\n" + objstm([(n, o.replace(b">>", b"/Annots [] >>")) for n, o in pages]) + b"\nendobj\n"
     assert pdf_stats(bytes(out)).pages == 3
+
+
+_PIECES = [b"BT", b"ET", b" ", b"\n", b"(shown text)", b"<48656C6C6F>", b"BTX", b"xET", b"Tj", b"q", b"BT ET"]
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=40))
+def test_text_blocks_are_those_a_lazy_bt_et_pattern_finds(pieces: list[bytes]) -> None:
+    """The text blocks are found in one pass over the operators (a review priced a 552-byte PDF whose one
+    stream inflates to "BT BT BT ..." with no ``ET`` in 21 s: the lazy pattern searched to the end of the
+    stream again from every ``BT``); they are exactly the blocks that pattern finds."""
+    body = b"".join(pieces)
+    assert _text_blocks(body) == re.findall(rb"\bBT\b(.*?)\bET\b", body, re.S)
+
+
+def test_a_stream_of_text_openings_with_no_close_shows_no_text() -> None:
+    """The review's PDF: one Flate stream of 30,000 "BT " and no ``ET``: one page, no text shown."""
+    stream = zlib.compress(b"BT " * 30_000)
+    pdf = (
+        b"%PDF-1.7\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n"
+        b"2 0 obj\n<< /Type /Pages /Kids [3 0 R] /Count 1 >>\nendobj\n"
+        b"3 0 obj\n<< /Type /Page /Parent 2 0 R /Contents 4 0 R >>\nendobj\n"
+        b"4 0 obj\n<< /Length "
+        + str(len(stream)).encode()
+        + b" /Filter /FlateDecode >>\nstream\n"
+        + stream
+        + b"\nendstream\nendobj\ntrailer << /Root 1 0 R >>\n%%EOF\n"
+    )
+    stats = pdf_stats(pdf)
+    assert (stats.pages, stats.text, stats.glyphs) == (1, "", 0)
+    assert _price(pdf) == EstimatingCounter().pdf_page_tokens + 1

@@ -12,6 +12,7 @@ Print the table alone: ``python -m pytest -q -s tests/compile/test_token_estimat
 from __future__ import annotations
 
 import base64
+import json
 import random
 import string
 import textwrap
@@ -1232,3 +1233,23 @@ def test_a_str_subclass_is_counted_as_its_text() -> None:
     o200k, _ = _references()
     assert estimate_text_tokens(Name("hello world")) == estimate_text_tokens("hello world")
     assert o200k.text_tokens(Name("hello world")) == o200k.text_tokens("hello world") == 2
+
+
+def test_a_documents_title_and_context_are_priced() -> None:
+    """A document's ``title`` and ``context`` are sent with it and billed as input: a review sent a
+    3,000-word ``context`` priced at nothing (the compile said 14 tokens at a budget of 2,000; the request
+    held about 3,075)."""
+    context, title = " ".join(["billing"] * 3000), "Billing spec " + " ".join(["rev"] * 40)
+    source = {"type": "text", "media_type": "text/plain", "data": "The API returns cents."}
+    bare = EstimatingCounter().count_block({"type": "document", "source": source})
+    doc = {"type": "document", "source": source, "title": title, "context": context}
+    counter = EstimatingCounter()
+    assert counter.count_block(doc) == bare + counter.text_tokens(title) + counter.text_tokens(context)
+    nested = {"type": "web_fetch_tool_result", "tool_use_id": "w", "content": {"type": "x", "content": doc}}
+    assert counter.count_block(nested) >= counter.text_tokens(context)
+    cm = manager_for([{"id": "d", "role": "user", "content": [{"type": "text", "text": "Read this."}, doc]}])
+    assert cm.compile(100_000).tokens >= counter.text_tokens(context)
+    result = cm.compile(2_000)
+    assert result.tokens <= 2_000
+    sent = [b for b in result.to_anthropic()["messages"][0]["content"] if b.get("type") == "document"]
+    assert not sent or _reference(json.dumps(sent)) <= 2_000

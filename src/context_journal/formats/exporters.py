@@ -105,6 +105,9 @@ def to_anthropic(
 
     Raises:
         ValueError: ``assistant`` is not the compile's assistant, or stored media cannot be read.
+        TypeError: ``params`` holds ``system`` or ``messages``: the compile built them, within its budget
+            (a system prompt goes to ``compile(system=...)``, where it is counted; one passed here replaced
+            the compiled one after the cache markers were counted, and a request went out with five).
 
     Warns:
         CacheMarkersDroppedWarning: markers were removed to keep the request within the limit (its
@@ -113,6 +116,12 @@ def to_anthropic(
             ``raised`` attribute: their paths).
     """
     _check_assistant(result, assistant)
+    built = sorted({"system", "messages"} & params.keys())
+    if built:
+        raise TypeError(
+            f"to_anthropic() got {', '.join(built)}: the compile builds them within its budget; pass a system "
+            "prompt to compile(system=...) instead"
+        )
     get_blob = result.get_blob
     messages: list[dict[str, Any]] = []
     marks: dict[int, int] = {}  # message index -> block index of its cache breakpoint (the last: one each)
