@@ -62,6 +62,7 @@ from .rendering.fit import (
     coverage,
     finish,
     fresh_pass,
+    layout_of_work,
     mark_breakpoints,
     render,
     separate_running_turn,
@@ -1444,7 +1445,11 @@ def _compile_context(
         work = join_shard_runs(work, p, cache.shard, lambda m: tokens_of(m, counter))
     if isinstance(body, NewestGroupView):
         body.credit(work, p)
-    mark_breakpoints(work, options.cache_breakpoints)
+    unchanged = 0
+    if options.cache_breakpoints > 0:
+        same_as = (namespace, branch, max_tokens, reserve_for_response, strategy.name, repr(system), repr(options))
+        unchanged = cache.kept_prefix((*same_as, newest_media), layout_of_work(work, p))
+    mark_breakpoints(work, options.cache_breakpoints, unchanged)
     compiled = tuple(finish(m, p, counter) for m in work)
     if not compiled:
         raise EmptyContextError(namespace, branch)

@@ -98,13 +98,53 @@ def test_a_cache_marker_closes_the_stable_part() -> None:
 
 
 def test_stable_prefix_off_folds_afresh_and_writes_no_layout() -> None:
+    """The strategy asks for no breakpoint; the only marker before the last two messages is the compile's
+    own, at the end of the prefix the previous compile sent the same (when there is one)."""
     cm = manager(summarizer=echo_summarizer(), **AutobiographicalConfig.for_budget(3000, stable_prefix=False).to_dict())
+    previous: list[tuple[str, tuple[Any, ...]]] = []
     for turn in range(20):
         _turn(cm, turn)
         cm.drain()
         result = cm.compile(3000)
-        assert not any(m.cache_breakpoint for m in result.messages[:-2])
+        sent = [(m.role, m.content) for m in result.messages]
+        same = next(
+            (k for k, (a, b) in enumerate(zip(previous, sent, strict=False)) if a != b), min(len(previous), len(sent))
+        )
+        marked = [k for k, m in enumerate(result.messages[:-2]) if m.cache_breakpoint]
+        assert marked == ([same - 1] if 0 < same < len(sent) - 1 else []), (turn, marked, same)
+        previous = sent
     assert _layout(cm) is None
+
+
+def test_the_end_of_the_unchanged_prefix_carries_a_marker_under_the_default_configuration() -> None:
+    """A review compiled 80 turns at 3,000 tokens with ``strategy="autobiographical"`` (the default
+    configuration, sized for larger budgets): the note of what is not summarised yet changed every turn,
+    the markers sat only on the last messages, and from turn 23 on no turn read its prompt's start from the
+    cache. The compile now also marks the end of the prefix its previous compile (same budget) sent the
+    same: once the history outgrows the budget (turn 10), every request but the first after a change of
+    the layout has a marker on a message the previous request also marked, with an unchanged prompt up to
+    it (the prefix a cache holds)."""
+    cm = manager(summarizer=echo_summarizer())
+    previous: list[tuple[str, tuple[Any, ...], bool]] = []
+    misses = []
+    for turn in range(40):
+        _turn(cm, turn)
+        cm.tick()
+        result = cm.compile(3000, system="You are a helpful assistant.")
+        sent = [(m.role, m.content, m.cache_breakpoint) for m in result.messages]
+        if turn >= 10:
+            reused = [
+                k
+                for k, (role, content, mark) in enumerate(sent[:-1])
+                if mark
+                and k < len(previous)
+                and previous[k][2]
+                and [x[:2] for x in previous[: k + 1]] == [x[:2] for x in sent[: k + 1]]
+            ]
+            if not reused:
+                misses.append(turn)
+        previous = sent
+    assert len(misses) <= 3, misses
 
 
 def test_the_layout_survives_a_reopen_and_belongs_to_its_budget(tmp_path: Any) -> None:

@@ -74,6 +74,22 @@ class RenderCache:
         self._named: OrderedDict[tuple[str, int, str], tuple[list[Block], int, int]] = OrderedDict()
         self._shards: dict[tuple[str, int], dict[str, Any]] = {}
         self.size = size
+        self._layouts: OrderedDict[Any, tuple[Any, ...]] = OrderedDict()
+
+    def kept_prefix(self, key: Any, layout: tuple[Any, ...]) -> int:
+        """How many leading messages of ``layout`` (see :func:`layout_of_work`) the last compile under
+        ``key`` (its namespace, branch, budget, strategy, system prompt and options) sent the same; the
+        layout is then remembered under ``key`` (the last 16 keys, as one hash a message)."""
+        previous = self._layouts.pop(key, ())
+        self._layouts[key] = layout
+        if len(self._layouts) > 16:
+            self._layouts.popitem(last=False)
+        same = 0
+        for a, b in zip(previous, layout, strict=False):
+            if a != b:
+                break
+            same += 1
+        return same
 
     @property
     def has_shards(self) -> bool:
@@ -425,16 +441,36 @@ def _place_injection(work: list[Work], item: Work, position: str) -> None:
     work.append(item)
 
 
-def mark_breakpoints(work: list[Work], limit: int) -> None:
+def layout_of_work(work: list[Work], p: Pass) -> tuple[Any, ...]:
+    """What identifies each message ``work`` sends, for :meth:`RenderCache.kept_prefix` (a hash each): a
+    stored message sent as stored by its id and sequence, any other (cut, rendered, a note) by its role and
+    blocks."""
+    return tuple(
+        hash((m.role, m.origin, m.sequence))
+        if m.origin is not None and m.origin not in p.altered
+        else hash((m.role, repr(m.blocks)))
+        for m in work
+    )
+
+
+def mark_breakpoints(work: list[Work], limit: int, kept: int = 0) -> None:
+    """Mark at most ``limit`` of ``work`` for a prompt-cache breakpoint; ``kept``: how many leading messages
+    the previous compile of the same key sent the same (:meth:`RenderCache.kept_prefix`)."""
     if not work or limit <= 0:
         for m in work:
             m.breakpoint = False
         return
     # By priority: the last message (the next request extends the prompt), the strategy's breakpoints,
-    # newest first (where its next change most likely starts), then the message before the last
-    # assistant turn (read back when that turn is trimmed or replaced).
+    # newest first (where its next change most likely starts), the end of the prefix the previous compile
+    # sent the same (issue 13, kind 5: "markers are placed on the longest prefix that did not change since
+    # the previous compile"; the next compile most likely keeps it too: a strategy that asks for none, or
+    # an autobiographical one not sized for the budget, whose note of what is not summarised yet changes
+    # every turn, had its prompt's start cached on 26% of a review's turns), then the message before the
+    # last assistant turn (read back when that turn is trimmed or replaced).
     last = len(work) - 1
     order = [last, *sorted((i for i, m in enumerate(work) if m.breakpoint and i != last), reverse=True)]
+    if 0 < kept < last:
+        order.append(kept - 1)
     for i in range(last, 0, -1):
         if work[i].role == "assistant":
             order.append(i - 1)
