@@ -65,7 +65,17 @@ from .folding import NOTE_PARTICIPANT, Item, cover, gap_note, raw_tokens, to_ent
 from .planning import cap_text
 from .records import ChunkRecord, HeadMark, Summary, summary_id_for_chunk
 from .requests import RequestPlan, render_request
-from .stable import LAYOUT_STATE, breakpoint_index, compact, decode, encode, first_recoverable, squeeze
+from .stable import (
+    LAYOUT_STATE,
+    breakpoint_index,
+    compact,
+    decode,
+    encode,
+    first_recoverable,
+    layout_for,
+    squeeze,
+    with_layout,
+)
 from .state import CompressionLog
 from .work import PendingWork, Queue, WorkItem, split_parts
 
@@ -357,8 +367,8 @@ class AutobiographicalStrategy(BaseStrategy):
                 # the next compile folds afresh, as the first compile of the same view did.
                 fits = not left_out and self._cost(view, items) <= budget.tokens
                 value = encode(view, items, budget.total) if fits else {"budget": budget.total, "items": []}
-                if value != self.layout_state:
-                    state[LAYOUT_STATE] = value
+                if value != layout_for(self.layout_state, budget.total):
+                    state[LAYOUT_STATE] = with_layout(self.layout_state, value)
         omitted = tuple(left_out) + tuple(
             (item.start, item.end, "not summarised yet; left out to fit the budget in one step (stable_prefix)")
             for item in items
