@@ -325,9 +325,13 @@ def _loop_strategy(name: str) -> Strategy:
     return WindowedPassthroughStrategy() if name == "windowed" else PassthroughStrategy()
 
 
-def loop_history(name: str, chat: int, steps: int, sizes: list[int], thinking: int = 40) -> ContextManager:
+def loop_history(
+    name: str, chat: int, steps: int, sizes: list[int], thinking: int = 40, *, tools: bool = False
+) -> ContextManager:
     """``chat`` chat turns, the question, then a loop of ``steps`` calls opened by signed thinking, result
-    ``k`` of ``sizes[k % len(sizes)]`` words; nothing summarised."""
+    ``k`` of ``sizes[k % len(sizes)]`` words; nothing summarised. With ``tools``, the calls are Claude Code's
+    (``Read`` of a file, ``Bash``), so the working state holds files and commands and the compile renders
+    the working-state block beside the loop."""
     cm = ContextManager.open("memory:", strategy=_loop_strategy(name))
     msgs: list[dict[str, Any]] = [
         {"participant": "user" if k % 2 == 0 else "assistant", "content": words(30, k), "id": f"c{k}"}
@@ -338,6 +342,11 @@ def loop_history(name: str, chat: int, steps: int, sizes: list[int], thinking: i
     opening = {"type": "thinking", "thinking": words(thinking), "signature": "sig"}
     for k in range(steps):
         use = {"type": "tool_use", "id": f"t{k}", "name": f"tool{k}", "input": {"arg": words(3, k)}}
+        if tools:
+            call = ("Read", {"file_path": f"/srv/app/billing/mod_{k}.py"})
+            if k % 2:
+                call = ("Bash", {"command": f"pytest tests/test_mod_{k}.py -x"})
+            use = {"type": "tool_use", "id": f"t{k}", "name": call[0], "input": call[1]}
         msgs.append({"participant": "assistant", "content": [opening, use] if k == 0 else [use], "id": f"a{k}"})
         result = {"type": "tool_result", "tool_use_id": f"t{k}", "content": words(sizes[k % len(sizes)], k)}
         msgs.append({"participant": "user", "content": [result], "id": f"r{k}"})

@@ -106,7 +106,11 @@ def test_the_rules_are_not_cut_below_the_transcript() -> None:
     150-word results: at every budget from 200 to 1,400 tokens the rules went as "Project [… about 493 of
     498 tokens cut here …] n149" (5 tokens kept) beside the loop's transcript at up to 1,225 tokens. The
     opening message was cut before the newest messages, where now one level cuts them: the rules keep at
-    least a third of what the transcript takes (all of themselves once they fit), and grow with the budget."""
+    least a third of what the transcript takes (all of themselves once they fit), and grow with the budget.
+    The loop goes raw only beside the rules whole (from 1,200 tokens, its older results at their readable
+    floors and the newest cut toward its own: it went raw from 1,550 before, once the newest result fitted
+    as the budget drew it), and never as its transcript again above that (see
+    :func:`test_a_loop_sent_raw_stays_raw_budget_by_budget`)."""
     strategy = AutobiographicalStrategy(AutobiographicalConfig())
     cm = ContextManager.open("memory:", strategy=strategy)
     history: list[dict[str, Any]] = [
@@ -126,16 +130,19 @@ def test_the_rules_are_not_cut_below_the_transcript() -> None:
         history.append({"participant": "user", "content": [answer], "id": f"r{k}"})
     cm.add_messages(history)
     kept_by_budget = []
-    for budget in range(400, 1_500, 100):
+    raw = []
+    for budget in range(400, 1_600, 100):
         result = cm.compile(budget)
         _check(cm, result, budget)
         [rules] = [m for m in result.messages if m.sources[0].id == "rules"]
         kept, whole = text_tokens_kept(list(rules.content), COUNTER)
         transcript = sum(m.tokens for m in result.messages if any(s.id == "running turn" for s in m.sources))
-        assert transcript, budget
+        raw.append(_raw_whole(result))
+        assert transcript or (raw[-1] and kept == whole), (budget, kept)
         assert kept >= min(whole, transcript / 3), (budget, kept, transcript)
         kept_by_budget.append(kept)
     assert kept_by_budget == sorted(kept_by_budget) and kept_by_budget[-1] == whole, kept_by_budget
+    assert not raw[0] and raw[-1] and raw == sorted(raw), raw  # a transcript up to a budget, raw from it
 
 
 @pytest.mark.parametrize("name", ["passthrough", "windowed", "autobiographical"])
@@ -250,17 +257,22 @@ def test_a_text_of_joined_excerpts_is_cut_as_a_new_text() -> None:
 
 
 @st.composite
-def _histories(draw: st.DrawFn) -> tuple[str, int, int, list[int], int]:
+def _histories(draw: st.DrawFn) -> tuple[str, int, int, list[int], int, bool]:
     name = draw(st.sampled_from(["autobiographical", "windowed", "passthrough"]))
-    sizes = draw(st.lists(st.sampled_from([1, 20, 60, 150, 400]), min_size=1, max_size=3))
-    return name, draw(st.integers(0, 6)), draw(st.integers(1, 8)), sizes, draw(st.integers(5, 120))
+    sizes = draw(st.lists(st.sampled_from([1, 20, 60, 150, 400, 600, 700]), min_size=1, max_size=3))
+    steps, thinking = draw(st.integers(1, 8)), draw(st.integers(5, 120))
+    return name, draw(st.integers(0, 6)), steps, sizes, thinking, draw(st.booleans())
 
 
 @settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_histories())
-@example(("autobiographical", 6, 2, [400], 37))  # two of 90 scanned histories that sent the loop raw, then
-@example(("autobiographical", 4, 4, [1, 400, 1], 55))  # transcribed it with more room
-def test_every_budget_above_the_smallest_keeps_the_loop_readable(history: tuple[str, int, int, list[int], int]) -> None:
+@example(("autobiographical", 6, 2, [400], 37, False))  # two of 90 scanned histories that sent the loop raw,
+@example(("autobiographical", 4, 4, [1, 400, 1], 55, False))  # then transcribed it with more room
+@example(("autobiographical", 4, 3, [700, 600, 650], 120, False))  # (see the test below)
+@example(("autobiographical", 1, 2, [400, 700], 90, True))
+def test_every_budget_above_the_smallest_keeps_the_loop_readable(
+    history: tuple[str, int, int, list[int], int, bool],
+) -> None:
     """Over generated lagging histories ending in a thinking-led loop, at budgets from the smallest that fits
     up to the whole history (the next 8, then 24 evenly spread): each compile keeps the loop from its opening
     or as one transcript and sends no stored block as its bare marker, and from a tenth of the way up every
@@ -271,9 +283,11 @@ def test_every_budget_above_the_smallest_keeps_the_loop_readable(history: tuple[
     now, but the bound asserted stays a tenth of the way up: see the closing note of issue 13.) And once a
     compile sends the loop raw from its opening with every step, every compile with more room does too: more
     room is never spent on older turns at the loop's cost (two of 90 scanned histories broke that before the
-    loop's steps were cut after the head window's turns)."""
-    name, chat, steps, sizes, thinking = history
-    cm = loop_history(name, chat, steps, sizes, thinking)
+    loop's steps were cut after the head window's turns). The histories hold results of up to 700 words, and
+    half of them Claude Code's calls, so the working-state block is rendered beside the loop (see
+    :func:`test_a_loop_sent_raw_stays_raw_budget_by_budget`)."""
+    name, chat, steps, sizes, thinking, tools = history
+    cm = loop_history(name, chat, steps, sizes, thinking, tools=tools)
     whole = cm.compile(1_000_000).tokens
     smallest = smallest_budget(cm, whole)
     spread = max(1, (whole - smallest) // 24)
@@ -308,6 +322,45 @@ def test_an_autobiographical_loop_sent_raw_stays_raw_with_more_room() -> None:
     first = forms.index(True)
     assert not any(forms[:first]) and all(forms[first:]), forms
     assert 140 + 3 * first <= 270
+
+
+@pytest.mark.parametrize(
+    ("history", "low", "high"),
+    [
+        ((4, 3, [700, 600, 650], 120, False), 1_150, 1_200),
+        ((0, 4, [150, 700, 400], 21, False), 600, 660),
+        ((1, 2, [400, 700], 90, True), 740, 900),
+        ((1, 1, [650], 116, True), 500, 600),
+    ],
+)
+def test_a_loop_sent_raw_stays_raw_budget_by_budget(
+    history: tuple[int, int, list[int], int, bool], low: int, high: int
+) -> None:
+    """Histories of a review's shape (a few chat turns, the question, loops of 400-700-word results), scanned
+    one token apart, autobiographical. Before, the first went raw at 1,171-1,173 tokens, as its transcript at
+    1,174 and raw from 1,175: its older results stood at 16 tokens of about 2,000 by the loop's water level,
+    and one token less of the level's granularity left one under the line where a result says nothing. The
+    second went raw at 629, a transcript at 630-632 and 636, the same way. With Claude Code's calls (the
+    working state then holds files and commands, and the working-state block is rendered): the third went raw
+    at 762, a transcript at 763-766 and 768-770, raw, a transcript at 794-821 and again from 860 where the
+    block entered (its allowance, a share of the budget, crossing what its smallest render takes) and took
+    the room the results had, being cut only after them; the fourth, a one-step loop, a transcript at 530-534
+    and 574-587 so. Now the loop's results are cut by a level that stops at each one's readable floor (the
+    smallest excerpt keeping 16 tokens or a tenth of it), the block gives way, then the newest result is cut
+    toward its own floor, before a result is cut below its floor (the opening message and the question are
+    never cut for it): whether the loop goes raw follows what its floors need, which more room never
+    undoes."""
+    chat, steps, sizes, thinking, tools = history
+    cm = loop_history("autobiographical", chat, steps, sizes, thinking, tools=tools)
+    forms = []
+    for budget in range(low, high):
+        result = _compile(cm, budget)
+        assert result is not None, budget
+        _check(cm, result, budget)
+        forms.append(_raw_whole(result))
+    assert True in forms
+    first = forms.index(True)
+    assert all(forms[first:]), [low + k for k, raw in enumerate(forms) if k > first and not raw]
 
 
 def _raw_whole(result: CompileResult) -> bool:

@@ -223,13 +223,22 @@ def test_no_older_result_is_kept_as_its_bare_marker(dense: str) -> None:
     """A review: results of dense text (identifiers, Chinese), shortened before the transcript was written,
     were cut again to their bare markers (some 25 tokens each, saying nothing), and the top marker counted
     only the results it had taken out. Each result shown keeps text of its own, and the top marker counts
-    every result not shown."""
+    every result not shown. (At 3,800 tokens the Chinese loop goes raw, every result at its readable floor
+    or above: issue 13's loop sent raw from the budget its steps fit at their floors.)"""
 
     def text(k: int, j: int) -> str:
         return " ".join(f"w{k}_{i}" for i in range(200)) if dense == "identifiers" else "日志条目处理完成，" * 120
 
     cm = manager_for(_loop_messages(40, lambda k, j: {"file_path": f"s{k}.py"}, text))
     for budget in (1800, 2500, 3000, 3800):
+        result = cm.compile(budget)
+        if budget == 3800 and not any(m.sources[0].id == "running turn" for m in result.messages):
+            assert_valid(result, thinking=True)
+            running_loop_kept_whole(cm, result)
+            results = [b for m in result.messages for b in m.content if b.get("type") == "tool_result"]
+            kept = [text_tokens_kept([b], EstimatingCounter())[0] for b in results]
+            assert len(kept) == 40 and min(kept) >= 16, kept
+            continue
         body = _note_text(cm, budget)
         figures = [(int(a), int(b)) for a, b in re.findall(r"\[… about (\d+) of (\d+) tokens cut here", body)]
         assert all(a < b for a, b in figures[1 if body.startswith("[…") else 0 :]), (budget, figures)

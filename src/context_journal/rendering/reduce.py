@@ -939,13 +939,18 @@ def _level(
     p: Pass,
     keep_thinking: frozenset[str],
     memo: dict[tuple[int, int, float], tuple[Work, list[Block], list[Block], int]] | None = None,
+    floored: frozenset[str] = frozenset(),
 ) -> None:
     """Cut the ``chosen`` messages by a water level until the context fits ``room`` (or cannot): every
     one above a cap is cut toward it (head and tail kept), the smaller ones stay whole; the cap is
     lowered until the recounted total fits. ``memo``: excerpts already made (keyed by message, blocks and
     ratio, each entry holding the objects it was made from, so a key is never reused by another) and their
     tokens, shared by the levels of one cut: its searches pour the same messages at the same levels again
-    and again (196,000 excerpts of 28,000 kinds for a 2,000-step loop)."""
+    and again (196,000 excerpts of 28,000 kinds for a 2,000-step loop). The messages ``floored`` names (the
+    running loop's steps) are never cut below their readable floor (see :func:`_loop_floor`): where the
+    level would leave one saying nothing, it stands at its floor and the level is lowered for the others
+    (issue 13: a result moved by a token or two across the line as the budget moved, and the loop went
+    raw, as its transcript, raw again)."""
     if not chosen:
         return
     sizes = {i: _tokens(work[i], counter) for i in chosen}
@@ -984,17 +989,37 @@ def _level(
             memo[key] = (m, originals[i], blocks, tokens)
         return blocks, tokens
 
+    floors: dict[int, tuple[list[Block], int] | None] = {}
+
+    def floor(i: int, m: Work) -> tuple[list[Block], int] | None:
+        """``m``'s readable floor (see :func:`_loop_floor`) when ``floored`` names it, else None."""
+        if m.origin not in floored:
+            return None
+        if i not in floors:
+            floors[i] = _loop_floor(m, originals[i], counter, memo, m.origin in keep_thinking)
+        return floors[i]
+
+    # The level never goes below the largest floor: the others are not cut further for the floored ones to
+    # stand (a loop's calls cut to nothing beside its results at their floors: the loop then went raw where
+    # one level for all of them sends it as its transcript, which shows every call).
+    found = [f[1] for i in sizes if (f := floor(i, work[i])) is not None] if len(sizes) <= _FLOORED_MAX else []
+    lowest = float(max(found, default=0))
+
     def pour(target: float, lowered: bool = True) -> int:
-        """Cut every chosen message above the level ``target`` gives, from its original blocks; the total.
-        A message whose excerpt would not be smaller than it (its marker outweighs the cut) keeps what it
-        has while the level is ``lowered``, and is whole on a level raised again."""
-        cap = _water_cap(list(sizes.values()), max(0.0, target))
+        """Cut every chosen message above the level ``target`` gives (never below ``lowest``), from its
+        original blocks; the total. A message whose excerpt would not be smaller than it (its marker
+        outweighs the cut) keeps what it has while the level is ``lowered``, and is whole on a level raised
+        again; a floored one whose excerpt says nothing stands at its floor."""
+        cap = max(lowest, _water_cap(list(sizes.values()), max(0.0, target)))
         for i, size in sizes.items():
             m = work[i]
             blocks, tokens = originals[i], None
             if size > cap:
                 ratio = cap / size if cap > 0 else 0.0
                 blocks, tokens = excerpt(i, m, ratio * 0.95)
+                least = floor(i, m) if lowest else None
+                if least is not None and (tokens < least[1] or _step_silent(blocks, counter)):
+                    blocks, tokens = least
                 if tokens >= size:
                     blocks, tokens = (m.blocks, m.tokens) if lowered else (originals[i], None)
             put(i, blocks, tokens)
@@ -1026,6 +1051,68 @@ def _level(
         m = work[i]
         if m.blocks != originals[i]:
             p.repair("excerpted", m, f"cut from about {sizes[i]} to {_tokens(m, counter)}{_LEVEL_CUT}")
+
+
+_LEDGER_GIVES = 128
+"""About the most tokens the working-state block gives up for a running loop's steps to stand at their floors
+(see ``loop_level`` in :func:`shrink`; whole lines, so a little more): what its smallest render takes (the
+block comes in once its allowance, a share of the budget, reaches it, and took the room the steps had: issue
+13). A larger block keeps the rest, and the loop goes as its transcript beside it when that is not enough."""
+
+_FLOORED_MAX = 256
+"""The most messages a level cuts with floors (see :func:`_level`); a longer loop's steps are cut by the
+plain level (each floor is a search of a dozen excerpts)."""
+
+
+def _step_silent(blocks: list[Block], counter: TokenCounter) -> bool:
+    """Whether a tool result of ``blocks`` says nothing as a running loop's result (see
+    :func:`silent_results`), or another of its blocks keeps none of its text (its bare cut marker)."""
+    for b in blocks:
+        if b.get("type") == "tool_result":
+            if _says_nothing([b], counter, _HOLLOW_SHARE, _UNIT_KEPT_TOKENS):
+                return True
+            continue
+        kept, whole = text_tokens_kept([b], counter)
+        if whole and not kept:
+            return True
+    return False
+
+
+def _loop_floor(
+    m: Work,
+    blocks: list[Block],
+    counter: TokenCounter,
+    memo: dict[tuple[int, int, float], tuple[Work, list[Block], list[Block], int]] | None,
+    keep_thinking: bool = False,
+) -> tuple[list[Block], int] | None:
+    """The smallest excerpt of ``blocks`` (a step of a running loop, ``m``'s) in which no tool result says
+    nothing (see :func:`silent_results`) and no other block is its bare cut marker, and its tokens; None
+    when ``blocks`` say nothing already or no excerpt is smaller (``keep_thinking``: its thinking blocks
+    stay byte for byte). The floor depends on the message alone, not on the budget."""
+    key = (id(m), id(blocks), -1.0)
+    hit = memo.get(key) if memo is not None else None
+    if hit is not None and hit[0] is m and hit[1] is blocks:
+        return (hit[2], hit[3]) if hit[3] >= 0 else None
+    size = counter.count_message(m.participant, blocks)
+    found: tuple[list[Block], int] | None = None
+    if not _step_silent(blocks, counter):
+
+        def cut(ratio: float) -> list[Block]:
+            return blocks if ratio >= 1 else excerpt_message(m, blocks, ratio, counter, keep_thinking)
+
+        def readable(kept: list[Block]) -> bool:
+            return not _step_silent(kept, counter)
+
+        k = _fewest(0, len(_READABLE_RATIOS) - 1, lambda k: readable(cut(_READABLE_RATIOS[k])))
+        kept = cut(_READABLE_RATIOS[k])
+        if k > 0 and readable(kept):
+            kept = _readable_between(_READABLE_RATIOS[k - 1], _READABLE_RATIOS[k], kept, cut, readable)
+        tokens = counter.count_message(m.participant, kept)
+        if readable(kept) and tokens < size:
+            found = (kept, tokens)
+    if memo is not None and len(memo) < _MEMO_SIZE:
+        memo[key] = (m, blocks, found[0] if found else blocks, found[1] if found else -1)
+    return found
 
 
 _READABLE_RATIOS = (*(0.001 * 1.1**k for k in range(73)), 1.0)
@@ -1415,6 +1502,21 @@ def _drop_last_lines(m: Work, excess: int, counter: TokenCounter, p: Pass) -> No
         p.repair("excerpted", m, f"{len(lines) - keep} last lines left out to fit the budget")
 
 
+def _ledger_gives_way(work: list[Work], i: int, excess: int, counter: TokenCounter, p: Pass) -> list[Work]:
+    """``work`` with its working-state block (at ``i``) shorter by at least ``excess`` tokens, by whole lines
+    from its end (see :func:`_drop_last_lines`), or without it and its marker turn when only its heading is
+    left (a marker turn carrying moved tool results keeps the heading: those results stay)."""
+    m = work[i]
+    _drop_last_lines(m, excess, counter, p)
+    text = str(m.blocks[0].get("text", "")) if len(m.blocks) == 1 else "\n"
+    if "\n" in text or i == 0 or work[i - 1].kind != "marker":
+        return work
+    if any(b.get("type") == "tool_result" for b in work[i - 1].blocks):
+        return work
+    p.repair("excerpted", m, "the working-state block was left out to fit the budget")
+    return _without_pairs(work, {i})
+
+
 def _has_extras(work: Sequence[Work]) -> bool:
     """Whether ``work`` holds a recall section (see :func:`_without_extras`)."""
     return any(m.kind == "recall" for m in work)
@@ -1576,12 +1678,71 @@ def shrink(
     fixed: set[str] = set()  # messages set at their smallest readable excerpts, which the levels leave alone
     memo: dict[tuple[int, int, float], tuple[Work, list[Block], list[Block], int]] = {}  # see _level
 
-    def level(work: list[Work], k: int) -> list[int]:
-        """Cut tier ``k`` by a water level; the positions it chose."""
+    def level(work: list[Work], k: int, floored: frozenset[str] = frozenset(), steps: bool = False) -> list[int]:
+        """Cut tier ``k`` by a water level (the messages of ``floored`` not below their readable floors; with
+        ``steps``, only the running loop's results of the tier); the positions it chose."""
         keep = whole | fixed
-        chosen = [i for i, m in enumerate(work) if not held(m, keep) and m.kind != "ledger" and tier(m) == k]
-        _level(work, chosen, room, counter, p, keep_thinking, memo)
+
+        def cut(m: Work) -> bool:
+            return tier(m) == k and (not steps or (m.origin in loop and bool(m.flags & F_TOOL_RESULT)))
+
+        chosen = [i for i, m in enumerate(work) if not held(m, keep) and m.kind != "ledger" and cut(m)]
+        _level(work, chosen, room, counter, p, keep_thinking, memo, floored)
         return chosen
+
+    def loop_level(work: list[Work]) -> list[Work]:
+        """Cut the running loop's steps (tier 2) by a water level that leaves each of them at least its
+        readable floor (see :func:`_loop_floor`), when that fits with the tiers above as they stand: first
+        alone; then with the working-state block losing its last lines (or going whole), about
+        :data:`_LEDGER_GIVES` tokens of them at most; then with the loop's newest result (of the tier above,
+        cut after the older steps) cut toward its own floor too. Else by the plain level, which leaves a
+        result saying nothing: the loop then goes as its transcript. Whether the loop goes raw so turns on
+        what its steps need at their floors beside what is never cut for them (the opening message, the
+        question), not on a result moved across the line where it says nothing, a token at a time, by the
+        level's granularity as the budget moves (issue 13: raw at 1,173 tokens, a transcript at 1,174, raw
+        from 1,175), nor on the block entering at a budget and taking the room the results had (it was cut
+        only after them), nor on the newest result's excerpt, drawn for the budget, growing by three tokens
+        as the budget grew by one."""
+        if not any(m.origin in loop for m in work):  # (none, or the loop as its transcript: cut as the newest)
+            level(work, 2)
+            return work
+        # With the opening message or the question set at their smallest readable excerpts (a cut that emptied
+        # them, tried again), no floors: the loop never goes raw beside the rules cut to two tokens for them.
+        # (The loop's newest result so set keeps them: its floor as the newest, a hundredth of it, is above
+        # its floor as a step, and the others cut by the plain level moved across the line a token at a time.)
+        floored = loop if fixed <= loop else frozenset()
+
+        def over() -> bool:
+            return sum(_tokens(m, counter) for m in work) > room
+
+        start = _Snapshot(work, p)
+        level(work, 2, floored)
+        if not over():
+            return work
+        block = next((i for i, m in enumerate(work) if m.kind == "ledger"), None)
+        if block is not None:
+            excess = min(_LEDGER_GIVES, sum(_tokens(m, counter) for m in work) - room)
+            start.restore(p)
+            work = _ledger_gives_way(work, block, excess, counter, p)
+            start = _Snapshot(work, p)
+            level(work, 2, floored)
+            if not over():
+                return work
+            # (The block stays shortened: the tiers after this one are cut with the room it left, where it
+            # once lost its lines only after the opening message was cut to two tokens for it.)
+        # The loop's newest result (cut with the opening message, after the older steps) down to its floor too
+        # (its call is not: a newest call too large to fit sends the loop as its transcript, where its short
+        # form names it, as before); not while the opening message stands as the overflow excerpt the budget
+        # drew it as: that one grows with the budget, by all it cut once whole (a review's rules went from 278
+        # tokens at 1,000 to 502 at 1,100), and the loop sent raw beside it would go as its transcript with
+        # more room.
+        if floored and not any(m.origin == opening and m.uncut is not None for m in work):
+            level(work, 3, loop, steps=True)
+            if not over():
+                return work
+        start.restore(p)
+        level(work, 2)
+        return work
 
     def hollow_summaries(work: list[Work], chosen: Sequence[int]) -> bool:
         return any(work[i].kind == "summary" and share_kept(work[i].blocks, counter) < _HOLLOW_SHARE for i in chosen)
@@ -1621,6 +1782,8 @@ def shrink(
                 break
             if k == 0:
                 work = middle(work, exact)
+            elif k == 2:
+                work = loop_level(work)
             else:
                 level(work, k)
         return work
