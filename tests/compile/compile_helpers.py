@@ -361,13 +361,25 @@ def random_loop(rng: random.Random) -> tuple[int, int, list[int], int]:
     return rng.randint(0, 6), rng.randint(1, 8), sizes, rng.randint(5, 120)
 
 
-def png_image(width: int, height: int) -> str:
-    """A real (blank) PNG of ``width`` x ``height`` pixels, base64: images are priced by their size."""
+def png_image(width: int, height: int, noise: float = 0.0, seed: int = 0, level: int = -1) -> str:
+    """A real PNG of ``width`` x ``height`` pixels, base64: images are priced by their size.
+
+    ``noise`` is the share of its bytes drawn at random (0: one flat colour, ``seed`` % 256, so images of two
+    seeds differ; 1: every byte random, which no compression shrinks); ``level`` is zlib's (0 stores the pixels
+    as they are, so the file is as large as the image)."""
+    rng = random.Random(seed)
+
+    def row() -> bytes:
+        if noise <= 0:
+            return bytes([seed % 256]) * (width * 3)
+        if noise >= 1:
+            return rng.randbytes(width * 3)
+        return bytes(rng.randrange(256) if rng.random() < noise else 200 for _ in range(width * 3))
 
     def chunk(kind: bytes, data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
-    raw = b"".join(b"\x00" + bytes(width * 3) for _ in range(height))
+    raw = b"".join(b"\x00" + row() for _ in range(height))
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    body = chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
+    body = chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw, level)) + chunk(b"IEND", b"")
     return base64.b64encode(b"\x89PNG\r\n\x1a\n" + body).decode()

@@ -7,11 +7,8 @@ window stay whole, and the newest message's image stays while it can be sent at 
 
 from __future__ import annotations
 
-import base64
 import functools
 import random
-import struct
-import zlib
 from typing import Any
 
 import pytest
@@ -21,6 +18,7 @@ from hypothesis import strategies as st
 from context_journal import ContextManager
 from context_journal.compile import CompileResult, OverBudgetError
 from context_journal.validate import validate_messages, validate_openai_messages
+from tests.compile.compile_helpers import png_image
 from tests.hypothesis_budget import examples
 
 WORDS = ["alpha", "beta", "gamma", "delta", "river", "stone", "cloud", "forest", "invoice", "refund"]
@@ -36,15 +34,7 @@ def words(n: int, seed: int = 0) -> str:
 
 def png(w: int = 200, h: int = 200, seed: int = 1) -> str:
     """A real PNG of random pixels (uncompressed: it costs its full image price)."""
-    rng = random.Random(seed)
-    raw = b"".join(b"\0" + rng.randbytes(w * 3) for _ in range(h))
-
-    def chunk(tag: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data))
-
-    header = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)
-    body = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw, 0)) + chunk(b"IEND", b"")
-    return base64.b64encode(body).decode()
+    return png_image(w, h, 1.0, seed, level=0)
 
 
 def shown(result: CompileResult) -> list[str]:

@@ -7,10 +7,7 @@ from __future__ import annotations
 
 import base64
 import json
-import random
 import re
-import struct
-import zlib
 from collections.abc import Callable
 from typing import Any
 
@@ -29,7 +26,7 @@ from context_journal.strategies import (
     WindowedPassthroughStrategy,
 )
 from context_journal.tokens import EstimatingCounter
-from tests.compile.compile_helpers import assert_valid, ids, load_case, manager_for, words
+from tests.compile.compile_helpers import assert_valid, ids, load_case, manager_for, png_image, words
 from tests.compile.test_token_estimate_scripts import _b65_messages, make_pdf
 from tests.hypothesis_budget import examples
 
@@ -54,22 +51,7 @@ def _pdf(pages: int, seed: int = 0) -> dict[str, Any]:
 
 def png(w: int, h: int, noise: float, seed: int = 1) -> str:
     """A real PNG: a flat colour with ``noise`` of its bytes random (compressed)."""
-    rng = random.Random(seed)
-    rows = []
-    for _ in range(h):
-        if not noise:  # (flat, in a colour of its seed: quick at any size)
-            rows.append(b"\0" + bytes([150 + seed % 100]) * (w * 3))
-            continue
-        rows.append(b"\0" + bytes(rng.randrange(256) if rng.random() < noise else 200 for _ in range(w * 3)))
-
-    def chunk(tag: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data))
-
-    header = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)
-    idat = zlib.compress(b"".join(rows), 9)
-    return base64.b64encode(
-        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", idat) + chunk(b"IEND", b"")
-    ).decode()
+    return png_image(w, h, noise, seed, level=9)
 
 
 def _image(data: str) -> dict[str, Any]:
