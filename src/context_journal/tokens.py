@@ -333,6 +333,8 @@ _NOT_HANGUL_HI = bytes(b for b in range(256) if not 0xAC <= b <= 0xD7)
 _SYMBOL_MORE = _runs_of(_symbol_tokens.MORE_TOKENS)  # two tokens or more alone
 _SYMBOL_THREE = _runs_of(_symbol_tokens.THREE_TOKENS)
 _SPACE_APART = re.compile(f" [{_symbol_tokens.SPACE_APART}]")  # opens with a literal: tried only at spaces
+_INSIDE_WORD = re.compile("[A-Za-z][\u0100-\u024f\u1e00-\u1eff][a-z]")  # a Latin Extended letter inside a word
+_MARK_RUN = re.compile(rb"[pu]{5,}")  # in _GATE_BYTES's translation: five ASCII marks or more in a row
 _NOT_SYMBOL_HI = bytes(
     b for b in range(256) if not any(first >> 8 <= b <= last >> 8 for first, last in _symbol_tokens.RANGES)
 )
@@ -507,6 +509,11 @@ _W_OKINA_WORD = 1.0  # over the ʻokina's own price (U+02BB, Hawaiian, Tongan, S
 # its space ("ʻOku" is four tokens in cl100k_base, " Oku" two): Tongan was 0.90x, Samoan 0.94x
 _W_SPACE_APART = 1.0  # a space before a Latin letter it does not merge with (_symbol_tokens.SPACE_APART: " ụ", " ā"):
 # a token of its own (Igbo's words that open with ụ, ọ, ị)
+_W_INSIDE_WORD = 0.5  # a Latin Extended letter between ASCII letters ("mātou", "tēnei"): the letters after it open a
+# piece with no space before them, as after the ʻokina (" mātou" is " m", "ā", "t", "ou"); Māori was 0.987x
+_W_MARK_RUN = 0.2  # each ASCII mark of a run of five or more beyond its third (regexes, "!#$%&'*+/=?^_`{|}~-"): few of
+# them merge, where _W_PUNCT prices the marks of prose and code, which mostly merge with a neighbour (regexes were
+# 0.91-0.95x)
 # U+FE0F (emoji style: "❤️" is "❤", U+FE0F) and U+FEFF (the byte order mark) are one token each, in both
 # encodings, where their blocks price two and three (emoji sequences were 1.67x): _text_estimate takes the
 # difference off. U+FE0E (text style) and the other selectors are two tokens in cl100k_base.
@@ -658,6 +665,7 @@ def _non_ascii_estimate(text: str, ascii_chars: int, whole: str) -> float:
         ideographs += _W_SYMBOL_MORE * (len(more) + len(_chars_of(_SYMBOL_THREE, more)) if more else 0)
         if 0x01 in hi or 0x02 in hi or 0x1E in hi:  # Latin Extended: a space before some letters stays apart
             ideographs += _W_SPACE_APART * len(_SPACE_APART.findall(whole))
+            ideographs += _W_INSIDE_WORD * len(_INSIDE_WORD.findall(whole))
     if 0x09 in hi or 0x0A in hi:  # Devanagari, Bengali, Gurmukhi: letters with a nukta cost more
         nukta = text.count("\u093c")
         letters = _NUKTA_LETTERS.findall(text)
@@ -1392,6 +1400,8 @@ def _text_estimate(text: str) -> float:
     punct = n - letters - digit_chars - spaces - non_ascii
     if punct < 0:
         punct = 0
+    elif punct >= 5 and gate.find(b"ppppp") >= 0:  # (a pre-check at C speed: prose and most code hold no such run)
+        est += _W_MARK_RUN * sum(len(run) - 3 for run in _MARK_RUN.findall(gate))
     if letters >= 2:
         if sampled:
             est += _sampled_unknown_words(text)
@@ -1760,7 +1770,7 @@ class EstimatingCounter:
 _DEFAULT_COUNTER = EstimatingCounter()
 
 
-ESTIMATE_VERSION = 5
+ESTIMATE_VERSION = 6
 """The version of the default estimate's counts (:class:`EstimatingCounter`, and the non-text prices
 :class:`TiktokenCounter` shares with it). A message's count is stored with its record under a key that
 names this version (:func:`counter_key`), and a store opened by an estimate of another version prices

@@ -20,7 +20,13 @@ from context_journal.tokens import ESTIMATE_VERSION, EstimatingCounter, counter_
 from tests.compile.compile_helpers import png_image
 from tests.compile.token_corpus import CORPUS
 
-FINGERPRINTS = {2: "87329bb5174e81a7", 3: "7de9ae4ec2b5eedd", 4: "c09d4df938c90951", 5: "3f5964efe667b77f"}
+FINGERPRINTS = {
+    2: "87329bb5174e81a7",
+    3: "7de9ae4ec2b5eedd",
+    4: "c09d4df938c90951",
+    5: "3f5964efe667b77f",
+    6: "728ff79e8ea594ae",
+}
 """ESTIMATE_VERSION -> the fingerprint of its counts over :func:`_blocks`, under :data:`UNICODE`."""
 UNICODE = "14.0.0"
 """The Unicode version the fingerprints were taken under (Python 3.11): the estimate reads character

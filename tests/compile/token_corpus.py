@@ -783,6 +783,45 @@ _ELEVENTH_REVIEW: dict[str, list[str]] = {
 }
 
 
+# A third review of the classes, with its own texts: Māori 0.99x (a Latin Extended letter inside a word: the letters
+# after it open a piece with no space), regexes 0.91-0.95x alone (runs of marks, few of which merge), Cherokee 0.98x
+# and Korean and Thai prose 0.98-0.99x alone.
+_TWELFTH_REVIEW: dict[str, list[str]] = {
+    "latin: maori": [
+        "Ko te reo Māori te reo taketake o ngā tāngata whenua o Aotearoa. "
+        "Kua whakaturehia hei reo ōkawa i te tau 1987.",
+        "Tēnā koutou katoa. He mihi nui tēnei ki a koutou mō tō koutou manaaki i a mātou i tēnei rā whakahirahira.",
+        "Ka haere ngā tamariki ki te kura ā te ata āpōpō, ā, ka hoki mai rātou ki te kāinga i te ahiahi.",
+        "Kei te pēhea koe? Kei te pai ahau, kei te ngenge iti nei. I mahi mātou i te māra i te rangi nei.",
+        "Nā te kaumātua te karakia i tīmata, kātahi ka whaikōrero ngā rangatira i runga i te marae.",
+    ],
+    "regular expressions": [
+        r"^(?:[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*)@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,}$",
+        r"(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(?::(\d+))?",
+        r"^\s*(#+)\s+(.*?)\s*#*\s*$",
+        r"(?P<year>\d{4})-(?P<month>\d{2})-(?P<day>\d{2})T(?P<h>\d{2}):(?P<m>\d{2})",
+        r"\b(?:https?|ftp)://[-A-Za-z0-9+&@#/%?=~_|!:,.;]*[-A-Za-z0-9+&@#/%=~_|]",
+        r"^(?=.*[A-Z])(?=.*[a-z])(?=.*\d)(?=.*[@$!%*?&])[A-Za-z\d@$!%*?&]{8,}$",
+        r"re.compile(r'^([\w.+-]+)@([\w-]+\.)+[\w-]{2,}$', re.I)",
+    ],
+    "cherokee (greetings)": [
+        "ᏣᎳᎩ ᎦᏬᏂᎯᏍᏗ ᎠᏂᏴᏫᏯ ᎤᏂᎬᏫᏳᎯ ᏚᏂᎧᎿᏩᏗᏒ ᎠᏂᏣᎳᎩ ᏧᏂᎸᏫᏍᏓᏁᏗ",
+        "ᎣᏏᏲ ᏙᎯᏧ? ᎣᏍᏓ ᎠᏆᏛᎦ. ᎦᏙ ᏕᏣᏙᎥ? ᏍᏈᏍᏓ ᏓᏆᏙᎥ.",
+        "ᏂᎦᏓ ᎠᏂᏴᏫ ᏕᎨᏥᏁᎸ ᎾᏍᎩ ᏗᎦᎵᏍᏙᏗ ᎠᎴ ᏧᏂᎸᏫᏍᏓᏁᏗ ᏂᏚᏳᎪᏛ.",
+    ],
+    "thai prose (news)": [
+        "ประเทศไทยมีประชากรประมาณหกสิบหกล้านคน กรุงเทพมหานครเป็นเมืองหลวงและเมืองที่ใหญ่ที่สุด ภาษาไทยเป็นภาษาราชการ",
+        "การประชุมครั้งนี้จะเริ่มในวันจันทร์หน้า กรุณาเตรียมเอกสารให้พร้อมก่อนเวลาเก้าโมงเช้า ขอบคุณมากครับ",
+        "นักเรียนทุกคนต้องส่งการบ้านภายในวันศุกร์ ถ้าส่งช้าจะถูกหักคะแนน ครูจะตรวจงานและแจ้งผลในสัปดาห์ถัดไป",
+    ],
+    "korean prose (plain)": [
+        "대한민국은 동아시아의 한반도 남부에 위치한 민주공화국이다. 수도는 서울특별시이며 인구는 약 오천만 명이다.",
+        "오늘 회의는 오후 세 시에 시작합니다. 참석자 여러분께서는 미리 자료를 검토해 주시기 바랍니다. 감사합니다.",
+        "이 함수는 입력된 문자열을 분석하여 토큰의 개수를 추정합니다. 결과는 정수로 반환됩니다.",
+    ],
+}
+
+
 def _zero_width_spaced() -> list[str]:
     """English prose with zero-width spaces (U+200B) for its spaces, as some editors and scrapers leave it."""
     return _paragraphs([s.replace(" ", "\u200b") for s in _PROSE], "\u200b")
@@ -856,6 +895,10 @@ def corpus(seed: int = 7) -> dict[str, list[str]]:
         **{cls: _paragraphs(samples) for cls, samples in _NINTH_REVIEW.items()},
         **{cls: _paragraphs(samples) for cls, samples in _TENTH_REVIEW.items()},
         **{cls: _paragraphs(samples) for cls, samples in _ELEVENTH_REVIEW.items()},
+        **{
+            cls: _paragraphs(samples, "\n" if cls == "regular expressions" else " ")
+            for cls, samples in _TWELFTH_REVIEW.items()
+        },
         "english with zero-width spaces": _zero_width_spaced(),
         "json, non-ascii escaped (json.dumps default)": _ascii_escaped_json(),
     }
