@@ -50,7 +50,7 @@ import itertools
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import telemetry
 from .content import ToolResultBlock, blob_digests, check_audience, parse_content
@@ -101,6 +101,9 @@ from .tokens import Calibration, TokenCounter, check_token_count
 from .validate import InvalidContextError, validate_turns
 from .views import MessageView, SliceView, ViewEntry, running_turn_start, sendable_thinking, unit_bounds
 from .viz.trace import MapTrace, trace_compile
+
+if TYPE_CHECKING:
+    from .formats.exporters import AnthropicRequest
 
 __all__ = [
     "CompileOptions",
@@ -282,7 +285,7 @@ class CompileResult:
         """``{"role", "content"}`` dicts (roles not merged), as the validator reads them."""
         return [{"role": m.role, "content": list(m.content)} for m in self.messages]
 
-    def to_anthropic(self, assistant: str | None = None, **params: Any) -> dict[str, Any]:
+    def to_anthropic(self, assistant: str | None = None, **params: Any) -> AnthropicRequest:
         """Parameters for ``anthropic.Anthropic().messages.create(**params)`` (see
         :func:`context_journal.formats.exporters.to_anthropic`), with ``cache_control`` markers on the
         system prompt and the marked messages by default (``cache=False`` adds none of its own). Stored

@@ -38,6 +38,21 @@ def test_to_anthropic_keeps_one_marker_per_tool_result_and_the_system_prompt_s()
     (warning,) = [w.message for w in caught if isinstance(w.message, CacheMarkersDroppedWarning)]
     assert warning.dropped == ("messages[2].content[0].content[0]",)
     assert warning.kept == ("system[0]", "messages[0].content[0]", "messages[2].content[0]", "messages[4].content[0]")
+    # the request says so too, outside its keys (the API rejects a parameter it does not know)
+    assert params.cache_markers_dropped == warning.dropped
+    assert set(params) == {"system", "messages"}
+    assert json.loads(json.dumps(params)) == dict(params)
+
+
+def test_a_request_within_the_limit_says_no_marker_was_dropped() -> None:
+    cm = ContextManager.open("memory:")
+    cm.add_message("user", [{"type": "text", "text": "start", "cache_control": E}])
+    cm.add_message("assistant", "done")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CacheMarkersDroppedWarning)
+        params = cm.compile(10_000, system="Be brief.").to_anthropic(model="m")
+    assert params.cache_markers_dropped == ()
+    assert set(params) == {"system", "messages", "model"}
 
 
 block_shape = st.sampled_from(["text", "text_marked", "result", "result_outer", "result_nested", "result_both"])

@@ -19,10 +19,11 @@ everything that carries one: the host's own markers on stored blocks, on system 
 definitions passed as ``tools=``, and these. One marker per tools array, system prompt and message is kept
 (the last: it covers the prefix of the others), then at most 4 of those: the tools', the system
 prompt's, then the newest messages'; the rest are removed and a
-:class:`~context_journal.rendering.cache_markers.CacheMarkersDroppedWarning` lists them (thinking blocks and empty
-text never carry one). A 5-minute marker before a 1-hour one is raised to 1 hour (the API wants longer
-TTLs first) and a :class:`~context_journal.rendering.cache_markers.CacheMarkersRaisedWarning` names it. See
-Anthropic's "Prompt caching" guide.
+:class:`~context_journal.rendering.cache_markers.CacheMarkersDroppedWarning` lists them, as does the returned
+request's ``cache_markers_dropped`` (an :class:`AnthropicRequest`; thinking blocks and empty text never
+carry one). A 5-minute marker before a 1-hour one is raised to 1 hour (the API wants longer TTLs first)
+and a :class:`~context_journal.rendering.cache_markers.CacheMarkersRaisedWarning` names it. See Anthropic's
+"Prompt caching" guide.
 
 OpenAI mapping: the Chat Completions wire format of :mod:`context_journal.wire.chat_completions`, the
 encoder the OpenAI adapter uses too (tool calls with their ``arguments`` as the import read them, tool
@@ -58,6 +59,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MAX_CACHE_BREAKPOINTS",
+    "AnthropicRequest",
     "CacheMarkersDroppedWarning",
     "CacheMarkersRaisedWarning",
     "to_anthropic",
@@ -85,9 +87,23 @@ def _merge_runs(messages: Sequence[CompiledMessage]) -> list[tuple[str, list[Com
     return runs
 
 
+class AnthropicRequest(dict[str, Any]):
+    """What :func:`to_anthropic` returns: a plain ``dict`` of Messages API parameters, passed on as
+    ``messages.create(**request)``, that also says what the 4-marker limit removed, as attributes outside
+    its keys (the API rejects a parameter it does not know; ``dict(request)`` or JSON keeps only the keys).
+
+    Attributes:
+        cache_markers_dropped: The paths of the ``cache_control`` markers removed to keep the request within
+            the limit, in prompt order, e.g. ``"messages[0].content[1]"`` or ``"tools[2]"`` (empty when
+            none was: the same paths a :class:`CacheMarkersDroppedWarning` lists).
+    """
+
+    cache_markers_dropped: tuple[str, ...] = ()
+
+
 def to_anthropic(
     result: CompileResult, *, assistant: str | None = None, cache: bool = True, **params: Any
-) -> dict[str, Any]:
+) -> AnthropicRequest:
     """Anthropic Messages API parameters for a compiled context.
 
     Args:
@@ -101,7 +117,7 @@ def to_anthropic(
 
     Returns:
         ``{"system": [text blocks], "messages": [{"role", "content"}], **params}``; ``system`` is left out
-        when empty.
+        when empty. An :class:`AnthropicRequest`: its ``cache_markers_dropped`` lists the markers removed.
 
     Raises:
         ValueError: ``assistant`` is not the compile's assistant, or stored media cannot be read.
@@ -146,8 +162,9 @@ def to_anthropic(
     tools = params.get("tools")
     if isinstance(tools, list):
         params["tools"] = tools = list(tools)
-    cap_cache_markers(tools=tools if isinstance(tools, list) else None, system=system, messages=messages)
-    out: dict[str, Any] = {}
+    dropped = cap_cache_markers(tools=tools if isinstance(tools, list) else None, system=system, messages=messages)
+    out = AnthropicRequest()
+    out.cache_markers_dropped = dropped
     if system:
         out["system"] = system
     out["messages"] = messages

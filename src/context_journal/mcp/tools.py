@@ -1106,12 +1106,10 @@ class ToolBackend:
                 messages = result.to_openai_responses()  # Responses API input items
                 system_blocks = []
             else:
-                with warnings.catch_warnings(record=True) as caught:
-                    warnings.simplefilter("always", CacheMarkersDroppedWarning)
+                with warnings.catch_warnings():  # (reported in the reply, not as a warning on the server's stderr)
+                    warnings.simplefilter("ignore", CacheMarkersDroppedWarning)
                     params = result.to_anthropic()
-                for w in caught:
-                    if isinstance(w.message, CacheMarkersDroppedWarning):
-                        markers_dropped.extend(w.message.dropped)
+                markers_dropped.extend(params.cache_markers_dropped)
                 messages = list(params.get("messages", []))
                 raw_system = params.get("system") or []
                 system_blocks = (
