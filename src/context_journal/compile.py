@@ -222,7 +222,10 @@ class CompileResult:
             ``note`` saying why.
         stats: How the compile loop went (not part of the result's identity): ``passes`` (selections
             rendered by the select-and-fit loop: at most 2 unless the compile excerpts to fit),
-            ``renders`` (every render, the excerpt passes included) and ``selects`` (strategy calls).
+            ``renders`` (every render, the excerpt passes included), ``selects`` (strategy calls) and
+            ``loop_retries`` (passes that gave up older history to keep a running tool loop raw: the
+            strategy's smallest selection tried once, then the allowance stepped down; 0 when the loop fitted
+            raw at once, or there is none).
     """
 
     messages: tuple[CompiledMessage, ...]
@@ -728,6 +731,29 @@ def _fit_below(
 
 class _ReadThem(Exception):
     """A compile that left unread messages in what it sends (see :data:`.rendering.fit.UNREAD_TEXT`)."""
+
+
+@dataclass
+class _Transcribing:
+    """The attempt loop's state where it first found the running loop not to fit raw (over the room, or
+    only with a result cut until it says nothing) beside the older history the strategy chose: restored,
+    and the loop transcribed from it, when the loop does not fit raw even with that history given up
+    (see ``_compile_context``). ``smallest``: whether the strategy's smallest selection was tried already
+    and fitted the loop raw."""
+
+    selection: Selection
+    p: Pass
+    work: list[Work]
+    used: int
+    silent: bool
+    avail: int
+    cap: ToolCap | None
+    oversized: ToolCap | None
+    chooser: MessageView
+    priced_at: int
+    unexcerpted: frozenset[str]
+    key: tuple[Any, ...]
+    smallest: bool = False
 
 
 def _compile_context(
@@ -1255,7 +1281,8 @@ def _compile_context(
     # strategy's smallest selection (within 0 tokens) ends the loop when it is the same: every lower
     # allowance would render it again (a strategy chooses less, never more, with less room), so the
     # excerpts come next.
-    stats = {"passes": 0, "renders": 0, "selects": 0}
+    stats = {"passes": 0, "renders": 0, "selects": 0, "loop_retries": 0}
+    unfit: _Transcribing | None = None  # where the running loop was first found not to fit raw (see below)
     drawn: tuple[Any, ...] | None = None  # the layout key of the last pass's render
     pristine: tuple[list[Work], Pass] | None = None  # that render, when a running loop may be cut in place
     last_key: tuple[Any, ...] | None = None
@@ -1286,6 +1313,9 @@ def _compile_context(
         if attempt == 0 and _SHORTCUTS:
             cheapest_cover(selection)
         key = layout_key(selection)
+        if unfit is not None and not unfit.smallest and key == unfit.key:
+            transcribe = True  # the smallest selection is the one the loop did not fit beside (see below)
+            break
         if key != drawn or not _SHORTCUTS:
             p = fresh_pass(p)
             unexcerpted = pinned() | documents | (opening(selection) if cap is not None and cap.texts else frozenset())
@@ -1300,12 +1330,11 @@ def _compile_context(
             work, p = _copied(*pristine)
             used = sum(tokens_of(m, counter) for m in work)
         loop_in = bool(turn) and any(m.origin == turn[0] for m in work)
-        if _SHORTCUTS and used > room and loop_in and loop_over(work, loop_ids, keep_turn, counter, room):
-            # Not even its steps cut to their markers fit: the whole loop goes as its transcript (below), with
-            # no cut tried first (a 2,000-step loop's cuts took 20 s to find that).
-            transcribe = True
-            break
-        if used > room and loop_in:
+        # Not even its steps cut to their markers fit: the whole loop goes as its transcript (below), with
+        # no cut tried first (a 2,000-step loop's cuts took 20 s to find that), nor any older history given
+        # up for it (the bound counts the loop's own steps only).
+        hopeless = _SHORTCUTS and used > room and loop_in and loop_over(work, loop_ids, keep_turn, counter, room)
+        if used > room and loop_in and not hopeless:
             # The running loop is in: shorten its bulky results before leaving any of it out.
             work = shrink(work, room, counter, p, options, keep_turn, pinned(), **tiers(selection), documents=documents)
             used = sum(tokens_of(m, counter) for m in work)
@@ -1313,11 +1342,47 @@ def _compile_context(
         # excerpts it was drawn with) is not shortening it: a review saw six of a loop's seven results sent as
         # bare cut markers beside its whole opening thinking, and another a loop's only result so.
         silent = loop_in and used <= room and silent_results(work, loop_ids, counter)
-        if loop_in and (used > room or silent):
+        if hopeless or (loop_in and (used > room or silent)) or (unfit is not None and not loop_in):
+            # The whole loop does not fit raw beside the older history the strategy chose. That history
+            # gives way first: the running turn is what the model answers next, and issue 13 asks that the
+            # turn be shortened, then replaced as a unit, only when it cannot fit; older turns are left out
+            # for the newest ones whatever else the budget holds. Without this, a budget a token larger took
+            # one more older turn, the loop no longer fitted raw beside it, and the loop went as its
+            # transcript where the budget before sent it raw (passthrough, two chat turns and a one-step loop:
+            # raw at 437-478, a transcript at 479-488, raw at 489-561, a transcript at 562-571). So the
+            # strategy's smallest selection (the head, pins and opening instructions it always keeps) is tried
+            # once; when the loop fits raw beside it, the allowance comes down from where it was (by the
+            # overshoot, twice as much when the selection did not change) until the loop fits raw, at the
+            # smallest selection at the latest; else the loop goes as its transcript, from the state it was
+            # first found not to fit in (so the transcript's own paths are unchanged).
+            if unfit is None and not hopeless and avail > 0:
+                unfit = _Transcribing(selection, p, work, used, silent, avail, cap, oversized, chooser, priced_at,
+                                      unexcerpted, key)  # fmt: skip
+                previous = selection.entries
+                avail = 0
+                stats["loop_retries"] += 1
+                continue
+            if unfit is not None and unfit.smallest:
+                # (The smallest selection fits the loop raw: it is what the last attempts come down to.)
+                stats["loop_retries"] += 1
+                over_by = used - room + 8 if used > room else 0
+                step = max(over_by, 2 * step if selection.entries == previous or silent else 0, 8)
+                avail = 0 if attempt >= 13 else max(0, avail - step)
+                previous = selection.entries
+                continue
             # The whole loop does not fit even shortened: it goes as one unit, a transcript, below (never
             # its opening and newest steps with the steps between left out: a partial turn, B62).
             transcribe = True
             break
+        if unfit is not None and not unfit.smallest:
+            # The smallest selection fits the loop raw: now the most older history that still does.
+            unfit.smallest = True
+            stats["loop_retries"] += 1
+            over_by = unfit.used - room + 8 if unfit.used > room else 0
+            step = max(over_by, 8)
+            avail = max(0, unfit.avail - step)
+            previous = unfit.selection.entries
+            continue
         if used < room and cap is not None and cap.texts:
             # The overflow excerpts were priced at a quarter each: give them the room the selection left
             # (the same messages, the excerpts as long as the room allows). Excerpts are cut by characters,
@@ -1354,6 +1419,15 @@ def _compile_context(
         avail = max(0, avail - step)
         previous = selection.entries
     assert selection is not None
+    if unfit is not None and (transcribe or used > room or silent or not loop_in):
+        # Older history given up did not let the loop fit raw: it goes as its transcript from where it was
+        # first found not to fit, with the strategy's state (its pins) as of that selection.
+        selection, p, work, used, silent = unfit.selection, unfit.p, unfit.work, unfit.used, unfit.silent
+        cap, oversized, chooser, priced_at = unfit.cap, unfit.oversized, unfit.chooser, unfit.priced_at
+        unexcerpted, avail = unfit.unexcerpted, unfit.avail
+        strategy.select(chooser, Budget(avail, budget, max_tokens, reserve_for_response))
+        stats["selects"] += 1
+        transcribe = True
     silent = silent and used <= room and silent_results(work, loop_ids, counter)
     if used > room or silent:
         # A tool loop that opened with thinking keeps that opening byte for byte; when even its

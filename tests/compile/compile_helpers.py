@@ -325,30 +325,50 @@ def _loop_strategy(name: str) -> Strategy:
     return WindowedPassthroughStrategy() if name == "windowed" else PassthroughStrategy()
 
 
+_PLAIN = ["alpha", "beta", "gamma", "delta", "river", "stone", "cloud", "forest", "invoice", "refund"]
+
+
+def plain_words(n: int, seed: int = 0) -> str:
+    """``n`` words drawn from ten common ones by a generator seeded with ``seed`` (about a token each, where
+    :func:`words`' numbered filler words cost about three and a half)."""
+    rng = random.Random(seed)
+    return " ".join(rng.choice(_PLAIN) for _ in range(n))
+
+
 def loop_history(
-    name: str, chat: int, steps: int, sizes: list[int], thinking: int = 40, *, tools: bool = False
+    name: str,
+    chat: int,
+    steps: int,
+    sizes: list[int],
+    thinking: int = 40,
+    *,
+    tools: bool = False,
+    chat_words: int = 30,
+    plain: bool = False,
 ) -> ContextManager:
-    """``chat`` chat turns, the question, then a loop of ``steps`` calls opened by signed thinking, result
-    ``k`` of ``sizes[k % len(sizes)]`` words; nothing summarised. With ``tools``, the calls are Claude Code's
-    (``Read`` of a file, ``Bash``), so the working state holds files and commands and the compile renders
-    the working-state block beside the loop."""
+    """``chat`` chat turns of ``chat_words`` words, the question, then a loop of ``steps`` calls opened by
+    signed thinking of ``thinking`` words, result ``k`` of ``sizes[k % len(sizes)]`` words; nothing
+    summarised. With ``tools``, the calls are Claude Code's (``Read`` of a file, ``Bash``), so the working
+    state holds files and commands and the compile renders the working-state block beside the loop. With
+    ``plain``, every text is of :func:`plain_words` (a review's histories), else of :func:`words`."""
+    text = plain_words if plain else words
     cm = ContextManager.open("memory:", strategy=_loop_strategy(name))
     msgs: list[dict[str, Any]] = [
-        {"participant": "user" if k % 2 == 0 else "assistant", "content": words(30, k), "id": f"c{k}"}
+        {"participant": "user" if k % 2 == 0 else "assistant", "content": text(chat_words, k), "id": f"c{k}"}
         for k in range(chat)
     ]
     if not msgs or msgs[-1]["participant"] != "user":
-        msgs.append({"participant": "user", "content": "Go on, " + words(20), "id": "ask"})
-    opening = {"type": "thinking", "thinking": words(thinking), "signature": "sig"}
+        msgs.append({"participant": "user", "content": "Go on, " + text(20), "id": "ask"})
+    opening = {"type": "thinking", "thinking": text(thinking), "signature": "sig"}
     for k in range(steps):
-        use = {"type": "tool_use", "id": f"t{k}", "name": f"tool{k}", "input": {"arg": words(3, k)}}
+        use = {"type": "tool_use", "id": f"t{k}", "name": f"tool{k}", "input": {"arg": text(3, k)}}
         if tools:
             call = ("Read", {"file_path": f"/srv/app/billing/mod_{k}.py"})
             if k % 2:
                 call = ("Bash", {"command": f"pytest tests/test_mod_{k}.py -x"})
             use = {"type": "tool_use", "id": f"t{k}", "name": call[0], "input": call[1]}
         msgs.append({"participant": "assistant", "content": [opening, use] if k == 0 else [use], "id": f"a{k}"})
-        result = {"type": "tool_result", "tool_use_id": f"t{k}", "content": words(sizes[k % len(sizes)], k)}
+        result = {"type": "tool_result", "tool_use_id": f"t{k}", "content": text(sizes[k % len(sizes)], k)}
         msgs.append({"participant": "user", "content": [result], "id": f"r{k}"})
     cm.add_messages(msgs)
     return cm

@@ -256,23 +256,30 @@ def test_a_text_of_joined_excerpts_is_cut_as_a_new_text() -> None:
     assert sizes == sorted(sizes) and sizes[-1] > 2 * sizes[0]
 
 
+_History = tuple[str, int, int, list[int], int, bool, int, bool]
+""":func:`loop_history`'s arguments: strategy, chat turns, steps, result sizes, thinking words, Claude Code's
+calls, words per chat turn, plain words."""
+
+
 @st.composite
-def _histories(draw: st.DrawFn) -> tuple[str, int, int, list[int], int, bool]:
+def _histories(draw: st.DrawFn) -> _History:
     name = draw(st.sampled_from(["autobiographical", "windowed", "passthrough"]))
-    sizes = draw(st.lists(st.sampled_from([1, 20, 60, 150, 400, 600, 700]), min_size=1, max_size=3))
-    steps, thinking = draw(st.integers(1, 8)), draw(st.integers(5, 120))
-    return name, draw(st.integers(0, 6)), steps, sizes, thinking, draw(st.booleans())
+    plain = draw(st.booleans())  # about a token a word: chat turns of 10-60 tokens, thinking up to ~360
+    sizes = draw(st.lists(st.sampled_from([1, 5, 20, 60, 150, 400, 600, 700]), min_size=1, max_size=3))
+    steps, thinking = draw(st.integers(1, 8)), draw(st.integers(5, 300 if plain else 120))
+    chat, chat_words = draw(st.integers(0, 8)), draw(st.sampled_from([10, 25, 30, 40]))
+    return name, chat, steps, sizes, thinking, draw(st.booleans()), chat_words, plain
 
 
 @settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_histories())
-@example(("autobiographical", 6, 2, [400], 37, False))  # two of 90 scanned histories that sent the loop raw,
-@example(("autobiographical", 4, 4, [1, 400, 1], 55, False))  # then transcribed it with more room
-@example(("autobiographical", 4, 3, [700, 600, 650], 120, False))  # (see the test below)
-@example(("autobiographical", 1, 2, [400, 700], 90, True))
-def test_every_budget_above_the_smallest_keeps_the_loop_readable(
-    history: tuple[str, int, int, list[int], int, bool],
-) -> None:
+@example(("autobiographical", 6, 2, [400], 37, False, 30, False))  # two of 90 scanned histories that sent the
+@example(("autobiographical", 4, 4, [1, 400, 1], 55, False, 30, False))  # loop raw, then transcribed it with
+@example(("autobiographical", 4, 3, [700, 600, 650], 120, False, 30, False))  # more room (see the test below)
+@example(("autobiographical", 1, 2, [400, 700], 90, True, 30, False))
+@example(("passthrough", 4, 1, [5], 300, False, 30, True))  # an older turn entering (see the test below)
+@example(("autobiographical", 1, 5, [60], 21, False, 30, False))  # a cut past the level (see the test below)
+def test_every_budget_above_the_smallest_keeps_the_loop_readable(history: _History) -> None:
     """Over generated lagging histories ending in a thinking-led loop, at budgets from the smallest that fits
     up to the whole history (the next 8, then 24 evenly spread): each compile keeps the loop from its opening
     or as one transcript and sends no stored block as its bare marker, and from a tenth of the way up every
@@ -285,14 +292,19 @@ def test_every_budget_above_the_smallest_keeps_the_loop_readable(
     room is never spent on older turns at the loop's cost (two of 90 scanned histories broke that before the
     loop's steps were cut after the head window's turns). The histories hold results of up to 700 words, and
     half of them Claude Code's calls, so the working-state block is rendered beside the loop (see
-    :func:`test_a_loop_sent_raw_stays_raw_budget_by_budget`)."""
-    name, chat, steps, sizes, thinking, tools = history
-    cm = loop_history(name, chat, steps, sizes, thinking, tools=tools)
+    :func:`test_a_loop_sent_raw_stays_raw_budget_by_budget`). Half of them are of plain words (about a token
+    each), with chat turns of 10-40 words before the question, and from the first budget that sends the loop
+    raw the next 160 are compiled 2 apart: as the budget grows the strategy takes one more older turn, and
+    the loop, no longer fitting raw beside it, was transcribed where that turn gives way now (see
+    :func:`test_an_older_turn_gives_way_to_the_raw_loop`)."""
+    name, chat, steps, sizes, thinking, tools, chat_words, plain = history
+    cm = loop_history(name, chat, steps, sizes, thinking, tools=tools, chat_words=chat_words, plain=plain)
     whole = cm.compile(1_000_000).tokens
     smallest = smallest_budget(cm, whole)
     spread = max(1, (whole - smallest) // 24)
     forms: list[tuple[int, bool]] = []
-    for budget in [*range(smallest, smallest + 8), *range(smallest + 8, whole + 1, spread)]:
+    budgets = [*range(smallest, smallest + 8), *range(smallest + 8, whole + 1, spread)]
+    for budget in budgets:
         result = _compile(cm, budget)
         forms.append((budget, result is not None and _raw_whole(result)))
         if result is None:
@@ -301,6 +313,11 @@ def test_every_budget_above_the_smallest_keeps_the_loop_readable(
         _check(cm, result, budget)
     first = next((k for k, (_, raw) in enumerate(forms) if raw), len(forms))
     assert all(raw for _, raw in forms[first:]), forms
+    if first < len(forms):
+        start = forms[first][0]
+        for budget in range(start + 1, min(whole, start + 160) + 1, 2):
+            result = _compile(cm, budget)
+            assert result is not None and _raw_whole(result), (budget, start)
 
 
 def test_an_autobiographical_loop_sent_raw_stays_raw_with_more_room() -> None:
@@ -361,6 +378,71 @@ def test_a_loop_sent_raw_stays_raw_budget_by_budget(
     assert True in forms
     first = forms.index(True)
     assert all(forms[first:]), [low + k for k, raw in enumerate(forms) if k > first and not raw]
+
+
+def test_an_older_turn_gives_way_to_the_raw_loop() -> None:
+    """A review's passthrough history: two chat turns (four messages of 30 plain words), the question and a
+    one-step loop opened by 300 words of signed thinking, its result 5 words. Scanned one token apart, the
+    loop went raw at 437-478, as its transcript at 479-488 (131 tokens sent of 479), raw at 489-561, a
+    transcript at 562-571 and raw from 572: at 479 the strategy took the newest chat turn (with the user
+    turn its repairs put before it, which its selection did not price), the loop no longer fitted raw
+    beside it, and the compile transcribed the loop instead of leaving that turn out. Older history now
+    gives way to the running turn before it is transcribed: raw at every budget from 437, the older turns
+    left out at 479-488 and 562-571 (the newest one, then the next), and the compile renders a few
+    selections at most (the strategy's smallest one, tried once, then the most older history that
+    fits)."""
+    cm = loop_history("passthrough", 4, 1, [5], 300, plain=True)
+    assert _compile(cm, 436) is not None and not _raw_whole(cm.compile(436))  # (the smallest raw budget)
+    sent: dict[int, list[str | None]] = {}
+    for budget in range(437, 700):
+        result = cm.compile(budget)
+        _check(cm, result, budget)
+        assert _raw_whole(result), budget
+        assert result.stats["passes"] <= 4, (budget, result.stats)
+        sent[budget] = [s.id for m in result.messages for s in m.sources if s.kind == "message"]
+    # Where the loop was transcribed, the turn that entered gives way: the same messages as one token before.
+    assert all(sent[b] == sent[478] == ["ask", "a0", "r0"] for b in range(479, 489)), sent
+    assert all(sent[b] == sent[561] == ["c2", "c3", "ask", "a0", "r0"] for b in range(562, 572)), sent
+    assert sent[699] == ["c0", "c1", "c2", "c3", "ask", "a0", "r0"]
+
+
+def test_a_head_turn_gives_way_to_the_raw_loop() -> None:
+    """The autobiographical kind of :func:`test_an_older_turn_gives_way_to_the_raw_loop`, drawn by its property
+    (eight chat messages of 30 plain words, nothing summarised: the head window holds them all; a five-step
+    loop opened by 202 words of thinking, results of 5, 1 and 150 words). Scanned one token apart, the loop
+    went raw at 596-614, as its transcript at 615-632, raw at 633-634, a transcript at 635, then raw and a
+    transcript alternating every 21 tokens up to 847 (raw from 848): at 614 the head window's turns c1-c3
+    went into the note of the middle, at 615 the cut kept c1 whole and cut the loop's 150-word result until
+    it said nothing, so the loop was transcribed. The head window's turns now give way whole before a result
+    of the loop goes silent, as they do before one of them is cut to next to nothing: raw at every budget
+    from 596 to 860, the same messages at 615 as at 614. Raw at 593 and a transcript at 594-595 remained: with
+    nothing older to give way, the level cut the 150-word result to 50 tokens at 593 and to 49, saying nothing,
+    at 594; a result now stands at its floor where its excerpt would land over the level (see
+    :func:`test_a_result_cut_past_the_level_stands_at_its_floor`), and the loop is raw from 592."""
+    cm = loop_history("autobiographical", 8, 5, [5, 1, 150], 202, plain=True)
+    sent: dict[int, list[str | None]] = {}
+    for budget in range(592, 861):
+        result = cm.compile(budget)
+        assert _raw_whole(result), budget
+        if budget in (614, 615, 860):
+            _check(cm, result, budget)
+            sent[budget] = [s.id for m in result.messages for s in m.sources if s.kind == "message"]
+    assert sent[615] == sent[614] and "c1" in sent[614] and "c1" in sent[860], sent
+
+
+def test_a_result_cut_past_the_level_stands_at_its_floor() -> None:
+    """Drawn by the property above without CI's fixed seed (one chat turn of 30 words, a five-step loop of
+    60-word results opened by 21 words of thinking, autobiographical): the loop went raw at 620-699, as its
+    transcript at 700-735, raw from 736. The level that cuts the loop's steps to their floors (50 tokens)
+    cut each 209-token result by a ratio; at 699 that kept 50 tokens of each, at 700, where the draw left
+    the results a token longer, 80 of two of them, over the level, and the loop no longer fitted raw.
+    A result whose excerpt lands over the level now stands at its floor: raw at every budget from 620."""
+    cm = loop_history("autobiographical", 1, 5, [60], 21)
+    for budget in range(620, 800):
+        result = cm.compile(budget)
+        assert _raw_whole(result), budget
+        if budget in (699, 700, 799):
+            _check(cm, result, budget)
 
 
 def _raw_whole(result: CompileResult) -> bool:

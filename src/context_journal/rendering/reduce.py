@@ -940,6 +940,7 @@ def _level(
     keep_thinking: frozenset[str],
     memo: dict[tuple[int, int, float], tuple[Work, list[Block], list[Block], int]] | None = None,
     floored: frozenset[str] = frozenset(),
+    nearer: bool = False,
 ) -> None:
     """Cut the ``chosen`` messages by a water level until the context fits ``room`` (or cannot): every
     one above a cap is cut toward it (head and tail kept), the smaller ones stay whole; the cap is
@@ -950,7 +951,8 @@ def _level(
     running loop's steps) are never cut below their readable floor (see :func:`_loop_floor`): where the
     level would leave one saying nothing, it stands at its floor and the level is lowered for the others
     (issue 13: a result moved by a token or two across the line as the budget moved, and the loop went
-    raw, as its transcript, raw again)."""
+    raw, as its transcript, raw again). With ``nearer`` (the loop's older steps), a floored one whose excerpt
+    lands over the level stands at its floor too, when that is no higher than the level."""
     if not chosen:
         return
     sizes = {i: _tokens(work[i], counter) for i in chosen}
@@ -1018,7 +1020,13 @@ def _level(
                 ratio = cap / size if cap > 0 else 0.0
                 blocks, tokens = excerpt(i, m, ratio * 0.95)
                 least = floor(i, m) if lowest else None
-                if least is not None and (tokens < least[1] or _step_silent(blocks, counter)):
+                if least is not None and (
+                    tokens < least[1] or _step_silent(blocks, counter) or (nearer and least[1] <= cap < tokens)
+                ):
+                    # (Cut to a ratio, an excerpt may land far over the level, where the floor is nearer: a
+                    # 209-token result cut for 50 kept 80 where the same result a token shorter kept 50, and the
+                    # loop went as its transcript with one more token of budget: issue 13. Not the newest
+                    # result: its floor keeps less of its end, which the agent acts on next.)
                     blocks, tokens = least
                 if tokens >= size:
                     blocks, tokens = (m.blocks, m.tokens) if lowered else (originals[i], None)
@@ -1635,8 +1643,9 @@ def shrink(
        it whole;
     4. the messages ``late`` names (the oldest turns of a recent window, which no excerpt made small
        enough), oldest first, as tier 1 cuts them, and after them the turns of the head window
-       (``head``) but its first message, newest first: before the working-state block and the recall
-       section give way (below).
+       (``head``) but its first message, newest first (also when they leave a result of the running loop
+       cut until it says nothing: the loop would go as its transcript for them): before the working-state
+       block and the recall section give way (below).
 
     Those in ``keep_thinking`` (the opening message of a running tool loop) keep their thinking blocks
     byte for byte, and those ``loop`` and ``newest`` name never give way as closed tool units;
@@ -1687,7 +1696,7 @@ def shrink(
             return tier(m) == k and (not steps or (m.origin in loop and bool(m.flags & F_TOOL_RESULT)))
 
         chosen = [i for i, m in enumerate(work) if not held(m, keep) and m.kind != "ledger" and cut(m)]
-        _level(work, chosen, room, counter, p, keep_thinking, memo, floored)
+        _level(work, chosen, room, counter, p, keep_thinking, memo, floored, nearer=k == 2)
         return chosen
 
     def loop_level(work: list[Work]) -> list[Work]:
@@ -2001,14 +2010,25 @@ def shrink(
             tried = attempt(*taken, h=len(heads))
             rules_first = sum(_tokens(m, counter) for m in tried) <= room and not opening_cut(tried)
 
+        def loop_silent(work: list[Work]) -> bool:
+            """Whether a result of the running loop is cut in ``work`` until it says nothing: the loop then goes
+            as its transcript (see :func:`silent_results`), so the head window's turns give way before it, as
+            the older turns the strategy chose give way to the loop in the compile. (Issue 13: a lagging
+            history's loop went raw at 614 tokens, a head turn cut into the note of the middle, and as its
+            transcript at 615, where that turn stood whole and a result of the loop went silent for it; so on,
+            raw and a transcript alternating every 20 tokens up to 847.)"""
+            return bool(loop) and silent_results(work, loop, counter)
+
         def short(work: list[Work]) -> bool:
             """Whether ``work`` fails (over the room, or fitting only with its newest message as its marker)
-            or holds a head turn cut to next to nothing, or the rules cut where the head's turns could give way."""
+            or holds a head turn cut to next to nothing, or the rules cut where the head's turns could give way,
+            or a result of the running loop cut until it says nothing."""
             return (
                 p.readable_at is not None
                 or sum(_tokens(m, counter) for m in work) > room
                 or bool(before.hollow(work, head_turns, counter, units))
                 or (rules_first and opening_cut(work))
+                or loop_silent(work)
             )
 
         while h < len(heads) and short(work):
@@ -2020,6 +2040,7 @@ def shrink(
                     and not before.emptied(tried, speaks, counter)
                     and not before.hollow(tried, head_turns, counter, units)
                     and not (rules_first and opening_cut(tried))
+                    and not loop_silent(tried)
                 )
 
             lo = _fewest(h + 1, len(heads), settled)
