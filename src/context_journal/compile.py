@@ -1248,7 +1248,14 @@ def _compile_context(
         fit once cut smaller: B63's history at 2,000 tokens sent its newest screenshot with the call before
         it and left out the question and the five messages before, all sent with the screenshot raw once
         the page text was cut to about 200 tokens (and all sent at 1,600, the screenshot a placeholder). Only
-        older messages are cut so: not when the newest message's unit would be cut below its quarter."""
+        older messages are cut so: not when the newest message's unit would be cut below its quarter, nor
+        when the head window's opening message (the instructions, whole up to twice the cap: see
+        :func:`opening`) would be cut, or cut further: the middle gives way before the rules (issue 13 kind 2,
+        B61: with ``overflow="window"`` a 1,400-token rules message went as 187 tokens beside 80 short turns
+        kept raw, where leaving the oldest turns out kept it whole). Also run for a selection that leaves
+        nothing out but is over ``avail`` as priced (autobiographical with the middle not summarised yet):
+        at the quarter the whole history was just over, and the cuts gave the head window's turns way whole
+        (448 tokens sent at 1,100 where 973 were at 1,000, six messages in a note)."""
         floor = max(FITTED_SHARE_FLOOR, avail // (16 * AUTO_CAP_SHARE))
         if at.to <= floor:
             return chosen, at, pricing
@@ -1261,9 +1268,14 @@ def _compile_context(
         ):
             return chosen, at, pricing  # (a long history: not even every bulky message at the floor lets it all fit)
         newest = unit_bounds(body, n_body - 1, n_body)[0]
+        # The opening message of the head window, unless it is the newest message's unit (guarded above).
+        first = chosen.protected[0][0] if chosen.protected and chosen.protected[0][1] > chosen.protected[0][0] else None
+        rules = body.entry(first).tokens if first is not None and first < newest else 0
         share = at.to
         while share > floor:
             share = max(floor, share // 2)
+            if rules > 2 * share:
+                break  # the rules would be cut (or cut further) while the middle stays: it gives way instead
             tried = at._replace(over=share, to=share)
             again = priced(body, options, counter, cache, avail, tried, priced_at, held, newest_limit)
             if again.tokens(newest, n_body) != pricing.tokens(newest, n_body):
@@ -1306,7 +1318,8 @@ def _compile_context(
             chooser = priced(body, options, counter, cache, avail, cap, priced_at, held, newest_limit)
             selection = strategy.select(chooser, Budget(avail, budget, max_tokens, reserve_for_response))
             stats["selects"] += 1
-            if selection.omitted and running is None:
+            # (Also when it leaves nothing out but is over as priced: a lagging middle the cuts would give way.)
+            if running is None and (selection.omitted or _raw_over(chooser, selection, avail)):
                 selection, cap, chooser = fitted_overflow(selection, cap, chooser)
         if running is not None:
             selection = with_loop_opening(selection, running, asked)
@@ -1390,6 +1403,7 @@ def _compile_context(
             # overshoot taken off, twice as much each time (a cut changes the tokens less than the level:
             # 8,068, 8,018, 8,008 of 8,000 when the same overshoot was taken off each time), four tries at most.
             wider = widened(cap, work, p, body, room - used, counter)
+            widening = {r.message_id for r in p.repairs if r.kind == cap.kind and r.message_id}
             for _try in range(4):
                 if wider is None or wider.to <= cap.to:
                     break
@@ -1401,7 +1415,11 @@ def _compile_context(
                     work, used, p, cap = again, total, q, wider
                     drawn = None
                     break
-                less = wider.to - (total - room) * (1 << _try) - 8
+                # The overshoot is shared by the excerpts the cap cuts, first among all, then among fewer each
+                # try (taken off each whole, three page texts of a lagging history were set to 116 tokens after
+                # 240 overshot by 116: 621 of 900 sent).
+                shared = max(1, len(widening) >> (2 * _try))
+                less = wider.to - (total - room) * (1 << _try) // shared - 8
                 wider = wider._replace(over=less, to=less)
         if used <= room or avail == 0:
             break

@@ -15,8 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from context_journal import ContextManager
+from context_journal import ContextManager, OverBudgetError
 from context_journal.compile import CompileOptions, CompileResult
+from context_journal.rendering.reduce import FITTED_SHARE_FLOOR
 from context_journal.rendering.repairs import _cut_text
 from context_journal.strategies import (
     AutobiographicalConfig,
@@ -375,3 +376,209 @@ def test_a_short_history_fits_whole_once_its_results_are_cut_smaller(
     assert [s.id for m in result.messages for s in m.sources] == sent, (total, budget)
     assert result.messages[0].content[0] == {"type": "text", "text": INSTRUCTION}
     assert result.messages[-1].content[0]["type"] == "image"
+
+
+# --- autobiographical, nothing summarised yet: the whole history fitted once reduced ------------------------
+
+
+_QUESTION = "Which chart disagrees with the report?"
+
+
+def _lagging_media(cm: ContextManager, seed: int = 0) -> list[str]:
+    """A review's shape of 11 messages none summarised yet: the instruction, a 3-page PDF, two page texts
+    read by tool (about 2,000 and 3,000 tokens), a note, a screenshot, a long answer and the question."""
+
+    def page(k: int, n: int) -> list[dict[str, Any]]:
+        return [{"type": "tool_result", "tool_use_id": f"t{k}", "content": words(n, seed + k)}]
+
+    def call(k: int) -> list[dict[str, Any]]:
+        return [{"type": "tool_use", "id": f"t{k}", "name": "page", "input": {"p": k}}]
+
+    shot = [{"type": "tool_result", "tool_use_id": "t3", "content": [_image(png_image(800, 600))]}]
+    messages: list[tuple[str, Any]] = [
+        ("user", "Read the attached report and compare it with the dashboard."),
+        ("user", [_pdf(3, seed)]),
+        ("assistant", call(1)),
+        ("user", page(1, 600)),
+        ("assistant", call(2)),
+        ("user", page(2, 900)),
+        ("assistant", "Pages read. Taking a screenshot."),
+        ("assistant", [{"type": "tool_use", "id": "t3", "name": "shot", "input": {}}]),
+        ("user", shot),
+        ("assistant", words(120, seed + 2)),
+        ("user", _QUESTION),
+    ]
+    return [cm.add_message(p, c) for p, c in messages]
+
+
+def test_a_lagging_history_of_media_is_sent_whole_once_reduced() -> None:
+    """Autobiographical with nothing summarised: from 380 tokens every message is sent (the PDF and the
+    screenshot as placeholders, the page texts and the long answer as excerpts growing with the budget).
+    At 1,011-1,176 tokens the whole history was just over as priced at a quarter each, its head window held
+    it all, and the cuts gave six head turns way whole: 448 tokens sent at 1,100 (973 at 1,000), the page
+    texts, the screenshot and the answer in a "not summarised yet, cut here" note."""
+    cm = ContextManager.open("memory:", strategy=AutobiographicalStrategy(overflow="excerpt"))
+    sent = _lagging_media(cm)
+    for budget in [*range(380, 1_000, 40), *range(1_000, 1_200, 8), *range(1_200, 3_001, 150)]:
+        result = cm.compile(budget)
+        assert_valid(result)
+        assert [s.id for m in result.messages for s in m.sources] == sent, budget
+        assert result.unsummarised_cut == 0 and result.dropped == 0, budget
+        assert result.messages[0].content[0]["text"].startswith("Read the attached report"), budget
+        assert result.messages[-1].content == ({"type": "text", "text": _QUESTION},), budget
+        assert result.tokens >= 0.9 * budget, (budget, result.tokens)  # the excerpts take the room left
+    result = cm.compile(1_100)
+    assert [r.kind for r in result.repairs].count("image_placeholder") == 2
+    assert "cut_to_fit" not in [r.kind for r in result.repairs]
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+@pytest.mark.parametrize("host_cap", [None, 400])
+def test_a_lagging_history_of_media_never_sends_less_with_more_room(seed: int, host_cap: int | None) -> None:
+    """The same history (and with a host cap on tool results): as the budget grows, the messages sent (raw
+    or reduced, not folded into a note) never become fewer."""
+    cm = ContextManager.open("memory:", strategy=AutobiographicalStrategy(overflow="excerpt"))
+    _lagging_media(cm, seed)
+    options = CompileOptions(max_tool_result_tokens=host_cap)
+    shown = [_represented(cm.compile(b, options=options)) for b in range(380, 2_001, 16)]
+    assert shown == sorted(shown) and shown[-1] == 11, shown
+
+
+def _represented(result: CompileResult) -> int:
+    """Stored messages the result sends raw or reduced (not folded into a cut note, not left out)."""
+    notes = {s.id for m in result.messages if any(s.id == "cut to fit" for s in m.sources) for s in m.sources}
+    shown = {s.id for m in result.messages for s in m.sources if s.kind == "message"} - notes
+    return len({i.split("#shard-")[0] for i in shown})  # (a long message is stored as shards)
+
+
+@FAST
+@given(
+    middle=st.lists(
+        st.tuples(st.sampled_from(["pdf", "image", "result", "long", "chat"]), st.integers(1, 2_500)),
+        min_size=1,
+        max_size=7,
+    ),
+    seed=st.integers(0, 50),
+    base=st.integers(300, 2_000),
+)
+def test_lagging_media_histories_keep_what_fits_once_reduced(
+    middle: list[tuple[str, int]], seed: int, base: int
+) -> None:
+    """Generated histories of PDFs, images, long tool results and long texts, autobiographical with nothing
+    summarised (issue 13 kind 2): over increasing budgets, the messages sent raw or reduced never become
+    fewer, and when every bulky message fits cut to the smallest share the compile cuts to (a 64th of the
+    budget, 32 tokens at least, plus a marker's worth) and every older image or PDF as its placeholder,
+    nothing is left out and the instruction is sent as written."""
+    counter = EstimatingCounter()
+    cm = ContextManager.open("memory:", strategy=AutobiographicalStrategy(overflow="excerpt"))
+    sizes: list[tuple[str, int]] = []  # (kind, raw tokens)
+
+    def add(participant: str, content: Any, kind: str = "plain") -> None:
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        cm.add_message(participant, content)
+        sizes.append((kind, counter.count_message(participant, blocks)))
+
+    add("user", INSTRUCTION)
+    for k, (what, n) in enumerate(middle):
+        if what == "pdf":
+            add("user", [_pdf(1 + n % 4, seed + k)], "media")
+            add("assistant", "Read it.")
+        elif what == "image":
+            add("assistant", [{"type": "tool_use", "id": f"s{k}", "name": "shot", "input": {}}])
+            side = 100 + n % 900
+            shot = [_image(png_image(side, side * 3 // 4))]
+            add("user", [{"type": "tool_result", "tool_use_id": f"s{k}", "content": shot}], "media")
+        elif what == "result":
+            add("assistant", [{"type": "tool_use", "id": f"t{k}", "name": "read", "input": {"k": k}}])
+            add("user", [{"type": "tool_result", "tool_use_id": f"t{k}", "content": words(n, seed + k)}], "bulky")
+        elif what == "long":
+            add("assistant", words(n, seed + k), "bulky")
+        else:
+            add("assistant", words(1 + n % 40, seed + k))
+            add("user", "Go on.")
+    add("user", _QUESTION)
+    shown = []
+    for budget in (base, base * 3 // 2, base * 2, base * 3):
+        result = cm.compile(budget)
+        assert_valid(result)
+        shown.append(_represented(result))
+        floor = max(FITTED_SHARE_FLOOR, budget // 64) + 60
+        bound = sum(40 if kind == "media" else min(raw, floor) if kind == "bulky" else raw for kind, raw in sizes)
+        if bound + 20 * len(sizes) <= 0.8 * budget:
+            assert result.dropped == 0 and result.unsummarised_cut == 0, (budget, bound, shown)
+            assert shown[-1] == len(sizes), (budget, bound, shown)
+            assert result.messages[0].content[0] == {"type": "text", "text": INSTRUCTION}
+    assert shown == sorted(shown), shown
+
+
+# --- overflow="window": the rules stay whole while the middle gives way ------------------------------------
+
+
+def _rules_and_turns(cm: ContextManager, rules_words: int, turns: list[tuple[int, int]]) -> tuple[str, list[str]]:
+    """The opening rules (``rules_words`` words) and short turn pairs (``(assistant words, user words)``)."""
+    rules = "Project rules: " + words(rules_words, 3)
+    sent = [cm.add_message("user", rules, id="rules")]
+    for k, (a, u) in enumerate(turns):
+        sent.append(cm.add_message("assistant", f"Done step {k}: " + words(a, k), id=f"a{k}"))
+        sent.append(cm.add_message("user", f"Good, now step {k + 1}: " + words(u, 100 + k), id=f"u{k}"))
+    return rules, sent
+
+
+def _window_strategy() -> AutobiographicalStrategy:
+    return AutobiographicalStrategy(AutobiographicalConfig.for_budget(3000).with_(overflow="window"))
+
+
+def test_window_overflow_leaves_the_oldest_turns_out_before_cutting_the_rules() -> None:
+    """``for_budget(3000)`` with ``overflow="window"``, a 1,391-token rules message and 40 short turn pairs
+    (about 2,400 tokens in all beside the rules): at 4,750-5,500 tokens the rules went as an excerpt (187 of
+    1,391 tokens at 4,750, 929 at 5,500) with all 80 turns raw. The overflow cut was made smaller until
+    the whole history fitted, cutting the rules with it. Now the rules go whole and the oldest turns are
+    left out (60, 64, 68 and 73 messages sent at 4,750, 5,000, 5,250 and 5,500)."""
+    cm = ContextManager.open("memory:", strategy=_window_strategy())
+    rules, sent = _rules_and_turns(cm, 420, [(18, 10)] * 40)
+    assert EstimatingCounter().count_message("user", [{"type": "text", "text": rules}]) == 1_391
+    counts = {}
+    for budget in range(4_750, 5_501, 50):
+        result = cm.compile(budget)
+        assert_valid(result)
+        shown = [s.id for m in result.messages for s in m.sources]
+        assert result.messages[0].content == ({"type": "text", "text": rules},), budget  # whole
+        assert shown == ["rules", *sent[len(sent) - len(shown) + 1 :]], budget  # the newest turns, in order
+        assert not any(r.kind == "excerpted" for r in result.repairs), budget
+        assert result.omitted and result.omitted[0][0] == "a0", budget  # the oldest turns left out
+        assert result.tokens >= budget - 120, (budget, result.tokens)  # no more than a pair's room unused
+        counts[budget] = len(result.messages)
+    assert [counts[b] for b in (4_750, 5_000, 5_250, 5_500)] == [60, 64, 68, 73]
+    assert list(counts.values()) == sorted(counts.values())
+
+
+@FAST
+@given(
+    rules_words=st.integers(60, 440),
+    turns=st.lists(st.tuples(st.integers(1, 40), st.integers(1, 20)), min_size=4, max_size=60),
+    budgets=st.lists(st.integers(400, 8_000), min_size=1, max_size=4),
+)
+def test_window_overflow_never_cuts_the_rules_beside_older_raw_turns(
+    rules_words: int, turns: list[tuple[int, int]], budgets: list[int]
+) -> None:
+    """Generated histories of an opening rules message and short turns, ``for_budget(3000)`` with
+    ``overflow="window"`` (issue 13 kind 2, B61): at any budget of which the rules take at most half (a
+    larger opening message is cut like the rest, see ``opening`` in :mod:`context_journal.compile`), the
+    opening message is never sent excerpted while a later message but the newest is sent raw: the middle
+    gives way first."""
+    cm = ContextManager.open("memory:", strategy=_window_strategy())
+    rules, _sent = _rules_and_turns(cm, rules_words, turns)
+    size = EstimatingCounter().count_message("user", [{"type": "text", "text": rules}])
+    for budget in budgets:
+        if 2 * size > budget:
+            continue
+        try:
+            result = cm.compile(budget)
+        except OverBudgetError:
+            continue
+        assert_valid(result)
+        if result.messages[0].content == ({"type": "text", "text": rules},):
+            continue  # whole
+        cut = {r.message_id for r in result.repairs}
+        raw = [s.id for m in result.messages[1:-1] for s in m.sources if s.kind == "message" and s.id not in cut]
+        assert not raw, (budget, raw[:4], result.messages[0].tokens)
