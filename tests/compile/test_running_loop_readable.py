@@ -39,6 +39,7 @@ from tests.compile.compile_helpers import (
     load_case,
     loop_history,
     manager_for,
+    plain_words,
     running_loop_kept_whole,
     smallest_budget,
     words,
@@ -443,6 +444,34 @@ def test_a_result_cut_past_the_level_stands_at_its_floor() -> None:
         assert _raw_whole(result), budget
         if budget in (699, 700, 799):
             _check(cm, result, budget)
+
+
+@pytest.mark.parametrize("name", ["passthrough", "windowed", "autobiographical"])
+def test_the_loop_s_opening_keeps_its_thinking_at_its_smallest_readable_excerpt(name: str) -> None:
+    """A fresh review's history: five chat messages (the question 400 words), then a one-step loop whose
+    opening holds 250 words of thinking, 33 of text and two calls. At 486-505 tokens every strategy's compile
+    failed its own validation (``running_turn_without_thinking``): the newest unit, cut to next to nothing,
+    was given its smallest readable excerpt, which dropped the opening's thinking. That excerpt keeps the
+    thinking byte for byte now, as every other cut of the opening does."""
+    cm = ContextManager.open("memory:", strategy=name)
+    chat = [("user", 30), ("assistant", 5), ("user", 120), ("assistant", 30), ("user", 400)]
+    msgs: list[dict[str, Any]] = [{"participant": who, "content": plain_words(n, k)} for k, (who, n) in enumerate(chat)]
+    thinking = {"type": "thinking", "thinking": plain_words(250, 9), "signature": "sig"}
+    calls = [{"type": "tool_use", "id": f"t{j}", "name": "Read", "input": {"file_path": f"/a/{j}.py"}} for j in (0, 1)]
+    msgs.append(
+        {"participant": "assistant", "content": [thinking, {"type": "text", "text": plain_words(33, 5)}, *calls]}
+    )
+    results = [
+        {"type": "tool_result", "tool_use_id": f"t{j}", "content": plain_words(n, j)} for j, n in ((0, 40), (1, 3))
+    ]
+    msgs.append({"participant": "user", "content": results})
+    cm.add_messages(msgs)
+    for budget in [*range(300, 470, 17), *range(470, 530), *range(530, 1_400, 37)]:
+        result = _compile(cm, budget)
+        if result is not None:
+            _check(cm, result, budget)
+            sent = [b for m in result.messages for b in m.content if b.get("type") == "thinking"]
+            assert sent in ([], [thinking]), budget  # (none: the loop went as its transcript)
 
 
 def _raw_whole(result: CompileResult) -> bool:

@@ -1231,18 +1231,22 @@ def _readable_between(
     return kept
 
 
-def _smallest_readable(m: Work, blocks: list[Block], counter: TokenCounter) -> tuple[list[Block], bool]:
+def _smallest_readable(
+    m: Work, blocks: list[Block], counter: TokenCounter, keep_thinking: bool = False
+) -> tuple[list[Block], bool]:
     """The smallest excerpt of ``blocks`` (``m``'s, as they stood before a cut emptied it) that keeps more
     than its bare marker, and whether there is one: the excerpt at the smallest ratio of
     :data:`_READABLE_RATIOS` that costs more than the marker and is not bare by its marker's count (see
     :func:`_bare`), when it keeps at most a tenth of the message as written; else the excerpt keeping a
     tenth, and whether that one is readable. An excerpt the overflow reductions made is cut again (by
     shares of the message as written, each try once kept under a hundredth of a message it had kept 1.25%
-    of, and a failure named 21 tokens where 24 was the smallest that fit), or kept as it is."""
-    bare = counter.count_message(m.participant, excerpt_blocks(blocks, 0.0, counter, m.origin))
+    of, and a failure named 21 tokens where 24 was the smallest that fit), or kept as it is. With
+    ``keep_thinking`` (the opening message of a running tool loop) its thinking stays byte for byte (a review
+    saw a loop's opening excerpted so without its thinking, and the compile fail its own validation)."""
+    bare = counter.count_message(m.participant, excerpt_blocks(blocks, 0.0, counter, m.origin, keep_thinking))
 
     def cut(ratio: float) -> list[Block]:
-        return blocks if ratio >= 1 else excerpt_message(m, blocks, ratio, counter)
+        return blocks if ratio >= 1 else excerpt_message(m, blocks, ratio, counter, keep_thinking)
 
     def readable(kept: list[Block]) -> bool:
         return counter.count_message(m.participant, kept) > bare and not _reads_as_nothing(m, kept, counter)
@@ -1304,8 +1308,9 @@ class _Snapshot:
     """A context being cut, as it stood (each message's blocks, flags, tokens and sources, and the pass's
     repairs and altered ids), to cut it again another way."""
 
-    def __init__(self, work: list[Work], p: Pass) -> None:
+    def __init__(self, work: list[Work], p: Pass, keep_thinking: frozenset[str] = frozenset()) -> None:
         self.work = list(work)
+        self.keep_thinking = keep_thinking  # (messages whose thinking its smallest excerpts keep byte for byte)
         self.messages = [(m, m.blocks, m.flags, m.tokens, list(m.sources)) for m in work]
         self.repairs = list(p.repairs)
         self.altered = set(p.altered)
@@ -1330,16 +1335,16 @@ class _Snapshot:
         :func:`_bare`)."""
         return next(self._emptied(work, ids, counter), None) is not None
 
-    @staticmethod
-    def _smallest(m: Work, blocks: list[Block], counter: TokenCounter) -> tuple[list[Block], bool]:
+    def _smallest(self, m: Work, blocks: list[Block], counter: TokenCounter) -> tuple[list[Block], bool]:
         """:func:`_smallest_readable` of ``blocks`` (``m``'s as they stood), or of ``m``'s text before the
         overflow excerpt when that one is readable and smaller: the excerpt it stood as was drawn for the
         budget, and a smaller budget drawing a smaller one could leave a smaller floor (windowed, a newest
         message of 49 blocks of identifiers fitted at 1,318-1,323 tokens and failed at 1,324 naming 1,325)."""
-        found = _smallest_readable(m, blocks, counter)
+        keep = m.origin in self.keep_thinking
+        found = _smallest_readable(m, blocks, counter, keep)
         if m.uncut is None or m.uncut is blocks:
             return found
-        whole = _smallest_readable(m, m.uncut, counter)
+        whole = _smallest_readable(m, m.uncut, counter, keep)
         if whole[1] and (
             not found[1]
             or counter.count_message(m.participant, whole[0]) < counter.count_message(m.participant, found[0])
@@ -1724,7 +1729,7 @@ def shrink(
         def over() -> bool:
             return sum(_tokens(m, counter) for m in work) > room
 
-        start = _Snapshot(work, p)
+        start = _Snapshot(work, p, keep_thinking)
         level(work, 2, floored)
         if not over():
             return work
@@ -1733,7 +1738,7 @@ def shrink(
             excess = min(_LEDGER_GIVES, sum(_tokens(m, counter) for m in work) - room)
             start.restore(p)
             work = _ledger_gives_way(work, block, excess, counter, p)
-            start = _Snapshot(work, p)
+            start = _Snapshot(work, p, keep_thinking)
             level(work, 2, floored)
             if not over():
                 return work
@@ -1766,7 +1771,7 @@ def shrink(
         (the searches of the tiers below, each cut with more room than the first), as many as the first
         cut gave way when they are enough, not searched again: a search in each of their tries made a
         compile of a drained session 4-7 times slower."""
-        start = _Snapshot(work, p)
+        start = _Snapshot(work, p, keep_thinking)
         summaries = [i for i, m in enumerate(work) if m.kind == "summary" and not held(m, whole) and tier(m) == 0]
 
         def attempt(k: int) -> tuple[list[Work], bool]:
@@ -1798,7 +1803,7 @@ def shrink(
         return work
 
     hold = keep_whole | keep_thinking | loop | newest
-    before = _Snapshot(work, p) if late or newest or head else None
+    before = _Snapshot(work, p, keep_thinking) if late or newest or head else None
     order = _late_groups(before.work, late, hold) if before is not None and late else []  # oldest first
     heads = _head_groups(before.work, head, hold) if before is not None and head else []  # newest first
     units = frozenset(i for g in heads if len(g) > 1 for i in g)  # closed tool units: judged by their results
@@ -1912,7 +1917,7 @@ def shrink(
             # went down to its marker while the older turns that then gave way had stood whole; a review saw 35
             # recent turns each cut to "about 105 of 105 tokens cut here" where giving the oldest of them way
             # whole left the newer ones readable).
-            over = _Snapshot(work, p)  # what fails (or says next to nothing) without them
+            over = _Snapshot(work, p, keep_thinking)  # what fails (or says next to nothing) without them
 
             def fits(k: int) -> bool:
                 return sum(_tokens(m, counter) for m in attempt(k, False, h=h)) <= room
