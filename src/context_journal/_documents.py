@@ -26,9 +26,12 @@ import zlib
 from dataclasses import dataclass
 from functools import lru_cache
 
-__all__ = ["MAX_INFLATE", "PdfStats", "pdf_stats"]
+__all__ = ["HEADER_WINDOW", "MAX_INFLATE", "PdfStats", "is_pdf", "pdf_stats"]
 
 MAX_INFLATE = 64 * 1024 * 1024  # bytes decompressed per file at most
+HEADER_WINDOW = 1024
+"""Bytes of a file within which its ``%PDF-`` header must start: PDF readers take a header after up to
+1,024 bytes of other data (ISO 32000-1, Annex H.3, implementation note 13)."""
 _MIN_PAGE_BYTES = 50
 """Fewest bytes of a PDF per page it can claim: a page object (``n 0 obj<</Type/Page/Parent m 0 R>>endobj``) and
 its cross-reference entry."""
@@ -179,10 +182,16 @@ def _objects(data: bytes) -> tuple[dict[int, bool], dict[int, tuple[list[bytes],
     return is_page, shown, loose, counts
 
 
+def is_pdf(head: bytes) -> bool:
+    """Whether bytes (a file's first :data:`HEADER_WINDOW` + 4 bytes are enough) hold a ``%PDF-`` header
+    starting within the first :data:`HEADER_WINDOW` bytes."""
+    return head.find(b"%PDF-", 0, HEADER_WINDOW + 4) != -1
+
+
 @lru_cache(maxsize=64)
 def pdf_stats(data: bytes) -> PdfStats:
     """Page count and shown text of a PDF file's bytes (see the module docstring)."""
-    if data.lstrip()[:5] != b"%PDF-":
+    if not is_pdf(data[: HEADER_WINDOW + 4]):
         return PdfStats(max(1, -(-len(data) // _BYTES_PER_PAGE_GUESS)), "", 0, False)
     is_page, shown, loose, counts = _objects(data)
     counts += [int(a or b) for a, b in _PAGES_COUNT.findall(data)]

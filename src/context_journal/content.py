@@ -38,6 +38,7 @@ from ._block_types import (
     USER_ONLY_TYPES,
     continues_server_turn,
 )
+from ._documents import HEADER_WINDOW, is_pdf
 from ._names import clip_repr, name_problem
 from .errors import MalformedContentError
 from .tokens import document_hints
@@ -1116,10 +1117,21 @@ IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
 """The image media types both providers take (Anthropic's image blocks and OpenAI's image inputs)."""
 
 
+def _pdf_head(data: str) -> bool:
+    """Whether base64 ``data`` decodes to bytes with a PDF header (:func:`~context_journal._documents.is_pdf`);
+    only the head is decoded. True when it does not decode (the source's own check names that)."""
+    chars = 4 * -(-(HEADER_WINDOW + 4) // 3)
+    try:
+        return is_pdf(base64.b64decode(data[:chars]))
+    except (binascii.Error, ValueError):
+        return True
+
+
 def media_problem(source: Mapping[str, Any], image: bool = False) -> tuple[str, str] | None:
     """``(field, why)`` when an image or document source cannot be sent as it is: a ``media_type`` that is
     not a plain ``type/subtype`` (a NUL, a path, parameters) or, of an ``image``, not one of
-    :data:`IMAGE_TYPES`, or a ``url`` source whose URL is not an
+    :data:`IMAGE_TYPES`, or a base64 PDF whose bytes hold no ``%PDF-`` header in their first 1,024 bytes
+    (a damaged PDF with its header is taken and priced by its size), or a ``url`` source whose URL is not an
     ``http``/``https`` URL with a host and no whitespace or control character (the providers fetch only
     those); None when it can."""
     media = source.get("media_type")
@@ -1127,6 +1139,13 @@ def media_problem(source: Mapping[str, Any], image: bool = False) -> tuple[str, 
         return "media_type", f"{clip_repr(media)} is not a media type (type/subtype, RFC 6838)"
     if image and isinstance(media, str) and media.lower() not in IMAGE_TYPES:
         return "media_type", f"{clip_repr(media)} is not an image type the providers take ({', '.join(IMAGE_TYPES)})"
+    if not image and source.get("type") == "base64" and isinstance(media, str) and media.lower() == "application/pdf":
+        data = source.get("data")
+        if isinstance(data, str) and not _pdf_head(data):
+            return "data", (
+                "the bytes are not a PDF: no %PDF- header in their first 1,024 bytes (the providers refuse such a"
+                " document; send other files as text/plain or an image)"
+            )
     if source.get("type") == "url":
         url = source.get("url")
         if not isinstance(url, str) or not url:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from context_journal import ContextManager
@@ -28,6 +28,7 @@ BAD_NAMES = st.one_of(
     st.builds(lambda a, c: a + c, st.text(max_size=3), st.sampled_from(["\ud800", "\udfff"])),
 )
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(16)).decode()
+PDF = base64.b64encode(b"%PDF-1.4\n%%EOF\n").decode()
 
 
 def _attempts(cm: ContextManager, name: str) -> list[tuple[str, Any]]:
@@ -78,7 +79,8 @@ def test_media_types_match_the_block(block: str, media: str) -> None:
     with pytest.raises(MalformedContentError, match=r"media type|PDF"):
         cm.add_message("user", [{"type": "text", "text": "see"}, {"type": block, "source": source}])
     assert cm.message_count() == 0
-    ok = {"type": "base64", "media_type": "image/webp" if block == "image" else "application/pdf", "data": PNG}
+    media, data = ("image/webp", PNG) if block == "image" else ("application/pdf", PDF)
+    ok = {"type": "base64", "media_type": media, "data": data}
     cm.add_message("user", [{"type": "text", "text": "see"}, {"type": block, "source": ok}])
 
 
@@ -142,6 +144,43 @@ def test_a_url_source_needs_an_http_url_with_a_host(url: str) -> None:
     for good in ("https://example.com/a.png", "HTTP://10.0.0.1:8080/x.png?s=1#f"):
         cm.add_message("user", [{"type": "image", "source": {"type": "url", "url": good}}])
     assert cm.message_count() == 2
+
+
+@pytest.mark.parametrize("backend", ["memory", "sqlite"])
+@settings(max_examples=examples(60), deadline=None)
+@given(
+    before=st.binary(max_size=1_100).filter(lambda b: b"%PDF-" not in b),
+    header=st.booleans(),
+    after=st.binary(max_size=200),
+)
+@example(before=b"", header=False, after=b"hello")  # the review's case: priced as a one-page PDF
+@example(before=b"x" * 1023, header=True, after=b"")  # the header's last place
+@example(before=b"x" * 1024, header=True, after=b"")  # one byte too late
+def test_a_pdf_is_a_pdf_or_refused_with_nothing_written(
+    backend: str, before: bytes, header: bool, after: bytes
+) -> None:
+    """A review found a ``document`` whose bytes were ``hello`` taken as a PDF and priced as one page
+    (the providers refuse it). Base64 bytes sent as ``application/pdf`` hold a ``%PDF-`` header starting in
+    their first 1,024 bytes (as PDF readers require) or are refused naming ``source.data``, nothing
+    written, in a tool_result too; a header there is taken (a damaged body is priced by its size)."""
+    cm = ContextManager.open(":memory:" if backend == "sqlite" else "memory:")
+    raw = before + (b"%PDF-1.7\n" if header else b"") + after
+    pdf = {"type": "base64", "media_type": "application/pdf", "data": base64.b64encode(raw).decode()}
+    taken = header and len(before) <= 1_023
+    contents: list[list[dict[str, Any]]] = [
+        [{"type": "text", "text": "the report"}, {"type": "document", "source": pdf}],
+        [{"type": "tool_result", "tool_use_id": "t1", "content": [{"type": "document", "source": pdf}]}],
+    ]
+    for content in contents:
+        if taken:
+            cm.add_message("user", content)
+            continue
+        with pytest.raises(MalformedContentError, match=r"source\.data.*not a PDF"):
+            cm.add_message("user", content)
+    assert cm.message_count() == (2 if taken else 0)
+    if taken:
+        assert cm.compile(100_000).messages  # what was kept compiles
+    cm.close()
 
 
 def test_an_error_naming_a_huge_name_stays_short() -> None:

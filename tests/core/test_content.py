@@ -40,6 +40,7 @@ text_extra = st.fixed_dictionaries(
     },
 )
 b64 = st.binary(min_size=1, max_size=64).map(lambda b: base64.b64encode(b).decode())
+pdf_b64 = st.binary(max_size=64).map(lambda b: base64.b64encode(b"%PDF-1.4\n" + b).decode())  # a PDF's header
 
 
 def _with(block: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
@@ -51,7 +52,7 @@ media_source = st.one_of(
     st.builds(lambda u: {"type": "url", "url": "https://example.org/" + u}, ident),
 )
 document_source = st.one_of(  # a document is a PDF or text (an image media type is refused)
-    st.builds(lambda d: {"type": "base64", "media_type": "application/pdf", "data": d}, b64),
+    st.builds(lambda d: {"type": "base64", "media_type": "application/pdf", "data": d}, pdf_b64),
     st.builds(lambda u: {"type": "url", "url": "https://example.org/" + u}, ident),
 )
 nested = st.one_of(
