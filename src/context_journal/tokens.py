@@ -333,8 +333,14 @@ _NOT_HANGUL_HI = bytes(b for b in range(256) if not 0xAC <= b <= 0xD7)
 _SYMBOL_MORE = _runs_of(_symbol_tokens.MORE_TOKENS)  # two tokens or more alone
 _SYMBOL_THREE = _runs_of(_symbol_tokens.THREE_TOKENS)
 _SPACE_APART = re.compile(f" [{_symbol_tokens.SPACE_APART}]")  # opens with a literal: tried only at spaces
-_INSIDE_WORD = re.compile("[A-Za-z][\u0100-\u024f\u1e00-\u1eff][a-z]")  # a Latin Extended letter inside a word
+_INSIDE_WORD = re.compile("[A-Za-z][\u0100-\u024f\u1e00-\u1eff]")  # a Latin Extended letter after an ASCII one
 _MARK_RUN = re.compile(rb"[pu]{5,}")  # in _GATE_BYTES's translation: five ASCII marks or more in a row
+_BOX_LINE = re.compile("\u2500+")  # runs of ─ (light horizontal)
+_BOX_DOUBLE_LINE = re.compile("[\u2501\u2550]+")  # runs of ━ and ═ (heavy and double horizontal)
+_BOX_ONE = re.compile("[\u2502\u2551\u2557\u255d]")  # │ ║ ╗ ╝: one token each, and they do not merge
+_BOX_SPACED = re.compile(" (?=[\u2500\u2501\u2550\u2551\u2557\u255d])")  # a space these do not merge with
+_BOX_LINE_START = re.compile("\n(?=[\u2500-\u257f])")  # a line break before box drawing: a token of its own
+_LINE_RUN_TOKENS = (0, 1, 1, 2, 1, 2, 2, 3)  # tokens of a run of ─ by its length modulo 8, beside one per 8
 _NOT_SYMBOL_HI = bytes(
     b for b in range(256) if not any(first >> 8 <= b <= last >> 8 for first, last in _symbol_tokens.RANGES)
 )
@@ -509,8 +515,14 @@ _W_OKINA_WORD = 1.0  # over the ʻokina's own price (U+02BB, Hawaiian, Tongan, S
 # its space ("ʻOku" is four tokens in cl100k_base, " Oku" two): Tongan was 0.90x, Samoan 0.94x
 _W_SPACE_APART = 1.0  # a space before a Latin letter it does not merge with (_symbol_tokens.SPACE_APART: " ụ", " ā"):
 # a token of its own (Igbo's words that open with ụ, ọ, ị)
-_W_INSIDE_WORD = 0.5  # a Latin Extended letter between ASCII letters ("mātou", "tēnei"): the letters after it open a
-# piece with no space before them, as after the ʻokina (" mātou" is " m", "ā", "t", "ou"); Māori was 0.987x
+_W_INSIDE_WORD = (
+    0.5  # a Latin Extended letter after an ASCII letter ("mātou", "tēnei", "nā"): the letter before it does
+)
+# not merge with it, and the letters after it open a piece with no space before them, as after the ʻokina (" mātou"
+# is " m", "ā", "t", "ou"; "Tēnā" is "T", "ē", "n", "ā"); Māori was 0.987x, and its passages 0.95-0.98x when only a
+# letter with ASCII letters on both sides counted
+_W_BOX_ONE = 1.0  # │ ║ ╗ ╝ alone, where their block prices _W_BOX
+_W_BOX_SPACE = 1.0  # a space before ─ ━ ═ ║ ╗ ╝: a token of its own (" │" and " ┌" are one and two, as "│" and "┌")
 _W_MARK_RUN = 0.2  # each ASCII mark of a run of five or more beyond its third (regexes, "!#$%&'*+/=?^_`{|}~-"): few of
 # them merge, where _W_PUNCT prices the marks of prose and code, which mostly merge with a neighbour (regexes were
 # 0.91-0.95x)
@@ -672,11 +684,32 @@ def _non_ascii_estimate(text: str, ascii_chars: int, whole: str) -> float:
         if nukta or letters:
             deva = sum(c < "\u0980" for c in letters)
             ideographs += _W_NUKTA * nukta + _W_NUKTA_LETTER * deva + _W_NUKTA_LETTER_INDIC * (len(letters) - deva)
+    if 0x25 in hi:  # box drawing: priced by its runs and its one-token characters (_box_drawing)
+        ideographs += _box_drawing(whole)
     if 0x04 in hi:  # Cyrillic: the letters of other alphabets than Russian's cost more
         ideographs += _W_CYRILLIC_OTHER * len(_chars_of(_CYRILLIC_OTHER, text))
     if 0xFF in hi:  # fullwidth letters, priced as fullwidth punctuation above
         ideographs += (_W_FULLWIDTH_LETTER - _W_CJK) * len(_chars_of(_FULLWIDTH_LETTER, text))
     return units / _UNIT + _W_LATIN * latin + ideographs
+
+
+def _box_drawing(text: str) -> float:
+    """What box drawing (U+2500-257F) costs beyond its block's flat :data:`_W_BOX` a character: a run of ─
+    is ``n // 8`` tokens plus 0-3 by ``n % 8`` (:data:`_LINE_RUN_TOKENS`; 8 and 16 are one and two tokens,
+    7 three), a run of ━ or ═ one token per two characters, │ ║ ╗ ╝ one token each, and a space before
+    ─ ━ ═ ║ ╗ ╝ one more, as is a line break before box drawing (the counts of ``cl100k_base`` and
+    ``o200k_base``, the larger; the corner and junction characters are two tokens, priced through
+    ``_symbol_tokens``). Flat, a table of double lines and empty cells was 0.65x and a grid 0.87x, while
+    rules of ─ were 2.96x."""
+    extra = (_W_BOX_ONE - _W_BOX) * len(_BOX_ONE.findall(text)) + _W_BOX_SPACE * len(_BOX_SPACED.findall(text))
+    extra += (1.0 - _W_NEWLINE) * len(_BOX_LINE_START.findall(text))
+    for run in _BOX_LINE.findall(text):
+        n = len(run)
+        extra += n // 8 + _LINE_RUN_TOKENS[n % 8] - _W_BOX * n
+    for run in _BOX_DOUBLE_LINE.findall(text):
+        n = len(run)
+        extra += (n + 1) // 2 - _W_BOX * n
+    return extra
 
 
 _WORD_BYTES = bytes(
@@ -1770,7 +1803,7 @@ class EstimatingCounter:
 _DEFAULT_COUNTER = EstimatingCounter()
 
 
-ESTIMATE_VERSION = 6
+ESTIMATE_VERSION = 7
 """The version of the default estimate's counts (:class:`EstimatingCounter`, and the non-text prices
 :class:`TiktokenCounter` shares with it). A message's count is stored with its record under a key that
 names this version (:func:`counter_key`), and a store opened by an estimate of another version prices

@@ -26,6 +26,7 @@ FINGERPRINTS = {
     4: "c09d4df938c90951",
     5: "3f5964efe667b77f",
     6: "728ff79e8ea594ae",
+    7: "0f5be37f1832a36c",
 }
 """ESTIMATE_VERSION -> the fingerprint of its counts over :func:`_blocks`, under :data:`UNICODE`."""
 UNICODE = "14.0.0"
