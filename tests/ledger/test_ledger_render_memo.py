@@ -43,7 +43,9 @@ def _replay(data_dir: Path, memo: bool, monkeypatch: pytest.MonkeyPatch) -> tupl
         if k % 4 == 3:
             for budget in (3_000, 6_000):  # two allowances
                 out.append(cm.compile(budget).to_dict())
-            cm.add_message("user", "Thanks, go on.", id=f"go-{k}", timestamp=1_700_000_000 + k)  # the same block
+            # the same block: a message that names nothing and opens no user turn (a new user turn moves
+            # the block, which then shows the state before that turn: see test_ledger_turn_state.py)
+            cm.add_message("assistant", "Noted, going on.", id=f"go-{k}", timestamp=1_700_000_000 + k)
             out.append(cm.compile(6_000).to_dict())
         if k % 40 == 39:
             cm.drain()

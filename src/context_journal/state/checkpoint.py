@@ -172,10 +172,13 @@ def _covered(entries: Sequence[_Entry], seq: int, done: int) -> int | None:
     return worst
 
 
-def load_checkpoint(ms: MessageStore, config: LedgerConfig, reader: str | None, tries: int = 3) -> Checkpoint | None:
+def load_checkpoint(
+    ms: MessageStore, config: LedgerConfig, reader: str | None, tries: int = 3, upto: int | None = None
+) -> Checkpoint | None:
     """The newest checkpoint of the index's slot and branch (lineage) that the journal agrees with, for
     ``reader``: its own group's or the reader-less one (when no covered block names the reader),
-    whichever covers more. None when there is none (the caller folds from the start)."""
+    whichever covers more, and covering no more than ``upto`` positions when given (older records are
+    tried, ``tries`` in all per group). None when there is none (the caller folds from the start)."""
     groups = [""] if reader is None else [reader, ""]
     best: Checkpoint | None = None
     entries = ms.rows
@@ -190,6 +193,11 @@ def load_checkpoint(ms: MessageStore, config: LedgerConfig, reader: str | None, 
             if not isinstance(value, dict) or value.get("v") != FORMAT:
                 break
             seq, done = int(value["seq"]), int(value["done"])
+            if upto is not None and done > upto:
+                as_of = rec.seq - 1  # covers messages after the point asked for: an older one
+                if as_of <= 0:
+                    break
+                continue
             stale = _covered(entries, seq, done)
             if stale is None:
                 if group == "" and reader is not None and any(names_reader(e, reader) for e in entries[:done]):

@@ -18,7 +18,7 @@ from .keeper import LedgerKeeper, LedgerStrategy, facts_from_state
 from .ledger import LedgerConfig, WorkingState
 
 if TYPE_CHECKING:
-    from ..messages import MessageStore
+    from ..messages import MessageStore, _Entry
     from ..stores.base import BranchInfo, Store
     from ..strategies.base import Strategy
 
@@ -194,7 +194,15 @@ class WorkingStateMixin:
         if config.share == 0:
             return strategy
         keeper = self._ledger_keeper()
-        state = keeper.sync().state(self._facts(), scores=False)  # the render reads the names' order only
+        facts = self._facts()
+        state = keeper.sync().state(facts, scores=False)  # the render reads the names' order only
         if state.empty:
             return strategy
-        return LedgerStrategy(strategy, state, config, counter, user_role, keeper.renders)
+
+        def opens_turn(entry: _Entry) -> bool:  # as the "turn" placement finds the newest user turn
+            return "text" in entry.kinds and "tool_result" not in entry.kinds and user_role(entry.participant)
+
+        def before(message_id: str) -> WorkingState | None:
+            return keeper.state_before(message_id, facts, opens_turn)
+
+        return LedgerStrategy(strategy, state, config, counter, user_role, keeper.renders, before)
