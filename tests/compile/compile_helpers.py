@@ -339,7 +339,7 @@ def loop_history(
     name: str,
     chat: int,
     steps: int,
-    sizes: list[int],
+    sizes: Sequence[int | tuple[int, ...]],
     thinking: int = 40,
     *,
     tools: bool = False,
@@ -347,7 +347,8 @@ def loop_history(
     plain: bool = False,
 ) -> ContextManager:
     """``chat`` chat turns of ``chat_words`` words, the question, then a loop of ``steps`` calls opened by
-    signed thinking of ``thinking`` words, result ``k`` of ``sizes[k % len(sizes)]`` words; nothing
+    signed thinking of ``thinking`` words, result ``k`` of ``sizes[k % len(sizes)]`` words (a tuple of sizes:
+    that step makes parallel calls, one a size, answered by one message of their results); nothing
     summarised. With ``tools``, the calls are Claude Code's (``Read`` of a file, ``Bash``), so the working
     state holds files and commands and the compile renders the working-state block beside the loop. With
     ``plain``, every text is of :func:`plain_words` (a review's histories), else of :func:`words`."""
@@ -361,15 +362,24 @@ def loop_history(
         msgs.append({"participant": "user", "content": "Go on, " + text(20), "id": "ask"})
     opening = {"type": "thinking", "thinking": text(thinking), "signature": "sig"}
     for k in range(steps):
-        use = {"type": "tool_use", "id": f"t{k}", "name": f"tool{k}", "input": {"arg": text(3, k)}}
-        if tools:
-            call = ("Read", {"file_path": f"/srv/app/billing/mod_{k}.py"})
-            if k % 2:
-                call = ("Bash", {"command": f"pytest tests/test_mod_{k}.py -x"})
-            use = {"type": "tool_use", "id": f"t{k}", "name": call[0], "input": call[1]}
-        msgs.append({"participant": "assistant", "content": [opening, use] if k == 0 else [use], "id": f"a{k}"})
-        result = {"type": "tool_result", "tool_use_id": f"t{k}", "content": text(sizes[k % len(sizes)], k)}
-        msgs.append({"participant": "user", "content": [result], "id": f"r{k}"})
+        size = sizes[k % len(sizes)]
+        uses: list[dict[str, Any]] = []
+        results: list[dict[str, Any]] = []
+        for j, n in enumerate(size if isinstance(size, tuple) else (size,)):
+            tid, seed = (f"t{k}", k) if j == 0 else (f"t{k}p{j}", k + 100 * j)
+            use = {"type": "tool_use", "id": tid, "name": f"tool{k}", "input": {"arg": text(3, seed)}}
+            if tools:
+                call = (
+                    "Read",
+                    {"file_path": f"/srv/app/billing/mod_{k}_{j}.py" if j else f"/srv/app/billing/mod_{k}.py"},
+                )
+                if k % 2:
+                    call = ("Bash", {"command": f"pytest tests/test_mod_{k}.py -x" + (f" -k c{j}" if j else "")})
+                use = {"type": "tool_use", "id": tid, "name": call[0], "input": call[1]}
+            uses.append(use)
+            results.append({"type": "tool_result", "tool_use_id": tid, "content": text(n, seed)})
+        msgs.append({"participant": "assistant", "content": [opening, *uses] if k == 0 else uses, "id": f"a{k}"})
+        msgs.append({"participant": "user", "content": results, "id": f"r{k}"})
     cm.add_messages(msgs)
     return cm
 

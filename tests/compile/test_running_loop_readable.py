@@ -257,18 +257,21 @@ def test_a_text_of_joined_excerpts_is_cut_as_a_new_text() -> None:
     assert sizes == sorted(sizes) and sizes[-1] > 2 * sizes[0]
 
 
-_History = tuple[str, int, int, list[int], int, bool, int, bool]
-""":func:`loop_history`'s arguments: strategy, chat turns, steps, result sizes, thinking words, Claude Code's
-calls, words per chat turn, plain words."""
+_History = tuple[str, int, int, list[int | tuple[int, ...]], int, bool, int, bool]
+""":func:`loop_history`'s arguments: strategy, chat turns, steps, result sizes (a tuple: parallel calls),
+thinking words, Claude Code's calls, words per chat turn, plain words."""
 
 
 @st.composite
 def _histories(draw: st.DrawFn) -> _History:
     name = draw(st.sampled_from(["autobiographical", "windowed", "passthrough"]))
     plain = draw(st.booleans())  # about a token a word: chat turns of 10-60 tokens, thinking up to ~360
-    sizes = draw(st.lists(st.sampled_from([1, 5, 20, 60, 150, 400, 600, 700]), min_size=1, max_size=3))
+    size = st.sampled_from([1, 5, 20, 40, 60, 150, 200, 400, 600, 700])
+    # A step of two or three parallel calls answered by one message of their results (a review's loops).
+    parallel = st.lists(size, min_size=2, max_size=3).map(tuple)
+    sizes: list[int | tuple[int, ...]] = draw(st.lists(st.one_of(size, parallel), min_size=1, max_size=3))
     steps, thinking = draw(st.integers(1, 8)), draw(st.integers(5, 300 if plain else 120))
-    chat, chat_words = draw(st.integers(0, 8)), draw(st.sampled_from([10, 25, 30, 40]))
+    chat, chat_words = draw(st.integers(0, 8)), draw(st.sampled_from([3, 10, 25, 30, 40]))
     return name, chat, steps, sizes, thinking, draw(st.booleans()), chat_words, plain
 
 
@@ -280,6 +283,7 @@ def _histories(draw: st.DrawFn) -> _History:
 @example(("autobiographical", 1, 2, [400, 700], 90, True, 30, False))
 @example(("passthrough", 4, 1, [5], 300, False, 30, True))  # an older turn entering (see the test below)
 @example(("autobiographical", 1, 5, [60], 21, False, 30, False))  # a cut past the level (see the test below)
+@example(("windowed", 3, 4, [(40, 700), (40, 200), 40, 40], 7, False, 3, True))  # parallel calls (see below)
 def test_every_budget_above_the_smallest_keeps_the_loop_readable(history: _History) -> None:
     """Over generated lagging histories ending in a thinking-led loop, at budgets from the smallest that fits
     up to the whole history (the next 8, then 24 evenly spread): each compile keeps the loop from its opening
@@ -294,10 +298,12 @@ def test_every_budget_above_the_smallest_keeps_the_loop_readable(history: _Histo
     loop's steps were cut after the head window's turns). The histories hold results of up to 700 words, and
     half of them Claude Code's calls, so the working-state block is rendered beside the loop (see
     :func:`test_a_loop_sent_raw_stays_raw_budget_by_budget`). Half of them are of plain words (about a token
-    each), with chat turns of 10-40 words before the question, and from the first budget that sends the loop
+    each), with chat turns of 3-40 words before the question, and from the first budget that sends the loop
     raw the next 160 are compiled 2 apart: as the budget grows the strategy takes one more older turn, and
     the loop, no longer fitting raw beside it, was transcribed where that turn gives way now (see
-    :func:`test_an_older_turn_gives_way_to_the_raw_loop`)."""
+    :func:`test_an_older_turn_gives_way_to_the_raw_loop`). Steps make two or three parallel calls too, and chat
+    turns are as short as 3 words (a fresh review's shapes: see
+    :func:`test_a_loop_of_parallel_calls_sent_raw_stays_raw_budget_by_budget`)."""
     name, chat, steps, sizes, thinking, tools, chat_words, plain = history
     cm = loop_history(name, chat, steps, sizes, thinking, tools=tools, chat_words=chat_words, plain=plain)
     whole = cm.compile(1_000_000).tokens
@@ -379,6 +385,53 @@ def test_a_loop_sent_raw_stays_raw_budget_by_budget(
     assert True in forms
     first = forms.index(True)
     assert all(forms[first:]), [low + k for k, raw in enumerate(forms) if k > first and not raw]
+
+
+_SEED46 = [40, 40, 40, (200, 700), 200]
+"""A fresh review's seed 46: results of 40 words, a step of two parallel calls answered by results of 200 and 700
+words, then a result of 200 words (its generator is lost: these are :func:`loop_history`'s words)."""
+
+
+@pytest.mark.parametrize(
+    ("name", "history", "plain", "low", "high", "first"),
+    [
+        ("windowed", (2, 5, _SEED46, 5), False, 900, 1_010, 905),
+        ("passthrough", (2, 5, _SEED46, 5), False, 900, 1_010, 905),
+        ("autobiographical", (2, 5, _SEED46, 25), True, 590, 650, 595),
+        ("windowed", (0, 5, [40, 40, (5, 40, 700), 200, (40, 700, 5)], 7), True, 1_080, 1_130, 1_080),
+        ("autobiographical", (0, 5, [40, 40, (5, 40, 700), 200, (40, 700, 5)], 7), True, 1_080, 1_130, 1_080),
+        ("passthrough", (0, 5, [40, 40, (5, 40, 700), 200, (40, 700, 5)], 7), True, 1_080, 1_130, 1_080),
+        ("windowed", (3, 4, [(40, 700), (40, 200), 40, 40], 7), True, 500, 660, 502),
+    ],
+)
+def test_a_loop_of_parallel_calls_sent_raw_stays_raw_budget_by_budget(
+    name: str, history: tuple[int, int, list[int | tuple[int, ...]], int], plain: bool, low: int, high: int, first: int
+) -> None:
+    """Loops of a fresh review's shape (chat turns of 3 words, the question, a loop whose steps make parallel
+    calls), scanned one token apart. Before, the first went raw at 943 tokens and as its transcript at 944
+    (windowed, passthrough); of plain words, autobiographical, raw at 615 and a transcript at 616; the last,
+    with steps of three parallel calls, raw at 1,080-1,091 and then raw and a transcript alternating up to
+    1,126 with every strategy (the review saw seed 46 flip about 13 times between 704 and 803 so); the last,
+    raw from 592 and a transcript at 596-611, 620-631 and 640-647. A step
+    of parallel results over the overflow cap stands as the excerpt the budget drew (its results cut by one
+    share), and its readable floor was cut from that excerpt: it grew with the budget (183 tokens at 943, 185
+    at 944), and the loop no longer fitted raw. The floor is now cut from the step as written, so it is the
+    same at every budget; and once the loop's water level stops at the largest floor with the context still
+    over, every step over the level stands at its own floor: left where its ratio landed, a step stood at its
+    floor (91 tokens) at 543 where its excerpt said nothing and at the level (152) at 544 where it kept a
+    little more, and the loop no longer fitted raw. From the first budget that sends the loop raw, every
+    larger one does."""
+    chat, steps, sizes, thinking = history
+    cm = loop_history(name, chat, steps, sizes, thinking, chat_words=3, plain=plain)
+    forms = []
+    for budget in range(low, high):
+        result = _compile(cm, budget)
+        forms.append(result is not None and _raw_whole(result))
+        if result is not None and budget % 25 == 0:
+            _check(cm, result, budget)
+    start = forms.index(True)
+    assert all(forms[start:]), [low + k for k, raw in enumerate(forms) if k > start and not raw]
+    assert low + start == first
 
 
 def test_an_older_turn_gives_way_to_the_raw_loop() -> None:

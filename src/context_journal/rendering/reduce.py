@@ -304,6 +304,9 @@ def excerpt_tool_results(
         if bulky_kinds([str(b.get("type", "")) for b in m.blocks]):
             blocks = reduce_tool_results(m.blocks, cap, counter)
             what = _what_reduced(m.blocks, blocks, cap)
+            if blocks is not m.blocks and m.flags & F_TOOL_RESULT:
+                # What a running loop's step is cut from at its readable floor (see :func:`_level`).
+                m.uncut = m.blocks
         elif cap.texts:
             blocks = reduce_text(m.blocks, cap, counter)
             what = "a message too large for the budget cut"
@@ -952,7 +955,9 @@ def _level(
     level would leave one saying nothing, it stands at its floor and the level is lowered for the others
     (issue 13: a result moved by a token or two across the line as the budget moved, and the loop went
     raw, as its transcript, raw again). With ``nearer`` (the loop's older steps), a floored one whose excerpt
-    lands over the level stands at its floor too, when that is no higher than the level."""
+    lands over the level stands at its floor too, when that is no higher than the level. Once the level has
+    stopped at the largest floor and the context is still over, every floored one over the level stands at its
+    floor (the level lowered no further, their excerpts at it would stay over at every lower target)."""
     if not chosen:
         return
     sizes = {i: _tokens(work[i], counter) for i in chosen}
@@ -998,7 +1003,14 @@ def _level(
         if m.origin not in floored:
             return None
         if i not in floors:
-            floors[i] = _loop_floor(m, originals[i], counter, memo, m.origin in keep_thinking)
+            keep = m.origin in keep_thinking
+            # Cut from the step as written when it stands as the overflow excerpt the budget drew it as: a
+            # floor cut from that excerpt grew with the budget (a step of two parallel results, its floor 183
+            # tokens at 943 and 185 at 944), and the loop went raw, as its transcript, raw again.
+            found = _loop_floor(m, m.uncut, counter, memo, keep) if m.uncut is not None else None
+            if found is None or found[1] >= sizes[i]:
+                found = _loop_floor(m, originals[i], counter, memo, keep)
+            floors[i] = found
         return floors[i]
 
     # The level never goes below the largest floor: the others are not cut further for the floored ones to
@@ -1007,11 +1019,12 @@ def _level(
     found = [f[1] for i in sizes if (f := floor(i, work[i])) is not None] if len(sizes) <= _FLOORED_MAX else []
     lowest = float(max(found, default=0))
 
-    def pour(target: float, lowered: bool = True) -> int:
+    def pour(target: float, lowered: bool = True, floors: bool = False) -> int:
         """Cut every chosen message above the level ``target`` gives (never below ``lowest``), from its
         original blocks; the total. A message whose excerpt would not be smaller than it (its marker
         outweighs the cut) keeps what it has while the level is ``lowered``, and is whole on a level raised
-        again; a floored one whose excerpt says nothing stands at its floor."""
+        again; a floored one whose excerpt says nothing stands at its floor, and with ``floors`` (the level
+        stopped at ``lowest``) every floored one over the level does."""
         cap = max(lowest, _water_cap(list(sizes.values()), max(0.0, target)))
         for i, size in sizes.items():
             m = work[i]
@@ -1021,12 +1034,16 @@ def _level(
                 blocks, tokens = excerpt(i, m, ratio * 0.95)
                 least = floor(i, m) if lowest else None
                 if least is not None and (
-                    tokens < least[1] or _step_silent(blocks, counter) or (nearer and least[1] <= cap < tokens)
+                    floors
+                    or tokens < least[1]
+                    or _step_silent(blocks, counter)
+                    or (nearer and least[1] <= cap < tokens)
                 ):
                     # (Cut to a ratio, an excerpt may land far over the level, where the floor is nearer: a
                     # 209-token result cut for 50 kept 80 where the same result a token shorter kept 50, and the
                     # loop went as its transcript with one more token of budget: issue 13. Not the newest
-                    # result: its floor keeps less of its end, which the agent acts on next.)
+                    # result while the level may still come down: its floor keeps less of its end, which the
+                    # agent acts on next.)
                     blocks, tokens = least
                 if tokens >= size:
                     blocks, tokens = (m.blocks, m.tokens) if lowered else (originals[i], None)
@@ -1039,6 +1056,15 @@ def _level(
         if total <= room:
             break
         over = target
+        if lowest and _water_cap(list(sizes.values()), max(0.0, target)) <= lowest:
+            # The level stopped at the largest floor and the context is still over: the floored messages stand at
+            # their floors, lower it as it will. Left at the level, each one's excerpt landed over or under its
+            # own floor by where the ratio fell, a token of budget apart: a step whose excerpt said nothing stood
+            # at its floor (91 tokens) at 543, one keeping a little more stayed at the level (152) at 544 and
+            # the loop went as its transcript; the newest result cut to 94 tokens over its floor of 76 kept a
+            # loop over the room at 696-699 (issue 13, loops of parallel calls).
+            total = pour(target, floors=True)
+            break
         target = target * 0.85 - (total - room)
     if over is not None and total <= room:
         # Lowered in large steps, the level may land far under the room (a review saw a loop's transcript

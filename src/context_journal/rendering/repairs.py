@@ -184,7 +184,8 @@ class Work:
     breakpoint: bool = False
     instruction: Instruction | None = None  # a stored instruction sent as a user turn (see CompiledMessage)
     stored: int | None = None  # a raw message's tokens as stored (the index's count, before any rendering)
-    uncut: list[Block] | None = None  # a text message's blocks before the overflow excerpt (see excerpt_tool_results)
+    uncut: list[Block] | None = None  # a text or tool result message's blocks before the overflow excerpt (see
+    # excerpt_tool_results)
     transcript: Transcript | None = None  # the running loop's note: its transcript's lines (see .transcript)
 
 
