@@ -922,17 +922,18 @@ def _compile_context(
 
     def opening(chosen: Selection) -> frozenset[str]:
         """The head window's messages that give way last, which the overflow excerpts leave whole: under
-        the overflow reductions, those the strategy chose at their whole size (at most ``cap.over``
-        tokens), and its first message (the opening instructions) up to twice that, half of what the
-        strategy may fill (bug case B61: a 1,000-token rules message at 3,000 tokens). A larger one is in
-        the head only as the excerpt it was priced at, and is cut like the rest: held whole and cut last,
-        a 16,000-token message in the head once pushed the newest message down to its cut marker."""
+        the overflow reductions, those the strategy chose at their whole size (at most ``cap.over`` tokens),
+        and its first message (the opening instructions) whatever its size, cut only after the turns between
+        it and the newest message's unit gave way (issue 13 kind 2: "the opening instructions are never
+        excerpted while older middle content is kept raw"; rules over half the budget went cut to a quarter
+        beside raw turns when the head window held every message). A large one is cut with the newest unit
+        by one level (see :func:`.rendering.reduce.shrink`), never the newest down to its marker for it."""
         over = cap.over if cap is not None and cap.texts else None
         return frozenset(
             e.id
             for a, b in chosen.protected
             for e in body.entries(a, b)
-            if over is None or e.tokens <= over * (2 if e.position == a else 1)
+            if over is None or e.tokens <= over or e.position == a
         )
 
     room = raw_budget - must_keep
@@ -1249,7 +1250,7 @@ def _compile_context(
         it and left out the question and the five messages before, all sent with the screenshot raw once
         the page text was cut to about 200 tokens (and all sent at 1,600, the screenshot a placeholder). Only
         older messages are cut so: not when the newest message's unit would be cut below its quarter, nor
-        when the head window's opening message (the instructions, whole up to twice the cap: see
+        when the head window's opening message (the instructions, whole whatever its size: see
         :func:`opening`) would be cut, or cut further: the middle gives way before the rules (issue 13 kind 2,
         B61: with ``overflow="window"`` a 1,400-token rules message went as 187 tokens beside 80 short turns
         kept raw, where leaving the oldest turns out kept it whole). Also run for a selection that leaves

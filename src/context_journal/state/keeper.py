@@ -20,7 +20,9 @@ or a summary's pair. The block is added only when the conversation does not fit 
 (otherwise every message is there raw and the block would repeat it). Its allowance is
 ``LedgerConfig.share_for`` the conversation's length (a larger share when the conversation is many
 times the budget), fixed at the compile's first select: when the compiler selects again with less room
-(the strategy's raw window did not fit), the room comes off the wrapped strategy, not the block.
+(the strategy's raw window did not fit), the room comes off the wrapped strategy, not the block. The
+wrapped strategy is never given room the block takes back at a larger budget (the block grows in steps:
+see :meth:`LedgerStrategy._room_taken_back`), so more room never sends fewer messages for the block.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ __all__ = ["LedgerKeeper", "LedgerStrategy"]
 
 _BATCH = 256
 _QUEUE = 4096  # queued bodies folded early past this (bounded memory between compiles)
+_ROOM_LOOK = 4096  # tokens of larger budgets :meth:`LedgerStrategy._room_taken_back` looks at, at most
 _EDITS = 256  # edits between two syncs looked at one by one (more: the next sync folds again)
 _TURN_SCAN = 256  # the newest user turn is looked for among this many last messages (as _newest_user_turn)
 _BEFORE_MAX = 4096  # messages folded again at most for the state before a turn (else the current state shows)
@@ -375,6 +378,7 @@ class LedgerStrategy(StrategyWrapper):
         self._cost: int | None = None  # the placed block's tokens
         self.block: str | None = None
         self._allowance: int | None = None
+        self._withheld = 0  # tokens the wrapped strategy is not given (see _room_taken_back)
         self._facts_pairs: dict[int, tuple[tuple[RenderedEntry, RenderedEntry], int] | None] = {}  # facts alone
 
     def _pair(
@@ -472,27 +476,82 @@ class LedgerStrategy(StrategyWrapper):
             # compile after it a block: compiling again did not give the same context).
             self.block = None
             return self.inner.select(view, budget)
+        first = self._allowance is None
         if self._allowance is None:  # the compiler's later selects (retries with less room) keep it
-            share = self.config.share_for(view.tokens(0, len(view)), budget.total)
-            self._allowance = min(int(budget.total * share), budget.tokens // 2)
+            self._allowance = self._allowance_at(view, budget, 0)
         allowance = self._allowance
         turn = self._turn_state(view) if allowance > 0 else None
         planned = self._pair(allowance, turn) if allowance > 0 else None
-        if planned is not None and turn is not None:
-            selection = self.inner.select(view, replace(budget, tokens=max(0, budget.tokens - planned[1])))
-            if not self._opener_raw(selection.entries):  # the loop is cut: the block shows where it stands now
-                planned = self._pair(allowance)
-                turn = None
-        if planned is None:
+        cost = planned[1] if planned is not None else 0
+        if first:
+            self._withheld = self._room_taken_back(view, budget, cost, turn)
+        inner = replace(budget, tokens=max(0, budget.tokens - cost - self._withheld))
+        chosen = self.inner.select(view, inner) if planned is not None else None
+        if chosen is not None and turn is not None and not self._opener_raw(chosen.entries):
+            turn = None  # the turn's loop is cut: the block shows the state where the journal stands now
+            planned = self._pair(allowance)
+            cost = planned[1] if planned is not None else 0
+            if first:
+                self._withheld = self._room_taken_back(view, budget, cost, None)
+            inner = replace(budget, tokens=max(0, budget.tokens - cost - self._withheld))
+            chosen = self.inner.select(view, inner) if planned is not None else None
+        if planned is None or chosen is None:
+            # No block fits the allowance: none, and no room that a larger budget's block takes.
             self.block = None
-            return self.inner.select(view, budget)
+            return self.inner.select(view, inner)
         pair, cost = planned
-        if turn is None:
-            selection = self.inner.select(view, replace(budget, tokens=max(0, budget.tokens - cost)))
         self._cost = cost
         self.block = str(pair[1].content[0]["text"])
+        selection = chosen
         entries = self._place(view, selection.entries, pair)
         return replace(selection, entries=entries, superseded={**selection.superseded, **self._superseded(view)})
+
+    def _allowance_at(self, view: MessageView, budget: Budget, more: int) -> int:
+        """The block's allowance (tokens) at a budget larger than ``budget`` by ``more`` tokens:
+        ``LedgerConfig.share_for`` the conversation's length of the whole budget, at most half of what the
+        strategy may fill."""
+        total = budget.total + more
+        share = self.config.share_for(view.tokens(0, len(view)), total)
+        return min(int(total * share), (budget.tokens + more) // 2)
+
+    def _room_taken_back(self, view: MessageView, budget: Budget, cost: int, turn: WorkingState | None) -> int:
+        """Tokens of ``budget`` the wrapped strategy is not given beside the block of ``cost`` tokens (0 or
+        more): the block takes its larger allowance only from room that is new.
+
+        The block is rendered by whole lines and names within its allowance, so its size grows in steps
+        while the allowance grows by a share of each token of budget: given all of ``budget.tokens - cost``,
+        the wrapped strategy would hold, just below a step, room that the block takes back at the step (a
+        review's passthrough history sent a tool call and its result at 1,406 tokens and left both out at
+        1,410, where the block grew from 162 to 210 tokens: fewer messages sent with more room), and it
+        comes in whole at the budget where its smallest form first fits (``cost`` 0 below it: another
+        history sent nine messages at 970 tokens without a block and seven at 974 beside one). So the
+        strategy is given at most the least room any larger budget leaves it,
+        ``min(budget.tokens + d - cost(d))`` over ``d >= 0`` (``cost(d)``: the block rendered at the
+        allowance of a budget larger by ``d``); what a strategy gets never shrinks as the budget grows.
+        Budgets are looked at until ``budget.tokens + d - allowance(d)`` (never less than what that budget
+        leaves) reaches that least room; the block rendered at the farthest of them costing ``cost`` again
+        (it is whole already) ends the search at once. ``turn``: the state the block shows (see :meth:`_pair`)."""
+        room = budget.tokens - cost
+        reach = 0  # the larger budgets to look at: until what the allowance leaves reaches the least room
+        while budget.tokens + reach - self._allowance_at(view, budget, reach) < room and reach < _ROOM_LOOK:
+            reach = 2 * reach + 1
+        if reach == 0:
+            return 0
+        farthest = self._pair(self._allowance_at(view, budget, reach), turn)
+        if farthest is None or farthest[1] <= cost:
+            return 0  # the block does not grow within reach
+        last = self._allowance
+        for more in range(1, reach + 1):
+            allowance = self._allowance_at(view, budget, more)
+            if budget.tokens + more - allowance >= room:
+                break  # no larger budget leaves less
+            if allowance == last:
+                continue
+            last = allowance
+            planned = self._pair(allowance, turn)
+            if planned is not None:
+                room = min(room, budget.tokens + more - planned[1])
+        return max(0, budget.tokens - cost - room)
 
     def give_way(self, error: OverBudgetError) -> bool:
         """Halve the block's allowance (none under 64 tokens) after a compile that failed with ``error``;
@@ -512,6 +571,7 @@ class LedgerStrategy(StrategyWrapper):
         else:
             self._allowance //= 2
         self.block = None
+        self._withheld = 0
         return True
 
     def _superseded(self, view: MessageView) -> dict[str, tuple[int, str]]:
