@@ -4,8 +4,9 @@ a fresh review replayed a real Claude Code session at 8,000 tokens and read half
 step's files and commands, so the whole running loop after it was sent anew at every step).
 
 The block placed before the newest user turn shows the working state of the messages before that turn, with
-the current plans and facts (the loop's steps are raw after it); the message before the block carries a
-prompt-cache breakpoint, so the next user turn, which moves the block, reads the prompt up to there back."""
+the current plans and facts, while the turn takes at most half the room (the loop's steps are raw after it);
+the message before the block carries a prompt-cache breakpoint, so the next user turn, which moves the
+block, reads the prompt up to there back."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from context_journal.state import LedgerConfig
 from tests.hypothesis_budget import examples
 from tests.ledger.ledger_helpers import todo_write
 
-BUDGET = 2_500
+BUDGET = 4_000
 
 
 def _step(cm: ContextManager, turn: int, k: int, tool: str) -> None:
@@ -75,6 +76,21 @@ def test_the_block_stays_the_same_while_the_turn_s_loop_runs() -> None:
     cm.add_message("user", "Turn 7: and pkg7.")
     moved = _ledger_text(cm.compile(BUDGET))
     assert moved is not None and moved != texts[0] and "pkg6" in moved
+
+
+def test_a_turn_longer_than_half_the_room_shows_the_current_state() -> None:
+    """A turn whose loop takes more than half the room is cut, and the files of its cut steps would then
+    be in the block only: the block shows the state as it stands (``eval_compaction.py``'s sessions a whole
+    session behind on compression kept 1.18x the compaction's file names with the state before the turn,
+    1.45x so)."""
+    cm = ContextManager.open("memory:")
+    _history(cm, 6, 4, ["Read", "Edit", "Bash"])
+    cm.add_message("user", "Turn 6: now the same for pkg6, please.")
+    for k in range(30):
+        _step(cm, 6, k, ["Read", "Edit", "Bash"][k % 3])
+    result = cm.compile(BUDGET)
+    text = _ledger_text(result)
+    assert text is not None and "pkg6" in text and "edit_28.py" in text
 
 
 def test_a_plan_written_inside_the_loop_shows_at_once() -> None:
