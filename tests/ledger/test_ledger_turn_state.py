@@ -4,7 +4,7 @@ a fresh review replayed a real Claude Code session at 8,000 tokens and read half
 step's files and commands, so the whole running loop after it was sent anew at every step).
 
 The block placed before the newest user turn shows the working state of the messages before that turn, with
-the current plans and facts, while the turn takes at most half the room (the loop's steps are raw after it);
+the current plans and facts, while the turn takes at most half the budget (the loop's steps are raw after it);
 the message before the block carries a prompt-cache breakpoint, so the next user turn, which moves the
 block, reads the prompt up to there back."""
 
@@ -79,7 +79,7 @@ def test_the_block_stays_the_same_while_the_turn_s_loop_runs() -> None:
 
 
 def test_a_turn_longer_than_half_the_room_shows_the_current_state() -> None:
-    """A turn whose loop takes more than half the room is cut, and the files of its cut steps would then
+    """A turn whose loop takes more than half the budget is cut, and the files of its cut steps would then
     be in the block only: the block shows the state as it stands (``eval_compaction.py``'s sessions a whole
     session behind on compression kept 1.18x the compaction's file names with the state before the turn,
     1.45x so)."""

@@ -353,7 +353,7 @@ class LedgerStrategy(StrategyWrapper):
             and the prompt cache serves the loop; without it the block showed every step's files and
             commands, and a review's replay of a real Claude Code session at 8,000 tokens read half the
             prompt from the cache on 12% of compiles (73% without the block). When the turn takes more
-            than half the room, or its opening message is not raw in the last raw span (the loop cut), the
+            than half the budget, or its opening message is not raw in the last raw span (the loop cut), the
             block shows the current state.
     """
 
@@ -395,11 +395,11 @@ class LedgerStrategy(StrategyWrapper):
 
     def _turn_state(self, view: MessageView, room: int) -> WorkingState | None:
         """With the ``"turn"`` placement: the state before the newest user turn, with the current plans
-        and facts, when that turn takes at most half of ``room`` (tokens: what the strategy and the block
-        may fill), so that it is sent raw (None: the current state shows; a longer turn is cut, and its
-        cut steps' files and names are then in the block only: with the state before any turn,
-        ``benchmarks/eval_compaction.py``'s sessions compiled a whole session behind on compression kept
-        1.18x the compaction's salient file names where they kept 1.45x)."""
+        and facts, when that turn takes at most half of ``room`` (tokens: the compile's budget, the same
+        at every select of a compile, so that the choice is too), so that it is sent raw. None: the
+        current state shows. A longer turn is cut, and its cut steps' files and names are then in the
+        block only: with the state before any turn, ``benchmarks/eval_compaction.py``'s sessions compiled
+        a whole session behind on compression kept 1.18x the compaction's salient file names, not 1.45x."""
         if self.config.placement != "turn" or self.before is None:
             return None
         if self._turn is None or self._turn[0] != (len(view), room):
@@ -487,7 +487,7 @@ class LedgerStrategy(StrategyWrapper):
         if self._allowance is None:  # the compiler's later selects (retries with less room) keep it
             self._allowance = self._allowance_at(view, budget, 0)
         allowance = self._allowance
-        turn = self._turn_state(view, budget.tokens) if allowance > 0 else None
+        turn = self._turn_state(view, budget.total) if allowance > 0 else None
         planned = self._pair(allowance, turn) if allowance > 0 else None
         cost = planned[1] if planned is not None else 0
         if first:
