@@ -4,23 +4,33 @@ twice: ``****museum****`` read as an empty bold run and broke the CLI's bold ren
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
+import unicodedata
+
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from context_journal import ContextManager, MemoryStore
-from context_journal._graphemes import split_words
+from context_journal._graphemes import is_boundary, split_words
 from context_journal.recall.search import SNIPPET_CHARS, snippet
 from context_journal.stores.fulltext import stem
 from tests.hypothesis_budget import examples
 
 SETTINGS = settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
-WORDS = ["museum", "museums", "pottery", "pottery's", "__init__", "café", "dog", "the", "Melanie"]
+WORDS = ["museum", "museums", "pottery", "pottery's", "__init__", "café", "cafe\u0301", "dog", "the", "Melanie"]
+MARKED = [
+    "cafe\u0301",
+    "me\u0301lanie\u0308",
+    "مُحَمَّدٌ",
+    "שָׁלוֹם",
+    "Tie\u0302\u0301ng",
+    "dog\u0301\u0302",
+]  # combining marks
 MARKS = ["", "*", "**", "(", ")", ",", ".", "!", '"', "'", "_", "[", "]", "**(", ")**"]
 
 
 def _word(ch: str) -> bool:
-    return ch.isalnum() or ch == "_"
+    return ch.isalnum() or ch == "_" or unicodedata.category(ch).startswith("M")
 
 
 def _unmarked(out: str, original: str) -> bool:
@@ -38,6 +48,29 @@ def _unmarked(out: str, original: str) -> bool:
                 return True
         at = out.find("**", at + 1)
     return False
+
+
+@SETTINGS
+@given(
+    tokens=st.lists(
+        st.tuples(st.sampled_from(MARKS), st.sampled_from(MARKED + WORDS), st.sampled_from(MARKS)).map("".join),
+        min_size=1,
+        max_size=12,
+    ),
+    query=st.sampled_from(["cafe", "café", "melanie", "محمد", "שלום", "tieng", "dog"]),
+)
+@example(tokens=["we", "met", "at", "the", "cafe\u0301", "yesterday"], query="cafe")  # a review's snippet:
+@example(tokens=["قَالَ", "مُحَمَّدٌ", "شُكْرًا"], query="محمد")  # "**cafe**\u0301", "**مُحَمَّد**ٌ"
+def test_the_marks_stand_on_grapheme_boundaries(tokens: list[str], query: str) -> None:
+    """Issue 13, kind 6: a review found the marks put between a letter and its combining marks
+    (``**cafe**`` then U+0301, the accent left on the asterisk; ``**مُحَمَّد**ٌ``), in every store, over MCP
+    and in the CLI. Each ``**`` starts and ends on a grapheme-cluster boundary."""
+    text = " ".join(tokens)
+    out, _ = snippet(text, {stem(w) for w in query.split()}, width=64)
+    at = out.find("**")
+    while at >= 0:
+        assert is_boundary(out, at) and is_boundary(out, at + 2), (out, at)
+        at = out.find("**", at + 2)
 
 
 @SETTINGS

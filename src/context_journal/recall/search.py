@@ -151,14 +151,17 @@ def _mark(token: str) -> str:
     """A matched whitespace token with its word part marked ``**like this**``: the punctuation around
     it stays outside (``(**museum**),``), and a word the text already shows in bold, or at an edge of a
     bold run (``**museum**``, ``museum**``), is left as it is rather than marked again
-    (``****museum****``)."""
+    (``****museum****``). The marks stand on grapheme-cluster boundaries: a letter's combining marks stay
+    inside them (``**café**`` written with U+0301, ``**مُحَمَّدٌ**``; a review found ``**cafe**\u0301``, the accent
+    left on the asterisk)."""
     found = _WORD_PART.search(token)
     if found is None:
         return f"**{token}**"
-    head, tail = token[: found.start()], token[found.end() :]
+    a, b = floor_boundary(token, found.start()), ceil_boundary(token, found.end())
+    head, tail = token[:a], token[b:]
     if head.endswith("**") or tail.startswith("**"):
         return token
-    return f"{head}**{found.group()}**{tail}"
+    return f"{head}**{token[a:b]}**{tail}"
 
 
 def check_as_of_written(head: int, as_of: int | None, name: str = "as_of") -> None:
