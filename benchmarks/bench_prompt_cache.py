@@ -2,6 +2,7 @@
 
     python benchmarks/bench_prompt_cache.py [--turns 80] [--budget 3000] [--words 40]
         [--summarizer echo|offline] [--per-turn]
+    python benchmarks/bench_prompt_cache.py --session SESSION.jsonl [--budget 8000] [--compiles 150]
 
 Bug case B49 (the prefix-stable layout) as a benchmark: a conversation of ``--turns`` turns (a ``--words``-word
 question and a ``--words``-word answer each) is compiled after every turn at ``--budget`` tokens and
@@ -28,6 +29,14 @@ much as a long one there, so it flatters a layout whose cached prefix is many sm
 cached share (tokens and blocks), the mean compiled tokens and raw messages (what the cache costs: a
 stable layout compacts with headroom, so it fills less of the budget on average than a fresh fold), and
 the cached token share of every turn (``--per-turn``: as a table, with the block share too).
+
+``--session``: a real Claude Code session (``../shared/data/claude-code-sessions/*.jsonl``) replayed message by
+message with tool calls, so the working-state block is rendered: compression drained and a compile made
+after each message that is not the assistant's (where an agent calls the model: the user's turns and the tool
+results), for the first ``--compiles`` of them, with windowed, autobiographical sized for the budget,
+autobiographical as opened, and the sized one with the block off (``LedgerConfig(share=0)``) as the reference
+(issue 13, kind 5: a review's replay read half the prompt from the cache on 12% of compiles with the block
+where it read 73% without it).
 """
 
 from __future__ import annotations
@@ -40,6 +49,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from context_journal.formats import read_transcript
 from context_journal.llm import LLMRequest, OfflineSummarizer
 from context_journal.manager import ContextManager
 from context_journal.strategies import AutobiographicalConfig, AutobiographicalStrategy, WindowedPassthroughStrategy
@@ -93,23 +103,29 @@ def cached(previous: dict[str, Any], new: dict[str, Any], size: Callable[[dict[s
     return best / len(keys), sum(sizes[:best]) / max(1, sum(sizes))
 
 
+def strategy_for(method: str, budget: int) -> Any:
+    """The strategy a method names: windowed, autobiographical as opened (``default config``), or sized for
+    ``budget`` (``fresh fold``: every compile folds afresh)."""
+    if method == "windowed":
+        return WindowedPassthroughStrategy()
+    if "default config" in method:
+        return AutobiographicalStrategy()  # ContextManager.open(strategy="autobiographical"): not sized
+    stable = "fresh fold" not in method
+    return AutobiographicalStrategy(AutobiographicalConfig.for_budget(budget, stable_prefix=stable))
+
+
+def block_size() -> Callable[[dict[str, Any]], int]:
+    """A request block's tokens by the default estimate (its role and marker left out)."""
+    counter = EstimatingCounter()
+    return lambda block: counter.count_block({k: v for k, v in block.items() if k not in ("role", "cache_control")})
+
+
 def run(method: str, turns: int, budget: int, n_words: int, summarizer: str) -> dict[str, Any]:
     """One method's run: per turn, the cached shares and the compiled tokens."""
     drain_every = {"drained every turn": 1, "drained every 10 turns": 10}.get(method.split(", ", 1)[-1], 0)
-    if method == "windowed":
-        strategy: Any = WindowedPassthroughStrategy()
-    elif "default config" in method:
-        strategy = AutobiographicalStrategy()  # ContextManager.open(strategy="autobiographical"): not sized
-    else:
-        stable = "fresh fold" not in method
-        strategy = AutobiographicalStrategy(AutobiographicalConfig.for_budget(budget, stable_prefix=stable))
     provider = echo_summarizer() if summarizer == "echo" else OfflineSummarizer()
-    cm = ContextManager.open("memory:", strategy=strategy, summarizer=provider)
-    counter = EstimatingCounter()
-
-    def size(block: dict[str, Any]) -> int:
-        return counter.count_block({k: v for k, v in block.items() if k not in ("role", "cache_control")})
-
+    cm = ContextManager.open("memory:", strategy=strategy_for(method, budget), summarizer=provider)
+    size = block_size()
     previous: dict[str, Any] | None = None
     shares: list[tuple[float, float]] = []
     tokens: list[int] = []
@@ -133,6 +149,42 @@ def run(method: str, turns: int, budget: int, n_words: int, summarizer: str) -> 
     return {"shares": shares, "tokens": tokens, "raw": raw, "seconds": time.perf_counter() - started}
 
 
+SESSION_METHODS = ("windowed", "autobiographical, sized", "autobiographical (default config)", "sized, block off")
+
+
+def run_session(method: str, path: str, budget: int, compiles: int) -> dict[str, Any]:
+    """One method's replay of a Claude Code session (see the module docstring): per compile, the cached shares."""
+    from context_journal.state import LedgerConfig
+
+    cm = ContextManager.open("memory:", strategy=strategy_for(method, budget), summarizer=OfflineSummarizer())
+    if method.endswith("block off"):
+        cm.ledger_config = LedgerConfig(share=0.0)
+    size = block_size()
+    previous: dict[str, Any] | None = None
+    shares: list[tuple[float, float]] = []
+    tokens: list[int] = []
+    started = time.perf_counter()
+    conversation = read_transcript(path).conversations[0]
+    assistant = str(conversation.metadata.get("assistant") or "assistant")  # the model's name, as imported
+    for message in conversation.messages:
+        cm.add_messages([message])
+        if message.participant == assistant:
+            continue
+        cm.drain()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = cm.compile(budget, system="You are Claude Code.", assistant=assistant)
+        params = result.to_anthropic()
+        tokens.append(result.tokens)
+        if previous is not None:
+            shares.append(cached(previous, params, size))
+        previous = params
+        if len(tokens) >= compiles:
+            break
+    cm.close()
+    return {"shares": shares, "tokens": tokens, "raw": [0], "seconds": time.perf_counter() - started}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--turns", type=int, default=80)
@@ -140,7 +192,22 @@ def main() -> None:
     parser.add_argument("--words", type=int, default=40)
     parser.add_argument("--summarizer", choices=("echo", "offline"), default="echo")
     parser.add_argument("--per-turn", action="store_true", help="print the cached share of every turn")
+    parser.add_argument("--session", help="replay this Claude Code session (.jsonl) instead of the chat")
+    parser.add_argument("--compiles", type=int, default=150, help="compiles of the --session replay")
     args = parser.parse_args()
+    if args.session:
+        print(
+            f"# {args.session}: compiled at {args.budget:,} tokens after each message not the assistant's "
+            f"(first {args.compiles}), drained each time (offline summarizer); cached as below"
+        )
+        print(f"\n{'method':40} {'compiles >= half of tokens cached':>34} {'mean cached tokens':>19} {'seconds':>8}")
+        for m in SESSION_METHODS:
+            r = run_session(m, args.session, args.budget, args.compiles)
+            shares = r["shares"]
+            good = sum(t >= 0.5 for _, t in shares) / max(1, len(shares))
+            mean = statistics.mean(t for _, t in shares) if shares else 0.0
+            print(f"{m:40} {good:>34.0%} {mean:>19.0%} {r['seconds']:>8.2f}")
+        return
     methods = [
         "windowed",
         "autobiographical, drained every turn",

@@ -1,7 +1,7 @@
 """The working-state block stays byte for byte the same while a user turn's tool loop runs (issue 13, kind 5:
-a fresh review replayed a real Claude Code session at 8,000 tokens and read half the prompt from the cache on
-12% of compiles with the block, 73% without it: placed before the newest user turn, the block showed every
-step's files and commands, so the whole running loop after it was sent anew at every step).
+a fresh review found the block wiping the prompt cache of real Claude Code sessions: placed before the newest
+user turn, it showed every step's files and commands, so the whole running loop after it was sent anew at
+every step).
 
 The block placed before the newest user turn shows the working state of the messages before that turn, with
 the current plans and facts, while the turn takes at most half the budget (the loop's steps are raw after it);

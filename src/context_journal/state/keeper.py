@@ -350,11 +350,12 @@ class LedgerStrategy(StrategyWrapper):
             had; see :meth:`LedgerKeeper.state_before`). With the ``"turn"`` placement, the block placed
             before the newest user turn shows that state with the current plans and facts, so it stays
             byte for byte the same while the turn's tool loop runs (the loop's steps are raw after it),
-            and the prompt cache serves the loop; without it the block showed every step's files and
-            commands, and a review's replay of a real Claude Code session at 8,000 tokens read half the
-            prompt from the cache on 12% of compiles (73% without the block). When the turn takes more
-            than half the budget, or its opening message is not raw in the last raw span (the loop cut), the
-            block shows the current state.
+            and the prompt cache serves the loop (without it the block showed every step's files and
+            commands, and everything after it was sent anew at each step). When the turn takes more than
+            half the budget, or its opening message is not raw in the last raw span (the loop cut), the
+            block shows the current state, and still changes at every step: so it does in a real Claude
+            Code session's long turns (``benchmarks/bench_prompt_cache.py --session``: half the prompt
+            from the cache on 4-17% of compiles, 70-73% with the block off; issue 13 kind 5, open).
     """
 
     def __init__(
