@@ -492,6 +492,11 @@ class PricedView:
     def __getattr__(self, name: str) -> Any:  # start, last_sequence... of the view priced
         return getattr(self._view, name)
 
+    def reduced_from(self, position: int) -> bool:
+        """Whether a message at ``position`` or after it is priced reduced (an excerpt, a placeholder)."""
+        k = bisect.bisect_left(self._at, position)
+        return any(self._delta[p] < 0 for p in self._at[k:])
+
     @property
     def base(self) -> Any:
         """What the view priced reads (a strategy's caches key on it, so pricing keeps them warm)."""

@@ -52,6 +52,7 @@ _QUEUE = 4096  # queued bodies folded early past this (bounded memory between co
 _ROOM_LOOK = 4096  # tokens of larger budgets :meth:`LedgerStrategy._room_taken_back` looks at, at most
 _EDITS = 256  # edits between two syncs looked at one by one (more: the next sync folds again)
 _TURN_SCAN = 256  # the newest user turn is looked for among this many last messages (as _newest_user_turn)
+_BEFORE_KEPT = 4  # states before a message kept (a turn's opening, the block's place in a compile or two)
 _BEFORE_MAX = 4096  # messages folded again at most for the state before a turn (else the current state shows)
 
 
@@ -99,7 +100,7 @@ class LedgerKeeper:
         self.opens_turn: Callable[[_Entry], bool] | None = None
         """Which messages open a user turn (set by :meth:`state_before`): the fold keeps the ledger as it
         stood before the newest one it passes, so the compiles of that turn need not fold again."""
-        self._before: tuple[tuple[int, str, int], Ledger] | None = None  # (position, id, seq), ledger before it
+        self._before: dict[tuple[int, str, int], Ledger] = {}  # (position, id, seq) -> the ledger before it
         messages.observers.append(self._observe)
         messages.edit_observers.append(self._observe_edit)
 
@@ -190,7 +191,7 @@ class LedgerKeeper:
     def _fold(self, entry: _Entry, content: Sequence[Mapping[str, Any]], position: int) -> None:
         opens = self.opens_turn
         if opens is not None and len(self.messages.rows) - position <= _TURN_SCAN and opens(entry):
-            self._before = ((position, entry.id, entry.seq), self.ledger.copy())
+            self._keep_before((position, entry.id, entry.seq), self.ledger.copy())
         if entry.audience is not None and names_reader(entry, self.reader):
             self._private = True
         self.ledger.add(entry.id, content)
@@ -219,7 +220,7 @@ class LedgerKeeper:
         if best is None:
             best = Checkpoint(Ledger(config, self.reader), 0, 0)
         self.ledger, self._seq, self._done, self._private = best.ledger, best.seq, best.done, best.private
-        self._before = None
+        self._before = {}
         self._loaded = True
 
     def sync(self) -> Ledger:
@@ -270,12 +271,20 @@ class LedgerKeeper:
             return None
         entry = ms.rows[pos]
         key = (pos, entry.id, entry.seq)
-        if self._before is None or self._before[0] != key:
+        ledger = self._before.get(key)
+        if ledger is None:
             ledger = self._fold_before(pos)
             if ledger is None:
                 return None
-            self._before = (key, ledger)
-        return self._before[1].state(facts, scores=False)
+            self._keep_before(key, ledger)
+        return ledger.state(facts, scores=False)
+
+    def _keep_before(self, key: tuple[int, str, int], ledger: Ledger) -> None:
+        """Keep ``ledger`` as the state before ``key``'s message (the newest :data:`_BEFORE_KEPT`)."""
+        self._before.pop(key, None)
+        self._before[key] = ledger
+        while len(self._before) > _BEFORE_KEPT:
+            del self._before[next(iter(self._before))]
 
     def _fold_before(self, pos: int) -> Ledger | None:
         """A ledger of the messages before position ``pos``: from the newest checkpoint covering no more
@@ -353,9 +362,7 @@ class LedgerStrategy(StrategyWrapper):
             and the prompt cache serves the loop (without it the block showed every step's files and
             commands, and everything after it was sent anew at each step). When the turn takes more than
             half the budget, or its opening message is not raw in the last raw span (the loop cut), the
-            block shows the current state, and still changes at every step: so it does in a real Claude
-            Code session's long turns (``benchmarks/bench_prompt_cache.py --session``: half the prompt
-            from the cache on 4-17% of compiles, 70-73% with the block off; issue 13 kind 5, open).
+            block shows the state before its own place instead (:meth:`_at_place`).
     """
 
     def __init__(
@@ -379,6 +386,7 @@ class LedgerStrategy(StrategyWrapper):
         self._turn: tuple[tuple[int, int], int | None, WorkingState | None] | None = None  # (view size and room,
         # the newest user turn's opening message, the state before it)
         self._cost: int | None = None  # the placed block's tokens
+        self._at_pairs: dict[tuple[int, int], tuple[tuple[RenderedEntry, RenderedEntry], int] | None] = {}
         self.block: str | None = None
         self._allowance: int | None = None
         self._withheld = 0  # tokens the wrapped strategy is not given (see _room_taken_back)
@@ -413,6 +421,56 @@ class LedgerStrategy(StrategyWrapper):
                     state = None
             self._turn = ((len(view), room), pos, state)
         return self._turn[2]
+
+    def _at_place(
+        self,
+        view: MessageView,
+        entries: Sequence[ContextEntry],
+        allowance: int,
+        planned: tuple[tuple[RenderedEntry, RenderedEntry], int],
+    ) -> tuple[tuple[RenderedEntry, RenderedEntry], int]:
+        """The pair showing the working state of the messages before the block's place in ``entries`` (the
+        first message after it, raw), with the current plans and facts, when it costs no more than
+        ``planned`` (the current state's pair, which the selection made room for); else ``planned``.
+        Everything after the block is raw, so it shows what the block leaves out, and the block changes
+        only when its place moves (at a compaction, or when the window's start jumps): in a real Claude
+        Code session a user turn is one loop of a hundred steps or more, and the block, showing every
+        step's files and commands, sent everything after it anew at every step."""
+        at = self._place_index(view, entries)
+        if at is None or at <= 0 or self.before is None:
+            return planned
+        reduced = getattr(view, "reduced_from", None)  # (a PricedView: the compile priced its reductions)
+        if reduced is not None and reduced(at):
+            return planned  # a message after the block is cut: what it names may be in the block only
+        key = (allowance, at)
+        if key not in self._at_pairs:
+            state = self.before(view.entry(at).id)
+            found = None
+            if state is not None:
+                state = replace(state, plans=self.state.plans, facts=self.state.facts)
+                found = None if state.empty else self._render_pair(state, allowance)
+            self._at_pairs[key] = found
+        found = self._at_pairs[key]
+        return found if found is not None and found[1] <= planned[1] else planned
+
+    def _place_index(self, view: MessageView, entries: Sequence[ContextEntry]) -> int | None:
+        """The view position of the message :meth:`_place` puts the block before (None: none, or the
+        ``"head"`` placement)."""
+        placement = self.config.placement
+        if placement == "head":
+            return None
+        rendered = [k for k, e in enumerate(entries) if not isinstance(e, RawSpan)]
+        raw = [k for k, e in enumerate(entries) if isinstance(e, RawSpan)]
+        last = raw[-1] if raw and (not rendered or raw[-1] > rendered[-1]) else None
+        if last is None:
+            return None
+        span = entries[last]
+        assert isinstance(span, RawSpan)
+        if placement == "turn":
+            pos = _newest_user_turn(view, self.user_role)
+            if pos is not None and span.start < pos < span.end:
+                return pos
+        return span.start
 
     def _opener_raw(self, entries: Sequence[ContextEntry]) -> bool:
         """True when the newest user turn's opening message is raw in the last raw span (the block then
@@ -508,6 +566,8 @@ class LedgerStrategy(StrategyWrapper):
             self.block = None
             return self.inner.select(view, inner)
         pair, cost = planned
+        if turn is None:  # a long turn, or a placement without one: the state before the block's own place
+            pair, cost = self._at_place(view, chosen.entries, allowance, planned)
         self._cost = cost
         self.block = str(pair[1].content[0]["text"])
         selection = chosen
