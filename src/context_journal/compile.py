@@ -1272,9 +1272,9 @@ def _compile_context(
         # The opening message of the head window, unless it is the newest message's unit (guarded above).
         first = chosen.protected[0][0] if chosen.protected and chosen.protected[0][1] > chosen.protected[0][0] else None
         rules = body.entry(first).tokens if first is not None and first < newest else 0
-        # The rules go whole (see :func:`opening`), so they are priced whole: priced at the share, a 140-token
-        # rules message made a history of media look 38 tokens under the budget, and the cuts then gave four of
-        # its six messages way (247 tokens sent at 600, all six at 550).
+        # The rules go whole up to twice the share (see :func:`opening`), so they are priced whole: priced at the
+        # share, a 140-token rules message made a history of media look 38 tokens under the budget, and the
+        # cuts then gave four of its six messages way (247 tokens sent at 600, all six at 550).
         whole_rules = held | {body.entry(first).id} if first is not None and rules else held
         # The largest share at which the whole history fits (it takes more tokens with a larger one): halved from
         # the quarter, the shares tried came in steps, and a budget between two of them fitted none (47 messages
