@@ -1240,14 +1240,11 @@ def _compile_context(
             if p < stop and any(a <= p < b for a, b in raw) and not any(a <= p < b for a, b in cut)
         ]
 
-    def fitted_overflow(
-        chosen: Selection, at: ToolCap, pricing: MessageView, media: int
-    ) -> tuple[Selection, ToolCap, MessageView]:
+    def fitted_overflow(chosen: Selection, at: ToolCap, pricing: MessageView) -> tuple[Selection, ToolCap, MessageView]:
         """``chosen`` (selected from ``pricing``, priced with the overflow cap ``at``: a quarter of what the
-        strategy may fill; the older media of messages over ``media`` tokens as placeholders) or, when the
-        whole history fits once its bulky messages are cut smaller (to no less than
-        :data:`FITTED_SHARE_FLOOR` tokens each), the selection from it priced so, with that cap (the largest
-        under ``at`` at which it fits; the excerpts are widened into the room left after drawing). A
+        strategy may fill) or, when the whole history fits once its bulky messages are cut smaller (to no
+        less than :data:`FITTED_SHARE_FLOOR` tokens each), the selection from it priced so, with that cap
+        (halved from ``at`` until it fits; the excerpts are widened into the room left after drawing). A
         quarter each is what a long history's recent results keep; in a short one it dropped messages that
         fit once cut smaller: B63's history at 2,000 tokens sent its newest screenshot with the call before
         it and left out the question and the five messages before, all sent with the screenshot raw once
@@ -1266,94 +1263,31 @@ def _compile_context(
         if irreducible_over(body, floor, avail):
             return chosen, at, pricing  # (a long history: what no cut reduces is over already)
         lowest = at._replace(over=floor, to=floor)
-        if priced(body, options, counter, cache, avail, lowest, media, held, newest_limit).tokens(0, n_body) > avail:
+        if (
+            priced(body, options, counter, cache, avail, lowest, priced_at, held, newest_limit).tokens(0, n_body)
+            > avail
+        ):
             return chosen, at, pricing  # (a long history: not even every bulky message at the floor lets it all fit)
         newest = unit_bounds(body, n_body - 1, n_body)[0]
         # The opening message of the head window, unless it is the newest message's unit (guarded above).
         first = chosen.protected[0][0] if chosen.protected and chosen.protected[0][1] > chosen.protected[0][0] else None
         rules = body.entry(first).tokens if first is not None and first < newest else 0
-        # The rules go whole up to twice the share (see :func:`opening`), so they are priced whole: priced at the
-        # share, a 140-token rules message made a history of media look 38 tokens under the budget, and the
-        # cuts then gave four of its six messages way (247 tokens sent at 600, all six at 550).
-        whole_rules = held | {body.entry(first).id} if first is not None and rules else held
-        # The largest share at which the whole history fits (it takes more tokens with a larger one): halved from
-        # the quarter, the shares tried came in steps, and a budget between two of them fitted none (47 messages
-        # sent at 2,490 and 2,510 tokens, 28 at 2,500).
-        lo = max(floor, (rules + 1) // 2)  # below, the rules would be cut (or cut further) while the middle stays
-
-        def at_share(share: int) -> MessageView:
+        share = at.to
+        while share > floor:
+            share = max(floor, share // 2)
+            if rules > 2 * share:
+                break  # the rules would be cut (or cut further) while the middle stays: it gives way instead
             tried = at._replace(over=share, to=share)
-            return priced(body, options, counter, cache, avail, tried, media, whole_rules, newest_limit)
-
-        if lo >= at.to or at_share(lo).tokens(0, n_body) > avail:
-            return chosen, at, pricing
-        best, a, b = lo, lo + 1, at.to - 1
-        while a <= b:
-            mid = (a + b) // 2
-            if at_share(mid).tokens(0, n_body) <= avail:
-                best, a = mid, mid + 1
-            else:
-                b = mid - 1
-        share = best
-        while True:
-            again = at_share(share)
+            again = priced(body, options, counter, cache, avail, tried, priced_at, held, newest_limit)
             if again.tokens(newest, n_body) != pricing.tokens(newest, n_body):
                 break  # the newest unit keeps its quarter: its own cuts come last (a message of 64 blocks sent
                 # 50 of them as bare markers at 1,371 tokens once cut below it)
-            picked = strategy.select(again, Budget(avail, budget, max_tokens, reserve_for_response))
-            stats["selects"] += 1
-            if not picked.omitted:
-                return picked, at._replace(over=share, to=share), again
-            if share <= lo:
-                break
-            share = max(lo, share // 2)
+            if again.tokens(0, n_body) <= avail:
+                picked = strategy.select(again, Budget(avail, budget, max_tokens, reserve_for_response))
+                stats["selects"] += 1
+                if not picked.omitted:
+                    return picked, tried, again
         return chosen, at, pricing
-
-    def overflow_select(at: ToolCap, media: int) -> tuple[Selection, ToolCap, MessageView]:
-        """The strategy's selection under the overflow reductions ``at`` (the older media of messages over
-        ``media`` tokens as placeholders), fitted (see :func:`fitted_overflow`), with its cap and pricing."""
-        pricing = priced(body, options, counter, cache, avail, at, media, held, newest_limit)
-        chosen = strategy.select(pricing, Budget(avail, budget, max_tokens, reserve_for_response))
-        stats["selects"] += 1
-        # (Also when it leaves nothing out but is over as priced: a lagging middle the cuts would give way.)
-        if running is None and (chosen.omitted or _raw_over(pricing, chosen, avail)):
-            return fitted_overflow(chosen, at, pricing, media)
-        return chosen, at, pricing
-
-    def leaves_nothing_out(found: tuple[Selection, ToolCap, MessageView]) -> bool:
-        """Whether the selection leaves nothing out and is within ``avail`` as priced."""
-        return not found[0].omitted and not _raw_over(found[2], found[0], avail)
-
-    def media_room(at: ToolCap) -> tuple[int, tuple[Selection, ToolCap, MessageView] | None]:
-        """The size (tokens) up to which an older message keeps its images and documents under the overflow
-        reductions ``at``, with the selection made so: the largest at which the whole history is selected
-        (see :func:`overflow_select`), larger messages' media as placeholders; 0 and None (every older image
-        a placeholder) when none is, or a running loop is compiled. Before, every older image went as its
-        placeholder once a selection left anything out: a history with two screenshots sent both raw at
-        3,000 tokens and both as placeholders from 3,780, where a 3,778-token PDF fitted alone and, priced
-        raw, pushed messages out."""
-        if running is not None or n_body < 2:
-            return 0, None
-        floor = max(FITTED_SHARE_FLOOR, avail // (16 * AUTO_CAP_SHARE))
-        if irreducible_over(body, floor, avail):
-            return 0, None
-        lowest = at._replace(over=min(at.over, floor), to=min(at.to, floor))
-        if priced(body, options, counter, cache, avail, lowest, 0, held, newest_limit).tokens(0, n_body) > avail:
-            return 0, None  # (a long history: not even every bulky message at the floor lets it all fit)
-        sizes = sorted({e.tokens for e in body.entries(0, n_body - 1) if 0 < e.tokens <= avail and holds_media(e)})
-        # Sizes half-way between the messages' (a message is priced and rendered against the same one); the
-        # whole history fits at fewer tokens with a smaller one, so the largest that fits is searched for.
-        bounds = [min(avail, (a + b) // 2) for a, b in itertools.pairwise([*sizes, 2 * avail])]
-        lo, hi = 0, len(bounds)  # bounds[:lo] are selected whole, bounds[hi:] are not
-        best: tuple[Selection, ToolCap, MessageView] | None = None
-        while lo < hi:
-            mid = (lo + hi) // 2
-            found = overflow_select(at, bounds[mid])
-            if leaves_nothing_out(found):
-                lo, best = mid + 1, found
-            else:
-                hi = mid
-        return (bounds[lo - 1], best) if best is not None else (0, None)
 
     # ``stats["passes"]`` counts the passes that render a selection. A selection the last pass rendered is
     # not rendered again (its work is reused); once the selection stops changing, one look at the
@@ -1378,12 +1312,16 @@ def _compile_context(
             and _has_bulky(chooser, avail, oversized.over, holds_media)
         ):
             # Older images give way too, whatever their size (one crossing a size threshold as the budget
-            # grows would push whole messages out: review of the overflow reductions), unless the whole
-            # history fits with them (see :func:`media_room`); the newest message's image stays while it
-            # can be sent at all.
-            quarter, oversized = oversized, None
-            priced_at, found = media_room(quarter)
-            selection, cap, chooser = found or overflow_select(quarter, priced_at)
+            # grows would push whole messages out: review of the overflow reductions); the newest
+            # message's image stays while it can be sent at all.
+            cap, oversized = oversized, None
+            priced_at = 0
+            chooser = priced(body, options, counter, cache, avail, cap, priced_at, held, newest_limit)
+            selection = strategy.select(chooser, Budget(avail, budget, max_tokens, reserve_for_response))
+            stats["selects"] += 1
+            # (Also when it leaves nothing out but is over as priced: a lagging middle the cuts would give way.)
+            if running is None and (selection.omitted or _raw_over(chooser, selection, avail)):
+                selection, cap, chooser = fitted_overflow(selection, cap, chooser)
         if running is not None:
             selection = with_loop_opening(selection, running, asked)
         if attempt == 0 and _SHORTCUTS:
