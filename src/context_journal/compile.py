@@ -94,7 +94,7 @@ from .rendering.reduce import (
     transcript_says_nothing,
     widened,
 )
-from .rendering.repairs import F_TOOL_USE, CompiledMessage, Pass, Repair, Source, Work, text_kept
+from .rendering.repairs import F_TOOL_USE, CompiledMessage, Pass, Repair, Source, Work, says_nothing, text_kept
 from .rendering.shards import NewestGroupView, fold_newest_group, join_shard_runs
 from .strategies.base import Budget, RawSpan, Selection, Strategy, has_summaries
 from .tokens import Calibration, TokenCounter, check_token_count
@@ -156,7 +156,9 @@ the smallest valid context itself (``"smallest valid context"``)."""
 
 class EmptyContextError(ContextJournalError, ValueError):
     """A compile would return no message (providers reject an empty message list): the namespace and
-    branch hold no message this reader can see, or only system messages. Add a message first.
+    branch hold no message this reader can see, or only system messages, or only assistant messages made of
+    thinking (which providers do not read as conversation; the compile would send its own filler turn
+    alone). Add a message first.
 
     Attributes:
         namespace: The namespace compiled.
@@ -169,7 +171,7 @@ class EmptyContextError(ContextJournalError, ValueError):
         where = f" of namespace {namespace!r} on branch {branch!r}" if namespace or branch else ""
         super().__init__(
             f"the compiled context{where} holds no message (providers reject an empty message list): there is no "
-            "message to send; add one first"
+            "message to send (a turn of thinking alone gives nothing to answer); add one first"
         )
 
 
@@ -1547,7 +1549,7 @@ def _compile_context(
         unchanged = cache.kept_prefix((*same_as, newest_media), layout_of_work(work, p))
     mark_breakpoints(work, options.cache_breakpoints, unchanged)
     compiled = tuple(finish(m, p, counter) for m in work)
-    if not compiled:
+    if says_nothing(compiled):
         raise EmptyContextError(namespace, branch)
     estimated = must_keep + sum(m.tokens for m in compiled)
     if options.validate:

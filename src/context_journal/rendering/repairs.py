@@ -713,6 +713,10 @@ def drop_old_thinking(work: list[Work], p: Pass, keep_turns: int, opening: str |
             _rebuild(m, blocks, p)
 
 
+LEADING_TURN = "leading user turn"
+"""The provenance id of the user turn the compiler puts first when the context opens with the assistant."""
+
+
 def drop_empty(work: list[Work], p: Pass) -> list[Work]:
     """Leave out messages with no blocks left."""
     out = []
@@ -739,11 +743,25 @@ def lead_with_user(work: list[Work], p: Pass, something_before: bool) -> list[Wo
                 None,
                 None,
                 kind="note",
-                sources=[Source("synthetic", "leading user turn")],
+                sources=[Source("synthetic", LEADING_TURN)],
             ),
             *work,
         ]
     return work
+
+
+def says_nothing(messages: Sequence[CompiledMessage]) -> bool:
+    """Whether a compiled context gives the model nothing to answer: no message, or only the compiler's own
+    leading user turn beside assistant messages made only of thinking (signed thinking whose text is not
+    displayed, redacted thinking): no text, tool call, tool result or media of the conversation, and no user
+    turn but the filler. The compile raises :class:`~context_journal.compile.EmptyContextError` for it
+    instead of sending the filler turn (issue 13, kind 7: a compile that would send no message raises)."""
+    for m in messages:
+        if m.sources and all(s.kind == "synthetic" and s.id == LEADING_TURN for s in m.sources):
+            continue
+        if any(b.get("type") not in ("thinking", "redacted_thinking") for b in m.content):
+            return False
+    return True
 
 
 def image_placeholder(b: Mapping[str, Any], origin: str | None) -> Block:
