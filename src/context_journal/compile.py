@@ -82,6 +82,7 @@ from .rendering.reduce import (
     ToolCap,
     cut_key,
     emptied_count,
+    floor_sum_over,
     irreducible_over,
     kept_floor,
     loop_over,
@@ -1249,6 +1250,20 @@ def _compile_context(
         (halved from ``at`` until it fits; the excerpts are widened into the room left after drawing). A
         quarter each is what a long history's recent results keep; in a short one it dropped messages that
         fit once cut smaller: B63's history at 2,000 tokens sent its newest screenshot with the call before
+    def fitted_floor() -> int:
+        """The smallest size :func:`fitted_overflow` cuts a bulky message to (tokens)."""
+        return max(FITTED_SHARE_FLOOR, avail // (16 * AUTO_CAP_SHARE))
+
+    def fits_when_cut(at: ToolCap) -> bool:
+        """Whether the whole history fits ``avail`` once every bulky message is cut to the fitted floor
+        (``at`` with that floor): a short history :func:`fitted_overflow` can send whole."""
+        floor = fitted_floor()
+        if floor_sum_over(body, floor, avail) or irreducible_over(body, floor, avail):
+            return False  # (a long history: even cut to the floor, or what no cut reduces, it is over)
+        lowest = at._replace(over=floor, to=floor)
+        # (Else a long history when not even every bulky message at the floor lets it all fit.)
+        return priced(body, options, counter, cache, avail, lowest, 0, held, newest_limit).tokens(0, n_body) <= avail
+
         it and left out the question and the five messages before, all sent with the screenshot raw once
         the page text was cut to about 200 tokens (and all sent at 1,600, the screenshot a placeholder). Only
         older messages are cut so: not when the newest message's unit would be cut below its quarter, nor
@@ -1259,17 +1274,9 @@ def _compile_context(
         nothing out but is over ``avail`` as priced (autobiographical with the middle not summarised yet):
         at the quarter the whole history was just over, and the cuts gave the head window's turns way whole
         (448 tokens sent at 1,100 where 973 were at 1,000, six messages in a note)."""
-        floor = max(FITTED_SHARE_FLOOR, avail // (16 * AUTO_CAP_SHARE))
-        if at.to <= floor:
+        floor = fitted_floor()
+        if at.to <= floor or not fits_when_cut(at):
             return chosen, at, pricing
-        if irreducible_over(body, floor, avail):
-            return chosen, at, pricing  # (a long history: what no cut reduces is over already)
-        lowest = at._replace(over=floor, to=floor)
-        if (
-            priced(body, options, counter, cache, avail, lowest, priced_at, held, newest_limit).tokens(0, n_body)
-            > avail
-        ):
-            return chosen, at, pricing  # (a long history: not even every bulky message at the floor lets it all fit)
         newest = unit_bounds(body, n_body - 1, n_body)[0]
         # The opening message of the head window, unless it is the newest message's unit (guarded above).
         first = chosen.protected[0][0] if chosen.protected and chosen.protected[0][1] > chosen.protected[0][0] else None
@@ -1311,7 +1318,15 @@ def _compile_context(
         if (
             oversized is not None
             and (selection.omitted or _raw_over(chooser, selection, avail))
-            and _has_bulky(chooser, avail, oversized.over, holds_media)
+            and (
+                _has_bulky(chooser, avail, oversized.over, holds_media)
+                # None over the quarter, but the whole fits once the largest are cut smaller: at a budget
+                # whose quarter is just over a 3,300-token result, windowed sent 26 of 50 messages where
+                # 32 tokens less had sent all 50 with that result excerpted (issue 13 kind 2, a review).
+                # Only for a selection of raw messages alone (passthrough, windowed): one with a head
+                # window lets its lagging middle give way instead (B61), and keeps its stable layout.
+                or (running is None and selection.omitted and not selection.protected and fits_when_cut(oversized))
+            )
         ):
             # Older images give way too, whatever their size (one crossing a size threshold as the budget
             # grows would push whole messages out: review of the overflow reductions); the newest

@@ -42,18 +42,26 @@ def test_prefix_is_byte_stable_between_jumps(tmp_path: Path) -> None:
         previous: list[dict[str, Any]] | None = None
         anchor = None
         jumps = 0
+        cut_before = False
+        refits = 0
         for k in range(120):
             _add_turn(cm, k)
             result = cm.compile(budget, system="You are terse.")
             assert_valid(result)
             current = _strip_cache(result.to_anthropic())
             moved = cm.store.get_state(cm.messages.branch_id, "default/windowed/anchor")
-            if previous is not None:
-                # The rendered prefix changes exactly when the anchor jumps.
-                assert (current[: len(previous)] != previous) == (moved != anchor)
+            cut = any(r.kind == "excerpted" for r in result.repairs)
+            if previous is not None and (current[: len(previous)] != previous) != (moved != anchor):
+                # The rendered prefix changes exactly when the anchor jumps, or when the window is kept whole
+                # by excerpting its bulky results (issue 13 kind 2: nothing is left out that fits once
+                # reduced), here or in the compile before: once each time the window fills up.
+                assert cut or cut_before, k
+                refits += 1
             jumps += moved != anchor
             anchor = moved
             previous = current
+            cut_before = cut
+        assert refits <= jumps + 1
         # Each jump refills about half the budget: jumps ~ tokens added / (budget / 2).
         assert 0.5 * cm.messages.tokens() / (budget / 2) <= jumps <= 1.2 * cm.messages.tokens() / (budget / 2)
     passthrough_changes = 0

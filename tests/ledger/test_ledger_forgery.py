@@ -48,7 +48,7 @@ def _session(path: str, item: str) -> ContextManager:
             {"type": "tool_result", "tool_use_id": "e", "content": "ok"},
         ],
     )
-    for i in range(40):
+    for i in range(60):  # (more than fits even with the opening excerpted: the calls are left out)
         cm.add_message("user", f"question {i} " + "word " * 80)
         cm.add_message("assistant", f"answer {i} " + "word " * 80)
     return cm

@@ -97,8 +97,8 @@ def test_a_plan_written_inside_the_loop_shows_at_once() -> None:
     """B47's rule holds inside the turn: the block shows the latest plan, never a stale one beside it, so
     it changes at the step that writes a plan (and only there)."""
     cm = ContextManager.open("memory:")
-    _history(cm, 6, 4, ["Read", "Bash"])
-    cm.add_message("user", "Turn 6: plan the report work and do it.")
+    _history(cm, 8, 4, ["Read", "Bash"])  # (more than fits whole, cut or not)
+    cm.add_message("user", "Turn 8: plan the report work and do it.")
     texts = []
     for k in range(6):
         if k == 3:
@@ -106,7 +106,7 @@ def test_a_plan_written_inside_the_loop_shows_at_once() -> None:
             cm.add_message("assistant", [{"type": "tool_use", "id": "plan", "name": name, "input": data}])
             cm.add_message("user", [{"type": "tool_result", "tool_use_id": "plan", "content": "Todos updated."}])
         else:
-            _step(cm, 6, k, "Read")
+            _step(cm, 8, k, "Read")
         text = _ledger_text(cm.compile(BUDGET))
         assert text is not None
         texts.append(text)

@@ -233,6 +233,23 @@ def irreducible_over(view: MessageView, over: int, limit: int) -> bool:
     return False
 
 
+def floor_sum_over(view: MessageView, floor: int, limit: int) -> bool:
+    """Whether ``view``'s messages take more than ``limit`` tokens even with each cut to ``floor`` tokens
+    (the sum of ``min(size, floor)``, a lower bound of any overflow cut's total), by the index's sizes, no
+    body read: walked from the newest back, so a long history answers after about ``limit / floor``
+    messages, where :func:`irreducible_over` may walk a long chat whole (its text messages are reducible)."""
+    total = 0
+    end = len(view)
+    while end > 0:
+        batch = view.entries(max(0, end - 64), end)
+        end -= len(batch)
+        for e in batch:
+            total += min(e.tokens, floor)
+        if total > limit:
+            return True
+    return False
+
+
 def _reduce_provider(blocks: list[Block], cap: ToolCap, counter: TokenCounter) -> list[Block]:
     """``blocks`` with their provider results excerpted to about ``cap.to`` tokens when they hold more than
     ``cap.over``, and their OpenAI ``reasoning`` items left out when those do (encrypted: never cut; the
