@@ -229,6 +229,12 @@ class CompileResult:
             ``loop_retries`` (passes that gave up older history to keep a running tool loop raw: the
             strategy's smallest selection tried once, then the allowance stepped down; 0 when the loop fitted
             raw at once, or there is none).
+        cache_priority: The indexes into :attr:`messages` of those marked ``cache_breakpoint``, most
+            important first: the last message, the strategy's newest breakpoint, the message before the
+            working-state block, the strategy's other breakpoints (newest first), the end of the prefix the
+            previous compile sent the same, the message before the last assistant turn. When a request's
+            own markers (a host's on ``tools``) leave fewer of Anthropic's four, ``to_anthropic`` keeps the
+            first ones.
     """
 
     messages: tuple[CompiledMessage, ...]
@@ -255,6 +261,7 @@ class CompileResult:
     recall: Mapping[str, Any] | None = None
     stats: Mapping[str, int] = field(default_factory=dict, repr=False, compare=False)
     estimated_parts: Mapping[str, int] = field(default_factory=dict, repr=False)
+    cache_priority: tuple[int, ...] = field(default=(), repr=False)
 
     def __getstate__(self) -> dict[str, Any]:
         """What pickling keeps: every field, with the store's blob reader replaced by the bytes of the
@@ -1243,13 +1250,6 @@ def _compile_context(
             if p < stop and any(a <= p < b for a, b in raw) and not any(a <= p < b for a, b in cut)
         ]
 
-    def fitted_overflow(chosen: Selection, at: ToolCap, pricing: MessageView) -> tuple[Selection, ToolCap, MessageView]:
-        """``chosen`` (selected from ``pricing``, priced with the overflow cap ``at``: a quarter of what the
-        strategy may fill) or, when the whole history fits once its bulky messages are cut smaller (to no
-        less than :data:`FITTED_SHARE_FLOOR` tokens each), the selection from it priced so, with that cap
-        (halved from ``at`` until it fits; the excerpts are widened into the room left after drawing). A
-        quarter each is what a long history's recent results keep; in a short one it dropped messages that
-        fit once cut smaller: B63's history at 2,000 tokens sent its newest screenshot with the call before
     def fitted_floor() -> int:
         """The smallest size :func:`fitted_overflow` cuts a bulky message to (tokens)."""
         return max(FITTED_SHARE_FLOOR, avail // (16 * AUTO_CAP_SHARE))
@@ -1264,6 +1264,13 @@ def _compile_context(
         # (Else a long history when not even every bulky message at the floor lets it all fit.)
         return priced(body, options, counter, cache, avail, lowest, 0, held, newest_limit).tokens(0, n_body) <= avail
 
+    def fitted_overflow(chosen: Selection, at: ToolCap, pricing: MessageView) -> tuple[Selection, ToolCap, MessageView]:
+        """``chosen`` (selected from ``pricing``, priced with the overflow cap ``at``: a quarter of what the
+        strategy may fill) or, when the whole history fits once its bulky messages are cut smaller (to no
+        less than :data:`FITTED_SHARE_FLOOR` tokens each), the selection from it priced so, with that cap
+        (halved from ``at`` until it fits; the excerpts are widened into the room left after drawing). A
+        quarter each is what a long history's recent results keep; in a short one it dropped messages that
+        fit once cut smaller: B63's history at 2,000 tokens sent its newest screenshot with the call before
         it and left out the question and the five messages before, all sent with the screenshot raw once
         the page text was cut to about 200 tokens (and all sent at 1,600, the screenshot a placeholder). Only
         older messages are cut so: not when the newest message's unit would be cut below its quarter, nor
@@ -1562,7 +1569,7 @@ def _compile_context(
     if options.cache_breakpoints > 0:
         same_as = (namespace, branch, max_tokens, reserve_for_response, strategy.name, repr(system), repr(options))
         unchanged = cache.kept_prefix((*same_as, newest_media), layout_of_work(work, p))
-    mark_breakpoints(work, options.cache_breakpoints, unchanged)
+    cache_priority = mark_breakpoints(work, options.cache_breakpoints, unchanged)
     compiled = tuple(finish(m, p, counter) for m in work)
     if says_nothing(compiled):
         raise EmptyContextError(namespace, branch)
@@ -1635,5 +1642,6 @@ def _compile_context(
         get_blob=get_blob,
         trace=trace_compile(view, head, selection, compiled, getattr(strategy, "pinned_messages", ())),
         stats=stats,
+        cache_priority=cache_priority,
     )
     return result, selection

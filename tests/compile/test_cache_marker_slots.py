@@ -78,10 +78,13 @@ def _block(shape: str, k: int) -> dict[str, Any]:
     shapes=st.lists(st.lists(block_shape, min_size=1, max_size=3), min_size=1, max_size=6),
     system_marked=st.booleans(),
     limit=st.integers(0, 5),
+    prefer=st.lists(st.integers(0, 6), max_size=4, unique=True),
 )
 def test_kept_markers_are_the_system_s_then_the_newest_locations(
-    shapes: list[list[str]], system_marked: bool, limit: int
+    shapes: list[list[str]], system_marked: bool, limit: int, prefer: list[int]
 ) -> None:
+    """With ``prefer`` (a compile's ``cache_priority``), the messages it names come right after the system
+    prompt's, in its order (those without a marker, or out of range, skipped), before the newest others."""
     system = [{"type": "text", "text": "s", **({"cache_control": E} if system_marked else {})}]
     messages: list[dict[str, Any]] = [
         {"role": "user", "content": [_block(s, 10 * i + j) for j, s in enumerate(row)]} for i, row in enumerate(shapes)
@@ -96,12 +99,13 @@ def test_kept_markers_are_the_system_s_then_the_newest_locations(
                 last[i] = f"messages[{i}].content[{j}].content[1]"
             if s in ("text_marked", "result_outer", "result_both"):
                 last[i] = f"messages[{i}].content[{j}]"
-    preferred = (["system[0]"] if system_marked else []) + [last[i] for i in sorted(last, reverse=True)]
+    ranked = [*(i for i in prefer if i in last), *sorted(last, reverse=True)]
+    preferred = (["system[0]"] if system_marked else []) + [last[i] for i in dict.fromkeys(ranked)]
     chosen = set(preferred[:limit])
     expected = [p for p in ["system[0]", *(last[i] for i in sorted(last))] if p in chosen]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        cap_cache_markers(system=system, messages=messages, limit=limit)
+        cap_cache_markers(system=system, messages=messages, limit=limit, prefer=prefer)
     kept = ["system[0]"] if "cache_control" in system[0] else []
     for i, m in enumerate(messages):
         for j, b in enumerate(m["content"]):

@@ -141,9 +141,13 @@ def to_anthropic(
     get_blob = result.get_blob
     messages: list[dict[str, Any]] = []
     marks: dict[int, int] = {}  # message index -> block index of its cache breakpoint (the last: one each)
+    sent_as: dict[int, int] = {}  # compiled message index -> the request's message index (runs merged)
+    k = 0
     for role, group in _merge_runs(result.messages):
         content: list[Block] = []
         for m in group:
+            sent_as[k] = len(messages)
+            k += 1
             sent = [b for b in m.content if b.get("type") not in NOT_SENT_TYPES]  # OpenAI's: Anthropic takes none
             content.extend(anthropic_block(b, get_blob) for b in sent)
             if m.cache_breakpoint:
@@ -162,7 +166,10 @@ def to_anthropic(
     tools = params.get("tools")
     if isinstance(tools, list):
         params["tools"] = tools = list(tools)
-    dropped = cap_cache_markers(tools=tools if isinstance(tools, list) else None, system=system, messages=messages)
+    prefer = [sent_as[k] for k in result.cache_priority if k in sent_as] if cache else []
+    dropped = cap_cache_markers(
+        tools=tools if isinstance(tools, list) else None, system=system, messages=messages, prefer=prefer
+    )
     out = AnthropicRequest()
     out.cache_markers_dropped = dropped
     if system:

@@ -12,9 +12,11 @@ of the system prompt, and the last of each message (in prompt order, where a blo
 ``tool_result`` comes before the ``tool_result`` itself; so a marker nested in a marked ``tool_result``, the
 same breakpoint location, always goes). Then, of those, in this order of preference while the limit allows:
 the tools' marker and the system prompt's (the most stable prefix, read back whatever the messages do),
-then the newest messages' (they cover the longest prefix and are the ones the next request can read back;
-older ones only add cache writes). Markers that cannot be sent (thinking, redacted thinking, empty text)
-are always removed.
+then the messages a compile ranks first (``prefer``: its last message, then where the prompt it sent the same
+as the previous compile ends, so this request reads the previous one's cache even when a host's markers take
+two of the four places), then the newest messages' (they cover the longest prefix and are the ones the next
+request can read back; older ones only add cache writes). Markers that cannot be sent (thinking, redacted
+thinking, empty text) are always removed.
 
 TTLs: the API requires markers with a longer ``ttl`` to come before shorter ones (a 1-hour entry before any
 5-minute entry; docs.anthropic.com, "Prompt caching", "Mixing different TTLs"). A kept marker of the default
@@ -26,7 +28,7 @@ before it for an hour too.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator, MutableSequence
+from collections.abc import Iterator, MutableSequence, Sequence
 from typing import Any
 
 from ..errors import PicklableError
@@ -155,12 +157,13 @@ def _location(path: str) -> str:
     return path[: path.index("]") + 1]
 
 
-def _kept(marked: list[_Place], limit: int) -> set[int]:
+def _kept(marked: list[_Place], limit: int, prefer: Sequence[int] = ()) -> set[int]:
     """The indexes into ``marked`` (prompt order) of the markers kept (the rule of the module docstring)."""
     last = _sendable_locations(marked)  # in prompt order (a dict keeps the order of first insertion)
     stable = [last[loc] for loc in ("tools", "system") if loc in last]
+    preferred = [last[loc] for i in prefer if (loc := f"messages[{i}]") in last]
     newest = [k for loc, k in reversed(last.items()) if loc not in ("tools", "system")]
-    return set([*stable, *newest][: max(0, limit)])
+    return set(list(dict.fromkeys([*stable, *preferred, *newest]))[: max(0, limit)])
 
 
 def _replace(root: MutableSequence[Any], steps: tuple[int, ...], marker: dict[str, Any] | None) -> None:
@@ -200,6 +203,7 @@ def cap_cache_markers(
     limit: int = MAX_CACHE_BREAKPOINTS,
     warn: bool = True,
     stacklevel: int = 3,
+    prefer: Sequence[int] = (),
 ) -> tuple[str, ...]:
     """Remove markers so the request carries at most ``limit``, one per location (see the module docstring).
 
@@ -214,13 +218,17 @@ def cap_cache_markers(
         limit: Most markers to keep.
         warn: Issue a :class:`CacheMarkersDroppedWarning` when any marker is removed.
         stacklevel: Passed to :func:`warnings.warn` (3: the caller of the function that calls this one).
+        prefer: Indexes into ``messages`` whose markers to keep first, most important first, before the
+            newest others (a compile's :attr:`~context_journal.compile.CompileResult.cache_priority`: the
+            end of the prefix the previous request sent the same is read back by this one, where an older
+            message's marker only adds a cache write).
 
     Returns:
         The paths of the removed markers, in prompt order (empty when none was removed). Markers raised
         to 1 hour (see the module docstring) are not in it; a :class:`CacheMarkersRaisedWarning` names them.
     """
     marked = _marked(tools, system, messages)
-    kept_at = _kept(marked, limit)
+    kept_at = _kept(marked, limit, prefer)
     dropped = [p for k, p in enumerate(marked) if k not in kept_at]
     kept = [p for k, p in enumerate(marked) if k in kept_at]
     for root, steps, _ in dropped:

@@ -453,13 +453,15 @@ def layout_of_work(work: list[Work], p: Pass) -> tuple[Any, ...]:
     )
 
 
-def mark_breakpoints(work: list[Work], limit: int, kept: int = 0) -> None:
+def mark_breakpoints(work: list[Work], limit: int, kept: int = 0) -> tuple[int, ...]:
     """Mark at most ``limit`` of ``work`` for a prompt-cache breakpoint; ``kept``: how many leading messages
-    the previous compile of the same key sent the same (:meth:`RenderCache.kept_prefix`)."""
+    the previous compile of the same key sent the same (:meth:`RenderCache.kept_prefix`). Returns the
+    positions marked, most important first (what an exporter keeps when a request has fewer markers left:
+    :attr:`CompileResult.cache_priority`)."""
     if not work or limit <= 0:
         for m in work:
             m.breakpoint = False
-        return
+        return ()
     # By priority: the last message (the next request extends the prompt), the strategy's breakpoints,
     # newest first (where its next change most likely starts), the end of the prefix the previous compile
     # sent the same (issue 13, kind 5: "markers are placed on the longest prefix that did not change since
@@ -483,9 +485,10 @@ def mark_breakpoints(work: list[Work], limit: int, kept: int = 0) -> None:
         if work[i].role == "assistant":
             order.append(i - 1)
             break
-    keep = set(list(dict.fromkeys(order))[:limit])
+    ranked = tuple(list(dict.fromkeys(order))[:limit])
     for i, m in enumerate(work):
-        m.breakpoint = i in keep
+        m.breakpoint = i in ranked
+    return ranked
 
 
 def finish(m: Work, p: Pass, counter: TokenCounter) -> CompiledMessage:
