@@ -1,11 +1,12 @@
 """What a PDF holds, for pricing it: its page count and the text its pages show, read with the standard
 library (no PDF package): the file's numbered objects (``n g obj ... endobj``) are walked in file
-order, with the objects of its Flate-compressed object streams (``/Type /ObjStm``: object streams hide
-page objects there). A page is counted once per object number, and a later definition of a number
-replaces an earlier one, as readers take an incremental update's revision (annotating, filling a form
-or signing appends a new revision of each page it touches). Text is the string operands of the text
+order, with the objects of its compressed object streams (``/Type /ObjStm``: object streams hide
+page objects there; Flate, ASCII85 and ASCII hex filters, alone or chained, are decoded). A page is
+counted once per object number, and a later definition of a number replaces an earlier one, as readers
+take an incremental update's revision (annotating, filling a form or signing appends a new revision of each
+page it touches). Text is the string operands of the text
 blocks (``BT ... ET``: ``Tj``, ``TJ``, ``'`` and ``"``) of each stream, uncompressed streams read as they
-stand and Flate streams inflated, again the latest revision of each stream object. The page objects
+stand and filtered ones decoded, again the latest revision of each stream object. The page objects
 found are the pages; a page tree's ``/Count`` counts only when none is found, and then no more than
 the file's size can hold.
 
@@ -21,6 +22,8 @@ read (encrypted, damaged, not a PDF) is priced as one page per 3,000 bytes (at l
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 import zlib
 from dataclasses import dataclass
@@ -47,6 +50,9 @@ _ESCAPE = re.compile(rb"\\([nrtbf()\\]|[0-7]{1,3}|\r?\n)")
 _OBJ = re.compile(rb"(?<![0-9])(\d+)\s+(\d+)\s+obj\b")
 _STREAM_OR_END = re.compile(rb"(?<![A-Za-z])stream\r?\n|\bendobj\b")
 _FILTER = re.compile(rb"/Filter\b")
+_FILTER_CHAIN = re.compile(rb"/Filter\s*(\[[^\]]*\]|/[A-Za-z0-9]+)")
+_NAME = re.compile(rb"/([A-Za-z0-9]+)")
+_SPACE = re.compile(rb"\s+")
 _OBJSTM = re.compile(rb"/Type\s*/ObjStm\b")
 _XREF_STREAM = re.compile(rb"/Type\s*/XRef\b")
 _N = re.compile(rb"/N\s+(\d+)")
@@ -90,6 +96,53 @@ def _inflate(raw: bytes, budget: int) -> bytes | None:
         return zlib.decompressobj().decompress(raw, budget)
     except zlib.error:
         return None
+
+
+def _a85(raw: bytes) -> bytes | None:
+    """ASCII85 (``/ASCII85Decode``, ``/A85``): whitespace ignored, ``<~`` and ``~>`` framing allowed."""
+    data = _SPACE.sub(b"", raw)
+    data = data[2:] if data.startswith(b"<~") else data
+    end = data.find(b"~>")
+    try:
+        return base64.a85decode(data if end < 0 else data[:end])
+    except ValueError:
+        return None
+
+
+def _ahx(raw: bytes) -> bytes | None:
+    """ASCII hex (``/ASCIIHexDecode``, ``/AHx``): whitespace ignored, up to ``>``, an odd last digit
+    followed by 0 (ISO 32000-1, 7.4.2)."""
+    data = _SPACE.sub(b"", raw)
+    end = data.find(b">")
+    data = data if end < 0 else data[:end]
+    try:
+        return binascii.unhexlify(data + b"0" * (len(data) % 2))
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _decoded(head: bytes, raw: bytes, budget: int) -> bytes | None:
+    """A stream's bytes through its ``/Filter`` chain (a name or an array, applied in order): Flate
+    (within ``budget`` bytes), ASCII85 and ASCII hex, the encodings a page tree or content stream is stored
+    in; None for any other filter (an image's DCT, LZW: nothing to price in them) or bytes that do not
+    decode. A 60-page file whose object stream was ``[/ASCII85Decode /FlateDecode]`` was priced as 7
+    pages from its size."""
+    chain = _FILTER_CHAIN.search(head)
+    if chain is None:
+        return raw
+    body: bytes | None = raw
+    for name in _NAME.findall(chain.group(1)):
+        if body is None:
+            return None
+        if name in (b"FlateDecode", b"Fl"):
+            body = _inflate(body, budget) if budget > 0 else None
+        elif name in (b"ASCII85Decode", b"A85"):
+            body = _a85(body)
+        elif name in (b"ASCIIHexDecode", b"AHx"):
+            body = _ahx(body)
+        else:
+            return None
+    return body
 
 
 def _object_stream(head: bytes, body: bytes) -> list[tuple[int, bytes]] | None:
@@ -160,10 +213,8 @@ def _objects(data: bytes) -> tuple[dict[int, bool], dict[int, tuple[list[bytes],
         stop = end.start() if end is not None else len(data)
         pos = end.end() if end is not None else len(data)
         raw = data[nxt.end() : stop]
-        if _FILTER.search(head) is None:
-            body: bytes | None = raw  # uncompressed: its text is read as it stands
-        else:
-            body = _inflate(raw, budget) if budget > 0 else None
+        body = _decoded(head, raw, budget)  # an unfiltered stream's text is read as it stands
+        if _FILTER.search(head) is not None:
             budget -= len(body or b"")
         if body is None or _XREF_STREAM.search(head) is not None:
             continue

@@ -148,6 +148,63 @@ def test_the_latest_revision_of_an_object_wins() -> None:
     assert "only this" in stats.text and pdf_stats(base).text.count(" ") > stats.text.count(" ") > 0
 
 
+_CHAINS: dict[str, Any] = {
+    "/FlateDecode": zlib.compress,
+    "/Fl": zlib.compress,
+    "[/ASCII85Decode /FlateDecode]": lambda b: base64.a85encode(zlib.compress(b), adobe=True)[2:],
+    "[/A85 /Fl]": lambda b: base64.a85encode(zlib.compress(b), wrapcol=72, adobe=True),
+    "/ASCII85Decode": lambda b: base64.a85encode(b) + b"~>",
+    "/ASCIIHexDecode": lambda b: base64.b16encode(b) + b">",
+    "[/AHx /FlateDecode]": lambda b: base64.b16encode(zlib.compress(b)).lower() + b">",
+}
+
+
+@pytest.mark.parametrize("chain", sorted(_CHAINS))
+@pytest.mark.parametrize("pages", [1, 7, 60])
+def test_every_filter_chain_readers_use_for_text_prices_as_the_plain_file(chain: str, pages: int) -> None:
+    """Kind 3 (a review): a 60-page PDF whose object stream was ``[/ASCII85Decode /FlateDecode]`` was
+    priced at 7,159 tokens from its size (96,759 plain). Flate, ASCII85 and ASCII hex, alone or chained, in
+    the object stream holding the page tree and in every content stream: the same pages and text as plain."""
+    encode = _CHAINS[chain]
+    objects = _objects(pages, compress=False)
+    out = bytearray(b"%PDF-1.5\n")
+    numbered: list[tuple[int, bytes]] = []
+    hidden: list[tuple[int, bytes]] = []
+    for num, obj in enumerate(objects, start=1):
+        if b"stream\n" in obj:  # a content stream: encoded
+            body = obj.split(b"stream\n", 1)[1].rsplit(b"\nendstream", 1)[0]
+            data = encode(body)
+            numbered.append(
+                (num, f"<< /Length {len(data)} /Filter {chain} >>\nstream\n".encode() + data + b"\nendstream")
+            )
+        elif num > 1:  # the page tree and the pages: in one object stream
+            hidden.append((num, obj))
+        else:
+            numbered.append((num, obj))
+    offsets, inner = [], b""
+    for num, obj in hidden:
+        offsets.append(f"{num} {len(inner)}")
+        inner += obj + b"\n"
+    header = " ".join(offsets).encode() + b"\n"
+    data = encode(header + inner)
+    head = f"<< /Type /ObjStm /N {len(hidden)} /First {len(header)} /Length {len(data)} /Filter {chain} >>"
+    numbered.append((len(objects) + 1, head.encode() + b"\nstream\n" + data + b"\nendstream"))
+    _write(out, numbered, len(objects) + 2, None)
+    stats, plain = pdf_stats(bytes(out)), pdf_stats(make_pdf(pages, compress=False))
+    assert (stats.pages, stats.text, stats.parsed) == (pages, plain.text, True)
+    assert _price(bytes(out)) == _price(make_pdf(pages, compress=False))
+
+
+def test_an_unknown_filter_or_undecodable_bytes_show_nothing_and_count_no_page() -> None:
+    """A filter the estimate does not read (an image's ``/DCTDecode``) or ASCII85 that does not decode:
+    the stream shows no text; the file is still a PDF, priced by its page objects."""
+    for head, data in ((b"/Filter /DCTDecode", b"\xff\xd8\xff"), (b"/Filter /ASCII85Decode", b"\x7f\x7f~>")):
+        out = make_pdf(2, compress=False)
+        extra = b"90 0 obj\n<< /Length 3 " + head + b" >>\nstream\n" + data + b"\nendstream\nendobj\n"
+        stats = pdf_stats(out + extra)
+        assert (stats.pages, stats.text) == (2, pdf_stats(out).text)
+
+
 def test_pages_hidden_in_an_object_stream_are_counted_once_per_number() -> None:
     """Page objects compressed into an object stream (``/Type /ObjStm``), then redefined in another one
     by an update: three pages, not six."""
