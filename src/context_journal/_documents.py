@@ -29,7 +29,7 @@ import zlib
 from dataclasses import dataclass
 from functools import lru_cache
 
-__all__ = ["HEADER_WINDOW", "MAX_INFLATE", "PdfStats", "is_pdf", "pdf_stats"]
+__all__ = ["HEADER_WINDOW", "MAX_INFLATE", "PdfStats", "is_pdf", "pdf_stats", "text_document"]
 
 MAX_INFLATE = 64 * 1024 * 1024  # bytes decompressed per file at most
 HEADER_WINDOW = 1024
@@ -231,6 +231,16 @@ def _objects(data: bytes) -> tuple[dict[int, bool], dict[int, tuple[list[bytes],
         if texts or glyphs:
             shown[num] = texts, glyphs
     return is_page, shown, loose, counts
+
+
+def text_document(data: str) -> str | None:
+    """The text of a base64 ``text/*`` document (its bytes read as UTF-8, a byte order mark dropped), or
+    None when the base64 or the UTF-8 does not decode. Anthropic takes a text document only as a ``text``
+    source (its base64 sources are PDFs alone), so the export sends this text; pricing counts it."""
+    try:
+        return base64.b64decode(data, validate=True).decode("utf-8-sig")
+    except (binascii.Error, ValueError):
+        return None
 
 
 def is_pdf(head: bytes) -> bool:

@@ -38,7 +38,7 @@ from ._block_types import (
     USER_ONLY_TYPES,
     continues_server_turn,
 )
-from ._documents import HEADER_WINDOW, is_pdf
+from ._documents import HEADER_WINDOW, is_pdf, text_document
 from ._names import clip_repr, name_problem
 from .errors import MalformedContentError
 from .tokens import document_hints
@@ -1131,7 +1131,8 @@ def media_problem(source: Mapping[str, Any], image: bool = False) -> tuple[str, 
     """``(field, why)`` when an image or document source cannot be sent as it is: a ``media_type`` that is
     not a plain ``type/subtype`` (a NUL, a path, parameters) or, of an ``image``, not one of
     :data:`IMAGE_TYPES`, or a base64 PDF whose bytes hold no ``%PDF-`` header in their first 1,024 bytes
-    (a damaged PDF with its header is taken and priced by its size), or a ``url`` source whose URL is not an
+    (a damaged PDF with its header is taken and priced by its size), or a base64 ``text/*`` document whose
+    bytes are not UTF-8 (:func:`text_document`), or a ``url`` source whose URL is not an
     ``http``/``https`` URL with a host and no whitespace or control character (the providers fetch only
     those); None when it can."""
     media = source.get("media_type")
@@ -1146,6 +1147,10 @@ def media_problem(source: Mapping[str, Any], image: bool = False) -> tuple[str, 
                 "the bytes are not a PDF: no %PDF- header in their first 1,024 bytes (the providers refuse such a"
                 " document; send other files as text/plain or an image)"
             )
+    if not image and source.get("type") == "base64" and isinstance(media, str) and media.lower().startswith("text/"):
+        data = source.get("data")
+        if isinstance(data, str) and text_document(data) is None:
+            return "data", f"the bytes of a {clip_repr(media)} document are not UTF-8 text"
     if source.get("type") == "url":
         url = source.get("url")
         if not isinstance(url, str) or not url:

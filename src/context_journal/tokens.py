@@ -340,6 +340,11 @@ _BOX_DOUBLE_LINE = re.compile("[\u2501\u2550]+")  # runs of ━ and ═ (heavy a
 _BOX_ONE = re.compile("[\u2502\u2551\u2557\u255d]")  # │ ║ ╗ ╝: one token each, and they do not merge
 _BOX_SPACED = re.compile(" (?=[\u2500\u2501\u2550\u2551\u2557\u255d])")  # a space these do not merge with
 _BOX_LINE_START = re.compile("\n(?=[\u2500-\u257f])")  # a line break before box drawing: a token of its own
+_W_BLOCK_SPARE = 0.1  # over a ░ (exact alone: a bar's edges cost a little more; bars were 0.97x)
+_W_BLOCK_EDGE = 0.4  # over a run of █, where it meets ░ or a mark
+_FULL_BLOCKS = re.compile("\u2588+")  # runs of █ (progress bars): four a token, about
+_LIGHT_SHADES = re.compile("\u2591")  # ░: one token each, priced 1.5 as a symbol
+_TWO_TOKEN_BLOCKS = re.compile("[\u2580-\u2587\u2589-\u2590\u2592-\u259f]")  # ▀ ▄ ▌ ▒ ▓ ...: two tokens each
 _LINE_RUN_TOKENS = (0, 1, 1, 2, 1, 2, 2, 3)  # tokens of a run of ─ by its length modulo 8, beside one per 8
 _NOT_SYMBOL_HI = bytes(
     b for b in range(256) if not any(first >> 8 <= b <= last >> 8 for first, last in _symbol_tokens.RANGES)
@@ -650,6 +655,40 @@ def _chars_of(runs: re.Pattern[str], text: str) -> str:
     return "".join(runs.findall(text))
 
 
+_DIGIT_SPARE = 4  # 0.1 of a token (in 1/40: _UNIT) over the tokens of such a digit alone
+_W_DIGIT_RUN_EDGE = 0.25  # a number of such digits: the mark after it merges with neither (", " lists: 0.90x)
+_THREE_TOKEN_DIGITS = frozenset({0x0B66, 0x0ED0})
+"""The zeros of the decimal digits below U+1040 that are three tokens alone (Odia, Lao); the others below are
+two, those from U+1040 on three (but Khmer's, two, and the fullwidth digits, one)."""
+
+
+def _native_digits() -> tuple[re.Pattern[str], dict[str, float]]:
+    """Runs of the decimal digits of other scripts than ASCII (Unicode category Nd, U+0080-FFFF: Arabic-Indic
+    ٠-٩, Persian ۰-۹, Devanagari ०-९, Thai ๐-๙, fullwidth ０-９...) and what each costs beyond its block's
+    weight. The encodings hold no digit group of them: each is two or three byte tokens alone (``cl100k_base``
+    and ``o200k_base``, the larger; 2.3 and 3.3 a digit in lists of numbers, with their spaces), where its
+    block priced it as a letter of its script (Arabic-Indic numbers 0.46x, in Arabic prose 0.77x, Thai
+    0.51x, Devanagari 0.69x)."""
+    import unicodedata
+
+    digits = [c for c in map(chr, range(0x80, 0x10000)) if unicodedata.category(c) == "Nd"]
+    extra: dict[str, float] = {}
+    for c in digits:
+        zero = ord(c) - int(unicodedata.digit(c))
+        alone = 1 if zero == 0xFF10 else 3 if zero in _THREE_TOKEN_DIGITS or (zero >= 0x1040 and zero != 0x17E0) else 2
+        hi, lo = ord(c) >> 8, ord(c) & 0xFF
+        units = _FINE_UNITS[_HI_FINE[hi] + _LO_CLASS[lo]] if _HI_FINE[hi] else _HI_UNITS[hi]
+        extra[c] = max(0, alone * _UNIT + _DIGIT_SPARE - units) / _UNIT
+    return _runs_of(re.escape("".join(extra))), extra
+
+
+_NATIVE_DIGIT_RUNS, _NATIVE_DIGIT_EXTRA = _native_digits()
+_SPACE_BEFORE_NATIVE_DIGIT = re.compile(" (?=[" + re.escape("".join(_NATIVE_DIGIT_EXTRA)) + "])")
+"""A space before such a digit: a token of its own (it merges with no digit's bytes)."""
+_NOT_NATIVE_DIGIT_HI = bytes(sorted(set(range(256)) - {ord(c) >> 8 for c in _NATIVE_DIGIT_EXTRA}))
+"""The high bytes (UTF-16) of no such digit: deleted, what is left says a block holding one is there."""
+
+
 def _non_ascii_estimate(text: str, ascii_chars: int, whole: str) -> float:
     """Tokens of the non-ASCII characters of ``text`` (which holds ``ascii_chars`` ASCII characters, priced
     apart), by block (see the weights above); ``whole`` is the text they are of (``text`` itself, or the text
@@ -690,6 +729,11 @@ def _non_ascii_estimate(text: str, ascii_chars: int, whole: str) -> float:
         ideographs += _W_CYRILLIC_OTHER * len(_chars_of(_CYRILLIC_OTHER, text))
     if 0xFF in hi:  # fullwidth letters, priced as fullwidth punctuation above
         ideographs += (_W_FULLWIDTH_LETTER - _W_CJK) * len(_chars_of(_FULLWIDTH_LETTER, text))
+    if hi.translate(None, _NOT_NATIVE_DIGIT_HI):  # the decimal digits of other scripts (_native_digits)
+        runs = _NATIVE_DIGIT_RUNS.findall(text)
+        if runs:
+            ideographs += sum(map(_NATIVE_DIGIT_EXTRA.__getitem__, "".join(runs))) + _W_DIGIT_RUN_EDGE * len(runs)
+            ideographs += len(_SPACE_BEFORE_NATIVE_DIGIT.findall(whole))
     return units / _UNIT + _W_LATIN * latin + ideographs
 
 
@@ -700,7 +744,7 @@ def _box_drawing(text: str) -> float:
     ─ ━ ═ ║ ╗ ╝ one more, as is a line break before box drawing (the counts of ``cl100k_base`` and
     ``o200k_base``, the larger; the corner and junction characters are two tokens, priced through
     ``_symbol_tokens``). Flat, a table of double lines and empty cells was 0.65x and a grid 0.87x, while
-    rules of ─ were 2.96x."""
+    rules of ─ were 2.96x. The block elements after it (U+2580-259F: █ ░ ▒ ▓) are priced by their runs too."""
     extra = (_W_BOX_ONE - _W_BOX) * len(_BOX_ONE.findall(text)) + _W_BOX_SPACE * len(_BOX_SPACED.findall(text))
     extra += (1.0 - _W_NEWLINE) * len(_BOX_LINE_START.findall(text))
     for run in _BOX_LINE.findall(text):
@@ -709,6 +753,16 @@ def _box_drawing(text: str) -> float:
     for run in _BOX_DOUBLE_LINE.findall(text):
         n = len(run)
         extra += (n + 1) // 2 - _W_BOX * n
+    if "\u2588" in text or "\u2591" in text or _TWO_TOKEN_BLOCKS.search(text):
+        # Block elements (U+2580-259F), priced as symbols (1.5) by their block: a run of █ is (n + 3) // 4
+        # tokens, one more when n % 4 is 3 (1, 1, 2, 1, 2 for 1-5; 9 for 33), ░ one token, the others two
+        # (progress bars of █ and ░ were 1.85-1.92x, of █ and ▒ 1.55x).
+        for run in _FULL_BLOCKS.findall(text):
+            n = len(run)
+            extra += (n + 3) // 4 + (n % 4 == 3) + _W_BLOCK_EDGE - _W_SYMBOL * n
+        extra += (1 + _W_BLOCK_SPARE - _W_SYMBOL) * len(_LIGHT_SHADES.findall(text))
+        # (the others are two tokens, as _symbol_tokens prices them a symbol and a token more: 3.0, 1.55x)
+        extra += (2 + _W_BLOCK_SPARE - _W_SYMBOL - _W_SYMBOL_MORE) * len(_TWO_TOKEN_BLOCKS.findall(text))
     return extra
 
 
@@ -1612,13 +1666,16 @@ def _pdf_of(data: str) -> Any:
 def document_hints(media_type: str, raw: bytes) -> dict[str, int]:
     """What the counter needs to price media once its bytes are stored as a blob: for a PDF,
     ``{"pages": ..., "text_tokens": ...}`` (text by the default estimate, hex-string glyphs at four a
-    token); for an image whose header can be read, ``{"width": ..., "height": ...}`` in pixels (see
-    :mod:`context_journal._images`); ``{}`` for other media. Stored beside the blob reference and dropped
+    token); for a ``text/*`` document, ``{"text_tokens": ...}`` (its UTF-8 text); for an image whose
+    header can be read, ``{"width": ..., "height": ...}`` in pixels (see :mod:`context_journal._images`);
+    ``{}`` for other media. Stored beside the blob reference and dropped
     when the bytes are sent (:func:`~context_journal.content.resolve_media`).
     """
     if media_type.lower().startswith("image/"):
         size = image_size(raw)
         return {} if size is None else {"width": size[0], "height": size[1]}
+    if media_type.lower().startswith("text/"):
+        return {"text_tokens": estimate_text_tokens(raw.decode("utf-8-sig", "replace"))}
     if media_type.lower() != "application/pdf":
         return {}
     from ._documents import pdf_stats
@@ -1788,6 +1845,17 @@ class EstimatingCounter:
         if kind == "blob" and isinstance(source.get("pages"), int):
             # Stored PDFs carry what pricing needs (see document_hints): the bytes are not at hand here.
             return int(source["pages"]) * self.pdf_page_tokens + int(source.get("text_tokens") or 0)
+        media = str(source.get("media_type") or "").lower()
+        if kind == "blob" and isinstance(source.get("text_tokens"), int) and media.startswith("text/"):
+            return int(source["text_tokens"])  # a stored text document: its text (see document_hints)
+        if kind == "base64" and media.startswith("text/"):
+            # Priced by its text, as it is sent (a text source): a 1.4-million-character text/plain file was
+            # priced at the flat 3,000 tokens and sent whole at a 100,000-token budget.
+            from ._documents import text_document
+
+            text = text_document(str(source.get("data", "")))
+            if text is not None:
+                return self.text_tokens(text)
         if kind == "base64" and _is_pdf(source):
             stats = _pdf_of(str(source.get("data", "")))
             if stats is not None:
@@ -1803,7 +1871,7 @@ class EstimatingCounter:
 _DEFAULT_COUNTER = EstimatingCounter()
 
 
-ESTIMATE_VERSION = 7
+ESTIMATE_VERSION = 8
 """The version of the default estimate's counts (:class:`EstimatingCounter`, and the non-text prices
 :class:`TiktokenCounter` shares with it). A message's count is stored with its record under a key that
 names this version (:func:`counter_key`), and a store opened by an estimate of another version prices

@@ -27,6 +27,7 @@ FINGERPRINTS = {
     5: "3f5964efe667b77f",
     6: "728ff79e8ea594ae",
     7: "0f5be37f1832a36c",
+    8: "8c11b3ff82f41e5a",
 }
 """ESTIMATE_VERSION -> the fingerprint of its counts over :func:`_blocks`, under :data:`UNICODE`."""
 UNICODE = "14.0.0"
@@ -50,6 +51,8 @@ def _blocks() -> list[dict[str, Any]]:
     plain = {"type": "text", "media_type": "text/plain", "data": "cents"}
     out.append({"type": "document", "source": plain, "title": "Billing spec", "context": "The API's unit of money."})
     out.append({"type": "thinking", "thinking": "Let me think about the invoices.", "signature": "c2lnbmF0dXJl"})
+    text_file = {"type": "base64", "media_type": "text/csv", "data": "aWQsYW1vdW50CjEsMTAKMiwyMAo="}
+    out.append({"type": "document", "source": text_file})  # (priced by its text from version 8)
     return out
 
 

@@ -938,6 +938,50 @@ def corpus(seed: int = 7) -> dict[str, list[str]]:
         "latin: maori (text)": _paragraphs(_THIRTEENTH_REVIEW["latin: maori (text)"]),
         "box drawing: grids": _THIRTEENTH_REVIEW["box drawing: grids"],
         "box drawing: rules": _THIRTEENTH_REVIEW["box drawing: rules"],
+        **_fourteenth_review(random.Random(seed + 6)),
+    }
+
+
+def _fourteenth_review(rng: random.Random) -> dict[str, list[str]]:
+    """A fourteenth review: progress bars of block elements (█ ░) were 1.85-1.92x; numbers in the decimal
+    digits of other scripts (Arabic-Indic, Persian, Devanagari,
+    Bengali, Thai, Tamil, Lao, Myanmar, fullwidth) were priced as letters of their script: lists of them
+    0.46-0.88x, Arabic prose holding them 0.77x. Lists of numbers, and prose of each script with its numbers."""
+    zeros = [0x660, 0x6F0, 0x966, 0x9E6, 0xE50, 0xBE6, 0xED0, 0x1040, 0xFF10]
+
+    def numbers(zero: int, count: int) -> str:
+        return " ".join("".join(chr(zero + rng.randrange(10)) for _ in range(rng.randint(1, 6))) for _ in range(count))
+
+    def arabic(zero: int) -> str:
+        n = [numbers(zero, 1) for _ in range(4)]
+        return (
+            f"بلغت المبيعات {n[0]} وحدة في الربع الأول، وارتفعت إلى {n[1]} في الربع الثاني. "
+            f"وقد زار المعرض {n[2]} شخص خلال {n[3]} أيام."
+        )
+
+    def hindi(zero: int) -> str:
+        n = [numbers(zero, 1) for _ in range(3)]
+        return f"पिछले साल {n[0]} छात्रों ने परीक्षा दी और {n[1]} पास हुए। कुल {n[2]} रुपये खर्च हुए।"
+
+    return {
+        "numbers in other scripts' digits": [numbers(z, 40) for z in zeros],
+        "arabic and persian prose with their digits": [arabic(z) for z in (0x660, 0x6F0, 0x660, 0x6F0)],
+        "hindi and thai prose with their digits": [
+            hindi(0x966),
+            hindi(0x966),
+            f"ราคา {numbers(0xE50, 1)} บาท ต่อ {numbers(0xE50, 1)} ชิ้น",
+        ],
+        "progress bars (block elements)": [
+            "\n".join(
+                f"{rng.randrange(100):3d}%|"
+                + "█" * (k := rng.randrange(41))
+                + "░" * (40 - k)
+                + f"| {rng.randrange(999)}/999"
+                for _ in range(12)
+            ),
+            "Downloading model.bin ████████████████████▌          52% 1.2/2.3 GB",
+            "cpu  ▁▂▃▅▇█▇▅▃▂▁ mem ▂▂▃▃▄▄▅▅▆▆▇▇ disk ▓▓▓▓▒▒▒▒░░░░",
+        ],
     }
 
 

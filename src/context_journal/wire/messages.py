@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .._documents import text_document
 from .._provider_render import provider_line
 from ..content import OPENAI_CITATION_TYPES
 from .media import BlobReader, media_source
@@ -65,7 +66,13 @@ def anthropic_block(block: Mapping[str, Any], get_blob: BlobReader | None = None
         if not out["citations"] and block["citations"]:
             del out["citations"]
     if kind in ("image", "document") and isinstance(block.get("source"), Mapping):
-        out["source"] = media_source(block["source"], get_blob)
+        out["source"] = source = media_source(block["source"], get_blob)
+        media = str(source.get("media_type") or "").lower()
+        if kind == "document" and source.get("type") == "base64" and media.startswith("text/"):
+            # The API's base64 documents are PDFs alone: a text file goes as a text source (its UTF-8 text).
+            text = text_document(str(source.get("data", "")))
+            if text is not None:
+                out["source"] = {"type": "text", "media_type": "text/plain", "data": text}
     elif kind == "tool_result" and isinstance(block.get("content"), list):
         out["content"] = [anthropic_block(b, get_blob) for b in block["content"]]
     return out
