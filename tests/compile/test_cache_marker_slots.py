@@ -116,3 +116,24 @@ def test_kept_markers_are_the_system_s_then_the_newest_locations(
             if "cache_control" in b:
                 kept.append(f"messages[{i}].content[{j}]")
     assert kept == expected
+
+
+def test_a_stored_marker_on_thinking_is_removed_and_reported() -> None:
+    """A review stored ``cache_control`` on a thinking and a redacted thinking block: both were left out of the
+    request (the API refuses them) but ``cache_markers_dropped`` stayed empty, where the README says every
+    removed marker is reported."""
+    cm = ContextManager.open("memory:")
+    cm.add_message("user", "hi " * 20)
+    thinking = {"type": "thinking", "thinking": "hmm " * 20, "signature": "c2ln", "cache_control": E}
+    redacted = {"type": "redacted_thinking", "data": "RU5D", "cache_control": E}
+    cm.add_message("assistant", [thinking, redacted, {"type": "tool_use", "id": "t1", "name": "ls", "input": {}}])
+    cm.add_message("user", [{"type": "tool_result", "tool_use_id": "t1", "content": "a.txt"}])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        request = cm.compile(10_000).to_anthropic()
+    sent = request["messages"][1]["content"]
+    assert [b["type"] for b in sent] == ["thinking", "redacted_thinking", "tool_use"]
+    assert not any("cache_control" in b for b in sent[:2])
+    assert request.cache_markers_dropped == ("messages[1].content[0]", "messages[1].content[1]")
+    (warning,) = [w.message for w in caught if isinstance(w.message, CacheMarkersDroppedWarning)]
+    assert warning.dropped == request.cache_markers_dropped

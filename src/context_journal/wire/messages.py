@@ -29,8 +29,9 @@ _FIELDS: dict[str, tuple[str, ...]] = {
     "document": ("type", "source", "title", "context", "citations", "cache_control"),
     "tool_use": ("type", "id", "name", "input", "caller", "cache_control"),
     "tool_result": ("type", "tool_use_id", "content", "is_error", "cache_control"),
-    "thinking": ("type", "thinking", "signature"),
-    "redacted_thinking": ("type", "data"),
+    # (a marker on thinking is kept here so that cap_cache_markers removes it and says so: the API refuses it)
+    "thinking": ("type", "thinking", "signature", "cache_control"),
+    "redacted_thinking": ("type", "data", "cache_control"),
 }
 
 CACHEABLE_TYPES = frozenset({"text", "image", "document", "tool_use", "tool_result"})
