@@ -158,8 +158,8 @@ the smallest valid context itself (``"smallest valid context"``)."""
 class EmptyContextError(ContextJournalError, ValueError):
     """A compile would return no message (providers reject an empty message list): the namespace and
     branch hold no message this reader can see, or only system messages, or only assistant messages made of
-    thinking (which providers do not read as conversation; the compile would send its own filler turn
-    alone). Add a message first.
+    thinking (nothing for a model to answer: the compile would send its own filler turn alone). Add a
+    message first.
 
     Attributes:
         namespace: The namespace compiled.
