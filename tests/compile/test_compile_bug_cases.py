@@ -797,7 +797,8 @@ def test_B48_any_placement_of_markers_exports_at_most_four_keeping_the_newest(
     """B48 (kind 4): markers anywhere (stored blocks, nested tool-result blocks, thinking, the system
     prompt, tool definitions) plus the compile's own: every request carries at most 4, at most one per
     location (the tools, the system prompt, each message: the last of it), none on thinking; the kept
-    ones are the tools', the system prompt's, then the newest messages'; every removed one is reported,
+    ones are the tools', the system prompt's, then those the compile ranks first, then the newest
+    messages'; every removed one is reported (those stored on thinking too),
     and with ``cache=False`` exactly the host's sendable markers are counted."""
     from context_journal.rendering.cache_markers import can_carry_marker
 
@@ -844,10 +845,15 @@ def test_B48_any_placement_of_markers_exports_at_most_four_keeping_the_newest(
     for path in sorted([*kept, *dropped], key=order.index):
         if path.startswith("tools") or can_carry_marker(block(path)):
             last[location(path)] = path
+    # (between them, the messages the compile ranks first: CompileResult.cache_priority, one message each here)
+    ranked = [f"messages[{k}]" for k in result.cache_priority] if cache else []
     preferred = [last[loc] for loc in ("tools", "system") if loc in last]
+    preferred += [last[loc] for loc in ranked if loc in last]
     preferred += [p for loc, p in reversed(last.items()) if loc not in ("tools", "system")]
-    assert kept == sorted(preferred[:4], key=order.index)
-    total = len(kept) + len(dropped)
+    assert kept == sorted(list(dict.fromkeys(preferred))[:4], key=order.index)
+    # Markers stored on thinking reach the count (and are removed and reported: the API refuses them).
+    on_thinking = [p for p in dropped if block(p).get("type") in ("thinking", "redacted_thinking")]
+    total = len(kept) + len(dropped) - len(on_thinking)
     if cache:
         assert total >= host
         if breakpoints:  # the compile marks the newest message: always among the kept

@@ -52,7 +52,7 @@ def test_arabic_prose_with_its_digits(zero: int, values: list[list[int]]) -> Non
 @FAST
 @given(
     lines=st.lists(st.tuples(st.integers(0, 100), st.integers(1, 60), st.integers(10, 60)), min_size=5, max_size=30),
-    fill=st.sampled_from(["░", "▒", "·"]),
+    fill=st.sampled_from(["░", "▒", "▓"]),
 )
 def test_progress_bars(lines: list[tuple[int, int, int]], fill: str) -> None:
     bars = [
