@@ -48,8 +48,8 @@ def strategy_for(name: str, budget: int) -> Any:
     return AutobiographicalStrategy(AutobiographicalConfig.for_budget(budget))
 
 
-def dump(result: CompileResult) -> str:
-    return json.dumps(result.to_anthropic(), sort_keys=True, ensure_ascii=False)
+def dump(result: CompileResult, cache: bool = True) -> str:
+    return json.dumps(result.to_anthropic(cache=cache), sort_keys=True, ensure_ascii=False)
 
 
 def sources(result: CompileResult, kind: str) -> list[tuple[int, Any]]:
@@ -224,7 +224,10 @@ def check_recall_property(
     newest = newest_user_text(view)
     assert newest is not None
     given_query = cm.preview_context(budget, query=newest, render_dates=dates)
-    assert (dump(auto), auto.compile_id) == (dump(given_query), given_query.compile_id)
+    # The same context, byte for byte; its cache markers may differ: a compile marks the end of the prefix
+    # the previous compile of the same budget sent the same (issue 13 kind 5), and the previous one is the
+    # auto compile here, where it was the compile without a query for the auto compile.
+    assert (dump(auto, cache=False), auto.compile_id) == (dump(given_query, cache=False), given_query.compile_id)
 
 
 @settings(
