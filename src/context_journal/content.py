@@ -1127,6 +1127,20 @@ def _pdf_head(data: str) -> bool:
         return True
 
 
+SENDABLE_ID = re.compile(r"[A-Za-z0-9_-]+", re.ASCII)
+"""A ``tool_use`` id the Messages API takes (``^[a-zA-Z0-9_-]+$``, its request schema): ids made by other
+providers or frameworks (``functions.get_weather:0``, ids with a U+FFFD an import put for a lone surrogate)
+are refused there, and the Anthropic export renames them (:func:`sendable_id`; the journal keeps them)."""
+
+
+def sendable_id(tid: str) -> str:
+    """``tid`` with every run of other characters than :data:`SENDABLE_ID`'s as ``_`` (40 characters at most)
+    and 8 hex digits of its sha256, so two ids that differ only there stay apart; the same id always gives
+    the same name (the export is deterministic, and a call and its result get the same one)."""
+    base = re.sub(r"[^A-Za-z0-9_-]+", "_", tid).strip("_")[:40] or "call"
+    return f"{base}_{hashlib.sha256(tid.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
+
+
 def media_problem(source: Mapping[str, Any], image: bool = False) -> tuple[str, str] | None:
     """``(field, why)`` when an image or document source cannot be sent as it is: a ``media_type`` that is
     not a plain ``type/subtype`` (a NUL, a path, parameters) or, of an ``image``, not one of

@@ -19,7 +19,8 @@ Rules and their sources:
   ``tool_use`` is answered by a ``tool_result`` in the *next* message, and every ``tool_result``
   answers a ``tool_use`` of the message just before it (Anthropic tool-use guide: "tool_result
   blocks must immediately follow the corresponding tool_use"; "in the user message containing tool
-  results, the tool_result blocks must come first in the content array"). ``tool_use`` ids are unique.
+  results, the tool_result blocks must come first in the content array"). ``tool_use`` ids are unique and
+  match ``^[a-zA-Z0-9_-]+$`` (the Messages API's request schema; ``to_anthropic`` renames others).
 * A ``tool_result`` has non-empty content.
 * Provider-side tools (Anthropic server tools and the MCP connector): ``server_tool_use`` /
   ``mcp_tool_use`` and their results (``web_search_tool_result``, ``web_fetch_tool_result``,
@@ -65,6 +66,7 @@ from typing import Any
 from ._block_types import openai_item_role
 from .content import (
     ASSISTANT_ONLY_TYPES,
+    SENDABLE_ID,
     SERVER_CALL_TYPES,
     SERVER_RESULT_TYPES,
     USER_ONLY_TYPES,
@@ -143,6 +145,7 @@ def validate_messages(
     alternate: bool = False,
     require_signatures: bool = True,
     thinking: bool = False,
+    sendable_ids: bool = True,
 ) -> list[ValidationIssue]:
     """Check Anthropic-shaped messages against the rules in the module docstring.
 
@@ -152,6 +155,9 @@ def validate_messages(
         require_signatures: Require thinking blocks to be signed.
         thinking: Extended thinking is on for the request: a running tool loop at the end must open
             with its thinking block (a compile sets it when the journal's running loop opened with one).
+        sendable_ids: Require ``tool_use`` ids the Messages API takes (``^[a-zA-Z0-9_-]+$``; ``to_anthropic``
+            renames others, :func:`~context_journal.content.sendable_id`). False for a compiled context
+            before its export, which keeps the journal's ids (an OpenAI export sends them as they are).
 
     Returns:
         The issues found, in message order; empty when the list is valid. An empty list is one issue
@@ -164,6 +170,7 @@ def validate_messages(
         alternate=alternate,
         require_signatures=require_signatures,
         thinking=thinking,
+        sendable_ids=sendable_ids,
     )
 
 
@@ -204,9 +211,11 @@ def validate_turns(
     alternate: bool = False,
     require_signatures: bool = True,
     thinking: bool = False,
+    sendable_ids: bool = False,
 ) -> list[ValidationIssue]:
     """:func:`validate_messages` over ``(role, content)`` pairs (content a string, list or tuple of
-    blocks); what the compiler runs on every result without building message dicts."""
+    blocks); what the compiler runs on every result without building message dicts (its ids are checked
+    at the export: ``sendable_ids`` False by default here)."""
     issues: list[ValidationIssue] = []
     add = issues.append
     seen_uses: set[str] = set()
@@ -253,6 +262,9 @@ def validate_turns(
                 tid = block.get("id")
                 if role != "assistant":
                     add(ValidationIssue(i, "tool_use_not_assistant", f"tool_use {tid!r} in a {role} turn", j))
+                if sendable_ids and isinstance(tid, str) and tid and not SENDABLE_ID.fullmatch(tid):
+                    detail = f"tool_use id {tid!r} holds other than A-Z a-z 0-9 _ -"
+                    add(ValidationIssue(i, "bad_tool_use_id", detail, j))
                 if not isinstance(tid, str) or not tid:
                     add(ValidationIssue(i, "bad_tool_use", "tool_use needs a non-empty id", j))
                 elif tid in seen_uses:

@@ -150,7 +150,7 @@ def _answers_elsewhere(cm: ContextManager, mid: str, loop: Sequence[str]) -> boo
 def assert_valid(result: CompileResult, counter: Any = None, thinking: bool = False) -> None:
     """Every provider rule holds, in the result and in both exports, and the result fits its budget
     (``thinking``: extended thinking is on, so a running tool loop must open with its thinking)."""
-    assert validate_messages(result.as_messages(), thinking=thinking) == []
+    assert validate_messages(result.as_messages(), thinking=thinking, sendable_ids=False) == []  # (journal ids)
     params = result.to_anthropic()
     assert validate_messages(params["messages"], alternate=True, thinking=thinking) == []
     assert len(_cache_marks(params)) <= 4

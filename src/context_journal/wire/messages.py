@@ -18,7 +18,7 @@ from typing import Any
 
 from .._documents import text_document
 from .._provider_render import provider_line
-from ..content import OPENAI_CITATION_TYPES
+from ..content import OPENAI_CITATION_TYPES, SENDABLE_ID, sendable_id
 from .media import BlobReader, media_source
 
 __all__ = ["CACHEABLE_TYPES", "NOT_SENT_TYPES", "anthropic_block"]
@@ -51,6 +51,14 @@ def anthropic_block(block: Mapping[str, Any], get_blob: BlobReader | None = None
     kind = str(block.get("type"))
     fields = _FIELDS.get(kind)
     out: dict[str, Any] = {k: block[k] for k in fields if k in block} if fields else dict(block)
+    if kind == "tool_use" and isinstance(out.get("id"), str) and not SENDABLE_ID.fullmatch(out["id"]):
+        out["id"] = sendable_id(out["id"])  # (another provider's id: the API takes ^[a-zA-Z0-9_-]+$ alone)
+    elif (
+        kind == "tool_result"
+        and isinstance(out.get("tool_use_id"), str)
+        and not SENDABLE_ID.fullmatch(out["tool_use_id"])
+    ):
+        out["tool_use_id"] = sendable_id(out["tool_use_id"])  # (the same name as its call's)
     if "caller" in out and out["caller"] is None:
         del out["caller"]  # a model dump's null: the request types take an object there or nothing
     if kind == "openai_item":  # an OpenAI built-in tool's item: Anthropic has no such block
